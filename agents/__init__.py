@@ -1,0 +1,8 @@
+"""Agents: the papers' strategies, exact solvers, search and trained policies.
+
+Use `agents.make(agent_id, game, rng)`; `agents.known_ids(game)` lists the ids.
+"""
+
+from agents.base import Agent, RandomAgent, known_ids, make, register, register_pattern
+
+__all__ = ["Agent", "RandomAgent", "known_ids", "make", "register", "register_pattern"]

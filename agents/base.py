@@ -1,0 +1,126 @@
+"""The agent protocol, the uniform-random agent, and the agent registry.
+
+An agent acts on a seat's *view* (the engine's typed information set) and its
+int8 action mask::
+
+    agent = agents.make("simple_poker/nash", game, rng=np.random.default_rng(0))
+    action = agent.act(view, mask)
+
+Ids are `"<game>/<name>"` for a game's own strategies, `"random"` for every
+game, and `"ppo:<path>"` for a trained model. A game's strategies live in
+`agents/<game>.py` (or `agents/<game>/`), which registers them on import; the
+registry imports it on first use, so adding a game touches no shared file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+AgentFactory = Callable[..., "Agent"]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks a legal action from a view and a mask."""
+
+    def act(self, view: Any, action_mask: np.ndarray) -> int:
+        """A legal action id (`action_mask[a] == 1`)."""
+
+
+class RandomAgent:
+    """Uniformly random over the legal actions (registered as `random`)."""
+
+    name = "random"
+
+    def __init__(self, game: Any = None, rng: np.random.Generator | None = None):
+        if rng is None:
+            raise ValueError("RandomAgent needs an explicit rng (np.random.Generator)")
+        self.rng = rng
+
+    def act(self, view: Any, action_mask: np.ndarray) -> int:
+        """A uniformly drawn legal action."""
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(len(legal))])
+
+    def action_probs(self, view: Any, action_mask: np.ndarray) -> np.ndarray:
+        """Uniform probabilities over the legal actions."""
+        m = np.asarray(action_mask, dtype=float)
+        return m / m.sum()
+
+
+_EXACT: dict[str, AgentFactory] = {}
+_PATTERNS: list[tuple[re.Pattern[str], AgentFactory, str]] = []
+
+
+def register(agent_id: str, factory: AgentFactory) -> None:
+    """Register `factory(game, rng)` under an exact id such as `"lama/first"`."""
+    _EXACT[agent_id] = factory
+
+
+def register_pattern(pattern: str, factory: AgentFactory, example: str) -> None:
+    """Register a parametric family: `pattern` is a regex with named groups passed
+    to `factory(game, rng, **groups)`; `example` is shown in listings."""
+    _PATTERNS.append((re.compile(pattern + r"\Z"), factory, example))
+
+
+def _load_game_module(agent_id: str) -> None:
+    if "/" not in agent_id:
+        return
+    game = agent_id.split("/", 1)[0]
+    if not re.fullmatch(r"[a-z_]+", game):
+        return
+    name = f"agents.{game}"
+    if importlib.util.find_spec(name) is not None:
+        importlib.import_module(name)
+
+
+def known_ids(game: str | None = None) -> list[str]:
+    """Registered ids (patterns shown by example), optionally for one game."""
+    if game is not None:
+        _load_game_module(f"{game}/")
+    ids = sorted(_EXACT) + [ex for _, _, ex in _PATTERNS]
+    ids.append("ppo:<path to model.zip>")
+    if game is not None:
+        ids = [i for i in ids if i.startswith(f"{game}/") or "/" not in i]
+    return ids
+
+
+def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | None = None) -> Agent:
+    """Build the agent `agent_id` for the engine `game`.
+
+    Args:
+        agent_id: `"random"`, `"<game>/<name>"` or `"ppo:<path>"`.
+        game: the rules engine the agent will play.
+        rng: the agent's own generator (every random choice it makes uses it).
+        game_name: the game's id, checked against the id's prefix when given.
+
+    Raises:
+        ValueError: for an unknown id (the message lists the known ones) or an
+            agent of another game.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("agents need an explicit np.random.Generator as rng")
+    if agent_id.startswith("ppo:"):
+        from agents.policy import PolicyAgent
+
+        return PolicyAgent(agent_id[4:], game, rng)
+    if game_name is not None and "/" in agent_id and not agent_id.startswith(f"{game_name}/"):
+        raise ValueError(f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}")
+    _load_game_module(agent_id)
+    if agent_id in _EXACT:
+        return _EXACT[agent_id](game, rng)
+    for pat, factory, _ in _PATTERNS:
+        m = pat.match(agent_id)
+        if m:
+            return factory(game, rng, **m.groupdict())
+    prefix = agent_id.split("/", 1)[0] if "/" in agent_id else game_name
+    raise ValueError(f"unknown agent {agent_id!r}; known agents: {', '.join(known_ids(prefix))}")
+
+
+register("random", RandomAgent)

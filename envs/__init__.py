@@ -1,0 +1,84 @@
+"""tabletop-rl environments: five games from published studies, as PettingZoo envs.
+
+Importing `envs` registers every available game with PettingZoo's registry as
+`tabletop/<game>-v0`, so both of these work::
+
+    from envs import simple_poker_v0
+    env = simple_poker_v0.env(n=10, ante=1, bet=2)
+
+    import envs, pettingzoo
+    env = pettingzoo.make("aec", "tabletop/simple_poker-v0", n=10, ante=1, bet=2)
+
+Adding a game = a folder `envs/<game>/`, a module `envs/<game>_v0.py` and its
+name in `GAMES` below.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+from typing import Any
+
+from envs.core import Game, IllegalActionError
+
+#: Every game of the suite, by id. A game is *available* once its module exists.
+GAMES = ("lama", "simple_poker", "the_game", "roborally", "primi_composti")
+VERSION = 0
+
+
+def available_games() -> tuple[str, ...]:
+    """The games whose `envs/<game>_v0.py` module is present."""
+    return tuple(g for g in GAMES if importlib.util.find_spec(f"envs.{g}_v{VERSION}") is not None)
+
+
+def load(game: str) -> ModuleType:
+    """The PettingZoo module `envs.<game>_v0` (with `env`, `raw_env`)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; games are: {', '.join(GAMES)}")
+    if game not in available_games():
+        raise ValueError(f"game {game!r} is not implemented yet; available: {', '.join(available_games())}")
+    return importlib.import_module(f"envs.{game}_v{VERSION}")
+
+
+def make_game(game: str, **options: Any) -> Game:
+    """The rules engine of `game` built from options (the env's keyword arguments)."""
+    return load(game).raw_env.make_game(**options)
+
+
+def make_encoder(game: str, engine: Game) -> Any:
+    """The observation encoder the env of `game` uses for `engine`."""
+    return load(game).raw_env.make_encoder(engine)
+
+
+def config_class(game: str) -> type:
+    """The `Config` dataclass holding `game`'s options (for option parsing)."""
+    return load(game).raw_env.config_class
+
+
+def _register_with_pettingzoo() -> None:
+    import pettingzoo
+
+    for g in available_games():
+        env_id = f"tabletop/{g}-v{VERSION}"
+        if env_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", env_id, entry_point=f"envs.{g}_v{VERSION}:env")
+        module_file = importlib.util.find_spec(f"envs.{g}_v{VERSION}").origin
+        with open(module_file, encoding="utf-8") as f:
+            has_parallel = "def parallel_env" in f.read()
+        if has_parallel and env_id not in pettingzoo.parallel_registry:
+            pettingzoo.register("parallel", env_id, entry_point=f"envs.{g}_v{VERSION}:parallel_env")
+
+
+_register_with_pettingzoo()
+
+
+def __getattr__(name: str) -> ModuleType:
+    # `from envs import simple_poker_v0` works without importing every game eagerly.
+    for g in GAMES:
+        if name == f"{g}_v{VERSION}":
+            return load(g)
+    raise AttributeError(f"module 'envs' has no attribute {name!r}")
+
+
+__all__ = ["GAMES", "Game", "IllegalActionError", "available_games", "config_class", "load", "make_encoder", "make_game"]

@@ -1,0 +1,23 @@
+"""What every game shares: the engine protocol, errors, adapters and helpers."""
+
+from envs.core.aec import GameAECEnv, make_env_fn, standard_wrappers
+from envs.core.encoding import Encoder, Field, Layout
+from envs.core.game import Game, IllegalActionError, legal_mask, winners
+from envs.core.options import make_config, parse_options
+from envs.core.single_agent import OpponentEnv
+
+__all__ = [
+    "Encoder",
+    "Field",
+    "Game",
+    "GameAECEnv",
+    "IllegalActionError",
+    "Layout",
+    "OpponentEnv",
+    "legal_mask",
+    "make_config",
+    "make_env_fn",
+    "parse_options",
+    "standard_wrappers",
+    "winners",
+]

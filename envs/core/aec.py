@@ -1,0 +1,196 @@
+"""The one PettingZoo AEC adapter: binds any `Game` + `Encoder` to `AECEnv`.
+
+All bookkeeping lives here, written once: agent names, cached spaces, rewards as
+the change of `Game.returns`, `_cumulative_rewards`, dead steps, terminations,
+truncation at `max_turns`, seeding and rendering. A game's `env.py` only
+subclasses `GameAECEnv` and says how to build its game and encoder.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.core.game import Game, IllegalActionError, legal_mask
+
+
+class GameAECEnv(AECEnv, EzPickle):
+    """A strict PettingZoo AEC environment over a rules engine.
+
+    Subclasses set `metadata` and implement `make_game(**options)` and
+    `make_encoder(game)`; every keyword argument except `render_mode` and
+    `max_turns` is a game option.
+
+    Observations are `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}`;
+    the mask is all zeros for a seat that is not to act. Illegal actions raise
+    `IllegalActionError` (use the module's `env()` for PettingZoo's standard
+    illegal-move handling). `max_turns` (default: none) truncates an episode
+    after that many steps. The seat's information set is `env.view(agent)`.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "game_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    config_class: ClassVar[type | None] = None
+
+    @classmethod
+    def make_game(cls, **options: Any) -> Game:
+        """Build the rules engine from game options (validated by its Config)."""
+        raise NotImplementedError
+
+    @classmethod
+    def make_encoder(cls, game: Game) -> Any:
+        """Build the observation encoder of `game`."""
+        raise NotImplementedError
+
+    def __init__(self, render_mode: str | None = None, max_turns: int | None = None, **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, max_turns=max_turns, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if max_turns is not None and max_turns < 1:
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self.render_mode = render_mode
+        self.max_turns = max_turns
+        self.game: Game = self.make_game(**options)
+        self.encoder = self.make_encoder(self.game)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = list(self.possible_agents)
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        space = gymnasium.spaces.Dict(
+            {
+                "observation": self.encoder.observation_space,
+                "action_mask": gymnasium.spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
+            }
+        )
+        action_space = gymnasium.spaces.Discrete(self.game.num_actions)
+        # One cached space object per kind, shared by every seat.
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self._rng = np.random.default_rng()
+        self._state: Any = None
+
+    # --- spaces -----------------------------------------------------------
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space of `agent` (the same object for every seat)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space of `agent` (the same object for every seat)."""
+        return self.action_spaces[agent]
+
+    # --- episode ------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game; a given `seed` replaces the generator (Gymnasium semantics)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._state = self.game.initial_state(self._rng)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._returns = tuple(float(x) for x in self.game.returns(self._state))
+        self.num_turns = 0
+        self._mask_cache: np.ndarray | None = None
+        self.agent_selection = self.possible_agents[self.game.current_player(self._state)]
+
+    def step(self, action: Any) -> None:
+        """Play `action` for `agent_selection` (raises `IllegalActionError` if illegal)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self._seat[agent]
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(action, seat, "not an integer action id") from None
+        if not 0 <= a < self.game.num_actions:
+            raise IllegalActionError(a, seat, f"outside Discrete({self.game.num_actions})")
+        state = self.game.apply(self._state, a)  # raises before anything changes
+        self._state = state
+        self._mask_cache = None
+        self.num_turns += 1
+        self._cumulative_rewards[agent] = 0.0
+        new_returns = tuple(float(x) for x in self.game.returns(state))
+        old = self._returns
+        self._returns = new_returns
+        rewards = self.rewards
+        for i, ag in enumerate(self.agents):
+            rewards[ag] = new_returns[i] - old[i]
+        game = self.game
+        if game.is_terminal(state):
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
+        else:
+            if self.max_turns is not None and self.num_turns >= self.max_turns:
+                self.truncations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[game.current_player(state)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # --- observations -------------------------------------------------------------
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """`agent`'s observation: its encoded view and its action mask."""
+        seat = self._seat[agent]
+        obs = self.encoder.encode(self.game.view(self._state, seat))
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            if self._mask_cache is None:
+                self._mask_cache = legal_mask(self.game, self._state)
+            mask = self._mask_cache.copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The int8 legal-action mask of `agent` (default: the agent to act)."""
+        return self.observe(agent or self.agent_selection)["action_mask"]
+
+    def view(self, agent: str) -> Any:
+        """`agent`'s information set (the typed view agents act on)."""
+        return self.game.view(self._state, self._seat[agent])
+
+    @property
+    def state(self) -> Any:
+        """The full engine state (the whole truth: for tools, not for agents)."""
+        return self._state
+
+    def render(self) -> str | None:
+        """Text picture of the state (`ansi` returns it, `human` prints it)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            return None
+        text = self.game.render(self._state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def standard_wrappers(raw: AECEnv, illegal_reward: float = -1.0) -> AECEnv:
+    """PettingZoo's classic wrapper stack: illegal move ends the game, bounds check, order."""
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env
+
+
+def make_env_fn(raw_cls: type[GameAECEnv]):
+    """The module-level `env(**kwargs)` of a game: `raw_env` under the standard wrappers."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        return standard_wrappers(raw_cls(**kwargs))
+
+    env.__doc__ = f"`{raw_cls.__module__}.raw_env` wrapped in PettingZoo's standard wrappers.\n\n{raw_cls.__doc__ or ''}"
+    return env

@@ -1,0 +1,121 @@
+"""The rules-engine protocol every game implements, and the errors it raises.
+
+A game is a stateless rulebook object (`Game`) over explicit states. The
+engine never imports PettingZoo or Gymnasium: the adapters in `envs.core`
+bind any `Game` to those APIs, and agents, search, tournaments and exact
+analysis talk to the engine directly.
+
+Vocabulary (never swapped): a *state* is the whole truth, a *view* is what one
+seat may know (its information set), an *observation* is a view encoded as a
+tensor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+
+S = TypeVar("S")
+V = TypeVar("V")
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in the current state.
+
+    Raised by `Game.apply` (and so by every `raw_env.step`) before anything is
+    changed: the state the action was applied to stays valid.
+
+    Attributes:
+        action: the action id that was refused.
+        seat: the seat (0-based) that tried it.
+    """
+
+    def __init__(self, action: Any, seat: int, reason: str = "", *, legal: Sequence[int] | None = None):
+        self.action = action
+        self.seat = seat
+        self.reason = reason
+        self.legal = tuple(legal) if legal is not None else None
+        msg = f"illegal action {action!r} for seat {seat} (player_{seat})"
+        if reason:
+            msg += f": {reason}"
+        if self.legal is not None:
+            msg += f"; legal actions are {list(self.legal)}"
+        super().__init__(msg)
+
+
+@runtime_checkable
+class Game(Protocol[S, V]):
+    """A turn-based game with explicit, non-mutated states.
+
+    Implementations keep every option in a frozen `config` dataclass and all
+    randomness in explicit `np.random.Generator` arguments. Chance events after
+    the deal (a new round's shuffle, say) must come from the state itself (a deck
+    order or a seed drawn at `initial_state`) so that `apply` is a pure function.
+    """
+
+    config: Any
+    num_players: int
+    num_actions: int
+
+    def initial_state(self, rng: np.random.Generator) -> S:
+        """A freshly dealt state."""
+
+    def current_player(self, state: S) -> int:
+        """The seat to act (only meaningful when the state is not terminal)."""
+
+    def legal_actions(self, state: S) -> Sequence[int]:
+        """Sorted, unique action ids legal in `state` (empty iff terminal)."""
+
+    def apply(self, state: S, action: int) -> S:
+        """The state after the current player plays `action`.
+
+        Never mutates `state`. Raises `IllegalActionError` naming the action and
+        the seat when the action is not legal.
+        """
+
+    def is_terminal(self, state: S) -> bool:
+        """Whether the game is over."""
+
+    def returns(self, state: S) -> Sequence[float]:
+        """Cumulative payoff of every seat so far (final payoffs at a terminal)."""
+
+    def view(self, state: S, seat: int) -> V:
+        """What `seat` may know: a hashable, ==-comparable information set."""
+
+    def sample_state(self, view: V, rng: np.random.Generator) -> S:
+        """A full state consistent with `view`, hidden parts drawn at random."""
+
+    def action_to_string(self, state: S, action: int) -> str:
+        """A short human-readable name of `action` in `state`."""
+
+    def render(self, state: S) -> str:
+        """A text picture of the whole state."""
+
+
+def winners(game: Game, state: Any) -> tuple[int, ...]:
+    """The seats that won a finished game.
+
+    A game may define its own `winners(state)` (L.A.M.A.'s shared wins, The
+    Game's cooperative win); otherwise the seats with the highest return win,
+    and nobody wins when every seat has the same return (a draw).
+    """
+    own = getattr(game, "winners", None)
+    if own is not None:
+        return tuple(own(state))
+    r = game.returns(state)
+    best = max(r)
+    if all(x == best for x in r):
+        return ()
+    return tuple(i for i, x in enumerate(r) if x == best)
+
+
+def legal_mask(game: Game, state: Any) -> np.ndarray:
+    """The legal actions of `state` as an int8 0/1 vector of length `num_actions`."""
+    own = getattr(game, "legal_mask", None)
+    if own is not None:
+        return own(state)
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[list(game.legal_actions(state))] = 1
+    return mask

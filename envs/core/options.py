@@ -1,0 +1,101 @@
+"""Validation and parsing of game options (`Config` dataclasses).
+
+Every game keeps its options in a frozen dataclass. These helpers give the
+uniform behaviour users rely on: an unknown key raises `ValueError` naming the
+allowed keys, and command-line `key=value` strings are converted to the field's
+declared type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+C = TypeVar("C")
+
+
+def make_config(config_cls: type[C], options: Mapping[str, Any]) -> C:
+    """Build `config_cls(**options)`, refusing unknown keys with a clear error."""
+    names = [f.name for f in dataclasses.fields(config_cls) if f.init]
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(map(repr, unknown))} for {config_cls.__name__}; "
+            f"allowed options are: {', '.join(names)}"
+        )
+    return config_cls(**options)
+
+
+def _convert(text: str, hint: Any) -> Any:
+    """Convert a command-line string to a value of type `hint`."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if text.lower() in ("none", "null") and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _convert(text, a)
+            except ValueError as e:
+                errors.append(str(e))
+        raise ValueError("; ".join(errors))
+    if origin is typing.Literal:
+        for a in args:
+            if str(a) == text:
+                return a
+        raise ValueError(f"{text!r} is not one of {list(args)}")
+    if hint is bool:
+        low = text.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{text!r} is not a boolean (true/false)")
+    if hint is int:
+        return int(text)
+    if hint is float:
+        return float(text)
+    if hint is str:
+        return text
+    if origin in (tuple, list) or hint in (tuple, list):
+        items = [t for t in text.split(",") if t]
+        inner = args[0] if args else str
+        return tuple(_convert(t, inner) for t in items)
+    # Unknown annotation: try a number, else keep the string.
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_options(config_cls: type, pairs: Iterable[str]) -> dict[str, Any]:
+    """Parse `["key=value", ...]` into typed keyword arguments for `config_cls`.
+
+    Raises:
+        ValueError: on a malformed pair, an unknown key (naming the allowed keys)
+            or a value that does not convert to the field's type.
+    """
+    hints = typing.get_type_hints(config_cls)
+    names = [f.name for f in dataclasses.fields(config_cls) if f.init]
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"option {pair!r} is not of the form key=value")
+        key, text = pair.split("=", 1)
+        key = key.strip()
+        if key not in names:
+            raise ValueError(
+                f"unknown option {key!r} for {config_cls.__name__}; allowed options are: {', '.join(names)}"
+            )
+        try:
+            out[key] = _convert(text.strip(), hints.get(key, str))
+        except ValueError as e:
+            raise ValueError(f"option {key}={text!r}: {e}") from None
+    return out
