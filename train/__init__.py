@@ -1,0 +1,1 @@
+"""Training: MaskablePPO through the single-agent adapter for every game (`python -m train`)."""

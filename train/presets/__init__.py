@@ -1,0 +1,1 @@
+"""Per-game training presets: `train/presets/<game>.py` defines `PRESET` (a dict)."""
