@@ -1,0 +1,105 @@
+"""`python -m evaluate GAME ...`: tournaments for every game, plus game-specific jobs.
+
+Examples::
+
+    python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
+    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1
+    python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
+    python -m evaluate list                    # games and their agents
+
+Game-specific flags (`--reproduce`, `--exact`, ...) come from `evaluate/<game>.py`
+(`add_arguments(parser)`, `run(args) -> bool`); `python -m evaluate GAME --help`
+lists them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+
+import envs
+from envs.core.options import parse_options
+
+
+def _game_module(game: str):
+    name = f"evaluate.{game}"
+    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
+
+
+def build_parser(game: str | None) -> argparse.ArgumentParser:
+    """The parser, with the game's own flags when `game` is known."""
+    p = argparse.ArgumentParser(prog="python -m evaluate", description="Tournaments and analysis for tabletop-rl games.")
+    p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, or 'list'")
+    p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline vs random)")
+    p.add_argument("--games", type=int, default=None, help="number of games (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="root seed of deals and agents (default 0)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable (e.g. --option n=10)")
+    p.add_argument("--seating", choices=["rotate", "fixed"], default="rotate", help="rotate: every rotation, same deals replayed (duplicate play); fixed: entrant i at seat i")
+    p.add_argument("--max-turns", type=int, default=None, help="cut games longer than this (counted as no winner)")
+    p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
+    p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
+    p.add_argument("--out", type=str, default=None, help="folder for plots and reports (default results/<game>)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    if game is not None and game in envs.available_games():
+        mod = _game_module(game)
+        if mod is not None and hasattr(mod, "add_arguments"):
+            mod.add_arguments(p)
+    return p
+
+
+def _default_agents(game: str, n: int) -> list[str]:
+    strongest = {"simple_poker": "simple_poker/nash", "lama": "lama/third", "primi_composti": "primi_composti/greedy_rand", "the_game": "the_game/trick"}
+    first = strongest.get(game, "random")
+    return [first] + ["random"] * (n - 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    game = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(game)
+    args = parser.parse_args(argv)
+    if args.game == "list":
+        import agents as agent_registry
+
+        for g in envs.available_games():
+            print(f"{g}: {', '.join(agent_registry.known_ids(g))}")
+        return 0
+    if args.game not in envs.available_games():
+        parser.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    try:
+        args.options = parse_options(envs.config_class(args.game), args.option)
+        envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
+    except ValueError as e:
+        parser.error(str(e))
+    args.agents = args.agents.split(",") if args.agents else None
+    args.out = args.out or os.path.join("results", args.game)
+    mod = _game_module(args.game)
+    if mod is not None and hasattr(mod, "run") and mod.run(args):
+        return 0
+    from evaluate.tournament import format_table, run_tournament, write_csv, write_json
+
+    n = envs.make_game(args.game, **args.options).num_players
+    ids = args.agents or _default_agents(args.game, n)
+    try:
+        result = run_tournament(
+            args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,
+            seating=args.seating, max_turns=args.max_turns, progress=False if args.no_progress else None,
+        )
+    except ValueError as e:
+        parser.error(str(e))
+    print(format_table(result))
+    if args.json:
+        write_json(result, args.json)
+        print(f"wrote {args.json}")
+    if args.csv:
+        write_csv(result, args.csv)
+        print(f"wrote {args.csv}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""Tournaments for every game: seat rotation, duplicate deals, 95% intervals.
+
+Each *deal* is one seeded initial state. With `seating="rotate"` (default) every
+deal is replayed once per rotation of the agents around the table (entrant i
+sits at seat (i + r) mod n in rotation r), so every agent meets the same cards
+from every seat — duplicate play, which removes most of the luck of the deal
+from comparisons. With `seating="fixed"` entrant i always sits at seat i.
+
+Intervals: with rotation the independent unit is the deal (each agent's results
+averaged over the rotations of one deal); with fixed seating it is the game.
+Win rates use the normal interval over deals (rotate) or Wilson's (fixed);
+mean scores the normal interval.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+import agents as agent_registry
+import envs
+from envs.core.game import Game, legal_mask, winners
+from evaluate.stats import mean_interval, wilson_interval
+
+
+@dataclass
+class SeatFigures:
+    """One entrant's results from one seat."""
+
+    seat: int
+    games: int
+    win_rate: float
+    mean_score: float
+
+
+@dataclass
+class AgentFigures:
+    """One entrant's results over the whole tournament."""
+
+    label: str
+    id: str
+    games: int
+    wins: float
+    win_rate: float
+    ci95: tuple[float, float]
+    mean_score: float
+    score_ci95: tuple[float, float]
+    per_seat: list[SeatFigures] = field(default_factory=list)
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament measured (JSON-serialisable with `to_dict`)."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    seating: str
+    deals: int
+    games: int
+    mean_turns: float
+    agents: list[AgentFigures]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON."""
+        return asdict(self)
+
+
+def expand_agent_ids(spec: list[str] | str) -> list[str]:
+    """`"a,b*3"` or `["a", "b*3"]` -> `["a", "b", "b", "b"]`."""
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    out: list[str] = []
+    for item in items:
+        item = item.strip()
+        if not item:
+            continue
+        if "*" in item and not item.startswith("ppo:"):
+            name, count = item.rsplit("*", 1)
+            if not count.isdigit() or int(count) < 1:
+                raise ValueError(f"bad repeat in agent spec {item!r}: use NAME*K with K >= 1")
+            out += [name] * int(count)
+        else:
+            out.append(item)
+    return out
+
+
+def labels_for(ids: list[str]) -> list[str]:
+    """Distinct labels: repeated ids get `#2`, `#3`, ... suffixes."""
+    seen: dict[str, int] = {}
+    labels = []
+    for i in ids:
+        seen[i] = seen.get(i, 0) + 1
+        labels.append(i if seen[i] == 1 else f"{i}#{seen[i]}")
+    return labels
+
+
+def play_game(game: Game, seated: list[Any], state: Any, max_turns: int | None = None) -> tuple[tuple[float, ...], tuple[int, ...], int]:
+    """Play one game from `state` with `seated[seat]` acting for each seat.
+
+    Returns the final returns, the winning seats and the number of turns. A game
+    cut at `max_turns` counts as having no winner.
+    """
+    for agent in seated:
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            reset()
+    turns = 0
+    while not game.is_terminal(state):
+        if max_turns is not None and turns >= max_turns:
+            return tuple(game.returns(state)), (), turns
+        seat = game.current_player(state)
+        action = seated[seat].act(game.view(state, seat), legal_mask(game, state))
+        state = game.apply(state, int(action))
+        turns += 1
+    return tuple(game.returns(state)), winners(game, state), turns
+
+
+def run_tournament(
+    game_name: str,
+    agent_ids: list[str] | str,
+    games: int = 1000,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    seating: str = "rotate",
+    max_turns: int | None = None,
+    progress: bool | None = None,
+) -> TournamentResult:
+    """Play `games` games of `game_name` between the given agents.
+
+    Args:
+        game_name: a game id (`envs.GAMES`).
+        agent_ids: one agent id per seat (`"id*k"` repeats an id).
+        games: total games; with rotation they are grouped in deals of n games.
+        seed: root seed of the deals and of every agent's generator.
+        options: the game's options (as for its env).
+        seating: `"rotate"` or `"fixed"`.
+        max_turns: stop a game after this many turns (no winner).
+        progress: show a progress bar (`None`: only on a terminal).
+    """
+    if seating not in ("rotate", "fixed"):
+        raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    options = dict(options or {})
+    game = envs.make_game(game_name, **options)
+    n = game.num_players
+    ids = expand_agent_ids(agent_ids)
+    if len(ids) != n:
+        raise ValueError(
+            f"{game_name} with these options seats {n} players; give {n} agent ids (got {len(ids)}: {ids}); "
+            f"known agents: {', '.join(agent_registry.known_ids(game_name))}"
+        )
+    root = np.random.SeedSequence(seed)
+    deal_seq, *agent_seqs = root.spawn(1 + n)
+    built = [agent_registry.make(a, game, np.random.default_rng(s), game_name=game_name) for a, s in zip(ids, agent_seqs)]
+    rotations = n if seating == "rotate" else 1
+    deals = math.ceil(games / rotations)
+    wins = np.zeros((deals, rotations, n))  # [deal, rotation, entrant]
+    scores = np.zeros((deals, rotations, n))
+    played = np.zeros((deals, rotations), dtype=bool)
+    total_turns = 0
+    from tqdm import tqdm
+
+    bar = tqdm(total=deals * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
+    deal_rngs = deal_seq.spawn(deals)
+    for d in range(deals):
+        start = game.initial_state(np.random.default_rng(deal_rngs[d]))
+        for r in range(rotations):
+            seated = [None] * n
+            for e in range(n):
+                seated[(e + r) % n] = built[e]
+            ret, won, turns = play_game(game, seated, start, max_turns)
+            total_turns += turns
+            played[d, r] = True
+            for e in range(n):
+                seat = (e + r) % n
+                scores[d, r, e] = ret[seat]
+                wins[d, r, e] = 1.0 if seat in won else 0.0
+            bar.update(1)
+    bar.close()
+    figures = []
+    labels = labels_for(ids)
+    count = deals * rotations
+    for e in range(n):
+        w = wins[:, :, e]
+        s = scores[:, :, e]
+        if rotations > 1:
+            wr, wlo, whi = mean_interval(w.mean(axis=1))
+            wlo, whi = max(0.0, wlo), min(1.0, whi)
+            sm, slo, shi = mean_interval(s.mean(axis=1))
+        else:
+            wr = float(w.mean())
+            wlo, whi = wilson_interval(float(w.sum()), count)
+            sm, slo, shi = mean_interval(s.ravel())
+        per_seat = []
+        for seat in range(n):
+            r_idx = (seat - e) % n if rotations > 1 else None
+            if rotations > 1:
+                ws, ss = w[:, r_idx], s[:, r_idx]
+            elif seat == e:
+                ws, ss = w[:, 0], s[:, 0]
+            else:
+                continue
+            per_seat.append(SeatFigures(seat, int(len(ws)), float(ws.mean()), float(ss.mean())))
+        figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)), float(sm), (float(slo), float(shi)), per_seat))
+    return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures)
+
+
+def format_table(result: TournamentResult) -> str:
+    """The terminal table of a tournament."""
+    opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
+    head = f"{result.game} ({opts}) — {result.games} games ({result.deals} deals, seating {result.seating}), seed {result.seed}, {result.mean_turns:.1f} turns/game"
+    w = max(12, max(len(a.label) for a in result.agents) + 2)
+    lines = [head, f"{'agent':<{w}}{'win rate':>10}{'95% CI':>18}{'mean score':>12}{'95% CI':>22}   per seat win rate"]
+    for a in result.agents:
+        seats = " ".join(f"{s.seat}:{s.win_rate:.3f}" for s in a.per_seat)
+        lines.append(
+            f"{a.label:<{w}}{a.win_rate:>10.3f}{f'[{a.ci95[0]:.3f}, {a.ci95[1]:.3f}]':>18}{a.mean_score:>12.3f}"
+            f"{f'[{a.score_ci95[0]:.3f}, {a.score_ci95[1]:.3f}]':>22}   {seats}"
+        )
+    return "\n".join(lines)
+
+
+def write_json(result: TournamentResult, path: str) -> None:
+    """Write the result as JSON."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(result.to_dict(), f, indent=2)
+
+
+def write_csv(result: TournamentResult, path: str) -> None:
+    """Write one row per agent (and per seat) as CSV."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        wr = csv.writer(f)
+        wr.writerow(["game", "label", "agent", "seat", "games", "win_rate", "ci95_low", "ci95_high", "mean_score", "score_ci95_low", "score_ci95_high"])
+        for a in result.agents:
+            wr.writerow([result.game, a.label, a.id, "all", a.games, a.win_rate, a.ci95[0], a.ci95[1], a.mean_score, a.score_ci95[0], a.score_ci95[1]])
+            for s in a.per_seat:
+                wr.writerow([result.game, a.label, a.id, s.seat, s.games, s.win_rate, "", "", s.mean_score, "", ""])
