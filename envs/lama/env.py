@@ -1,0 +1,42 @@
+"""L.A.M.A. as a PettingZoo AEC environment.
+
+| | |
+|---|---|
+| agents | `player_0` … `player_{n-1}` (player_0 starts the first round) |
+| actions | `Discrete(9)`: 0 = play a llama, 1–6 = play that number, 7 = draw, 8 = quit (fold) the round |
+| observation | `Box(float32)` of `envs.lama.encoding.LamaEncoder` (own hand, top card, pile sizes, opponents' hand sizes and in/out flags, totals) |
+| action_mask | `Box(0, 1, (9,), int8)`; zeros when not to act |
+| reward | `reward="win"`: +1 for each seat tied at the fewest points at the game's end (a shared win counts for every winner), 0 otherwise; `reward="dense"`: −points at each round end (+ a returned chip) |
+
+Options: `num_players`, `rules` ("official" | "seed2022"), `scoring`,
+`return_chip`, `last_player_continues`, `empty_deck`, `round_starter`,
+`target_points`, `reward`; see `envs.lama.rules.Config`. Illegal actions raise
+`IllegalActionError` on `raw_env`; `env()` ends the game with reward −1 for the
+offender (PettingZoo's `TerminateIllegalWrapper`).
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.core.aec import GameAECEnv
+from envs.core.options import make_config
+from envs.lama.encoding import LamaEncoder
+from envs.lama.rules import Config, LamaGame
+
+
+class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Strict L.A.M.A. AEC env (game options of `Config`, plus render_mode, max_turns)."""
+
+    metadata = {"name": "lama_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    config_class = Config
+
+    @classmethod
+    def make_game(cls, **options: Any) -> LamaGame:
+        return LamaGame(make_config(Config, options))
+
+    @classmethod
+    def make_encoder(cls, game: LamaGame) -> LamaEncoder:
+        return LamaEncoder(game)

@@ -1,0 +1,528 @@
+"""L.A.M.A. (Reiner Knizia, Amigo 2019): the pure rules engine.
+
+Spec: `shared/rules/lama.md`; seed: `shared/seeds/000_2ddf6190226c09be.txt`
+(P. Romero Marimon, 2022), whose public code pins down the variant behind the
+seed's tables (rules doc §3).
+
+56 cards: eight each of 1..6 and eight llamas (value 0 here, as in the seed).
+Each round: one card starts the discard pile, six cards go to every player,
+the rest is the draw pile. On a turn a player plays a card equal to the top
+card or one step higher in the cycle 1→2→…→6→llama→1, draws a card, or quits
+the round. The round ends when somebody empties their hand (or, per the
+variant, when all have quit / only one is left). Cards left in hand are
+penalty points; the game ends after a round in which somebody reached
+`target_points`; the fewest points win (ties shared).
+
+Two presets, every switch an option (explicit options override the preset):
+
+| option | `rules="official"` | `rules="seed2022"` |
+|---|---|---|
+| `num_players` range | 2–6 | 2–8 |
+| `scoring` | `"distinct"` | `"sum_all"` |
+| `return_chip` | True | False |
+| `last_player_continues` | True | False |
+| `empty_deck` | `"no_draw"` | `"reshuffle_seed"` |
+| `round_starter` | `"ender"` | `"player0"` |
+| `target_points` | 40 | 40 |
+
+Chance after the deal (each round's shuffle, reshuffles of the discard pile)
+comes from a 64-bit seed drawn once by `initial_state` and kept in the state,
+through a small counter-based generator (SplitMix64 + Fisher–Yates) that the
+fast simulator (`envs.lama.fast`) reproduces bit for bit — which is what lets
+the two engines be differential-tested game for game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from envs.core.game import IllegalActionError
+
+LLAMA = 0
+VALUES = 7  # card values 0 (llama), 1..6
+COPIES = 8  # copies of each value
+DECK_SIZE = VALUES * COPIES  # 56
+HAND_SIZE = 6
+DRAW = 7
+QUIT = 8
+NUM_ACTIONS = 9
+ACTION_NAMES = ("play llama", "play 1", "play 2", "play 3", "play 4", "play 5", "play 6", "draw", "quit")
+
+MAX_PLAYERS = {"official": 6, "seed2022": 8}
+PRESETS: dict[str, dict[str, object]] = {
+    "official": {
+        "scoring": "distinct",
+        "return_chip": True,
+        "last_player_continues": True,
+        "empty_deck": "no_draw",
+        "round_starter": "ender",
+        "target_points": 40,
+    },
+    "seed2022": {
+        "scoring": "sum_all",
+        "return_chip": False,
+        "last_player_continues": False,
+        "empty_deck": "reshuffle_seed",
+        "round_starter": "player0",
+        "target_points": 40,
+    },
+}
+
+_M64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_ROUND_MIX = 0xD1B54A32D192ED03
+_RESHUFFLE_MIX = 0x8CB92BA72F3D8DD7
+
+
+def next_card(value: int) -> int:
+    """The value one step higher in the cycle 1→…→6→llama→1."""
+    return LLAMA if value == 6 else value + 1
+
+
+def shuffle_key(seed: int, round_index: int, reshuffle_index: int) -> int:
+    """The generator state for one shuffle: round `round_index`'s deal
+    (`reshuffle_index` 0) or its k-th reshuffle of the discard pile (k >= 1)."""
+    return (seed ^ (((round_index + 1) * _ROUND_MIX) & _M64) ^ ((reshuffle_index * _RESHUFFLE_MIX) & _M64)) & _M64
+
+
+def shuffled(cards: list[int] | tuple[int, ...], key: int) -> list[int]:
+    """`cards` in a uniformly random order drawn from generator state `key`.
+
+    Fisher–Yates with SplitMix64 draws (`j = r mod (i+1)`; the modulo bias is
+    below 2^-58 for 56 cards). Mirrored exactly by `envs.lama.fast`.
+    """
+    out = list(cards)
+    s = key
+    for i in range(len(out) - 1, 0, -1):
+        s = (s + _GOLDEN) & _M64
+        z = s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        z ^= z >> 31
+        j = z % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def hand_points(counts: tuple[int, ...] | list[int], scoring: str) -> int:
+    """Penalty of a hand given as counts per value (index 0 = llamas).
+
+    `"distinct"` (published): each distinct number value once, 10 for any
+    llamas (0..31). `"sum_all"` (seed code): every card's value, 10 per llama.
+    """
+    if scoring == "distinct":
+        return sum(v for v in range(1, VALUES) if counts[v]) + (10 if counts[LLAMA] else 0)
+    return sum(v * counts[v] for v in range(1, VALUES)) + 10 * counts[LLAMA]
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options of L.A.M.A. (see the module docstring's table).
+
+    Attributes:
+        num_players: 2–6 with `rules="official"`, 2–8 with `rules="seed2022"`.
+        rules: the preset filling every option left as None.
+        scoring: `"distinct"` (published) or `"sum_all"` (seed: every card counts).
+        return_chip: a player who empties their hand gives back a 10 chip, else a 1 chip.
+        last_player_continues: when all others have quit, the last player keeps
+            playing (without drawing); False: the round ends at once (seed).
+        empty_deck: `"no_draw"` (no drawing from an empty pile), `"reshuffle"`
+            (the discard pile except its top becomes the draw pile) or
+            `"reshuffle_seed"` (the seed's quirk: as "reshuffle" but the discard
+            pile restarts from a llama and the old top card leaves the round).
+        round_starter: `"ender"` (the seat that took the round's last turn) or
+            `"player0"` (seed: seat 0 starts every round).
+        target_points: the game ends after a round in which a total reached this.
+        reward: `"win"` (+1 for each winner at the game's end, shared wins
+            count for every tied seat) or `"dense"` (returns are minus the
+            penalty points: −round score at each round end, + a returned chip).
+    """
+
+    num_players: int = 4
+    rules: Literal["official", "seed2022"] = "official"
+    scoring: Literal["distinct", "sum_all"] | None = None
+    return_chip: bool | None = None
+    last_player_continues: bool | None = None
+    empty_deck: Literal["no_draw", "reshuffle", "reshuffle_seed"] | None = None
+    round_starter: Literal["ender", "player0"] | None = None
+    target_points: int | None = None
+    reward: Literal["win", "dense"] = "win"
+
+    def __post_init__(self) -> None:
+        if self.rules not in PRESETS:
+            raise ValueError(f"rules must be one of {sorted(PRESETS)}, got {self.rules!r}")
+        hi = MAX_PLAYERS[self.rules]
+        n = self.num_players
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= hi:
+            raise ValueError(f"num_players must be an integer in 2..{hi} for rules={self.rules!r}, got {n!r}")
+        object.__setattr__(self, "num_players", int(n))
+        for key, default in PRESETS[self.rules].items():
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, default)
+        choices = {
+            "scoring": ("distinct", "sum_all"),
+            "empty_deck": ("no_draw", "reshuffle", "reshuffle_seed"),
+            "round_starter": ("ender", "player0"),
+            "reward": ("win", "dense"),
+        }
+        for key, allowed in choices.items():
+            if getattr(self, key) not in allowed:
+                raise ValueError(f"{key} must be one of {list(allowed)}, got {getattr(self, key)!r}")
+        for key in ("return_chip", "last_player_continues"):
+            v = getattr(self, key)
+            if not isinstance(v, (bool, np.bool_)):
+                raise ValueError(f"{key} must be True or False, got {v!r}")
+            object.__setattr__(self, key, bool(v))
+        t = self.target_points
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= 1_000_000:
+            raise ValueError(f"target_points must be an integer in 1..1000000, got {t!r}")
+        object.__setattr__(self, "target_points", int(t))
+
+
+@dataclass(frozen=True)
+class State:
+    """The whole truth of a game in progress.
+
+    Hands are counts per value (index 0 = llamas). Piles are tuples whose last
+    element is the top card. `stock` is the composition of every card in the
+    round (hands + piles); it is always 8 of each value except after the seed's
+    quirky reshuffle, which drops a top card and brings in a llama.
+    """
+
+    seed: int
+    round: int
+    reshuffles: int
+    hands: tuple[tuple[int, ...], ...]
+    draw_pile: tuple[int, ...]
+    discard: tuple[int, ...]
+    stock: tuple[int, ...]
+    active: tuple[bool, ...]
+    current: int
+    starter: int
+    totals: tuple[int, ...]
+    rounds_won: tuple[int, ...]
+    last_scores: tuple[int, ...]
+    game_over: bool = False
+
+
+@dataclass(frozen=True)
+class View:
+    """What one seat may know: its own hand and everything public.
+
+    `unseen` counts the cards the seat cannot see (opponents' hands + draw
+    pile) by value; it follows from the public history, so it leaks nothing.
+    """
+
+    seat: int
+    hand: tuple[int, ...]
+    discard: tuple[int, ...]
+    draw_size: int
+    unseen: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    active: tuple[bool, ...]
+    current: int
+    starter: int
+    totals: tuple[int, ...]
+    rounds_won: tuple[int, ...]
+    last_scores: tuple[int, ...]
+    round: int
+    reshuffles: int
+    stock: tuple[int, ...]
+    game_over: bool
+
+    @property
+    def top(self) -> int:
+        """The top card of the discard pile."""
+        return self.discard[-1]
+
+
+class LamaGame:
+    """The rules of L.A.M.A. over immutable `State`s (see the module docstring).
+
+    Actions: 0 = play a llama, 1..6 = play a card of that value, 7 = draw,
+    8 = quit (fold) the round.
+    """
+
+    num_actions = NUM_ACTIONS
+
+    def __init__(self, config: Config | None = None):
+        self.config = config or Config()
+        c = self.config
+        self.num_players = c.num_players
+        self.scoring = c.scoring
+        self.target_points = c.target_points
+
+    # --- dealing ------------------------------------------------------------------
+    def initial_state(self, rng: np.random.Generator) -> State:
+        """A new game whose every shuffle follows from one seed drawn from `rng`."""
+        return self.new_game(int(rng.integers(0, 2**63)))
+
+    def new_game(self, seed: int) -> State:
+        """The game with shuffle seed `seed` (what `envs.lama.fast` replays)."""
+        n = self.num_players
+        zeros = (0,) * n
+        return self._deal(seed, 0, 0, zeros, zeros, zeros)
+
+    def _deal(self, seed: int, rnd: int, starter: int, totals, rounds_won, last_scores) -> State:
+        n = self.num_players
+        cards = shuffled([v for v in range(VALUES) for _ in range(COPIES)], shuffle_key(seed, rnd, 0))
+        hands = []
+        for i in range(n):
+            h = [0] * VALUES
+            for c in cards[1 + HAND_SIZE * i : 1 + HAND_SIZE * (i + 1)]:
+                h[c] += 1
+            hands.append(tuple(h))
+        return State(
+            seed=seed,
+            round=rnd,
+            reshuffles=0,
+            hands=tuple(hands),
+            draw_pile=tuple(cards[1 + HAND_SIZE * n :]),
+            discard=(cards[0],),
+            stock=(COPIES,) * VALUES,
+            active=(True,) * n,
+            current=starter,
+            starter=starter,
+            totals=tuple(totals),
+            rounds_won=tuple(rounds_won),
+            last_scores=tuple(last_scores),
+        )
+
+    # --- queries ------------------------------------------------------------------------
+    def current_player(self, state: State) -> int:
+        """The seat to act."""
+        return state.current
+
+    def is_terminal(self, state: State) -> bool:
+        """Whether a round ended with a total at or above `target_points`."""
+        return state.game_over
+
+    def can_draw(self, state: State) -> bool:
+        """Whether the player to act may draw (rules doc §2.2 / §3)."""
+        c = self.config
+        if c.last_player_continues and sum(state.active) == 1:
+            return False
+        if state.draw_pile:
+            return True
+        # An empty draw pile: rebuilt only by the reshuffle variants, and only
+        # from a discard pile holding more than its top card (the seed's code
+        # aborts the program there; here drawing is simply not possible).
+        return c.empty_deck != "no_draw" and len(state.discard) > 1
+
+    def legal_actions(self, state: State) -> tuple[int, ...]:
+        """Plays of held cards equal to or one above the top card, draw, quit."""
+        if state.game_over:
+            return ()
+        hand = state.hands[state.current]
+        top = state.discard[-1]
+        acts = [v for v in sorted({top, next_card(top)}) if hand[v]]
+        if self.can_draw(state):
+            acts.append(DRAW)
+        acts.append(QUIT)
+        return tuple(acts)
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        """`legal_actions` as an int8 0/1 vector."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if not state.game_over:
+            mask[list(self.legal_actions(state))] = 1
+        return mask
+
+    def winners(self, state: State) -> tuple[int, ...]:
+        """Every seat tied at the fewest points (only meaningful at the end)."""
+        best = min(state.totals)
+        return tuple(i for i, t in enumerate(state.totals) if t == best)
+
+    def returns(self, state: State) -> tuple[float, ...]:
+        """`reward="win"`: 1 for each winner at the end, else 0.
+        `reward="dense"`: minus each seat's penalty total so far."""
+        if self.config.reward == "dense":
+            return tuple(-float(t) for t in state.totals)
+        if not state.game_over:
+            return (0.0,) * self.num_players
+        w = set(self.winners(state))
+        return tuple(1.0 if i in w else 0.0 for i in range(self.num_players))
+
+    # --- dynamics -------------------------------------------------------------------------
+    def _next_active(self, active: tuple[bool, ...], seat: int) -> int:
+        n = self.num_players
+        for k in range(1, n + 1):
+            s = (seat + k) % n
+            if active[s]:
+                return s
+        return seat
+
+    def apply(self, state: State, action: int) -> State:
+        """The state after the player to act plays `action` (never mutates `state`)."""
+        seat = state.current
+        if state.game_over:
+            raise IllegalActionError(action, seat, "the game is over")
+        legal = self.legal_actions(state)
+        if action not in legal:
+            if 0 <= action <= 6:
+                reason = f"cannot {ACTION_NAMES[action]} on a {'llama' if state.discard[-1] == LLAMA else state.discard[-1]}"
+                if not state.hands[seat][action]:
+                    reason = f"no {'llama' if action == LLAMA else action} in hand"
+            elif action == DRAW:
+                reason = "drawing is not possible now"
+            else:
+                reason = "not an action of L.A.M.A. (0-6 play, 7 draw, 8 quit)"
+            raise IllegalActionError(action, seat, reason, legal=legal)
+        action = int(action)
+        active = state.active
+        if action == QUIT:
+            active = active[:seat] + (False,) + active[seat + 1 :]
+            s = replace(state, active=active)
+            remaining = sum(active)
+            if remaining == 0 or (remaining == 1 and not self.config.last_player_continues):
+                return self._end_round(s, seat)
+            return replace(s, current=self._next_active(active, seat))
+        hands = state.hands
+        if action == DRAW:
+            s = state
+            if not s.draw_pile:
+                s = self._reshuffle(s)
+            card = s.draw_pile[-1]
+            h = list(hands[seat])
+            h[card] += 1
+            return replace(
+                s,
+                hands=hands[:seat] + (tuple(h),) + hands[seat + 1 :],
+                draw_pile=s.draw_pile[:-1],
+                current=self._next_active(active, seat),
+            )
+        h = list(hands[seat])
+        h[action] -= 1
+        s = replace(state, hands=hands[:seat] + (tuple(h),) + hands[seat + 1 :], discard=state.discard + (action,))
+        if sum(h) == 0:
+            return self._end_round(s, seat)
+        return replace(s, current=self._next_active(active, seat))
+
+    def _reshuffle(self, s: State) -> State:
+        """Rebuild the empty draw pile from the discard pile below its top card."""
+        k = s.reshuffles + 1
+        pile = shuffled(s.discard[:-1], shuffle_key(s.seed, s.round, k))
+        if self.config.empty_deck == "reshuffle_seed":
+            # Seed quirk (Class_Table.shuffleDeck): the discard pile restarts as
+            # a single llama; the old top card is gone for the rest of the round.
+            stock = list(s.stock)
+            stock[s.discard[-1]] -= 1
+            stock[LLAMA] += 1
+            return replace(s, draw_pile=tuple(pile), discard=(LLAMA,), reshuffles=k, stock=tuple(stock))
+        return replace(s, draw_pile=tuple(pile), discard=s.discard[-1:], reshuffles=k)
+
+    def _end_round(self, s: State, last_seat: int) -> State:
+        """Score the round, maybe return a chip, then end the game or deal anew."""
+        c = self.config
+        n = self.num_players
+        emptied = [i for i in range(n) if sum(s.hands[i]) == 0]
+        if emptied:
+            winner = emptied[0]
+        elif sum(s.active) == 1:
+            winner = s.active.index(True)  # the last one in "wins" the round (seed)
+        else:
+            winner = -1  # everybody quit (official rules)
+        scores = tuple(hand_points(h, c.scoring) for h in s.hands)
+        totals = [t + sc for t, sc in zip(s.totals, scores)]
+        if c.return_chip:
+            for i in emptied:
+                if totals[i] >= 10:
+                    totals[i] -= 10
+                elif totals[i] >= 1:
+                    totals[i] -= 1
+        won = list(s.rounds_won)
+        if winner >= 0:
+            won[winner] += 1
+        if max(totals) >= c.target_points:
+            return replace(s, totals=tuple(totals), rounds_won=tuple(won), last_scores=scores, game_over=True)
+        starter = 0 if c.round_starter == "player0" else last_seat
+        return self._deal(s.seed, s.round + 1, starter, totals, won, scores)
+
+    # --- information ------------------------------------------------------------------------
+    def view(self, state: State, seat: int) -> View:
+        """The seat's own hand and the public facts of the game."""
+        hand = state.hands[seat]
+        disc = [0] * VALUES
+        for c in state.discard:
+            disc[c] += 1
+        unseen = tuple(state.stock[v] - disc[v] - hand[v] for v in range(VALUES))
+        return View(
+            seat=seat,
+            hand=hand,
+            discard=state.discard,
+            draw_size=len(state.draw_pile),
+            unseen=unseen,
+            hand_sizes=tuple(sum(h) for h in state.hands),
+            active=state.active,
+            current=state.current,
+            starter=state.starter,
+            totals=state.totals,
+            rounds_won=state.rounds_won,
+            last_scores=state.last_scores,
+            round=state.round,
+            reshuffles=state.reshuffles,
+            stock=state.stock,
+            game_over=state.game_over,
+        )
+
+    def sample_state(self, view: View, rng: np.random.Generator) -> State:
+        """A state consistent with `view`: the unseen cards dealt at random to the
+        opponents' hands (their known sizes) and the draw pile, and a fresh seed
+        for future shuffles."""
+        pool = np.array([v for v in range(VALUES) for _ in range(view.unseen[v])], dtype=np.int64)
+        rng.shuffle(pool)
+        pool = pool.tolist()
+        hands = []
+        pos = 0
+        for i, size in enumerate(view.hand_sizes):
+            if i == view.seat:
+                hands.append(view.hand)
+                continue
+            h = [0] * VALUES
+            for c in pool[pos : pos + size]:
+                h[c] += 1
+            pos += size
+            hands.append(tuple(h))
+        return State(
+            seed=int(rng.integers(0, 2**63)),
+            round=view.round,
+            reshuffles=view.reshuffles,
+            hands=tuple(hands),
+            draw_pile=tuple(pool[pos:]),
+            discard=view.discard,
+            stock=view.stock,
+            active=view.active,
+            current=view.current,
+            starter=view.starter,
+            totals=view.totals,
+            rounds_won=view.rounds_won,
+            last_scores=view.last_scores,
+            game_over=view.game_over,
+        )
+
+    # --- text ---------------------------------------------------------------------------------
+    def action_to_string(self, state: State, action: int) -> str:
+        """`play llama`, `play 1`..`play 6`, `draw` or `quit`."""
+        return ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else f"?{action}"
+
+    def render(self, state: State) -> str:
+        """Round, piles, every hand and the totals as text."""
+        def name(v: int) -> str:
+            return "L" if v == LLAMA else str(v)
+
+        c = self.config
+        lines = [
+            f"L.A.M.A. ({c.rules}, {self.num_players} players) round {state.round + 1}"
+            f" | top {name(state.discard[-1])} | draw pile {len(state.draw_pile)} | discard {len(state.discard)}"
+        ]
+        for i, h in enumerate(state.hands):
+            cards = " ".join(name(v) for v in range(1, VALUES) for _ in range(h[v])) + " L" * h[LLAMA]
+            mark = ">" if (i == state.current and not state.game_over) else " "
+            flag = "in " if state.active[i] else "out"
+            lines.append(f"{mark} player_{i} [{flag}] total {state.totals[i]:3d} | {cards.strip() or '-'}")
+        if state.game_over:
+            lines.append(f"game over: winners {[f'player_{i}' for i in self.winners(state)]}")
+        return "\n".join(lines)

@@ -1,0 +1,8 @@
+"""PettingZoo module for L.A.M.A.: `env()`, `raw_env` (see `envs.lama.env`)."""
+
+from envs.core.aec import make_env_fn
+from envs.lama.env import raw_env
+
+env = make_env_fn(raw_env)
+
+__all__ = ["env", "raw_env"]
