@@ -1,0 +1,42 @@
+"""Primi Composti as a PettingZoo AEC environment.
+
+| | |
+|---|---|
+| agents | `player_0` .. `player_{N-1}`; `player_0` holds card 2 and starts (seed's deal) |
+| actions | `Discrete(M)`: action c−2 plays card c (M = N·cards_per_player); with `steal_choice="player"` `Discrete(M·K)`: (c−2)·K + k, k = 0 no operation, k ≥ 1 operand pair k−1 |
+| observation | `Box(0, 1)`: own hand, other hands where known (2 players), unseen cards, stack membership/tops/heights, scores, hand sizes, turn (see `envs.primi_composti.encoding`) |
+| action_mask | `Box(0, 1, (num_actions,), int8)`; zeros when not to act |
+| reward | change of the zero-sum score (own − mean of others), plus the zero-sum result (+1/0/−1 with 2 players) at the end (`reward` option) |
+
+Options (see `envs.primi_composti.rules.Config`): `version` (1, 2),
+`num_players` (2..6), `cards_per_player` (1..12), `steal_choice` ("max",
+"player"), `allow_revealed_operand`, `seat0_holds_two`, `reward`.
+Illegal actions raise `IllegalActionError` on `raw_env`; `env()` ends the game
+with reward −1 for the offender (PettingZoo's `TerminateIllegalWrapper`).
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.core.aec import GameAECEnv
+from envs.core.options import make_config
+from envs.primi_composti.encoding import PrimiCompostiEncoder
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+
+
+class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Strict Primi Composti AEC env (game options plus render_mode, max_turns)."""
+
+    metadata = {"name": "primi_composti_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    config_class = Config
+
+    @classmethod
+    def make_game(cls, **options: Any) -> PrimiCompostiGame:
+        return PrimiCompostiGame(make_config(Config, options))
+
+    @classmethod
+    def make_encoder(cls, game: PrimiCompostiGame) -> PrimiCompostiEncoder:
+        return PrimiCompostiEncoder(game)

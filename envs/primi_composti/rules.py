@@ -1,0 +1,452 @@
+"""Primi Composti (versions 1 and 2): the pure rules engine.
+
+Source: `shared/seeds/004_19ef9a3f4d32780d.txt` (Giacomin, Meneghetti,
+Roncolato, "Prime Strategies: Game Theoretic Insights into Primi Composti");
+restated in `shared/rules/primi_composti.md` (cited as "rules §n").
+
+Cards 2..(N·k + 1) are dealt k per player (k = `cards_per_player`, 12 in the
+official game). Every seat owns a prime stack and a composite stack; only the
+stack tops are operands. Playing card C with a *valid operation* on two
+visible cards A, B (C = A+B, |A−B|, A·B, A/B or B/A):
+
+* version 1 scores VALUE(A)+VALUE(B)+VALUE(C) (VALUE: prime 2, composite 1),
+  or VALUE(C) alone; C goes on the mover's own stack (rules §2);
+* version 2 takes the operands lying on other players' stacks onto the mover's
+  own stacks, then places C (rules §3); the score is the value of one's stacks.
+
+The seed's behaviour is the default: v1 scores the best pair, v2 captures the
+pair that steals the most value (`steal_choice="max"`), operands are the tops of
+two different stacks as they are before the move. The official choices are
+options: `steal_choice="player"` (v2: the action also names the operand pair, or
+none) and `allow_revealed_operand=True` (v2: the second operand may be the card
+uncovered by taking the first, i.e. the top two cards of one stack).
+
+Stacks are numbered `2·seat` (primes) and `2·seat + 1` (composites). Hands are
+kept in the dealt order (the seed's `rand`/`greedy_rand`/`minimax` players use
+it as their tie-break order, rules §4–5); `legal_actions` is sorted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from envs.core.game import IllegalActionError
+
+MAX_PLAYERS = 6
+MAX_CARD = 12 * MAX_PLAYERS + 1  # 73
+
+
+def is_prime(n: int) -> bool:
+    """Whether `n` (>= 2) is prime."""
+    if n < 2:
+        return False
+    i = 2
+    while i * i <= n:
+        if n % i == 0:
+            return False
+        i += 1
+    return True
+
+
+#: VALUE of every card 0..73 (rules §1): prime 2, composite 1 (0 and 1 unused).
+VALUE = np.array([0, 0] + [2 if is_prime(n) else 1 for n in range(2, MAX_CARD + 1)], dtype=np.int64)
+IS_PRIME = VALUE == 2
+
+
+def combines(c: int, a: int, b: int) -> bool:
+    """Whether `c` = a+b, |a−b|, a·b, a/b or b/a exactly (rules §1)."""
+    if a + b == c or abs(a - b) == c or a * b == c:
+        return True
+    if a % b == 0 and a // b == c:
+        return True
+    return b % a == 0 and b // a == c
+
+
+#: VALID[c, a, b] = combines(c, a, b) for cards 2..73 (symmetric in a, b).
+VALID = np.zeros((MAX_CARD + 1, MAX_CARD + 1, MAX_CARD + 1), dtype=np.bool_)
+for _a in range(2, MAX_CARD + 1):
+    for _b in range(2, MAX_CARD + 1):
+        for _c in {_a + _b, abs(_a - _b), _a * _b, _a // _b if _a % _b == 0 else 0, _b // _a if _b % _a == 0 else 0}:
+            if 2 <= _c <= MAX_CARD:
+                VALID[_c, _a, _b] = True
+del _a, _b, _c
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options of Primi Composti.
+
+    Attributes:
+        version: 1 (scoreboard race, rules §2) or 2 (captures, rules §3).
+        num_players: 2..6; cards 2..(num_players·cards_per_player + 1) are used.
+        cards_per_player: 1..12 (12 official; the seed's reduced game uses 6).
+        steal_choice: "max" (seed: v2 captures the pair stealing the most value)
+            or "player" (official: the action also names the operand pair or none;
+            version 2 only — in version 1 the best pair is always at least as good).
+        allow_revealed_operand: official footnote of version 2: the second operand
+            may be the card uncovered by taking the first (version 2 only).
+        seat0_holds_two: the seed's deal: the hand holding card 2 (whose owner
+            starts) is given to seat 0. False: seats get uniform hands and the
+            holder of 2, wherever it sits, starts.
+        reward: "score_and_result" (zero-sum score difference plus the zero-sum
+            win/tie/loss at the end), "score" (score difference only) or
+            "result" (win/tie/loss only). The zero-sum form of x is
+            x(me) − mean of x(others), i.e. x(me) − x(opponent) with 2 players.
+    """
+
+    version: Literal[1, 2] = 1
+    num_players: int = 2
+    cards_per_player: int = 12
+    steal_choice: Literal["max", "player"] = "max"
+    allow_revealed_operand: bool = False
+    seat0_holds_two: bool = True
+    reward: Literal["score_and_result", "score", "result"] = "score_and_result"
+
+    def __post_init__(self) -> None:
+        def _int(name: str, lo: int, hi: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+                raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {v!r}")
+
+        if self.version not in (1, 2) or isinstance(self.version, bool):
+            raise ValueError(f"version must be 1 or 2, got {self.version!r}")
+        _int("num_players", 2, MAX_PLAYERS)
+        _int("cards_per_player", 1, 12)
+        if self.steal_choice not in ("max", "player"):
+            raise ValueError(f"steal_choice must be 'max' or 'player', got {self.steal_choice!r}")
+        if self.steal_choice == "player" and self.version != 2:
+            raise ValueError("steal_choice='player' applies to version 2 only (version 1 always scores the best pair)")
+        for name in ("allow_revealed_operand", "seat0_holds_two"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.allow_revealed_operand and self.version != 2:
+            raise ValueError("allow_revealed_operand applies to version 2 only (nothing is taken in version 1)")
+        if self.reward not in ("score_and_result", "score", "result"):
+            raise ValueError(f"reward must be 'score_and_result', 'score' or 'result', got {self.reward!r}")
+
+
+@dataclass(frozen=True)
+class State:
+    """The whole truth.
+
+    Attributes:
+        hands: every seat's remaining cards, in dealt order.
+        stacks: 2·N stacks, bottom to top (stack 2s: seat s primes, 2s+1: composites).
+        scores: every seat's score (v1: points so far; v2: value of its stacks).
+        turn: cards played so far.
+        first: the seat that played first (the holder of card 2).
+        last: (seat, card, cards taken) of the last move, or None (for rendering).
+    """
+
+    hands: tuple[tuple[int, ...], ...]
+    stacks: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]
+    turn: int
+    first: int
+    last: tuple | None = None
+
+
+@dataclass(frozen=True)
+class View:
+    """What one seat knows.
+
+    `hands[s]` is seat s's remaining hand (dealt order) when the seat may know it
+    — its own, and with 2 players the opponent's (the game then has complete
+    information) — else None; `hand_sizes` are public. Stack contents are public
+    (every card was played face up), as are scores and turn.
+    """
+
+    seat: int
+    hands: tuple[tuple[int, ...] | None, ...]
+    hand_sizes: tuple[int, ...]
+    stacks: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]
+    turn: int
+    first: int
+
+
+class PrimiCompostiGame:
+    """The rules of Primi Composti over immutable `State`s (see module docstring).
+
+    Actions: with `steal_choice="max"`, action `c − 2` plays card c (`num_actions`
+    = number of cards). With `steal_choice="player"`, action
+    `(c − 2)·num_choices + k` plays c with operand choice k: 0 = no operation,
+    k >= 1 = `operand_pairs[k − 1]`.
+    """
+
+    def __init__(self, config: Config | None = None):
+        self.config = config or Config()
+        cfg = self.config
+        self.version = int(cfg.version)
+        self.num_players = int(cfg.num_players)
+        self.cards_per_player = int(cfg.cards_per_player)
+        self.num_cards = self.num_players * self.cards_per_player
+        self.max_card = self.num_cards + 1
+        self.cards = tuple(range(2, self.max_card + 1))
+        self.player_choice = cfg.steal_choice == "player"
+        ns = 2 * self.num_players
+        # Operand pairs as ((stack, depth), (stack, depth)); depth 0 = top. Distinct
+        # stacks first in index order (the seed's pair order for 2 players), then
+        # top-and-uncovered pairs of one stack when the footnote rule is on.
+        pairs = [((i, 0), (j, 0)) for i in range(ns) for j in range(i + 1, ns)]
+        if cfg.allow_revealed_operand:
+            pairs += [((i, 0), (i, 1)) for i in range(ns)]
+        self.operand_pairs: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = tuple(pairs)
+        self.num_choices = 1 + len(pairs) if self.player_choice else 1
+        self.num_actions = self.num_cards * self.num_choices
+        self.total_value = int(VALUE[2 : self.max_card + 1].sum())
+
+    # --- helpers -------------------------------------------------------------------
+    def card_of(self, action: int) -> int:
+        """The card an action plays."""
+        return action // self.num_choices + 2
+
+    def choice_of(self, action: int) -> int:
+        """The operand choice of an action (always 0 with `steal_choice="max"`)."""
+        return action % self.num_choices
+
+    def action_of(self, card: int, choice: int = 0) -> int:
+        """The action id playing `card` with operand choice `choice`."""
+        return (card - 2) * self.num_choices + choice
+
+    def _operands(self, stacks: tuple[tuple[int, ...], ...], k: int) -> tuple[int, int] | None:
+        """The two cards of operand pair k, or None if a position is empty."""
+        (sa, da), (sb, db) = self.operand_pairs[k]
+        if len(stacks[sa]) <= da or len(stacks[sb]) <= db:
+            return None
+        return stacks[sa][-1 - da], stacks[sb][-1 - db]
+
+    def valid_pairs(self, stacks: tuple[tuple[int, ...], ...], card: int) -> list[int]:
+        """Indices (into `operand_pairs`) of the pairs that combine to `card`."""
+        out = []
+        for k in range(len(self.operand_pairs)):
+            ops = self._operands(stacks, k)
+            if ops is not None and VALID[card, ops[0], ops[1]]:
+                out.append(k)
+        return out
+
+    def stolen_value(self, k: int, stacks: tuple[tuple[int, ...], ...], seat: int) -> int:
+        """VALUE of the operands of pair k that lie on other seats' stacks (rules §3)."""
+        ops = self._operands(stacks, k)
+        assert ops is not None
+        (sa, _), (sb, _) = self.operand_pairs[k]
+        v = 0
+        if sa // 2 != seat:
+            v += int(VALUE[ops[0]])
+        if sb // 2 != seat:
+            v += int(VALUE[ops[1]])
+        return v
+
+    def best_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
+        """The seed's choice for `card` and its bonus: (pair index or None, points).
+
+        v1: the pair of highest VALUE(A)+VALUE(B) (rules §2, `best_score_1`); v2:
+        the pair stealing the most value (rules §3, `best_score_2`); the first
+        such pair in `operand_pairs` order on ties; None with 0 when nothing
+        combines (v2: or when the best steals nothing, so nothing moves).
+        """
+        best, best_v = None, 0
+        for k in self.valid_pairs(stacks, card):
+            if self.version == 1:
+                a, b = self._operands(stacks, k)  # type: ignore[misc]
+                v = int(VALUE[a] + VALUE[b])
+            else:
+                v = self.stolen_value(k, stacks, seat)
+            if v > best_v:
+                best, best_v = k, v
+        return best, best_v
+
+    def immediate_score(self, state: State, card: int) -> int:
+        """The mover's gain of playing `card` the seed's way (rules §4): v1 points
+        scored; v2 stolen value + VALUE(card) (used by the greedy players)."""
+        seat = self.current_player(state)
+        return self.best_pair(state.stacks, seat, card)[1] + int(VALUE[card])
+
+    # --- dynamics --------------------------------------------------------------------
+    def initial_state(self, rng: np.random.Generator) -> State:
+        """Shuffle cards 2..max and deal `cards_per_player` to every seat (rules §1, §4)."""
+        return self.deal(rng.permutation(np.arange(2, self.max_card + 1)))
+
+    def deal(self, deck: np.ndarray | list[int]) -> State:
+        """The state dealt from a shuffled deck: seat i gets `deck[i·k:(i+1)·k]` in
+        that order; with `seat0_holds_two` the holder of card 2 swaps hands with
+        seat 0 (the seed's rule, rules §4)."""
+        deck = [int(x) for x in deck]
+        if sorted(deck) != list(self.cards):
+            raise ValueError(f"a deck must be a permutation of the cards 2..{self.max_card}")
+        k = self.cards_per_player
+        hands = [tuple(deck[i * k : (i + 1) * k]) for i in range(self.num_players)]
+        holder = next(i for i, h in enumerate(hands) if 2 in h)
+        if self.config.seat0_holds_two and holder != 0:
+            # The seed swaps the halves so that player 1 always holds card 2.
+            hands[0], hands[holder] = hands[holder], hands[0]
+            holder = 0
+        n = self.num_players
+        return State(tuple(hands), ((),) * (2 * n), (0,) * n, 0, holder)
+
+    def current_player(self, state: State) -> int:
+        """The holder of card 2 plays first, then clockwise (seat order)."""
+        return (state.first + state.turn) % self.num_players
+
+    def is_terminal(self, state: State) -> bool:
+        """The game ends when every hand is empty."""
+        return state.turn >= self.num_cards
+
+    def legal_actions(self, state: State) -> tuple[int, ...]:
+        """Every card of the mover's hand (with each valid operand choice, or none)."""
+        if self.is_terminal(state):
+            return ()
+        seat = self.current_player(state)
+        hand = state.hands[seat]
+        if not self.player_choice:
+            return tuple(sorted(c - 2 for c in hand))
+        out = []
+        for c in hand:
+            out.append(self.action_of(c, 0))
+            out.extend(self.action_of(c, k + 1) for k in self.valid_pairs(state.stacks, c))
+        return tuple(sorted(out))
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        """`legal_actions` as an int8 0/1 vector."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        la = self.legal_actions(state)
+        if la:
+            mask[list(la)] = 1
+        return mask
+
+    def apply(self, state: State, action: int) -> State:
+        """The state after the mover plays `action` (never mutates `state`)."""
+        if self.is_terminal(state):
+            raise IllegalActionError(action, self.current_player(state), "the game is over")
+        seat = self.current_player(state)
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(action, seat, "not an integer action id") from None
+        if not 0 <= a < self.num_actions:
+            raise IllegalActionError(a, seat, f"outside 0..{self.num_actions - 1}", legal=self.legal_actions(state))
+        card, choice = self.card_of(a), self.choice_of(a)
+        hand = state.hands[seat]
+        if card not in hand:
+            raise IllegalActionError(a, seat, f"card {card} is not in the hand {sorted(hand)}", legal=self.legal_actions(state))
+        stacks = state.stacks
+        if self.player_choice:
+            if choice == 0:
+                pair, bonus = None, 0
+            else:
+                pair = choice - 1
+                if pair not in self.valid_pairs(stacks, card):
+                    raise IllegalActionError(
+                        a, seat, f"operand choice {choice} does not combine to {card}", legal=self.legal_actions(state)
+                    )
+                bonus = self.stolen_value(pair, stacks, seat)
+        else:
+            pair, bonus = self.best_pair(stacks, seat, card)
+
+        hands = list(state.hands)
+        hands[seat] = tuple(c for c in hand if c != card)
+        new_stacks = [list(s) for s in stacks]
+        taken: list[int] = []
+        scores = list(state.scores)
+        if self.version == 1:
+            scores[seat] += bonus + int(VALUE[card])
+        elif pair is not None:
+            # Take the operands lying on other seats' stacks, first operand first
+            # (for a one-stack pair: the top, then the card it uncovered).
+            for st, _depth in self.operand_pairs[pair]:
+                if st // 2 != seat:
+                    taken.append(new_stacks[st].pop())
+            # Stolen primes onto the own prime stack, then composites (rules §3).
+            for c in [c for c in taken if IS_PRIME[c]] + [c for c in taken if not IS_PRIME[c]]:
+                new_stacks[2 * seat + (0 if IS_PRIME[c] else 1)].append(c)
+        new_stacks[2 * seat + (0 if IS_PRIME[card] else 1)].append(card)
+        out_stacks = tuple(tuple(s) for s in new_stacks)
+        if self.version == 2:
+            scores = [int(sum(VALUE[c] for c in out_stacks[2 * s] + out_stacks[2 * s + 1])) for s in range(self.num_players)]
+        return State(tuple(hands), out_stacks, tuple(scores), state.turn + 1, state.first, (seat, card, tuple(taken)))
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        """Every seat's current score."""
+        return state.scores
+
+    def winners(self, state: State) -> tuple[int, ...]:
+        """The seats with the highest final score; () when all are equal (a draw)."""
+        s = state.scores
+        best = max(s)
+        if all(x == best for x in s):
+            return ()
+        return tuple(i for i, x in enumerate(s) if x == best)
+
+    def returns(self, state: State) -> tuple[float, ...]:
+        """Zero-sum returns: x(me) − mean x(others), x = score and/or result (see Config.reward)."""
+        n = self.num_players
+        x = [0.0] * n
+        if self.config.reward != "result":
+            x = [float(v) for v in state.scores]
+        if self.config.reward != "score" and self.is_terminal(state):
+            w = self.winners(state)
+            x = [x[i] + (1.0 if i in w else 0.0) for i in range(n)]
+        tot = sum(x)
+        return tuple(x[i] - (tot - x[i]) / (n - 1) for i in range(n))
+
+    # --- information -----------------------------------------------------------------
+    def view(self, state: State, seat: int) -> View:
+        """Own hand, the opponent's with 2 players, public stacks and scores."""
+        n = self.num_players
+        hands = tuple(h if (s == seat or n == 2) else None for s, h in enumerate(state.hands))
+        return View(seat, hands, tuple(len(h) for h in state.hands), state.stacks, state.scores, state.turn, state.first)
+
+    def sample_state(self, view: View, rng: np.random.Generator) -> State:
+        """A state consistent with `view`: unknown hands dealt from the unseen cards."""
+        known = {c for h in view.hands if h is not None for c in h} | {c for s in view.stacks for c in s}
+        unseen = [c for c in self.cards if c not in known]
+        order = [int(x) for x in rng.permutation(np.array(unseen, dtype=np.int64))] if unseen else []
+        hands = []
+        pos = 0
+        for s, h in enumerate(view.hands):
+            if h is not None:
+                hands.append(h)
+            else:
+                hands.append(tuple(order[pos : pos + view.hand_sizes[s]]))
+                pos += view.hand_sizes[s]
+        return State(tuple(hands), view.stacks, view.scores, view.turn, view.first)
+
+    def state_of_view(self, view: View) -> State:
+        """The exact state behind a complete-information view (2 players)."""
+        if any(h is None for h in view.hands):
+            raise ValueError("the view hides some hands (more than 2 players): use sample_state")
+        return State(tuple(view.hands), view.stacks, view.scores, view.turn, view.first)  # type: ignore[arg-type]
+
+    # --- text -------------------------------------------------------------------------
+    def action_to_string(self, state: State, action: int) -> str:
+        """`play 7` or, with operand choices, `play 7 using 3+4` / `play 7 alone`."""
+        card, choice = self.card_of(action), self.choice_of(action)
+        if not self.player_choice:
+            return f"play {card}"
+        if choice == 0:
+            return f"play {card} alone"
+        ops = self._operands(state.stacks, choice - 1)
+        names = []
+        for (st, d), c in zip(self.operand_pairs[choice - 1], ops or (None, None)):
+            names.append(f"{c} (P{st // 2 + 1} {'prime' if st % 2 == 0 else 'composite'}{' below top' if d else ''})")
+        return f"play {card} using " + " and ".join(names)
+
+    def render(self, state: State) -> str:
+        """Hands, stacks (bottom → top) and scores."""
+        lines = [f"primi composti v{self.version}, turn {state.turn}/{self.num_cards}"]
+        for s in range(self.num_players):
+            mark = "*" if not self.is_terminal(state) and s == self.current_player(state) else " "
+            lines.append(
+                f"{mark}P{s + 1} score {state.scores[s]:>3} | hand {sorted(state.hands[s])} | "
+                f"primes {list(state.stacks[2 * s])} | composites {list(state.stacks[2 * s + 1])}"
+            )
+        if state.last is not None:
+            seat, card, taken = state.last
+            lines.append(f"last: P{seat + 1} played {card}" + (f", took {list(taken)}" if taken else ""))
+        if self.is_terminal(state):
+            w = self.winners(state)
+            lines.append("result: " + ("tie" if not w else "winner " + ", ".join(f"P{i + 1}" for i in w)))
+        return "\n".join(lines)

@@ -1,0 +1,8 @@
+"""PettingZoo module for Primi Composti: `env()`, `raw_env` (see `envs.primi_composti.env`)."""
+
+from envs.core.aec import make_env_fn
+from envs.primi_composti.env import raw_env
+
+env = make_env_fn(raw_env)
+
+__all__ = ["env", "raw_env"]
