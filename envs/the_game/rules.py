@@ -1,0 +1,520 @@
+"""The Game (Steffen Benndorf, NSV 2015): the pure rules engine.
+
+Rules: `shared/rules/the_game.md`. Seed: `shared/seeds/002_9a820c2950221c20.txt`
+(L. Berger, "Playing 'The game' with Monte Carlo simulations", 2024).
+
+Two rule sets live in one engine (option `rules`):
+
+* `"official"` (rules doc §2): 98 cards 2..99 on two ascending piles (start 1)
+  and two descending piles (start 100); a card goes on an ascending pile if it is
+  higher than the top or exactly 10 lower (the *backwards trick*), mirrored on the
+  descending piles. The active player plays at least `min_cards_per_turn` cards
+  (default 2; 1 once the draw pile is empty), one action per card, then ends the
+  turn (`END_TURN`) and refills the hand. The game ends when all 98 cards are
+  placed (a win) or when the active player has placed fewer cards than the
+  minimum this turn and holds no playable card (cards placed stay placed).
+* `"berger2024"` (rules doc §4, the seed's simulation engine exactly): 1–7
+  players, exactly one card per turn followed by one draw, no backwards trick, a
+  strategy may choose a card that does not fit (the card is lost and the game ends
+  at once), and the game stops after the pass of turns in which the draw pile
+  became empty. It can never be won.
+
+The Game is cooperative: every seat has the same return, +1 per card placed plus
+`win_bonus` when all 98 cards are placed; `winners` is every seat after a win and
+nobody otherwise.
+
+Actions (405, the same for every option set):
+
+* `play(card, pile) = (card - 2) * 4 + pile` for card 2..99 and pile 0..3
+  (piles 0, 1 ascending; 2, 3 descending) — ids 0..391;
+* `END_TURN = 392` (official rules, legal once the minimum is met);
+* `flag(pile, value) = 393 + 3 * pile + value` with value 0 = none,
+  1 = please_hold, 2 = ok (only with `communication="pile_flags"`, rules doc
+  §2.5): the active player's public flag on that pile, each pile at most once per
+  turn and only to a new value. A player's flags are cleared when its next turn
+  starts.
+
+Under `berger2024` every (hand card, pile) pair is legal in the action-space sense
+(as in the seed, where the strategy returns an unchecked (pile, card)); a card
+that does not fit ends the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from envs.core.game import IllegalActionError
+
+NUM_CARDS = 98
+LOWEST, HIGHEST = 2, 99
+NUM_PILES = 4
+ASCENDING = (0, 1)
+DESCENDING = (2, 3)
+NUM_PLAY_ACTIONS = NUM_CARDS * NUM_PILES  # 392
+END_TURN = NUM_PLAY_ACTIONS  # 392
+FLAG_BASE = END_TURN + 1  # 393
+FLAG_NONE, FLAG_HOLD, FLAG_OK = 0, 1, 2
+FLAG_NAMES = ("none", "please_hold", "ok")
+NUM_ACTIONS = FLAG_BASE + NUM_PILES * 3  # 405
+TRICK = 10  # the backwards-trick step
+PILE_NAMES = ("up0", "up1", "down0", "down1")
+
+
+def play_action(card: int, pile: int) -> int:
+    """Action id of putting `card` on `pile`."""
+    return (card - LOWEST) * NUM_PILES + pile
+
+
+def decode_play(action: int) -> tuple[int, int]:
+    """`(card, pile)` of a play action id (0..391)."""
+    return action // NUM_PILES + LOWEST, action % NUM_PILES
+
+
+def flag_action(pile: int, value: int) -> int:
+    """Action id of setting the active player's flag on `pile` to `value`."""
+    return FLAG_BASE + 3 * pile + value
+
+
+def default_hand_size(num_players: int) -> int:
+    """Hand size of the rulebook and the seed: 8 / 7 / 6 cards for 1 / 2 / 3+ players."""
+    return 8 if num_players == 1 else 7 if num_players == 2 else 6
+
+
+def fits(card: int, pile: int, top: int, backwards_trick: bool) -> bool:
+    """Whether `card` may go on `pile` whose top card is `top`."""
+    if pile < 2:
+        return card > top or (backwards_trick and card == top - TRICK)
+    return card < top or (backwards_trick and card == top + TRICK)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options of The Game.
+
+    Attributes:
+        num_players: 1..5 under `"official"`, 1..7 under `"berger2024"`.
+        rules: `"official"` (published rules) or `"berger2024"` (the seed's engine).
+        communication: `"none"` or `"pile_flags"` (official rules only, §2.5).
+        min_cards_per_turn: cards to play per turn while the draw pile lasts
+            (official default 2; 3 = expert variant; the seed's engine plays
+            exactly 1, so only None/1 are accepted there).
+        hand_size: cards per hand (default 8 / 7 / 6 for 1 / 2 / 3+ players).
+        win_bonus: extra return of every seat when all 98 cards are placed (>= 0).
+        starter: the seat that plays first (official rules; the seed starts with 0).
+    """
+
+    num_players: int = 2
+    rules: Literal["official", "berger2024"] = "official"
+    communication: Literal["none", "pile_flags"] = "none"
+    min_cards_per_turn: int | None = None
+    hand_size: int | None = None
+    win_bonus: float = 10.0
+    starter: int = 0
+
+    def __post_init__(self) -> None:
+        if self.rules not in ("official", "berger2024"):
+            raise ValueError(f"rules must be 'official' or 'berger2024', got {self.rules!r}")
+        if self.communication not in ("none", "pile_flags"):
+            raise ValueError(f"communication must be 'none' or 'pile_flags', got {self.communication!r}")
+        top = 5 if self.rules == "official" else 7
+        n = self.num_players
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= top:
+            raise ValueError(f"num_players must be an integer in 1..{top} under rules={self.rules!r}, got {n!r}")
+        h = self.hand_size
+        if h is not None and (isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1 or n * h >= NUM_CARDS):
+            raise ValueError(f"hand_size must be None or an integer in 1..{(NUM_CARDS - 1) // n} for {n} players, got {h!r}")
+        hs = self.resolved_hand_size
+        m = self.min_cards_per_turn
+        if self.rules == "berger2024":
+            if m not in (None, 1):
+                raise ValueError(f"min_cards_per_turn must be None or 1 under rules='berger2024' (one card per turn), got {m!r}")
+            if self.communication != "none":
+                raise ValueError("communication must be 'none' under rules='berger2024' (the seed's engine has no talk)")
+        elif m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= hs):
+            raise ValueError(f"min_cards_per_turn must be None or an integer in 1..{hs} (the hand size), got {m!r}")
+        wb = self.win_bonus
+        if isinstance(wb, bool) or not isinstance(wb, (int, float, np.integer, np.floating)) or not np.isfinite(wb) or wb < 0:
+            raise ValueError(f"win_bonus must be a finite number >= 0, got {wb!r}")
+        s = self.starter
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < n:
+            raise ValueError(f"starter must be a seat in 0..{n - 1}, got {s!r}")
+
+    @property
+    def resolved_hand_size(self) -> int:
+        """The hand size in use."""
+        return self.hand_size if self.hand_size is not None else default_hand_size(self.num_players)
+
+    @property
+    def resolved_min_cards(self) -> int:
+        """Cards to play per turn while the draw pile lasts."""
+        if self.rules == "berger2024":
+            return 1
+        return self.min_cards_per_turn if self.min_cards_per_turn is not None else 2
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The whole truth of a game.
+
+    Attributes:
+        piles: the four piles' full histories (start card first, top last).
+        hands: every seat's hand, in draw order.
+        deck: the draw pile; cards are drawn from the end.
+        player: the seat to act.
+        played_this_turn: cards the active player placed this turn.
+        placed: cards placed on the piles so far.
+        over: whether the game has ended.
+        failed: under berger2024, whether a card that did not fit ended it.
+        flags: per seat, its public flag (0 none, 1 please_hold, 2 ok) on each pile.
+        flags_set: bit mask of the piles whose flag the active player set this turn.
+    """
+
+    piles: tuple[tuple[int, ...], ...]
+    hands: tuple[tuple[int, ...], ...]
+    deck: tuple[int, ...]
+    player: int
+    played_this_turn: int = 0
+    placed: int = 0
+    over: bool = False
+    failed: bool = False
+    flags: tuple[tuple[int, ...], ...] = ()
+    flags_set: int = 0
+
+    @property
+    def cards_left(self) -> int:
+        """Cards not on the piles (hands + draw pile + a lost card): the score, lower is better."""
+        return NUM_CARDS - self.placed
+
+    @property
+    def won(self) -> bool:
+        """All 98 cards are on the piles."""
+        return self.placed == NUM_CARDS
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one seat knows: its own hand and everything public.
+
+    Attributes:
+        seat: the viewing seat.
+        hand: its own hand (draw order).
+        piles: the four piles' histories (public).
+        deck_size: cards in the draw pile.
+        hand_sizes: every seat's number of hand cards.
+        player: the seat to act.
+        played_this_turn: cards the active player placed this turn.
+        required: cards the active player must place this turn (the minimum).
+        placed: cards on the piles.
+        over: whether the game has ended.
+        failed: whether a misfit card ended it (berger2024).
+        flags: every seat's public pile flags.
+        flags_set: piles whose flag the active player already set this turn.
+    """
+
+    seat: int
+    hand: tuple[int, ...]
+    piles: tuple[tuple[int, ...], ...]
+    deck_size: int
+    hand_sizes: tuple[int, ...]
+    player: int
+    played_this_turn: int
+    required: int
+    placed: int
+    over: bool
+    failed: bool
+    flags: tuple[tuple[int, ...], ...]
+    flags_set: int
+
+    @property
+    def tops(self) -> tuple[int, int, int, int]:
+        """The four top cards."""
+        return tuple(p[-1] for p in self.piles)  # type: ignore[return-value]
+
+    @property
+    def cards_left(self) -> int:
+        """Cards not yet on the piles."""
+        return NUM_CARDS - self.placed
+
+
+_START_PILES = ((1,), (1,), (100,), (100,))
+
+
+class TheGame:
+    """The rules of The Game over immutable `State`s (see the module docstring)."""
+
+    num_actions = NUM_ACTIONS
+
+    def __init__(self, config: Config | None = None):
+        self.config = config or Config()
+        c = self.config
+        self.num_players = c.num_players
+        self.hand_size = c.resolved_hand_size
+        self.min_cards = c.resolved_min_cards
+        self.berger = c.rules == "berger2024"
+        self.backwards_trick = not self.berger
+        self.pile_flags = c.communication == "pile_flags"
+        self.win_bonus = float(c.win_bonus)
+        self._no_flags = tuple((0, 0, 0, 0) for _ in range(self.num_players))
+
+    # --- set-up ------------------------------------------------------------------
+    def initial_state(self, rng: np.random.Generator) -> State:
+        """Shuffle 2..99 and deal `hand_size` rounds, each seat taking the last card (as the seed)."""
+        deck = [int(x) for x in rng.permutation(np.arange(LOWEST, HIGHEST + 1))]
+        hands: list[list[int]] = [[] for _ in range(self.num_players)]
+        for _ in range(self.hand_size):
+            for h in hands:
+                h.append(deck.pop())
+        starter = 0 if self.berger else self.config.starter
+        return self._settle(
+            State(_START_PILES, tuple(map(tuple, hands)), tuple(deck), starter, flags=self._no_flags)
+        )
+
+    # --- queries -------------------------------------------------------------------
+    def current_player(self, state: State) -> int:
+        """The seat to act."""
+        return state.player
+
+    def is_terminal(self, state: State) -> bool:
+        """Whether the game is over (won, stuck, or — berger2024 — stopped or failed)."""
+        return state.over
+
+    def required(self, state: State) -> int:
+        """Cards the active player must place this turn (1 once the draw pile is empty)."""
+        return self.min_cards if state.deck else 1
+
+    def playable(self, state: State) -> list[tuple[int, int]]:
+        """`(card, pile)` pairs of the active hand that fit their pile (the trick included where allowed)."""
+        tops = [p[-1] for p in state.piles]
+        bt = self.backwards_trick
+        out = []
+        for c in state.hands[state.player]:
+            for p in range(NUM_PILES):
+                if fits(c, p, tops[p], bt):
+                    out.append((c, p))
+        return out
+
+    def legal_actions(self, state: State) -> tuple[int, ...]:
+        """Sorted legal action ids (see the module docstring)."""
+        if state.over:
+            return ()
+        hand = state.hands[state.player]
+        if self.berger:
+            return tuple(sorted(play_action(c, p) for c in hand for p in range(NUM_PILES)))
+        acts = sorted(play_action(c, p) for c, p in self.playable(state))
+        if state.played_this_turn >= self.required(state):
+            acts.append(END_TURN)
+        if self.pile_flags:
+            mine = state.flags[state.player]
+            for p in range(NUM_PILES):
+                if not state.flags_set >> p & 1:
+                    acts.extend(flag_action(p, v) for v in range(3) if v != mine[p])
+        return tuple(acts)
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        """int8 mask of `legal_actions` (built without sorting)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        acts = self.legal_actions(state)
+        if acts:
+            mask[list(acts)] = 1
+        return mask
+
+    # --- dynamics -----------------------------------------------------------------
+    def _illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
+        return IllegalActionError(action, state.player, reason, legal=self.legal_actions(state))
+
+    def apply(self, state: State, action: int) -> State:
+        """The state after the active player takes `action` (never mutates `state`)."""
+        if state.over:
+            raise IllegalActionError(action, state.player, "the game is over")
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS:
+            raise self._illegal(state, a, f"action ids are 0..{NUM_ACTIONS - 1}")
+        if a < NUM_PLAY_ACTIONS:
+            card, pile = decode_play(a)
+            hand = state.hands[state.player]
+            if card not in hand:
+                raise self._illegal(state, a, f"card {card} is not in the hand")
+            if self.berger:
+                return self._apply_berger(state, card, pile)
+            if not fits(card, pile, state.piles[pile][-1], True):
+                raise self._illegal(state, a, f"card {card} does not fit pile {PILE_NAMES[pile]} (top {state.piles[pile][-1]})")
+            return self._settle(self._place(state, card, pile, draw=False))
+        if self.berger:
+            raise self._illegal(state, a, "under rules='berger2024' a turn is exactly one card")
+        if a == END_TURN:
+            need = self.required(state)
+            if state.played_this_turn < need:
+                raise self._illegal(state, a, f"{need} card(s) must be played first ({state.played_this_turn} played)")
+            return self._settle(self._end_turn(state))
+        if not self.pile_flags:
+            raise self._illegal(state, a, "flags need communication='pile_flags'")
+        pile, value = divmod(a - FLAG_BASE, 3)
+        if state.flags_set >> pile & 1:
+            raise self._illegal(state, a, f"the flag on pile {PILE_NAMES[pile]} was already set this turn")
+        if state.flags[state.player][pile] == value:
+            raise self._illegal(state, a, f"the flag on pile {PILE_NAMES[pile]} is already {FLAG_NAMES[value]}")
+        flags = list(state.flags)
+        mine = list(flags[state.player])
+        mine[pile] = value
+        flags[state.player] = tuple(mine)
+        return State(state.piles, state.hands, state.deck, state.player, state.played_this_turn, state.placed,
+                     False, False, tuple(flags), state.flags_set | (1 << pile))
+
+    def _place(self, state: State, card: int, pile: int, draw: bool) -> State:
+        """`card` from the active hand onto `pile` (and, if `draw`, one card drawn)."""
+        hand = list(state.hands[state.player])
+        hand.remove(card)
+        deck = state.deck
+        if draw and deck:
+            hand.append(deck[-1])
+            deck = deck[:-1]
+        hands = list(state.hands)
+        hands[state.player] = tuple(hand)
+        piles = list(state.piles)
+        piles[pile] = piles[pile] + (card,)
+        return State(tuple(piles), tuple(hands), deck, state.player, state.played_this_turn + 1, state.placed + 1,
+                     False, False, state.flags, state.flags_set)
+
+    def _apply_berger(self, state: State, card: int, pile: int) -> State:
+        """Seed engine: one card, strict comparison, a misfit ends the game, stop after the emptying pass."""
+        if not fits(card, pile, state.piles[pile][-1], False):
+            hand = list(state.hands[state.player])
+            hand.remove(card)  # the card is lost and not counted
+            hands = list(state.hands)
+            hands[state.player] = tuple(hand)
+            return State(state.piles, tuple(hands), state.deck, state.player, 0, state.placed, True, True,
+                         state.flags, 0)
+        s = self._place(state, card, pile, draw=True)
+        nxt = state.player + 1
+        if nxt == self.num_players:
+            # End of a pass: the seed's loop continues only while the draw pile is not empty.
+            return State(s.piles, s.hands, s.deck, 0, 0, s.placed, not s.deck, False, s.flags, 0)
+        return State(s.piles, s.hands, s.deck, nxt, 0, s.placed, False, False, s.flags, 0)
+
+    def _end_turn(self, state: State) -> State:
+        """Refill the active hand, pass to the next seat holding cards, clear its flags."""
+        hands = list(state.hands)
+        hand = list(hands[state.player])
+        deck = list(state.deck)
+        while len(hand) < self.hand_size and deck:
+            hand.append(deck.pop())
+        hands[state.player] = tuple(hand)
+        n = self.num_players
+        nxt = state.player
+        for k in range(1, n + 1):
+            cand = (state.player + k) % n
+            if hands[cand]:
+                nxt = cand
+                break
+        flags = state.flags
+        if self.pile_flags and any(flags[nxt]):
+            fl = list(flags)
+            fl[nxt] = (0, 0, 0, 0)
+            flags = tuple(fl)
+        return State(state.piles, tuple(hands), tuple(deck), nxt, 0, state.placed, False, False, flags, 0)
+
+    def _settle(self, state: State) -> State:
+        """Mark the official-rules ends: all cards placed, or the active player stuck below the minimum."""
+        if self.berger or state.over:
+            return state
+        if state.placed == NUM_CARDS:
+            return _with_over(state)
+        if state.played_this_turn < self.required(state):
+            tops = [p[-1] for p in state.piles]
+            if not any(fits(c, p, tops[p], True) for c in state.hands[state.player] for p in range(NUM_PILES)):
+                return _with_over(state)
+        return state
+
+    # --- results -------------------------------------------------------------------
+    def returns(self, state: State) -> tuple[float, ...]:
+        """Every seat: +1 per card placed, + `win_bonus` once all 98 are placed (cooperative)."""
+        r = float(state.placed) + (self.win_bonus if state.placed == NUM_CARDS else 0.0)
+        return (r,) * self.num_players
+
+    def winners(self, state: State) -> tuple[int, ...]:
+        """Cooperative: every seat wins iff all 98 cards are placed; otherwise nobody (the game wins)."""
+        return tuple(range(self.num_players)) if state.over and state.won else ()
+
+    def cards_left(self, state: State) -> int:
+        """Cards not on the piles (the official score; lower is better)."""
+        return state.cards_left
+
+    # --- information ---------------------------------------------------------------
+    def view(self, state: State, seat: int) -> View:
+        """The seat's own hand plus the public part of the state."""
+        return View(
+            seat, state.hands[seat], state.piles, len(state.deck), tuple(len(h) for h in state.hands), state.player,
+            state.played_this_turn, self.required(state), state.placed, state.over, state.failed, state.flags,
+            state.flags_set,
+        )
+
+    def sample_state(self, view: View, rng: np.random.Generator) -> State:
+        """A state consistent with `view`: unseen cards dealt at random to the other hands and the draw pile.
+
+        Under berger2024 a lost (misfit) card is one of the unseen cards too; it
+        is left out at random, which does not matter because the game is over.
+        """
+        seen = set(view.hand)
+        for p in view.piles:
+            seen.update(p)
+        unseen = [c for c in range(LOWEST, HIGHEST + 1) if c not in seen]
+        order = [unseen[i] for i in rng.permutation(len(unseen))]
+        hands = []
+        k = 0
+        for s, size in enumerate(view.hand_sizes):
+            if s == view.seat:
+                hands.append(view.hand)
+            else:
+                hands.append(tuple(order[k:k + size]))
+                k += size
+        deck = tuple(order[k:k + view.deck_size])
+        return State(view.piles, tuple(hands), deck, view.player, view.played_this_turn, view.placed, view.over,
+                     view.failed, view.flags, view.flags_set)
+
+    # --- text ------------------------------------------------------------------------
+    def action_to_string(self, state: State | None, action: int) -> str:
+        """`play 37 on up0`, `end turn`, `flag down1 please_hold`."""
+        a = int(action)
+        if 0 <= a < NUM_PLAY_ACTIONS:
+            card, pile = decode_play(a)
+            return f"play {card} on {PILE_NAMES[pile]}"
+        if a == END_TURN:
+            return "end turn"
+        if FLAG_BASE <= a < NUM_ACTIONS:
+            pile, value = divmod(a - FLAG_BASE, 3)
+            return f"flag {PILE_NAMES[pile]} {FLAG_NAMES[value]}"
+        return f"invalid action {a}"
+
+    def render(self, state: State) -> str:
+        """Piles, hands, draw pile and the score."""
+        lines = [
+            f"The Game ({self.config.rules}, {self.num_players} player(s)) | placed {state.placed}, "
+            f"cards left {state.cards_left} | draw pile {len(state.deck)}",
+            "piles: " + "  ".join(f"{PILE_NAMES[i]}={state.piles[i][-1]}" for i in range(NUM_PILES)),
+        ]
+        for s, h in enumerate(state.hands):
+            mark = ">" if s == state.player and not state.over else " "
+            fl = ""
+            if self.pile_flags and any(state.flags[s]):
+                fl = "  flags " + ",".join(f"{PILE_NAMES[p]}:{FLAG_NAMES[v]}" for p, v in enumerate(state.flags[s]) if v)
+            lines.append(f"{mark} player_{s}: {sorted(h)}{fl}")
+        if state.over:
+            lines.append("WON: all 98 cards placed" if state.won else f"game over with {state.cards_left} cards left")
+        else:
+            lines.append(f"player_{state.player} has played {state.played_this_turn}/{self.required(state)} this turn")
+        return "\n".join(lines)
+
+
+def _with_over(state: State) -> State:
+    return State(state.piles, state.hands, state.deck, state.player, state.played_this_turn, state.placed, True,
+                 state.failed, state.flags, state.flags_set)
+
+
+__all__ = [
+    "ASCENDING", "DESCENDING", "END_TURN", "FLAG_BASE", "FLAG_HOLD", "FLAG_NONE", "FLAG_OK", "NUM_ACTIONS",
+    "NUM_CARDS", "NUM_PILES", "PILE_NAMES", "TRICK", "Config", "State", "TheGame", "View", "decode_play",
+    "default_hand_size", "fits", "flag_action", "play_action",
+]
