@@ -17,7 +17,6 @@ card can be played, the strategies quit — the only legal action left.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from agents.base import register, register_pattern
