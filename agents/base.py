@@ -107,9 +107,9 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
     if not isinstance(rng, np.random.Generator):
         raise TypeError("agents need an explicit np.random.Generator as rng")
     if agent_id.startswith("ppo:"):
-        from agents.policy import PolicyAgent
+        from agents.policy import load_policy_agent
 
-        return PolicyAgent(agent_id[4:], game, rng)
+        return load_policy_agent(agent_id[4:], game, rng)
     if game_name is not None and "/" in agent_id and not agent_id.startswith(f"{game_name}/"):
         raise ValueError(f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}")
     _load_game_module(agent_id)

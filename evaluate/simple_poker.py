@@ -128,3 +128,9 @@ def run(args: argparse.Namespace) -> bool:
 
 
 __all__ = ["Exploitability", "behaviour_of", "exact_report", "exploitability", "match_value", "solve"]
+
+
+def training_metrics(game: SimplePokerGame, agent: Any) -> dict[str, float]:
+    """The learning-curve metric of `python -m train simple_poker`: exact exploitability."""
+    e = exploitability(game, behaviour_of(agent, game))
+    return {"exploitability": e.total}

@@ -125,10 +125,17 @@ class OpponentEnv(gymnasium.Env):
             others = [s for s in range(n) if s != self.learner_seat]
             for s, agent in zip(others, opps):
                 self._seated[s] = agent
-        self._state = game.initial_state(self._rng)
-        self.turns = 0
-        self._mask = None
-        self._advance()
+        # A deal in which the learner never gets to decide (poker: player 1 passes
+        # while the learner sits second) teaches nothing: deal again.
+        for _ in range(10_000):
+            self._state = game.initial_state(self._rng)
+            self.turns = 0
+            self._mask = None
+            self._advance()
+            if not game.is_terminal(self._state):
+                break
+        else:
+            raise RuntimeError("10,000 deals in a row ended before the learner's first decision")
         return self._obs(), self._info()
 
     def step(self, action: Any):

@@ -1,0 +1,20 @@
+"""Simple poker: self-play MaskablePPO; the curve tracks exact exploitability."""
+
+PRESET = {
+    "timesteps": 200_000,
+    "self_play": True,
+    "baselines": [],
+    "n_envs": 8,
+    "n_steps": 256,
+    "batch_size": 512,
+    "n_epochs": 4,
+    "learning_rate": 1e-3,
+    "net_arch": [32, 32],
+    "ent_coef": 0.0,
+    "gamma": 1.0,
+    "eval_every": 20_000,
+    "eval_games": 0,
+    "snapshot_every": 5_000,
+    "pool_size": 10,
+    "final_eval_games": 2000,
+}

@@ -1,0 +1,349 @@
+"""Training for every game: MaskablePPO (sb3-contrib) through `OpponentEnv`.
+
+The learner takes a random seat each episode among opponent agents given by id,
+or — with self-play — among opponents drawn each episode from a pool of frozen
+snapshots of itself, its live policy, and baseline agents. Every run writes to
+its folder:
+
+- `model.zip` — the MaskablePPO model (`ppo:<folder>` plays it in `evaluate`),
+- `config.json` — game, options, opponents, hyperparameters, seed, versions,
+- `curve.csv` and `curve.png` — the learning curve: mean episode return, the
+  periodic evaluation's win rate / mean score against the baselines, and any
+  game-specific metric (simple poker: exact exploitability),
+- `eval.json` — the final evaluation tournament.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import dataclasses
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import agents as agent_registry
+import envs
+from envs.core.single_agent import OpponentEnv
+
+DEFAULTS: dict[str, Any] = {
+    "timesteps": 50_000,
+    "opponents": ["random"],
+    "control": "one_seat",
+    "options": {},
+    "n_envs": 4,
+    "n_steps": 256,
+    "batch_size": 256,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "net_arch": [64, 64],
+    "ent_coef": 0.01,
+    "gamma": 0.99,
+    "eval_every": 10_000,
+    "eval_games": 200,
+    "final_eval_games": 2000,
+    "snapshot_every": 10_000,
+    "pool_size": 50,
+    "baselines": [],
+}
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (saved as `config.json`)."""
+
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)
+    opponents: list[str] = field(default_factory=lambda: ["random"])
+    self_play: bool = False
+    baselines: list[str] = field(default_factory=list)
+    control: str = "one_seat"
+    timesteps: int = 50_000
+    seed: int = 0
+    n_envs: int = 4
+    n_steps: int = 256
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    net_arch: list[int] = field(default_factory=lambda: [64, 64])
+    ent_coef: float = 0.01
+    gamma: float = 0.99
+    eval_every: int = 10_000
+    eval_games: int = 200
+    final_eval_games: int = 2000
+    snapshot_every: int = 10_000
+    pool_size: int = 50
+    out: str = ""
+
+    def __post_init__(self) -> None:
+        if self.timesteps < 1:
+            raise ValueError(f"timesteps must be >= 1, got {self.timesteps}")
+        if self.n_envs < 1:
+            raise ValueError(f"n_envs must be >= 1, got {self.n_envs}")
+        if self.control not in ("one_seat", "all_seats"):
+            raise ValueError(f"control must be 'one_seat' or 'all_seats', got {self.control!r}")
+
+
+def preset(game: str) -> dict[str, Any]:
+    """The game's training preset (`train/presets/<game>.py`) over the defaults."""
+    out = dict(DEFAULTS)
+    name = f"train.presets.{game}"
+    if importlib.util.find_spec(name) is not None:
+        out.update(importlib.import_module(name).PRESET)
+    return out
+
+
+def _game_metrics_fn(game_name: str):
+    name = f"evaluate.{game_name}"
+    if importlib.util.find_spec(name) is None:
+        return None
+    return getattr(importlib.import_module(name), "training_metrics", None)
+
+
+class OpponentPool:
+    """Opponents for self-play: frozen snapshots of the learner, its live policy
+    and baseline agents; each episode draws every opponent seat uniformly."""
+
+    def __init__(self, game: Any, encoder: Any, baselines: list[Any], pool_size: int):
+        self.game = game
+        self.encoder = encoder
+        self.baselines = baselines
+        self.snapshots: deque[Any] = deque(maxlen=pool_size)
+        self.live: Any = None
+
+    def members(self) -> list[Any]:
+        """Everything an opponent seat can be drawn from: the snapshots and the
+        baselines — the live policy only until the first snapshot exists, so the
+        learner trains against the pool's average (fictitious play), not against
+        its own last iterate (which cycles in games with mixed equilibria)."""
+        out = list(self.snapshots) + list(self.baselines)
+        if not self.snapshots and self.live is not None:
+            out.append(self.live)
+        return out
+
+    def draw(self, rng: np.random.Generator) -> list[Any]:
+        """`num_players - 1` opponents for one episode."""
+        members = self.members()
+        return [members[int(rng.integers(len(members)))] for _ in range(self.game.num_players - 1)]
+
+
+def _expand_opponents(ids: list[str], n: int) -> list[str]:
+    from evaluate.tournament import expand_agent_ids
+
+    ids = expand_agent_ids(ids)
+    if len(ids) == 1 and n - 1 > 1:
+        ids = ids * (n - 1)
+    if len(ids) != n - 1:
+        raise ValueError(f"this game seats {n} players: give 1 or {n - 1} opponent ids, got {len(ids)}: {ids}")
+    return ids
+
+
+def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: int, rng: np.random.Generator) -> dict[str, float]:
+    """Win rate and mean score of `learner` over `games` games at random seats."""
+    from evaluate.tournament import play_game
+
+    n = game.num_players
+    wins, score = 0.0, 0.0
+    for _ in range(games):
+        seat = int(rng.integers(n))
+        others = [opponents[int(rng.integers(len(opponents)))] for _ in range(n - 1)]
+        seated = others[:seat] + [learner] + others[seat:]
+        state = game.initial_state(rng)
+        ret, won, _ = play_game(game, seated, state)
+        wins += seat in won
+        score += ret[seat]
+    return {"eval_win_rate": wins / games, "eval_mean_score": score / games}
+
+
+def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict[str, Any]:
+    """Run one training job; returns a summary (also written under `cfg.out`)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    from agents.policy import MixtureAgent, TorchPolicyAgent
+    from evaluate.tournament import format_table, run_tournament
+
+    t0 = time.time()
+    out = cfg.out or os.path.join("runs", f"{cfg.game}-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.makedirs(out, exist_ok=True)
+    cfg.out = out
+    set_random_seed(cfg.seed)
+    torch.set_num_threads(1)
+    game = envs.make_game(cfg.game, **cfg.options)
+    encoder = envs.make_encoder(cfg.game, game)
+    n = game.num_players
+    root = np.random.SeedSequence(cfg.seed)
+    env_seqs = root.spawn(cfg.n_envs)
+    agent_seq, eval_seq = root.spawn(2)[0], root.spawn(3)[2]
+
+    def build(ids: list[str], seq: np.random.SeedSequence) -> list[Any]:
+        return [agent_registry.make(a, game, np.random.default_rng(s), game_name=cfg.game) for a, s in zip(ids, seq.spawn(len(ids)))]
+
+    pool: OpponentPool | None = None
+    if cfg.control == "all_seats":
+        opponent_ids: list[str] = []
+    elif cfg.self_play:
+        opponent_ids = list(cfg.baselines)
+        pool = OpponentPool(game, encoder, build(opponent_ids, agent_seq), cfg.pool_size)
+    else:
+        opponent_ids = _expand_opponents(cfg.opponents, n)
+
+    def make_env(i: int):
+        def thunk():
+            if cfg.control == "all_seats":
+                opps: Any = ()
+            elif pool is not None:
+                opps = pool.draw
+            else:
+                opps = build(opponent_ids, env_seqs[i].spawn(1)[0])
+            seed = int(env_seqs[i].generate_state(1)[0])
+            return OpponentEnv(game, encoder, opps, control=cfg.control, seed=seed)
+
+        return thunk
+
+    vec = VecMonitor(DummyVecEnv([make_env(i) for i in range(cfg.n_envs)]))
+    model = MaskablePPO(
+        "MlpPolicy", vec, seed=cfg.seed, device="cpu", verbose=0,
+        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate, ent_coef=cfg.ent_coef, gamma=cfg.gamma,
+        policy_kwargs={"net_arch": list(cfg.net_arch)},
+    )
+    if pool is not None:
+        pool.live = TorchPolicyAgent(model.policy, encoder, np.random.default_rng(agent_seq.spawn(1)[0]), name="live")
+    eval_rng = np.random.default_rng(eval_seq)
+    eval_opponents = build(opponent_ids or ["random"], eval_seq.spawn(1)[0]) if cfg.control == "one_seat" else []
+    metrics_fn = _game_metrics_fn(cfg.game)
+    rows: list[dict[str, float]] = []
+    recent: deque[float] = deque(maxlen=200)
+
+    def measure(step: int) -> dict[str, float]:
+        learner: Any = TorchPolicyAgent(model.policy, encoder, np.random.default_rng(eval_rng.integers(2**32)))
+        if pool is not None and pool.snapshots:
+            # Measure what the run ships: the snapshots' average.
+            learner = MixtureAgent(list(pool.snapshots), np.random.default_rng(eval_rng.integers(2**32)))
+        row: dict[str, float] = {"timesteps": float(step), "mean_return": float(np.mean(recent)) if recent else float("nan")}
+        if cfg.control == "one_seat" and cfg.eval_games > 0:
+            row.update(evaluate_policy_agent(game, learner, eval_opponents, cfg.eval_games, eval_rng))
+        elif cfg.control == "all_seats" and cfg.eval_games > 0:
+            from evaluate.tournament import play_game
+
+            team = [learner] * n
+            res = [play_game(game, team, game.initial_state(eval_rng)) for _ in range(cfg.eval_games)]
+            row["eval_mean_score"] = float(np.mean([r[0][0] for r in res]))
+            row["eval_win_rate"] = float(np.mean([len(r[1]) > 0 for r in res]))
+        if metrics_fn is not None:
+            row.update(metrics_fn(game, learner))
+        return row
+
+    class Hooks(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.next_eval = cfg.eval_every
+            self.next_snap = cfg.snapshot_every
+            self.bar = None
+
+        def _on_training_start(self) -> None:
+            if progress:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=cfg.timesteps, desc=f"train {cfg.game}", unit="step", leave=False)
+            rows.append(measure(0))
+
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                ep = info.get("episode")
+                if ep is not None:
+                    recent.append(float(ep["r"]))
+            t = self.num_timesteps
+            if self.bar is not None:
+                self.bar.update(t - self.bar.n)
+            if pool is not None and t >= self.next_snap:
+                frozen = copy.deepcopy(model.policy)
+                frozen.set_training_mode(False)
+                pool.snapshots.append(TorchPolicyAgent(frozen, encoder, np.random.default_rng(agent_seq.spawn(1)[0]), name=f"snapshot@{t}"))
+                self.next_snap += cfg.snapshot_every
+            if t >= self.next_eval:
+                rows.append(measure(t))
+                self.next_eval += cfg.eval_every
+            return True
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+
+    model.learn(total_timesteps=cfg.timesteps, callback=Hooks())
+    if rows[-1]["timesteps"] < model.num_timesteps:
+        rows.append(measure(model.num_timesteps))
+    model.save(os.path.join(out, "model.zip"))
+    config = dataclasses.asdict(cfg)
+    config["play"] = "last"
+    if pool is not None and pool.snapshots:
+        # Self-play ships the average of the snapshots (a uniform mixture: each
+        # game is played by one snapshot), the fictitious-play output.
+        torch.save([a.policy.state_dict() for a in pool.snapshots], os.path.join(out, "snapshots.pt"))
+        config["play"] = "average"
+    import gymnasium
+    import pettingzoo
+    import sb3_contrib
+
+    config["versions"] = {
+        "python": platform.python_version(), "torch": torch.__version__, "sb3_contrib": sb3_contrib.__version__,
+        "pettingzoo": pettingzoo.__version__, "gymnasium": gymnasium.__version__, "numpy": np.__version__,
+    }
+    config["train_seconds"] = time.time() - t0
+    with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=2)
+    write_curve(rows, out, title=f"{cfg.game} — MaskablePPO{' self-play' if cfg.self_play else ''}")
+    summary: dict[str, Any] = {"out": out, "train_seconds": config["train_seconds"], "final": rows[-1]}
+    if cfg.final_eval_games > 0:
+        if cfg.control == "one_seat":
+            final_ids = [f"ppo:{out}"] + (opponent_ids if opponent_ids else ["random"] * (n - 1))
+        else:
+            final_ids = [f"ppo:{out}"] * n
+        result = run_tournament(cfg.game, final_ids, games=cfg.final_eval_games, seed=cfg.seed + 1, options=cfg.options, progress=False)
+        with open(os.path.join(out, "eval.json"), "w", encoding="utf-8") as f:
+            json.dump(result.to_dict(), f, indent=2)
+        summary["evaluation"] = result.to_dict()
+        if verbose:
+            print(format_table(result))
+    if verbose:
+        extra = {k: round(v, 4) for k, v in rows[-1].items() if k != "timesteps"}
+        print(f"saved {out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s); final: {extra}")
+    return summary
+
+
+def write_curve(rows: list[dict[str, float]], out: str, title: str) -> None:
+    """Write the learning curve as CSV and PNG."""
+    keys = sorted({k for r in rows for k in r if k != "timesteps"})
+    with open(os.path.join(out, "curve.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["timesteps"] + keys)
+        for r in rows:
+            w.writerow([int(r["timesteps"])] + [r.get(k, "") for k in keys])
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(keys), 1, figsize=(7, 2.2 * len(keys)), sharex=True, squeeze=False)
+    x = [r["timesteps"] for r in rows]
+    for ax, k in zip(axes[:, 0], keys):
+        ax.plot(x, [r.get(k, float("nan")) for r in rows], marker="o", ms=3)
+        ax.set_ylabel(k.replace("_", " "), fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("timesteps")
+    axes[0, 0].set_title(title)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "curve.png"), dpi=110)
+    plt.close(fig)
