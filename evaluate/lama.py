@@ -184,7 +184,7 @@ def matchup(
     return (k / len(seeds), *wilson_interval(k, len(seeds)))
 
 
-def _win_rates(cfg: Config, seeds: np.ndarray, strats: np.ndarray, seat: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+def crn_wins(cfg: Config, seeds: np.ndarray, strats: np.ndarray, seat: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Per candidate parameter set, the strategy-3 seat's wins on the given deals (common random numbers)."""
     g = len(seeds)
     n = cfg.num_players
@@ -252,7 +252,7 @@ def tune_third(
     for j in range(candidates):
         s = seeds_all[j * games_per_candidate : (j + 1) * games_per_candidate]
         strats, seat = random_seating(len(s), n, THIRD, opponents, seed + 1000 + j)
-        rate = float(_win_rates(cfg, s, strats, seat, cand[j : j + 1]).mean())
+        rate = float(crn_wins(cfg, s, strats, seat, cand[j : j + 1]).mean())
         if rate > best_rate:
             best_rate, best = rate, cand[j]
     # common random numbers + successive halving, same total budget
@@ -269,7 +269,7 @@ def tune_third(
         g = min(g, budget - played) if budget > played else 0
         if g > 0:
             sl = slice(played, played + g)
-            w = _win_rates(cfg, pool_seeds[sl], strats_all[sl], seat_all[sl], cand[pool])
+            w = crn_wins(cfg, pool_seeds[sl], strats_all[sl], seat_all[sl], cand[pool])
             wins_sum[pool] += w.sum(axis=1)
             played += g
         rates = wins_sum[pool] / max(played, 1)
@@ -282,7 +282,7 @@ def tune_third(
     # fresh deals, never used in either search; all three sets on the same deals
     fresh = game_seeds(retest_games, seed + 3)
     strats, seat = random_seating(retest_games, n, THIRD, opponents, seed + 3)
-    w = _win_rates(cfg, fresh, strats, seat, np.array([best, crn_best, TUNED, DEFAULT]))
+    w = crn_wins(cfg, fresh, strats, seat, np.array([best, crn_best, TUNED, DEFAULT]))
 
     def iv(row):
         k = int(row.sum())
