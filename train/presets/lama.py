@@ -1,0 +1,24 @@
+"""L.A.M.A.: one learner seat among three of the seed's strategy-1 players
+(published rules, 4 players); win reward (+1 for each winner at the end).
+
+    python -m train lama --opponents lama/first,lama/first,lama/first
+    python -m train lama --opponents random --timesteps 30000     # a quick check
+"""
+
+PRESET = {
+    "timesteps": 300_000,
+    "opponents": ["lama/first", "lama/first", "lama/first"],
+    "control": "one_seat",
+    "options": {"num_players": 4, "rules": "official"},
+    "n_envs": 4,
+    "n_steps": 512,
+    "batch_size": 512,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "net_arch": [128, 128],
+    "ent_coef": 0.01,
+    "gamma": 0.995,
+    "eval_every": 25_000,
+    "eval_games": 400,
+    "final_eval_games": 2000,
+}
