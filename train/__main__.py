@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         v = getattr(args, key)
         if v is not None:
             cfgd[key] = v
-    cfgd["self_play"] = args.self_play or cfgd.get("self_play", False)
+    # Naming opponents means training against them, unless --self-play is asked too.
+    cfgd["self_play"] = args.self_play or (cfgd.get("self_play", False) and not args.opponents)
     fields = set(TrainConfig.__dataclass_fields__)
     try:
         cfg = TrainConfig(game=args.game, seed=args.seed, out=args.out, **{k: v for k, v in cfgd.items() if k in fields and k not in ("game", "seed", "out")})

@@ -213,6 +213,9 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
         return thunk
 
     vec = VecMonitor(DummyVecEnv([make_env(i) for i in range(cfg.n_envs)]))
+    # Tiny runs still get a curve and a pool: at least ~10 points of each.
+    eval_every = max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1))
+    snapshot_every = max(1, min(cfg.snapshot_every, cfg.timesteps // 10 or 1))
     model = MaskablePPO(
         "MlpPolicy", vec, seed=cfg.seed, device="cpu", verbose=0,
         n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
@@ -249,8 +252,8 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
     class Hooks(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.next_eval = cfg.eval_every
-            self.next_snap = cfg.snapshot_every
+            self.next_eval = eval_every
+            self.next_snap = snapshot_every
             self.bar = None
 
         def _on_training_start(self) -> None:
@@ -272,10 +275,10 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
                 frozen = copy.deepcopy(model.policy)
                 frozen.set_training_mode(False)
                 pool.snapshots.append(TorchPolicyAgent(frozen, encoder, np.random.default_rng(agent_seq.spawn(1)[0]), name=f"snapshot@{t}"))
-                self.next_snap += cfg.snapshot_every
+                self.next_snap += snapshot_every
             if t >= self.next_eval:
                 rows.append(measure(t))
-                self.next_eval += cfg.eval_every
+                self.next_eval += eval_every
             return True
 
         def _on_training_end(self) -> None:

@@ -1,0 +1,60 @@
+"""A tiny training run end to end: files saved, model usable as an agent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import agents
+from envs.simple_poker import Config, SimplePokerGame
+from evaluate.simple_poker import behaviour_of, exploitability
+
+
+@pytest.mark.slow
+def test_train_self_play_then_evaluate(tmp_path):
+    out = tmp_path / "run"
+    subprocess.run(
+        [sys.executable, "-m", "train", "simple_poker", "--option", "n=3", "--timesteps", "2048", "--n-envs", "2",
+         "--eval-every", "1024", "--final-eval-games", "100", "--out", str(out), "--no-progress"],
+        check=True, capture_output=True, text=True,
+    )
+    for name in ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt"):
+        assert (out / name).exists(), name
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["game"] == "simple_poker" and cfg["options"] == {"n": 3} and cfg["play"] == "average"
+    curve = (out / "curve.csv").read_text().splitlines()
+    assert curve[0].startswith("timesteps") and "exploitability" in curve[0] and len(curve) >= 3
+    game = SimplePokerGame(Config(n=3))
+    agent = agents.make(f"ppo:{out}", game, np.random.default_rng(0))
+    e = exploitability(game, behaviour_of(agent, game)).total
+    assert 0 <= e < 1.0
+    # the saved agent plays a tournament through the CLI
+    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--agents", f"ppo:{out},simple_poker/nash", "--option", "n=3",
+                           "--games", "100", "--no-progress"], check=True, capture_output=True, text=True)
+    assert "ppo:" in proc.stdout
+    # a model for another game shape is refused clearly
+    with pytest.raises(ValueError, match="trained on simple_poker"):
+        agents.make(f"ppo:{out}", SimplePokerGame(Config(n=5)), np.random.default_rng(0))
+
+
+@pytest.mark.slow
+def test_train_against_fixed_opponent(tmp_path):
+    out = tmp_path / "fixed"
+    subprocess.run(
+        [sys.executable, "-m", "train", "simple_poker", "--opponents", "simple_poker/threshold-1", "--timesteps", "1024", "--n-envs", "1",
+         "--eval-every", "512", "--final-eval-games", "0", "--out", str(out), "--no-progress"],
+        check=True, capture_output=True, text=True,
+    )
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["play"] == "last" and cfg["opponents"] == ["simple_poker/threshold-1"] and not cfg["self_play"]
+
+
+def test_train_cli_rejects_bad_input():
+    bad = subprocess.run([sys.executable, "-m", "train", "simple_poker", "--option", "n=0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "n must be an integer >= 2" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "train", "chess"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "available" in bad.stderr
