@@ -47,24 +47,29 @@ class LamaEncoder:
             ]
         )
         self.observation_space = self.layout.space
-        self._s = {name: sl.start for name, sl in self.layout.slices.items()}
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view`."""
-        s = self._s
         n = self.n
-        obs = np.zeros(self.layout.size, dtype=np.float32)
-        obs[s["hand"] : s["hand"] + VALUES] = np.asarray(view.hand, dtype=np.float32) / 8.0
-        obs[s["top"] + view.discard[-1]] = 1.0
-        obs[s["draw_size"]] = view.draw_size / DECK_SIZE
-        disc = np.bincount(np.asarray(view.discard), minlength=VALUES)[:VALUES]
-        obs[s["discard"] : s["discard"] + VALUES] = disc / 8.0
-        obs[s["unseen"] : s["unseen"] + VALUES] = np.asarray(view.unseen, dtype=np.float32) / 8.0
-        order = [(view.seat + k) % n for k in range(n)]
-        obs[s["hand_sizes"] : s["hand_sizes"] + n] = [view.hand_sizes[i] / DECK_SIZE for i in order]
-        obs[s["active"] : s["active"] + n] = [1.0 if view.active[i] else 0.0 for i in order]
-        obs[s["totals"] : s["totals"] + n] = [view.totals[i] / self.target for i in order]
-        obs[s["hand_points"]] = hand_points(view.hand, self.scoring) / self.target
+        seat = view.seat
+        disc = view.discard
+        top = [0.0] * VALUES
+        top[disc[-1]] = 1.0
+        order = [(seat + k) % n for k in range(n)]
+        to_act = [0.0] * n
         if not view.game_over:
-            obs[s["to_act"] + (view.current - view.seat) % n] = 1.0
-        return obs
+            to_act[(view.current - seat) % n] = 1.0
+        target = self.target
+        vals = (
+            [c / 8.0 for c in view.hand]
+            + top
+            + [view.draw_size / DECK_SIZE]
+            + [disc.count(v) / 8.0 for v in range(VALUES)]
+            + [c / 8.0 for c in view.unseen]
+            + [view.hand_sizes[i] / DECK_SIZE for i in order]
+            + [1.0 if view.active[i] else 0.0 for i in order]
+            + [view.totals[i] / target for i in order]
+            + [hand_points(view.hand, self.scoring) / target]
+            + to_act
+        )
+        return np.array(vals, dtype=np.float32)

@@ -120,9 +120,8 @@ def test_other_seats_hidden_cards_do_not_change_view(seed, steps):
     h[give] -= 1
     h[take] += 1
     hands = s.hands[:owner] + (tuple(h),) + s.hands[owner + 1 :]
-    from dataclasses import replace
 
-    t = replace(s, hands=hands, draw_pile=s.draw_pile[:-1] + (give,), seed=s.seed ^ 12345)
+    t = s._replace(hands=hands, draw_pile=s.draw_pile[:-1] + (give,), seed=s.seed ^ 12345)
     for seat in range(4):
         if seat == owner:
             continue

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
@@ -231,7 +229,7 @@ def test_seed_reshuffle_quirk_restarts_pile_from_llama():
     assert t.draw_pile == tuple(expect[:-1]) and t.hands[0] == counts(1, expect[-1])
     assert t.stock[4] == 7 and t.stock[LLAMA] == 9
     # the player after can now play a llama or a 1 on the phantom llama
-    assert 1 in g.legal_actions(replace(t, hands=(counts(1),) * 4))
+    assert 1 in g.legal_actions(t._replace(hands=(counts(1),) * 4))
 
 
 def test_reshuffle_impossible_with_single_discard():
@@ -277,7 +275,7 @@ def test_turn_skips_players_who_quit():
     g = LamaGame(Config(rules="official"))
     s = make_state(g, [(1,), (2,), (3,), (4, 5)], discard=(6,), active=(True, False, True, False), current=0)
     assert g.apply(s, DRAW).current == 2
-    s = replace(s, current=2)
+    s = s._replace(current=2)
     assert g.apply(s, DRAW).current == 0
 
 

@@ -1,0 +1,116 @@
+"""L.A.M.A. speed, as ratios against peers measured in the same process.
+
+(a) `lama_v0.env()` steps/s under random legal play vs PettingZoo's
+    `tictactoe_v3.env()` (goal ≥ 2×);
+(b) tournament throughput for 4 × strategy 1 (seed2022 rules): the numba path
+    `envs.lama.fast` and the plain engine + `agents.lama`, in games/s. The seed's
+    own Python code plays about 500 such games/s on this machine class (issue 3);
+    the goal is ≥ 5,000.
+
+    python benchmarks/bench_lama.py [--seconds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def random_play_steps_per_sec(make_env, seconds: float) -> float:
+    """Steps per second of uniformly random legal play, resetting at each game's end."""
+    env = make_env()
+    rng = np.random.default_rng(0)
+    steps = 0
+    episode = 0
+    env.reset(seed=episode)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+        episode += 1
+        env.reset(seed=episode)
+    return steps / (time.perf_counter() - t0)
+
+
+def plain_tournament_games_per_sec(seconds: float) -> float:
+    """Games/s of the plain engine with four `lama/first` agents (seed2022)."""
+    from agents.lama import FirstStrategy
+    from envs.lama.rules import Config, LamaGame
+
+    game = LamaGame(Config(rules="seed2022"))
+    agents = [FirstStrategy() for _ in range(4)]
+    rng = np.random.default_rng(0)
+    games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        s = game.initial_state(rng)
+        while not s.game_over:
+            p = s.current
+            s = game.apply(s, agents[p].act(game.view(s, p), game.legal_mask(s)))
+        games += 1
+    return games / (time.perf_counter() - t0)
+
+
+def fast_tournament_games_per_sec(games: int) -> tuple[float, float]:
+    """Games/s of `envs.lama.fast.play_games` for 4 × strategy 1, and its first-call (compile/cache) time."""
+    from envs.lama.fast import FIRST, play_games
+    from envs.lama.rules import Config
+
+    cfg = Config(rules="seed2022")
+    t0 = time.perf_counter()
+    play_games(cfg, np.arange(10, dtype=np.uint64), [FIRST] * 4)
+    warm = time.perf_counter() - t0
+    seeds = np.random.default_rng(1).integers(0, 2**63, size=games).astype(np.uint64)
+    t0 = time.perf_counter()
+    play_games(cfg, seeds, [FIRST] * 4)
+    return games / (time.perf_counter() - t0), warm
+
+
+def _import_tictactoe():
+    """PettingZoo's tictactoe_v3; pygame (needed only for its human rendering) is
+    stubbed when absent, which leaves the measured ansi-free play unchanged."""
+    import sys
+    import types
+
+    try:
+        import pygame  # noqa: F401
+    except ImportError:
+        sys.modules["pygame"] = types.ModuleType("pygame")
+    from pettingzoo.classic import tictactoe_v3
+
+    return tictactoe_v3
+
+
+def main() -> None:
+    """Print the measurements and ratios."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--games", type=int, default=200_000)
+    args = ap.parse_args()
+    from envs import lama_v0
+
+    tictactoe_v3 = _import_tictactoe()
+
+    ttt = random_play_steps_per_sec(tictactoe_v3.env, args.seconds)
+    lama = random_play_steps_per_sec(lambda: lama_v0.env(num_players=4), args.seconds)
+    lama_raw = random_play_steps_per_sec(lambda: lama_v0.raw_env(num_players=4), args.seconds)
+    print(f"tictactoe_v3.env()        {ttt:10.0f} steps/s (peer)")
+    print(f"lama_v0.env()             {lama:10.0f} steps/s   ratio {lama / ttt:5.2f}x  (goal >= 2x)")
+    print(f"lama_v0.raw_env()         {lama_raw:10.0f} steps/s   ratio {lama_raw / ttt:5.2f}x")
+    plain = plain_tournament_games_per_sec(args.seconds)
+    fast, warm = fast_tournament_games_per_sec(args.games)
+    print(f"4 x strategy 1, plain engine + agents: {plain:10.0f} games/s   ({plain / 500:5.2f}x the seed code's ~500/s)")
+    print(f"4 x strategy 1, numba fast path:       {fast:10.0f} games/s   ({fast / 500:7.1f}x the seed code's ~500/s; "
+          f"{fast / plain:6.1f}x the plain engine; first call {warm:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()
