@@ -174,14 +174,17 @@ class SolverPlayer:
 
         if not fast_path.supports(game):
             raise ValueError("the solver plays the seed's configuration: 2 players, steal_choice='max', no revealed operand")
+        from envs.primi_composti.solver import Solver
+
         self.game = game
+        self.solver = Solver(game.version, tt_bits=20)  # kept across decisions: later ones reuse the table
 
     def act(self, view: View, action_mask: np.ndarray) -> int:
         """The optimal action."""
         from envs.primi_composti.solver import best_card
 
         state = self.game.state_of_view(view)
-        return self.game.action_of(best_card(self.game, state))
+        return self.game.action_of(best_card(self.game, state, self.solver))
 
 
 def _seed(policy: str):

@@ -1,0 +1,104 @@
+"""Beyond the paper: exact values of random 2-player deals, and how far the seed's players are from perfect play.
+
+    python -m evaluate primi_composti --solve-deals 200 --option version=1 --option cards_per_player=8
+
+For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
+value is the final score difference P1 − P2 under perfect play by both sides
+(`envs.primi_composti.solver`). Reported: its mean with a 95% interval, how
+often perfect play wins for P1 / ties / wins for P2 (Wilson intervals), the
+median and worst solve time, and, for each listed player X, its mean regret per
+game: X plays a deal against the perfect solver, once in each seat, and the
+regret is the deal's exact value for X's seat minus X's actual final score
+difference (≥ 0, since the solver answers optimally; 0 = perfect play).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from envs.primi_composti import fast
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+from envs.primi_composti.solver import Solver, best_card, solve_deal, state_value
+from evaluate.stats import mean_interval, wilson_interval
+
+
+def regret_game(game: PrimiCompostiGame, state, player: str, seat: int, solver: Solver) -> int:
+    """Exact value of `state` for `seat` minus what `player` in `seat` gets against perfect play."""
+    v = state_value(game, state, solver)
+    value_for_seat = v if seat == state.first else -v
+    s = state
+    while not game.is_terminal(s):
+        mover = game.current_player(s)
+        c = fast.choose_card(game, s, player) if mover == seat else best_card(game, s, solver)
+        s = game.apply(s, game.action_of(c))
+    d = s.scores[seat] - s.scores[1 - seat]
+    return value_for_seat - d
+
+
+def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str]) -> dict[str, Any]:
+    """Solve `deals` random deals exactly and measure the regret of `players`."""
+    game = PrimiCompostiGame(Config(version=version, cards_per_player=cards_per_player))
+    rng = np.random.default_rng(seed)
+    decks = fast.random_decks(rng, deals, cards_per_player)
+    solver = Solver(version)
+    solve_deal(game, game.deal(decks[0]), solver)  # compile / load the cached machine code before timing
+    values, times, nodes = [], [], []
+    for d in decks:
+        r = solve_deal(game, game.deal(d), solver)
+        values.append(r.value)
+        times.append(r.seconds)
+        nodes.append(r.nodes)
+    vals = np.array(values)
+    n = len(vals)
+    m, lo, hi = mean_interval(vals)
+    out: dict[str, Any] = {
+        "version": version,
+        "cards_per_player": cards_per_player,
+        "deals": n,
+        "value_mean": m,
+        "value_ci": (lo, hi),
+        "p1_wins": float((vals > 0).mean()),
+        "p1_wins_ci": wilson_interval(int((vals > 0).sum()), n),
+        "ties": float((vals == 0).mean()),
+        "ties_ci": wilson_interval(int((vals == 0).sum()), n),
+        "p2_wins": float((vals < 0).mean()),
+        "p2_wins_ci": wilson_interval(int((vals < 0).sum()), n),
+        "solve_seconds_median": float(np.median(times)),
+        "solve_seconds_worst": float(np.max(times)),
+        "nodes_median": float(np.median(nodes)),
+        "regret": {},
+    }
+    for p in players:
+        t = time.perf_counter()
+        regs = []
+        for d in decks:
+            solver.clear()
+            s = game.deal(d)
+            regs.append(regret_game(game, s, p, 0, solver))
+            regs.append(regret_game(game, s, p, 1, solver))
+        rm, rlo, rhi = mean_interval(regs)
+        out["regret"][p] = {"mean": rm, "ci": (rlo, rhi), "perfect_share": float(np.mean(np.array(regs) == 0)), "seconds": time.perf_counter() - t}
+    return out
+
+
+def format_study(s: dict[str, Any]) -> str:
+    """A short text report of `solve_study`."""
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    ci = lambda c: f"[{100 * c[0]:.1f}, {100 * c[1]:.1f}]"  # noqa: E731
+    lines = [
+        f"version {s['version']}, {s['cards_per_player']} cards per player: {s['deals']} random deals solved exactly",
+        f"  value P1 − P2 under perfect play: mean {s['value_mean']:+.2f} [{s['value_ci'][0]:+.2f}, {s['value_ci'][1]:+.2f}]",
+        f"  perfect play: P1 wins {pct(s['p1_wins'])} {ci(s['p1_wins_ci'])}, ties {pct(s['ties'])} {ci(s['ties_ci'])}, "
+        f"P2 wins {pct(s['p2_wins'])} {ci(s['p2_wins_ci'])}",
+        f"  solve time: median {s['solve_seconds_median'] * 1000:.1f} ms, worst {s['solve_seconds_worst'] * 1000:.1f} ms "
+        f"(median {s['nodes_median']:.0f} nodes)",
+    ]
+    for p, r in s["regret"].items():
+        lines.append(
+            f"  regret of {p} vs perfect play: {r['mean']:.2f} points/game [{r['ci'][0]:.2f}, {r['ci'][1]:.2f}], "
+            f"perfect in {pct(r['perfect_share'])} of games"
+        )
+    return "\n".join(lines)

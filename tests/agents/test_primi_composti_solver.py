@@ -1,0 +1,64 @@
+"""The exact solver against plain full-tree minimax, and the solver/regret tools."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+from envs.primi_composti.solver import Solver, best_card, card_values, state_value
+from evaluate.primi_composti_solve import format_study, regret_game, solve_study
+
+
+def full_minimax(game, s):
+    if game.is_terminal(s):
+        return s.scores[s.first] - s.scores[1 - s.first]
+    m = game.current_player(s)
+    vals = [full_minimax(game, game.apply(s, game.action_of(c))) for c in s.hands[m]]
+    return max(vals) if m == s.first else min(vals)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_solver_equals_full_minimax(version):
+    rng = np.random.default_rng(version)
+    for k in (2, 3, 4):
+        game = PrimiCompostiGame(Config(version=version, cards_per_player=k))
+        solver = Solver(version, tt_bits=14)
+        for _ in range(6):
+            s = game.initial_state(rng)
+            for _ in range(int(rng.integers(0, 3))):
+                la = game.legal_actions(s)
+                s = game.apply(s, la[int(rng.integers(len(la)))])
+            assert state_value(game, s, solver) == full_minimax(game, s)
+            # Card values and the chosen card are optimal for the mover.
+            m = game.current_player(s)
+            sign = 1 if m == s.first else -1
+            vals = card_values(game, s, solver)
+            for c, v in vals.items():
+                child = game.apply(s, game.action_of(c))
+                before = sign * (s.scores[s.first] - s.scores[1 - s.first])
+                assert before + v == sign * full_minimax(game, child)
+            assert vals[best_card(game, s, solver)] == max(vals.values())
+
+
+def test_solver_player_and_regret():
+    game = PrimiCompostiGame(Config(version=2, cards_per_player=4))
+    player = agents.make("primi_composti/solver", game, np.random.default_rng(0))
+    rng = np.random.default_rng(2)
+    solver = Solver(2, tt_bits=14)
+    for _ in range(5):
+        s = game.initial_state(rng)
+        a = player.act(game.view(s, 0), game.legal_mask(s))
+        assert a in game.legal_actions(s)
+        for seat in (0, 1):
+            assert regret_game(game, s, "greedy_rand", seat, solver) >= 0
+    with pytest.raises(ValueError):
+        agents.make("primi_composti/solver", PrimiCompostiGame(Config(num_players=3)), np.random.default_rng(0))
+
+
+def test_solve_study_report():
+    s = solve_study(1, 3, 12, 0, ["greedy_rand"])
+    assert s["deals"] == 12 and abs(s["p1_wins"] + s["ties"] + s["p2_wins"] - 1) < 1e-9
+    assert s["regret"]["greedy_rand"]["mean"] >= 0
+    assert "regret of greedy_rand" in format_study(s)
