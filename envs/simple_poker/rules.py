@@ -82,8 +82,9 @@ class SimplePokerGame:
     # --- dynamics ---------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Deal two independent uniform cards from 1..n."""
-        c = rng.integers(1, self.n + 1, size=2)
-        return State((int(c[0]), int(c[1])))
+        # One scalar draw for the ordered pair (a sized draw costs ~13x more).
+        k = int(rng.integers(self.n * self.n))
+        return State((k // self.n + 1, k % self.n + 1))
 
     def current_player(self, state: State) -> int:
         """Seat 0 acts first, seat 1 answers a bet."""
