@@ -53,34 +53,52 @@ class TheGameEncoder:
         self._req = lay["still_required"].start
         self._flags = lay["flags"].start
         self._fset = lay["flags_set"].start
+        self.pile_flags = game.pile_flags
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view` (a new float32 array)."""
         obs = np.zeros(self.layout.size, dtype=np.float32)
         n, seat, hs = self.n, view.seat, self.hand_size
-        hand = np.fromiter(view.hand, dtype=np.int64, count=len(view.hand)) - LOWEST
-        obs[self._hand + hand] = 1.0
-        tops = [p[-1] for p in view.piles]
-        for p, pile in enumerate(view.piles):
-            if len(pile) > 1:
-                obs[self._placed + np.fromiter(pile[1:], dtype=np.int64, count=len(pile) - 1) - LOWEST] = 1.0
-            obs[self._tops + p] = tops[p] / 100.0
-            sign = 1 if p < 2 else -1
-            gap = (sign * (hand + LOWEST - tops[p]) + 100) / 200.0
-            obs[self._gaps + p * NUM_CARDS + hand] = gap
+        piles = view.piles
+        tops = [piles[0][-1], piles[1][-1], piles[2][-1], piles[3][-1]]
+        # one fancy assignment for the own hand and the placed cards (few numpy calls: they dominate)
+        hb, pb = self._hand - LOWEST, self._placed - LOWEST
+        idx = [hb + c for c in view.hand]
+        if view.placed:
+            idx += [pb + c for c in piles[0][1:] + piles[1][1:] + piles[2][1:] + piles[3][1:]]
+        if idx:
+            obs.put(idx, 1.0)
+        # signed gap of every own card on every pile, in the pile's direction (scalar writes beat
+        # small-array numpy math here)
+        hand = view.hand
+        for p in range(NUM_PILES):
+            top = tops[p]
+            base = self._gaps + p * NUM_CARDS - LOWEST
+            if p < 2:
+                for c in hand:
+                    obs[base + c] = (c - top + 100) * 0.005
+            else:
+                for c in hand:
+                    obs[base + c] = (top - c + 100) * 0.005
+        t = self._tops
+        obs[t:t + 4] = (tops[0] * 0.01, tops[1] * 0.01, tops[2] * 0.01, tops[3] * 0.01)
         obs[self._deck] = view.deck_size / NUM_CARDS
+        sizes = view.hand_sizes
         for k in range(n):
-            s = (seat + k) % n
-            obs[self._sizes + k] = min(1.0, view.hand_sizes[s] / hs)
-            fl = view.flags[s]
-            for p in range(NUM_PILES):
-                if fl[p]:
-                    obs[self._flags + (k * NUM_PILES + p) * 2 + fl[p] - 1] = 1.0
+            obs[self._sizes + k] = min(1.0, sizes[(seat + k) % n] / hs)
+        if self.pile_flags:
+            for k in range(n):
+                fl = view.flags[(seat + k) % n]
+                for p in range(NUM_PILES):
+                    if fl[p]:
+                        obs[self._flags + (k * NUM_PILES + p) * 2 + fl[p] - 1] = 1.0
         if not view.over:
             obs[self._act + (view.player - seat) % n] = 1.0
             obs[self._played] = min(1.0, view.played_this_turn / hs)
             obs[self._req] = min(1.0, max(0, view.required - view.played_this_turn) / hs)
-            for p in range(NUM_PILES):
-                if view.flags_set >> p & 1:
-                    obs[self._fset + p] = 1.0
+            fs = view.flags_set
+            if fs:
+                for p in range(NUM_PILES):
+                    if fs >> p & 1:
+                        obs[self._fset + p] = 1.0
         return obs

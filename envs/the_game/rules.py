@@ -314,11 +314,36 @@ class TheGame:
         return tuple(acts)
 
     def legal_mask(self, state: State) -> np.ndarray:
-        """int8 mask of `legal_actions` (built without sorting)."""
+        """int8 mask of `legal_actions`, built directly (the env calls it every step)."""
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        acts = self.legal_actions(state)
-        if acts:
-            mask[list(acts)] = 1
+        if state.over:
+            return mask
+        hand = state.hands[state.player]
+        if self.berger:
+            idx = [(c - LOWEST) * NUM_PILES + p for c in hand for p in range(NUM_PILES)]
+        else:
+            piles = state.piles
+            a0, a1, d0, d1 = piles[0][-1], piles[1][-1], piles[2][-1], piles[3][-1]
+            idx = []
+            for c in hand:
+                b = (c - LOWEST) * NUM_PILES
+                if c > a0 or c == a0 - TRICK:
+                    idx.append(b)
+                if c > a1 or c == a1 - TRICK:
+                    idx.append(b + 1)
+                if c < d0 or c == d0 + TRICK:
+                    idx.append(b + 2)
+                if c < d1 or c == d1 + TRICK:
+                    idx.append(b + 3)
+            if state.played_this_turn >= self.required(state):
+                idx.append(END_TURN)
+            if self.pile_flags:
+                mine = state.flags[state.player]
+                for p in range(NUM_PILES):
+                    if not state.flags_set >> p & 1:
+                        idx.extend(flag_action(p, v) for v in range(3) if v != mine[p])
+        if idx:
+            mask[idx] = 1
         return mask
 
     # --- dynamics -----------------------------------------------------------------
