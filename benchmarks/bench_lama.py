@@ -7,7 +7,11 @@
     own Python code plays about 500 such games/s on this machine class (issue 3);
     the goal is ≥ 5,000.
 
-    python benchmarks/bench_lama.py [--seconds 3]
+Rates are per CPU-second of this process (`time.process_time`); the numba
+path runs its games in parallel threads, so its CPU-second rate is a
+per-core figure and its wall-clock rate is printed too.
+
+    python benchmarks/bench_lama.py [--seconds 3] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -18,6 +22,12 @@ import time
 import numpy as np
 
 
+def _clock() -> float:
+    # CPU time of this process: on a shared, busy machine wall time mostly
+    # measures the neighbours; the ratio against the peer is what is reported.
+    return time.process_time()
+
+
 def random_play_steps_per_sec(make_env, seconds: float) -> float:
     """Steps per second of uniformly random legal play, resetting at each game's end."""
     env = make_env()
@@ -25,8 +35,8 @@ def random_play_steps_per_sec(make_env, seconds: float) -> float:
     steps = 0
     episode = 0
     env.reset(seed=episode)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = _clock()
+    while _clock() - t0 < seconds:
         for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -37,7 +47,7 @@ def random_play_steps_per_sec(make_env, seconds: float) -> float:
             steps += 1
         episode += 1
         env.reset(seed=episode)
-    return steps / (time.perf_counter() - t0)
+    return steps / (_clock() - t0)
 
 
 def plain_tournament_games_per_sec(seconds: float) -> float:
@@ -49,29 +59,31 @@ def plain_tournament_games_per_sec(seconds: float) -> float:
     agents = [FirstStrategy() for _ in range(4)]
     rng = np.random.default_rng(0)
     games = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = _clock()
+    while _clock() - t0 < seconds:
         s = game.initial_state(rng)
         while not s.game_over:
             p = s.current
             s = game.apply(s, agents[p].act(game.view(s, p), game.legal_mask(s)))
         games += 1
-    return games / (time.perf_counter() - t0)
+    return games / (_clock() - t0)
 
 
-def fast_tournament_games_per_sec(games: int) -> tuple[float, float]:
-    """Games/s of `envs.lama.fast.play_games` for 4 × strategy 1, and its first-call (compile/cache) time."""
+def fast_tournament_games_per_sec(games: int) -> tuple[float, float, float]:
+    """Games per CPU-second and per wall-second of `envs.lama.fast.play_games`
+    for 4 × strategy 1, and its first-call (compile/cache load) time."""
     from envs.lama.fast import FIRST, play_games
     from envs.lama.rules import Config
 
     cfg = Config(rules="seed2022")
-    t0 = time.perf_counter()
+    t0 = _clock()
     play_games(cfg, np.arange(10, dtype=np.uint64), [FIRST] * 4)
-    warm = time.perf_counter() - t0
+    warm = _clock() - t0
     seeds = np.random.default_rng(1).integers(0, 2**63, size=games).astype(np.uint64)
-    t0 = time.perf_counter()
+    t0 = _clock()
+    w0 = time.perf_counter()
     play_games(cfg, seeds, [FIRST] * 4)
-    return games / (time.perf_counter() - t0), warm
+    return games / (_clock() - t0), games / (time.perf_counter() - w0), warm
 
 
 def _import_tictactoe():
@@ -94,22 +106,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--games", type=int, default=200_000)
+    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     from envs import lama_v0
 
     tictactoe_v3 = _import_tictactoe()
 
-    ttt = random_play_steps_per_sec(tictactoe_v3.env, args.seconds)
-    lama = random_play_steps_per_sec(lambda: lama_v0.env(num_players=4), args.seconds)
-    lama_raw = random_play_steps_per_sec(lambda: lama_v0.raw_env(num_players=4), args.seconds)
-    print(f"tictactoe_v3.env()        {ttt:10.0f} steps/s (peer)")
-    print(f"lama_v0.env()             {lama:10.0f} steps/s   ratio {lama / ttt:5.2f}x  (goal >= 2x)")
-    print(f"lama_v0.raw_env()         {lama_raw:10.0f} steps/s   ratio {lama_raw / ttt:5.2f}x")
+    # Alternate the measurements and keep each one's best of `--repeats`: on a
+    # shared machine this cancels most of the load noise in the ratio.
+    ttt = lama = lama_raw = 0.0
+    for _ in range(args.repeats):
+        ttt = max(ttt, random_play_steps_per_sec(tictactoe_v3.env, args.seconds))
+        lama = max(lama, random_play_steps_per_sec(lambda: lama_v0.env(num_players=4), args.seconds))
+        lama_raw = max(lama_raw, random_play_steps_per_sec(lambda: lama_v0.raw_env(num_players=4), args.seconds))
+    print(f"tictactoe_v3.env()        {ttt:10.0f} steps per CPU-s (peer)")
+    print(f"lama_v0.env()             {lama:10.0f} steps per CPU-s   ratio {lama / ttt:5.2f}x  (goal >= 2x)")
+    print(f"lama_v0.raw_env()         {lama_raw:10.0f} steps per CPU-s   ratio {lama_raw / ttt:5.2f}x")
     plain = plain_tournament_games_per_sec(args.seconds)
-    fast, warm = fast_tournament_games_per_sec(args.games)
-    print(f"4 x strategy 1, plain engine + agents: {plain:10.0f} games/s   ({plain / 500:5.2f}x the seed code's ~500/s)")
-    print(f"4 x strategy 1, numba fast path:       {fast:10.0f} games/s   ({fast / 500:7.1f}x the seed code's ~500/s; "
-          f"{fast / plain:6.1f}x the plain engine; first call {warm:.2f} s)")
+    fast, fast_wall, warm = fast_tournament_games_per_sec(args.games)
+    print(f"4 x strategy 1, plain engine + agents: {plain:10.0f} games per CPU-s ({plain / 500:5.2f}x the seed code's ~500/s)")
+    print(f"4 x strategy 1, numba fast path:       {fast:10.0f} games per CPU-s ({fast / 500:7.1f}x the seed code's ~500/s; "
+          f"{fast / plain:6.1f}x the plain engine); wall clock {fast_wall:.0f} games/s; first call {warm:.2f} s")
 
 
 if __name__ == "__main__":

@@ -47,29 +47,53 @@ class LamaEncoder:
             ]
         )
         self.observation_space = self.layout.space
+        self._orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
+        self._to_act = [[1.0 if i == k else 0.0 for i in range(n)] for k in range(n)]
+        self._none = [0.0] * n
+        self._points: dict[tuple[int, ...], float] = {}  # hand -> scaled penalty (memo)
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view`."""
         n = self.n
         seat = view.seat
         disc = view.discard
-        top = [0.0] * VALUES
-        top[disc[-1]] = 1.0
-        order = [(seat + k) % n for k in range(n)]
-        to_act = [0.0] * n
-        if not view.game_over:
-            to_act[(view.current - seat) % n] = 1.0
+        top = _ONE_HOT[disc[-1]]
+        order = self._orders[seat]
+        to_act = self._to_act[(view.current - seat) % n] if not view.game_over else self._none
         target = self.target
+        hand = view.hand
+        hp = self._points.get(hand)
+        if hp is None:
+            hp = hand_points(hand, self.scoring) / target
+            if len(self._points) < 100_000:
+                self._points[hand] = hp
+        hs = view.hand_sizes
+        act = view.active
+        tot = view.totals
         vals = (
-            [c / 8.0 for c in view.hand]
+            _eighths(hand)
             + top
             + [view.draw_size / DECK_SIZE]
-            + [disc.count(v) / 8.0 for v in range(VALUES)]
-            + [c / 8.0 for c in view.unseen]
-            + [view.hand_sizes[i] / DECK_SIZE for i in order]
-            + [1.0 if view.active[i] else 0.0 for i in order]
-            + [view.totals[i] / target for i in order]
-            + [hand_points(view.hand, self.scoring) / target]
+            + _eighths(tuple([disc.count(v) for v in range(VALUES)]))
+            + _eighths(view.unseen)
+            + [hs[i] / DECK_SIZE for i in order]
+            + [1.0 if act[i] else 0.0 for i in order]
+            + [tot[i] / target for i in order]
+            + [hp]
             + to_act
         )
         return np.array(vals, dtype=np.float32)
+
+
+_ONE_HOT = [[1.0 if i == v else 0.0 for i in range(VALUES)] for v in range(VALUES)]
+_EIGHTHS: dict[tuple[int, ...], list[float]] = {}
+
+
+def _eighths(counts: tuple[int, ...]) -> list[float]:
+    """`counts / 8` as a list, memoised (a few thousand distinct count vectors occur)."""
+    out = _EIGHTHS.get(counts)
+    if out is None:
+        out = [c / 8.0 for c in counts]
+        if len(_EIGHTHS) < 200_000:
+            _EIGHTHS[counts] = out
+    return out

@@ -71,6 +71,8 @@ PRESETS: dict[str, dict[str, object]] = {
     },
 }
 
+_VALUE_RANGE = range(VALUES)
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal-action tuple -> mask (few dozen kinds)
 _M64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _ROUND_MIX = 0xD1B54A32D192ED03
@@ -239,6 +241,15 @@ class View:
         """The top card of the discard pile."""
         return self.discard[-1]
 
+    @classmethod
+    def _build(cls, fields: dict) -> View:
+        # The engine builds a view at every env step; filling the instance dict
+        # directly skips the frozen dataclass's per-field object.__setattr__
+        # (about 10x cheaper). `fields` must name every field.
+        v = object.__new__(cls)
+        v.__dict__.update(fields)
+        return v
+
 
 class LamaGame:
     """The rules of L.A.M.A. over immutable `State`s (see the module docstring).
@@ -326,11 +337,14 @@ class LamaGame:
         return tuple(acts)
 
     def legal_mask(self, state: State) -> np.ndarray:
-        """`legal_actions` as an int8 0/1 vector."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if not state.game_over:
-            mask[list(self.legal_actions(state))] = 1
-        return mask
+        """`legal_actions` as an int8 0/1 vector (a new array)."""
+        legal = self.legal_actions(state)
+        mask = _MASKS.get(legal)
+        if mask is None:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[list(legal)] = 1
+            _MASKS[legal] = mask
+        return mask.copy()
 
     def winners(self, state: State) -> tuple[int, ...]:
         """Every seat tied at the fewest points (only meaningful at the end)."""
@@ -447,24 +461,26 @@ class LamaGame:
         hand = state.hands[seat]
         disc = state.discard
         stock = state.stock
-        unseen = tuple(stock[v] - disc.count(v) - hand[v] for v in range(VALUES))
-        return View(
-            seat=seat,
-            hand=hand,
-            discard=state.discard,
-            draw_size=len(state.draw_pile),
-            unseen=unseen,
-            hand_sizes=tuple(sum(h) for h in state.hands),
-            active=state.active,
-            current=state.current,
-            starter=state.starter,
-            totals=state.totals,
-            rounds_won=state.rounds_won,
-            last_scores=state.last_scores,
-            round=state.round,
-            reshuffles=state.reshuffles,
-            stock=state.stock,
-            game_over=state.game_over,
+        unseen = tuple([stock[v] - disc.count(v) - hand[v] for v in _VALUE_RANGE])
+        return View._build(
+            dict(
+                seat=seat,
+                hand=hand,
+                discard=state.discard,
+                draw_size=len(state.draw_pile),
+                unseen=unseen,
+                hand_sizes=tuple(map(sum, state.hands)),
+                active=state.active,
+                current=state.current,
+                starter=state.starter,
+                totals=state.totals,
+                rounds_won=state.rounds_won,
+                last_scores=state.last_scores,
+                round=state.round,
+                reshuffles=state.reshuffles,
+                stock=state.stock,
+                game_over=state.game_over,
+            )
         )
 
     def sample_state(self, view: View, rng: np.random.Generator) -> State:

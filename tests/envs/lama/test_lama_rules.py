@@ -310,3 +310,23 @@ def test_render_mentions_every_player():
     g = LamaGame(Config(num_players=3))
     text = g.render(g.initial_state(np.random.default_rng(1)))
     assert all(f"player_{i}" in text for i in range(3)) and "top" in text
+
+
+def test_engine_views_equal_plain_dataclass_views():
+    # view() skips the dataclass __init__ for speed: it must still be an ordinary,
+    # equal and equally hashed View.
+    import dataclasses
+
+    from envs.lama.rules import View
+
+    g = LamaGame(Config(num_players=3))
+    s = g.initial_state(np.random.default_rng(4))
+    v = g.view(s, 1)
+    w = View(**{f.name: getattr(v, f.name) for f in dataclasses.fields(View)})
+    assert v == w and hash(v) == hash(w) and repr(v) == repr(w)
+    assert v != g.view(s, 2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.seat = 0
+    m = g.legal_mask(s)
+    m[:] = 0
+    assert g.legal_mask(s).sum() == len(g.legal_actions(s))  # a fresh array each call
