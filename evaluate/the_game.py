@@ -78,11 +78,27 @@ def play_game(game: TheGame, agent_id: str, rng: np.random.Generator) -> State:
     """
     state = game.initial_state(rng)
     seats = [agent_registry.make(agent_id, game, r, game_name="the_game") for r in rng.spawn(game.num_players)]
-    apply, view = game.apply, game.view
+    return play_team(game, seats, state)
+
+
+def play_team(game: TheGame, seats: list[Any], state: State) -> State:
+    """Play `state` to the end with one agent object per seat (masks passed, for learned policies)."""
+    apply, view, mask = game.apply, game.view, game.legal_mask
     while not state.over:
         p = state.player
-        state = apply(state, seats[p].act(view(state, p), None))
+        state = apply(state, seats[p].act(view(state, p), mask(state)))
     return state
+
+
+def training_metrics(game: TheGame, learner: Any, games: int = 50, seed: int = 0) -> dict[str, float]:
+    """Hook for `python -m train`: the learner in every seat (cooperative), mean cards left and win rate."""
+    rng = np.random.default_rng(seed)
+    finals = [play_team(game, [learner] * game.num_players, game.initial_state(rng)) for _ in range(games)]
+    return {
+        "mean_cards_left": float(np.mean([s.cards_left for s in finals])),
+        "excellent_rate": float(np.mean([s.cards_left < 10 for s in finals])),
+        "win_rate": float(np.mean([s.won for s in finals])),
+    }
 
 
 def simulate(game: TheGame, agent_id: str, games: int, seed: int) -> dict[str, np.ndarray]:
@@ -289,6 +305,6 @@ def run(args: argparse.Namespace) -> bool:
 
 __all__ = [
     "BERGER2024_TABLE", "OFFICIAL_BASELINES", "WEINMEISTER_TABLE", "BergerCell", "OfficialCell", "add_arguments",
-    "format_berger2024", "format_official", "play_game", "plot_berger2024", "reproduce_berger2024",
-    "reproduce_official", "run", "simulate",
+    "format_berger2024", "format_official", "play_game", "play_team", "plot_berger2024", "reproduce_berger2024",
+    "reproduce_official", "run", "simulate", "training_metrics",
 ]

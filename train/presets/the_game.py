@@ -1,0 +1,28 @@
+"""The Game: cooperative, so one MaskablePPO policy acts for whichever seat is to move
+(`control="all_seats"`) and every seat shares the team reward (+1 per card placed,
++10 when all 98 are placed). Official rules, 1 player by default.
+
+    python -m train the_game                                   # 1 player
+    python -m train the_game --option num_players=3            # 3 seats, one shared policy
+    python -m train the_game --option num_players=2 --option communication=pile_flags
+
+The curve reports `mean_cards_left` (lower is better) via `evaluate.the_game.training_metrics`;
+compare with the baselines in docs/the_game.md (e.g. the_game/bestplays ~18 cards left solo).
+"""
+
+PRESET = {
+    "timesteps": 300_000,
+    "control": "all_seats",
+    "options": {"num_players": 1, "rules": "official"},
+    "n_envs": 4,
+    "n_steps": 512,
+    "batch_size": 512,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "net_arch": [256, 256],
+    "ent_coef": 0.01,
+    "gamma": 0.99,
+    "eval_every": 25_000,
+    "eval_games": 50,
+    "final_eval_games": 300,
+}
