@@ -263,7 +263,9 @@ class BestPlaysStrategy(_TheGameAgent):
     card per turn is required, i.e. once the draw pile is empty). Otherwise the turn
     ends; with `communication="pile_flags"` the player first flags `please_hold`
     on each pile where it holds a backwards trick or a card within `hold_gap`.
-    Deterministic.
+    Deterministic. Defaults (extra_limit 2, extra_limit_last 8, hold_gap 3,
+    hold_penalty 5) were chosen by a small sweep on 200 games × 1/2/3/5 players
+    (mean cards left; larger extra limits and penalties did worse).
     """
 
     name = "the_game/bestplays"
@@ -273,9 +275,9 @@ class BestPlaysStrategy(_TheGameAgent):
         game: TheGame,
         rng: np.random.Generator,
         extra_limit: int = 2,
-        extra_limit_last: int = 3,
+        extra_limit_last: int = 8,
         hold_gap: int = 3,
-        hold_penalty: int = 8,
+        hold_penalty: int = 5,
     ):
         super().__init__(game, rng)
         if self.berger:
