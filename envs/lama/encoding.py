@@ -74,7 +74,8 @@ class LamaEncoder:
             _eighths(hand)
             + top
             + [view.draw_size / DECK_SIZE]
-            + _eighths(tuple([disc.count(v) for v in range(VALUES)]))
+            # discard counts = round's cards − unseen − own hand (no recount)
+            + _eighths(tuple([st - un - h for st, un, h in zip(view.stock, view.unseen, hand)]))
             + _eighths(view.unseen)
             + [hs[i] / DECK_SIZE for i in order]
             + [1.0 if act[i] else 0.0 for i in order]
