@@ -342,6 +342,7 @@ def plot_seats(data: dict[int, SeatStats], metric: str, ylabel: str, title: str,
         y = np.array([v[0] for v in vals])
         err = np.array([[v[0] - v[1] for v in vals], [v[2] - v[0] for v in vals]])
         ax.errorbar(np.arange(1, n + 1), y, yerr=err, marker="o", capsize=3, label=f"n = {n}")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("player index")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -481,6 +482,7 @@ def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
         y = [w[0] for w in st.win]
         err = [[w[0] - w[1] for w in st.win], [w[2] - w[0] for w in st.win]]
         ax.errorbar(np.arange(1, n + 1), y, yerr=err, marker="o", capsize=3, label=f"n = {n}, target {target} ({st.games} games)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("player index")
     ax.set_ylabel("P(win game)")
     ax.set_title("Fig. 2: strategy 1, game to 40 vs 5000 points", fontsize=10)
