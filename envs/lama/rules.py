@@ -377,6 +377,8 @@ class LamaGame:
             raise IllegalActionError(action, seat, "the game is over")
         legal = self.legal_actions(state)
         if action not in legal:
+            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+                raise IllegalActionError(action, seat, "actions are integers 0..8", legal=legal)
             if 0 <= action <= 6:
                 reason = f"cannot {ACTION_NAMES[action]} on a {'llama' if state.discard[-1] == LLAMA else state.discard[-1]}"
                 if not state.hands[seat][action]:

@@ -155,7 +155,7 @@ def test_same_or_next(top, hand, plays):
 def test_illegal_actions_raise_naming_action_and_seat():
     g = LamaGame(Config())
     s = make_state(g, [(1,), (5, 5), (1,), (1,)], discard=(3,), current=1)
-    for a in (5, 2, 9, -1):
+    for a in (5, 2, 9, -1, "draw", None):
         with pytest.raises(IllegalActionError) as e:
             g.apply(s, a)
         assert e.value.seat == 1 and e.value.action == a
