@@ -488,7 +488,13 @@ class LamaGame:
     def sample_state(self, view: View, rng: np.random.Generator) -> State:
         """A state consistent with `view`: the unseen cards dealt at random to the
         opponents' hands (their known sizes) and the draw pile, and a fresh seed
-        for future shuffles."""
+        for future shuffles.
+
+        Uniform over those allocations: it ignores what the course of play
+        reveals (an opponent who drew did not hold a playable card; after a
+        reshuffle the new draw pile's make-up was public), which the view does
+        not record.
+        """
         pool = np.array([v for v in range(VALUES) for _ in range(view.unseen[v])], dtype=np.int64)
         rng.shuffle(pool)
         pool = pool.tolist()
