@@ -69,22 +69,26 @@ class MixtureAgent:
     """A uniform mixture of policies (the output of self-play, fictitious-play
     style): each game is played by one member drawn at `reset()`."""
 
-    def __init__(self, members: list[Any], rng: np.random.Generator, name: str = "mixture"):
+    def __init__(self, members: list[Any], rng: np.random.Generator, name: str = "mixture", weights: Any = None):
         if not members:
             raise ValueError("a mixture needs at least one member")
         self.members = list(members)
+        w = np.ones(len(members)) if weights is None else np.asarray(weights, dtype=float)
+        if w.shape != (len(members),) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"weights must be {len(members)} non-negative numbers with a positive sum")
+        self.weights = w / w.sum()
         self.rng = rng
         self.name = name
         self.reset()
 
     def reset(self) -> None:
         """Start of a game: draw the member that plays it."""
-        self.current = self.members[int(self.rng.integers(len(self.members)))]
+        self.current = self.members[int(self.rng.choice(len(self.members), p=self.weights))]
 
     def action_probs(self, view: Any, action_mask: np.ndarray) -> np.ndarray:
-        """The members' mean probabilities: the mixture's behaviour wherever a seat
-        decides at most once per game (simple poker); an approximation elsewhere."""
-        return np.mean([m.action_probs(view, action_mask) for m in self.members], axis=0)
+        """The members' weighted mean probabilities: the mixture's behaviour wherever
+        a seat decides at most once per game (simple poker); an approximation elsewhere."""
+        return np.einsum("i,ij->j", self.weights, np.array([m.action_probs(view, action_mask) for m in self.members]))
 
     def act(self, view: Any, action_mask: np.ndarray) -> int:
         """The current game's member acts."""
@@ -130,5 +134,5 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
             policy.load_state_dict(state)
             policy.set_training_mode(False)
             members.append(TorchPolicyAgent(policy, encoder, rng, deterministic))
-        return MixtureAgent(members, rng, name=f"ppo:{path}")
+        return MixtureAgent(members, rng, name=f"ppo:{path}", weights=cfg.get("mixture_weights"))
     return TorchPolicyAgent(model.policy, encoder, rng, deterministic, name=f"ppo:{path}")

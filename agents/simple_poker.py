@@ -27,6 +27,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from agents.base import register, register_pattern
+from evaluate.matrix_game import solve_matrix_game
 from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
 
 
@@ -141,23 +142,6 @@ def payoff_matrix(n: int, ante: float, bet: float, tactics: np.ndarray) -> np.nd
     T = np.asarray(tactics, dtype=float)
     # R[j, i] = −A + 2A·mean(T_i) + T_i K T_j / n²
     return -ante + 2 * ante * T.mean(axis=1)[None, :] + (T @ K @ T.T).T / (n * n)
-
-
-def solve_matrix_game(R: np.ndarray) -> tuple[float, np.ndarray]:
-    """The seed's LP: player 1 (columns) maximises G with `R·p >= G` for every row.
-
-    Returns `(G, p)`.
-    """
-    rows, cols = R.shape
-    c = np.zeros(cols + 1)
-    c[-1] = -1.0
-    A_ub = np.hstack([-R, np.ones((rows, 1))])  # G − Σ_i R[j,i] p_i <= 0
-    A_eq = np.concatenate([np.ones(cols), [0.0]])[None, :]
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(rows), A_eq=A_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * cols + [(None, None)], method="highs")
-    if res.status != 0:
-        raise RuntimeError(f"HiGHS failed on the matrix game: {res.message}")
-    return float(res.x[-1]), res.x[:cols]
 
 
 def restricted_value(n: int, ante: float, bet: float, tactic_set: str = "thresholds") -> tuple[float, np.ndarray]:

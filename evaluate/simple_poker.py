@@ -134,3 +134,9 @@ def training_metrics(game: SimplePokerGame, agent: Any) -> dict[str, float]:
     """The learning-curve metric of `python -m train simple_poker`: exact exploitability."""
     e = exploitability(game, behaviour_of(agent, game))
     return {"exploitability": e.total}
+
+
+def exact_match_value(game: SimplePokerGame, a: Any, b: Any) -> float:
+    """Exact mean result of agent `a` against `b` over both seatings (for the
+    self-play meta-solver of `python -m train`)."""
+    return match_value(game, behaviour_of(a, game), behaviour_of(b, game))

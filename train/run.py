@@ -53,6 +53,8 @@ DEFAULTS: dict[str, Any] = {
     "snapshot_every": 10_000,
     "pool_size": 50,
     "baselines": [],
+    "meta_solver": "uniform",
+    "meta_games": 200,
 }
 
 
@@ -81,6 +83,8 @@ class TrainConfig:
     final_eval_games: int = 2000
     snapshot_every: int = 10_000
     pool_size: int = 50
+    meta_solver: str = "uniform"
+    meta_games: int = 200
     out: str = ""
 
     def __post_init__(self) -> None:
@@ -90,6 +94,8 @@ class TrainConfig:
             raise ValueError(f"n_envs must be >= 1, got {self.n_envs}")
         if self.control not in ("one_seat", "all_seats"):
             raise ValueError(f"control must be 'one_seat' or 'all_seats', got {self.control!r}")
+        if self.meta_solver not in ("uniform", "nash"):
+            raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
 
 
 def preset(game: str) -> dict[str, Any]:
@@ -109,30 +115,102 @@ def _game_metrics_fn(game_name: str):
 
 
 class OpponentPool:
-    """Opponents for self-play: frozen snapshots of the learner, its live policy
-    and baseline agents; each episode draws every opponent seat uniformly."""
+    """Opponents for self-play: frozen snapshots of the learner and baseline
+    agents, drawn for each opponent seat by the pool's meta-strategy.
 
-    def __init__(self, game: Any, encoder: Any, baselines: list[Any], pool_size: int):
+    `meta_solver="uniform"` weighs every member equally (fictitious play: the
+    learner trains against, and the run ships, the average of its past
+    policies). `"nash"` (two-player zero-sum games) keeps the payoff matrix
+    between members and weighs them by its Nash equilibrium, solved exactly by
+    LP (PSRO's meta-solver). The live policy plays only until the first
+    snapshot exists: training against one's own last iterate cycles in games
+    whose equilibria are mixed.
+    """
+
+    def __init__(self, game: Any, baselines: list[Any], pool_size: int, meta_solver: str = "uniform",
+                 match_value: Any = None):
         self.game = game
-        self.encoder = encoder
-        self.baselines = baselines
-        self.snapshots: deque[Any] = deque(maxlen=pool_size)
+        self.baselines = list(baselines)
+        self.pool_size = pool_size
+        self.meta_solver = meta_solver
+        self.match_value = match_value
+        self.snapshots: list[Any] = []
         self.live: Any = None
+        self.payoff = np.zeros((0, 0))  # payoff[i, j]: member i's mean result against member j
+        self.weights = np.zeros(0)
 
     def members(self) -> list[Any]:
-        """Everything an opponent seat can be drawn from: the snapshots and the
-        baselines — the live policy only until the first snapshot exists, so the
-        learner trains against the pool's average (fictitious play), not against
-        its own last iterate (which cycles in games with mixed equilibria)."""
-        out = list(self.snapshots) + list(self.baselines)
+        """Everything an opponent seat can be drawn from."""
+        out = list(self.snapshots) + self.baselines
         if not self.snapshots and self.live is not None:
             out.append(self.live)
         return out
 
+    def add(self, agent: Any) -> None:
+        """Add a snapshot (dropping the oldest past `pool_size`) and re-solve the meta-game."""
+        if self.meta_solver == "nash":
+            members = list(self.snapshots) + self.baselines
+            row = np.array([self.match_value(agent, m) for m in members])
+            k = len(members)
+            grown = np.zeros((k + 1, k + 1))
+            grown[:k, :k] = self.payoff
+            grown[k, :k] = row
+            grown[:k, k] = -row
+            # keep snapshots first, baselines last
+            ns = len(self.snapshots)
+            order = list(range(ns)) + [k] + list(range(ns, k))
+            self.payoff = grown[np.ix_(order, order)]
+        self.snapshots.append(agent)
+        if len(self.snapshots) > self.pool_size:
+            self.snapshots.pop(0)
+            if self.meta_solver == "nash":
+                self.payoff = self.payoff[1:, 1:]
+        self._solve()
+
+    def _solve(self) -> None:
+        k = len(self.snapshots) + len(self.baselines)
+        if self.meta_solver == "uniform" or k == 0:
+            self.weights = np.full(k, 1.0 / max(k, 1))
+            return
+        from evaluate.matrix_game import solve_matrix_game
+
+        _, p = solve_matrix_game(self.payoff.T)  # column player = the mixture, rows = its opponents
+        self.weights = p
+
     def draw(self, rng: np.random.Generator) -> list[Any]:
         """`num_players - 1` opponents for one episode."""
         members = self.members()
-        return [members[int(rng.integers(len(members)))] for _ in range(self.game.num_players - 1)]
+        n_opp = self.game.num_players - 1
+        if not self.snapshots and not self.baselines:
+            return [self.live] * n_opp
+        w = self.weights if len(self.weights) == len(members) else None
+        return [members[int(rng.choice(len(members), p=w))] for _ in range(n_opp)]
+
+    def mixture(self, rng: np.random.Generator) -> Any:
+        """The pool's meta-strategy as one agent (what a self-play run ships)."""
+        from agents.policy import MixtureAgent
+
+        k = len(self.snapshots)
+        w = self.weights[:k] if len(self.weights) else np.ones(k)
+        if w.sum() <= 0:  # the meta-Nash is all on baselines: fall back to the newest snapshot
+            w = np.eye(k)[-1]
+        return MixtureAgent(list(self.snapshots), rng, weights=w)
+
+
+def simulated_match_value(game: Any, games: int, seed: int):
+    """`value(a, b)`: a's mean return against b over `games` seeded deals, each
+    played from both seats (two-player games)."""
+    from evaluate.tournament import play_game
+
+    def value(a: Any, b: Any) -> float:
+        rng = np.random.default_rng(seed)
+        total = 0.0
+        for _ in range(games):
+            start = game.initial_state(rng)
+            total += play_game(game, [a, b], start)[0][0] + play_game(game, [b, a], start)[0][1]
+        return total / (2 * games)
+
+    return value
 
 
 def _expand_opponents(ids: list[str], n: int) -> list[str]:
@@ -171,7 +249,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from agents.policy import MixtureAgent, TorchPolicyAgent
+    from agents.policy import TorchPolicyAgent
     from evaluate.tournament import format_table, run_tournament
 
     t0 = time.time()
@@ -195,7 +273,13 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
         opponent_ids: list[str] = []
     elif cfg.self_play:
         opponent_ids = list(cfg.baselines)
-        pool = OpponentPool(game, encoder, build(opponent_ids, agent_seq), cfg.pool_size)
+        match_value = None
+        if cfg.meta_solver == "nash":
+            if n != 2:
+                raise ValueError(f"meta_solver='nash' needs a two-player zero-sum game; {cfg.game} seats {n}")
+            hook = getattr(importlib.import_module(f"evaluate.{cfg.game}"), "exact_match_value", None) if importlib.util.find_spec(f"evaluate.{cfg.game}") else None
+            match_value = (lambda a, b: hook(game, a, b)) if hook else simulated_match_value(game, cfg.meta_games, cfg.seed)
+        pool = OpponentPool(game, build(opponent_ids, agent_seq), cfg.pool_size, cfg.meta_solver, match_value)
     else:
         opponent_ids = _expand_opponents(cfg.opponents, n)
 
@@ -233,8 +317,8 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
     def measure(step: int) -> dict[str, float]:
         learner: Any = TorchPolicyAgent(model.policy, encoder, np.random.default_rng(eval_rng.integers(2**32)))
         if pool is not None and pool.snapshots:
-            # Measure what the run ships: the snapshots' average.
-            learner = MixtureAgent(list(pool.snapshots), np.random.default_rng(eval_rng.integers(2**32)))
+            # Measure what the run ships: the pool's meta-strategy over snapshots.
+            learner = pool.mixture(np.random.default_rng(eval_rng.integers(2**32)))
         row: dict[str, float] = {"timesteps": float(step), "mean_return": float(np.mean(recent)) if recent else float("nan")}
         if cfg.control == "one_seat" and cfg.eval_games > 0:
             row.update(evaluate_policy_agent(game, learner, eval_opponents, cfg.eval_games, eval_rng))
@@ -247,7 +331,13 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
             row["eval_win_rate"] = float(np.mean([len(r[1]) > 0 for r in res]))
         if metrics_fn is not None:
             row.update(metrics_fn(game, learner))
+        if pool is not None and pool.snapshots and "exploitability" in row:
+            # An exact exploitability is a true score of the mixture: keep the best one.
+            if best["exploitability"] is None or row["exploitability"] < best["exploitability"]:
+                best.update(exploitability=row["exploitability"], timesteps=step, members=list(learner.members), weights=learner.weights.copy())
         return row
+
+    best: dict[str, Any] = {"exploitability": None}
 
     class Hooks(BaseCallback):
         def __init__(self):
@@ -274,7 +364,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
             if pool is not None and t >= self.next_snap:
                 frozen = copy.deepcopy(model.policy)
                 frozen.set_training_mode(False)
-                pool.snapshots.append(TorchPolicyAgent(frozen, encoder, np.random.default_rng(agent_seq.spawn(1)[0]), name=f"snapshot@{t}"))
+                pool.add(TorchPolicyAgent(frozen, encoder, np.random.default_rng(agent_seq.spawn(1)[0]), name=f"snapshot@{t}"))
                 self.next_snap += snapshot_every
             if t >= self.next_eval:
                 rows.append(measure(t))
@@ -292,10 +382,18 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
     config = dataclasses.asdict(cfg)
     config["play"] = "last"
     if pool is not None and pool.snapshots:
-        # Self-play ships the average of the snapshots (a uniform mixture: each
-        # game is played by one snapshot), the fictitious-play output.
-        torch.save([a.policy.state_dict() for a in pool.snapshots], os.path.join(out, "snapshots.pt"))
+        # Self-play ships the pool's meta-strategy (a mixture: each game is played
+        # by one snapshot drawn by weight) — with an exact exploitability, the
+        # least exploitable one measured during the run.
+        final = pool.mixture(np.random.default_rng(0))
+        members, weights = final.members, final.weights
+        if best["exploitability"] is not None:
+            members, weights = best["members"], best["weights"]
+            config["selected"] = {"by": "exact exploitability (lowest measured)", "timesteps": best["timesteps"],
+                                  "exploitability": best["exploitability"], "final_exploitability": rows[-1].get("exploitability")}
+        torch.save([a.policy.state_dict() for a in members], os.path.join(out, "snapshots.pt"))
         config["play"] = "average"
+        config["mixture_weights"] = [float(w) for w in weights]
     import gymnasium
     import pettingzoo
     import sb3_contrib
@@ -323,6 +421,9 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
     if verbose:
         extra = {k: round(v, 4) for k, v in rows[-1].items() if k != "timesteps"}
         print(f"saved {out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s); final: {extra}")
+        if "selected" in config:
+            sel = config["selected"]
+            print(f"shipped the mixture of step {sel['timesteps']} ({sel['by']}: {sel['exploitability']:.4f})")
     return summary
 
 
