@@ -27,8 +27,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from agents.base import register, register_pattern
-from evaluate.matrix_game import solve_matrix_game
 from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
+from evaluate.matrix_game import solve_matrix_game
 
 
 @dataclass(frozen=True)

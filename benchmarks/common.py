@@ -29,7 +29,7 @@ def random_play_steps(env: Any, seconds: float, seed: int = 0) -> tuple[int, flo
     while True:
         env.reset(seed=seed + episode)
         episode += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 action = None

@@ -111,7 +111,6 @@ def run(args: argparse.Namespace) -> bool:
     if not getattr(args, "exact", False):
         return False
     import agents as agent_registry
-
     from envs import make_game
 
     game = make_game("simple_poker", **args.options)

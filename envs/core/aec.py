@@ -205,11 +205,11 @@ def _direct(name: str, order_enforcing: bool) -> property:
 def _with_direct_reads(base: type, order_enforcing: bool = False) -> type:
     attrs: dict[str, Any] = {name: _direct(name, order_enforcing) for name in _EPISODE_DATA}
 
-    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+    def init(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
         object.__setattr__(self, "_raw", env.unwrapped)
         base.__init__(self, env, *args, **kwargs)
 
-    attrs["__init__"] = __init__
+    attrs["__init__"] = init
     attrs["__doc__"] = f"PettingZoo's `{base.__name__}`, reading episode data straight from the raw env."
     return type(base.__name__, (base,), attrs)
 

@@ -36,7 +36,7 @@ def test_passes_gymnasium_env_checker():
 def test_learner_seat_is_random_and_reward_is_its_own():
     env = make(Fixed(BET), seed=1)
     seats = set()
-    for ep in range(200):
+    for _ep in range(200):
         obs, info = env.reset()
         seat = info["seat"]
         seats.add(seat)
