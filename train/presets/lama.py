@@ -1,5 +1,10 @@
 """L.A.M.A.: one learner seat among three of the seed's strategy-1 players
-(published rules, 4 players); win reward (+1 for each winner at the end).
+(published rules, 4 players), with the dense reward (−points at each round end).
+
+Why dense: with the win reward a fresh policy never beats three strategy-1
+players, so it sees no signal (measured: 60k steps, win rate 0.000); with −points
+it reaches 0.161 (0.140, 0.182) in 60k steps and keeps improving. Evaluation
+still counts wins (`LamaGame.winners`).
 
     python -m train lama --opponents lama/first,lama/first,lama/first
     python -m train lama --opponents random --timesteps 30000     # a quick check
@@ -9,7 +14,7 @@ PRESET = {
     "timesteps": 300_000,
     "opponents": ["lama/first", "lama/first", "lama/first"],
     "control": "one_seat",
-    "options": {"num_players": 4, "rules": "official"},
+    "options": {"num_players": 4, "rules": "official", "reward": "dense"},
     "n_envs": 4,
     "n_steps": 512,
     "batch_size": 512,
