@@ -44,45 +44,54 @@ class PrimiCompostiEncoder:
         )
         self.observation_space = self.layout.space
         self._o = {name: s.start for name, s in self.layout.slices.items()}
+        # Offsets shifted by −2 so that card c lands at `offset + c` (speed).
+        self._own = self._o["own_hand"] - 2
+        self._other = self._o["other_hands"] - 2
+        self._unseen = self._o["unseen"] - 2
+        self._member = self._o["stack_member"] - 2
+        self._top = self._o["stack_top"] - 2
+        self._height = self._o["stack_height"] - 2
+        self._heights = [(i + 1) / m for i in range(m)]
+        self._unseen_all = set(range(2, m + 2))
 
     def encode(self, view: View) -> np.ndarray:
-        """The observation of `view`."""
+        """The observation of `view` (one index list, then a few numpy writes: speed)."""
         o, n, m = self._o, self.n, self.m
         obs = np.zeros(self.layout.size, dtype=np.float32)
         me = view.seat
-        held = set()
+        hands, stacks = view.hands, view.stacks
+        ones: list[int] = [self._own + c for c in hands[me]]  # type: ignore[union-attr]
+        # A card is "unseen" unless it is in the own hand or on a stack.
+        unseen = self._unseen_all.copy()
+        for c in hands[me]:  # type: ignore[union-attr]
+            unseen.discard(c)
+        for r in range(1, n):
+            h = hands[(me + r) % n]
+            if h is not None:
+                base = self._other + (r - 1) * m
+                ones += [base + c for c in h]
+        hpos: list[int] = []
+        hval: list[float] = []
         for r in range(n):
             s = (me + r) % n
-            h = view.hands[s]
-            if h is None:
-                continue
-            if r == 0:
-                for c in h:
-                    obs[o["own_hand"] + c - 2] = 1.0
-            else:
-                base = o["other_hands"] + (r - 1) * m
-                for c in h:
-                    obs[base + c - 2] = 1.0
-                    held.add(c)
-        on_stack = set()
-        for r in range(n):
-            s = (me + r) % n
-            for t in range(2):
-                st = view.stacks[2 * s + t]
-                k = 2 * r + t
-                for pos, c in enumerate(st):
-                    obs[o["stack_member"] + k * m + c - 2] = 1.0
-                    obs[o["stack_height"] + c - 2] = (pos + 1) / m
-                    on_stack.add(c)
+            for t in (0, 1):
+                st = stacks[2 * s + t]
                 if st:
-                    obs[o["stack_top"] + k * m + st[-1] - 2] = 1.0
-        own = set(view.hands[me] or ())
-        for c in range(2, m + 2):
-            if c not in own and c not in on_stack:
-                obs[o["unseen"] + c - 2] = 1.0
-        for r in range(n):
-            s = (me + r) % n
-            obs[o["scores"] + r] = view.scores[s] / self.max_score
-            obs[o["hand_sizes"] + r] = view.hand_sizes[s] / self.game.cards_per_player
+                    k = (2 * r + t) * m
+                    base = self._member + k
+                    ones += [base + c for c in st]
+                    ones.append(self._top + k + st[-1])
+                    hpos += [self._height + c for c in st]
+                    hval += self._heights[: len(st)]
+                    unseen.difference_update(st)
+        ones += [self._unseen + c for c in unseen]
+        obs[ones] = 1.0
+        if hpos:
+            obs[hpos] = hval
+        order = [(me + r) % n for r in range(n)]
+        sc = view.scores
+        hs = view.hand_sizes
+        obs[o["scores"] : o["scores"] + n] = [sc[s] / self.max_score for s in order]
+        obs[o["hand_sizes"] : o["hand_sizes"] + n] = [hs[s] / self.game.cards_per_player for s in order]
         obs[o["turn"]] = view.turn / m
         return obs

@@ -248,6 +248,25 @@ class PrimiCompostiGame:
         such pair in `operand_pairs` order on ties; None with 0 when nothing
         combines (v2: or when the best steals nothing, so nothing moves).
         """
+        if not self.config.allow_revealed_operand:
+            # Fast path (tops of two different stacks): same pair order, same result.
+            tops = [st[-1] if st else 0 for st in stacks]
+            best, best_v, k = None, 0, -1
+            ns = len(tops)
+            valid_c = VALID[card]
+            for i in range(ns):
+                a = tops[i]
+                for j in range(i + 1, ns):
+                    k += 1
+                    b = tops[j]
+                    if a and b and valid_c[a, b]:
+                        if self.version == 1:
+                            v = int(VALUE[a] + VALUE[b])
+                        else:
+                            v = (int(VALUE[a]) if i // 2 != seat else 0) + (int(VALUE[b]) if j // 2 != seat else 0)
+                        if v > best_v:
+                            best, best_v = k, v
+            return best, best_v
         best, best_v = None, 0
         for k in self.valid_pairs(stacks, card):
             if self.version == 1:
@@ -312,9 +331,12 @@ class PrimiCompostiGame:
     def legal_mask(self, state: State) -> np.ndarray:
         """`legal_actions` as an int8 0/1 vector."""
         mask = np.zeros(self.num_actions, dtype=np.int8)
-        la = self.legal_actions(state)
-        if la:
-            mask[list(la)] = 1
+        if self.is_terminal(state):
+            return mask
+        if not self.player_choice:
+            mask[[c - 2 for c in state.hands[self.current_player(state)]]] = 1
+            return mask
+        mask[list(self.legal_actions(state))] = 1
         return mask
 
     def apply(self, state: State, action: int) -> State:
@@ -365,7 +387,8 @@ class PrimiCompostiGame:
         new_stacks[2 * seat + (0 if IS_PRIME[card] else 1)].append(card)
         out_stacks = tuple(tuple(s) for s in new_stacks)
         if self.version == 2:
-            scores = [int(sum(VALUE[c] for c in out_stacks[2 * s] + out_stacks[2 * s + 1])) for s in range(self.num_players)]
+            # Stack values: primes are worth 2, composites 1 (stack 2s holds primes only).
+            scores = [2 * len(out_stacks[2 * s]) + len(out_stacks[2 * s + 1]) for s in range(self.num_players)]
         return State(tuple(hands), out_stacks, tuple(scores), state.turn + 1, state.first, (seat, card, tuple(taken)))
 
     def scores(self, state: State) -> tuple[int, ...]:

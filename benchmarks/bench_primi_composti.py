@@ -1,0 +1,114 @@
+"""Primi Composti speed, as ratios measured in one process.
+
+(a) `primi_composti_v0.env()` steps/s under random legal play vs PettingZoo's
+    `tictactoe_v3.env()` (goal ≥ 2×);
+(b) tournament games/s of greedy_rand vs rand (v1): the numba path
+    `envs.primi_composti.fast` vs the plain engine + `agents.primi_composti`
+    (issue 4: the seed's own code plays about 2,000 such games/s; goal ≥ 20,000);
+(c) minimax_5 time per decision, fast path and plain engine (seed ≈ 0.4 s;
+    goal ≤ 4 ms);
+(d) exact solve of random deals (`envs.primi_composti.solver`), median and
+    worst time per deal, at the given cards per player.
+
+    python benchmarks/bench_primi_composti.py [--seconds 1] [--solve-cards 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run as a script from anywhere
+from benchmarks.common import compare, tictactoe_env  # noqa: E402
+
+
+def plain_minimax_ms(version: int, decisions: int = 3) -> float:
+    """Milliseconds per minimax_5 decision of the plain engine over the first
+    `decisions` moves of a deal (the largest trees: a pessimistic mean)."""
+    from agents.primi_composti import minimax_card
+    from envs.primi_composti.rules import Config, PrimiCompostiGame
+
+    game = PrimiCompostiGame(Config(version=version))
+    s = game.initial_state(np.random.default_rng(3))
+    t = time.perf_counter()
+    for _ in range(decisions):
+        s = game.apply(s, game.action_of(minimax_card(game, s, 5)))
+    return (time.perf_counter() - t) / decisions * 1000
+
+
+def plain_games_per_sec(p0: str, p1: str, games: int, version: int = 1) -> float:
+    """Games/s of the plain engine with the seed's players (no fast path)."""
+    from agents.primi_composti import SeedPlayer
+    from envs.primi_composti.rules import Config, PrimiCompostiGame
+
+    game = PrimiCompostiGame(Config(version=version))
+    players = [SeedPlayer(game, None, p0, fast=False), SeedPlayer(game, None, p1, fast=False)]
+    rng = np.random.default_rng(0)
+    t = time.perf_counter()
+    for _ in range(games):
+        s = game.initial_state(rng)
+        while not game.is_terminal(s):
+            s = game.apply(s, game.action_of(players[game.current_player(s)].card(s)))
+    return games / (time.perf_counter() - t)
+
+
+def fast_games_per_sec(p0: str, p1: str, games: int, version: int = 1) -> float:
+    """Games/s of the numba path (deals drawn outside the timed region)."""
+    from envs.primi_composti import fast
+
+    decks = fast.random_decks(np.random.default_rng(0), games, 12)
+    fast.simulate(version, 12, p0, p1, decks[:10])  # compile / load cache
+    t = time.perf_counter()
+    fast.simulate(version, 12, p0, p1, decks)
+    return games / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--solve-cards", type=int, default=8)
+    ap.add_argument("--solve-deals", type=int, default=10)
+    args = ap.parse_args()
+    from envs import primi_composti_v0
+
+    r = compare(lambda: primi_composti_v0.env(), tictactoe_env, rounds=3, seconds=args.seconds)
+    print(f"(a) env steps/s: primi_composti {r['ours_steps_per_s']:.0f}, tictactoe_v3 {r['peer_steps_per_s']:.0f}: ratio {r['ratio']:.2f}x (goal >= 2x)")
+
+    fast_gps = fast_games_per_sec("greedy_rand", "rand", 200_000)
+    plain_gps = plain_games_per_sec("greedy_rand", "rand", 300)
+    print(f"(b) greedy_rand vs rand games/s: fast {fast_gps:,.0f}, plain {plain_gps:,.0f} (fast/plain {fast_gps / plain_gps:.0f}x); "
+          f"vs the seed's ~2,000: {fast_gps / 2000:.0f}x (goal >= 20,000 games/s)")
+
+    from envs.primi_composti import fast
+
+    for version in (1, 2):
+        decks = fast.random_decks(np.random.default_rng(1), 20, 12)
+        fast.simulate(version, 12, "minimax_5", "minimax_5", decks[:1])
+        t = time.perf_counter()
+        fast.simulate(version, 12, "minimax_5", "minimax_5", decks)
+        ms = (time.perf_counter() - t) / (20 * 24) * 1000
+        plain = plain_minimax_ms(version)
+        print(f"(c) v{version} minimax_5 per decision (mean over 20 self-play games): fast {ms:.2f} ms; "
+              f"plain engine {plain:.0f} ms on the first 3 (largest) decisions; "
+              f"(seed ~400 ms: {400 / ms:.0f}x faster; goal <= 4 ms)")
+
+    from envs.primi_composti.rules import Config, PrimiCompostiGame
+    from envs.primi_composti.solver import Solver, solve_deal
+
+    for version in (1, 2):
+        game = PrimiCompostiGame(Config(version=version, cards_per_player=args.solve_cards))
+        solver = Solver(version)
+        rng = np.random.default_rng(2)
+        solve_deal(game, game.initial_state(rng), solver)
+        times = [solve_deal(game, game.initial_state(rng), solver).seconds for _ in range(args.solve_deals)]
+        print(f"(d) v{version} exact solve, {args.solve_cards} cards each: median {statistics.median(times) * 1000:.0f} ms, "
+              f"worst {max(times) * 1000:.0f} ms over {args.solve_deals} deals")
+
+
+if __name__ == "__main__":
+    main()
