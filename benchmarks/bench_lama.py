@@ -50,6 +50,28 @@ def random_play_steps_per_sec(make_env, seconds: float) -> float:
     return steps / (_clock() - t0)
 
 
+def engine_steps_per_sec(seconds: float) -> float:
+    """Steps/s of the bare engine doing an env step's work (apply, view, encode,
+    mask) under random legal play: the env's cost without the AEC adapter and
+    PettingZoo's wrappers."""
+    from envs.lama.encoding import LamaEncoder
+    from envs.lama.rules import Config, LamaGame
+
+    game = LamaGame(Config(num_players=4))
+    enc = LamaEncoder(game)
+    rng = np.random.default_rng(0)
+    steps = 0
+    t0 = _clock()
+    while _clock() - t0 < seconds:
+        s = game.initial_state(rng)
+        while not s.game_over:
+            enc.encode(game.view(s, s.current))
+            legal = np.flatnonzero(game.legal_mask(s))
+            s = game.apply(s, int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return steps / (_clock() - t0)
+
+
 def plain_tournament_games_per_sec(seconds: float) -> float:
     """Games/s of the plain engine with four `lama/first` agents (seed2022)."""
     from agents.lama import FirstStrategy
@@ -122,6 +144,8 @@ def main() -> None:
     print(f"tictactoe_v3.env()        {ttt:10.0f} steps per CPU-s (peer)")
     print(f"lama_v0.env()             {lama:10.0f} steps per CPU-s   ratio {lama / ttt:5.2f}x  (goal >= 2x)")
     print(f"lama_v0.raw_env()         {lama_raw:10.0f} steps per CPU-s   ratio {lama_raw / ttt:5.2f}x")
+    eng = engine_steps_per_sec(args.seconds)
+    print(f"engine only (no adapter)  {eng:10.0f} steps per CPU-s   ratio {eng / ttt:5.2f}x")
     plain = plain_tournament_games_per_sec(args.seconds)
     fast, fast_wall, warm = fast_tournament_games_per_sec(args.games)
     print(f"4 x strategy 1, plain engine + agents: {plain:10.0f} games per CPU-s ({plain / 500:5.2f}x the seed code's ~500/s)")
