@@ -330,3 +330,12 @@ def test_engine_views_equal_plain_dataclass_views():
     m = g.legal_mask(s)
     m[:] = 0
     assert g.legal_mask(s).sum() == len(g.legal_actions(s))  # a fresh array each call
+
+
+def test_ender_starts_when_round_ends_with_one_left():
+    # round_starter="ender" with last_player_continues=False: the seat whose quit
+    # ended the round (the last to take a turn) starts the next one.
+    g = LamaGame(Config(rules="seed2022", round_starter="ender"))
+    s = make_state(g, [(1,), (4, 4), (2, 3), (2,)], discard=(4,), active=(False, True, True, False), current=2)
+    t = g.apply(s, QUIT)
+    assert t.round == 1 and t.starter == 2 and t.current == 2 and t.rounds_won == (0, 1, 0, 0)
