@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.lama import DEFAULT, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy, fold_value
+from agents.lama import DEFAULT, RETUNED, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy, fold_value
 from envs.lama.rules import DRAW, LLAMA, QUIT, Config, LamaGame, State
 
 
@@ -101,6 +101,7 @@ def test_registry():
     assert isinstance(agents.make("lama/second", game, rng), SecondStrategy)
     assert agents.make("lama/third", game, rng).params == TUNED
     assert agents.make("lama/third-default", game, rng).params == DEFAULT
+    assert agents.make("lama/third-retuned", game, rng).params == RETUNED
     assert agents.make("lama/third:1,2,3.5,0.5", game, rng).params == (1.0, 2.0, 3.5, 0.5)
     assert "lama/third" in agents.known_ids("lama")
     with pytest.raises(ValueError):
