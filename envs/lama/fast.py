@@ -18,7 +18,7 @@ from envs.lama.rules import Config
 
 FIRST, SECOND, THIRD = 1, 2, 3
 STRATEGY_CODES = {"lama/first": FIRST, "lama/second": SECOND, "lama/third": THIRD, "lama/third-default": THIRD}
-MAX_STEPS = 1_000_000  # per game; a game hitting it is flagged (never seen in practice)
+MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
 
 _U = np.uint64
 _GOLDEN = _U(0x9E3779B97F4A7C15)
@@ -244,7 +244,7 @@ class Results:
         totals: (games, n) final penalty points.
         rounds_won: (games, n) rounds each seat ended (emptied hand / last one in).
         rounds: (games,) rounds played.
-        steps: (games,) actions taken (−1 if a game hit `MAX_STEPS`).
+        steps: (games,) actions taken.
         strategies: (games, n) strategy code of each seat.
     """
 
@@ -302,4 +302,7 @@ def play_games(
     p = np.asarray(params, dtype=np.float64)
     p = np.ascontiguousarray(np.broadcast_to(p, (g, n, 4)))
     totals, won, rounds, steps = _play_many(n, seeds, strats, p, *config_codes(config))
+    if (steps < 0).any():
+        bad = seeds[steps < 0][:5].tolist()
+        raise RuntimeError(f"{int((steps < 0).sum())} game(s) exceeded {MAX_STEPS} steps (seeds {bad}); statistics would be biased")
     return Results(totals, won, rounds, steps, strats)
