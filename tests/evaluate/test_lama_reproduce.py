@@ -121,3 +121,12 @@ def test_retuned_set_beats_the_reports_on_fresh_deals():
     w = crn_wins(cfg, seeds, strats, seat, np.array([RETUNED, TUNED]))
     m, lo, hi = mean_interval(w[0].astype(float) - w[1].astype(float))
     assert lo > 0
+
+
+def test_cli_reproduce(tmp_path, capsys):
+    from evaluate.__main__ import main
+
+    assert main(["lama", "--reproduce", "--games", "200", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "Table IV" in text and "consistent with the seed's published code" in text
+    assert len(list(tmp_path.glob("fig*.png"))) == 8
