@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.encoding import Field, Layout
-from envs.primi_composti.rules import PrimiCompostiGame, View
+from envs.primi_composti.rules import VALUE, PrimiCompostiGame, View
 
 
 class PrimiCompostiEncoder:
@@ -21,7 +21,8 @@ class PrimiCompostiEncoder:
     (2N·M: which stack each card lies in), `stack_top` (2N·M), `stack_height`
     (M: position in its stack / M, so the order under the tops is known),
     `scores` (N, score / maximum), `hand_sizes` (N, / cards_per_player),
-    `turn` (1, / M).
+    `turn` (1, / M); with the `observation_hints` option also `hand_gain` (M:
+    each own card's immediate gain / 8).
     """
 
     def __init__(self, game: PrimiCompostiGame):
@@ -41,6 +42,7 @@ class PrimiCompostiEncoder:
                 Field("hand_sizes", n),
                 Field("turn", 1),
             ]
+            + ([Field("hand_gain", m)] if game.config.observation_hints else [])
         )
         self.observation_space = self.layout.space
         self._o = {name: s.start for name, s in self.layout.slices.items()}
@@ -94,4 +96,11 @@ class PrimiCompostiEncoder:
         obs[o["scores"] : o["scores"] + n] = [sc[s] / self.max_score for s in order]
         obs[o["hand_sizes"] : o["hand_sizes"] + n] = [hs[s] / self.game.cards_per_player for s in order]
         obs[o["turn"]] = view.turn / m
+        if "hand_gain" in o:
+            # Immediate gain of each own card (greedy players' score), scaled to [0, 1].
+            g = self.game
+            base = o["hand_gain"] - 2
+            for c in hands[me]:  # type: ignore[union-attr]
+                gain = g.best_pair(stacks, me, c)[1] + int(VALUE[c])
+                obs[base + c] = min(1.0, gain / 8.0)
         return obs

@@ -10,7 +10,7 @@ PRESET = {
     "opponents": ["primi_composti/greedy_rand"],
     "baselines": ["primi_composti/greedy_rand", "primi_composti/rand"],
     "control": "one_seat",
-    "options": {"version": 1},
+    "options": {"version": 1, "observation_hints": True},
     "n_envs": 4,
     "n_steps": 512,
     "batch_size": 512,

@@ -21,6 +21,7 @@ CONFIGS = [
     {"num_players": 3, "version": 2},
     {"num_players": 4, "cards_per_player": 5},
     {"num_players": 6, "version": 2, "seat0_holds_two": False, "cards_per_player": 3},
+    {"observation_hints": True, "version": 2},
 ]
 
 
@@ -152,3 +153,15 @@ def test_render_ansi():
     env.reset(seed=0)
     text = env.render()
     assert "P1" in text and "hand" in text and "primes" in text
+
+
+def test_hand_gain_hint():
+    game = PrimiCompostiGame(Config(observation_hints=True))
+    enc = PrimiCompostiEncoder(game)
+    rng = np.random.default_rng(9)
+    s = _random_play(game, rng, 7)[-1]
+    seat = game.current_player(s)
+    obs = enc.layout.split(enc.encode(game.view(s, seat)))
+    for c in game.cards:
+        expect = game.immediate_score(s, c) / 8 if c in s.hands[seat] else 0.0
+        assert obs["hand_gain"][c - 2] == pytest.approx(expect)
