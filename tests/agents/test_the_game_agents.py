@@ -156,20 +156,26 @@ def test_bestplays_prefers_tricks_and_chains_and_stops_when_plays_get_expensive(
     assert b.act(view_of([10, 21, 50, 60], piles), None) == play_action(10, 0)  # trick beats +1
     # chain: 45 on up1 (+15) then 35 as a trick = net +5 over two cards, better than 60's +40
     assert b.act(view_of([45, 35, 99, 98], piles, played=0), None) == play_action(45, 1)
-    # minimum met and the best play moves a pile by 9 (> limit 2): end the turn
-    assert b.act(view_of([29, 61, 98], piles, played=2), None) == END_TURN
+    # minimum met and the best play skips 8 live cards (> limit 1): end the turn
+    assert b.act(view_of([29, 50, 98], piles, played=2), None) == END_TURN
     # still owed: play the best even if expensive
-    assert b.act(view_of([29, 61, 98], piles, played=1), None) == play_action(29, 0)
+    assert b.act(view_of([29, 50, 98], piles, played=1), None) == play_action(29, 0)
+    # card counting: 29 on up0 (gap 9) skips no live card once 21..28 lie on another pile, so it beats
+    # 75 on down0 (gap 5, but 76..79 are still live)
+    counted = [(1, 20), (1, 30), (100, 80), (100, 70) + tuple(range(28, 20, -1))]
+    assert b.act(view_of([29, 75, 98], counted, played=1), None) == play_action(29, 0)
+    assert b.act(view_of([29, 75, 98], piles, played=1), None) == play_action(75, 2)
 
 
 def test_bestplays_flags_please_hold_and_respects_others_flags():
     g = TheGame(Config(num_players=2, communication="pile_flags"))
     b = agents.make("the_game/bestplays", g, np.random.default_rng(0))
     piles = [(1, 20), (1, 30), (100, 80), (100, 70)]
-    # turn done, holding 23 (gap 3 on up0, above the extra-play limit 2): flag up0 please_hold, then end
-    v = view_of([23, 61, 98], piles, played=2, n=2)
+    # turn done, holding 22 (skips one live card on up0: above the extra-play limit 1, within hold_gap 2):
+    # flag up0 please_hold, then end
+    v = view_of([22, 61, 98], piles, played=2, n=2)
     assert b.act(v, None) == flag_action(0, FLAG_HOLD)
-    done = view_of([23, 61, 98], piles, played=2, n=2, flags=((1, 0, 0, 0), (0, 0, 0, 0)), flags_set=1)
+    done = view_of([22, 61, 98], piles, played=2, n=2, flags=((1, 0, 0, 0), (0, 0, 0, 0)), flags_set=1)
     assert b.act(done, None) == END_TURN
     # the partner asked to hold up0: 21 (+1 there) is avoided for 79 (+1 on down0)
     other = view_of([21, 79, 98], piles, played=0, n=2, flags=((0, 0, 0, 0), (1, 0, 0, 0)))
