@@ -74,9 +74,9 @@ def test_official_baselines_order_and_published_range(official_cells):
         assert by[("bestplays", n)].mean_high < by[("trick", n)].mean_low
         assert by[("simplest", n)].mean_high < by[("trick", n)].mean_low
         # rules doc §6 take-away: a decent greedy heuristic leaves roughly 10–20 cards on average;
-        # our interval must overlap that band
+        # the strong baseline must be at least that good (its whole interval at or below 20)
         c = by[("bestplays", n)]
-        assert c.mean_low <= 20 and c.mean_high >= 8
+        assert c.mean_high <= 20
     # and it wins some games: over the 240 games a win rate of 0 would contradict §6's "a few percent"
     wins = sum(by[("bestplays", n)].win * by[("bestplays", n)].games for n in (2, 4))
     assert wins >= 1
