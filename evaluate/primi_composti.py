@@ -3,6 +3,7 @@
     python -m evaluate primi_composti --reproduce                 # paper sample sizes
     python -m evaluate primi_composti --reproduce --games 20000   # at most 20,000 games per cell
     python -m evaluate primi_composti --reproduce --tables VIII-IX,X-XI
+    python -m evaluate primi_composti --claims --games 1000               # first/second-player edges
     python -m evaluate primi_composti --solve-deals 200 --option version=2 --option cards_per_player=8
 
 Games are played on the compiled fast path (`envs.primi_composti.fast`), which is
@@ -225,10 +226,34 @@ def format_group(group: TableGroup, rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+CLAIM_PLAYERS = ("rand", "greedy_rand", "minimax_4", "minimax_5", "minimax_6")
+
+
+def claims(games: int, seed: int, players: tuple[str, ...] = CLAIM_PLAYERS, log=print) -> list[dict[str, Any]]:
+    """The paper's seat claims at a chosen sample size: self-play of each player in
+    both versions, P1 (first) vs P2 win rates with Wilson intervals. The seed finds
+    a first-player edge for simple/greedy players and a second-player edge for
+    minimax players, strongest in version 2."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for version in (1, 2):
+        for p in players:
+            c = play_cell(version, p, p, games, rng)
+            edge = "P1" if c.w1_ci[0] > c.w2_ci[1] else "P2" if c.w2_ci[0] > c.w1_ci[1] else "none"
+            row = {"version": version, "player": p, "games": games, "w1": c.w1, "w1_ci": c.w1_ci, "tie": c.tie, "w2": c.w2, "w2_ci": c.w2_ci, "favoured": edge}
+            out.append(row)
+            log(
+                f"v{version} {p:>11} self-play, {games} games: P1 {c.w1:5.1f}% [{c.w1_ci[0]:.1f}, {c.w1_ci[1]:.1f}], "
+                f"tie {c.tie:4.1f}%, P2 {c.w2:5.1f}% [{c.w2_ci[0]:.1f}, {c.w2_ci[1]:.1f}] -> favoured: {edge}"
+            )
+    return out
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`--reproduce [--tables ...]`, `--solve-deals N`."""
     parser.add_argument("--reproduce", action="store_true", help="primi_composti: replay the seed's Tables IV-XV side by side (--games caps games per cell)")
     parser.add_argument("--tables", type=str, default=",".join(GROUPS), help=f"primi_composti: table groups for --reproduce, from {','.join(GROUPS)}")
+    parser.add_argument("--claims", action="store_true", help="primi_composti: first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
     parser.add_argument("--solve-deals", type=int, default=0, metavar="N", help="primi_composti: solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
     parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
 
@@ -244,6 +269,13 @@ def run(args: argparse.Namespace) -> bool:
         if args.json:
             with open(args.json, "w", encoding="utf-8") as f:
                 json.dump(result, f, indent=1)
+            print(f"wrote {args.json}")
+        return True
+    if getattr(args, "claims", False):
+        result_c = claims(args.games or 1000, args.seed)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(result_c, f, indent=1)
             print(f"wrote {args.json}")
         return True
     if getattr(args, "solve_deals", 0):

@@ -65,3 +65,9 @@ def test_cli_reproduce_small(capsys):
     assert main(["primi_composti", "--reproduce", "--tables", "XII-XIII", "--games", "6"]) == 0
     out = capsys.readouterr().out
     assert "Tables XII-XIII" in out and "minimax_6" in out and "paper w1 35" in out
+
+
+def test_claims_cli_small(capsys):
+    assert main(["primi_composti", "--claims", "--games", "30"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("self-play") == 10 and "favoured" in out
