@@ -42,6 +42,20 @@ def test_train_self_play_then_evaluate(tmp_path):
 
 
 @pytest.mark.slow
+def test_same_seed_same_training_run(tmp_path):
+    from train.run import TrainConfig, train
+
+    curves = []
+    for name in ("a", "b"):
+        cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, meta_solver="nash", timesteps=1024, n_envs=2,
+                          n_steps=128, batch_size=128, eval_every=512, eval_games=0, snapshot_every=256, final_eval_games=0,
+                          seed=7, out=str(tmp_path / name))
+        train(cfg, progress=False, verbose=False)
+        curves.append((tmp_path / name / "curve.csv").read_text())
+    assert curves[0] == curves[1]
+
+
+@pytest.mark.slow
 def test_train_against_fixed_opponent(tmp_path):
     out = tmp_path / "fixed"
     subprocess.run(
