@@ -17,6 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.core.game import Game, IllegalActionError, legal_mask
+from envs.core.options import make_config
 
 
 class GameAECEnv(AECEnv, EzPickle):
@@ -34,17 +35,24 @@ class GameAECEnv(AECEnv, EzPickle):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"name": "game_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    #: The game's option dataclass, rules engine and observation encoder.
     config_class: ClassVar[type | None] = None
+    game_class: ClassVar[Any] = None
+    encoder_class: ClassVar[Any] = None
 
     @classmethod
     def make_game(cls, **options: Any) -> Game:
         """Build the rules engine from game options (validated by its Config)."""
-        raise NotImplementedError
+        if cls.game_class is None or cls.config_class is None:
+            raise NotImplementedError(f"{cls.__name__} sets neither game_class/config_class nor make_game")
+        return cls.game_class(make_config(cls.config_class, options))
 
     @classmethod
     def make_encoder(cls, game: Game) -> Any:
         """Build the observation encoder of `game`."""
-        raise NotImplementedError
+        if cls.encoder_class is None:
+            raise NotImplementedError(f"{cls.__name__} sets neither encoder_class nor make_encoder")
+        return cls.encoder_class(game)
 
     def __init__(self, render_mode: str | None = None, max_turns: int | None = None, **options: Any):
         EzPickle.__init__(self, render_mode=render_mode, max_turns=max_turns, **options)
@@ -74,6 +82,9 @@ class GameAECEnv(AECEnv, EzPickle):
         self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
         self._rng = np.random.default_rng()
         self._state: Any = None
+        # Optional `game.public_info(state) -> dict`: what every seat may know about
+        # the game as a whole (The Game's cards left), copied into each seat's info.
+        self._public_info = getattr(self.game, "public_info", None)
 
     # --- spaces -----------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -96,6 +107,8 @@ class GameAECEnv(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        if self._public_info is not None:
+            self._report_public_info()
         self._returns = tuple(float(x) for x in self.game.returns(self._state))
         self.num_turns = 0
         self._mask_cache: np.ndarray | None = None
@@ -134,8 +147,15 @@ class GameAECEnv(AECEnv, EzPickle):
                 self.truncations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[game.current_player(state)]
         self._accumulate_rewards()
+        if self._public_info is not None:
+            self._report_public_info()
         if self.render_mode == "human":
             self.render()
+
+    def _report_public_info(self) -> None:
+        info = self._public_info(self._state)
+        for a in self.agents:
+            self.infos[a] = dict(info)
 
     # --- observations -------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -49,6 +49,11 @@ class IllegalActionError(ValueError):
 class Game(Protocol[S, V]):
     """A turn-based game with explicit, non-mutated states.
 
+    Optional methods the adapters and tools use when present: `winners(state)`
+    (who won; default: the best return, nobody on a draw), `legal_mask(state)`
+    (a fast int8 mask), `public_info(state)` (a dict every seat may know, copied
+    into each seat's `infos` by the AEC adapter).
+
     Implementations keep every option in a frozen `config` dataclass and all
     randomness in explicit `np.random.Generator` arguments. Chance events after
     the deal (a new round's shuffle, say) must come from the state itself (a deck

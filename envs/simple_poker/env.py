@@ -17,10 +17,7 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
-from typing import Any
-
 from envs.core.aec import GameAECEnv
-from envs.core.options import make_config
 from envs.simple_poker.encoding import SimplePokerEncoder
 from envs.simple_poker.rules import Config, SimplePokerGame
 
@@ -30,11 +27,5 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
 
     metadata = {"name": "simple_poker_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     config_class = Config
-
-    @classmethod
-    def make_game(cls, **options: Any) -> SimplePokerGame:
-        return SimplePokerGame(make_config(Config, options))
-
-    @classmethod
-    def make_encoder(cls, game: SimplePokerGame) -> SimplePokerEncoder:
-        return SimplePokerEncoder(game)
+    game_class = SimplePokerGame
+    encoder_class = SimplePokerEncoder
