@@ -23,7 +23,7 @@ Registered ids:
 
 from __future__ import annotations
 
-from itertools import accumulate
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 
@@ -297,22 +297,18 @@ class BestPlaysStrategy(_TheGameAgent):
     def scored_plays(self, view: View) -> list[tuple[float, int, int]]:
         """`(score, pile, hand index)` of every fitting play (penalties for flagged piles excluded)."""
         hand, tops = view.hand, view.tops
-        live = [1] * 102
-        live[0] = live[1] = live[100] = live[101] = 0
-        for pile in view.piles:
-            for c in pile:
-                live[c] = 0
-        below = list(accumulate(live, initial=0))  # below[k] = live cards < k
-
-        def between(a: int, b: int) -> int:
-            lo, hi = (a, b) if a < b else (b, a)
-            return below[hi] - below[lo + 1] if hi > lo + 1 else 0
+        piles = view.piles
+        placed = sorted(piles[0] + piles[1] + piles[2] + piles[3])  # start cards 1/100 are never strictly inside
+        gw = self.gap_weight
 
         def waste(top: int, new_top: int, d: int) -> float:
+            # live cards strictly between the old and the new top: they can no longer go on this pile
+            lo, hi = (top, new_top) if top < new_top else (new_top, top)
+            live = (hi - lo - 1) - (bisect_left(placed, hi) - bisect_right(placed, lo))
             move = d * (new_top - top)
             if move < 0:  # the pile went back: live cards re-opened, one card placed for free
-                return -between(new_top, top) - 1 + self.gap_weight * move
-            return between(top, new_top) + self.gap_weight * move
+                return -live - 1 + gw * move
+            return live + gw * move
 
         held = set(hand)
         out = []
@@ -320,7 +316,7 @@ class BestPlaysStrategy(_TheGameAgent):
             top = tops[p]
             d = 1 if p < 2 else -1
             for i, c in enumerate(hand):
-                if not fits(c, p, top, True):
+                if not (c > top or c == top - TRICK) if d == 1 else not (c < top or c == top + TRICK):
                     continue
                 score = waste(top, c, d)
                 partner = c - TRICK * d

@@ -7,7 +7,7 @@
     python -m train the_game --option num_players=2 --option communication=pile_flags
 
 The curve reports `mean_cards_left` (lower is better) via `evaluate.the_game.training_metrics`;
-compare with the baselines in docs/the_game.md (e.g. the_game/bestplays ~18 cards left solo).
+compare with the baselines in docs/the_game.md (e.g. the_game/bestplays leaves ~17 cards solo).
 """
 
 PRESET = {
