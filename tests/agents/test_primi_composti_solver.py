@@ -62,3 +62,12 @@ def test_solve_study_report():
     assert s["deals"] == 12 and abs(s["p1_wins"] + s["ties"] + s["p2_wins"] - 1) < 1e-9
     assert s["regret"]["greedy_rand"]["mean"] >= 0
     assert "regret of greedy_rand" in format_study(s)
+
+
+def test_solve_deals_cli(capsys):
+    from evaluate.__main__ import main
+
+    args = ["primi_composti", "--solve-deals", "6", "--option", "version=2", "--option", "cards_per_player=3", "--regret-players", "greedy_rand"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "6 random deals solved exactly" in out and "regret of greedy_rand" in out
