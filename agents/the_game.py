@@ -261,15 +261,16 @@ class BestPlaysStrategy(_TheGameAgent):
     dir·(card − top). A backwards trick scores minus the live cards it re-opens,
     minus 1 (a card placed for free). A *chain* — card c, then its partner
     c − 10·dir from the hand on the same pile — is scored by where the pile ends up.
-    Piles another player flagged `please_hold` cost `hold_penalty` more. The best
+    On a pile another player flagged `please_hold` a wasteful play's score is
+    multiplied by 1 + `hold_penalty` (plus 0.5; tricks are not penalised). The best
     play is made while the turn's minimum is not met, and beyond it while it scores
     at most `extra_limit` (`extra_limit_last` once the draw pile is empty). Then the
     turn ends; with `communication="pile_flags"` the player first flags
     `please_hold` on each pile where its own best play scores at most `hold_gap`.
     Deterministic. Defaults were chosen by small sweeps (200–300 games × 1/2/3/5
     players, mean cards left): counting live cards instead of the raw gap saved
-    about 2 cards per game; no flag setting we tried helped measurably (larger
-    penalties hurt), so the flags are mild.
+    about 2 cards per game; the multiplicative flag penalty gained about 0.4 card
+    at 2/3/5 players over no flags (same deals), fixed penalties did not.
     """
 
     name = "the_game/bestplays"
@@ -282,7 +283,7 @@ class BestPlaysStrategy(_TheGameAgent):
         extra_limit_last: float = 2.0,
         gap_weight: float = 0.25,
         hold_gap: float = 2.0,
-        hold_penalty: float = 2.0,
+        hold_penalty: float = 0.5,
     ):
         super().__init__(game, rng)
         if self.berger:
@@ -330,7 +331,9 @@ class BestPlaysStrategy(_TheGameAgent):
         blocked = _held_by_others(view) if self.talk else ()
         best = None
         for score, p, i in self.scored_plays(view):
-            cand = (score + (self.hold_penalty if p in blocked else 0), p, i)
+            if p in blocked and score > 0:  # a partner asked to hold this pile: wasting there costs more
+                score = score * (1 + self.hold_penalty) + 0.5
+            cand = (score, p, i)
             if best is None or cand < best:
                 best = cand
         return best
