@@ -227,7 +227,10 @@ def reproduce_official(
 ) -> list[OfficialCell]:
     """Every baseline under the official rules: cards left, share < 10 left, wins (rules doc §6)."""
     cells = []
-    for k, (label, aid, comm, ruleset) in enumerate(baselines):
+    labels = [b[0] for b in OFFICIAL_BASELINES]
+    for pos, (label, aid, comm, ruleset) in enumerate(baselines):
+        # the deals of a baseline do not depend on which other baselines are run
+        k = labels.index(label) if label in labels else len(labels) + pos
         for n in players:
             game = TheGame(Config(num_players=n, rules="official", communication=comm, **options))
             r = simulate(game, aid, games, seed * 1000 + n * 10 + k)
