@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from envs.primi_composti.fast import _VALID, _VALUE, do_move, undo_move
+from envs.primi_composti.fast import _VALID, _VALUE, best_bonus, do_move, undo_move
 
 EXACT, LOWER, UPPER = 0, 1, 2
 _TT_BITS = 22
@@ -96,8 +96,7 @@ def _negamax(version, hands, mover, stacks, heights, scores, alpha, beta, ply,
     n = 0
     for c in range(2, maxcard + 1):
         if (hands[mover] >> c) & 1:
-            undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
-            undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
+            bonus, _pair = best_bonus(version, c, mover, stacks, heights, value, valid)
             d = bonus + value[c] if version == 1 else 2 * bonus + value[c]
             key = d * 2 + (1000 if c == hint else 0)
             j = n
