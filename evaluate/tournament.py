@@ -8,8 +8,9 @@ from comparisons. With `seating="fixed"` entrant i always sits at seat i.
 
 Intervals: with rotation the independent unit is the deal (each agent's results
 averaged over the rotations of one deal); with fixed seating it is the game.
-Win rates use the normal interval over deals (rotate) or Wilson's (fixed);
-mean scores the normal interval.
+Win rates use the normal interval over deals, never narrower than Wilson's
+interval over all games (rotate), or Wilson's (fixed); mean scores the normal
+interval.
 """
 
 from __future__ import annotations
@@ -191,7 +192,11 @@ def run_tournament(
         s = scores[:, :, e]
         if rotations > 1:
             wr, wlo, whi = mean_interval(w.mean(axis=1))
-            wlo, whi = max(0.0, wlo), min(1.0, whi)
+            # The deal-level normal interval collapses when every deal gives the
+            # same share (0 wins in 9 games is not "exactly 0"): never report
+            # narrower than Wilson's interval over all games.
+            plo, phi = wilson_interval(float(w.sum()), count)
+            wlo, whi = max(0.0, min(wlo, plo)), min(1.0, max(whi, phi))
             sm, slo, shi = mean_interval(s.mean(axis=1))
         else:
             wr = float(w.mean())

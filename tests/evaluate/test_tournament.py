@@ -65,3 +65,11 @@ def test_cli_exact_and_errors(tmp_path):
     assert bad.returncode == 2 and "n must be an integer >= 2" in bad.stderr
     bad = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--option", "size=3"], capture_output=True, text=True)
     assert bad.returncode == 2 and "allowed options are" in bad.stderr
+
+
+def test_zero_wins_still_get_an_honest_interval():
+    # "never" (tactic-00) never wins against "always bet/call" over 3 deals x 2 seats
+    res = run_tournament("simple_poker", ["simple_poker/tactic-000", "simple_poker/threshold-1"], games=6, seed=0, options=dict(n=3), progress=False)
+    never = res.agents[0]
+    assert never.win_rate == 0.0
+    assert never.ci95[0] == 0.0 and never.ci95[1] > 0.3  # Wilson's upper bound for 0 of 6 is 0.39
