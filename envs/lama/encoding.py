@@ -6,6 +6,10 @@ next seats clockwise), so one policy can play any seat.
 
 from __future__ import annotations
 
+from functools import partial
+from operator import sub
+from struct import pack as _pack
+
 import numpy as np
 
 from envs.core.encoding import Field, Layout
@@ -51,9 +55,61 @@ class LamaEncoder:
         self._to_act = [[1.0 if i == k else 0.0 for i in range(n)] for k in range(n)]
         self._none = [0.0] * n
         self._points: dict[tuple[int, ...], float] = {}  # hand -> scaled penalty (memo)
+        # Float32 byte strings of the observation's pieces, memoised per key and
+        # shared by every encoder of the same (n, target, scoring). Each is made
+        # by `_encode_plain`'s formula for that key, so `encode` only joins them:
+        # the same array, bit for bit.
+        memo = _SHARED.get((n, self.target, self.scoring))
+        if memo is None:
+            memo = _SHARED[(n, self.target, self.scoring)] = (
+                _Memo(partial(_hand_bytes, self.scoring, self.target)).__getitem__,
+                _Memo(partial(_seat_bytes, n, DECK_SIZE, False)).__getitem__,
+                _Memo(partial(_seat_bytes, n, 1.0, True)).__getitem__,
+                _Memo(partial(_seat_bytes, n, self.target, False)).__getitem__,
+            )
+        self._hand_of, self._sizes_of, self._active_of, self._totals_of = memo
+        self._top_b = [_f32(row) for row in _ONE_HOT]
+        self._to_act_b = [_f32(row) for row in self._to_act]
+        self._none_b = _f32(self._none)
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view`."""
+        seat = view.seat
+        n = self.n
+        if type(seat) is not int or not 0 <= seat < n:
+            return self._encode_plain(view)
+        try:
+            hand = view.hand
+            hand_b, points_b = self._hand_of(hand)
+            unseen = view.unseen
+            sizes_b = self._sizes_of(view.hand_sizes)  # absolute seat order: rotated below
+            active_b = self._active_of(view.active)
+            totals_b = self._totals_of(view.totals)
+            cut = 4 * seat
+            # A count outside the tables raises KeyError: the reference path decides.
+            data = b"".join(
+                [
+                    hand_b,
+                    self._top_b[view.discard[-1]],
+                    _DRAW_OF(view.draw_size),
+                    *map(_EIGHTH_OF, map(sub, map(sub, view.stock, unseen), hand)),
+                    *map(_EIGHTH_OF, unseen),
+                    sizes_b[cut:],
+                    sizes_b[:cut],
+                    active_b[cut:],
+                    active_b[:cut],
+                    totals_b[cut:],
+                    totals_b[:cut],
+                    points_b,
+                    self._to_act_b[(view.current - seat) % n] if not view.game_over else self._none_b,
+                ]
+            )
+        except Exception:  # an unusual view (odd types or sizes)
+            return self._encode_plain(view)
+        return _from_bytes(data, _FLOAT32).copy()
+
+    def _encode_plain(self, view: View) -> np.ndarray:
+        """The observation of `view`, built as a list (the reference for `encode`)."""
         n = self.n
         seat = view.seat
         disc = view.discard
@@ -98,3 +154,44 @@ def _eighths(counts: tuple[int, ...]) -> list[float]:
         if len(_EIGHTHS) < 200_000:
             _EIGHTHS[counts] = out
     return out
+
+
+def _f32(values: list[float]) -> bytes:
+    """`values` (floats) as native float32 bytes: the C double-to-float cast, as
+    `np.array(values, dtype=np.float32).tobytes()` does (tested)."""
+    return _pack(f"{len(values)}f", *values)
+
+
+class _Memo(dict):
+    """A dict that fills a missing key with `fn(key)` (kept while it is small)."""
+
+    def __init__(self, fn, limit: int = 200_000):
+        super().__init__()
+        self.fn = fn
+        self.limit = limit
+
+    def __reduce__(self):  # pickles empty: the entries follow from fn
+        return (_Memo, (self.fn, self.limit))
+
+    def __missing__(self, key):
+        value = self.fn(key)
+        if len(self) < self.limit:
+            self[key] = value
+        return value
+
+
+def _hand_bytes(scoring: str, target: float, hand: tuple[int, ...]) -> tuple[bytes, bytes]:
+    """(hand / 8, hand points / target) as bytes."""
+    return b"".join(map(_EIGHTH_OF, hand)), _f32([hand_points(hand, scoring) / target])
+
+
+def _seat_bytes(n: int, scale: float, flag: bool, values: tuple) -> bytes:
+    """The first n values (`1.0 if v else 0.0` with `flag`, else v / scale) as bytes, seat 0 first."""
+    return _f32([(1.0 if values[i] else 0.0) if flag else values[i] / scale for i in range(n)])
+
+
+_from_bytes = np.frombuffer
+_FLOAT32 = np.dtype(np.float32)
+_SHARED: dict[tuple, tuple] = {}  # (n, target, scoring) -> the memos' look-ups
+_EIGHTH_OF = _Memo(lambda c: _f32([c / 8.0])).__getitem__
+_DRAW_OF = _Memo(lambda size: _f32([size / DECK_SIZE])).__getitem__

@@ -35,6 +35,7 @@ the two engines be differential-tested game for game.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import sub
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -72,7 +73,8 @@ PRESETS: dict[str, dict[str, object]] = {
 }
 
 _VALUE_RANGE = range(VALUES)
-_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal-action tuple -> mask (few dozen kinds)
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal-action tuple -> mask (states off the tables)
+_DECK = tuple(v for v in range(VALUES) for _ in range(COPIES))
 _M64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _ROUND_MIX = 0xD1B54A32D192ED03
@@ -106,6 +108,38 @@ def shuffled(cards: list[int] | tuple[int, ...], key: int) -> list[int]:
         z ^= z >> 31
         j = z % (i + 1)
         out[i], out[j] = out[j], out[i]
+    return out
+
+
+_SPLITMIX_STEPS = np.arange(1, DECK_SIZE + 2, dtype=np.uint64) * np.uint64(_GOLDEN)  # t * golden (mod 2^64)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
+_DIVISORS: dict[int, np.ndarray] = {}
+
+
+def _shuffled_fast(cards: list[int] | tuple[int, ...], key: int) -> list[int]:
+    """`shuffled(cards, key)`, with the SplitMix64 draws computed as one numpy
+    uint64 vector (wrapping arithmetic, the same numbers); only the swaps stay
+    in Python. Equal to `shuffled` for every input (tested)."""
+    out = list(cards)
+    n = len(out)
+    if not 2 <= n <= len(_SPLITMIX_STEPS) + 1:
+        return shuffled(out, key)
+    s30, s27, s31 = _SHIFTS
+    z = _SPLITMIX_STEPS[: n - 1] + np.uint64(key & _M64)
+    z ^= z >> s30
+    z *= _MIX1
+    z ^= z >> s27
+    z *= _MIX2
+    z ^= z >> s31
+    div = _DIVISORS.get(n)
+    if div is None:
+        div = _DIVISORS[n] = np.arange(n, 1, -1, dtype=np.uint64)
+    i = n - 1
+    for j in (z % div).tolist():
+        out[i], out[j] = out[j], out[i]
+        i -= 1
     return out
 
 
@@ -251,11 +285,41 @@ class View:
         return v
 
 
+# Per-top-card tables of the legal actions: `_LEGAL[top][k]` is the (legal
+# tuple, int8 mask) pair for k = bit 0: holds the lower of {top, next}, bit 1:
+# holds the higher one, bit 2: may draw. (`legal_actions` of old, tabulated.)
+def _legal_table(top: int) -> tuple[int, int, list[tuple[tuple[int, ...], np.ndarray]]]:
+    lo, hi = sorted({top, next_card(top)})
+    rows = []
+    for k in range(8):
+        acts = [v for v, bit in ((lo, 1), (hi, 2)) if k & bit]
+        if k & 4:
+            acts.append(DRAW)
+        acts.append(QUIT)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[acts] = 1
+        rows.append((tuple(acts), mask))
+    return lo, hi, rows
+
+
+_LEGAL = [_legal_table(v) for v in range(VALUES)]
+_NO_ACTIONS = ((), np.zeros(NUM_ACTIONS, dtype=np.int8))
+_new_tuple = tuple.__new__
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
 class LamaGame:
     """The rules of L.A.M.A. over immutable `State`s (see the module docstring).
 
     Actions: 0 = play a llama, 1..6 = play a card of that value, 7 = draw,
     8 = quit (fold) the round.
+
+    Speed: the game remembers derived facts of the last state it looked at or
+    produced (hand sizes, cards off the discard pile, legal actions), keyed by
+    that state's identity, so an env step computes each only once and `apply`
+    updates them incrementally. A cache miss just recomputes: results never
+    depend on it.
     """
 
     num_actions = NUM_ACTIONS
@@ -266,6 +330,20 @@ class LamaGame:
         self.num_players = c.num_players
         self.scoring = c.scoring
         self.target_points = c.target_points
+        self._lpc = c.last_player_continues
+        self._reshuffles = c.empty_deck != "no_draw"
+        self._dense = c.reward == "dense"
+        self._zero_returns = (0.0,) * c.num_players
+        # [state, hand sizes | None, stock minus discard counts | None, (legal, mask) | None]
+        self._memo: list = [None, None, None, None]
+
+    def _rec(self, state: State) -> list:
+        """The derived-facts record of `state` (a fresh one on a miss)."""
+        rec = self._memo
+        if rec[0] is not state:
+            rec = [state, None, None, None]
+            self._memo = rec
+        return rec
 
     # --- dealing ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
@@ -280,13 +358,11 @@ class LamaGame:
 
     def _deal(self, seed: int, rnd: int, starter: int, totals, rounds_won, last_scores) -> State:
         n = self.num_players
-        cards = shuffled([v for v in range(VALUES) for _ in range(COPIES)], shuffle_key(seed, rnd, 0))
+        cards = _shuffled_fast(_DECK, shuffle_key(seed, rnd, 0))
         hands = []
         for i in range(n):
-            h = [0] * VALUES
-            for c in cards[1 + HAND_SIZE * i : 1 + HAND_SIZE * (i + 1)]:
-                h[c] += 1
-            hands.append(tuple(h))
+            held = cards[1 + HAND_SIZE * i : 1 + HAND_SIZE * (i + 1)]
+            hands.append(tuple(map(held.count, _VALUE_RANGE)))
         return State(
             seed=seed,
             round=rnd,
@@ -324,8 +400,8 @@ class LamaGame:
         # aborts the program there; here drawing is simply not possible).
         return c.empty_deck != "no_draw" and len(state.discard) > 1
 
-    def legal_actions(self, state: State) -> tuple[int, ...]:
-        """Plays of held cards equal to or one above the top card, draw, quit."""
+    def _legal_plain(self, state: State) -> tuple[int, ...]:
+        """`legal_actions` computed from scratch (any state)."""
         if state.game_over:
             return ()
         hand = state.hands[state.current]
@@ -336,15 +412,49 @@ class LamaGame:
         acts.append(QUIT)
         return tuple(acts)
 
+    def _legal_entry(self, state: State) -> tuple[tuple[int, ...], np.ndarray]:
+        """(legal actions, int8 mask) of `state`, from the tables."""
+        if state.game_over:
+            return _NO_ACTIONS
+        top = state.discard[-1]
+        if type(top) is not int or not 0 <= top < VALUES:
+            legal = self._legal_plain(state)
+            mask = _MASKS.get(legal)
+            if mask is None:
+                mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+                mask[list(legal)] = 1
+                _MASKS[legal] = mask
+            return legal, mask
+        lo, hi, rows = _LEGAL[top]
+        hand = state.hands[state.current]
+        k = 1 if hand[lo] else 0
+        if hand[hi]:
+            k += 2
+        if self._lpc and sum(state.active) == 1:
+            pass
+        elif state.draw_pile or (self._reshuffles and len(state.discard) > 1):
+            k += 4
+        return rows[k]
+
+    def legal_actions(self, state: State) -> tuple[int, ...]:
+        """Plays of held cards equal to or one above the top card, draw, quit."""
+        rec = self._memo
+        if rec[0] is not state:
+            rec = self._rec(state)
+        entry = rec[3]
+        if entry is None:
+            entry = rec[3] = self._legal_entry(state)
+        return entry[0]
+
     def legal_mask(self, state: State) -> np.ndarray:
         """`legal_actions` as an int8 0/1 vector (a new array)."""
-        legal = self.legal_actions(state)
-        mask = _MASKS.get(legal)
-        if mask is None:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            mask[list(legal)] = 1
-            _MASKS[legal] = mask
-        return mask.copy()
+        rec = self._memo
+        if rec[0] is not state:
+            rec = self._rec(state)
+        entry = rec[3]
+        if entry is None:
+            entry = rec[3] = self._legal_entry(state)
+        return entry[1].copy()
 
     def winners(self, state: State) -> tuple[int, ...]:
         """Every seat tied at the fewest points (only meaningful at the end)."""
@@ -354,17 +464,20 @@ class LamaGame:
     def returns(self, state: State) -> tuple[float, ...]:
         """`reward="win"`: 1 for each winner at the end, else 0.
         `reward="dense"`: minus each seat's penalty total so far."""
-        if self.config.reward == "dense":
-            return tuple(-float(t) for t in state.totals)
+        if self._dense:
+            return tuple([-float(t) for t in state.totals])
         if not state.game_over:
-            return (0.0,) * self.num_players
+            return self._zero_returns
         w = set(self.winners(state))
         return tuple(1.0 if i in w else 0.0 for i in range(self.num_players))
 
     # --- dynamics -------------------------------------------------------------------------
     def _next_active(self, active: tuple[bool, ...], seat: int) -> int:
         n = self.num_players
-        for k in range(1, n + 1):
+        s = (seat + 1) % n
+        if active[s]:
+            return s
+        for k in range(2, n + 1):
             s = (seat + k) % n
             if active[s]:
                 return s
@@ -375,7 +488,13 @@ class LamaGame:
         seat = state.current
         if state.game_over:
             raise IllegalActionError(action, seat, "the game is over")
-        legal = self.legal_actions(state)
+        rec = self._memo
+        if rec[0] is not state:
+            rec = self._rec(state)
+        entry = rec[3]
+        if entry is None:
+            entry = rec[3] = self._legal_entry(state)
+        legal = entry[0]
         if action not in legal:
             if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
                 raise IllegalActionError(action, seat, "actions are integers 0..8", legal=legal)
@@ -389,38 +508,61 @@ class LamaGame:
                 reason = "not an action of L.A.M.A. (0-6 play, 7 draw, 8 quit)"
             raise IllegalActionError(action, seat, reason, legal=legal)
         action = int(action)
-        active = state.active
+        seed, rnd, resh, hands, draw_pile, discard, stock, active, _, starter, totals, won, last, over = state
+        cls = type(state)
+        sizes = rec[1]
         if action == QUIT:
             active = active[:seat] + (False,) + active[seat + 1 :]
-            s = state._replace(active=active)
             remaining = sum(active)
-            if remaining == 0 or (remaining == 1 and not self.config.last_player_continues):
-                return self._end_round(s, seat)
-            return s._replace(current=self._next_active(active, seat))
-        hands = state.hands
+            if remaining == 0 or (remaining == 1 and not self._lpc):
+                return self._end_round(state._replace(active=active), seat)
+            child = _new_tuple(cls, (seed, rnd, resh, hands, draw_pile, discard, stock, active,
+                                     self._next_active(active, seat), starter, totals, won, last, over))
+            self._memo = [child, sizes, rec[2], None]
+            return child
         if action == DRAW:
-            s = state
-            if not s.draw_pile:
-                s = self._reshuffle(s)
-            card = s.draw_pile[-1]
+            if not draw_pile:
+                s = self._reshuffle(state)
+                card = s.draw_pile[-1]
+                h = list(hands[seat])
+                h[card] += 1
+                return s._replace(
+                    hands=hands[:seat] + (tuple(h),) + hands[seat + 1 :],
+                    draw_pile=s.draw_pile[:-1],
+                    current=self._next_active(active, seat),
+                )
+            card = draw_pile[-1]
             h = list(hands[seat])
             h[card] += 1
-            return s._replace(
-                hands=hands[:seat] + (tuple(h),) + hands[seat + 1 :],
-                draw_pile=s.draw_pile[:-1],
-                current=self._next_active(active, seat),
-            )
+            child = _new_tuple(cls, (seed, rnd, resh, hands[:seat] + (tuple(h),) + hands[seat + 1 :], draw_pile[:-1],
+                                     discard, stock, active, self._next_active(active, seat), starter, totals, won,
+                                     last, over))
+            if sizes is not None:
+                sizes = sizes[:seat] + (sizes[seat] + 1,) + sizes[seat + 1 :]
+            self._memo = [child, sizes, rec[2], None]
+            return child
         h = list(hands[seat])
         h[action] -= 1
         new_hands = hands[:seat] + (tuple(h),) + hands[seat + 1 :]
-        if sum(h) == 0:
-            return self._end_round(state._replace(hands=new_hands, discard=state.discard + (action,)), seat)
-        return state._replace(hands=new_hands, discard=state.discard + (action,), current=self._next_active(active, seat))
+        if (sum(h) if sizes is None else sizes[seat] - 1) == 0:
+            return self._end_round(state._replace(hands=new_hands, discard=discard + (action,)), seat)
+        nxt = (seat + 1) % self.num_players
+        if not active[nxt]:
+            nxt = self._next_active(active, seat)
+        child = _new_tuple(cls, (seed, rnd, resh, new_hands, draw_pile, discard + (action,), stock, active,
+                                 nxt, starter, totals, won, last, over))
+        if sizes is not None:
+            sizes = sizes[:seat] + (sizes[seat] - 1,) + sizes[seat + 1 :]
+        off = rec[2]
+        if off is not None:
+            off = off[:action] + (off[action] - 1,) + off[action + 1 :]
+        self._memo = [child, sizes, off, None]
+        return child
 
     def _reshuffle(self, s: State) -> State:
         """Rebuild the empty draw pile from the discard pile below its top card."""
         k = s.reshuffles + 1
-        pile = shuffled(s.discard[:-1], shuffle_key(s.seed, s.round, k))
+        pile = _shuffled_fast(s.discard[:-1], shuffle_key(s.seed, s.round, k))
         if self.config.empty_deck == "reshuffle_seed":
             # Seed quirk (Class_Table.shuffleDeck): the discard pile restarts as
             # a single llama; the old top card is gone for the rest of the round.
@@ -460,30 +602,43 @@ class LamaGame:
     # --- information ------------------------------------------------------------------------
     def view(self, state: State, seat: int) -> View:
         """The seat's own hand and the public facts of the game."""
-        hand = state.hands[seat]
-        disc = state.discard
-        stock = state.stock
-        unseen = tuple([stock[v] - disc.count(v) - hand[v] for v in _VALUE_RANGE])
-        return View._build(
-            dict(
-                seat=seat,
-                hand=hand,
-                discard=state.discard,
-                draw_size=len(state.draw_pile),
-                unseen=unseen,
-                hand_sizes=tuple(map(sum, state.hands)),
-                active=state.active,
-                current=state.current,
-                starter=state.starter,
-                totals=state.totals,
-                rounds_won=state.rounds_won,
-                last_scores=state.last_scores,
-                round=state.round,
-                reshuffles=state.reshuffles,
-                stock=state.stock,
-                game_over=state.game_over,
-            )
+        rec = self._memo
+        if rec[0] is not state:
+            rec = self._rec(state)
+        _, rnd, resh, hands, draw_pile, discard, stock, active, current, starter, totals, won, last, over = state
+        sizes = rec[1]
+        if sizes is None:
+            sizes = rec[1] = tuple(map(sum, hands))
+        off = rec[2]  # per value: the round's cards not on the discard pile
+        if off is None:
+            off = rec[2] = tuple([stock[v] - discard.count(v) for v in _VALUE_RANGE])
+        hand = hands[seat]
+        # Built without the frozen dataclass's __init__ (per-field
+        # object.__setattr__): the same instance dict, several times cheaper.
+        v = _new_object(View)
+        _set_attr(
+            v,
+            "__dict__",
+            {
+                "seat": seat,
+                "hand": hand,
+                "discard": discard,
+                "draw_size": len(draw_pile),
+                "unseen": tuple(map(sub, off, hand)) if len(hand) >= VALUES else tuple([off[i] - hand[i] for i in _VALUE_RANGE]),
+                "hand_sizes": sizes,
+                "active": active,
+                "current": current,
+                "starter": starter,
+                "totals": totals,
+                "rounds_won": won,
+                "last_scores": last,
+                "round": rnd,
+                "reshuffles": resh,
+                "stock": stock,
+                "game_over": over,
+            },
         )
+        return v
 
     def sample_state(self, view: View, rng: np.random.Generator) -> State:
         """A state consistent with `view`: the unseen cards dealt at random to the
