@@ -1,0 +1,118 @@
+"""Golden regression test: The Game's env behaves bit for bit as it did before its speed work.
+
+For 34 seeded random episodes over many configs (official 1..5 players, berger2024
+1..7, pile_flags on/off, other options; `raw_env` and `env()`, with an occasional
+illegal move under `env()` and a `max_turns` truncation), every step's observation
+and action mask of every live seat, the seat's view, the engine's legal actions,
+the rewards, cumulative rewards, terminations, truncations and infos are hashed
+into one SHA-256 per episode. The expected hashes in `the_game_golden.json` were
+written by running this file as a script (`python
+tests/envs/the_game/test_the_game_golden.py --write`) ONCE, on the engine as it
+was before the env's public-info refactor and before any optimisation of
+`envs/the_game`; they must never be regenerated to make a change pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from envs import the_game_v0
+
+GOLDEN = Path(__file__).with_name("the_game_golden.json")
+
+# (name, options, wrapped, max_turns, illegal-move probability); two episodes each.
+CASES = [
+    ("off1", dict(num_players=1), False, None, 0.0),
+    ("off2", dict(num_players=2), False, None, 0.0),
+    ("off3", dict(num_players=3), False, None, 0.0),
+    ("off4", dict(num_players=4), True, None, 0.0),
+    ("off5", dict(num_players=5), False, None, 0.0),
+    ("off2_flags", dict(num_players=2, communication="pile_flags"), False, None, 0.0),
+    ("off3_flags", dict(num_players=3, communication="pile_flags"), True, None, 0.0),
+    ("off5_flags_starter", dict(num_players=5, communication="pile_flags", starter=3), False, None, 0.0),
+    ("off4_min3_hand4", dict(num_players=4, min_cards_per_turn=3, hand_size=4, win_bonus=3.5), False, None, 0.0),
+    ("off2_illegal", dict(num_players=2), True, None, 0.02),
+    ("off3_trunc", dict(num_players=3, communication="pile_flags"), True, 30, 0.0),
+    ("ber1", dict(num_players=1, rules="berger2024"), False, None, 0.0),
+    ("ber2", dict(num_players=2, rules="berger2024"), False, None, 0.0),
+    ("ber3", dict(num_players=3, rules="berger2024"), True, None, 0.0),
+    ("ber4", dict(num_players=4, rules="berger2024"), False, None, 0.0),
+    ("ber5", dict(num_players=5, rules="berger2024"), False, None, 0.0),
+    ("ber6", dict(num_players=6, rules="berger2024"), False, None, 0.0),
+    ("ber7", dict(num_players=7, rules="berger2024", hand_size=3), False, None, 0.0),
+]
+EPISODES = 2
+
+
+def _arr(h: Any, a: np.ndarray) -> None:
+    h.update(f"{a.dtype.str}{a.shape}".encode())
+    h.update(np.ascontiguousarray(a).tobytes())
+
+
+def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: float, seed: int) -> list[str]:
+    """One hash per episode of `EPISODES` episodes played on one env object."""
+    env = the_game_v0.env(max_turns=max_turns, **options) if wrapped else the_game_v0.raw_env(max_turns=max_turns, **options)
+    raw = env.unwrapped
+    rng = np.random.default_rng(seed)
+    out = []
+    for ep in range(EPISODES):
+        h = hashlib.sha256()
+        env.reset(seed=seed * 100 + ep)
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            h.update(f"{agent}|{rew!r}|{term!r}|{trunc!r}|{sorted(info.items())!r}".encode())
+            _arr(h, obs["observation"])
+            _arr(h, obs["action_mask"])
+            for a in env.agents:
+                o = env.observe(a)
+                _arr(h, o["observation"])
+                _arr(h, o["action_mask"])
+                h.update(repr(raw.view(a)).encode())
+            h.update(repr(sorted(env.rewards.items())).encode())
+            h.update(repr(sorted(env._cumulative_rewards.items())).encode())
+            h.update(repr(sorted(env.terminations.items())).encode())
+            h.update(repr(sorted(env.truncations.items())).encode())
+            h.update(repr(sorted((k, sorted(v.items())) for k, v in env.infos.items())).encode())
+            h.update(repr(raw.game.legal_actions(raw.state)).encode())
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                if p_illegal and rng.random() < p_illegal:
+                    action = int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(405 - len(legal))])
+                else:
+                    action = int(legal[rng.integers(len(legal))])
+            h.update(repr(action).encode())
+            env.step(action)
+        h.update(repr((env.agents, raw.state)).encode())
+        out.append(h.hexdigest()[:32])
+    return out
+
+
+def all_hashes() -> dict[str, list[str]]:
+    return {name: case_hashes(opts, wrapped, mt, pi, seed=i + 1) for i, (name, opts, wrapped, mt, pi) in enumerate(CASES)}
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_golden(case):
+    name, opts, wrapped, mt, pi = CASES[case]
+    expected = json.loads(GOLDEN.read_text())[name]
+    assert case_hashes(opts, wrapped, mt, pi, seed=case + 1) == expected
+
+
+if __name__ == "__main__":
+    if "--write" not in sys.argv:
+        sys.exit("usage: python tests/envs/the_game/test_the_game_golden.py --write  (only before changing the engine)")
+    import warnings
+
+    warnings.simplefilter("ignore")
+    GOLDEN.write_text(json.dumps(all_hashes(), indent=1) + "\n")
+    print(f"wrote {GOLDEN}")
