@@ -1,6 +1,6 @@
 """Golden regression test: The Game's env behaves bit for bit as it did before its speed work.
 
-For 34 seeded random episodes over many configs (official 1..5 players, berger2024
+For 50 seeded episodes (random and greedy play) over many configs (official 1..5 players, berger2024
 1..7, pile_flags on/off, other options; `raw_env` and `env()`, with an occasional
 illegal move under `env()` and a `max_turns` truncation), every step's observation
 and action mask of every live seat, the seat's view, the engine's legal actions,
@@ -27,7 +27,7 @@ from envs import the_game_v0
 
 GOLDEN = Path(__file__).with_name("the_game_golden.json")
 
-# (name, options, wrapped, max_turns, illegal-move probability); two episodes each.
+# (name, options, wrapped, max_turns, illegal-move probability or -1 for greedy play); two episodes each.
 CASES = [
     ("off1", dict(num_players=1), False, None, 0.0),
     ("off2", dict(num_players=2), False, None, 0.0),
@@ -47,6 +47,14 @@ CASES = [
     ("ber5", dict(num_players=5, rules="berger2024"), False, None, 0.0),
     ("ber6", dict(num_players=6, rules="berger2024"), False, None, 0.0),
     ("ber7", dict(num_players=7, rules="berger2024", hand_size=3), False, None, 0.0),
+    # greedy play (smallest gap first, 10% random): long games that empty the draw pile
+    ("greedy_off1", dict(num_players=1), False, None, -1.0),
+    ("greedy_off2", dict(num_players=2), True, None, -1.0),
+    ("greedy_off3_flags", dict(num_players=3, communication="pile_flags"), False, None, -1.0),
+    ("greedy_off5", dict(num_players=5), False, None, -1.0),
+    ("greedy_ber2", dict(num_players=2, rules="berger2024"), False, None, -1.0),
+    ("greedy_ber5", dict(num_players=5, rules="berger2024"), True, None, -1.0),
+    ("greedy_ber7", dict(num_players=7, rules="berger2024"), False, None, -1.0),
 ]
 EPISODES = 2
 
@@ -54,6 +62,28 @@ EPISODES = 2
 def _arr(h: Any, a: np.ndarray) -> None:
     h.update(f"{a.dtype.str}{a.shape}".encode())
     h.update(np.ascontiguousarray(a).tobytes())
+
+
+def _greedy(raw: Any, legal: np.ndarray, rng: np.random.Generator) -> int:
+    """Smallest gap first (the trick counts -10), end the turn once the minimum is met; 10% a random
+    fitting move instead."""
+    s = raw.state
+    tops = [p[-1] for p in s.piles]
+    costs = []
+    for a in legal.tolist():
+        if a < 392:
+            card, pile = a // 4 + 2, a % 4
+            c = card - tops[pile] if pile < 2 else tops[pile] - card
+            if c < 0 and (c != -10 or raw.game.berger):
+                c = 500  # a misfit under berger2024
+        else:
+            c = 6 if a == 392 else 1000
+        costs.append((c, a))
+    if rng.random() < 0.1:
+        ok = [a for c, a in costs if c < 500]
+        if ok:
+            return ok[int(rng.integers(len(ok)))]
+    return min(costs)[1]
 
 
 def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: float, seed: int) -> list[str]:
@@ -85,7 +115,9 @@ def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: 
                 action = None
             else:
                 legal = np.flatnonzero(obs["action_mask"])
-                if p_illegal and rng.random() < p_illegal:
+                if p_illegal < 0:
+                    action = _greedy(raw, legal, rng)
+                elif p_illegal and rng.random() < p_illegal:
                     action = int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(405 - len(legal))])
                 else:
                     action = int(legal[rng.integers(len(legal))])
