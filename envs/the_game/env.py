@@ -21,43 +21,18 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
-from typing import Any
-
 from envs.core.aec import GameAECEnv
-from envs.core.options import make_config
 from envs.the_game.encoding import TheGameEncoder
 from envs.the_game.rules import Config, TheGame
 
 
 class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
-    """Strict The Game AEC env (options: see `Config`, plus render_mode, max_turns)."""
+    """Strict The Game AEC env (options: see `Config`, plus render_mode, max_turns).
+
+    `infos` report `TheGame.public_info`: cards left, cards placed, won (the same for every seat).
+    """
 
     metadata = {"name": "the_game_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     config_class = Config
-
-    @classmethod
-    def make_game(cls, **options: Any) -> TheGame:
-        return TheGame(make_config(Config, options))
-
-    @classmethod
-    def make_encoder(cls, game: TheGame) -> TheGameEncoder:
-        return TheGameEncoder(game)
-
-    def _report(self) -> None:
-        # Public, identical for every seat: the team's score (no private information).
-        s = self._state
-        info = {"cards_left": s.cards_left, "cards_placed": s.placed, "won": s.won}
-        for a in self.agents:
-            self.infos[a] = dict(info)
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game (see `GameAECEnv.reset`); `infos` report the cards left."""
-        super().reset(seed=seed, options=options)
-        self._report()
-
-    def step(self, action: Any) -> None:
-        """Play `action` (see `GameAECEnv.step`); `infos` report the cards left."""
-        dead = self.terminations.get(self.agent_selection, False) or self.truncations.get(self.agent_selection, False)
-        super().step(action)
-        if not dead:
-            self._report()
+    game_class = TheGame
+    encoder_class = TheGameEncoder

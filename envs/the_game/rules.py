@@ -467,6 +467,10 @@ class TheGame:
         """Cards not on the piles (the official score; lower is better)."""
         return state.cards_left
 
+    def public_info(self, state: State) -> dict:
+        """The team's score, public and the same for every seat (the env copies it into each seat's info)."""
+        return {"cards_left": state.cards_left, "cards_placed": state.placed, "won": state.won}
+
     # --- information ---------------------------------------------------------------
     def view(self, state: State, seat: int) -> View:
         """The seat's own hand plus the public part of the state."""
