@@ -19,10 +19,7 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
-from typing import Any
-
 from envs.core.aec import GameAECEnv
-from envs.core.options import make_config
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import Config, LamaGame
 
@@ -32,11 +29,5 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
 
     metadata = {"name": "lama_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     config_class = Config
-
-    @classmethod
-    def make_game(cls, **options: Any) -> LamaGame:
-        return LamaGame(make_config(Config, options))
-
-    @classmethod
-    def make_encoder(cls, game: LamaGame) -> LamaEncoder:
-        return LamaEncoder(game)
+    game_class = LamaGame
+    encoder_class = LamaEncoder
