@@ -10,7 +10,8 @@ its folder:
 - `curve.csv` and `curve.png` — the learning curve: mean episode return, the
   periodic evaluation's win rate / mean score against the baselines, and any
   game-specific metric (simple poker: exact exploitability),
-- `eval.json` — the final evaluation tournament.
+- `eval.json` — the final evaluation: `{"tournaments": [...]}`, one per line-up
+  (self-play: the shipped policy against each baseline, or `random`).
 """
 
 from __future__ import annotations
@@ -408,16 +409,23 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
     write_curve(rows, out, title=f"{cfg.game} — MaskablePPO{' self-play' if cfg.self_play else ''}")
     summary: dict[str, Any] = {"out": out, "train_seconds": config["train_seconds"], "final": rows[-1]}
     if cfg.final_eval_games > 0:
-        if cfg.control == "one_seat":
-            final_ids = [f"ppo:{out}"] + (opponent_ids if opponent_ids else ["random"] * (n - 1))
+        me = f"ppo:{out}"
+        if cfg.control == "all_seats":
+            lineups = [[me] * n]
+        elif pool is not None:
+            # Self-play: the shipped policy against each baseline (or random) in every other seat.
+            lineups = [[me] + [b] * (n - 1) for b in dict.fromkeys(cfg.baselines or ["random"])]
         else:
-            final_ids = [f"ppo:{out}"] * n
-        result = run_tournament(cfg.game, final_ids, games=cfg.final_eval_games, seed=cfg.seed + 1, options=cfg.options, progress=False)
+            lineups = [[me] + opponent_ids]
+        results = []
+        for ids in lineups:
+            result = run_tournament(cfg.game, ids, games=cfg.final_eval_games, seed=cfg.seed + 1, options=cfg.options, progress=False)
+            results.append(result.to_dict())
+            if verbose:
+                print(format_table(result))
         with open(os.path.join(out, "eval.json"), "w", encoding="utf-8") as f:
-            json.dump(result.to_dict(), f, indent=2)
-        summary["evaluation"] = result.to_dict()
-        if verbose:
-            print(format_table(result))
+            json.dump({"tournaments": results}, f, indent=2)
+        summary["evaluation"] = results
     if verbose:
         extra = {k: round(v, 4) for k, v in rows[-1].items() if k != "timesteps"}
         print(f"saved {out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s); final: {extra}")

@@ -85,6 +85,12 @@ class GameAECEnv(AECEnv, EzPickle):
         # Optional `game.public_info(state) -> dict`: what every seat may know about
         # the game as a whole (The Game's cards left), copied into each seat's info.
         self._public_info = getattr(self.game, "public_info", None)
+        # Bound once: the hot path calls these every step.
+        own_mask = getattr(self.game, "legal_mask", None)
+        self._legal_mask = own_mask if own_mask is not None else (lambda state: legal_mask(self.game, state))
+        self._view = self.game.view
+        self._encode = self.encoder.encode
+        self._num_actions = self.game.num_actions
 
     # --- spaces -----------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -109,7 +115,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         if self._public_info is not None:
             self._report_public_info()
-        self._returns = tuple(float(x) for x in self.game.returns(self._state))
+        self._returns = tuple(map(float, self.game.returns(self._state)))
         self.num_turns = 0
         self._mask_cache: np.ndarray | None = None
         self.agent_selection = self.possible_agents[self.game.current_player(self._state)]
@@ -121,32 +127,36 @@ class GameAECEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(action, seat, "not an integer action id") from None
-        if not 0 <= a < self.game.num_actions:
-            raise IllegalActionError(a, seat, f"outside Discrete({self.game.num_actions})")
-        state = self.game.apply(self._state, a)  # raises before anything changes
+        if type(action) is int:
+            a = action
+        else:
+            try:
+                a = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(action, seat, "not an integer action id") from None
+        if not 0 <= a < self._num_actions:
+            raise IllegalActionError(a, seat, f"outside Discrete({self._num_actions})")
+        game = self.game
+        state = game.apply(self._state, a)  # raises before anything changes
         self._state = state
         self._mask_cache = None
         self.num_turns += 1
-        self._cumulative_rewards[agent] = 0.0
-        new_returns = tuple(float(x) for x in self.game.returns(state))
-        old = self._returns
+        new_returns = tuple(map(float, game.returns(state)))
+        agents = self.agents
+        rewards = dict(zip(agents, [n - o for n, o in zip(new_returns, self._returns)]))
+        self.rewards = rewards
         self._returns = new_returns
-        rewards = self.rewards
-        for i, ag in enumerate(self.agents):
-            rewards[ag] = new_returns[i] - old[i]
-        game = self.game
         if game.is_terminal(state):
-            self.terminations = dict.fromkeys(self.agents, True)
+            self.terminations = dict.fromkeys(agents, True)
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
             if self.max_turns is not None and self.num_turns >= self.max_turns:
-                self.truncations = dict.fromkeys(self.agents, True)
+                self.truncations = dict.fromkeys(agents, True)
             self.agent_selection = self.possible_agents[game.current_player(state)]
-        self._accumulate_rewards()
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0  # the actor's reward restarts at its own move
+        for ag, r in rewards.items():
+            cumulative[ag] += r
         if self._public_info is not None:
             self._report_public_info()
         if self.render_mode == "human":
@@ -160,11 +170,10 @@ class GameAECEnv(AECEnv, EzPickle):
     # --- observations -------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """`agent`'s observation: its encoded view and its action mask."""
-        seat = self._seat[agent]
-        obs = self.encoder.encode(self.game.view(self._state, seat))
+        obs = self._encode(self._view(self._state, self._seat[agent]))
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             if self._mask_cache is None:
-                self._mask_cache = legal_mask(self.game, self._state)
+                self._mask_cache = self._legal_mask(self._state)
             mask = self._mask_cache.copy()
         else:
             mask = self._zero_mask.copy()

@@ -26,6 +26,8 @@ def test_train_self_play_then_evaluate(tmp_path):
         assert (out / name).exists(), name
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["game"] == "simple_poker" and cfg["options"] == {"n": 3} and cfg["play"] == "average"
+    ev = json.loads((out / "eval.json").read_text())["tournaments"]
+    assert [[a["id"] for a in t["agents"]] for t in ev] == [[f"ppo:{out}", "random"]]
     curve = (out / "curve.csv").read_text().splitlines()
     assert curve[0].startswith("timesteps") and "exploitability" in curve[0] and len(curve) >= 3
     game = SimplePokerGame(Config(n=3))
@@ -39,6 +41,16 @@ def test_train_self_play_then_evaluate(tmp_path):
     # a model for another game shape is refused clearly
     with pytest.raises(ValueError, match="trained on simple_poker"):
         agents.make(f"ppo:{out}", SimplePokerGame(Config(n=5)), np.random.default_rng(0))
+
+
+@pytest.mark.slow
+def test_self_play_final_evaluation_faces_each_baseline(tmp_path):
+    from train.run import TrainConfig, train
+
+    cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, baselines=["simple_poker/threshold-1", "random"],
+                      timesteps=512, n_envs=1, n_steps=128, batch_size=64, eval_games=0, final_eval_games=20, seed=1, out=str(tmp_path / "r"))
+    summary = train(cfg, progress=False, verbose=False)
+    assert [[a["id"] for a in t["agents"]][1:] for t in summary["evaluation"]] == [["simple_poker/threshold-1"], ["random"]]
 
 
 @pytest.mark.slow
