@@ -19,10 +19,7 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
-from typing import Any
-
 from envs.core.aec import GameAECEnv
-from envs.core.options import make_config
 from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 
@@ -32,11 +29,5 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
 
     metadata = {"name": "primi_composti_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     config_class = Config
-
-    @classmethod
-    def make_game(cls, **options: Any) -> PrimiCompostiGame:
-        return PrimiCompostiGame(make_config(Config, options))
-
-    @classmethod
-    def make_encoder(cls, game: PrimiCompostiGame) -> PrimiCompostiEncoder:
-        return PrimiCompostiEncoder(game)
+    game_class = PrimiCompostiGame
+    encoder_class = PrimiCompostiEncoder
