@@ -17,37 +17,20 @@ per-core figure and its wall-clock rate is printed too.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import random_play_steps_per_sec, tictactoe_env  # noqa: E402
 
 
 def _clock() -> float:
     # CPU time of this process: on a shared, busy machine wall time mostly
     # measures the neighbours; the ratio against the peer is what is reported.
     return time.process_time()
-
-
-def random_play_steps_per_sec(make_env, seconds: float) -> float:
-    """Steps per second of uniformly random legal play, resetting at each game's end."""
-    env = make_env()
-    rng = np.random.default_rng(0)
-    steps = 0
-    episode = 0
-    env.reset(seed=episode)
-    t0 = _clock()
-    while _clock() - t0 < seconds:
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-        episode += 1
-        env.reset(seed=episode)
-    return steps / (_clock() - t0)
 
 
 def engine_steps_per_sec(seconds: float) -> float:
@@ -108,21 +91,6 @@ def fast_tournament_games_per_sec(games: int) -> tuple[float, float, float]:
     return games / (_clock() - t0), games / (time.perf_counter() - w0), warm
 
 
-def _import_tictactoe():
-    """PettingZoo's tictactoe_v3; pygame (needed only for its human rendering) is
-    stubbed when absent, which leaves the measured ansi-free play unchanged."""
-    import sys
-    import types
-
-    try:
-        import pygame  # noqa: F401
-    except ImportError:
-        sys.modules["pygame"] = types.ModuleType("pygame")
-    from pettingzoo.classic import tictactoe_v3
-
-    return tictactoe_v3
-
-
 def main() -> None:
     """Print the measurements and ratios."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -132,13 +100,12 @@ def main() -> None:
     args = ap.parse_args()
     from envs import lama_v0
 
-    tictactoe_v3 = _import_tictactoe()
 
     # Alternate the measurements and keep each one's best of `--repeats`: on a
     # shared machine this cancels most of the load noise in the ratio.
     ttt = lama = lama_raw = 0.0
     for _ in range(args.repeats):
-        ttt = max(ttt, random_play_steps_per_sec(tictactoe_v3.env, args.seconds))
+        ttt = max(ttt, random_play_steps_per_sec(tictactoe_env, args.seconds))
         lama = max(lama, random_play_steps_per_sec(lambda: lama_v0.env(num_players=4), args.seconds))
         lama_raw = max(lama_raw, random_play_steps_per_sec(lambda: lama_v0.raw_env(num_players=4), args.seconds))
     print(f"tictactoe_v3.env()        {ttt:10.0f} steps per CPU-s (peer)")
