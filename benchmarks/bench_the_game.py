@@ -1,6 +1,6 @@
 """Speed of The Game, as ratios against a peer measured in the same process.
 
-    python benchmarks/bench_the_game.py [--seconds 3]
+    python benchmarks/bench_the_game.py [--seconds 3] [--profile]
 
 1. Env: `the_game_v0.env()` steps/s under random legal play (observe + mask +
    step each move) vs PettingZoo's `tictactoe_v3.env()` under the same loop
@@ -14,52 +14,14 @@
 from __future__ import annotations
 
 import argparse
-import statistics
+import sys
 import time
-from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
 import numpy as np
 
-
-def random_play_steps(env: Any, seconds: float, seed: int = 0) -> tuple[int, float]:
-    """Uniformly random legal play through the AEC API for about `seconds`: (steps, elapsed).
-
-    Every `env.step` call counts (dead steps at an episode's end included), the same
-    way for every environment measured.
-    """
-    rng = np.random.default_rng(seed)
-    steps, episode = 0, 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        env.reset(seed=seed + episode)
-        episode += 1
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-            env.step(action)
-            steps += 1
-        if time.perf_counter() >= deadline:
-            break
-    return steps, time.perf_counter() - start
-
-
-def compare(ours: Callable[[], Any], peer: Callable[[], Any], rounds: int = 5, seconds: float = 1.0) -> dict[str, float]:
-    """Steps/s of `ours()` and `peer()` in alternating rounds (noisy shared machines); median ratio."""
-    env_a, env_b = ours(), peer()
-    ra, rb, ratios = [], [], []
-    for r in range(rounds):
-        sa, ta = random_play_steps(env_a, seconds, seed=1000 * r)
-        sb, tb = random_play_steps(env_b, seconds, seed=1000 * r)
-        ra.append(sa / ta)
-        rb.append(sb / tb)
-        ratios.append(ra[-1] / rb[-1])
-    return {"ours": statistics.median(ra), "peer": statistics.median(rb), "ratio": statistics.median(ratios)}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import compare, random_play_steps, tictactoe_env  # noqa: E402
 
 
 def engine_steps_per_sec(options: dict, seconds: float) -> float:
@@ -95,39 +57,33 @@ def games_per_sec(agent_id: str, options: dict, seconds: float) -> tuple[float, 
     return games / (time.perf_counter() - t0), left / games
 
 
-def _import_tictactoe():
-    """PettingZoo's tictactoe_v3; pygame is only needed for its human rendering, so a
-    stub module stands in when pygame is not installed."""
-    import sys
-    import types
-
-    try:
-        import pygame  # noqa: F401
-    except ImportError:
-        sys.modules["pygame"] = types.ModuleType("pygame")
-    from pettingzoo.classic import tictactoe_v3
-
-    return tictactoe_v3
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--profile", action="store_true", help="only cProfile random legal play on the_game_v0.env()")
     args = ap.parse_args()
     from envs import the_game_v0
 
-    tictactoe_v3 = _import_tictactoe()
+    if args.profile:
+        import cProfile
+        import pstats
 
+        prof = cProfile.Profile()
+        steps, elapsed = prof.runcall(random_play_steps, the_game_v0.env(num_players=2), args.seconds)
+        print(f"{steps} steps in {elapsed:.2f} s (under the profiler)")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+        return
     sec = args.seconds
     for make in (lambda: the_game_v0.env(num_players=2), lambda: the_game_v0.raw_env(num_players=2),
                  lambda: the_game_v0.env(num_players=4, communication="pile_flags"),
                  lambda: the_game_v0.env(num_players=3, rules="berger2024")):
-        r = compare(make, tictactoe_v3.env, rounds=5, seconds=sec / 5)
+        r = compare(make, tictactoe_env, rounds=5, seconds=sec / 5)
         e = make()
         label = f"{type(e).__name__}({e.unwrapped.game.config})"
-        print(f"{label}\n    {r['ours']:8.0f} steps/s vs tictactoe_v3.env() {r['peer']:8.0f}: ratio {r['ratio']:.2f}x "
+        print(f"{label}\n    {r['ours_steps_per_s']:8.0f} steps/s vs tictactoe_v3.env() {r['peer_steps_per_s']:8.0f}: "
+              f"ratio {r['ratio']:.2f}x "
               "(goal >= 2x for env())")
-    ttt = r["peer"]
+    ttt = r["peer_steps_per_s"]
     eng = engine_steps_per_sec(dict(num_players=2), sec)
     print(f"engine TheGame (2 players) apply:            {eng:10.0f} steps/s  ratio {eng / ttt:5.2f}x")
     for aid, opts in (("the_game/bestplays", dict(num_players=2)), ("the_game/bestplays", dict(num_players=4)),

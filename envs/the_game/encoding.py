@@ -6,6 +6,8 @@ player, ...), so one policy can act for any seat (`control="all_seats"`).
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from envs.core.encoding import Field, Layout
@@ -54,51 +56,75 @@ class TheGameEncoder:
         self._flags = lay["flags"].start
         self._fset = lay["flags_set"].start
         self.pile_flags = game.pile_flags
+        # Speed (the env encodes every step, and numpy calls cost more than the few values set): the
+        # observation is filled in a copy of a zero `array.array('f')` by plain item assignment and
+        # turned into one new numpy array at the end. Every gap value is precomputed per (pile, top)
+        # as a list over the cards; values are bit-identical to computing (dir·(card − top) + 100)·0.005
+        # in Python and storing it as float32 (the same double-to-float conversion).
+        self._zero = array("f", bytes(4 * self.layout.size))
+        self._gap_values = [
+            [[((c - top) if p < 2 else (top - c)) + 100 for c in range(LOWEST + NUM_CARDS)] for top in range(101)]
+            for p in range(NUM_PILES)
+        ]
+        for per_top in self._gap_values:
+            for row in per_top:
+                row[:] = [v * 0.005 for v in row]
+        self._hs_frac = [min(1.0, k / self.hand_size) for k in range(NUM_CARDS + 1)]
+        self._others = [[(seat + k) % n for k in range(n)] for seat in range(n)]  # seats by offset from `seat`
+        self._scalar_pos = (self._tops, self._deck, self._sizes)
+        self._turn_pos = (self._act, self._played, self._req, self._fset)
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view` (a new float32 array)."""
-        obs = np.zeros(self.layout.size, dtype=np.float32)
+        obs = self._zero[:]
         n, seat, hs = self.n, view.seat, self.hand_size
-        piles = view.piles
-        tops = [piles[0][-1], piles[1][-1], piles[2][-1], piles[3][-1]]
-        # one fancy assignment for the own hand and the placed cards (few numpy calls: they dominate)
-        hb, pb = self._hand - LOWEST, self._placed - LOWEST
-        idx = [hb + c for c in view.hand]
+        p0, p1, p2, p3 = view.piles
+        t0, t1, t2, t3 = p0[-1], p1[-1], p2[-1], p3[-1]
+        gv = self._gap_values
+        r0, r1, r2, r3 = gv[0][t0], gv[1][t1], gv[2][t2], gv[3][t3]
+        hb = self._hand - LOWEST
+        g0 = self._gaps - LOWEST
+        g1, g2, g3 = g0 + NUM_CARDS, g0 + 2 * NUM_CARDS, g0 + 3 * NUM_CARDS
+        # own hand and the signed gap of every own card on every pile, in the pile's direction
+        for c in view.hand:
+            obs[hb + c] = 1.0
+            obs[g0 + c] = r0[c]
+            obs[g1 + c] = r1[c]
+            obs[g2 + c] = r2[c]
+            obs[g3 + c] = r3[c]
         if view.placed:
-            idx += [pb + c for c in piles[0][1:] + piles[1][1:] + piles[2][1:] + piles[3][1:]]
-        if idx:
-            obs.put(idx, 1.0)
-        # signed gap of every own card on every pile, in the pile's direction (scalar writes beat
-        # small-array numpy math here)
-        hand = view.hand
-        for p in range(NUM_PILES):
-            top = tops[p]
-            base = self._gaps + p * NUM_CARDS - LOWEST
-            if p < 2:
-                for c in hand:
-                    obs[base + c] = (c - top + 100) * 0.005
-            else:
-                for c in hand:
-                    obs[base + c] = (top - c + 100) * 0.005
-        t = self._tops
-        obs[t:t + 4] = (tops[0] * 0.01, tops[1] * 0.01, tops[2] * 0.01, tops[3] * 0.01)
-        obs[self._deck] = view.deck_size / NUM_CARDS
+            pb = self._placed - LOWEST
+            for c in p0[1:] + p1[1:] + p2[1:] + p3[1:]:
+                obs[pb + c] = 1.0
+        t, deck, sz = self._scalar_pos
+        obs[t] = t0 * 0.01
+        obs[t + 1] = t1 * 0.01
+        obs[t + 2] = t2 * 0.01
+        obs[t + 3] = t3 * 0.01
+        obs[deck] = view.deck_size / NUM_CARDS
         sizes = view.hand_sizes
-        for k in range(n):
-            obs[self._sizes + k] = min(1.0, sizes[(seat + k) % n] / hs)
+        frac = self._hs_frac
+        for k in self._others[seat]:
+            obs[sz] = frac[sizes[k]]
+            sz += 1
         if self.pile_flags:
-            for k in range(n):
-                fl = view.flags[(seat + k) % n]
+            flags = view.flags
+            fb = self._flags - 1
+            for k in self._others[seat]:
+                fl = flags[k]
                 for p in range(NUM_PILES):
                     if fl[p]:
-                        obs[self._flags + (k * NUM_PILES + p) * 2 + fl[p] - 1] = 1.0
+                        obs[fb + 2 * p + fl[p]] = 1.0
+                fb += 2 * NUM_PILES
         if not view.over:
-            obs[self._act + (view.player - seat) % n] = 1.0
-            obs[self._played] = min(1.0, view.played_this_turn / hs)
-            obs[self._req] = min(1.0, max(0, view.required - view.played_this_turn) / hs)
+            act, played_at, req_at, fset = self._turn_pos
+            obs[act + (view.player - seat) % n] = 1.0
+            played = view.played_this_turn
+            obs[played_at] = min(1.0, played / hs)
+            obs[req_at] = min(1.0, max(0, view.required - played) / hs)
             fs = view.flags_set
             if fs:
                 for p in range(NUM_PILES):
                     if fs >> p & 1:
-                        obs[self._fset + p] = 1.0
-        return obs
+                        obs[fset + p] = 1.0
+        return np.frombuffer(obs, dtype=np.float32)  # a new writable array over the fresh buffer

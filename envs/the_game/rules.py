@@ -241,6 +241,61 @@ class View:
 
 _START_PILES = ((1,), (1,), (100,), (100,))
 
+# Speed: `State`/`View` built by setting their slots directly (about twice as fast as the frozen
+# dataclass `__init__`, which goes through `object.__setattr__`); the objects are identical.
+_new = object.__new__
+
+
+def _state(piles, hands, deck, player, played_this_turn, placed, over, failed, flags, flags_set, _new=_new,
+           _cls=State, _s0=State.piles.__set__, _s1=State.hands.__set__, _s2=State.deck.__set__,
+           _s3=State.player.__set__, _s4=State.played_this_turn.__set__, _s5=State.placed.__set__,
+           _s6=State.over.__set__, _s7=State.failed.__set__, _s8=State.flags.__set__, _s9=State.flags_set.__set__):
+    s = _new(_cls)
+    _s0(s, piles)
+    _s1(s, hands)
+    _s2(s, deck)
+    _s3(s, player)
+    _s4(s, played_this_turn)
+    _s5(s, placed)
+    _s6(s, over)
+    _s7(s, failed)
+    _s8(s, flags)
+    _s9(s, flags_set)
+    return s
+
+
+def _view(seat, hand, piles, deck_size, hand_sizes, player, played_this_turn, required, placed, over, failed, flags,
+          flags_set, _new=_new, _cls=View, _s0=View.seat.__set__, _s1=View.hand.__set__, _s2=View.piles.__set__,
+          _s3=View.deck_size.__set__, _s4=View.hand_sizes.__set__, _s5=View.player.__set__,
+          _s6=View.played_this_turn.__set__, _s7=View.required.__set__, _s8=View.placed.__set__,
+          _s9=View.over.__set__, _s10=View.failed.__set__, _s11=View.flags.__set__, _s12=View.flags_set.__set__):
+    v = _new(_cls)
+    _s0(v, seat)
+    _s1(v, hand)
+    _s2(v, piles)
+    _s3(v, deck_size)
+    _s4(v, hand_sizes)
+    _s5(v, player)
+    _s6(v, played_this_turn)
+    _s7(v, required)
+    _s8(v, placed)
+    _s9(v, over)
+    _s10(v, failed)
+    _s11(v, flags)
+    _s12(v, flags_set)
+    return v
+
+
+def _stuck(hand: tuple[int, ...], piles: tuple[tuple[int, ...], ...]) -> bool:
+    """No card of `hand` fits any pile (the backwards trick included)."""
+    if not hand:
+        return True
+    a0, a1, d0, d1 = piles[0][-1], piles[1][-1], piles[2][-1], piles[3][-1]
+    hi, lo = max(hand), min(hand)
+    if hi > a0 or hi > a1 or lo < d0 or lo < d1:
+        return False
+    return not (a0 - TRICK in hand or a1 - TRICK in hand or d0 + TRICK in hand or d1 + TRICK in hand)
+
 
 class TheGame:
     """The rules of The Game over immutable `State`s (see the module docstring)."""
@@ -258,11 +313,14 @@ class TheGame:
         self.pile_flags = c.communication == "pile_flags"
         self.win_bonus = float(c.win_bonus)
         self._no_flags = tuple((0, 0, 0, 0) for _ in range(self.num_players))
+        n = self.num_players
+        # returns by cards placed (cooperative: the same for every seat)
+        self._returns = tuple((float(p) + (self.win_bonus if p == NUM_CARDS else 0.0),) * n for p in range(NUM_CARDS + 1))
 
     # --- set-up ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Shuffle 2..99 and deal `hand_size` rounds, each seat taking the last card (as the seed)."""
-        deck = [int(x) for x in rng.permutation(np.arange(LOWEST, HIGHEST + 1))]
+        deck = rng.permutation(np.arange(LOWEST, HIGHEST + 1)).tolist()
         hands: list[list[int]] = [[] for _ in range(self.num_players)]
         for _ in range(self.hand_size):
             for h in hands:
@@ -314,37 +372,40 @@ class TheGame:
         return tuple(acts)
 
     def legal_mask(self, state: State) -> np.ndarray:
-        """int8 mask of `legal_actions`, built directly (the env calls it every step)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        """int8 mask of `legal_actions`, built directly (the env calls it every step): filled in a
+        `bytearray` (cheaper per entry than numpy item assignment), then copied into a new array."""
         if state.over:
-            return mask
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = bytearray(NUM_ACTIONS)
         hand = state.hands[state.player]
         if self.berger:
-            idx = [(c - LOWEST) * NUM_PILES + p for c in hand for p in range(NUM_PILES)]
+            for c in hand:
+                b = c * NUM_PILES - LOWEST * NUM_PILES
+                mask[b] = mask[b + 1] = mask[b + 2] = mask[b + 3] = 1
         else:
             piles = state.piles
             a0, a1, d0, d1 = piles[0][-1], piles[1][-1], piles[2][-1], piles[3][-1]
-            idx = []
+            a0t, a1t, d0t, d1t = a0 - TRICK, a1 - TRICK, d0 + TRICK, d1 + TRICK
             for c in hand:
-                b = (c - LOWEST) * NUM_PILES
-                if c > a0 or c == a0 - TRICK:
-                    idx.append(b)
-                if c > a1 or c == a1 - TRICK:
-                    idx.append(b + 1)
-                if c < d0 or c == d0 + TRICK:
-                    idx.append(b + 2)
-                if c < d1 or c == d1 + TRICK:
-                    idx.append(b + 3)
-            if state.played_this_turn >= self.required(state):
-                idx.append(END_TURN)
+                b = c * NUM_PILES - LOWEST * NUM_PILES
+                if c > a0 or c == a0t:
+                    mask[b] = 1
+                if c > a1 or c == a1t:
+                    mask[b + 1] = 1
+                if c < d0 or c == d0t:
+                    mask[b + 2] = 1
+                if c < d1 or c == d1t:
+                    mask[b + 3] = 1
+            if state.played_this_turn >= (self.min_cards if state.deck else 1):
+                mask[END_TURN] = 1
             if self.pile_flags:
                 mine = state.flags[state.player]
                 for p in range(NUM_PILES):
                     if not state.flags_set >> p & 1:
-                        idx.extend(flag_action(p, v) for v in range(3) if v != mine[p])
-        if idx:
-            mask[idx] = 1
-        return mask
+                        for v in range(3):
+                            if v != mine[p]:
+                                mask[FLAG_BASE + 3 * p + v] = 1
+        return np.frombuffer(mask, dtype=np.int8)  # a new writable array over the fresh bytearray
 
     # --- dynamics -----------------------------------------------------------------
     def _illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
@@ -358,15 +419,30 @@ class TheGame:
         if not 0 <= a < NUM_ACTIONS:
             raise self._illegal(state, a, f"action ids are 0..{NUM_ACTIONS - 1}")
         if a < NUM_PLAY_ACTIONS:
-            card, pile = decode_play(a)
-            hand = state.hands[state.player]
+            card, pile = (a >> 2) + LOWEST, a & 3
+            player = state.player
+            hand = state.hands[player]
             if card not in hand:
                 raise self._illegal(state, a, f"card {card} is not in the hand")
             if self.berger:
                 return self._apply_berger(state, card, pile)
-            if not fits(card, pile, state.piles[pile][-1], True):
-                raise self._illegal(state, a, f"card {card} does not fit pile {PILE_NAMES[pile]} (top {state.piles[pile][-1]})")
-            return self._settle(self._place(state, card, pile, draw=False))
+            piles = state.piles
+            top = piles[pile][-1]
+            if not (card > top or card == top - TRICK if pile < 2 else card < top or card == top + TRICK):
+                raise self._illegal(state, a, f"card {card} does not fit pile {PILE_NAMES[pile]} (top {top})")
+            # place the card (no draw: the official rules refill at the end of the turn), then settle
+            i = hand.index(card)
+            h = hand[:i] + hand[i + 1:]
+            hands = list(state.hands)
+            hands[player] = h
+            pl = list(piles)
+            pl[pile] = piles[pile] + (card,)
+            pl = tuple(pl)
+            placed = state.placed + 1
+            played = state.played_this_turn + 1
+            deck = state.deck
+            over = placed == NUM_CARDS or (played < (self.min_cards if deck else 1) and _stuck(h, pl))
+            return _state(pl, tuple(hands), deck, player, played, placed, over, False, state.flags, state.flags_set)
         if self.berger:
             raise self._illegal(state, a, "under rules='berger2024' a turn is exactly one card")
         if a == END_TURN:
@@ -385,7 +461,7 @@ class TheGame:
         mine = list(flags[state.player])
         mine[pile] = value
         flags[state.player] = tuple(mine)
-        return State(state.piles, state.hands, state.deck, state.player, state.played_this_turn, state.placed,
+        return _state(state.piles, state.hands, state.deck, state.player, state.played_this_turn, state.placed,
                      False, False, tuple(flags), state.flags_set | (1 << pile))
 
     def _place(self, state: State, card: int, pile: int, draw: bool) -> State:
@@ -400,7 +476,7 @@ class TheGame:
         hands[state.player] = tuple(hand)
         piles = list(state.piles)
         piles[pile] = piles[pile] + (card,)
-        return State(tuple(piles), tuple(hands), deck, state.player, state.played_this_turn + 1, state.placed + 1,
+        return _state(tuple(piles), tuple(hands), deck, state.player, state.played_this_turn + 1, state.placed + 1,
                      False, False, state.flags, state.flags_set)
 
     def _apply_berger(self, state: State, card: int, pile: int) -> State:
@@ -410,23 +486,25 @@ class TheGame:
             hand.remove(card)  # the card is lost and not counted
             hands = list(state.hands)
             hands[state.player] = tuple(hand)
-            return State(state.piles, tuple(hands), state.deck, state.player, 0, state.placed, True, True,
-                         state.flags, 0)
+            return _state(state.piles, tuple(hands), state.deck, state.player, 0, state.placed, True, True,
+                           state.flags, 0)
         s = self._place(state, card, pile, draw=True)
         nxt = state.player + 1
         if nxt == self.num_players:
             # End of a pass: the seed's loop continues only while the draw pile is not empty.
-            return State(s.piles, s.hands, s.deck, 0, 0, s.placed, not s.deck, False, s.flags, 0)
-        return State(s.piles, s.hands, s.deck, nxt, 0, s.placed, False, False, s.flags, 0)
+            return _state(s.piles, s.hands, s.deck, 0, 0, s.placed, not s.deck, False, s.flags, 0)
+        return _state(s.piles, s.hands, s.deck, nxt, 0, s.placed, False, False, s.flags, 0)
 
     def _end_turn(self, state: State) -> State:
         """Refill the active hand, pass to the next seat holding cards, clear its flags."""
         hands = list(state.hands)
-        hand = list(hands[state.player])
-        deck = list(state.deck)
-        while len(hand) < self.hand_size and deck:
-            hand.append(deck.pop())
-        hands[state.player] = tuple(hand)
+        hand = hands[state.player]
+        deck = state.deck
+        k = min(self.hand_size - len(hand), len(deck))
+        if k > 0:  # draw k cards from the end of the draw pile, last card first
+            cut = len(deck) - k
+            hands[state.player] = hand + deck[cut:][::-1]
+            deck = deck[:cut]
         n = self.num_players
         nxt = state.player
         for k in range(1, n + 1):
@@ -439,7 +517,7 @@ class TheGame:
             fl = list(flags)
             fl[nxt] = (0, 0, 0, 0)
             flags = tuple(fl)
-        return State(state.piles, tuple(hands), tuple(deck), nxt, 0, state.placed, False, False, flags, 0)
+        return _state(state.piles, tuple(hands), deck, nxt, 0, state.placed, False, False, flags, 0)
 
     def _settle(self, state: State) -> State:
         """Mark the official-rules ends: all cards placed, or the active player stuck below the minimum."""
@@ -447,17 +525,14 @@ class TheGame:
             return state
         if state.placed == NUM_CARDS:
             return _with_over(state)
-        if state.played_this_turn < self.required(state):
-            tops = [p[-1] for p in state.piles]
-            if not any(fits(c, p, tops[p], True) for c in state.hands[state.player] for p in range(NUM_PILES)):
-                return _with_over(state)
+        if state.played_this_turn < (self.min_cards if state.deck else 1) and _stuck(state.hands[state.player], state.piles):
+            return _with_over(state)
         return state
 
     # --- results -------------------------------------------------------------------
     def returns(self, state: State) -> tuple[float, ...]:
         """Every seat: +1 per card placed, + `win_bonus` once all 98 are placed (cooperative)."""
-        r = float(state.placed) + (self.win_bonus if state.placed == NUM_CARDS else 0.0)
-        return (r,) * self.num_players
+        return self._returns[state.placed]
 
     def winners(self, state: State) -> tuple[int, ...]:
         """Cooperative: every seat wins iff all 98 cards are placed; otherwise nobody (the game wins)."""
@@ -469,14 +544,17 @@ class TheGame:
 
     def public_info(self, state: State) -> dict:
         """The team's score, public and the same for every seat (the env copies it into each seat's info)."""
-        return {"cards_left": state.cards_left, "cards_placed": state.placed, "won": state.won}
+        p = state.placed
+        return {"cards_left": NUM_CARDS - p, "cards_placed": p, "won": p == NUM_CARDS}
 
     # --- information ---------------------------------------------------------------
     def view(self, state: State, seat: int) -> View:
         """The seat's own hand plus the public part of the state."""
-        return View(
-            seat, state.hands[seat], state.piles, len(state.deck), tuple(len(h) for h in state.hands), state.player,
-            state.played_this_turn, self.required(state), state.placed, state.over, state.failed, state.flags,
+        hands = state.hands
+        deck = state.deck
+        return _view(
+            seat, hands[seat], state.piles, len(deck), tuple(map(len, hands)), state.player,
+            state.played_this_turn, self.min_cards if deck else 1, state.placed, state.over, state.failed, state.flags,
             state.flags_set,
         )
 
@@ -538,8 +616,8 @@ class TheGame:
 
 
 def _with_over(state: State) -> State:
-    return State(state.piles, state.hands, state.deck, state.player, state.played_this_turn, state.placed, True,
-                 state.failed, state.flags, state.flags_set)
+    return _state(state.piles, state.hands, state.deck, state.player, state.played_this_turn, state.placed, True,
+                  state.failed, state.flags, state.flags_set)
 
 
 __all__ = [
