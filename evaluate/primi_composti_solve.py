@@ -14,6 +14,7 @@ difference (≥ 0, since the solver answers optimally; 0 = perfect play).
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -38,19 +39,26 @@ def regret_game(game: PrimiCompostiGame, state, player: str, seat: int, solver: 
     return value_for_seat - d
 
 
+def tt_bits_for(cards_per_player: int) -> int:
+    """Transposition table size for a deal size (16 bytes an entry: 2^20 at 8 cards, 2^26 ≈ 1 GiB at 11+)."""
+    return min(26, max(16, 2 * cards_per_player + 4))
+
+
 def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str]) -> dict[str, Any]:
     """Solve `deals` random deals exactly and measure the regret of `players`."""
     game = PrimiCompostiGame(Config(version=version, cards_per_player=cards_per_player))
     rng = np.random.default_rng(seed)
     decks = fast.random_decks(rng, deals, cards_per_player)
-    solver = Solver(version)
+    solver = Solver(version, tt_bits=tt_bits_for(cards_per_player))
     solve_deal(game, game.deal(decks[0]), solver)  # compile / load the cached machine code before timing
     values, times, nodes = [], [], []
-    for d in decks:
+    for i, d in enumerate(decks):
         r = solve_deal(game, game.deal(d), solver)
         values.append(r.value)
         times.append(r.seconds)
         nodes.append(r.nodes)
+        # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
+        print(f"deal {i + 1}/{len(decks)}: value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
     vals = np.array(values)
     n = len(vals)
     m, lo, hi = mean_interval(vals)

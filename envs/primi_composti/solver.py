@@ -33,22 +33,25 @@ from envs.primi_composti.fast import _VALID, _VALUE, best_bonus, do_move, undo_m
 
 EXACT, LOWER, UPPER = 0, 1, 2
 _TT_BITS = 22
+_INF = 1000000
 
 
-def _zobrist() -> tuple[np.ndarray, np.ndarray]:
+def _zobrist() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # A fixed generator: the hash keys are part of the algorithm, not of any game's randomness.
     g = np.random.default_rng(0x9C0DE)
     zh = g.integers(0, 2**63 - 1, size=(2, 2, 80), dtype=np.int64).astype(np.uint64)  # [word, seat, card]
     zs = g.integers(0, 2**63 - 1, size=(2, 4, 80, 80), dtype=np.int64).astype(np.uint64)  # [word, stack, height, card]
-    return zh, zs
+    zm = g.integers(0, 2**63 - 1, size=2, dtype=np.int64).astype(np.uint64)  # [word]: seat 1 to move
+    return zh, zs, zm
 
 
-_ZH, _ZS = _zobrist()
+_ZH, _ZS, _ZM = _zobrist()
 
 
 @njit(cache=True)
-def _hash(version, hand0, hand1, stacks, heights, zh, zs, maxcard):
-    """Both 64-bit words of the position's Zobrist key."""
+def _hash(version, hand0, hand1, mover, stacks, heights, zh, zs, zm, maxcard):
+    """Both 64-bit words of the position's Zobrist key: both hands, the mover, and
+    the stack tops (v1: nothing below a top can matter) or the full stacks (v2)."""
     h1 = np.uint64(0)
     h2 = np.uint64(0)
     both = hand0 | hand1
@@ -68,37 +71,175 @@ def _hash(version, hand0, hand1, stacks, heights, zh, zs, maxcard):
                 c = stacks[s, t]
                 h1 ^= zs[0, s, t, c]
                 h2 ^= zs[1, s, t, c]
+    if mover == 1:
+        h1 ^= zm[0]
+        h2 ^= zm[1]
     return h1, h2
 
 
 @njit(cache=True)
-def _negamax(version, hands, mover, stacks, heights, scores, alpha, beta, ply,
-             tt_k1, tt_k2, tt_val, tt_flag, tt_move, zh, zs, cand, deltas, counter, value, valid, maxcard):
-    """Exact value of the rest of the game for `mover` (hands: card bit masks)."""
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _delta_of(version, c, mover, stacks, heights, value, valid):
+    bonus, _pair = best_bonus(version, c, mover, stacks, heights, value, valid)
+    return bonus + value[c] if version == 1 else 2 * bonus + value[c]
+
+
+@njit(cache=True)
+def _bonus_bound(c, avail, pair_mask, pair_val, pair_n):
+    """Largest VALUE(a)+VALUE(b) over pairs (a, b) ⊆ avail with a # b = c (0 if none):
+    an upper bound on card c's bonus (v1) or stolen value (v2) while only the cards
+    of `avail` can ever be visible."""
+    for t in range(pair_n[c]):
+        m = pair_mask[c, t]
+        if (avail & m) == m:
+            return pair_val[c, t]
+    return 0
+
+
+@njit(cache=True)
+def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, value, valid):
+    """do_move for card c, and the child's Zobrist key (updated incrementally)."""
+    k1 = h1 ^ zh[0, mover, c] ^ zm[0]
+    k2 = h2 ^ zh[1, mover, c] ^ zm[1]
+    own = 2 * mover + (0 if value[c] == 2 else 1)
+    if version == 1:
+        if heights[own] > 0:
+            o = stacks[own, heights[own] - 1]
+            k1 ^= zs[0, own, 0, o]
+            k2 ^= zs[1, own, 0, o]
+        k1 ^= zs[0, own, 0, c]
+        k2 ^= zs[1, own, 0, c]
+    else:
+        for s in range(4):
+            ch0[s] = heights[s]
+    undo, bonus = do_move(version, c, mover, stacks, heights, counter[1:3], value, valid)
+    if version == 2:
+        # Cards left the opponent's stacks above their new heights and joined the mover's.
+        for s in range(4):
+            lo = min(ch0[s], heights[s])
+            hi = max(ch0[s], heights[s])
+            for p in range(lo, hi):
+                k1 ^= zs[0, s, p, stacks[s, p]]
+                k2 ^= zs[1, s, p, stacks[s, p]]
+    return undo, bonus, k1, k2
+
+
+@njit(cache=True)
+def _probe_upper(tt, h1, h2):
+    """An upper bound on the stored position's value, or a huge number if none is stored."""
+    idx = np.int64(h1 & np.uint64(tt.shape[0] - 2))
+    chk = h2 >> np.uint64(32)
+    for slot in range(2):
+        i = idx + slot
+        w = tt[i, 1]
+        if tt[i, 0] == h1 and (w >> np.uint64(32)) == chk:
+            if (w & np.uint64(3)) == np.uint64(1):
+                return _INF
+            v = np.int64((w >> np.uint64(16)) & np.uint64(0xFFFF))
+            if v >= 32768:
+                v -= 65536
+            return v
+    return _INF
+
+
+@njit(cache=True)
+def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt, hist,
+            zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound, etc):
+    """Exact value of the rest of the game for `mover` (hands: card bit masks),
+    fail-soft alpha-beta with principal-variation search."""
     counter[0] += 1
-    if hands[mover] == 0:
+    opp = 1 - mover
+    hm = hands[mover]
+    ho = hands[opp]
+    if hm == 0:
         return 0
-    k1, k2 = _hash(version, hands[0], hands[1], stacks, heights, zh, zs, maxcard)
-    idx = np.int64(k1 & np.uint64(tt_k1.shape[0] - 1))
+    nm = _popcount(hm)
+    no = _popcount(ho)
+    if nm == 1 and no <= 1:
+        # Last one or two plies: no search needed.
+        c = 0
+        while not (hm >> c) & 1:
+            c += 1
+        d = _delta_of(version, c, mover, stacks, heights, value, valid)
+        if no == 0:
+            return d
+        hands[mover] = 0
+        undo, bonus = do_move(version, c, mover, stacks, heights, counter[1:3], value, valid)
+        e = 0
+        while not (ho >> e) & 1:
+            e += 1
+        d2 = _delta_of(version, e, opp, stacks, heights, value, valid)
+        undo_move(version, c, mover, stacks, heights, counter[1:3], undo, bonus, value)
+        hands[mover] = hm
+        return d - d2
+    # Two-slot bucket: slot 0 keeps the deepest entry, slot 1 the latest.
+    depth = nm + no
+    mask = np.uint64(tt.shape[0] - 2)
+    idx = np.int64(h1 & mask)
+    chk = h2 >> np.uint64(32)
     hint = -1
-    if tt_k1[idx] == k1 and tt_k2[idx] == k2:
-        v = tt_val[idx]
-        f = tt_flag[idx]
-        if f == 0:
-            return v
-        if f == 1 and v >= beta:
-            return v
-        if f == 2 and v <= alpha:
-            return v
-        hint = tt_move[idx]
+    for slot in range(2):
+        i = idx + slot
+        w = tt[i, 1]
+        if tt[i, 0] == h1 and (w >> np.uint64(32)) == chk:
+            v = np.int64((w >> np.uint64(16)) & np.uint64(0xFFFF))
+            if v >= 32768:
+                v -= 65536
+            info = np.int64(w & np.uint64(0xFFFF))
+            f = info & 3
+            if f == 0:
+                return v
+            if f == 1 and v >= beta:
+                return v
+            if f == 2 and v <= alpha:
+                return v
+            hint = (info >> 2) & 127
+            break
+    if use_bound:
+        # Score bounds: each card gains at least VALUE(c) and at most VALUE(c) + f·bound.
+        fac = 1 if version == 1 else 2
+        avail = np.int64(0)
+        if version == 1:
+            avail = hm | ho
+            for s in range(4):
+                if heights[s] > 0:
+                    avail |= np.int64(1) << stacks[s, heights[s] - 1]
+        ub = 0
+        lb = 0
+        for c in range(2, maxcard + 1):
+            if (hm >> c) & 1:
+                b = _bonus_bound(c, avail, pair_mask, pair_val, pair_n) if version == 1 else ub_all[c]
+                ub += value[c] + fac * b
+                lb += value[c]
+            elif (ho >> c) & 1:
+                b = _bonus_bound(c, avail, pair_mask, pair_val, pair_n) if version == 1 else ub_all[c]
+                ub -= value[c]
+                lb -= value[c] + fac * b
+        if ub <= alpha:
+            return ub
+        if lb >= beta:
+            return lb
+        if ub < beta:
+            beta = ub
+        if lb > alpha:
+            alpha = lb
+        if alpha >= beta:
+            return alpha
     alpha0 = alpha
     # Candidates ordered: the table's best card, then by immediate gain δ.
     n = 0
     for c in range(2, maxcard + 1):
-        if (hands[mover] >> c) & 1:
-            bonus, _pair = best_bonus(version, c, mover, stacks, heights, value, valid)
-            d = bonus + value[c] if version == 1 else 2 * bonus + value[c]
-            key = d * 2 + (1000 if c == hint else 0)
+        if (hm >> c) & 1:
+            d = _delta_of(version, c, mover, stacks, heights, value, valid)
+            key = (d << 24) + max(0, min(hist[mover, c], 16777215)) + ((np.int64(1) << 40) if c == hint else 0)
             j = n
             while j > 0 and cand[ply, j - 1, 1] < key:
                 cand[ply, j, 0] = cand[ply, j - 1, 0]
@@ -109,24 +250,39 @@ def _negamax(version, hands, mover, stacks, heights, scores, alpha, beta, ply,
             cand[ply, j, 1] = key
             deltas[ply, j] = d
             n += 1
-    best = -1000000
+    ch0 = np.empty(4, dtype=np.int64)
+    if etc and depth >= etc:
+        # Enhanced transposition cutoff: a child already known to be bad enough for the opponent.
+        for t in range(n):
+            c = cand[ply, t, 0]
+            hands[mover] ^= np.int64(1) << c
+            undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, value, valid)
+            u = _probe_upper(tt, k1, k2)
+            undo_move(version, c, mover, stacks, heights, counter[1:3], undo, bonus, value)
+            hands[mover] ^= np.int64(1) << c
+            if u < _INF and deltas[ply, t] - u >= beta:
+                return deltas[ply, t] - u
+    best = -_INF
     best_c = -1
     for t in range(n):
         c = cand[ply, t, 0]
         d = deltas[ply, t]
         hands[mover] ^= np.int64(1) << c
-        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
+        undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, value, valid)
         if t == 0:
-            v = d - _negamax(version, hands, 1 - mover, stacks, heights, scores, d - beta, d - alpha, ply + 1,
-                             tt_k1, tt_k2, tt_val, tt_flag, tt_move, zh, zs, cand, deltas, counter, value, valid, maxcard)
+            v = d - _search(version, hands, opp, stacks, heights, d - beta, d - alpha, ply + 1, k1, k2, tt, hist,
+                            zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val, pair_n,
+                            ub_all, maxcard, use_bound, etc)
         else:
             # Principal-variation search: prove the card is no better with a null window first.
-            v = d - _negamax(version, hands, 1 - mover, stacks, heights, scores, d - alpha - 1, d - alpha, ply + 1,
-                             tt_k1, tt_k2, tt_val, tt_flag, tt_move, zh, zs, cand, deltas, counter, value, valid, maxcard)
+            v = d - _search(version, hands, opp, stacks, heights, d - alpha - 1, d - alpha, ply + 1, k1, k2, tt, hist,
+                            zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val,
+                            pair_n, ub_all, maxcard, use_bound, etc)
             if alpha < v < beta:
-                v = d - _negamax(version, hands, 1 - mover, stacks, heights, scores, d - beta, d - v, ply + 1,
-                                 tt_k1, tt_k2, tt_val, tt_flag, tt_move, zh, zs, cand, deltas, counter, value, valid, maxcard)
-        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
+                v = d - _search(version, hands, opp, stacks, heights, d - beta, d - v, ply + 1, k1, k2, tt, hist,
+                                zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val,
+                                pair_n, ub_all, maxcard, use_bound, etc)
+        undo_move(version, c, mover, stacks, heights, counter[1:3], undo, bonus, value)
         hands[mover] ^= np.int64(1) << c
         if v > best:
             best = v
@@ -134,18 +290,47 @@ def _negamax(version, hands, mover, stacks, heights, scores, alpha, beta, ply,
         if best > alpha:
             alpha = best
         if alpha >= beta:
+            if hist[0, 0] >= 0:
+                hist[mover, c] += depth * depth
             break
-    tt_k1[idx] = k1
-    tt_k2[idx] = k2
-    tt_val[idx] = best
-    tt_move[idx] = best_c
     if best <= alpha0:
-        tt_flag[idx] = 2
+        flag = 2
     elif best >= beta:
-        tt_flag[idx] = 1
+        flag = 1
     else:
-        tt_flag[idx] = 0
+        flag = 0
+    dq = min(depth, 31)
+    i = idx
+    w = tt[idx, 1]
+    if not (tt[idx, 0] == h1 and (w >> np.uint64(32)) == chk) and np.int64((w >> np.uint64(9)) & np.uint64(31)) > dq:
+        i = idx + 1
+    tt[i, 0] = h1
+    tt[i, 1] = (chk << np.uint64(32)) | (np.uint64(best & 0xFFFF) << np.uint64(16)) | np.uint64(flag | (best_c << 2) | (dq << 9))
     return best
+
+
+def _pair_tables(maxcard: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each card c ≤ maxcard: the pairs a < b with a # b = c as bit masks, by
+    VALUE(a)+VALUE(b) descending; and that value's maximum over all cards (v2 bound)."""
+    lists = [[] for _ in range(maxcard + 1)]
+    for c in range(2, maxcard + 1):
+        for a in range(2, maxcard + 1):
+            for b in range(a + 1, maxcard + 1):
+                if _VALID[c, a, b] and a != c and b != c:
+                    lists[c].append((int(_VALUE[a] + _VALUE[b]), (1 << a) | (1 << b)))
+        lists[c].sort(key=lambda x: -x[0])
+    w = max(1, max(len(x) for x in lists))
+    pm = np.zeros((maxcard + 1, w), dtype=np.int64)
+    pv = np.zeros((maxcard + 1, w), dtype=np.int64)
+    pn = np.zeros(maxcard + 1, dtype=np.int64)
+    ub = np.zeros(maxcard + 1, dtype=np.int64)
+    for c, lst in enumerate(lists):
+        pn[c] = len(lst)
+        for t, (v, m) in enumerate(lst):
+            pm[c, t] = m
+            pv[c, t] = v
+        ub[c] = lst[0][0] if lst else 0
+    return pm, pv, pn, ub
 
 
 class Solver:
@@ -153,25 +338,33 @@ class Solver:
 
     Args:
         version: 1 or 2.
-        tt_bits: log2 of the table size (2^22 entries ≈ 84 MB).
+        tt_bits: log2 of the table size (16 bytes an entry: 2^22 ≈ 67 MB, 2^25 ≈ 537 MB).
+        use_bound: prune with the score bounds (see `_search`); exact either way.
     """
 
-    def __init__(self, version: int, tt_bits: int = _TT_BITS):
+    def __init__(self, version: int, tt_bits: int = _TT_BITS, use_bound: bool = True, mtdf: bool = True,
+                 guess: int | None = None, history: bool = False, etc: int = 0):
         self.version = int(version)
+        self.mtdf = bool(mtdf)
+        # First guess of MTD(f): near the typical value of a deal (perfect play favours the second player).
+        self.guess = int(guess) if guess is not None else (-1 if self.version == 1 else -3)
+        self.use_bound = bool(use_bound)
         size = 1 << tt_bits
-        self.tt_k1 = np.zeros(size, dtype=np.uint64)
-        self.tt_k2 = np.zeros(size, dtype=np.uint64)
-        self.tt_val = np.zeros(size, dtype=np.int64)
-        self.tt_flag = np.zeros(size, dtype=np.int8)
-        self.tt_move = np.zeros(size, dtype=np.int64)
+        # Entry: [key word 1, (32 bits of key word 2) | value (16) | depth (5) best card (7) flag (2)].
+        self.tt = np.zeros((size, 2), dtype=np.uint64)
+        self.hist = np.zeros((2, 80), dtype=np.int64)  # history heuristic: cutoffs per seat and card
+        self.history = history
+        self.etc = int(etc)
         self.cand = np.zeros((80, 40, 2), dtype=np.int64)
         self.deltas = np.zeros((80, 40), dtype=np.int64)
-        self.counter = np.zeros(1, dtype=np.int64)
+        self.counter = np.zeros(3, dtype=np.int64)  # nodes, then scratch scores
+        self._pairs: dict[int, tuple] = {}
 
     def clear(self) -> None:
         """Forget every stored position."""
-        self.tt_k1[:] = 0
-        self.tt_k2[:] = 0
+        self.tt[:] = 0
+        self.hist[:] = 0
+        self.hist[0, 0] = 0 if self.history else -1  # card 0 does not exist: the slot is the switch
 
     def value(self, hands: tuple[tuple[int, ...], tuple[int, ...]], stacks: tuple[tuple[int, ...], ...], mover: int) -> int:
         """Exact value for `mover` of the rest of the game (its future score
@@ -184,12 +377,33 @@ class Solver:
             for i, c in enumerate(stacks[s]):
                 st[s, i] = c
             heights[s] = len(stacks[s])
-        scores = np.zeros(2, dtype=np.int64)
-        return int(
-            _negamax(self.version, h, mover, st, heights, scores, -1000000, 1000000, 0, self.tt_k1, self.tt_k2,
-                     self.tt_val, self.tt_flag, self.tt_move, _ZH, _ZS, self.cand, self.deltas, self.counter, _VALUE, _VALID,
-                     int(max(max(hands[0], default=2), max(hands[1], default=2), *[max(x, default=2) for x in stacks])))
-        )
+        maxcard = int(max(max(hands[0], default=2), max(hands[1], default=2), *[max(x, default=2) for x in stacks]))
+        if maxcard not in self._pairs:
+            self._pairs[maxcard] = _pair_tables(maxcard)
+        pm, pv, pn, ub = self._pairs[maxcard]
+        if self.version == 2:
+            # Any card in play may become visible again (captures uncover cards).
+            allc = set(hands[0]) | set(hands[1]) | {c for s in stacks for c in s}
+            avail = sum(1 << c for c in allc)
+            ub = np.array([_bonus_bound(c, avail, pm, pv, pn) if c >= 2 else 0 for c in range(maxcard + 1)], dtype=np.int64)
+        k1, k2 = _hash(self.version, h[0], h[1], mover, st, heights, _ZH, _ZS, _ZM, maxcard)
+
+        def probe(a: int, b: int) -> int:
+            return int(_search(self.version, h, mover, st, heights, a, b, 0, k1, k2, self.tt, self.hist, _ZH, _ZS, _ZM, self.cand, self.deltas, self.counter, _VALUE, _VALID, pm, pv,
+                               pn, ub, maxcard, self.use_bound, self.etc))
+
+        if not self.mtdf:
+            return probe(-_INF, _INF)
+        # MTD(f): null-window searches converging on the value from a first guess.
+        g, lo, hi = self.guess, -_INF, _INF
+        while lo < hi:
+            b = g + 1 if g == lo else g
+            g = probe(b - 1, b)
+            if g < b:
+                hi = g
+            else:
+                lo = g
+        return g
 
 
 def _delta(game, state, card: int) -> int:
