@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import agents
+from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from envs.primi_composti.solver import Solver, best_card, card_values, state_value
+from envs.primi_composti.solver import Solver, best_card, card_values, solve_deal, state_value
 from evaluate.primi_composti_solve import format_study, regret_game, solve_study
 
 
@@ -40,6 +41,56 @@ def test_solver_equals_full_minimax(version):
                 before = sign * (s.scores[s.first] - s.scores[1 - s.first])
                 assert before + v == sign * full_minimax(game, child)
             assert vals[best_card(game, s, solver)] == max(vals.values())
+
+
+# Every search option must give the same exact values (they only change the speed).
+_OPTIONS = [
+    {},
+    {"use_bound": False, "mtdf": False},
+    {"mtdf": False},
+    {"use_bound": False, "guess": 5},
+    {"history": True, "etc": 2},
+]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_solver_options_equal_full_minimax_many_seeds(version):
+    for seed in range(20):
+        rng = np.random.default_rng(1000 * version + seed)
+        for k in (3, 4):
+            game = PrimiCompostiGame(Config(version=version, cards_per_player=k))
+            positions = []
+            for _ in range(3):
+                s = game.initial_state(rng)
+                for _ in range(int(rng.integers(0, 4))):
+                    la = game.legal_actions(s)
+                    s = game.apply(s, la[int(rng.integers(len(la)))])
+                positions.append((s, full_minimax(game, s)))
+            for opts in _OPTIONS:
+                solver = Solver(version, tt_bits=10, **opts)  # a small table: collisions and replacements happen
+                for s, exact in positions:
+                    assert state_value(game, s, solver) == exact, (seed, k, opts)
+
+
+# Values of random deals computed by the previous solver (plain PVS, commit bed32b7):
+# decks = fast.random_decks(np.random.default_rng(100 + k), n, k).
+_PREVIOUS = {
+    (1, 6): [1, -2, 0, -2, -4, 1],
+    (1, 7): [7, 0, -2, -4],
+    (1, 8): [-3, -1, -3],
+    (2, 6): [-2, -4, -2, -2, -6, -2],
+    (2, 7): [4, -4, -4, -4],
+    (2, 8): [-5],
+}
+
+
+@pytest.mark.parametrize("version,k", sorted(_PREVIOUS))
+def test_solver_equals_previous_solver(version, k):
+    expected = _PREVIOUS[(version, k)]
+    game = PrimiCompostiGame(Config(version=version, cards_per_player=k))
+    decks = fast.random_decks(np.random.default_rng(100 + k), len(expected), k)
+    solver = Solver(version, tt_bits=18)
+    assert [solve_deal(game, game.deal(d), solver).value for d in decks] == expected
 
 
 def test_solver_player_and_regret():
