@@ -13,6 +13,8 @@ import numpy as np
 from envs.core.encoding import Field, Layout
 from envs.the_game.rules import LOWEST, NUM_CARDS, NUM_PILES, TheGame, View
 
+_F32 = np.dtype(np.float32)
+
 
 class TheGameEncoder:
     """Encodes a `View` as named fields (all in [0, 1]):
@@ -56,20 +58,18 @@ class TheGameEncoder:
         self._flags = lay["flags"].start
         self._fset = lay["flags_set"].start
         self.pile_flags = game.pile_flags
-        # Speed (the env encodes every step, and numpy calls cost more than the few values set): the
+        # Speed (the env encodes every step, and a numpy call costs more than the few values set): the
         # observation is filled in a copy of a zero `array.array('f')` by plain item assignment and
-        # turned into one new numpy array at the end. Every gap value is precomputed per (pile, top)
-        # as a list over the cards; values are bit-identical to computing (dir·(card − top) + 100)·0.005
-        # in Python and storing it as float32 (the same double-to-float conversion).
+        # returned as a numpy array over that fresh buffer. A gap value is looked up by its integer
+        # numerator dir·(card − top) + 100 in one small (cache-friendly) list; values are bit-identical
+        # to computing (dir·(card − top) + 100)·0.005 in Python and storing it as float32.
         self._zero = array("f", bytes(4 * self.layout.size))
-        self._gap_values = [
-            [[((c - top) if p < 2 else (top - c)) + 100 for c in range(LOWEST + NUM_CARDS)] for top in range(101)]
-            for p in range(NUM_PILES)
-        ]
-        for per_top in self._gap_values:
-            for row in per_top:
-                row[:] = [v * 0.005 for v in row]
+        self._gap_value = [k * 0.005 for k in range(201)]  # [dir·(card − top) + 100]: one small, cache-hot list
         self._hs_frac = [min(1.0, k / self.hand_size) for k in range(NUM_CARDS + 1)]
+        # per card: its hand position and its gap positions on the four piles
+        g = self._gaps - LOWEST
+        self._card_pos = [(self._hand - LOWEST + c, g + c, g + NUM_CARDS + c, g + 2 * NUM_CARDS + c, g + 3 * NUM_CARDS + c)
+                          for c in range(LOWEST + NUM_CARDS)]
         self._others = [[(seat + k) % n for k in range(n)] for seat in range(n)]  # seats by offset from `seat`
         self._scalar_pos = (self._tops, self._deck, self._sizes)
         self._turn_pos = (self._act, self._played, self._req, self._fset)
@@ -77,21 +77,20 @@ class TheGameEncoder:
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view` (a new float32 array)."""
         obs = self._zero[:]
-        n, seat, hs = self.n, view.seat, self.hand_size
+        n, seat = self.n, view.seat
         p0, p1, p2, p3 = view.piles
         t0, t1, t2, t3 = p0[-1], p1[-1], p2[-1], p3[-1]
-        gv = self._gap_values
-        r0, r1, r2, r3 = gv[0][t0], gv[1][t1], gv[2][t2], gv[3][t3]
-        hb = self._hand - LOWEST
-        g0 = self._gaps - LOWEST
-        g1, g2, g3 = g0 + NUM_CARDS, g0 + 2 * NUM_CARDS, g0 + 3 * NUM_CARDS
+        gap = self._gap_value
+        k0, k1, k2, k3 = 100 - t0, 100 - t1, t2 + 100, t3 + 100
+        pos = self._card_pos
         # own hand and the signed gap of every own card on every pile, in the pile's direction
         for c in view.hand:
-            obs[hb + c] = 1.0
-            obs[g0 + c] = r0[c]
-            obs[g1 + c] = r1[c]
-            obs[g2 + c] = r2[c]
-            obs[g3 + c] = r3[c]
+            h, i0, i1, i2, i3 = pos[c]
+            obs[h] = 1.0
+            obs[i0] = gap[c + k0]
+            obs[i1] = gap[c + k1]
+            obs[i2] = gap[k2 - c]
+            obs[i3] = gap[k3 - c]
         if view.placed:
             pb = self._placed - LOWEST
             for c in p0[1:] + p1[1:] + p2[1:] + p3[1:]:
@@ -120,11 +119,11 @@ class TheGameEncoder:
             act, played_at, req_at, fset = self._turn_pos
             obs[act + (view.player - seat) % n] = 1.0
             played = view.played_this_turn
-            obs[played_at] = min(1.0, played / hs)
-            obs[req_at] = min(1.0, max(0, view.required - played) / hs)
+            obs[played_at] = frac[played]  # min(1, played / hand size)
+            obs[req_at] = frac[max(0, view.required - played)]
             fs = view.flags_set
             if fs:
                 for p in range(NUM_PILES):
                     if fs >> p & 1:
                         obs[fset + p] = 1.0
-        return np.frombuffer(obs, dtype=np.float32)  # a new writable array over the fresh buffer
+        return np.frombuffer(obs, _F32)  # a new writable array over the fresh buffer

@@ -240,6 +240,7 @@ class View:
 
 
 _START_PILES = ((1,), (1,), (100,), (100,))
+_I8 = np.dtype(np.int8)
 
 # Speed: `State`/`View` built by setting their slots directly (about twice as fast as the frozen
 # dataclass `__init__`, which goes through `object.__setattr__`); the objects are identical.
@@ -405,7 +406,7 @@ class TheGame:
                         for v in range(3):
                             if v != mine[p]:
                                 mask[FLAG_BASE + 3 * p + v] = 1
-        return np.frombuffer(mask, dtype=np.int8)  # a new writable array over the fresh bytearray
+        return np.frombuffer(mask, _I8)  # a new writable array over the fresh bytearray
 
     # --- dynamics -----------------------------------------------------------------
     def _illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
