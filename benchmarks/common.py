@@ -18,7 +18,8 @@ import numpy as np
 
 
 def random_play_steps(env: Any, seconds: float, seed: int = 0) -> tuple[int, float]:
-    """Play uniformly random legal actions for about `seconds`; returns (steps, elapsed).
+    """Play uniformly random legal actions for about `seconds` of CPU time; returns
+    (steps, elapsed). The first reset is seeded, later ones continue the stream.
 
     Every `env.step` call counts, dead steps at the end of an episode included,
     the same way for every environment measured.
@@ -29,7 +30,8 @@ def random_play_steps(env: Any, seconds: float, seed: int = 0) -> tuple[int, flo
     start = time.process_time()
     deadline = start + seconds
     while True:
-        env.reset(seed=seed + episode)
+        # Seed once, as training loops do: later resets continue the env's stream.
+        env.reset(seed=seed if episode == 0 else None)
         episode += 1
         for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
