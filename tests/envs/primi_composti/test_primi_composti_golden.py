@@ -1,0 +1,127 @@
+"""Golden regression test: Primi Composti's env behaves bit for bit as it did before its speed work.
+
+For 40 seeded episodes (random legal play, 20 configs x 2 episodes: version 1/2,
+2/3/4/6 players, 12 and 6 cards per player, steal_choice max/player,
+allow_revealed_operand, observation_hints, every reward mode, seat0_holds_two
+off; `raw_env` and `env()`, with an occasional illegal move under `env()` and a
+`max_turns` truncation), every step's observation and action mask of every live
+seat, the seat's view, the engine's legal actions, the rewards, cumulative
+rewards, terminations, truncations, infos and the full state are hashed into
+one SHA-256 per episode. The expected hashes in `primi_composti_golden.json`
+were written by running this file as a script (`python
+tests/envs/primi_composti/test_primi_composti_golden.py --write`) ONCE, on
+`envs/primi_composti/rules.py` and `encoding.py` as they were BEFORE the env
+speed work; they must never be regenerated to make a change pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from envs import primi_composti_v0
+
+GOLDEN = Path(__file__).with_name("primi_composti_golden.json")
+
+# (name, options, wrapped, max_turns, illegal-move probability); two episodes each.
+CASES = [
+    ("v1_2p", dict(), False, None, 0.0),
+    ("v1_2p_wrapped", dict(), True, None, 0.0),
+    ("v1_3p", dict(num_players=3), False, None, 0.0),
+    ("v1_4p_k6", dict(num_players=4, cards_per_player=6), True, None, 0.0),
+    ("v1_6p", dict(num_players=6), False, None, 0.0),
+    ("v1_2p_k6_hints", dict(cards_per_player=6, observation_hints=True), False, None, 0.0),
+    ("v1_3p_score", dict(num_players=3, reward="score"), False, None, 0.0),
+    ("v1_2p_result_noseat0", dict(reward="result", seat0_holds_two=False), True, None, 0.0),
+    ("v2_2p", dict(version=2), False, None, 0.0),
+    ("v2_2p_wrapped", dict(version=2), True, None, 0.0),
+    ("v2_3p_hints", dict(version=2, num_players=3, observation_hints=True), False, None, 0.0),
+    ("v2_4p", dict(version=2, num_players=4), False, None, 0.0),
+    ("v2_6p_k6_score", dict(version=2, num_players=6, cards_per_player=6, reward="score"), True, None, 0.0),
+    ("v2_2p_player", dict(version=2, steal_choice="player"), False, None, 0.0),
+    ("v2_3p_player_k6", dict(version=2, num_players=3, cards_per_player=6, steal_choice="player"), True, None, 0.0),
+    ("v2_2p_revealed", dict(version=2, allow_revealed_operand=True), False, None, 0.0),
+    ("v2_4p_revealed_player_hints", dict(version=2, num_players=4, allow_revealed_operand=True, steal_choice="player", observation_hints=True), False, None, 0.0),
+    ("v2_2p_revealed_hints_result", dict(version=2, allow_revealed_operand=True, observation_hints=True, reward="result"), False, None, 0.0),
+    ("v1_2p_illegal", dict(), True, None, 0.03),
+    ("v2_3p_trunc", dict(version=2, num_players=3, seat0_holds_two=False), True, 20, 0.0),
+]
+EPISODES = 2
+
+
+def _arr(h: Any, a: np.ndarray) -> None:
+    h.update(f"{a.dtype.str}{a.shape}".encode())
+    h.update(np.ascontiguousarray(a).tobytes())
+
+
+def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: float, seed: int) -> list[str]:
+    """One hash per episode of `EPISODES` episodes played on one env object."""
+    make = primi_composti_v0.env if wrapped else primi_composti_v0.raw_env
+    env = make(max_turns=max_turns, **options)
+    raw = env.unwrapped
+    n_actions = raw.game.num_actions
+    rng = np.random.default_rng(seed)
+    out = []
+    for ep in range(EPISODES):
+        h = hashlib.sha256()
+        env.reset(seed=seed * 100 + ep)
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            h.update(f"{agent}|{rew!r}|{term!r}|{trunc!r}|{sorted(info.items())!r}".encode())
+            _arr(h, obs["observation"])
+            _arr(h, obs["action_mask"])
+            for a in env.agents:
+                o = env.observe(a)
+                _arr(h, o["observation"])
+                _arr(h, o["action_mask"])
+                h.update(repr(raw.view(a)).encode())
+            h.update(repr(sorted(env.rewards.items())).encode())
+            h.update(repr(sorted(env._cumulative_rewards.items())).encode())
+            h.update(repr(sorted(env.terminations.items())).encode())
+            h.update(repr(sorted(env.truncations.items())).encode())
+            h.update(repr(sorted((k, sorted(v.items())) for k, v in env.infos.items())).encode())
+            h.update(repr(raw.game.legal_actions(raw.state)).encode())
+            h.update(repr(raw.game.returns(raw.state)).encode())
+            h.update(repr(raw.state).encode())
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                if p_illegal and rng.random() < p_illegal:
+                    action = int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(n_actions - len(legal))])
+                else:
+                    action = int(legal[rng.integers(len(legal))])
+                h.update(raw.game.action_to_string(raw.state, action).encode())
+            h.update(repr(action).encode())
+            env.step(action)
+        h.update(repr((env.agents, raw.state)).encode())
+        out.append(h.hexdigest()[:32])
+    return out
+
+
+def all_hashes() -> dict[str, list[str]]:
+    return {name: case_hashes(opts, wrapped, mt, pi, seed=i + 1) for i, (name, opts, wrapped, mt, pi) in enumerate(CASES)}
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_golden(case):
+    name, opts, wrapped, mt, pi = CASES[case]
+    expected = json.loads(GOLDEN.read_text())[name]
+    assert case_hashes(opts, wrapped, mt, pi, seed=case + 1) == expected
+
+
+if __name__ == "__main__":
+    if "--write" not in sys.argv:
+        sys.exit("usage: python tests/envs/primi_composti/test_primi_composti_golden.py --write  (only before changing the engine)")
+    import warnings
+
+    warnings.simplefilter("ignore")
+    GOLDEN.write_text(json.dumps(all_hashes(), indent=1) + "\n")
+    print(f"wrote {GOLDEN}")
