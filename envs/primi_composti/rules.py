@@ -74,6 +74,13 @@ for _a in range(2, MAX_CARD + 1):
                 VALID[_c, _a, _b] = True
 del _a, _b, _c
 
+# Plain-Python copies for the hot paths (list indexing beats numpy scalar access).
+_VALUE = [int(v) for v in VALUE]
+_IS_PRIME = [bool(v) for v in IS_PRIME]
+#: _VALID[c][a][b] = VALID[c, a, b]; card 0 stands for an empty stack (never valid).
+_VALID = VALID.tolist()
+_new = object.__new__
+
 
 @dataclass(frozen=True)
 class Config:
@@ -154,6 +161,19 @@ class State:
     last: tuple | None = None
 
 
+def _state(hands: tuple, stacks: tuple, scores: tuple, turn: int, first: int, last: tuple | None) -> State:
+    """`State(...)` without the frozen dataclass's per-field `object.__setattr__` (speed)."""
+    s = _new(State)
+    d = s.__dict__
+    d["hands"] = hands
+    d["stacks"] = stacks
+    d["scores"] = scores
+    d["turn"] = turn
+    d["first"] = first
+    d["last"] = last
+    return s
+
+
 @dataclass(frozen=True)
 class View:
     """What one seat knows.
@@ -203,6 +223,13 @@ class PrimiCompostiGame:
         self.num_choices = 1 + len(pairs) if self.player_choice else 1
         self.num_actions = self.num_cards * self.num_choices
         self.total_value = int(VALUE[2 : self.max_card + 1].sum())
+        # Speed tables: operand pairs as (k, stack a, depth a, seat a, stack b, depth b, seat b).
+        self._pairs = [(k, sa, da, sa // 2, sb, db, sb // 2) for k, ((sa, da), (sb, db)) in enumerate(pairs)]
+        self._tops_only = not cfg.allow_revealed_operand
+        self._stack_of = [[2 * seat + (0 if _IS_PRIME[c] else 1) for c in range(MAX_CARD + 1)] for seat in range(self.num_players)]
+        self._score_result = cfg.reward != "score"
+        self._score_scores = cfg.reward != "result"
+        self._zero_returns = (0.0,) * self.num_players
 
     # --- helpers -------------------------------------------------------------------
     def card_of(self, action: int) -> int:
@@ -227,9 +254,10 @@ class PrimiCompostiGame:
     def valid_pairs(self, stacks: tuple[tuple[int, ...], ...], card: int) -> list[int]:
         """Indices (into `operand_pairs`) of the pairs that combine to `card`."""
         out = []
-        for k in range(len(self.operand_pairs)):
-            ops = self._operands(stacks, k)
-            if ops is not None and VALID[card, ops[0], ops[1]]:
+        vc = _VALID[card]
+        for k, sa, da, _, sb, db, _ in self._pairs:
+            a_st, b_st = stacks[sa], stacks[sb]
+            if len(a_st) > da and len(b_st) > db and vc[a_st[-1 - da]][b_st[-1 - db]]:
                 out.append(k)
         return out
 
@@ -240,9 +268,9 @@ class PrimiCompostiGame:
         (sa, _), (sb, _) = self.operand_pairs[k]
         v = 0
         if sa // 2 != seat:
-            v += int(VALUE[ops[0]])
+            v += _VALUE[ops[0]]
         if sb // 2 != seat:
-            v += int(VALUE[ops[1]])
+            v += _VALUE[ops[1]]
         return v
 
     def best_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
@@ -253,41 +281,45 @@ class PrimiCompostiGame:
         such pair in `operand_pairs` order on ties; None with 0 when nothing
         combines (v2: or when the best steals nothing, so nothing moves).
         """
-        if not self.config.allow_revealed_operand:
-            # Fast path (tops of two different stacks): same pair order, same result.
-            tops = [st[-1] if st else 0 for st in stacks]
-            best, best_v, k = None, 0, -1
-            ns = len(tops)
-            valid_c = VALID[card]
-            for i in range(ns):
-                a = tops[i]
-                for j in range(i + 1, ns):
-                    k += 1
-                    b = tops[j]
-                    if a and b and valid_c[a, b]:
-                        if self.version == 1:
-                            v = int(VALUE[a] + VALUE[b])
-                        else:
-                            v = (int(VALUE[a]) if i // 2 != seat else 0) + (int(VALUE[b]) if j // 2 != seat else 0)
-                        if v > best_v:
-                            best, best_v = k, v
-            return best, best_v
+        vc = _VALID[card]
         best, best_v = None, 0
-        for k in self.valid_pairs(stacks, card):
-            if self.version == 1:
-                a, b = self._operands(stacks, k)  # type: ignore[misc]
-                v = int(VALUE[a] + VALUE[b])
-            else:
-                v = self.stolen_value(k, stacks, seat)
-            if v > best_v:
-                best, best_v = k, v
+        v1 = self.version == 1
+        if self._tops_only:
+            # Fast path (tops of two different stacks): same pair order, same result.
+            # An empty stack's top is card 0, which combines with nothing.
+            tops = [st[-1] if st else 0 for st in stacks]
+            for k, sa, _, ta, sb, _, tb in self._pairs:
+                a = tops[sa]
+                b = tops[sb]
+                if vc[a][b]:
+                    if v1:
+                        v = _VALUE[a] + _VALUE[b]
+                    else:
+                        v = (_VALUE[a] if ta != seat else 0) + (_VALUE[b] if tb != seat else 0)
+                    if v > best_v:
+                        best, best_v = k, v
+                        if v == 4:  # the most any pair can give: later ties never win
+                            break
+            return best, best_v
+        for k, sa, da, ta, sb, db, tb in self._pairs:
+            a_st, b_st = stacks[sa], stacks[sb]
+            if len(a_st) > da and len(b_st) > db:
+                a = a_st[-1 - da]
+                b = b_st[-1 - db]
+                if vc[a][b]:
+                    if v1:
+                        v = _VALUE[a] + _VALUE[b]
+                    else:
+                        v = (_VALUE[a] if ta != seat else 0) + (_VALUE[b] if tb != seat else 0)
+                    if v > best_v:
+                        best, best_v = k, v
         return best, best_v
 
     def immediate_score(self, state: State, card: int) -> int:
         """The mover's gain of playing `card` the seed's way (rules §4): v1 points
         scored; v2 stolen value + VALUE(card) (used by the greedy players)."""
         seat = self.current_player(state)
-        return self.best_pair(state.stacks, seat, card)[1] + int(VALUE[card])
+        return self.best_pair(state.stacks, seat, card)[1] + _VALUE[card]
 
     # --- dynamics --------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
@@ -335,27 +367,37 @@ class PrimiCompostiGame:
 
     def legal_mask(self, state: State) -> np.ndarray:
         """`legal_actions` as an int8 0/1 vector."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        if self.is_terminal(state):
-            return mask
+        if state.turn >= self.num_cards:
+            return np.zeros(self.num_actions, dtype=np.int8)
         if not self.player_choice:
-            mask[[c - 2 for c in state.hands[self.current_player(state)]]] = 1
-            return mask
+            buf = bytearray(self.num_actions)
+            for c in state.hands[(state.first + state.turn) % self.num_players]:
+                buf[c - 2] = 1
+            return np.frombuffer(buf, dtype=np.int8)
+        mask = np.zeros(self.num_actions, dtype=np.int8)
         mask[list(self.legal_actions(state))] = 1
         return mask
 
     def apply(self, state: State, action: int) -> State:
         """The state after the mover plays `action` (never mutates `state`)."""
-        if self.is_terminal(state):
+        turn = state.turn
+        if turn >= self.num_cards:
             raise IllegalActionError(action, self.current_player(state), "the game is over")
-        seat = self.current_player(state)
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(action, seat, "not an integer action id") from None
+        seat = (state.first + turn) % self.num_players
+        if type(action) is int:
+            a = action
+        else:
+            try:
+                a = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(action, seat, "not an integer action id") from None
         if not 0 <= a < self.num_actions:
             raise IllegalActionError(a, seat, f"outside 0..{self.num_actions - 1}", legal=self.legal_actions(state))
-        card, choice = self.card_of(a), self.choice_of(a)
+        if self.player_choice:
+            card, choice = divmod(a, self.num_choices)
+            card += 2
+        else:
+            card, choice = a + 2, 0
         hand = state.hands[seat]
         if card not in hand:
             raise IllegalActionError(a, seat, f"card {card} is not in the hand {sorted(hand)}", legal=self.legal_actions(state))
@@ -374,27 +416,34 @@ class PrimiCompostiGame:
             pair, bonus = self.best_pair(stacks, seat, card)
 
         hands = list(state.hands)
-        hands[seat] = tuple(c for c in hand if c != card)
-        new_stacks = [list(s) for s in stacks]
-        taken: list[int] = []
-        scores = list(state.scores)
+        i = hand.index(card)
+        hands[seat] = hand[:i] + hand[i + 1 :]
+        new_stacks = list(stacks)
+        stack_of = self._stack_of[seat]
         if self.version == 1:
-            scores[seat] += bonus + int(VALUE[card])
-        elif pair is not None:
+            scores = list(state.scores)
+            scores[seat] += bonus + _VALUE[card]
+            k = stack_of[card]
+            new_stacks[k] = new_stacks[k] + (card,)
+            return _state(tuple(hands), tuple(new_stacks), tuple(scores), turn + 1, state.first, (seat, card, ()))
+        taken: list[int] = []
+        if pair is not None:
             # Take the operands lying on other seats' stacks, first operand first
             # (for a one-stack pair: the top, then the card it uncovered).
             for st, _depth in self.operand_pairs[pair]:
                 if st // 2 != seat:
-                    taken.append(new_stacks[st].pop())
+                    old = new_stacks[st]
+                    taken.append(old[-1])
+                    new_stacks[st] = old[:-1]
             # Stolen primes onto the own prime stack, then composites (rules §3).
-            for c in [c for c in taken if IS_PRIME[c]] + [c for c in taken if not IS_PRIME[c]]:
-                new_stacks[2 * seat + (0 if IS_PRIME[c] else 1)].append(c)
-        new_stacks[2 * seat + (0 if IS_PRIME[card] else 1)].append(card)
-        out_stacks = tuple(tuple(s) for s in new_stacks)
-        if self.version == 2:
-            # Stack values: primes are worth 2, composites 1 (stack 2s holds primes only).
-            scores = [2 * len(out_stacks[2 * s]) + len(out_stacks[2 * s + 1]) for s in range(self.num_players)]
-        return State(tuple(hands), out_stacks, tuple(scores), state.turn + 1, state.first, (seat, card, tuple(taken)))
+            for c in [c for c in taken if _IS_PRIME[c]] + [c for c in taken if not _IS_PRIME[c]]:
+                k = stack_of[c]
+                new_stacks[k] = new_stacks[k] + (c,)
+        k = stack_of[card]
+        new_stacks[k] = new_stacks[k] + (card,)
+        # Stack values: primes are worth 2, composites 1 (stack 2s holds primes only).
+        scores = tuple([2 * len(new_stacks[2 * s]) + len(new_stacks[2 * s + 1]) for s in range(self.num_players)])
+        return _state(tuple(hands), tuple(new_stacks), scores, turn + 1, state.first, (seat, card, tuple(taken)))
 
     def scores(self, state: State) -> tuple[int, ...]:
         """Every seat's current score."""
@@ -411,21 +460,39 @@ class PrimiCompostiGame:
     def returns(self, state: State) -> tuple[float, ...]:
         """Zero-sum returns: x(me) − mean x(others), x = score and/or result (see Config.reward)."""
         n = self.num_players
-        x = [0.0] * n
-        if self.config.reward != "result":
+        terminal = state.turn >= self.num_cards
+        if self._score_scores:
             x = [float(v) for v in state.scores]
-        if self.config.reward != "score" and self.is_terminal(state):
+        elif not terminal:
+            return self._zero_returns  # every x is 0.0
+        else:
+            x = [0.0] * n
+        if terminal and self._score_result:
             w = self.winners(state)
             x = [x[i] + (1.0 if i in w else 0.0) for i in range(n)]
+        if n == 2:
+            # The general formula below with n − 1 = 1 (sum of two floats from 0).
+            a, b = x
+            tot = a + b
+            return (a - (tot - a), b - (tot - b))
         tot = sum(x)
-        return tuple(x[i] - (tot - x[i]) / (n - 1) for i in range(n))
+        return tuple([x[i] - (tot - x[i]) / (n - 1) for i in range(n)])
 
     # --- information -----------------------------------------------------------------
     def view(self, state: State, seat: int) -> View:
         """Own hand, the opponent's with 2 players, public stacks and scores."""
-        n = self.num_players
-        hands = tuple(h if (s == seat or n == 2) else None for s, h in enumerate(state.hands))
-        return View(seat, hands, tuple(len(h) for h in state.hands), state.stacks, state.scores, state.turn, state.first)
+        all_hands = state.hands
+        hands = all_hands if self.num_players == 2 else tuple([h if s == seat else None for s, h in enumerate(all_hands)])
+        v = _new(View)  # View(...) without the frozen dataclass's per-field setattr (speed)
+        d = v.__dict__
+        d["seat"] = seat
+        d["hands"] = hands
+        d["hand_sizes"] = tuple(map(len, all_hands))
+        d["stacks"] = state.stacks
+        d["scores"] = state.scores
+        d["turn"] = state.turn
+        d["first"] = state.first
+        return v
 
     def sample_state(self, view: View, rng: np.random.Generator) -> State:
         """A state consistent with `view`: unknown hands dealt from the unseen cards."""
