@@ -80,6 +80,9 @@ _IS_PRIME = [bool(v) for v in IS_PRIME]
 #: _VALID[c][a][b] = VALID[c, a, b]; card 0 stands for an empty stack (never valid).
 _VALID = VALID.tolist()
 _new = object.__new__
+_I8 = np.dtype(np.int8)  # a dtype instance: np.frombuffer resolves it faster than the class
+#: _PAIR_VALUE[c][a][b] = VALUE[a] + VALUE[b] where a, b combine to c, else 0 (never a gain).
+_PAIR_VALUE = ((VALUE[None, :, None] + VALUE[None, None, :]) * VALID).tolist()
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,20 @@ class PrimiCompostiGame:
         # Speed tables: operand pairs as (k, stack a, depth a, seat a, stack b, depth b, seat b).
         self._pairs = [(k, sa, da, sa // 2, sb, db, sb // 2) for k, ((sa, da), (sb, db)) in enumerate(pairs)]
         self._tops_only = not cfg.allow_revealed_operand
+        # best_pair's tops-only loop per mover seat: (k, stack a, stack b, what counts)
+        # with 0 = VALUE(a)+VALUE(b), 1 = VALUE(a) only, 2 = VALUE(b) only (v2: operands
+        # on the mover's own stacks are not stolen; a pair of two own stacks never gains).
+        self._top_pairs = []
+        for seat in range(self.num_players):
+            rows = []
+            for k, sa, _, ta, sb, _, tb in self._pairs:
+                if self.version == 1 or (ta != seat and tb != seat):
+                    rows.append((k, sa, sb, 0))
+                elif ta != seat:
+                    rows.append((k, sa, sb, 1))
+                elif tb != seat:
+                    rows.append((k, sa, sb, 2))
+            self._top_pairs.append(rows)
         self._stack_of = [[2 * seat + (0 if _IS_PRIME[c] else 1) for c in range(MAX_CARD + 1)] for seat in range(self.num_players)]
         self._score_result = cfg.reward != "score"
         self._score_scores = cfg.reward != "result"
@@ -288,14 +305,12 @@ class PrimiCompostiGame:
             # Fast path (tops of two different stacks): same pair order, same result.
             # An empty stack's top is card 0, which combines with nothing.
             tops = [st[-1] if st else 0 for st in stacks]
-            for k, sa, _, ta, sb, _, tb in self._pairs:
-                a = tops[sa]
-                b = tops[sb]
-                if vc[a][b]:
-                    if v1:
-                        v = _VALUE[a] + _VALUE[b]
-                    else:
-                        v = (_VALUE[a] if ta != seat else 0) + (_VALUE[b] if tb != seat else 0)
+            pv = _PAIR_VALUE[card]
+            for k, sa, sb, what in self._top_pairs[seat]:
+                v = pv[tops[sa]][tops[sb]]
+                if v:
+                    if what:
+                        v = _VALUE[tops[sa]] if what == 1 else _VALUE[tops[sb]]
                     if v > best_v:
                         best, best_v = k, v
                         if v == 4:  # the most any pair can give: later ties never win
@@ -373,7 +388,7 @@ class PrimiCompostiGame:
             buf = bytearray(self.num_actions)
             for c in state.hands[(state.first + state.turn) % self.num_players]:
                 buf[c - 2] = 1
-            return np.frombuffer(buf, dtype=np.int8)
+            return np.frombuffer(buf, _I8)
         mask = np.zeros(self.num_actions, dtype=np.int8)
         mask[list(self.legal_actions(state))] = 1
         return mask
