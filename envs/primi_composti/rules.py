@@ -298,24 +298,11 @@ class PrimiCompostiGame:
         such pair in `operand_pairs` order on ties; None with 0 when nothing
         combines (v2: or when the best steals nothing, so nothing moves).
         """
+        if self._tops_only:
+            return self._best_top_pair(stacks, seat, card)
         vc = _VALID[card]
         best, best_v = None, 0
         v1 = self.version == 1
-        if self._tops_only:
-            # Fast path (tops of two different stacks): same pair order, same result.
-            # An empty stack's top is card 0, which combines with nothing.
-            tops = [st[-1] if st else 0 for st in stacks]
-            pv = _PAIR_VALUE[card]
-            for k, sa, sb, what in self._top_pairs[seat]:
-                v = pv[tops[sa]][tops[sb]]
-                if v:
-                    if what:
-                        v = _VALUE[tops[sa]] if what == 1 else _VALUE[tops[sb]]
-                    if v > best_v:
-                        best, best_v = k, v
-                        if v == 4:  # the most any pair can give: later ties never win
-                            break
-            return best, best_v
         for k, sa, da, ta, sb, db, tb in self._pairs:
             a_st, b_st = stacks[sa], stacks[sb]
             if len(a_st) > da and len(b_st) > db:
@@ -328,6 +315,24 @@ class PrimiCompostiGame:
                         v = (_VALUE[a] if ta != seat else 0) + (_VALUE[b] if tb != seat else 0)
                     if v > best_v:
                         best, best_v = k, v
+        return best, best_v
+
+    def _best_top_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
+        """`best_pair` when operands are the tops of two different stacks (speed):
+        same pair order, same result. An empty stack's top is card 0, which
+        combines with nothing."""
+        best, best_v = None, 0
+        tops = [st[-1] if st else 0 for st in stacks]
+        pv = _PAIR_VALUE[card]
+        for k, sa, sb, what in self._top_pairs[seat]:
+            v = pv[tops[sa]][tops[sb]]
+            if v:
+                if what:
+                    v = _VALUE[tops[sa]] if what == 1 else _VALUE[tops[sb]]
+                if v > best_v:
+                    best, best_v = k, v
+                    if v == 4:  # the most any pair can give: later ties never win
+                        break
         return best, best_v
 
     def immediate_score(self, state: State, card: int) -> int:
@@ -427,6 +432,8 @@ class PrimiCompostiGame:
                         a, seat, f"operand choice {choice} does not combine to {card}", legal=self.legal_actions(state)
                     )
                 bonus = self.stolen_value(pair, stacks, seat)
+        elif self._tops_only:
+            pair, bonus = self._best_top_pair(stacks, seat, card)
         else:
             pair, bonus = self.best_pair(stacks, seat, card)
 
@@ -438,9 +445,16 @@ class PrimiCompostiGame:
         if self.version == 1:
             scores = list(state.scores)
             scores[seat] += bonus + _VALUE[card]
-            k = stack_of[card]
-            new_stacks[k] = new_stacks[k] + (card,)
-            return _state(tuple(hands), tuple(new_stacks), tuple(scores), turn + 1, state.first, (seat, card, ()))
+            new_stacks[stack_of[card]] += (card,)
+            out = _new(State)  # State(...) without the dataclass's per-field setattr (speed)
+            d = out.__dict__
+            d["hands"] = tuple(hands)
+            d["stacks"] = tuple(new_stacks)
+            d["scores"] = tuple(scores)
+            d["turn"] = turn + 1
+            d["first"] = state.first
+            d["last"] = (seat, card, ())
+            return out
         taken: list[int] = []
         if pair is not None:
             # Take the operands lying on other seats' stacks, first operand first
@@ -477,6 +491,13 @@ class PrimiCompostiGame:
         n = self.num_players
         terminal = state.turn >= self.num_cards
         if self._score_scores:
+            if n == 2 and not terminal:
+                # The general formula below with n − 1 = 1 (sum of two floats from 0).
+                a, b = state.scores
+                a = float(a)
+                b = float(b)
+                tot = a + b
+                return (a - (tot - a), b - (tot - b))
             x = [float(v) for v in state.scores]
         elif not terminal:
             return self._zero_returns  # every x is 0.0
