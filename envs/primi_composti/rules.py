@@ -419,8 +419,10 @@ class PrimiCompostiGame:
         else:
             card, choice = a + 2, 0
         hand = state.hands[seat]
-        if card not in hand:
-            raise IllegalActionError(a, seat, f"card {card} is not in the hand {sorted(hand)}", legal=self.legal_actions(state))
+        try:
+            i = hand.index(card)
+        except ValueError:
+            raise IllegalActionError(a, seat, f"card {card} is not in the hand {sorted(hand)}", legal=self.legal_actions(state)) from None
         stacks = state.stacks
         if self.player_choice:
             if choice == 0:
@@ -438,7 +440,6 @@ class PrimiCompostiGame:
             pair, bonus = self.best_pair(stacks, seat, card)
 
         hands = list(state.hands)
-        i = hand.index(card)
         hands[seat] = hand[:i] + hand[i + 1 :]
         new_stacks = list(stacks)
         stack_of = self._stack_of[seat]
