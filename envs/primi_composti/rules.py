@@ -247,6 +247,10 @@ class PrimiCompostiGame:
         self._score_result = cfg.reward != "score"
         self._score_scores = cfg.reward != "result"
         self._zero_returns = (0.0,) * self.num_players
+        self._deck = np.arange(2, self.max_card + 1)
+        self._empty_stacks = ((),) * ns
+        self._zero_scores = (0,) * self.num_players
+        self._seat0_holds_two = bool(cfg.seat0_holds_two)
 
     # --- helpers -------------------------------------------------------------------
     def card_of(self, action: int) -> int:
@@ -344,7 +348,8 @@ class PrimiCompostiGame:
     # --- dynamics --------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Shuffle cards 2..max and deal `cards_per_player` to every seat (rules §1, §4)."""
-        return self.deal(rng.permutation(np.arange(2, self.max_card + 1)))
+        # A permutation is a valid deck: `deal` without its check (speed), same state.
+        return self._deal(rng.permutation(self._deck).tolist())
 
     def deal(self, deck: np.ndarray | list[int]) -> State:
         """The state dealt from a shuffled deck: seat i gets `deck[i·k:(i+1)·k]` in
@@ -353,15 +358,18 @@ class PrimiCompostiGame:
         deck = [int(x) for x in deck]
         if sorted(deck) != list(self.cards):
             raise ValueError(f"a deck must be a permutation of the cards 2..{self.max_card}")
+        return self._deal(deck)
+
+    def _deal(self, deck: list[int]) -> State:
+        """`deal` of a deck known to be a permutation of the cards (Python ints)."""
         k = self.cards_per_player
-        hands = [tuple(deck[i * k : (i + 1) * k]) for i in range(self.num_players)]
-        holder = next(i for i, h in enumerate(hands) if 2 in h)
-        if self.config.seat0_holds_two and holder != 0:
+        hands = [tuple(deck[i : i + k]) for i in range(0, self.num_cards, k)]
+        holder = deck.index(2) // k
+        if self._seat0_holds_two and holder != 0:
             # The seed swaps the halves so that player 1 always holds card 2.
             hands[0], hands[holder] = hands[holder], hands[0]
             holder = 0
-        n = self.num_players
-        return State(tuple(hands), ((),) * (2 * n), (0,) * n, 0, holder)
+        return _state(tuple(hands), self._empty_stacks, self._zero_scores, 0, holder, None)
 
     def current_player(self, state: State) -> int:
         """The holder of card 2 plays first, then clockwise (seat order)."""
