@@ -64,7 +64,7 @@ class PrimiCompostiEncoder:
         # through a float memoryview of a bytearray (cheaper item writes than
         # `array('f')`) and handed to numpy without a copy. Per observer
         # seat: the (seat, offset) of every other hand, the (stack, member offset,
-        # top offset) of every stack and the (slot, seat) of scores/hand sizes.
+        # top offset) of every stack and the (score slot, hand size slot, seat) of every seat.
         template = array("f", bytes(4 * self.layout.size))
         for c in range(2, m + 2):
             template[self._unseen + c] = 1.0
@@ -75,9 +75,7 @@ class PrimiCompostiEncoder:
             [(2 * ((me + r) % n) + t, self._member + (2 * r + t) * m, self._top + (2 * r + t) * m) for r in range(n) for t in (0, 1)]
             for me in range(n)
         ]
-        self._order = [[(r, (me + r) % n) for r in range(n)] for me in range(n)]
-        self._scores_at = self._o["scores"]
-        self._sizes_at = self._o["hand_sizes"]
+        self._order = [[(self._o["scores"] + r, self._o["hand_sizes"] + r, (me + r) % n) for r in range(n)] for me in range(n)]
         self._turn_at = self._o["turn"]
         self._gain_at = self._o["hand_gain"] - 2 if "hand_gain" in self._o else None
 
@@ -108,10 +106,9 @@ class PrimiCompostiEncoder:
                 obs[top + st[-1]] = 1.0
         sc, hs = view.scores, view.hand_sizes
         max_score, k = self.max_score, self.game.cards_per_player
-        at_s, at_h = self._scores_at, self._sizes_at
-        for r, s in self._order[me]:
-            obs[at_s + r] = sc[s] / max_score
-            obs[at_h + r] = hs[s] / k
+        for at_s, at_h, s in self._order[me]:
+            obs[at_s] = sc[s] / max_score
+            obs[at_h] = hs[s] / k
         obs[self._turn_at] = view.turn / self.m
         base = self._gain_at
         if base is not None:

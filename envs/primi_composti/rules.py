@@ -527,12 +527,15 @@ class PrimiCompostiGame:
     def view(self, state: State, seat: int) -> View:
         """Own hand, the opponent's with 2 players, public stacks and scores."""
         all_hands = state.hands
-        hands = all_hands if self.num_players == 2 else tuple([h if s == seat else None for s, h in enumerate(all_hands)])
         v = _new(View)  # View(...) without the frozen dataclass's per-field setattr (speed)
         d = v.__dict__
         d["seat"] = seat
-        d["hands"] = hands
-        d["hand_sizes"] = tuple(map(len, all_hands))
+        if self.num_players == 2:
+            d["hands"] = all_hands
+            d["hand_sizes"] = (len(all_hands[0]), len(all_hands[1]))
+        else:
+            d["hands"] = tuple([h if s == seat else None for s, h in enumerate(all_hands)])
+            d["hand_sizes"] = tuple(map(len, all_hands))
         d["stacks"] = state.stacks
         d["scores"] = state.scores
         d["turn"] = state.turn
