@@ -443,7 +443,19 @@ class PrimiCompostiGame:
                     )
                 bonus = self.stolen_value(pair, stacks, seat)
         elif self._tops_only:
-            pair, bonus = self._best_top_pair(stacks, seat, card)
+            # `_best_top_pair` inlined (speed): same loop, same result.
+            pair, bonus = None, 0
+            tops = [st[-1] if st else 0 for st in stacks]
+            pv = _PAIR_VALUE[card]
+            for k, sa, sb, what in self._top_pairs[seat]:
+                v = pv[tops[sa]][tops[sb]]
+                if v:
+                    if what:
+                        v = _VALUE[tops[sa]] if what == 1 else _VALUE[tops[sb]]
+                    if v > bonus:
+                        pair, bonus = k, v
+                        if v == 4:
+                            break
         else:
             pair, bonus = self.best_pair(stacks, seat, card)
 
