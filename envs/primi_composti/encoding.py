@@ -61,15 +61,15 @@ class PrimiCompostiEncoder:
         self._heights = [(i + 1) / m for i in range(m)]
         # Speed: the observation starts as a copy of a template (every card unseen,
         # which the own hand and the stacks then clear), is written item by item
-        # through a float memoryview of a bytearray (cheaper item writes than
-        # `array('f')`) and handed to numpy without a copy. Per observer
+        # through a memoryview of the numpy array (cheaper item writes than numpy's
+        # own indexing). Per observer
         # seat: the (seat, offset) of every other hand, the (stack, member offset,
         # top offset) of every stack and the (score slot, hand size slot, seat) of every seat.
         template = array("f", bytes(4 * self.layout.size))
         for c in range(2, m + 2):
             template[self._unseen + c] = 1.0
         self._template = template
-        self._template_bytes = template.tobytes()
+        self._template_np = np.frombuffer(template, _F32).copy()
         self._others = [[((me + r) % n, self._other + (r - 1) * m) for r in range(1, n)] for me in range(n)]
         self._stack_offsets = [
             [(2 * ((me + r) % n) + t, self._member + (2 * r + t) * m, self._top + (2 * r + t) * m) for r in range(n) for t in (0, 1)]
@@ -81,8 +81,8 @@ class PrimiCompostiEncoder:
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view` (one template copy, then item writes: speed)."""
-        buf = bytearray(self._template_bytes)
-        obs = memoryview(buf).cast("f")
+        out = self._template_np.copy()
+        obs = memoryview(out)
         me = view.seat
         hands, stacks = view.hands, view.stacks
         own_hand = hands[me]
@@ -117,4 +117,4 @@ class PrimiCompostiEncoder:
             for c in own_hand:  # type: ignore[union-attr]
                 gain = best_pair(stacks, me, c)[1] + VALUE_LIST[c]
                 obs[base + c] = min(1.0, gain / 8.0)
-        return np.frombuffer(buf, _F32)
+        return out

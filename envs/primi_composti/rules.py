@@ -80,7 +80,6 @@ _IS_PRIME = [bool(v) for v in IS_PRIME]
 #: _VALID[c][a][b] = VALID[c, a, b]; card 0 stands for an empty stack (never valid).
 _VALID = VALID.tolist()
 _new = object.__new__
-_I8 = np.dtype(np.int8)  # a dtype instance: np.frombuffer resolves it faster than the class
 #: _PAIR_VALUE[c][a][b] = VALUE[a] + VALUE[b] where a, b combine to c, else 0 (never a gain).
 _PAIR_VALUE = ((VALUE[None, :, None] + VALUE[None, None, :]) * VALID).tolist()
 
@@ -247,6 +246,7 @@ class PrimiCompostiGame:
         self._score_result = cfg.reward != "score"
         self._score_scores = cfg.reward != "result"
         self._zero_returns = (0.0,) * self.num_players
+        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._deck = np.arange(2, self.max_card + 1)
         self._empty_stacks = ((),) * ns
         self._zero_scores = (0,) * self.num_players
@@ -398,10 +398,11 @@ class PrimiCompostiGame:
         if state.turn >= self.num_cards:
             return np.zeros(self.num_actions, dtype=np.int8)
         if not self.player_choice:
-            buf = bytearray(self.num_actions)
+            mask = self._zero_mask.copy()
+            buf = memoryview(mask)  # item writes through a memoryview beat numpy indexing (speed)
             for c in state.hands[(state.first + state.turn) % self.num_players]:
                 buf[c - 2] = 1
-            return np.frombuffer(buf, _I8)
+            return mask
         mask = np.zeros(self.num_actions, dtype=np.int8)
         mask[list(self.legal_actions(state))] = 1
         return mask
