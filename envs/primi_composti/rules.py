@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from envs.core.game import IllegalActionError
+from envs.core.game import IllegalActionError, unchecked_constructor
 
 MAX_PLAYERS = 6
 MAX_CARD = 12 * MAX_PLAYERS + 1  # 73
@@ -163,17 +163,7 @@ class State:
     last: tuple | None = None
 
 
-def _state(hands: tuple, stacks: tuple, scores: tuple, turn: int, first: int, last: tuple | None) -> State:
-    """`State(...)` without the frozen dataclass's per-field `object.__setattr__` (speed)."""
-    s = _new(State)
-    d = s.__dict__
-    d["hands"] = hands
-    d["stacks"] = stacks
-    d["scores"] = scores
-    d["turn"] = turn
-    d["first"] = first
-    d["last"] = last
-    return s
+_state = unchecked_constructor(State)
 
 
 @dataclass(frozen=True)
@@ -473,15 +463,7 @@ class PrimiCompostiGame:
             scores = list(state.scores)
             scores[seat] += bonus + _VALUE[card]
             new_stacks[stack_of[card]] += (card,)
-            out = _new(State)  # State(...) without the dataclass's per-field setattr (speed)
-            d = out.__dict__
-            d["hands"] = tuple(hands)
-            d["stacks"] = tuple(new_stacks)
-            d["scores"] = tuple(scores)
-            d["turn"] = turn + 1
-            d["first"] = state.first
-            d["last"] = (seat, card, ())
-            return out
+            return _state(tuple(hands), tuple(new_stacks), tuple(scores), turn + 1, state.first, (seat, card, ()))
         taken: list[int] = []
         if pair is not None:
             # Take the operands lying on other seats' stacks, first operand first

@@ -32,3 +32,23 @@ def test_default_binding_and_public_info_reach_every_seat():
     assert env.infos["player_0"] == env.infos["player_1"] == {"actions_taken": 1}
     assert env.infos["player_0"] is not env.infos["player_1"]
     api_test(make_env_fn(raw_env)(), num_cycles=50)
+
+
+def test_unchecked_constructor_builds_equal_objects():
+    from dataclasses import dataclass
+
+    from envs.core.game import unchecked_constructor
+
+    @dataclass(frozen=True, slots=True)
+    class Slotted:
+        a: int
+        b: tuple
+
+    @dataclass(frozen=True)
+    class Plain:
+        a: int
+        b: tuple = ()
+
+    for cls in (Slotted, Plain):
+        made = unchecked_constructor(cls)(1, (2, 3))
+        assert made == cls(1, (2, 3)) and hash(made) == hash(cls(1, (2, 3))) and type(made) is cls
