@@ -57,12 +57,22 @@ def _tables():
     for c in range(2, _MAXC):
         if VALUE[c] == 2:
             prime |= 1 << c
+    pt = np.zeros((_MAXC, _MAXC), dtype=np.int64)  # PT[x, c]: cards t (≠ x, c) with x # t = c
+    for x in range(2, _MAXC):
+        for c in range(2, _MAXC):
+            if c == x:
+                continue
+            m = 0
+            for t in range(2, _MAXC):
+                if t != x and t != c and VALID[c, x, t]:
+                    m |= 1 << t
+            pt[x, c] = m
     g = np.random.default_rng(0x5EED2)
     z = g.integers(0, 2**63 - 1, size=(2, 4, 40, _MAXC), dtype=np.int64).astype(np.uint64)
-    return rel, np.int64(prime), z
+    return rel, np.int64(prime), z, pt
 
 
-_REL, _PRIME, _Z = _tables()
+_REL, _PRIME, _Z, _PT = _tables()
 _VAL = VALUE[:_MAXC].astype(np.int64)
 
 
@@ -122,6 +132,57 @@ def _deal_tables(deck_mask, rel, val, cmask, smax):
 
 
 @njit(cache=True)
+def _key2(hands, mover, stacks, heights, cmask, z, pt):
+    """Canonical key, with a sharper deadness: X is dead when no card c left in a
+    hand has a partner t among the cards that can still be visible (the hands and
+    the reachable, un-frozen stack cards) with X # t = c; iterated to a fixpoint."""
+    h0 = hands[0]
+    h1 = hands[1]
+    hh = h0 | h1
+    k0 = h0 | (h1 << 32) | mover
+    lo = np.empty(4, dtype=np.int64)
+    avail = hh
+    for s in range(4):
+        r = _popcount(hands[1 - (s >> 1)])
+        l = heights[s] - r - 1
+        if l < 0:
+            l = 0
+        lo[s] = l
+        for p in range(l, heights[s]):
+            avail |= np.int64(1) << stacks[s, p]
+    changed = True
+    while changed:
+        changed = False
+        for s in range(4):
+            p = heights[s] - 1
+            while p >= lo[s]:
+                x = stacks[s, p]
+                cs = cmask[x] & hh
+                live = False
+                while cs:
+                    c = _lowbit(cs)
+                    cs &= cs - 1
+                    if pt[x, c] & avail:
+                        live = True
+                        break
+                if not live:
+                    for q in range(lo[s], p + 1):
+                        avail &= ~(np.int64(1) << stacks[s, q])
+                    lo[s] = p + 1
+                    changed = True
+                    break
+                p -= 1
+    k1 = np.uint64(0)
+    k2 = np.uint64(0)
+    for s in range(4):
+        for p in range(lo[s], heights[s]):
+            c = stacks[s, p]
+            k1 ^= z[0, s, p - lo[s], c]
+            k2 ^= z[1, s, p - lo[s], c]
+    return k0, k1, k2
+
+
+@njit(cache=True)
 def _key(hands, mover, stacks, heights, cmask, z):
     """Canonical key of a position: hands + mover exactly (k0), and a 96-bit hash
     of the un-frozen reachable parts of the stacks (k1, upper 32 bits of k2)."""
@@ -153,13 +214,97 @@ def _key(hands, mover, stacks, heights, cmask, z):
 
 
 @njit(cache=True)
-def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, prime, cmask, sb, z, use_bound):
+def _gain1(hands, mover, stacks, heights, rel, val, prime):
+    """The mover's best immediate gain VALUE(c) + 2·stolen (0 with an empty hand)."""
+    hm = hands[mover]
+    if hm == 0:
+        return 0
+    sp = 2 * mover
+    so = 2 - sp
+    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
+    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
+    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
+    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
+    m3 = rel[po, co] & hm
+    if m3:
+        return 8 if (m3 & prime) else 7
+    m2 = (rel[pm, po] | rel[cm, po]) & hm
+    if m2:
+        return 6 if (m2 & prime) else 5
+    m1 = (rel[pm, co] | rel[cm, co]) & hm
+    if m1:
+        return 4 if (m1 & prime) else 3
+    return 2 if (hm & prime) else 1
+
+
+@njit(cache=True)
+def _shallow(hands, mover, stacks, heights, rel, val, prime):
+    """Two-ply negamax (immediate gains only): a move-ordering heuristic, not recursive
+    (numba's cache mishandles a second recursive function called from `_search`)."""
+    opp = 1 - mover
+    hm = hands[mover]
+    if hm == 0:
+        return 0
+    sp = 2 * mover
+    so = 2 * opp
+    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
+    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
+    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
+    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
+    m3 = rel[po, co] & hm
+    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
+    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    best = -_INF
+    x = hm
+    while x:
+        c = _lowbit(x)
+        x &= x - 1
+        if (m3 >> c) & 1:
+            st = 3
+        elif (m2 >> c) & 1:
+            st = 2
+        elif (m1 >> c) & 1:
+            st = 1
+        else:
+            st = 0
+        d = val[c] + 2 * st
+        hands[mover] = hm & ~(np.int64(1) << c)
+        if st == 3 or st == 2:
+            heights[so] -= 1
+            stacks[sp, heights[sp]] = po
+            heights[sp] += 1
+        if st == 3 or st == 1:
+            heights[so + 1] -= 1
+            stacks[sp + 1, heights[sp + 1]] = co
+            heights[sp + 1] += 1
+        own = sp if val[c] == 2 else sp + 1
+        stacks[own, heights[own]] = c
+        heights[own] += 1
+        v = d - _gain1(hands, opp, stacks, heights, rel, val, prime)
+        heights[own] -= 1
+        if st == 3 or st == 1:
+            heights[sp + 1] -= 1
+            stacks[so + 1, heights[so + 1]] = co
+            heights[so + 1] += 1
+        if st == 3 or st == 2:
+            heights[sp] -= 1
+            stacks[so, heights[so]] = po
+            heights[so] += 1
+        hands[mover] = hm
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts):
     counter[0] += 1
     opp = 1 - mover
     hm = hands[mover]
     ho = hands[opp]
     if hm == 0:
         return 0
+    counter[2 + _popcount(hm | ho)] += 1
     sp = 2 * mover
     so = 2 * opp
     pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
@@ -207,13 +352,23 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
             st2 = 0
         return d - (val[e] + 2 * st2)
 
-    k0, k1, k2 = _key(hands, mover, stacks, heights, cmask, z)
-    mask = np.uint64(tt.shape[0] - 2)
-    idx = np.int64((k1 ^ (np.uint64(k0) * np.uint64(0x9E3779B97F4A7C15))) & mask)
-    chk = k2 >> np.uint64(32)
-    uk0 = np.uint64(k0)
+    depth = nm + no
+    use_tt = depth >= opts[1]
     hint = -1
-    for slot in range(2):
+    k1 = np.uint64(0)
+    chk = np.uint64(0)
+    uk0 = np.uint64(0)
+    idx = 0
+    if use_tt:
+        if opts[2]:
+            k0, k1, k2 = _key2(hands, mover, stacks, heights, cmask, z, pt)
+        else:
+            k0, k1, k2 = _key(hands, mover, stacks, heights, cmask, z)
+        mask = np.uint64(tt.shape[0] - 2)
+        idx = np.int64((k1 ^ (np.uint64(k0) * np.uint64(0x9E3779B97F4A7C15))) & mask)
+        chk = k2 >> np.uint64(32)
+        uk0 = np.uint64(k0)
+    for slot in range(2 if use_tt else 0):
         i = idx + slot
         w = tt[i, 2]
         if tt[i, 0] == uk0 and tt[i, 1] == k1 and (w >> np.uint64(32)) == chk:
@@ -229,8 +384,7 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
                 return v
             hint = np.int64((w >> np.uint64(2)) & np.uint64(63))
             break
-    depth = nm + no
-    if use_bound:
+    if opts[0]:
         # Each card gains its mover between VALUE(c) and VALUE(c) + 2·sb[c].
         ub = 0
         lb = 0
@@ -260,70 +414,145 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
     m0 = hm & ~(m3 | m2 | m1)
     best = -_INF
     best_c = -1
-    # Order: hint, then steal 3/2/1/0, primes (VALUE 2) before composites.
-    first = True
-    for cls in range(9):
-        if cls == 0:
-            if hint < 0 or not (hm >> hint) & 1:
-                continue
-            todo = np.int64(1) << hint
+    # Move list, best first: the table's card, then by key (see `opts[3]`).
+    n = 0
+    x = hm
+    while x:
+        c = _lowbit(x)
+        x &= x - 1
+        if (m3 >> c) & 1:
+            st = 3
+        elif (m2 >> c) & 1:
+            st = 2
+        elif (m1 >> c) & 1:
+            st = 1
         else:
-            q = (cls - 1) >> 1
-            mm = m3 if q == 0 else (m2 if q == 1 else (m1 if q == 2 else m0))
-            todo = mm & (prime if (cls & 1) else ~prime)
-            if hint >= 0:
-                todo &= ~(np.int64(1) << hint)
-        while todo:
-            c = _lowbit(todo)
-            todo &= todo - 1
-            if (m3 >> c) & 1:
-                st = 3
-            elif (m2 >> c) & 1:
-                st = 2
-            elif (m1 >> c) & 1:
-                st = 1
-            else:
-                st = 0
-            isp = val[c] == 2
-            d = val[c] + 2 * st
-            # do move
-            hands[mover] = hm & ~(np.int64(1) << c)
+            st = 0
+        d = val[c] + 2 * st
+        if opts[3] == 2:
+            # Immediate gain minus the opponent's best immediate reply.
+            npm = pm
+            ncm = cm
+            npo = po
+            nco = co
             if st == 3 or st == 2:
-                heights[so] -= 1
-                stacks[sp, heights[sp]] = po
-                heights[sp] += 1
+                npm = po
+                hh_ = heights[so] - 2
+                npo = stacks[so, hh_] if hh_ >= 0 else 0
             if st == 3 or st == 1:
-                heights[so + 1] -= 1
-                stacks[sp + 1, heights[sp + 1]] = co
-                heights[sp + 1] += 1
-            own = sp if isp else sp + 1
-            stacks[own, heights[own]] = c
-            heights[own] += 1
-            if first:
-                v = d - _search(hands, opp, stacks, heights, d - beta, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, use_bound)
+                ncm = co
+                hh_ = heights[so + 1] - 2
+                nco = stacks[so + 1, hh_] if hh_ >= 0 else 0
+            if val[c] == 2:
+                npm = c
             else:
-                v = d - _search(hands, opp, stacks, heights, d - alpha - 1, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, use_bound)
-                if alpha < v < beta:
-                    v = d - _search(hands, opp, stacks, heights, d - beta, d - v, tt, counter, rel, val, prime, cmask, sb, z, use_bound)
-            first = False
-            # undo
-            heights[own] -= 1
-            if st == 3 or st == 1:
-                heights[sp + 1] -= 1
-                stacks[so + 1, heights[so + 1]] = co
-                heights[so + 1] += 1
-            if st == 3 or st == 2:
-                heights[sp] -= 1
-                stacks[so, heights[so]] = po
-                heights[so] += 1
-            hands[mover] = hm
-            if v > best:
-                best = v
-                best_c = c
-            if best > alpha:
-                alpha = best
-            if alpha >= beta:
-                break
+                ncm = c
+            r3 = rel[npm, ncm] & ho
+            r2 = (rel[npo, npm] | rel[nco, npm]) & ho & ~r3
+            r1 = (rel[npo, ncm] | rel[nco, ncm]) & ho & ~(r3 | r2)
+            r0 = ho & ~(r3 | r2 | r1)
+            if r3:
+                rep = 8 if (r3 & prime) else 7
+            elif r2:
+                rep = 6 if (r2 & prime) else 5
+            elif r1:
+                rep = 4 if (r1 & prime) else 3
+            elif r0 & prime:
+                rep = 2
+            elif r0:
+                rep = 1
+            else:
+                rep = 0
+            key = (d - rep + 16) * 64 + c
+            if depth >= opts[5]:
+                # Far from the end: order by a shallow search of the child instead.
+                hands[mover] = hm & ~(np.int64(1) << c)
+                if st == 3 or st == 2:
+                    heights[so] -= 1
+                    stacks[sp, heights[sp]] = po
+                    heights[sp] += 1
+                if st == 3 or st == 1:
+                    heights[so + 1] -= 1
+                    stacks[sp + 1, heights[sp + 1]] = co
+                    heights[sp + 1] += 1
+                own = sp if val[c] == 2 else sp + 1
+                stacks[own, heights[own]] = c
+                heights[own] += 1
+                sv = d - _shallow(hands, opp, stacks, heights, rel, val, prime)
+                heights[own] -= 1
+                if st == 3 or st == 1:
+                    heights[sp + 1] -= 1
+                    stacks[so + 1, heights[so + 1]] = co
+                    heights[so + 1] += 1
+                if st == 3 or st == 2:
+                    heights[sp] -= 1
+                    stacks[so, heights[so]] = po
+                    heights[so] += 1
+                hands[mover] = hm
+                key = (sv + 64) * 64 + c
+        elif opts[3] == 1:
+            key = d * 64 + c
+        else:
+            key = d * 64 + 63 - c
+        if c == hint:
+            key += 1 << 20
+        j = n
+        while j > 0 and mvk[depth, j - 1] < key:
+            mvk[depth, j] = mvk[depth, j - 1]
+            mvc[depth, j] = mvc[depth, j - 1]
+            j -= 1
+        mvk[depth, j] = key
+        mvc[depth, j] = c
+        n += 1
+    best = -_INF
+    best_c = -1
+    for t in range(n):
+        c = mvc[depth, t]
+        if (m3 >> c) & 1:
+            st = 3
+        elif (m2 >> c) & 1:
+            st = 2
+        elif (m1 >> c) & 1:
+            st = 1
+        else:
+            st = 0
+        isp = val[c] == 2
+        d = val[c] + 2 * st
+        # do move
+        hands[mover] = hm & ~(np.int64(1) << c)
+        if st == 3 or st == 2:
+            heights[so] -= 1
+            stacks[sp, heights[sp]] = po
+            heights[sp] += 1
+        if st == 3 or st == 1:
+            heights[so + 1] -= 1
+            stacks[sp + 1, heights[sp + 1]] = co
+            heights[sp + 1] += 1
+        own = sp if isp else sp + 1
+        stacks[own, heights[own]] = c
+        heights[own] += 1
+        if t == 0:
+            v = d - _search(hands, opp, stacks, heights, d - beta, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts)
+        else:
+            v = d - _search(hands, opp, stacks, heights, d - alpha - 1, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts)
+            if alpha < v < beta:
+                v = d - _search(hands, opp, stacks, heights, d - beta, d - v, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts)
+        # undo
+        heights[own] -= 1
+        if st == 3 or st == 1:
+            heights[sp + 1] -= 1
+            stacks[so + 1, heights[so + 1]] = co
+            heights[so + 1] += 1
+        if st == 3 or st == 2:
+            heights[sp] -= 1
+            stacks[so, heights[so]] = po
+            heights[so] += 1
+        hands[mover] = hm
+        if v > best:
+            best = v
+            best_c = c
+        if best > alpha:
+            alpha = best
         if alpha >= beta:
             break
     if best <= alpha0:
@@ -332,6 +561,8 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
         flag = 1
     else:
         flag = 0
+    if not use_tt:
+        return best
     dq = min(depth, 63)
     i = idx
     w = tt[idx, 2]
@@ -352,14 +583,16 @@ class SolverV2:
         guess: first guess of MTD(f).
     """
 
-    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3):
+    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3):
         self.tt = np.zeros((1 << tt_bits, 3), dtype=np.uint64)
-        self.use_bound = bool(use_bound)
+        self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), 0], dtype=np.int64)
         self.guess = int(guess)
-        self.counter = np.zeros(2, dtype=np.int64)
+        self.counter = np.zeros(72, dtype=np.int64)
         self.nodes = 0  # nodes searched by the last `value` call
         self._deck = -1
         self.cmask = np.zeros(_MAXC, dtype=np.int64)
+        self.mvk = np.zeros((64, 32), dtype=np.int64)  # move lists by depth: keys, cards
+        self.mvc = np.zeros((64, 32), dtype=np.int64)
         self.sb = np.zeros(_MAXC, dtype=np.int64)
 
     def clear(self) -> None:
@@ -388,11 +621,11 @@ class SolverV2:
             for i, c in enumerate(stacks[s]):
                 st[s, i] = int(c)
             heights[s] = len(stacks[s])
-        self.counter[0] = 0
+        self.counter[:] = 0
 
         def probe(a: int, b: int) -> int:
-            return int(_search(h, int(mover), st, heights, a, b, self.tt, self.counter, _REL, _VAL, _PRIME, self.cmask, self.sb, _Z,
-                               self.use_bound))
+            return int(_search(h, int(mover), st, heights, a, b, self.tt, self.counter, _REL, _VAL, _PRIME, self.cmask, self.sb, _Z, _PT, self.mvk, self.mvc,
+                               self.opts))
 
         g, lo, hi = self.guess, -_INF, _INF
         while lo < hi:
