@@ -67,27 +67,52 @@ def _tables():
                 if t != x and t != c and VALID[c, x, t]:
                     m |= 1 << t
             pt[x, c] = m
+    # Pairs a < b with a # b = c as masks, most stealable first: 3 (a prime and a
+    # composite: one seat's two tops), 2 (two primes), 1 (two composites).
+    lists = [[] for _ in range(_MAXC)]
+    for c in range(2, _MAXC):
+        for a in range(2, _MAXC):
+            for b in range(a + 1, _MAXC):
+                if VALID[c, a, b] and c != a and c != b:
+                    k = 3 if VALUE[a] != VALUE[b] else (2 if VALUE[a] == 2 else 1)
+                    lists[c].append((k, (1 << a) | (1 << b)))
+        lists[c].sort(key=lambda t: -t[0])
+    w = max(len(x) for x in lists)
+    pmask = np.zeros((_MAXC, w), dtype=np.int64)
+    pval = np.zeros((_MAXC, w), dtype=np.int64)
+    pn = np.zeros(_MAXC, dtype=np.int64)
+    for c in range(_MAXC):
+        pn[c] = len(lists[c])
+        for i, (k, m) in enumerate(lists[c]):
+            pmask[c, i] = m
+            pval[c, i] = k
     g = np.random.default_rng(0x5EED2)
     z = g.integers(0, 2**63 - 1, size=(2, 4, 40, _MAXC), dtype=np.int64).astype(np.uint64)
-    return rel, np.int64(prime), z, pt
+    return rel, np.int64(prime), z, pt, pmask, pval, pn
 
 
-_REL, _PRIME, _Z, _PT = _tables()
+_REL, _PRIME, _Z, _PT, _PMASK, _PVAL, _PN = _tables()
 _VAL = VALUE[:_MAXC].astype(np.int64)
 
 
-@njit(cache=True, inline="always")
+_POP16 = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int64)
+_DEBRUIJN = 0x077CB531
+_DB_INDEX = np.zeros(32, dtype=np.int64)
+for _i in range(32):
+    _DB_INDEX[((_DEBRUIJN << _i) & 0xFFFFFFFF) >> 27] = _i
+del _i
+
+
+@njit(cache=True)
 def _popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56
+    # masks of cards ≤ 31: 32 bits
+    return _POP16[x & 0xFFFF] + _POP16[(x >> 16) & 0xFFFF]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lowbit(x):
-    # index of the lowest set bit (x > 0)
-    return _popcount((x & -x) - 1)
+    # index of the lowest set bit (0 < x < 2^32)
+    return _DB_INDEX[(((x & -x) * _DEBRUIJN) & 0xFFFFFFFF) >> 27]
 
 
 @njit(cache=True)
@@ -297,7 +322,7 @@ def _shallow(hands, mover, stacks, heights, rel, val, prime):
 
 
 @njit(cache=True)
-def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts):
+def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, pmask, pval, pn, opts):
     counter[0] += 1
     opp = 1 - mover
     hm = hands[mover]
@@ -384,7 +409,83 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
                 return v
             hint = np.int64((w >> np.uint64(2)) & np.uint64(63))
             break
-    if opts[0]:
+    if opts[0] == 2 and depth >= opts[7]:
+        # Cards that can still be a top: the hands and the top r+1 cards of each stack
+        # (r = moves left to the owner's opponent, the only one who removes its cards).
+        avail = hm | ho
+        for s_ in range(4):
+            r = no if (s_ >> 1) == mover else nm
+            lo_ = heights[s_] - r - 1
+            if lo_ < 0:
+                lo_ = 0
+            for p_ in range(lo_, heights[s_]):
+                avail |= np.int64(1) << stacks[s_, p_]
+        # s(c): most card c could ever steal with a pair of such cards.
+        dval = 0
+        tm = 0
+        npm_ = 0
+        ncm_ = 0
+        x = hm
+        while x:
+            c = _lowbit(x)
+            x &= x - 1
+            dval += val[c]
+            sc = 0
+            for i_ in range(pn[c]):
+                mm_ = pmask[c, i_]
+                if (avail & mm_) == mm_:
+                    sc = pval[c, i_]
+                    break
+            tm += sc
+            if sc >= 2:
+                npm_ += 1
+            if sc >= 1:
+                ncm_ += 1
+        to = 0
+        npo_ = 0
+        nco_ = 0
+        x = ho
+        while x:
+            c = _lowbit(x)
+            x &= x - 1
+            dval -= val[c]
+            sc = 0
+            for i_ in range(pn[c]):
+                mm_ = pmask[c, i_]
+                if (avail & mm_) == mm_:
+                    sc = pval[c, i_]
+                    break
+            to += sc
+            if sc >= 2:
+                npo_ += 1
+            if sc >= 1:
+                nco_ += 1
+        # Net primes the mover takes ≤ cards on (or yet to reach) the opponent's prime stack.
+        hp_m = _popcount(hm & prime)
+        hp_o = _popcount(ho & prime)
+        sup_p = heights[so] + hp_o
+        sup_c = heights[so + 1] + (no - hp_o)
+        netm = 2 * min(npm_, sup_p) + min(ncm_, sup_c)
+        if tm < netm:
+            netm = tm
+        sup_p = heights[sp] + hp_m
+        sup_c = heights[sp + 1] + (nm - hp_m)
+        neto = 2 * min(npo_, sup_p) + min(nco_, sup_c)
+        if to < neto:
+            neto = to
+        ub = dval + 2 * netm
+        lb = dval - 2 * neto
+        if ub <= alpha:
+            return ub
+        if lb >= beta:
+            return lb
+        if ub < beta:
+            beta = ub
+        if lb > alpha:
+            alpha = lb
+        if alpha >= beta:
+            return alpha
+    elif opts[0] and depth >= opts[9]:
         # Each card gains its mover between VALUE(c) and VALUE(c) + 2·sb[c].
         ub = 0
         lb = 0
@@ -429,7 +530,7 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
         else:
             st = 0
         d = val[c] + 2 * st
-        if opts[3] == 2:
+        if opts[3] == 2 and depth >= opts[8]:
             # Immediate gain minus the opponent's best immediate reply.
             npm = pm
             ncm = cm
@@ -532,11 +633,11 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
         stacks[own, heights[own]] = c
         heights[own] += 1
         if t == 0:
-            v = d - _search(hands, opp, stacks, heights, d - beta, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts)
+            v = d - _search(hands, opp, stacks, heights, d - beta, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, pmask, pval, pn, opts)
         else:
-            v = d - _search(hands, opp, stacks, heights, d - alpha - 1, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts)
+            v = d - _search(hands, opp, stacks, heights, d - alpha - 1, d - alpha, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, pmask, pval, pn, opts)
             if alpha < v < beta:
-                v = d - _search(hands, opp, stacks, heights, d - beta, d - v, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, opts)
+                v = d - _search(hands, opp, stacks, heights, d - beta, d - v, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, pmask, pval, pn, opts)
         # undo
         heights[own] -= 1
         if st == 3 or st == 1:
@@ -583,9 +684,9 @@ class SolverV2:
         guess: first guess of MTD(f).
     """
 
-    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3):
+    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3, dyn_min: int = 3, ord_min: int = 3, bound_min: int = 3):
         self.tt = np.zeros((1 << tt_bits, 3), dtype=np.uint64)
-        self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), 0], dtype=np.int64)
+        self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), int(dyn_min), int(ord_min), int(bound_min)], dtype=np.int64)
         self.guess = int(guess)
         self.counter = np.zeros(72, dtype=np.int64)
         self.nodes = 0  # nodes searched by the last `value` call
@@ -624,13 +725,16 @@ class SolverV2:
         self.counter[:] = 0
 
         def probe(a: int, b: int) -> int:
-            return int(_search(h, int(mover), st, heights, a, b, self.tt, self.counter, _REL, _VAL, _PRIME, self.cmask, self.sb, _Z, _PT, self.mvk, self.mvc,
+            return int(_search(h, int(mover), st, heights, a, b, self.tt, self.counter, _REL, _VAL, _PRIME, self.cmask, self.sb, _Z, _PT, self.mvk, self.mvc, _PMASK, _PVAL, _PN,
                                self.opts))
 
         g, lo, hi = self.guess, -_INF, _INF
+        self.passes = []
         while lo < hi:
             b = g + 1 if g == lo else g
+            n0 = int(self.counter[0])
             g = probe(b - 1, b)
+            self.passes.append((b, g, int(self.counter[0]) - n0))
             if g < b:
                 hi = g
             else:
