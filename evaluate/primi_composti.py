@@ -255,6 +255,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables", type=str, default=",".join(GROUPS), help=f"primi_composti: table groups for --reproduce, from {','.join(GROUPS)}")
     parser.add_argument("--claims", action="store_true", help="primi_composti: first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
     parser.add_argument("--solve-deals", type=int, default=0, metavar="N", help="primi_composti: solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
+    parser.add_argument("--solve-from", type=int, default=0, metavar="K", help="primi_composti: with --solve-deals, start at deal K of the seeded sequence (split a study across processes)")
+    parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="primi_composti: threads per version-1 solve (2 = lazy SMP sharing one table)")
+    parser.add_argument("--merge-solves", nargs="+", default=None, metavar="JSON", help="primi_composti: join --solve-deals --json results of disjoint deal ranges and print the study")
     parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
 
 
@@ -278,13 +281,27 @@ def run(args: argparse.Namespace) -> bool:
                 json.dump(result_c, f, indent=1)
             print(f"wrote {args.json}")
         return True
+    if getattr(args, "merge_solves", None):
+        from evaluate.primi_composti_solve import format_study, merge_studies
+
+        parts = []
+        for path in args.merge_solves:
+            with open(path, encoding="utf-8") as f:
+                parts.append(json.load(f))
+        study = merge_studies(parts)
+        print(format_study(study))
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(study, f, indent=1)
+            print(f"wrote {args.json}")
+        return True
     if getattr(args, "solve_deals", 0):
         from evaluate.primi_composti_solve import format_study, solve_study
 
         opts = dict(args.options)
         study = solve_study(
             int(opts.get("version", 1)), int(opts.get("cards_per_player", 12)), args.solve_deals, args.seed,
-            [p for p in args.regret_players.split(",") if p],
+            [p for p in args.regret_players.split(",") if p], start=args.solve_from, threads=args.solve_threads,
         )
         print(format_study(study))
         if args.json:

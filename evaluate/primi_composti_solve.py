@@ -2,6 +2,13 @@
 
     python -m evaluate primi_composti --solve-deals 200 --option version=1 --option cards_per_player=8
 
+A long study can be split across processes (`--solve-from K` solves deals K,
+K+1, … of the same seeded sequence) and the parts joined afterwards:
+
+    python -m evaluate primi_composti --solve-deals 100 --json a.json --regret-players "" --option cards_per_player=12
+    python -m evaluate primi_composti --solve-deals 100 --solve-from 100 --json b.json --regret-players "" --option cards_per_player=12
+    python -m evaluate primi_composti --merge-solves a.json b.json
+
 For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
 value is the final score difference P1 − P2 under perfect play by both sides
 (`envs.primi_composti.solver`). Reported: its mean with a 95% interval, how
@@ -22,7 +29,7 @@ import numpy as np
 
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from envs.primi_composti.solver import Solver, best_card, solve_deal, state_value
+from envs.primi_composti.solver import Solver, best_card, make_solver, solve_deal, state_value
 from evaluate.stats import mean_interval, wilson_interval
 
 
@@ -44,25 +51,14 @@ def tt_bits_for(cards_per_player: int) -> int:
     return min(26, max(16, 2 * cards_per_player + 4))
 
 
-def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str]) -> dict[str, Any]:
-    """Solve `deals` random deals exactly and measure the regret of `players`."""
-    game = PrimiCompostiGame(Config(version=version, cards_per_player=cards_per_player))
-    rng = np.random.default_rng(seed)
-    decks = fast.random_decks(rng, deals, cards_per_player)
-    solver = Solver(version, tt_bits=tt_bits_for(cards_per_player))
-    solve_deal(game, game.deal(decks[0]), solver)  # compile / load the cached machine code before timing
-    values, times, nodes = [], [], []
-    for i, d in enumerate(decks):
-        r = solve_deal(game, game.deal(d), solver)
-        values.append(r.value)
-        times.append(r.seconds)
-        nodes.append(r.nodes)
-        # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
-        print(f"deal {i + 1}/{len(decks)}: value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
-    vals = np.array(values)
+def summarize(version: int, cards_per_player: int, per_deal: list[dict[str, Any]]) -> dict[str, Any]:
+    """Statistics of solved deals (records with value, seconds, nodes): the value's
+    mean with a 95% interval, P1 wins / ties / P2 wins (Wilson), solve times."""
+    vals = np.array([r["value"] for r in per_deal])
+    times = [r["seconds"] for r in per_deal]
     n = len(vals)
     m, lo, hi = mean_interval(vals)
-    out: dict[str, Any] = {
+    return {
         "version": version,
         "cards_per_player": cards_per_player,
         "deals": n,
@@ -76,9 +72,32 @@ def solve_study(version: int, cards_per_player: int, deals: int, seed: int, play
         "p2_wins_ci": wilson_interval(int((vals < 0).sum()), n),
         "solve_seconds_median": float(np.median(times)),
         "solve_seconds_worst": float(np.max(times)),
-        "nodes_median": float(np.median(nodes)),
+        "nodes_median": float(np.median([r["nodes"] for r in per_deal])),
+        "per_deal": per_deal,
         "regret": {},
     }
+
+
+def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str], start: int = 0,
+                threads: int = 1, fast_solver: bool = True) -> dict[str, Any]:
+    """Solve deals start .. start+deals−1 of the seed's deal sequence exactly and
+    measure the regret of `players` (splitting a study by `start` across processes
+    gives the same deals as one run; `merge_studies` joins the parts)."""
+    if deals < 1 or start < 0:
+        raise ValueError(f"need deals >= 1 and start >= 0, got deals={deals}, start={start}")
+    game = PrimiCompostiGame(Config(version=version, cards_per_player=cards_per_player))
+    rng = np.random.default_rng(seed)
+    decks = fast.random_decks(rng, start + deals, cards_per_player)[start:]
+    solver = make_solver(version, tt_bits=tt_bits_for(cards_per_player), threads=threads, fast=fast_solver)
+    _warm_up(version, solver)
+    per_deal = []
+    for i, d in enumerate(decks):
+        r = solve_deal(game, game.deal(d), solver)
+        per_deal.append({"index": start + i, "value": r.value, "seconds": r.seconds, "nodes": r.nodes})
+        # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
+        print(f"deal {start + i + 1} ({i + 1}/{len(decks)}): value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
+    out = summarize(version, cards_per_player, per_deal)
+    out["seed"] = seed
     for p in players:
         t = time.perf_counter()
         regs = []
@@ -89,6 +108,31 @@ def solve_study(version: int, cards_per_player: int, deals: int, seed: int, play
             regs.append(regret_game(game, s, p, 1, solver))
         rm, rlo, rhi = mean_interval(regs)
         out["regret"][p] = {"mean": rm, "ci": (rlo, rhi), "perfect_share": float(np.mean(np.array(regs) == 0)), "seconds": time.perf_counter() - t}
+    return out
+
+
+def _warm_up(version: int, solver) -> None:
+    """Compile / load the solver's machine code on a small deal, so that it is not timed."""
+    game = PrimiCompostiGame(Config(version=version, cards_per_player=4))
+    solver.clear()
+    state_value(game, game.deal(fast.random_decks(np.random.default_rng(0), 1, 4)[0]), solver)
+    solver.clear()
+
+
+def merge_studies(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Join studies of disjoint deal ranges (same version, size and seed) into one."""
+    if not parts:
+        raise ValueError("nothing to merge")
+    keys = {(p["version"], p["cards_per_player"], p.get("seed")) for p in parts}
+    if len(keys) != 1:
+        raise ValueError(f"studies differ in version / cards_per_player / seed: {sorted(keys, key=str)}")
+    per_deal = sorted((r for p in parts for r in p["per_deal"]), key=lambda r: r["index"])
+    idx = [r["index"] for r in per_deal]
+    if len(set(idx)) != len(idx):
+        raise ValueError("the studies overlap (a deal index appears twice)")
+    version, k, seed = keys.pop()
+    out = summarize(version, k, per_deal)
+    out["seed"] = seed
     return out
 
 

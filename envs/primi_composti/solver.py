@@ -419,6 +419,25 @@ class Solver:
         return g
 
 
+def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: bool = True):
+    """The fastest exact solver for `version` (same `value` / `clear` / `counter` API).
+
+    Version 1 uses the bit-board solver `envs.primi_composti.solver_v1.SolverV1`
+    (`threads` = 1 or 2), version 2 `envs.primi_composti.solver_v2.SolverV2`;
+    `fast=False` gives this module's general `Solver` (the reference)."""
+    if version not in (1, 2):
+        raise ValueError(f"version must be 1 or 2, got {version!r}")
+    if not fast:
+        return Solver(version, tt_bits=tt_bits)
+    if version == 1:
+        from envs.primi_composti.solver_v1 import SolverV1
+
+        return SolverV1(tt_bits=tt_bits, threads=threads)
+    from envs.primi_composti.solver_v2 import SolverV2
+
+    return SolverV2(tt_bits=tt_bits)
+
+
 def _delta(game, state, card: int) -> int:
     seat = game.current_player(state)
     bonus = game.best_pair(state.stacks, seat, card)[1]

@@ -1,0 +1,77 @@
+"""The fast version-1 solver against the general solver and plain full-tree minimax."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.primi_composti import fast
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+from envs.primi_composti.solver import Solver, card_values, make_solver, solve_deal, state_value
+from envs.primi_composti.solver_v1 import SolverV1
+
+
+def full_minimax(game, s):
+    if game.is_terminal(s):
+        return s.scores[s.first] - s.scores[1 - s.first]
+    m = game.current_player(s)
+    vals = [full_minimax(game, game.apply(s, game.action_of(c))) for c in s.hands[m]]
+    return max(vals) if m == s.first else min(vals)
+
+
+def random_positions(game, rng, n, max_prefix):
+    out = []
+    for _ in range(n):
+        s = game.initial_state(rng)
+        for _ in range(int(rng.integers(0, max_prefix + 1))):
+            la = game.legal_actions(s)
+            s = game.apply(s, la[int(rng.integers(len(la)))])
+        out.append(s)
+    return out
+
+
+def test_equals_full_minimax():
+    rng = np.random.default_rng(11)
+    for k in (2, 3, 4):
+        game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
+        solver = SolverV1(tt_bits=8)  # a tiny table: collisions and replacements happen
+        for s in random_positions(game, rng, 15, 3):
+            assert state_value(game, s, solver) == full_minimax(game, s)
+
+
+@pytest.mark.parametrize("k", [5, 6, 7])
+def test_equals_general_solver_on_deals_and_midgame_positions(k):
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
+    rng = np.random.default_rng(k)
+    ref = Solver(1, tt_bits=18)
+    fast_small = SolverV1(tt_bits=10)
+    fast_big = SolverV1(tt_bits=18)
+    decks = fast.random_decks(rng, 15, k)
+    for d in decks:
+        s = game.deal(d)
+        exact = solve_deal(game, s, ref).value
+        assert solve_deal(game, s, fast_big).value == exact
+        assert state_value(game, s, fast_small) == exact  # table not cleared: entries of earlier deals stay valid
+    for s in random_positions(game, rng, 10, 2 * k - 3):
+        assert card_values(game, s, fast_big) == card_values(game, s, ref)
+
+
+def test_two_threads_give_the_same_values():
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=7))
+    one = SolverV1(tt_bits=16)
+    two = SolverV1(tt_bits=16, threads=2)
+    for d in fast.random_decks(np.random.default_rng(5), 8, 7):
+        s = game.deal(d)
+        assert solve_deal(game, s, two).value == solve_deal(game, s, one).value
+
+
+def test_bad_options_and_decks_are_refused():
+    with pytest.raises(ValueError, match="threads"):
+        SolverV1(threads=3)
+    with pytest.raises(ValueError, match="25"):
+        SolverV1(tt_bits=8).value(((2, 26), (3, 4)), ((), (), (), ()), 0)
+
+
+def test_make_solver_picks_the_fast_solver_for_version_1():
+    assert isinstance(make_solver(1, tt_bits=8), SolverV1)
+    assert make_solver(1, tt_bits=8, fast=False).version == 1
