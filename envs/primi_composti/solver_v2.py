@@ -322,6 +322,184 @@ def _shallow(hands, mover, stacks, heights, rel, val, prime):
 
 
 @njit(cache=True)
+def _leaf2(hands, mover, stacks, heights, rel, val):
+    """Exact value when the mover holds one card and the opponent at most one."""
+    hm = hands[mover]
+    ho = hands[1 - mover]
+    sp = 2 * mover
+    so = 2 - sp
+    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
+    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
+    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
+    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
+    c = _lowbit(hm)
+    if (rel[po, co] >> c) & 1:
+        st = 3
+    elif ((rel[pm, po] | rel[cm, po]) >> c) & 1:
+        st = 2
+    elif ((rel[pm, co] | rel[cm, co]) >> c) & 1:
+        st = 1
+    else:
+        st = 0
+    d = val[c] + 2 * st
+    if ho == 0:
+        return d
+    e = _lowbit(ho)
+    if st == 3 or st == 2:
+        pm = po
+        h = heights[so] - 2
+        po = stacks[so, h] if h >= 0 else 0
+    if st == 3 or st == 1:
+        cm = co
+        h = heights[so + 1] - 2
+        co = stacks[so + 1, h] if h >= 0 else 0
+    if val[c] == 2:
+        pm = c
+    else:
+        cm = c
+    # The opponent's reply: its own tops po, co; the mover's pm, cm.
+    if (rel[pm, cm] >> e) & 1:
+        st2 = 3
+    elif ((rel[po, pm] | rel[co, pm]) >> e) & 1:
+        st2 = 2
+    elif ((rel[po, cm] | rel[co, cm]) >> e) & 1:
+        st2 = 1
+    else:
+        st2 = 0
+    return d - (val[e] + 2 * st2)
+
+
+@njit(cache=True)
+def _end3(hands, mover, stacks, heights, alpha, beta, rel, val):
+    """Exact value (fail-soft within (alpha, beta)) when the mover holds two cards and
+    the opponent one (level 3) or two (level 4); the children are computed by
+    `_end` at level 3 (not recursive: numba's cache mishandles extra recursion)."""
+    hm = hands[mover]
+    opp = 1 - mover
+    sp = 2 * mover
+    so = 2 - sp
+    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
+    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
+    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
+    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
+    m3 = rel[po, co] & hm
+    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
+    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    best = -_INF
+    x = hm
+    for it in range(2):
+        # the card of larger immediate gain first
+        c1 = _lowbit(x)
+        c2 = _lowbit(x & (x - 1))
+        g1 = val[c1] + 2 * (3 if (m3 >> c1) & 1 else (2 if (m2 >> c1) & 1 else (1 if (m1 >> c1) & 1 else 0)))
+        g2 = val[c2] + 2 * (3 if (m3 >> c2) & 1 else (2 if (m2 >> c2) & 1 else (1 if (m1 >> c2) & 1 else 0)))
+        if (g2 > g1) != (it == 1):
+            c = c2
+            d = g2
+        else:
+            c = c1
+            d = g1
+        st = (d - val[c]) >> 1
+        hands[mover] = hm & ~(np.int64(1) << c)
+        if st == 3 or st == 2:
+            heights[so] -= 1
+            stacks[sp, heights[sp]] = po
+            heights[sp] += 1
+        if st == 3 or st == 1:
+            heights[so + 1] -= 1
+            stacks[sp + 1, heights[sp + 1]] = co
+            heights[sp + 1] += 1
+        own = sp if val[c] == 2 else sp + 1
+        stacks[own, heights[own]] = c
+        heights[own] += 1
+        a2 = alpha if alpha > best else best
+        if False:
+            v = d - 0
+        else:
+            v = d - _leaf2(hands, opp, stacks, heights, rel, val)
+        heights[own] -= 1
+        if st == 3 or st == 1:
+            heights[sp + 1] -= 1
+            stacks[so + 1, heights[so + 1]] = co
+            heights[so + 1] += 1
+        if st == 3 or st == 2:
+            heights[sp] -= 1
+            stacks[so, heights[so]] = po
+            heights[so] += 1
+        hands[mover] = hm
+        if v > best:
+            best = v
+            if best >= beta:
+                return best
+    return best
+
+
+@njit(cache=True)
+def _end4(hands, mover, stacks, heights, alpha, beta, rel, val):
+    """Exact value (fail-soft within (alpha, beta)) when the mover holds two cards and
+    the opponent one (level 3) or two (level 4); the children are computed by
+    `_end` at level 3 (not recursive: numba's cache mishandles extra recursion)."""
+    hm = hands[mover]
+    opp = 1 - mover
+    sp = 2 * mover
+    so = 2 - sp
+    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
+    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
+    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
+    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
+    m3 = rel[po, co] & hm
+    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
+    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    best = -_INF
+    x = hm
+    for it in range(2):
+        # the card of larger immediate gain first
+        c1 = _lowbit(x)
+        c2 = _lowbit(x & (x - 1))
+        g1 = val[c1] + 2 * (3 if (m3 >> c1) & 1 else (2 if (m2 >> c1) & 1 else (1 if (m1 >> c1) & 1 else 0)))
+        g2 = val[c2] + 2 * (3 if (m3 >> c2) & 1 else (2 if (m2 >> c2) & 1 else (1 if (m1 >> c2) & 1 else 0)))
+        if (g2 > g1) != (it == 1):
+            c = c2
+            d = g2
+        else:
+            c = c1
+            d = g1
+        st = (d - val[c]) >> 1
+        hands[mover] = hm & ~(np.int64(1) << c)
+        if st == 3 or st == 2:
+            heights[so] -= 1
+            stacks[sp, heights[sp]] = po
+            heights[sp] += 1
+        if st == 3 or st == 1:
+            heights[so + 1] -= 1
+            stacks[sp + 1, heights[sp + 1]] = co
+            heights[sp + 1] += 1
+        own = sp if val[c] == 2 else sp + 1
+        stacks[own, heights[own]] = c
+        heights[own] += 1
+        a2 = alpha if alpha > best else best
+        if True:
+            v = d - _end3(hands, opp, stacks, heights, d - beta, d - a2, rel, val)
+        else:
+            v = d - _leaf2(hands, opp, stacks, heights, rel, val)
+        heights[own] -= 1
+        if st == 3 or st == 1:
+            heights[sp + 1] -= 1
+            stacks[so + 1, heights[so + 1]] = co
+            heights[so + 1] += 1
+        if st == 3 or st == 2:
+            heights[sp] -= 1
+            stacks[so, heights[so]] = po
+            heights[so] += 1
+        hands[mover] = hm
+        if v > best:
+            best = v
+            if best >= beta:
+                return best
+    return best
+
+
+@njit(cache=True)
 def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, pmask, pval, pn, opts):
     counter[0] += 1
     opp = 1 - mover
@@ -378,6 +556,11 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
         return d - (val[e] + 2 * st2)
 
     depth = nm + no
+    if nm == 2 and opts[10] == 1:
+        if no == 1:
+            return _end3(hands, mover, stacks, heights, alpha, beta, rel, val)
+        if no == 2:
+            return _end4(hands, mover, stacks, heights, alpha, beta, rel, val)
     use_tt = depth >= opts[1]
     hint = -1
     k1 = np.uint64(0)
@@ -511,6 +694,11 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
             alpha = lb
         if alpha >= beta:
             return alpha
+    if nm == 2 and opts[10] == 2:
+        if no == 1:
+            return _end3(hands, mover, stacks, heights, alpha, beta, rel, val)
+        if no == 2:
+            return _end4(hands, mover, stacks, heights, alpha, beta, rel, val)
     alpha0 = alpha
     m0 = hm & ~(m3 | m2 | m1)
     best = -_INF
@@ -684,9 +872,9 @@ class SolverV2:
         guess: first guess of MTD(f).
     """
 
-    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3, dyn_min: int = 3, ord_min: int = 3, bound_min: int = 3):
+    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3, dyn_min: int = 3, ord_min: int = 3, bound_min: int = 3, end: int = 2):
         self.tt = np.zeros((1 << tt_bits, 3), dtype=np.uint64)
-        self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), int(dyn_min), int(ord_min), int(bound_min)], dtype=np.int64)
+        self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), int(dyn_min), int(ord_min), int(bound_min), int(end)], dtype=np.int64)
         self.guess = int(guess)
         self.counter = np.zeros(72, dtype=np.int64)
         self.nodes = 0  # nodes searched by the last `value` call
