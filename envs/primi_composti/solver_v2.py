@@ -872,10 +872,11 @@ class SolverV2:
         guess: first guess of MTD(f).
     """
 
-    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3, dyn_min: int = 3, ord_min: int = 3, bound_min: int = 3, end: int = 2):
+    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3, dyn_min: int = 3, ord_min: int = 3, bound_min: int = 3, end: int = 2, aspiration: int = 3):
         self.tt = np.zeros((1 << tt_bits, 3), dtype=np.uint64)
         self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), int(dyn_min), int(ord_min), int(bound_min), int(end)], dtype=np.int64)
         self.guess = int(guess)
+        self.aspiration = int(aspiration)
         self.counter = np.zeros(72, dtype=np.int64)
         self.nodes = 0  # nodes searched by the last `value` call
         self._deck = -1
@@ -918,6 +919,17 @@ class SolverV2:
 
         g, lo, hi = self.guess, -_INF, _INF
         self.passes = []
+        if self.aspiration:
+            # One search with a window around the guess; MTD(f) from its result if it fails.
+            a, b = self.guess - self.aspiration, self.guess + self.aspiration
+            g = probe(a, b)
+            self.passes.append((a, b, g, int(self.counter[0])))
+            if a < g < b:
+                lo = hi = g
+            elif g <= a:
+                hi = g
+            else:
+                lo = g
         while lo < hi:
             b = g + 1 if g == lo else g
             n0 = int(self.counter[0])

@@ -79,3 +79,29 @@ def test_small_table_collisions():
         ref.clear()
         assert small.value(s.hands, s.stacks, 0) == ref.value(s.hands, s.stacks, 0)
         small.clear()
+
+
+def test_search_options_keep_values():
+    # The options only change the speed: every combination gives the same values.
+    game = PrimiCompostiGame(Config(version=2, cards_per_player=6))
+    decks = fast.random_decks(np.random.default_rng(21), 6, 6)
+    ref = Solver(2, tt_bits=16)
+    expected = []
+    for d in decks:
+        s = game.deal(d)
+        ref.clear()
+        expected.append(ref.value(s.hands, s.stacks, 0))
+    options = [
+        {"aspiration": 0, "end": 0, "tt_min": 3, "key2": False},
+        {"aspiration": 1, "end": 1, "tt_min": 3, "order": 0},
+        {"use_bound": False, "order": 1, "guess": 4},
+        {"use_bound": 2, "sh_min": 6, "tt_min": 5},
+    ]
+    for opts in options:
+        solver = SolverV2(tt_bits=12, **opts)
+        got = []
+        for d in decks:
+            s = game.deal(d)
+            solver.clear()
+            got.append(solver.value(s.hands, s.stacks, 0))
+        assert got == expected, opts
