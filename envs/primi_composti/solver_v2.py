@@ -500,6 +500,80 @@ def _end4(hands, mover, stacks, heights, alpha, beta, rel, val):
 
 
 @njit(cache=True)
+def _end5(hands, mover, stacks, heights, alpha, beta, rel, val):
+    """Exact value (fail-soft) when the mover holds three cards and the opponent two;
+    children by `_end4`."""
+    hm = hands[mover]
+    opp = 1 - mover
+    sp = 2 * mover
+    so = 2 - sp
+    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
+    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
+    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
+    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
+    m3 = rel[po, co] & hm
+    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
+    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    # the three cards by immediate gain, largest first
+    x = hm
+    c1 = _lowbit(x)
+    x &= x - 1
+    c2 = _lowbit(x)
+    x &= x - 1
+    c3 = _lowbit(x)
+    g1 = val[c1] + 2 * (3 if (m3 >> c1) & 1 else (2 if (m2 >> c1) & 1 else (1 if (m1 >> c1) & 1 else 0)))
+    g2 = val[c2] + 2 * (3 if (m3 >> c2) & 1 else (2 if (m2 >> c2) & 1 else (1 if (m1 >> c2) & 1 else 0)))
+    g3 = val[c3] + 2 * (3 if (m3 >> c3) & 1 else (2 if (m2 >> c3) & 1 else (1 if (m1 >> c3) & 1 else 0)))
+    if g2 > g1:
+        c1, c2, g1, g2 = c2, c1, g2, g1
+    if g3 > g2:
+        c2, c3, g2, g3 = c3, c2, g3, g2
+    if g2 > g1:
+        c1, c2, g1, g2 = c2, c1, g2, g1
+    best = -_INF
+    for it in range(3):
+        if it == 0:
+            c = c1
+            d = g1
+        elif it == 1:
+            c = c2
+            d = g2
+        else:
+            c = c3
+            d = g3
+        st = (d - val[c]) >> 1
+        hands[mover] = hm & ~(np.int64(1) << c)
+        if st == 3 or st == 2:
+            heights[so] -= 1
+            stacks[sp, heights[sp]] = po
+            heights[sp] += 1
+        if st == 3 or st == 1:
+            heights[so + 1] -= 1
+            stacks[sp + 1, heights[sp + 1]] = co
+            heights[sp + 1] += 1
+        own = sp if val[c] == 2 else sp + 1
+        stacks[own, heights[own]] = c
+        heights[own] += 1
+        a2 = alpha if alpha > best else best
+        v = d - _end4(hands, opp, stacks, heights, d - beta, d - a2, rel, val)
+        heights[own] -= 1
+        if st == 3 or st == 1:
+            heights[sp + 1] -= 1
+            stacks[so + 1, heights[so + 1]] = co
+            heights[so + 1] += 1
+        if st == 3 or st == 2:
+            heights[sp] -= 1
+            stacks[so, heights[so]] = po
+            heights[so] += 1
+        hands[mover] = hm
+        if v > best:
+            best = v
+            if best >= beta:
+                return best
+    return best
+
+
+@njit(cache=True)
 def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, prime, cmask, sb, z, pt, mvk, mvc, pmask, pval, pn, opts):
     counter[0] += 1
     opp = 1 - mover
@@ -699,6 +773,8 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
             return _end3(hands, mover, stacks, heights, alpha, beta, rel, val)
         if no == 2:
             return _end4(hands, mover, stacks, heights, alpha, beta, rel, val)
+    if nm == 3 and no == 2 and opts[11]:
+        return _end5(hands, mover, stacks, heights, alpha, beta, rel, val)
     alpha0 = alpha
     m0 = hm & ~(m3 | m2 | m1)
     best = -_INF
@@ -872,9 +948,9 @@ class SolverV2:
         guess: first guess of MTD(f).
     """
 
-    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3, dyn_min: int = 3, ord_min: int = 3, bound_min: int = 3, end: int = 2, aspiration: int = 3):
+    def __init__(self, tt_bits: int = 22, use_bound: bool = True, guess: int = -3, tt_min: int = 8, key2: bool = True, order: int = 2, killer: bool = False, sh_min: int = 99, sh_plies: int = 3, dyn_min: int = 3, ord_min: int = 3, bound_min: int = 3, end: int = 2, aspiration: int = 3, end5: bool = True):
         self.tt = np.zeros((1 << tt_bits, 3), dtype=np.uint64)
-        self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), int(dyn_min), int(ord_min), int(bound_min), int(end)], dtype=np.int64)
+        self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), int(killer), int(sh_min), int(sh_plies), int(dyn_min), int(ord_min), int(bound_min), int(end), int(end5)], dtype=np.int64)
         self.guess = int(guess)
         self.aspiration = int(aspiration)
         self.counter = np.zeros(72, dtype=np.int64)
