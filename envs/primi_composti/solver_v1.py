@@ -23,7 +23,9 @@ driven by MTD(f). Each measured on the same deals against the general solver
   cards of that type, on two different stacks) can give it; the card played now
   scores exactly its current bonus; and the opponent's own two tops survive this
   move, so if they combine into one of its cards it scores ≥ 3 next turn;
-* the last two plies are computed directly;
+* the last six cards (three plies each side) are searched by plain alpha-beta
+  without the table or the bounds, cards with a bonus first: 3x the nodes at
+  4x the node rate (no table misses), −20% time; the last two plies directly;
 * optionally two threads ("lazy SMP"): both solve the same position sharing the
   table, breaking move-order ties the opposite way; the first to finish answers.
   Entries are written without locks, so word 0 stores key XOR word 1 and word 1
@@ -128,6 +130,72 @@ def _or_rel(ma, mb, tab):
     return u
 
 
+_ENDGAME = 6  # positions with at most this many cards left: plain alpha-beta, no table
+
+
+@njit(cache=True, nogil=True)
+def _endgame(st, mover, alpha, beta, tab, prime):
+    """Plain alpha-beta for the last few plies (no table): cheaper than a table probe."""
+    st[_NODES] += 1
+    one = np.int64(1)
+    hm = st[mover]
+    ho = st[1 - mover]
+    t0 = st[_T0]
+    t1 = st[_T0 + 1]
+    t2 = st[_T0 + 2]
+    t3 = st[_T0 + 3]
+    m4 = tab[t0 * 32 + t2]
+    m3 = tab[t0 * 32 + t1] | tab[t0 * 32 + t3] | tab[t2 * 32 + t1] | tab[t2 * 32 + t3]
+    m2 = tab[t1 * 32 + t3]
+    if (hm & (hm - 1)) == 0:
+        c = _lsb(hm)
+        d = _gain(c, m4, m3, m2, tab)
+        if ho == 0:
+            return d
+        s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
+        old = st[s]
+        st[s] = c
+        u0 = st[_T0]
+        u1 = st[_T0 + 1]
+        u2 = st[_T0 + 2]
+        u3 = st[_T0 + 3]
+        st[s] = old
+        e = _lsb(ho)
+        n4 = tab[u0 * 32 + u2]
+        n3 = tab[u0 * 32 + u1] | tab[u0 * 32 + u3] | tab[u2 * 32 + u1] | tab[u2 * 32 + u3]
+        n2 = tab[u1 * 32 + u3]
+        return d - _gain(e, n4, n3, n2, tab)
+    best = -_INF
+    # Cards with a bonus first (a cheap order), each class in card order.
+    for cls in range(4):
+        if cls == 0:
+            mm = hm & m4
+        elif cls == 1:
+            mm = hm & m3 & ~m4
+        elif cls == 2:
+            mm = hm & m2 & ~(m3 | m4)
+        else:
+            mm = hm & ~(m2 | m3 | m4)
+        while mm:
+            c = _lsb(mm)
+            mm &= mm - 1
+            d = _gain(c, m4, m3, m2, tab)
+            s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
+            old = st[s]
+            st[s] = c
+            st[mover] = hm ^ (one << c)
+            v = d - _endgame(st, 1 - mover, d - beta, d - alpha, tab, prime)
+            st[mover] = hm
+            st[s] = old
+            if v > best:
+                best = v
+                if best > alpha:
+                    alpha = best
+                    if alpha >= beta:
+                        return best
+    return best
+
+
 @njit(cache=True, nogil=True)
 def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     """Exact value for `mover` of the rest of the game (fail-soft PVS). `stop[0]`
@@ -166,6 +234,8 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
         n3 = tab[u0 * 32 + u1] | tab[u0 * 32 + u3] | tab[u2 * 32 + u1] | tab[u2 * 32 + u3]
         n2 = tab[u1 * 32 + u3]
         return d - _gain(e, n4, n3, n2, tab)
+    if _popcount(hm | ho) <= _ENDGAME:
+        return _endgame(st, mover, alpha, beta, tab, prime)
     # Exact key: both hands (cards 2..25 as 24 bits each) and the four tops (4 bits each).
     h0 = st[_H0]
     h1 = st[_H1]
