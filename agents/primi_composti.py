@@ -174,10 +174,10 @@ class SolverPlayer:
 
         if not fast_path.supports(game):
             raise ValueError("the solver plays the seed's configuration: 2 players, steal_choice='max', no revealed operand")
-        from envs.primi_composti.solver import Solver
+        from envs.primi_composti.solver import make_solver
 
         self.game = game
-        self.solver = Solver(game.version, tt_bits=20)  # kept across decisions: later ones reuse the table
+        self.solver = make_solver(game.version, tt_bits=20)  # kept across decisions: later ones reuse the table
 
     def act(self, view: View, action_mask: np.ndarray) -> int:
         """The optimal action."""

@@ -75,3 +75,26 @@ def test_bad_options_and_decks_are_refused():
 def test_make_solver_picks_the_fast_solver_for_version_1():
     assert isinstance(make_solver(1, tt_bits=8), SolverV1)
     assert make_solver(1, tt_bits=8, fast=False).version == 1
+
+
+def test_split_study_merges_to_the_whole_study(tmp_path, capsys):
+    from evaluate.__main__ import main
+    from evaluate.primi_composti_solve import merge_studies, solve_study
+
+    whole = solve_study(1, 5, 8, 3, [])
+    parts = [solve_study(1, 5, 5, 3, []), solve_study(1, 5, 3, 3, [], start=5)]
+    merged = merge_studies(parts)
+    assert [r["value"] for r in merged["per_deal"]] == [r["value"] for r in whole["per_deal"]]
+    assert merged["value_mean"] == whole["value_mean"] and merged["deals"] == 8
+    with pytest.raises(ValueError, match="overlap"):
+        merge_studies([parts[0], parts[0]])
+    with pytest.raises(ValueError, match="differ"):
+        merge_studies([parts[0], solve_study(2, 4, 2, 3, [])])
+    # The same through the command line.
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    base = ["primi_composti", "--seed", "3", "--regret-players", "", "--option", "cards_per_player=5"]
+    assert main(base + ["--solve-deals", "5", "--json", str(a)]) == 0
+    assert main(base + ["--solve-deals", "3", "--solve-from", "5", "--json", str(b)]) == 0
+    capsys.readouterr()
+    assert main(["primi_composti", "--merge-solves", str(a), str(b)]) == 0
+    assert "8 random deals solved exactly" in capsys.readouterr().out
