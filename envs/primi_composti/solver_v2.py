@@ -972,7 +972,7 @@ class SolverV2:
         self.opts = np.array([int(use_bound), int(tt_min), int(key2), int(order), 0, int(sh_min), 0, int(dyn_min), int(ord_min), int(bound_min), int(end), int(end5)], dtype=np.int64)
         self.guess = int(guess)
         self.aspiration = int(aspiration)
-        self.counter = np.zeros(72, dtype=np.int64)
+        self.counter = np.zeros(72, dtype=np.int64)  # [0]: nodes searched (accumulated), as Solver.counter
         self.nodes = 0  # nodes searched by the last `value` call
         self._deck = -1
         self.cmask = np.zeros(_MAXC, dtype=np.int64)
@@ -1006,7 +1006,10 @@ class SolverV2:
             for i, c in enumerate(stacks[s]):
                 st[s, i] = int(c)
             heights[s] = len(stacks[s])
-        self.counter[:] = 0
+        # counter[0] accumulates nodes over calls (as `Solver.counter[0]`: callers reset it);
+        # the other slots are per-call statistics (nodes by cards left).
+        n_start = int(self.counter[0])
+        self.counter[1:] = 0
 
         def probe(a: int, b: int) -> int:
             return int(_search(h, int(mover), st, heights, a, b, self.tt, self.counter, _REL, _VAL, _PRIME, self.cmask, self.sb, _Z, _PT, self.mvk, self.mvc, _PMASK, _PVAL, _PN,
@@ -1018,7 +1021,7 @@ class SolverV2:
             # One search with a window around the guess; MTD(f) from its result if it fails.
             a, b = self.guess - self.aspiration, self.guess + self.aspiration
             g = probe(a, b)
-            self.passes.append((a, b, g, int(self.counter[0])))
+            self.passes.append((a, b, g, int(self.counter[0]) - n_start))
             if a < g < b:
                 lo = hi = g
             elif g <= a:
@@ -1034,5 +1037,5 @@ class SolverV2:
                 hi = g
             else:
                 lo = g
-        self.nodes = int(self.counter[0])
+        self.nodes = int(self.counter[0]) - n_start
         return g

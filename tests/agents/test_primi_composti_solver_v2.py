@@ -105,3 +105,18 @@ def test_search_options_keep_values():
             solver.clear()
             got.append(solver.value(s.hands, s.stacks, 0))
         assert got == expected, opts
+
+
+def test_solver_module_tools_accept_solver_v2():
+    # solve_deal / card_values use `value`, `clear` and `counter[0]` (nodes, accumulated).
+    from envs.primi_composti.solver import card_values, solve_deal
+
+    game = PrimiCompostiGame(Config(version=2, cards_per_player=5))
+    decks = fast.random_decks(np.random.default_rng(4), 3, 5)
+    ref = Solver(2, tt_bits=14)
+    new = SolverV2(tt_bits=14)
+    for d in decks:
+        s = game.deal(d)
+        a = solve_deal(game, s, new)
+        assert a.value == solve_deal(game, s, ref).value and a.nodes > 0
+        assert card_values(game, s, new) == card_values(game, s, ref)
