@@ -7,8 +7,10 @@
     (issue 4: the seed's own code plays about 2,000 such games/s; goal ≥ 20,000);
 (c) minimax_5 time per decision, fast path and plain engine (seed ≈ 0.4 s;
     goal ≤ 4 ms);
-(d) exact solve of random deals (`envs.primi_composti.solver`), median and
-    worst time per deal, at the given cards per player.
+(d) exact solve of random deals, median and worst time per deal at the given
+    cards per player: the general solver (`envs.primi_composti.solver.Solver`)
+    and the fast one per version (`make_solver`: `solver_v1` / `solver_v2`) on
+    the same deals, and their ratio.
 
     python benchmarks/bench_primi_composti.py [--seconds 1] [--solve-cards 8]
 """
@@ -98,16 +100,23 @@ def main() -> None:
               f"(seed ~400 ms: {400 / ms:.0f}x faster; goal <= 4 ms)")
 
     from envs.primi_composti.rules import Config, PrimiCompostiGame
-    from envs.primi_composti.solver import Solver, solve_deal
+    from envs.primi_composti.solver import make_solver, solve_deal
 
     for version in (1, 2):
         game = PrimiCompostiGame(Config(version=version, cards_per_player=args.solve_cards))
-        solver = Solver(version)
-        rng = np.random.default_rng(2)
-        solve_deal(game, game.initial_state(rng), solver)
-        times = [solve_deal(game, game.initial_state(rng), solver).seconds for _ in range(args.solve_deals)]
-        print(f"(d) v{version} exact solve, {args.solve_cards} cards each: median {statistics.median(times) * 1000:.0f} ms, "
-              f"worst {max(times) * 1000:.0f} ms over {args.solve_deals} deals")
+        decks = fast.random_decks(np.random.default_rng(2), args.solve_deals + 1, args.solve_cards)
+        medians, values = {}, {}
+        for label, solver in (("general", make_solver(version, fast=False)), ("fast", make_solver(version))):
+            solve_deal(game, game.deal(decks[0]), solver)  # compile / load the machine code
+            runs = [solve_deal(game, game.deal(d), solver) for d in decks[1:]]
+            times = [r.seconds for r in runs]
+            medians[label] = statistics.median(times)
+            values[label] = [r.value for r in runs]
+            print(f"(d) v{version} exact solve, {args.solve_cards} cards each, {label} solver: median {medians[label] * 1000:.0f} ms, "
+                  f"worst {max(times) * 1000:.0f} ms, median {statistics.median(r.nodes for r in runs):.0f} nodes over {args.solve_deals} deals")
+        if values["fast"] != values["general"]:
+            raise SystemExit(f"v{version}: the fast solver's values differ from the general solver's: {values}")
+        print(f"    fast / general solver: {medians['general'] / medians['fast']:.1f}x on the median (same deals, same values)")
 
 
 if __name__ == "__main__":
