@@ -78,8 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)
     mod = _game_module(args.game)
-    if mod is not None and hasattr(mod, "run") and mod.run(args):
-        return 0
+    if mod is not None and hasattr(mod, "run"):
+        try:
+            handled = mod.run(args)
+        except ValueError as e:  # a bad combination of the game's own options: a usage error, as below
+            parser.error(str(e))
+        if handled:
+            return 0
     from evaluate.tournament import format_table, run_tournament, write_csv, write_json
 
     n = envs.make_game(args.game, **args.options).num_players

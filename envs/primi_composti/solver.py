@@ -427,6 +427,9 @@ def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: b
     `fast=False` gives this module's general `Solver` (the reference)."""
     if version not in (1, 2):
         raise ValueError(f"version must be 1 or 2, got {version!r}")
+    if threads != 1 and (version != 1 or not fast):
+        raise ValueError(f"threads must be 1 for {'version 2' if version != 1 else 'the general solver'} "
+                         f"(2 threads: only the fast version-1 solver), got {threads!r}")
     if not fast:
         return Solver(version, tt_bits=tt_bits)
     if version == 1:
