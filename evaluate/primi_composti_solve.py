@@ -140,6 +140,11 @@ def merge_studies(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _secs(t: float) -> str:
+    """A duration for people: milliseconds below a second, else seconds."""
+    return f"{t * 1000:.1f} ms" if t < 1 else f"{t:.1f} s"
+
+
 def format_study(s: dict[str, Any]) -> str:
     """A short text report of `solve_study`."""
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
@@ -149,7 +154,7 @@ def format_study(s: dict[str, Any]) -> str:
         f"  value P1 − P2 under perfect play: mean {s['value_mean']:+.2f} [{s['value_ci'][0]:+.2f}, {s['value_ci'][1]:+.2f}]",
         f"  perfect play: P1 wins {pct(s['p1_wins'])} {ci(s['p1_wins_ci'])}, ties {pct(s['ties'])} {ci(s['ties_ci'])}, "
         f"P2 wins {pct(s['p2_wins'])} {ci(s['p2_wins_ci'])}",
-        f"  solve time: median {s['solve_seconds_median'] * 1000:.1f} ms, worst {s['solve_seconds_worst'] * 1000:.1f} ms "
+        f"  solve time: median {_secs(s['solve_seconds_median'])}, worst {_secs(s['solve_seconds_worst'])} "
         f"(median {s['nodes_median']:.0f} nodes)",
     ]
     for p, r in s["regret"].items():
