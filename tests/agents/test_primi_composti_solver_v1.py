@@ -113,23 +113,3 @@ def test_cli_refuses_two_threads_for_version_2(capsys):
         main(["primi_composti", "--solve-deals", "1", "--solve-threads", "2", "--option", "version=2", "--option", "cards_per_player=4"])
     assert e.value.code == 2
     assert "threads must be 1 for version 2" in capsys.readouterr().err
-
-
-def test_stored_12_card_study_is_what_its_records_say():
-    """docs/primi_composti.md quotes docs/data/primi_composti_solve_v1_12cards.json:
-    its statistics must be the ones `summarize` computes from its per-deal records."""
-    import json
-    from pathlib import Path
-
-    from evaluate.primi_composti_solve import summarize
-
-    path = Path(__file__).resolve().parents[2] / "docs" / "data" / "primi_composti_solve_v1_12cards.json"
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    assert (stored["version"], stored["cards_per_player"], stored["seed"]) == (1, 12, 0)
-    assert [r["index"] for r in stored["per_deal"]] == list(range(200))
-    again = summarize(1, 12, stored["per_deal"])
-    for k in ("deals", "value_mean", "value_ci", "p1_wins", "p1_wins_ci", "ties", "ties_ci", "p2_wins", "p2_wins_ci",
-              "solve_seconds_median", "solve_seconds_worst", "nodes_median"):
-        assert again[k] == pytest.approx(stored[k]), k
-    doc = (path.parents[1] / "primi_composti.md").read_text(encoding="utf-8")
-    assert f"**{stored['value_mean']:+.2f} [{stored['value_ci'][0]:+.2f}, {stored['value_ci'][1]:+.2f}]**".replace("+", "").replace("-", "−") in doc

@@ -1,0 +1,28 @@
+"""The exact-value studies stored in docs/data, against their own records and the doc."""
+
+import pytest
+
+
+@pytest.mark.parametrize("name,version,cards", [("primi_composti_solve_v1_12cards.json", 1, 12), ("primi_composti_solve_v2_10cards.json", 2, 10)])
+def test_stored_studies_are_what_their_records_say(name, version, cards):
+    """docs/primi_composti.md quotes the studies in docs/data: their statistics must be
+    the ones `summarize` computes from their per-deal records, and the doc's figures."""
+    import json
+    from pathlib import Path
+
+    from evaluate.primi_composti_solve import summarize
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "data" / name
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert (stored["version"], stored["cards_per_player"], stored["seed"]) == (version, cards, 0)
+    assert [r["index"] for r in stored["per_deal"]] == list(range(200))
+    again = summarize(version, cards, stored["per_deal"])
+    for k in ("deals", "value_mean", "value_ci", "p1_wins", "p1_wins_ci", "ties", "ties_ci", "p2_wins", "p2_wins_ci",
+              "solve_seconds_median", "solve_seconds_worst", "nodes_median"):
+        assert again[k] == pytest.approx(stored[k]), k
+    doc = (path.parents[1] / "primi_composti.md").read_text(encoding="utf-8")
+    row = f"| v{version}, {cards}"
+    line = next(ln for ln in doc.splitlines() if ln.replace("**", "").startswith(row))
+    sign = lambda x: f"{x:+.2f}".replace("+", "").replace("-", "−")  # noqa: E731
+    assert f"{sign(stored['value_mean'])} [{sign(stored['value_ci'][0])}, {sign(stored['value_ci'][1])}]" in line
+    assert f"{100 * stored['p2_wins']:.1f} [{100 * stored['p2_wins_ci'][0]:.1f}, {100 * stored['p2_wins_ci'][1]:.1f}]" in line
