@@ -180,11 +180,11 @@ def _key2(hands, mover, stacks, heights, cmask, z, pt):
     avail = hh
     for s in range(4):
         r = _popcount(hands[1 - (s >> 1)])
-        l = heights[s] - r - 1
-        if l < 0:
-            l = 0
-        lo[s] = l
-        for p in range(l, heights[s]):
+        low = heights[s] - r - 1
+        if low < 0:
+            low = 0
+        lo[s] = low
+        for p in range(low, heights[s]):
             avail |= np.int64(1) << stacks[s, p]
     changed = True
     while changed:
@@ -423,11 +423,7 @@ def _end3(hands, mover, stacks, heights, alpha, beta, rel, val):
         own = sp if val[c] == 2 else sp + 1
         stacks[own, heights[own]] = c
         heights[own] += 1
-        a2 = alpha if alpha > best else best
-        if False:
-            v = d - 0
-        else:
-            v = d - _leaf2(hands, opp, stacks, heights, rel, val)
+        v = d - _leaf2(hands, opp, stacks, heights, rel, val)
         heights[own] -= 1
         if st == 3 or st == 1:
             heights[sp + 1] -= 1
@@ -787,7 +783,6 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, rel, val, p
     if nm == 3 and no == 2 and opts[11]:
         return _end5(hands, mover, stacks, heights, alpha, beta, rel, val)
     alpha0 = alpha
-    m0 = hm & ~(m3 | m2 | m1)
     best = -_INF
     best_c = -1
     # Move list, best first: the table's card, then by key (see `opts[3]`).
