@@ -1,6 +1,11 @@
 """The exact-value studies stored in docs/data, against their own records and the doc."""
 
+import json
+from pathlib import Path
+
 import pytest
+
+from evaluate.primi_composti_solve import summarize
 
 
 @pytest.mark.parametrize("name,version,cards,deals", [
@@ -11,11 +16,6 @@ import pytest
 def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
     """docs/primi_composti.md quotes the studies in docs/data: their statistics must be
     the ones `summarize` computes from their per-deal records, and the doc's figures."""
-    import json
-    from pathlib import Path
-
-    from evaluate.primi_composti_solve import summarize
-
     path = Path(__file__).resolve().parents[2] / "docs" / "data" / name
     stored = json.loads(path.read_text(encoding="utf-8"))
     assert (stored["version"], stored["cards_per_player"], stored["seed"]) == (version, cards, 0)
