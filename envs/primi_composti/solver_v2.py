@@ -249,113 +249,65 @@ def _key(hands, mover, stacks, heights, cmask, z):
     return k0, k1, k2
 
 
-@njit(cache=True)
-def _gain1(hands, mover, stacks, heights, rel, val, prime):
-    """The mover's best immediate gain VALUE(c) + 2·stolen (0 with an empty hand)."""
-    hm = hands[mover]
-    if hm == 0:
-        return 0
+@njit(cache=True, inline="always")
+def _tops(stacks, heights, mover):
+    """The four visible cards: the mover's prime and composite tops, then the
+    opponent's (0 for an empty stack)."""
     sp = 2 * mover
     so = 2 - sp
     pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
     cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
     po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
     co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
-    m3 = rel[po, co] & hm
+    return pm, cm, po, co
+
+
+@njit(cache=True, inline="always")
+def _classes(h, pm, cm, po, co):
+    """The cards of hand h split by what they would steal (the max-steal rule's
+    priority), with (pm, cm) the holder's own tops and (po, co) the other side's:
+    m3 both other tops (they form the card), m2 the other prime top (with an own
+    top), m1 the other composite top; the rest steal nothing."""
+    m3 = _REL[po, co] & h
+    m2 = (_REL[pm, po] | _REL[cm, po]) & h & ~m3
+    m1 = (_REL[pm, co] | _REL[cm, co]) & h & ~(m3 | m2)
+    return m3, m2, m1
+
+
+@njit(cache=True, inline="always")
+def _steal(c, m3, m2, m1):
+    """What card c steals (3, 2, 1 or 0), from the classes of `_classes`."""
+    if (m3 >> c) & 1:
+        return 3
+    if (m2 >> c) & 1:
+        return 2
+    if (m1 >> c) & 1:
+        return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _best_gain(h, pm, cm, po, co):
+    """The best immediate gain VALUE(c) + 2·stolen of hand h (0 when empty), with
+    (pm, cm) the holder's own tops and (po, co) the other side's."""
+    if h == 0:
+        return 0
+    m3 = _REL[po, co] & h
     if m3:
-        return 8 if (m3 & prime) else 7
-    m2 = (rel[pm, po] | rel[cm, po]) & hm
+        return 8 if (m3 & _PRIME) else 7
+    m2 = (_REL[pm, po] | _REL[cm, po]) & h
     if m2:
-        return 6 if (m2 & prime) else 5
-    m1 = (rel[pm, co] | rel[cm, co]) & hm
+        return 6 if (m2 & _PRIME) else 5
+    m1 = (_REL[pm, co] | _REL[cm, co]) & h
     if m1:
-        return 4 if (m1 & prime) else 3
-    return 2 if (hm & prime) else 1
+        return 4 if (m1 & _PRIME) else 3
+    return 2 if (h & _PRIME) else 1
 
 
-@njit(cache=True)
-def _shallow(hands, mover, stacks, heights, rel, val, prime):
-    """Two-ply negamax (immediate gains only): a move-ordering heuristic, not recursive
-    (numba's cache mishandles a second recursive function called from `_search`)."""
-    opp = 1 - mover
-    hm = hands[mover]
-    if hm == 0:
-        return 0
-    sp = 2 * mover
-    so = 2 * opp
-    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
-    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
-    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
-    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
-    m3 = rel[po, co] & hm
-    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
-    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
-    best = -_INF
-    x = hm
-    while x:
-        c = _lowbit(x)
-        x &= x - 1
-        if (m3 >> c) & 1:
-            st = 3
-        elif (m2 >> c) & 1:
-            st = 2
-        elif (m1 >> c) & 1:
-            st = 1
-        else:
-            st = 0
-        d = val[c] + 2 * st
-        hands[mover] = hm & ~(np.int64(1) << c)
-        if st == 3 or st == 2:
-            heights[so] -= 1
-            stacks[sp, heights[sp]] = po
-            heights[sp] += 1
-        if st == 3 or st == 1:
-            heights[so + 1] -= 1
-            stacks[sp + 1, heights[sp + 1]] = co
-            heights[sp + 1] += 1
-        own = sp if val[c] == 2 else sp + 1
-        stacks[own, heights[own]] = c
-        heights[own] += 1
-        v = d - _gain1(hands, opp, stacks, heights, rel, val, prime)
-        heights[own] -= 1
-        if st == 3 or st == 1:
-            heights[sp + 1] -= 1
-            stacks[so + 1, heights[so + 1]] = co
-            heights[so + 1] += 1
-        if st == 3 or st == 2:
-            heights[sp] -= 1
-            stacks[so, heights[so]] = po
-            heights[so] += 1
-        hands[mover] = hm
-        if v > best:
-            best = v
-    return best
-
-
-@njit(cache=True)
-def _leaf2(hands, mover, stacks, heights, rel, val):
-    """Exact value when the mover holds one card and the opponent at most one."""
-    hm = hands[mover]
-    ho = hands[1 - mover]
-    sp = 2 * mover
-    so = 2 - sp
-    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
-    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
-    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
-    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
-    c = _lowbit(hm)
-    if (rel[po, co] >> c) & 1:
-        st = 3
-    elif ((rel[pm, po] | rel[cm, po]) >> c) & 1:
-        st = 2
-    elif ((rel[pm, co] | rel[cm, co]) >> c) & 1:
-        st = 1
-    else:
-        st = 0
-    d = val[c] + 2 * st
-    if ho == 0:
-        return d
-    e = _lowbit(ho)
+@njit(cache=True, inline="always")
+def _after(stacks, heights, mover, c, st, pm, cm, po, co):
+    """The four tops, in `_tops`' order for the same mover, after it plays c stealing st."""
+    so = 2 - 2 * mover
     if st == 3 or st == 2:
         pm = po
         h = heights[so] - 2
@@ -364,76 +316,124 @@ def _leaf2(hands, mover, stacks, heights, rel, val):
         cm = co
         h = heights[so + 1] - 2
         co = stacks[so + 1, h] if h >= 0 else 0
-    if val[c] == 2:
+    if _VAL[c] == 2:
         pm = c
     else:
         cm = c
-    # The opponent's reply: its own tops po, co; the mover's pm, cm.
-    if (rel[pm, cm] >> e) & 1:
-        st2 = 3
-    elif ((rel[po, pm] | rel[co, pm]) >> e) & 1:
-        st2 = 2
-    elif ((rel[po, cm] | rel[co, cm]) >> e) & 1:
-        st2 = 1
-    else:
-        st2 = 0
-    return d - (val[e] + 2 * st2)
+    return pm, cm, po, co
+
+
+@njit(cache=True, inline="always")
+def _play(hands, stacks, heights, mover, hm, c, st, po, co):
+    """The mover (hand hm) plays c, stealing st of the opponent's tops po, co.
+    Returns the stack c went on, for `_unplay`."""
+    sp = 2 * mover
+    so = 2 - sp
+    hands[mover] = hm & ~(np.int64(1) << c)
+    if st == 3 or st == 2:
+        heights[so] -= 1
+        stacks[sp, heights[sp]] = po
+        heights[sp] += 1
+    if st == 3 or st == 1:
+        heights[so + 1] -= 1
+        stacks[sp + 1, heights[sp + 1]] = co
+        heights[sp + 1] += 1
+    own = sp if _VAL[c] == 2 else sp + 1
+    stacks[own, heights[own]] = c
+    heights[own] += 1
+    return own
+
+
+@njit(cache=True, inline="always")
+def _unplay(hands, stacks, heights, mover, hm, own, st, po, co):
+    """Undo `_play` (same arguments; own: what it returned)."""
+    sp = 2 * mover
+    so = 2 - sp
+    heights[own] -= 1
+    if st == 3 or st == 1:
+        heights[sp + 1] -= 1
+        stacks[so + 1, heights[so + 1]] = co
+        heights[so + 1] += 1
+    if st == 3 or st == 2:
+        heights[sp] -= 1
+        stacks[so, heights[so]] = po
+        heights[so] += 1
+    hands[mover] = hm
+
+
+@njit(cache=True, inline="always")
+def _last2(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1):
+    """Exact value of the last two plies: the mover holds one card, the opponent at
+    most one (its reply is forced)."""
+    c = _lowbit(hm)
+    st = _steal(c, m3, m2, m1)
+    d = _VAL[c] + 2 * st
+    if ho == 0:
+        return d
+    pm, cm, po, co = _after(stacks, heights, mover, c, st, pm, cm, po, co)
+    return d - _best_gain(ho, po, co, pm, cm)
 
 
 @njit(cache=True)
-def _end3(hands, mover, stacks, heights, alpha, beta, rel, val):
-    """Exact value (fail-soft within (alpha, beta)) when the mover holds two cards and
-    the opponent one (level 3) or two (level 4); the children are computed by
-    `_end` at level 3 (not recursive: numba's cache mishandles extra recursion)."""
+def _shallow(hands, mover, stacks, heights):
+    """Two-ply negamax (immediate gains only): a move-ordering heuristic."""
     hm = hands[mover]
-    opp = 1 - mover
-    sp = 2 * mover
-    so = 2 - sp
-    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
-    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
-    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
-    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
-    m3 = rel[po, co] & hm
-    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
-    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    if hm == 0:
+        return 0
+    ho = hands[1 - mover]
+    pm, cm, po, co = _tops(stacks, heights, mover)
+    m3, m2, m1 = _classes(hm, pm, cm, po, co)
     best = -_INF
     x = hm
+    while x:
+        c = _lowbit(x)
+        x &= x - 1
+        st = _steal(c, m3, m2, m1)
+        npm, ncm, npo, nco = _after(stacks, heights, mover, c, st, pm, cm, po, co)
+        v = _VAL[c] + 2 * st - _best_gain(ho, npo, nco, npm, ncm)
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _leaf2(hands, mover, stacks, heights):
+    """Exact value when the mover holds one card and the opponent at most one."""
+    hm = hands[mover]
+    pm, cm, po, co = _tops(stacks, heights, mover)
+    m3, m2, m1 = _classes(hm, pm, cm, po, co)
+    return _last2(stacks, heights, mover, hm, hands[1 - mover], pm, cm, po, co, m3, m2, m1)
+
+
+@njit(cache=True, inline="always")
+def _by_gain2(hm, m3, m2, m1):
+    """The mover's two cards with their immediate gains, the larger gain first (ties: the lower card)."""
+    c1 = _lowbit(hm)
+    c2 = _lowbit(hm & (hm - 1))
+    g1 = _VAL[c1] + 2 * _steal(c1, m3, m2, m1)
+    g2 = _VAL[c2] + 2 * _steal(c2, m3, m2, m1)
+    if g2 > g1:
+        return c2, g2, c1, g1
+    return c1, g1, c2, g2
+
+
+@njit(cache=True)
+def _end3(hands, mover, stacks, heights, alpha, beta):
+    """Exact value (fail-soft within (alpha, beta)) when the mover holds two cards
+    and the opponent one; children by `_leaf2`. (The endgame functions are
+    separate, not one recursive function: numba's cache mishandles a second
+    recursive function called from `_search`.)"""
+    hm = hands[mover]
+    pm, cm, po, co = _tops(stacks, heights, mover)
+    m3, m2, m1 = _classes(hm, pm, cm, po, co)
+    c1, g1, c2, g2 = _by_gain2(hm, m3, m2, m1)
+    best = -_INF
     for it in range(2):
-        # the card of larger immediate gain first
-        c1 = _lowbit(x)
-        c2 = _lowbit(x & (x - 1))
-        g1 = val[c1] + 2 * (3 if (m3 >> c1) & 1 else (2 if (m2 >> c1) & 1 else (1 if (m1 >> c1) & 1 else 0)))
-        g2 = val[c2] + 2 * (3 if (m3 >> c2) & 1 else (2 if (m2 >> c2) & 1 else (1 if (m1 >> c2) & 1 else 0)))
-        if (g2 > g1) != (it == 1):
-            c = c2
-            d = g2
-        else:
-            c = c1
-            d = g1
-        st = (d - val[c]) >> 1
-        hands[mover] = hm & ~(np.int64(1) << c)
-        if st == 3 or st == 2:
-            heights[so] -= 1
-            stacks[sp, heights[sp]] = po
-            heights[sp] += 1
-        if st == 3 or st == 1:
-            heights[so + 1] -= 1
-            stacks[sp + 1, heights[sp + 1]] = co
-            heights[sp + 1] += 1
-        own = sp if val[c] == 2 else sp + 1
-        stacks[own, heights[own]] = c
-        heights[own] += 1
-        v = d - _leaf2(hands, opp, stacks, heights, rel, val)
-        heights[own] -= 1
-        if st == 3 or st == 1:
-            heights[sp + 1] -= 1
-            stacks[so + 1, heights[so + 1]] = co
-            heights[so + 1] += 1
-        if st == 3 or st == 2:
-            heights[sp] -= 1
-            stacks[so, heights[so]] = po
-            heights[so] += 1
-        hands[mover] = hm
+        c, d = (c1, g1) if it == 0 else (c2, g2)
+        st = (d - _VAL[c]) >> 1
+        own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
+        v = d - _leaf2(hands, 1 - mover, stacks, heights)
+        _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
         if v > best:
             best = v
             if best >= beta:
@@ -442,63 +442,20 @@ def _end3(hands, mover, stacks, heights, alpha, beta, rel, val):
 
 
 @njit(cache=True)
-def _end4(hands, mover, stacks, heights, alpha, beta, rel, val):
-    """Exact value (fail-soft within (alpha, beta)) when the mover holds two cards and
-    the opponent one (level 3) or two (level 4); the children are computed by
-    `_end` at level 3 (not recursive: numba's cache mishandles extra recursion)."""
+def _end4(hands, mover, stacks, heights, alpha, beta):
+    """Exact value (fail-soft within (alpha, beta)) when both hold two cards; children by `_end3`."""
     hm = hands[mover]
-    opp = 1 - mover
-    sp = 2 * mover
-    so = 2 - sp
-    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
-    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
-    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
-    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
-    m3 = rel[po, co] & hm
-    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
-    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    pm, cm, po, co = _tops(stacks, heights, mover)
+    m3, m2, m1 = _classes(hm, pm, cm, po, co)
+    c1, g1, c2, g2 = _by_gain2(hm, m3, m2, m1)
     best = -_INF
-    x = hm
     for it in range(2):
-        # the card of larger immediate gain first
-        c1 = _lowbit(x)
-        c2 = _lowbit(x & (x - 1))
-        g1 = val[c1] + 2 * (3 if (m3 >> c1) & 1 else (2 if (m2 >> c1) & 1 else (1 if (m1 >> c1) & 1 else 0)))
-        g2 = val[c2] + 2 * (3 if (m3 >> c2) & 1 else (2 if (m2 >> c2) & 1 else (1 if (m1 >> c2) & 1 else 0)))
-        if (g2 > g1) != (it == 1):
-            c = c2
-            d = g2
-        else:
-            c = c1
-            d = g1
-        st = (d - val[c]) >> 1
-        hands[mover] = hm & ~(np.int64(1) << c)
-        if st == 3 or st == 2:
-            heights[so] -= 1
-            stacks[sp, heights[sp]] = po
-            heights[sp] += 1
-        if st == 3 or st == 1:
-            heights[so + 1] -= 1
-            stacks[sp + 1, heights[sp + 1]] = co
-            heights[sp + 1] += 1
-        own = sp if val[c] == 2 else sp + 1
-        stacks[own, heights[own]] = c
-        heights[own] += 1
+        c, d = (c1, g1) if it == 0 else (c2, g2)
+        st = (d - _VAL[c]) >> 1
+        own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
         a2 = alpha if alpha > best else best
-        if True:
-            v = d - _end3(hands, opp, stacks, heights, d - beta, d - a2, rel, val)
-        else:
-            v = d - _leaf2(hands, opp, stacks, heights, rel, val)
-        heights[own] -= 1
-        if st == 3 or st == 1:
-            heights[sp + 1] -= 1
-            stacks[so + 1, heights[so + 1]] = co
-            heights[so + 1] += 1
-        if st == 3 or st == 2:
-            heights[sp] -= 1
-            stacks[so, heights[so]] = po
-            heights[so] += 1
-        hands[mover] = hm
+        v = d - _end3(hands, 1 - mover, stacks, heights, d - beta, d - a2)
+        _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
         if v > best:
             best = v
             if best >= beta:
@@ -507,20 +464,12 @@ def _end4(hands, mover, stacks, heights, alpha, beta, rel, val):
 
 
 @njit(cache=True)
-def _end5(hands, mover, stacks, heights, alpha, beta, rel, val):
+def _end5(hands, mover, stacks, heights, alpha, beta):
     """Exact value (fail-soft) when the mover holds three cards and the opponent two;
     children by `_end4`."""
     hm = hands[mover]
-    opp = 1 - mover
-    sp = 2 * mover
-    so = 2 - sp
-    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
-    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
-    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
-    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
-    m3 = rel[po, co] & hm
-    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
-    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    pm, cm, po, co = _tops(stacks, heights, mover)
+    m3, m2, m1 = _classes(hm, pm, cm, po, co)
     # the three cards by immediate gain, largest first
     x = hm
     c1 = _lowbit(x)
@@ -528,9 +477,9 @@ def _end5(hands, mover, stacks, heights, alpha, beta, rel, val):
     c2 = _lowbit(x)
     x &= x - 1
     c3 = _lowbit(x)
-    g1 = val[c1] + 2 * (3 if (m3 >> c1) & 1 else (2 if (m2 >> c1) & 1 else (1 if (m1 >> c1) & 1 else 0)))
-    g2 = val[c2] + 2 * (3 if (m3 >> c2) & 1 else (2 if (m2 >> c2) & 1 else (1 if (m1 >> c2) & 1 else 0)))
-    g3 = val[c3] + 2 * (3 if (m3 >> c3) & 1 else (2 if (m2 >> c3) & 1 else (1 if (m1 >> c3) & 1 else 0)))
+    g1 = _VAL[c1] + 2 * _steal(c1, m3, m2, m1)
+    g2 = _VAL[c2] + 2 * _steal(c2, m3, m2, m1)
+    g3 = _VAL[c3] + 2 * _steal(c3, m3, m2, m1)
     if g2 > g1:
         c1, c2, g1, g2 = c2, c1, g2, g1
     if g3 > g2:
@@ -540,39 +489,16 @@ def _end5(hands, mover, stacks, heights, alpha, beta, rel, val):
     best = -_INF
     for it in range(3):
         if it == 0:
-            c = c1
-            d = g1
+            c, d = c1, g1
         elif it == 1:
-            c = c2
-            d = g2
+            c, d = c2, g2
         else:
-            c = c3
-            d = g3
-        st = (d - val[c]) >> 1
-        hands[mover] = hm & ~(np.int64(1) << c)
-        if st == 3 or st == 2:
-            heights[so] -= 1
-            stacks[sp, heights[sp]] = po
-            heights[sp] += 1
-        if st == 3 or st == 1:
-            heights[so + 1] -= 1
-            stacks[sp + 1, heights[sp + 1]] = co
-            heights[sp + 1] += 1
-        own = sp if val[c] == 2 else sp + 1
-        stacks[own, heights[own]] = c
-        heights[own] += 1
+            c, d = c3, g3
+        st = (d - _VAL[c]) >> 1
+        own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
         a2 = alpha if alpha > best else best
-        v = d - _end4(hands, opp, stacks, heights, d - beta, d - a2, rel, val)
-        heights[own] -= 1
-        if st == 3 or st == 1:
-            heights[sp + 1] -= 1
-            stacks[so + 1, heights[so + 1]] = co
-            heights[so + 1] += 1
-        if st == 3 or st == 2:
-            heights[sp] -= 1
-            stacks[so, heights[so]] = po
-            heights[so] += 1
-        hands[mover] = hm
+        v = d - _end4(hands, 1 - mover, stacks, heights, d - beta, d - a2)
+        _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
         if v > best:
             best = v
             if best >= beta:
@@ -584,7 +510,6 @@ def _end5(hands, mover, stacks, heights, alpha, beta, rel, val):
 def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, cmask, sb, mvk, mvc, opts):
     # The constant tables are module globals, which numba freezes into the machine
     # code: passing them as arguments made every node 12% slower (same nodes).
-    rel = _REL
     val = _VAL
     prime = _PRIME
     z = _Z
@@ -601,57 +526,19 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, cmask, sb, 
     counter[2 + _popcount(hm | ho)] += 1
     sp = 2 * mover
     so = 2 * opp
-    pm = stacks[sp, heights[sp] - 1] if heights[sp] > 0 else 0
-    cm = stacks[sp + 1, heights[sp + 1] - 1] if heights[sp + 1] > 0 else 0
-    po = stacks[so, heights[so] - 1] if heights[so] > 0 else 0
-    co = stacks[so + 1, heights[so + 1] - 1] if heights[so + 1] > 0 else 0
-    m3 = rel[po, co] & hm
-    m2 = (rel[pm, po] | rel[cm, po]) & hm & ~m3
-    m1 = (rel[pm, co] | rel[cm, co]) & hm & ~(m3 | m2)
+    pm, cm, po, co = _tops(stacks, heights, mover)
+    m3, m2, m1 = _classes(hm, pm, cm, po, co)
     nm = _popcount(hm)
     no = _popcount(ho)
     if nm == 1 and no <= 1:
-        c = _lowbit(hm)
-        st = 3 if m3 else (2 if m2 else (1 if m1 else 0))
-        d = val[c] + 2 * st
-        if no == 0:
-            return d
-        # Last two plies: the opponent's reply is forced.
-        e = _lowbit(ho)
-        # Tops after the move.
-        npm = pm
-        ncm = cm
-        npo = po
-        nco = co
-        if st == 3 or st == 2:
-            npm = po
-            h = heights[so] - 2
-            npo = stacks[so, h] if h >= 0 else 0
-        if st == 3 or st == 1:
-            ncm = co
-            h = heights[so + 1] - 2
-            nco = stacks[so + 1, h] if h >= 0 else 0
-        if val[c] == 2:
-            npm = c
-        else:
-            ncm = c
-        # Now the opponent moves: its own tops npo, nco; ours npm, ncm.
-        if (rel[npm, ncm] >> e) & 1:
-            st2 = 3
-        elif ((rel[npo, npm] | rel[nco, npm]) >> e) & 1:
-            st2 = 2
-        elif ((rel[npo, ncm] | rel[nco, ncm]) >> e) & 1:
-            st2 = 1
-        else:
-            st2 = 0
-        return d - (val[e] + 2 * st2)
+        return _last2(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1)
 
     depth = nm + no
     if nm == 2 and opts[10] == 1:
         if no == 1:
-            return _end3(hands, mover, stacks, heights, alpha, beta, rel, val)
+            return _end3(hands, mover, stacks, heights, alpha, beta)
         if no == 2:
-            return _end4(hands, mover, stacks, heights, alpha, beta, rel, val)
+            return _end4(hands, mover, stacks, heights, alpha, beta)
     use_tt = depth >= opts[1]
     hint = -1
     k1 = np.uint64(0)
@@ -787,89 +674,29 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, cmask, sb, 
             return alpha
     if nm == 2 and opts[10] == 2:
         if no == 1:
-            return _end3(hands, mover, stacks, heights, alpha, beta, rel, val)
+            return _end3(hands, mover, stacks, heights, alpha, beta)
         if no == 2:
-            return _end4(hands, mover, stacks, heights, alpha, beta, rel, val)
+            return _end4(hands, mover, stacks, heights, alpha, beta)
     if nm == 3 and no == 2 and opts[11]:
-        return _end5(hands, mover, stacks, heights, alpha, beta, rel, val)
+        return _end5(hands, mover, stacks, heights, alpha, beta)
     alpha0 = alpha
-    best = -_INF
-    best_c = -1
     # Move list, best first: the table's card, then by key (see `opts[3]`).
     n = 0
     x = hm
     while x:
         c = _lowbit(x)
         x &= x - 1
-        if (m3 >> c) & 1:
-            st = 3
-        elif (m2 >> c) & 1:
-            st = 2
-        elif (m1 >> c) & 1:
-            st = 1
-        else:
-            st = 0
+        st = _steal(c, m3, m2, m1)
         d = val[c] + 2 * st
         if opts[3] == 2 and depth >= opts[8]:
             # Immediate gain minus the opponent's best immediate reply.
-            npm = pm
-            ncm = cm
-            npo = po
-            nco = co
-            if st == 3 or st == 2:
-                npm = po
-                hh_ = heights[so] - 2
-                npo = stacks[so, hh_] if hh_ >= 0 else 0
-            if st == 3 or st == 1:
-                ncm = co
-                hh_ = heights[so + 1] - 2
-                nco = stacks[so + 1, hh_] if hh_ >= 0 else 0
-            if val[c] == 2:
-                npm = c
-            else:
-                ncm = c
-            r3 = rel[npm, ncm] & ho
-            r2 = (rel[npo, npm] | rel[nco, npm]) & ho & ~r3
-            r1 = (rel[npo, ncm] | rel[nco, ncm]) & ho & ~(r3 | r2)
-            r0 = ho & ~(r3 | r2 | r1)
-            if r3:
-                rep = 8 if (r3 & prime) else 7
-            elif r2:
-                rep = 6 if (r2 & prime) else 5
-            elif r1:
-                rep = 4 if (r1 & prime) else 3
-            elif r0 & prime:
-                rep = 2
-            elif r0:
-                rep = 1
-            else:
-                rep = 0
-            key = (d - rep + 16) * 64 + c
+            npm, ncm, npo, nco = _after(stacks, heights, mover, c, st, pm, cm, po, co)
+            key = (d - _best_gain(ho, npo, nco, npm, ncm) + 16) * 64 + c
             if depth >= opts[5]:
                 # Far from the end: order by a shallow search of the child instead.
-                hands[mover] = hm & ~(np.int64(1) << c)
-                if st == 3 or st == 2:
-                    heights[so] -= 1
-                    stacks[sp, heights[sp]] = po
-                    heights[sp] += 1
-                if st == 3 or st == 1:
-                    heights[so + 1] -= 1
-                    stacks[sp + 1, heights[sp + 1]] = co
-                    heights[sp + 1] += 1
-                own = sp if val[c] == 2 else sp + 1
-                stacks[own, heights[own]] = c
-                heights[own] += 1
-                sv = d - _shallow(hands, opp, stacks, heights, rel, val, prime)
-                heights[own] -= 1
-                if st == 3 or st == 1:
-                    heights[sp + 1] -= 1
-                    stacks[so + 1, heights[so + 1]] = co
-                    heights[so + 1] += 1
-                if st == 3 or st == 2:
-                    heights[sp] -= 1
-                    stacks[so, heights[so]] = po
-                    heights[so] += 1
-                hands[mover] = hm
+                own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
+                sv = d - _shallow(hands, opp, stacks, heights)
+                _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
                 key = (sv + 64) * 64 + c
         elif opts[3] == 1:
             key = d * 64 + c
@@ -889,46 +716,16 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, cmask, sb, 
     best_c = -1
     for t in range(n):
         c = mvc[depth, t]
-        if (m3 >> c) & 1:
-            st = 3
-        elif (m2 >> c) & 1:
-            st = 2
-        elif (m1 >> c) & 1:
-            st = 1
-        else:
-            st = 0
-        isp = val[c] == 2
+        st = _steal(c, m3, m2, m1)
         d = val[c] + 2 * st
-        # do move
-        hands[mover] = hm & ~(np.int64(1) << c)
-        if st == 3 or st == 2:
-            heights[so] -= 1
-            stacks[sp, heights[sp]] = po
-            heights[sp] += 1
-        if st == 3 or st == 1:
-            heights[so + 1] -= 1
-            stacks[sp + 1, heights[sp + 1]] = co
-            heights[sp + 1] += 1
-        own = sp if isp else sp + 1
-        stacks[own, heights[own]] = c
-        heights[own] += 1
+        own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
         if t == 0:
             v = d - _search(hands, opp, stacks, heights, d - beta, d - alpha, tt, counter, cmask, sb, mvk, mvc, opts)
         else:
             v = d - _search(hands, opp, stacks, heights, d - alpha - 1, d - alpha, tt, counter, cmask, sb, mvk, mvc, opts)
             if alpha < v < beta:
                 v = d - _search(hands, opp, stacks, heights, d - beta, d - v, tt, counter, cmask, sb, mvk, mvc, opts)
-        # undo
-        heights[own] -= 1
-        if st == 3 or st == 1:
-            heights[sp + 1] -= 1
-            stacks[so + 1, heights[so + 1]] = co
-            heights[so + 1] += 1
-        if st == 3 or st == 2:
-            heights[sp] -= 1
-            stacks[so, heights[so]] = po
-            heights[so] += 1
-        hands[mover] = hm
+        _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
         if v > best:
             best = v
             best_c = c
