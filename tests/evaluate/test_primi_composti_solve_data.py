@@ -30,3 +30,20 @@ def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
     sign = lambda x: f"{x:+.2f}".replace("+", "").replace("-", "−")  # noqa: E731
     assert f"{sign(stored['value_mean'])} [{sign(stored['value_ci'][0])}, {sign(stored['value_ci'][1])}]" in line
     assert f"{100 * stored['p2_wins']:.1f} [{100 * stored['p2_wins_ci'][0]:.1f}, {100 * stored['p2_wins_ci'][1]:.1f}]" in line
+
+
+@pytest.mark.parametrize("version,column", [(1, 3), (2, 4)])
+def test_stored_regret_studies_are_the_docs_8_card_columns(version, column):
+    """The regret table's 8-card columns quote docs/data/primi_composti_regret_v*_8cards.json."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "data" / f"primi_composti_regret_v{version}_8cards.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert (stored["version"], stored["cards_per_player"], stored["seed"], stored["deals"]) == (version, 8, 0, 200)
+    assert [r["index"] for r in stored["per_deal"]] == list(range(200))
+    assert summarize(version, 8, stored["per_deal"])["value_mean"] == pytest.approx(stored["value_mean"])
+    doc = (path.parents[1] / "primi_composti.md").read_text(encoding="utf-8").splitlines()
+    start = doc.index("| player | v1, 6 cards | v2, 6 cards | v1, 8 cards | v2, 8 cards |")
+    rows = {ln.split("|")[1].strip(): ln.split("|") for ln in doc[start + 2:start + 7] if ln.startswith("|")}
+    assert set(rows) == set(stored["regret"])
+    for player, r in stored["regret"].items():
+        lo, hi = r["ci"]
+        assert rows[player][column + 1].strip() == f"{r['mean']:.2f} [{lo:.2f}, {hi:.2f}]", player
