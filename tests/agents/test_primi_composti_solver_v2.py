@@ -98,6 +98,7 @@ def test_search_options_keep_values():
         {"use_bound": 2, "sh_min": 6, "tt_min": 5},
         {"use_bound": 1, "bound_min": 2},
         {"use_bound": 3, "bound_min": 2, "end": 0, "end5": False, "tt_min": 99},
+        {"use_bound": 4, "bound_min": 2, "end": 0, "end5": False, "tt_min": 99},
     ]
     for opts in options:
         solver = SolverV2(tt_bits=12, **opts)
