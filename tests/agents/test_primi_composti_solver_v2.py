@@ -60,7 +60,8 @@ def test_equals_reference_solver_mid_game():
     for k in (6, 7):
         game = PrimiCompostiGame(Config(version=2, cards_per_player=k))
         ref = Solver(2, tt_bits=18)
-        new = SolverV2(tt_bits=18)  # one table for all positions: stored values stay valid across deals
+        # One table for all positions (from 6 cards left, so that it is used): stored values stay valid across deals.
+        new = SolverV2(tt_bits=18, tt_min=6)
         for _ in range(30):
             s = _random_position(game, rng, 2 * k - 2)
             m = game.current_player(s)
@@ -73,7 +74,7 @@ def test_small_table_collisions():
     game = PrimiCompostiGame(Config(version=2, cards_per_player=6))
     decks = fast.random_decks(np.random.default_rng(3), 8, 6)
     ref = Solver(2, tt_bits=18)
-    small = SolverV2(tt_bits=8)
+    small = SolverV2(tt_bits=8, tt_min=5)
     for d in decks:
         s = game.deal(d)
         ref.clear()
