@@ -37,7 +37,8 @@ What makes it fast (every item keeps the values exact; see the tests):
   after each own card every opponent card's steal is known (−10% nodes more),
   and the mover's next card after that (−25% more): the bound is the 3-ply
   max-min-max of the exact gains plus the static bounds of the other cards
-  (1.7x faster altogether on 10-card deals);
+  (with the table threshold above: 1.8x faster on 10-card deals, 2.2x on full
+  12-card deals, 2.25x fewer nodes);
 * fail-soft alpha-beta with null windows after the first card (PVS); at the root
   an aspiration window (guess ± 3), then MTD(f).
 
