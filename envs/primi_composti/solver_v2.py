@@ -714,10 +714,10 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, cmask, sb, 
                     ub2 = u
                 if l_ > lb2:
                     lb2 = l_
-            if ub2 < ub:
-                ub = ub2
-            if lb2 > lb:
-                lb = lb2
+            # Never looser than the static pair (ub2 <= ub as minst >= 0, lb2 >= lb as
+            # minsl >= 0), so they replace it.
+            ub = ub2
+            lb = lb2
             if opts[0] == 4 and nm >= 2 and (ub - 6 <= alpha < ub or lb < beta <= lb + 6):
                 # Three plies exactly (mode 4): own card c, the opponent's e, own f
                 # (a wider trigger than 6 measured no fewer nodes).
@@ -763,10 +763,9 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, cmask, sb, 
                         ub3 = umin
                     if lmin > lb3:
                         lb3 = lmin
-                if ub3 < ub:
-                    ub = ub3
-                if lb3 > lb:
-                    lb = lb3
+                # Never looser than the 2-ply pair (st(f) <= sb[f] and st(f) >= 0), so they replace it.
+                ub = ub3
+                lb = lb3
         if ub <= alpha:
             return ub
         if lb >= beta:

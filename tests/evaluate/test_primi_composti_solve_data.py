@@ -7,6 +7,14 @@ import pytest
 
 from evaluate.primi_composti_solve import summarize
 
+_DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _stored(name: str) -> tuple[dict, str]:
+    """A study stored in docs/data and the text of docs/primi_composti.md."""
+    stored = json.loads((_DOCS / "data" / name).read_text(encoding="utf-8"))
+    return stored, (_DOCS / "primi_composti.md").read_text(encoding="utf-8")
+
 
 @pytest.mark.parametrize("name,version,cards,deals", [
     ("primi_composti_solve_v1_12cards.json", 1, 12, 200),
@@ -16,15 +24,13 @@ from evaluate.primi_composti_solve import summarize
 def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
     """docs/primi_composti.md quotes the studies in docs/data: their statistics must be
     the ones `summarize` computes from their per-deal records, and the doc's figures."""
-    path = Path(__file__).resolve().parents[2] / "docs" / "data" / name
-    stored = json.loads(path.read_text(encoding="utf-8"))
+    stored, doc = _stored(name)
     assert (stored["version"], stored["cards_per_player"], stored["seed"]) == (version, cards, 0)
     assert [r["index"] for r in stored["per_deal"]] == list(range(deals))
     again = summarize(version, cards, stored["per_deal"])
     for k in ("deals", "value_mean", "value_ci", "p1_wins", "p1_wins_ci", "ties", "ties_ci", "p2_wins", "p2_wins_ci",
               "solve_seconds_median", "solve_seconds_worst", "nodes_median"):
         assert again[k] == pytest.approx(stored[k]), k
-    doc = (path.parents[1] / "primi_composti.md").read_text(encoding="utf-8")
     row = f"| v{version}, {cards}"
     line = next(ln for ln in doc.splitlines() if ln.replace("**", "").startswith(row))
     sign = lambda x: f"{x:+.2f}".replace("+", "").replace("-", "−")  # noqa: E731
@@ -35,12 +41,11 @@ def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
 @pytest.mark.parametrize("version,column", [(1, 3), (2, 4)])
 def test_stored_regret_studies_are_the_docs_8_card_columns(version, column):
     """The regret table's 8-card columns quote docs/data/primi_composti_regret_v*_8cards.json."""
-    path = Path(__file__).resolve().parents[2] / "docs" / "data" / f"primi_composti_regret_v{version}_8cards.json"
-    stored = json.loads(path.read_text(encoding="utf-8"))
+    stored, text = _stored(f"primi_composti_regret_v{version}_8cards.json")
     assert (stored["version"], stored["cards_per_player"], stored["seed"], stored["deals"]) == (version, 8, 0, 200)
     assert [r["index"] for r in stored["per_deal"]] == list(range(200))
     assert summarize(version, 8, stored["per_deal"])["value_mean"] == pytest.approx(stored["value_mean"])
-    doc = (path.parents[1] / "primi_composti.md").read_text(encoding="utf-8").splitlines()
+    doc = text.splitlines()
     start = doc.index("| player | v1, 6 cards | v2, 6 cards | v1, 8 cards | v2, 8 cards |")
     rows = {ln.split("|")[1].strip(): ln.split("|") for ln in doc[start + 2:start + 7] if ln.startswith("|")}
     assert set(rows) == set(stored["regret"])
