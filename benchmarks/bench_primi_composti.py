@@ -11,8 +11,9 @@
     cards per player: the general solver (`envs.primi_composti.solver.Solver`)
     and the fast one per version (`make_solver`: `solver_v1` / `solver_v2`) on
     the same deals, and their ratio;
-(e) the version-1 fast solver with two threads (lazy SMP, `threads=2`) vs one,
-    wall clock on the same deals (needs two free cores; `--smp-deals 0` skips it).
+(e) the fast solvers with two threads (lazy SMP, `threads=2`) vs one, per
+    version, wall clock on the same deals (needs two free cores; `--smp-deals 0`
+    skips it).
 
     python benchmarks/bench_primi_composti.py [--seconds 1] [--solve-cards 8] [--smp-cards 10 --smp-deals 5]
 """
@@ -123,20 +124,21 @@ def main() -> None:
         print(f"    fast / general solver: {medians['general'] / medians['fast']:.1f}x on the median (same deals, same values)")
 
     if args.smp_deals > 0:
-        smp_speedup(args.smp_cards, args.smp_deals)
+        for version in (1, 2):
+            smp_speedup(version, args.smp_cards, args.smp_deals)
 
 
-def smp_speedup(cards: int, deals: int) -> None:
-    """(e) SolverV1 with two threads against one on the same deals (wall clock)."""
+def smp_speedup(version: int, cards: int, deals: int) -> None:
+    """(e) The fast solver of `version` with two threads against one on the same deals (wall clock)."""
     from envs.primi_composti import fast
     from envs.primi_composti.rules import Config, PrimiCompostiGame
     from envs.primi_composti.solver import make_solver, solve_deal
     from evaluate.primi_composti_solve import tt_bits_for
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    game = PrimiCompostiGame(Config(version=1, cards_per_player=cards))
+    game = PrimiCompostiGame(Config(version=version, cards_per_player=cards))
     decks = fast.random_decks(np.random.default_rng(0), deals + 1, cards)
-    solvers = {t: make_solver(1, tt_bits=tt_bits_for(cards, 1), threads=t) for t in (1, 2)}
+    solvers = {t: make_solver(version, tt_bits=tt_bits_for(cards, version), threads=t) for t in (1, 2)}
     ratios, times = [], {1: [], 2: []}
     for solver in solvers.values():
         solve_deal(game, game.deal(decks[0]), solver)  # compile / load the machine code
@@ -150,7 +152,7 @@ def smp_speedup(cards: int, deals: int) -> None:
             raise SystemExit(f"(e) two threads gave {runs[2].value}, one thread {runs[1].value}")
         ratios.append(runs[1].seconds / runs[2].seconds)
     g = float(np.exp(np.mean(np.log(ratios))))
-    print(f"(e) v1 fast solver, {cards} cards each, {deals} deals, {cores} cores available: median {statistics.median(times[1]):.2f} s with one thread, "
+    print(f"(e) v{version} fast solver, {cards} cards each, {deals} deals, {cores} cores available: median {statistics.median(times[1]):.2f} s with one thread, "
           f"{statistics.median(times[2]):.2f} s with two; speed-up {g:.2f}x (geometric mean; deals {min(ratios):.2f}-{max(ratios):.2f}x), same values")
 
 

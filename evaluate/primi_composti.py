@@ -256,7 +256,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claims", action="store_true", help="primi_composti: first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
     parser.add_argument("--solve-deals", type=int, default=0, metavar="N", help="primi_composti: solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
     parser.add_argument("--solve-from", type=int, default=0, metavar="K", help="primi_composti: with --solve-deals, start at deal K of the seeded sequence (split a study across processes)")
-    parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="primi_composti: threads per version-1 solve (2 = lazy SMP sharing one table)")
+    parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="primi_composti: threads per solve (2 = lazy SMP: two searches sharing one table)")
     parser.add_argument("--merge-solves", nargs="+", default=None, metavar="JSON", help="primi_composti: join --solve-deals --json results of disjoint deal ranges and print the study")
     parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
 

@@ -423,13 +423,12 @@ def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: b
     """The fastest exact solver for `version` (same `value` / `clear` / `counter` API).
 
     Version 1 uses the bit-board solver `envs.primi_composti.solver_v1.SolverV1`
-    (`threads` = 1 or 2), version 2 `envs.primi_composti.solver_v2.SolverV2`;
+    and version 2 `envs.primi_composti.solver_v2.SolverV2` (`threads` = 1 or 2 for both);
     `fast=False` gives this module's general `Solver` (the reference)."""
     if version not in (1, 2):
         raise ValueError(f"version must be 1 or 2, got {version!r}")
-    if threads != 1 and (version != 1 or not fast):
-        raise ValueError(f"threads must be 1 for {'version 2' if version != 1 else 'the general solver'} "
-                         f"(2 threads: only the fast version-1 solver), got {threads!r}")
+    if threads != 1 and not fast:
+        raise ValueError(f"threads must be 1 for the general solver (2 threads: the fast solvers), got {threads!r}")
     if not fast:
         return Solver(version, tt_bits=tt_bits)
     if version == 1:
@@ -438,7 +437,7 @@ def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: b
         return SolverV1(tt_bits=tt_bits, threads=threads)
     from envs.primi_composti.solver_v2 import SolverV2
 
-    return SolverV2(tt_bits=tt_bits)
+    return SolverV2(tt_bits=tt_bits, threads=threads)
 
 
 def _delta(game, state, card: int) -> int:

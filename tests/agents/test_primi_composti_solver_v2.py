@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
@@ -124,3 +125,26 @@ def test_solver_module_tools_accept_solver_v2():
         a = solve_deal(game, s, new)
         assert a.value == solve_deal(game, s, ref).value and a.nodes > 0
         assert card_values(game, s, new) == card_values(game, s, ref)
+
+
+def test_two_threads_give_the_same_values():
+    # Lazy SMP: two searches share one table (written without locks); the value never changes,
+    # also with a tiny table where the threads overwrite each other's entries all the time.
+    game = PrimiCompostiGame(Config(version=2, cards_per_player=7))
+    one = SolverV2(tt_bits=16, tt_min=6)
+    for bits in (16, 6):
+        two = SolverV2(tt_bits=bits, tt_min=6, threads=2)
+        for d in fast.random_decks(np.random.default_rng(6), 8, 7):
+            s = game.deal(d)
+            assert two.value(s.hands, s.stacks, 0) == one.value(s.hands, s.stacks, 0)
+            assert two.nodes > 0 and two.passes
+    rng = np.random.default_rng(12)
+    for _ in range(20):
+        s = _random_position(game, rng, 12)
+        m = game.current_player(s)
+        assert two.value(s.hands, s.stacks, m) == one.value(s.hands, s.stacks, m), (s.hands, s.stacks)
+
+
+def test_bad_thread_count_is_refused():
+    with pytest.raises(ValueError, match="threads must be 1 or 2"):
+        SolverV2(tt_bits=8, threads=0)
