@@ -148,3 +148,18 @@ def test_two_threads_give_the_same_values():
 def test_bad_thread_count_is_refused():
     with pytest.raises(ValueError, match="threads must be 1 or 2"):
         SolverV2(tt_bits=8, threads=0)
+
+
+def test_cli_solves_version_2_with_two_threads(tmp_path, capsys):
+    import json
+
+    from evaluate.__main__ import main
+
+    base = ["primi_composti", "--seed", "4", "--solve-deals", "3", "--regret-players", "", "--option", "version=2",
+            "--option", "cards_per_player=5"]
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert main(base + ["--json", str(one)]) == 0
+    assert main(base + ["--solve-threads", "2", "--json", str(two)]) == 0
+    assert "3 random deals solved exactly" in capsys.readouterr().out
+    values = [[r["value"] for r in json.loads(p.read_text())["per_deal"]] for p in (one, two)]
+    assert values[0] == values[1]
