@@ -38,6 +38,19 @@ def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
     assert f"{100 * stored['p2_wins']:.1f} [{100 * stored['p2_wins_ci'][0]:.1f}, {100 * stored['p2_wins_ci'][1]:.1f}]" in line
 
 
+def test_full_v2_deal_values_are_the_docs_counts():
+    """The doc's paragraph on the 12-card v2 study counts its deals by value."""
+    from collections import Counter
+
+    stored, doc = _stored("primi_composti_solve_v2_12cards.json")
+    counts = sorted(Counter(r["value"] for r in stored["per_deal"]).items())
+    parts = [f"{v:+d}".replace("-", "−") + f": {n}" for v, n in counts]
+    text = "(" + parts[0] + " deals, " + ", ".join(parts[1:]) + ")"
+    assert text in " ".join(doc.split()), text
+    p2 = sum(n for v, n in counts if v < 0)
+    assert f"P2 wins {p2} of {stored['deals']}" in " ".join(doc.split())
+
+
 @pytest.mark.parametrize("version,column", [(1, 3), (2, 4)])
 def test_stored_regret_studies_are_the_docs_8_card_columns(version, column):
     """The regret table's 8-card columns quote docs/data/primi_composti_regret_v*_8cards.json."""
