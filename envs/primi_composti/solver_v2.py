@@ -908,12 +908,9 @@ class SolverV2:
         self._deck = -1
         self.cmask = np.zeros(_MAXC, dtype=np.int64)
         self.sb = np.zeros(_MAXC, dtype=np.int64)
-        # per thread: move lists by depth (keys, cards), options, node counters
+        # per thread: move lists by depth (keys, cards), node counters
         self._mvk = [np.zeros((64, 32), dtype=np.int64) for _ in range(self.threads)]
         self._mvc = [np.zeros((64, 32), dtype=np.int64) for _ in range(self.threads)]
-        self._opts = [self.opts.copy() for _ in range(self.threads)]
-        for t in range(self.threads):
-            self._opts[t][12] = t
         self._counters = [np.zeros(72, dtype=np.int64) for _ in range(self.threads)]
 
     def clear(self) -> None:
@@ -927,8 +924,8 @@ class SolverV2:
         (the other thread then quits)."""
         stop = self.sb
         counter = self._counters[tid]
-        opts = self._opts[tid]
-        opts[:12] = self.opts[:12]
+        opts = self.opts.copy()
+        opts[12] = tid
 
         def probe(a: int, b: int) -> int:
             return int(_search(h, int(mover), st, heights, a, b, self.tt, counter, self.cmask, self.sb,
@@ -977,20 +974,19 @@ class SolverV2:
             # is the same whatever the frozen cards were, so the table is kept.
             self._deck = deck
             _deal_tables(np.int64(deck), _REL, _VAL, self.cmask, self.sb)
-        cap = len(cards) + 2
-        args = []
-        for t in range(self.threads):
-            h = np.array([sum(1 << int(c) for c in hands[0]), sum(1 << int(c) for c in hands[1])], dtype=np.int64)
-            st = np.zeros((4, cap), dtype=np.int64)
-            heights = np.zeros(4, dtype=np.int64)
-            for s in range(4):
-                for i, c in enumerate(stacks[s]):
-                    st[s, i] = int(c)
-                heights[s] = len(stacks[s])
-            # counter[0] accumulates nodes over calls (as `Solver.counter[0]`: callers reset it);
-            # the other slots are per-call statistics (nodes by cards left).
-            self._counters[t][:] = 0
-            args.append((h, st, heights))
+        h = np.array([sum(1 << int(c) for c in hands[0]), sum(1 << int(c) for c in hands[1])], dtype=np.int64)
+        st = np.zeros((4, len(cards) + 2), dtype=np.int64)
+        heights = np.zeros(4, dtype=np.int64)
+        for s in range(4):
+            for i, c in enumerate(stacks[s]):
+                st[s, i] = int(c)
+            heights[s] = len(stacks[s])
+        # each thread plays moves on its own copy of the position
+        args = [(h.copy(), st.copy(), heights.copy()) for _ in range(self.threads)]
+        # counter[0] accumulates nodes over calls (as `Solver.counter[0]`: callers reset it);
+        # the other slots are per-call statistics (nodes by cards left).
+        for c in self._counters:
+            c[:] = 0
         self.sb[0] = 0
         out = np.zeros(3, dtype=np.int64)
         passes = [[] for _ in range(self.threads)]

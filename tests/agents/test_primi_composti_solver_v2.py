@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -151,8 +153,6 @@ def test_bad_thread_count_is_refused():
 
 
 def test_cli_solves_version_2_with_two_threads(tmp_path, capsys):
-    import json
-
     from evaluate.__main__ import main
 
     base = ["primi_composti", "--seed", "4", "--solve-deals", "3", "--regret-players", "", "--option", "version=2",
