@@ -18,7 +18,6 @@ Intervals are 95 %: Wilson for proportions, normal for means
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 from dataclasses import asdict, dataclass
@@ -29,6 +28,7 @@ import numpy as np
 from agents.lama import DEFAULT, TUNED
 from envs.lama.fast import FIRST, SECOND, THIRD, Results, play_games
 from envs.lama.rules import Config
+from evaluate.jsonio import write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
 
 Interval = tuple[float, float, float]  # (estimate, low, high)
@@ -518,8 +518,6 @@ def run(args: argparse.Namespace) -> bool:
         print(format_tune(t))
         out["tune_third"] = asdict(t)
     if args.json:
-        os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
+        write_json(args.json, out, indent=1, default=str)
         print(f"wrote {args.json}")
     return True

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.stats import chi2_contingency
 
 from envs.primi_composti import fast
+from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, two_sample_tolerance, wilson_interval
 
 SIMPLE6 = ("asc", "desc", "rand", "greedy_asc", "greedy_desc", "greedy_rand")
@@ -270,15 +271,13 @@ def run(args: argparse.Namespace) -> bool:
             raise SystemExit(f"unknown table group(s) {bad}; choose from {list(GROUPS)}")
         result = reproduce(keys, args.games, args.seed)
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(result, f, indent=1)
+            write_json(args.json, result, indent=1)
             print(f"wrote {args.json}")
         return True
     if getattr(args, "claims", False):
         result_c = claims(args.games or 1000, args.seed)
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(result_c, f, indent=1)
+            write_json(args.json, result_c, indent=1)
             print(f"wrote {args.json}")
         return True
     if getattr(args, "merge_solves", None):
@@ -291,8 +290,7 @@ def run(args: argparse.Namespace) -> bool:
         study = merge_studies(parts)
         print(format_study(study))
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(study, f, indent=1)
+            write_json(args.json, study, indent=1)
             print(f"wrote {args.json}")
         return True
     if getattr(args, "solve_deals", 0):
@@ -305,8 +303,7 @@ def run(args: argparse.Namespace) -> bool:
         )
         print(format_study(study))
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(study, f, indent=1)
+            write_json(args.json, study, indent=1)
             print(f"wrote {args.json}")
         return True
     return False

@@ -7,7 +7,6 @@ enumerating the n² deals (no sampling).
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -15,6 +14,7 @@ import numpy as np
 
 from agents.simple_poker import Behaviour, best_response_value, expected_payoff, game_value, solve
 from envs.simple_poker.rules import SimplePokerGame, View
+from evaluate.jsonio import write_json
 
 
 def behaviour_of(agent: Any, game: SimplePokerGame) -> Behaviour:
@@ -120,8 +120,7 @@ def run(args: argparse.Namespace) -> bool:
     report = exact_report(game, built)
     print(format_report(report))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=2)
+        write_json(args.json, report)
         print(f"\nwrote {args.json}")
     return True
 

@@ -21,7 +21,6 @@ registered agents; each game gets its own seeded generator (spawned from
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -30,6 +29,7 @@ import numpy as np
 
 import agents as agent_registry
 from envs.the_game.rules import Config, State, TheGame
+from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, wilson_interval
 
 #: Seed table (rules doc §4.3): players -> strategy -> (mean, sd, max) of cards played, 1000 games each.
@@ -300,8 +300,7 @@ def run(args: argparse.Namespace) -> bool:
         print(format_official(ocells))
         report["official"] = [asdict(c) for c in ocells]
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=2)
+        write_json(args.json, report)
         print(f"\nwrote {args.json}")
     return True
 

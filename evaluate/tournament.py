@@ -16,7 +16,6 @@ interval.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ import numpy as np
 import agents as agent_registry
 import envs
 from envs.core.game import Game, legal_mask, winners
+from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval, wilson_interval
 
 
@@ -233,8 +233,7 @@ def format_table(result: TournamentResult) -> str:
 
 def write_json(result: TournamentResult, path: str) -> None:
     """Write the result as JSON."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(result.to_dict(), f, indent=2)
+    _write_json(path, result.to_dict())
 
 
 def write_csv(result: TournamentResult, path: str) -> None:

@@ -21,7 +21,6 @@ import csv
 import dataclasses
 import importlib
 import importlib.util
-import json
 import os
 import platform
 import time
@@ -34,6 +33,7 @@ import numpy as np
 import agents as agent_registry
 import envs
 from envs.core.single_agent import OpponentEnv
+from evaluate.jsonio import write_json
 
 DEFAULTS: dict[str, Any] = {
     "timesteps": 50_000,
@@ -404,8 +404,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
         "pettingzoo": pettingzoo.__version__, "gymnasium": gymnasium.__version__, "numpy": np.__version__,
     }
     config["train_seconds"] = time.time() - t0
-    with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config, f, indent=2)
+    write_json(os.path.join(out, "config.json"), config)
     write_curve(rows, out, title=f"{cfg.game} — MaskablePPO{' self-play' if cfg.self_play else ''}")
     summary: dict[str, Any] = {"out": out, "train_seconds": config["train_seconds"], "final": rows[-1]}
     if cfg.final_eval_games > 0:
@@ -423,8 +422,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
             results.append(result.to_dict())
             if verbose:
                 print(format_table(result))
-        with open(os.path.join(out, "eval.json"), "w", encoding="utf-8") as f:
-            json.dump({"tournaments": results}, f, indent=2)
+        write_json(os.path.join(out, "eval.json"), {"tournaments": results})
         summary["evaluation"] = results
     if verbose:
         extra = {k: round(v, 4) for k, v in rows[-1].items() if k != "timesteps"}
