@@ -20,7 +20,7 @@ import numpy as np
 def to_jsonable(obj: Any) -> Any:
     """`obj` with non-finite floats as None and NumPy values as Python ones."""
     if isinstance(obj, dict):
-        return {str(k) if not isinstance(k, str) else k: to_jsonable(v) for k, v in obj.items()}
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, np.ndarray):
