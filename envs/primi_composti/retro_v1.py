@@ -105,7 +105,7 @@ def _player_states(cards, is_prime, tp0, tc0):
                 layer[i] = k
                 i += 1
     # Sort by (layer, prime top, composite top, set).
-    keyv = ((layer * 64 + tp) * 64 + tc) * (1 << n) + mask
+    keyv = ((layer * 128 + tp) * 128 + tc) * (1 << n) + mask
     order = np.argsort(keyv, kind="mergesort")
     mask = mask[order]
     tp = tp[order]
@@ -125,7 +125,7 @@ def _player_states(cards, is_prime, tp0, tc0):
             code[q] = cc
     # Rank lookup: (mask, prime top slot, composite top slot) -> rank within its layer;
     # slot 1 + j = hand card j, 0 = the current top (or an empty stack).
-    slot = np.zeros(64, dtype=np.int64)
+    slot = np.zeros(128, dtype=np.int64)
     for j in range(n):
         slot[cards[j]] = j + 1
     look = np.full((1 << n) * (n + 1) * (n + 1), -1, dtype=np.int64)
@@ -203,10 +203,9 @@ def _blocks(o_code, o_lo, o_hi):
 @njit(cache=True, nogil=True)
 def _row(x, out, w, nxt_row, n, g, code_x, bounds):
     """out[:] = max over the mover's cards j of gain − w[nxt_row[j], :] (one row of a layer)."""
-    ncol = out.shape[0]
-    for y in range(ncol):
-        out[y] = _NEG
     nb = bounds.shape[0] - 1
+    for y in range(bounds[nb]):
+        out[y] = _NEG
     for j in range(n):
         r2 = nxt_row[j]
         if r2 < 0:
@@ -214,38 +213,78 @@ def _row(x, out, w, nxt_row, n, g, code_x, bounds):
         src = w[r2]
         for b in range(nb):
             gv = np.int8(g[j, code_x, b])
-            for y in range(bounds[b], bounds[b + 1]):
-                v = np.int8(gv - src[y])
-                if v > out[y]:
-                    out[y] = v
+            o = out[bounds[b]:bounds[b + 1]]
+            s = src[bounds[b]:bounds[b + 1]]
+            for y in range(o.shape[0]):  # this form vectorises (13x faster than a compare-and-store)
+                v = np.int8(gv - s[y])
+                u = o[y]
+                o[y] = v if v > u else u
 
 
 @njit(cache=True, nogil=True)
-def _layer_serial(out, w, nxt, x_lo, n, g, code, bounds):
-    for x in range(out.shape[0]):
+def _layer_serial(out, nrows, w, nxt, x_lo, n, g, code, bounds):
+    for x in range(nrows):
         _row(x, out[x], w, nxt[x_lo + x], n, g, code[x_lo + x], bounds)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _layer_parallel(out, w, nxt, x_lo, n, g, code, bounds):
-    for x in prange(out.shape[0]):
+def _layer_parallel(out, nrows, w, nxt, x_lo, n, g, code, bounds):
+    for x in prange(nrows):
         _row(x, out[x], w, nxt[x_lo + x], n, g, code[x_lo + x], bounds)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _block8(aw, tw, i0, bj, bi):
+    """Transpose one 8x8 block of bytes held in 8 words (three rounds of swaps: 4, 2, 1 bytes)."""
+    m1 = np.uint64(0x00000000FFFFFFFF)
+    m2 = np.uint64(0x0000FFFF0000FFFF)
+    m3 = np.uint64(0x00FF00FF00FF00FF)
+    s32 = np.uint64(32)
+    s16 = np.uint64(16)
+    s8 = np.uint64(8)
+    x0, x1, x2, x3 = aw[i0, bj], aw[i0 + 1, bj], aw[i0 + 2, bj], aw[i0 + 3, bj]
+    x4, x5, x6, x7 = aw[i0 + 4, bj], aw[i0 + 5, bj], aw[i0 + 6, bj], aw[i0 + 7, bj]
+    y0, y4 = (x0 & m1) | (x4 << s32), (x0 >> s32) | (x4 & ~m1)
+    y1, y5 = (x1 & m1) | (x5 << s32), (x1 >> s32) | (x5 & ~m1)
+    y2, y6 = (x2 & m1) | (x6 << s32), (x2 >> s32) | (x6 & ~m1)
+    y3, y7 = (x3 & m1) | (x7 << s32), (x3 >> s32) | (x7 & ~m1)
+    z0, z2 = (y0 & m2) | ((y2 << s16) & ~m2), ((y0 >> s16) & m2) | (y2 & ~m2)
+    z1, z3 = (y1 & m2) | ((y3 << s16) & ~m2), ((y1 >> s16) & m2) | (y3 & ~m2)
+    z4, z6 = (y4 & m2) | ((y6 << s16) & ~m2), ((y4 >> s16) & m2) | (y6 & ~m2)
+    z5, z7 = (y5 & m2) | ((y7 << s16) & ~m2), ((y5 >> s16) & m2) | (y7 & ~m2)
+    j0 = bj * 8
+    tw[j0, bi] = (z0 & m3) | ((z1 << s8) & ~m3)
+    tw[j0 + 1, bi] = ((z0 >> s8) & m3) | (z1 & ~m3)
+    tw[j0 + 2, bi] = (z2 & m3) | ((z3 << s8) & ~m3)
+    tw[j0 + 3, bi] = ((z2 >> s8) & m3) | (z3 & ~m3)
+    tw[j0 + 4, bi] = (z4 & m3) | ((z5 << s8) & ~m3)
+    tw[j0 + 5, bi] = ((z4 >> s8) & m3) | (z5 & ~m3)
+    tw[j0 + 6, bi] = (z6 & m3) | ((z7 << s8) & ~m3)
+    tw[j0 + 7, bi] = ((z6 >> s8) & m3) | (z7 & ~m3)
 
 
 @njit(cache=True, nogil=True)
 def _transpose(a):
-    """a.T as a new C-contiguous array (cache-blocked)."""
+    """a.T as a new C-contiguous int8 array; both sides of `a` must be multiples of 8.
+    8x8 byte blocks as words, 32x32 blocks at a time (0.46 ns a byte against 1.5 for a
+    plain cache-blocked loop)."""
     r, c = a.shape
-    t = np.empty((c, r), dtype=a.dtype)
-    B = 64
-    for i0 in range(0, r, B):
-        i1 = min(i0 + B, r)
-        for j0 in range(0, c, B):
-            j1 = min(j0 + B, c)
-            for i in range(i0, i1):
-                for j in range(j0, j1):
-                    t[j, i] = a[i, j]
+    t = np.empty((c, r), dtype=np.int8)
+    aw = a.view(np.uint64)
+    tw = t.view(np.uint64)
+    nbi = r // 8
+    nbj = c // 8
+    T = 32
+    for I in range(0, nbi, T):
+        for J in range(0, nbj, T):
+            for bi in range(I, min(I + T, nbi)):
+                for bj in range(J, min(J + T, nbj)):
+                    _block8(aw, tw, bi * 8, bj, bi)
     return t
+
+
+def _pad8(x: int) -> int:
+    return (x + 7) // 8 * 8
 
 
 class RetroV1:
@@ -278,21 +317,59 @@ class RetroV1:
 
     def value(self, hands, stacks, mover: int) -> int:
         """Exact value for `mover` of the rest of the game (its future score-difference gain)."""
-        mine, theirs = tuple(hands[mover]), tuple(hands[1 - mover])
-        if not (0 <= len(mine) - len(theirs) <= 1) or len(mine) > 15:
-            if self._fallback is None:
-                from envs.primi_composti.solver_v1 import SolverV1
-
-                self._fallback = SolverV1(tt_bits=20)
-            v = self._fallback.value(hands, stacks, mover)
-            self.counter[0] += self._fallback.counter[0]
-            self._fallback.counter[0] = 0
-            return v
-        if not mine:
+        if not self._alternating(hands, mover):
+            return self._search().value(hands, stacks, mover)
+        if not hands[mover]:
             return 0
+        return max(self.move_values(hands, stacks, mover).values())
+
+    def move_values(self, hands, stacks, mover: int) -> dict[int, int]:
+        """Exact value for `mover` of playing each card in its hand (its gain now minus the
+        opponent's value of the position after it), all from one backward pass."""
+        if not self._alternating(hands, mover):  # off the sequence of play: each child by the search
+            out = {}
+            for c in hands[mover]:
+                h = [tuple(hands[0]), tuple(hands[1])]
+                h[mover] = tuple(x for x in hands[mover] if x != c)
+                st = [tuple(x) for x in stacks]
+                st[2 * mover + (0 if _VALUE[c] == 2 else 1)] += (c,)
+                rest = self._search().value(tuple(h), tuple(st), 1 - mover) if (h[0] or h[1]) else 0
+                out[int(c)] = self._delta(c, stacks, mover) - rest
+            return out
+        mine, theirs = tuple(hands[mover]), tuple(hands[1 - mover])
         return self._solve(mine, theirs, stacks[2 * mover:2 * mover + 2], stacks[2 - 2 * mover:4 - 2 * mover])
 
-    def _solve(self, mine, theirs, my_stacks, their_stacks) -> int:
+    @staticmethod
+    def _alternating(hands, mover: int) -> bool:
+        if mover not in (0, 1):
+            raise ValueError(f"mover must be 0 or 1, got {mover!r}")
+        for c in (*hands[0], *hands[1]):
+            if not 2 <= c < len(_VALUE):
+                raise ValueError(f"cards must be 2..{len(_VALUE) - 1}, got {c}")
+        d = len(hands[mover]) - len(hands[1 - mover])
+        return 0 <= d <= 1 and len(hands[mover]) <= 15
+
+    @staticmethod
+    def _delta(c: int, stacks, mover: int) -> int:
+        tops = [s[-1] if len(s) else 0 for s in stacks]
+        best = 0
+        for i in range(4):
+            for j in range(i + 1, 4):
+                a, b = tops[i], tops[j]
+                if a and b and _VALID[c, a, b]:
+                    best = max(best, int(_VALUE[a] + _VALUE[b]))
+        return int(_VALUE[c]) + best
+
+    def _search(self):
+        """The search solver, for positions off the alternating sequence of play."""
+        if self._fallback is None:
+            from envs.primi_composti.solver_v1 import SolverV1
+
+            self._fallback = SolverV1(tt_bits=20)
+        self._fallback.counter[0] = 0
+        return _Counted(self._fallback, self.counter)
+
+    def _solve(self, mine, theirs, my_stacks, their_stacks) -> dict[int, int]:
         value = _VALUE
         players = []
         for hand, st in ((mine, my_stacks), (theirs, their_stacks)):
@@ -321,13 +398,29 @@ class RetroV1:
                 o_tp, o_tc, o_code = tpa, tca, coda
                 w_rows = sb[kb + 2] - sb[kb + 1]
             if w_t is None:  # the last ply: the next position is the end (value 0)
-                w_t = np.zeros((w_rows, o_hi - o_lo), dtype=np.int8)
+                w_t = np.zeros((_pad8(w_rows), _pad8(o_hi - o_lo)), dtype=np.int8)
             g = _gain_table(m_cards, m_tp, m_tc, m_code, m_lo, m_hi, o_tp, o_tc, o_code, o_lo, o_hi, value)
+            if t == 0:  # the root: one state each; the value of every card
+                self.counter[0] += evaluated + 1
+                return {int(c): int(g[j, 0, 0]) - int(w_t[m_nxt[0, j], 0]) for j, c in enumerate(m_cards)}
             bounds = _blocks(o_code, o_lo, o_hi)
-            out = np.empty((m_hi - m_lo, o_hi - o_lo), dtype=np.int8)
-            layer_fn(out, w_t, m_nxt, m_lo, n, g, m_code, bounds)
-            evaluated += out.size
-            w_t = _transpose(out) if t > 0 else out
-        self.counter[0] += evaluated
-        # Layer 0: one state each (nothing played): the row and column 0.
-        return int(w_t[0, 0])
+            # Both sides padded to multiples of 8 for the transpose; the padding is never read.
+            out = np.empty((_pad8(m_hi - m_lo), _pad8(o_hi - o_lo)), dtype=np.int8)
+            layer_fn(out, m_hi - m_lo, w_t, m_nxt, m_lo, n, g, m_code, bounds)
+            evaluated += (m_hi - m_lo) * (o_hi - o_lo)
+            w_t = _transpose(out)
+        raise AssertionError("unreachable")
+
+
+class _Counted:
+    """The search solver, adding its node count to the retrograde solver's counter."""
+
+    def __init__(self, solver, counter):
+        self.solver = solver
+        self.counter = counter
+
+    def value(self, hands, stacks, mover):
+        v = self.solver.value(hands, stacks, mover)
+        self.counter[0] += self.solver.counter[0]
+        self.solver.counter[0] = 0
+        return v

@@ -422,9 +422,11 @@ class Solver:
 def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: bool = True):
     """The fastest exact solver for `version` (same `value` / `clear` / `counter` API).
 
-    Version 1 uses the bit-board solver `envs.primi_composti.solver_v1.SolverV1`
-    and version 2 `envs.primi_composti.solver_v2.SolverV2` (`threads` = 1 or 2 for both);
-    `fast=False` gives this module's general `Solver` (the reference)."""
+    Version 1 uses the retrograde solver `envs.primi_composti.retro_v1.RetroV1` (every
+    state once, no table: `tt_bits` is unused; a full 12-card deal in about a second)
+    and version 2 the bit-board search `envs.primi_composti.solver_v2.SolverV2`
+    (`threads` = 1 or 2 for both); `fast=False` gives this module's general `Solver`
+    (the reference). The version-1 search `solver_v1.SolverV1` stays available."""
     if version not in (1, 2):
         raise ValueError(f"version must be 1 or 2, got {version!r}")
     if threads != 1 and not fast:
@@ -432,9 +434,9 @@ def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: b
     if not fast:
         return Solver(version, tt_bits=tt_bits)
     if version == 1:
-        from envs.primi_composti.solver_v1 import SolverV1
+        from envs.primi_composti.retro_v1 import RetroV1
 
-        return SolverV1(tt_bits=tt_bits, threads=threads)
+        return RetroV1(threads=threads)
     from envs.primi_composti.solver_v2 import SolverV2
 
     return SolverV2(tt_bits=tt_bits, threads=threads)
@@ -460,6 +462,8 @@ def card_values(game, state, solver: Solver | None = None) -> dict[int, int]:
     """Exact value for the mover (δ − value of the child) of every card in hand."""
     solver = solver or Solver(game.version)
     mover = game.current_player(state)
+    if hasattr(solver, "move_values"):  # the retrograde solver has them all from one pass
+        return solver.move_values(state.hands, state.stacks, mover)
     out = {}
     for c in state.hands[mover]:
         child = game.apply(state, game.action_of(c))

@@ -72,8 +72,7 @@ def test_bad_options_and_decks_are_refused():
         SolverV1(tt_bits=8).value(((2, 26), (3, 4)), ((), (), (), ()), 0)
 
 
-def test_make_solver_picks_the_fast_solver_for_version_1():
-    assert isinstance(make_solver(1, tt_bits=8), SolverV1)
+def test_make_solver_options():
     assert make_solver(1, tt_bits=8, fast=False).version == 1
     assert make_solver(2, tt_bits=8, threads=2).threads == 2
     with pytest.raises(ValueError, match="threads must be 1 for the general solver"):

@@ -1,0 +1,91 @@
+"""The retrograde version-1 solver against full-tree minimax, the general solver and the search."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs.primi_composti import fast
+from envs.primi_composti.retro_v1 import RetroV1
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+from envs.primi_composti.solver import Solver, card_values, make_solver, solve_deal, state_value
+from envs.primi_composti.solver_v1 import SolverV1
+
+from test_primi_composti_solver_v1 import full_minimax, random_positions
+
+DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "primi_composti_solve_v1_12cards.json"
+
+
+def test_equals_full_minimax():
+    rng = np.random.default_rng(21)
+    retro = RetroV1()
+    for k in (1, 2, 3, 4):
+        game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
+        for s in random_positions(game, rng, 20, 2 * k - 1):
+            assert state_value(game, s, retro) == full_minimax(game, s)
+
+
+@pytest.mark.parametrize("k", [5, 6, 7])
+def test_equals_general_solver_on_deals_and_midgame_positions(k):
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
+    rng = np.random.default_rng(100 + k)
+    ref = Solver(1, tt_bits=18)
+    retro = RetroV1()
+    for d in fast.random_decks(rng, 12, k):
+        s = game.deal(d)
+        assert solve_deal(game, s, retro).value == solve_deal(game, s, ref).value
+    # Mid-game positions (tops that are no longer hand cards, either seat to move):
+    # every card's value, from one pass, against the general solver's child by child.
+    for s in random_positions(game, rng, 12, 2 * k - 2):
+        assert card_values(game, s, retro) == card_values(game, s, ref)
+
+
+def test_two_threads_give_the_same_values():
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=8))
+    one, two = RetroV1(), RetroV1(threads=2)
+    for d in fast.random_decks(np.random.default_rng(8), 6, 8):
+        s = game.deal(d)
+        assert card_values(game, s, two) == card_values(game, s, one)
+
+
+def test_counts_the_positions_it_evaluates():
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=6))
+    s = game.deal(fast.random_decks(np.random.default_rng(1), 1, 6)[0])
+    r = solve_deal(game, s, RetroV1())
+    assert r.nodes > 6 * 6  # every state of every layer, far more than one line of play
+
+
+def test_positions_off_the_sequence_of_play_use_the_search():
+    # The mover holds two more cards than the opponent: not a position of alternating play.
+    hands = ((2, 5, 9), (3,))
+    stacks = ((7,), (4,), (), ())
+    retro, search = RetroV1(), SolverV1(tt_bits=12)
+    assert retro.value(hands, stacks, 0) == search.value(hands, stacks, 0)
+    assert retro.nodes > 0
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(ValueError, match="threads must be 1 or 2"):
+        RetroV1(threads=3)
+    with pytest.raises(ValueError, match="cards must be 2"):
+        RetroV1().value(((2, 99), (3, 4)), ((), (), (), ()), 0)
+    with pytest.raises(ValueError, match="mover must be 0 or 1"):
+        RetroV1().value(((2,), (3,)), ((), (), (), ()), 2)
+
+
+def test_make_solver_picks_it_for_version_1():
+    assert isinstance(make_solver(1), RetroV1)
+    assert make_solver(1, threads=2).threads == 2
+
+
+def test_full_deals_agree_with_the_stored_search_study():
+    """The first full 12-card deals of the stored v1 study (solved by the alpha-beta search)."""
+    study = json.loads(DATA.read_text())
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=12))
+    decks = fast.random_decks(np.random.default_rng(study["seed"]), 2, 12)
+    retro = RetroV1()
+    for d, rec in zip(decks, study["per_deal"]):
+        assert solve_deal(game, game.deal(d), retro).value == rec["value"]
