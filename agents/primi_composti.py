@@ -177,7 +177,7 @@ class SolverPlayer:
         from envs.primi_composti.solver import make_solver
 
         self.game = game
-        self.solver = make_solver(game.version, tt_bits=20)  # kept across decisions: later ones reuse the table
+        self.solver = make_solver(game.version, tt_bits=20)  # kept across decisions (v2: later ones reuse its table)
 
     def act(self, view: View, action_mask: np.ndarray) -> int:
         """The optimal action."""

@@ -8,12 +8,16 @@
 (c) minimax_5 time per decision, fast path and plain engine (seed ≈ 0.4 s;
     goal ≤ 4 ms);
 (d) exact solve of random deals, median and worst time per deal at the given
-    cards per player: the general solver (`envs.primi_composti.solver.Solver`)
-    and the fast one per version (`make_solver`: `solver_v1` / `solver_v2`) on
-    the same deals, and their ratio;
-(e) the fast solvers with two threads (lazy SMP, `threads=2`) vs one, per
+    cards per player: the general solver (`envs.primi_composti.solver.Solver`),
+    the alpha-beta searches (`solver_v1` / `solver_v2`) and, for version 1, the
+    retrograde solver (`retro_v1`, what `make_solver(1)` gives) on the same deals,
+    and their ratios;
+(e) the fast solvers with two threads (`threads=2`: v1 splits each retrograde
+    layer's rows, v2 runs two searches sharing the table, "lazy SMP") vs one, per
     version, wall clock on the same deals (needs two free cores; `--smp-deals 0`
-    skips it).
+    skips it);
+(f) `--full-deals K`: K full 12-card version-1 deals, the retrograde solver
+    (`retro_v1`) against the alpha-beta search (`solver_v1`), one thread each.
 
     python benchmarks/bench_primi_composti.py [--seconds 1] [--solve-cards 8] [--smp-cards 10 --smp-deals 5]
 """
@@ -80,6 +84,7 @@ def main() -> None:
     ap.add_argument("--solve-deals", type=int, default=10)
     ap.add_argument("--smp-cards", type=int, default=10, help="(e): cards per player of the deals")
     ap.add_argument("--smp-deals", type=int, default=5, help="(e): number of deals (0: skip)")
+    ap.add_argument("--full-deals", type=int, default=0, help="(f): full 12-card v1 deals, retrograde vs search (~45 s a deal for the search; 0: skip)")
     args = ap.parse_args()
     from envs import primi_composti_v0
 
@@ -107,25 +112,68 @@ def main() -> None:
     from envs.primi_composti.rules import Config, PrimiCompostiGame
     from envs.primi_composti.solver import make_solver, solve_deal
 
+    from envs.primi_composti.solver_v1 import SolverV1
+
     for version in (1, 2):
         game = PrimiCompostiGame(Config(version=version, cards_per_player=args.solve_cards))
         decks = fast.random_decks(np.random.default_rng(2), args.solve_deals + 1, args.solve_cards)
         medians, values = {}, {}
-        for label, solver in (("general", make_solver(version, fast=False)), ("fast", make_solver(version))):
+        solvers = [("general", make_solver(version, fast=False))]
+        if version == 1:
+            solvers += [("search", SolverV1(tt_bits=22)), ("retrograde", make_solver(1))]
+        else:
+            solvers += [("search", make_solver(2))]
+        for label, solver in solvers:
             solve_deal(game, game.deal(decks[0]), solver)  # compile / load the machine code
             runs = [solve_deal(game, game.deal(d), solver) for d in decks[1:]]
             times = [r.seconds for r in runs]
             medians[label] = statistics.median(times)
             values[label] = [r.value for r in runs]
-            print(f"(d) v{version} exact solve, {args.solve_cards} cards each, {label} solver: median {medians[label] * 1000:.0f} ms, "
-                  f"worst {max(times) * 1000:.0f} ms, median {statistics.median(r.nodes for r in runs):.0f} nodes over {args.solve_deals} deals")
-        if values["fast"] != values["general"]:
-            raise SystemExit(f"v{version}: the fast solver's values differ from the general solver's: {values}")
-        print(f"    fast / general solver: {medians['general'] / medians['fast']:.1f}x on the median (same deals, same values)")
+            unit = "positions" if label == "retrograde" else "nodes"
+            print(f"(d) v{version} exact solve, {args.solve_cards} cards each, {label} solver: median {medians[label] * 1000:.1f} ms, "
+                  f"worst {max(times) * 1000:.1f} ms, median {statistics.median(r.nodes for r in runs):.0f} {unit} over {args.solve_deals} deals")
+        for label, _ in solvers[1:]:
+            if values[label] != values["general"]:
+                raise SystemExit(f"v{version}: the {label} solver's values differ from the general solver's: {values}")
+            print(f"    {label} / general solver: {medians['general'] / medians[label]:.1f}x on the median (same deals, same values)")
+        if version == 1:
+            print(f"    retrograde / search: {medians['search'] / medians['retrograde']:.1f}x on the median (same deals, same values)")
 
+    if args.full_deals > 0:
+        full_deal_v1(args.full_deals)
     if args.smp_deals > 0:
         for version in (1, 2):
             smp_speedup(version, args.smp_cards, args.smp_deals)
+
+
+def full_deal_v1(deals: int) -> None:
+    """(f) Full 12-card version-1 deals: the retrograde solver against the alpha-beta search (one thread each)."""
+    from envs.primi_composti import fast
+    from envs.primi_composti.retro_v1 import RetroV1
+    from envs.primi_composti.rules import Config, PrimiCompostiGame
+    from envs.primi_composti.solver import solve_deal
+    from envs.primi_composti.solver_v1 import SolverV1
+
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=12))
+    small = PrimiCompostiGame(Config(version=1, cards_per_player=4))
+    decks = fast.random_decks(np.random.default_rng(0), deals, 12)
+    retro, search = RetroV1(), SolverV1(tt_bits=24)
+    warm = small.deal(fast.random_decks(np.random.default_rng(0), 1, 4)[0])
+    solve_deal(small, warm, retro)
+    solve_deal(small, warm, search)
+    ratios, times = [], {"retrograde": [], "search": []}
+    for d in decks:
+        r = solve_deal(game, game.deal(d), retro)
+        s = solve_deal(game, game.deal(d), search)
+        if r.value != s.value:
+            raise SystemExit(f"(f) retrograde {r.value} vs search {s.value}")
+        times["retrograde"].append(r.seconds)
+        times["search"].append(s.seconds)
+        ratios.append(s.seconds / r.seconds)
+    g = float(np.exp(np.mean(np.log(ratios))))
+    print(f"(f) v1 full 12-card deals ({deals}): retrograde median {statistics.median(times['retrograde']):.2f} s, "
+          f"search median {statistics.median(times['search']):.1f} s; retrograde {g:.0f}x faster "
+          f"(geometric mean; deals {min(ratios):.0f}-{max(ratios):.0f}x), same values")
 
 
 def smp_speedup(version: int, cards: int, deals: int) -> None:

@@ -38,6 +38,19 @@ def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
     assert f"{100 * stored['p2_wins']:.1f} [{100 * stored['p2_wins_ci'][0]:.1f}, {100 * stored['p2_wins_ci'][1]:.1f}]" in line
 
 
+def test_full_v1_study_retrograde_and_search_agree():
+    """The v1 12-card study was solved twice, by the alpha-beta search and by the
+    retrograde solver: the same value for every deal, and the doc quotes both medians."""
+    retro, doc = _stored("primi_composti_solve_v1_12cards.json")
+    search, _ = _stored("primi_composti_solve_v1_12cards_search.json")
+    assert [r["value"] for r in retro["per_deal"]] == [r["value"] for r in search["per_deal"]]
+    assert [r["index"] for r in search["per_deal"]] == list(range(200))
+    assert summarize(1, 12, search["per_deal"])["solve_seconds_median"] == pytest.approx(search["solve_seconds_median"])
+    row = next(ln for ln in doc.splitlines() if ln.replace("**", "").startswith("| v1, 12"))
+    assert f"{retro['solve_seconds_median']:.2f} s / {retro['solve_seconds_worst']:.2f} s" in row
+    assert f"the search: {search['solve_seconds_median']:.1f} s / {search['solve_seconds_worst']:.0f} s" in row
+
+
 def test_full_v2_deal_values_are_the_docs_counts():
     """The doc's paragraph on the 12-card v2 study counts its deals by value."""
     from collections import Counter
