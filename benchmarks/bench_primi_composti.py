@@ -111,7 +111,6 @@ def main() -> None:
 
     from envs.primi_composti.rules import Config, PrimiCompostiGame
     from envs.primi_composti.solver import make_solver, solve_deal
-
     from envs.primi_composti.solver_v1 import SolverV1
 
     for version in (1, 2):

@@ -275,10 +275,10 @@ def _transpose(a):
     nbi = r // 8
     nbj = c // 8
     T = 32
-    for I in range(0, nbi, T):
-        for J in range(0, nbj, T):
-            for bi in range(I, min(I + T, nbi)):
-                for bj in range(J, min(J + T, nbj)):
+    for ti in range(0, nbi, T):
+        for tj in range(0, nbj, T):
+            for bi in range(ti, min(ti + T, nbi)):
+                for bj in range(tj, min(tj + T, nbj)):
                     _block8(aw, tw, bi * 8, bj, bi)
     return t
 

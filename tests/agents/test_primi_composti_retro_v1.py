@@ -7,14 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_primi_composti_solver_v1 import full_minimax, random_positions
 
 from envs.primi_composti import fast
 from envs.primi_composti.retro_v1 import RetroV1
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 from envs.primi_composti.solver import Solver, card_values, make_solver, solve_deal, state_value
 from envs.primi_composti.solver_v1 import SolverV1
-
-from test_primi_composti_solver_v1 import full_minimax, random_positions
 
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "primi_composti_solve_v1_12cards.json"
 
