@@ -96,23 +96,26 @@ def solve_study(version: int, cards_per_player: int, deals: int, seed: int, play
     solver = make_solver(version, tt_bits=tt_bits_for(cards_per_player, version), threads=threads, fast=fast_solver)
     _warm_up(version, solver)
     per_deal = []
+    regs: dict[str, list[int]] = {p: [] for p in players}
+    reg_secs = dict.fromkeys(players, 0.0)
     for i, d in enumerate(decks):
-        r = solve_deal(game, game.deal(d), solver)
+        s = game.deal(d)
+        r = solve_deal(game, s, solver)
         per_deal.append({"index": start + i, "value": r.value, "seconds": r.seconds, "nodes": r.nodes})
         # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
         print(f"deal {start + i + 1} ({i + 1}/{len(decks)}): value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
+        # Right after its solve, so that the solver still holds what it learnt of this deal
+        # (the retrograde v1 solver keeps the whole pass: every later position is a lookup).
+        for p in players:
+            t = time.perf_counter()
+            regs[p].append(regret_game(game, s, p, 0, solver))
+            regs[p].append(regret_game(game, s, p, 1, solver))
+            reg_secs[p] += time.perf_counter() - t
     out = summarize(version, cards_per_player, per_deal)
     out["seed"] = seed
     for p in players:
-        t = time.perf_counter()
-        regs = []
-        for d in decks:
-            solver.clear()
-            s = game.deal(d)
-            regs.append(regret_game(game, s, p, 0, solver))
-            regs.append(regret_game(game, s, p, 1, solver))
-        rm, rlo, rhi = mean_interval(regs)
-        out["regret"][p] = {"mean": rm, "ci": (rlo, rhi), "perfect_share": float(np.mean(np.array(regs) == 0)), "seconds": time.perf_counter() - t}
+        rm, rlo, rhi = mean_interval(regs[p])
+        out["regret"][p] = {"mean": rm, "ci": (rlo, rhi), "perfect_share": float(np.mean(np.array(regs[p]) == 0)), "seconds": reg_secs[p]}
     return out
 
 

@@ -49,7 +49,9 @@ def _player_states(cards, is_prime, tp0, tc0):
       mask[i], tp[i], tc[i],
       code[i]            index of (tp, tc) among the pairs that occur in its layer,
       nxt[i, j]          rank within layer k + 1 of the state after playing card j
-                         (−1 if card j was already played).
+                         (−1 if card j was already played),
+      look, slot         rank within its layer of (set, prime top, composite top):
+                         look[(set·(n+1) + slot[tp])·(n+1) + slot[tc]] (−1: no such state).
     """
     n = cards.shape[0]
     # Candidate tops: index 0 = the current top (or empty), 1 + j = hand card j.
@@ -146,7 +148,7 @@ def _player_states(cards, is_prime, tp0, tc0):
                 nxt[q, j] = look[(m2 * (n + 1) + j + 1) * (n + 1) + sc]
             else:
                 nxt[q, j] = look[(m2 * (n + 1) + sp) * (n + 1) + j + 1]
-    return start, mask, tp, tc, code, nxt
+    return start, mask, tp, tc, code, nxt, look, slot
 
 
 @njit(cache=True)
@@ -291,9 +293,14 @@ class RetroV1:
     """Exact values of 2-player version-1 positions by retrograde analysis.
 
     The same `value(hands, stacks, mover)` / `clear()` / `counter` API as the
-    search solvers (`solver_v1.SolverV1`); `counter` counts the positions
-    evaluated. Positions must alternate as in play: the mover holds as many
-    cards as the opponent or one more (the search solver handles any other).
+    search solvers (`solver_v1.SolverV1`), plus `move_values`; `counter` counts
+    the positions evaluated. Positions must alternate as in play: the mover holds
+    as many cards as the opponent or one more (the search solver handles any other).
+
+    One pass values every position that can follow the one asked about. The
+    solver keeps the last pass (≈ 0.75 GB after a full 12-card deal; `clear()`
+    frees it), so every later position of the same game — the rest of a game
+    played by the `solver` player, a regret game, the other seat — is a lookup.
 
     Args:
         threads: 1, or 2 to split each layer's rows between two threads.
@@ -307,9 +314,11 @@ class RetroV1:
         self.threads = int(threads)
         self.counter = np.zeros(1, dtype=np.int64)
         self._fallback = None
+        self._pass = None  # the last pass: its root and every layer
 
     def clear(self) -> None:
-        """Nothing is stored between calls (kept for the solvers' common API)."""
+        """Forget the last pass (the next position is solved from scratch)."""
+        self._pass = None
 
     @property
     def nodes(self) -> int:
@@ -321,23 +330,32 @@ class RetroV1:
             return self._search().value(hands, stacks, mover)
         if not hands[mover]:
             return 0
-        return max(self.move_values(hands, stacks, mover).values())
+        v = self._lookup(hands, stacks, mover)
+        if v is None:
+            self._solve(hands, stacks, mover)
+            v = self._lookup(hands, stacks, mover)
+        return v
 
     def move_values(self, hands, stacks, mover: int) -> dict[int, int]:
-        """Exact value for `mover` of playing each card in its hand (its gain now minus the
-        opponent's value of the position after it), all from one backward pass."""
-        if not self._alternating(hands, mover):  # off the sequence of play: each child by the search
-            out = {}
-            for c in hands[mover]:
-                h = [tuple(hands[0]), tuple(hands[1])]
-                h[mover] = tuple(x for x in hands[mover] if x != c)
-                st = [tuple(x) for x in stacks]
-                st[2 * mover + (0 if _VALUE[c] == 2 else 1)] += (c,)
-                rest = self._search().value(tuple(h), tuple(st), 1 - mover) if (h[0] or h[1]) else 0
-                out[int(c)] = self._delta(c, stacks, mover) - rest
-            return out
-        mine, theirs = tuple(hands[mover]), tuple(hands[1 - mover])
-        return self._solve(mine, theirs, stacks[2 * mover:2 * mover + 2], stacks[2 - 2 * mover:4 - 2 * mover])
+        """Exact value for `mover` of playing each card in its hand: its gain now minus
+        the opponent's value of the position after it (one pass gives them all)."""
+        alternating = self._alternating(hands, mover)
+        if alternating and self._lookup(hands, stacks, mover) is None:
+            self._solve(hands, stacks, mover)
+        out = {}
+        for c in hands[mover]:
+            h = [tuple(hands[0]), tuple(hands[1])]
+            h[mover] = tuple(x for x in hands[mover] if x != c)
+            st = [tuple(x) for x in stacks]
+            st[2 * mover + (0 if _VALUE[c] == 2 else 1)] += (c,)
+            if not (h[0] or h[1]):
+                rest = 0
+            elif alternating:
+                rest = self._lookup(tuple(h), tuple(st), 1 - mover)
+            else:  # off the sequence of play: each child by the search
+                rest = self._search().value(tuple(h), tuple(st), 1 - mover)
+            out[int(c)] = self._delta(c, stacks, mover) - rest
+        return out
 
     @staticmethod
     def _alternating(hands, mover: int) -> bool:
@@ -369,22 +387,63 @@ class RetroV1:
         self._fallback.counter[0] = 0
         return _Counted(self._fallback, self.counter)
 
-    def _solve(self, mine, theirs, my_stacks, their_stacks) -> dict[int, int]:
+    def _lookup(self, hands, stacks, mover: int) -> int | None:
+        """The value of a position that follows the last pass's root, else None."""
+        ps = self._pass
+        if ps is None:
+            return None
+        ranks, played = [], []
+        for i, seat in enumerate(ps["seats"]):
+            cards, tops0, look, slot, start = ps["cards"][i], ps["tops0"][i], ps["look"][i], ps["slot"][i], ps["start"][i]
+            hand = set(hands[seat])
+            if not hand <= set(cards):
+                return None
+            m = 0
+            for j, c in enumerate(cards):
+                if c not in hand:
+                    m |= 1 << j
+            code = []
+            for s, t0 in zip(stacks[2 * seat:2 * seat + 2], tops0):
+                top = s[-1] if len(s) else 0
+                if slot[top] == 0 and top != t0:
+                    return None  # a top that is neither the root's nor one of its cards played since
+                code.append(int(slot[top]))
+            n = len(cards)
+            r = int(look[(m * (n + 1) + code[0]) * (n + 1) + code[1]])
+            if r < 0:
+                return None
+            ranks.append(r)
+            played.append(bin(m).count("1"))
+        t = played[0] + played[1]
+        if played != [(t + 1) // 2, t // 2] or mover != ps["seats"][t % 2]:
+            return None
+        if t == 0:
+            return ps["root"]
+        layer = ps["layers"][t]
+        return int(layer[ranks[0], ranks[1]] if t % 2 == 0 else layer[ranks[1], ranks[0]])
+
+    def _solve(self, hands, stacks, mover: int) -> None:
+        """One backward pass from the position; keeps every layer for `_lookup`."""
+        self._pass = None
         value = _VALUE
+        seats = (mover, 1 - mover)
         players = []
-        for hand, st in ((mine, my_stacks), (theirs, their_stacks)):
+        for seat in seats:
+            hand, st = tuple(hands[seat]), stacks[2 * seat:2 * seat + 2]
             cards = np.array(hand, dtype=np.int64)
             is_prime = np.array([value[c] == 2 for c in hand], dtype=np.bool_)
             tp0 = st[0][-1] if len(st[0]) else 0
             tc0 = st[1][-1] if len(st[1]) else 0
-            players.append((cards, _player_states(cards, is_prime, np.int64(tp0), np.int64(tc0))))
-        (ca, (sa, _, tpa, tca, coda, nxa)), (cb, (sb, _, tpb, tcb, codb, nxb)) = players
+            players.append((cards, (tp0, tc0), _player_states(cards, is_prime, np.int64(tp0), np.int64(tc0))))
+        (ca, topsa, (sa, _, tpa, tca, coda, nxa, looka, slota)), (cb, topsb, (sb, _, tpb, tcb, codb, nxb, lookb, slotb)) = players
         na, nb = len(ca), len(cb)
         layer_fn = _layer_parallel if self.threads == 2 else _layer_serial
         # Plies t = T-1 .. 0; after t plies A (the mover now) has played ceil(t/2), B floor(t/2).
         T = na + nb
         w_t = None  # the next layer, transposed: rows = this layer's mover's next state
+        layers = {}
         evaluated = 0
+        root = None
         for t in range(T - 1, -1, -1):
             ka, kb = (t + 1) // 2, t // 2
             if t % 2 == 0:  # A to move: rows = A's states of layer ka, columns = B's of layer kb
@@ -400,16 +459,22 @@ class RetroV1:
             if w_t is None:  # the last ply: the next position is the end (value 0)
                 w_t = np.zeros((_pad8(w_rows), _pad8(o_hi - o_lo)), dtype=np.int8)
             g = _gain_table(m_cards, m_tp, m_tc, m_code, m_lo, m_hi, o_tp, o_tc, o_code, o_lo, o_hi, value)
-            if t == 0:  # the root: one state each; the value of every card
-                self.counter[0] += evaluated + 1
-                return {int(c): int(g[j, 0, 0]) - int(w_t[m_nxt[0, j], 0]) for j, c in enumerate(m_cards)}
+            if t == 0:  # the root: one state each
+                root = max(int(g[j, 0, 0]) - int(w_t[m_nxt[0, j], 0]) for j in range(na))
+                evaluated += 1
+                break
             bounds = _blocks(o_code, o_lo, o_hi)
             # Both sides padded to multiples of 8 for the transpose; the padding is never read.
             out = np.empty((_pad8(m_hi - m_lo), _pad8(o_hi - o_lo)), dtype=np.int8)
             layer_fn(out, m_hi - m_lo, w_t, m_nxt, m_lo, n, g, m_code, bounds)
             evaluated += (m_hi - m_lo) * (o_hi - o_lo)
+            layers[t] = out
             w_t = _transpose(out)
-        raise AssertionError("unreachable")
+        self.counter[0] += evaluated
+        self._pass = {
+            "seats": seats, "cards": (tuple(int(c) for c in ca), tuple(int(c) for c in cb)), "tops0": (topsa, topsb),
+            "look": (looka, lookb), "slot": (slota, slotb), "start": (sa, sb), "layers": layers, "root": root,
+        }
 
 
 class _Counted:

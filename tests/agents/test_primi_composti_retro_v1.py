@@ -88,3 +88,49 @@ def test_full_deals_agree_with_the_stored_search_study():
     retro = RetroV1()
     for d, rec in zip(decks, study["per_deal"]):
         assert solve_deal(game, game.deal(d), retro).value == rec["value"]
+
+
+def test_a_whole_game_is_answered_from_one_pass():
+    """Later positions of the same deal are lookups in the kept pass, and equal fresh solves."""
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=7))
+    rng = np.random.default_rng(3)
+    ref = Solver(1, tt_bits=18)
+    for d in fast.random_decks(rng, 4, 7):
+        retro = RetroV1()
+        s = game.deal(d)
+        state_value(game, s, retro)
+        after_root = retro.nodes
+        while not game.is_terminal(s):
+            assert card_values(game, s, retro) == card_values(game, s, ref)
+            assert state_value(game, s, retro) == state_value(game, s, ref)
+            la = game.legal_actions(s)
+            s = game.apply(s, la[int(rng.integers(len(la)))])
+        assert retro.nodes == after_root  # nothing solved again
+        retro.clear()
+        state_value(game, game.deal(d), retro)
+        assert retro.nodes == 2 * after_root  # cleared: solved from scratch
+
+
+def test_positions_the_kept_pass_cannot_answer_are_solved_afresh():
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=6))
+    rng = np.random.default_rng(4)
+    ref = Solver(1, tt_bits=16)
+    retro = RetroV1()
+    d1, d2 = fast.random_decks(rng, 2, 6)
+    assert state_value(game, game.deal(d1), retro) == state_value(game, game.deal(d1), ref)
+    assert state_value(game, game.deal(d2), retro) == state_value(game, game.deal(d2), ref)  # another deal
+    # Two plies into deal 2, move the card seat 1 played onto seat 0's stack of its type:
+    # seat 0 now shows a top it never held, so the kept pass (rooted at the deal) has no
+    # such state and the position must be solved afresh.
+    s = game.deal(d2)
+    for _ in range(2):
+        s = game.apply(s, game.legal_actions(s)[0])
+    y_stack = next(i for i in (2, 3) if s.stacks[i])
+    y = s.stacks[y_stack][-1]
+    stacks = list(s.stacks)
+    stacks[y_stack] = stacks[y_stack][:-1]
+    stacks[y_stack - 2] = stacks[y_stack - 2] + (y,)
+    assert retro._lookup(s.hands, tuple(stacks), 0) is None
+    before = retro.nodes
+    assert retro.value(s.hands, tuple(stacks), 0) == ref.value(s.hands, tuple(stacks), 0)
+    assert retro.nodes > before
