@@ -394,7 +394,7 @@ class RetroV1:
             return None
         ranks, played = [], []
         for i, seat in enumerate(ps["seats"]):
-            cards, tops0, look, slot, start = ps["cards"][i], ps["tops0"][i], ps["look"][i], ps["slot"][i], ps["start"][i]
+            cards, tops0, look, slot = ps["cards"][i], ps["tops0"][i], ps["look"][i], ps["slot"][i]
             hand = set(hands[seat])
             if not hand <= set(cards):
                 return None
@@ -473,7 +473,7 @@ class RetroV1:
         self.counter[0] += evaluated
         self._pass = {
             "seats": seats, "cards": (tuple(int(c) for c in ca), tuple(int(c) for c in cb)), "tops0": (topsa, topsb),
-            "look": (looka, lookb), "slot": (slota, slotb), "start": (sa, sb), "layers": layers, "root": root,
+            "look": (looka, lookb), "slot": (slota, slotb), "layers": layers, "root": root,
         }
 
 

@@ -11,7 +11,7 @@ from test_primi_composti_solver_v1 import full_minimax, random_positions
 
 from envs.primi_composti import fast
 from envs.primi_composti.retro_v1 import RetroV1
-from envs.primi_composti.rules import Config, PrimiCompostiGame
+from envs.primi_composti.rules import Config, PrimiCompostiGame, is_prime
 from envs.primi_composti.solver import Solver, card_values, make_solver, solve_deal, state_value
 from envs.primi_composti.solver_v1 import SolverV1
 
@@ -134,3 +134,31 @@ def test_positions_the_kept_pass_cannot_answer_are_solved_afresh():
     before = retro.nodes
     assert retro.value(s.hands, tuple(stacks), 0) == ref.value(s.hands, tuple(stacks), 0)
     assert retro.nodes > before
+
+
+def test_it_evaluates_every_position_of_the_game_graph_once():
+    """The retrograde pass evaluates exactly the deal's distinct positions, less the
+    final ones (value 0: one for each pair of final tops, i.e. each player's last
+    prime and last composite)."""
+    from evaluate.primi_composti_positions import count_positions
+
+    game = PrimiCompostiGame(Config(version=1, cards_per_player=4))
+    for d in fast.random_decks(np.random.default_rng(9), 5, 4):
+        s = game.deal(d)
+        r = solve_deal(game, s, RetroV1())
+        full, reduced = count_positions(game, s)
+        ends = 1
+        for hand in s.hands:
+            primes = sum(is_prime(c) for c in hand)
+            ends *= max(primes, 1) * max(len(hand) - primes, 1)
+        assert full == reduced == r.nodes + ends
+
+
+def test_positions_cli(capsys):
+    from evaluate.primi_composti_positions import main
+
+    assert main(["--cards", "3", "--deals", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "version 1, 3 cards each, 2 deals" in out and "version 2" in out
+    with pytest.raises(SystemExit):
+        main(["--cards", "9"])
