@@ -64,15 +64,15 @@ def test_full_v2_deal_values_are_the_docs_counts():
     assert f"P2 wins {p2} of {stored['deals']}" in " ".join(doc.split())
 
 
-@pytest.mark.parametrize("version,column", [(1, 3), (2, 4)])
-def test_stored_regret_studies_are_the_docs_8_card_columns(version, column):
-    """The regret table's 8-card columns quote docs/data/primi_composti_regret_v*_8cards.json."""
-    stored, text = _stored(f"primi_composti_regret_v{version}_8cards.json")
-    assert (stored["version"], stored["cards_per_player"], stored["seed"], stored["deals"]) == (version, 8, 0, 200)
+@pytest.mark.parametrize("version,cards,column", [(1, 8, 3), (2, 8, 4), (1, 12, 5)])
+def test_stored_regret_studies_are_the_docs_columns(version, cards, column):
+    """The regret table's 8- and 12-card columns quote docs/data/primi_composti_regret_v*_*cards.json."""
+    stored, text = _stored(f"primi_composti_regret_v{version}_{cards}cards.json")
+    assert (stored["version"], stored["cards_per_player"], stored["seed"], stored["deals"]) == (version, cards, 0, 200)
     assert [r["index"] for r in stored["per_deal"]] == list(range(200))
-    assert summarize(version, 8, stored["per_deal"])["value_mean"] == pytest.approx(stored["value_mean"])
+    assert summarize(version, cards, stored["per_deal"])["value_mean"] == pytest.approx(stored["value_mean"])
     doc = text.splitlines()
-    start = doc.index("| player | v1, 6 cards | v2, 6 cards | v1, 8 cards | v2, 8 cards |")
+    start = doc.index("| player | v1, 6 cards | v2, 6 cards | v1, 8 cards | v2, 8 cards | **v1, 12 cards (full game)** |")
     rows = {ln.split("|")[1].strip(): ln.split("|") for ln in doc[start + 2:start + 7] if ln.startswith("|")}
     assert set(rows) == set(stored["regret"])
     for player, r in stored["regret"].items():
