@@ -20,6 +20,7 @@
     (`retro_v1`) against the alpha-beta search (`solver_v1`), one thread each.
 
     python benchmarks/bench_primi_composti.py [--seconds 1] [--solve-cards 8] [--smp-cards 10 --smp-deals 5]
+    python benchmarks/bench_primi_composti.py --smp-cards 12 --smp-deals 5 --smp-versions 1 --full-deals 3
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ def main() -> None:
     ap.add_argument("--solve-deals", type=int, default=10)
     ap.add_argument("--smp-cards", type=int, default=10, help="(e): cards per player of the deals")
     ap.add_argument("--smp-deals", type=int, default=5, help="(e): number of deals (0: skip)")
+    ap.add_argument("--smp-versions", default="1,2", help="(e): versions to time (e.g. 1 for full 12-card deals: v2 takes minutes a deal)")
     ap.add_argument("--full-deals", type=int, default=0, help="(f): full 12-card v1 deals, retrograde vs search (~45 s a deal for the search; 0: skip)")
     args = ap.parse_args()
     from envs import primi_composti_v0
@@ -141,7 +143,7 @@ def main() -> None:
     if args.full_deals > 0:
         full_deal_v1(args.full_deals)
     if args.smp_deals > 0:
-        for version in (1, 2):
+        for version in (int(v) for v in args.smp_versions.split(",")):
             smp_speedup(version, args.smp_cards, args.smp_deals)
 
 

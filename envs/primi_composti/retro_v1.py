@@ -24,8 +24,8 @@ inner loop vectorises. The matrices peak at ~7 × 10⁷ bytes (two layers and a
 transpose: ~250 MB).
 
 This needs no table, no move ordering and no bounds, and its time hardly varies
-between deals: it visits every state once. `threads=2` splits each layer's rows
-between two threads.
+between deals: it visits every state once. `threads=2` splits each layer's rows,
+and each transpose's bands, between two threads.
 """
 
 from __future__ import annotations
@@ -285,6 +285,25 @@ def _transpose(a):
     return t
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _transpose_parallel(a):
+    """`_transpose` with the bands of 32 block rows shared between threads."""
+    r, c = a.shape
+    t = np.empty((c, r), dtype=np.int8)
+    aw = a.view(np.uint64)
+    tw = t.view(np.uint64)
+    nbi = r // 8
+    nbj = c // 8
+    T = 32
+    for band in prange((nbi + T - 1) // T):
+        ti = band * T
+        for tj in range(0, nbj, T):
+            for bi in range(ti, min(ti + T, nbi)):
+                for bj in range(tj, min(tj + T, nbj)):
+                    _block8(aw, tw, bi * 8, bj, bi)
+    return t
+
+
 def _pad8(x: int) -> int:
     return (x + 7) // 8 * 8
 
@@ -438,6 +457,7 @@ class RetroV1:
         (ca, topsa, (sa, _, tpa, tca, coda, nxa, looka, slota)), (cb, topsb, (sb, _, tpb, tcb, codb, nxb, lookb, slotb)) = players
         na, nb = len(ca), len(cb)
         layer_fn = _layer_parallel if self.threads == 2 else _layer_serial
+        transpose = _transpose_parallel if self.threads == 2 else _transpose
         # Plies t = T-1 .. 0; after t plies A (the mover now) has played ceil(t/2), B floor(t/2).
         T = na + nb
         w_t = None  # the next layer, transposed: rows = this layer's mover's next state
@@ -469,7 +489,7 @@ class RetroV1:
             layer_fn(out, m_hi - m_lo, w_t, m_nxt, m_lo, n, g, m_code, bounds)
             evaluated += (m_hi - m_lo) * (o_hi - o_lo)
             layers[t] = out
-            w_t = _transpose(out)
+            w_t = transpose(out)
         self.counter[0] += evaluated
         self._pass = {
             "seats": seats, "cards": (tuple(int(c) for c in ca), tuple(int(c) for c in cb)), "tops0": (topsa, topsb),

@@ -162,3 +162,12 @@ def test_positions_cli(capsys):
     assert "version 1, 3 cards each, 2 deals" in out and "version 2" in out
     with pytest.raises(SystemExit):
         main(["--cards", "9"])
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (16, 808), (264, 72), (520, 264)])
+def test_word_wise_transposes_equal_numpys(shape):
+    from envs.primi_composti.retro_v1 import _transpose, _transpose_parallel
+
+    a = np.random.default_rng(sum(shape)).integers(-128, 128, size=shape).astype(np.int8)
+    assert np.array_equal(_transpose(a), a.T)
+    assert np.array_equal(_transpose_parallel(a), a.T)
