@@ -204,7 +204,9 @@ def _blocks(o_code, o_lo, o_hi):
 
 @njit(cache=True, nogil=True)
 def _row(x, out, w, nxt_row, n, g, code_x, bounds):
-    """out[:] = max over the mover's cards j of gain − w[nxt_row[j], :] (one row of a layer)."""
+    """out[:] = max over the mover's cards j of gain − w[nxt_row[j], :] (one row of a layer).
+    int8 cannot overflow: a move gains 1..6, so with at most 15 cards a hand (`RetroV1`
+    checks) a value is within ±75 and gain − value within ±81."""
     nb = bounds.shape[0] - 1
     for y in range(bounds[nb]):
         out[y] = _NEG
