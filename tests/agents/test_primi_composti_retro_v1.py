@@ -169,5 +169,7 @@ def test_word_wise_transposes_equal_numpys(shape):
     from envs.primi_composti.retro_v1 import _transpose, _transpose_parallel
 
     a = np.random.default_rng(sum(shape)).integers(-128, 128, size=shape).astype(np.int8)
-    assert np.array_equal(_transpose(a), a.T)
-    assert np.array_equal(_transpose_parallel(a), a.T)
+    for transpose in (_transpose, _transpose_parallel):
+        t = np.full(shape[::-1], 7, dtype=np.int8)
+        transpose(a, t)
+        assert np.array_equal(t, a.T)
