@@ -20,8 +20,9 @@ opponent is this layer's mover),
 is a contiguous byte loop. The opponent's states of a layer are sorted by their
 pair of tops, so the gain — VALUE(c) plus the best VALUE(a)+VALUE(b) of two
 visible tops with a # b = c — is constant over each block of columns, and the
-inner loop vectorises. The matrices peak at ~7 × 10⁷ bytes (two layers and a
-transpose: ~250 MB).
+inner loop vectorises. A layer is at most ~7 × 10⁷ bytes; all of them are kept
+(≈ 0.4 GB at a full deal, plus two transpose buffers) so that later positions of
+the same deal are lookups, and the memory is reused by the next pass.
 
 This needs no table, no move ordering and no bounds, and its time hardly varies
 between deals: it visits every state once. `threads=2` splits each layer's rows,
@@ -314,9 +315,11 @@ class RetroV1:
     as many cards as the opponent or one more (the search solver handles any other).
 
     One pass values every position that can follow the one asked about. The
-    solver keeps the last pass (≈ 0.75 GB after a full 12-card deal; `clear()`
-    frees it), so every later position of the same game — the rest of a game
-    played by the `solver` player, a regret game, the other seat — is a lookup.
+    solver keeps the last pass, so every later position of the same game — the
+    rest of a game played by the `solver` player, a regret game, the other seat —
+    is a lookup. It holds ≈ 0.5 GB after a full 12-card deal and reuses that
+    memory for the next pass (first-touch page faults cost as much as the
+    transposes); `clear()` forgets the pass, dropping the solver frees the memory.
 
     Args:
         threads: 1, or 2 to split each layer's rows between two threads.
@@ -337,7 +340,7 @@ class RetroV1:
         self._bufs: dict[int, np.ndarray] = {}
 
     def clear(self) -> None:
-        """Forget the last pass (the next position is solved from scratch)."""
+        """Forget the last pass (the next position is solved from scratch; its memory is kept for reuse)."""
         self._pass = None
 
     @property

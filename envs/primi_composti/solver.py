@@ -423,7 +423,7 @@ def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: b
     """The fastest exact solver for `version` (same `value` / `clear` / `counter` API).
 
     Version 1 uses the retrograde solver `envs.primi_composti.retro_v1.RetroV1` (every
-    state once, no table: `tt_bits` is unused; a full 12-card deal in about a second)
+    state once, no table: `tt_bits` is unused; a full 12-card deal in about 0.4 s)
     and version 2 the bit-board search `envs.primi_composti.solver_v2.SolverV2`
     (`threads` = 1 or 2 for both); `fast=False` gives this module's general `Solver`
     (the reference). The version-1 search `solver_v1.SolverV1` stays available."""
