@@ -163,6 +163,15 @@ def _bonus(c, a, b, value):
 
 
 @njit(cache=True)
+def _gain(c, a0, a1, b0, b1, value):
+    """VALUE(c) plus the best VALUE(a) + VALUE(b) over two of the four tops a0..b1
+    (0 = empty stack; any two differ in stack) with a # b = c."""
+    best = max(_bonus(c, a0, a1, value), _bonus(c, a0, b0, value), _bonus(c, a0, b1, value))
+    best = max(best, _bonus(c, a1, b0, value), _bonus(c, a1, b1, value), _bonus(c, b0, b1, value))
+    return value[c] + best
+
+
+@njit(cache=True)
 def _gain_table(cards, m_tp, m_tc, m_code, m_lo, m_hi, o_tp, o_tc, o_code, o_lo, o_hi, value):
     """gain[j, mover tops code, opponent tops code] for the mover's hand card j: VALUE(c)
     plus the best VALUE(a) + VALUE(b) over two visible tops (different stacks) with a # b = c."""
@@ -181,15 +190,7 @@ def _gain_table(cards, m_tp, m_tc, m_code, m_lo, m_hi, o_tp, o_tc, o_code, o_lo,
             b0 = o_tp[r]
             b1 = o_tc[r]
             for j in range(n):
-                c = cards[j]
-                best = 0
-                best = max(best, _bonus(c, a0, a1, value))
-                best = max(best, _bonus(c, a0, b0, value))
-                best = max(best, _bonus(c, a0, b1, value))
-                best = max(best, _bonus(c, a1, b0, value))
-                best = max(best, _bonus(c, a1, b1, value))
-                best = max(best, _bonus(c, b0, b1, value))
-                g[j, m_code[q], o_code[r]] = value[c] + best
+                g[j, m_code[q], o_code[r]] = _gain(cards[j], a0, a1, b0, b1, value)
     return g
 
 
@@ -204,7 +205,7 @@ def _blocks(o_code, o_lo, o_hi):
 
 
 @njit(cache=True, nogil=True)
-def _row(x, out, w, nxt_row, n, g, code_x, bounds):
+def _row(out, w, nxt_row, n, g, code_x, bounds):
     """out[:] = max over the mover's cards j of gain − w[nxt_row[j], :] (one row of a layer).
     int8 cannot overflow: a move gains 1..6, so with at most 15 cards a hand (`RetroV1`
     checks) a value is within ±75 and gain − value within ±81."""
@@ -229,13 +230,13 @@ def _row(x, out, w, nxt_row, n, g, code_x, bounds):
 @njit(cache=True, nogil=True)
 def _layer_serial(out, nrows, w, nxt, x_lo, n, g, code, bounds):
     for x in range(nrows):
-        _row(x, out[x], w, nxt[x_lo + x], n, g, code[x_lo + x], bounds)
+        _row(out[x], w, nxt[x_lo + x], n, g, code[x_lo + x], bounds)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _layer_parallel(out, nrows, w, nxt, x_lo, n, g, code, bounds):
     for x in prange(nrows):
-        _row(x, out[x], w, nxt[x_lo + x], n, g, code[x_lo + x], bounds)
+        _row(out[x], w, nxt[x_lo + x], n, g, code[x_lo + x], bounds)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -350,7 +351,7 @@ class RetroV1:
     def value(self, hands, stacks, mover: int) -> int:
         """Exact value for `mover` of the rest of the game (its future score-difference gain)."""
         if not self._alternating(hands, mover):
-            return self._search().value(hands, stacks, mover)
+            return self._search_value(hands, stacks, mover)
         if not hands[mover]:
             return 0
         v = self._lookup(hands, stacks, mover)
@@ -376,8 +377,8 @@ class RetroV1:
             elif alternating:
                 rest = self._lookup(tuple(h), tuple(st), 1 - mover)
             else:  # off the sequence of play: each child by the search
-                rest = self._search().value(tuple(h), tuple(st), 1 - mover)
-            out[int(c)] = self._delta(c, stacks, mover) - rest
+                rest = self._search_value(tuple(h), tuple(st), 1 - mover)
+            out[int(c)] = int(_gain(c, *(x[-1] if len(x) else 0 for x in stacks), _VALUE)) - rest
         return out
 
     @staticmethod
@@ -390,25 +391,17 @@ class RetroV1:
         d = len(hands[mover]) - len(hands[1 - mover])
         return 0 <= d <= 1 and len(hands[mover]) <= 15
 
-    @staticmethod
-    def _delta(c: int, stacks, mover: int) -> int:
-        tops = [s[-1] if len(s) else 0 for s in stacks]
-        best = 0
-        for i in range(4):
-            for j in range(i + 1, 4):
-                a, b = tops[i], tops[j]
-                if a and b and _VALID[c, a, b]:
-                    best = max(best, int(_VALUE[a] + _VALUE[b]))
-        return int(_VALUE[c]) + best
-
-    def _search(self):
-        """The search solver, for positions off the alternating sequence of play."""
+    def _search_value(self, hands, stacks, mover: int) -> int:
+        """The search solver's value, for positions off the alternating sequence of play
+        (its nodes are added to this solver's counter)."""
         if self._fallback is None:
             from envs.primi_composti.solver_v1 import SolverV1
 
             self._fallback = SolverV1(tt_bits=20)
-        self._fallback.counter[0] = 0
-        return _Counted(self._fallback, self.counter)
+        before = int(self._fallback.counter[0])
+        v = self._fallback.value(hands, stacks, mover)
+        self.counter[0] += int(self._fallback.counter[0]) - before
+        return v
 
     def _buffer(self, key: int, shape: tuple[int, int]) -> np.ndarray:
         """A C-contiguous int8 array of `shape` on the memory kept under `key` (grown as needed)."""
@@ -510,16 +503,3 @@ class RetroV1:
             "look": (looka, lookb), "slot": (slota, slotb), "layers": layers, "root": root,
         }
 
-
-class _Counted:
-    """The search solver, adding its node count to the retrograde solver's counter."""
-
-    def __init__(self, solver, counter):
-        self.solver = solver
-        self.counter = counter
-
-    def value(self, hands, stacks, mover):
-        v = self.solver.value(hands, stacks, mover)
-        self.counter[0] += self.solver.counter[0]
-        self.solver.counter[0] = 0
-        return v
