@@ -28,7 +28,7 @@ from scipy.optimize import linprog
 
 from agents.base import register, register_pattern
 from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
-from evaluate.matrix_game import solve_matrix_game
+from agents.search.matrix_game import solve_matrix_game
 
 
 @dataclass(frozen=True)

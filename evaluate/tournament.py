@@ -24,7 +24,7 @@ import numpy as np
 
 import agents as agent_registry
 import envs
-from envs.core.game import Game, legal_mask, winners
+from envs.core.play import play_game
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval, wilson_interval
 
@@ -98,27 +98,6 @@ def labels_for(ids: list[str]) -> list[str]:
         seen[i] = seen.get(i, 0) + 1
         labels.append(i if seen[i] == 1 else f"{i}#{seen[i]}")
     return labels
-
-
-def play_game(game: Game, seated: list[Any], state: Any, max_turns: int | None = None) -> tuple[tuple[float, ...], tuple[int, ...], int]:
-    """Play one game from `state` with `seated[seat]` acting for each seat.
-
-    Returns the final returns, the winning seats and the number of turns. A game
-    cut at `max_turns` counts as having no winner.
-    """
-    for agent in seated:
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
-    turns = 0
-    while not game.is_terminal(state):
-        if max_turns is not None and turns >= max_turns:
-            return tuple(game.returns(state)), (), turns
-        seat = game.current_player(state)
-        action = seated[seat].act(game.view(state, seat), legal_mask(game, state))
-        state = game.apply(state, int(action))
-        turns += 1
-    return tuple(game.returns(state)), winners(game, state), turns
 
 
 def run_tournament(

@@ -173,7 +173,7 @@ class OpponentPool:
         if self.meta_solver == "uniform" or k == 0:
             self.weights = np.full(k, 1.0 / max(k, 1))
             return
-        from evaluate.matrix_game import solve_matrix_game
+        from agents.search.matrix_game import solve_matrix_game
 
         _, p = solve_matrix_game(self.payoff.T)  # column player = the mixture, rows = its opponents
         self.weights = p
@@ -201,7 +201,7 @@ class OpponentPool:
 def simulated_match_value(game: Any, games: int, seed: int):
     """`value(a, b)`: a's mean return against b over `games` seeded deals, each
     played from both seats (two-player games)."""
-    from evaluate.tournament import play_game
+    from envs.core.play import play_game
 
     def value(a: Any, b: Any) -> float:
         rng = np.random.default_rng(seed)
@@ -227,7 +227,7 @@ def _expand_opponents(ids: list[str], n: int) -> list[str]:
 
 def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: int, rng: np.random.Generator) -> dict[str, float]:
     """Win rate and mean score of `learner` over `games` games at random seats."""
-    from evaluate.tournament import play_game
+    from envs.core.play import play_game
 
     n = game.num_players
     wins, score = 0.0, 0.0
@@ -324,7 +324,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict
         if cfg.control == "one_seat" and cfg.eval_games > 0:
             row.update(evaluate_policy_agent(game, learner, eval_opponents, cfg.eval_games, eval_rng))
         elif cfg.control == "all_seats" and cfg.eval_games > 0:
-            from evaluate.tournament import play_game
+            from envs.core.play import play_game
 
             team = [learner] * n
             res = [play_game(game, team, game.initial_state(eval_rng)) for _ in range(cfg.eval_games)]

@@ -1,6 +1,7 @@
 """What every game shares: the engine protocol, errors, adapters and helpers."""
 
 from envs.core.aec import GameAECEnv, make_env_fn, standard_wrappers
+from envs.core.play import play_game, play_out
 from envs.core.encoding import Encoder, Field, Layout
 from envs.core.game import Game, IllegalActionError, legal_mask, winners
 from envs.core.options import make_config, parse_options
@@ -18,6 +19,8 @@ __all__ = [
     "make_config",
     "make_env_fn",
     "parse_options",
+    "play_game",
+    "play_out",
     "standard_wrappers",
     "winners",
 ]
