@@ -1,0 +1,445 @@
+"""RoboRally boards: the immutable `Board`, the `.rrb` text format (parser and writer) and the shipped boards.
+
+Coordinates: x grows east (0..W-1), y grows south (0..H-1), row 0 is north. Directions N=0, E=1, S=2, W=3
+(clockwise), so turning right is +1 mod 4.
+
+The `.rrb` format (one token per square, whitespace separated, ``base[:modifier...]``)::
+
+    # comments start with '#'
+    name: tiny
+    size: 6 5            # width height
+    lives: 3             # optional
+    grid:
+    S1N   .     cE    cE    cS:T  .
+    ...
+
+Bases: ``.`` floor, ``X`` pit, ``c{D}`` belt toward D, ``e{D}`` express belt, ``gL``/``gR`` gear counter-clockwise /
+clockwise, ``r1``/``r2`` wrench / double wrench, ``F{k}`` flag k, ``S{k}{D}`` start k facing D.
+Modifiers: ``w{sides}`` walls, ``L{D}{n}`` laser firing toward D with n beams (the beam includes this square),
+``P{D}{regs}`` pusher pushing toward D in registers regs, ``K{regs}`` crusher, ``T`` rotating belt, ``F{k}`` flag on a
+non-floor base.
+
+Choices the loader enforces (each violation is a `BoardError` "<file>:<line>:<col>: <what was expected>"):
+a belt may run off the board (a hazard like a pit) but not into a wall (it could never move anything); a laser may
+not fire into a wall on its own square; flags are numbered 1..K and starts 1..M without gaps or repeats; a flag,
+laser, pusher or crusher never sits on a pit; ``T`` only marks belt squares.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+N, E, S, W = 0, 1, 2, 3
+DX = (0, 1, 0, -1)
+DY = (-1, 0, 1, 0)
+WALL_N, WALL_E, WALL_S, WALL_W = 1, 2, 4, 8  # bit (1 << direction)
+FLOOR, PIT, BELT, EXPRESS, GEAR_CW, GEAR_CCW, REPAIR, REPAIR2 = range(8)
+
+DIRECTION_LETTERS = "NESW"
+BOARDS_DIR = Path(__file__).resolve().parent / "boards"
+MAX_SIDE = 64  # keeps a typo in `size:` from allocating a huge board
+
+
+class BoardError(ValueError):
+    """A malformed board file; the message reads "<file>:<line>:<col>: <what was expected>"."""
+
+
+@dataclass(frozen=True)
+class Laser:
+    """A board laser mounted in square (x, y), firing toward `direction` with `beams` beams (1..3)."""
+
+    x: int
+    y: int
+    direction: int
+    beams: int
+
+
+@dataclass(frozen=True)
+class Pusher:
+    """A pusher on square (x, y) that pushes a robot there toward `direction` in the listed registers (1..5)."""
+
+    x: int
+    y: int
+    direction: int
+    registers: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Crusher:
+    """A crusher on square (x, y), active in the listed registers (1..5)."""
+
+    x: int
+    y: int
+    registers: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Start:
+    """The start square (and first archive) of one robot, with its initial facing."""
+
+    x: int
+    y: int
+    facing: int
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """An immutable RoboRally board; arrays are indexed [y, x] and are read-only."""
+
+    name: str
+    width: int
+    height: int
+    floor: np.ndarray  # int8 [h, w] floor codes (a flag/start square has its base's code)
+    belt_dir: np.ndarray  # int8 [h, w] direction a (express) belt moves toward, -1 elsewhere
+    rotating: np.ndarray  # bool [h, w] rotating belt square
+    walls: np.ndarray  # uint8 [h, w] wall bits, mirrored onto the neighbour square
+    lasers: tuple[Laser, ...]
+    pushers: tuple[Pusher, ...]
+    crushers: tuple[Crusher, ...]
+    flags: tuple[tuple[int, int], ...]  # (x, y) of flag 1, 2, ..., K
+    starts: tuple[Start, ...]  # start square of robot 1, 2, ...
+    lives: int | None
+    _distance_cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("floor", "belt_dir", "rotating", "walls"):
+            array = getattr(self, name)
+            if array.shape != (self.height, self.width):
+                raise ValueError(f"{name} has shape {array.shape}, expected {(self.height, self.width)}")
+            array.flags.writeable = False
+
+    def in_bounds(self, x: int, y: int) -> bool:
+        """Whether (x, y) is a square of the board."""
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def wall(self, x: int, y: int, direction: int) -> bool:
+        """Whether a wall lies on the `direction` side of the in-bounds square (x, y)."""
+        return bool(self.walls[y, x] & (1 << direction))
+
+    def distances(self, target: tuple[int, int]) -> np.ndarray:
+        """BFS steps from every square to `target` (int32 [h, w], -1 if unreachable).
+
+        Four-neighbour steps; walls block, pits and off-board squares are forbidden; robots and belts are ignored.
+        The result is cached on the board and read-only.
+        """
+        target = (int(target[0]), int(target[1]))
+        cached = self._distance_cache.get(target)
+        if cached is not None:
+            return cached
+        tx, ty = target
+        if not self.in_bounds(tx, ty):
+            raise ValueError(f"target {target} is off the {self.width}x{self.height} board")
+        dist = np.full((self.height, self.width), -1, dtype=np.int32)
+        if self.floor[ty, tx] != PIT:
+            dist[ty, tx] = 0
+            queue = deque([(tx, ty)])
+            while queue:
+                x, y = queue.popleft()
+                step = dist[y, x] + 1
+                for d in range(4):
+                    if self.walls[y, x] & (1 << d):
+                        continue
+                    nx, ny = x + DX[d], y + DY[d]
+                    if 0 <= nx < self.width and 0 <= ny < self.height and dist[ny, nx] < 0 \
+                            and self.floor[ny, nx] != PIT:
+                        dist[ny, nx] = step
+                        queue.append((nx, ny))
+        dist.flags.writeable = False
+        self._distance_cache[target] = dist
+        return dist
+
+
+# --------------------------------------------------------------------------------------------------- parsing
+
+_BASE_RE = {
+    "belt": re.compile(r"c([NESW])"),
+    "express": re.compile(r"e([NESW])"),
+    "flag": re.compile(r"F([0-9]+)"),
+    "start": re.compile(r"S([0-9]+)([NESW])"),
+}
+_SIMPLE_BASES = {".": FLOOR, "X": PIT, "gL": GEAR_CCW, "gR": GEAR_CW, "r1": REPAIR, "r2": REPAIR2}
+_BASE_HELP = "a base: . X c{D} e{D} gL gR r1 r2 F{k} S{k}{D} (D in N E S W)"
+_MOD_HELP = "a modifier: w{sides} L{D}{1-3} P{D}{registers} K{registers} T F{k}"
+
+
+def _registers(text: str, where: str) -> frozenset[int]:
+    """Register digits 1..5, each at most once, at least one."""
+    if not text or any(ch not in "12345" for ch in text) or len(set(text)) != len(text):
+        raise BoardError(f"{where}: expected register digits 1-5, each at most once (e.g. 135), got {text!r}")
+    return frozenset(int(ch) for ch in text)
+
+
+def parse_board(text: str, source: str = "<string>") -> Board:
+    """Parse `.rrb` text into a `Board`; raise `BoardError` naming file, line, column and what was expected."""
+    header: dict[str, tuple[str, int, int]] = {}
+    grid_line = None
+    lines = text.splitlines()
+    rows: list[tuple[int, list[tuple[str, int]]]] = []  # (line number, [(token, column)])
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if grid_line is None:
+            key, sep, value = line.partition(":")
+            key = key.strip()
+            col = len(line) - len(line.lstrip()) + 1
+            if not sep or key not in ("name", "size", "lives", "grid"):
+                raise BoardError(f"{source}:{number}:{col}: expected a header line 'name:', 'size:', 'lives:' "
+                                 f"or 'grid:', got {line.strip()!r}")
+            if key in header or (key == "grid" and grid_line is not None):
+                raise BoardError(f"{source}:{number}:{col}: duplicate header line '{key}:'")
+            if key == "grid":
+                if value.strip():
+                    raise BoardError(f"{source}:{number}:{col}: expected nothing after 'grid:' (rows follow)")
+                grid_line = number
+                continue
+            value_col = line.index(":") + 2 + len(value) - len(value.lstrip())
+            header[key] = (value.strip(), number, value_col)
+            continue
+        tokens = [(m.group(0), m.start() + 1) for m in re.finditer(r"\S+", line)]
+        rows.append((number, tokens))
+
+    last = len(lines) + 1
+    for key in ("name", "size"):
+        if key not in header:
+            raise BoardError(f"{source}:{last if grid_line is None else grid_line}:1: missing header line '{key}:'")
+    if grid_line is None:
+        raise BoardError(f"{source}:{last}:1: missing header line 'grid:' before the rows")
+    name, _, _ = header["name"]
+    if not name:
+        raise BoardError(f"{source}:{header['name'][1]}:{header['name'][2]}: expected a board name after 'name:'")
+    size_text, size_line, size_col = header["size"]
+    if not re.fullmatch(r"[0-9]+\s+[0-9]+", size_text):
+        raise BoardError(f"{source}:{size_line}:{size_col}: expected 'size: W H' (two integers), got {size_text!r}")
+    width, height = (int(v) for v in size_text.split())
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise BoardError(f"{source}:{size_line}:{size_col}: expected width and height in 1..{MAX_SIDE}, "
+                         f"got {width} {height}")
+    lives = None
+    if "lives" in header:
+        lives_text, lives_line, lives_col = header["lives"]
+        if not re.fullmatch(r"[0-9]+", lives_text) or int(lives_text) < 1:
+            raise BoardError(f"{source}:{lives_line}:{lives_col}: expected 'lives: n' with n >= 1, got {lives_text!r}")
+        lives = int(lives_text)
+
+    if len(rows) != height:
+        at = rows[height][0] if len(rows) > height else last
+        raise BoardError(f"{source}:{at}:1: expected {height} grid rows (size {width} {height}), got {len(rows)}")
+
+    floor = np.zeros((height, width), dtype=np.int8)
+    belt_dir = np.full((height, width), -1, dtype=np.int8)
+    rotating = np.zeros((height, width), dtype=bool)
+    walls = np.zeros((height, width), dtype=np.uint8)
+    lasers, pushers, crushers = [], [], []
+    flags: dict[int, tuple[int, int, int, int]] = {}  # k -> (x, y, line, col)
+    starts: dict[int, tuple[Start, int, int]] = {}
+    wall_sources: list[tuple[int, int, int, int, int]] = []  # (x, y, side, line, col) as written
+    laser_sources = []
+    belt_sources = []
+
+    for y, (number, tokens) in enumerate(rows):
+        if len(tokens) != width:
+            col = tokens[width][1] if len(tokens) > width else tokens[-1][1] + len(tokens[-1][0])
+            raise BoardError(f"{source}:{number}:{col}: expected {width} squares in this row, got {len(tokens)}")
+        for x, (token, col) in enumerate(tokens):
+            where = f"{source}:{number}:{col}"
+            parts = token.split(":")
+            base = parts[0]
+            flag_here = None
+            if base in _SIMPLE_BASES:
+                floor[y, x] = _SIMPLE_BASES[base]
+            elif m := _BASE_RE["belt"].fullmatch(base):
+                floor[y, x] = BELT
+                belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
+            elif m := _BASE_RE["express"].fullmatch(base):
+                floor[y, x] = EXPRESS
+                belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
+            elif m := _BASE_RE["flag"].fullmatch(base):
+                flag_here = int(m.group(1))
+            elif m := _BASE_RE["start"].fullmatch(base):
+                k = int(m.group(1))
+                if k < 1:
+                    raise BoardError(f"{where}: expected a start number >= 1, got {base!r}")
+                if k in starts:
+                    _, line0, col0 = starts[k]
+                    raise BoardError(f"{where}: duplicate start {k} (also at line {line0}, column {col0})")
+                starts[k] = (Start(x, y, DIRECTION_LETTERS.index(m.group(2))), number, col)
+            else:
+                raise BoardError(f"{where}: expected {_BASE_HELP}, got {base!r}")
+            seen = set()
+            mod_col = col + len(base) + 1
+            for mod in parts[1:]:
+                mwhere = f"{source}:{number}:{mod_col}"
+                kind = mod[:1]
+                if kind in seen:
+                    raise BoardError(f"{mwhere}: duplicate modifier ':{kind}' on one square (write it once)")
+                seen.add(kind)
+                if kind == "w" and len(mod) > 1 and all(ch in DIRECTION_LETTERS for ch in mod[1:]) \
+                        and len(set(mod[1:])) == len(mod) - 1:
+                    for ch in mod[1:]:
+                        side = DIRECTION_LETTERS.index(ch)
+                        walls[y, x] |= 1 << side
+                        wall_sources.append((x, y, side, number, mod_col))
+                elif kind == "w":
+                    raise BoardError(f"{mwhere}: expected wall sides from N E S W, each once (e.g. wNE), got {mod!r}")
+                elif kind == "L":
+                    m = re.fullmatch(r"L([NESW])([0-9])", mod)
+                    if not m or not 1 <= int(m.group(2)) <= 3:
+                        raise BoardError(f"{mwhere}: expected a laser L{{D}}{{beams}} with D in N E S W and "
+                                         f"1-3 beams (e.g. LW2), got {mod!r}")
+                    laser = Laser(x, y, DIRECTION_LETTERS.index(m.group(1)), int(m.group(2)))
+                    lasers.append(laser)
+                    laser_sources.append((laser, number, mod_col))
+                elif kind == "P":
+                    m = re.fullmatch(r"P([NESW])(.*)", mod)
+                    if not m:
+                        raise BoardError(f"{mwhere}: expected a pusher P{{D}}{{registers}} (e.g. PE135), got {mod!r}")
+                    pushers.append(Pusher(x, y, DIRECTION_LETTERS.index(m.group(1)),
+                                          _registers(m.group(2), f"{source}:{number}:{mod_col + 2}")))
+                elif kind == "K":
+                    crushers.append(Crusher(x, y, _registers(mod[1:], f"{source}:{number}:{mod_col + 1}")))
+                elif kind == "T" and mod == "T":
+                    if floor[y, x] not in (BELT, EXPRESS):
+                        raise BoardError(f"{mwhere}: expected ':T' (rotating belt) only on a belt or express belt")
+                    rotating[y, x] = True
+                elif kind == "F" and (m := re.fullmatch(r"F([0-9]+)", mod)):
+                    if flag_here is not None:
+                        raise BoardError(f"{mwhere}: expected one flag per square")
+                    flag_here = int(m.group(1))
+                else:
+                    raise BoardError(f"{mwhere}: expected {_MOD_HELP}, got {mod!r}")
+                if kind in "LPKF" and floor[y, x] == PIT:
+                    raise BoardError(f"{mwhere}: expected no ':{kind}' on a pit")
+                mod_col += len(mod) + 1
+            if floor[y, x] in (BELT, EXPRESS):
+                belt_sources.append((x, y, number, col))
+            if flag_here is not None:
+                if flag_here < 1:
+                    raise BoardError(f"{where}: expected a flag number >= 1, got {flag_here}")
+                if flag_here in flags:
+                    _, _, line0, col0 = flags[flag_here]
+                    raise BoardError(f"{where}: duplicate flag {flag_here} (also at line {line0}, column {col0})")
+                flags[flag_here] = (x, y, number, col)
+
+    # Mirror walls: a wall on the E side of (x, y) is the wall on the W side of (x + 1, y).
+    for x, y, side, _, _ in wall_sources:
+        nx, ny = x + DX[side], y + DY[side]
+        if 0 <= nx < width and 0 <= ny < height:
+            walls[ny, nx] |= 1 << ((side + 2) % 4)
+
+    for x, y, number, col in belt_sources:
+        d = int(belt_dir[y, x])
+        if walls[y, x] & (1 << d):
+            raise BoardError(f"{source}:{number}:{col}: expected a belt that does not run into a wall "
+                             f"(wall on its {DIRECTION_LETTERS[d]} side)")
+    for laser, number, col in laser_sources:
+        if walls[laser.y, laser.x] & (1 << laser.direction):
+            raise BoardError(f"{source}:{number}:{col}: expected a laser that does not fire into a wall on its own "
+                             f"square (wall on its {DIRECTION_LETTERS[laser.direction]} side)")
+
+    end = f"{source}:{rows[-1][0] if rows else last}:1"
+    for label, numbered in (("flag", flags), ("start", starts)):
+        expected = list(range(1, len(numbered) + 1))
+        if sorted(numbered) != expected:
+            missing = sorted(set(expected) - set(numbered))
+            raise BoardError(f"{end}: expected {label}s numbered 1..{len(numbered)} without gaps, "
+                             f"{label} {missing[0]} is missing (found {sorted(numbered)})")
+
+    return Board(
+        name=name, width=width, height=height, floor=floor, belt_dir=belt_dir, rotating=rotating, walls=walls,
+        lasers=tuple(lasers), pushers=tuple(pushers), crushers=tuple(crushers),
+        flags=tuple((flags[k][0], flags[k][1]) for k in sorted(flags)),
+        starts=tuple(starts[k][0] for k in sorted(starts)), lives=lives,
+    )
+
+
+# --------------------------------------------------------------------------------------------------- writing
+
+def _square_token(board: Board, x: int, y: int, flag_at: dict, start_at: dict) -> str:
+    """The `.rrb` token of one square."""
+    code = int(board.floor[y, x])
+    mods = []
+    if (x, y) in start_at:
+        k, start = start_at[(x, y)]
+        base = f"S{k}{DIRECTION_LETTERS[start.facing]}"
+        if (x, y) in flag_at:
+            mods.append(f"F{flag_at[(x, y)]}")
+    elif code == FLOOR and (x, y) in flag_at:
+        base = f"F{flag_at[(x, y)]}"
+    else:
+        if code in (BELT, EXPRESS):
+            base = ("c" if code == BELT else "e") + DIRECTION_LETTERS[int(board.belt_dir[y, x])]
+        else:
+            base = {FLOOR: ".", PIT: "X", GEAR_CCW: "gL", GEAR_CW: "gR", REPAIR: "r1", REPAIR2: "r2"}[code]
+        if (x, y) in flag_at:
+            mods.append(f"F{flag_at[(x, y)]}")
+    bits = int(board.walls[y, x])
+    if bits:
+        mods.append("w" + "".join(DIRECTION_LETTERS[d] for d in range(4) if bits & (1 << d)))
+    mods += [f"L{DIRECTION_LETTERS[las.direction]}{las.beams}" for las in board.lasers if (las.x, las.y) == (x, y)]
+    mods += [f"P{DIRECTION_LETTERS[p.direction]}{''.join(map(str, sorted(p.registers)))}"
+             for p in board.pushers if (p.x, p.y) == (x, y)]
+    mods += [f"K{''.join(map(str, sorted(c.registers)))}" for c in board.crushers if (c.x, c.y) == (x, y)]
+    if board.rotating[y, x]:
+        mods.append("T")
+    return ":".join([base, *mods])
+
+
+def board_to_text(board: Board) -> str:
+    """The `.rrb` text of a board (walls written on both squares); `parse_board` of it gives the same content."""
+    flag_at = {xy: k for k, xy in enumerate(board.flags, start=1)}
+    start_at = {(s.x, s.y): (k, s) for k, s in enumerate(board.starts, start=1)}
+    tokens = [[_square_token(board, x, y, flag_at, start_at) for x in range(board.width)] for y in range(board.height)]
+    pad = max(len(t) for row in tokens for t in row) + 1
+    out = [f"name: {board.name}", f"size: {board.width} {board.height}"]
+    if board.lives is not None:
+        out.append(f"lives: {board.lives}")
+    out.append("grid:")
+    out += ["".join(t.ljust(pad) for t in row).rstrip() for row in tokens]
+    return "\n".join(out) + "\n"
+
+
+def same_board(a: Board, b: Board) -> bool:
+    """Whether two boards have the same content (name, size, squares, devices, flags, starts, lives)."""
+    return (a.name, a.width, a.height, a.lives, a.flags, a.starts) == (b.name, b.width, b.height, b.lives, b.flags,
+                                                                       b.starts) \
+        and set(a.lasers) == set(b.lasers) and set(a.pushers) == set(b.pushers) and set(a.crushers) == set(b.crushers) \
+        and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("floor", "belt_dir", "rotating", "walls"))
+
+
+# --------------------------------------------------------------------------------------------------- loading
+
+def shipped_boards() -> tuple[str, ...]:
+    """Names of the boards shipped in the package (envs/roborally/boards/*.rrb), sorted."""
+    return tuple(sorted(p.stem for p in BOARDS_DIR.glob("*.rrb")))
+
+
+def load_board(spec: str) -> Board:
+    """A board from a shipped name ("tiny", "race_easy", ...), a path to a `.rrb` file, or "random:<seed>[:WxH]"."""
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"board must be a non-empty string, got {spec!r}")
+    if spec.startswith("random:"):
+        m = re.fullmatch(r"random:([0-9]+)(?::([0-9]+)x([0-9]+))?", spec)
+        if not m:
+            raise ValueError(f"random board spec must be 'random:<seed>' or 'random:<seed>:<W>x<H>', got {spec!r}")
+        from envs.roborally.generator import generate_board  # the generator imports this module
+
+        if m.group(2):
+            return generate_board(int(m.group(1)), width=int(m.group(2)), height=int(m.group(3)))
+        return generate_board(int(m.group(1)))
+    shipped = shipped_boards()
+    if spec in shipped:
+        path = BOARDS_DIR / f"{spec}.rrb"
+    else:
+        path = Path(spec)
+        if not (spec.endswith(".rrb") or path.is_file()):
+            raise ValueError(f"unknown board {spec!r}: expected a shipped board ({', '.join(shipped)}), "
+                             f"a path to a .rrb file, or 'random:<seed>[:WxH]'")
+        if not path.is_file():
+            raise ValueError(f"board file {spec!r} not found (shipped boards: {', '.join(shipped)})")
+    return parse_board(path.read_text(encoding="utf-8"), source=str(path))
