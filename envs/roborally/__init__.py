@@ -1,0 +1,1 @@
+"""RoboRally (classic priority-card edition): cards, programs, rules engine and environments."""
