@@ -192,3 +192,50 @@ def test_load_board_rejects_unknown_names_listing_the_shipped_ones():
         load_board("missing/file.rrb")
     with pytest.raises(ValueError, match="random:<seed>"):
         load_board("random:x")
+
+
+RACES = ("race_easy", "race_medium", "race_hard")
+
+
+@pytest.mark.parametrize("name", shipped_boards())
+def test_every_flag_is_reachable_from_every_start_and_flag(name):
+    b = load_board(name)
+    for fx, fy in b.flags:
+        d = b.distances((fx, fy))
+        assert all(d[s.y, s.x] >= 0 for s in b.starts), (name, (fx, fy))
+        assert all(d[y, x] >= 0 for x, y in b.flags), (name, (fx, fy))
+
+
+@pytest.mark.parametrize("name", RACES)
+def test_race_boards_have_a_dock_of_eight_and_two_to_four_flags(name):
+    b = load_board(name)
+    assert b.width >= 12 and b.height >= 12
+    assert len(b.starts) == 8 and 2 <= len(b.flags) <= 4
+    assert len({(s.x, s.y) for s in b.starts}) == 8
+
+
+def test_race_boards_between_them_use_every_element():
+    boards = [load_board(n) for n in RACES]
+    floors = set().union(*(set(np.unique(b.floor).tolist()) for b in boards))
+    assert floors == {FLOOR, PIT, BELT, EXPRESS, GEAR_CW, GEAR_CCW, REPAIR, REPAIR2}
+    assert any(b.rotating.any() for b in boards)
+    assert any(b.walls.any() for b in boards)
+    assert {las.beams for b in boards for las in b.lasers} == {1, 2, 3}
+    assert any(b.pushers for b in boards) and any(b.crushers for b in boards)
+
+
+def test_race_boards_grow_harder():
+    # A crude measure of difficulty that the design follows: more flags, more hazards, longer walks.
+    def hazards(b):
+        return int((b.floor == PIT).sum()) + len(b.lasers) + len(b.pushers) + len(b.crushers) \
+            + int((b.belt_dir >= 0).sum())
+
+    def walk(b):
+        legs = [b.distances(b.flags[0])[s.y, s.x] for s in b.starts]
+        legs = float(np.mean(legs))
+        return legs + sum(int(b.distances(b.flags[i + 1])[y, x]) for i, (x, y) in enumerate(b.flags[:-1]))
+
+    boards = [load_board(n) for n in RACES]
+    assert [len(b.flags) for b in boards] == [2, 3, 4]
+    assert hazards(boards[0]) < hazards(boards[1]) < hazards(boards[2])
+    assert walk(boards[0]) < walk(boards[1]) < walk(boards[2])
