@@ -395,12 +395,12 @@ def board_to_text(board: Board) -> str:
     flag_at = {xy: k for k, xy in enumerate(board.flags, start=1)}
     start_at = {(s.x, s.y): (k, s) for k, s in enumerate(board.starts, start=1)}
     tokens = [[_square_token(board, x, y, flag_at, start_at) for x in range(board.width)] for y in range(board.height)]
-    pad = max(len(t) for row in tokens for t in row) + 1
+    widths = [max(len(row[x]) for row in tokens) + 2 for x in range(board.width)]
     out = [f"name: {board.name}", f"size: {board.width} {board.height}"]
     if board.lives is not None:
         out.append(f"lives: {board.lives}")
     out.append("grid:")
-    out += ["".join(t.ljust(pad) for t in row).rstrip() for row in tokens]
+    out += ["".join(t.ljust(w) for t, w in zip(row, widths)).rstrip() for row in tokens]
     return "\n".join(out) + "\n"
 
 
