@@ -592,7 +592,7 @@ class RoboRallyGame:
 
         `programs[i]` lists robot i's cards for registers 1.. (0 = empty); locked
         registers keep their card whatever is given. The cards are taken from
-        wherever they are (hands, deck) and the rest of the hands is discarded.
+        wherever they are (hands, deck; the deck keeps its order) and the rest of the hands is discarded.
         """
         regs = []
         for i, prog in enumerate(programs):
@@ -605,10 +605,12 @@ class RoboRallyGame:
         placed = [c for reg in regs for c in reg if c]
         if len(set(placed)) != len(placed) or not all(1 <= c <= NUM_CARDS for c in placed):
             raise ValueError(f"programs must use distinct cards 1..{NUM_CARDS}, got {regs}")
-        rest = tuple(sorted(set(range(1, NUM_CARDS + 1)) - set(placed)))
+        taken = set(placed)
+        deck = tuple(c for c in state.deck if c not in taken)
+        rest = tuple(sorted(set(range(1, NUM_CARDS + 1)) - taken - set(deck)))
         n = self.num_players
         st = state._replace(step=self.steps_per_turn, hands=((),) * n, used=(0,) * n, registers=tuple(regs),
-                            deck=(), discard=rest)
+                            deck=deck, discard=rest)
         return self._execute(st)
 
     def _execute(self, state: State) -> State:
