@@ -316,11 +316,15 @@ def rgb_array(board: Board, robots: Sequence = (), shots: Sequence = (), scale: 
 
 
 def with_caption(picture: np.ndarray, text: str, height: int = 24) -> np.ndarray:
-    """The picture with a white strip of `height` pixels on top holding `text` (for replay frames)."""
+    """The picture with a white strip of `height` pixels on top holding `text` (for replay frames); the font
+    shrinks to fit the width, down to a legible minimum (then the end of the text is cut)."""
     h, w, _ = picture.shape
     image = Image.new("RGB", (w, h + height), (255, 255, 255))
     image.paste(Image.fromarray(picture), (0, height))
-    ImageDraw.Draw(image).text((6, height // 2), text, fill=TEXT_RGB, font=_font(int(height * 0.6)), anchor="lm")
+    size = int(height * 0.6)
+    while size > 8 and _font(size).getlength(text) > w - 8:
+        size -= 1
+    ImageDraw.Draw(image).text((4, height // 2), text, fill=TEXT_RGB, font=_font(size), anchor="lm")
     return np.asarray(image, dtype=np.uint8).copy()
 
 
