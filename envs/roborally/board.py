@@ -342,13 +342,14 @@ def parse_board(text: str, source: str = "<string>") -> Board:
             raise BoardError(f"{source}:{number}:{col}: expected a laser that does not fire into a wall on its own "
                              f"square (wall on its {DIRECTION_LETTERS[laser.direction]} side)")
 
-    end = f"{source}:{rows[-1][0] if rows else last}:1"
     for label, numbered in (("flag", flags), ("start", starts)):
-        expected = list(range(1, len(numbered) + 1))
-        if sorted(numbered) != expected:
-            missing = sorted(set(expected) - set(numbered))
-            raise BoardError(f"{end}: expected {label}s numbered 1..{len(numbered)} without gaps, "
-                             f"{label} {missing[0]} is missing (found {sorted(numbered)})")
+        count = len(numbered)
+        beyond = sorted(k for k in numbered if k > count)
+        if beyond:  # a gap below: point at the first number past the end of the sequence
+            missing = min(set(range(1, count + 1)) - set(numbered))
+            line0, col0 = numbered[beyond[0]][-2:]
+            raise BoardError(f"{source}:{line0}:{col0}: expected {label}s numbered 1..{count} without gaps: "
+                             f"{label} {missing} is missing, {label} {beyond[0]} is out of sequence")
 
     return Board(
         name=name, width=width, height=height, floor=floor, belt_dir=belt_dir, rotating=rotating, walls=walls,

@@ -244,15 +244,15 @@ def _draw_devices(draw, board: Board, s: int, occupied: set) -> None:
         for k in range(laser.beams):
             o = (k - (laser.beams - 1) / 2) * gap
             ox, oy = -DY[laser.direction] * o, DX[laser.direction] * o  # perpendicular offset
-            draw.line([(sx + ox, sy + oy), (tx + ox, ty + oy)], fill=LASER_BEAM_RGB, width=max(1, s // 18))
+            draw.line([(sx + ox, sy + oy), (tx + ox, ty + oy)], fill=LASER_BEAM_RGB, width=max(1, s // 14))
         box = _side_box(laser.x, laser.y, s, back, 0.2)
         draw.rectangle(box, fill=LASER_MOUNT_RGB)
     for p in board.pushers:
         back = (p.direction + 2) % 4
         draw.rectangle(_side_box(p.x, p.y, s, back, 0.22), fill=PUSHER_RGB)
         cx, cy = _centre(p.x, p.y, s)
-        label = (cx + DX[p.direction] * 0.25 * s, cy + DY[p.direction] * 0.25 * s)
-        _text(draw, label, "".join(map(str, sorted(p.registers))), small, TEXT_RGB)
+        label = (cx + DX[p.direction] * 0.2 * s, cy + DY[p.direction] * 0.2 * s)
+        _text(draw, label, "".join(map(str, sorted(p.registers))), int(s * 0.26), TEXT_RGB)
         _arrow(draw, p.x, p.y, s, p.direction, PUSHER_RGB, offset=-0.3)
     for c in board.crushers:
         x0, y0 = c.x * s, c.y * s
