@@ -138,7 +138,7 @@ class Config:
         max_turns: game turns after which the game stops without a winner (None: never).
     """
 
-    board: str = "tiny"
+    board: str = "race_easy"
     num_robots: int = 2
     lives: int | None = None
     rules: Literal["classic", "seed"] = "classic"
@@ -443,6 +443,10 @@ class RoboRallyGame:
         if self.config.max_turns is not None and state.turn >= self.config.max_turns:
             return "max_turns"
         return None
+
+    def truncated(self, state: State) -> bool:
+        """The game stopped at `max_turns`, not by its rules (environments show it as truncation)."""
+        return self.over_reason(state) == "max_turns"
 
     def winners(self, state: State) -> tuple[int, ...]:
         """The winning robot, if any."""

@@ -1,0 +1,173 @@
+"""The one PettingZoo Parallel adapter: binds a round-based `Game` + `Encoder` to `ParallelEnv`.
+
+For games whose moves come in *rounds* in which every seat moves once, in seat
+order, and no seat's legal moves depend on the others' moves of the same round
+(simultaneous programming, sealed bids). Such a game declares
+`simultaneous_rounds = True` and `seat_mask(state, seat)` (the seat's int8 mask
+in the current round). One `step(actions)` plays one round: each seat's action
+is applied through `Game.apply` in the order the game asks for them, so the
+engine stays the single source of rules.
+
+Optional on the game: `truncated(state)` — the game stopped at a cap (a turn
+limit) rather than by its rules; such an end shows as truncation, not
+termination.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import ParallelEnv
+
+from envs.core.game import Game, IllegalActionError
+from envs.core.options import make_config
+
+
+class GameParallelEnv(ParallelEnv, EzPickle):
+    """A strict PettingZoo Parallel environment over a round-based rules engine.
+
+    Subclasses set `metadata`, `config_class`, `game_class` and `encoder_class`
+    (or override `make_game` / `make_encoder`); every keyword argument except
+    `render_mode` is a game option. Observations are
+    `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}` for every
+    seat; rewards are the change of `Game.returns`; agents stay until the game
+    ends (then all leave at once). An illegal action raises `IllegalActionError`
+    naming the seat, before anything changes.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "game_parallel_v0", "render_modes": ["ansi", "human"],
+                                          "is_parallelizable": True}
+    config_class: ClassVar[type | None] = None
+    game_class: ClassVar[Any] = None
+    encoder_class: ClassVar[Any] = None
+
+    @classmethod
+    def make_game(cls, **options: Any) -> Game:
+        """Build the rules engine from game options (validated by its Config)."""
+        if cls.game_class is None or cls.config_class is None:
+            raise NotImplementedError(f"{cls.__name__} sets neither game_class/config_class nor make_game")
+        return cls.game_class(make_config(cls.config_class, options))
+
+    @classmethod
+    def make_encoder(cls, game: Game) -> Any:
+        """Build the observation encoder of `game`."""
+        if cls.encoder_class is None:
+            raise NotImplementedError(f"{cls.__name__} sets neither encoder_class nor make_encoder")
+        return cls.encoder_class(game)
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, **options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.game: Game = self.make_game(**options)
+        if not getattr(self.game, "simultaneous_rounds", False) or not hasattr(self.game, "seat_mask"):
+            raise ValueError(f"{type(self.game).__name__} does not declare simultaneous_rounds and seat_mask: "
+                             "its moves are not rounds of independent moves; use the AEC env")
+        self.encoder = self.make_encoder(self.game)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents: list[str] = []
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        space = gymnasium.spaces.Dict({
+            "observation": self.encoder.observation_space,
+            "action_mask": gymnasium.spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
+        })
+        action_space = gymnasium.spaces.Discrete(self.game.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self._truncated = getattr(self.game, "truncated", None)
+        self._rng = np.random.default_rng()
+        self._state: Any = None
+        self.num_rounds = 0
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space of `agent` (the same object for every seat)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space of `agent` (the same object for every seat)."""
+        return self.action_spaces[agent]
+
+    def _observe(self, seat: int) -> dict[str, np.ndarray]:
+        game = self.game
+        return {"observation": self.encoder.encode(game.view(self._state, seat)),
+                "action_mask": game.seat_mask(self._state, seat)}
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Deal a new game; a given `seed` replaces the generator. Returns (observations, infos)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._state = self.game.initial_state(self._rng)
+        self.agents = list(self.possible_agents)
+        self._returns = tuple(map(float, self.game.returns(self._state)))
+        self.num_rounds = 0
+        obs = {a: self._observe(i) for i, a in enumerate(self.possible_agents)}
+        return obs, {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]):
+        """Play one round: every live agent's action, applied in the order the game asks for them."""
+        if not self.agents:
+            raise ValueError("step() called on a finished episode; call reset()")
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise ValueError(f"step() needs an action for every live agent; missing {missing}")
+        game = self.game
+        state = self._state
+        n = game.num_players
+        for a in self.agents:  # check the whole round first: nothing changes on a bad action
+            seat = self._seat[a]
+            act = actions[a]
+            try:
+                act = int(act)
+            except (TypeError, ValueError):
+                raise IllegalActionError(actions[a], seat, "not an integer action id") from None
+            if not 0 <= act < game.num_actions or not game.seat_mask(state, seat)[act]:
+                raise IllegalActionError(act, seat, "not legal in this round")
+        for _ in range(n):
+            if game.is_terminal(state):
+                break
+            seat = game.current_player(state)
+            state = game.apply(state, int(actions[self.possible_agents[seat]]))
+        self._state = state
+        self.num_rounds += 1
+        new_returns = tuple(map(float, game.returns(state)))
+        rewards = {a: new_returns[i] - self._returns[i] for i, a in enumerate(self.possible_agents)}
+        self._returns = new_returns
+        done = game.is_terminal(state)
+        cut = done and self._truncated is not None and bool(self._truncated(state))
+        terminations = dict.fromkeys(self.agents, done and not cut)
+        truncations = dict.fromkeys(self.agents, cut)
+        obs = {a: self._observe(i) for i, a in enumerate(self.possible_agents)}
+        infos = {a: {} for a in self.agents}
+        if done:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rewards, terminations, truncations, infos
+
+    def view(self, agent: str) -> Any:
+        """`agent`'s information set (the typed view agents act on)."""
+        return self.game.view(self._state, self._seat[agent])
+
+    @property
+    def game_state(self) -> Any:
+        """The full engine state (the whole truth: for tools, not for agents)."""
+        return self._state
+
+    def render(self) -> Any:
+        """Text picture of the state (`ansi` returns it, `human` prints it)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            return None
+        text = self.game.render(self._state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,154 @@
+"""RoboRally observations: a robot's view as one flat float32 vector.
+
+Fields (`RoboRallyEncoder.layout` names them; H×W planes are row-major, row 0 north):
+
+| field | size | content |
+|---|---|---|
+| `floor` | 8·H·W | one-hot floor code (floor, pit, belt, express, gear cw, gear ccw, wrench, double wrench) |
+| `belt_dir` | 4·H·W | one-hot direction a (express) belt moves toward |
+| `rotating` | H·W | rotating belt squares |
+| `walls` | 4·H·W | a wall on the N / E / S / W side |
+| `lasers` | 4·H·W | board laser mounts by firing direction, beams / 3 |
+| `pushers` | 4·H·W | pushers by pushing direction, (registers active) / 5 |
+| `crushers` | H·W | crushers, (registers active) / 5 |
+| `flags` | H·W | flag k as k / K |
+| `own_robot`, `other_robots` | 2·H·W | robots on the board |
+| `facing` | 4·H·W | one-hot facing of every robot on the board |
+| `own_next_flag`, `own_archive` | 2·H·W | the own robot's next flag and archive square |
+| `hand` | 9·9 | per slot (cards ascending): kind one-hot (7), card / 84, already placed |
+| `registers` | 5·8 | the own registers so far: kind one-hot, card / 84 |
+| `locked` | R·5·8 | every robot's locked registers (own first, then the next seats in order) |
+| `robots` | R·14 | per robot (own first): damage / 10, lives / L, flags claimed / K, on board, powered down, announced, stay down, eliminated, x / W, y / H, facing one-hot (4) |
+| `round` | 6 | one-hot programming round (registers 1–5, the power round) |
+| `turn` | 1 | turns played / max_turns (0 without a cap) |
+
+Every robot of a configuration sees the same space; relative seat order keeps
+"own robot first" meaningful for a shared policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.core.encoding import Field, Layout
+from envs.roborally.cards import KINDS, NUM_CARDS
+from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, View
+
+KIND_COUNT = 7
+CARD = KIND_COUNT + 1
+
+
+class RoboRallyEncoder:
+    """Encodes a `View` of `game` (see the module docstring for the fields)."""
+
+    def __init__(self, game: RoboRallyGame):
+        self.game = game
+        b = game.board
+        self.h, self.w = h, w = b.height, b.width
+        hw = h * w
+        n = game.num_players
+        self.layout = Layout([
+            Field("floor", 8 * hw), Field("belt_dir", 4 * hw), Field("rotating", hw), Field("walls", 4 * hw),
+            Field("lasers", 4 * hw), Field("pushers", 4 * hw), Field("crushers", hw), Field("flags", hw),
+            Field("own_robot", hw), Field("other_robots", hw), Field("facing", 4 * hw),
+            Field("own_next_flag", hw), Field("own_archive", hw),
+            Field("hand", HAND * (CARD + 1)), Field("registers", REGISTERS * CARD),
+            Field("locked", n * REGISTERS * CARD), Field("robots", n * 14),
+            Field("round", REGISTERS + 1), Field("turn", 1),
+        ])
+        self.observation_space = self.layout.space
+        self._kinds = KINDS[game.numbering]
+        # The static part, built once.
+        static = self.layout.zeros()
+        lay = self.layout
+        floor = static[lay["floor"]].reshape(8, h, w)
+        for code in range(8):
+            floor[code] = b.floor == code
+        belt = static[lay["belt_dir"]].reshape(4, h, w)
+        for d in range(4):
+            belt[d] = b.belt_dir == d
+        static[lay["rotating"]] = b.rotating.reshape(-1)
+        walls = static[lay["walls"]].reshape(4, h, w)
+        for d in range(4):
+            walls[d] = (b.walls >> d) & 1
+        lasers = static[lay["lasers"]].reshape(4, h, w)
+        for las in b.lasers:
+            lasers[las.direction, las.y, las.x] = las.beams / 3
+        pushers = static[lay["pushers"]].reshape(4, h, w)
+        for p in b.pushers:
+            pushers[p.direction, p.y, p.x] = len(p.registers) / REGISTERS
+        crushers = static[lay["crushers"]].reshape(h, w)
+        if game.config.crushers:
+            for c in b.crushers:
+                crushers[c.y, c.x] = len(c.registers) / REGISTERS
+        flags = static[lay["flags"]].reshape(h, w)
+        k = len(b.flags)
+        for i, (x, y) in enumerate(b.flags):
+            flags[y, x] = (i + 1) / k
+        self._static = static
+        self._s = {name: lay[name] for name in ("own_robot", "other_robots", "facing", "own_next_flag",
+                                                 "own_archive", "hand", "registers", "locked", "robots",
+                                                 "round", "turn")}
+
+    def _card(self, out: np.ndarray, at: int, card: int) -> None:
+        out[at + self._kinds[card]] = 1.0
+        out[at + KIND_COUNT] = card / NUM_CARDS
+
+    def encode(self, view: View) -> np.ndarray:
+        """The observation of `view` (a new array)."""
+        game = self.game
+        h, w = self.h, self.w
+        n = game.num_players
+        obs = self._static.copy()
+        s = self._s
+        own = obs[s["own_robot"]]
+        others = obs[s["other_robots"]]
+        facing = obs[s["facing"]]
+        hw = h * w
+        seat = view.seat
+        flags = game.board.flags
+        nflags = len(flags)
+        for i, r in enumerate(view.robots):
+            if not r.on_board:
+                continue
+            sq = r.y * w + r.x
+            (own if i == seat else others)[sq] = 1.0
+            facing[r.facing * hw + sq] = 1.0
+        me = view.robots[seat]
+        if me.next_flag < nflags:
+            fx, fy = flags[me.next_flag]
+            obs[s["own_next_flag"]][fy * w + fx] = 1.0
+        if me.archive_x >= 0:
+            obs[s["own_archive"]][me.archive_y * w + me.archive_x] = 1.0
+        hand = obs[s["hand"]]
+        for slot, card in enumerate(view.hand):
+            self._card(hand, slot * (CARD + 1), card)
+            hand[slot * (CARD + 1) + CARD] = float(view.used >> slot & 1)
+        regs = obs[s["registers"]]
+        for j, card in enumerate(view.registers):
+            if card:
+                self._card(regs, j * CARD, card)
+        locked = obs[s["locked"]]
+        robots = obs[s["robots"]]
+        lives = max(game.lives, 1)
+        for rel in range(n):
+            i = (seat + rel) % n
+            for j, card in enumerate(view.locked[i]):
+                if card:
+                    self._card(locked, (rel * REGISTERS + j) * CARD, card)
+            r = view.robots[i]
+            base = rel * 14
+            robots[base:base + 10] = (
+                min(r.damage, 10) / 10, min(r.lives, lives) / lives, r.next_flag / nflags, r.on_board,
+                r.powered_down, r.announced, r.stay_down, r.eliminated,
+                min(max(r.x, 0), w - 1) / max(w - 1, 1), min(max(r.y, 0), h - 1) / max(h - 1, 1),
+            )
+            robots[base + 10 + r.facing] = 1.0
+        rounds = obs[s["round"]]
+        rnd = min(view.step // n, REGISTERS) if game.config.action_mode == "register" else 0
+        rounds[rnd] = 1.0
+        cap = game.config.max_turns
+        if cap:
+            obs[s["turn"]][0] = min(view.turn / cap, 1.0)
+        return obs
+

@@ -1,0 +1,93 @@
+"""RoboRally as PettingZoo environments: AEC (`raw_env`, `env()`) and Parallel (`parallel_env()`).
+
+| | |
+|---|---|
+| agents | `player_0` .. `player_{N-1}` (robot i starts on start square i + 1); all stay until the game ends, eliminated robots included (they only play NOOP) |
+| actions | register mode: `Discrete(11)` = hand slots 0..8 (cards ascending), NOOP 9, POWER_DOWN 10 (`Discrete(10)` without power down); program mode: `Discrete(30242)` (see `envs.roborally.rules`) |
+| observation | `Box` (see `envs.roborally.encoding`): board layers, robots, own hand and registers, locked registers, robot status, round, turn |
+| action_mask | `Box(0, 1, (num_actions,), int8)`; a robot that cannot act gets exactly NOOP |
+| reward | change of the returns: +1 to the winner (`reward="win"`), plus potential-based shaping with `reward="progress"` |
+| end | termination: a robot claims the last flag, or every robot is eliminated; truncation: `max_turns` game turns |
+
+AEC: a turn is rounds of sub-steps (each robot places one card per round, then a
+power round), applied as hidden commits: nothing moves before the last seat of
+the last round, so the AEC env converts to Parallel (`is_parallelizable`).
+Parallel: one `step` is one round (every robot places its card for register r).
+Options: every field of `envs.roborally.rules.Config`, plus `render_mode`
+("ansi", "human", "rgb_array"). Illegal actions raise `IllegalActionError` on
+`raw_env` and the parallel env; `env()` ends the game with reward −1 for the
+offender (PettingZoo's `TerminateIllegalWrapper`).
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.aec import GameAECEnv
+from envs.core.parallel import GameParallelEnv
+from envs.roborally.encoding import RoboRallyEncoder
+from envs.roborally.rules import Config, RoboRallyGame
+
+METADATA = {"name": "roborally_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": True}
+
+
+def _rgb(game: RoboRallyGame, state: Any) -> np.ndarray:
+    from envs.roborally import render
+
+    shots = state.frames[-1].shots if state.frames else ()
+    return render.rgb_array(game.board, state.robots, shots)
+
+
+class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Strict RoboRally AEC env (game options including `max_turns` in game turns, plus render_mode)."""
+
+    metadata = METADATA
+    config_class = Config
+    game_class = RoboRallyGame
+    encoder_class = RoboRallyEncoder
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        # `max_turns` is a game option here (game turns), not the AEC base's count of steps.
+        super().__init__(render_mode=render_mode, max_turns=None, **{k: v for k, v in options.items()
+                                                                      if k != "max_turns"})
+        if "max_turns" in options:
+            self.game = self.make_game(**options)
+            self.encoder = self.make_encoder(self.game)
+            self._legal_mask = self.game.legal_mask
+            self._view = self.game.view
+            self._encode = self.encoder.encode
+        self._ezpickle_kwargs = {"render_mode": render_mode, **options}  # pickles rebuild the same game
+
+    def step(self, action: Any) -> None:
+        """Play `action` for `agent_selection`; a game stopped at `max_turns` shows as truncation."""
+        super().step(action)
+        state = self._state
+        if self.game.is_terminal(state) and self.game.truncated(state) and any(self.terminations.values()):
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.terminations = dict.fromkeys(self.agents, False)
+
+    def render(self) -> Any:
+        """`ansi`/`human`: text; `rgb_array`: the board with robots and the last register's shots."""
+        if self.render_mode == "rgb_array":
+            return _rgb(self.game, self._state)
+        return super().render()
+
+
+class RoboRallyParallelEnv(GameParallelEnv):
+    """RoboRally Parallel env: one step = one programming round of every robot."""
+
+    metadata = METADATA
+    config_class = Config
+    game_class = RoboRallyGame
+    encoder_class = RoboRallyEncoder
+
+    def render(self) -> Any:
+        """`ansi`/`human`: text; `rgb_array`: the board with robots and the last register's shots."""
+        if self.render_mode == "rgb_array":
+            return _rgb(self.game, self._state)
+        return super().render()
+
