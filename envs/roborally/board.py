@@ -28,130 +28,44 @@ laser, pusher or crusher never sits on a pit; ``T`` only marks belt squares.
 from __future__ import annotations
 
 import re
-from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-N, E, S, W = 0, 1, 2, 3
-DX = (0, 1, 0, -1)
-DY = (-1, 0, 1, 0)
-WALL_N, WALL_E, WALL_S, WALL_W = 1, 2, 4, 8  # bit (1 << direction)
-FLOOR, PIT, BELT, EXPRESS, GEAR_CW, GEAR_CCW, REPAIR, REPAIR2 = range(8)
+from envs.roborally.elements import (
+    BELT,
+    DIRECTION_LETTERS,
+    DX,
+    DY,
+    EXPRESS,
+    FLOOR,
+    GEAR_CCW,
+    GEAR_CW,
+    PIT,
+    REPAIR,
+    REPAIR2,
+    WALL_E,
+    WALL_N,
+    WALL_S,
+    WALL_W,
+    Board,
+    Crusher,
+    E,
+    Laser,
+    N,
+    Pusher,
+    S,
+    Start,
+    W,
+)
+from envs.roborally.generator import generate_board
 
-DIRECTION_LETTERS = "NESW"
 BOARDS_DIR = Path(__file__).resolve().parent / "boards"
 MAX_SIDE = 64  # keeps a typo in `size:` from allocating a huge board
 
 
 class BoardError(ValueError):
     """A malformed board file; the message reads "<file>:<line>:<col>: <what was expected>"."""
-
-
-@dataclass(frozen=True)
-class Laser:
-    """A board laser mounted in square (x, y), firing toward `direction` with `beams` beams (1..3)."""
-
-    x: int
-    y: int
-    direction: int
-    beams: int
-
-
-@dataclass(frozen=True)
-class Pusher:
-    """A pusher on square (x, y) that pushes a robot there toward `direction` in the listed registers (1..5)."""
-
-    x: int
-    y: int
-    direction: int
-    registers: frozenset[int]
-
-
-@dataclass(frozen=True)
-class Crusher:
-    """A crusher on square (x, y), active in the listed registers (1..5)."""
-
-    x: int
-    y: int
-    registers: frozenset[int]
-
-
-@dataclass(frozen=True)
-class Start:
-    """The start square (and first archive) of one robot, with its initial facing."""
-
-    x: int
-    y: int
-    facing: int
-
-
-@dataclass(frozen=True, eq=False)
-class Board:
-    """An immutable RoboRally board; arrays are indexed [y, x] and are read-only."""
-
-    name: str
-    width: int
-    height: int
-    floor: np.ndarray  # int8 [h, w] floor codes (a flag/start square has its base's code)
-    belt_dir: np.ndarray  # int8 [h, w] direction a (express) belt moves toward, -1 elsewhere
-    rotating: np.ndarray  # bool [h, w] rotating belt square
-    walls: np.ndarray  # uint8 [h, w] wall bits, mirrored onto the neighbour square
-    lasers: tuple[Laser, ...]
-    pushers: tuple[Pusher, ...]
-    crushers: tuple[Crusher, ...]
-    flags: tuple[tuple[int, int], ...]  # (x, y) of flag 1, 2, ..., K
-    starts: tuple[Start, ...]  # start square of robot 1, 2, ...
-    lives: int | None
-    _distance_cache: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def __post_init__(self):
-        for name in ("floor", "belt_dir", "rotating", "walls"):
-            array = getattr(self, name)
-            if array.shape != (self.height, self.width):
-                raise ValueError(f"{name} has shape {array.shape}, expected {(self.height, self.width)}")
-            array.flags.writeable = False
-
-    def in_bounds(self, x: int, y: int) -> bool:
-        """Whether (x, y) is a square of the board."""
-        return 0 <= x < self.width and 0 <= y < self.height
-
-    def wall(self, x: int, y: int, direction: int) -> bool:
-        """Whether a wall lies on the `direction` side of the in-bounds square (x, y)."""
-        return bool(self.walls[y, x] & (1 << direction))
-
-    def distances(self, target: tuple[int, int]) -> np.ndarray:
-        """BFS steps from every square to `target` (int32 [h, w], -1 if unreachable).
-
-        Four-neighbour steps; walls block, pits and off-board squares are forbidden; robots and belts are ignored.
-        The result is cached on the board and read-only.
-        """
-        target = (int(target[0]), int(target[1]))
-        cached = self._distance_cache.get(target)
-        if cached is not None:
-            return cached
-        tx, ty = target
-        if not self.in_bounds(tx, ty):
-            raise ValueError(f"target {target} is off the {self.width}x{self.height} board")
-        dist = np.full((self.height, self.width), -1, dtype=np.int32)
-        if self.floor[ty, tx] != PIT:
-            dist[ty, tx] = 0
-            queue = deque([(tx, ty)])
-            while queue:
-                x, y = queue.popleft()
-                step = dist[y, x] + 1
-                for d in range(4):
-                    if self.walls[y, x] & (1 << d):
-                        continue
-                    nx, ny = x + DX[d], y + DY[d]
-                    if 0 <= nx < self.width and 0 <= ny < self.height and dist[ny, nx] < 0 \
-                            and self.floor[ny, nx] != PIT:
-                        dist[ny, nx] = step
-                        queue.append((nx, ny))
-        dist.flags.writeable = False
-        self._distance_cache[target] = dist
-        return dist
 
 
 # --------------------------------------------------------------------------------------------------- parsing
@@ -428,8 +342,6 @@ def load_board(spec: str) -> Board:
         m = re.fullmatch(r"random:([0-9]+)(?::([0-9]+)x([0-9]+))?", spec)
         if not m:
             raise ValueError(f"random board spec must be 'random:<seed>' or 'random:<seed>:<W>x<H>', got {spec!r}")
-        from envs.roborally.generator import generate_board  # the generator imports this module
-
         if m.group(2):
             return generate_board(int(m.group(1)), width=int(m.group(2)), height=int(m.group(3)))
         return generate_board(int(m.group(1)))
@@ -444,3 +356,10 @@ def load_board(spec: str) -> Board:
         if not path.is_file():
             raise ValueError(f"board file {spec!r} not found (shipped boards: {', '.join(shipped)})")
     return parse_board(path.read_text(encoding="utf-8"), source=str(path))
+
+
+__all__ = [
+    "BELT", "BOARDS_DIR", "DIRECTION_LETTERS", "DX", "DY", "E", "EXPRESS", "FLOOR", "GEAR_CCW", "GEAR_CW", "N", "PIT",
+    "REPAIR", "REPAIR2", "S", "W", "WALL_E", "WALL_N", "WALL_S", "WALL_W", "Board", "BoardError", "Crusher", "Laser",
+    "Pusher", "Start", "board_to_text", "load_board", "parse_board", "same_board", "shipped_boards",
+]

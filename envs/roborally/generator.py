@@ -21,7 +21,7 @@ from collections import deque
 
 import numpy as np
 
-from envs.roborally.board import (
+from envs.roborally.elements import (
     BELT,
     DX,
     DY,

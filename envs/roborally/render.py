@@ -203,8 +203,7 @@ def _side_box(x: int, y: int, s: int, side: int, depth: float) -> list[float]:
 
 
 def _draw_walls(draw, board: Board, s: int) -> None:
-    # Each wall is drawn from the square that owns its north or west side (and the board's east and south edges),
-    # so a mirrored wall is painted once, straddling the line between the two squares.
+    # A wall is a bar straddling the line between two squares; a mirrored wall paints the same bar from both sides.
     t = max(3, s // 7)
     for y in range(board.height):
         for x in range(board.width):
