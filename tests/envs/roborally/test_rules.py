@@ -16,7 +16,8 @@ from envs.roborally.rules import (
     locked_count,
 )
 
-BOARDS = [("tiny", 2), ("arena", 4), ("arena", 8), ("belts", 2), ("lasers", 2), ("gears_pushers", 2)]
+BOARDS = [("tiny", 2), ("arena", 4), ("arena", 8), ("belts", 2), ("lasers", 2), ("gears_pushers", 2),
+          ("race_hard", 3), ("random:11", 4), ("random:12:16x10", 2)]
 
 
 def _cards(state):
@@ -35,10 +36,14 @@ def _random_game(game, rng, check):
     return state
 
 
+VARIANTS = [{}, {"crushers": True, "flags_repair": True, "double_repair_heals": 2, "card_numbering": "roborace"}]
+
+
 @pytest.mark.parametrize("board,n", BOARDS)
 @pytest.mark.parametrize("mode", ["register", "program"])
-def test_conservation_and_one_robot_per_square(board, n, mode):
-    game = RoboRallyGame(Config(board=board, num_robots=n, max_turns=30, action_mode=mode))
+@pytest.mark.parametrize("variant", range(len(VARIANTS)))
+def test_conservation_and_one_robot_per_square(board, n, mode, variant):
+    game = RoboRallyGame(Config(board=board, num_robots=n, max_turns=30, action_mode=mode, **VARIANTS[variant]))
 
     def check(state):
         assert sorted(_cards(state)) == list(range(1, 85))
