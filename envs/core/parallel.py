@@ -22,8 +22,8 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
+from envs.core.aec import GameAECEnv
 from envs.core.game import Game, IllegalActionError
-from envs.core.options import make_config
 
 
 class GameParallelEnv(ParallelEnv, EzPickle):
@@ -44,19 +44,9 @@ class GameParallelEnv(ParallelEnv, EzPickle):
     game_class: ClassVar[Any] = None
     encoder_class: ClassVar[Any] = None
 
-    @classmethod
-    def make_game(cls, **options: Any) -> Game:
-        """Build the rules engine from game options (validated by its Config)."""
-        if cls.game_class is None or cls.config_class is None:
-            raise NotImplementedError(f"{cls.__name__} sets neither game_class/config_class nor make_game")
-        return cls.game_class(make_config(cls.config_class, options))
-
-    @classmethod
-    def make_encoder(cls, game: Game) -> Any:
-        """Build the observation encoder of `game`."""
-        if cls.encoder_class is None:
-            raise NotImplementedError(f"{cls.__name__} sets neither encoder_class nor make_encoder")
-        return cls.encoder_class(game)
+    # The game and encoder are built exactly as the AEC adapter builds them (from the same class attributes).
+    make_game = classmethod(GameAECEnv.make_game.__func__)
+    make_encoder = classmethod(GameAECEnv.make_encoder.__func__)
 
     def __init__(self, render_mode: str | None = None, **options: Any):
         EzPickle.__init__(self, render_mode=render_mode, **options)

@@ -336,7 +336,14 @@ def potential(board: Board, robot: Robot) -> float:
 
 
 class RoboRallyGame:
-    """RoboRally over immutable `State`s (see the module docstring)."""
+    """RoboRally over immutable `State`s (see the module docstring).
+
+    Programming is rounds in which every seat acts once and no seat's legal
+    moves depend on the others' in the round (`simultaneous_rounds`,
+    `seat_mask`): the Parallel adapter plays a round per step.
+    """
+
+    simultaneous_rounds = True
 
     def __init__(self, config: Config | None = None):
         self.config = config if config is not None else Config()
@@ -473,10 +480,6 @@ class RoboRallyGame:
             for s in self.board.starts[: self.num_players]
         )
 
-    def can_act(self, state: State, seat: int) -> bool:
-        """Whether `seat` has a card to place or a power choice at this sub-step (else NOOP only)."""
-        return len(self._legal(state, seat)) > 1
-
     def legal_actions(self, state: State) -> list[int]:
         """Legal action ids of the seat to act (empty iff terminal)."""
         if self.is_terminal(state):
@@ -495,12 +498,6 @@ class RoboRallyGame:
         mask = np.zeros(self.num_actions, dtype=np.int8)
         mask[self.legal_actions(state)] = 1
         return mask
-
-    simultaneous_rounds = True
-
-    def round_of(self, state: State) -> int:
-        """The round (0-based) of the current sub-step."""
-        return state.step // self.num_players
 
     def _legal(self, state: State, seat: int) -> list[int]:
         r = state.robots[seat]
