@@ -198,8 +198,10 @@ class Config:
 class Robot:
     """One robot. `next_flag` is the 0-based index of the flag to touch next
     (== number of flags after the last); `on_board` is False while destroyed
-    (until re-entry) and once eliminated; `announced`: powers down next turn;
-    `stay_down`: a powered-down robot that stays down next turn."""
+    (until re-entry) and once eliminated; `archive_x/y/facing`: where and
+    facing which way it re-enters (-1: unset, `RoboRallyGame.setup` puts it on
+    the robot's square); `announced`: powers down next turn; `stay_down`: a
+    powered-down robot that stays down next turn."""
 
     x: int
     y: int
@@ -387,12 +389,7 @@ class RoboRallyGame:
     def initial_state(self, rng: np.random.Generator) -> State:
         """Robots on their start squares, the first deal drawn from a seed taken from `rng`."""
         seed = int(rng.integers(2**63 - 1))
-        robots = tuple(
-            _robot(s.x, s.y, s.facing, 0, self.lives, 0, True, False, False, s.x, s.y, s.facing, False, False)
-            for s in self.board.starts[: self.num_players]
-        )
-        empty = (0,) * REGISTERS
-        return self._deal(seed, 0, robots, (empty,) * self.num_players, ())
+        return self._deal(seed, 0, self.initial_robots(), ((0,) * REGISTERS,) * self.num_players, ())
 
     def setup(self, robots: list[Robot], seed: int = 0, registers=None, turn: int = 0) -> State:
         """A state at the start of a turn with the given robots (test and tool helper).
