@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import agents
+from agents import primi_composti_fast as strategies
 from agents.primi_composti import SIMPLE, SeedPlayer, alphabeta, greedy_card, minimax_card, score_difference
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame, State
@@ -67,7 +68,7 @@ def test_greedy_tie_breaks():
     for rule in ("asc", "desc", "rand"):
         assert greedy_card(game, s, rule) == 5
     for p in ("greedy_asc", "greedy_desc", "greedy_rand"):
-        assert fast.choose_card(game, _state((10, 8, 11, 7), [[2], [], [3], []]), p) == greedy_card(
+        assert strategies.choose_card(game, _state((10, 8, 11, 7), [[2], [], [3], []]), p) == greedy_card(
             game, _state((10, 8, 11, 7), [[2], [], [3], []]), p[7:]
         )
 
@@ -107,7 +108,7 @@ def test_alphabeta_matches_full_minimax(version):
             best = max(vals) if mover == s.first else min(vals)
             expect = s.hands[mover][vals.index(best)]
             assert minimax_card(game, s, depth) == expect
-            assert fast.choose_card(game, s, f"minimax_{depth}") == expect
+            assert strategies.choose_card(game, s, f"minimax_{depth}") == expect
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -119,7 +120,7 @@ def test_fast_path_equals_plain_engine(version, k):
     decks = fast.random_decks(rng, 4, k)
     pairs = [("asc", "desc"), ("rand", "greedy_asc"), ("greedy_desc", "greedy_rand"), ("minimax_3", "minimax_2"), ("greedy_rand", "minimax_4")]
     for p0, p1 in pairs:
-        scores, moves = fast.simulate(version, k, p0, p1, decks)
+        scores, moves = strategies.simulate(version, k, p0, p1, decks)
         players = [SeedPlayer(game, None, p0, fast=False), SeedPlayer(game, None, p1, fast=False)]
         for d in range(len(decks)):
             s = game.deal(decks[d])

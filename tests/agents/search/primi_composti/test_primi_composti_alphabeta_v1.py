@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.search.primi_composti import AlphaBetaV1, ReferenceSolver, card_values, make_solver, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from envs.primi_composti.solver import Solver, card_values, make_solver, solve_deal, state_value
-from envs.primi_composti.solver_v1 import SolverV1
 
 
 def full_minimax(game, s):
@@ -34,7 +33,7 @@ def test_equals_full_minimax():
     rng = np.random.default_rng(11)
     for k in (2, 3, 4):
         game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
-        solver = SolverV1(tt_bits=8)  # a tiny table: collisions and replacements happen
+        solver = AlphaBetaV1(tt_bits=8)  # a tiny table: collisions and replacements happen
         for s in random_positions(game, rng, 15, 3):
             assert state_value(game, s, solver) == full_minimax(game, s)
 
@@ -43,9 +42,9 @@ def test_equals_full_minimax():
 def test_equals_general_solver_on_deals_and_midgame_positions(k):
     game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
     rng = np.random.default_rng(k)
-    ref = Solver(1, tt_bits=18)
-    fast_small = SolverV1(tt_bits=10)
-    fast_big = SolverV1(tt_bits=18)
+    ref = ReferenceSolver(1, tt_bits=18)
+    fast_small = AlphaBetaV1(tt_bits=10)
+    fast_big = AlphaBetaV1(tt_bits=18)
     decks = fast.random_decks(rng, 15, k)
     for d in decks:
         s = game.deal(d)
@@ -58,8 +57,8 @@ def test_equals_general_solver_on_deals_and_midgame_positions(k):
 
 def test_two_threads_give_the_same_values():
     game = PrimiCompostiGame(Config(version=1, cards_per_player=7))
-    one = SolverV1(tt_bits=16)
-    two = SolverV1(tt_bits=16, threads=2)
+    one = AlphaBetaV1(tt_bits=16)
+    two = AlphaBetaV1(tt_bits=16, threads=2)
     for d in fast.random_decks(np.random.default_rng(5), 8, 7):
         s = game.deal(d)
         assert solve_deal(game, s, two).value == solve_deal(game, s, one).value
@@ -67,9 +66,9 @@ def test_two_threads_give_the_same_values():
 
 def test_bad_options_and_decks_are_refused():
     with pytest.raises(ValueError, match="threads"):
-        SolverV1(threads=3)
+        AlphaBetaV1(threads=3)
     with pytest.raises(ValueError, match="25"):
-        SolverV1(tt_bits=8).value(((2, 26), (3, 4)), ((), (), (), ()), 0)
+        AlphaBetaV1(tt_bits=8).value(((2, 26), (3, 4)), ((), (), (), ()), 0)
 
 
 def test_make_solver_options():
