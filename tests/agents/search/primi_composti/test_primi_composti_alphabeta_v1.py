@@ -1,11 +1,11 @@
-"""The fast version-1 solver against the general solver and plain full-tree minimax."""
+"""The version-1 alpha-beta search against the reference solver and plain full-tree minimax."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.search.primi_composti import AlphaBetaV1, ReferenceSolver, card_values, make_solver, solve_deal, state_value
+from agents.search.primi_composti import AlphaBetaV1, ReferenceSolver, card_values, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 
@@ -69,15 +69,6 @@ def test_bad_options_and_decks_are_refused():
         AlphaBetaV1(threads=3)
     with pytest.raises(ValueError, match="25"):
         AlphaBetaV1(tt_bits=8).value(((2, 26), (3, 4)), ((), (), (), ()), 0)
-
-
-def test_make_solver_options():
-    assert make_solver(1, tt_bits=8, fast=False).version == 1
-    assert make_solver(2, tt_bits=8, threads=2).threads == 2
-    with pytest.raises(ValueError, match="threads must be 1 for the general solver"):
-        make_solver(1, tt_bits=8, threads=2, fast=False)
-    with pytest.raises(ValueError, match="version must be 1 or 2"):
-        make_solver(3)
 
 
 def test_split_study_merges_to_the_whole_study(tmp_path, capsys):

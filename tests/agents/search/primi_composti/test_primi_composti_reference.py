@@ -49,7 +49,6 @@ _OPTIONS = [
     {"use_bound": False, "mtdf": False},
     {"mtdf": False},
     {"use_bound": False, "guess": 5},
-    {"history": True, "etc": 2},
 ]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_primi_composti_solver_v1 import full_minimax, random_positions
+from test_primi_composti_alphabeta_v1 import full_minimax, random_positions
 
 from agents.search.primi_composti import (
     AlphaBetaV1,
@@ -21,7 +21,7 @@ from agents.search.primi_composti import (
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame, is_prime
 
-DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "primi_composti_solve_v1_12cards.json"
+DATA = Path(__file__).resolve().parents[4] / "tests" / "data" / "primi_composti_solve_v1_12cards.json"
 
 
 def test_equals_full_minimax():
