@@ -60,6 +60,18 @@ def bound_window(lb, ub, alpha, beta):
     return False, 0, alpha, beta
 
 
+@njit(cache=True, nogil=True, inline="always")
+def keep_best(v, c, best, best_c, alpha, beta):
+    """Fold one child's value v (card c) into a fail-soft node's running best.
+    Returns (best, best card, alpha, cutoff): cutoff when alpha ≥ beta."""
+    if v > best:
+        best = v
+        best_c = c
+    if best > alpha:
+        alpha = best
+    return best, best_c, alpha, alpha >= beta
+
+
 def mtdf(probe: Callable[[int, int], int], guess: int, lo: int = -INF, hi: int = INF,
          stopped: Callable[[], bool] | None = None) -> int | None:
     """MTD(f): null-window probes converging on the exact value from `guess`, with

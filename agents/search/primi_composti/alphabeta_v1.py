@@ -49,16 +49,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.search.primi_composti._kernels import (
-    INF,
-    ChildValues,
-    bound_window,
-    check_threads,
-    lowbit,
-    mtdf,
-    popcount,
-    race,
-)
+from agents.search.primi_composti import _kernels
+from agents.search.primi_composti._kernels import INF, bound_window, keep_best, lowbit, popcount
 from envs.primi_composti.rules import VALID, VALUE
 
 _NC = 32  # card slots; the 2-player deck is at most 2..25
@@ -122,6 +114,32 @@ def _or_rel(ma, mb, tab):
     return u
 
 
+@njit(cache=True, inline="always")
+def _bonus_masks(t0, t1, t2, t3, tab):
+    """The cards that score a bonus of 4, 3 and 2 on the tops t0..t3 (seat 0's prime and
+    composite, seat 1's): formed by both prime tops, a prime and a composite, both composites."""
+    m4 = tab[t0 * 32 + t2]
+    m3 = tab[t0 * 32 + t1] | tab[t0 * 32 + t3] | tab[t2 * 32 + t1] | tab[t2 * 32 + t3]
+    m2 = tab[t1 * 32 + t3]
+    return m4, m3, m2
+
+
+@njit(cache=True, inline="always")
+def _last2(st, mover, hm, ho, m4, m3, m2, tab, prime):
+    """Exact value of the last plies: the mover plays its one card, the opponent its
+    reply (its lowest card, if any) on the tops that leaves."""
+    c = lowbit(hm)
+    d = _gain(c, m4, m3, m2, tab)
+    if ho == 0:
+        return d
+    s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
+    old = st[s]
+    st[s] = c
+    n4, n3, n2 = _bonus_masks(st[_T0], st[_T0 + 1], st[_T0 + 2], st[_T0 + 3], tab)
+    st[s] = old
+    return d - _gain(lowbit(ho), n4, n3, n2, tab)
+
+
 _ENDGAME = 6  # positions with at most this many cards left: plain alpha-beta, no table
 
 
@@ -136,27 +154,9 @@ def _endgame(st, mover, alpha, beta, tab, prime):
     t1 = st[_T0 + 1]
     t2 = st[_T0 + 2]
     t3 = st[_T0 + 3]
-    m4 = tab[t0 * 32 + t2]
-    m3 = tab[t0 * 32 + t1] | tab[t0 * 32 + t3] | tab[t2 * 32 + t1] | tab[t2 * 32 + t3]
-    m2 = tab[t1 * 32 + t3]
+    m4, m3, m2 = _bonus_masks(t0, t1, t2, t3, tab)
     if (hm & (hm - 1)) == 0:
-        c = lowbit(hm)
-        d = _gain(c, m4, m3, m2, tab)
-        if ho == 0:
-            return d
-        s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
-        old = st[s]
-        st[s] = c
-        u0 = st[_T0]
-        u1 = st[_T0 + 1]
-        u2 = st[_T0 + 2]
-        u3 = st[_T0 + 3]
-        st[s] = old
-        e = lowbit(ho)
-        n4 = tab[u0 * 32 + u2]
-        n3 = tab[u0 * 32 + u1] | tab[u0 * 32 + u3] | tab[u2 * 32 + u1] | tab[u2 * 32 + u3]
-        n2 = tab[u1 * 32 + u3]
-        return d - _gain(e, n4, n3, n2, tab)
+        return _last2(st, mover, hm, ho, m4, m3, m2, tab, prime)
     best = -INF
     # Cards with a bonus first (a cheap order), each class in card order.
     for cls in range(4):
@@ -204,28 +204,9 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     t1 = st[_T0 + 1]
     t2 = st[_T0 + 2]
     t3 = st[_T0 + 3]
-    m4 = tab[t0 * 32 + t2]
-    m3 = tab[t0 * 32 + t1] | tab[t0 * 32 + t3] | tab[t2 * 32 + t1] | tab[t2 * 32 + t3]
-    m2 = tab[t1 * 32 + t3]
+    m4, m3, m2 = _bonus_masks(t0, t1, t2, t3, tab)
     if (hm & (hm - 1)) == 0 and (ho & (ho - 1)) == 0:
-        # Last one or two plies: no search needed.
-        c = lowbit(hm)
-        d = _gain(c, m4, m3, m2, tab)
-        if ho == 0:
-            return d
-        s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
-        old = st[s]
-        st[s] = c
-        u0 = st[_T0]
-        u1 = st[_T0 + 1]
-        u2 = st[_T0 + 2]
-        u3 = st[_T0 + 3]
-        st[s] = old
-        e = lowbit(ho)
-        n4 = tab[u0 * 32 + u2]
-        n3 = tab[u0 * 32 + u1] | tab[u0 * 32 + u3] | tab[u2 * 32 + u1] | tab[u2 * 32 + u3]
-        n2 = tab[u1 * 32 + u3]
-        return d - _gain(e, n4, n3, n2, tab)
+        return _last2(st, mover, hm, ho, m4, m3, m2, tab, prime)  # no search needed
     if popcount(hm | ho) <= _ENDGAME:
         return _endgame(st, mover, alpha, beta, tab, prime)
     # Exact key: both hands (cards 2..25 as 24 bits each) and the four tops (4 bits each).
@@ -364,12 +345,8 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
                 v = d - _search(st, opp, d - beta, d - v, ply + 1, tt, tab, cand, prime, stop, tid)
         st[mover] = hm
         st[s] = old
-        if v > best:
-            best = v
-            best_c = c
-        if best > alpha:
-            alpha = best
-        if alpha >= beta:
+        best, best_c, alpha, cutoff = keep_best(v, c, best, best_c, alpha, beta)
+        if cutoff:
             break
     if best <= alpha0:
         upper = best
@@ -393,7 +370,7 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     return best
 
 
-class AlphaBetaV1(ChildValues):
+class AlphaBetaV1(_kernels.ChildValues):
     """Exact values of 2-player version-1 positions (one reusable table).
 
     Args:
@@ -407,7 +384,7 @@ class AlphaBetaV1(ChildValues):
     version = 1
 
     def __init__(self, tt_bits: int = 24, guess: int = -1, threads: int = 1):
-        self.threads = check_threads(threads)
+        self.threads = _kernels.check_threads(threads)
         self.tt = np.zeros((1 << tt_bits, 2), dtype=np.int64)
         self.guess = int(guess)
         self._cand = [np.zeros((64, 16), dtype=np.int64) for _ in range(self.threads)]
@@ -442,9 +419,9 @@ class AlphaBetaV1(ChildValues):
         def search(tid: int) -> int | None:
             # MTD(f) driven from Python: numba cannot link a cached recursive function into another one.
             st, cand = self._st[tid], self._cand[tid]
-            return mtdf(lambda a, b: int(_search(st, int(mover), a, b, 0, self.tt, tab, cand, prime, stop, tid)),
+            return _kernels.mtdf(lambda a, b: int(_search(st, int(mover), a, b, 0, self.tt, tab, cand, prime, stop, tid)),
                         self.guess, stopped=lambda: bool(stop[0]))
 
-        v = race(search, self.threads, stop)
+        v = _kernels.race(search, self.threads, stop)
         self.counter[0] += sum(int(st[_NODES]) for st in self._st)
         return v

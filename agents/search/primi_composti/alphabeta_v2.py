@@ -60,16 +60,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.search.primi_composti._kernels import (
-    INF,
-    ChildValues,
-    bound_window,
-    check_threads,
-    lowbit,
-    mtdf,
-    popcount,
-    race,
-)
+from agents.search.primi_composti import _kernels
+from agents.search.primi_composti._kernels import INF, bound_window, keep_best, lowbit, popcount
 from envs.primi_composti.rules import VALID, VALUE
 
 _MAXC = 32  # cards 2..31
@@ -697,12 +689,8 @@ def _search(hands, mover, stacks, heights, alpha, beta, tt, counter, cmask, sb, 
             if alpha < v < beta:
                 v = d - _search(hands, opp, stacks, heights, d - beta, d - v, tt, counter, cmask, sb, mvk, mvc, tt_min, tid)
         _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
-        if v > best:
-            best = v
-            best_c = c
-        if best > alpha:
-            alpha = best
-        if alpha >= beta:
+        best, best_c, alpha, cutoff = keep_best(v, c, best, best_c, alpha, beta)
+        if cutoff:
             break
     if use_tt and not sb[0]:
         flag = 2 if best <= alpha0 else (1 if best >= beta else 0)
@@ -714,7 +702,7 @@ _GUESS = -3  # the root's first guess: near the typical value of a deal (perfect
 _ASPIRATION = 3  # half width of the root's first window around the guess
 
 
-class AlphaBetaV2(ChildValues):
+class AlphaBetaV2(_kernels.ChildValues):
     """Exact values of 2-player version-2 positions (reuses one transposition table).
 
     Args:
@@ -739,7 +727,7 @@ class AlphaBetaV2(ChildValues):
     version = 2
 
     def __init__(self, tt_bits: int = 22, threads: int = 1, tt_min: int = 12):
-        self.threads = check_threads(threads)
+        self.threads = _kernels.check_threads(threads)
         self.tt = np.zeros((1 << tt_bits, 3), dtype=np.uint64)
         self.tt_min = int(tt_min)
         self.counter = np.zeros(1, dtype=np.int64)  # nodes searched (all threads) since the solver was made
@@ -774,7 +762,7 @@ class AlphaBetaV2(ChildValues):
         if stop[0]:
             return None
         lo, hi = (g, g) if a < g < b else ((-INF, g) if g <= a else (g, INF))
-        return mtdf(probe, g, lo, hi, stopped=lambda: bool(stop[0]))
+        return _kernels.mtdf(probe, g, lo, hi, stopped=lambda: bool(stop[0]))
 
     def value(self, hands, stacks, mover: int) -> int:
         """Exact value for `mover` of the rest of the game (its future score
@@ -800,6 +788,6 @@ class AlphaBetaV2(ChildValues):
         args = [(h.copy(), st.copy(), heights.copy()) for _ in range(self.threads)]
         for c in self._counters:
             c[:] = 0
-        v = race(lambda tid: self._root(tid, *args[tid], int(mover)), self.threads, self.sb)
+        v = _kernels.race(lambda tid: self._root(tid, *args[tid], int(mover)), self.threads, self.sb)
         self.counter[0] += sum(int(c[0]) for c in self._counters)
         return v

@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.search.primi_composti._kernels import INF, ChildValues, bound_window, mtdf, popcount
+from agents.search.primi_composti._kernels import INF, ChildValues, bound_window, keep_best, mtdf, popcount
 from envs.primi_composti.fast import best_bonus, do_move, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
@@ -249,12 +249,8 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
                             deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         hands[mover] ^= np.int64(1) << c
-        if v > best:
-            best = v
-            best_c = c
-        if best > alpha:
-            alpha = best
-        if alpha >= beta:
+        best, best_c, alpha, cutoff = keep_best(v, c, best, best_c, alpha, beta)
+        if cutoff:
             break
     if best <= alpha0:
         flag = 2

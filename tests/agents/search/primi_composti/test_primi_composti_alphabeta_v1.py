@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_primi_composti_reference import full_minimax
 
 from agents.search.primi_composti import AlphaBetaV1, ReferenceSolver, card_values, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-
-
-def full_minimax(game, s):
-    if game.is_terminal(s):
-        return s.scores[s.first] - s.scores[1 - s.first]
-    m = game.current_player(s)
-    vals = [full_minimax(game, game.apply(s, game.action_of(c))) for c in s.hands[m]]
-    return max(vals) if m == s.first else min(vals)
 
 
 def random_positions(game, rng, n, max_prefix):

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_primi_composti_alphabeta_v1 import full_minimax, random_positions
+from test_primi_composti_alphabeta_v1 import random_positions
+from test_primi_composti_reference import full_minimax
 
 from agents.search.primi_composti import (
     AlphaBetaV1,
