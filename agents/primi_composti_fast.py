@@ -35,12 +35,44 @@ def policy_code(name: str) -> int:
 @njit(cache=True)
 def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, depth, alpha, beta, value, valid):
     """Minimax value (score[first] − score[other]) of the position `depth` plies
-    deep, alpha-beta in dealt order (rules §5), and the position (in the mover's
-    dealt hand) of the first child with the strictly best value (−1 at a leaf)."""
+    deep, alpha-beta in dealt order (rules §5)."""
     if depth == 0 or alive[mover] == 0:
-        return scores[first] - scores[1 - first], -1
+        return scores[first] - scores[1 - first]
     k = hands.shape[1]
     maximizing = mover == first
+    best = -1000000 if maximizing else 1000000
+    for i in range(k):
+        if not (alive[mover] >> i) & 1:
+            continue
+        c = hands[mover, i]
+        alive[mover] ^= 1 << i
+        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
+        v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid)
+        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
+        alive[mover] ^= 1 << i
+        if maximizing:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if beta <= alpha:
+            break
+    return best
+
+
+@njit(cache=True)
+def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid):
+    """Position (in the mover's dealt hand) of the card minimax_depth plays: the
+    first child, in dealt order, with the strictly best value."""
+    k = hands.shape[1]
+    maximizing = mover == first
+    alpha = -1000000
+    beta = 1000000
     best = -1000000 if maximizing else 1000000
     best_i = -1
     for i in range(k):
@@ -49,7 +81,7 @@ def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, dept
         c = hands[mover, i]
         alive[mover] ^= 1 << i
         undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
-        v, _ = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid)
+        v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         alive[mover] ^= 1 << i
         if maximizing:
@@ -64,17 +96,7 @@ def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, dept
                 best_i = i
             if best < beta:
                 beta = best
-        if beta <= alpha:
-            break
-    return best, best_i
-
-
-@njit(cache=True)
-def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid):
-    """Position (in the mover's dealt hand) of the card minimax_depth plays: the
-    first child, in dealt order, with the strictly best value. (The root's window
-    never closes: only one side of it moves there.)"""
-    return alphabeta(version, hands, alive, stacks, heights, scores, first, mover, depth, -1000000, 1000000, value, valid)[1]
+    return best_i
 
 
 @njit(cache=True)
