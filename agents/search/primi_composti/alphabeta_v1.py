@@ -179,12 +179,9 @@ def _endgame(st, mover, alpha, beta, tab, prime):
             v = d - _endgame(st, 1 - mover, d - beta, d - alpha, tab, prime)
             st[mover] = hm
             st[s] = old
-            if v > best:
-                best = v
-                if best > alpha:
-                    alpha = best
-                    if alpha >= beta:
-                        return best
+            best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
+            if cutoff:
+                return best
     return best
 
 

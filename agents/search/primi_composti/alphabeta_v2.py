@@ -359,10 +359,9 @@ def _end3(hands, mover, stacks, heights, alpha, beta):
         own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
         v = d - _leaf2(hands, 1 - mover, stacks, heights)
         _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
-        if v > best:
-            best = v
-            if best >= beta:
-                return best
+        best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
+        if cutoff:
+            return best
     return best
 
 
@@ -378,13 +377,11 @@ def _end4(hands, mover, stacks, heights, alpha, beta):
         c, d = (c1, g1) if it == 0 else (c2, g2)
         st = (d - _VAL[c]) >> 1
         own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
-        a2 = alpha if alpha > best else best
-        v = d - _end3(hands, 1 - mover, stacks, heights, d - beta, d - a2)
+        v = d - _end3(hands, 1 - mover, stacks, heights, d - beta, d - alpha)
         _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
-        if v > best:
-            best = v
-            if best >= beta:
-                return best
+        best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
+        if cutoff:
+            return best
     return best
 
 
@@ -421,13 +418,11 @@ def _end5(hands, mover, stacks, heights, alpha, beta):
             c, d = c3, g3
         st = (d - _VAL[c]) >> 1
         own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
-        a2 = alpha if alpha > best else best
-        v = d - _end4(hands, 1 - mover, stacks, heights, d - beta, d - a2)
+        v = d - _end4(hands, 1 - mover, stacks, heights, d - beta, d - alpha)
         _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
-        if v > best:
-            best = v
-            if best >= beta:
-                return best
+        best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
+        if cutoff:
+            return best
     return best
 
 

@@ -142,11 +142,11 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
     """Exact value of the rest of the game for `mover` (hands: card bit masks),
     fail-soft alpha-beta with principal-variation search."""
     counter[0] += 1
-    opp = 1 - mover
     hm = hands[mover]
-    ho = hands[opp]
     if hm == 0:
         return 0
+    opp = 1 - mover
+    ho = hands[opp]
     nm = popcount(hm)
     no = popcount(ho)
     if nm == 1 and no <= 1:
