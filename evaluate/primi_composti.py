@@ -263,14 +263,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
 
 
+def reproduce_groups(tables: str) -> list[str]:
+    """The table groups named in a comma-separated `--tables` value; ValueError naming the allowed ones."""
+    keys = [k.strip() for k in tables.split(",") if k.strip()]
+    bad = [k for k in keys if k not in GROUPS]
+    if bad:
+        raise ValueError(f"unknown table group(s) {bad}; choose from {list(GROUPS)}")
+    return keys
+
+
 def run(args: argparse.Namespace) -> bool:
     """Handle `--reproduce` / `--solve-deals`; otherwise fall through to the tournament."""
     if getattr(args, "reproduce", False):
-        keys = [k.strip() for k in args.tables.split(",") if k.strip()]
-        bad = [k for k in keys if k not in GROUPS]
-        if bad:
-            raise ValueError(f"unknown table group(s) {bad}; choose from {list(GROUPS)}")
-        result = reproduce(keys, args.games, args.seed)
+        result = reproduce(reproduce_groups(args.tables), args.games, args.seed)
         if args.json:
             write_json(args.json, result, indent=1)
             print(f"wrote {args.json}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,13 @@ def test_registry_lists_players():
     for p in SIMPLE:
         assert f"primi_composti/{p}" in ids
     assert "primi_composti/minimax_<d>" in ids
+
+
+def test_a_view_without_the_own_hand_is_refused():
+    game = PrimiCompostiGame(Config(num_players=3))
+    s = game.initial_state(np.random.default_rng(0))
+    view = game.view(s, 0)
+    blind = dataclasses.replace(view, hands=tuple(None for _ in view.hands))
+    player = SeedPlayer(game, None, "greedy_rand")
+    with pytest.raises(ValueError, match="seat 0 does not show its own hand"):
+        player.act(blind, game.legal_mask(s))
