@@ -8,7 +8,7 @@
 (c) minimax_5 time per decision, fast path and plain engine (seed ≈ 0.4 s;
     goal ≤ 4 ms);
 (d) exact solve of random deals, median and worst time per deal at the given
-    cards per player: the general solver (`ReferenceSolver`), the alpha-beta
+    cards per player: the reference solver (`ReferenceSolver`), the alpha-beta
     searches (`AlphaBetaV1` / `AlphaBetaV2`) and, for version 1, the
     retrograde solver (`RetrogradeV1`, what `make_solver(1)` gives) on the same deals,
     and their ratios;
@@ -120,7 +120,7 @@ def main() -> None:
         game = PrimiCompostiGame(Config(version=version, cards_per_player=args.solve_cards))
         decks = fast.random_decks(np.random.default_rng(2), args.solve_deals + 1, args.solve_cards)
         medians, values = {}, {}
-        solvers = [("general", make_solver(version, fast=False))]
+        solvers = [("reference", make_solver(version, fast=False))]
         if version == 1:
             solvers += [("search", AlphaBetaV1(tt_bits=22)), ("retrograde", make_solver(1))]
         else:
@@ -135,9 +135,9 @@ def main() -> None:
             print(f"(d) v{version} exact solve, {args.solve_cards} cards each, {label} solver: median {medians[label] * 1000:.1f} ms, "
                   f"worst {max(times) * 1000:.1f} ms, median {statistics.median(r.nodes for r in runs):.0f} {unit} over {args.solve_deals} deals")
         for label, _ in solvers[1:]:
-            if values[label] != values["general"]:
-                raise SystemExit(f"v{version}: the {label} solver's values differ from the general solver's: {values}")
-            print(f"    {label} / general solver: {medians['general'] / medians[label]:.1f}x on the median (same deals, same values)")
+            if values[label] != values["reference"]:
+                raise SystemExit(f"v{version}: the {label} solver's values differ from the reference solver's: {values}")
+            print(f"    {label} / reference solver: {medians['reference'] / medians[label]:.1f}x on the median (same deals, same values)")
         if version == 1:
             print(f"    retrograde / search: {medians['search'] / medians['retrograde']:.1f}x on the median (same deals, same values)")
 

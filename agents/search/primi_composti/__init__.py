@@ -38,7 +38,7 @@ def make_solver(version: int, tt_bits: int = TT_BITS, threads: int = 1, fast: bo
     if version not in (1, 2):
         raise ValueError(f"version must be 1 or 2, got {version!r}")
     if threads != 1 and not fast:
-        raise ValueError(f"threads must be 1 for the general solver (2 threads: the fast solvers), got {threads!r}")
+        raise ValueError(f"threads must be 1 for the reference solver (2 threads: the fast solvers), got {threads!r}")
     if not fast:
         return ReferenceSolver(version, tt_bits=tt_bits)
     if version == 1:

@@ -32,7 +32,7 @@ def test_equals_full_minimax():
 
 
 @pytest.mark.parametrize("k", [5, 6, 7])
-def test_equals_general_solver_on_deals_and_midgame_positions(k):
+def test_equals_reference_solver_on_deals_and_midgame_positions(k):
     game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
     rng = np.random.default_rng(k)
     ref = ReferenceSolver(1, tt_bits=18)

@@ -73,7 +73,7 @@ def test_solver_options_equal_full_minimax_many_seeds(version):
 
 # Values of random deals computed by a plain PVS solver (no score bounds, no MTD(f)):
 # decks = fast.random_decks(np.random.default_rng(100 + k), n, k).
-_PREVIOUS = {
+_PLAIN_PVS = {
     (1, 6): [1, -2, 0, -2, -4, 1],
     (1, 7): [7, 0, -2, -4],
     (1, 8): [-3, -1, -3],
@@ -83,9 +83,9 @@ _PREVIOUS = {
 }
 
 
-@pytest.mark.parametrize("version,k", sorted(_PREVIOUS))
-def test_solver_equals_previous_solver(version, k):
-    expected = _PREVIOUS[(version, k)]
+@pytest.mark.parametrize("version,k", sorted(_PLAIN_PVS))
+def test_solver_equals_plain_pvs_values(version, k):
+    expected = _PLAIN_PVS[(version, k)]
     game = PrimiCompostiGame(Config(version=version, cards_per_player=k))
     decks = fast.random_decks(np.random.default_rng(100 + k), len(expected), k)
     solver = ReferenceSolver(version, tt_bits=18)

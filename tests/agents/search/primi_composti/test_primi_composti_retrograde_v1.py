@@ -1,4 +1,4 @@
-"""The retrograde version-1 solver against full-tree minimax, the general solver and the search."""
+"""The retrograde version-1 solver against full-tree minimax, the reference solver and the search."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_equals_full_minimax():
 
 
 @pytest.mark.parametrize("k", [5, 6, 7])
-def test_equals_general_solver_on_deals_and_midgame_positions(k):
+def test_equals_reference_solver_on_deals_and_midgame_positions(k):
     game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
     rng = np.random.default_rng(100 + k)
     ref = ReferenceSolver(1, tt_bits=18)
@@ -44,7 +44,7 @@ def test_equals_general_solver_on_deals_and_midgame_positions(k):
         s = game.deal(d)
         assert solve_deal(game, s, retro).value == solve_deal(game, s, ref).value
     # Mid-game positions (tops that are no longer hand cards, either seat to move):
-    # every card's value, from one pass, against the general solver's child by child.
+    # every card's value, from one pass, against the reference solver's child by child.
     for s in random_positions(game, rng, 12, 2 * k - 2):
         assert card_values(game, s, retro) == card_values(game, s, ref)
 

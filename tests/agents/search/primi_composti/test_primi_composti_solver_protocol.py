@@ -71,7 +71,7 @@ def test_make_solver_options():
     assert isinstance(make_solver(1, tt_bits=8, fast=False), ReferenceSolver)
     assert make_solver(1, tt_bits=8, fast=False).version == 1
     assert make_solver(2, tt_bits=8, threads=2).threads == 2
-    with pytest.raises(ValueError, match="threads must be 1 for the general solver"):
+    with pytest.raises(ValueError, match="threads must be 1 for the reference solver"):
         make_solver(1, tt_bits=8, threads=2, fast=False)
     with pytest.raises(ValueError, match="version must be 1 or 2"):
         make_solver(3)
