@@ -1,7 +1,8 @@
 """Primi Composti players: the seed's simple, greedy and minimax players, and an exact solver.
 
-Source: `shared/seeds/004_19ef9a3f4d32780d.txt` §III (policies) and §IV
-(alpha-beta); exact semantics in `shared/rules/primi_composti.md` §4–5.
+Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies: Game Theoretic
+Insights into Primi Composti", §III (policies) and §IV (alpha-beta); exact
+semantics in this project's Primi Composti rules specification, §4–5.
 
 * `asc` / `desc`: lowest / highest card, ignoring the board.
 * `rand`: the first remaining card in dealt order (hands keep the dealt random
@@ -14,12 +15,12 @@ Source: `shared/seeds/004_19ef9a3f4d32780d.txt` §III (policies) and §IV
   first child with the strictly best value is played. 2 players only (the seed's
   setting: complete information).
 * `solver`: perfect play (exact value of the rest of the game, see
-  `envs.primi_composti.solver`); 2 players, seed configuration.
+  `agents.search.primi_composti`); 2 players, seed configuration.
 
 Every player works with any option set through the plain engine; with the
 seed's configuration (2 players, `steal_choice="max"`, no revealed operand) the
-greedy/minimax players run on the compiled fast path (`envs.primi_composti.fast`),
-differential-tested to make the same choices. With `steal_choice="player"` the
+greedy/minimax players run on their compiled kernels (`agents.primi_composti_fast`,
+on the engine's fast path), differential-tested to make the same choices. With `steal_choice="player"` the
 players use the seed's max-steal operand choice for the card they pick.
 """
 
@@ -29,7 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from agents import primi_composti_fast as kernels
 from agents.base import register, register_pattern
+from agents.search.primi_composti import best_card, make_solver
+from envs.primi_composti import fast as fast_path
 from envs.primi_composti.rules import PrimiCompostiGame, State, View
 
 SIMPLE = ("asc", "desc", "rand", "greedy_asc", "greedy_desc", "greedy_rand")
@@ -126,8 +130,6 @@ class SeedPlayer:
         self.game = game
         self.policy = policy
         self.name = f"primi_composti/{policy}"
-        from envs.primi_composti import fast as fast_path
-
         self._fast = fast and fast_path.supports(game) and policy not in ("asc", "desc", "rand")
 
     def card(self, state: State) -> int:
@@ -135,9 +137,7 @@ class SeedPlayer:
         hand = state.hands[self.game.current_player(state)]
         p = self.policy
         if self._fast:
-            from envs.primi_composti import fast as fast_path
-
-            return fast_path.choose_card(self.game, state, p)
+            return kernels.choose_card(self.game, state, p)
         if p == "asc":
             return min(hand)
         if p == "desc":
@@ -157,9 +157,10 @@ class SeedPlayer:
             state = game.state_of_view(view)
         else:
             own = view.hands[view.seat]
+            if own is None:
+                raise ValueError(f"the view of seat {view.seat} does not show its own hand")
             hands = tuple(h if h is not None else () for h in view.hands)
             state = State(hands, view.stacks, view.scores, view.turn, view.first)
-            assert own is not None
         card = self.card(state)
         return seed_action(game, state, card)
 
@@ -170,19 +171,13 @@ class SolverPlayer:
     name = "primi_composti/solver"
 
     def __init__(self, game: PrimiCompostiGame, rng: np.random.Generator | None = None):
-        from envs.primi_composti import fast as fast_path
-
         if not fast_path.supports(game):
             raise ValueError("the solver plays the seed's configuration: 2 players, steal_choice='max', no revealed operand")
-        from envs.primi_composti.solver import make_solver
-
         self.game = game
         self.solver = make_solver(game.version, tt_bits=20)  # kept across decisions (v2: later ones reuse its table)
 
     def act(self, view: View, action_mask: np.ndarray) -> int:
         """The optimal action."""
-        from envs.primi_composti.solver import best_card
-
         state = self.game.state_of_view(view)
         return self.game.action_of(best_card(self.game, state, self.solver))
 

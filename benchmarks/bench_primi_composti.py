@@ -3,21 +3,21 @@
 (a) `primi_composti_v0.env()` steps/s under random legal play vs PettingZoo's
     `tictactoe_v3.env()` (goal ≥ 2×);
 (b) tournament games/s of greedy_rand vs rand (v1): the numba path
-    `envs.primi_composti.fast` vs the plain engine + `agents.primi_composti`
-    (issue 4: the seed's own code plays about 2,000 such games/s; goal ≥ 20,000);
+    `agents.primi_composti_fast` vs the plain engine + `agents.primi_composti`
+    (the seed's own code plays about 2,000 such games/s; goal ≥ 20,000);
 (c) minimax_5 time per decision, fast path and plain engine (seed ≈ 0.4 s;
     goal ≤ 4 ms);
 (d) exact solve of random deals, median and worst time per deal at the given
-    cards per player: the general solver (`envs.primi_composti.solver.Solver`),
-    the alpha-beta searches (`solver_v1` / `solver_v2`) and, for version 1, the
-    retrograde solver (`retro_v1`, what `make_solver(1)` gives) on the same deals,
+    cards per player: the reference solver (`ReferenceSolver`), the alpha-beta
+    searches (`AlphaBetaV1` / `AlphaBetaV2`) and, for version 1, the
+    retrograde solver (`RetrogradeV1`, what `make_solver(1)` gives) on the same deals,
     and their ratios;
 (e) the fast solvers with two threads (`threads=2`: v1 splits each retrograde
     layer's rows, v2 runs two searches sharing the table, "lazy SMP") vs one, per
     version, wall clock on the same deals (needs two free cores; `--smp-deals 0`
     skips it);
 (f) `--full-deals K`: K full 12-card version-1 deals, the retrograde solver
-    (`retro_v1`) against the alpha-beta search (`solver_v1`), one thread each.
+    (`RetrogradeV1`) against the alpha-beta search (`AlphaBetaV1`), one thread each.
 
     python benchmarks/bench_primi_composti.py [--seconds 1] [--solve-cards 8] [--smp-cards 10 --smp-deals 5]
     python benchmarks/bench_primi_composti.py --smp-cards 12 --smp-deals 5 --smp-versions 1 --full-deals 3
@@ -69,12 +69,13 @@ def plain_games_per_sec(p0: str, p1: str, games: int, version: int = 1) -> float
 
 def fast_games_per_sec(p0: str, p1: str, games: int, version: int = 1) -> float:
     """Games/s of the numba path (deals drawn outside the timed region)."""
+    from agents import primi_composti_fast as strategies
     from envs.primi_composti import fast
 
     decks = fast.random_decks(np.random.default_rng(0), games, 12)
-    fast.simulate(version, 12, p0, p1, decks[:10])  # compile / load cache
+    strategies.simulate(version, 12, p0, p1, decks[:10])  # compile / load cache
     t = time.perf_counter()
-    fast.simulate(version, 12, p0, p1, decks)
+    strategies.simulate(version, 12, p0, p1, decks)
     return games / (time.perf_counter() - t)
 
 
@@ -98,30 +99,30 @@ def main() -> None:
     print(f"(b) greedy_rand vs rand games/s: fast {fast_gps:,.0f}, plain {plain_gps:,.0f} (fast/plain {fast_gps / plain_gps:.0f}x); "
           f"vs the seed's ~2,000: {fast_gps / 2000:.0f}x (goal >= 20,000 games/s)")
 
+    from agents import primi_composti_fast as strategies
     from envs.primi_composti import fast
 
     for version in (1, 2):
         decks = fast.random_decks(np.random.default_rng(1), 20, 12)
-        fast.simulate(version, 12, "minimax_5", "minimax_5", decks[:1])
+        strategies.simulate(version, 12, "minimax_5", "minimax_5", decks[:1])
         t = time.perf_counter()
-        fast.simulate(version, 12, "minimax_5", "minimax_5", decks)
+        strategies.simulate(version, 12, "minimax_5", "minimax_5", decks)
         ms = (time.perf_counter() - t) / (20 * 24) * 1000
         plain = plain_minimax_ms(version)
         print(f"(c) v{version} minimax_5 per decision (mean over 20 self-play games): fast {ms:.2f} ms; "
               f"plain engine {plain:.0f} ms on the first 3 (largest) decisions; "
               f"(seed ~400 ms: {400 / ms:.0f}x faster; goal <= 4 ms)")
 
+    from agents.search.primi_composti import AlphaBetaV1, make_solver, solve_deal
     from envs.primi_composti.rules import Config, PrimiCompostiGame
-    from envs.primi_composti.solver import make_solver, solve_deal
-    from envs.primi_composti.solver_v1 import SolverV1
 
     for version in (1, 2):
         game = PrimiCompostiGame(Config(version=version, cards_per_player=args.solve_cards))
         decks = fast.random_decks(np.random.default_rng(2), args.solve_deals + 1, args.solve_cards)
         medians, values = {}, {}
-        solvers = [("general", make_solver(version, fast=False))]
+        solvers = [("reference", make_solver(version, fast=False))]
         if version == 1:
-            solvers += [("search", SolverV1(tt_bits=22)), ("retrograde", make_solver(1))]
+            solvers += [("search", AlphaBetaV1(tt_bits=22)), ("retrograde", make_solver(1))]
         else:
             solvers += [("search", make_solver(2))]
         for label, solver in solvers:
@@ -134,9 +135,9 @@ def main() -> None:
             print(f"(d) v{version} exact solve, {args.solve_cards} cards each, {label} solver: median {medians[label] * 1000:.1f} ms, "
                   f"worst {max(times) * 1000:.1f} ms, median {statistics.median(r.nodes for r in runs):.0f} {unit} over {args.solve_deals} deals")
         for label, _ in solvers[1:]:
-            if values[label] != values["general"]:
-                raise SystemExit(f"v{version}: the {label} solver's values differ from the general solver's: {values}")
-            print(f"    {label} / general solver: {medians['general'] / medians[label]:.1f}x on the median (same deals, same values)")
+            if values[label] != values["reference"]:
+                raise SystemExit(f"v{version}: the {label} solver's values differ from the reference solver's: {values}")
+            print(f"    {label} / reference solver: {medians['reference'] / medians[label]:.1f}x on the median (same deals, same values)")
         if version == 1:
             print(f"    retrograde / search: {medians['search'] / medians['retrograde']:.1f}x on the median (same deals, same values)")
 
@@ -149,16 +150,14 @@ def main() -> None:
 
 def full_deal_v1(deals: int) -> None:
     """(f) Full 12-card version-1 deals: the retrograde solver against the alpha-beta search (one thread each)."""
+    from agents.search.primi_composti import AlphaBetaV1, RetrogradeV1, solve_deal
     from envs.primi_composti import fast
-    from envs.primi_composti.retro_v1 import RetroV1
     from envs.primi_composti.rules import Config, PrimiCompostiGame
-    from envs.primi_composti.solver import solve_deal
-    from envs.primi_composti.solver_v1 import SolverV1
 
     game = PrimiCompostiGame(Config(version=1, cards_per_player=12))
     small = PrimiCompostiGame(Config(version=1, cards_per_player=4))
     decks = fast.random_decks(np.random.default_rng(0), deals, 12)
-    retro, search = RetroV1(), SolverV1(tt_bits=24)
+    retro, search = RetrogradeV1(), AlphaBetaV1(tt_bits=24)
     warm = small.deal(fast.random_decks(np.random.default_rng(0), 1, 4)[0])
     solve_deal(small, warm, retro)
     solve_deal(small, warm, search)
@@ -179,9 +178,9 @@ def full_deal_v1(deals: int) -> None:
 
 def smp_speedup(version: int, cards: int, deals: int) -> None:
     """(e) The fast solver of `version` with two threads against one on the same deals (wall clock)."""
+    from agents.search.primi_composti import make_solver, solve_deal
     from envs.primi_composti import fast
     from envs.primi_composti.rules import Config, PrimiCompostiGame
-    from envs.primi_composti.solver import make_solver, solve_deal
     from evaluate.primi_composti_solve import tt_bits_for
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

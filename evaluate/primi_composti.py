@@ -6,8 +6,8 @@
     python -m evaluate primi_composti --claims --games 1000               # first/second-player edges
     python -m evaluate primi_composti --solve-deals 200 --option version=2 --option cards_per_player=8
 
-Games are played on the compiled fast path (`envs.primi_composti.fast`), which is
-differential-tested against the plain engine. P1 (row) is always the holder of
+Games are played on the players' compiled kernels (`agents.primi_composti_fast`, on
+the engine's fast path), which are differential-tested against the plain engine and players. P1 (row) is always the holder of
 card 2 and moves first, as in the seed. The published figures come from the
 seed's repository raw tables (rules doc §7); the paper's printed Tables IV–XV are
 excerpts of them (their rand / greedy_rand / minimax cells).
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2_contingency
 
+from agents import primi_composti_fast as strategies
 from envs.primi_composti import fast
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, two_sample_tolerance, wilson_interval
@@ -153,7 +154,7 @@ def play_cell(version: int, p1: str, p2: str, games: int, rng: np.random.Generat
     percentages with Wilson intervals, mean scores and mean |score difference|."""
     t = time.perf_counter()
     decks = fast.random_decks(rng, games, cards_per_player)
-    scores, _ = fast.simulate(version, cards_per_player, p1, p2, decks)
+    scores, _ = strategies.simulate(version, cards_per_player, p1, p2, decks)
     dt = time.perf_counter() - t
     d = scores[:, 0] - scores[:, 1]
     w1, tie, w2 = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
@@ -262,14 +263,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
 
 
+def reproduce_groups(tables: str) -> list[str]:
+    """The table groups named in a comma-separated `--tables` value; ValueError naming the allowed ones."""
+    keys = [k.strip() for k in tables.split(",") if k.strip()]
+    bad = [k for k in keys if k not in GROUPS]
+    if bad:
+        raise ValueError(f"unknown table group(s) {bad}; choose from {list(GROUPS)}")
+    return keys
+
+
 def run(args: argparse.Namespace) -> bool:
     """Handle `--reproduce` / `--solve-deals`; otherwise fall through to the tournament."""
     if getattr(args, "reproduce", False):
-        keys = [k.strip() for k in args.tables.split(",") if k.strip()]
-        bad = [k for k in keys if k not in GROUPS]
-        if bad:
-            raise SystemExit(f"unknown table group(s) {bad}; choose from {list(GROUPS)}")
-        result = reproduce(keys, args.games, args.seed)
+        result = reproduce(reproduce_groups(args.tables), args.games, args.seed)
         if args.json:
             write_json(args.json, result, indent=1)
             print(f"wrote {args.json}")

@@ -11,7 +11,7 @@ play, each distinct position once) and counts positions under two keys:
 * reduced (version 2) — each stack cut to the part its owner's opponent can
   still uncover (one card a turn: the top r + 1 cards when the opponent holds r).
 
-Version 1's count is what the retrograde solver (`envs.primi_composti.retro_v1`)
+Version 1's count is what the retrograde solver (`agents.search.primi_composti.retrograde_v1`)
 evaluates, which is why it can visit them all; version 2's grows far faster.
 """
 

@@ -11,7 +11,7 @@ K+1, … of the same seeded sequence) and the parts joined afterwards:
 
 For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
 value is the final score difference P1 − P2 under perfect play by both sides
-(`envs.primi_composti.solver`). Reported: its mean with a 95% interval, how
+(`agents.search.primi_composti`). Reported: its mean with a 95% interval, how
 often perfect play wins for P1 / ties / wins for P2 (Wilson intervals), the
 median and worst solve time, and, for each listed player X, its mean regret per
 game: X plays a deal against the perfect solver, once in each seat, and the
@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from agents import primi_composti_fast as strategies
+from agents.search.primi_composti import Solver, best_card, make_solver, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from envs.primi_composti.solver import Solver, best_card, make_solver, solve_deal, state_value
 from evaluate.stats import mean_interval, wilson_interval
 
 
@@ -40,7 +41,7 @@ def regret_game(game: PrimiCompostiGame, state, player: str, seat: int, solver: 
     s = state
     while not game.is_terminal(s):
         mover = game.current_player(s)
-        c = fast.choose_card(game, s, player) if mover == seat else best_card(game, s, solver)
+        c = strategies.choose_card(game, s, player) if mover == seat else best_card(game, s, solver)
         s = game.apply(s, game.action_of(c))
     d = s.scores[seat] - s.scores[1 - seat]
     return value_for_seat - d

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import agents
+from agents import primi_composti_fast as strategies
 from agents.primi_composti import SIMPLE, SeedPlayer, alphabeta, greedy_card, minimax_card, score_difference
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame, State
@@ -67,7 +70,7 @@ def test_greedy_tie_breaks():
     for rule in ("asc", "desc", "rand"):
         assert greedy_card(game, s, rule) == 5
     for p in ("greedy_asc", "greedy_desc", "greedy_rand"):
-        assert fast.choose_card(game, _state((10, 8, 11, 7), [[2], [], [3], []]), p) == greedy_card(
+        assert strategies.choose_card(game, _state((10, 8, 11, 7), [[2], [], [3], []]), p) == greedy_card(
             game, _state((10, 8, 11, 7), [[2], [], [3], []]), p[7:]
         )
 
@@ -107,7 +110,7 @@ def test_alphabeta_matches_full_minimax(version):
             best = max(vals) if mover == s.first else min(vals)
             expect = s.hands[mover][vals.index(best)]
             assert minimax_card(game, s, depth) == expect
-            assert fast.choose_card(game, s, f"minimax_{depth}") == expect
+            assert strategies.choose_card(game, s, f"minimax_{depth}") == expect
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -119,7 +122,7 @@ def test_fast_path_equals_plain_engine(version, k):
     decks = fast.random_decks(rng, 4, k)
     pairs = [("asc", "desc"), ("rand", "greedy_asc"), ("greedy_desc", "greedy_rand"), ("minimax_3", "minimax_2"), ("greedy_rand", "minimax_4")]
     for p0, p1 in pairs:
-        scores, moves = fast.simulate(version, k, p0, p1, decks)
+        scores, moves = strategies.simulate(version, k, p0, p1, decks)
         players = [SeedPlayer(game, None, p0, fast=False), SeedPlayer(game, None, p1, fast=False)]
         for d in range(len(decks)):
             s = game.deal(decks[d])
@@ -137,3 +140,13 @@ def test_registry_lists_players():
     for p in SIMPLE:
         assert f"primi_composti/{p}" in ids
     assert "primi_composti/minimax_<d>" in ids
+
+
+def test_a_view_without_the_own_hand_is_refused():
+    game = PrimiCompostiGame(Config(num_players=3))
+    s = game.initial_state(np.random.default_rng(0))
+    view = game.view(s, 0)
+    blind = dataclasses.replace(view, hands=tuple(None for _ in view.hands))
+    player = SeedPlayer(game, None, "greedy_rand")
+    with pytest.raises(ValueError, match="seat 0 does not show its own hand"):
+        player.act(blind, game.legal_mask(s))

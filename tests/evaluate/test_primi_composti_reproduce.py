@@ -71,3 +71,14 @@ def test_claims_cli_small(capsys):
     assert main(["primi_composti", "--claims", "--games", "30"]) == 0
     out = capsys.readouterr().out
     assert out.count("self-play") == 10 and "favoured" in out
+
+
+def test_unknown_table_group_is_a_usage_error(capsys):
+    from evaluate.primi_composti import reproduce_groups
+
+    with pytest.raises(ValueError, match="unknown table group"):
+        reproduce_groups("IV-V,XX")
+    with pytest.raises(SystemExit) as e:
+        main(["primi_composti", "--reproduce", "--tables", "XX"])
+    assert e.value.code == 2
+    assert "unknown table group(s) ['XX']" in capsys.readouterr().err

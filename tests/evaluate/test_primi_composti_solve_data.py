@@ -1,4 +1,4 @@
-"""The exact-value studies stored in docs/data, against their own records and the doc."""
+"""The exact-value studies stored in tests/data, against their own records and the doc that quotes them."""
 
 import json
 from pathlib import Path
@@ -7,13 +7,13 @@ import pytest
 
 from evaluate.primi_composti_solve import summarize
 
-_DOCS = Path(__file__).resolve().parents[2] / "docs"
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _stored(name: str) -> tuple[dict, str]:
-    """A study stored in docs/data and the text of docs/primi_composti.md."""
-    stored = json.loads((_DOCS / "data" / name).read_text(encoding="utf-8"))
-    return stored, (_DOCS / "primi_composti.md").read_text(encoding="utf-8")
+    """A study stored in tests/data and the text of docs/primi_composti.md."""
+    stored = json.loads((_ROOT / "tests" / "data" / name).read_text(encoding="utf-8"))
+    return stored, (_ROOT / "docs" / "primi_composti.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name,version,cards,deals", [
@@ -22,7 +22,7 @@ def _stored(name: str) -> tuple[dict, str]:
     ("primi_composti_solve_v2_12cards.json", 2, 12, 200),
 ])
 def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
-    """docs/primi_composti.md quotes the studies in docs/data: their statistics must be
+    """docs/primi_composti.md quotes the studies in tests/data: their statistics must be
     the ones `summarize` computes from their per-deal records, and the doc's figures."""
     stored, doc = _stored(name)
     assert (stored["version"], stored["cards_per_player"], stored["seed"]) == (version, cards, 0)
@@ -66,7 +66,7 @@ def test_full_v2_deal_values_are_the_docs_counts():
 
 @pytest.mark.parametrize("version,cards,column", [(1, 8, 3), (2, 8, 4), (1, 12, 5)])
 def test_stored_regret_studies_are_the_docs_columns(version, cards, column):
-    """The regret table's 8- and 12-card columns quote docs/data/primi_composti_regret_v*_*cards.json."""
+    """The regret table's 8- and 12-card columns quote tests/data/primi_composti_regret_v*_*cards.json."""
     stored, text = _stored(f"primi_composti_regret_v{version}_{cards}cards.json")
     assert (stored["version"], stored["cards_per_player"], stored["seed"], stored["deals"]) == (version, cards, 0, 200)
     assert [r["index"] for r in stored["per_deal"]] == list(range(200))

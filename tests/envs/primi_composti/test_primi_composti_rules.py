@@ -1,4 +1,4 @@
-"""Rule unit tests for Primi Composti from the rules doc (shared/rules/primi_composti.md)."""
+"""Rule unit tests for Primi Composti from the project's Primi Composti rules specification."""
 
 from __future__ import annotations
 

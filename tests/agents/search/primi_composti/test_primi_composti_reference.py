@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import agents
+from agents.search.primi_composti import ReferenceSolver, best_card, card_values, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from envs.primi_composti.solver import Solver, best_card, card_values, solve_deal, state_value
 from evaluate.primi_composti_solve import format_study, regret_game, solve_study
 
 
@@ -25,7 +25,7 @@ def test_solver_equals_full_minimax(version):
     rng = np.random.default_rng(version)
     for k in (2, 3, 4):
         game = PrimiCompostiGame(Config(version=version, cards_per_player=k))
-        solver = Solver(version, tt_bits=14)
+        solver = ReferenceSolver(version, tt_bits=14)
         for _ in range(6):
             s = game.initial_state(rng)
             for _ in range(int(rng.integers(0, 3))):
@@ -49,7 +49,6 @@ _OPTIONS = [
     {"use_bound": False, "mtdf": False},
     {"mtdf": False},
     {"use_bound": False, "guess": 5},
-    {"history": True, "etc": 2},
 ]
 
 
@@ -67,14 +66,14 @@ def test_solver_options_equal_full_minimax_many_seeds(version):
                     s = game.apply(s, la[int(rng.integers(len(la)))])
                 positions.append((s, full_minimax(game, s)))
             for opts in _OPTIONS:
-                solver = Solver(version, tt_bits=10, **opts)  # a small table: collisions and replacements happen
+                solver = ReferenceSolver(version, tt_bits=10, **opts)  # a small table: collisions and replacements happen
                 for s, exact in positions:
                     assert state_value(game, s, solver) == exact, (seed, k, opts)
 
 
-# Values of random deals computed by the previous solver (plain PVS, commit bed32b7):
+# Values of random deals computed by a plain PVS solver (no score bounds, no MTD(f)):
 # decks = fast.random_decks(np.random.default_rng(100 + k), n, k).
-_PREVIOUS = {
+_PLAIN_PVS = {
     (1, 6): [1, -2, 0, -2, -4, 1],
     (1, 7): [7, 0, -2, -4],
     (1, 8): [-3, -1, -3],
@@ -84,12 +83,12 @@ _PREVIOUS = {
 }
 
 
-@pytest.mark.parametrize("version,k", sorted(_PREVIOUS))
-def test_solver_equals_previous_solver(version, k):
-    expected = _PREVIOUS[(version, k)]
+@pytest.mark.parametrize("version,k", sorted(_PLAIN_PVS))
+def test_solver_equals_plain_pvs_values(version, k):
+    expected = _PLAIN_PVS[(version, k)]
     game = PrimiCompostiGame(Config(version=version, cards_per_player=k))
     decks = fast.random_decks(np.random.default_rng(100 + k), len(expected), k)
-    solver = Solver(version, tt_bits=18)
+    solver = ReferenceSolver(version, tt_bits=18)
     assert [solve_deal(game, game.deal(d), solver).value for d in decks] == expected
 
 
@@ -97,7 +96,7 @@ def test_solver_player_and_regret():
     game = PrimiCompostiGame(Config(version=2, cards_per_player=4))
     player = agents.make("primi_composti/solver", game, np.random.default_rng(0))
     rng = np.random.default_rng(2)
-    solver = Solver(2, tt_bits=14)
+    solver = ReferenceSolver(2, tt_bits=14)
     for _ in range(5):
         s = game.initial_state(rng)
         a = player.act(game.view(s, 0), game.legal_mask(s))

@@ -1,4 +1,4 @@
-"""The fast version-2 solver gives exactly the values of the reference solver."""
+"""The version-2 alpha-beta search gives exactly the values of the reference solver."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import json
 import numpy as np
 import pytest
 
+from agents.search.primi_composti import AlphaBetaV2, ReferenceSolver
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from envs.primi_composti.solver import Solver
-from envs.primi_composti.solver_v2 import SolverV2
 
 
 def _plain_value(game, s):
@@ -38,7 +37,7 @@ def test_equals_plain_negamax_small():
     rng = np.random.default_rng(7)
     for k in (2, 3, 4):
         game = PrimiCompostiGame(Config(version=2, cards_per_player=k))
-        solver = SolverV2(tt_bits=12)
+        solver = AlphaBetaV2(tt_bits=12)
         for _ in range(40):
             s = _random_position(game, rng, 2 * k - 1)
             m = game.current_player(s)
@@ -49,8 +48,8 @@ def test_equals_reference_solver_random_deals():
     for k, n in ((5, 25), (6, 25), (7, 10)):
         game = PrimiCompostiGame(Config(version=2, cards_per_player=k))
         decks = fast.random_decks(np.random.default_rng(500 + k), n, k)
-        ref = Solver(2, tt_bits=18)
-        new = SolverV2(tt_bits=18)
+        ref = ReferenceSolver(2, tt_bits=18)
+        new = AlphaBetaV2(tt_bits=18)
         for d in decks:
             s = game.deal(d)
             ref.clear()
@@ -62,9 +61,9 @@ def test_equals_reference_solver_mid_game():
     rng = np.random.default_rng(11)
     for k in (6, 7):
         game = PrimiCompostiGame(Config(version=2, cards_per_player=k))
-        ref = Solver(2, tt_bits=18)
+        ref = ReferenceSolver(2, tt_bits=18)
         # One table for all positions (from 6 cards left, so that it is used): stored values stay valid across deals.
-        new = SolverV2(tt_bits=18, tt_min=6)
+        new = AlphaBetaV2(tt_bits=18, tt_min=6)
         for _ in range(30):
             s = _random_position(game, rng, 2 * k - 2)
             m = game.current_player(s)
@@ -76,8 +75,8 @@ def test_small_table_collisions():
     # 2^8 entries: buckets are overwritten all the time; the values must not change.
     game = PrimiCompostiGame(Config(version=2, cards_per_player=6))
     decks = fast.random_decks(np.random.default_rng(3), 8, 6)
-    ref = Solver(2, tt_bits=18)
-    small = SolverV2(tt_bits=8, tt_min=5)
+    ref = ReferenceSolver(2, tt_bits=18)
+    small = AlphaBetaV2(tt_bits=8, tt_min=5)
     for d in decks:
         s = game.deal(d)
         ref.clear()
@@ -85,43 +84,34 @@ def test_small_table_collisions():
         small.clear()
 
 
-def test_search_options_keep_values():
-    # The options only change the speed: every combination gives the same values.
+def test_table_threshold_keeps_values():
+    # The table threshold only changes the speed: from the root down, or never, the values are the same.
     game = PrimiCompostiGame(Config(version=2, cards_per_player=6))
     decks = fast.random_decks(np.random.default_rng(21), 6, 6)
-    ref = Solver(2, tt_bits=16)
+    ref = ReferenceSolver(2, tt_bits=16)
     expected = []
     for d in decks:
         s = game.deal(d)
         ref.clear()
         expected.append(ref.value(s.hands, s.stacks, 0))
-    options = [
-        {"aspiration": 0, "end": 0, "tt_min": 3, "key2": False},
-        {"aspiration": 1, "end": 1, "tt_min": 3, "order": 0},
-        {"use_bound": False, "order": 1, "guess": 4},
-        {"use_bound": 2, "sh_min": 6, "tt_min": 5},
-        {"use_bound": 1, "bound_min": 2},
-        {"use_bound": 3, "bound_min": 2, "end": 0, "end5": False, "tt_min": 99},
-        {"use_bound": 4, "bound_min": 2, "end": 0, "end5": False, "tt_min": 99},
-    ]
-    for opts in options:
-        solver = SolverV2(tt_bits=12, **opts)
+    for tt_min in (3, 5, 99):
+        solver = AlphaBetaV2(tt_bits=12, tt_min=tt_min)
         got = []
         for d in decks:
             s = game.deal(d)
             solver.clear()
             got.append(solver.value(s.hands, s.stacks, 0))
-        assert got == expected, opts
+        assert got == expected, tt_min
 
 
-def test_solver_module_tools_accept_solver_v2():
-    # solve_deal / card_values use `value`, `clear` and `counter[0]` (nodes, accumulated).
-    from envs.primi_composti.solver import card_values, solve_deal
+def test_public_tools_accept_alphabeta_v2():
+    # solve_deal / card_values use the Solver protocol: `value`, `move_values`, `clear`, `nodes`.
+    from agents.search.primi_composti import card_values, solve_deal
 
     game = PrimiCompostiGame(Config(version=2, cards_per_player=5))
     decks = fast.random_decks(np.random.default_rng(4), 3, 5)
-    ref = Solver(2, tt_bits=14)
-    new = SolverV2(tt_bits=14)
+    ref = ReferenceSolver(2, tt_bits=14)
+    new = AlphaBetaV2(tt_bits=14)
     for d in decks:
         s = game.deal(d)
         a = solve_deal(game, s, new)
@@ -133,13 +123,13 @@ def test_two_threads_give_the_same_values():
     # Lazy SMP: two searches share one table (written without locks); the value never changes,
     # also with a tiny table where the threads overwrite each other's entries all the time.
     game = PrimiCompostiGame(Config(version=2, cards_per_player=7))
-    one = SolverV2(tt_bits=16, tt_min=6)
+    one = AlphaBetaV2(tt_bits=16, tt_min=6)
     for bits in (16, 6):
-        two = SolverV2(tt_bits=bits, tt_min=6, threads=2)
+        two = AlphaBetaV2(tt_bits=bits, tt_min=6, threads=2)
         for d in fast.random_decks(np.random.default_rng(6), 8, 7):
             s = game.deal(d)
             assert two.value(s.hands, s.stacks, 0) == one.value(s.hands, s.stacks, 0)
-            assert two.nodes > 0 and two.passes
+            assert two.nodes > 0
     rng = np.random.default_rng(12)
     for _ in range(20):
         s = _random_position(game, rng, 12)
@@ -149,7 +139,7 @@ def test_two_threads_give_the_same_values():
 
 def test_bad_thread_count_is_refused():
     with pytest.raises(ValueError, match="threads must be 1 or 2"):
-        SolverV2(tt_bits=8, threads=0)
+        AlphaBetaV2(tt_bits=8, threads=0)
 
 
 def test_cli_solves_version_2_with_two_threads(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""Fast exact solver of 2-player Primi Composti deals, version 1 (bit boards, numba).
+"""Alpha-beta exact solver of 2-player Primi Composti, version 1 (bit boards, numba).
 
 In version 1 nothing below a stack's top can ever matter, so a position is
 (both hands, the four tops, the mover). Cards are bits of an int64 mask, and the
@@ -9,8 +9,8 @@ composite tops give 2.
 
 The search is negamax alpha-beta (principal-variation search, fail-soft) over the
 rest of the game: the value for the mover of its future score-difference gain,
-driven by MTD(f). Each measured on the same deals against the general solver
-(`envs.primi_composti.solver`, which this one replaces for version 1):
+driven by MTD(f). Each measured on the same deals against the reference solver
+(`reference.ReferenceSolver`):
 
 * positions are stored in a transposition table under an *exact* 64-bit key (both
   hands as 24 bits each, the four tops as 4-bit codes), so no hash collision can
@@ -32,14 +32,16 @@ driven by MTD(f). Each measured on the same deals against the general solver
   carries 31 more bits of the mixed key: an entry torn between two writes fails
   the check and is ignored.
 
-Tried and dropped (no faster here): keying dead tops and interchangeable inert
+Measured no faster here, so not used: keying dead tops and interchangeable inert
 hand cards canonically (−3% nodes, −35% node rate), enhanced transposition
 cutoffs, a separate cache-sized table for the last plies, a 3-ply search for move
 ordering (more nodes than the one-ply look-ahead), score bounds from the next three
-plies' exact bonuses as in `solver_v2` (−28% nodes but +40% time at 10 cards: this
-solver's nodes are too cheap for it).
+plies' exact bonuses as in `alphabeta_v2` (−28% nodes but +40% time at 10 cards:
+this solver's nodes are too cheap for it).
 
-Tested against the general solver and against plain full-tree minimax.
+For version 1 the retrograde solver (`retrograde_v1`) is faster on whole deals;
+this search answers the positions it does not cover (off the alternating sequence
+of play). Tested against the reference solver and plain full-tree minimax.
 """
 
 from __future__ import annotations
@@ -47,9 +49,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.primi_composti.fast import _VALID, _VALUE
+from agents.search.primi_composti import _kernels
+from agents.search.primi_composti._kernels import INF, bound_window, keep_best, lowbit, popcount
+from envs.primi_composti.rules import VALID, VALUE
 
-_INF = 1000000
 _NC = 32  # card slots; the 2-player deck is at most 2..25
 # Layout of the flat table `tab`: REL[a, b] at a * 32 + b, VALUE at _VAL + c, key code at _CODE + c.
 _VAL = 1024
@@ -57,12 +60,6 @@ _CODE = 1056
 _TAB = 1088
 # Layout of the state vector `st`: hands, tops, node counter.
 _H0, _H1, _T0, _NODES = 0, 1, 2, 6
-
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DB_INDEX = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DB_INDEX[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
-
 
 def _tables(maxcard: int) -> tuple[np.ndarray, int]:
     """The flat table (relations, values, key codes) and the prime mask of cards 2..maxcard."""
@@ -72,14 +69,14 @@ def _tables(maxcard: int) -> tuple[np.ndarray, int]:
             if a != b:
                 m = 0
                 for c in range(2, maxcard + 1):
-                    if c != a and c != b and _VALID[c, a, b]:
+                    if c != a and c != b and VALID[c, a, b]:
                         m |= 1 << c
                 tab[a * _NC + b] = m
     prime = 0
     n_p = n_c = 0
     for c in range(2, maxcard + 1):
-        tab[_VAL + c] = _VALUE[c]
-        if _VALUE[c] == 2:
+        tab[_VAL + c] = VALUE[c]
+        if VALUE[c] == 2:
             prime |= 1 << c
             n_p += 1
             tab[_CODE + c] = n_p  # 1 + index among the primes; 0 = empty stack
@@ -89,21 +86,6 @@ def _tables(maxcard: int) -> tuple[np.ndarray, int]:
     if n_p > 15 or n_c > 15:
         raise ValueError(f"the version-1 solver covers decks up to card 25, got cards up to {maxcard}")
     return tab, prime
-
-
-@njit(cache=True, inline="always")
-def _lsb(x):
-    """Index of the lowest set bit of x (x > 0)."""
-    return _DB_INDEX[np.int64((np.uint64(x & -x) * _DEBRUIJN) >> np.uint64(58))]
-
-
-@njit(cache=True, inline="always")
-def _popcount(x):
-    x = np.uint64(x)
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, inline="always")
@@ -123,13 +105,39 @@ def _or_rel(ma, mb, tab):
     """OR of REL[a, b] over a in ma, b in mb."""
     u = np.int64(0)
     while ma:
-        a = _lsb(ma) * 32
+        a = lowbit(ma) * 32
         ma &= ma - 1
         m = mb
         while m:
-            u |= tab[a + _lsb(m)]
+            u |= tab[a + lowbit(m)]
             m &= m - 1
     return u
+
+
+@njit(cache=True, inline="always")
+def _bonus_masks(t0, t1, t2, t3, tab):
+    """The cards that score a bonus of 4, 3 and 2 on the tops t0..t3 (seat 0's prime and
+    composite, seat 1's): formed by both prime tops, a prime and a composite, both composites."""
+    m4 = tab[t0 * 32 + t2]
+    m3 = tab[t0 * 32 + t1] | tab[t0 * 32 + t3] | tab[t2 * 32 + t1] | tab[t2 * 32 + t3]
+    m2 = tab[t1 * 32 + t3]
+    return m4, m3, m2
+
+
+@njit(cache=True, inline="always")
+def _last2(st, mover, hm, ho, m4, m3, m2, tab, prime):
+    """Exact value of the last plies: the mover plays its one card, the opponent its
+    reply (its lowest card, if any) on the tops that leaves."""
+    c = lowbit(hm)
+    d = _gain(c, m4, m3, m2, tab)
+    if ho == 0:
+        return d
+    s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
+    old = st[s]
+    st[s] = c
+    n4, n3, n2 = _bonus_masks(st[_T0], st[_T0 + 1], st[_T0 + 2], st[_T0 + 3], tab)
+    st[s] = old
+    return d - _gain(lowbit(ho), n4, n3, n2, tab)
 
 
 _ENDGAME = 6  # positions with at most this many cards left: plain alpha-beta, no table
@@ -146,28 +154,10 @@ def _endgame(st, mover, alpha, beta, tab, prime):
     t1 = st[_T0 + 1]
     t2 = st[_T0 + 2]
     t3 = st[_T0 + 3]
-    m4 = tab[t0 * 32 + t2]
-    m3 = tab[t0 * 32 + t1] | tab[t0 * 32 + t3] | tab[t2 * 32 + t1] | tab[t2 * 32 + t3]
-    m2 = tab[t1 * 32 + t3]
+    m4, m3, m2 = _bonus_masks(t0, t1, t2, t3, tab)
     if (hm & (hm - 1)) == 0:
-        c = _lsb(hm)
-        d = _gain(c, m4, m3, m2, tab)
-        if ho == 0:
-            return d
-        s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
-        old = st[s]
-        st[s] = c
-        u0 = st[_T0]
-        u1 = st[_T0 + 1]
-        u2 = st[_T0 + 2]
-        u3 = st[_T0 + 3]
-        st[s] = old
-        e = _lsb(ho)
-        n4 = tab[u0 * 32 + u2]
-        n3 = tab[u0 * 32 + u1] | tab[u0 * 32 + u3] | tab[u2 * 32 + u1] | tab[u2 * 32 + u3]
-        n2 = tab[u1 * 32 + u3]
-        return d - _gain(e, n4, n3, n2, tab)
-    best = -_INF
+        return _last2(st, mover, hm, ho, m4, m3, m2, tab, prime)
+    best = -INF
     # Cards with a bonus first (a cheap order), each class in card order.
     for cls in range(4):
         if cls == 0:
@@ -179,7 +169,7 @@ def _endgame(st, mover, alpha, beta, tab, prime):
         else:
             mm = hm & ~(m2 | m3 | m4)
         while mm:
-            c = _lsb(mm)
+            c = lowbit(mm)
             mm &= mm - 1
             d = _gain(c, m4, m3, m2, tab)
             s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
@@ -189,12 +179,9 @@ def _endgame(st, mover, alpha, beta, tab, prime):
             v = d - _endgame(st, 1 - mover, d - beta, d - alpha, tab, prime)
             st[mover] = hm
             st[s] = old
-            if v > best:
-                best = v
-                if best > alpha:
-                    alpha = best
-                    if alpha >= beta:
-                        return best
+            best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
+            if cutoff:
+                return best
     return best
 
 
@@ -214,29 +201,10 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     t1 = st[_T0 + 1]
     t2 = st[_T0 + 2]
     t3 = st[_T0 + 3]
-    m4 = tab[t0 * 32 + t2]
-    m3 = tab[t0 * 32 + t1] | tab[t0 * 32 + t3] | tab[t2 * 32 + t1] | tab[t2 * 32 + t3]
-    m2 = tab[t1 * 32 + t3]
+    m4, m3, m2 = _bonus_masks(t0, t1, t2, t3, tab)
     if (hm & (hm - 1)) == 0 and (ho & (ho - 1)) == 0:
-        # Last one or two plies: no search needed.
-        c = _lsb(hm)
-        d = _gain(c, m4, m3, m2, tab)
-        if ho == 0:
-            return d
-        s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
-        old = st[s]
-        st[s] = c
-        u0 = st[_T0]
-        u1 = st[_T0 + 1]
-        u2 = st[_T0 + 2]
-        u3 = st[_T0 + 3]
-        st[s] = old
-        e = _lsb(ho)
-        n4 = tab[u0 * 32 + u2]
-        n3 = tab[u0 * 32 + u1] | tab[u0 * 32 + u3] | tab[u2 * 32 + u1] | tab[u2 * 32 + u3]
-        n2 = tab[u1 * 32 + u3]
-        return d - _gain(e, n4, n3, n2, tab)
-    if _popcount(hm | ho) <= _ENDGAME:
+        return _last2(st, mover, hm, ho, m4, m3, m2, tab, prime)  # no search needed
+    if popcount(hm | ho) <= _ENDGAME:
         return _endgame(st, mover, alpha, beta, tab, prime)
     # Exact key: both hands (cards 2..25 as 24 bits each) and the four tops (4 bits each).
     h0 = st[_H0]
@@ -249,8 +217,8 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     idx = np.int64(u & np.uint64(tt.shape[0] - 2))
     chk = np.int64(u >> np.uint64(33))  # 31 more bits of the mixed key
     hint = -1
-    lower = -_INF
-    upper = _INF
+    lower = -INF
+    upper = INF
     for slot in range(2):
         i = idx + slot
         w = tt[i, 1]
@@ -291,7 +259,7 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     u4 = _or_rel(s0p, s1p, tab)
     u3 = _or_rel(s0p | s1p, allc, tab) & ~u4
     u2 = _or_rel(s0c, s1c, tab) & ~(u4 | u3)
-    base = 2 * _popcount(hm & prime) + _popcount(hm & comp) - 2 * _popcount(ho & prime) - _popcount(ho & comp)
+    base = 2 * popcount(hm & prime) + popcount(hm & comp) - 2 * popcount(ho & prime) - popcount(ho & comp)
     # The card played now scores its bonus on the current tops (m4/m3/m2), not its maximum;
     # and the opponent's own two tops stay visible through this move, so if they combine
     # into one of its cards it is sure to score at least 3 on its next turn.
@@ -299,7 +267,7 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     bnow = 0
     mm = hm
     while mm:
-        c = _lsb(mm)
+        c = lowbit(mm)
         mm &= mm - 1
         mx = 4 if (u4 >> c) & 1 else (3 if (u3 >> c) & 1 else (2 if (u2 >> c) & 1 else 0))
         nw = 4 if (m4 >> c) & 1 else (3 if (m3 >> c) & 1 else (2 if (m2 >> c) & 1 else 0))
@@ -312,25 +280,18 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
         ownp = tab[st[_T0 + 2 * (1 - mover)] * 32 + st[_T0 + 2 * (1 - mover) + 1]]
         if ownp & ho:
             go = 3
-    ub = base + 4 * _popcount(hm & u4) + 3 * _popcount(hm & u3) + 2 * _popcount(hm & u2) - gap - go
-    if ub <= alpha:
-        return ub
-    lb = base - 4 * _popcount(ho & u4) - 3 * _popcount(ho & u3) - 2 * _popcount(ho & u2) + bnow
-    if lb >= beta:
-        return lb
-    if ub < beta:
-        beta = ub
-    if lb > alpha:
-        alpha = lb
-    if alpha >= beta:
-        return alpha
+    ub = base + 4 * popcount(hm & u4) + 3 * popcount(hm & u3) + 2 * popcount(hm & u2) - gap - go
+    lb = base - 4 * popcount(ho & u4) - 3 * popcount(ho & u3) - 2 * popcount(ho & u2) + bnow
+    cut, v, alpha, beta = bound_window(lb, ub, alpha, beta)
+    if cut:
+        return v
     alpha0 = alpha
     beta0 = beta
     # Moves: the table's best card first, then by immediate gain (insertion sort of packed keys).
     n = 0
     m = hm
     while m:
-        c = _lsb(m)
+        c = lowbit(m)
         m &= m - 1
         d = _gain(c, m4, m3, m2, tab)
         # Net of the opponent's best immediate reply after this card.
@@ -361,10 +322,10 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
             j -= 1
         cand[ply, j] = key
         n += 1
-    best = -_INF
+    best = -INF
     best_c = 0
     opp = 1 - mover
-    nrem = _popcount(hm | ho)
+    nrem = popcount(hm | ho)
     for t in range(n):
         key = cand[ply, t]
         c = key & 255
@@ -381,12 +342,8 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
                 v = d - _search(st, opp, d - beta, d - v, ply + 1, tt, tab, cand, prime, stop, tid)
         st[mover] = hm
         st[s] = old
-        if v > best:
-            best = v
-            best_c = c
-        if best > alpha:
-            alpha = best
-        if alpha >= beta:
+        best, best_c, alpha, cutoff = keep_best(v, c, best, best_c, alpha, beta)
+        if cutoff:
             break
     if best <= alpha0:
         upper = best
@@ -410,28 +367,7 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     return best
 
 
-def _mtdf(st, mover, guess, tt, tab, cand, prime, stop, tid, out):
-    """MTD(f): null-window searches converging on the exact value from `guess`.
-    Writes the value to out[tid] and raises stop[0] when done (other threads then quit).
-    (A Python loop: numba cannot link a cached recursive function into another one.)"""
-    g = guess
-    lo = -_INF
-    hi = _INF
-    while lo < hi:
-        b = g + 1 if g == lo else g
-        g = int(_search(st, mover, b - 1, b, 0, tt, tab, cand, prime, stop, tid))
-        if stop[0]:
-            return
-        if g < b:
-            hi = g
-        else:
-            lo = g
-    out[tid] = g
-    out[2] = tid
-    stop[0] = 1
-
-
-class SolverV1:
+class AlphaBetaV1(_kernels.ChildValues):
     """Exact values of 2-player version-1 positions (one reusable table).
 
     Args:
@@ -445,14 +381,12 @@ class SolverV1:
     version = 1
 
     def __init__(self, tt_bits: int = 24, guess: int = -1, threads: int = 1):
-        if threads not in (1, 2):
-            raise ValueError(f"threads must be 1 or 2, got {threads!r}")
-        self.threads = int(threads)
+        self.threads = _kernels.check_threads(threads)
         self.tt = np.zeros((1 << tt_bits, 2), dtype=np.int64)
         self.guess = int(guess)
         self._cand = [np.zeros((64, 16), dtype=np.int64) for _ in range(self.threads)]
         self._st = [np.zeros(8, dtype=np.int64) for _ in range(self.threads)]
-        self.counter = np.zeros(1, dtype=np.int64)  # nodes searched (all threads) since the last reset
+        self.counter = np.zeros(1, dtype=np.int64)  # nodes searched (all threads) since the solver was made
         self._tables: dict[int, tuple[np.ndarray, int]] = {}
 
     def clear(self) -> None:
@@ -461,6 +395,7 @@ class SolverV1:
 
     @property
     def nodes(self) -> int:
+        """Nodes searched (all threads) since the solver was made."""
         return int(self.counter[0])
 
     def value(self, hands, stacks, mover: int) -> int:
@@ -476,17 +411,14 @@ class SolverV1:
             for s in range(4):
                 st[_T0 + s] = stacks[s][-1] if len(stacks[s]) else 0
         stop = np.zeros(1, dtype=np.int64)
-        out = np.zeros(3, dtype=np.int64)
-        args = [(self._st[t], int(mover), self.guess, self.tt, tab, self._cand[t], np.int64(prime), stop, t, out) for t in range(self.threads)]
-        if self.threads == 1:
-            _mtdf(*args[0])
-        else:
-            import threading
+        prime = np.int64(prime)
 
-            workers = [threading.Thread(target=_mtdf, args=a) for a in args]
-            for w in workers:
-                w.start()
-            for w in workers:
-                w.join()
+        def search(tid: int) -> int | None:
+            # MTD(f) driven from Python: numba cannot link a cached recursive function into another one.
+            st, cand = self._st[tid], self._cand[tid]
+            return _kernels.mtdf(lambda a, b: int(_search(st, int(mover), a, b, 0, self.tt, tab, cand, prime, stop, tid)),
+                        self.guess, stopped=lambda: bool(stop[0]))
+
+        v = _kernels.race(search, self.threads, stop)
         self.counter[0] += sum(int(st[_NODES]) for st in self._st)
-        return int(out[out[2]])
+        return v

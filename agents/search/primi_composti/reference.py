@@ -1,13 +1,16 @@
-"""Exact solver of 2-player Primi Composti deals (seed configuration, numba).
+"""The reference exact solver of 2-player Primi Composti positions (numba).
 
 The 2-player game has complete information, so every position has an exact
-minimax value. We compute it with negamax alpha-beta over the *rest* of the
+minimax value. It is computed with negamax alpha-beta over the *rest* of the
 game: v(position) = max over cards c of [δ(c) − v(child)], where δ is the change
 of the mover's score difference (v1: points scored; v2: VALUE(c) + 2·stolen
 value), 0 at the end. The final score difference (first player − second) of a
 deal under perfect play is v(deal) from the first player's side.
 
-Speed-ups (each measured; all keep the values exact, see the tests):
+This solver is general (any deck size, both versions, the engine's own move
+code) and is the reference the faster solvers are tested against; it is tested
+against plain full-tree minimax. What keeps it usable (each keeps the values exact):
+
 * transposition table keyed by a 128-bit Zobrist hash of what determines the
   future — both hands, the mover, and the stack tops (v1: nothing below a top can
   matter) or the full stacks with their order (v2: captures uncover cards) —
@@ -23,30 +26,27 @@ Speed-ups (each measured; all keep the values exact, see the tests):
   cards) and f = 1 (v1) or 2 (v2, stolen value counts twice); a node whose bound
   falls outside the window is cut (≈ 20% fewer nodes);
 * the last two plies are computed directly, without the table.
-Tried and left off by default (slower here): the history heuristic as a tie-break
-among equal δ (+25% nodes in v1 at 9 cards), enhanced transposition cutoffs
-(fewer nodes, no faster). Iterative deepening is not used: the tree is only 2k
-plies deep and the table's best-card hints already give the ordering it would
-provide.
+Measured slower here, so not used: the history heuristic as a tie-break among
+equal δ (+25% nodes in v1 at 9 cards) and enhanced transposition cutoffs (fewer
+nodes, no faster). Iterative deepening is not used: the tree is only 2k plies deep
+and the table's best-card hints already give the ordering it would provide.
 
 Configuration covered: 2 players, `steal_choice="max"`, no revealed operand,
-any `cards_per_player`, versions 1 and 2 (the same as `envs.primi_composti.fast`,
-whose move code it reuses). Tested against plain full-tree minimax.
+any `cards_per_player` (cards up to 62), versions 1 and 2 (the same as
+`envs.primi_composti.fast`, whose move code it uses).
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-
 import numpy as np
 from numba import njit
 
-from envs.primi_composti.fast import _VALID, _VALUE, best_bonus, do_move, undo_move
+from agents.search.primi_composti._kernels import INF, ChildValues, bound_window, keep_best, mtdf, popcount
+from envs.primi_composti.fast import best_bonus, do_move, undo_move
+from envs.primi_composti.rules import VALID, VALUE
 
 EXACT, LOWER, UPPER = 0, 1, 2
-_TT_BITS = 22
-_INF = 1000000
+TT_BITS = 22  # default table size: 2^22 entries of 16 bytes
 
 
 def _zobrist() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -91,15 +91,6 @@ def _hash(version, hand0, hand1, mover, stacks, heights, zh, zs, zm, maxcard):
 
 
 @njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def _delta_of(version, c, mover, stacks, heights, value, valid):
     bonus, _pair = best_bonus(version, c, mover, stacks, heights, value, valid)
     return bonus + value[c] if version == 1 else 2 * bonus + value[c]
@@ -118,7 +109,7 @@ def _bonus_bound(c, avail, pair_mask, pair_val, pair_n):
 
 
 @njit(cache=True)
-def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, value, valid):
+def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, value, valid):
     """do_move for card c, and the child's Zobrist key (updated incrementally)."""
     k1 = h1 ^ zh[0, mover, c] ^ zm[0]
     k2 = h2 ^ zh[1, mover, c] ^ zm[1]
@@ -133,7 +124,7 @@ def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, 
     else:
         for s in range(4):
             ch0[s] = heights[s]
-    undo, bonus = do_move(version, c, mover, stacks, heights, counter[1:3], value, valid)
+    undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
     if version == 2:
         # Cards left the opponent's stacks above their new heights and joined the mover's.
         for s in range(4):
@@ -146,36 +137,18 @@ def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, 
 
 
 @njit(cache=True)
-def _probe_upper(tt, h1, h2):
-    """An upper bound on the stored position's value, or a huge number if none is stored."""
-    idx = np.int64(h1 & np.uint64(tt.shape[0] - 2))
-    chk = h2 >> np.uint64(32)
-    for slot in range(2):
-        i = idx + slot
-        w = tt[i, 1]
-        if tt[i, 0] == h1 and (w >> np.uint64(32)) == chk:
-            if (w & np.uint64(3)) == np.uint64(1):
-                return _INF
-            v = np.int64((w >> np.uint64(16)) & np.uint64(0xFFFF))
-            if v >= 32768:
-                v -= 65536
-            return v
-    return _INF
-
-
-@njit(cache=True)
-def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt, hist,
-            zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound, etc):
+def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt,
+            zh, zs, zm, cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound):
     """Exact value of the rest of the game for `mover` (hands: card bit masks),
     fail-soft alpha-beta with principal-variation search."""
     counter[0] += 1
-    opp = 1 - mover
     hm = hands[mover]
-    ho = hands[opp]
     if hm == 0:
         return 0
-    nm = _popcount(hm)
-    no = _popcount(ho)
+    opp = 1 - mover
+    ho = hands[opp]
+    nm = popcount(hm)
+    no = popcount(ho)
     if nm == 1 and no <= 1:
         # Last one or two plies: no search needed.
         c = 0
@@ -185,12 +158,12 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
         if no == 0:
             return d
         hands[mover] = 0
-        undo, bonus = do_move(version, c, mover, stacks, heights, counter[1:3], value, valid)
+        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
         e = 0
         while not (ho >> e) & 1:
             e += 1
         d2 = _delta_of(version, e, opp, stacks, heights, value, valid)
-        undo_move(version, c, mover, stacks, heights, counter[1:3], undo, bonus, value)
+        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         hands[mover] = hm
         return d - d2
     # Two-slot bucket: slot 0 keeps the deepest entry, slot 1 the latest.
@@ -236,23 +209,16 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
                 b = _bonus_bound(c, avail, pair_mask, pair_val, pair_n) if version == 1 else ub_all[c]
                 ub -= value[c]
                 lb -= value[c] + fac * b
-        if ub <= alpha:
-            return ub
-        if lb >= beta:
-            return lb
-        if ub < beta:
-            beta = ub
-        if lb > alpha:
-            alpha = lb
-        if alpha >= beta:
-            return alpha
+        cut, v, alpha, beta = bound_window(lb, ub, alpha, beta)
+        if cut:
+            return v
     alpha0 = alpha
     # Candidates ordered: the table's best card, then by immediate gain δ.
     n = 0
     for c in range(2, maxcard + 1):
         if (hm >> c) & 1:
             d = _delta_of(version, c, mover, stacks, heights, value, valid)
-            key = (d << 24) + max(0, min(hist[mover, c], 16777215)) + ((np.int64(1) << 40) if c == hint else 0)
+            key = d + ((np.int64(1) << 40) if c == hint else 0)
             j = n
             while j > 0 and cand[ply, j - 1, 1] < key:
                 cand[ply, j, 0] = cand[ply, j - 1, 0]
@@ -264,47 +230,27 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
             deltas[ply, j] = d
             n += 1
     ch0 = np.empty(4, dtype=np.int64)
-    if etc and depth >= etc:
-        # Enhanced transposition cutoff: a child already known to be bad enough for the opponent.
-        for t in range(n):
-            c = cand[ply, t, 0]
-            hands[mover] ^= np.int64(1) << c
-            undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, value, valid)
-            u = _probe_upper(tt, k1, k2)
-            undo_move(version, c, mover, stacks, heights, counter[1:3], undo, bonus, value)
-            hands[mover] ^= np.int64(1) << c
-            if u < _INF and deltas[ply, t] - u >= beta:
-                return deltas[ply, t] - u
-    best = -_INF
+    best = -INF
     best_c = -1
     for t in range(n):
         c = cand[ply, t, 0]
         d = deltas[ply, t]
         hands[mover] ^= np.int64(1) << c
-        undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, counter, value, valid)
+        undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, value, valid)
         if t == 0:
-            v = d - _search(version, hands, opp, stacks, heights, d - beta, d - alpha, ply + 1, k1, k2, tt, hist,
-                            zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val, pair_n,
-                            ub_all, maxcard, use_bound, etc)
+            v = d - _search(version, hands, opp, stacks, heights, d - beta, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm, cand,
+                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound)
         else:
             # Principal-variation search: prove the card is no better with a null window first.
-            v = d - _search(version, hands, opp, stacks, heights, d - alpha - 1, d - alpha, ply + 1, k1, k2, tt, hist,
-                            zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val,
-                            pair_n, ub_all, maxcard, use_bound, etc)
+            v = d - _search(version, hands, opp, stacks, heights, d - alpha - 1, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm, cand,
+                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound)
             if alpha < v < beta:
-                v = d - _search(version, hands, opp, stacks, heights, d - beta, d - v, ply + 1, k1, k2, tt, hist,
-                                zh, zs, zm, cand, deltas, counter, value, valid, pair_mask, pair_val,
-                                pair_n, ub_all, maxcard, use_bound, etc)
-        undo_move(version, c, mover, stacks, heights, counter[1:3], undo, bonus, value)
+                v = d - _search(version, hands, opp, stacks, heights, d - beta, d - v, ply + 1, k1, k2, tt, zh, zs, zm, cand,
+                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound)
+        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         hands[mover] ^= np.int64(1) << c
-        if v > best:
-            best = v
-            best_c = c
-        if best > alpha:
-            alpha = best
-        if alpha >= beta:
-            if hist[0, 0] >= 0:
-                hist[mover, c] += depth * depth
+        best, best_c, alpha, cutoff = keep_best(v, c, best, best_c, alpha, beta)
+        if cutoff:
             break
     if best <= alpha0:
         flag = 2
@@ -329,8 +275,8 @@ def _pair_tables(maxcard: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     for c in range(2, maxcard + 1):
         for a in range(2, maxcard + 1):
             for b in range(a + 1, maxcard + 1):
-                if _VALID[c, a, b] and a != c and b != c:
-                    lists[c].append((int(_VALUE[a] + _VALUE[b]), (1 << a) | (1 << b)))
+                if VALID[c, a, b] and a != c and b != c:
+                    lists[c].append((int(VALUE[a] + VALUE[b]), (1 << a) | (1 << b)))
         lists[c].sort(key=lambda x: -x[0])
     w = max(1, max(len(x) for x in lists))
     pm = np.zeros((maxcard + 1, w), dtype=np.int64)
@@ -346,38 +292,44 @@ def _pair_tables(maxcard: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return pm, pv, pn, ub
 
 
-class Solver:
-    """Exact values of 2-player positions (reuses one transposition table).
+class ReferenceSolver(ChildValues):
+    """Exact values of 2-player positions, general and plain (reuses one transposition table).
 
     Args:
         version: 1 or 2.
         tt_bits: log2 of the table size (16 bytes an entry: 2^22 ≈ 67 MB, 2^25 ≈ 537 MB).
         use_bound: prune with the score bounds (see `_search`); exact either way.
+        mtdf: drive the search by MTD(f) from `guess`; else one full-window search.
+        guess: MTD(f)'s first guess (default: the typical deal value of the version).
     """
 
-    def __init__(self, version: int, tt_bits: int = _TT_BITS, use_bound: bool = True, mtdf: bool = True,
-                 guess: int | None = None, history: bool = False, etc: int = 0):
+    threads = 1
+
+    def __init__(self, version: int, tt_bits: int = TT_BITS, use_bound: bool = True, mtdf: bool = True,
+                 guess: int | None = None):
+        if version not in (1, 2):
+            raise ValueError(f"version must be 1 or 2, got {version!r}")
         self.version = int(version)
         self.mtdf = bool(mtdf)
         # First guess of MTD(f): near the typical value of a deal (perfect play favours the second player).
         self.guess = int(guess) if guess is not None else (-1 if self.version == 1 else -3)
         self.use_bound = bool(use_bound)
-        size = 1 << tt_bits
         # Entry: [key word 1, (32 bits of key word 2) | value (16) | depth (5) best card (7) flag (2)].
-        self.tt = np.zeros((size, 2), dtype=np.uint64)
-        self.hist = np.zeros((2, 80), dtype=np.int64)  # history heuristic: cutoffs per seat and card
-        self.history = history
-        self.etc = int(etc)
+        self.tt = np.zeros((1 << tt_bits, 2), dtype=np.uint64)
         self.cand = np.zeros((80, 40, 2), dtype=np.int64)
         self.deltas = np.zeros((80, 40), dtype=np.int64)
-        self.counter = np.zeros(3, dtype=np.int64)  # nodes, then scratch scores
+        self.counter = np.zeros(1, dtype=np.int64)  # nodes searched since the solver was made
+        self._scores = np.zeros(2, dtype=np.int64)  # scratch scores for the engine's move code
         self._pairs: dict[int, tuple] = {}
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched since the solver was made."""
+        return int(self.counter[0])
 
     def clear(self) -> None:
         """Forget every stored position."""
         self.tt[:] = 0
-        self.hist[:] = 0
-        self.hist[0, 0] = 0 if self.history else -1  # card 0 does not exist: the slot is the switch
 
     def value(self, hands: tuple[tuple[int, ...], tuple[int, ...]], stacks: tuple[tuple[int, ...], ...], mover: int) -> int:
         """Exact value for `mover` of the rest of the game (its future score
@@ -402,99 +354,10 @@ class Solver:
         k1, k2 = _hash(self.version, h[0], h[1], mover, st, heights, _ZH, _ZS, _ZM, maxcard)
 
         def probe(a: int, b: int) -> int:
-            return int(_search(self.version, h, mover, st, heights, a, b, 0, k1, k2, self.tt, self.hist, _ZH, _ZS, _ZM, self.cand, self.deltas, self.counter, _VALUE, _VALID, pm, pv,
-                               pn, ub, maxcard, self.use_bound, self.etc))
+            return int(_search(self.version, h, mover, st, heights, a, b, 0, k1, k2, self.tt, _ZH, _ZS, _ZM, self.cand,
+                               self.deltas, self.counter, self._scores, VALUE, VALID, pm, pv, pn, ub, maxcard,
+                               self.use_bound))
 
         if not self.mtdf:
-            return probe(-_INF, _INF)
-        # MTD(f): null-window searches converging on the value from a first guess.
-        g, lo, hi = self.guess, -_INF, _INF
-        while lo < hi:
-            b = g + 1 if g == lo else g
-            g = probe(b - 1, b)
-            if g < b:
-                hi = g
-            else:
-                lo = g
-        return g
-
-
-def make_solver(version: int, tt_bits: int = _TT_BITS, threads: int = 1, fast: bool = True):
-    """The fastest exact solver for `version` (same `value` / `clear` / `counter` API).
-
-    Version 1 uses the retrograde solver `envs.primi_composti.retro_v1.RetroV1` (every
-    state once, no table: `tt_bits` is unused; a full 12-card deal in about 0.4 s)
-    and version 2 the bit-board search `envs.primi_composti.solver_v2.SolverV2`
-    (`threads` = 1 or 2 for both); `fast=False` gives this module's general `Solver`
-    (the reference). The version-1 search `solver_v1.SolverV1` stays available."""
-    if version not in (1, 2):
-        raise ValueError(f"version must be 1 or 2, got {version!r}")
-    if threads != 1 and not fast:
-        raise ValueError(f"threads must be 1 for the general solver (2 threads: the fast solvers), got {threads!r}")
-    if not fast:
-        return Solver(version, tt_bits=tt_bits)
-    if version == 1:
-        from envs.primi_composti.retro_v1 import RetroV1
-
-        return RetroV1(threads=threads)
-    from envs.primi_composti.solver_v2 import SolverV2
-
-    return SolverV2(tt_bits=tt_bits, threads=threads)
-
-
-def _delta(game, state, card: int) -> int:
-    seat = game.current_player(state)
-    bonus = game.best_pair(state.stacks, seat, card)[1]
-    return bonus + int(_VALUE[card]) if game.version == 1 else 2 * bonus + int(_VALUE[card])
-
-
-def state_value(game, state, solver: Solver | None = None) -> int:
-    """Exact final score difference (first player − second) of `state` under perfect play."""
-    solver = solver or Solver(game.version)
-    mover = game.current_player(state)
-    rest = solver.value(state.hands, state.stacks, mover)
-    if mover != state.first:
-        rest = -rest
-    return state.scores[state.first] - state.scores[1 - state.first] + rest
-
-
-def card_values(game, state, solver: Solver | None = None) -> dict[int, int]:
-    """Exact value for the mover (δ − value of the child) of every card in hand."""
-    solver = solver or Solver(game.version)
-    mover = game.current_player(state)
-    if hasattr(solver, "move_values"):  # the retrograde solver has them all from one pass
-        return solver.move_values(state.hands, state.stacks, mover)
-    out = {}
-    for c in state.hands[mover]:
-        child = game.apply(state, game.action_of(c))
-        if game.is_terminal(child):
-            out[c] = _delta(game, state, c)
-        else:
-            out[c] = _delta(game, state, c) - solver.value(child.hands, child.stacks, 1 - mover)
-    return out
-
-
-def best_card(game, state, solver: Solver | None = None) -> int:
-    """The first card (dealt order) of optimal value."""
-    vals = card_values(game, state, solver)
-    best = max(vals.values())
-    return next(c for c in state.hands[game.current_player(state)] if vals[c] == best)
-
-
-@dataclass
-class DealSolution:
-    """Exact value of one deal (first player − second under perfect play) and its cost."""
-
-    value: int
-    seconds: float
-    nodes: int
-
-
-def solve_deal(game, state, solver: Solver | None = None) -> DealSolution:
-    """Solve one dealt position from scratch (the table is cleared first)."""
-    solver = solver or Solver(game.version)
-    solver.clear()
-    solver.counter[0] = 0
-    t = time.perf_counter()
-    v = state_value(game, state, solver)
-    return DealSolution(v, time.perf_counter() - t, int(solver.counter[0]))
+            return probe(-INF, INF)
+        return mtdf(probe, self.guess)

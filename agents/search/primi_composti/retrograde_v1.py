@@ -6,7 +6,7 @@ things: the set S of its hand cards already played, its prime top (its last
 prime played, or the top it had) and its composite top. With both players'
 hands at 12 cards that is at most ~9,000 states a player per count of cards
 played, and ~4 × 10⁸ joint states in all: as many as the alpha-beta search
-(`solver_v1`) visits nodes, but each costs one byte operation here instead of a
+(`alphabeta_v1`) visits nodes, but each costs one byte operation here instead of a
 search node.
 
 The value v(x, y) for the mover of the rest of the game (its future score-
@@ -34,7 +34,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from envs.primi_composti.fast import _VALID, _VALUE
+from agents.search.primi_composti._kernels import check_threads
+from agents.search.primi_composti.alphabeta_v1 import AlphaBetaV1
+from envs.primi_composti.rules import VALID, VALUE
 
 _NEG = -128
 
@@ -157,7 +159,7 @@ def _bonus(c, a, b, value):
     """VALUE(a) + VALUE(b) if the two tops a, b (0 = empty) give c, else 0."""
     if a == 0 or b == 0:
         return 0
-    if _VALID[c, a, b]:
+    if VALID[c, a, b]:
         return value[a] + value[b]
     return 0
 
@@ -207,7 +209,7 @@ def _blocks(o_code, o_lo, o_hi):
 @njit(cache=True, nogil=True)
 def _row(out, w, nxt_row, n, g, code_x, bounds):
     """out[:] = max over the mover's cards j of gain − w[nxt_row[j], :] (one row of a layer).
-    int8 cannot overflow: a move gains 1..6, so with at most 15 cards a hand (`RetroV1`
+    int8 cannot overflow: a move gains 1..6, so with at most 15 cards a hand (`RetrogradeV1`
     checks) a value is within ±75 and gain − value within ±81."""
     nb = bounds.shape[0] - 1
     for y in range(bounds[nb]):
@@ -307,13 +309,12 @@ def _pad8(x: int) -> int:
     return (x + 7) // 8 * 8
 
 
-class RetroV1:
+class RetrogradeV1:
     """Exact values of 2-player version-1 positions by retrograde analysis.
 
-    The same `value(hands, stacks, mover)` / `clear()` / `counter` API as the
-    search solvers (`solver_v1.SolverV1`), plus `move_values`; `counter` counts
-    the positions evaluated. Positions must alternate as in play: the mover holds
-    as many cards as the opponent or one more (the search solver handles any other).
+    A `Solver` (`agents.search.base`); `nodes` counts the positions evaluated.
+    One pass covers the positions of alternating play: the mover holds as many
+    cards as the opponent or one more (the search `AlphaBetaV1` answers any other).
 
     One pass values every position that can follow the one asked about. The
     solver keeps the last pass, so every later position of the same game — the
@@ -329,9 +330,7 @@ class RetroV1:
     version = 1
 
     def __init__(self, threads: int = 1):
-        if threads not in (1, 2):
-            raise ValueError(f"threads must be 1 or 2, got {threads!r}")
-        self.threads = int(threads)
+        self.threads = check_threads(threads)
         self.counter = np.zeros(1, dtype=np.int64)
         self._fallback = None
         self._pass = None  # the last pass: its root and every layer
@@ -346,6 +345,7 @@ class RetroV1:
 
     @property
     def nodes(self) -> int:
+        """Positions evaluated since the solver was made (with the search's nodes off the sequence of play)."""
         return int(self.counter[0])
 
     def value(self, hands, stacks, mover: int) -> int:
@@ -371,14 +371,14 @@ class RetroV1:
             h = [tuple(hands[0]), tuple(hands[1])]
             h[mover] = tuple(x for x in hands[mover] if x != c)
             st = [tuple(x) for x in stacks]
-            st[2 * mover + (0 if _VALUE[c] == 2 else 1)] += (c,)
+            st[2 * mover + (0 if VALUE[c] == 2 else 1)] += (c,)
             if not (h[0] or h[1]):
                 rest = 0
             elif alternating:
                 rest = self._lookup(tuple(h), tuple(st), 1 - mover)
             else:  # off the sequence of play: each child by the search
                 rest = self._search_value(tuple(h), tuple(st), 1 - mover)
-            out[int(c)] = int(_gain(c, *(x[-1] if len(x) else 0 for x in stacks), _VALUE)) - rest
+            out[int(c)] = int(_gain(c, *(x[-1] if len(x) else 0 for x in stacks), VALUE)) - rest
         return out
 
     @staticmethod
@@ -386,8 +386,8 @@ class RetroV1:
         if mover not in (0, 1):
             raise ValueError(f"mover must be 0 or 1, got {mover!r}")
         for c in (*hands[0], *hands[1]):
-            if not 2 <= c < len(_VALUE):
-                raise ValueError(f"cards must be 2..{len(_VALUE) - 1}, got {c}")
+            if not 2 <= c < len(VALUE):
+                raise ValueError(f"cards must be 2..{len(VALUE) - 1}, got {c}")
         d = len(hands[mover]) - len(hands[1 - mover])
         return 0 <= d <= 1 and len(hands[mover]) <= 15
 
@@ -395,12 +395,10 @@ class RetroV1:
         """The search solver's value, for positions off the alternating sequence of play
         (its nodes are added to this solver's counter)."""
         if self._fallback is None:
-            from envs.primi_composti.solver_v1 import SolverV1
-
-            self._fallback = SolverV1(tt_bits=20)
-        before = int(self._fallback.counter[0])
+            self._fallback = AlphaBetaV1(tt_bits=20)
+        before = self._fallback.nodes
         v = self._fallback.value(hands, stacks, mover)
-        self.counter[0] += int(self._fallback.counter[0]) - before
+        self.counter[0] += self._fallback.nodes - before
         return v
 
     def _buffer(self, key: int, shape: tuple[int, int]) -> np.ndarray:
@@ -449,7 +447,7 @@ class RetroV1:
     def _solve(self, hands, stacks, mover: int) -> None:
         """One backward pass from the position; keeps every layer for `_lookup`."""
         self._pass = None
-        value = _VALUE
+        value = VALUE
         seats = (mover, 1 - mover)
         players = []
         for seat in seats:

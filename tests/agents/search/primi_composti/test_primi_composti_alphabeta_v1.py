@@ -1,22 +1,14 @@
-"""The fast version-1 solver against the general solver and plain full-tree minimax."""
+"""The version-1 alpha-beta search against the reference solver and plain full-tree minimax."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_primi_composti_reference import full_minimax
 
+from agents.search.primi_composti import AlphaBetaV1, ReferenceSolver, card_values, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from envs.primi_composti.solver import Solver, card_values, make_solver, solve_deal, state_value
-from envs.primi_composti.solver_v1 import SolverV1
-
-
-def full_minimax(game, s):
-    if game.is_terminal(s):
-        return s.scores[s.first] - s.scores[1 - s.first]
-    m = game.current_player(s)
-    vals = [full_minimax(game, game.apply(s, game.action_of(c))) for c in s.hands[m]]
-    return max(vals) if m == s.first else min(vals)
 
 
 def random_positions(game, rng, n, max_prefix):
@@ -34,18 +26,18 @@ def test_equals_full_minimax():
     rng = np.random.default_rng(11)
     for k in (2, 3, 4):
         game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
-        solver = SolverV1(tt_bits=8)  # a tiny table: collisions and replacements happen
+        solver = AlphaBetaV1(tt_bits=8)  # a tiny table: collisions and replacements happen
         for s in random_positions(game, rng, 15, 3):
             assert state_value(game, s, solver) == full_minimax(game, s)
 
 
 @pytest.mark.parametrize("k", [5, 6, 7])
-def test_equals_general_solver_on_deals_and_midgame_positions(k):
+def test_equals_reference_solver_on_deals_and_midgame_positions(k):
     game = PrimiCompostiGame(Config(version=1, cards_per_player=k))
     rng = np.random.default_rng(k)
-    ref = Solver(1, tt_bits=18)
-    fast_small = SolverV1(tt_bits=10)
-    fast_big = SolverV1(tt_bits=18)
+    ref = ReferenceSolver(1, tt_bits=18)
+    fast_small = AlphaBetaV1(tt_bits=10)
+    fast_big = AlphaBetaV1(tt_bits=18)
     decks = fast.random_decks(rng, 15, k)
     for d in decks:
         s = game.deal(d)
@@ -58,8 +50,8 @@ def test_equals_general_solver_on_deals_and_midgame_positions(k):
 
 def test_two_threads_give_the_same_values():
     game = PrimiCompostiGame(Config(version=1, cards_per_player=7))
-    one = SolverV1(tt_bits=16)
-    two = SolverV1(tt_bits=16, threads=2)
+    one = AlphaBetaV1(tt_bits=16)
+    two = AlphaBetaV1(tt_bits=16, threads=2)
     for d in fast.random_decks(np.random.default_rng(5), 8, 7):
         s = game.deal(d)
         assert solve_deal(game, s, two).value == solve_deal(game, s, one).value
@@ -67,18 +59,9 @@ def test_two_threads_give_the_same_values():
 
 def test_bad_options_and_decks_are_refused():
     with pytest.raises(ValueError, match="threads"):
-        SolverV1(threads=3)
+        AlphaBetaV1(threads=3)
     with pytest.raises(ValueError, match="25"):
-        SolverV1(tt_bits=8).value(((2, 26), (3, 4)), ((), (), (), ()), 0)
-
-
-def test_make_solver_options():
-    assert make_solver(1, tt_bits=8, fast=False).version == 1
-    assert make_solver(2, tt_bits=8, threads=2).threads == 2
-    with pytest.raises(ValueError, match="threads must be 1 for the general solver"):
-        make_solver(1, tt_bits=8, threads=2, fast=False)
-    with pytest.raises(ValueError, match="version must be 1 or 2"):
-        make_solver(3)
+        AlphaBetaV1(tt_bits=8).value(((2, 26), (3, 4)), ((), (), (), ()), 0)
 
 
 def test_split_study_merges_to_the_whole_study(tmp_path, capsys):
