@@ -27,8 +27,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from agents.base import register, register_pattern
-from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
 from agents.search.matrix_game import solve_matrix_game
+from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
 
 
 @dataclass(frozen=True)

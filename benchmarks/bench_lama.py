@@ -75,9 +75,9 @@ def plain_tournament_games_per_sec(seconds: float) -> float:
 
 
 def fast_tournament_games_per_sec(games: int) -> tuple[float, float, float]:
-    """Games per CPU-second and per wall-second of `envs.lama.fast.play_games`
+    """Games per CPU-second and per wall-second of `agents.lama_fast.play_games`
     for 4 × strategy 1, and its first-call (compile/cache load) time."""
-    from envs.lama.fast import FIRST, play_games
+    from agents.lama_fast import FIRST, play_games
     from envs.lama.rules import Config
 
     cfg = Config(rules="seed2022")

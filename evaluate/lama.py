@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents.lama import DEFAULT, TUNED
-from envs.lama.fast import FIRST, SECOND, THIRD, Results, play_games
+from agents.lama_fast import FIRST, SECOND, THIRD, Results, play_games
 from envs.lama.rules import Config
 from evaluate.jsonio import write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
