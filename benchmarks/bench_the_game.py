@@ -8,7 +8,7 @@
 2. Engine: raw `TheGame.apply` steps/s under random legal play.
 3. Heuristic games/s: `the_game/bestplays` (and the seed strategies under
    berger2024) playing whole games on the engine, and `the_game/bestplays` on the
-   numba fast path `envs.the_game.fast` (identical games, differential-tested).
+   numba fast path `agents.the_game_fast` on `envs.the_game.fast` (identical games, differential-tested).
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ def main() -> None:
         gps, left = games_per_sec(aid, opts, sec)
         label = ",".join(f"{k}={v}" for k, v in opts.items())
         print(f"{aid} ({label}): {gps:8.0f} games/s (mean cards left {left:.1f})")
-    from envs.the_game.fast import bestplays_cards_left, deal_orders
+    from agents.the_game_fast import bestplays_cards_left
+    from envs.the_game.fast import deal_orders
 
     bestplays_cards_left(2, 4, seed=0)  # compile / load the numba cache outside the timing
     for n in (2, 4):
