@@ -44,14 +44,14 @@ def engine_steps_per_sec(options: dict, seconds: float) -> float:
 def games_per_sec(agent_id: str, options: dict, seconds: float) -> tuple[float, float]:
     """Whole games/s of `agent_id` in every seat; also the mean cards left."""
     from envs.the_game.rules import Config, TheGame
-    from evaluate.the_game import play_game
+    from evaluate.the_game import play_with
 
     game = TheGame(Config(**options))
     rng = np.random.default_rng(0)
     games, left = 0, 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        s = play_game(game, agent_id, rng)
+        s = play_with(game, agent_id, rng)
         games += 1
         left += s.cards_left
     return games / (time.perf_counter() - t0), left / games
