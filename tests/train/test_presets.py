@@ -42,8 +42,8 @@ def test_the_game_team_metrics_hook_reports_cards_left():
 
 
 def test_simple_poker_hooks_are_exact():
-    from envs.simple_poker import SimplePokerGame
     from envs.simple_poker import Config as PokerConfig
+    from envs.simple_poker import SimplePokerGame
 
     game = SimplePokerGame(PokerConfig(n=3))
     nash = agents.make("simple_poker/nash", game, np.random.default_rng(0))
