@@ -1,9 +1,9 @@
 """The seed's three L.A.M.A. strategies as agents.
 
-Seed: `shared/seeds/000_2ddf6190226c09be.txt` (Romero Marimon 2022), §V
+Seed: P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven, 2022), §V
 (strategies 1 and 2) and §VI (strategy 3, the folding rule f(x, y, z));
-exact decision rules as pinned down by the seed's public code in
-`shared/rules/lama.md` §5.
+exact decision rules as pinned down by the seed's public code in the
+"L.A.M.A. — rules specification" §5.
 
 Registered ids: `lama/first`, `lama/second`, `lama/third` (the report's
 tuned parameters), `lama/third-default` (the code's defaults (10, 5, 4.4, 1)),

@@ -1,7 +1,7 @@
 """Simple-poker strategies: the seed's tactics, thresholds, and the exact equilibrium.
 
-Source: `shared/seeds/001_07483727215e1c94.txt` (Grothmann), rules doc
-`shared/rules/simple_poker.md` §3–4.
+Source: R. Grothmann, "Most Simple Poker Game" (Euler Math Toolbox tutorial);
+"Simple poker — rules specification" §3–4.
 
 A *behaviour strategy* is a pair of vectors `(bet, call)` of length n: the
 probability that player 1 bets holding card c, and that player 2 calls a bet

@@ -3,9 +3,9 @@
 (a) `lama_v0.env()` steps/s under random legal play vs PettingZoo's
     `tictactoe_v3.env()` (goal ≥ 2×);
 (b) tournament throughput for 4 × strategy 1 (seed2022 rules): the numba path
-    `envs.lama.fast` and the plain engine + `agents.lama`, in games/s. The seed's
-    own Python code plays about 500 such games/s on this machine class (issue 3);
-    the goal is ≥ 5,000.
+    `agents.lama_fast` (on `envs.lama.fast`) and the plain engine + `agents.lama`,
+    in games/s. The seed's own Python code plays about 500 such games/s on this
+    machine class; the goal is ≥ 5,000.
 
 Rates are per CPU-second of this process (`time.process_time`); the numba
 path runs its games in parallel threads, so its CPU-second rate is a

@@ -4,7 +4,7 @@
 
 1. Env: `the_game_v0.env()` steps/s under random legal play (observe + mask +
    step each move) vs PettingZoo's `tictactoe_v3.env()` under the same loop
-   (the issue's goal: ratio >= 2).
+   (goal: ratio >= 2).
 2. Engine: raw `TheGame.apply` steps/s under random legal play.
 3. Heuristic games/s: `the_game/bestplays` (and the seed strategies under
    berger2024) playing whole games on the engine, and `the_game/bestplays` on the
