@@ -79,15 +79,11 @@ def play_games(
     strategies: np.ndarray | list[int],
     params: np.ndarray | list[float] | None = None,
 ) -> Results:
-    """Play one game per seed with fixed seat strategies.
+    """Play one game per seed (as `envs.lama.fast.play_games`) with fixed seat strategies.
 
-    Args:
-        config: the game's options (`Config`).
-        seeds: shuffle seeds (< 2**63), one per game — `LamaGame.new_game(seed)`
-            deals the same game.
-        strategies: per seat (n,) or per game and seat (games, n): 1, 2 or 3.
-        params: strategy-3 parameters (A, B, C, D): shape (4,), (n, 4) or
-            (games, n, 4); ignored for seats playing 1 or 2.
+    `strategies` holds 1, 2 or 3 per seat (n,) or per game and seat (games, n);
+    `params` strategy 3's (A, B, C, D) as (4,), (n, 4) or (games, n, 4), ignored
+    for seats playing 1 or 2.
     """
     n = config.num_players
     strats = np.asarray(strategies, dtype=np.int64)

@@ -58,6 +58,7 @@ def engine_steps_per_sec(seconds: float) -> float:
 def plain_tournament_games_per_sec(seconds: float) -> float:
     """Games/s of the plain engine with four `lama/first` agents (seed2022)."""
     from agents.lama import FirstStrategy
+    from envs.core.play import play_out
     from envs.lama.rules import Config, LamaGame
 
     game = LamaGame(Config(rules="seed2022"))
@@ -66,10 +67,7 @@ def plain_tournament_games_per_sec(seconds: float) -> float:
     games = 0
     t0 = _clock()
     while _clock() - t0 < seconds:
-        s = game.initial_state(rng)
-        while not s.game_over:
-            p = s.current
-            s = game.apply(s, agents[p].act(game.view(s, p), game.legal_mask(s)))
+        play_out(game, agents, game.initial_state(rng))
         games += 1
     return games / (_clock() - t0)
 
