@@ -16,7 +16,7 @@ name in `GAMES` below.
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import os
 from types import ModuleType
 from typing import Any
 
@@ -25,11 +25,12 @@ from envs.core import Game, IllegalActionError
 #: Every game of the suite, by id. A game is *available* once its module exists.
 GAMES = ("lama", "simple_poker", "the_game", "roborally", "primi_composti")
 VERSION = 0
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def available_games() -> tuple[str, ...]:
-    """The games whose `envs/<game>_v0.py` module is present."""
-    return tuple(g for g in GAMES if importlib.util.find_spec(f"envs.{g}_v{VERSION}") is not None)
+    """The games whose `envs/<game>_v0.py` module is present in this package."""
+    return tuple(g for g in GAMES if os.path.exists(os.path.join(_HERE, f"{g}_v{VERSION}.py")))
 
 
 def load(game: str) -> ModuleType:
