@@ -60,3 +60,13 @@ def test_run_streams_are_spawned_once_and_named():
     assert seeds.agents.spawn_key == spawned[3].spawn_key and seeds.eval.spawn_key == spawned[7].spawn_key
     fresh = np.random.SeedSequence(5).spawn(8)[3].spawn(4)
     assert child(seeds.agents, 3).generate_state(4).tolist() == fresh[3].generate_state(4).tolist()
+
+
+def test_cli_exits_2_on_a_bad_preset(monkeypatch, capsys):
+    from train.__main__ import main
+
+    monkeypatch.setitem(sys.modules, "tests_fake_preset", types.SimpleNamespace(PRESET={"n_env": 2}))
+    monkeypatch.setitem(PRESETS, "simple_poker", "tests_fake_preset")
+    with pytest.raises(SystemExit) as e:
+        main(["simple_poker", "--timesteps", "10"])
+    assert e.value.code == 2 and "unknown key(s) n_env; allowed:" in capsys.readouterr().err
