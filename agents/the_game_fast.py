@@ -76,9 +76,9 @@ def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
 
 
 @numba.njit(cache=True)
-def _batch(orders, n, hand_size, min_cards, params, out):
+def _batch(orders, n, hand_size, min_cards, params, info):
     for g in range(orders.shape[0]):
-        out[g] = engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, params)
+        engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, params, info[g])
 
 
 def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_per_turn: int | None = None,

@@ -20,9 +20,9 @@ as a global (`play_game` is inlined, so the decisions are direct calls and the
 batch kernel is cached)::
 
     @numba.njit(cache=True)
-    def batch(orders, n, hand_size, min_cards, params, out):
+    def batch(orders, n, hand_size, min_cards, params, info):
         for g in range(orders.shape[0]):
-            out[g] = play_game(decide, orders[g], n, hand_size, min_cards, params)
+            play_game(decide, orders[g], n, hand_size, min_cards, params, info[g])
 
 and `play_games(config, orders, batch, params)` runs it and checks the outcome.
 The strategies' kernels live with the agents (`agents.the_game_fast`).
@@ -41,7 +41,6 @@ from envs.the_game.rules import Config
 _EMPTY = -1
 MAX_HAND = 128  # a move is pile * MAX_HAND + index in the hand (hands hold at most 97 cards)
 END_TURN = -1
-_ILLEGAL = -1000  # play_game's result for an illegal decision: _ILLEGAL - move
 
 
 @numba.njit(cache=True)
@@ -63,13 +62,17 @@ def any_fits(hands: np.ndarray, seat: int, sizes: np.ndarray, tops: np.ndarray) 
 
 
 @numba.njit(inline="always")
-def play_game(decide, order, n, hs, min_cards, params):
+def play_game(decide, order, n, hs, min_cards, params, info):
     """One game from the shuffled deck `order` (as `rng.permutation(arange(2, 100))`).
 
-    Returns the cards left (0 to 98), or `_ILLEGAL - move` when `decide` chose
-    a move that the rules forbid. Inlined into the caller's batch kernel (see
-    the module docstring).
+    Fills `info` = (cards left, seat, move): cards left 0 to 98, or -1 when
+    `decide` chose a move the rules forbid (that seat and move are given;
+    otherwise both are -1). Inlined into the caller's batch kernel (see the
+    module docstring).
     """
+    info[0] = -1
+    info[1] = -1
+    info[2] = -1
     deck = np.empty(98, np.int64)
     for k in range(98):
         deck[k] = order[k]
@@ -91,16 +94,17 @@ def play_game(decide, order, n, hs, min_cards, params):
             required = min_cards if dn > 0 else 1
             if not any_fits(hands, player, sizes, tops):
                 if played < required:
-                    return 98 - total  # stuck below the minimum: the game ends
+                    info[0] = 98 - total  # stuck below the minimum: the game ends
+                    return
                 break
             move = decide(params, hands, player, sizes, tops, placed, played, required)
-            if move == END_TURN:
-                if played < required:
-                    return _ILLEGAL - move
-                break
             p, i = move // MAX_HAND, move % MAX_HAND
-            if not (0 <= p < 4 and 0 <= i < sizes[player] and fits(hands[player, i], tops[p], p)):
-                return _ILLEGAL - move
+            if move == END_TURN and played >= required:
+                break
+            if move < 0 or not (p < 4 and i < sizes[player] and fits(hands[player, i], tops[p], p)):
+                info[1] = player
+                info[2] = move
+                return
             c = hands[player, i]
             for k in range(i, sizes[player] - 1):
                 hands[player, k] = hands[player, k + 1]
@@ -111,7 +115,8 @@ def play_game(decide, order, n, hs, min_cards, params):
             total += 1
             played += 1
             if total == 98:
-                return 0
+                info[0] = 0
+                return
         # end of turn: refill, pass to the next seat holding cards
         while sizes[player] < hs and dn > 0:
             dn -= 1
@@ -126,7 +131,8 @@ def play_game(decide, order, n, hs, min_cards, params):
         player = nxt
         # the new player is stuck if nothing fits (its minimum is at least 1)
         if not any_fits(hands, player, sizes, tops):
-            return 98 - total
+            info[0] = 98 - total
+            return
 
 
 def deal_orders(games: int, seed: int) -> np.ndarray:
@@ -152,10 +158,12 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
     """
     if config.rules != "official" or config.communication != "none" or config.starter != 0:
         raise ValueError("the compiled game loop plays rules='official', communication='none', starter=0 only")
-    out = np.empty(len(orders), np.int64)
+    info = np.zeros((len(orders), 3), np.int64)
     batch(np.ascontiguousarray(orders, dtype=np.int64), config.num_players, config.resolved_hand_size,
-          config.resolved_min_cards, np.ascontiguousarray(params, dtype=np.float64), out)
-    if (out < 0).any():
-        move = _ILLEGAL - int(out[out < 0][0])
-        raise IllegalActionError(move, -1, "chosen by the decide kernel (move = pile * MAX_HAND + index)")
-    return out
+          config.resolved_min_cards, np.ascontiguousarray(params, dtype=np.float64), info)
+    left = info[:, 0].copy()
+    if (left < 0).any():
+        k = int(np.flatnonzero(left < 0)[0])
+        seat, move = int(info[k, 1]), int(info[k, 2])
+        raise IllegalActionError(move, seat, f"chosen by the decide kernel in game {k} (move = pile * MAX_HAND + index)")
+    return left

@@ -29,15 +29,15 @@ def _end_at_once(params, hands, seat, sizes, tops, placed, played, required):
 
 
 @numba.njit
-def _batch_first_fit(orders, n, hand_size, min_cards, params, out):
+def _batch_first_fit(orders, n, hand_size, min_cards, params, info):
     for g in range(orders.shape[0]):
-        out[g] = fast.play_game(_first_fit_minimum, orders[g], n, hand_size, min_cards, params)
+        fast.play_game(_first_fit_minimum, orders[g], n, hand_size, min_cards, params, info[g])
 
 
 @numba.njit
-def _batch_end(orders, n, hand_size, min_cards, params, out):
+def _batch_end(orders, n, hand_size, min_cards, params, info):
     for g in range(orders.shape[0]):
-        out[g] = fast.play_game(_end_at_once, orders[g], n, hand_size, min_cards, params)
+        fast.play_game(_end_at_once, orders[g], n, hand_size, min_cards, params, info[g])
 
 
 def _plain_first_fit(game: TheGame, rng: np.random.Generator) -> int:
@@ -61,7 +61,8 @@ def test_game_loop_equals_engine(n):
 
 
 def test_illegal_decision_and_unsupported_options_raise():
-    with pytest.raises(IllegalActionError, match="illegal action -1"):
+    with pytest.raises(IllegalActionError, match="illegal action -1 for seat 0") as e:
         fast.play_games(Config(num_players=2), fast.deal_orders(1, seed=0), _batch_end, np.zeros(1))
+    assert (e.value.action, e.value.seat) == (fast.END_TURN, 0)
     with pytest.raises(ValueError, match="official"):
         fast.play_games(Config(num_players=2, communication="pile_flags"), fast.deal_orders(1, 0), _batch_end, np.zeros(1))
