@@ -29,6 +29,7 @@ GAME_MODULES: dict[str, str] = {
     "simple_poker": "evaluate.simple_poker",
     "the_game": "evaluate.the_game",
     "primi_composti": "evaluate.primi_composti",
+    "roborally": "evaluate.roborally",
 }
 
 

@@ -19,6 +19,7 @@ from train.config import check_keys
 PRESETS: dict[str, str] = {
     "lama": "train.presets.lama",
     "primi_composti": "train.presets.primi_composti",
+    "roborally": "train.presets.roborally",
     "simple_poker": "train.presets.simple_poker",
     "the_game": "train.presets.the_game",
 }
