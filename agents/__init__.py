@@ -3,6 +3,17 @@
 Use `agents.make(agent_id, game, rng)`; `agents.known_ids(game)` lists the ids.
 """
 
-from agents.base import Agent, RandomAgent, known_ids, make, register, register_pattern
+from agents.base import (
+    Agent,
+    RandomAgent,
+    expand_agent_ids,
+    known_ids,
+    labels_for,
+    make,
+    register,
+    register_pattern,
+)
 
-__all__ = ["Agent", "RandomAgent", "known_ids", "make", "register", "register_pattern"]
+__all__ = [
+    "Agent", "RandomAgent", "expand_agent_ids", "known_ids", "labels_for", "make", "register", "register_pattern",
+]

@@ -7,7 +7,8 @@ int8 action mask::
     action = agent.act(view, mask)
 
 Ids are `"<game>/<name>"` for a game's own strategies, `"random"` for every
-game, and `"ppo:<path>"` for a trained model. A game's strategies live in
+game, and `"ppo:<path>"` for a trained model; a line-up is written with
+`NAME*K` for K seats of one id (`expand_agent_ids`). A game's strategies live in
 `agents/<game>.py` (or `agents/<game>/`), which registers them on import; the
 registry imports it on first use, so adding a game touches no shared file.
 """
@@ -121,6 +122,34 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
             return factory(game, rng, **m.groupdict())
     prefix = agent_id.split("/", 1)[0] if "/" in agent_id else game_name
     raise ValueError(f"unknown agent {agent_id!r}; known agents: {', '.join(known_ids(prefix))}")
+
+
+def expand_agent_ids(spec: list[str] | str) -> list[str]:
+    """`"a,b*3"` or `["a", "b*3"]` -> `["a", "b", "b", "b"]`."""
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    out: list[str] = []
+    for item in items:
+        item = item.strip()
+        if not item:
+            continue
+        if "*" in item and not item.startswith("ppo:"):
+            name, count = item.rsplit("*", 1)
+            if not count.isdigit() or int(count) < 1:
+                raise ValueError(f"bad repeat in agent spec {item!r}: use NAME*K with K >= 1")
+            out += [name] * int(count)
+        else:
+            out.append(item)
+    return out
+
+
+def labels_for(ids: list[str]) -> list[str]:
+    """Distinct labels: repeated ids get `#2`, `#3`, ... suffixes."""
+    seen: dict[str, int] = {}
+    labels = []
+    for i in ids:
+        seen[i] = seen.get(i, 0) + 1
+        labels.append(i if seen[i] == 1 else f"{i}#{seen[i]}")
+    return labels
 
 
 register("random", RandomAgent)

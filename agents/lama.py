@@ -1,9 +1,9 @@
 """The seed's three L.A.M.A. strategies as agents.
 
-Seed: `shared/seeds/000_2ddf6190226c09be.txt` (Romero Marimon 2022), §V
+Seed: P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven, 2022), §V
 (strategies 1 and 2) and §VI (strategy 3, the folding rule f(x, y, z));
-exact decision rules as pinned down by the seed's public code in
-`shared/rules/lama.md` §5.
+exact decision rules as pinned down by the seed's public code in the
+"L.A.M.A. — rules specification" §5.
 
 Registered ids: `lama/first`, `lama/second`, `lama/third` (the report's
 tuned parameters), `lama/third-default` (the code's defaults (10, 5, 4.4, 1)),
@@ -70,30 +70,32 @@ def fold_value(view: View, params: tuple[float, float, float, float]) -> float:
     return g + (y - c) + d * z
 
 
-class FirstStrategy:
+class _PlayElseDraw:
+    """Never fold: play the card `choose(hand, top)` picks, else draw (quit only when drawing is impossible)."""
+
+    choose = staticmethod(play_equal_first)
+
+    def __init__(self, game=None, rng: np.random.Generator | None = None):
+        self.game = game
+
+    def act(self, view: View, action_mask: np.ndarray) -> int:
+        """The strategy's action (always legal under `action_mask`)."""
+        card = self.choose(view.hand, view.top)
+        return _fallback(action_mask) if card is None else card
+
+
+class FirstStrategy(_PlayElseDraw):
     """Strategy 1 (seed §V): never fold; play the card equal to the top if held,
     else the next card; draw when nothing can be played."""
 
-    def __init__(self, game=None, rng: np.random.Generator | None = None):
-        self.game = game
-
-    def act(self, view: View, action_mask: np.ndarray) -> int:
-        """The strategy's action (always legal under `action_mask`)."""
-        card = play_equal_first(view.hand, view.top)
-        return _fallback(action_mask) if card is None else card
+    choose = staticmethod(play_equal_first)
 
 
-class SecondStrategy:
+class SecondStrategy(_PlayElseDraw):
     """Strategy 2 (seed §V): never fold; play the next card (a llama on a 6) if
     held, else the equal card; draw when nothing can be played."""
 
-    def __init__(self, game=None, rng: np.random.Generator | None = None):
-        self.game = game
-
-    def act(self, view: View, action_mask: np.ndarray) -> int:
-        """The strategy's action (always legal under `action_mask`)."""
-        card = play_next_first(view.hand, view.top)
-        return _fallback(action_mask) if card is None else card
+    choose = staticmethod(play_next_first)
 
 
 class ThirdStrategy:

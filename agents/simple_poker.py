@@ -1,7 +1,7 @@
 """Simple-poker strategies: the seed's tactics, thresholds, and the exact equilibrium.
 
-Source: `shared/seeds/001_07483727215e1c94.txt` (Grothmann), rules doc
-`shared/rules/simple_poker.md` §3–4.
+Source: R. Grothmann, "Most Simple Poker Game" (Euler Math Toolbox tutorial);
+"Simple poker — rules specification" §3–4.
 
 A *behaviour strategy* is a pair of vectors `(bet, call)` of length n: the
 probability that player 1 bets holding card c, and that player 2 calls a bet
@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linprog
 
 from agents.base import register, register_pattern
-from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
 from agents.search.matrix_game import solve_matrix_game
+from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,51 @@ def restricted_value(n: int, ante: float, bet: float, tactic_set: str = "thresho
     else:
         raise ValueError(f"tactic_set must be 'thresholds' or 'all', got {tactic_set!r}")
     return solve_matrix_game(payoff_matrix(n, ante, bet, T))
+
+
+# --- exact analysis of agents ------------------------------------------------------
+def behaviour_of(agent: Any, game: SimplePokerGame) -> Behaviour:
+    """The behaviour strategy an agent plays, read from its `action_probs` (exact).
+
+    Raises:
+        TypeError: if the agent cannot state its action probabilities.
+    """
+    probs = getattr(agent, "action_probs", None)
+    if probs is None:
+        raise TypeError(f"{type(agent).__name__} has no action_probs(view, mask): exact evaluation needs it")
+    mask = np.ones(2, dtype=np.int8)
+    bet = tuple(float(probs(View(0, c, ()), mask)[1]) for c in range(1, game.n + 1))
+    call = tuple(float(probs(View(1, c, (1,)), mask)[1]) for c in range(1, game.n + 1))
+    return Behaviour(bet, call)
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """How much a best responder gains against a strategy, over the game value.
+
+    `as_player1`: player 2's best-response value minus its equilibrium value (−G);
+    `as_player2`: player 1's best-response value minus G; `total` is their mean,
+    which is 0 exactly for an equilibrium strategy.
+    """
+
+    as_player1: float
+    as_player2: float
+    total: float
+
+
+def exploitability(game: SimplePokerGame, strategy: Behaviour) -> Exploitability:
+    """Exact exploitability of `strategy` (used in both seats)."""
+    g = game_value(game.n, game.ante, game.bet)
+    e1 = best_response_value(game.n, game.ante, game.bet, p1_bet=np.array(strategy.bet)) - (-g)
+    e2 = best_response_value(game.n, game.ante, game.bet, p2_call=np.array(strategy.call)) - g
+    return Exploitability(float(e1), float(e2), float((e1 + e2) / 2))
+
+
+def match_value(game: SimplePokerGame, a: Behaviour, b: Behaviour) -> float:
+    """Exact mean net of strategy `a` against `b`, averaged over both seatings."""
+    as_p1 = expected_payoff(game.n, game.ante, game.bet, np.array(a.bet), np.array(b.call))
+    as_p2 = -expected_payoff(game.n, game.ante, game.bet, np.array(b.bet), np.array(a.call))
+    return (as_p1 + as_p2) / 2
 
 
 # --- agents --------------------------------------------------------------------------

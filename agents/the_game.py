@@ -1,7 +1,7 @@
 """The Game strategies: the seed's three, and two official-rules heuristics.
 
-Seed: `shared/seeds/002_9a820c2950221c20.txt` (L. Berger 2024); exact semantics
-restated in `shared/rules/the_game.md` §4.1. Under `rules="berger2024"` the seed
+Seed: L. Berger, "Playing 'The game' with Monte Carlo simulations" (2024); exact
+semantics restated in the "The Game — rules specification" §4.1. Under `rules="berger2024"` the seed
 strategies behave exactly as the seed's functions: they see the four piles' full
 histories and the hand in draw order, pick a (pile, hand index) and, like the
 seed, do not always check that the card fits (the engine then ends the game).

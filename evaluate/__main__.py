@@ -7,26 +7,35 @@ Examples::
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
     python -m evaluate list                    # games and their agents
 
-Game-specific flags (`--reproduce`, `--exact`, ...) come from `evaluate/<game>.py`
-(`add_arguments(parser)`, `run(args) -> bool`); `python -m evaluate GAME --help`
-lists them.
+Game-specific flags (`--reproduce`, `--exact`, ...) come from the game's module
+in `GAME_MODULES` (`add_arguments(parser)`, `run(args) -> bool`);
+`python -m evaluate GAME --help` lists them.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import os
 import sys
+from types import ModuleType
 
 import envs
 from envs.core.options import parse_options
 
+#: Each game's own evaluation jobs: game id -> module (imported only when that game is asked for).
+GAME_MODULES: dict[str, str] = {
+    "lama": "evaluate.lama",
+    "simple_poker": "evaluate.simple_poker",
+    "the_game": "evaluate.the_game",
+    "primi_composti": "evaluate.primi_composti",
+    "roborally": "evaluate.roborally",
+}
 
-def _game_module(game: str):
-    name = f"evaluate.{game}"
-    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
+
+def _game_module(game: str) -> ModuleType | None:
+    name = GAME_MODULES.get(game)
+    return importlib.import_module(name) if name is not None else None
 
 
 def build_parser(game: str | None) -> argparse.ArgumentParser:

@@ -1,9 +1,10 @@
 """L.A.M.A.: the seed's tables and figures reproduced, and strategy 3 re-tuned.
 
-Seed: `shared/seeds/000_2ddf6190226c09be.txt` (Romero Marimon 2022); the figures
-to match are restated in `shared/rules/lama.md` §6. Everything here runs on
-the numba tournament path `envs.lama.fast` (differential-tested against the
-plain engine), so a full 10,000-game table takes well under a second.
+Seed: P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven, 2022); the
+figures to match are restated in the "L.A.M.A. — rules specification" §6.
+Everything here runs on the numba tournament path `agents.lama_fast`
+(differential-tested against the plain engine), so a full 10,000-game table
+takes well under a second.
 
     python -m evaluate lama --reproduce [--games 10000] [--seed 0] [--out results/lama]
     python -m evaluate lama --tune-third [--candidates 1000] [--seed 0]
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.lama import DEFAULT, TUNED
-from envs.lama.fast import FIRST, SECOND, THIRD, Results, play_games
+from agents.lama_fast import FIRST, SECOND, THIRD, Results, play_games
 from envs.lama.rules import Config
 from evaluate.jsonio import write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval

@@ -1,5 +1,5 @@
 """Exact evaluation of simple poker: payoffs, game value and exploitability by
-enumerating the n² deals (no sampling).
+enumerating the n² deals (no sampling); the analysis itself is `agents.simple_poker`'s.
 
     python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1 --option n=10
 """
@@ -7,58 +7,14 @@ enumerating the n² deals (no sampling).
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
-from agents.simple_poker import Behaviour, best_response_value, expected_payoff, game_value, solve
-from envs.simple_poker.rules import SimplePokerGame, View
+from agents.simple_poker import behaviour_of, expected_payoff, exploitability, game_value, match_value
+from envs.simple_poker.rules import SimplePokerGame
 from evaluate.jsonio import write_json
-
-
-def behaviour_of(agent: Any, game: SimplePokerGame) -> Behaviour:
-    """The behaviour strategy an agent plays, read from its `action_probs` (exact).
-
-    Raises:
-        TypeError: if the agent cannot state its action probabilities.
-    """
-    probs = getattr(agent, "action_probs", None)
-    if probs is None:
-        raise TypeError(f"{type(agent).__name__} has no action_probs(view, mask): exact evaluation needs it")
-    mask = np.ones(2, dtype=np.int8)
-    bet = tuple(float(probs(View(0, c, ()), mask)[1]) for c in range(1, game.n + 1))
-    call = tuple(float(probs(View(1, c, (1,)), mask)[1]) for c in range(1, game.n + 1))
-    return Behaviour(bet, call)
-
-
-@dataclass(frozen=True)
-class Exploitability:
-    """How much a best responder gains against a strategy, over the game value.
-
-    `as_player1`: player 2's best-response value minus its equilibrium value (−G);
-    `as_player2`: player 1's best-response value minus G; `total` is their mean,
-    which is 0 exactly for an equilibrium strategy.
-    """
-
-    as_player1: float
-    as_player2: float
-    total: float
-
-
-def exploitability(game: SimplePokerGame, strategy: Behaviour) -> Exploitability:
-    """Exact exploitability of `strategy` (used in both seats)."""
-    g = game_value(game.n, game.ante, game.bet)
-    e1 = best_response_value(game.n, game.ante, game.bet, p1_bet=np.array(strategy.bet)) - (-g)
-    e2 = best_response_value(game.n, game.ante, game.bet, p2_call=np.array(strategy.call)) - g
-    return Exploitability(float(e1), float(e2), float((e1 + e2) / 2))
-
-
-def match_value(game: SimplePokerGame, a: Behaviour, b: Behaviour) -> float:
-    """Exact mean net of strategy `a` against `b`, averaged over both seatings."""
-    as_p1 = expected_payoff(game.n, game.ante, game.bet, np.array(a.bet), np.array(b.call))
-    as_p2 = -expected_payoff(game.n, game.ante, game.bet, np.array(b.bet), np.array(a.call))
-    return (as_p1 + as_p2) / 2
 
 
 def exact_report(game: SimplePokerGame, agents: dict[str, Any]) -> dict[str, Any]:
@@ -125,16 +81,4 @@ def run(args: argparse.Namespace) -> bool:
     return True
 
 
-__all__ = ["Exploitability", "behaviour_of", "exact_report", "exploitability", "match_value", "solve"]
-
-
-def training_metrics(game: SimplePokerGame, agent: Any) -> dict[str, float]:
-    """The learning-curve metric of `python -m train simple_poker`: exact exploitability."""
-    e = exploitability(game, behaviour_of(agent, game))
-    return {"exploitability": e.total}
-
-
-def exact_match_value(game: SimplePokerGame, a: Any, b: Any) -> float:
-    """Exact mean result of agent `a` against `b` over both seatings (for the
-    self-play meta-solver of `python -m train`)."""
-    return match_value(game, behaviour_of(a, game), behaviour_of(b, game))
+__all__ = ["exact_report", "format_report", "run"]

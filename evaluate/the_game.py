@@ -3,8 +3,8 @@
     python -m evaluate the_game --reproduce                 # both studies, 1000 games per cell
     python -m evaluate the_game --reproduce --games 200 --reproduce-part berger
 
-* `berger2024`: the seed's experiment (rules doc §4.2–4.3; seed
-  `shared/seeds/002_9a820c2950221c20.txt`): 1–7 players × random / minimal /
+* `berger2024`: the seed's experiment (L. Berger, "Playing 'The game' with Monte
+  Carlo simulations", 2024; rules doc §4.2–4.3): 1–7 players × random / minimal /
   trick, every seat the same strategy, mean cards played with 95% intervals next
   to the published means (computed from the seed's `simulation.tsv`), and the
   seed's line plot (`the_game_berger2024.png` in `--out`).
@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import agents as agent_registry
+from envs.core.play import play_out
 from envs.the_game.rules import Config, State, TheGame
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, wilson_interval
@@ -71,40 +72,20 @@ OFFICIAL_BASELINES: tuple[tuple[str, str, str, str | None], ...] = (
 )
 
 
-def play_game(game: TheGame, agent_id: str, rng: np.random.Generator) -> State:
+def play_with(game: TheGame, agent_id: str, rng: np.random.Generator) -> State:
     """One game with `agent_id` in every seat; returns the final state.
 
     The deal uses `rng` first; each seat's agent gets its own child generator.
     """
     state = game.initial_state(rng)
     seats = [agent_registry.make(agent_id, game, r, game_name="the_game") for r in rng.spawn(game.num_players)]
-    return play_team(game, seats, state)
-
-
-def play_team(game: TheGame, seats: list[Any], state: State) -> State:
-    """Play `state` to the end with one agent object per seat (masks passed, for learned policies)."""
-    apply, view, mask = game.apply, game.view, game.legal_mask
-    while not state.over:
-        p = state.player
-        state = apply(state, seats[p].act(view(state, p), mask(state)))
-    return state
-
-
-def training_metrics(game: TheGame, learner: Any, games: int = 50, seed: int = 0) -> dict[str, float]:
-    """Hook for `python -m train`: the learner in every seat (cooperative), mean cards left and win rate."""
-    rng = np.random.default_rng(seed)
-    finals = [play_team(game, [learner] * game.num_players, game.initial_state(rng)) for _ in range(games)]
-    return {
-        "mean_cards_left": float(np.mean([s.cards_left for s in finals])),
-        "excellent_rate": float(np.mean([s.cards_left < 10 for s in finals])),
-        "win_rate": float(np.mean([s.won for s in finals])),
-    }
+    return play_out(game, seats, state)[0]
 
 
 def simulate(game: TheGame, agent_id: str, games: int, seed: int) -> dict[str, np.ndarray]:
     """`games` games of `agent_id` (all seats); per game: `placed`, `cards_left`, `won`."""
     root = np.random.default_rng(seed)
-    finals = [play_game(game, agent_id, r) for r in root.spawn(games)]
+    finals = [play_with(game, agent_id, r) for r in root.spawn(games)]
     return {
         "placed": np.array([s.placed for s in finals], dtype=np.int64),
         "cards_left": np.array([s.cards_left for s in finals], dtype=np.int64),
@@ -307,6 +288,6 @@ def run(args: argparse.Namespace) -> bool:
 
 __all__ = [
     "BERGER2024_TABLE", "OFFICIAL_BASELINES", "WEINMEISTER_TABLE", "BergerCell", "OfficialCell", "add_arguments",
-    "format_berger2024", "format_official", "play_game", "play_team", "plot_berger2024", "reproduce_berger2024",
-    "reproduce_official", "run", "simulate", "training_metrics",
+    "format_berger2024", "format_official", "play_with", "plot_berger2024", "reproduce_berger2024",
+    "reproduce_official", "run", "simulate",
 ]

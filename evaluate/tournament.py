@@ -24,6 +24,7 @@ import numpy as np
 
 import agents as agent_registry
 import envs
+from agents import expand_agent_ids, labels_for
 from envs.core.play import play_game
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval, wilson_interval
@@ -70,34 +71,6 @@ class TournamentResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
         return asdict(self)
-
-
-def expand_agent_ids(spec: list[str] | str) -> list[str]:
-    """`"a,b*3"` or `["a", "b*3"]` -> `["a", "b", "b", "b"]`."""
-    items = spec.split(",") if isinstance(spec, str) else list(spec)
-    out: list[str] = []
-    for item in items:
-        item = item.strip()
-        if not item:
-            continue
-        if "*" in item and not item.startswith("ppo:"):
-            name, count = item.rsplit("*", 1)
-            if not count.isdigit() or int(count) < 1:
-                raise ValueError(f"bad repeat in agent spec {item!r}: use NAME*K with K >= 1")
-            out += [name] * int(count)
-        else:
-            out.append(item)
-    return out
-
-
-def labels_for(ids: list[str]) -> list[str]:
-    """Distinct labels: repeated ids get `#2`, `#3`, ... suffixes."""
-    seen: dict[str, int] = {}
-    labels = []
-    for i in ids:
-        seen[i] = seen.get(i, 0) + 1
-        labels.append(i if seen[i] == 1 else f"{i}#{seen[i]}")
-    return labels
 
 
 def run_tournament(

@@ -18,7 +18,9 @@ import sys
 
 import envs
 from envs.core.options import parse_options
-from train.run import TrainConfig, preset, train
+from train.config import TrainConfig, check_keys
+from train.ppo import train
+from train.presets import preset
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,27 +42,27 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    cfgd = preset(args.game)
     try:
-        options = dict(cfgd.get("options", {}))
+        values = preset(args.game)
+        options = dict(values.get("options", {}))
         options.update(parse_options(envs.config_class(args.game), args.option))
         envs.make_game(args.game, **options)
     except ValueError as e:
         p.error(str(e))
-    cfgd["options"] = options
+    values["options"] = options
     if args.opponents:
-        cfgd["opponents"] = args.opponents.split(",")
+        values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
-        cfgd["baselines"] = [b for b in args.baselines.split(",") if b]
+        values["baselines"] = [b for b in args.baselines.split(",") if b]
     for key in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games"):
         v = getattr(args, key)
         if v is not None:
-            cfgd[key] = v
+            values[key] = v
     # Naming opponents means training against them, unless --self-play is asked too.
-    cfgd["self_play"] = args.self_play or (cfgd.get("self_play", False) and not args.opponents)
-    fields = set(TrainConfig.__dataclass_fields__)
+    values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
     try:
-        cfg = TrainConfig(game=args.game, seed=args.seed, out=args.out, **{k: v for k, v in cfgd.items() if k in fields and k not in ("game", "seed", "out")})
+        check_keys(values, "training settings")
+        cfg = TrainConfig(game=args.game, seed=args.seed, out=args.out, **values)
         train(cfg, progress=not args.no_progress)
     except ValueError as e:
         p.error(str(e))

@@ -86,7 +86,6 @@ class LamaEncoder:
             active_b = self._active_of(view.active)
             totals_b = self._totals_of(view.totals)
             cut = 4 * seat
-            # A count outside the tables raises KeyError: the reference path decides.
             data = b"".join(
                 [
                     hand_b,
@@ -104,7 +103,9 @@ class LamaEncoder:
                     self._to_act_b[(view.current - seat) % n] if not view.game_over else self._none_b,
                 ]
             )
-        except Exception:  # an unusual view (odd types or sizes)
+        except (TypeError, IndexError):
+            # An unusual view: unhashable pieces (lists for tuples) or a top card
+            # outside 0..6. The reference path encodes it, or raises a clear error.
             return self._encode_plain(view)
         return _from_bytes(data, _FLOAT32).copy()
 

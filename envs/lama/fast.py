@@ -1,23 +1,43 @@
-"""Fast L.A.M.A. tournaments: whole games of the seed's strategies in numba.
+"""The L.A.M.A. engine's compiled kernels: whole games in numba, decisions from outside.
 
-`play_games` plays many games of strategies 1/2/3 (rules doc §5) under any
-`Config`, game for game identical to the plain engine (`envs.lama.rules`) with
-the agents of `agents.lama`: same shuffle seeds, same SplitMix64 shuffles, same
-decisions (differential tests in `tests/envs/lama/test_fast.py`). It is the
-hot loop behind the seed-table reproductions and the parameter search.
+`play_game` deals, shuffles, checks legality, applies actions and scores one
+whole game under any `Config`, game for game identical to the plain engine
+(`envs.lama.rules`): same shuffle seeds, same SplitMix64 shuffles. Every
+decision is made by a *decide kernel* the caller passes in, a numba function::
+
+    decide(code, params, hands, seat, sizes, top, can_draw) -> action
+
+where `code` is the deciding seat's policy code and `params` every seat's
+float parameters (both opaque to the engine), `hands[seat]` counts the seat's
+cards per value, `sizes` holds every seat's hand size, and the action is a
+card value (0 = llama, 1..6), `DRAW` or `QUIT`. Rows are passed whole rather
+than sliced: a slice per decision costs reference counting in the hot loop.
+
+The caller compiles its batch kernel around `play_game` with its own decide
+kernel as a global (`play_game` is inlined, so the decisions are direct calls
+and the batch kernel is cached)::
+
+    @numba.njit(cache=True, parallel=True)
+    def batch(seeds, codes, params, switches, totals, won, info):
+        for k in numba.prange(seeds.shape[0]):
+            play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k])
+
+and `play_games(config, seeds, batch, codes, params)` prepares the arrays,
+runs it and checks the outcome. The strategies' kernels live with the agents
+(`agents.lama_fast`); the engine knows no agent.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
 
-from envs.lama.rules import Config
+from envs.core.game import IllegalActionError
+from envs.lama.rules import DRAW, QUIT, Config
 
-FIRST, SECOND, THIRD = 1, 2, 3
-STRATEGY_CODES = {"lama/first": FIRST, "lama/second": SECOND, "lama/third": THIRD, "lama/third-default": THIRD}
 MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
 
 _U = np.uint64
@@ -70,9 +90,23 @@ def _hand_points(hand, scoring):
     return p
 
 
-@numba.njit(cache=True)
-def _play_one(n, seed, strat, params, scoring, return_chip, lpc, empty_deck, player0, target, totals, won):
-    """One game; fills totals/won (length n); returns (rounds, steps)."""
+@numba.njit(inline="always")
+def play_game(decide, seed, codes, params, switches, totals, won, info):
+    """One game of shuffle seed `seed`, seat i deciding by `decide(codes[i], params, hands, i, ...)`.
+
+    `switches` are `config_codes(config)`. Fills `totals` and `won` (length n:
+    final points, rounds won) and `info` = (rounds, steps, seat, action): steps
+    is -1 past `MAX_STEPS`, -2 when `decide` chose an illegal action (that seat
+    and action are given); otherwise seat and action are -1.
+
+    Inlined into each caller's batch kernel at numba IR level: `decide` then
+    becomes a direct call there (as fast as a hand-written loop) and the batch
+    kernel can be cached; a plain call with a function argument can be neither.
+    """
+    scoring, return_chip, lpc, empty_deck, player0, target = switches
+    n = codes.shape[0]
+    info[2] = -1
+    info[3] = -1
     hands = np.zeros((n, 7), np.int64)
     sizes = np.zeros(n, np.int64)
     active = np.zeros(n, np.bool_)
@@ -109,9 +143,10 @@ def _play_one(n, seed, strat, params, scoring, return_chip, lpc, empty_deck, pla
         while True:
             steps += 1
             if steps > MAX_STEPS:
-                return rnd + 1, -1
+                info[0] = rnd + 1
+                info[1] = -1
+                return
             top = disc[nd - 1]
-            nxt = _next_card(top)
             # can_draw (LamaGame.can_draw)
             if lpc and n_active == 1:
                 cd = False
@@ -119,45 +154,26 @@ def _play_one(n, seed, strat, params, scoring, return_chip, lpc, empty_deck, pla
                 cd = True
             else:
                 cd = empty_deck != 0 and nd > 1
-            st = strat[cur]
-            act = -1
-            if st == THIRD and n >= 7 and top == 6 and hands[cur, 0] > 0:
-                act = 0
-            elif st == SECOND:
-                if hands[cur, nxt] > 0:
-                    act = nxt
-                elif hands[cur, top] > 0:
-                    act = top
+            act = decide(codes[cur], params, hands, cur, sizes, top, cd)
+            if act == DRAW:
+                legal = cd
+            elif act == QUIT:
+                legal = True
             else:
-                if hands[cur, top] > 0:
-                    act = top
-                elif hands[cur, nxt] > 0:
-                    act = nxt
-            if act < 0:
-                if st == THIRD:
-                    x = 0
-                    for v in range(7):
-                        if hands[cur, v] > 0:
-                            x += 1
-                    y = 10 * hands[cur, 0]
-                    for v in range(1, 7):
-                        y += v * hands[cur, v]
-                    z = sizes[0]
-                    for i in range(1, n):
-                        if sizes[i] < z:
-                            z = sizes[i]
-                    g = -params[cur, 0] if x == 1 else params[cur, 1] * x
-                    f = g + (y - params[cur, 2]) + params[cur, 3] * z
-                    act = 7 if (f >= 0 and cd) else 8
-                else:
-                    act = 7 if cd else 8
+                legal = 0 <= act < 7 and hands[cur, act] > 0 and (act == top or act == _next_card(top))
+            if not legal:
+                info[0] = rnd + 1
+                info[1] = -2
+                info[2] = cur
+                info[3] = act
+                return
             end_round = False
-            if act == 8:
+            if act == QUIT:
                 active[cur] = False
                 n_active -= 1
                 if n_active == 0 or (n_active == 1 and not lpc):
                     end_round = True
-            elif act == 7:
+            elif act == DRAW:
                 if ndraw == 0:
                     reshuffles += 1
                     m = nd - 1
@@ -208,7 +224,9 @@ def _play_one(n, seed, strat, params, scoring, return_chip, lpc, empty_deck, pla
                     if totals[i] > mx:
                         mx = totals[i]
                 if mx >= target:
-                    return rnd + 1, steps
+                    info[0] = rnd + 1
+                    info[1] = steps
+                    return
                 starter = 0 if player0 else cur
                 rnd += 1
                 break
@@ -220,22 +238,6 @@ def _play_one(n, seed, strat, params, scoring, return_chip, lpc, empty_deck, pla
                     break
 
 
-@numba.njit(cache=True, parallel=True)
-def _play_many(n, seeds, strats, params, scoring, return_chip, lpc, empty_deck, player0, target):
-    g = seeds.shape[0]
-    totals = np.zeros((g, n), np.int64)
-    won = np.zeros((g, n), np.int64)
-    rounds = np.zeros(g, np.int64)
-    steps = np.zeros(g, np.int64)
-    for k in numba.prange(g):
-        r, s = _play_one(
-            n, seeds[k], strats[k], params[k], scoring, return_chip, lpc, empty_deck, player0, target, totals[k], won[k]
-        )
-        rounds[k] = r
-        steps[k] = s
-    return totals, won, rounds, steps
-
-
 @dataclass
 class Results:
     """Per-game outcomes of `play_games` (seats are table seats, 0 starts).
@@ -245,14 +247,14 @@ class Results:
         rounds_won: (games, n) rounds each seat ended (emptied hand / last one in).
         rounds: (games,) rounds played.
         steps: (games,) actions taken.
-        strategies: (games, n) strategy code of each seat.
+        codes: (games, n) the policy code of each seat, as given.
     """
 
     totals: np.ndarray
     rounds_won: np.ndarray
     rounds: np.ndarray
     steps: np.ndarray
-    strategies: np.ndarray
+    codes: np.ndarray
 
     @property
     def wins(self) -> np.ndarray:
@@ -261,7 +263,7 @@ class Results:
 
 
 def config_codes(config: Config) -> tuple[int, int, int, int, int, int]:
-    """The engine switches of `config` as the integers `_play_many` takes."""
+    """The engine switches of `config` as the integers `play_game` takes."""
     return (
         0 if config.scoring == "distinct" else 1,
         int(config.return_chip),
@@ -275,34 +277,47 @@ def config_codes(config: Config) -> tuple[int, int, int, int, int, int]:
 def play_games(
     config: Config,
     seeds: np.ndarray,
-    strategies: np.ndarray | list[int],
+    batch: Any,
+    codes: np.ndarray | list[int],
     params: np.ndarray | list[float] | None = None,
 ) -> Results:
-    """Play one game per seed with fixed seat strategies.
+    """Play one game per seed on the caller's batch kernel (see the module docstring).
 
     Args:
         config: the game's options (`Config`).
         seeds: shuffle seeds (< 2**63), one per game — `LamaGame.new_game(seed)`
             deals the same game.
-        strategies: per seat (n,) or per game and seat (games, n): 1, 2 or 3.
-        params: strategy-3 parameters (A, B, C, D): shape (4,), (n, 4) or
-            (games, n, 4); ignored for seats playing 1 or 2.
+        batch: the caller's numba batch kernel around `play_game`.
+        codes: each seat's policy code, passed to its decide kernel: shape (n,) or (games, n).
+        params: each seat's float parameters, passed to it: shape (k,),
+            (n, k) or (games, n, k); default no parameters.
+
+    Raises:
+        IllegalActionError: a decision the rules forbid (the first game's seat and action).
+        ValueError: codes or params of the wrong shape.
     """
     n = config.num_players
-    seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
+    # fresh writable C arrays: the kernels are compiled for exactly these types
+    seeds = np.array(seeds, dtype=np.uint64, order="C")
     g = seeds.shape[0]
-    strats = np.asarray(strategies, dtype=np.int64)
-    if strats.ndim == 1:
-        strats = np.broadcast_to(strats, (g, n))
-    if strats.shape != (g, n) or not np.isin(strats, (FIRST, SECOND, THIRD)).all():
-        raise ValueError(f"strategies must be codes 1/2/3 of shape ({n},) or ({g}, {n})")
-    strats = np.ascontiguousarray(strats)
-    if params is None:
-        params = np.zeros(4)
-    p = np.asarray(params, dtype=np.float64)
-    p = np.ascontiguousarray(np.broadcast_to(p, (g, n, 4)))
-    totals, won, rounds, steps = _play_many(n, seeds, strats, p, *config_codes(config))
+    c = np.asarray(codes, dtype=np.int64)
+    if c.shape == (n,):
+        c = np.broadcast_to(c, (g, n))
+    if c.shape != (g, n):
+        raise ValueError(f"codes must have shape ({n},) or ({g}, {n}), got {np.shape(codes)}")
+    p = np.zeros(1) if params is None else np.asarray(params, dtype=np.float64)
+    p = np.array(np.broadcast_to(p, (g, n, p.shape[-1])), order="C")
+    c = np.array(c, order="C")
+    totals = np.zeros((g, n), np.int64)
+    won = np.zeros((g, n), np.int64)
+    info = np.zeros((g, 4), np.int64)
+    batch(seeds, c, p, config_codes(config), totals, won, info)
+    rounds, steps = info[:, 0].copy(), info[:, 1].copy()
+    if (steps == -2).any():
+        k = int(np.flatnonzero(steps == -2)[0])
+        seat, action = (int(x) for x in info[k, 2:])
+        raise IllegalActionError(action, seat, f"chosen by the decide kernel in the game of seed {int(seeds[k])}")
     if (steps < 0).any():
         bad = seeds[steps < 0][:5].tolist()
         raise RuntimeError(f"{int((steps < 0).sum())} game(s) exceeded {MAX_STEPS} steps (seeds {bad}); statistics would be biased")
-    return Results(totals, won, rounds, steps, strats)
+    return Results(totals, won, rounds, steps, c)

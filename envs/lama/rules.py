@@ -1,8 +1,8 @@
-"""L.A.M.A. (Reiner Knizia, Amigo 2019): the pure rules engine.
+"""L.A.M.A. (Reiner Knizia, Amigo 2019): the rules engine.
 
-Spec: `shared/rules/lama.md`; seed: `shared/seeds/000_2ddf6190226c09be.txt`
-(P. Romero Marimon, 2022), whose public code pins down the variant behind the
-seed's tables (rules doc §3).
+Spec: the project's "L.A.M.A. — rules specification" (the *rules doc*); seed:
+P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven report, 2022), whose
+public code pins down the variant behind the seed's tables (rules doc §3).
 
 56 cards: eight each of 1..6 and eight llamas (value 0 here, as in the seed).
 Each round: one card starts the discard pile, six cards go to every player,
@@ -28,7 +28,7 @@ Two presets, every switch an option (explicit options override the preset):
 Chance after the deal (each round's shuffle, reshuffles of the discard pile)
 comes from a 64-bit seed drawn once by `initial_state` and kept in the state,
 through a small counter-based generator (SplitMix64 + Fisher–Yates) that the
-fast simulator (`envs.lama.fast`) reproduces bit for bit — which is what lets
+compiled game loop (`envs.lama.fast`) reproduces bit for bit — which is what lets
 the two engines be differential-tested game for game.
 """
 
@@ -275,19 +275,10 @@ class View:
         """The top card of the discard pile."""
         return self.discard[-1]
 
-    @classmethod
-    def _build(cls, fields: dict) -> View:
-        # The engine builds a view at every env step; filling the instance dict
-        # directly skips the frozen dataclass's per-field object.__setattr__
-        # (about 10x cheaper). `fields` must name every field.
-        v = object.__new__(cls)
-        v.__dict__.update(fields)
-        return v
-
 
 # Per-top-card tables of the legal actions: `_LEGAL[top][k]` is the (legal
 # tuple, int8 mask) pair for k = bit 0: holds the lower of {top, next}, bit 1:
-# holds the higher one, bit 2: may draw. (`legal_actions` of old, tabulated.)
+# holds the higher one, bit 2: may draw.
 def _legal_table(top: int) -> tuple[int, int, list[tuple[tuple[int, ...], np.ndarray]]]:
     lo, hi = sorted({top, next_card(top)})
     rows = []
@@ -315,11 +306,14 @@ class LamaGame:
     Actions: 0 = play a llama, 1..6 = play a card of that value, 7 = draw,
     8 = quit (fold) the round.
 
-    Speed: the game remembers derived facts of the last state it looked at or
-    produced (hand sizes, cards off the discard pile, legal actions), keyed by
-    that state's identity, so an env step computes each only once and `apply`
-    updates them incrementally. A cache miss just recomputes: results never
-    depend on it.
+    Speed: the game object is not stateless. It keeps a one-entry cache of
+    derived facts of the last state it looked at or produced (hand sizes, cards
+    off the discard pile, legal actions), keyed by that state's identity (the
+    entry holds the state, so the identity cannot be reused), so an env step
+    computes each only once and `apply` updates them incrementally. It is a
+    pure cache: every fact is a function of the state alone, a miss just
+    recomputes, and no result depends on what was cached before (threads
+    sharing a game at worst recompute).
     """
 
     num_actions = NUM_ACTIONS

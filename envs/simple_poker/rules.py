@@ -1,7 +1,7 @@
 """Simple poker ("Most Simple Poker Game"): the pure rules engine.
 
-Source: `shared/seeds/001_07483727215e1c94.txt` (R. Grothmann, Euler Math
-Toolbox tutorial); restated in `shared/rules/simple_poker.md`.
+Source: R. Grothmann, "Most Simple Poker Game" (Euler Math Toolbox tutorial);
+restated in the project's "Simple poker — rules specification".
 
 Both players put the ante A in the pot and get one card each, drawn
 independently and uniformly from 1..n (equal cards possible). Player 1 (seat

@@ -1,49 +1,78 @@
-"""Private fast path: whole official-rules games of `the_game/bestplays` in numba.
+"""The Game engine's compiled kernels: whole official-rules games in numba, decisions from outside.
 
-Same rules as `envs.the_game.rules` (official, `communication="none"`) and the
-same decisions as `agents.the_game.BestPlaysStrategy` with its default
-parameters; the deals come from the caller (the same `rng.permutation` the
-engine uses), so every game is identical to the plain engine's — the tests
-compare them game by game. Use it for large baseline studies:
+`play_game` deals from a shuffled deck, checks and applies plays, refills hands
+and passes the turn under the official rules (`communication="none"`), game for
+game identical to the plain engine (`envs.the_game.rules`) given the same deck
+(`deal_orders`: the engine's own `rng.permutation`). Every play is chosen by a
+*decide kernel* the caller passes in, a numba function::
 
-    from envs.the_game.fast import bestplays_cards_left
-    left = bestplays_cards_left(num_players=3, games=100_000, seed=0)
+    decide(params, hands, seat, sizes, tops, placed, played, required) -> move
+
+where `hands[seat, :sizes[seat]]` is the seat's hand (in draw order), `tops`
+the four piles' top cards (two ascending, then two descending), `placed[c]` is
+1 for every card already on a pile, and `played`/`required` count the turn's
+plays and its minimum. The move is `pile * MAX_HAND + index` of a card that
+fits, or `END_TURN`. The engine ends the game when the seat to play holds no
+card that fits while it still owes a play.
+
+The caller compiles its batch kernel around `play_game` with its decide kernel
+as a global (`play_game` is inlined, so the decisions are direct calls and the
+batch kernel is cached)::
+
+    @numba.njit(cache=True)
+    def batch(orders, n, hand_size, min_cards, params, info):
+        for g in range(orders.shape[0]):
+            play_game(decide, orders[g], n, hand_size, min_cards, params, info[g])
+
+and `play_games(config, orders, batch, params)` runs it and checks the outcome.
+The strategies' kernels live with the agents (`agents.the_game_fast`).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from typing import Any
 
+import numba
+import numpy as np
+
+from envs.core.game import IllegalActionError
 from envs.the_game.rules import Config
 
 _EMPTY = -1
+MAX_HAND = 128  # a move is pile * MAX_HAND + index in the hand (hands hold at most 97 cards)
+END_TURN = -1
 
 
-@njit(cache=True)
-def _live_between(placed: np.ndarray, a: int, b: int) -> int:
-    """Cards strictly between a and b that are not on a pile (placed[c] = 1 if on a pile)."""
-    lo, hi = (a, b) if a < b else (b, a)
-    n = 0
-    for c in range(lo + 1, hi):
-        if placed[c] == 0:
-            n += 1
-    return n
+@numba.njit(cache=True)
+def fits(card: int, top: int, pile: int) -> bool:
+    """`card` may go on pile `pile` (0, 1 ascending; 2, 3 descending) with top card `top`."""
+    if pile < 2:
+        return card > top or card == top - 10
+    return card < top or card == top + 10
 
 
-@njit(cache=True)
-def _waste(placed: np.ndarray, top: int, new_top: int, d: int, gw: float) -> float:
-    move = d * (new_top - top)
-    live = _live_between(placed, top, new_top)
-    if move < 0:
-        return -live - 1 + gw * move
-    return live + gw * move
+@numba.njit(cache=True)
+def any_fits(hands: np.ndarray, seat: int, sizes: np.ndarray, tops: np.ndarray) -> bool:
+    """Some card of `seat`'s hand fits some pile."""
+    for i in range(sizes[seat]):
+        for p in range(4):
+            if fits(hands[seat, i], tops[p], p):
+                return True
+    return False
 
 
-@njit(cache=True)
-def _play_one(order: np.ndarray, n: int, hs: int, min_cards: int, extra: float, extra_last: float,
-              gw: float) -> int:
-    """One game from the shuffled `order` (as `rng.permutation(arange(2, 100))`); returns cards left."""
+@numba.njit(inline="always")
+def play_game(decide, order, n, hs, min_cards, params, info):
+    """One game from the shuffled deck `order` (as `rng.permutation(arange(2, 100))`).
+
+    Fills `info` = (cards left, seat, move): cards left 0 to 98, or -1 when
+    `decide` chose a move the rules forbid (that seat and move are given;
+    otherwise both are -1). Inlined into the caller's batch kernel (see the
+    module docstring).
+    """
+    info[0] = -1
+    info[1] = -1
+    info[2] = -1
     deck = np.empty(98, np.int64)
     for k in range(98):
         deck[k] = order[k]
@@ -63,53 +92,31 @@ def _play_one(order: np.ndarray, n: int, hs: int, min_cards: int, extra: float, 
         played = 0
         while True:
             required = min_cards if dn > 0 else 1
-            # best play (score, pile, index): lexicographic minimum as in the Python agent
-            best_s = 1e18
-            best_p = -1
-            best_i = -1
-            for p in range(4):
-                top = tops[p]
-                d = 1 if p < 2 else -1
-                for i in range(sizes[player]):
-                    c = hands[player, i]
-                    if d == 1:
-                        ok = c > top or c == top - 10
-                    else:
-                        ok = c < top or c == top + 10
-                    if not ok:
-                        continue
-                    sc = _waste(placed, top, c, d, gw)
-                    if d * (c - top) > 0:
-                        partner = c - 10 * d
-                        for j in range(sizes[player]):
-                            if hands[player, j] == partner:
-                                alt = _waste(placed, top, partner, d, gw) - 1
-                                if alt < sc:
-                                    sc = alt
-                                break
-                    if sc < best_s or (sc == best_s and (p < best_p or (p == best_p and i < best_i))):
-                        best_s = sc
-                        best_p = p
-                        best_i = i
-            if best_p < 0:
+            if not any_fits(hands, player, sizes, tops):
                 if played < required:
-                    return 98 - total  # stuck below the minimum: the game ends
+                    info[0] = 98 - total  # stuck below the minimum: the game ends
+                    return
                 break
-            limit = extra if required > 1 else extra_last
-            if played < required or best_s <= limit:
-                c = hands[player, best_i]
-                for k in range(best_i, sizes[player] - 1):
-                    hands[player, k] = hands[player, k + 1]
-                sizes[player] -= 1
-                hands[player, sizes[player]] = _EMPTY
-                tops[best_p] = c
-                placed[c] = 1
-                total += 1
-                played += 1
-                if total == 98:
-                    return 0
-            else:
+            move = decide(params, hands, player, sizes, tops, placed, played, required)
+            p, i = move // MAX_HAND, move % MAX_HAND
+            if move == END_TURN and played >= required:
                 break
+            if move < 0 or not (p < 4 and i < sizes[player] and fits(hands[player, i], tops[p], p)):
+                info[1] = player
+                info[2] = move
+                return
+            c = hands[player, i]
+            for k in range(i, sizes[player] - 1):
+                hands[player, k] = hands[player, k + 1]
+            sizes[player] -= 1
+            hands[player, sizes[player]] = _EMPTY
+            tops[p] = c
+            placed[c] = 1
+            total += 1
+            played += 1
+            if total == 98:
+                info[0] = 0
+                return
         # end of turn: refill, pass to the next seat holding cards
         while sizes[player] < hs and dn > 0:
             dn -= 1
@@ -123,24 +130,9 @@ def _play_one(order: np.ndarray, n: int, hs: int, min_cards: int, extra: float, 
                 break
         player = nxt
         # the new player is stuck if nothing fits (its minimum is at least 1)
-        anyfit = False
-        for i in range(sizes[player]):
-            c = hands[player, i]
-            if (c > tops[0] or c == tops[0] - 10 or c > tops[1] or c == tops[1] - 10
-                    or c < tops[2] or c == tops[2] + 10 or c < tops[3] or c == tops[3] + 10):
-                anyfit = True
-                break
-        if not anyfit:
-            return 98 - total
-
-
-@njit(cache=True)
-def _play_many(orders: np.ndarray, n: int, hs: int, min_cards: int, extra: float, extra_last: float,
-               gw: float) -> np.ndarray:
-    out = np.empty(orders.shape[0], np.int64)
-    for g in range(orders.shape[0]):
-        out[g] = _play_one(orders[g], n, hs, min_cards, extra, extra_last, gw)
-    return out
+        if not any_fits(hands, player, sizes, tops):
+            info[0] = 98 - total
+            return
 
 
 def deal_orders(games: int, seed: int) -> np.ndarray:
@@ -151,11 +143,27 @@ def deal_orders(games: int, seed: int) -> np.ndarray:
     return np.stack([r.permutation(cards) for r in root.spawn(games)]).astype(np.int64)
 
 
-def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_per_turn: int | None = None,
-                         hand_size: int | None = None, orders: np.ndarray | None = None) -> np.ndarray:
-    """Cards left in each of `games` official-rules games of `the_game/bestplays` (default parameters,
-    no communication) in every seat; the same games as `simulate(game, "the_game/bestplays", games, seed)`."""
-    cfg = Config(num_players=num_players, min_cards_per_turn=min_cards_per_turn, hand_size=hand_size)
-    if orders is None:
-        orders = deal_orders(games, seed)
-    return _play_many(orders, num_players, cfg.resolved_hand_size, cfg.resolved_min_cards, 1.0, 2.0, 0.25)
+def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarray) -> np.ndarray:
+    """Cards left in each game of `orders` (official rules, no communication) on the caller's batch kernel.
+
+    Args:
+        config: the game's options (`rules="official"`, `communication="none"`).
+        orders: shuffled decks, one row per game (`deal_orders`).
+        batch: the caller's numba batch kernel around `play_game` (module docstring).
+        params: float parameters passed to its decide kernel.
+
+    Raises:
+        IllegalActionError: a decision the rules forbid.
+        ValueError: a configuration the kernel does not play.
+    """
+    if config.rules != "official" or config.communication != "none" or config.starter != 0:
+        raise ValueError("the compiled game loop plays rules='official', communication='none', starter=0 only")
+    info = np.zeros((len(orders), 3), np.int64)
+    batch(np.ascontiguousarray(orders, dtype=np.int64), config.num_players, config.resolved_hand_size,
+          config.resolved_min_cards, np.ascontiguousarray(params, dtype=np.float64), info)
+    left = info[:, 0].copy()
+    if (left < 0).any():
+        k = int(np.flatnonzero(left < 0)[0])
+        seat, move = int(info[k, 1]), int(info[k, 2])
+        raise IllegalActionError(move, seat, f"chosen by the decide kernel in game {k} (move = pile * MAX_HAND + index)")
+    return left

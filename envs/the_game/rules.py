@@ -1,7 +1,7 @@
 """The Game (Steffen Benndorf, NSV 2015): the pure rules engine.
 
-Rules: `shared/rules/the_game.md`. Seed: `shared/seeds/002_9a820c2950221c20.txt`
-(L. Berger, "Playing 'The game' with Monte Carlo simulations", 2024).
+Rules: the project's "The Game — rules specification" (the *rules doc*). Seed:
+L. Berger, "Playing 'The game' with Monte Carlo simulations" (blog post, 2024).
 
 Two rule sets live in one engine (option `rules`):
 

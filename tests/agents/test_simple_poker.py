@@ -9,16 +9,18 @@ import pytest
 
 import agents
 from agents.simple_poker import (
+    behaviour_of,
     best_response_value,
     expected_payoff,
+    exploitability,
     game_value,
+    match_value,
     payoff_matrix,
     pure_tactics,
     restricted_value,
     solve,
 )
 from envs.simple_poker import Config, SimplePokerGame, State
-from evaluate.simple_poker import behaviour_of, exploitability, match_value
 
 # Rules doc §5: (n, A, B, tactic set, value G for player 1) — the seed's published values.
 SEED_TABLE = [

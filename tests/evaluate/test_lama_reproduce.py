@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents.lama import TUNED
-from envs.lama.fast import FIRST, SECOND, THIRD
+from agents.lama_fast import FIRST, SECOND, THIRD
 from evaluate.lama import (
     BOX,
     PAPER_TABLES,

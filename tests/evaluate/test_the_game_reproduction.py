@@ -114,17 +114,3 @@ def test_cli_hook_runs_reproduce_and_writes_plot_and_json(tmp_path, monkeypatch,
     assert "cards played" in capsys.readouterr().out
     args2 = parser.parse_args([])
     assert run(args2) is False
-
-
-def test_training_metrics_hook_reports_cards_left():
-    """`python -m train` calls `training_metrics(game, learner)`; with a heuristic as the learner it
-    must agree with `simulate` on the same kind of games (mean cards left far below random's)."""
-    import agents
-    from evaluate.the_game import training_metrics
-
-    game = TheGame(Config(num_players=2))
-    learner = agents.make("the_game/bestplays", game, np.random.default_rng(0))
-    m = training_metrics(game, learner, games=40, seed=2)
-    assert set(m) == {"mean_cards_left", "excellent_rate", "win_rate"}
-    rnd = simulate(game, "the_game/random", 40, seed=2)["cards_left"]
-    assert m["mean_cards_left"] < mean_interval(rnd)[1]

@@ -8,14 +8,7 @@ import sys
 
 import pytest
 
-from evaluate.tournament import expand_agent_ids, labels_for, run_tournament
-
-
-def test_expand_and_label():
-    assert expand_agent_ids("a,b*3") == ["a", "b", "b", "b"]
-    assert labels_for(["a", "b", "b"]) == ["a", "b", "b#2"]
-    with pytest.raises(ValueError):
-        expand_agent_ids("a*0")
+from evaluate.tournament import run_tournament
 
 
 def test_rotation_replays_each_deal_from_every_seat():

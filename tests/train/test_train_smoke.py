@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import agents
+from agents.simple_poker import behaviour_of, exploitability
 from envs.simple_poker import Config, SimplePokerGame
-from evaluate.simple_poker import behaviour_of, exploitability
 
 
 @pytest.mark.slow
@@ -45,7 +45,8 @@ def test_train_self_play_then_evaluate(tmp_path):
 
 @pytest.mark.slow
 def test_self_play_final_evaluation_faces_each_baseline(tmp_path):
-    from train.run import TrainConfig, train
+    from train.config import TrainConfig
+    from train.ppo import train
 
     cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, baselines=["simple_poker/threshold-1", "random"],
                       timesteps=512, n_envs=1, n_steps=128, batch_size=64, eval_games=0, final_eval_games=20, seed=1, out=str(tmp_path / "r"))
@@ -55,7 +56,8 @@ def test_self_play_final_evaluation_faces_each_baseline(tmp_path):
 
 @pytest.mark.slow
 def test_same_seed_same_training_run(tmp_path):
-    from train.run import TrainConfig, train
+    from train.config import TrainConfig
+    from train.ppo import train
 
     curves = []
     for name in ("a", "b"):

@@ -1,5 +1,13 @@
 """Simple poker: self-play MaskablePPO; the curve tracks exact exploitability."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from agents.simple_poker import behaviour_of, exploitability, match_value
+from envs.simple_poker.rules import SimplePokerGame
+from train.presets import GameHooks
+
 PRESET = {
     "timesteps": 200_000,
     "self_play": True,
@@ -19,3 +27,16 @@ PRESET = {
     "meta_solver": "nash",
     "final_eval_games": 2000,
 }
+
+
+def exact_exploitability(game: SimplePokerGame, agent: Any) -> dict[str, float]:
+    """The learning-curve metric: the agent's exact exploitability (both seats' mean)."""
+    return {"exploitability": exploitability(game, behaviour_of(agent, game)).total}
+
+
+def exact_match_value(game: SimplePokerGame, a: Any, b: Any) -> float:
+    """Exact mean result of agent `a` against `b` over both seatings (the meta-solver's payoffs)."""
+    return match_value(game, behaviour_of(a, game), behaviour_of(b, game))
+
+
+HOOKS = GameHooks(metrics=exact_exploitability, match_value=exact_match_value)

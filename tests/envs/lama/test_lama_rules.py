@@ -1,4 +1,4 @@
-"""Rule unit tests for L.A.M.A. (shared/rules/lama.md §2–§3)."""
+"""Rule unit tests for L.A.M.A. ("L.A.M.A. — rules specification" §2–§3)."""
 
 from __future__ import annotations
 

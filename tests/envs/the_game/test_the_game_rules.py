@@ -1,4 +1,4 @@
-"""Rule unit tests for The Game (rules doc `shared/rules/the_game.md` §2 and §4)."""
+"""Rule unit tests for The Game ("The Game — rules specification" §2 and §4)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.the_game.fast import bestplays_cards_left, deal_orders
+from agents.the_game_fast import bestplays_cards_left
+from envs.the_game.fast import deal_orders
 from envs.the_game.rules import Config, TheGame
 from evaluate.the_game import simulate
 

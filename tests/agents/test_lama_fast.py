@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.lama import DEFAULT, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
-from envs.lama.fast import play_games
+from agents.lama_fast import play_games
 from envs.lama.rules import Config, LamaGame
 
 CASES = [

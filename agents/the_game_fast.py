@@ -1,0 +1,94 @@
+"""`the_game/bestplays` as a numba decide kernel, for large official-rules studies.
+
+Same decisions as `agents.the_game.BestPlaysStrategy` with its default
+parameters, on the engine's compiled game loop (`envs.the_game.fast`), so every
+game is identical to the plain engine's — `tests/agents/test_the_game_fast.py`
+compares them game by game::
+
+    from agents.the_game_fast import bestplays_cards_left
+    left = bestplays_cards_left(num_players=3, games=100_000, seed=0)
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from envs.the_game import fast as engine
+from envs.the_game.rules import Config
+
+#: BestPlaysStrategy's defaults: (extra_limit, extra_limit_last, gap_weight).
+BESTPLAYS_PARAMS = np.array([1.0, 2.0, 0.25])
+
+
+@numba.njit(cache=True)
+def _live_between(placed: np.ndarray, a: int, b: int) -> int:
+    """Cards strictly between a and b that are not on a pile (placed[c] = 1 if on a pile)."""
+    lo, hi = (a, b) if a < b else (b, a)
+    n = 0
+    for c in range(lo + 1, hi):
+        if placed[c] == 0:
+            n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _waste(placed: np.ndarray, top: int, new_top: int, d: int, gw: float) -> float:
+    move = d * (new_top - top)
+    live = _live_between(placed, top, new_top)
+    if move < 0:
+        return -live - 1 + gw * move
+    return live + gw * move
+
+
+@numba.njit(inline="always")
+def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required):
+    """The best play (lowest waste; ties: lowest pile, then hand index) while the minimum is
+    owed or it wastes at most the limit; else end the turn. `params` = `BESTPLAYS_PARAMS`."""
+    extra, extra_last, gw = params[0], params[1], params[2]
+    best_s = 1e18
+    best_p = -1
+    best_i = -1
+    for p in range(4):
+        top = tops[p]
+        d = 1 if p < 2 else -1
+        for i in range(sizes[seat]):
+            c = hands[seat, i]
+            if not engine.fits(c, top, p):
+                continue
+            sc = _waste(placed, top, c, d, gw)
+            if d * (c - top) > 0:
+                partner = c - 10 * d
+                for j in range(sizes[seat]):
+                    if hands[seat, j] == partner:
+                        alt = _waste(placed, top, partner, d, gw) - 1
+                        if alt < sc:
+                            sc = alt
+                        break
+            if sc < best_s or (sc == best_s and (p < best_p or (p == best_p and i < best_i))):
+                best_s = sc
+                best_p = p
+                best_i = i
+    limit = extra if required > 1 else extra_last
+    if played < required or best_s <= limit:
+        return best_p * engine.MAX_HAND + best_i
+    return engine.END_TURN
+
+
+@numba.njit(cache=True)
+def _batch(orders, n, hand_size, min_cards, params, info):
+    for g in range(orders.shape[0]):
+        engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, params, info[g])
+
+
+def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_per_turn: int | None = None,
+                         hand_size: int | None = None, orders: np.ndarray | None = None) -> np.ndarray:
+    """Cards left in each of `games` official-rules games of `the_game/bestplays` (default parameters,
+    no communication) in every seat; the same games as `simulate(game, "the_game/bestplays", games, seed)`."""
+    cfg = Config(num_players=num_players, min_cards_per_turn=min_cards_per_turn, hand_size=hand_size)
+    if orders is None:
+        orders = engine.deal_orders(games, seed)
+    return engine.play_games(cfg, orders, _batch, BESTPLAYS_PARAMS)
+
+
+__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide"]

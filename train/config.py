@@ -1,0 +1,62 @@
+"""`TrainConfig`: everything that defines a training run, with the one set of defaults."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (saved as `config.json`).
+
+    The defaults here are the only defaults; a game's preset
+    (`train.presets`) overrides some of them and the command line overrides both.
+    """
+
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)
+    opponents: list[str] = field(default_factory=lambda: ["random"])
+    self_play: bool = False
+    baselines: list[str] = field(default_factory=list)
+    control: str = "one_seat"
+    timesteps: int = 50_000
+    seed: int = 0
+    n_envs: int = 4
+    n_steps: int = 256
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    net_arch: list[int] = field(default_factory=lambda: [64, 64])
+    ent_coef: float = 0.01
+    gamma: float = 0.99
+    eval_every: int = 10_000
+    eval_games: int = 200
+    final_eval_games: int = 2000
+    snapshot_every: int = 10_000
+    pool_size: int = 50
+    meta_solver: str = "uniform"
+    meta_games: int = 200
+    out: str = ""
+
+    def __post_init__(self) -> None:
+        if self.timesteps < 1:
+            raise ValueError(f"timesteps must be >= 1, got {self.timesteps}")
+        if self.n_envs < 1:
+            raise ValueError(f"n_envs must be >= 1, got {self.n_envs}")
+        if self.control not in ("one_seat", "all_seats"):
+            raise ValueError(f"control must be 'one_seat' or 'all_seats', got {self.control!r}")
+        if self.meta_solver not in ("uniform", "nash"):
+            raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
+
+
+#: What a preset may set: every field but the run's identity (game, seed, output folder).
+PRESET_KEYS = tuple(f.name for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "seed", "out"))
+
+
+def check_keys(values: dict[str, Any], where: str) -> None:
+    """Raise `ValueError` naming the allowed keys if `values` holds any other."""
+    unknown = sorted(set(values) - set(PRESET_KEYS))
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(PRESET_KEYS)}")

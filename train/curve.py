@@ -1,0 +1,60 @@
+"""The learning curve: periodic measurements of the learner and the files they go to."""
+
+from __future__ import annotations
+
+import csv
+import os
+from typing import Any
+
+import numpy as np
+
+from envs.core.play import play_game
+
+
+def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: int, rng: np.random.Generator) -> dict[str, float]:
+    """Win rate and mean score of `learner` over `games` games at random seats."""
+    n = game.num_players
+    wins, score = 0.0, 0.0
+    for _ in range(games):
+        seat = int(rng.integers(n))
+        others = [opponents[int(rng.integers(len(opponents)))] for _ in range(n - 1)]
+        seated = others[:seat] + [learner] + others[seat:]
+        state = game.initial_state(rng)
+        ret, won, _ = play_game(game, seated, state)
+        wins += seat in won
+        score += ret[seat]
+    return {"eval_win_rate": wins / games, "eval_mean_score": score / games}
+
+
+def evaluate_team(game: Any, learner: Any, games: int, rng: np.random.Generator) -> dict[str, float]:
+    """`learner` in every seat (cooperative games): seat 0's mean score and the share of games won."""
+    team = [learner] * game.num_players
+    res = [play_game(game, team, game.initial_state(rng)) for _ in range(games)]
+    return {"eval_mean_score": float(np.mean([r[0][0] for r in res])),
+            "eval_win_rate": float(np.mean([len(r[1]) > 0 for r in res]))}
+
+
+def write_curve(rows: list[dict[str, float]], out: str, title: str) -> None:
+    """Write the learning curve as CSV and PNG."""
+    keys = sorted({k for r in rows for k in r if k != "timesteps"})
+    with open(os.path.join(out, "curve.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["timesteps"] + keys)
+        for r in rows:
+            w.writerow([int(r["timesteps"])] + [r.get(k, "") for k in keys])
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(keys), 1, figsize=(7, 2.2 * len(keys)), sharex=True, squeeze=False)
+    x = [r["timesteps"] for r in rows]
+    for ax, k in zip(axes[:, 0], keys):
+        ax.plot(x, [r.get(k, float("nan")) for r in rows], marker="o", ms=3)
+        ax.set_ylabel(k.replace("_", " "), fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("timesteps")
+    axes[0, 0].set_title(title)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "curve.png"), dpi=110)
+    plt.close(fig)

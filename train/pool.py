@@ -1,0 +1,104 @@
+"""Self-play opponents: a pool of frozen snapshots and baselines, weighed by a meta-solver."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.policy import MixtureAgent
+from agents.search.matrix_game import solve_matrix_game
+from envs.core.play import play_game
+
+
+class OpponentPool:
+    """Opponents for self-play: frozen snapshots of the learner and baseline
+    agents, drawn for each opponent seat by the pool's meta-strategy.
+
+    `meta_solver="uniform"` weighs every member equally (fictitious play: the
+    learner trains against, and the run ships, the average of its past
+    policies). `"nash"` (two-player zero-sum games) keeps the payoff matrix
+    between members and weighs them by its Nash equilibrium, solved exactly by
+    LP (PSRO's meta-solver). The live policy plays only until the first
+    snapshot exists: training against one's own last iterate cycles in games
+    whose equilibria are mixed.
+    """
+
+    def __init__(self, game: Any, baselines: list[Any], pool_size: int, meta_solver: str = "uniform",
+                 match_value: Any = None):
+        self.game = game
+        self.baselines = list(baselines)
+        self.pool_size = pool_size
+        self.meta_solver = meta_solver
+        self.match_value = match_value
+        self.snapshots: list[Any] = []
+        self.live: Any = None
+        self.payoff = np.zeros((0, 0))  # payoff[i, j]: member i's mean result against member j
+        self.weights = np.zeros(0)
+
+    def members(self) -> list[Any]:
+        """Everything an opponent seat can be drawn from."""
+        out = list(self.snapshots) + self.baselines
+        if not self.snapshots and self.live is not None:
+            out.append(self.live)
+        return out
+
+    def add(self, agent: Any) -> None:
+        """Add a snapshot (dropping the oldest past `pool_size`) and re-solve the meta-game."""
+        if self.meta_solver == "nash":
+            members = list(self.snapshots) + self.baselines
+            row = np.array([self.match_value(agent, m) for m in members])
+            k = len(members)
+            grown = np.zeros((k + 1, k + 1))
+            grown[:k, :k] = self.payoff
+            grown[k, :k] = row
+            grown[:k, k] = -row
+            # keep snapshots first, baselines last
+            ns = len(self.snapshots)
+            order = list(range(ns)) + [k] + list(range(ns, k))
+            self.payoff = grown[np.ix_(order, order)]
+        self.snapshots.append(agent)
+        if len(self.snapshots) > self.pool_size:
+            self.snapshots.pop(0)
+            if self.meta_solver == "nash":
+                self.payoff = self.payoff[1:, 1:]
+        self._solve()
+
+    def _solve(self) -> None:
+        k = len(self.snapshots) + len(self.baselines)
+        if self.meta_solver == "uniform" or k == 0:
+            self.weights = np.full(k, 1.0 / max(k, 1))
+            return
+        _, p = solve_matrix_game(self.payoff.T)  # column player = the mixture, rows = its opponents
+        self.weights = p
+
+    def draw(self, rng: np.random.Generator) -> list[Any]:
+        """`num_players - 1` opponents for one episode."""
+        members = self.members()
+        n_opp = self.game.num_players - 1
+        if not self.snapshots and not self.baselines:
+            return [self.live] * n_opp
+        w = self.weights if len(self.weights) == len(members) else None
+        return [members[int(rng.choice(len(members), p=w))] for _ in range(n_opp)]
+
+    def mixture(self, rng: np.random.Generator) -> Any:
+        """The pool's meta-strategy as one agent (what a self-play run ships)."""
+        k = len(self.snapshots)
+        w = self.weights[:k] if len(self.weights) else np.ones(k)
+        if w.sum() <= 0:  # the meta-Nash is all on baselines: fall back to the newest snapshot
+            w = np.eye(k)[-1]
+        return MixtureAgent(list(self.snapshots), rng, weights=w)
+
+
+def simulated_match_value(game: Any, games: int, seed: int):
+    """`value(a, b)`: a's mean return against b over `games` seeded deals, each
+    played from both seats (two-player games)."""
+    def value(a: Any, b: Any) -> float:
+        rng = np.random.default_rng(seed)
+        total = 0.0
+        for _ in range(games):
+            start = game.initial_state(rng)
+            total += play_game(game, [a, b], start)[0][0] + play_game(game, [b, a], start)[0][1]
+        return total / (2 * games)
+
+    return value
