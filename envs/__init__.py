@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from envs.core import Game, IllegalActionError
+from envs.core.aec import turn_based_only
 
 #: Every game of the suite, by id. A game is *available* once its module exists.
 GAMES = ("lama", "simple_poker", "the_game", "roborally", "primi_composti")
@@ -66,8 +67,10 @@ def _register_with_pettingzoo() -> None:
         module_file = importlib.util.find_spec(f"envs.{g}_v{VERSION}").origin
         with open(module_file, encoding="utf-8") as f:
             has_parallel = "def parallel_env" in f.read()
-        if has_parallel and env_id not in pettingzoo.parallel_registry:
-            pettingzoo.register("parallel", env_id, entry_point=f"envs.{g}_v{VERSION}:parallel_env")
+        if env_id not in pettingzoo.parallel_registry:
+            # A turn-based game's entry says so and names the AEC -> Parallel conversion.
+            entry = f"envs.{g}_v{VERSION}:parallel_env" if has_parallel else turn_based_only(env_id)
+            pettingzoo.register("parallel", env_id, entry_point=entry)
 
 
 _register_with_pettingzoo()
