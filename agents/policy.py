@@ -81,6 +81,15 @@ class MixtureAgent:
         self.name = name
         self.reset()
 
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Draw members and each member's choices from `rng` from now on
+        (`envs.core.play.reseed_agent` calls this)."""
+        from envs.core.play import reseed_agent
+
+        self.rng = rng
+        for member, child in zip(self.members, rng.spawn(len(self.members))):
+            reseed_agent(member, child)
+
     def reset(self) -> None:
         """Start of a game: draw the member that plays it."""
         self.current = self.members[int(self.rng.choice(len(self.members), p=self.weights))]

@@ -4,7 +4,7 @@ from envs.core.aec import GameAECEnv, UnknownAgentError, make_env_fn, standard_w
 from envs.core.encoding import Encoder, Field, Layout
 from envs.core.game import Game, IllegalActionError, legal_mask, winners
 from envs.core.options import make_config, parse_options
-from envs.core.play import play_game, play_out
+from envs.core.play import play_game, play_out, reseed_agent
 from envs.core.single_agent import OpponentEnv
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "parse_options",
     "play_game",
     "play_out",
+    "reseed_agent",
     "standard_wrappers",
     "winners",
 ]
