@@ -236,7 +236,10 @@ class GameAECEnv(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """`agent`'s observation: its encoded view and its action mask (all zeros
         unless `agent` is to act; also for a seat that has already left)."""
-        seat = self._seat_of(agent)
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            seat = self._seat_of(agent)  # raises the clear error
         if self._state is None:
             raise self._not_playing()
         obs = self._encode(self._view(self._state, seat))
