@@ -136,7 +136,7 @@ def test_no_global_rng_under_envs_and_agents():
     assert not offenders, "global RNG use:\n" + "\n".join(offenders)
 
 
-def _random_episode_trace(env, rng, steps_before=None):
+def _random_episode_trace(env, rng):
     """Step `env` with random legal actions to the end; the trace of what each step shows."""
     trace = []
     for agent in env.agent_iter():
