@@ -46,6 +46,9 @@ EXTRA_VARIANTS: dict[str, list[dict[str, Any]]] = {
     "lama": [{"target_points": 10}],
     "the_game": [{"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1}],
     "primi_composti": [{"cards_per_player": 3}, {"cards_per_player": 6, "num_players": 3}],
+    "roborally": [{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2}]
+    + [{"board": b} for b in ("tiny", "arena", "belts", "crushers", "express", "gears_pushers", "lasers",
+                              "pits_edges", "race_medium", "race_hard", "repair")],
 }
 #: Options that select a rules preset: every other option is tried under each of its values.
 PRESET_KEYS = ("rules", "version")
