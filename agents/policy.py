@@ -1,18 +1,29 @@
-"""A trained MaskablePPO model as an agent (`ppo:<path>`).
+"""A trained MaskablePPO model as an agent (`ppo:<path>`), loaded as data.
 
 The model is saved by `python -m train` as `<run>/model.zip` with
-`<run>/config.json` beside it, which names the game and options the policy was
-trained for; the policy encodes views with that game's encoder. torch and
-sb3-contrib are imported only when a policy agent is built.
+`<run>/config.json` beside it, which names the game, the options and the
+network (`net_arch`) the policy was trained with. Loading never un-pickles: the
+policy network is rebuilt from `config.json` and the game's encoder spaces, and
+only its tensors are read, from the zip's `policy.pth` entry with
+`torch.load(..., weights_only=True)` (the zip's `data` entry, whose serialized
+objects SB3's own `load` would un-pickle, is never read). Self-play mixtures'
+`snapshots.pt` are read the same way. Every unreadable or mismatched file raises
+a one-line `ValueError`. torch and sb3-contrib are imported only when a policy
+agent is built.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import zipfile
 from typing import Any
 
 import numpy as np
+
+#: SB3's MlpPolicy network when a run's config names none.
+DEFAULT_NET_ARCH = [64, 64]
 
 
 def _resolve(path: str) -> tuple[str, dict[str, Any] | None]:
@@ -26,9 +37,73 @@ def _resolve(path: str) -> tuple[str, dict[str, Any] | None]:
     cfg_path = os.path.join(os.path.dirname(os.path.abspath(path)), "config.json")
     cfg = None
     if os.path.exists(cfg_path):
-        with open(cfg_path, encoding="utf-8") as f:
-            cfg = json.load(f)
+        try:
+            with open(cfg_path, encoding="utf-8") as f:
+                cfg = json.load(f)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"{cfg_path!r} is not readable JSON ({e})") from None
+        if not isinstance(cfg, dict):
+            raise ValueError(f"{cfg_path!r} is not a JSON object (got {type(cfg).__name__}); save runs with `python -m train`")
     return path, cfg
+
+
+def _load_tensors(data: bytes, what: str) -> Any:
+    """`torch.load(weights_only=True)` of `data`, any failure as one `ValueError` line."""
+    import torch
+
+    try:
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many types for a bad file; all mean the same here
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{what} is not a plain tensor file; refused to load it ({first})") from None
+
+
+def _policy_state(model_path: str) -> dict[str, Any]:
+    """The policy's tensors from the `policy.pth` entry of an SB3 model zip."""
+    try:
+        with zipfile.ZipFile(model_path) as zf:
+            if "policy.pth" not in zf.namelist():
+                raise ValueError(f"{model_path!r} has no policy.pth entry: not a model saved by `python -m train`")
+            data = zf.read("policy.pth")
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as e:
+        raise ValueError(f"{model_path!r} is not a readable model zip (truncated or corrupt: {e})") from None
+    state = _load_tensors(data, f"{model_path!r} (policy.pth)")
+    if not isinstance(state, dict):
+        raise ValueError(f"{model_path!r} (policy.pth) holds no policy parameters")
+    return state
+
+
+def _shapes(state: dict[str, Any]) -> tuple[int | None, int | None]:
+    """The observation size and action count a policy state dict was built for."""
+    first = state.get("mlp_extractor.policy_net.0.weight")
+    head = state.get("action_net.weight")
+    obs = int(first.shape[1]) if first is not None and first.ndim == 2 else None
+    actions = int(head.shape[0]) if head is not None and head.ndim == 2 else None
+    return obs, actions
+
+
+def build_policy(encoder: Any, num_actions: int, net_arch: Any) -> Any:
+    """A MaskablePPO `MlpPolicy` network (CPU, eval mode) for the encoder's
+    observations and `num_actions` actions, with fresh weights."""
+    import gymnasium
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = MaskableActorCriticPolicy(
+        encoder.observation_space, gymnasium.spaces.Discrete(num_actions), lambda _: 0.0, net_arch=net_arch
+    )
+    policy.set_training_mode(False)
+    return policy
+
+
+def _load_into(policy: Any, state: Any, what: str, mismatch: str) -> None:
+    if not isinstance(state, dict):
+        raise ValueError(f"{what} holds no policy parameters")
+    try:
+        policy.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError) as e:
+        lines = [x.strip() for x in str(e).strip().splitlines() if x.strip()]
+        raise ValueError(f"{mismatch} ({' '.join(lines[:2])[:300]})") from None
+    policy.set_training_mode(False)
 
 
 class TorchPolicyAgent:
@@ -81,6 +156,15 @@ class MixtureAgent:
         self.name = name
         self.reset()
 
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Draw members and each member's choices from `rng` from now on
+        (`envs.core.play.reseed_agent` calls this)."""
+        from envs.core.play import reseed_agent
+
+        self.rng = rng
+        for member, child in zip(self.members, rng.spawn(len(self.members))):
+            reseed_agent(member, child)
+
     def reset(self) -> None:
         """Start of a game: draw the member that plays it."""
         self.current = self.members[int(self.rng.choice(len(self.members), p=self.weights))]
@@ -99,40 +183,50 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     """A saved MaskablePPO run (`ppo:<run folder or model.zip>`) as an agent.
 
     A self-play run (config `play: average`) gives the mixture of its snapshots;
-    any other run its final model.
+    any other run its final model. Only tensors are read (see the module doc).
 
     Raises:
-        ValueError: if the model is missing or was trained for another game or
-            observation shape.
+        ValueError: if the model is missing, unreadable or not plain tensors, its
+            config.json is not a JSON object, or it was trained for another game
+            or observation shape.
     """
-    from sb3_contrib import MaskablePPO
-
     import envs
 
     model_path, cfg = _resolve(path)
     game_name = (cfg or {}).get("game")
-    if game_name is None:
+    if not isinstance(game_name, str) or game_name not in envs.available_games():
         raise ValueError(f"{model_path!r} has no config.json beside it naming its game; save models with `python -m train`")
+    options = cfg.get("options")
+    config_class = envs.config_class(game_name)
+    if not isinstance(getattr(game, "config", None), config_class):
+        raise ValueError(f"model {model_path!r} was trained on {game_name} with options {options}; it does not play this game")
     encoder = envs.make_encoder(game_name, game)
-    model = MaskablePPO.load(model_path, device="cpu")
-    want = model.observation_space.shape
-    have = encoder.observation_space.shape
-    if want != have or model.action_space.n != game.num_actions:
-        raise ValueError(
-            f"model {model_path!r} was trained on {game_name} with options {cfg.get('options')} "
-            f"(observation {want}, {model.action_space.n} actions); this game has observation {have}, {game.num_actions} actions"
-        )
+    net_arch = cfg.get("net_arch", DEFAULT_NET_ARCH)
+    state = _policy_state(model_path)
+    want_obs, want_actions = _shapes(state)
+    have_obs = int(np.prod(encoder.observation_space.shape))
+    mismatch = (
+        f"model {model_path!r} was trained on {game_name} with options {options} "
+        f"(observation ({want_obs},), {want_actions} actions); this game has observation "
+        f"{encoder.observation_space.shape}, {game.num_actions} actions"
+    )
+    if (want_obs, want_actions) != (have_obs, game.num_actions):
+        raise ValueError(mismatch)
+    try:
+        policy = build_policy(encoder, game.num_actions, net_arch)
+    except (TypeError, ValueError, AssertionError) as e:
+        raise ValueError(f"{model_path!r}: config.json's net_arch {net_arch!r} does not build a policy ({e})") from None
+    _load_into(policy, state, f"{model_path!r} (policy.pth)", f"{model_path!r} does not fit config.json's net_arch {net_arch!r}")
     snap_path = os.path.join(os.path.dirname(os.path.abspath(model_path)), "snapshots.pt")
     if cfg.get("play") == "average" and os.path.exists(snap_path):
-        import copy
-
-        import torch
-
+        with open(snap_path, "rb") as f:
+            snapshots = _load_tensors(f.read(), f"{snap_path!r}")
+        if not isinstance(snapshots, list) or not snapshots:
+            raise ValueError(f"{snap_path!r} holds no list of policy snapshots")
         members = []
-        for state in torch.load(snap_path, map_location="cpu", weights_only=True):
-            policy = copy.deepcopy(model.policy)
-            policy.load_state_dict(state)
-            policy.set_training_mode(False)
-            members.append(TorchPolicyAgent(policy, encoder, rng, deterministic))
+        for snapshot in snapshots:
+            member = build_policy(encoder, game.num_actions, net_arch)
+            _load_into(member, snapshot, f"{snap_path!r}", f"{snap_path!r} does not fit the run's policy network")
+            members.append(TorchPolicyAgent(member, encoder, rng, deterministic))
         return MixtureAgent(members, rng, name=f"ppo:{path}", weights=cfg.get("mixture_weights"))
-    return TorchPolicyAgent(model.policy, encoder, rng, deterministic, name=f"ppo:{path}")
+    return TorchPolicyAgent(policy, encoder, rng, deterministic, name=f"ppo:{path}")

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from envs.core import Game, IllegalActionError
+from envs.core.aec import turn_based_only
 
 #: Every game of the suite, by id. A game is *available* once its module exists.
 GAMES = ("lama", "simple_poker", "the_game", "roborally", "primi_composti")
@@ -68,8 +69,10 @@ def _register_with_pettingzoo() -> None:
         module = load(g)
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=module.env)
-        if hasattr(module, "parallel_env") and env_id not in pettingzoo.parallel_registry:
-            pettingzoo.register("parallel", env_id, entry_point=module.parallel_env)
+        if env_id not in pettingzoo.parallel_registry:
+            # A turn-based game's entry says so and names the AEC -> Parallel conversion.
+            entry = module.parallel_env if hasattr(module, "parallel_env") else turn_based_only(env_id)
+            pettingzoo.register("parallel", env_id, entry_point=entry)
 
 
 _register_with_pettingzoo()

@@ -20,6 +20,22 @@ from envs.core.game import Game, IllegalActionError, legal_mask
 from envs.core.options import make_config
 
 
+class UnknownAgentError(ValueError, KeyError):
+    """An agent name that is not one of the env's `possible_agents` (the message
+    names them). A `KeyError` too, for code that looks agents up in dicts."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+# What reset() and step() change: kept by copies and pickles (the rest is rebuilt
+# from the constructor arguments).
+_EPISODE_STATE = (
+    "_rng", "_state", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos",
+    "_returns", "num_turns", "_mask_cache", "agent_selection", "_skip_agent_selection",
+)
+
+
 class GameAECEnv(AECEnv, EzPickle):
     """A strict PettingZoo AEC environment over a rules engine.
 
@@ -30,8 +46,18 @@ class GameAECEnv(AECEnv, EzPickle):
     Observations are `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}`;
     the mask is all zeros for a seat that is not to act. Illegal actions raise
     `IllegalActionError` (use the module's `env()` for PettingZoo's standard
-    illegal-move handling). `max_turns` (default: none) truncates an episode
-    after that many steps. The seat's information set is `env.view(agent)`.
+    illegal-move handling); so does an action that is not a Python `int` or a
+    NumPy integer (a bool, a float, a string). `max_turns` (default: none)
+    truncates an episode after that many steps. The seat's information set is
+    `env.view(agent)`.
+
+    Misuse gets a clear error: stepping, observing or rendering before
+    `reset()` or after every agent has left raises `RuntimeError` saying to call
+    `reset()`; an unknown agent name raises `UnknownAgentError` naming the agents.
+    A seat that has left the episode observes its last view with an all-zero mask.
+
+    `copy.deepcopy` and `pickle` keep the episode: a copy made mid-episode
+    continues exactly as the original would (same deal, same generator state).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"name": "game_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -59,10 +85,12 @@ class GameAECEnv(AECEnv, EzPickle):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if max_turns is not None and max_turns < 1:
+        if max_turns is not None and (
+            isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1
+        ):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.render_mode = render_mode
-        self.max_turns = max_turns
+        self.max_turns = None if max_turns is None else int(max_turns)
         self.game: Game = self.make_game(**options)
         self.encoder = self.make_encoder(self.game)
         n = self.game.num_players
@@ -92,14 +120,47 @@ class GameAECEnv(AECEnv, EzPickle):
         self._encode = self.encoder.encode
         self._num_actions = self.game.num_actions
 
+    # --- copies ---------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """The constructor arguments (EzPickle) plus the episode in progress."""
+        d = EzPickle.__getstate__(self)
+        d["episode"] = {k: self.__dict__[k] for k in _EPISODE_STATE if k in self.__dict__}
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        """Rebuild from the constructor arguments, then restore the episode."""
+        EzPickle.__setstate__(self, d)
+        self.__dict__.update(d.get("episode", {}))
+
+    # --- misuse -----------------------------------------------------------------
+    def _seat_of(self, agent: Any) -> int:
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):
+            raise UnknownAgentError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}") from None
+
+    def _not_playing(self) -> RuntimeError:
+        """The error for a call that needs an episode in progress."""
+        if self._state is None:
+            return RuntimeError(f"{type(self).__name__}: call reset() before step(), last(), observe() or render()")
+        return RuntimeError(f"{type(self).__name__}: the episode is over (every agent has left); call reset() to start a new one")
+
     # --- spaces -----------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The observation space of `agent` (the same object for every seat)."""
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            self._seat_of(agent)
+            raise
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
         """The action space of `agent` (the same object for every seat)."""
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            self._seat_of(agent)
+            raise
 
     # --- episode ------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -121,19 +182,23 @@ class GameAECEnv(AECEnv, EzPickle):
         self.agent_selection = self.possible_agents[self.game.current_player(self._state)]
 
     def step(self, action: Any) -> None:
-        """Play `action` for `agent_selection` (raises `IllegalActionError` if illegal)."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        """Play `action` for `agent_selection` (raises `IllegalActionError` if illegal
+        or not an integer; `RuntimeError` before `reset()` or after the episode)."""
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise self._not_playing() from None
+        if dead:
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
         if type(action) is int:
             a = action
+        elif isinstance(action, np.integer):
+            a = int(action)
         else:
-            try:
-                a = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(action, seat, "not an integer action id") from None
+            raise IllegalActionError(action, seat, f"not an integer action id ({type(action).__name__}; give an int or a NumPy integer)")
         if not 0 <= a < self._num_actions:
             raise IllegalActionError(a, seat, f"outside Discrete({self._num_actions})")
         game = self.game
@@ -169,9 +234,16 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # --- observations -------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """`agent`'s observation: its encoded view and its action mask."""
-        obs = self._encode(self._view(self._state, self._seat[agent]))
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+        """`agent`'s observation: its encoded view and its action mask (all zeros
+        unless `agent` is to act; also for a seat that has already left)."""
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            seat = self._seat_of(agent)  # raises the clear error
+        if self._state is None:
+            raise self._not_playing()
+        obs = self._encode(self._view(self._state, seat))
+        if agent == self.agent_selection and not (self.terminations.get(agent, True) or self.truncations.get(agent, True)):
             if self._mask_cache is None:
                 self._mask_cache = self._legal_mask(self._state)
             mask = self._mask_cache.copy()
@@ -179,13 +251,31 @@ class GameAECEnv(AECEnv, EzPickle):
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's `last()`: `agent_selection`'s observation, cumulative
+        reward, termination, truncation and info (`RuntimeError` once every agent
+        has left: call `reset()`)."""
+        self._check_playing()
+        return super().last(observe)
+
+    def _check_playing(self) -> None:
+        try:
+            if self.agent_selection in self._cumulative_rewards:
+                return
+        except AttributeError:
+            pass
+        raise self._not_playing()
+
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The int8 legal-action mask of `agent` (default: the agent to act)."""
         return self.observe(agent or self.agent_selection)["action_mask"]
 
     def view(self, agent: str) -> Any:
         """`agent`'s information set (the typed view agents act on)."""
-        return self.game.view(self._state, self._seat[agent])
+        seat = self._seat_of(agent)
+        if self._state is None:
+            raise self._not_playing()
+        return self.game.view(self._state, seat)
 
     @property
     def state(self) -> Any:
@@ -197,6 +287,8 @@ class GameAECEnv(AECEnv, EzPickle):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
+        if self._state is None:
+            raise self._not_playing()
         text = self.game.render(self._state)
         if self.render_mode == "human":
             print(text)
@@ -238,7 +330,12 @@ def _with_direct_reads(base: type, order_enforcing: bool = False) -> type:
         object.__setattr__(self, "_raw", env.unwrapped)
         base.__init__(self, env, *args, **kwargs)
 
+    def last(self: Any, observe: bool = True) -> Any:
+        self._raw._check_playing()
+        return base.last(self, observe)
+
     attrs["__init__"] = init
+    attrs["last"] = last
     attrs["__doc__"] = f"PettingZoo's `{base.__name__}`, reading episode data straight from the raw env."
     return type(base.__name__, (base,), attrs)
 
@@ -249,16 +346,23 @@ _AssertOutOfBoundsBase = _with_direct_reads(wrappers.AssertOutOfBoundsWrapper)
 
 class AssertOutOfBoundsWrapper(_AssertOutOfBoundsBase):
     """PettingZoo's `AssertOutOfBoundsWrapper`; a plain in-range integer action
-    skips `Discrete.contains` (a tenth of a step's cost), anything else gets the
-    original check."""
+    skips `Discrete.contains` (a tenth of a step's cost), a live seat's action
+    that is not an integer (a bool, a float) raises `IllegalActionError` as in
+    `raw_env`, anything else gets the original check."""
 
     def step(self, action: Any) -> None:
-        if type(action) is int or isinstance(action, np.integer):
-            raw = self._raw
+        raw = self._raw
+        try:
             agent = raw.agent_selection
-            if 0 <= action < raw.game.num_actions and not (raw.terminations[agent] or raw.truncations[agent]):
+            live = not (raw.terminations[agent] or raw.truncations[agent])
+        except (AttributeError, KeyError):
+            raise raw._not_playing() from None
+        if type(action) is int or isinstance(action, np.integer):
+            if live and 0 <= action < raw.game.num_actions:
                 wrappers.BaseWrapper.step(self, action)
                 return
+        elif live and action is not None:
+            raise IllegalActionError(action, raw._seat[agent], f"not an integer action id ({type(action).__name__}; give an int or a NumPy integer)")
         super().step(action)
 
 
@@ -284,3 +388,18 @@ def make_env_fn(raw_cls: type[GameAECEnv]):
 
     env.__doc__ = f"`{raw_cls.__module__}.raw_env` wrapped in PettingZoo's standard wrappers.\n\n{raw_cls.__doc__ or ''}"
     return env
+
+
+def turn_based_only(env_id: str):
+    """A PettingZoo `parallel` registry entry point for a turn-based game: it
+    refuses with a `ValueError` that points to the AEC env and PettingZoo's
+    `turn_based_aec_to_parallel` conversion."""
+
+    def parallel_env(**kwargs: Any) -> Any:
+        raise ValueError(
+            f"{env_id} is turn-based: it has an AEC env, no native Parallel one. Use "
+            f"pettingzoo.utils.conversions.turn_based_aec_to_parallel(pettingzoo.make('aec', '{env_id}', ...))"
+        )
+
+    parallel_env.__doc__ = f"Refuses: {env_id} is turn-based (see `turn_based_only`)."
+    return parallel_env

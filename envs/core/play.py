@@ -10,7 +10,28 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from envs.core.game import Game, legal_mask, winners
+
+
+def reseed_agent(agent: Any, rng: np.random.Generator) -> bool:
+    """Make `agent` draw its random choices from `rng` from now on.
+
+    An agent with a `reseed(rng)` method (a mixture re-seeds its members) is
+    handed `rng` through it; otherwise an `rng` attribute holding a
+    `np.random.Generator` (the registry's agents keep the generator they were
+    built with there) is replaced. Returns whether the agent took `rng`: an agent
+    with neither is assumed to make no random choices.
+    """
+    hook = getattr(agent, "reseed", None)
+    if callable(hook):
+        hook(rng)
+        return True
+    if isinstance(getattr(agent, "rng", None), np.random.Generator):
+        agent.rng = rng
+        return True
+    return False
 
 
 def play_out(

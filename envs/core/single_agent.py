@@ -7,6 +7,18 @@ decision — including what the opponents' moves and the game's end brought.
 `action_masks()` lets sb3-contrib's MaskablePPO mask illegal actions, also under
 `SubprocVecEnv` (it is called through `env_method`).
 
+An unmasked action the rules refuse (what Gymnasium's and SB3's `check_env`, or
+any learner that ignores `action_masks()`, will send) ends the episode with
+reward `illegal_reward` (-1, as PettingZoo's `env()` punishes an illegal move)
+and `info["illegal_action"]`; `strict=True` raises `IllegalActionError` instead.
+An action outside the action space or not an integer always raises.
+
+Reproducibility: `reset(seed=s)` (or the constructor's `seed`) fixes the deals,
+the learner's seats and the opponents' choices. Opponents given as a list are
+re-seeded from the env's generator (through `envs.core.play.reseed_agent`: their
+`reseed(rng)` hook or their `rng` attribute); a callable opponent source gets the
+env's generator and must build its agents from it.
+
 For cooperative games (The Game) `control="all_seats"` lets the single policy act
 for whichever seat is to move: every seat shares the team reward, so crediting
 it to the one policy is exact.
@@ -20,7 +32,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from envs.core.game import Game, legal_mask
+from envs.core.game import Game, IllegalActionError, legal_mask
+from envs.core.play import play_out, reseed_agent
 
 OpponentSource = Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]]
 
@@ -33,12 +46,21 @@ class OpponentEnv(gymnasium.Env):
         encoder: the game's observation encoder.
         opponents: `num_players - 1` agents (objects with `act(view, mask)`), or a
             callable `rng -> agents` drawn anew each episode (self-play pools).
-            Ignored with `control="all_seats"`.
+            Ignored with `control="all_seats"`. Agents with a `reset()` method
+            have it called at the start of each episode.
         control: `"one_seat"` (default) or `"all_seats"` (cooperative games only).
         seat: fix the learner's seat instead of drawing it each episode.
         max_turns: truncate an episode after this many engine steps.
         seed: seed of the env's own generator (deals, seats, opponents' choices
-            come from streams spawned from it).
+            come from it; listed opponents are re-seeded from it at the next reset).
+        strict: raise `IllegalActionError` on an action the rules refuse instead
+            of ending the episode with `illegal_reward`.
+        illegal_reward: the learner's reward for a refused action (non-strict).
+
+    Rewards: each step pays the change of the learner's return since its previous
+    decision, the first step included (it also carries what the opponents' moves
+    before the learner's first decision brought), so an episode's rewards sum to
+    the learner's final return minus its return at the deal.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -54,6 +76,8 @@ class OpponentEnv(gymnasium.Env):
         max_turns: int | None = None,
         seed: int | None = None,
         render_mode: str | None = None,
+        strict: bool = False,
+        illegal_reward: float = -1.0,
     ):
         if control not in ("one_seat", "all_seats"):
             raise ValueError(f"control must be 'one_seat' or 'all_seats', got {control!r}")
@@ -71,32 +95,28 @@ class OpponentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space = encoder.observation_space
         self.action_space = gymnasium.spaces.Discrete(game.num_actions)
+        self.strict = strict
+        self.illegal_reward = float(illegal_reward)
         self._rng = np.random.default_rng(seed)
+        self._reseed_opponents = seed is not None
         self._state: Any = None
         self._mask: np.ndarray | None = None
+        self._carry = 0.0
+        self._over = True
 
     # --- helpers ----------------------------------------------------------------
     def _is_learner(self, seat: int) -> bool:
         return self.control == "all_seats" or seat == self.learner_seat
 
     def _advance(self) -> float:
-        """Play opponents until the learner is to act or the game ends; return learner reward."""
+        """Play opponents until the learner is to act, the game ends or `max_turns`
+        is reached; return the change of the learner's return."""
         game = self.game
-        total = 0.0
-        while not game.is_terminal(self._state):
-            if self.max_turns is not None and self.turns >= self.max_turns:
-                break
-            seat = game.current_player(self._state)
-            if self._is_learner(seat):
-                break
-            agent = self._seated[seat]
-            view = game.view(self._state, seat)
-            action = int(agent.act(view, legal_mask(game, self._state)))
-            before = game.returns(self._state)[self.learner_seat]
-            self._state = game.apply(self._state, action)
-            self.turns += 1
-            total += game.returns(self._state)[self.learner_seat] - before
-        return total
+        before = game.returns(self._state)[self.learner_seat]
+        budget = None if self.max_turns is None else self.max_turns - self.turns
+        self._state, moves = play_out(game, self._seated, self._state, budget, until=self._is_learner)
+        self.turns += moves
+        return game.returns(self._state)[self.learner_seat] - before
 
     def _obs(self) -> np.ndarray:
         seat = self.learner_seat if self.control == "one_seat" else self._acting_seat()
@@ -112,43 +132,74 @@ class OpponentEnv(gymnasium.Env):
         """Deal a new game, draw the learner's seat and the opponents, play up to the learner."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+            self._reseed_opponents = True
         super().reset(seed=seed)
         game = self.game
         n = game.num_players
         self.learner_seat = int(self._rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
         self._seated: list[Any] = [None] * n
         if self.control == "one_seat":
-            opps = self.opponents(self._rng) if callable(self.opponents) else self.opponents
-            opps = list(opps)
+            if callable(self.opponents):
+                opps = list(self.opponents(self._rng))
+            else:
+                opps = list(self.opponents)
+                if self._reseed_opponents:
+                    # Spawned children: the env's own stream (deals, seats) is not advanced.
+                    for agent, child in zip(opps, self._rng.spawn(len(opps))):
+                        reseed_agent(agent, child)
             if len(opps) != n - 1:
                 raise ValueError(f"{n}-player game needs {n - 1} opponents, got {len(opps)}")
             others = [s for s in range(n) if s != self.learner_seat]
             for s, agent in zip(others, opps):
                 self._seated[s] = agent
+                reset_agent = getattr(agent, "reset", None)
+                if callable(reset_agent):
+                    reset_agent()
+        self._reseed_opponents = False
         # A deal in which the learner never gets to decide (poker: player 1 passes
         # while the learner sits second) teaches nothing: deal again.
         for _ in range(10_000):
             self._state = game.initial_state(self._rng)
             self.turns = 0
             self._mask = None
-            self._advance()
+            # Paid with the learner's first step (Gymnasium's reset returns no reward).
+            self._carry = self._advance()
             if not game.is_terminal(self._state):
                 break
         else:
             raise RuntimeError("10,000 deals in a row ended before the learner's first decision")
+        self._over = False
         return self._obs(), self._info()
 
     def step(self, action: Any):
-        """Play the learner's `action`, then the opponents up to its next decision."""
+        """Play the learner's `action`, then the opponents up to its next decision.
+
+        An action the rules refuse ends the episode with `illegal_reward` (or
+        raises `IllegalActionError` with `strict=True`); a non-integer or
+        out-of-space action raises `IllegalActionError`.
+        """
+        if self._over:
+            raise RuntimeError("OpponentEnv: the episode is over (or was never started); call reset()")
         game = self.game
+        seat = self.learner_seat if self.control == "one_seat" else game.current_player(self._state)
+        a = _action_id(action, seat, game.num_actions)
         before = game.returns(self._state)[self.learner_seat]
-        self._state = game.apply(self._state, int(action))
+        try:
+            self._state = game.apply(self._state, a)
+        except IllegalActionError:
+            if self.strict:
+                raise
+            # The state is unchanged (apply raises first); the episode ends here.
+            self._over = True
+            return self._obs(), self.illegal_reward, True, False, {**self._info(), "illegal_action": a}
         self.turns += 1
-        reward = game.returns(self._state)[self.learner_seat] - before
+        reward = game.returns(self._state)[self.learner_seat] - before + self._carry
+        self._carry = 0.0
         reward += self._advance()
         self._mask = None
         terminated = game.is_terminal(self._state)
         truncated = (not terminated) and self.max_turns is not None and self.turns >= self.max_turns
+        self._over = terminated or truncated
         return self._obs(), float(reward), terminated, truncated, self._info()
 
     def _info(self) -> dict[str, Any]:
@@ -176,3 +227,20 @@ class OpponentEnv(gymnasium.Env):
     def render(self) -> str:
         """Text picture of the state."""
         return self.game.render(self._state)
+
+
+def _action_id(action: Any, seat: int, num_actions: int) -> int:
+    """`action` as an action id: a Python or NumPy integer, or a one-element
+    integer array (what vectorised learners hand over); anything else, or an id
+    outside `Discrete(num_actions)`, raises `IllegalActionError`."""
+    if type(action) is int:
+        a = action
+    elif isinstance(action, np.integer):
+        a = int(action)
+    elif isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
+        a = int(action.reshape(()))
+    else:
+        raise IllegalActionError(action, seat, f"not an integer action id ({type(action).__name__})")
+    if not 0 <= a < num_actions:
+        raise IllegalActionError(a, seat, f"outside Discrete({num_actions})")
+    return a

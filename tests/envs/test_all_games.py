@@ -134,3 +134,104 @@ def test_no_global_rng_under_envs_and_agents():
                 if pattern.search(code):
                     offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
     assert not offenders, "global RNG use:\n" + "\n".join(offenders)
+
+
+def _random_episode_trace(env, rng):
+    """Step `env` with random legal actions to the end; the trace of what each step shows."""
+    trace = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc))
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return trace
+
+
+@pytest.mark.parametrize("wrapped", [True, False], ids=["env", "raw_env"])
+@pytest.mark.parametrize("game", GAMES)
+def test_copy_and_pickle_mid_episode_continue_identically(game, wrapped):
+    import copy
+    import pickle
+
+    mod = envs.load(game)
+    env = (mod.env if wrapped else mod.raw_env)()
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(3):  # a few moves in, but before any game ends
+        obs, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if any(env.terminations.values()):
+            break
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    assert all(c.unwrapped.state == env.unwrapped.state for c in copies)
+    # the same actions (and the same generator state) from here on
+    traces = [_random_episode_trace(e, np.random.default_rng(9)) for e in [env, *copies]]
+    assert traces[0] == traces[1] == traces[2] and len(traces[0]) > 1
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_actions_must_be_integers(game):
+    mod = envs.load(game)
+    for env in (mod.raw_env(), mod.env()):
+        env.reset(seed=0)
+        legal = int(np.flatnonzero(env.last()[0]["action_mask"])[0])
+        for bad in (True, False, float(legal), legal + 0.5, str(legal), np.float32(legal), np.bool_(True), [legal]):
+            with pytest.raises(IllegalActionError, match=r"not an integer action id.*") as err:
+                env.step(bad)
+            assert repr(bad) in str(err.value) and "player_" in str(err.value)
+        env.step(np.int64(legal))  # NumPy integers are actions
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_misuse_before_reset_and_after_the_end_says_what_to_call(game):
+    mod = envs.load(game)
+    raw = mod.raw_env(render_mode="ansi")
+    for call in (lambda: raw.step(0), lambda: raw.last(), lambda: raw.observe("player_0"), raw.render, lambda: raw.view("player_0")):
+        with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+            call()
+    for env in (raw, mod.env()):
+        env.reset(seed=1)
+        _random_episode_trace(env, np.random.default_rng(1))
+        assert env.agents == []
+        if env is raw:  # env() keeps PettingZoo's order enforcing: a warning, and the step is ignored
+            with pytest.raises(RuntimeError, match=r"episode is over.*call reset\(\)"):
+                env.step(None)
+        with pytest.raises(RuntimeError, match=r"episode is over.*call reset\(\)"):
+            env.last()
+        env.reset(seed=1)  # and reset brings it back
+        assert env.agents == env.possible_agents
+    with pytest.raises(KeyError, match="unknown agent 'player_9'; the agents are player_0, player_1"):
+        raw.observe("player_9")
+    with pytest.raises(ValueError, match="unknown agent 'bob'"):
+        raw.observation_space("bob")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_max_turns_must_be_a_positive_integer(game):
+    raw = envs.load(game).raw_env
+    for bad in ("5", 2.5, 0, -1, True):
+        with pytest.raises(ValueError, match="max_turns must be a positive integer or None"):
+            raw(max_turns=bad)
+    env = raw(max_turns=np.int64(5))  # a NumPy integer is an integer
+    env.reset(seed=0)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_seat_that_left_observes_its_last_view_with_no_legal_action(game):
+    env = envs.load(game).raw_env()
+    env.reset(seed=2)
+    _random_episode_trace(env, np.random.default_rng(2))
+    for agent in env.possible_agents:
+        obs = env.observe(agent)
+        assert not obs["action_mask"].any()
+        assert env.observation_space(agent).contains(obs)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_parallel_make_gives_the_native_env_or_says_the_game_is_turn_based(game):
+    import pettingzoo
+
+    if hasattr(envs.load(game), "parallel_env"):
+        assert isinstance(pettingzoo.make("parallel", f"tabletop/{game}-v0"), pettingzoo.ParallelEnv)
+        return
+    with pytest.raises(ValueError, match=r"turn-based.*turn_based_aec_to_parallel"):
+        pettingzoo.make("parallel", f"tabletop/{game}-v0")
