@@ -288,3 +288,6 @@ class GreedyProgram(ProgramPlanner):
 
 register("roborally/random", RandomProgram)
 register("roborally/greedy", GreedyProgram)
+
+# The Monte-Carlo robot lives in the search package; importing it here registers `roborally/mc` with the others.
+from agents.search import roborally as _search  # noqa: E402, F401
