@@ -717,6 +717,53 @@ def enumerate_programs(hand, n, k, kinds):
     return out
 
 
+@numba.njit(cache=True)
+def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
+    """Play `turns` full turns from the start position (R0, regs0, meta0): deal, a uniformly random card program
+    for every robot (the first free-register count of a random permutation of its hand), execute; a race that
+    ends (a win, everyone out, or `max_turns` turns) starts again. The benchmark's and smoke tests' loop; returns
+    the races finished."""
+    n = R0.shape[0]
+    R = R0.copy()
+    regs = regs0.copy()
+    meta = meta0.copy()
+    deck = np.zeros(NUM_CARDS, np.int32)
+    hands = np.zeros((n, HAND), np.int32)
+    hand_len = np.zeros(n, np.int64)
+    programs = np.zeros((n, REGISTERS), np.int32)
+    trace = np.zeros((0, n, NFIELDS), np.int32)
+    rng = np.zeros(1, np.uint64)
+    rng_seed(rng, seed, 0)
+    races = 0
+    for _ in range(turns):
+        deal_kernel(R, regs, deck, meta, hands, hand_len, rng)
+        for i in range(n):
+            m = hand_len[i]
+            k = min(m, REGISTERS - (_locked(R[i, RDMG]) if R[i, RON] else 0))
+            for j in range(k):
+                s = j + rng_below(rng, m - j)
+                t = hands[i, j]
+                hands[i, j] = hands[i, s]
+                hands[i, s] = t
+                programs[i, j] = hands[i, j]
+            for j in range(k, REGISTERS):
+                programs[i, j] = 0
+        set_programs(R, regs, programs)
+        turn_kernel(bd, R, regs, deck, meta, trace)
+        over = meta[M_WINNER] >= 0 or meta[M_TURN] >= max_turns
+        if not over:
+            over = True
+            for i in range(n):
+                if not R[i, RELIM]:
+                    over = False
+        if over:
+            races += 1
+            R[:, :] = R0
+            regs[:, :] = regs0
+            meta[:] = meta0
+    return races
+
+
 # --------------------------------------------------------------------------------------------------- the engine
 
 class FastEngine:

@@ -161,3 +161,16 @@ def test_solo_matches_the_plain_engine_without_lasers_and_opponents(tmp_path):
             else:
                 state = after._replace(robots=(after.robots[0], state.robots[1]))
     assert compared == 160
+
+
+def test_random_turns_loop_plays_whole_races():
+    from envs.roborally.fast import random_turns
+
+    game = RoboRallyGame(Config(board="tiny", num_robots=2))
+    fe = FastEngine(game)
+    fs = fe.pack(game.initial_state(np.random.default_rng(0)))
+    before = fs.copy()
+    races = random_turns(fe.board, fs.robots, fs.registers, fs.meta, 3000, 100, 1)
+    assert races >= 30  # at most 100 turns per race
+    assert races == random_turns(fe.board, fs.robots, fs.registers, fs.meta, 3000, 100, 1)
+    assert np.array_equal(fs.robots, before.robots) and np.array_equal(fs.meta, before.meta)
