@@ -146,7 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--study", metavar="JSON", default=None, help="race mc, greedy and random on the race boards "
                    "with 2 and 4 robots (resumable; results written to JSON after every chunk of deals)")
     g.add_argument("--study-budget", metavar="JSON", default=None, help="race mc at several playout budgets and "
-                   "depths against greedy (race_easy, 2 robots)")
+                   "depths against greedy (race_medium, 2 robots)")
     g.add_argument("--study-boards", default=None, help="--study: comma-separated boards (default the three races)")
     g.add_argument("--study-sizes", default="2,4", help="--study: robot counts (default 2,4)")
     g.add_argument("--races", type=int, default=400, help="--study/--study-budget: races per cell (default 400)")

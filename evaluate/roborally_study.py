@@ -39,7 +39,7 @@ PAIRINGS = (("roborally/mc", "roborally/greedy"), ("roborally/mc", "roborally/ra
 #: Race settings of the study: the seed's decision problem (no power down, which none of these robots uses; flags
 #: repair), the board's 3 lives, and a 60-turn cap (greedy robots finish the shipped races in 4–30 turns).
 RACE_OPTIONS = {"rules": "seed", "max_turns": 60}
-BUDGETS = (50, 150, 600, 2000)
+BUDGETS = (100, 1000, 10000)
 DEPTHS = (1, 2, 3)
 
 
@@ -168,7 +168,7 @@ def study_cells(boards=BOARDS, sizes=(2, 4), pairings=PAIRINGS) -> list[tuple[st
     return [(bd, n, a, b) for n in sizes for bd in boards for a, b in pairings]
 
 
-def budget_cells(board: str = "race_easy", budgets=BUDGETS, depths=DEPTHS) -> list[tuple[str, int, str, str]]:
+def budget_cells(board: str = "race_medium", budgets=BUDGETS, depths=DEPTHS) -> list[tuple[str, int, str, str]]:
     """mc (budget B, depth d) against greedy, 2 robots on `board`."""
     return [(board, 2, f"roborally/mc?budget={bu}&depth={d}", "roborally/greedy") for d in depths for bu in budgets]
 
@@ -228,7 +228,7 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
         ax.set_xlabel("playouts per decision")
         ax.set_ylabel("mc win rate against greedy (95% CI)")
-        ax.set_title("race_easy, 2 robots")
+        ax.set_title("race_medium, 2 robots")
         ax.legend()
         fig.tight_layout()
         path = os.path.join(out, "results_budget.png")

@@ -11,7 +11,8 @@ plays the a0 of highest mean. Ids::
 Options (`OPTIONS`): `budget` playouts per decision; `depth` turns per playout (1..3); `policy` π for the opponents
 and for every robot after the first turn (`random`: uniform over reduced programs, the seed's choice; `greedy`: the
 flag seeker); `eval` v̂ (`default`: the spec's heuristic, `turns`: minus the expected turns to finish, from
-`TurnsTable`); `top`: programs kept after screening.
+`turns_table`); `top`: programs kept after screening; `engine`: `fast` (the compiled playout kernel of
+`agents.roborally_fast`) or `plain` (the rules engine's `execute_turn`, slow, the reference).
 
 What the seed does not specify, and the choices made here:
 
@@ -23,8 +24,10 @@ What the seed does not specify, and the choices made here:
   budget equally; in each round every surviving program is played out on the same freshly sampled worlds
   (common random numbers: one sampled state and one π seed per world) and the better half by mean over all its
   playouts so far survives. The last survivor is played; ties go to the better screen rank.
-* **Sampling** uses the engine's `sample_state`; later turns deal from the sampled state's fresh seed, so every
-  candidate of one world meets the same future deals.
+* **Sampling**: the plain engine uses `sample_state`, and later turns deal from the sampled state's fresh seed; the
+  fast kernel deals the other hands from the same unseen cards (the cards of the robot's hand, its registers and
+  everyone's locked registers excluded) and shares the world, the opponents' first programs and the later random
+  stream between candidates. Either way every candidate of one world meets the same future.
 * **v̂ default** (the spec's reading of the seed's missing evaluator): 100·flags claimed − BFS steps to the next
   flag (from the archive while destroyed) − 2·damage − 50·lives lost; +10,000 for a win, −10,000 when another
   robot wins or the robot is eliminated.
@@ -35,20 +38,23 @@ from __future__ import annotations
 import math
 from urllib.parse import parse_qsl
 
+import numba
 import numpy as np
 
 from agents.base import register, register_pattern
 from agents.roborally import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
+from envs.roborally.fast import solo_kernel
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, reduced_programs, unrank
 from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers, locked_count
 
 #: Option name -> (allowed values or type, default).
 OPTIONS = {
-    "budget": (int, 600),
+    "budget": (int, 2000),
     "depth": ((1, 2, 3), 1),
     "policy": (("random", "greedy"), "random"),
     "eval": (("default", "turns"), "default"),
     "top": (int, 32),
+    "engine": (("fast", "plain"), "fast"),
 }
 #: At most this many screened programs per distinct solo end state.
 PER_END = 4
@@ -89,6 +95,10 @@ class DefaultValue:
             return WIN
         return 100.0 * nf - self.sim.dist[nf][y][x]
 
+    def solo_many(self, ends: np.ndarray) -> np.ndarray:
+        """`solo` of each row of `ends` [P, 5]."""
+        return np.array([self.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
+
     def state(self, state: State, seat: int, lives0: int) -> float:
         """v̂ of `seat` in `state`; `lives0`: its lives when it decided."""
         if state.winner >= 0:
@@ -103,10 +113,11 @@ class DefaultValue:
 class EngineSimulator:
     """Playouts on the plain rules engine (`RoboRallyGame.execute_turn`)."""
 
-    def __init__(self, game: RoboRallyGame, sim: SoloSimulator, policy: str):
+    def __init__(self, game: RoboRallyGame, sim: SoloSimulator, policy: str, value):
         self.game = game
         self.sim = sim
         self.policy = policy
+        self.value = value
 
     def pi(self, state: State, i: int, rng: np.random.Generator) -> tuple[int, ...]:
         """Robot i's program under π (cards for its free registers)."""
@@ -133,6 +144,50 @@ class EngineSimulator:
             state = g.execute_turn(state, [self.pi(state, i, rng) for i in range(n)])
         return state
 
+    def means(self, view: View, cands: list[tuple[int, ...]], worlds: int, depth: int,
+              rng: np.random.Generator) -> np.ndarray:
+        """Mean v̂ of each candidate over `worlds` sampled worlds shared by all candidates."""
+        total = np.zeros(len(cands))
+        lives0 = view.robots[view.seat].lives
+        for _ in range(worlds):
+            world = self.game.sample_state(view, rng)
+            seed = int(rng.integers(2**63 - 1))
+            for c, cards in enumerate(cands):
+                total[c] += self.value.state(self.playout(world, view.seat, cards, depth, seed), view.seat, lives0)
+        return total / worlds
+
+
+class FastSimulator:
+    """Playouts with the compiled kernel (`agents.roborally_fast.FastPlayouts`)."""
+
+    def __init__(self, game: RoboRallyGame, policy: str, eval_name: str, table: np.ndarray | None):
+        from agents.roborally_fast import FastPlayouts
+        from envs.roborally.fast import FastEngine
+
+        self.game = game
+        self.engine = FastEngine(game)
+        self.kernel = FastPlayouts(self.engine, table[:-1] if table is not None else None)
+        self.policy = policy
+        self.eval = eval_name
+
+    def means(self, view: View, cands: list[tuple[int, ...]], worlds: int, depth: int,
+              rng: np.random.Generator) -> np.ndarray:
+        """Mean v̂ of each candidate over `worlds` worlds shared by all candidates (one kernel call)."""
+        n = self.game.num_players
+        locked = [c for lk in view.locked for c in lk if c]
+        seen = set(view.hand) | {c for c in view.registers if c} | set(locked)
+        unseen = [c for c in range(1, 85) if c not in seen]
+        registers = tuple(view.registers if i == view.seat else view.locked[i] for i in range(n))
+        state = State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, registers, (), (), view.winner, ())
+        fs = self.engine.pack(state)
+        progs = np.zeros((len(cands), REGISTERS), np.int64)
+        for c, cards in enumerate(cands):
+            progs[c, : len(cards)] = cards
+        sizes = [view.hand_sizes[i] if i != view.seat else 0 for i in range(n)]
+        mean, _ = self.kernel.playouts(fs, view.seat, progs, unseen, sizes, depth, worlds, self.policy,
+                                       int(rng.integers(2**62)), self.eval)
+        return mean
+
 
 class MonteCarloProgram(ProgramPlanner):
     """The seed's Monte-Carlo robot (see the module docstring)."""
@@ -143,8 +198,13 @@ class MonteCarloProgram(ProgramPlanner):
         super().__init__(game, rng)
         self.options = dict(options) if options else parse_options("")
         self.sim = SoloSimulator(game)
-        self.value = DefaultValue(self.sim) if self.options["eval"] == "default" else TurnsValue(self.sim, rng)
-        self.engine = EngineSimulator(game, self.sim, self.options["policy"])
+        turns = self.options["eval"] == "turns"
+        self.value = TurnsValue(self.sim) if turns else DefaultValue(self.sim)
+        if self.options["engine"] == "fast":
+            self.backend = FastSimulator(game, self.options["policy"], self.options["eval"],
+                                         self.value.table if turns else None)
+        else:
+            self.backend = EngineSimulator(game, self.sim, self.options["policy"], self.value)
         self.last_stats: dict = {}
 
     def screen(self, view: View) -> list[tuple[int, ...]]:
@@ -152,35 +212,45 @@ class MonteCarloProgram(ProgramPlanner):
         hand = view.hand
         robot = view.robots[view.seat]
         k = min(free_registers(robot.damage), len(hand))
-        classes = equivalence_classes(hand, self.game.numbering)
-        mults = [len(c) for c in classes]
         nl = locked_count(robot.damage)
         tail = (0,) * (REGISTERS - k - nl) + (tuple(view.registers[REGISTERS - nl:]) if nl else ())
-        sim = self.sim
-        start = solo_of(robot)
-        scored = []
-        # Prefix sharing: the solo state after each prefix is computed once.
-        prefix_state: dict[tuple[int, ...], Solo] = {(): start}
-        for r, prog in enumerate(reduced_programs(mults, k)):
-            cards = program_cards(classes, prog)
-            for i in range(k):
-                key = prog[: i + 1]
-                if key not in prefix_state:
-                    prefix_state[key] = sim.register(prefix_state[prog[:i]], cards[i], i)
-            s = prefix_state[prog]
-            for j, c in enumerate(tail):
-                s = sim.register(s, c, k + j)
-            scored.append((-self.value.solo(s), r, s, cards))
-        scored.sort(key=lambda t: (t[0], t[1]))
+        ends, progs = self._solo_ends(solo_of(robot), hand, k, tail)
+        score = self.value.solo_many(ends)
+        order = np.lexsort((np.arange(len(score)), -score))  # best score, then lowest rank
         out, per_end = [], {}
-        for _, _, s, cards in scored:
-            end = s if s[4] else None
+        for r in order.tolist():
+            e = tuple(ends[r].tolist())
+            end = e if e[4] else None
             if per_end.get(end, 0) < PER_END:
                 per_end[end] = per_end.get(end, 0) + 1
-                out.append(cards)
+                out.append(tuple(int(c) for c in progs[r, :k]))
                 if len(out) == self.options["top"]:
                     break
         return out
+
+    def _solo_ends(self, start: Solo, hand: tuple[int, ...], k: int, tail: tuple[int, ...]):
+        """(ends [P, 5] as `Solo` rows, programs [P, 5] cards) of every reduced program, in rank order."""
+        if isinstance(self.backend, FastSimulator):
+            eng = self.backend.engine
+            progs = eng.reduced_programs(hand, k).astype(np.int64)
+            progs[:, k:] = np.asarray(tail, np.int64)
+            return _solo_many_ends(eng.board, *start[:4], progs, self.game.config.crushers), progs
+        classes = equivalence_classes(hand, self.game.numbering)
+        mults = [len(c) for c in classes]
+        sim = self.sim
+        prefix_state: dict[tuple[int, ...], Solo] = {(): start}
+        ends, progs = [], []
+        for prog in reduced_programs(mults, k):
+            cards = program_cards(classes, prog)
+            for i in range(k):
+                if prog[: i + 1] not in prefix_state:
+                    prefix_state[prog[: i + 1]] = sim.register(prefix_state[prog[:i]], cards[i], i)
+            s = prefix_state[prog]
+            for j, c in enumerate(tail):
+                s = sim.register(s, c, k + j)
+            ends.append(s)
+            progs.append(cards + tail)
+        return np.array(ends, np.int64).reshape(-1, 5), np.array(progs, np.int64).reshape(-1, REGISTERS)
 
     def program(self, view: View) -> tuple[int, ...]:
         """The chosen program as hand slots (screen, then successive halving with common random numbers)."""
@@ -189,7 +259,6 @@ class MonteCarloProgram(ProgramPlanner):
         if not cands:
             return ()
         budget, depth = self.options["budget"], self.options["depth"]
-        lives0 = view.robots[view.seat].lives
         alive = list(range(len(cands)))
         total = np.zeros(len(cands))
         count = np.zeros(len(cands))
@@ -197,14 +266,10 @@ class MonteCarloProgram(ProgramPlanner):
         used = 0
         while len(alive) > 1:
             per = max(1, budget // (rounds * len(alive)))
-            for _ in range(per):
-                world = self.game.sample_state(view, self.rng)
-                seed = int(self.rng.integers(2**63 - 1))
-                for c in alive:
-                    end = self.engine.playout(world, view.seat, cands[c], depth, seed)
-                    total[c] += self.value.state(end, view.seat, lives0)
-                    count[c] += 1
-                    used += 1
+            means = self.backend.means(view, [cands[c] for c in alive], per, depth, self.rng)
+            total[alive] += means * per
+            count[alive] += per
+            used += per * len(alive)
             means = total[alive] / count[alive]
             order = sorted(range(len(alive)), key=lambda i: (-means[i], alive[i]))
             alive = [alive[i] for i in order[: max(1, len(alive) // 2)]]
@@ -215,7 +280,7 @@ class MonteCarloProgram(ProgramPlanner):
 class TurnsValue:
     """v̂ = −(expected turns to finish the race), from the board's `TurnsTable` (cached per board)."""
 
-    def __init__(self, sim: SoloSimulator, rng: np.random.Generator):
+    def __init__(self, sim: SoloSimulator):
         self.sim = sim
         self.table = turns_table(sim)
 
@@ -230,6 +295,10 @@ class TurnsValue:
         if nf >= len(self.sim.flags):
             return WIN
         return -self._turns(x, y, f, nf)
+
+    def solo_many(self, ends: np.ndarray) -> np.ndarray:
+        """`solo` of each row of `ends` [P, 5]."""
+        return np.array([self.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
 
     def state(self, state: State, seat: int, lives0: int) -> float:
         """Minus the expected turns to finish, minus a turn per 3 damage and 3 turns per life lost."""
@@ -312,9 +381,19 @@ def _search_min(sim: SoloSimulator, start: Solo, classes, table: np.ndarray, wor
     return best[0]
 
 
+@numba.njit(cache=True)
+def _solo_many_ends(bd, x, y, f, nf, programs, crushers_on):
+    """`solo_kernel`'s end (x, y, facing, next_flag, alive) of each program [P, 5]."""
+    out = np.empty((programs.shape[0], 5), np.int64)
+    for p in range(programs.shape[0]):
+        ex, ey, ef, enf, alive = solo_kernel(bd, x, y, f, nf, programs[p], crushers_on)
+        out[p, 0], out[p, 1], out[p, 2], out[p, 3], out[p, 4] = ex, ey, ef, enf, alive
+    return out
+
+
 def _mc(game: RoboRallyGame, rng: np.random.Generator, query: str = "") -> MonteCarloProgram:
     return MonteCarloProgram(game, rng, **parse_options(query or ""))
 
 
 register("roborally/mc", _mc)
-register_pattern(r"roborally/mc\?(?P<query>.*)", _mc, "roborally/mc?budget=600&depth=1&policy=random&eval=default&top=32")
+register_pattern(r"roborally/mc\?(?P<query>.*)", _mc, "roborally/mc?budget=2000&depth=1&policy=random&eval=default&top=32")

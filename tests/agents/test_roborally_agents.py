@@ -94,7 +94,8 @@ def test_mc_decides_from_the_view_only():
 
 
 def test_mc_options():
-    assert parse_options("") == {"budget": 600, "depth": 1, "policy": "random", "eval": "default", "top": 32}
+    assert parse_options("") == {"budget": 2000, "depth": 1, "policy": "random", "eval": "default", "top": 32,
+                                 "engine": "fast"}
     assert parse_options("depth=3&policy=greedy")["depth"] == 3
     for bad, word in (("depth=4", "depth"), ("speed=1", "allowed"), ("budget=0", "budget"), ("eval=x", "eval")):
         with pytest.raises(ValueError, match=word):
