@@ -45,12 +45,11 @@ from envs.roborally.fast import (
     classes_to_cards,
     count_programs_k,
     deal_kernel,
-    enumerate_programs,
     hand_classes,
     rng_below,
     rng_seed,
     set_programs,
-    solo_kernel,
+    solo_register,
     turn_kernel,
     unrank_k,
 )
@@ -87,31 +86,87 @@ def random_program(hand, n, k, kinds, rng, out):
 @numba.njit(cache=True)
 def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5] (free
-    registers; the locked ones are simulated after them)."""
-    k = min(_free(R, i), n)
-    progs = enumerate_programs(hand, n, k, kinds)
-    nl = REGISTERS - _free(R, i)
+    registers; the locked ones are simulated after them).
+
+    A depth-first search over reduced programs in rank order that simulates each register once per prefix and
+    stops a prefix at death or at the last flag (every completion ends the same; the first, lowest-rank one
+    stands for them)."""
     nflags = bd[9]
     dist = bd[15]
-    cards = np.zeros(REGISTERS, np.int64)
-    for j in range(REGISTERS - nl, REGISTERS):
-        cards[j] = regs[i, j]
-    best = -1
-    bd0, bf, bdist = 0, 0, 0
-    for p in range(progs.shape[0]):
-        for j in range(k):
-            cards[j] = progs[p, j]
-        _x, _y, _f, nf, alive = solo_kernel(bd, R[i, RX], R[i, RY], R[i, RF], R[i, RNF], cards, True)
+    cls = np.empty(HAND, np.int64)
+    m = hand_classes(hand, n, kinds, cls)
+    mults = np.zeros(HAND, np.int64)
+    for s in range(n):
+        mults[cls[s]] += 1
+    free = _free(R, i)
+    k = min(free, n)
+    for j in range(REGISTERS):
+        out[j] = 0
+    if k == 0:
+        return
+    ccards = np.zeros((HAND, HAND), np.int64)  # class -> its cards ascending
+    used0 = np.zeros(HAND, np.int64)
+    for s in range(n):
+        c = cls[s]
+        ccards[c, used0[c]] = hand[s]
+        used0[c] += 1
+    tail = np.zeros(REGISTERS, np.int64)
+    for j in range(free, REGISTERS):
+        tail[j] = regs[i, j]
+    sx = np.empty(REGISTERS + 1, np.int64)
+    sy = np.empty(REGISTERS + 1, np.int64)
+    sf = np.empty(REGISTERS + 1, np.int64)
+    sn = np.empty(REGISTERS + 1, np.int64)
+    sx[0], sy[0], sf[0], sn[0] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
+    seq = np.full(REGISTERS, -1, np.int64)
+    best = np.zeros(REGISTERS, np.int64)
+    have = False
+    b0, b1, b2 = 0, 0, 0
+    depth = 0
+    while depth >= 0:
+        if seq[depth] >= 0:
+            mults[seq[depth]] += 1
+        c = seq[depth] + 1
+        while c < m and mults[c] == 0:
+            c += 1
+        if c >= m:
+            seq[depth] = -1
+            depth -= 1
+            continue
+        seq[depth] = c
+        mults[c] -= 1
+        x, y, f, nf, alive = solo_register(bd, sx[depth], sy[depth], sf[depth], sn[depth],
+                                           ccards[c, used0[c] - mults[c] - 1], depth, True)
+        leaf = not alive or nf >= nflags or depth == k - 1
+        if not leaf:
+            sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
+            depth += 1
+            continue
+        if alive and nf < nflags and depth == k - 1:
+            for j in range(k, REGISTERS):
+                x, y, f, nf, alive = solo_register(bd, x, y, f, nf, tail[j], j, True)
+                if not alive or nf >= nflags:
+                    break
         if not alive:
             k0, k1, k2 = 1, 0, 0
         elif nf >= nflags:
             k0, k1, k2 = 0, -nf, 0
         else:
-            k0, k1, k2 = 0, -nf, dist[nf, _y, _x]
-        if best < 0 or k0 < bd0 or (k0 == bd0 and (k1 < bf or (k1 == bf and k2 < bdist))):
-            best, bd0, bf, bdist = p, k0, k1, k2
-    for j in range(REGISTERS):
-        out[j] = progs[best, j] if best >= 0 else 0
+            k0, k1, k2 = 0, -nf, dist[nf, y, x]
+        if not have or k0 < b0 or (k0 == b0 and (k1 < b1 or (k1 == b1 and k2 < b2))):
+            have = True
+            b0, b1, b2 = k0, k1, k2
+            for j in range(depth + 1):
+                best[j] = seq[j]
+            # The lowest-rank completion of a prefix stopped early: the lowest classes left, in order.
+            left = mults.copy()
+            for j in range(depth + 1, k):
+                q = 0
+                while left[q] == 0:
+                    q += 1
+                best[j] = q
+                left[q] -= 1
+    classes_to_cards(hand, n, cls, best, k, out)
 
 
 @numba.njit(cache=True)

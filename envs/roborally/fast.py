@@ -501,59 +501,68 @@ def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
 # --------------------------------------------------------------------------------------------------- one robot alone
 
 @numba.njit(cache=True)
-def solo_kernel(bd, x, y, f, nf, cards, crushers_on):
-    """Run `cards` (5 registers, 0 = empty) for one robot alone: moves, walls, pits, belts, pushers, gears,
-    crushers (when enabled) and flags; no other robot, no laser. Returns (x, y, facing, next_flag, alive)."""
+def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
+    """Register phase ri (0-based) for one robot alone playing card c (0 = none): its move (walls, pits, the
+    edge), belts, pushers, gears, crushers (when `crushers_on` and packed) and its flag; no other robot, no laser.
+    Returns (x, y, facing, next_flag, alive)."""
     (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
      _dist) = bd
-    for ri in range(REGISTERS):
-        c = cards[ri]
-        if c > 0:
-            kind = kinds[c]
-            steps = _STEPS[kind]
-            if steps == 0:
-                f = (f + _TURN[kind]) % 4
-            else:
-                d = f if steps > 0 else (f + 2) % 4
-                for _ in range(abs(steps)):
-                    if (walls[y, x] >> d) & 1:
-                        break
-                    x += _DX[d]
-                    y += _DY[d]
-                    if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                        return x, y, f, nf, False
-        for express_only in (True, False):
-            d = belt[y, x]
-            if d >= 0 and not (express_only and floor[y, x] != EXPRESS) and not (walls[y, x] >> d) & 1:
+    if c > 0:
+        kind = kinds[c]
+        steps = _STEPS[kind]
+        if steps == 0:
+            f = (f + _TURN[kind]) % 4
+        else:
+            d = f if steps > 0 else (f + 2) % 4
+            for _ in range(abs(steps)):
+                if (walls[y, x] >> d) & 1:
+                    break
                 x += _DX[d]
                 y += _DY[d]
                 if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
                     return x, y, f, nf, False
-                nd = belt[y, x]
-                if nd >= 0 and rot[y, x]:
-                    t = (nd - d) % 4
-                    if t == 1 or t == 3:
-                        f = (f + t) % 4
-        for p in range(pushers.shape[0]):
-            if (pushers[p, 3] >> ri) & 1 and pushers[p, 0] == x and pushers[p, 1] == y:
-                d = pushers[p, 2]
-                if not (walls[y, x] >> d) & 1:
-                    x += _DX[d]
-                    y += _DY[d]
-                    if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                        return x, y, f, nf, False
-        for g in range(gears.shape[0]):
-            if gears[g, 0] == x and gears[g, 1] == y:
-                f = (f + gears[g, 2]) % 4
-        if crushers_on:
-            for p in range(crushers.shape[0]):
-                if (crushers[p, 2] >> ri) & 1 and crushers[p, 0] == x and crushers[p, 1] == y:
+    for express_only in (True, False):
+        d = belt[y, x]
+        if d >= 0 and not (express_only and floor[y, x] != EXPRESS) and not (walls[y, x] >> d) & 1:
+            x += _DX[d]
+            y += _DY[d]
+            if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
+                return x, y, f, nf, False
+            nd = belt[y, x]
+            if nd >= 0 and rot[y, x]:
+                t = (nd - d) % 4
+                if t == 1 or t == 3:
+                    f = (f + t) % 4
+    for p in range(pushers.shape[0]):
+        if (pushers[p, 3] >> ri) & 1 and pushers[p, 0] == x and pushers[p, 1] == y:
+            d = pushers[p, 2]
+            if not (walls[y, x] >> d) & 1:
+                x += _DX[d]
+                y += _DY[d]
+                if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
                     return x, y, f, nf, False
-        fl = flag_at[y, x]
-        if fl >= 0 and fl == nf:
-            nf += 1
-            if nf == nflags:
-                return x, y, f, nf, True
+    for g in range(gears.shape[0]):
+        if gears[g, 0] == x and gears[g, 1] == y:
+            f = (f + gears[g, 2]) % 4
+    if crushers_on:
+        for p in range(crushers.shape[0]):
+            if (crushers[p, 2] >> ri) & 1 and crushers[p, 0] == x and crushers[p, 1] == y:
+                return x, y, f, nf, False
+    fl = flag_at[y, x]
+    if fl >= 0 and fl == nf:
+        nf += 1
+    return x, y, f, nf, True
+
+
+@numba.njit(cache=True)
+def solo_kernel(bd, x, y, f, nf, cards, crushers_on):
+    """Run `cards` (5 registers, 0 = empty) for one robot alone (`solo_register` for each register; it stops at
+    death or on claiming the last flag). Returns (x, y, facing, next_flag, alive)."""
+    nflags = bd[9]
+    for ri in range(REGISTERS):
+        x, y, f, nf, alive = solo_register(bd, x, y, f, nf, cards[ri], ri, crushers_on)
+        if not alive or nf >= nflags:
+            return x, y, f, nf, alive
     return x, y, f, nf, True
 
 
