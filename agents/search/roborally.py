@@ -20,7 +20,8 @@ What the seed does not specify, and the choices made here:
   every program is first *screened* without playouts: its own solo simulation (`SoloSimulator`, opponents and
   lasers ignored) scored by v̂'s solo form; the best `top` programs go on, at most `PER_END` of them ending on one
   solo square and facing (programs that differ only in timing against the other robots stay candidates, the
-  rest of the budget goes to different destinations). Then **successive halving**: ⌈log2 top⌉ rounds share the
+  rest of the budget goes to different destinations; a program that finishes the race scores higher the earlier
+  its finishing register, which counts as its end). Then **successive halving**: ⌈log2 top⌉ rounds share the
   budget equally; in each round every surviving program is played out on the same freshly sampled worlds
   (common random numbers: one sampled state and one π seed per world) and the better half by mean over all its
   playouts so far survives. The last survivor is played; ties go to the better screen rank.
@@ -216,6 +217,18 @@ class MonteCarloProgram(ProgramPlanner):
         tail = (0,) * (REGISTERS - k - nl) + (tuple(view.registers[REGISTERS - nl:]) if nl else ())
         ends, progs = self._solo_ends(solo_of(robot), hand, k, tail)
         score = self.value.solo_many(ends)
+        finish = np.flatnonzero(ends[:, 3] >= len(self.sim.flags))
+        if len(finish):
+            # Programs that finish the race: the earlier the register, the likelier the win against a robot that
+            # finishes in the same turn; each finishing register counts as its own end.
+            start = solo_of(robot)
+            for r in finish.tolist():
+                s, reg = start, 0
+                while s[3] < len(self.sim.flags):
+                    s = self.sim.register(s, int(progs[r, reg]), reg)
+                    reg += 1
+                score[r] += 10.0 * (REGISTERS - reg)
+                ends[r, 2] = reg  # the facing does not matter once finished: the end is the register
         order = np.lexsort((np.arange(len(score)), -score))  # best score, then lowest rank
         out, per_end = [], {}
         for r in order.tolist():
