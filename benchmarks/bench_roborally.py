@@ -135,6 +135,23 @@ def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0) -> tuple
         per = max(per + 1, int(per * min(10.0, 1.5 * seconds / max(dt, 1e-3))))
 
 
+def mc_decision_seconds(agent_id: str, n: int, decisions: int, seed: int = 0) -> float:
+    """Median CPU seconds of one `program(view)` decision of `agent_id` at the start of fresh races."""
+    from agents.base import make
+
+    game = _game(n)
+    rng = np.random.default_rng(seed)
+    agent = make(agent_id, game, np.random.default_rng(seed + 1))
+    agent.program(game.view(game.initial_state(rng), 0))  # compile / load the caches
+    times = []
+    for _ in range(decisions):
+        view = game.view(game.initial_state(rng), 0)
+        t0 = _clock()
+        agent.program(view)
+        times.append(_clock() - t0)
+    return statistics.median(times)
+
+
 def parallel_random_steps_per_sec(seconds: float, seed: int = 0) -> float:
     """Steps/s of `roborally_v0.parallel_env()` under random legal play (one step = every robot's action)."""
     from envs import roborally_v0
@@ -199,6 +216,12 @@ def main() -> None:
                 rates.append(rate)
             print(f"{n:>6} {depth:>5} {cands:>8} {statistics.median(rates):>11,.0f}"
                   + ("   goal >= 10,000 (depth 1, 2 robots)" if (n, depth) == (2, 1) else ""))
+
+    print("\none roborally/mc decision at the start of a race (median CPU seconds)")
+    for agent_id in ("roborally/mc", "roborally/mc?engine=plain&budget=200"):
+        for n in (2, 4):
+            t = mc_decision_seconds(agent_id, n, decisions=3 * reps)
+            print(f"{agent_id:<38} {n} robots {t:8.3f} s")
 
     from envs import roborally_v0
 

@@ -121,3 +121,19 @@ def test_bad_options_raise():
         fp.playouts(fs, 0, np.zeros((1, 5)), [1], [9, 9], eval="best")
     with pytest.raises(ValueError, match="needs the table"):
         fp.playouts(fs, 0, np.zeros((1, 5)), [1], [9, 9], eval="turns")
+
+
+@pytest.mark.slow  # builds the expected-turns table of a board
+def test_turns_evaluation_equals_the_plain_turns_value():
+    from agents.search.roborally import TurnsValue
+
+    game, fe, _, state = _setup(board="tiny", n=2, seed=4)
+    value = TurnsValue(SoloSimulator(game))
+    fp = FastPlayouts(fe, value.table[:len(game.board.flags)])
+    hand = state.hands[0]
+    cands = fe.reduced_programs(hand, 5)[::53]
+    unseen = [c for c in range(1, NUM_CARDS + 1) if c not in hand]
+    mean, _ = fp.playouts(fe.pack(state), 0, cands, unseen, [0, 0], depth=1, n_per_candidate=2, eval="turns")
+    for p, cards in enumerate(cands):
+        after = game.execute_turn(state, [cards, ()])
+        assert mean[p] == pytest.approx(value.state(after, 0, state.robots[0].lives))
