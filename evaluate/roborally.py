@@ -150,7 +150,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--study-boards", default=None, help="--study: comma-separated boards (default the three races)")
     g.add_argument("--study-sizes", default="2,4", help="--study: robot counts (default 2,4)")
     g.add_argument("--races", type=int, default=400, help="--study/--study-budget: races per cell (default 400)")
-    g.add_argument("--study-plot", action="store_true", help="plot the --study / --study-budget JSON files to --out")
+    g.add_argument("--study-plot", action="store_true", help="plot the --study / --study-budget JSON files to --out "
+                   "and print them as Markdown tables")
 
 
 def run(args: argparse.Namespace) -> bool:
@@ -202,6 +203,9 @@ def _run_study(args: argparse.Namespace, study: str | None, budget: str | None) 
         out = args.out if args.out != os.path.join("results", GAME) else os.path.join("docs", "img", GAME)
         for path in rs.plot(study, budget, out):
             print(f"wrote {path}")
+        for path in (study or "").split(",") + [budget or ""]:
+            if path and os.path.exists(path):
+                print(rs.markdown_table(path))
         return True
     if study:
         boards = args.study_boards.split(",") if args.study_boards else list(rs.BOARDS)

@@ -176,8 +176,42 @@ def budget_cells(board: str = "race_medium", budgets=BUDGETS, depths=DEPTHS) -> 
 
 
 
+def _short(agent: str) -> str:
+    return agent.split("/", 1)[1]
+
+
+def markdown_table(path: str) -> str:
+    """The study JSON as a Markdown table: one row per cell (first agent's win rate, the other's, race lengths,
+    endings, seconds per decision)."""
+    cells = load(path).get("cells", {})
+    head = ("| board | robots | A vs B | races | A wins (95% CI) | B wins (95% CI) | turns to win A / B (median) "
+            "| ended by max_turns / all eliminated | s per decision A / B |")
+    lines = [head, "|" + "---|" * 9]
+    for key, cell in cells.items():
+        if "summary" not in cell:
+            continue
+        board, n, a, b = key.split("|")
+        sm = cell["summary"]
+        sa, sb = sm["agents"][a], sm["agents"][b]
+
+        def rate(x):
+            return f"{x['win_rate']:.3f} [{x['ci95'][0]:.3f}, {x['ci95'][1]:.3f}]"
+
+        def med(x):
+            return "–" if x["turns_to_win_median"] is None else f"{x['turns_to_win_median']:.0f}"
+
+        def sec(x):
+            return "–" if x["seconds_per_decision"] is None else f"{x['seconds_per_decision']:.3f}"
+
+        lines.append(f"| {board} | {n} | {_short(a)} vs {_short(b)} | {sm['races']} | {rate(sa)} | {rate(sb)} | "
+                     f"{med(sa)} / {med(sb)} | {sm['endings']['max_turns']} / {sm['endings']['eliminated']} | "
+                     f"{sec(sa)} / {sec(sb)} |")
+    return "\n".join(lines)
+
+
 def plot(results_path: str | None, budget_path: str | None, out: str) -> list[str]:
-    """Bar charts of the 2- and 4-robot win rates and mc's budget/depth curve against greedy; the paths written."""
+    """Bar charts of the 2- and 4-robot win rates (`results_path`: one study JSON or several, comma-separated) and
+    mc's budget/depth curve against greedy; the paths written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -185,8 +219,9 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
 
     os.makedirs(out, exist_ok=True)
     written = []
-    if results_path and os.path.exists(results_path):
-        cells = load(results_path).get("cells", {})
+    paths = [p for p in (results_path or "").split(",") if p and os.path.exists(p)]
+    if paths:
+        cells = {k: v for p in paths for k, v in load(p).get("cells", {}).items()}
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
         for ax, n in zip(axes, (2, 4)):
             labels, rates, errs = [], [], []
@@ -236,4 +271,4 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
         plt.close(fig)
         written.append(path)
     return written
-__all__ = ["budget_cells", "load", "play_cell", "plot", "run_cells", "study_cells", "summarise"]
+__all__ = ["budget_cells", "load", "markdown_table", "play_cell", "plot", "run_cells", "study_cells", "summarise"]
