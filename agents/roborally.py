@@ -42,6 +42,7 @@ from envs.roborally.rules import (
     PROGRAM_INDEX,
     REGISTERS,
     RoboRallyGame,
+    State,
     View,
     free_registers,
     locked_count,
@@ -271,23 +272,49 @@ def greedy_program(sim: SoloSimulator, hand: tuple[int, ...], robot, registers: 
 
 
 class GreedyProgram(ProgramPlanner):
-    """The flag seeker (see the module docstring): deterministic, uses its rng only off-plan."""
+    """The flag seeker (see the module docstring): deterministic, uses its rng only off-plan.
+
+    `engine="fast"` (the registered agent) runs the compiled flag seeker of `agents.roborally_fast`;
+    `engine="plain"` runs `greedy_program` over `SoloSimulator`, the reference the compiled one is tested against.
+    """
 
     name = "roborally/greedy"
 
-    def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None):
+    def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None, engine: str = "fast"):
         super().__init__(game, rng)
+        if engine not in ("fast", "plain"):
+            raise ValueError(f"engine must be one of ['fast', 'plain'], got {engine!r}")
         self.sim = SoloSimulator(game)
+        self.engine = engine
+        self._fast = None
+        if engine == "fast":
+            from agents.roborally_fast import FastPlayouts
+            from envs.roborally.fast import FastEngine
+
+            self._fast = FastPlayouts(FastEngine(game))
 
     def program(self, view: View) -> tuple[int, ...]:
         """The best program of the view's hand by its own solo simulation, as hand slots."""
         hand = view.hand
-        cards = greedy_program(self.sim, hand, view.robots[view.seat], view.registers, self.game.numbering)
+        robot = view.robots[view.seat]
+        if self._fast is None:
+            cards = greedy_program(self.sim, hand, robot, view.registers, self.game.numbering)
+        else:
+            k = min(free_registers(robot.damage), len(hand))
+            cards = tuple(int(c) for c in self._fast.greedy(self._pack(view), view.seat, hand)[:k])
         return tuple(hand.index(c) for c in cards)
+
+    def _pack(self, view: View):
+        """A fast state holding the view's robots and the seat's registers (all the flag seeker reads)."""
+        n = self.game.num_players
+        regs = tuple(view.registers if i == view.seat else (0,) * REGISTERS for i in range(n))
+        return self._fast.engine.pack(State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, regs, (), (),
+                                            view.winner, ()))
 
 
 register("roborally/random", RandomProgram)
 register("roborally/greedy", GreedyProgram)
+register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"))
 
 # The Monte-Carlo robot lives in the search package; importing it here registers `roborally/mc` with the others.
 from agents.search import roborally as _search  # noqa: E402, F401

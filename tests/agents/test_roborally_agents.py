@@ -102,3 +102,21 @@ def test_mc_options():
             parse_options(bad)
     game = RoboRallyGame(Config())
     assert agents.make("roborally/mc?depth=2", game, np.random.default_rng(0)).options["depth"] == 2
+
+
+@pytest.mark.parametrize("board", ["race_medium", "gears_pushers"])
+def test_compiled_greedy_agent_equals_the_plain_one(board):
+    # Differential test over views with random positions, damage (locked registers) and hands.
+    game = RoboRallyGame(Config(board=board, rules="seed"))
+    fast = agents.make("roborally/greedy", game, np.random.default_rng(0))
+    plain = agents.make("roborally/greedy-plain", game, np.random.default_rng(0))
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        r0, state = _alone(game, rng)
+        damage = int(rng.integers(0, 9))
+        deck = [int(c) for c in rng.permutation(np.arange(1, 85))]
+        hand = tuple(sorted(deck[: 9 - damage]))
+        locked = [0] * (5 - max(0, damage - 4)) + deck[9 - damage: 9 - damage + max(0, damage - 4)]
+        robots = (replace(r0, damage=damage),) + state.robots[1:]
+        view = game.view(state._replace(robots=robots, hands=(hand, ()), registers=(tuple(locked), (0,) * 5)), 0)
+        assert fast.program(view) == plain.program(view)
