@@ -112,8 +112,8 @@ def fast_loop_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
         turns = int(turns * min(10.0, 1.5 * seconds / max(dt, 1e-3)))
 
 
-def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0) -> tuple[float, int]:
-    """(playouts/s, candidates) of the playout kernel for robot 0's reduced programs, policy random."""
+def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0, policy: str = "random") -> tuple[float, int]:
+    """(playouts/s, candidates) of the playout kernel for robot 0's reduced programs."""
     from agents.roborally_fast import FastPlayouts
     from envs.roborally.cards import NUM_CARDS
     from envs.roborally.fast import FastEngine
@@ -127,11 +127,11 @@ def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0) -> tuple
     cands = fe.reduced_programs(hand, 5)
     unseen = [c for c in range(1, NUM_CARDS + 1) if c not in hand]
     sizes = [len(h) for h in state.hands]
-    fp.playouts(fs, 0, cands[:2], unseen, sizes, depth, 1)  # compile / load the cache
+    fp.playouts(fs, 0, cands[:2], unseen, sizes, depth, 1, policy)  # compile / load the cache
     per = 1
     while True:
         t0 = _clock()
-        fp.playouts(fs, 0, cands, unseen, sizes, depth, per, seed=seed)
+        fp.playouts(fs, 0, cands, unseen, sizes, depth, per, policy, seed=seed)
         dt = _clock() - t0
         if dt >= seconds or per > 10_000:
             return len(cands) * per / dt, len(cands)
@@ -209,16 +209,16 @@ def main() -> None:
         print(f"{n:>6} {statistics.median(plain):>14,.0f} {statistics.median(api):>10,.0f} {f:>11,.0f} "
               f"{statistics.median(ratio):>10.0f}x {f / PEER_TURNS[n]:>9.0f}x  {goal}")
 
-    print("\nplayouts of the mc kernel (every reduced program of robot 0's first hand, policy random)")
-    print(f"{'robots':>6} {'depth':>5} {'programs':>8} {'playouts/s':>11}")
-    for n in (2, 4, 8):
-        for depth in (1, 2):
-            rates = []
-            for r in range(reps):
-                rate, cands = playouts_per_sec(n, depth, sec, seed=r)
-                rates.append(rate)
-            print(f"{n:>6} {depth:>5} {cands:>8} {statistics.median(rates):>11,.0f}"
-                  + ("   goal >= 10,000 (depth 1, 2 robots)" if (n, depth) == (2, 1) else ""))
+    print("\nplayouts of the mc kernel (every reduced program of robot 0's first hand)")
+    print(f"{'policy':>6} {'robots':>6} {'depth':>5} {'programs':>8} {'playouts/s':>11}")
+    runs = [("random", n, depth) for n in (2, 4, 8) for depth in (1, 2)] + [("greedy", 2, 1), ("greedy", 2, 2)]
+    for policy, n, depth in runs:
+        rates = []
+        for r in range(reps):
+            rate, cands = playouts_per_sec(n, depth, sec, seed=r, policy=policy)
+            rates.append(rate)
+        print(f"{policy:>6} {n:>6} {depth:>5} {cands:>8} {statistics.median(rates):>11,.0f}"
+              + ("   goal >= 10,000 (depth 1, 2 robots)" if (policy, n, depth) == ("random", 2, 1) else ""))
 
     print("\none roborally/mc decision at the start of a race (median CPU seconds)")
     for agent_id in ("roborally/mc", "roborally/mc?engine=plain&budget=200"):
