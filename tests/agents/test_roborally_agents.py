@@ -120,3 +120,15 @@ def test_compiled_greedy_agent_equals_the_plain_one(board):
         robots = (replace(r0, damage=damage),) + state.robots[1:]
         view = game.view(state._replace(robots=robots, hands=(hand, ()), registers=(tuple(locked), (0,) * 5)), 0)
         assert fast.program(view) == plain.program(view)
+
+
+def test_mc_screening_is_the_same_on_both_engines():
+    game = RoboRallyGame(Config(board="race_medium", rules="seed"))
+    fast = agents.make("roborally/mc", game, np.random.default_rng(0))
+    plain = agents.make("roborally/mc?engine=plain", game, np.random.default_rng(0))
+    for i in range(5):
+        state = game.initial_state(np.random.default_rng(i))
+        for seat in (0, 1):
+            view = game.view(state, seat)
+            cands = fast.screen(view)
+            assert cands == plain.screen(view) and len(cands) == 32
