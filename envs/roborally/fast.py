@@ -773,6 +773,33 @@ def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
     return races
 
 
+@numba.njit(cache=True)
+def _program_turn(bd, R, regs, deck, meta, programs, trace):
+    """`FastEngine.execute_turn` in place: fill the registers, check the cards (False, nothing run, when a card
+    is out of 1..84 or placed twice), take them out of the deck, run the turn."""
+    set_programs(R, regs, programs)
+    seen = np.zeros(NUM_CARDS + 1, np.bool_)
+    for i in range(R.shape[0]):
+        for j in range(REGISTERS):
+            c = regs[i, j]
+            if c == 0:
+                continue
+            if c < 0 or c > NUM_CARDS or seen[c]:
+                return False
+            seen[c] = True
+    m = meta[M_DECK]
+    k = 0
+    for s in range(m):
+        if not seen[deck[s]]:
+            deck[k] = deck[s]
+            k += 1
+    for s in range(k, deck.shape[0]):
+        deck[s] = 0
+    meta[M_DECK] = k
+    turn_kernel(bd, R, regs, deck, meta, trace)
+    return True
+
+
 # --------------------------------------------------------------------------------------------------- the engine
 
 class FastEngine:
@@ -861,17 +888,10 @@ class FastEngine:
         is int32 [5, n, NFIELDS] and receives the robots after each register phase."""
         programs = np.asarray(programs, np.int32).reshape(self.num_robots, REGISTERS)
         out = fs.copy()
-        set_programs(out.robots, out.registers, programs)
-        placed = out.registers[out.registers > 0]
-        if len(set(placed.tolist())) != placed.size or np.any((placed < 1) | (placed > NUM_CARDS)):
-            raise ValueError(f"programs must use distinct cards 1..{NUM_CARDS}, got {out.registers.tolist()}")
-        m = int(out.meta[M_DECK])
-        keep = out.deck[:m][~np.isin(out.deck[:m], placed)]
-        out.deck[:] = 0
-        out.deck[:keep.size] = keep
-        out.meta[M_DECK] = keep.size
-        turn_kernel(self.board, out.robots, out.registers, out.deck, out.meta,
-                    self._no_trace if trace is None else trace)
+        if not _program_turn(self.board, out.robots, out.registers, out.deck, out.meta, programs,
+                             self._no_trace if trace is None else trace):
+            raise ValueError(f"programs must use distinct cards 1..{NUM_CARDS}, got {programs.tolist()} "
+                             f"(registers {fs.registers.tolist()})")
         return out
 
     def deal(self, fs: FastState, seed: int) -> tuple[FastState, np.ndarray, np.ndarray]:

@@ -174,3 +174,14 @@ def test_random_turns_loop_plays_whole_races():
     assert races >= 30  # at most 100 turns per race
     assert races == random_turns(fe.board, fs.robots, fs.registers, fs.meta, 3000, 100, 1)
     assert np.array_equal(fs.robots, before.robots) and np.array_equal(fs.meta, before.meta)
+
+
+def test_execute_turn_rejects_repeated_or_unknown_cards():
+    game = RoboRallyGame(Config(board="race_easy", num_robots=2))
+    fe = FastEngine(game)
+    fs = fe.pack(game.initial_state(np.random.default_rng(0)))
+    for bad in ([[50, 0, 0, 0, 0], [50, 0, 0, 0, 0]], [[85, 0, 0, 0, 0], [0] * 5], [[-1, 0, 0, 0, 0], [0] * 5]):
+        with pytest.raises(ValueError, match="distinct cards 1..84"):
+            fe.execute_turn(fs, bad)
+        with pytest.raises(ValueError):
+            game.execute_turn(game.setup(list(game.initial_robots())), bad)
