@@ -17,11 +17,13 @@ API (what search and training code calls):
 
 Kernels (njit, arrays in, modified in place; for other kernels' loops): `turn_kernel(bd, robots, regs, deck, meta,
 trace)` runs a turn on registers already filled, `set_programs(robots, regs, programs)` fills the unlocked
-registers, `deal_kernel(robots, regs, deck, meta, hands, hand_len, rng)` deals, `solo_kernel(bd, x, y, facing,
-next_flag, cards, crushers)` runs one robot's program alone (no other robots, no lasers) for the flag seeker,
+registers, `deal_kernel(robots, regs, deck, meta, hands, hand_len, rng)` deals, `solo_register` / `solo_kernel(bd, x, y,
+facing, next_flag, cards, crushers)` run one register / one program of a robot alone (no other robots, no lasers)
+for the flag seeker and `solo_many` scores many programs so (BFS distance to the next flag at the end, death),
 `hand_classes(hand, n, kinds, cls)` gives the seed's equivalence classes (§1.1) of a sorted hand,
 `count_programs_k`/`unrank_k` rank reduced programs exactly as `envs.roborally.programs`, and `enumerate_programs`
-lists every reduced program of a hand as cards. `rng` is a uint64 [1] SplitMix64 state (`rng_next`, `rng_below`).
+lists every reduced program of a hand as cards; `random_turns` plays whole random races (the benchmark's loop).
+`rng` is a uint64 [1] SplitMix64 state (`rng_seed`, `rng_next`, `rng_below`).
 """
 
 from __future__ import annotations
