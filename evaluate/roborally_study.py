@@ -263,7 +263,7 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
         ax.set_xlabel("playouts per decision")
         ax.set_ylabel("mc win rate against greedy (95% CI)")
-        ax.set_title("race_medium, 2 robots")
+        ax.set_title("race_medium, 2 robots, playout policy random")
         ax.legend()
         fig.tight_layout()
         path = os.path.join(out, "results_budget.png")
