@@ -157,7 +157,7 @@ def run_cells(path: str, cells: list[tuple[str, int, str, str]], races: int, chu
                 s0, k0 = raw["timing"].get(e, (0.0, 0))
                 raw["timing"][e] = [s0 + s, k0 + k]
             data["cells"][key]["summary"] = summarise(raw, a, b)
-            write_json(path, data)
+            write_json(path, data, indent=None)  # one line: thousands of race records
             sm = data["cells"][key]["summary"]["agents"][a]
             log(f"{key}: {len(raw['races'])} races, {a} {sm['win_rate']:.3f} {sm['ci95']}")
     return data
