@@ -45,11 +45,13 @@ from envs.roborally.fast import (
     classes_to_cards,
     count_programs_k,
     deal_kernel,
-    hand_classes,
+    hand_multiplicities,
+    next_class,
     rng_below,
     rng_seed,
     set_programs,
     solo_register,
+    take_sorted,
     turn_kernel,
     unrank_k,
 )
@@ -72,10 +74,8 @@ def _free(R, i):
 def random_program(hand, n, k, kinds, rng, out):
     """A uniform reduced program of the sorted `hand[:n]` with k free registers, as cards into out[:5]."""
     cls = np.empty(HAND, np.int64)
-    m = hand_classes(hand, n, kinds, cls)
     mults = np.zeros(HAND, np.int64)
-    for s in range(n):
-        mults[cls[s]] += 1
+    m = hand_multiplicities(hand, n, kinds, cls, mults)
     k = min(k, n)
     seq = np.zeros(REGISTERS, np.int64)
     if k > 0:
@@ -94,10 +94,8 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     nflags = bd[9]
     dist = bd[15]
     cls = np.empty(HAND, np.int64)
-    m = hand_classes(hand, n, kinds, cls)
     mults = np.zeros(HAND, np.int64)
-    for s in range(n):
-        mults[cls[s]] += 1
+    m = hand_multiplicities(hand, n, kinds, cls, mults)
     free = _free(R, i)
     k = min(free, n)
     for j in range(REGISTERS):
@@ -124,17 +122,10 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     b0, b1, b2 = 0, 0, 0
     depth = 0
     while depth >= 0:
-        if seq[depth] >= 0:
-            mults[seq[depth]] += 1
-        c = seq[depth] + 1
-        while c < m and mults[c] == 0:
-            c += 1
-        if c >= m:
-            seq[depth] = -1
+        if not next_class(seq, mults, m, depth):
             depth -= 1
             continue
-        seq[depth] = c
-        mults[c] -= 1
+        c = seq[depth]
         x, y, f, nf, alive = solo_register(bd, sx[depth], sy[depth], sf[depth], sn[depth],
                                            ccards[c, used0[c] - mults[c] - 1], depth, True)
         leaf = not alive or nf >= nflags or depth == k - 1
@@ -230,13 +221,7 @@ def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, p
         if i == me:
             continue
         k = min(hand_sizes[i], u - pos)
-        for s in range(k):
-            c = deck[pos + s]
-            t = s
-            while t > 0 and hands[i, t - 1] > c:
-                hands[i, t] = hands[i, t - 1]
-                t -= 1
-            hands[i, t] = c
+        take_sorted(deck, pos, k, hands[i])
         pos += k
         _program(bd, R, regs, i, hands[i], k, kinds, policy, rng, programs[i])
     for s in range(u - pos):

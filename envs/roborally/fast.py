@@ -461,6 +461,18 @@ def set_programs(R, regs, programs):
 
 
 @numba.njit(cache=True)
+def take_sorted(deck, pos, k, hand):
+    """hand[:k] = deck[pos:pos + k] sorted ascending (insertion sort: k <= 9)."""
+    for s in range(k):
+        c = deck[pos + s]
+        t = s
+        while t > 0 and hand[t - 1] > c:
+            hand[t] = hand[t - 1]
+            t -= 1
+        hand[t] = c
+
+
+@numba.njit(cache=True)
 def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
     """Shuffle every card not held in a register into the deck and deal 9 − damage cards (sorted) to each robot
     on the board and not powered down; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
@@ -484,13 +496,7 @@ def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
         hand_len[i] = 0
         if R[i, RON] and not R[i, RPD]:
             k = max(0, min(HAND - R[i, RDMG], m - pos))
-            for s in range(k):
-                c = deck[pos + s]
-                t = s
-                while t > 0 and hands[i, t - 1] > c:
-                    hands[i, t] = hands[i, t - 1]
-                    t -= 1
-                hands[i, t] = c
+            take_sorted(deck, pos, k, hands[i])
             hand_len[i] = k
             pos += k
     for s in range(m - pos):
@@ -625,6 +631,34 @@ def hand_classes(hand, n, kinds, cls):
 
 
 @numba.njit(cache=True)
+def hand_multiplicities(hand, n, kinds, cls, mults):
+    """`hand_classes` into `cls` plus each class's size into `mults` (length >= 9); returns the class count."""
+    m = hand_classes(hand, n, kinds, cls)
+    for c in range(mults.shape[0]):
+        mults[c] = 0
+    for s in range(n):
+        mults[cls[s]] += 1
+    return m
+
+
+@numba.njit(cache=True)
+def next_class(seq, mults, m, depth):
+    """Depth-first step over class sequences in rank order: give back the class at `seq[depth]` (-1: none yet)
+    and take the next available one; False (seq[depth] = -1) when none is left at this depth."""
+    if seq[depth] >= 0:
+        mults[seq[depth]] += 1
+    c = seq[depth] + 1
+    while c < m and mults[c] == 0:
+        c += 1
+    if c >= m:
+        seq[depth] = -1
+        return False
+    seq[depth] = c
+    mults[c] -= 1
+    return True
+
+
+@numba.njit(cache=True)
 def _comb(a, b):
     r = 1
     for i in range(b):
@@ -694,31 +728,21 @@ def classes_to_cards(hand, n, cls, seq, k, out):
 def enumerate_programs(hand, n, k, kinds):
     """Every reduced program of the sorted `hand[:n]` with k free registers, as cards [P, 5], in rank order."""
     cls = np.empty(HAND, np.int64)
-    m = hand_classes(hand, n, kinds, cls)
     mults = np.zeros(HAND, np.int64)
-    for s in range(n):
-        mults[cls[s]] += 1
+    m = hand_multiplicities(hand, n, kinds, cls, mults)
     k = min(k, n)
     total = count_programs_k(mults, m, k)
     out = np.zeros((total, REGISTERS), np.int32)
-    seq = np.zeros(REGISTERS, np.int64)
+    seq = np.full(REGISTERS, -1, np.int64)
     if k == 0:
         return out
     # Depth-first in lexicographic order of class sequences (= rank order).
     p = 0
     depth = 0
-    seq[0] = -1
     while depth >= 0:
-        if seq[depth] >= 0:
-            mults[seq[depth]] += 1
-        c = seq[depth] + 1
-        while c < m and mults[c] == 0:
-            c += 1
-        if c >= m:
+        if not next_class(seq, mults, m, depth):
             depth -= 1
             continue
-        seq[depth] = c
-        mults[c] -= 1
         if depth == k - 1:
             classes_to_cards(hand, n, cls, seq, k, out[p])
             p += 1
