@@ -184,11 +184,12 @@ def value(bd, R, meta, me, lives0, eval_code, table):
         x, y, f = R[me, RX], R[me, RY], R[me, RF]
     else:
         x, y, f = R[me, RAX], R[me, RAY], R[me, RAF]
+    more = nf < bd[9]  # a board without flags has no next flag to measure
     if eval_code == EVAL_TURNS:
-        t = table[nf, y, x, f] + (0.0 if R[me, RON] else 1.0)
+        t = (table[nf, y, x, f] if more else 0.0) + (0.0 if R[me, RON] else 1.0)
         return -t - R[me, RDMG] / 3.0 - 3.0 * (lives0 - R[me, RLIVES])
-    dist = bd[15]
-    return 100.0 * nf - dist[nf, y, x] - 2.0 * R[me, RDMG] - 50.0 * (lives0 - R[me, RLIVES])
+    steps = bd[15][nf, y, x] if more else 0
+    return 100.0 * nf - steps - 2.0 * R[me, RDMG] - 50.0 * (lives0 - R[me, RLIVES])
 
 
 @numba.njit(cache=True)

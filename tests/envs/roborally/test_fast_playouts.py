@@ -137,3 +137,21 @@ def test_turns_evaluation_equals_the_plain_turns_value():
     for p, cards in enumerate(cands):
         after = game.execute_turn(state, [cards, ()])
         assert mean[p] == pytest.approx(value.state(after, 0, state.robots[0].lives))
+
+
+def test_playouts_on_a_board_without_flags(tmp_path):
+    path = tmp_path / "flagless.rrb"
+    path.write_text("name: flagless\nsize: 4 3\ngrid:\n.   .   .   .\n.   X   .   .\nS1N S2N .   .\n")
+    game = RoboRallyGame(Config(board=str(path)))
+    fe = FastEngine(game)
+    state = game.initial_state(np.random.default_rng(0))
+    hand = state.hands[0]
+    cands = fe.reduced_programs(hand, 5)[:20]
+    unseen = [c for c in range(1, NUM_CARDS + 1) if c not in hand]
+    mean, _ = FastPlayouts(fe).playouts(fe.pack(state), 0, cands, unseen, [0, 0], depth=1, n_per_candidate=2)
+    lives = state.robots[0].lives
+    for p, cards in enumerate(cands):
+        r = game.execute_turn(state, [cards, ()]).robots[0]
+        # No flag to measure: v̂ is the spec's damage and lives terms only (the loss once eliminated).
+        want = -10_000 if r.eliminated else -2.0 * r.damage - 50.0 * (lives - r.lives)
+        assert mean[p] == want
