@@ -132,3 +132,20 @@ def test_mc_screening_is_the_same_on_both_engines():
             view = game.view(state, seat)
             cands = fast.screen(view)
             assert cands == plain.screen(view) and len(cands) == 32
+
+
+def test_turns_table_compiled_equals_plain_and_finishing_is_zero():
+    from agents.search.roborally import turns_table
+
+    game = RoboRallyGame(Config(board="tiny", rules="seed"))
+    sim = SoloSimulator(game)
+    plain = turns_table(sim, sweeps=2, seed=3, engine="plain")
+    fast = turns_table(sim, sweeps=2, seed=4, engine="fast")  # another seed: not the cached table
+    again = turns_table(sim, sweeps=2, seed=3, engine="fast")
+    assert again is plain  # cached per board and seed
+    from agents.search import roborally as search
+
+    search._TABLES.clear()
+    assert np.array_equal(turns_table(sim, sweeps=2, seed=3, engine="fast"), plain)
+    assert fast.shape == (len(game.board.flags) + 1, game.board.height, game.board.width, 4)
+    assert (plain[-1] == 0).all() and (plain[:-1] >= 1).all()
