@@ -177,7 +177,12 @@ def budget_cells(board: str = "race_medium", budgets=BUDGETS, depths=DEPTHS) -> 
 
 
 def _short(agent: str) -> str:
-    return agent.split("/", 1)[1]
+    """`roborally/mc?policy=greedy&depth=2` -> `mc[policy=greedy,depth=2]`."""
+    name = agent.split("/", 1)[1]
+    if "?" in name:
+        head, query = name.split("?", 1)
+        name = f"{head}[{query.replace('&', ',')}]"
+    return name
 
 
 def markdown_table(path: str) -> str:
@@ -222,7 +227,7 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
     paths = [p for p in (results_path or "").split(",") if p and os.path.exists(p)]
     if paths:
         cells = {k: v for p in paths for k, v in load(p).get("cells", {}).items()}
-        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+        fig, axes = plt.subplots(1, 2, figsize=(13, 6), sharey=True)
         for ax, n in zip(axes, (2, 4)):
             labels, rates, errs = [], [], []
             for key, cell in cells.items():
@@ -230,14 +235,15 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
                 if int(size) != n or "summary" not in cell:
                     continue
                 sa = cell["summary"]["agents"][a]
-                labels.append(f"{board}\n{a.split('/')[1]} vs {b.split('/')[1]}\n({cell['summary']['races']})")
+                labels.append(f"{board}: {_short(a)} vs {_short(b)} ({cell['summary']['races']})")
                 rates.append(sa["win_rate"])
                 errs.append([sa["win_rate"] - sa["ci95"][0], sa["ci95"][1] - sa["win_rate"]])
             if labels:
                 ax.bar(range(len(labels)), rates, yerr=np.array(errs).T, capsize=3, color="tab:blue")
-                ax.set_xticks(range(len(labels)), labels, fontsize=6)
-            ax.axhline(0.5 if n == 2 else 0.25, color="grey", lw=0.8, ls="--")
-            ax.set_title(f"{n} robots: first agent's win rate (95% CI)")
+                ax.set_xticks(range(len(labels)), labels, fontsize=7, rotation=35, ha="right")
+            ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+            seats = "A, B" if n == 2 else "A, B, A, B"
+            ax.set_title(f"{n} robots ({seats}): A's win rate (95% CI)")
             ax.set_ylim(0, 1)
         fig.tight_layout()
         path = os.path.join(out, "results_win_rates.png")
