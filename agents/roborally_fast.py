@@ -83,14 +83,37 @@ def random_program(hand, n, k, kinds, rng, out):
     classes_to_cards(hand, n, cls, seq, k, out)
 
 
+_SEEN_SIZE = 4096  # > 4 × the at most 9 + 72 + 504 inner nodes of a 5-register search
+
+
+@numba.njit(cache=True)
+def _seen_before(seen, depth, x, y, f, nf, mults, m):
+    """Whether the search node (registers done, robot alone, classes left) was met before; records it if not.
+
+    Nodes are packed into one int64 (x, y < 64, flags < 16, multiplicities < 16) in an open-addressing table."""
+    key = ((((depth * 64 + x) * 64 + y) * 4 + f) * 16 + nf)
+    for c in range(m):
+        key = key * 16 + mults[c]
+    key += 1  # 0 marks an empty slot
+    h = ((key * 0x2545F4914F6CDD1D) >> 40) & (_SEEN_SIZE - 1)  # int64 multiplier (wraps); its high bits mix
+    while seen[h] != 0:
+        if seen[h] == key:
+            return True
+        h = (h + 1) & (_SEEN_SIZE - 1)
+    seen[h] = key
+    return False
+
+
 @numba.njit(cache=True)
 def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5] (free
     registers; the locked ones are simulated after them).
 
-    A depth-first search over reduced programs in rank order that simulates each register once per prefix and
-    stops a prefix at death or at the last flag (every completion ends the same; the first, lowest-rank one
-    stands for them)."""
+    A depth-first search over reduced programs in rank order that simulates each register once per prefix, stops
+    a prefix at death or at the last flag (every completion ends the same; the first, lowest-rank one stands for
+    them), and skips a prefix that reaches a node met before: the same registers done, the same lone-robot
+    state and the same classes left (cards of one class move a lone robot alike) have the same completions, and
+    the earlier, lower-rank prefix already won any tie."""
     nflags = bd[9]
     dist = bd[15]
     cls = np.empty(HAND, np.int64)
@@ -118,6 +141,7 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     sx[0], sy[0], sf[0], sn[0] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
     seq = np.full(REGISTERS, -1, np.int64)
     best = np.zeros(REGISTERS, np.int64)
+    seen = np.zeros(_SEEN_SIZE, np.int64)
     have = False
     b0, b1, b2 = 0, 0, 0
     depth = 0
@@ -130,6 +154,8 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
                                            ccards[c, used0[c] - mults[c] - 1], depth, True)
         leaf = not alive or nf >= nflags or depth == k - 1
         if not leaf:
+            if depth > 0 and nflags < 16 and _seen_before(seen, depth, x, y, f, nf, mults, m):
+                continue
             sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
             depth += 1
             continue

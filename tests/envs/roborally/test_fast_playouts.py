@@ -35,7 +35,7 @@ def test_random_program_is_uniform_over_reduced_programs():
     assert chi2 < df + 5 * (2 * df) ** 0.5, (chi2, df)
 
 
-@pytest.mark.parametrize("board", ["race_easy", "race_hard", "random:3", "gears_pushers"])
+@pytest.mark.parametrize("board", ["race_easy", "race_hard", "arena", "belts", "random:3", "random:8", "gears_pushers"])
 def test_greedy_matches_the_plain_flag_seeker(board):
     game, fe, fp, state = _setup(board=board, n=2, crushers=True, seed=1)
     sim = SoloSimulator(game)
