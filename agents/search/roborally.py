@@ -42,8 +42,7 @@ from urllib.parse import parse_qsl
 import numba
 import numpy as np
 
-from agents.base import register, register_pattern
-from agents.roborally import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
+from agents.roborally_solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
 from envs.roborally.fast import enumerate_programs, solo_kernel
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, reduced_programs, unrank
 from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers, locked_count
@@ -434,9 +433,6 @@ def _solo_many_ends(bd, x, y, f, nf, programs, crushers_on):
     return out
 
 
-def _mc(game: RoboRallyGame, rng: np.random.Generator, query: str = "") -> MonteCarloProgram:
+def mc_factory(game: RoboRallyGame, rng: np.random.Generator, query: str = "") -> MonteCarloProgram:
+    """`roborally/mc` or `roborally/mc?<query>` (options as in `parse_options`)."""
     return MonteCarloProgram(game, rng, **parse_options(query or ""))
-
-
-register("roborally/mc", _mc)
-register_pattern(r"roborally/mc\?(?P<query>.*)", _mc, "roborally/mc?budget=2000&depth=1&policy=random&eval=default&top=32")
