@@ -176,6 +176,13 @@ def budget_cells(board: str = "race_medium", budgets=BUDGETS, depths=DEPTHS) -> 
 
 
 
+def _order(key: str) -> tuple:
+    """Sort cells by robots, board (easy to hard), then pairing (as `PAIRINGS`, other agents after)."""
+    board, n, a, b = key.split("|")
+    pair = PAIRINGS.index((a, b)) if (a, b) in PAIRINGS else len(PAIRINGS)
+    return (int(n), BOARDS.index(board) if board in BOARDS else len(BOARDS), pair, a)
+
+
 def _short(agent: str) -> str:
     """`roborally/mc?policy=greedy&depth=2` -> `mc[policy=greedy,depth=2]`."""
     name = agent.split("/", 1)[1]
@@ -189,6 +196,7 @@ def markdown_table(path: str) -> str:
     """The study JSON as a Markdown table: one row per cell (first agent's win rate, the other's, race lengths,
     endings, seconds per decision)."""
     cells = load(path).get("cells", {})
+    cells = {k: cells[k] for k in sorted(cells, key=_order)}
     head = ("| board | robots | A vs B | races | A wins (95% CI) | B wins (95% CI) | turns to win A / B (median) "
             "| ended by max_turns / all eliminated | s per decision A / B |")
     lines = [head, "|" + "---|" * 9]
@@ -227,6 +235,7 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
     paths = [p for p in (results_path or "").split(",") if p and os.path.exists(p)]
     if paths:
         cells = {k: v for p in paths for k, v in load(p).get("cells", {}).items()}
+        cells = {k: cells[k] for k in sorted(cells, key=_order)}
         fig, axes = plt.subplots(1, 2, figsize=(13, 6), sharey=True)
         for ax, n in zip(axes, (2, 4)):
             labels, rates, errs = [], [], []
