@@ -1,4 +1,4 @@
-"""RoboRally agents.
+"""RoboRally agents: `roborally/random`, `roborally/greedy` (and the shared program planner).
 
 `roborally/random`: uniform over the seed's *reduced* programs — the seed report
 on a Monte-Carlo strategy for RoboRally, §1.1, argues that sampling uniformly
@@ -11,39 +11,39 @@ never powers down (the seed's action space has no power down).
 
 The generic `random` agent (uniform over each sub-step's mask) also plays
 RoboRally; over a register-mode turn it is *not* uniform over programs.
+
+`roborally/greedy`: a flag seeker, the computer player of the strongest public
+RoboRally engine. It simulates its own program alone (`SoloSimulator`: walls,
+pits, the board edge, belts, express belts, rotating belts, pushers, gears,
+crushers when enabled, flags; other robots and lasers ignored) and plays the
+reduced program whose end is best by, in order: alive, more flags claimed, fewer
+BFS steps (`Board.distances`) to the next flag. Ties go to the program of lowest
+contiguous rank (`envs.roborally.programs.rank`: the lexicographically smallest
+sequence of class indices, classes ordered by smallest card), so the choice is
+a pure function of the view. A robot with locked registers simulates their
+cards after its own.
+
+All three agents (with `roborally/mc` in `agents.search.roborally`) choose a whole
+program at their first decision of a turn from the view alone and then play it
+one register per sub-step (`agents.roborally_solo.ProgramPlanner`); none ever powers down, as in the
+seed's action space.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.base import register
+from agents.base import register, register_pattern
+from agents.roborally_solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
+from agents.search.roborally import MonteCarloProgram, mc_factory
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, unrank
-from envs.roborally.rules import (
-    HAND,
-    PROGRAM_INDEX,
-    REGISTERS,
-    RoboRallyGame,
-    View,
-    free_registers,
-)
+from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers
 
 
-class RandomProgram:
+class RandomProgram(ProgramPlanner):
     """Uniform over reduced programs, drawn once per turn from the view (see the module docstring)."""
 
     name = "roborally/random"
-
-    def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None):
-        if rng is None:
-            raise ValueError("roborally/random needs an explicit rng (np.random.Generator)")
-        self.game = game
-        self.rng = rng
-        self._plan: tuple[int, int, tuple[int, ...]] | None = None  # (turn, seat, slots)
-
-    def reset(self) -> None:
-        """Forget the current turn's program (a new game)."""
-        self._plan = None
 
     def program(self, view: View) -> tuple[int, ...]:
         """A uniformly drawn reduced program of the view's hand, as hand slots in register order."""
@@ -54,27 +54,54 @@ class RandomProgram:
         prog = unrank(mults, k, int(self.rng.integers(count_programs(mults, k))))
         return tuple(hand.index(c) for c in program_cards(classes, prog))
 
-    def act(self, view: View, action_mask: np.ndarray) -> int:
-        """The planned card for this register round (NOOP where that is the only action)."""
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        game = self.game
-        if game.config.action_mode == "program":
-            slots = self.program(view)
-            rest = [s for s in range(HAND) if s not in slots]
-            action = PROGRAM_INDEX[slots + tuple(rest[: REGISTERS - len(slots)])]
-            return action if action_mask[action] else int(legal[self.rng.integers(len(legal))])
-        rnd = view.step // game.num_players
-        if rnd >= REGISTERS:
-            return game.noop  # the power round: never powers down
-        if self._plan is None or self._plan[:2] != (view.turn, view.seat) or len(self._plan[2]) <= rnd:
-            self._plan = (view.turn, view.seat, self.program(view))
-        slot = self._plan[2][rnd] if rnd < len(self._plan[2]) else -1
-        if 0 <= slot < len(action_mask) and action_mask[slot]:
-            return int(slot)
-        # Off-plan (the agent joined mid-turn): a fresh program from what is left is not defined; play uniformly.
-        return int(legal[self.rng.integers(len(legal))])
+
+class GreedyProgram(ProgramPlanner):
+    """The flag seeker (see the module docstring): deterministic, uses its rng only off-plan.
+
+    `engine="fast"` (the registered agent) runs the compiled flag seeker of `agents.roborally_fast`;
+    `engine="plain"` runs `greedy_program` over `SoloSimulator`, the reference the compiled one is tested against.
+    """
+
+    name = "roborally/greedy"
+
+    def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None, engine: str = "fast"):
+        super().__init__(game, rng)
+        if engine not in ("fast", "plain"):
+            raise ValueError(f"engine must be one of ['fast', 'plain'], got {engine!r}")
+        self.sim = SoloSimulator(game)
+        self.engine = engine
+        self._fast = None
+        if engine == "fast":
+            from agents.roborally_fast import FastPlayouts
+            from envs.roborally.fast import FastEngine
+
+            self._fast = FastPlayouts(FastEngine(game))
+
+    def program(self, view: View) -> tuple[int, ...]:
+        """The best program of the view's hand by its own solo simulation, as hand slots."""
+        hand = view.hand
+        robot = view.robots[view.seat]
+        if self._fast is None:
+            cards = greedy_program(self.sim, hand, robot, view.registers, self.game.numbering)
+        else:
+            k = min(free_registers(robot.damage), len(hand))
+            cards = tuple(int(c) for c in self._fast.greedy(self._pack(view), view.seat, hand)[:k])
+        return tuple(hand.index(c) for c in cards)
+
+    def _pack(self, view: View):
+        """A fast state holding the view's robots and the seat's registers (all the flag seeker reads)."""
+        n = self.game.num_players
+        regs = tuple(view.registers if i == view.seat else (0,) * REGISTERS for i in range(n))
+        return self._fast.engine.pack(State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, regs, (), (),
+                                            view.winner, ()))
 
 
 register("roborally/random", RandomProgram)
+register("roborally/greedy", GreedyProgram)
+register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"))
+register("roborally/mc", mc_factory)
+register_pattern(r"roborally/mc\?(?P<query>.*)", mc_factory,
+                 "roborally/mc?budget=2000&depth=1&policy=random&eval=default&top=32&engine=fast")
+
+__all__ = ["GreedyProgram", "MonteCarloProgram", "ProgramPlanner", "RandomProgram", "Solo", "SoloSimulator",
+           "greedy_program", "solo_of"]

@@ -4,6 +4,11 @@
     python -m evaluate roborally --boards --option board=random:7         # one board (any spec) instead
     python -m evaluate roborally --agents random*4 --option board=race_easy --record race.gif [--turns 30]
 
+    python -m evaluate roborally --study docs/data/roborally_results.json [--races 400] [--study-boards race_easy]
+    python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
+    python -m evaluate roborally --study-plot [--study ...] [--study-budget ...] [--out docs/img/roborally]
+
+`--study` / `--study-budget` run the races of `evaluate.roborally_study` (resumable, written incrementally).
 `--record` plays one race through the one game loop (`envs.core.play.play_out`) and draws a frame for the start
 and one after every register phase of every turn (the engine's `State.frames`: robots after lasers and checkpoints,
 with that phase's laser shots). Without `--option num_robots=...` the race seats one robot per agent.
@@ -138,6 +143,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    "the race ends or the game's max_turns)")
     g.add_argument("--scale", type=int, default=32, help="pixels per board square in pictures (default 32)")
     g.add_argument("--ms-per-frame", type=int, default=400, help="--record: milliseconds per frame (default 400)")
+    g.add_argument("--study", metavar="JSON", default=None, help="race mc, greedy and random on the race boards "
+                   "with 2 and 4 robots (resumable; results written to JSON after every chunk of deals)")
+    g.add_argument("--study-budget", metavar="JSON", default=None, help="race mc at several playout budgets and "
+                   "depths against greedy (race_medium, 2 robots)")
+    g.add_argument("--study-boards", default=None, help="--study: comma-separated boards (default the three races)")
+    g.add_argument("--study-sizes", default="2,4", help="--study: robot counts (default 2,4)")
+    g.add_argument("--races", type=int, default=400, help="--study/--study-budget: races per cell (default 400)")
+    g.add_argument("--study-plot", action="store_true", help="plot the --study / --study-budget JSON files to --out "
+                   "and print them as Markdown tables")
 
 
 def run(args: argparse.Namespace) -> bool:
@@ -145,6 +159,9 @@ def run(args: argparse.Namespace) -> bool:
 
     A bad combination raises ValueError, which `python -m evaluate` reports as one usage error (exit 2)."""
     boards_flag, record = getattr(args, "boards", False), getattr(args, "record", None)
+    study, budget = getattr(args, "study", None), getattr(args, "study_budget", None)
+    if study or budget or getattr(args, "study_plot", False):
+        return _run_study(args, study, budget)
     if not boards_flag and record is None:
         return False
     scale = getattr(args, "scale", 32)
@@ -174,6 +191,33 @@ def run(args: argparse.Namespace) -> bool:
         result = (f"robot {summary['winner'] + 1} won" if summary["winner"] is not None
                   else f"no winner ({summary['reason']})")
         print(f"wrote {record}: {summary['frames']} frames, {summary['turns']} turns, {result}")
+    return True
+
+
+def _run_study(args: argparse.Namespace, study: str | None, budget: str | None) -> bool:
+    from evaluate import roborally_study as rs
+
+    if args.races < 1:
+        raise ValueError(f"--races must be >= 1, got {args.races}")
+    if args.study_plot:
+        out = args.out if args.out != os.path.join("results", GAME) else os.path.join("docs", "img", GAME)
+        for path in rs.plot(study, budget, out):
+            print(f"wrote {path}")
+        for path in (study or "").split(",") + [budget or ""]:
+            if path and os.path.exists(path):
+                print(rs.markdown_table(path))
+        return True
+    if study:
+        boards = args.study_boards.split(",") if args.study_boards else list(rs.BOARDS)
+        for b in boards:
+            if b not in shipped_boards():
+                raise ValueError(f"--study-boards: unknown board {b!r}; shipped: {', '.join(shipped_boards())}")
+        sizes = [int(x) for x in args.study_sizes.split(",") if x.strip()]
+        if any(n not in (2, 4) for n in sizes):
+            raise ValueError(f"--study-sizes must list 2 and/or 4, got {args.study_sizes!r}")
+        rs.run_cells(study, rs.study_cells(boards, sizes), args.races, seed=args.seed)
+    if budget:
+        rs.run_cells(budget, rs.budget_cells(), args.races, seed=args.seed)
     return True
 
 

@@ -112,3 +112,9 @@ def test_lsb_form_injective_and_decodes(hk):
         assert lsb_unnumber(mults, k, code) == p
         codes.add(code)
     assert len(codes) == count_programs(mults, k)
+
+
+def test_lsb_form_is_not_contiguous_on_the_seed_hand():
+    mults = (2, 3, 2, 1, 1)
+    codes = {lsb_number(mults, p) for p in reduced_programs(mults, 5)}
+    assert len(codes) == 1250 and max(codes) + 1 > len(codes)  # gaps below the largest code

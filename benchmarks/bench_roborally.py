@@ -1,0 +1,247 @@
+"""RoboRally speed, as ratios measured in one process.
+
+(a) full turns/s (deal, a random program per robot, the five register phases, cleanup) with 2, 4 and 8 robots
+    on the 12×12 `race_easy` board, lives unlimited so the whole table stays in the race: the plain engine (`RoboRallyGame.execute_turn`), the fast path's Python API
+    (`FastEngine.execute_turn`, one call per turn) and its compiled loop (`fast.random_turns`). Goal for the fast
+    path: ≥ 30,000 turns/s with 2 robots and ≥ 10,000 with 8 on one core; the pure-Python peer engine of the
+    project's RoboRally peer study does about 1,075 / 710 / 464 (2 / 4 / 8 robots);
+(b) `roborally_v0.env()` and `parallel_env()` steps/s under random legal play against PettingZoo's
+    `tictactoe_v3.env()`, in alternating rounds;
+(c) playouts/s of the mc agent's inner loop (`agents.roborally_fast.playouts_kernel`, every reduced program of a
+    9-card hand, policy `random`) with 2, 4 and 8 robots at depth 1 and 2. Goal: ≥ 10,000 depth-1 playouts in a
+    1-second decision on one core with 2 robots.
+
+Rates are per CPU-second of this process (`time.process_time`); each figure is the median of `--repeats`
+alternating rounds and ratios are medians of the per-round ratios.
+
+    python benchmarks/bench_roborally.py [--seconds 1] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import compare, tictactoe_env  # noqa: E402
+
+BOARD = "race_easy"
+LIVES = 10**6
+PEER_TURNS = {2: 1075, 4: 710, 8: 464}  # the pure-Python peer engine (peer study §6), turns/s
+
+
+def _clock() -> float:
+    return time.process_time()
+
+
+def _game(n: int):
+    from envs.roborally.rules import Config, RoboRallyGame
+
+    # Lives unlimited keeps every robot in the race (a destroyed one re-enters next turn), as the peer's count
+    # of turns "while the whole table is alive" and the plain-engine table of docs/roborally.md.
+    return RoboRallyGame(Config(board=BOARD, num_robots=n, lives=LIVES))
+
+
+def plain_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
+    """Turns/s of the plain engine with uniformly random card programs (a race restarts when it ends)."""
+    from envs.roborally.rules import free_registers
+
+    game = _game(n)
+    rng = np.random.default_rng(seed)
+    turns = 0
+    state = game.initial_state(rng)
+    t0 = _clock()
+    while _clock() - t0 < seconds:
+        if game.is_terminal(state):
+            state = game.initial_state(rng)
+        programs = []
+        for i, hand in enumerate(state.hands):
+            k = min(free_registers(state.robots[i].damage), len(hand))
+            programs.append(tuple(rng.permutation(hand)[:k].tolist()) if hand else ())
+        state = game.execute_turn(state, programs)
+        turns += 1
+    return turns / (_clock() - t0)
+
+
+def fast_api_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
+    """Turns/s of `FastEngine.deal` + `FastEngine.execute_turn` called from Python once per turn."""
+    from envs.roborally.fast import RDMG, RELIM, RON, FastEngine
+
+    game = _game(n)
+    fe = FastEngine(game)
+    rng = np.random.default_rng(seed)
+    start = fe.pack(game.initial_state(rng))
+    fs = start
+    turns = 0
+    programs = np.zeros((n, 5), np.int32)
+    fe.execute_turn(fe.deal(fs, seed)[0], programs)  # compile / load the cache
+    t0 = _clock()
+    while _clock() - t0 < seconds:
+        if fs.winner >= 0 or fs.turn >= 100 or fs.robots[:, RELIM].all():
+            fs = start
+        fs, hands, sizes = fe.deal(fs, seed + turns)
+        for i in range(n):
+            k = min(int(sizes[i]), 5 - (max(0, min(5, int(fs.robots[i, RDMG]) - 4)) if fs.robots[i, RON] else 0))
+            programs[i] = 0
+            programs[i, :k] = rng.permutation(hands[i, :sizes[i]])[:k]
+        fs = fe.execute_turn(fs, programs)
+        turns += 1
+    return turns / (_clock() - t0)
+
+
+def fast_loop_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
+    """Turns/s of the compiled loop `fast.random_turns` (no Python per turn)."""
+    from envs.roborally.fast import FastEngine, random_turns
+
+    game = _game(n)
+    fe = FastEngine(game)
+    fs = fe.pack(game.initial_state(np.random.default_rng(seed)))
+    random_turns(fe.board, fs.robots, fs.registers, fs.meta, 10, 100, seed)  # compile / load the cache
+    turns = 2000
+    while True:
+        t0 = _clock()
+        random_turns(fe.board, fs.robots, fs.registers, fs.meta, turns, 100, seed)
+        dt = _clock() - t0
+        if dt >= seconds:
+            return turns / dt
+        turns = int(turns * min(10.0, 1.5 * seconds / max(dt, 1e-3)))
+
+
+def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0, policy: str = "random") -> tuple[float, int]:
+    """(playouts/s, candidates) of the playout kernel for robot 0's reduced programs."""
+    from agents.roborally_fast import FastPlayouts
+    from envs.roborally.cards import NUM_CARDS
+    from envs.roborally.fast import FastEngine
+
+    game = _game(n)
+    fe = FastEngine(game)
+    fp = FastPlayouts(fe)
+    state = game.initial_state(np.random.default_rng(seed))
+    fs = fe.pack(state)
+    hand = state.hands[0]
+    cands = fe.reduced_programs(hand, 5)
+    unseen = [c for c in range(1, NUM_CARDS + 1) if c not in hand]
+    sizes = [len(h) for h in state.hands]
+    fp.playouts(fs, 0, cands[:2], unseen, sizes, depth, 1, policy)  # compile / load the cache
+    per = 1
+    while True:
+        t0 = _clock()
+        fp.playouts(fs, 0, cands, unseen, sizes, depth, per, policy, seed=seed)
+        dt = _clock() - t0
+        if dt >= seconds or per > 10_000:
+            return len(cands) * per / dt, len(cands)
+        per = max(per + 1, int(per * min(10.0, 1.5 * seconds / max(dt, 1e-3))))
+
+
+def mc_decision_seconds(agent_id: str, n: int, decisions: int, seed: int = 0) -> float:
+    """Median CPU seconds of one `program(view)` decision of `agent_id` at the start of fresh races."""
+    from agents.base import make
+
+    game = _game(n)
+    rng = np.random.default_rng(seed)
+    agent = make(agent_id, game, np.random.default_rng(seed + 1))
+    agent.program(game.view(game.initial_state(rng), 0))  # compile / load the caches
+    times = []
+    for _ in range(decisions):
+        view = game.view(game.initial_state(rng), 0)
+        t0 = _clock()
+        agent.program(view)
+        times.append(_clock() - t0)
+    return statistics.median(times)
+
+
+def parallel_random_steps_per_sec(seconds: float, seed: int = 0) -> float:
+    """Steps/s of `roborally_v0.parallel_env()` under random legal play (one step = every robot's action)."""
+    from envs import roborally_v0
+
+    env = roborally_v0.parallel_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    t0 = _clock()
+    first = True
+    while _clock() - t0 < seconds:
+        obs, _ = env.reset(seed=seed if first else None)
+        first = False
+        while env.agents:
+            actions = {}
+            for a in env.agents:
+                legal = np.flatnonzero(obs[a]["action_mask"])
+                actions[a] = int(legal[rng.integers(len(legal))])
+            obs, *_ = env.step(actions)
+            steps += 1
+    return steps / (_clock() - t0)
+
+
+def _ttt_steps_per_sec(seconds: float) -> float:
+    from common import random_play_steps_per_sec
+
+    return random_play_steps_per_sec(tictactoe_env, seconds)
+
+
+def main() -> None:
+    """Print the table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    sec, reps = args.seconds, args.repeats
+
+    print(f"RoboRally on {BOARD!r} (12x12), per CPU-second, median of {reps} alternating rounds")
+    print(f"{'robots':>6} {'plain turns/s':>14} {'fast API':>10} {'fast loop':>11} {'loop/plain':>11} "
+          f"{'loop/peer':>10}  goal")
+    for n in (2, 4, 8):
+        plain, api, loop, ratio = [], [], [], []
+        for r in range(reps):
+            p = plain_turns_per_sec(n, sec, seed=r)
+            a = fast_api_turns_per_sec(n, sec, seed=r)
+            f = fast_loop_turns_per_sec(n, sec, seed=r)
+            plain.append(p)
+            api.append(a)
+            loop.append(f)
+            ratio.append(f / p)
+        goal = {2: ">= 30,000", 4: "", 8: ">= 10,000"}[n]
+        f = statistics.median(loop)
+        print(f"{n:>6} {statistics.median(plain):>14,.0f} {statistics.median(api):>10,.0f} {f:>11,.0f} "
+              f"{statistics.median(ratio):>10.0f}x {f / PEER_TURNS[n]:>9.0f}x  {goal}")
+
+    print("\nplayouts of the mc kernel (every reduced program of robot 0's first hand)")
+    print(f"{'policy':>6} {'robots':>6} {'depth':>5} {'programs':>8} {'playouts/s':>11}")
+    runs = [("random", n, depth) for n in (2, 4, 8) for depth in (1, 2)] + [("greedy", 2, 1), ("greedy", 2, 2)]
+    for policy, n, depth in runs:
+        rates = []
+        for r in range(reps):
+            rate, cands = playouts_per_sec(n, depth, sec, seed=r, policy=policy)
+            rates.append(rate)
+        print(f"{policy:>6} {n:>6} {depth:>5} {cands:>8} {statistics.median(rates):>11,.0f}"
+              + ("   goal >= 10,000 (depth 1, 2 robots)" if (policy, n, depth) == ("random", 2, 1) else ""))
+
+    print("\none roborally/mc decision at the start of a race (median CPU seconds)")
+    for agent_id in ("roborally/mc", "roborally/mc?engine=plain&budget=200"):
+        for n in (2, 4):
+            t = mc_decision_seconds(agent_id, n, decisions=3 * reps)
+            print(f"{agent_id:<38} {n} robots {t:8.3f} s")
+
+    from envs import roborally_v0
+
+    print("\nPettingZoo steps/s against tictactoe_v3.env() (random legal play)")
+    aec = compare(lambda: roborally_v0.env(), tictactoe_env, rounds=reps, seconds=sec)
+    print(f"roborally_v0.env()          {aec['ours_steps_per_s']:10,.0f}  tictactoe {aec['peer_steps_per_s']:10,.0f}"
+          f"  ratio {aec['ratio']:.2f}x")
+    par, ttt, ratios = [], [], []
+    for r in range(reps):
+        p = parallel_random_steps_per_sec(sec, seed=r)
+        t = _ttt_steps_per_sec(sec)
+        par.append(p)
+        ttt.append(t)
+        ratios.append(p / t)
+    print(f"roborally_v0.parallel_env() {statistics.median(par):10,.0f}  tictactoe {statistics.median(ttt):10,.0f}"
+          f"  ratio {statistics.median(ratios):.2f}x  (one parallel step = a round of every robot)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,940 @@
+"""RoboRally's compiled fast path: the turn of `envs.roborally.rules` in numba, turn for turn identical.
+
+API (what search and training code calls):
+
+* `FastEngine(game)` packs the board of a `RoboRallyGame` into numba arrays once (`engine.board`, a tuple).
+* `engine.pack(state) -> FastState` and `engine.robots_of(fs)` / `engine.same(fs, state)` (compare helpers).
+* `engine.execute_turn(fs, programs) -> FastState`: `programs` is int [n_robots, 5] of card numbers (0 = none;
+  locked registers keep their card whatever is given); the five register phases, cleanup, re-entry and the
+  deterministic start of the next turn (a powered-down robot discards its damage, unlocked registers are cleared),
+  the same as `RoboRallyGame.execute_turn` minus the shuffle and deal. The input is not modified.
+* `engine.deal(fs, seed) -> (FastState, hands [n, 9], hand_len [n])`: the next deal with this module's SplitMix64
+  shuffle (not numpy's: the fast deal is a different, equally uniform shuffle of the same cards).
+
+`FastState` holds plain numpy arrays: `robots` int32 [n, NFIELDS] (columns `RX` .. `RSTAY`, the fields of
+`rules.Robot` in order), `registers` int32 [n, 5], `deck` int32 [84] (`deck[:meta[M_DECK]]` in draw order) and
+`meta` int32 [3] (`M_WINNER`, `M_TURN`, `M_DECK`).
+
+Kernels (njit, arrays in, modified in place; for other kernels' loops): `turn_kernel(bd, robots, regs, deck, meta,
+trace)` runs a turn on registers already filled, `set_programs(robots, regs, programs)` fills the unlocked
+registers, `deal_kernel(robots, regs, deck, meta, hands, hand_len, rng)` deals, `solo_register` / `solo_kernel(bd, x, y,
+facing, next_flag, cards, crushers)` run one register / one program of a robot alone (no other robots, no lasers)
+for the flag seeker and `solo_many` scores many programs so (BFS distance to the next flag at the end, death),
+`hand_classes(hand, n, kinds, cls)` gives the seed's equivalence classes (§1.1) of a sorted hand,
+`count_programs_k`/`unrank_k` rank reduced programs exactly as `envs.roborally.programs`, and `enumerate_programs`
+lists every reduced program of a hand as cards; `random_turns` plays whole random races (the benchmark's loop).
+`rng` is a uint64 [1] SplitMix64 state (`rng_seed`, `rng_next`, `rng_below`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
+from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
+from envs.roborally.rules import HAND, MAX_DAMAGE, REENTRY_DAMAGE, REGISTERS, RoboRallyGame, Robot, State
+
+# Robot columns, in the field order of `rules.Robot`.
+RX, RY, RF, RDMG, RLIVES, RNF, RON, RPD, RELIM, RAX, RAY, RAF, RANN, RSTAY = range(14)
+NFIELDS = 14
+M_WINNER, M_TURN, M_DECK = range(3)
+
+_DX = np.array([0, 1, 0, -1], np.int64)
+_DY = np.array([-1, 0, 1, 0], np.int64)
+_TURN = np.array([2, 1, 3, 0, 0, 0, 0], np.int64)  # cards.TURN
+_STEPS = np.array([0, 0, 0, -1, 1, 2, 3], np.int64)  # cards.STEPS
+_RE_DX = np.array([0, 1, 0, -1, 1, 1, -1, -1], np.int64)  # rules.REENTRY_OFFSETS
+_RE_DY = np.array([-1, 0, 1, 0, -1, 1, 1, -1], np.int64)
+
+_U = np.uint64
+_GOLDEN = _U(0x9E3779B97F4A7C15)
+_MIX1 = _U(0xBF58476D1CE4E5B9)
+_MIX2 = _U(0x94D049BB133111EB)
+
+
+@dataclass
+class FastState:
+    """A RoboRally position as numpy arrays (see the module docstring for the layout)."""
+
+    robots: np.ndarray
+    registers: np.ndarray
+    deck: np.ndarray
+    meta: np.ndarray
+
+    def copy(self) -> FastState:
+        """A deep copy."""
+        return FastState(self.robots.copy(), self.registers.copy(), self.deck.copy(), self.meta.copy())
+
+    @property
+    def winner(self) -> int:
+        """The winning robot, -1 while nobody has won."""
+        return int(self.meta[M_WINNER])
+
+    @property
+    def turn(self) -> int:
+        """Executed turns."""
+        return int(self.meta[M_TURN])
+
+
+# --------------------------------------------------------------------------------------------------- random numbers
+
+@numba.njit(cache=True)
+def rng_next(rng):
+    """The next SplitMix64 output of the uint64 [1] state `rng`."""
+    rng[0] = rng[0] + _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> _U(30))) * _MIX1
+    z = (z ^ (z >> _U(27))) * _MIX2
+    return z ^ (z >> _U(31))
+
+
+@numba.njit(cache=True)
+def rng_below(rng, m):
+    """An integer in 0..m-1 (m >= 1; the modulo bias is below 2**-50 for the sizes used here)."""
+    return np.int64(rng_next(rng) % _U(m))
+
+
+@numba.njit(cache=True)
+def rng_seed(rng, a, b):
+    """Seed `rng` from two integers (a key and a stream index), mixed so nearby keys give unrelated streams."""
+    rng[0] = _U(a) * _MIX1 + _U(b) * _GOLDEN + _MIX2
+    rng_next(rng)
+
+
+# --------------------------------------------------------------------------------------------------- the turn
+
+@numba.njit(cache=True)
+def _locked(damage):
+    return min(REGISTERS, max(0, damage - 4))
+
+
+@numba.njit(cache=True)
+def _destroy(i, R, regs, occ, dorder):
+    if R[i, RON] == 0:
+        return
+    R[i, RON] = 0
+    x, y = R[i, RX], R[i, RY]
+    if 0 <= x < occ.shape[1] and 0 <= y < occ.shape[0] and occ[y, x] == i:
+        occ[y, x] = -1
+    R[i, RLIVES] -= 1
+    if R[i, RLIVES] <= 0:
+        R[i, RELIM] = 1
+    dorder[dorder[0] + 1] = i
+    dorder[0] += 1
+    for j in range(REGISTERS):
+        regs[i, j] = 0
+    R[i, RPD] = 0
+    R[i, RANN] = 0
+    R[i, RSTAY] = 0
+
+
+@numba.njit(cache=True)
+def _place(i, x, y, floor, R, regs, occ, dorder):
+    ox, oy = R[i, RX], R[i, RY]
+    H, W = occ.shape
+    if 0 <= ox < W and 0 <= oy < H and occ[oy, ox] == i:
+        occ[oy, ox] = -1
+    R[i, RX] = x
+    R[i, RY] = y
+    if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
+        _destroy(i, R, regs, occ, dorder)
+    else:
+        occ[y, x] = i
+
+
+@numba.njit(cache=True)
+def _push_step(i, d, floor, walls, R, regs, occ, dorder, chain):
+    """Robot i steps toward d pushing a chain; False when a wall stops it (nobody moves)."""
+    H, W = occ.shape
+    chain[0] = i
+    cl = 1
+    x, y = R[i, RX], R[i, RY]
+    while True:
+        if (walls[y, x] >> d) & 1:
+            return False
+        x += _DX[d]
+        y += _DY[d]
+        if not (0 <= x < W and 0 <= y < H):
+            break
+        j = occ[y, x]
+        if j < 0:
+            break
+        chain[cl] = j
+        cl += 1
+    for k in range(cl - 1, -1, -1):
+        j = chain[k]
+        _place(j, R[j, RX] + _DX[d], R[j, RY] + _DY[d], floor, R, regs, occ, dorder)
+    return True
+
+
+@numba.njit(cache=True)
+def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder):
+    """One belt movement (atomic; converging, swapping, cycling and blocked robots stay)."""
+    n = R.shape[0]
+    H, W = occ.shape
+    tx = np.empty(n, np.int64)
+    ty = np.empty(n, np.int64)
+    td = np.empty(n, np.int64)
+    cand = np.zeros(n, np.bool_)
+    any_cand = False
+    for i in range(n):
+        if R[i, RON] == 0:
+            continue
+        x, y = R[i, RX], R[i, RY]
+        d = belt[y, x]
+        if d < 0 or (express_only and floor[y, x] != EXPRESS):
+            continue
+        if (walls[y, x] >> d) & 1:
+            continue
+        cand[i] = True
+        any_cand = True
+        tx[i] = x + _DX[d]
+        ty[i] = y + _DY[d]
+        td[i] = d
+    if not any_cand:
+        return
+    unique = np.zeros(n, np.bool_)
+    for i in range(n):
+        if cand[i]:
+            unique[i] = True
+            for j in range(n):
+                if j != i and cand[j] and tx[j] == tx[i] and ty[j] == ty[i]:
+                    unique[i] = False
+                    break
+    # Among unique-target movers each square has at most one mover heading into it, so following the occupant of
+    # each target either reaches a free square (everyone on the path moves), a robot that does not move (nobody
+    # on the path moves), or comes back (a cycle: nobody in it moves).
+    moves = np.zeros(n, np.bool_)
+    for i in range(n):
+        if not unique[i]:
+            continue
+        cur = i
+        ok = False
+        for _ in range(n + 1):
+            x, y = tx[cur], ty[cur]
+            if not (0 <= x < W and 0 <= y < H):
+                ok = True
+                break
+            j = occ[y, x]
+            if j < 0:
+                ok = True
+                break
+            if not unique[j] or j == i:
+                break
+            cur = j
+        moves[i] = ok
+    for i in range(n):
+        if moves[i]:
+            x, y = R[i, RX], R[i, RY]
+            if occ[y, x] == i:
+                occ[y, x] = -1
+    for i in range(n):
+        if not moves[i]:
+            continue
+        x, y, d = tx[i], ty[i], td[i]
+        R[i, RX] = x
+        R[i, RY] = y
+        if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
+            _destroy(i, R, regs, occ, dorder)
+            continue
+        occ[y, x] = i
+        nd = belt[y, x]
+        if nd >= 0 and rot[y, x]:
+            t = (nd - d) % 4
+            if t == 1 or t == 3:
+                R[i, RF] = (R[i, RF] + t) % 4
+
+
+@numba.njit(cache=True)
+def _damage(i, amount, R, regs, deck, meta, occ, dorder):
+    if R[i, RON] == 0 or amount <= 0:
+        return
+    before = _locked(R[i, RDMG])
+    R[i, RDMG] += amount
+    if R[i, RDMG] >= MAX_DAMAGE:
+        _destroy(i, R, regs, occ, dorder)
+        return
+    if R[i, RPD]:
+        # A powered-down robot's newly locked register takes the deck's top card.
+        for j in range(REGISTERS - _locked(R[i, RDMG]), REGISTERS - before):
+            if regs[i, j] == 0 and meta[M_DECK] > 0:
+                regs[i, j] = deck[0]
+                m = meta[M_DECK]
+                for k in range(m - 1):
+                    deck[k] = deck[k + 1]
+                deck[m - 1] = 0
+                meta[M_DECK] = m - 1
+
+
+@numba.njit(cache=True)
+def turn_kernel(bd, R, regs, deck, meta, trace):
+    """Execute one turn on filled registers (see `rules.RoboRallyGame._execute`), in place.
+
+    `trace` is int32 [0 or 5, n, NFIELDS]: with 5 rows the robots after each executed register phase are written
+    there (rows of phases not reached keep their contents). Returns the number of register phases executed.
+    """
+    (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
+     _dist) = bd
+    n = R.shape[0]
+    occ = np.full((H, W), -1, np.int64)
+    for i in range(n):
+        if R[i, RON]:
+            occ[R[i, RY], R[i, RX]] = i
+    dorder = np.zeros(2 * n + 2, np.int64)  # [count, robots in destruction order...]
+    chain = np.empty(n + 1, np.int64)
+    order = np.empty(n, np.int64)
+    hits = np.zeros(n, np.int64)
+    winner = meta[M_WINNER]
+    executed = 0
+    for ri in range(REGISTERS):
+        # Robots move in descending card order (cards are distinct).
+        m = 0
+        for i in range(n):
+            if R[i, RON] and not R[i, RPD] and regs[i, ri] > 0:
+                c = regs[i, ri]
+                k = m
+                while k > 0 and regs[order[k - 1], ri] < c:
+                    order[k] = order[k - 1]
+                    k -= 1
+                order[k] = i
+                m += 1
+        for k in range(m):
+            i = order[k]
+            if R[i, RON] == 0:
+                continue
+            kind = kinds[regs[i, ri]]
+            steps = _STEPS[kind]
+            if steps == 0:
+                R[i, RF] = (R[i, RF] + _TURN[kind]) % 4
+                continue
+            d = R[i, RF] if steps > 0 else (R[i, RF] + 2) % 4
+            for _ in range(abs(steps)):
+                if not _push_step(i, d, floor, walls, R, regs, occ, dorder, chain) or R[i, RON] == 0:
+                    break
+        # Board elements.
+        _convey(True, floor, belt, rot, walls, R, regs, occ, dorder)
+        _convey(False, floor, belt, rot, walls, R, regs, occ, dorder)
+        for p in range(pushers.shape[0]):
+            if (pushers[p, 3] >> ri) & 1:
+                i = occ[pushers[p, 1], pushers[p, 0]]
+                if i >= 0:
+                    _push_step(i, pushers[p, 2], floor, walls, R, regs, occ, dorder, chain)
+        for g in range(gears.shape[0]):
+            i = occ[gears[g, 1], gears[g, 0]]
+            if i >= 0:
+                R[i, RF] = (R[i, RF] + gears[g, 2]) % 4
+        for p in range(crushers.shape[0]):
+            if (crushers[p, 2] >> ri) & 1:
+                i = occ[crushers[p, 1], crushers[p, 0]]
+                if i >= 0:
+                    _destroy(i, R, regs, occ, dorder)
+        # Lasers from the positions after the board elements.
+        for i in range(n):
+            hits[i] = 0
+        for q in range(lasers.shape[0]):
+            x, y, d = lasers[q, 0], lasers[q, 1], lasers[q, 2]
+            while True:
+                j = occ[y, x]
+                if j >= 0:
+                    hits[j] += lasers[q, 3]
+                    break
+                if (walls[y, x] >> d) & 1:
+                    break
+                nx, ny = x + _DX[d], y + _DY[d]
+                if not (0 <= nx < W and 0 <= ny < H):
+                    break
+                x, y = nx, ny
+        for i in range(n):
+            if R[i, RON] == 0 or R[i, RPD]:
+                continue
+            x, y, d = R[i, RX], R[i, RY], R[i, RF]
+            while not (walls[y, x] >> d) & 1:
+                nx, ny = x + _DX[d], y + _DY[d]
+                if not (0 <= nx < W and 0 <= ny < H):
+                    break
+                x, y = nx, ny
+                j = occ[y, x]
+                if j >= 0:
+                    hits[j] += 1
+                    break
+        for i in range(n):
+            if hits[i]:
+                _damage(i, hits[i], R, regs, deck, meta, occ, dorder)
+        # Checkpoints: archives, flags, the win.
+        for i in range(n):
+            if R[i, RON] == 0:
+                continue
+            x, y = R[i, RX], R[i, RY]
+            if archive[y, x]:
+                R[i, RAX] = x
+                R[i, RAY] = y
+                R[i, RAF] = R[i, RF]
+            f = flag_at[y, x]
+            if f >= 0 and f == R[i, RNF]:
+                R[i, RNF] += 1
+                if R[i, RNF] == nflags and winner < 0:
+                    winner = i
+        executed += 1
+        if trace.shape[0] > 0:
+            trace[ri, :, :] = R
+        if winner >= 0:
+            break
+    meta[M_TURN] += 1
+    if winner >= 0:
+        meta[M_WINNER] = winner
+        return executed
+    # Cleanup: repairs, then power-down bookkeeping.
+    for i in range(n):
+        if R[i, RON]:
+            heal = repair[R[i, RY], R[i, RX]]
+            if heal:
+                R[i, RDMG] = max(0, R[i, RDMG] - heal)
+    for i in range(n):
+        if R[i, RON] == 0:
+            continue
+        if R[i, RPD]:
+            R[i, RPD] = R[i, RSTAY]
+            R[i, RSTAY] = 0
+        if R[i, RANN]:
+            R[i, RPD] = 1
+            R[i, RANN] = 0
+    # Re-entry: robots still waiting from an earlier turn, then this turn's in destruction order.
+    nd = dorder[0]
+    queue = np.empty(n + nd, np.int64)
+    q = 0
+    for i in range(n):
+        if R[i, RON] == 0 and R[i, RELIM] == 0:
+            fresh = True
+            for k in range(nd):
+                if dorder[k + 1] == i:
+                    fresh = False
+                    break
+            if fresh:
+                queue[q] = i
+                q += 1
+    for k in range(nd):
+        queue[q] = dorder[k + 1]
+        q += 1
+    for k in range(q):
+        i = queue[k]
+        if R[i, RELIM] or R[i, RON]:
+            continue
+        ax, ay = R[i, RAX], R[i, RAY]
+        sx, sy = -1, -1
+        if occ[ay, ax] < 0:
+            sx, sy = ax, ay
+        else:
+            for o in range(8):
+                x, y = ax + _RE_DX[o], ay + _RE_DY[o]
+                if 0 <= x < W and 0 <= y < H and floor[y, x] != PIT and occ[y, x] < 0:
+                    sx, sy = x, y
+                    break
+        if sx < 0:
+            continue  # every square taken: it waits for the next turn
+        R[i, RX] = sx
+        R[i, RY] = sy
+        R[i, RF] = R[i, RAF]
+        R[i, RON] = 1
+        R[i, RDMG] = REENTRY_DAMAGE
+        occ[sy, sx] = i
+    # The deterministic start of the next turn: powered-down robots discard their damage; unlocked registers clear.
+    for i in range(n):
+        if R[i, RPD] and R[i, RDMG]:
+            R[i, RDMG] = 0
+        nl = _locked(R[i, RDMG]) if R[i, RON] else 0
+        for j in range(REGISTERS - nl):
+            regs[i, j] = 0
+    return executed
+
+
+@numba.njit(cache=True)
+def set_programs(R, regs, programs):
+    """Write `programs` [n, 5] into the unlocked registers (a robot off the board has none locked)."""
+    n = R.shape[0]
+    for i in range(n):
+        nl = _locked(R[i, RDMG]) if R[i, RON] else 0
+        for j in range(REGISTERS - nl):
+            regs[i, j] = programs[i, j]
+
+
+@numba.njit(cache=True)
+def take_sorted(deck, pos, k, hand):
+    """hand[:k] = deck[pos:pos + k] sorted ascending (insertion sort: k <= 9)."""
+    for s in range(k):
+        c = deck[pos + s]
+        t = s
+        while t > 0 and hand[t - 1] > c:
+            hand[t] = hand[t - 1]
+            t -= 1
+        hand[t] = c
+
+
+@numba.njit(cache=True)
+def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
+    """Shuffle every card not held in a register into the deck and deal 9 − damage cards (sorted) to each robot
+    on the board and not powered down; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
+    n = R.shape[0]
+    held = np.zeros(NUM_CARDS + 1, np.bool_)
+    for i in range(n):
+        for j in range(REGISTERS):
+            held[regs[i, j]] = True
+    m = 0
+    for c in range(1, NUM_CARDS + 1):
+        if not held[c]:
+            deck[m] = c
+            m += 1
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    pos = 0
+    for i in range(n):
+        hand_len[i] = 0
+        if R[i, RON] and not R[i, RPD]:
+            k = max(0, min(HAND - R[i, RDMG], m - pos))
+            take_sorted(deck, pos, k, hands[i])
+            hand_len[i] = k
+            pos += k
+    for s in range(m - pos):
+        deck[s] = deck[pos + s]
+    for s in range(m - pos, NUM_CARDS):
+        deck[s] = 0
+    meta[M_DECK] = m - pos
+
+
+# --------------------------------------------------------------------------------------------------- one robot alone
+
+@numba.njit(cache=True)
+def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
+    """Register phase ri (0-based) for one robot alone playing card c (0 = none): its move (walls, pits, the
+    edge), belts, pushers, gears, crushers (when `crushers_on` and packed) and its flag; no other robot, no laser.
+    Returns (x, y, facing, next_flag, alive)."""
+    (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
+     _dist) = bd
+    if c > 0:
+        kind = kinds[c]
+        steps = _STEPS[kind]
+        if steps == 0:
+            f = (f + _TURN[kind]) % 4
+        else:
+            d = f if steps > 0 else (f + 2) % 4
+            for _ in range(abs(steps)):
+                if (walls[y, x] >> d) & 1:
+                    break
+                x += _DX[d]
+                y += _DY[d]
+                if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
+                    return x, y, f, nf, False
+    for express_only in (True, False):
+        d = belt[y, x]
+        if d >= 0 and not (express_only and floor[y, x] != EXPRESS) and not (walls[y, x] >> d) & 1:
+            x += _DX[d]
+            y += _DY[d]
+            if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
+                return x, y, f, nf, False
+            nd = belt[y, x]
+            if nd >= 0 and rot[y, x]:
+                t = (nd - d) % 4
+                if t == 1 or t == 3:
+                    f = (f + t) % 4
+    for p in range(pushers.shape[0]):
+        if (pushers[p, 3] >> ri) & 1 and pushers[p, 0] == x and pushers[p, 1] == y:
+            d = pushers[p, 2]
+            if not (walls[y, x] >> d) & 1:
+                x += _DX[d]
+                y += _DY[d]
+                if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
+                    return x, y, f, nf, False
+    for g in range(gears.shape[0]):
+        if gears[g, 0] == x and gears[g, 1] == y:
+            f = (f + gears[g, 2]) % 4
+    if crushers_on:
+        for p in range(crushers.shape[0]):
+            if (crushers[p, 2] >> ri) & 1 and crushers[p, 0] == x and crushers[p, 1] == y:
+                return x, y, f, nf, False
+    fl = flag_at[y, x]
+    if fl >= 0 and fl == nf:
+        nf += 1
+    return x, y, f, nf, True
+
+
+@numba.njit(cache=True)
+def solo_kernel(bd, x, y, f, nf, cards, crushers_on):
+    """Run `cards` (5 registers, 0 = empty) for one robot alone (`solo_register` for each register; it stops at
+    death or on claiming the last flag). Returns (x, y, facing, next_flag, alive)."""
+    nflags = bd[9]
+    for ri in range(REGISTERS):
+        x, y, f, nf, alive = solo_register(bd, x, y, f, nf, cards[ri], ri, crushers_on)
+        if not alive or nf >= nflags:
+            return x, y, f, nf, alive
+    return x, y, f, nf, True
+
+
+@numba.njit(cache=True)
+def solo_many(bd, x, y, f, nf, programs):
+    """`solo_kernel` for each program [P, 5] (crushers as packed): (dist [P], next_flag [P], alive [P]).
+
+    dist = BFS steps from the end square to the robot's next flag then (0 once every flag is claimed; W + H when
+    unreachable or dead)."""
+    W, H = bd[0], bd[1]
+    dist = bd[15]
+    nflags = bd[9]
+    P = programs.shape[0]
+    out_d = np.empty(P, np.int64)
+    out_f = np.empty(P, np.int64)
+    out_a = np.empty(P, np.bool_)
+    for p in range(P):
+        ex, ey, _ef, enf, alive = solo_kernel(bd, x, y, f, nf, programs[p], True)
+        out_f[p] = enf
+        out_a[p] = alive
+        if not alive:
+            out_d[p] = W + H
+        elif enf >= nflags:
+            out_d[p] = 0
+        else:
+            dd = dist[enf, ey, ex]
+            out_d[p] = dd if dd >= 0 else W + H
+    return out_d, out_f, out_a
+
+
+# --------------------------------------------------------------------------------------------------- reduced programs
+
+@numba.njit(cache=True)
+def hand_classes(hand, n, kinds, cls):
+    """Class index (seed §1.1, as `programs.equivalence_classes`) of each card of the sorted `hand[:n]` into `cls`;
+    classes are numbered by their smallest card. Returns the number of classes."""
+    first = np.full(7, -1, np.int64)  # rotation kind -> slot of its first card
+    raw = np.empty(n, np.int64)  # representative slot of each card's class
+    for s in range(n):
+        c = hand[s]
+        if c <= LAST_ROTATION:
+            k = kinds[c]
+            if first[k] < 0:
+                first[k] = s
+            raw[s] = first[k]
+        elif s > 0 and hand[s - 1] > LAST_ROTATION and c == hand[s - 1] + 1 and kinds[c] == kinds[hand[s - 1]]:
+            raw[s] = raw[s - 1]
+        else:
+            raw[s] = s
+    m = 0
+    for s in range(n):
+        if raw[s] == s:
+            cls[s] = m
+            m += 1
+        else:
+            cls[s] = cls[raw[s]]
+    return m
+
+
+@numba.njit(cache=True)
+def hand_multiplicities(hand, n, kinds, cls, mults):
+    """`hand_classes` into `cls` plus each class's size into `mults` (length >= 9); returns the class count."""
+    m = hand_classes(hand, n, kinds, cls)
+    for c in range(mults.shape[0]):
+        mults[c] = 0
+    for s in range(n):
+        mults[cls[s]] += 1
+    return m
+
+
+@numba.njit(cache=True)
+def next_class(seq, mults, m, depth):
+    """Depth-first step over class sequences in rank order: give back the class at `seq[depth]` (-1: none yet)
+    and take the next available one; False (seq[depth] = -1) when none is left at this depth."""
+    if seq[depth] >= 0:
+        mults[seq[depth]] += 1
+    c = seq[depth] + 1
+    while c < m and mults[c] == 0:
+        c += 1
+    if c >= m:
+        seq[depth] = -1
+        return False
+    seq[depth] = c
+    mults[c] -= 1
+    return True
+
+
+@numba.njit(cache=True)
+def _comb(a, b):
+    r = 1
+    for i in range(b):
+        r = r * (a - i) // (i + 1)
+    return r
+
+
+@numba.njit(cache=True)
+def count_programs_k(mults, m, k):
+    """Reduced programs of length k over multiplicities `mults[:m]` (as `programs.count_programs`)."""
+    ways = np.zeros(k + 1, np.int64)
+    new = np.zeros(k + 1, np.int64)
+    ways[0] = 1
+    for c in range(m):
+        mc = mults[c]
+        if mc == 0:
+            continue
+        for t in range(k + 1):
+            new[t] = 0
+        for t in range(k + 1):
+            if ways[t]:
+                for u in range(min(mc, k - t) + 1):
+                    new[t + u] += ways[t] * _comb(t + u, u)
+        for t in range(k + 1):
+            ways[t] = new[t]
+    return ways[k]
+
+
+@numba.njit(cache=True)
+def unrank_k(mults, m, k, number, out):
+    """The class sequence of rank `number` into out[:k] (as `programs.unrank`); `mults` is restored."""
+    r = number
+    for i in range(k):
+        for c in range(m):
+            if mults[c] == 0:
+                continue
+            mults[c] -= 1
+            cnt = count_programs_k(mults, m, k - i - 1)
+            if r < cnt:
+                out[i] = c
+                break
+            r -= cnt
+            mults[c] += 1
+    for i in range(k):
+        mults[out[i]] += 1
+
+
+@numba.njit(cache=True)
+def classes_to_cards(hand, n, cls, seq, k, out):
+    """Cards of a reduced program (class sequence `seq[:k]`): each class's cards in ascending order; out[k:5] = 0."""
+    taken = np.zeros(HAND, np.int64)
+    for i in range(k):
+        c = seq[i]
+        seen = 0
+        for s in range(n):
+            if cls[s] == c:
+                if seen == taken[c]:
+                    out[i] = hand[s]
+                    break
+                seen += 1
+        taken[c] += 1
+    for i in range(k, REGISTERS):
+        out[i] = 0
+
+
+@numba.njit(cache=True)
+def enumerate_programs(hand, n, k, kinds):
+    """Every reduced program of the sorted `hand[:n]` with k free registers, as cards [P, 5], in rank order."""
+    cls = np.empty(HAND, np.int64)
+    mults = np.zeros(HAND, np.int64)
+    m = hand_multiplicities(hand, n, kinds, cls, mults)
+    k = min(k, n)
+    total = count_programs_k(mults, m, k)
+    out = np.zeros((total, REGISTERS), np.int32)
+    seq = np.full(REGISTERS, -1, np.int64)
+    if k == 0:
+        return out
+    # Depth-first in lexicographic order of class sequences (= rank order).
+    p = 0
+    depth = 0
+    while depth >= 0:
+        if not next_class(seq, mults, m, depth):
+            depth -= 1
+            continue
+        if depth == k - 1:
+            classes_to_cards(hand, n, cls, seq, k, out[p])
+            p += 1
+        else:
+            depth += 1
+            seq[depth] = -1
+    return out
+
+
+@numba.njit(cache=True)
+def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
+    """Play `turns` full turns from the start position (R0, regs0, meta0): deal, a uniformly random card program
+    for every robot (the first free-register count of a random permutation of its hand), execute; a race that
+    ends (a win, everyone out, or `max_turns` turns) starts again. The benchmark's and smoke tests' loop; returns
+    the races finished."""
+    n = R0.shape[0]
+    R = R0.copy()
+    regs = regs0.copy()
+    meta = meta0.copy()
+    deck = np.zeros(NUM_CARDS, np.int32)
+    hands = np.zeros((n, HAND), np.int32)
+    hand_len = np.zeros(n, np.int64)
+    programs = np.zeros((n, REGISTERS), np.int32)
+    trace = np.zeros((0, n, NFIELDS), np.int32)
+    rng = np.zeros(1, np.uint64)
+    rng_seed(rng, seed, 0)
+    races = 0
+    for _ in range(turns):
+        deal_kernel(R, regs, deck, meta, hands, hand_len, rng)
+        for i in range(n):
+            m = hand_len[i]
+            k = min(m, REGISTERS - (_locked(R[i, RDMG]) if R[i, RON] else 0))
+            for j in range(k):
+                s = j + rng_below(rng, m - j)
+                t = hands[i, j]
+                hands[i, j] = hands[i, s]
+                hands[i, s] = t
+                programs[i, j] = hands[i, j]
+            for j in range(k, REGISTERS):
+                programs[i, j] = 0
+        set_programs(R, regs, programs)
+        turn_kernel(bd, R, regs, deck, meta, trace)
+        over = meta[M_WINNER] >= 0 or meta[M_TURN] >= max_turns
+        if not over:
+            over = True
+            for i in range(n):
+                if not R[i, RELIM]:
+                    over = False
+        if over:
+            races += 1
+            R[:, :] = R0
+            regs[:, :] = regs0
+            meta[:] = meta0
+    return races
+
+
+@numba.njit(cache=True)
+def _program_turn(bd, R, regs, deck, meta, programs, trace):
+    """`FastEngine.execute_turn` in place: fill the registers, check the cards (False, nothing run, when a card
+    is out of 1..84 or placed twice), take them out of the deck, run the turn."""
+    set_programs(R, regs, programs)
+    seen = np.zeros(NUM_CARDS + 1, np.bool_)
+    for i in range(R.shape[0]):
+        for j in range(REGISTERS):
+            c = regs[i, j]
+            if c == 0:
+                continue
+            if c < 0 or c > NUM_CARDS or seen[c]:
+                return False
+            seen[c] = True
+    m = meta[M_DECK]
+    k = 0
+    for s in range(m):
+        if not seen[deck[s]]:
+            deck[k] = deck[s]
+            k += 1
+    for s in range(k, deck.shape[0]):
+        deck[s] = 0
+    meta[M_DECK] = k
+    turn_kernel(bd, R, regs, deck, meta, trace)
+    return True
+
+
+# --------------------------------------------------------------------------------------------------- the engine
+
+class FastEngine:
+    """The fast path of one `RoboRallyGame` (its board and options packed once; see the module docstring)."""
+
+    def __init__(self, game: RoboRallyGame):
+        self.game = game
+        c = game.config
+        b = game.board
+        self.num_robots = game.num_players
+        W, H = b.width, b.height
+        floor = np.ascontiguousarray(b.floor, np.int64)
+        repair = np.zeros((H, W), np.int64)
+        repair[floor == REPAIR] = 1
+        repair[floor == REPAIR2] = c.double_repair_heals
+        archive = np.zeros((H, W), np.bool_)
+        archive[repair > 0] = True
+        flag_at = np.full((H, W), -1, np.int64)
+        for k, (x, y) in enumerate(b.flags):
+            flag_at[y, x] = k
+            archive[y, x] = True
+            if c.flags_repair and repair[y, x] == 0:
+                repair[y, x] = 1
+        lasers = np.array([(q.x, q.y, q.direction, q.beams) for q in b.lasers], np.int64).reshape(-1, 4)
+        pushers = np.array([(p.x, p.y, p.direction, sum(1 << (r - 1) for r in p.registers)) for p in b.pushers],
+                           np.int64).reshape(-1, 4)
+        crushers = np.array([(p.x, p.y, sum(1 << (r - 1) for r in p.registers)) for p in b.crushers]
+                            if c.crushers else [], np.int64).reshape(-1, 3)
+        gears = np.array([(x, y, 1 if floor[y, x] == GEAR_CW else 3) for y in range(H) for x in range(W)
+                          if floor[y, x] in (GEAR_CW, GEAR_CCW)], np.int64).reshape(-1, 3)
+        dist = np.stack([b.distances(xy) for xy in b.flags]).astype(np.int64) if b.flags else \
+            np.zeros((0, H, W), np.int64)
+        self.kinds = np.array([max(k, 0) for k in KINDS[c.card_numbering]], np.int64)
+        #: The packed board: (W, H, floor, belt, rotating, walls, repair, archive, flag_at, nflags, lasers,
+        #: pushers, crushers, gears, kinds, dist) — the first argument of every board kernel.
+        self.board = (W, H, floor, np.ascontiguousarray(b.belt_dir, np.int64), np.ascontiguousarray(b.rotating),
+                      np.ascontiguousarray(b.walls, np.int64), repair, archive, flag_at, len(b.flags), lasers,
+                      pushers, crushers, gears, self.kinds, dist)
+        self._no_trace = np.zeros((0, self.num_robots, NFIELDS), np.int32)
+
+    def pack(self, state: State) -> FastState:
+        """The fast state of a plain `State` (robots, registers as placed, the deck in draw order)."""
+        n = self.num_robots
+        robots = np.array([[r.x, r.y, r.facing, r.damage, r.lives, r.next_flag, r.on_board, r.powered_down,
+                            r.eliminated, r.archive_x, r.archive_y, r.archive_facing, r.announced, r.stay_down]
+                           for r in state.robots], np.int32).reshape(n, NFIELDS)
+        regs = np.array(state.registers, np.int32).reshape(n, REGISTERS)
+        deck = np.zeros(NUM_CARDS, np.int32)
+        deck[:len(state.deck)] = state.deck
+        meta = np.array([state.winner, state.turn, len(state.deck)], np.int32)
+        return FastState(robots, regs, deck, meta)
+
+    def robots_of(self, fs: FastState) -> tuple[Robot, ...]:
+        """The `rules.Robot`s of a fast state."""
+        out = []
+        for row in fs.robots.tolist():
+            out.append(Robot(row[RX], row[RY], row[RF], row[RDMG], row[RLIVES], row[RNF], bool(row[RON]),
+                             bool(row[RPD]), bool(row[RELIM]), row[RAX], row[RAY], row[RAF], bool(row[RANN]),
+                             bool(row[RSTAY])))
+        return tuple(out)
+
+    def differences(self, fs: FastState, state: State) -> list[str]:
+        """What differs between a fast state and a plain one (robots, registers, winner, turn); [] when equal.
+        The deck is not compared: the two engines shuffle differently."""
+        out = []
+        for i, (a, b) in enumerate(zip(self.robots_of(fs), state.robots)):
+            if a != b:
+                out.append(f"robot {i}: fast {a} != plain {b}")
+        regs = tuple(tuple(r) for r in fs.registers.tolist())
+        if regs != tuple(tuple(r) for r in state.registers):
+            out.append(f"registers: fast {regs} != plain {state.registers}")
+        if fs.winner != state.winner:
+            out.append(f"winner: fast {fs.winner} != plain {state.winner}")
+        if fs.turn != state.turn:
+            out.append(f"turn: fast {fs.turn} != plain {state.turn}")
+        return out
+
+    def same(self, fs: FastState, state: State) -> bool:
+        """Whether `differences` is empty."""
+        return not self.differences(fs, state)
+
+    def execute_turn(self, fs: FastState, programs, trace: np.ndarray | None = None) -> FastState:
+        """The state after one turn with `programs` int [n, 5] (see the module docstring); `fs` is unchanged.
+
+        Program cards are taken out of the deck (as the plain engine's `execute_turn` does); `trace`, if given,
+        is int32 [5, n, NFIELDS] and receives the robots after each register phase."""
+        programs = np.asarray(programs, np.int32).reshape(self.num_robots, REGISTERS)
+        out = fs.copy()
+        if not _program_turn(self.board, out.robots, out.registers, out.deck, out.meta, programs,
+                             self._no_trace if trace is None else trace):
+            raise ValueError(f"programs must use distinct cards 1..{NUM_CARDS}, got {programs.tolist()} "
+                             f"(registers {fs.registers.tolist()})")
+        return out
+
+    def deal(self, fs: FastState, seed: int) -> tuple[FastState, np.ndarray, np.ndarray]:
+        """(state with the new deck, hands int32 [n, 9] sorted, hand sizes [n]) of the next deal, shuffled by
+        SplitMix64 from `seed`."""
+        out = fs.copy()
+        hands = np.zeros((self.num_robots, HAND), np.int32)
+        sizes = np.zeros(self.num_robots, np.int32)
+        rng = np.zeros(1, np.uint64)
+        rng_seed(rng, seed, out.meta[M_TURN])
+        deal_kernel(out.robots, out.registers, out.deck, out.meta, hands, sizes, rng)
+        return out, hands, sizes
+
+    def reduced_programs(self, hand, k: int) -> np.ndarray:
+        """Every reduced program of a hand (any order of cards) with k free registers, as cards int32 [P, 5] in
+        rank order (the order of `programs.reduced_programs`)."""
+        h = np.sort(np.asarray(hand, np.int64))
+        buf = np.zeros(HAND, np.int64)
+        buf[:h.size] = h
+        return enumerate_programs(buf, h.size, k, self.kinds)

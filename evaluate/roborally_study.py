@@ -1,0 +1,289 @@
+"""RoboRally results: races between the robots (`roborally/mc`, `greedy`, `random`), and mc's budget and depth curve.
+
+    python -m evaluate roborally --study docs/data/roborally_results.json [--races 400] [--study-boards race_easy]
+    python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
+    python -m evaluate roborally --study-plot docs/data/roborally_results.json docs/data/roborally_budget.json
+
+A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B). Races come in
+*deals*: one seeded start state replayed once per rotation of the seats (duplicate play, as in
+`evaluate.tournament`), so A and B meet the same cards from every seat. Every race goes through the one game loop
+(`envs.core.play.play_game`). Per cell the report gives each agent's win rate (any of its robots wins) with the
+tournament's interval (normal over deals, never narrower than Wilson's over races), race length in turns (mean and
+median of won races, per winning agent), how races ended (win / max_turns / every robot eliminated) and the mean
+wall time of one decision (one program) per agent.
+
+The study writes its JSON after every `--chunk` deals, so a stopped study keeps what it finished, and a restarted one
+skips the deals already in the file (per cell, by deal index).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+import agents as agent_registry
+import envs
+from envs.core.play import play_game
+from evaluate.jsonio import write_json
+from evaluate.stats import mean_interval, wilson_interval
+
+GAME = "roborally"
+BOARDS = ("race_easy", "race_medium", "race_hard")
+AGENTS = ("roborally/mc", "roborally/greedy", "roborally/random")
+PAIRINGS = (("roborally/mc", "roborally/greedy"), ("roborally/mc", "roborally/random"),
+            ("roborally/greedy", "roborally/random"))
+#: Race settings of the study: the seed's decision problem (no power down, which none of these robots uses; flags
+#: repair), the board's 3 lives, and a 60-turn cap (greedy robots finish the shipped races in 4–30 turns).
+RACE_OPTIONS = {"rules": "seed", "max_turns": 60}
+BUDGETS = (100, 1000, 10000)
+DEPTHS = (1, 2, 3)
+
+
+class Timed:
+    """Wraps an agent and times its decisions: a decision is a call to its `program` (one per turn)."""
+
+    def __init__(self, agent: Any):
+        self.agent = agent
+        self.seconds = 0.0
+        self.decisions = 0
+        inner = agent.program
+
+        def program(view):
+            t = time.perf_counter()
+            try:
+                return inner(view)
+            finally:
+                self.seconds += time.perf_counter() - t
+                self.decisions += 1
+
+        agent.program = program
+
+    def reset(self) -> None:
+        """Forward to the agent."""
+        self.agent.reset()
+
+    def act(self, view, mask):
+        """Forward to the agent."""
+        return self.agent.act(view, mask)
+
+
+def cell_key(board: str, n: int, a: str, b: str) -> str:
+    """The cell's key in the study JSON."""
+    return f"{board}|{n}|{a}|{b}"
+
+
+def play_cell(board: str, n: int, a: str, b: str, deals: range, seed: int = 0,
+              options: dict | None = None) -> dict:
+    """Play `deals` of one cell; returns raw records and timings (see `summarise`)."""
+    opts = {**RACE_OPTIONS, **(options or {}), "board": board, "num_robots": n}
+    game = envs.make_game(GAME, **opts)
+    entrants = [a, b] * (n // 2)
+    root = np.random.SeedSequence([seed, n, sum(map(ord, board))])
+    deal_seq, *agent_seqs = root.spawn(1 + n)
+    built = [Timed(agent_registry.make(x, game, np.random.default_rng(s), game_name=GAME))
+             for x, s in zip(entrants, agent_seqs)]
+    deal_rngs = deal_seq.spawn(max(deals) + 1 if len(deals) else 0)
+    races = []
+    for d in deals:
+        start = game.initial_state(np.random.default_rng(deal_rngs[d]))
+        for r in range(n):
+            seated = [built[(s - r) % n] for s in range(n)]  # entrant e sits at seat (e + r) mod n
+            _, won, moves = play_game(game, seated, start)
+            # Every turn is exactly `steps_per_turn` sub-steps (robots that cannot act play NOOP).
+            turns = moves // game.steps_per_turn
+            winner = entrants[(won[0] - r) % n] if won else None
+            ending = "win" if won else ("max_turns" if turns >= game.config.max_turns else "eliminated")
+            races.append([d, r, winner, turns, ending])
+    timing = {}
+    for e, t in zip(entrants, built):
+        s, k = timing.get(e, (0.0, 0))
+        timing[e] = (s + t.seconds, k + t.decisions)
+    return {"races": races, "timing": {e: list(v) for e, v in timing.items()}}
+
+
+def summarise(cell: dict, a: str, b: str) -> dict:
+    """Win rates with intervals, race lengths, endings and decision times of one cell's raw records."""
+    races = cell["races"]
+    deals = sorted({r[0] for r in races})
+    out: dict[str, Any] = {"races": len(races), "deals": len(deals), "agents": {}}
+    by_deal = {d: [r for r in races if r[0] == d] for d in deals}
+    for x in (a, b):
+        per_deal = [np.mean([r[2] == x for r in by_deal[d]]) for d in deals]
+        wins = sum(r[2] == x for r in races)
+        m, lo, hi = mean_interval(per_deal) if len(deals) > 1 else (wins / max(1, len(races)), 0.0, 1.0)
+        plo, phi = wilson_interval(float(wins), len(races))
+        lengths = [r[3] for r in races if r[2] == x]
+        secs, k = cell["timing"].get(x, (0.0, 0))
+        out["agents"][x] = {
+            "wins": int(wins), "win_rate": float(m), "ci95": [max(0.0, min(lo, plo)), min(1.0, max(hi, phi))],
+            "turns_to_win_mean": float(np.mean(lengths)) if lengths else None,
+            "turns_to_win_median": float(np.median(lengths)) if lengths else None,
+            "seconds_per_decision": secs / k if k else None,
+        }
+    ends = [r[4] for r in races]
+    out["endings"] = {e: ends.count(e) for e in ("win", "max_turns", "eliminated")}
+    out["mean_turns"] = float(np.mean([r[3] for r in races])) if races else None
+    return out
+
+
+def load(path: str) -> dict:
+    """The study JSON at `path` ({} if absent)."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run_cells(path: str, cells: list[tuple[str, int, str, str]], races: int, chunk: int = 5, seed: int = 0,
+              log=print) -> dict:
+    """Play every cell up to `races` races (whole deals), appending to and rewriting `path` after every chunk."""
+    data = load(path)
+    data.setdefault("settings", {"race_options": RACE_OPTIONS, "seed": seed})
+    data.setdefault("cells", {})
+    for board, n, a, b in cells:
+        key = cell_key(board, n, a, b)
+        raw = data["cells"].setdefault(key, {"raw": {"races": [], "timing": {}}})["raw"]
+        target = -(-races // n)
+        done = {r[0] for r in raw["races"]}
+        todo = [d for d in range(target) if d not in done]
+        for i in range(0, len(todo), chunk):
+            part = play_cell(board, n, a, b, range(todo[i], todo[min(i + chunk, len(todo)) - 1] + 1), seed)
+            raw["races"] += part["races"]
+            for e, (s, k) in part["timing"].items():
+                s0, k0 = raw["timing"].get(e, (0.0, 0))
+                raw["timing"][e] = [s0 + s, k0 + k]
+            data["cells"][key]["summary"] = summarise(raw, a, b)
+            write_json(path, data, indent=None)  # one line: thousands of race records
+            sm = data["cells"][key]["summary"]["agents"][a]
+            log(f"{key}: {len(raw['races'])} races, {a} {sm['win_rate']:.3f} {sm['ci95']}")
+    return data
+
+
+def study_cells(boards=BOARDS, sizes=(2, 4), pairings=PAIRINGS) -> list[tuple[str, int, str, str]]:
+    """The results grid: every board × robot count × pairing, 2-robot cells first."""
+    return [(bd, n, a, b) for n in sizes for bd in boards for a, b in pairings]
+
+
+def budget_cells(board: str = "race_medium", budgets=BUDGETS, depths=DEPTHS) -> list[tuple[str, int, str, str]]:
+    """mc (budget B, depth d) against greedy, 2 robots on `board`."""
+    return [(board, 2, f"roborally/mc?budget={bu}&depth={d}", "roborally/greedy") for d in depths for bu in budgets]
+
+
+
+
+
+def _order(key: str) -> tuple:
+    """Sort cells by robots, board (easy to hard), then pairing (as `PAIRINGS`, other agents after)."""
+    board, n, a, b = key.split("|")
+    pair = PAIRINGS.index((a, b)) if (a, b) in PAIRINGS else len(PAIRINGS)
+    return (int(n), BOARDS.index(board) if board in BOARDS else len(BOARDS), pair, a)
+
+
+def _short(agent: str) -> str:
+    """`roborally/mc?policy=greedy&depth=2` -> `mc[policy=greedy,depth=2]`."""
+    name = agent.split("/", 1)[1]
+    if "?" in name:
+        head, query = name.split("?", 1)
+        name = f"{head}[{query.replace('&', ',')}]"
+    return name
+
+
+def markdown_table(path: str) -> str:
+    """The study JSON as a Markdown table: one row per cell (first agent's win rate, the other's, race lengths,
+    endings, seconds per decision)."""
+    cells = load(path).get("cells", {})
+    cells = {k: cells[k] for k in sorted(cells, key=_order)}
+    head = ("| board | robots | A vs B | races | A wins (95% CI) | B wins (95% CI) | turns to win A / B (median) "
+            "| ended by max_turns / all eliminated | s per decision A / B |")
+    lines = [head, "|" + "---|" * 9]
+    for key, cell in cells.items():
+        if "summary" not in cell:
+            continue
+        board, n, a, b = key.split("|")
+        sm = cell["summary"]
+        sa, sb = sm["agents"][a], sm["agents"][b]
+
+        def rate(x):
+            return f"{x['win_rate']:.3f} [{x['ci95'][0]:.3f}, {x['ci95'][1]:.3f}]"
+
+        def med(x):
+            return "–" if x["turns_to_win_median"] is None else f"{x['turns_to_win_median']:.0f}"
+
+        def sec(x):
+            return "–" if x["seconds_per_decision"] is None else f"{x['seconds_per_decision']:.3f}"
+
+        lines.append(f"| {board} | {n} | {_short(a)} vs {_short(b)} | {sm['races']} | {rate(sa)} | {rate(sb)} | "
+                     f"{med(sa)} / {med(sb)} | {sm['endings']['max_turns']} / {sm['endings']['eliminated']} | "
+                     f"{sec(sa)} / {sec(sb)} |")
+    return "\n".join(lines)
+
+
+def plot(results_path: str | None, budget_path: str | None, out: str) -> list[str]:
+    """Bar charts of the 2- and 4-robot win rates (`results_path`: one study JSON or several, comma-separated) and
+    mc's budget/depth curve against greedy; the paths written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(out, exist_ok=True)
+    written = []
+    paths = [p for p in (results_path or "").split(",") if p and os.path.exists(p)]
+    if paths:
+        cells = {k: v for p in paths for k, v in load(p).get("cells", {}).items()}
+        cells = {k: cells[k] for k in sorted(cells, key=_order)}
+        fig, axes = plt.subplots(1, 2, figsize=(13, 6), sharey=True)
+        for ax, n in zip(axes, (2, 4)):
+            labels, rates, errs = [], [], []
+            for key, cell in cells.items():
+                board, size, a, b = key.split("|")
+                if int(size) != n or "summary" not in cell:
+                    continue
+                sa = cell["summary"]["agents"][a]
+                labels.append(f"{board}: {_short(a)} vs {_short(b)} ({cell['summary']['races']})")
+                rates.append(sa["win_rate"])
+                errs.append([sa["win_rate"] - sa["ci95"][0], sa["ci95"][1] - sa["win_rate"]])
+            if labels:
+                ax.bar(range(len(labels)), rates, yerr=np.array(errs).T, capsize=3, color="tab:blue")
+                ax.set_xticks(range(len(labels)), labels, fontsize=7, rotation=35, ha="right")
+            ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+            seats = "A, B" if n == 2 else "A, B, A, B"
+            ax.set_title(f"{n} robots ({seats}): A's win rate (95% CI)")
+            ax.set_ylim(0, 1)
+        fig.tight_layout()
+        path = os.path.join(out, "results_win_rates.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    if budget_path and os.path.exists(budget_path):
+        cells = load(budget_path).get("cells", {})
+        fig, ax = plt.subplots(figsize=(6.5, 4.5))
+        curves: dict[int, list] = {}
+        for key, cell in cells.items():
+            _, _, a, _ = key.split("|")
+            opts = dict(part.split("=") for part in a.split("?", 1)[1].split("&"))
+            sa = cell["summary"]["agents"][a]
+            curves.setdefault(int(opts["depth"]), []).append((int(opts["budget"]), sa["win_rate"], *sa["ci95"]))
+        for d, pts in sorted(curves.items()):
+            pts.sort()
+            x = [p[0] for p in pts]
+            y = [p[1] for p in pts]
+            ax.errorbar(x, y, yerr=[[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]], marker="o",
+                        capsize=3, label=f"depth {d}")
+        ax.set_xscale("log")
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel("playouts per decision")
+        ax.set_ylabel("mc win rate against greedy (95% CI)")
+        ax.set_title("race_medium, 2 robots, playout policy random")
+        ax.legend()
+        fig.tight_layout()
+        path = os.path.join(out, "results_budget.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+__all__ = ["budget_cells", "load", "markdown_table", "play_cell", "plot", "run_cells", "study_cells", "summarise"]
