@@ -66,8 +66,8 @@ class Rating:
     rating: float  # Elo scale, mean 0 over the league
     ci95: tuple[float, float]
     score: float  # share of comparisons won (draws half)
-    mean_return: float  # mean return over every game it played
-    games: int
+    mean_return: float  # mean return per seat it held
+    games: int  # games it took part in
 
 
 @dataclass
@@ -165,6 +165,7 @@ def run_league(
     wins = np.zeros((games, k, k))
     returns_sum = np.zeros(k)
     returns_n = np.zeros(k, dtype=int)
+    games_n = np.zeros(k, dtype=int)
     cooperative = game_name in COOPERATIVE
 
     def play(d: int, start: Any, lineup: list[int], tag: tuple[int, ...]) -> tuple[float, ...]:
@@ -179,6 +180,8 @@ def run_league(
         for s, e in enumerate(lineup):
             returns_sum[e] += ret[s]
             returns_n[e] += 1
+        for e in set(lineup):
+            games_n[e] += 1
         return ret
 
     for d in range(games):
@@ -210,7 +213,7 @@ def run_league(
     played = total + total.T
     ratings = [
         Rating(ids[e], float(strength[e] * ELO), (float(lo[e]), float(hi[e])), float(total[e].sum() / played[e].sum()),
-               float(returns_sum[e] / returns_n[e]), int(returns_n[e]))
+               float(returns_sum[e] / returns_n[e]), int(games_n[e]))
         for e in range(k)
     ]
     ratings.sort(key=lambda r: -r.rating)
