@@ -338,9 +338,9 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 #: The leaderboard's leagues: game -> (options, deals per pair). Sized to run in minutes on two cores.
 LEADERBOARD: dict[str, tuple[dict[str, Any], int]] = {
     "simple_poker": ({}, 2000),
-    "lama": ({}, 100),
-    "the_game": ({}, 100),
-    "primi_composti": ({}, 50),
+    "lama": ({}, 50),
+    "the_game": ({}, 50),
+    "primi_composti": ({}, 30),
     "roborally": ({}, 20),
 }
 
