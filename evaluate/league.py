@@ -51,7 +51,7 @@ COOPERATIVE = frozenset({"the_game"})
 ELO = 400 / math.log(10)
 #: Members of a game's parametric agent families that a default league includes.
 FAMILY_MEMBERS: dict[str, list[str]] = {
-    "simple_poker": ["simple_poker/threshold-2"],
+    "simple_poker": ["simple_poker/threshold-1", "simple_poker/threshold-2", "simple_poker/threshold-3"],
     "primi_composti": ["primi_composti/minimax_2", "primi_composti/minimax_6"],
 }
 #: Registered ids a default league leaves out: a whole-game solver too slow for a round robin.
@@ -360,9 +360,15 @@ def main(argv: list[str] | None = None) -> int:
         "# Leaderboard",
         "",
         "Every registered agent of every game in one round robin per game, on duplicate deals with seat rotation,",
-        "rated by a Bradley–Terry model (Elo scale, mean 0) with 95% intervals from a bootstrap over deals;",
-        "how line-ups are formed and what a game's outcome is: `evaluate/league.py`. \"score\" is the share of",
-        "comparisons won (draws half). Generated, not written by hand:",
+        "rated by a Bradley–Terry model (Elo scale, mean 0) with 95% intervals from a bootstrap over deals.",
+        "",
+        "Line-ups: for every pair of agents and every deal, one agent sits at each seat in turn with copies of",
+        "the other at every other seat (with more than two seats, then the other way round). Duplicate scoring:",
+        "a line-up on a deal is one comparison, won by the agent whose return summed over its seats beats the",
+        "copies' mean return summed the same way (equal: a draw). The cooperative The Game is rated by teams:",
+        "every agent plays each deal as the whole team, and two teams are compared on the same deal.",
+        "\"score\" is the share of comparisons won (draws half); \"mean return\" is per seat held.",
+        "Generated, not written by hand:",
         "",
         f"    python -m evaluate.league --docs docs/leaderboard.md --seed {args.seed}",
         "",
