@@ -157,6 +157,10 @@ def format_paired(result: PairedResult) -> str:
             f"{f'[{fig.diff_ci95[0]:.4f}, {fig.diff_ci95[1]:.4f}]':>22}{fig.win_rate_a:>8.3f}{fig.win_rate_b:>8.3f}"
             f"{fig.win_diff:>9.3f}{f'[{fig.win_diff_ci95[0]:.3f}, {fig.win_diff_ci95[1]:.3f}]':>20}"
         )
+    lo, hi = result.pooled.diff_ci95
+    verdict = ("A scores more than B" if lo > 0 else "B scores more than A" if hi < 0
+               else "no difference detected (the interval contains 0)")
+    lines.append(f"pooled mean score: {verdict}, at 95% confidence")
     return "\n".join(lines)
 
 

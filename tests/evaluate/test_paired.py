@@ -46,7 +46,7 @@ def test_cli_json_and_misuse(tmp_path, capsys):
                  "--games", "50", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["a"] == "simple_poker/nash" and data["deals"] == 50 and len(data["per_seat"]) == 2
-    assert "pooled" in capsys.readouterr().out
+    assert "A scores more than B, at 95% confidence" in capsys.readouterr().out
     for argv in (["simple_poker", "--paired", "simple_poker/nash"],
                  ["simple_poker", "--paired", "random,random"],
                  ["simple_poker", "--paired", "random,random", "--against", "random,random"]):
