@@ -6,6 +6,9 @@ Examples::
     python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
     python -m evaluate list                    # games and their agents
+    python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
+    python -m evaluate primi_composti --league --games 100                    # ratings of every agent
+    python -m evaluate simple_poker --paired simple_poker/nash,random --against simple_poker/nash
 
 Game-specific flags (`--reproduce`, `--exact`, ...) come from the game's module
 in `GAME_MODULES` (`add_arguments(parser)`, `run(args) -> bool`);
@@ -52,6 +55,9 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
     p.add_argument("--out", type=str, default=None, help="folder for plots and reports (default results/<game>)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--paired", type=str, default=None, metavar="A,B", help="paired comparison of agents A and B on the same deals and seats (with --against)")
+    p.add_argument("--against", type=str, default=None, metavar="ID,...", help="the opponents (teammates) of a --paired comparison")
+    p.add_argument("--league", action="store_true", help="round robin of every agent (or --agents) with ratings and 95%% intervals")
     if game is not None and game in envs.available_games():
         mod = _game_module(game)
         if mod is not None and hasattr(mod, "add_arguments"):
@@ -68,6 +74,10 @@ def _default_agents(game: str, n: int) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["play"]:
+        from evaluate.play import main as play_main
+
+        return play_main(argv[1:])
     game = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(game)
     args = parser.parse_args(argv)
@@ -86,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(e))
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)
+    if args.paired or args.against or args.league:
+        from evaluate.league import run_cli
+
+        return run_cli(args, parser)
     mod = _game_module(args.game)
     if mod is not None and hasattr(mod, "run"):
         try:

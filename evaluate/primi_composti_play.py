@@ -6,7 +6,8 @@
 Shows the stacks (top card last), your hand, the opponents' hands where the
 rules make them known (2 players), and the score; asks for a card (and, with
 `steal_choice=player`, for the operation); rejects bad input with a clear
-message and asks again. Type `q` to quit.
+message and asks again. Type `q` to quit. Every game, this one included, is
+also played with `python -m evaluate play GAME --seat N --opponents ID,...`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,393 @@
+"""A league: round robin of a game's agents on duplicate deals, with ratings and 95% intervals.
+
+    python -m evaluate primi_composti --league --games 100 --json league.json --out results/primi_composti
+    python -m evaluate.league --docs docs/leaderboard.md     # regenerate the leaderboard of every game
+
+Line-ups. For every pair of agents (i, j) and every deal (one seeded initial
+state) the deal is replayed with i at each seat in turn and copies of j at every
+other seat; with more than two seats the roles are then swapped (j alone against
+copies of i), so both line-ups meet the same cards from every seat. Scoring is
+duplicate scoring: a line-up on a deal is one comparison, won by i when its
+return summed over its n seats beats the copies' mean return summed the same
+way (equal sums: a draw, half each). With two seats that is i's net over both
+seatings of the deal, so in simple poker a rating follows chips, not the count
+of pots won. The cooperative The Game has no opponents: every agent plays each
+deal as a whole team (n copies), and two teams are compared on the same deal
+(the higher return wins).
+
+Ratings. A Bradley–Terry model, P(i beats j) = 1 / (1 + exp(r_j − r_i)), is
+fitted to the pooled outcomes by maximum likelihood (scipy's L-BFGS-B, with a
+small ridge penalty so that an agent that wins every game keeps a finite
+rating), and shown on the Elo scale (400 / ln 10 per unit, mean 0). Its 95%
+intervals are percentiles of refits on deals resampled with replacement (the
+deal is the unit, as in every report of this project). Everything is seeded
+by `seed`: the same command gives the same table.
+
+Simple poker also gets its exact head-to-head values (each agent's exact mean
+net against every other, both seatings, from `agents.simple_poker.match_value`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+import agents as agent_registry
+import envs
+from envs.core.play import play_game, reseed_agent
+from evaluate.jsonio import write_json as _write_json
+
+#: Games whose seats share one return: rated as whole teams (see the module docstring).
+COOPERATIVE = frozenset({"the_game"})
+#: Elo points per Bradley–Terry unit.
+ELO = 400 / math.log(10)
+#: Members of a game's parametric agent families that a default league includes.
+FAMILY_MEMBERS: dict[str, list[str]] = {
+    "simple_poker": ["simple_poker/threshold-1", "simple_poker/threshold-2", "simple_poker/threshold-3"],
+    "primi_composti": ["primi_composti/minimax_2", "primi_composti/minimax_6"],
+}
+#: Registered ids a default league leaves out: a whole-game solver too slow for a round robin.
+SKIPPED = frozenset({"primi_composti/solver"})
+
+
+@dataclass
+class Rating:
+    """One agent's line of the league table."""
+
+    id: str
+    rating: float  # Elo scale, mean 0 over the league
+    ci95: tuple[float, float]
+    score: float  # share of comparisons won (draws half)
+    mean_return: float  # mean return per seat it held
+    games: int  # games it took part in
+
+
+@dataclass
+class LeagueResult:
+    """Everything a league measured (JSON-serialisable with `to_dict`)."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    deals: int
+    lineups: str
+    ratings: list[Rating]  # best first
+    head_to_head: dict[str, dict[str, float]]  # share of i's comparisons against j that i won
+    exact_head_to_head: dict[str, dict[str, float]] | None = None
+    bootstrap: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON."""
+        return asdict(self)
+
+
+def default_agents(game_name: str) -> list[str]:
+    """Every registered agent of the game (trained ones included), plus the chosen family members."""
+    ids = [i for i in agent_registry.known_ids(game_name) if "<" not in i and ":" not in i and i not in SKIPPED]
+    return ids + [i for i in FAMILY_MEMBERS.get(game_name, []) if i not in ids]
+
+
+def _cmp(x: float, y: float) -> float:
+    return 1.0 if x > y else (0.5 if x == y else 0.0)
+
+
+def fit_bradley_terry(wins: np.ndarray, ridge: float = 0.01) -> np.ndarray:
+    """Bradley–Terry strengths (natural units, mean 0) from `wins[i, j]`, i's wins over j.
+
+    Maximum likelihood with a ridge penalty `ridge/2 · Σ r²`, by scipy's L-BFGS-B.
+    """
+    k = wins.shape[0]
+
+    def loss(r: np.ndarray) -> tuple[float, np.ndarray]:
+        diff = r[:, None] - r[None, :]
+        # -log σ(d) = log(1 + exp(-d)), written stably
+        nll = float((wins * np.logaddexp(0.0, -diff)).sum()) + ridge / 2 * float(r @ r)
+        p = 1.0 / (1.0 + np.exp(-diff))
+        g = wins * (1.0 - p)  # d(-nll)/d r_i from i's wins, minus the same for j
+        grad = -(g.sum(axis=1) - g.sum(axis=0)) + ridge * r
+        return nll, grad
+
+    res = minimize(loss, np.zeros(k), jac=True, method="L-BFGS-B")
+    r = res.x
+    return r - r.mean()
+
+
+def _exact_poker(game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
+    from agents.simple_poker import behaviour_of, match_value
+
+    try:
+        beh = {i: behaviour_of(built[i], game) for i in ids}
+    except TypeError:  # an agent that cannot state its probabilities (a trained one, say)
+        return None
+    return {i: {j: float(match_value(game, beh[i], beh[j])) for j in ids if j != i} for i in ids}
+
+
+def run_league(
+    game_name: str,
+    agent_ids: list[str] | None = None,
+    games: int = 200,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    max_turns: int | None = None,
+    bootstrap: int = 200,
+) -> LeagueResult:
+    """Play the round robin and fit the ratings.
+
+    Args:
+        game_name: a game id.
+        agent_ids: the entrants (default `default_agents(game_name)`); at least two.
+        games: deals per pair of agents (each replayed over the seats, see the module docstring).
+        seed: root seed of deals, agents and bootstrap.
+        options: the game's options.
+        max_turns: cut games longer than this.
+        bootstrap: resamples of the deals for the intervals.
+    """
+    if games < 2:
+        raise ValueError(f"a league needs games >= 2 deals (intervals are over deals), got {games}")
+    options = dict(options or {})
+    game = envs.make_game(game_name, **options)
+    n = game.num_players
+    ids = list(dict.fromkeys(agent_ids or default_agents(game_name)))
+    if len(ids) < 2:
+        raise ValueError(f"a league needs at least two distinct agents, got {ids}")
+    # n copies of every agent (a line-up may seat n − 1 copies of one), each reseeded per game.
+    copies = {i: [agent_registry.make(i, game, np.random.default_rng(seed), game_name=game_name) for _ in range(n)] for i in ids}
+    k = len(ids)
+    wins = np.zeros((games, k, k))
+    returns_sum = np.zeros(k)
+    returns_n = np.zeros(k, dtype=int)
+    games_n = np.zeros(k, dtype=int)
+    cooperative = game_name in COOPERATIVE
+
+    def play(d: int, start: Any, lineup: list[int], tag: tuple[int, ...]) -> tuple[float, ...]:
+        seated = []
+        used = dict.fromkeys(range(k), 0)
+        for s, e in enumerate(lineup):
+            agent = copies[ids[e]][used[e]]
+            used[e] += 1
+            reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, d, *tag, s))))
+            seated.append(agent)
+        ret, _, _ = play_game(game, seated, start, max_turns)
+        for s, e in enumerate(lineup):
+            returns_sum[e] += ret[s]
+            returns_n[e] += 1
+        for e in set(lineup):
+            games_n[e] += 1
+        return ret
+
+    for d in range(games):
+        start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, d))))
+        if cooperative:
+            team = [play(d, start, [e] * n, (e,))[0] for e in range(k)]
+            for a, b in itertools.combinations(range(k), 2):
+                wins[d, a, b] += _cmp(team[a], team[b])
+                wins[d, b, a] += _cmp(team[b], team[a])
+            continue
+        for a, b in itertools.combinations(range(k), 2):
+            pairs = [(a, b)] if n == 2 else [(a, b), (b, a)]
+            for focal, other in pairs:
+                mine = theirs = 0.0
+                for f in range(n):
+                    lineup = [other] * n
+                    lineup[f] = focal
+                    ret = play(d, start, lineup, (focal, other, f))
+                    mine += ret[f]
+                    theirs += (sum(ret) - ret[f]) / (n - 1)
+                wins[d, focal, other] += _cmp(mine, theirs)
+                wins[d, other, focal] += _cmp(theirs, mine)
+
+    total = wins.sum(axis=0)
+    strength = fit_bradley_terry(total)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
+    boot = np.array([fit_bradley_terry(wins[rng.integers(games, size=games)].sum(axis=0)) for _ in range(bootstrap)])
+    lo, hi = (np.percentile(boot, [2.5, 97.5], axis=0) * ELO) if bootstrap else (np.full(k, np.nan), np.full(k, np.nan))
+    played = total + total.T
+    ratings = [
+        Rating(ids[e], float(strength[e] * ELO), (float(lo[e]), float(hi[e])), float(total[e].sum() / played[e].sum()),
+               float(returns_sum[e] / returns_n[e]), int(games_n[e]))
+        for e in range(k)
+    ]
+    ratings.sort(key=lambda r: -r.rating)
+    h2h = {ids[a]: {ids[b]: float(total[a, b] / played[a, b]) for b in range(k) if b != a} for a in range(k)}
+    exact = _exact_poker(game, ids, {i: c[0] for i, c in copies.items()}) if game_name == "simple_poker" else None
+    lineups = "teams of n copies, compared on the same deal" if cooperative else (
+        "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
+    return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap)
+
+
+def format_league(result: LeagueResult) -> str:
+    """The terminal table of a league."""
+    opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
+    w = max(12, max(len(r.id) for r in result.ratings) + 2)
+    lines = [
+        f"{result.game} ({opts}) league — {result.deals} deals per pair ({result.lineups}), seed {result.seed}; "
+        f"Bradley–Terry ratings (Elo scale), 95% intervals from {result.bootstrap} bootstrap resamples of deals",
+        f"{'#':>3}  {'agent':<{w}}{'rating':>9}{'95% CI':>20}{'score':>8}{'mean return':>13}{'games':>8}",
+    ]
+    for rank, r in enumerate(result.ratings, 1):
+        lines.append(
+            f"{rank:>3}  {r.id:<{w}}{r.rating:>9.1f}{f'[{r.ci95[0]:.1f}, {r.ci95[1]:.1f}]':>20}{r.score:>8.3f}"
+            f"{r.mean_return:>13.3f}{r.games:>8}"
+        )
+    if result.exact_head_to_head:
+        lines.append("exact mean net per hand, row against column (both seatings):")
+        order = [r.id for r in result.ratings]
+        lines.append(" " * w + "".join(f"{c[-12:]:>14}" for c in order))
+        for a in order:
+            lines.append(f"{a:<{w}}" + "".join(f"{'':>14}" if a == b else f"{result.exact_head_to_head[a][b]:>14.4f}" for b in order))
+    return "\n".join(lines)
+
+
+def leaderboard_markdown(result: LeagueResult, command: str) -> str:
+    """A Markdown section for docs/leaderboard.md."""
+    opts = ", ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
+    lines = [
+        f"## {result.game}",
+        "",
+        f"{opts}; {result.deals} deals per pair ({result.lineups}); seed {result.seed}. Command: `{command}`",
+        "",
+        "| # | agent | rating (Elo scale) | 95% interval | score | mean return |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rank, r in enumerate(result.ratings, 1):
+        lines.append(f"| {rank} | `{r.id}` | {r.rating:.1f} | [{r.ci95[0]:.1f}, {r.ci95[1]:.1f}] | {r.score:.3f} | {r.mean_return:.3f} |")
+    if result.exact_head_to_head:
+        order = [r.id for r in result.ratings]
+        lines += ["", "Exact mean net per hand, row against column (both seatings):", "",
+                  "| | " + " | ".join(f"`{c}`" for c in order) + " |", "|---" * (len(order) + 1) + "|"]
+        for a in order:
+            cells = ["" if a == b else f"{result.exact_head_to_head[a][b]:.4f}" for b in order]
+            lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_league(result: LeagueResult, path: str) -> None:
+    """Ratings with their 95% intervals as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rs = result.ratings[::-1]  # best on top
+    y = np.arange(len(rs))
+    x = np.array([r.rating for r in rs])
+    err = np.array([[r.rating - r.ci95[0] for r in rs], [r.ci95[1] - r.rating for r in rs]])
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rs) + 1.2))
+    ax.errorbar(x, y, xerr=err, fmt="o", capsize=4)
+    ax.set_yticks(y, [r.id for r in rs])
+    ax.axvline(0, color="grey", lw=0.5)
+    ax.set_xlabel("Bradley–Terry rating (Elo scale), 95% bootstrap interval")
+    ax.set_title(f"{result.game} league ({result.deals} deals per pair, seed {result.seed})")
+    fig.tight_layout()
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_json(result: LeagueResult, path: str) -> None:
+    """Write the result as JSON."""
+    _write_json(path, result.to_dict())
+
+
+def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """`python -m evaluate GAME --league` / `--paired A,B --against ...` (parsed by evaluate.__main__)."""
+    from evaluate import paired
+
+    if args.league and args.paired:
+        parser.error("--league and --paired are separate jobs: give one")
+    if args.paired or args.against:
+        pair = [p for p in (args.paired or "").split(",") if p]
+        if len(pair) != 2 or not args.against:
+            parser.error("--paired needs two agent ids A,B and --against ID,... (the opponents or teammates)")
+        try:
+            res = paired.run_paired(args.game, pair[0], pair[1], args.against, games=args.games or 1000, seed=args.seed,
+                                    options=args.options, max_turns=args.max_turns)
+        except ValueError as e:
+            parser.error(str(e))
+        print(paired.format_paired(res))
+        if args.json:
+            paired.write_json(res, args.json)
+            print(f"wrote {args.json}")
+        return 0
+    try:
+        res = run_league(args.game, args.agents, games=args.games or 200, seed=args.seed, options=args.options,
+                         max_turns=args.max_turns)
+    except ValueError as e:
+        parser.error(str(e))
+    print(format_league(res))
+    if args.json:
+        write_json(res, args.json)
+        print(f"wrote {args.json}")
+    png = os.path.join(args.out, f"league_{args.game}.png")
+    plot_league(res, png)
+    print(f"wrote {png}")
+    return 0
+
+
+#: The leaderboard's leagues: game -> (options, deals per pair). Sized to run in minutes on two cores.
+LEADERBOARD: dict[str, tuple[dict[str, Any], int]] = {
+    "simple_poker": ({}, 2000),
+    "lama": ({}, 50),
+    "the_game": ({}, 50),
+    "primi_composti": ({}, 30),
+    "roborally": ({}, 20),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game."""
+    p = argparse.ArgumentParser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
+    p.add_argument("--docs", default="docs/leaderboard.md", help="Markdown file to write (default docs/leaderboard.md)")
+    p.add_argument("--games", nargs="*", default=None, help="only these games (default: every available one)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    chosen = args.games or [g for g in LEADERBOARD if g in envs.available_games()]
+    bad = [g for g in chosen if g not in LEADERBOARD]
+    if bad:
+        p.error(f"no leaderboard league for {bad}; games: {', '.join(LEADERBOARD)}")
+    parts = [
+        "# Leaderboard",
+        "",
+        "Every registered agent of every game in one round robin per game, on duplicate deals with seat rotation,",
+        "rated by a Bradley–Terry model (Elo scale, mean 0) with 95% intervals from a bootstrap over deals.",
+        "",
+        "Line-ups: for every pair of agents and every deal, one agent sits at each seat in turn with copies of",
+        "the other at every other seat (with more than two seats, then the other way round). Duplicate scoring:",
+        "a line-up on a deal is one comparison, won by the agent whose return summed over its seats beats the",
+        "copies' mean return summed the same way (equal: a draw). The cooperative The Game is rated by teams:",
+        "every agent plays each deal as the whole team, and two teams are compared on the same deal.",
+        "\"score\" is the share of comparisons won (draws half); \"mean return\" is per seat held.",
+        "Generated, not written by hand:",
+        "",
+        f"    python -m evaluate.league --docs docs/leaderboard.md --seed {args.seed}",
+        "",
+        "One game's league with a plot of the ratings: `python -m evaluate GAME --league --games N --out DIR`.",
+        "",
+    ]
+    for g in chosen:
+        options, deals = LEADERBOARD[g]
+        res = run_league(g, games=deals, seed=args.seed, options=options)
+        print(format_league(res), flush=True)
+        parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}"))
+    folder = os.path.dirname(args.docs)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    with open(args.docs, "w", encoding="utf-8") as f:
+        f.write("\n".join(parts))
+    print(f"wrote {args.docs}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

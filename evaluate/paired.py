@@ -1,0 +1,169 @@
+"""Paired comparison of two agents: same seat, same deals, same opponents.
+
+    python -m evaluate simple_poker --paired simple_poker/nash,random --against simple_poker/nash --games 2000
+
+Each *deal* (one seeded initial state) is played 2·n times: for every focal seat
+f, agent A sits at f with the opponents (teammates in The Game) at the other
+seats, then B replaces A on the same deal. Every opponent draws its random
+choices from a generator seeded by (root seed, deal, focal seat, its seat), and
+the focal agent from one seeded by (root seed, deal, focal seat), so the only
+thing that differs between A's and B's replay of a deal is the focal agent: the
+difference of their results is the difference the agents make, with the deal's
+luck cancelled (the paired protocol of "Learning from teachers", section 6).
+
+The unit is the deal: per seat, the difference of a deal is A's minus B's score
+from that seat; pooled, it is the mean of that over the seats. Intervals are the
+normal 95% interval of the mean over deals (`evaluate.stats.mean_interval`).
+`--games N` is the number of deals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+import agents as agent_registry
+import envs
+from agents import expand_agent_ids
+from envs.core.play import play_game, reseed_agent
+from evaluate.jsonio import write_json as _write_json
+from evaluate.stats import mean_interval
+
+#: Spawn-key tags that keep the deal, opponent and focal generators apart.
+_DEAL, _OPPONENT, _FOCAL = 0, 1, 2
+
+
+@dataclass
+class PairedFigures:
+    """A's and B's figures over one set of games (one seat, or pooled)."""
+
+    seat: int | None  # None: pooled over every seat
+    deals: int
+    mean_score_a: float
+    mean_score_b: float
+    win_rate_a: float
+    win_rate_b: float
+    diff: float  # mean score of A minus B
+    diff_ci95: tuple[float, float]
+    win_diff: float  # win rate of A minus B
+    win_diff_ci95: tuple[float, float]
+
+
+@dataclass
+class PairedResult:
+    """Everything a paired comparison measured (JSON-serialisable with `to_dict`)."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    a: str
+    b: str
+    against: list[str]
+    deals: int
+    pooled: PairedFigures
+    per_seat: list[PairedFigures]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON."""
+        return asdict(self)
+
+
+def _figures(seat: int | None, sa: np.ndarray, sb: np.ndarray, wa: np.ndarray, wb: np.ndarray) -> PairedFigures:
+    d, lo, hi = mean_interval(sa - sb)
+    wd, wlo, whi = mean_interval(wa - wb)
+    return PairedFigures(
+        seat, len(sa), float(sa.mean()), float(sb.mean()), float(wa.mean()), float(wb.mean()),
+        float(d), (float(lo), float(hi)), float(wd), (float(wlo), float(whi)),
+    )
+
+
+def run_paired(
+    game_name: str,
+    a_id: str,
+    b_id: str,
+    against: list[str] | str,
+    games: int = 1000,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    max_turns: int | None = None,
+) -> PairedResult:
+    """Compare agents `a_id` and `b_id` on `games` deals against the same opponents.
+
+    Args:
+        game_name: a game id.
+        a_id, b_id: the two focal agents.
+        against: the n − 1 opponents (teammates), seated in seat order around the
+            focal seat; a single id is repeated for every other seat.
+        games: number of deals (each is played 2·n times).
+        seed: root seed of the deals and every generator.
+        options: the game's options.
+        max_turns: cut games longer than this (no winner).
+    """
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    options = dict(options or {})
+    game = envs.make_game(game_name, **options)
+    n = game.num_players
+    opp_ids = expand_agent_ids(against)
+    if len(opp_ids) == 1 and n > 2:
+        opp_ids = opp_ids * (n - 1)
+    if len(opp_ids) != n - 1:
+        raise ValueError(
+            f"{game_name} with these options seats {n} players: --against needs {n - 1} agent ids "
+            f"(or one, repeated), got {len(opp_ids)}: {opp_ids}"
+        )
+
+    def build(agent_id: str) -> Any:
+        return agent_registry.make(agent_id, game, np.random.default_rng(seed), game_name=game_name)
+
+    focal = {"a": build(a_id), "b": build(b_id)}
+    opponents = [build(i) for i in opp_ids]
+    scores = {k: np.zeros((games, n)) for k in focal}
+    wins = {k: np.zeros((games, n)) for k in focal}
+    for d in range(games):
+        start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, d))))
+        for f in range(n):
+            others = [s for s in range(n) if s != f]
+            for key, agent in focal.items():
+                seated: list[Any] = [None] * n
+                seated[f] = agent
+                reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FOCAL, d, f))))
+                for opp, s in zip(opponents, others):
+                    seated[s] = opp
+                    reseed_agent(opp, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT, d, f, s))))
+                ret, won, _ = play_game(game, seated, start, max_turns)
+                scores[key][d, f] = ret[f]
+                wins[key][d, f] = 1.0 if f in won else 0.0
+    sa, sb, wa, wb = scores["a"], scores["b"], wins["a"], wins["b"]
+    pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
+    per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]
+    return PairedResult(game_name, options, seed, a_id, b_id, opp_ids, games, pooled, per_seat)
+
+
+def format_paired(result: PairedResult) -> str:
+    """The terminal table of a paired comparison."""
+    opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
+    lines = [
+        f"{result.game} ({opts}) — paired: A = {result.a}, B = {result.b}, against {', '.join(result.against)}; "
+        f"{result.deals} deals x {len(result.per_seat)} seats, seed {result.seed}",
+        f"{'seat':<8}{'score A':>10}{'score B':>10}{'A - B':>10}{'95% CI':>22}{'win A':>8}{'win B':>8}{'A - B':>9}{'95% CI':>20}",
+    ]
+    for fig in [*result.per_seat, result.pooled]:
+        name = "pooled" if fig.seat is None else str(fig.seat)
+        lines.append(
+            f"{name:<8}{fig.mean_score_a:>10.4f}{fig.mean_score_b:>10.4f}{fig.diff:>10.4f}"
+            f"{f'[{fig.diff_ci95[0]:.4f}, {fig.diff_ci95[1]:.4f}]':>22}{fig.win_rate_a:>8.3f}{fig.win_rate_b:>8.3f}"
+            f"{fig.win_diff:>9.3f}{f'[{fig.win_diff_ci95[0]:.3f}, {fig.win_diff_ci95[1]:.3f}]':>20}"
+        )
+    lo, hi = result.pooled.diff_ci95
+    verdict = ("A scores more than B" if lo > 0 else "B scores more than A" if hi < 0
+               else "no difference detected (the interval contains 0)")
+    lines.append(f"pooled mean score: {verdict}, at 95% confidence")
+    return "\n".join(lines)
+
+
+def write_json(result: PairedResult, path: str) -> None:
+    """Write the result as JSON."""
+    _write_json(path, result.to_dict())
