@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import NoReturn
 
@@ -37,3 +38,19 @@ def fail(message: str, prog: str | None = None, status: int = 1) -> int:
     prefix = f"{prog}: " if prog else ""
     print(f"{prefix}error: {' '.join(str(message).split())}", file=sys.stderr)
     return status
+
+
+def check_output_file(path: str, flag: str) -> None:
+    """Raise `ValueError` (one line) unless `path` can be written as a file: checked
+    before the work starts, so results are never lost to a bad output path."""
+    if os.path.isdir(path):
+        raise ValueError(f"{flag} {path!r} is a folder; give a file path")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"{flag} {path!r} is not writable")
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {path!r} cannot be written: {parent!r} is not a writable folder")
