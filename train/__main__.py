@@ -98,22 +98,20 @@ def main(argv: list[str] | None = None) -> int:
 
     p = build_parser()
     args = p.parse_args(argv)
+    cfg = None
     try:
         if args.resume is not None:
             cfg, resume = resumed_config(p, args)
         else:
             cfg, resume = config_from_args(p, args), None
-    except ValueError as e:
-        p.error(str(e))
-    try:
         train(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)
     except ValueError as e:
         p.error(str(e))
     except TrainingStoppedError as e:
         return fail(str(e), p.prog, 128 + e.signum)
     except KeyboardInterrupt:
-        return fail(f"interrupted; the last checkpoint (if any) resumes with `python -m train --resume {cfg.out}`",
-                    p.prog, 130)
+        where = f"; the last checkpoint (if any) resumes with `python -m train --resume {cfg.out}`" if cfg and cfg.out else ""
+        return fail(f"interrupted{where}", p.prog, 130)
     return 0
 
 
