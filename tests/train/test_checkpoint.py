@@ -40,12 +40,12 @@ def _steps(out) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_stopped_run_resumes_to_the_end(tmp_path, sig):
     out = tmp_path / "run"
     stopped = _stop_after_checkpoint(out, sig)
-    assert stopped.returncode == (128 + sig if sig == signal.SIGTERM else -sig)
-    if sig == signal.SIGTERM:
+    assert stopped.returncode == (-sig if sig == signal.SIGKILL else 128 + sig)
+    if sig != signal.SIGKILL:
         lines = stopped.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in stopped.stderr and f"--resume {out}" in lines[0], stopped.stderr
     state = json.loads((out / "checkpoint.json").read_text())
