@@ -119,3 +119,29 @@ def test_atomic_path_leaves_the_old_file_on_failure(tmp_path):
             f.write("half")
         raise RuntimeError("killed")
     assert target.read_text() == "old" and os.listdir(tmp_path) == ["model.zip"]
+
+
+@pytest.mark.slow
+def test_stop_during_the_final_files_resumes_without_learning(tmp_path, monkeypatch):
+    import train.ppo as ppo
+    from train.checkpoint import read_checkpoint
+    from train.config import TrainConfig
+
+    def cfg():
+        return TrainConfig(game="simple_poker", options={"n": 3}, opponents=["random"], timesteps=512, n_envs=1,
+                           n_steps=128, batch_size=64, eval_games=20, final_eval_games=0, out=str(tmp_path / "r"))
+
+    real_save = ppo.save
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ppo, "save", killed)
+    with pytest.raises(KeyboardInterrupt):
+        ppo.train(cfg(), progress=False, verbose=False)
+    state, tensors = read_checkpoint(str(tmp_path / "r"))
+    assert state["step"] == 512 and [r["timesteps"] for r in state["curve"]][-1] == 512
+    monkeypatch.setattr(ppo, "save", real_save)
+    ppo.train(cfg(), progress=False, verbose=False, resume=(state, tensors))
+    assert _steps(tmp_path / "r") == [r["timesteps"] for r in state["curve"]]
+    assert (tmp_path / "r" / "model.zip").exists() and not (tmp_path / "r" / "checkpoint.json").exists()
