@@ -135,7 +135,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    "size, flags, starts and elements, and write a PNG of each to --out (default results/roborally)")
     g.add_argument("--record", metavar="GIF", default=None, help="play one race with --agents (default random "
                    "robots) and write an animated replay, one frame per register phase")
-    g.add_argument("--turns", type=positive_int(), default=None, help="--record: stop after this many turns (default: until "
+    g.add_argument("--turns", type=int, default=None, help="--record: stop after this many turns (default: until "
                    "the race ends or the game's max_turns)")
     g.add_argument("--scale", type=int, default=32, help="pixels per board square in pictures (default 32)")
     g.add_argument("--ms-per-frame", type=positive_int(), default=400, help="--record: milliseconds per frame (default 400)")
