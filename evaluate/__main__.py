@@ -25,6 +25,10 @@ from types import ModuleType
 
 import envs
 from envs.core.options import parse_options
+from evaluate.cli import Parser, check_output_file, fail, positive_int
+
+#: The most games one command may ask for (a typo such as 10**11 is refused, not started).
+MAX_GAMES = 10**8
 
 #: Each game's own evaluation jobs: game id -> module (imported only when that game is asked for).
 GAME_MODULES: dict[str, str] = {
@@ -43,14 +47,14 @@ def _game_module(game: str) -> ModuleType | None:
 
 def build_parser(game: str | None) -> argparse.ArgumentParser:
     """The parser, with the game's own flags when `game` is known."""
-    p = argparse.ArgumentParser(prog="python -m evaluate", description="Tournaments and analysis for tabletop-rl games.")
+    p = Parser(prog="python -m evaluate", description="Tournaments and analysis for tabletop-rl games.")
     p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, or 'list'")
     p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline vs random)")
-    p.add_argument("--games", type=int, default=None, help="number of games (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="root seed of deals and agents (default 0)")
+    p.add_argument("--games", type=positive_int(MAX_GAMES), default=None, help=f"number of games, 1..{MAX_GAMES:,} (default 1000)")
+    p.add_argument("--seed", type=positive_int(low=0), default=0, help="root seed of deals and agents (default 0)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable (e.g. --option n=10)")
     p.add_argument("--seating", choices=["rotate", "fixed"], default="rotate", help="rotate: every rotation, same deals replayed (duplicate play); fixed: entrant i at seat i")
-    p.add_argument("--max-turns", type=int, default=None, help="cut games longer than this (counted as no winner)")
+    p.add_argument("--max-turns", type=positive_int(), default=None, help="cut games longer than this (counted as no winner)")
     p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
     p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
     p.add_argument("--out", type=str, default=None, help="folder for plots and reports (default results/<game>)")
@@ -72,7 +76,7 @@ def _default_agents(game: str, n: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point."""
+    """Entry point: usage errors are one line and exit 2; Ctrl-C one line and exit 130."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["play"]:
         from evaluate.play import main as play_main
@@ -81,6 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     game = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(game)
     args = parser.parse_args(argv)
+    try:
+        return _run(parser, args)
+    except ValueError as e:
+        parser.error(str(e))
+    except KeyboardInterrupt:
+        return fail("interrupted", parser.prog, 130)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.game == "list":
         import agents as agent_registry
 
@@ -88,12 +101,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{g}: {', '.join(agent_registry.known_ids(g))}")
         return 0
     if args.game not in envs.available_games():
-        parser.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    try:
-        args.options = parse_options(envs.config_class(args.game), args.option)
-        envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
-    except ValueError as e:
-        parser.error(str(e))
+        raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    for flag in ("json", "csv"):
+        if getattr(args, flag):
+            check_output_file(getattr(args, flag), f"--{flag}")
+    args.options = parse_options(envs.config_class(args.game), args.option)
+    envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)
     if args.paired or args.against or args.league:
@@ -101,24 +114,18 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_cli(args, parser)
     mod = _game_module(args.game)
-    if mod is not None and hasattr(mod, "run"):
-        try:
-            handled = mod.run(args)
-        except ValueError as e:  # a bad combination of the game's own options: a usage error, as below
-            parser.error(str(e))
-        if handled:
-            return 0
+    # A bad combination of the game's own options raises ValueError: a usage error, as below.
+    if mod is not None and hasattr(mod, "run") and mod.run(args):
+        return 0
     from evaluate.tournament import format_table, run_tournament, write_csv, write_json
 
     n = envs.make_game(args.game, **args.options).num_players
     ids = args.agents or _default_agents(args.game, n)
-    try:
-        result = run_tournament(
-            args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,
-            seating=args.seating, max_turns=args.max_turns, progress=False if args.no_progress else None,
-        )
-    except ValueError as e:
-        parser.error(str(e))
+    result = run_tournament(
+        args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,
+        seating=args.seating, max_turns=args.max_turns, progress=False if args.no_progress else None,
+        stop_on_interrupt=True,
+    )
     print(format_table(result))
     if args.json:
         write_json(result, args.json)
@@ -126,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.csv:
         write_csv(result, args.csv)
         print(f"wrote {args.csv}")
+    if result.partial:
+        return fail(f"interrupted after {result.deals} of {result.planned_deals} deals"
+                    + (f"; partial results in {args.json}" if args.json else ""), "python -m evaluate", 130)
     return 0
 
 

@@ -36,12 +36,19 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def write_json(path: str, obj: Any, indent: int = 2, default: Any = None) -> None:
-    """Write `obj` to `path` as strict JSON (see the module docstring), making
-    the folder if needed. `default` converts other objects, as in `json.dumps`;
+    """Write `obj` to `path` as strict JSON (see the module docstring), atomically,
+    making the folder if needed. `default` converts other objects, as in `json.dumps`;
     without it such an object raises TypeError."""
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
     text = json.dumps(to_jsonable(obj), indent=indent, allow_nan=False, default=default)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
+    # A temporary file then one rename: a reader, or a kill, never sees half a file.
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

@@ -29,6 +29,7 @@ import numpy as np
 from agents.lama import DEFAULT, TUNED
 from agents.lama_fast import FIRST, SECOND, THIRD, Results, play_games
 from envs.lama.rules import Config
+from evaluate.cli import positive_int
 from evaluate.jsonio import write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
 
@@ -499,9 +500,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("L.A.M.A.")
     g.add_argument("--reproduce", action="store_true", help="the seed's Tables I–IV, Figs. 1–8, strategy-3 matchups, official-rules table (default 10000 games each)")
     g.add_argument("--tune-third", action="store_true", help="the seed's strategy-3 parameter search, then common random numbers + successive halving + fresh re-test")
-    g.add_argument("--candidates", type=int, default=1000, help="--tune-third: parameter sets drawn (default 1000)")
-    g.add_argument("--search-games", type=int, default=1000, help="--tune-third: games per candidate in the seed-style search (default 1000)")
-    g.add_argument("--retest-games", type=int, default=20000, help="--tune-third: fresh games for the re-test (default 20000)")
+    g.add_argument("--candidates", type=positive_int(), default=1000, help="--tune-third: parameter sets drawn (default 1000)")
+    g.add_argument("--search-games", type=positive_int(), default=1000, help="--tune-third: games per candidate in the seed-style search (default 1000)")
+    g.add_argument("--retest-games", type=positive_int(), default=20000, help="--tune-third: fresh games for the re-test (default 20000)")
 
 
 def run(args: argparse.Namespace) -> bool:

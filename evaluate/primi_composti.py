@@ -26,6 +26,7 @@ from scipy.stats import chi2_contingency
 
 from agents import primi_composti_fast as strategies
 from envs.primi_composti import fast
+from evaluate.cli import positive_int
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, two_sample_tolerance, wilson_interval
 
@@ -256,8 +257,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reproduce", action="store_true", help="primi_composti: replay the seed's Tables IV-XV side by side (--games caps games per cell)")
     parser.add_argument("--tables", type=str, default=",".join(GROUPS), help=f"primi_composti: table groups for --reproduce, from {','.join(GROUPS)}")
     parser.add_argument("--claims", action="store_true", help="primi_composti: first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
-    parser.add_argument("--solve-deals", type=int, default=0, metavar="N", help="primi_composti: solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
-    parser.add_argument("--solve-from", type=int, default=0, metavar="K", help="primi_composti: with --solve-deals, start at deal K of the seeded sequence (split a study across processes)")
+    parser.add_argument("--solve-deals", type=positive_int(low=0), default=0, metavar="N", help="primi_composti: solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
+    parser.add_argument("--solve-from", type=positive_int(low=0), default=0, metavar="K", help="primi_composti: with --solve-deals, start at deal K of the seeded sequence (split a study across processes)")
     parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="primi_composti: threads per solve (2 = lazy SMP: two searches sharing one table)")
     parser.add_argument("--merge-solves", nargs="+", default=None, metavar="JSON", help="primi_composti: join --solve-deals --json results of disjoint deal ranges and print the study")
     parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
@@ -291,9 +292,17 @@ def run(args: argparse.Namespace) -> bool:
 
         parts = []
         for path in args.merge_solves:
-            with open(path, encoding="utf-8") as f:
-                parts.append(json.load(f))
-        study = merge_studies(parts)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    parts.append(json.load(f))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise ValueError(f"--merge-solves: cannot read {path!r} as JSON ({e})") from None
+            if not isinstance(parts[-1], dict):
+                raise ValueError(f"--merge-solves: {path!r} is not a --solve-deals --json result (not a JSON object)")
+        try:
+            study = merge_studies(parts)
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"--merge-solves: a file is not a --solve-deals --json result (missing {e})") from None
         print(format_study(study))
         if args.json:
             write_json(args.json, study, indent=1)

@@ -37,6 +37,7 @@ from envs.roborally.board import (
     shipped_boards,
 )
 from envs.roborally.render import rgb_array, with_caption, write_gif
+from evaluate.cli import positive_int
 from evaluate.tournament import expand_agent_ids
 
 GAME = "roborally"
@@ -142,14 +143,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--turns", type=int, default=None, help="--record: stop after this many turns (default: until "
                    "the race ends or the game's max_turns)")
     g.add_argument("--scale", type=int, default=32, help="pixels per board square in pictures (default 32)")
-    g.add_argument("--ms-per-frame", type=int, default=400, help="--record: milliseconds per frame (default 400)")
+    g.add_argument("--ms-per-frame", type=positive_int(), default=400, help="--record: milliseconds per frame (default 400)")
     g.add_argument("--study", metavar="JSON", default=None, help="race mc, greedy and random on the race boards "
                    "with 2 and 4 robots (resumable; results written to JSON after every chunk of deals)")
     g.add_argument("--study-budget", metavar="JSON", default=None, help="race mc at several playout budgets and "
                    "depths against greedy (race_medium, 2 robots)")
     g.add_argument("--study-boards", default=None, help="--study: comma-separated boards (default the three races)")
     g.add_argument("--study-sizes", default="2,4", help="--study: robot counts (default 2,4)")
-    g.add_argument("--races", type=int, default=400, help="--study/--study-budget: races per cell (default 400)")
+    g.add_argument("--races", type=positive_int(), default=400, help="--study/--study-budget: races per cell (default 400)")
     g.add_argument("--study-plot", action="store_true", help="plot the --study / --study-budget JSON files to --out "
                    "and print them as Markdown tables")
 

@@ -11,12 +11,19 @@ averaged over the rotations of one deal); with fixed seating it is the game.
 Win rates use the normal interval over deals, never narrower than Wilson's
 interval over all games (rotate), or Wilson's (fixed); mean scores the normal
 interval.
+
+Each deal's games are played by one function, `play_deal`, and the deals go
+through a `map`-like `backend` (the built-in `map` by default: in order, in
+this process). Ctrl-C (with `stop_on_interrupt`) keeps the finished deals: the
+result is then marked `partial`.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -67,10 +74,44 @@ class TournamentResult:
     games: int
     mean_turns: float
     agents: list[AgentFigures]
+    partial: bool = False
+    planned_deals: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON."""
-        return asdict(self)
+        """Plain dict for JSON (`partial` and `planned_deals` only for an interrupted tournament)."""
+        d = asdict(self)
+        if not self.partial:
+            del d["partial"], d["planned_deals"]
+        return d
+
+
+#: A backend maps `play_deal` over the deals' seeds and yields the results in order, like the built-in `map`.
+Backend = Callable[[Callable[[np.random.SeedSequence], Any], Iterable[np.random.SeedSequence]], Iterator[Any]]
+
+
+def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None,
+              deal_seq: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, int]:
+    """One deal (the initial state drawn from `deal_seq`) played once per rotation.
+
+    Returns:
+        wins[rotation, entrant] (1 or 0), scores[rotation, entrant] and the turns played.
+    """
+    n = game.num_players
+    wins = np.zeros((rotations, n))
+    scores = np.zeros((rotations, n))
+    turns = 0
+    start = game.initial_state(np.random.default_rng(deal_seq))
+    for r in range(rotations):
+        seated = [None] * n
+        for e in range(n):
+            seated[(e + r) % n] = built[e]
+        ret, won, t = play_game(game, seated, start, max_turns)
+        turns += t
+        for e in range(n):
+            seat = (e + r) % n
+            scores[r, e] = ret[seat]
+            wins[r, e] = 1.0 if seat in won else 0.0
+    return wins, scores, turns
 
 
 def run_tournament(
@@ -82,6 +123,8 @@ def run_tournament(
     seating: str = "rotate",
     max_turns: int | None = None,
     progress: bool | None = None,
+    backend: Backend = map,
+    stop_on_interrupt: bool = False,
 ) -> TournamentResult:
     """Play `games` games of `game_name` between the given agents.
 
@@ -94,11 +137,16 @@ def run_tournament(
         seating: `"rotate"` or `"fixed"`.
         max_turns: stop a game after this many turns (no winner).
         progress: show a progress bar (`None`: only on a terminal).
+        backend: maps `play_deal` over the deals, yielding results in order.
+        stop_on_interrupt: on Ctrl-C return the finished deals' figures, marked
+            `partial` (with none finished, `KeyboardInterrupt` propagates).
     """
     if seating not in ("rotate", "fixed"):
         raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    if max_turns is not None and max_turns < 1:
+        raise ValueError(f"max_turns must be >= 1, got {max_turns}")
     options = dict(options or {})
     game = envs.make_game(game_name, **options)
     n = game.num_players
@@ -112,30 +160,24 @@ def run_tournament(
     deal_seq, *agent_seqs = root.spawn(1 + n)
     built = [agent_registry.make(a, game, np.random.default_rng(s), game_name=game_name) for a, s in zip(ids, agent_seqs)]
     rotations = n if seating == "rotate" else 1
-    deals = math.ceil(games / rotations)
-    wins = np.zeros((deals, rotations, n))  # [deal, rotation, entrant]
-    scores = np.zeros((deals, rotations, n))
-    played = np.zeros((deals, rotations), dtype=bool)
-    total_turns = 0
+    planned = math.ceil(games / rotations)
     from tqdm import tqdm
 
-    bar = tqdm(total=deals * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
-    deal_rngs = deal_seq.spawn(deals)
-    for d in range(deals):
-        start = game.initial_state(np.random.default_rng(deal_rngs[d]))
-        for r in range(rotations):
-            seated = [None] * n
-            for e in range(n):
-                seated[(e + r) % n] = built[e]
-            ret, won, turns = play_game(game, seated, start, max_turns)
-            total_turns += turns
-            played[d, r] = True
-            for e in range(n):
-                seat = (e + r) % n
-                scores[d, r, e] = ret[seat]
-                wins[d, r, e] = 1.0 if seat in won else 0.0
-            bar.update(1)
-    bar.close()
+    bar = tqdm(total=planned * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
+    done: list[tuple[np.ndarray, np.ndarray, int]] = []
+    try:
+        for deal in backend(functools.partial(play_deal, game, built, rotations, max_turns), deal_seq.spawn(planned)):
+            done.append(deal)
+            bar.update(rotations)
+    except KeyboardInterrupt:
+        if not stop_on_interrupt or not done:
+            raise
+    finally:
+        bar.close()
+    deals = len(done)
+    wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
+    scores = np.stack([d[1] for d in done])
+    total_turns = sum(d[2] for d in done)
     figures = []
     labels = labels_for(ids)
     count = deals * rotations
@@ -165,7 +207,8 @@ def run_tournament(
                 continue
             per_seat.append(SeatFigures(seat, int(len(ws)), float(ws.mean()), float(ss.mean())))
         figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)), float(sm), (float(slo), float(shi)), per_seat))
-    return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures)
+    return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures,
+                            partial=deals < planned, planned_deals=planned)
 
 
 def format_table(result: TournamentResult) -> str:

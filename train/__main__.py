@@ -8,7 +8,9 @@ Examples::
 
 Every run saves `model.zip`, `config.json`, `curve.csv`/`curve.png` and
 `eval.json` in `--out` (default `runs/<game>-<time>`); play the model with
-`python -m evaluate GAME --agents ppo:<out>,...`.
+`python -m evaluate GAME --agents ppo:<out>,...`. A run keeps a checkpoint
+while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train
+--resume <out>` continues it. See docs/training.md.
 """
 
 from __future__ import annotations
@@ -18,54 +20,98 @@ import sys
 
 import envs
 from envs.core.options import parse_options
-from train.config import TrainConfig, check_keys
-from train.ppo import train
+from evaluate.cli import Parser, fail, positive_int
+from train.config import MAX_TIMESTEPS, TrainConfig, check_keys
 from train.presets import preset
 
+#: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
+RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
+             "eval_games", "final_eval_games", "checkpoint_every", "overwrite")
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point."""
-    p = argparse.ArgumentParser(prog="python -m train", description="Train a MaskablePPO agent on a tabletop-rl game.")
-    p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}")
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of `python -m train`."""
+    p = Parser(prog="python -m train", description="Train a MaskablePPO agent on a tabletop-rl game.")
+    p.add_argument("game", nargs="?", default=None, help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
     p.add_argument("--baselines", type=str, default=None, help="with --self-play: baseline agent ids added to the pool")
-    p.add_argument("--timesteps", type=int, default=None, help="learner steps (default: the game's preset)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timesteps", type=positive_int(MAX_TIMESTEPS), default=None, help="learner steps (default: the game's preset)")
+    p.add_argument("--seed", type=positive_int(low=0), default=None, help="root seed (default 0)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
-    p.add_argument("--n-envs", type=int, default=None, help="parallel episodes per update (default: preset)")
-    p.add_argument("--eval-every", type=int, default=None, help="steps between learning-curve points")
-    p.add_argument("--eval-games", type=int, default=None, help="games per learning-curve point")
-    p.add_argument("--final-eval-games", type=int, default=None, help="games in the final evaluation tournament (0: none)")
-    p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>)")
+    p.add_argument("--n-envs", type=positive_int(1024), default=None, help="parallel episodes per update (default: preset)")
+    p.add_argument("--eval-every", type=positive_int(), default=None, help="steps between learning-curve points")
+    p.add_argument("--eval-games", type=positive_int(10**7, low=0), default=None, help="games per learning-curve point")
+    p.add_argument("--final-eval-games", type=positive_int(10**8, low=0), default=None, help="games in the final evaluation tournament (0: none)")
+    p.add_argument("--checkpoint-every", type=positive_int(), default=None, help="steps between checkpoints (default: a tenth of the run)")
+    p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")
+    p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
+    p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
     p.add_argument("--no-progress", action="store_true")
-    args = p.parse_args(argv)
+    return p
+
+
+def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> TrainConfig:
+    """The run's `TrainConfig`: the game's preset, then the command line."""
+    if args.game is None:
+        p.error("give a game (or --resume RUN)")
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    try:
-        values = preset(args.game)
-        options = dict(values.get("options", {}))
-        options.update(parse_options(envs.config_class(args.game), args.option))
-        envs.make_game(args.game, **options)
-    except ValueError as e:
-        p.error(str(e))
+    values = preset(args.game)
+    options = dict(values.get("options", {}))
+    options.update(parse_options(envs.config_class(args.game), args.option))
+    envs.make_game(args.game, **options)
     values["options"] = options
     if args.opponents:
         values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
         values["baselines"] = [b for b in args.baselines.split(",") if b]
-    for key in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games"):
+    for key in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every"):
         v = getattr(args, key)
         if v is not None:
             values[key] = v
     # Naming opponents means training against them, unless --self-play is asked too.
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
+    check_keys(values, "training settings")
+    return TrainConfig(game=args.game, seed=args.seed or 0, out=args.out, **values)
+
+
+def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[TrainConfig, tuple]:
+    """The config and checkpoint of the run in `--resume RUN`."""
+    from train.checkpoint import read_checkpoint
+
+    given = [f"--{k.replace('_', '-')}" if k != "game" else "GAME" for k in RUN_FLAGS if getattr(args, k) not in (None, False, [])]
+    if given or args.out:
+        p.error(f"--resume takes the run's settings from its checkpoint; drop {', '.join(given + (['--out'] if args.out else []))}")
+    state, tensors = read_checkpoint(args.resume)
+    values = dict(state["config"]) if isinstance(state.get("config"), dict) else {}
+    identity = {k: values.pop(k, None) for k in ("game", "seed", "out")}
+    if identity["game"] not in envs.available_games() or not isinstance(identity["seed"], int):
+        raise ValueError(f"the checkpoint in {args.resume!r} names no available game and seed")
+    check_keys(values, f"the checkpoint in {args.resume!r}")
+    return TrainConfig(game=identity["game"], seed=identity["seed"], out=args.resume, **values), (state, tensors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    from train.ppo import TrainingStoppedError, train
+
+    p = build_parser()
+    args = p.parse_args(argv)
+    cfg = None
     try:
-        check_keys(values, "training settings")
-        cfg = TrainConfig(game=args.game, seed=args.seed, out=args.out, **values)
-        train(cfg, progress=not args.no_progress)
+        if args.resume is not None:
+            cfg, resume = resumed_config(p, args)
+        else:
+            cfg, resume = config_from_args(p, args), None
+        train(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)
     except ValueError as e:
         p.error(str(e))
+    except TrainingStoppedError as e:
+        return fail(str(e), p.prog, 128 + e.signum)
+    except KeyboardInterrupt:
+        where = f"; the last checkpoint (if any) resumes with `python -m train --resume {cfg.out}`" if cfg and cfg.out else ""
+        return fail(f"interrupted{where}", p.prog, 130)
     return 0
 
 

@@ -6,6 +6,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+#: The most learner steps one run may plan (far beyond any preset; catches a typo such as 10**11).
+MAX_TIMESTEPS = 10**10
+
 
 @dataclass
 class TrainConfig:
@@ -13,6 +16,7 @@ class TrainConfig:
 
     The defaults here are the only defaults; a game's preset
     (`train.presets`) overrides some of them and the command line overrides both.
+    `checkpoint_every` 0 means every tenth of the run.
     """
 
     game: str
@@ -38,13 +42,18 @@ class TrainConfig:
     pool_size: int = 50
     meta_solver: str = "uniform"
     meta_games: int = 200
+    checkpoint_every: int = 0
     out: str = ""
 
     def __post_init__(self) -> None:
-        if self.timesteps < 1:
-            raise ValueError(f"timesteps must be >= 1, got {self.timesteps}")
-        if self.n_envs < 1:
-            raise ValueError(f"n_envs must be >= 1, got {self.n_envs}")
+        for name, low in (("timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
+                          ("eval_every", 1), ("eval_games", 0), ("final_eval_games", 0), ("snapshot_every", 1),
+                          ("pool_size", 1), ("meta_games", 1), ("checkpoint_every", 0)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        if self.timesteps > MAX_TIMESTEPS:
+            raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
         if self.control not in ("one_seat", "all_seats"):
             raise ValueError(f"control must be 'one_seat' or 'all_seats', got {self.control!r}")
         if self.meta_solver not in ("uniform", "nash"):

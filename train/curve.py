@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.play import play_game
+from train.checkpoint import atomic_path
 
 
 def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: int, rng: np.random.Generator) -> dict[str, float]:
@@ -35,9 +36,9 @@ def evaluate_team(game: Any, learner: Any, games: int, rng: np.random.Generator)
 
 
 def write_curve(rows: list[dict[str, float]], out: str, title: str) -> None:
-    """Write the learning curve as CSV and PNG."""
+    """Write the learning curve as CSV and PNG (each file atomically)."""
     keys = sorted({k for r in rows for k in r if k != "timesteps"})
-    with open(os.path.join(out, "curve.csv"), "w", newline="", encoding="utf-8") as f:
+    with atomic_path(os.path.join(out, "curve.csv")) as tmp, open(tmp, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["timesteps"] + keys)
         for r in rows:
@@ -56,5 +57,6 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str) -> None:
     axes[-1, 0].set_xlabel("timesteps")
     axes[0, 0].set_title(title)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "curve.png"), dpi=110)
+    with atomic_path(os.path.join(out, "curve.png")) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)

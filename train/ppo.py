@@ -15,6 +15,10 @@ run writes to its folder:
 - `eval.json` — the final evaluation: `{"tournaments": [...]}`, one per line-up
   (self-play: the shipped policy against each baseline, or `random`).
 
+While it learns, a run also keeps a checkpoint (`train.checkpoint`) every
+`checkpoint_every` steps, and on SIGTERM or Ctrl-C: `train(cfg, resume=...)`
+(`python -m train --resume RUN`) continues it to the planned timesteps.
+
 `train(cfg)` runs the steps in order: `build_opponents`, `build_envs`,
 `build_learner`, learning with `CurveCallback`, then `save`.
 """
@@ -22,7 +26,10 @@ run writes to its folder:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
+import signal
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -34,6 +41,16 @@ import agents as agent_registry
 import envs
 from agents.policy import TorchPolicyAgent
 from envs.core.single_agent import OpponentEnv
+from train.checkpoint import (
+    atomic_path,
+    clear_run,
+    legacy_numpy_state,
+    rng_state,
+    run_files,
+    set_legacy_numpy_state,
+    set_rng_state,
+    write_checkpoint,
+)
 from train.config import TrainConfig
 from train.curve import evaluate_policy_agent, evaluate_team, write_curve
 from train.pool import OpponentPool, simulated_match_value
@@ -98,11 +115,16 @@ def build_opponents(run: Run) -> Opponents:
     return Opponents(ids, pool, eval_agents)
 
 
-def build_envs(run: Run, opponents: Opponents) -> Any:
-    """`n_envs` monitored `OpponentEnv`s in a `DummyVecEnv`; env i's fixed opponents draw from its stream's child 0."""
+def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
+    """`n_envs` monitored `OpponentEnv`s in a `DummyVecEnv`; env i's fixed opponents draw from its stream's child 0.
+
+    A run resumed at step t > 0 draws env i from child `t + 1` of its stream
+    instead (`RunSeeds.resumed`): fresh episodes, not the first ones replayed.
+    """
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     cfg = run.cfg
+    seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
 
     def make_env(i: int):
         def thunk():
@@ -111,8 +133,8 @@ def build_envs(run: Run, opponents: Opponents) -> Any:
             elif opponents.pool is not None:
                 opps = opponents.pool.draw
             else:
-                opps = run.build(opponents.ids, child(run.seeds.envs[i], 0))
-            return OpponentEnv(run.game, run.encoder, opps, control=cfg.control, seed=run.seeds.env_seed(i))
+                opps = run.build(opponents.ids, child(seeds.envs[i], 0))
+            return OpponentEnv(run.game, run.encoder, opps, control=cfg.control, seed=seeds.env_seed(i))
 
         return thunk
 
@@ -166,31 +188,161 @@ class Curve:
         self.rows.append(row)
 
 
-def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, progress: bool) -> Any:
-    """The SB3 callback: episode returns, self-play snapshots and curve points on schedule, a progress bar."""
+class TrainingStoppedError(Exception):
+    """A stop signal (SIGTERM, Ctrl-C) ended training after a checkpoint was saved."""
+
+    def __init__(self, out: str, step: int, planned: int, signum: int):
+        super().__init__(f"stopped by {signal.Signals(signum).name} at step {step} of {planned}; checkpoint saved: "
+                         f"continue with `python -m train --resume {out}`")
+        self.signum = signum
+
+
+class StopSignals:
+    """While active (main thread only), SIGTERM and SIGINT only ask training to
+    stop (`signum` is set); it stops at the next rollout start, after a
+    checkpoint. A second signal stops at once (`KeyboardInterrupt`)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for s, handler in self.previous.items():
+            signal.signal(s, handler)
+
+
+def schedule(cfg: TrainConfig) -> dict[str, int]:
+    """Steps between curve points, snapshots and checkpoints, and the first of each (a fresh run's callback state)."""
+    # Tiny runs still get a curve and a pool: at least ~10 points of each.
+    every = {"eval": max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1)),
+             "snap": max(1, min(cfg.snapshot_every, cfg.timesteps // 10 or 1)),
+             "ckpt": cfg.checkpoint_every or max(1, cfg.timesteps // 10)}
+    return {"eval_every": every["eval"], "snapshot_every": every["snap"], "checkpoint_every": every["ckpt"],
+            "next_eval": every["eval"], "next_snap": every["snap"], "next_ckpt": every["ckpt"], "snapshots_taken": 0}
+
+
+def checkpoint_contents(run: Run, model: Any, opponents: Opponents, curve: Curve,
+                        sched: dict[str, int]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a checkpoint holds: JSON-able state and a dict of tensors (`train.checkpoint`)."""
+    import torch
+
+    pool = opponents.pool
+    state: dict[str, Any] = {
+        "config": dataclasses.asdict(run.cfg), "schedule": dict(sched), "curve": curve.rows, "recent": list(curve.recent),
+        "rng": {"curve": rng_state(curve.rng), "numpy": legacy_numpy_state(),
+                "eval_agents": [rng_state(getattr(a, "rng", None)) for a in opponents.eval_agents]},
+    }
+    tensors: dict[str, Any] = {"policy": model.policy.state_dict(), "optimizer": model.policy.optimizer.state_dict(),
+                               "torch_rng": torch.get_rng_state()}
+    if pool is not None:
+        state["pool"] = {"names": [a.name for a in pool.snapshots], "rngs": [rng_state(a.rng) for a in pool.snapshots],
+                         "baseline_rngs": [rng_state(getattr(a, "rng", None)) for a in pool.baselines],
+                         "live_rng": rng_state(pool.live.rng), "payoff": pool.payoff, "payoff_shape": list(pool.payoff.shape),
+                         "weights": pool.weights}
+        tensors["snapshots"] = [a.policy.state_dict() for a in pool.snapshots]
+    if curve.best["exploitability"] is not None:
+        state["best"] = {"exploitability": curve.best["exploitability"], "timesteps": curve.best["timesteps"],
+                         "weights": curve.best["weights"], "names": [m.name for m in curve.best["members"]]}
+        tensors["best"] = [m.policy.state_dict() for m in curve.best["members"]]
+    return state, tensors
+
+
+def restore(run: Run, model: Any, opponents: Opponents, curve: Curve, sched: dict[str, int],
+            state: dict[str, Any], tensors: dict[str, Any]) -> None:
+    """Put a checkpoint's contents back into a freshly built run.
+
+    Raises:
+        ValueError: one line, if the checkpoint does not fit this run.
+    """
+    import torch
+
+    from agents.policy import build_policy
+
+    def frozen(sd: Any, name: str, rs: Any) -> TorchPolicyAgent:
+        policy = build_policy(run.encoder, int(model.action_space.n), list(run.cfg.net_arch))
+        policy.load_state_dict(sd)
+        agent = TorchPolicyAgent(policy, run.encoder, np.random.default_rng(), name=name)
+        set_rng_state(agent.rng, rs)
+        return agent
+
+    pool = opponents.pool
+    try:
+        model.policy.load_state_dict(tensors["policy"])
+        model.policy.optimizer.load_state_dict(tensors["optimizer"])
+        torch.set_rng_state(tensors["torch_rng"])
+        set_legacy_numpy_state(state["rng"]["numpy"])
+        model.num_timesteps = int(state["step"])
+        sched.update({k: int(v) for k, v in state["schedule"].items()})
+        # JSON keeps an undefined figure as null: back to NaN, as the run had it.
+        curve.rows = [{k: float("nan") if v is None else float(v) for k, v in r.items()} for r in state["curve"]]
+        curve.recent.extend(float(x) for x in state["recent"])
+        set_rng_state(curve.rng, state["rng"]["curve"])
+        for a, rs in zip(opponents.eval_agents, state["rng"]["eval_agents"]):
+            set_rng_state(getattr(a, "rng", None), rs)
+        if pool is not None:
+            ps = state["pool"]
+            pool.snapshots = [frozen(sd, n, rs) for sd, n, rs in zip(tensors["snapshots"], ps["names"], ps["rngs"])]
+            for a, rs in zip(pool.baselines, ps["baseline_rngs"]):
+                set_rng_state(getattr(a, "rng", None), rs)
+            set_rng_state(pool.live.rng, ps["live_rng"])
+            pool.payoff = np.array(ps["payoff"], dtype=float).reshape(ps["payoff_shape"])
+            pool.weights = np.array(ps["weights"], dtype=float)
+        if "best" in state:
+            b = state["best"]
+            members = [frozen(sd, n, None) for sd, n in zip(tensors["best"], b["names"])]
+            curve.best.update(exploitability=float(b["exploitability"]), timesteps=int(b["timesteps"]), members=members,
+                              weights=np.array(b["weights"], dtype=float))
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise ValueError(f"the checkpoint in {run.cfg.out!r} does not fit its run ({type(e).__name__}: {first})") from None
+
+
+def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, progress: bool,
+                   sched: dict[str, int], stop: StopSignals) -> Any:
+    """The SB3 callback: episode returns, self-play snapshots and curve points on
+    schedule (`sched`, updated in place), checkpoints at rollout starts, a progress bar."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     cfg = run.cfg
-    # Tiny runs still get a curve and a pool: at least ~10 points of each.
-    eval_every = max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1))
-    snapshot_every = max(1, min(cfg.snapshot_every, cfg.timesteps // 10 or 1))
     pool = opponents.pool
     first_snapshot_child = len(pool.baselines) + 1 if pool is not None else 0  # after the baselines and the live policy
 
     class CurveCallback(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.next_eval = eval_every
-            self.next_snap = snapshot_every
-            self.snapshots_taken = 0
             self.bar = None
 
         def _on_training_start(self) -> None:
             if progress:
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=cfg.timesteps, desc=f"train {cfg.game}", unit="step", leave=False)
-            curve.measure(0)
+                self.bar = tqdm(total=cfg.timesteps, initial=model.num_timesteps, desc=f"train {cfg.game}", unit="step",
+                                leave=False)
+            if not curve.rows:
+                curve.measure(0)
+
+        def _on_rollout_start(self) -> None:
+            # Between rollouts nothing is half done but the episodes under way: the place to checkpoint.
+            t = model.num_timesteps
+            if stop.signum is None and t < sched["next_ckpt"]:
+                return
+            if t >= sched["next_ckpt"]:
+                sched["next_ckpt"] = (t // sched["checkpoint_every"] + 1) * sched["checkpoint_every"]
+            write_checkpoint(cfg.out, t, *checkpoint_contents(run, model, opponents, curve, sched))
+            if stop.signum is not None:
+                if self.bar is not None:
+                    self.bar.close()
+                raise TrainingStoppedError(cfg.out, t, cfg.timesteps, stop.signum)
 
         def _on_step(self) -> bool:
             for info in self.locals.get("infos", []):
@@ -200,16 +352,16 @@ def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, pro
             t = self.num_timesteps
             if self.bar is not None:
                 self.bar.update(t - self.bar.n)
-            if pool is not None and t >= self.next_snap:
+            if pool is not None and t >= sched["next_snap"]:
                 frozen = copy.deepcopy(model.policy)
                 frozen.set_training_mode(False)
-                seq = child(run.seeds.agents, first_snapshot_child + self.snapshots_taken)
+                seq = child(run.seeds.agents, first_snapshot_child + sched["snapshots_taken"])
                 pool.add(TorchPolicyAgent(frozen, run.encoder, np.random.default_rng(seq), name=f"snapshot@{t}"))
-                self.snapshots_taken += 1
-                self.next_snap += snapshot_every
-            if t >= self.next_eval:
+                sched["snapshots_taken"] += 1
+                sched["next_snap"] += sched["snapshot_every"]
+            if t >= sched["next_eval"]:
                 curve.measure(t)
-                self.next_eval += eval_every
+                sched["next_eval"] += sched["eval_every"]
             return True
 
         def _on_training_end(self) -> None:
@@ -226,7 +378,8 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
     from train.report import final_tournaments, library_versions, write_config
 
     cfg, pool, n = run.cfg, opponents.pool, run.game.num_players
-    model.save(os.path.join(cfg.out, "model.zip"))
+    with atomic_path(os.path.join(cfg.out, "model.zip")) as tmp:
+        model.save(tmp)
     extra: dict[str, Any] = {"play": "last"}
     if pool is not None and pool.snapshots:
         # Self-play ships the pool's meta-strategy (a mixture: each game is played
@@ -240,7 +393,8 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
             extra["selected"] = {"by": "exact exploitability (lowest measured)", "timesteps": best["timesteps"],
                                  "exploitability": best["exploitability"],
                                  "final_exploitability": curve.rows[-1].get("exploitability")}
-        torch.save([a.policy.state_dict() for a in members], os.path.join(cfg.out, "snapshots.pt"))
+        with atomic_path(os.path.join(cfg.out, "snapshots.pt")) as tmp:
+            torch.save([a.policy.state_dict() for a in members], tmp)
         extra["play"] = "average"
         extra["mixture_weights"] = [float(w) for w in weights]
     extra["versions"] = library_versions()
@@ -267,25 +421,78 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
     return summary
 
 
-def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True) -> dict[str, Any]:
-    """Run one training job; returns a summary (also written under `cfg.out`)."""
+def check_out(out: str, resuming: bool, overwrite: bool) -> None:
+    """Refuse a run folder that is not a writable folder, or that holds another run
+    (unless resuming it or `overwrite`), before any work starts.
+
+    Raises:
+        ValueError: one line naming the folder and what to do.
+    """
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValueError(f"--out {out!r} exists and is not a folder")
+    if os.path.isdir(out) and run_files(out) and not (resuming or overwrite):
+        raise ValueError(f"run folder {out!r} already holds a run; continue it with --resume {out}, "
+                         f"or replace it with --overwrite")
+    parent = out
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent) or "."
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write the run folder {out!r}: {parent!r} is not a writable folder")
+
+
+def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume: Any = None,
+          overwrite: bool = False) -> dict[str, Any]:
+    """Run one training job; returns a summary (also written under `cfg.out`).
+
+    Args:
+        cfg: the run's settings.
+        progress: show a progress bar.
+        verbose: print the final figures.
+        resume: `train.checkpoint.read_checkpoint(cfg.out)`'s output, to continue that run.
+        overwrite: replace the run files already in `cfg.out`.
+
+    Raises:
+        ValueError: bad settings, or `cfg.out` unusable (see `check_out`); the
+            folder is made only once everything is validated.
+        TrainingStoppedError: SIGTERM or Ctrl-C stopped the run (a checkpoint is saved).
+    """
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
     t0 = time.time()
     cfg.out = cfg.out or os.path.join("runs", f"{cfg.game}-{time.strftime('%Y%m%d-%H%M%S')}")
-    os.makedirs(cfg.out, exist_ok=True)
+    check_out(cfg.out, resume is not None, overwrite)
     set_random_seed(cfg.seed)
     torch.set_num_threads(1)
     game = envs.make_game(cfg.game, **cfg.options)
     run = Run(cfg, game, envs.make_encoder(cfg.game, game), RunSeeds.from_seed(cfg.seed, cfg.n_envs), hooks(cfg.game))
     opponents = build_opponents(run)
-    model = build_learner(run, build_envs(run, opponents))
+    start = int(resume[0]["step"]) if resume is not None else 0
+    model = build_learner(run, build_envs(run, opponents, start))
     if opponents.pool is not None:
         live_seq = child(run.seeds.agents, len(opponents.pool.baselines))  # after the baselines
         opponents.pool.live = TorchPolicyAgent(model.policy, run.encoder, np.random.default_rng(live_seq), name="live")
     curve = Curve(run, model, opponents)
-    model.learn(total_timesteps=cfg.timesteps, callback=curve_callback(run, model, opponents, curve, progress))
-    if curve.rows[-1]["timesteps"] < model.num_timesteps:
-        curve.measure(model.num_timesteps)
-    return save(run, model, opponents, curve, t0, verbose)
+    sched = schedule(cfg)
+    if resume is not None:
+        restore(run, model, opponents, curve, sched, *resume)
+    if overwrite and os.path.isdir(cfg.out):
+        clear_run(cfg.out)
+    try:
+        os.makedirs(cfg.out, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot make the run folder {cfg.out!r} ({e.strerror})") from None
+    with StopSignals() as stop:
+        model.learn(total_timesteps=max(0, cfg.timesteps - model.num_timesteps), reset_num_timesteps=resume is None,
+                    callback=curve_callback(run, model, opponents, curve, progress, sched, stop))
+        if curve.rows[-1]["timesteps"] < model.num_timesteps:
+            curve.measure(model.num_timesteps)
+        # The final files take a while (the final tournaments): a stop during them resumes from here.
+        write_checkpoint(cfg.out, model.num_timesteps, *checkpoint_contents(run, model, opponents, curve, sched))
+        if stop.signum is not None:
+            raise TrainingStoppedError(cfg.out, model.num_timesteps, cfg.timesteps, stop.signum)
+    summary = save(run, model, opponents, curve, t0, verbose)
+    for path in run_files(cfg.out):
+        if os.path.basename(path).startswith("checkpoint"):
+            os.remove(path)
+    return summary

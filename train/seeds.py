@@ -9,7 +9,8 @@
 - `eval`: the learning-curve evaluation (its own generator, and its child 0 for
   the evaluation opponents).
 
-Children `n_envs + 1 .. n_envs + 3` are unused. Every index here is part of
+A run resumed at step t draws env i from child `t + 1` of `env(i)`
+(`RunSeeds.resumed`). Children `n_envs + 1 .. n_envs + 3` are unused. Every index here is part of
 a seeded run's identity: changing one changes the run's results.
 """
 
@@ -47,3 +48,7 @@ class RunSeeds:
     def env_seed(self, i: int) -> int:
         """Environment `i`'s integer seed."""
         return int(self.envs[i].generate_state(1)[0])
+
+    def resumed(self, step: int) -> RunSeeds:
+        """The streams of a run resumed at `step`: env i's stream becomes child `step + 1` of its own."""
+        return RunSeeds(tuple(child(s, step + 1) for s in self.envs), self.agents, self.eval)

@@ -23,12 +23,17 @@ BET = 1  # "bet" for player 1, "call" for player 2
 NUM_ACTIONS = 2
 
 
+#: The largest deck `Config` accepts (a one-hot observation of 10^4 floats is still small).
+MAX_N = 10_000
+
+
 @dataclass(frozen=True)
 class Config:
     """Options of simple poker.
 
     Attributes:
-        n: cards are the values 1..n (n >= 2).
+        n: cards are the values 1..n (2 <= n <= MAX_N: the observation holds a
+            one-hot of the card, so memory grows with n).
         ante: what each player puts in first (> 0).
         bet: size of the single bet and of the call (>= 0).
     """
@@ -38,8 +43,8 @@ class Config:
     bet: float = 2.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 2:
-            raise ValueError(f"n must be an integer >= 2, got {self.n!r}")
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or not 2 <= self.n <= MAX_N:
+            raise ValueError(f"n must be an integer >= 2 and <= {MAX_N}, got {self.n!r}")
         for name in ("ante", "bet"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):

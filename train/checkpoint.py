@@ -1,0 +1,147 @@
+"""Checkpoints of a training run, and atomic writes of every run file.
+
+A checkpoint is two files in the run folder:
+
+- `checkpoint-<step>.pt` — tensors only (`torch.save` of plain dicts, lists and
+  tensors, read back with `torch.load(weights_only=True)`, so a checkpoint a
+  user hands us never runs code): the learner's policy and optimizer state,
+  torch's RNG state, the self-play pool's snapshots and the best mixture's
+  members;
+- `checkpoint.json` — everything else, as JSON: the config, the step, the
+  curve so far, the callback's schedule, NumPy generator states, the pool's
+  payoff matrix and weights, and the name of its `.pt` file.
+
+The `.pt` file is written first under a name of its own and `checkpoint.json`
+is replaced last, so a kill at any moment leaves the previous checkpoint or
+the new one whole, never a mix. `save_run` then removes older `.pt` files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+#: The checkpoint format this code writes and reads.
+FORMAT = 1
+STATE_FILE = "checkpoint.json"
+#: Every file a run writes (what `--overwrite` clears), besides `checkpoint-*.pt`.
+RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str) -> Iterator[str]:
+    """Yield a temporary path beside `path` (same extension, for writers that go
+    by it); on success it replaces `path` in one step, on failure it is removed."""
+    folder, base = os.path.split(path)
+    tmp = os.path.join(folder, f".{base}.{os.getpid()}.tmp{os.path.splitext(base)[1]}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def run_files(out: str) -> list[str]:
+    """The run files present in folder `out`."""
+    found = [os.path.join(out, f) for f in RUN_FILES if os.path.exists(os.path.join(out, f))]
+    return found + sorted(glob.glob(os.path.join(out, "checkpoint-*.pt")))
+
+
+def clear_run(out: str) -> None:
+    """Remove a run's files from `out` (other files stay)."""
+    for path in run_files(out):
+        os.remove(path)
+
+
+def rng_state(rng: Any) -> dict[str, Any] | None:
+    """A `np.random.Generator`'s bit-generator state as JSON-able data (None for anything else)."""
+    if not isinstance(rng, np.random.Generator):
+        return None
+    return _jsonable(rng.bit_generator.state)
+
+
+def set_rng_state(rng: Any, state: dict[str, Any] | None) -> None:
+    """Restore `rng_state`'s output into generator `rng`."""
+    if state is not None and isinstance(rng, np.random.Generator):
+        rng.bit_generator.state = state
+
+
+def legacy_numpy_state() -> list[Any]:
+    """NumPy's global generator state (SB3 shuffles minibatches with it) as JSON-able data."""
+    name, keys, pos, has_gauss, gauss = np.random.get_state()
+    return [name, keys.tolist(), int(pos), int(has_gauss), float(gauss)]
+
+
+def set_legacy_numpy_state(state: list[Any]) -> None:
+    """Restore `legacy_numpy_state`'s output."""
+    name, keys, pos, has_gauss, gauss = state
+    np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, gauss))
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+def write_checkpoint(out: str, step: int, state: dict[str, Any], tensors: dict[str, Any]) -> str:
+    """Write the checkpoint of step `step` (see the module doc); return the state file's path."""
+    import torch
+
+    from evaluate.jsonio import write_json
+
+    name = f"checkpoint-{step}.pt"
+    with atomic_path(os.path.join(out, name)) as tmp:
+        torch.save(tensors, tmp)
+    path = os.path.join(out, STATE_FILE)
+    write_json(path, {"format": FORMAT, "step": step, "tensors": name} | state)
+    for old in glob.glob(os.path.join(out, "checkpoint-*.pt")):
+        if os.path.basename(old) != name:
+            os.remove(old)
+    return path
+
+
+def read_checkpoint(out: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The state and tensors of the checkpoint in run folder `out`.
+
+    Raises:
+        ValueError: one line, if there is none or it is unreadable, of another
+            format, or its tensor file is missing or not plain tensors.
+    """
+    import torch
+
+    path = os.path.join(out, STATE_FILE)
+    if not os.path.isdir(out):
+        raise ValueError(f"no run folder {out!r} to resume")
+    if not os.path.exists(path):
+        done = os.path.exists(os.path.join(out, "model.zip"))
+        raise ValueError(f"{out!r} has no checkpoint to resume" + (" (the run is complete)" if done else ""))
+    try:
+        with open(path, encoding="utf-8") as f:
+            state = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path!r} is not readable JSON ({e})") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT or not isinstance(state.get("tensors"), str):
+        raise ValueError(f"{path!r} is not a checkpoint of format {FORMAT} written by `python -m train`")
+    tensor_path = os.path.join(out, os.path.basename(state["tensors"]))
+    try:
+        tensors = torch.load(tensor_path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many types for a bad file; all mean the same here
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{tensor_path!r} is not a readable tensor checkpoint; refused to load it ({first})") from None
+    if not isinstance(tensors, dict):
+        raise ValueError(f"{tensor_path!r} holds no checkpoint tensors")
+    return state, tensors
