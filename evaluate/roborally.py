@@ -23,6 +23,7 @@ import numpy as np
 
 import agents as agent_registry
 import envs
+from agents import expand_agent_ids
 from envs.core.play import play_out
 from envs.roborally.board import (
     BELT,
@@ -38,7 +39,6 @@ from envs.roborally.board import (
 )
 from envs.roborally.render import rgb_array, with_caption, write_gif
 from evaluate.cli import positive_int
-from evaluate.tournament import expand_agent_ids
 
 GAME = "roborally"
 
@@ -150,7 +150,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    "depths against greedy (race_medium, 2 robots)")
     g.add_argument("--study-boards", default=None, help="--study: comma-separated boards (default the three races)")
     g.add_argument("--study-sizes", default="2,4", help="--study: robot counts (default 2,4)")
-    g.add_argument("--races", type=positive_int(), default=400, help="--study/--study-budget: races per cell (default 400)")
+    g.add_argument("--races", type=int, default=400, help="--study/--study-budget: races per cell (default 400)")
     g.add_argument("--study-plot", action="store_true", help="plot the --study / --study-budget JSON files to --out "
                    "and print them as Markdown tables")
 
