@@ -14,8 +14,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from envs.core.game import IllegalActionError
 from envs.the_game import fast as engine
-from envs.the_game.rules import Config
+from envs.the_game.rules import END_TURN, Config, State, decode_play
 
 #: BestPlaysStrategy's defaults: (extra_limit, extra_limit_last, gap_weight).
 BESTPLAYS_PARAMS = np.array([1.0, 2.0, 0.25])
@@ -81,6 +82,54 @@ def _batch(orders, n, hand_size, min_cards, params, info):
         engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, params, info[g])
 
 
+@numba.njit(cache=True)
+def _rollouts(hands, sizes, deck, dn, tops, placed, total, player, played, min_cards, params, firsts, orders,
+              shuffle, out):
+    info = np.zeros(3, np.int64)
+    for c in range(firsts.shape[0]):
+        for k in range(out.shape[1]):
+            h, sz, dk, tp, pl = hands.copy(), sizes.copy(), deck.copy(), tops.copy(), placed.copy()
+            if shuffle:
+                engine.redeal(h, sz, dk, dn, player, orders[k])
+            engine.play_on(bestplays_decide, h, sz, dk, dn, tp, pl, total, player, played, firsts[c], min_cards,
+                           params, info)
+            out[c, k] = info[0]  # -1: the first decision was illegal
+
+
+def kernel_move(hand: tuple[int, ...], action: int) -> int:
+    """The engine action id `action` (a play or `END_TURN`) as a kernel move of the seat holding `hand`."""
+    if action == END_TURN:
+        return engine.END_TURN
+    card, pile = decode_play(action)
+    return pile * engine.MAX_HAND + hand.index(card)
+
+
+def bestplays_rollouts(config: Config, state: State, firsts: list[int], orders: np.ndarray | None = None,
+                       params: np.ndarray = BESTPLAYS_PARAMS) -> np.ndarray:
+    """Cards left `[len(firsts), K]` when `the_game/bestplays` plays every seat on from `state` (official rules,
+    no communication), the acting seat's first decision being `firsts[c]` (a `kernel_move`, or
+    `engine.NO_MOVE`). With `orders` (`engine.unseen_orders` of the acting seat's view) rollout k first deals
+    the cards that seat cannot see in `orders[k]` (common random numbers across the first decisions);
+    without, one rollout on the true state.
+
+    Raises:
+        IllegalActionError: a first decision the rules forbid.
+    """
+    if config.rules != "official" or config.communication != "none":
+        raise ValueError("the compiled rollouts play rules='official', communication='none' only")
+    packed = engine.pack_state(config, state)
+    shuffle = orders is not None
+    if orders is None:
+        orders = np.zeros((1, 0), np.int64)
+    out = np.zeros((len(firsts), len(orders)), np.int64)
+    _rollouts(*packed, config.resolved_min_cards, np.ascontiguousarray(params, dtype=np.float64),
+              np.asarray(firsts, np.int64), np.ascontiguousarray(orders, dtype=np.int64), shuffle, out)
+    if (out < 0).any():
+        c = int(np.flatnonzero((out < 0).any(axis=1))[0])
+        raise IllegalActionError(int(firsts[c]), state.player, "first decision of a rollout (pile * MAX_HAND + index)")
+    return out
+
+
 def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_per_turn: int | None = None,
                          hand_size: int | None = None, orders: np.ndarray | None = None) -> np.ndarray:
     """Cards left in each of `games` official-rules games of `the_game/bestplays` (default parameters,
@@ -91,4 +140,4 @@ def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_
     return engine.play_games(cfg, orders, _batch, BESTPLAYS_PARAMS)
 
 
-__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide"]
+__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide", "bestplays_rollouts", "kernel_move"]
