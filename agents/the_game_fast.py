@@ -16,7 +16,7 @@ import numpy as np
 
 from envs.core.game import IllegalActionError
 from envs.the_game import fast as engine
-from envs.the_game.rules import END_TURN, Config, State, decode_play
+from envs.the_game.rules import END_TURN, Config, State, View, decode_play
 
 #: BestPlaysStrategy's defaults: (extra_limit, extra_limit_last, gap_weight).
 BESTPLAYS_PARAMS = np.array([1.0, 2.0, 0.25])
@@ -42,6 +42,24 @@ def _waste(placed: np.ndarray, top: int, new_top: int, d: int, gw: float) -> flo
     return live + gw * move
 
 
+@numba.njit(cache=True)
+def play_score(placed, hands, seat, sizes, top, p, i, gw):
+    """Bestplays' waste score of hand card `i` onto pile `p` with top `top` (a chain with the partner
+    c - 10·dir from the hand is scored by where the pile ends up); the card must fit."""
+    d = 1 if p < 2 else -1
+    c = hands[seat, i]
+    sc = _waste(placed, top, c, d, gw)
+    if d * (c - top) > 0:
+        partner = c - 10 * d
+        for j in range(sizes[seat]):
+            if hands[seat, j] == partner:
+                alt = _waste(placed, top, partner, d, gw) - 1
+                if alt < sc:
+                    sc = alt
+                break
+    return sc
+
+
 @numba.njit(inline="always")
 def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required):
     """The best play (lowest waste; ties: lowest pile, then hand index) while the minimum is
@@ -52,20 +70,10 @@ def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
     best_i = -1
     for p in range(4):
         top = tops[p]
-        d = 1 if p < 2 else -1
         for i in range(sizes[seat]):
-            c = hands[seat, i]
-            if not engine.fits(c, top, p):
+            if not engine.fits(hands[seat, i], top, p):
                 continue
-            sc = _waste(placed, top, c, d, gw)
-            if d * (c - top) > 0:
-                partner = c - 10 * d
-                for j in range(sizes[seat]):
-                    if hands[seat, j] == partner:
-                        alt = _waste(placed, top, partner, d, gw) - 1
-                        if alt < sc:
-                            sc = alt
-                        break
+            sc = play_score(placed, hands, seat, sizes, top, p, i, gw)
             if sc < best_s or (sc == best_s and (p < best_p or (p == best_p and i < best_i))):
                 best_s = sc
                 best_p = p
@@ -74,6 +82,31 @@ def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
     if played < required or best_s <= limit:
         return best_p * engine.MAX_HAND + best_i
     return engine.END_TURN
+
+
+@numba.njit(cache=True)
+def _scores_and_move(params, hands, seat, sizes, tops, placed, played, required, scores):
+    for p in range(4):
+        for i in range(sizes[seat]):
+            if engine.fits(hands[seat, i], tops[p], p):
+                scores[p, i] = play_score(placed, hands, seat, sizes, tops[p], p, i, params[2])
+    return bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
+
+
+def bestplays_view_scores(view: View, params: np.ndarray = BESTPLAYS_PARAMS) -> tuple[np.ndarray, int]:
+    """Bestplays' waste scores `[4, len(hand)]` of the acting `view`'s plays (NaN where the card does not fit)
+    and its decision there (a kernel move: `pile * MAX_HAND + index` or `END_TURN`)."""
+    hand = np.asarray(view.hand, np.int64)
+    hands = hand[None, :].copy() if len(hand) else np.zeros((1, 1), np.int64)
+    sizes = np.array([len(hand)], np.int64)
+    tops = np.array(view.tops, np.int64)
+    placed = np.zeros(102, np.int64)
+    for pile in view.piles:
+        placed[list(pile[1:])] = 1
+    scores = np.full((4, max(len(hand), 1)), np.nan)
+    move = _scores_and_move(np.ascontiguousarray(params, dtype=np.float64), hands, 0, sizes, tops, placed,
+                            view.played_this_turn, view.required, scores)
+    return scores[:, :len(hand)], int(move)
 
 
 @numba.njit(cache=True)
@@ -140,4 +173,5 @@ def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_
     return engine.play_games(cfg, orders, _batch, BESTPLAYS_PARAMS)
 
 
-__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide", "bestplays_rollouts", "kernel_move"]
+__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide", "bestplays_rollouts", "bestplays_view_scores", "kernel_move",
+           "play_score"]
