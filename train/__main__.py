@@ -5,6 +5,7 @@ Examples::
     python -m train simple_poker --option n=3 --self-play            # exploitability curve
     python -m train lama --opponents lama/first --timesteps 100000
     python -m train the_game --option num_players=3                  # one policy, all seats
+    python -m train primi_composti --method distill --teacher primi_composti/teacher   # DAgger from a teacher
 
 Every run saves `model.zip`, `config.json`, `curve.csv`/`curve.png` and
 `eval.json` in `--out` (default `runs/<game>-<time>`); play the model with
@@ -39,9 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--final-eval-games", type=int, default=None, help="games in the final evaluation tournament (0: none)")
     p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>)")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--method", choices=("ppo", "distill"), default="ppo", help="ppo (default) or distill (train/distill.py)")
+    p.add_argument("--teacher", type=str, default=None, help="distill: the teacher's agent id")
+    p.add_argument("--rounds", type=int, default=None, help="distill: DAgger rounds")
+    p.add_argument("--games-per-round", type=int, default=None, help="distill: games rolled in and labelled per round")
+    p.add_argument("--workers", type=int, default=None, help="distill: labelling processes")
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    if args.method == "distill":
+        from train.distill import distill_main
+
+        return distill_main(p, args)
     try:
         values = preset(args.game)
         options = dict(values.get("options", {}))
