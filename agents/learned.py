@@ -45,13 +45,17 @@ WEIGHTS_FILE = "weights.pt"
 
 
 def feature_set(name: str) -> FeatureFn:
-    """The registered feature function `name`, importing `agents.<name>_features` if needed.
+    """The registered feature function `name`, importing `agents.<name>_features` (or the module of
+    a shorter prefix of `name` up to an underscore) if needed.
 
     Raises:
         ValueError: naming the known feature sets when there is none called `name`.
     """
-    if name not in FEATURES and re.fullmatch(r"[a-z_0-9]+", name):
-        module = f"agents.{name}_features"
+    parts = name.split("_")
+    for cut in range(len(parts), 0, -1):  # `lama_2p` may live in agents/lama_2p_features.py or agents/lama_features.py
+        if name in FEATURES or not re.fullmatch(r"[a-z_0-9]+", name):
+            break
+        module = f"agents.{'_'.join(parts[:cut])}_features"
         if importlib.util.find_spec(module) is not None:
             importlib.import_module(module)
     if name not in FEATURES:

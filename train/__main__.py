@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--teacher", type=str, default=None, help="distill: the teacher's agent id")
     p.add_argument("--rounds", type=int, default=None, help="distill: DAgger rounds")
     p.add_argument("--games-per-round", type=int, default=None, help="distill: games rolled in and labelled per round")
+    p.add_argument("--features", type=str, default=None, help="distill: the student's feature set (agents.learned.FEATURES)")
     p.add_argument("--workers", type=int, default=None, help="distill: labelling processes")
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
