@@ -343,6 +343,8 @@ def distill(cfg: DistillConfig, verbose: bool = True) -> dict[str, Any]:
             rows.append(row)
             if best is None or row["eval_mean_score"] > best[0]:
                 best = (row["eval_mean_score"], r, {k: v.clone() for k, v in student.net.state_dict().items()})
+                # The best student so far is on disk after every round, so that a cut-short run still ships one.
+                save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, r, data))
             if verbose:
                 print(f"round {r}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "timesteps"), flush=True)
             beta *= cfg.beta_decay
@@ -352,10 +354,7 @@ def distill(cfg: DistillConfig, verbose: bool = True) -> dict[str, Any]:
             pool.join()
     assert best is not None
     student.net.load_state_dict(best[2])
-    provenance = {"command": f"python -m train {cfg.game} --method distill --teacher {cfg.teacher}", "seed": cfg.seed,
-                  "git_commit": _git_commit(), "selected_round": best[1], "teacher": cfg.teacher,
-                  "decisions": int(len(data["values"])) if data else 0}
-    folder = save_student(student, os.path.join(cfg.out, "student"), provenance=provenance)
+    folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data))
     write_curve(rows, cfg.out, f"{cfg.game}: distilled from {cfg.teacher} (x = DAgger round)")
     results = []
     if cfg.final_eval_games > 0:
@@ -371,6 +370,13 @@ def distill(cfg: DistillConfig, verbose: bool = True) -> dict[str, Any]:
                                          "selected_round": best[1], "seconds": time.time() - t0, "curve": rows}
     write_json(os.path.join(cfg.out, "config.json"), summary)
     return summary
+
+
+def _provenance(cfg: DistillConfig, selected_round: int, data: dict[str, Any] | None) -> dict[str, Any]:
+    return {"command": f"python -m train {cfg.game} --method distill --teacher {cfg.teacher}", "seed": cfg.seed,
+            "options": cfg.options, "rounds": cfg.rounds, "games_per_round": cfg.games_per_round,
+            "git_commit": _git_commit(), "selected_round": selected_round, "teacher": cfg.teacher,
+            "decisions": int(len(data["values"])) if data else 0}
 
 
 def _git_commit() -> str:
