@@ -281,8 +281,9 @@ def evaluate_student(cfg: DistillConfig, student: Any, games: int, seq: np.rando
     return out
 
 
-def distill(cfg: DistillConfig, verbose: bool = True) -> dict[str, Any]:
-    """Run the DAgger loop of the module docstring; returns the run summary (also in config.json)."""
+def distill(cfg: DistillConfig, verbose: bool = True, command: str = "") -> dict[str, Any]:
+    """Run the DAgger loop of the module docstring; returns the run summary (also in config.json).
+    `command` (the command line that started the run) goes into the student's provenance."""
     import multiprocessing
 
     import torch
@@ -344,7 +345,7 @@ def distill(cfg: DistillConfig, verbose: bool = True) -> dict[str, Any]:
             if best is None or row["eval_mean_score"] > best[0]:
                 best = (row["eval_mean_score"], r, {k: v.clone() for k, v in student.net.state_dict().items()})
                 # The best student so far is on disk after every round, so that a cut-short run still ships one.
-                save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, r, data))
+                save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, r, data, command))
             if verbose:
                 print(f"round {r}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "timesteps"), flush=True)
             beta *= cfg.beta_decay
@@ -354,7 +355,7 @@ def distill(cfg: DistillConfig, verbose: bool = True) -> dict[str, Any]:
             pool.join()
     assert best is not None
     student.net.load_state_dict(best[2])
-    folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data))
+    folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data, command))
     write_curve(rows, cfg.out, f"{cfg.game}: distilled from {cfg.teacher} (x = DAgger round)")
     results = []
     if cfg.final_eval_games > 0:
@@ -372,8 +373,8 @@ def distill(cfg: DistillConfig, verbose: bool = True) -> dict[str, Any]:
     return summary
 
 
-def _provenance(cfg: DistillConfig, selected_round: int, data: dict[str, Any] | None) -> dict[str, Any]:
-    return {"command": f"python -m train {cfg.game} --method distill --teacher {cfg.teacher}", "seed": cfg.seed,
+def _provenance(cfg: DistillConfig, selected_round: int, data: dict[str, Any] | None, command: str) -> dict[str, Any]:
+    return {"command": command or f"python -m train {cfg.game} --method distill --teacher {cfg.teacher}", "seed": cfg.seed,
             "options": cfg.options, "rounds": cfg.rounds, "games_per_round": cfg.games_per_round,
             "git_commit": _git_commit(), "selected_round": selected_round, "teacher": cfg.teacher,
             "decisions": int(len(data["values"])) if data else 0}
@@ -410,6 +411,9 @@ def distill_preset(game: str) -> dict[str, Any]:
 
 def distill_main(parser: Any, args: Any) -> int:
     """`python -m train GAME --method distill ...` (the parsed arguments of `train.__main__`)."""
+    import shlex
+    import sys
+
     import envs
     from envs.core.options import parse_options
 
@@ -430,7 +434,8 @@ def distill_main(parser: Any, args: Any) -> int:
     if not values.get("teacher"):
         parser.error(f"--method distill needs --teacher ID (the game's preset names none); agents: {', '.join(_ids(args.game))}")
     try:
-        distill(DistillConfig(game=args.game, seed=args.seed, out=args.out, **values), verbose=True)
+        command = " ".join(["python -m train", *(shlex.quote(a) for a in sys.argv[1:])])
+        distill(DistillConfig(game=args.game, seed=args.seed, out=args.out, **values), verbose=True, command=command)
     except ValueError as e:
         parser.error(str(e))
     return 0
