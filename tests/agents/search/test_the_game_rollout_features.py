@@ -29,3 +29,14 @@ def test_features_mark_every_legal_action_and_only_those():
         seen_end |= bool(mask[END_TURN])
         state = game.apply(state, a)
     assert seen_end
+
+
+def test_shipped_student_plays():
+    import agents
+    from evaluate.the_game import simulate
+
+    game = TheGame(Config(num_players=1))
+    agent = agents.make("the_game/learned", game, np.random.default_rng(0), game_name="the_game")
+    assert agent.student.features == "the_game"
+    left = simulate(game, "the_game/learned", 2, seed=8)["cards_left"]
+    assert ((0 <= left) & (left < 98)).all()
