@@ -68,3 +68,23 @@ def test_registered_ids_and_bad_arguments():
         PimcTeacher(game, rng, blueprint="second")
     with pytest.raises(ValueError, match="k must"):
         PimcTeacher(game, rng, k=1)
+
+
+@pytest.mark.parametrize(("agent_id", "rules", "teacher"), [("lama/learned", "official", "lama/pimc"),
+                                                           ("lama/learned-seed2022", "seed2022", "lama/pimc-retuned")])
+def test_shipped_students_play_whole_games(agent_id, rules, teacher):
+    """The shipped students load by id (tensors only), name their teacher, and play legal games to the end."""
+    import json
+    import os
+
+    from agents.pretrained import checkpoints
+
+    folder = checkpoints()[agent_id]
+    with open(os.path.join(folder, "policy.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    assert meta["options"]["rules"] == rules and meta["provenance"]["teacher"] == teacher
+    game = LamaGame(Config(rules=rules))
+    student = agents.make(agent_id, game, rng=np.random.default_rng(0))
+    for seed in range(3):
+        end, _ = play_out(game, [FirstStrategy()] * seed + [student] + [FirstStrategy()] * (3 - seed), game.new_game(seed))
+        assert game.is_terminal(end)
