@@ -88,3 +88,16 @@ def test_a_tiny_primi_distillation_reaches_the_teacher(tmp_path):
     summary = distill(cfg, verbose=False)
     assert summary["kind"] == "action_scorer" and summary["features"] == "primi_composti"
     assert summary["curve"][-1]["train_agreement"] > 0.7
+
+
+@pytest.mark.parametrize("agent_id,version", [("primi_composti/learned", 1), ("primi_composti/learned-v2", 2)])
+def test_shipped_students_load_and_play_legal_moves(agent_id, version):
+    from envs.core.play import play_game
+
+    game = PrimiCompostiGame(Config(version=version))
+    student = agents.make(agent_id, game, rng=np.random.default_rng(0), game_name="primi_composti")
+    greedy = agents.make("primi_composti/greedy_rand", game, rng=np.random.default_rng(1))
+    _, _, turns = play_game(game, [student, greedy], game.initial_state(np.random.default_rng(4)))
+    assert turns == game.num_cards
+    with pytest.raises(ValueError, match="does not play this game"):
+        agents.make(agent_id, PrimiCompostiGame(Config(version=version, cards_per_player=6)), rng=np.random.default_rng(0))
