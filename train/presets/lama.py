@@ -39,7 +39,7 @@ DISTILL = {
     "temperature": 0.02,
     "hard_weight": 1.0,
     "rounds": 3,
-    "games_per_round": 40,
+    "games_per_round": 30,
     "eval_opponents": ["lama/first"],
     "eval_games": 200,
     "final_eval_games": 400,
