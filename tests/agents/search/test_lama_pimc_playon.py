@@ -8,6 +8,7 @@ import pytest
 from agents.lama import TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
 from agents.lama_fast import FIRST, SECOND, THIRD, determinize, pimc_rollouts, play_on_states
 from envs.core.game import IllegalActionError
+from envs.core.play import play_out
 from envs.lama import fast as engine
 from envs.lama.rules import DRAW, Config, LamaGame, State
 
@@ -33,14 +34,12 @@ def mid_states(game: LamaGame, count: int, rng: np.random.Generator) -> list[Sta
 
 
 def play_on_plain(game: LamaGame, s: State, strategies, first: int) -> tuple[State, int]:
-    """Play `s` on with the plain engine and the agents of `agents.lama`; also the steps taken."""
-    agents = [AGENTS[c]() for c in strategies]
+    """Play `s` on with the plain engine and the agents of `agents.lama` (`first` >= 0 forced first); the steps."""
     steps = 0
-    while not game.is_terminal(s):
-        a = first if steps == 0 and first >= 0 else agents[s.current].act(game.view(s, s.current), game.legal_mask(s))
-        s = game.apply(s, a)
-        steps += 1
-    return s, steps
+    if first >= 0:
+        s, steps = game.apply(s, first), 1
+    end, turns = play_out(game, [AGENTS[c]() for c in strategies], s)
+    return end, steps + turns
 
 
 @pytest.mark.parametrize("opts", OPTIONS)
