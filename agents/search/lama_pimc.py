@@ -101,9 +101,16 @@ class PimcTeacher(TeacherAgent):
             return values
         actions = np.concatenate([[base], legal[legal != base]])
         wins = self.rollouts(view, actions, rng)
+        # A determinization can be a game that never ends (the seed's reshuffle quirk with players who never
+        # fold: llamas drawn forever); such a rollout is dropped for every action, keeping the comparison paired.
+        wins = wins[np.isfinite(wins).all(axis=1)]
+        if len(wins) < 2:
+            values[legal] = -_BELOW
+            values[base] = 0.0
+            return values
         v = wins.mean(axis=0)
         diff = wins[:, 1:] - wins[:, :1]
-        se = diff.std(axis=0, ddof=1) / np.sqrt(self.k)
+        se = diff.std(axis=0, ddof=1) / np.sqrt(len(wins))
         significant = diff.mean(axis=0) > self.gate * se
         for j in range(1, len(actions)):
             if not significant[j - 1] and v[j] >= v[0]:

@@ -88,3 +88,20 @@ def test_shipped_students_play_whole_games(agent_id, rules, teacher):
     for seed in range(3):
         end, _ = play_out(game, [FirstStrategy()] * seed + [student] + [FirstStrategy()] * (3 - seed), game.new_game(seed))
         assert game.is_terminal(end)
+
+
+def test_unfinished_rollouts_are_dropped_for_every_action(monkeypatch):
+    """A determinization whose game never ends (NaN row) leaves the comparison paired on the other rollouts."""
+    game = LamaGame(Config(rules="seed2022"))
+    t = PimcTeacher(game, np.random.default_rng(0), k=4, gate=0.0)
+    view, mask = decisions(game, 1, 3)[0]
+    n_legal = int(mask.sum())
+    rows = np.zeros((4, n_legal))
+    rows[:, 1:] = 1.0  # every alternative wins where the blueprint's action loses
+    rows[0, 0] = np.nan
+    monkeypatch.setattr(t, "rollouts", lambda view, actions, rng: rows.copy())
+    v = check_values(t.action_values(view, mask, np.random.default_rng(0)), mask)
+    assert np.nanmax(v) == 1.0 and t.deviations == 1
+    rows[1:, 0] = np.nan
+    v = check_values(t.action_values(view, mask, np.random.default_rng(0)), mask)
+    assert t.act(view, mask) == FirstStrategy().act(view, mask) == int(np.nanargmax(v))
