@@ -58,6 +58,7 @@ class RandomAgent:
 
 _EXACT: dict[str, AgentFactory] = {}
 _PATTERNS: list[tuple[re.Pattern[str], AgentFactory, str]] = []
+_PRETRAINED: list[bool] = []
 
 
 def register(agent_id: str, factory: AgentFactory) -> None:
@@ -80,7 +81,17 @@ def _load_game_module(agent_id: str) -> None:
     name = f"agents.{game}"
     if importlib.util.find_spec(name) is not None:
         importlib.import_module(name)
-    importlib.import_module("agents.pretrained")  # the shipped `<game>/learned...` checkpoints
+    _add_pretrained()
+
+
+def _add_pretrained() -> None:
+    """Register the shipped `<game>/learned...` checkpoints (once)."""
+    if not _PRETRAINED:
+        from agents.pretrained import factories
+
+        for agent_id, factory in factories().items():
+            _EXACT.setdefault(agent_id, factory)
+        _PRETRAINED.append(True)
 
 
 def known_ids(game: str | None = None) -> list[str]:

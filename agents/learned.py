@@ -215,8 +215,6 @@ def save_student(student: Student, folder: str, provenance: dict[str, Any] | Non
     """Write `policy.json` and `weights.pt` (a plain state_dict) into `folder`; returns the folder."""
     import torch
 
-    from evaluate.jsonio import write_json
-
     if student.net is None:
         raise ValueError("the student has no network yet (no decision was encoded)")
     os.makedirs(folder, exist_ok=True)
@@ -224,7 +222,8 @@ def save_student(student: Student, folder: str, provenance: dict[str, Any] | Non
             "architecture": student.describe(), "provenance": provenance or {}}
     if agent_id:
         meta["agent_id"] = agent_id
-    write_json(os.path.join(folder, POLICY_FILE), meta)
+    with open(os.path.join(folder, POLICY_FILE), "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=2, allow_nan=False)  # agents sit below evaluate: no evaluate.jsonio here
     state = {k: v.detach().cpu().clone() for k, v in student.net.state_dict().items()}
     torch.save(state, os.path.join(folder, WEIGHTS_FILE))
     return folder

@@ -4,7 +4,7 @@ Every sub-folder holding a `policy.json` (and its `weights.pt`) is a student sav
 by `python -m train GAME --method distill` (see `agents.learned`). Its agent id is
 the `agent_id` field of `policy.json`, else derived from the folder name: `<game>`
 gives `<game>/learned` and `<game>-<variant>` gives `<game>/learned-<variant>`.
-Registering reads the JSON files only; a checkpoint is loaded (tensors only) when
+Listing them reads the JSON files only; a checkpoint is loaded (tensors only) when
 its agent is built.
 """
 
@@ -15,8 +15,6 @@ import os
 from typing import Any
 
 import numpy as np
-
-from agents.base import register
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -57,5 +55,7 @@ def _factory(agent_id: str, folder: str):
     return make
 
 
-for _id, _folder in checkpoints().items():
-    register(_id, _factory(_id, _folder))
+def factories() -> dict[str, Any]:
+    """Agent id -> `factory(game, rng)` of every shipped checkpoint (the registry in
+    `agents.base` adds them; this package does not import the registry)."""
+    return {agent_id: _factory(agent_id, folder) for agent_id, folder in checkpoints().items()}
