@@ -35,8 +35,8 @@ PRESET = {
 DISTILL = {
     "teacher": "primi_composti/teacher",
     "options": {"version": 1},
-    "rounds": 4,
-    "games_per_round": 150,
+    "rounds": 2,
+    "games_per_round": 120,
     "hidden": [64, 64],
     "temperature": 1.0,
     "beta": 1.0,
@@ -44,6 +44,6 @@ DISTILL = {
     "epochs": 10,
     "workers": 2,
     "eval_opponents": ["primi_composti/minimax_6"],
-    "eval_games": 100,
+    "eval_games": 60,
     "final_eval_games": 200,
 }
