@@ -7,7 +7,8 @@ int8 action mask::
     action = agent.act(view, mask)
 
 Ids are `"<game>/<name>"` for a game's own strategies, `"random"` for every
-game, and `"ppo:<path>"` for a trained model; a line-up is written with
+game, `"ppo:<path>"` for a trained model and `"learned:<folder>"` for a
+distilled student (`agents.learned`); a line-up is written with
 `NAME*K` for K seats of one id (`expand_agent_ids`). A game's strategies live in
 `agents/<game>.py` (or `agents/<game>/`), which registers them on import; the
 registry imports it on first use, so adding a game touches no shared file.
@@ -57,6 +58,7 @@ class RandomAgent:
 
 _EXACT: dict[str, AgentFactory] = {}
 _PATTERNS: list[tuple[re.Pattern[str], AgentFactory, str]] = []
+_PRETRAINED: list[bool] = []
 
 
 def register(agent_id: str, factory: AgentFactory) -> None:
@@ -79,6 +81,17 @@ def _load_game_module(agent_id: str) -> None:
     name = f"agents.{game}"
     if importlib.util.find_spec(name) is not None:
         importlib.import_module(name)
+    _add_pretrained()
+
+
+def _add_pretrained() -> None:
+    """Register the shipped `<game>/learned...` checkpoints (once)."""
+    if not _PRETRAINED:
+        from agents.pretrained import factories
+
+        for agent_id, factory in factories().items():
+            _EXACT.setdefault(agent_id, factory)
+        _PRETRAINED.append(True)
 
 
 def known_ids(game: str | None = None) -> list[str]:
@@ -86,7 +99,7 @@ def known_ids(game: str | None = None) -> list[str]:
     if game is not None:
         _load_game_module(f"{game}/")
     ids = sorted(_EXACT) + [ex for _, _, ex in _PATTERNS]
-    ids.append("ppo:<path to model.zip>")
+    ids += ["ppo:<path to model.zip>", "learned:<student folder>"]
     if game is not None:
         ids = [i for i in ids if i.startswith(f"{game}/") or "/" not in i]
     return ids
@@ -111,6 +124,10 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
         from agents.policy import load_policy_agent
 
         return load_policy_agent(agent_id[4:], game, rng)
+    if agent_id.startswith("learned:"):
+        from agents.learned import load_learned_agent
+
+        return load_learned_agent(agent_id[8:], game, rng)
     if game_name is not None and "/" in agent_id and not agent_id.startswith(f"{game_name}/"):
         raise ValueError(f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}")
     _load_game_module(agent_id)

@@ -8,7 +8,8 @@ exact decision rules as pinned down by the seed's public code in the
 Registered ids: `lama/first`, `lama/second`, `lama/third` (the report's
 tuned parameters), `lama/third-default` (the code's defaults (10, 5, 4.4, 1)),
 `lama/third-retuned` (this repository's re-tuned set, see `RETUNED`), and the
-family `lama/third:A,B,C,D`.
+family `lama/third:A,B,C,D`; the PIMC searchers `lama/pimc` (`lama/pimc-k<k>`,
+`lama/pimc-retuned`) of `agents.search.lama_pimc`.
 
 Deviation (all three): the seed's code always allows drawing. Where the rules
 forbid it (official rules: empty draw pile, or the last player still in; or an
@@ -142,5 +143,17 @@ register("lama/third-default", lambda game, rng: ThirdStrategy(game, rng, DEFAUL
 register("lama/third-retuned", lambda game, rng: ThirdStrategy(game, rng, RETUNED))
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 register_pattern(rf"lama/third:(?P<params>{_NUM},{_NUM},{_NUM},{_NUM})", _third_params, "lama/third:A,B,C,D")
+
+
+def _pimc(game, rng, k: str = "300", blueprint: str = "first"):
+    # imported here: the search module builds on this one's strategies
+    from agents.search.lama_pimc import PimcTeacher
+
+    return PimcTeacher(game, rng, k=int(k), blueprint=blueprint)
+
+
+register("lama/pimc", _pimc)
+register("lama/pimc-retuned", lambda game, rng: _pimc(game, rng, blueprint="third-retuned"))
+register_pattern(r"lama/pimc-k(?P<k>\d+)", _pimc, "lama/pimc-k<k>")
 
 __all__ = ["DEFAULT", "RETUNED", "TUNED", "FirstStrategy", "SecondStrategy", "ThirdStrategy", "fold_value"]

@@ -193,3 +193,5 @@ for _p in SIMPLE:
     register(f"primi_composti/{_p}", _seed(_p))
 register_pattern(r"primi_composti/minimax_(?P<d>\d+)", lambda game, rng, d: SeedPlayer(game, rng, f"minimax_{int(d)}"), "primi_composti/minimax_<d>")
 register("primi_composti/solver", SolverPlayer)
+
+import agents.search.primi_composti_teacher  # noqa: E402,F401  (registers primi_composti/teacher)

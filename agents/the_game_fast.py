@@ -14,8 +14,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from envs.core.game import IllegalActionError
 from envs.the_game import fast as engine
-from envs.the_game.rules import Config
+from envs.the_game.rules import END_TURN, Config, State, View, decode_play
 
 #: BestPlaysStrategy's defaults: (extra_limit, extra_limit_last, gap_weight).
 BESTPLAYS_PARAMS = np.array([1.0, 2.0, 0.25])
@@ -41,6 +42,24 @@ def _waste(placed: np.ndarray, top: int, new_top: int, d: int, gw: float) -> flo
     return live + gw * move
 
 
+@numba.njit(cache=True)
+def play_score(placed, hands, seat, sizes, top, p, i, gw):
+    """Bestplays' waste score of hand card `i` onto pile `p` with top `top` (a chain with the partner
+    c - 10·dir from the hand is scored by where the pile ends up); the card must fit."""
+    d = 1 if p < 2 else -1
+    c = hands[seat, i]
+    sc = _waste(placed, top, c, d, gw)
+    if d * (c - top) > 0:
+        partner = c - 10 * d
+        for j in range(sizes[seat]):
+            if hands[seat, j] == partner:
+                alt = _waste(placed, top, partner, d, gw) - 1
+                if alt < sc:
+                    sc = alt
+                break
+    return sc
+
+
 @numba.njit(inline="always")
 def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required):
     """The best play (lowest waste; ties: lowest pile, then hand index) while the minimum is
@@ -51,20 +70,10 @@ def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
     best_i = -1
     for p in range(4):
         top = tops[p]
-        d = 1 if p < 2 else -1
         for i in range(sizes[seat]):
-            c = hands[seat, i]
-            if not engine.fits(c, top, p):
+            if not engine.fits(hands[seat, i], top, p):
                 continue
-            sc = _waste(placed, top, c, d, gw)
-            if d * (c - top) > 0:
-                partner = c - 10 * d
-                for j in range(sizes[seat]):
-                    if hands[seat, j] == partner:
-                        alt = _waste(placed, top, partner, d, gw) - 1
-                        if alt < sc:
-                            sc = alt
-                        break
+            sc = play_score(placed, hands, seat, sizes, top, p, i, gw)
             if sc < best_s or (sc == best_s and (p < best_p or (p == best_p and i < best_i))):
                 best_s = sc
                 best_p = p
@@ -76,9 +85,82 @@ def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
 
 
 @numba.njit(cache=True)
+def _scores_and_move(params, hands, seat, sizes, tops, placed, played, required, scores):
+    for p in range(4):
+        for i in range(sizes[seat]):
+            if engine.fits(hands[seat, i], tops[p], p):
+                scores[p, i] = play_score(placed, hands, seat, sizes, tops[p], p, i, params[2])
+    return bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
+
+
+def bestplays_view_scores(view: View, params: np.ndarray = BESTPLAYS_PARAMS) -> tuple[np.ndarray, int]:
+    """Bestplays' waste scores `[4, len(hand)]` of the acting `view`'s plays (NaN where the card does not fit)
+    and its decision there (a kernel move: `pile * MAX_HAND + index` or `END_TURN`)."""
+    hand = np.asarray(view.hand, np.int64)
+    hands = hand[None, :].copy() if len(hand) else np.zeros((1, 1), np.int64)
+    sizes = np.array([len(hand)], np.int64)
+    tops = np.array(view.tops, np.int64)
+    placed = np.zeros(102, np.int64)
+    for pile in view.piles:
+        placed[list(pile[1:])] = 1
+    scores = np.full((4, max(len(hand), 1)), np.nan)
+    move = _scores_and_move(np.ascontiguousarray(params, dtype=np.float64), hands, 0, sizes, tops, placed,
+                            view.played_this_turn, view.required, scores)
+    return scores[:, :len(hand)], int(move)
+
+
+@numba.njit(cache=True)
 def _batch(orders, n, hand_size, min_cards, params, info):
     for g in range(orders.shape[0]):
         engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, params, info[g])
+
+
+@numba.njit(cache=True)
+def _rollouts(hands, sizes, deck, dn, tops, placed, total, player, played, min_cards, params, firsts, orders,
+              shuffle, out):
+    info = np.zeros(3, np.int64)
+    for c in range(firsts.shape[0]):
+        for k in range(out.shape[1]):
+            h, sz, dk, tp, pl = hands.copy(), sizes.copy(), deck.copy(), tops.copy(), placed.copy()
+            if shuffle:
+                engine.redeal(h, sz, dk, dn, player, orders[k])
+            engine.play_on(bestplays_decide, h, sz, dk, dn, tp, pl, total, player, played, firsts[c], min_cards,
+                           params, info)
+            out[c, k] = info[0]  # -1: the first decision was illegal
+
+
+def kernel_move(hand: tuple[int, ...], action: int) -> int:
+    """The engine action id `action` (a play or `END_TURN`) as a kernel move of the seat holding `hand`."""
+    if action == END_TURN:
+        return engine.END_TURN
+    card, pile = decode_play(action)
+    return pile * engine.MAX_HAND + hand.index(card)
+
+
+def bestplays_rollouts(config: Config, state: State, firsts: list[int], orders: np.ndarray | None = None,
+                       params: np.ndarray = BESTPLAYS_PARAMS) -> np.ndarray:
+    """Cards left `[len(firsts), K]` when `the_game/bestplays` plays every seat on from `state` (official rules,
+    no communication), the acting seat's first decision being `firsts[c]` (a `kernel_move`, or
+    `engine.NO_MOVE`). With `orders` (`engine.unseen_orders` of the acting seat's view) rollout k first deals
+    the cards that seat cannot see in `orders[k]` (common random numbers across the first decisions);
+    without, one rollout on the true state.
+
+    Raises:
+        IllegalActionError: a first decision the rules forbid.
+    """
+    if config.rules != "official" or config.communication != "none":
+        raise ValueError("the compiled rollouts play rules='official', communication='none' only")
+    packed = engine.pack_state(config, state)
+    shuffle = orders is not None
+    if orders is None:
+        orders = np.zeros((1, 0), np.int64)
+    out = np.zeros((len(firsts), len(orders)), np.int64)
+    _rollouts(*packed, config.resolved_min_cards, np.ascontiguousarray(params, dtype=np.float64),
+              np.asarray(firsts, np.int64), np.ascontiguousarray(orders, dtype=np.int64), shuffle, out)
+    if (out < 0).any():
+        c = int(np.flatnonzero((out < 0).any(axis=1))[0])
+        raise IllegalActionError(int(firsts[c]), state.player, "first decision of a rollout (pile * MAX_HAND + index)")
+    return out
 
 
 def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_per_turn: int | None = None,
@@ -91,4 +173,5 @@ def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_
     return engine.play_games(cfg, orders, _batch, BESTPLAYS_PARAMS)
 
 
-__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide"]
+__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide", "bestplays_rollouts", "bestplays_view_scores", "kernel_move",
+           "play_score"]

@@ -5,6 +5,7 @@ Examples::
     python -m train simple_poker --option n=3 --self-play            # exploitability curve
     python -m train lama --opponents lama/first --timesteps 100000
     python -m train the_game --option num_players=3                  # one policy, all seats
+    python -m train primi_composti --method distill --teacher primi_composti/teacher   # DAgger from a teacher
 
 Every run saves `model.zip`, `config.json`, `curve.csv`/`curve.png` and
 `eval.json` in `--out` (default `runs/<game>-<time>`); play the model with
@@ -48,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
     p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--method", choices=("ppo", "distill"), default="ppo", help="ppo (default) or distill (DAgger from a teacher: train/distill.py)")
+    p.add_argument("--teacher", type=str, default=None, help="distill: the teacher's agent id")
+    p.add_argument("--rounds", type=positive_int(1000), default=None, help="distill: DAgger rounds")
+    p.add_argument("--games-per-round", type=positive_int(10**7), default=None, help="distill: games rolled in and labelled per round")
+    p.add_argument("--features", type=str, default=None, help="distill: the student's feature set (agents.learned.FEATURES)")
+    p.add_argument("--workers", type=positive_int(64), default=None, help="distill: labelling processes")
     return p
 
 
@@ -99,6 +106,15 @@ def main(argv: list[str] | None = None) -> int:
     p = build_parser()
     args = p.parse_args(argv)
     cfg = None
+    if args.method == "distill":
+        if args.resume is not None:
+            p.error("--resume applies to --method ppo runs")
+        if args.game not in envs.available_games():
+            p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+        from train.distill import distill_main
+
+        args.seed = 0 if args.seed is None else args.seed
+        return distill_main(p, args)
     try:
         if args.resume is not None:
             cfg, resume = resumed_config(p, args)

@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
-from envs.lama.rules import DRAW, QUIT, Config
+from envs.lama.rules import DRAW, QUIT, Config, State
 
 MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
 
@@ -49,7 +49,7 @@ _RESHUFFLE_MIX = _U(0x8CB92BA72F3D8DD7)
 
 
 @numba.njit(cache=True)
-def _shuffle(cards, n, key):
+def shuffle(cards, n, key):
     """In-place Fisher–Yates of cards[:n], as `rules.shuffled`."""
     s = key
     for i in range(n - 1, 0, -1):
@@ -91,6 +91,29 @@ def _hand_points(hand, scoring):
 
 
 @numba.njit(inline="always")
+def deal(seed, rnd, cards, disc, hands, sizes, active, draw):
+    """Deal round `rnd` of the game of shuffle seed `seed` (as `LamaGame._deal`) into the arrays; returns the
+    draw pile's size (the discard pile holds one card)."""
+    n = hands.shape[0]
+    for v in range(7):
+        for c in range(8):
+            cards[v * 8 + c] = v
+    shuffle(cards, 56, _key(seed, rnd, 0))
+    disc[0] = cards[0]
+    for i in range(n):
+        for v in range(7):
+            hands[i, v] = 0
+        for c in range(6):
+            hands[i, cards[1 + 6 * i + c]] += 1
+        sizes[i] = 6
+        active[i] = True
+    ndraw = 56 - 1 - 6 * n
+    for c in range(ndraw):
+        draw[c] = cards[1 + 6 * n + c]
+    return ndraw
+
+
+@numba.njit(inline="always")
 def play_game(decide, seed, codes, params, switches, totals, won, info):
     """One game of shuffle seed `seed`, seat i deciding by `decide(codes[i], params, hands, i, ...)`.
 
@@ -103,10 +126,7 @@ def play_game(decide, seed, codes, params, switches, totals, won, info):
     becomes a direct call there (as fast as a hand-written loop) and the batch
     kernel can be cached; a plain call with a function argument can be neither.
     """
-    scoring, return_chip, lpc, empty_deck, player0, target = switches
     n = codes.shape[0]
-    info[2] = -1
-    info[3] = -1
     hands = np.zeros((n, 7), np.int64)
     sizes = np.zeros(n, np.int64)
     active = np.zeros(n, np.bool_)
@@ -116,126 +136,138 @@ def play_game(decide, seed, codes, params, switches, totals, won, info):
     for i in range(n):
         totals[i] = 0
         won[i] = 0
-    rnd = 0
-    starter = 0
+    ndraw = deal(seed, 0, cards, disc, hands, sizes, active, draw)
+    play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, 1, cards, 0, 0, 0, -1,
+            totals, won, info)
+
+
+@numba.njit(inline="always")
+def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, cards, rnd,
+            reshuffles, cur, first_action, totals, won, info):
+    """Play on from a mid-round position to the end of the game (what `play_game` runs after its first deal).
+
+    The position: `hands` (n, 7) counts, `sizes` (n,), `active` (n,), the draw
+    pile `draw[:ndraw]` (top last), the discard pile `disc[:nd]` (top last),
+    round `rnd` after `reshuffles` reshuffles, seat `cur` to act, and `totals`
+    / `won` so far (updated in place). `cards` is scratch (64). Later shuffles
+    come from `seed` as in the plain engine, so a `State` packed here plays on
+    exactly as `LamaGame` does. `first_action` >= 0 is taken as the first
+    decision instead of asking `decide` (a forced move, checked like any other).
+    Every array is modified in place; `info` as in `play_game`, steps counted
+    from this position.
+    """
+    scoring, return_chip, lpc, empty_deck, player0, target = switches
+    n = codes.shape[0]
+    info[2] = -1
+    info[3] = -1
+    n_active = 0
+    for i in range(n):
+        if active[i]:
+            n_active += 1
     steps = 0
     while True:
-        # --- deal (as LamaGame._deal)
-        for v in range(7):
-            for c in range(8):
-                cards[v * 8 + c] = v
-        _shuffle(cards, 56, _key(seed, rnd, 0))
-        disc[0] = cards[0]
-        nd = 1
-        for i in range(n):
-            for v in range(7):
-                hands[i, v] = 0
-            for c in range(6):
-                hands[i, cards[1 + 6 * i + c]] += 1
-            sizes[i] = 6
-            active[i] = True
-        ndraw = 56 - 1 - 6 * n
-        for c in range(ndraw):
-            draw[c] = cards[1 + 6 * n + c]
-        reshuffles = 0
-        n_active = n
-        cur = starter
-        while True:
-            steps += 1
-            if steps > MAX_STEPS:
-                info[0] = rnd + 1
-                info[1] = -1
-                return
-            top = disc[nd - 1]
-            # can_draw (LamaGame.can_draw)
-            if lpc and n_active == 1:
-                cd = False
-            elif ndraw > 0:
-                cd = True
-            else:
-                cd = empty_deck != 0 and nd > 1
+        steps += 1
+        if steps > MAX_STEPS:
+            info[0] = rnd + 1
+            info[1] = -1
+            return
+        top = disc[nd - 1]
+        # can_draw (LamaGame.can_draw)
+        if lpc and n_active == 1:
+            cd = False
+        elif ndraw > 0:
+            cd = True
+        else:
+            cd = empty_deck != 0 and nd > 1
+        if steps == 1 and first_action >= 0:
+            act = first_action
+        else:
             act = decide(codes[cur], params, hands, cur, sizes, top, cd)
-            if act == DRAW:
-                legal = cd
-            elif act == QUIT:
-                legal = True
-            else:
-                legal = 0 <= act < 7 and hands[cur, act] > 0 and (act == top or act == _next_card(top))
-            if not legal:
-                info[0] = rnd + 1
-                info[1] = -2
-                info[2] = cur
-                info[3] = act
-                return
-            end_round = False
-            if act == QUIT:
-                active[cur] = False
-                n_active -= 1
-                if n_active == 0 or (n_active == 1 and not lpc):
-                    end_round = True
-            elif act == DRAW:
-                if ndraw == 0:
-                    reshuffles += 1
-                    m = nd - 1
-                    for c in range(m):
-                        cards[c] = disc[c]
-                    _shuffle(cards, m, _key(seed, rnd, reshuffles))
-                    for c in range(m):
-                        draw[c] = cards[c]
-                    ndraw = m
-                    if empty_deck == 2:
-                        disc[0] = 0  # the seed's quirk: the pile restarts from a llama
-                    else:
-                        disc[0] = top
-                    nd = 1
-                ndraw -= 1
-                hands[cur, draw[ndraw]] += 1
-                sizes[cur] += 1
-            else:
-                hands[cur, act] -= 1
-                sizes[cur] -= 1
-                disc[nd] = act
-                nd += 1
-                if sizes[cur] == 0:
-                    end_round = True
-            if end_round:
-                winner = -1
+        if act == DRAW:
+            legal = cd
+        elif act == QUIT:
+            legal = True
+        else:
+            legal = 0 <= act < 7 and hands[cur, act] > 0 and (act == top or act == _next_card(top))
+        if not legal:
+            info[0] = rnd + 1
+            info[1] = -2
+            info[2] = cur
+            info[3] = act
+            return
+        end_round = False
+        if act == QUIT:
+            active[cur] = False
+            n_active -= 1
+            if n_active == 0 or (n_active == 1 and not lpc):
+                end_round = True
+        elif act == DRAW:
+            if ndraw == 0:
+                reshuffles += 1
+                m = nd - 1
+                for c in range(m):
+                    cards[c] = disc[c]
+                shuffle(cards, m, _key(seed, rnd, reshuffles))
+                for c in range(m):
+                    draw[c] = cards[c]
+                ndraw = m
+                if empty_deck == 2:
+                    disc[0] = 0  # the seed's quirk: the pile restarts from a llama
+                else:
+                    disc[0] = top
+                nd = 1
+            ndraw -= 1
+            hands[cur, draw[ndraw]] += 1
+            sizes[cur] += 1
+        else:
+            hands[cur, act] -= 1
+            sizes[cur] -= 1
+            disc[nd] = act
+            nd += 1
+            if sizes[cur] == 0:
+                end_round = True
+        if end_round:
+            winner = -1
+            for i in range(n):
+                if sizes[i] == 0:
+                    winner = i
+                    break
+            if winner < 0 and n_active == 1:
+                for i in range(n):
+                    if active[i]:
+                        winner = i
+            for i in range(n):
+                totals[i] += _hand_points(hands[i], scoring)
+            if return_chip:
                 for i in range(n):
                     if sizes[i] == 0:
-                        winner = i
-                        break
-                if winner < 0 and n_active == 1:
-                    for i in range(n):
-                        if active[i]:
-                            winner = i
-                for i in range(n):
-                    totals[i] += _hand_points(hands[i], scoring)
-                if return_chip:
-                    for i in range(n):
-                        if sizes[i] == 0:
-                            if totals[i] >= 10:
-                                totals[i] -= 10
-                            elif totals[i] >= 1:
-                                totals[i] -= 1
-                if winner >= 0:
-                    won[winner] += 1
-                mx = totals[0]
-                for i in range(1, n):
-                    if totals[i] > mx:
-                        mx = totals[i]
-                if mx >= target:
-                    info[0] = rnd + 1
-                    info[1] = steps
-                    return
-                starter = 0 if player0 else cur
-                rnd += 1
+                        if totals[i] >= 10:
+                            totals[i] -= 10
+                        elif totals[i] >= 1:
+                            totals[i] -= 1
+            if winner >= 0:
+                won[winner] += 1
+            mx = totals[0]
+            for i in range(1, n):
+                if totals[i] > mx:
+                    mx = totals[i]
+            if mx >= target:
+                info[0] = rnd + 1
+                info[1] = steps
+                return
+            cur = 0 if player0 else cur
+            rnd += 1
+            reshuffles = 0
+            ndraw = deal(seed, rnd, cards, disc, hands, sizes, active, draw)
+            nd = 1
+            n_active = n
+            continue
+        # next seat still in, clockwise
+        for k in range(1, n + 1):
+            s2 = (cur + k) % n
+            if active[s2]:
+                cur = s2
                 break
-            # next seat still in, clockwise
-            for k in range(1, n + 1):
-                s2 = (cur + k) % n
-                if active[s2]:
-                    cur = s2
-                    break
 
 
 @dataclass
@@ -321,3 +353,39 @@ def play_games(
         bad = seeds[steps < 0][:5].tolist()
         raise RuntimeError(f"{int((steps < 0).sum())} game(s) exceeded {MAX_STEPS} steps (seeds {bad}); statistics would be biased")
     return Results(totals, won, rounds, steps, c)
+
+
+@dataclass
+class Packed:
+    """A mid-round `State` as the arrays `play_on` takes (see its docstring); `seed` is the state's shuffle seed."""
+
+    seed: int
+    hands: np.ndarray
+    sizes: np.ndarray
+    active: np.ndarray
+    draw: np.ndarray
+    ndraw: int
+    disc: np.ndarray
+    nd: int
+    round: int
+    reshuffles: int
+    current: int
+    totals: np.ndarray
+    rounds_won: np.ndarray
+
+
+def pack_state(state: State) -> Packed:
+    """`state` (not over) as fresh arrays for `play_on`."""
+    if state.game_over:
+        raise ValueError("the game is over: nothing to play on")
+    n = len(state.hands)
+    draw = np.zeros(64, np.int64)
+    draw[: len(state.draw_pile)] = state.draw_pile
+    disc = np.zeros(64, np.int64)
+    disc[: len(state.discard)] = state.discard
+    hands = np.array(state.hands, dtype=np.int64).reshape(n, 7)
+    return Packed(
+        int(state.seed), hands, hands.sum(axis=1), np.array(state.active, dtype=np.bool_), draw,
+        len(state.draw_pile), disc, len(state.discard), int(state.round), int(state.reshuffles), int(state.current),
+        np.array(state.totals, dtype=np.int64), np.array(state.rounds_won, dtype=np.int64),
+    )

@@ -25,6 +25,10 @@ batch kernel is cached)::
             play_game(decide, orders[g], n, hand_size, min_cards, params, info[g])
 
 and `play_games(config, orders, batch, params)` runs it and checks the outcome.
+`play_on` plays on from any position (a mid-turn one included; `pack_state`
+turns an engine `State` into its arrays, `redeal` deals the cards a seat cannot
+see in a given order, `unseen_orders` draws such orders): the rollouts of
+search agents.
 The strategies' kernels live with the agents (`agents.the_game_fast`).
 """
 
@@ -36,11 +40,12 @@ import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
-from envs.the_game.rules import Config
+from envs.the_game.rules import Config, State, View
 
 _EMPTY = -1
 MAX_HAND = 128  # a move is pile * MAX_HAND + index in the hand (hands hold at most 97 cards)
 END_TURN = -1
+NO_MOVE = -2  # play_on: no forced first decision
 
 
 @numba.njit(cache=True)
@@ -70,9 +75,6 @@ def play_game(decide, order, n, hs, min_cards, params, info):
     otherwise both are -1). Inlined into the caller's batch kernel (see the
     module docstring).
     """
-    info[0] = -1
-    info[1] = -1
-    info[2] = -1
     deck = np.empty(98, np.int64)
     for k in range(98):
         deck[k] = order[k]
@@ -86,18 +88,43 @@ def play_game(decide, order, n, hs, min_cards, params, info):
             sizes[s] += 1
     tops = np.array([1, 1, 100, 100], np.int64)
     placed = np.zeros(102, np.int64)
-    total = 0
-    player = 0
+    play_on(decide, hands, sizes, deck, dn, tops, placed, 0, 0, 0, NO_MOVE, min_cards, params, info)
+
+
+@numba.njit(inline="always")
+def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played, first, min_cards, params, info):
+    """Play a game on to its end from any official-rules position, a mid-turn one included.
+
+    The position is given as arrays, changed in place: `hands[s, :sizes[s]]`
+    (each seat's hand in draw order; `hands.shape[1]` is the hand size),
+    `deck[:dn]` the draw pile (drawn from `deck[dn - 1]`), `tops`, `placed`
+    (as for a decide kernel), `total` cards on the piles, the seat `player` to
+    act having placed `played` cards this turn. `first` is the first decision
+    (a move, or `END_TURN`) or `NO_MOVE` to let `decide` make it. Fills `info`
+    as `play_game` does. Inlined into the caller's kernel (module docstring).
+    """
+    info[0] = -1
+    info[1] = -1
+    info[2] = -1
+    n, hs = hands.shape[0], hands.shape[1]
     while True:
-        played = 0
         while True:
             required = min_cards if dn > 0 else 1
             if not any_fits(hands, player, sizes, tops):
                 if played < required:
                     info[0] = 98 - total  # stuck below the minimum: the game ends
                     return
+                if first != NO_MOVE and first != END_TURN:
+                    info[1] = player
+                    info[2] = first
+                    return
+                first = NO_MOVE  # nothing fits: the turn ends, as a forced END_TURN would end it
                 break
-            move = decide(params, hands, player, sizes, tops, placed, played, required)
+            if first != NO_MOVE:
+                move = first
+                first = NO_MOVE
+            else:
+                move = decide(params, hands, player, sizes, tops, placed, played, required)
             p, i = move // MAX_HAND, move % MAX_HAND
             if move == END_TURN and played >= required:
                 break
@@ -129,10 +156,57 @@ def play_game(decide, order, n, hs, min_cards, params, info):
                 nxt = cand
                 break
         player = nxt
+        played = 0
         # the new player is stuck if nothing fits (its minimum is at least 1)
         if not any_fits(hands, player, sizes, tops):
             info[0] = 98 - total
             return
+
+
+@numba.njit(cache=True)
+def redeal(hands, sizes, deck, dn, seat, order):
+    """Deal the cards `seat` cannot see, in the given `order`, to the other seats' hands (their sizes kept,
+    seat by seat) and then the draw pile (`deck[:dn]`, `deck[0]` first): one determinization of a view."""
+    k = 0
+    for s in range(hands.shape[0]):
+        if s == seat:
+            continue
+        for j in range(sizes[s]):
+            hands[s, j] = order[k]
+            k += 1
+    for j in range(dn):
+        deck[j] = order[k]
+        k += 1
+
+
+def pack_state(config: Config, state: State) -> tuple:
+    """An official-rules `State` as `play_on`'s arrays: `(hands, sizes, deck, dn, tops, placed, total,
+    player, played)` (hands in draw order, the draw pile's last card drawn first, as the engine)."""
+    n, hs = config.num_players, config.resolved_hand_size
+    hands = np.full((n, hs), _EMPTY, np.int64)
+    sizes = np.zeros(n, np.int64)
+    for s, h in enumerate(state.hands):
+        hands[s, :len(h)] = h
+        sizes[s] = len(h)
+    deck = np.zeros(98, np.int64)
+    deck[:len(state.deck)] = state.deck
+    tops = np.array([p[-1] for p in state.piles], np.int64)
+    placed = np.zeros(102, np.int64)
+    for p in state.piles:
+        placed[list(p[1:])] = 1
+    return hands, sizes, deck, len(state.deck), tops, placed, state.placed, state.player, state.played_this_turn
+
+
+def unseen_orders(view: View, count: int, seed: int) -> np.ndarray:
+    """`count` shuffles (rows) of the cards `view`'s seat cannot see (other hands and the draw pile), from
+    `np.random.default_rng(seed)`: the determinizations `redeal` deals."""
+    seen = np.zeros(102, bool)
+    seen[list(view.hand)] = True
+    for p in view.piles:
+        seen[list(p)] = True
+    unseen = np.flatnonzero(~seen[2:100]) + 2
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.permutation(unseen) for _ in range(count)]).astype(np.int64).reshape(count, len(unseen))
 
 
 def deal_orders(games: int, seed: int) -> np.ndarray:

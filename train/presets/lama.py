@@ -27,3 +27,20 @@ PRESET = {
     "eval_games": 400,
     "final_eval_games": 2000,
 }
+
+#: `python -m train lama --method distill` (train/distill.py): the PIMC teacher's values are win shares, which
+#: differ by a few hundredths between actions, so the temperature is in win share; 4 players, official rules, every
+#: seat labelled, the student evaluated in one seat against three strategy-1 players.
+DISTILL = {
+    "teacher": "lama/pimc",
+    "options": {"num_players": 4, "rules": "official"},
+    "kind": "masked_policy",
+    "hidden": [64, 64],
+    "temperature": 0.02,
+    "hard_weight": 1.0,
+    "rounds": 3,
+    "games_per_round": 30,
+    "eval_opponents": ["lama/first"],
+    "eval_games": 200,
+    "final_eval_games": 400,
+}

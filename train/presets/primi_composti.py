@@ -28,3 +28,22 @@ PRESET = {
     "eval_games": 400,
     "final_eval_games": 2000,
 }
+
+#: `python -m train primi_composti --method distill` (train/distill.py): DAgger from the exact teacher,
+#: an action scorer over per-card minimax gains (agents/primi_composti_features.py); see docs/primi_composti.md,
+#: "Learned policies", for the measured rows and the version-2 command.
+DISTILL = {
+    "teacher": "primi_composti/teacher",
+    "options": {"version": 1},
+    "rounds": 2,
+    "games_per_round": 120,
+    "hidden": [64, 64],
+    "temperature": 1.0,
+    "beta": 1.0,
+    "beta_decay": 0.0,
+    "epochs": 10,
+    "workers": 2,
+    "eval_opponents": ["primi_composti/minimax_6"],
+    "eval_games": 60,
+    "final_eval_games": 200,
+}

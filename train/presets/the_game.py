@@ -51,3 +51,19 @@ def team_metrics(game: TheGame, learner: Any, games: int = 50, seed: int = 0) ->
 
 
 HOOKS = GameHooks(metrics=team_metrics)
+
+#: `python -m train the_game --method distill` (train/distill.py): the rollout teacher's values are minus the mean
+#: cards left, so the temperature is in cards; the student plays every seat (evaluated as a team, no opponents).
+DISTILL = {
+    "teacher": "the_game/rollout",
+    "options": {"num_players": 1, "rules": "official"},
+    "features": "the_game",
+    "hidden": [64, 64],
+    "temperature": 0.5,
+    "hard_weight": 1.0,
+    "rounds": 3,
+    "games_per_round": 100,
+    "eval_opponents": [],
+    "eval_games": 100,
+    "final_eval_games": 0,
+}

@@ -1,0 +1,312 @@
+"""Learned students: small torch policies trained from a teacher, saved and loaded as data.
+
+Two architectures, both with a value head:
+
+* `MaskedPolicy`: an MLP over the game's encoder observation, one logit per action.
+* `ActionScorer`: one shared MLP scores every action from its own feature vector and
+  a context vector (games whose actions have structure: a card onto a pile, a card
+  with its gains); the value head reads the context.
+
+A game plugs its per-action features in with a function `features(view, mask) ->
+(context [C], per_action [num_actions, F])` registered in `FEATURES` under a feature
+set name (the module `agents.<name>_features` is imported on first use when the name
+is not registered yet).
+
+A student is saved as a folder: `policy.json` (game, options, architecture, feature
+set, provenance) and `weights.pt` (a plain state_dict). Loading reads tensors only,
+with `torch.load(weights_only=True)`; it never un-pickles objects or runs code from
+the folder. Agent ids: `learned:<folder>` (argmax) and `learned:<folder>?sample`
+(samples the policy with the agent's generator); the shipped checkpoints are
+registered as `<game>/learned...` by `agents.pretrained`. torch is imported only
+when a student is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+import json
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+FeatureFn = Callable[[Any, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+#: Feature set name -> `features(view, mask) -> (context [C], per_action [num_actions, F])`.
+FEATURES: dict[str, FeatureFn] = {}
+
+KINDS = ("masked_policy", "action_scorer")
+POLICY_FILE = "policy.json"
+WEIGHTS_FILE = "weights.pt"
+
+
+def feature_set(name: str) -> FeatureFn:
+    """The registered feature function `name`, importing `agents.<name>_features` (or the module of
+    a shorter prefix of `name` up to an underscore) if needed.
+
+    Raises:
+        ValueError: naming the known feature sets when there is none called `name`.
+    """
+    parts = name.split("_")
+    for cut in range(len(parts), 0, -1):  # `lama_2p` may live in agents/lama_2p_features.py or agents/lama_features.py
+        if name in FEATURES or not re.fullmatch(r"[a-z_0-9]+", name):
+            break
+        module = f"agents.{'_'.join(parts[:cut])}_features"
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)
+    if name not in FEATURES:
+        raise ValueError(f"unknown feature set {name!r}; known: {', '.join(sorted(FEATURES)) or 'none'}")
+    return FEATURES[name]
+
+
+def _mlp(sizes: list[int]) -> Any:
+    import torch.nn as nn
+
+    layers: list[Any] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers[:-1])
+
+
+def _networks() -> tuple[type, type]:
+    """The two torch modules (defined on first use so that importing this module needs no torch)."""
+    global _NETS
+    if _NETS is not None:
+        return _NETS
+    import torch
+    import torch.nn as nn
+
+    class MaskedPolicy(nn.Module):
+        """MLP over an observation -> masked logits over actions, plus a value."""
+
+        def __init__(self, obs_dim: int, num_actions: int, hidden: list[int]):
+            super().__init__()
+            self.body = _mlp([obs_dim, *hidden])
+            self.act = nn.ReLU()
+            self.logits = nn.Linear(hidden[-1], num_actions)
+            self.value = nn.Linear(hidden[-1], 1)
+
+        def forward(self, obs: Any, mask: Any) -> tuple[Any, Any]:
+            """(logits [B, A] with -1e9 on masked actions, value [B])."""
+            h = self.act(self.body(obs))
+            logits = self.logits(h).masked_fill(mask <= 0, -1e9)
+            return logits, self.value(h).squeeze(-1)
+
+    class ActionScorer(nn.Module):
+        """One shared scorer of (action features, context) -> logit; value from the context."""
+
+        def __init__(self, context_dim: int, feature_dim: int, hidden: list[int]):
+            super().__init__()
+            self.score = _mlp([feature_dim + context_dim, *hidden, 1])
+            self.value = _mlp([context_dim, *hidden, 1])
+
+        def forward(self, context: Any, per_action: Any, mask: Any) -> tuple[Any, Any]:
+            """(logits [B, A] with -1e9 on masked actions, value [B])."""
+            ctx = context.unsqueeze(1).expand(-1, per_action.shape[1], -1)
+            logits = self.score(torch.cat([per_action, ctx], dim=-1)).squeeze(-1)
+            return logits.masked_fill(mask <= 0, -1e9), self.value(context).squeeze(-1)
+
+    _NETS = (MaskedPolicy, ActionScorer)
+    return _NETS
+
+
+_NETS: tuple[type, type] | None = None
+
+
+class Student:
+    """A student policy for one game: its network and how views become its inputs.
+
+    Args:
+        game_name: the game's id.
+        options: the game's options (as `envs.make_game` takes them).
+        kind: "masked_policy" or "action_scorer".
+        hidden: hidden layer sizes.
+        features: the feature set name (action_scorer only).
+        game: the engine (built from `game_name` and `options` when None).
+    """
+
+    def __init__(self, game_name: str, options: dict[str, Any], kind: str, hidden: list[int], features: str | None = None,
+                 game: Any = None):
+        import envs
+
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        if not hidden or not all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden):
+            raise ValueError(f"hidden must be a non-empty list of positive integers, got {hidden!r}")
+        self.game_name, self.options, self.kind, self.hidden = game_name, dict(options), kind, list(hidden)
+        self.game = game if game is not None else envs.make_game(game_name, **self.options)
+        self.num_actions = int(self.game.num_actions)
+        masked_policy, action_scorer = _networks()
+        if kind == "masked_policy":
+            self.features = None
+            self.encoder = envs.make_encoder(game_name, self.game)
+            self.dims = {"obs_dim": int(np.prod(self.encoder.observation_space.shape))}
+            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden)
+        else:
+            if not features:
+                raise ValueError("an action_scorer needs a feature set (features=NAME)")
+            self.features = features
+            self._fn = feature_set(features)
+            self.dims = {}
+            self.net = None  # built at the first input, when the feature sizes are known
+
+    def inputs(self, view: Any, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The network inputs of one decision (float32 arrays, the mask last)."""
+        m = np.asarray(mask, dtype=np.float32)
+        if self.kind == "masked_policy":
+            return (np.asarray(self.encoder.encode(view), dtype=np.float32).ravel(), m)
+        ctx, per = self._fn(view, mask)
+        ctx, per = np.asarray(ctx, dtype=np.float32), np.asarray(per, dtype=np.float32)
+        if per.shape[0] != self.num_actions:
+            raise ValueError(f"feature set {self.features!r} gave {per.shape[0]} actions, the game has {self.num_actions}")
+        if self.net is None:
+            self._build(int(ctx.shape[0]), int(per.shape[1]))
+        return (ctx, per, m)
+
+    def _build(self, context_dim: int, feature_dim: int) -> None:
+        self.dims = {"context_dim": context_dim, "feature_dim": feature_dim}
+        self.net = _networks()[1](context_dim, feature_dim, self.hidden)
+
+    def forward(self, batch: tuple[Any, ...]) -> tuple[Any, Any]:
+        """(logits, value) of a batch of stacked `inputs` (torch tensors)."""
+        return self.net(*batch)
+
+    def probs(self, view: Any, mask: np.ndarray) -> np.ndarray:
+        """The policy's probabilities over actions (zero where the mask is 0)."""
+        import torch
+
+        x = self.inputs(view, mask)
+        self.net.eval()
+        with torch.no_grad():
+            logits, _ = self.net(*(torch.as_tensor(a[None]) for a in x))
+            p = torch.softmax(logits[0].double(), dim=-1).numpy()
+        legal = np.asarray(mask) > 0
+        p = np.where(legal, p, 0.0)
+        return p / p.sum() if p.sum() > 0 else legal / legal.sum()
+
+    def describe(self) -> dict[str, Any]:
+        """The architecture part of `policy.json`."""
+        return {"kind": self.kind, "hidden": self.hidden, "features": self.features, **self.dims}
+
+
+class LearnedAgent:
+    """A student as an agent: the most likely legal action (lowest id among ties), or a sample."""
+
+    def __init__(self, student: Student, rng: np.random.Generator, sample: bool = False, name: str = "learned"):
+        self.student, self.rng, self.sample, self.name = student, rng, sample, name
+
+    def action_probs(self, view: Any, action_mask: np.ndarray) -> np.ndarray:
+        """The student's probabilities over actions."""
+        return self.student.probs(view, action_mask)
+
+    def act(self, view: Any, action_mask: np.ndarray) -> int:
+        """Argmax (or a sample) of the masked policy."""
+        p = self.student.probs(view, action_mask)
+        if self.sample:
+            return int(self.rng.choice(len(p), p=p))
+        return int(np.argmax(p))
+
+
+def save_student(student: Student, folder: str, provenance: dict[str, Any] | None = None, agent_id: str | None = None) -> str:
+    """Write `policy.json` and `weights.pt` (a plain state_dict) into `folder`; returns the folder."""
+    import torch
+
+    if student.net is None:
+        raise ValueError("the student has no network yet (no decision was encoded)")
+    os.makedirs(folder, exist_ok=True)
+    meta = {"format": 1, "game": student.game_name, "options": student.options, "num_actions": student.num_actions,
+            "architecture": student.describe(), "provenance": provenance or {}}
+    if agent_id:
+        meta["agent_id"] = agent_id
+    with open(os.path.join(folder, POLICY_FILE), "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=2, allow_nan=False)  # agents sit below evaluate: no evaluate.jsonio here
+    state = {k: v.detach().cpu().clone() for k, v in student.net.state_dict().items()}
+    torch.save(state, os.path.join(folder, WEIGHTS_FILE))
+    return folder
+
+
+def read_meta(folder: str) -> dict[str, Any]:
+    """The checked `policy.json` of a student folder.
+
+    Raises:
+        ValueError: one line naming what is missing or malformed.
+    """
+    path = os.path.join(folder, POLICY_FILE)
+    if not os.path.isfile(path):
+        raise ValueError(f"no student at {folder!r} (no {POLICY_FILE}; save students with `python -m train GAME --method distill`)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path!r} is not readable JSON ({e})") from None
+    arch = meta.get("architecture") if isinstance(meta, dict) else None
+    if not isinstance(meta.get("game") if isinstance(meta, dict) else None, str) or not isinstance(arch, dict) \
+            or not isinstance(meta.get("options", {}), dict):
+        raise ValueError(f"{path!r} must be a JSON object with 'game' (string), 'options' (object) and 'architecture' (object)")
+    return meta
+
+
+def load_student(folder: str, game: Any = None) -> Student:
+    """Rebuild a saved student from its folder (tensors only; nothing in the folder is executed).
+
+    Args:
+        folder: the student folder.
+        game: the engine it will play; checked against the saved game and options.
+
+    Raises:
+        ValueError: for a missing or malformed folder, weights that are not a plain
+            tensor file, or a student of another game or action count.
+    """
+    import torch
+
+    import envs
+
+    meta = read_meta(folder)
+    name, options, arch = meta["game"], meta.get("options", {}), meta["architecture"]
+    if name not in envs.available_games():
+        raise ValueError(f"{folder!r} names game {name!r}, which is not available")
+    if game is not None:
+        want = envs.make_game(name, **options)
+        if type(game.config) is not type(want.config) or game.num_actions != want.num_actions:
+            raise ValueError(f"student {folder!r} was trained on {name} with options {options}; it does not play this game")
+        if game.config != want.config:
+            raise ValueError(f"student {folder!r} was trained on {name} with options {options}, not {game.config}")
+    try:
+        student = Student(name, options, arch.get("kind"), arch.get("hidden"), arch.get("features"), game=game)
+        if student.kind == "action_scorer":
+            student._build(int(arch["context_dim"]), int(arch["feature_dim"]))
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"{folder!r}: policy.json's architecture {arch!r} does not build a student ({e})") from None
+    wpath = os.path.join(folder, WEIGHTS_FILE)
+    try:
+        with open(wpath, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError(f"{wpath!r} is not readable ({e})") from None
+    try:
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many types for a bad file; all mean the same here
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{wpath!r} is not a plain tensor file; refused to load it ({first[:200]})") from None
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError(f"{wpath!r} holds no state_dict of tensors")
+    try:
+        student.net.load_state_dict(state)
+    except (RuntimeError, KeyError) as e:
+        lines = [x.strip() for x in str(e).strip().splitlines() if x.strip()]
+        raise ValueError(f"{wpath!r} does not fit policy.json's architecture ({' '.join(lines[:2])[:300]})") from None
+    student.net.eval()
+    return student
+
+
+def load_learned_agent(spec: str, game: Any, rng: np.random.Generator, name: str | None = None) -> LearnedAgent:
+    """The agent of `learned:<folder>[?sample]` (give the part after `learned:`)."""
+    folder, _, flag = spec.partition("?")
+    if flag not in ("", "sample"):
+        raise ValueError(f"unknown flag {flag!r} in learned:{spec}; allowed: ?sample")
+    student = load_student(folder, game)
+    return LearnedAgent(student, rng, sample=flag == "sample", name=name or f"learned:{spec}")

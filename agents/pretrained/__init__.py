@@ -1,0 +1,61 @@
+"""The shipped learned checkpoints, registered as agents `<game>/learned...`.
+
+Every sub-folder holding a `policy.json` (and its `weights.pt`) is a student saved
+by `python -m train GAME --method distill` (see `agents.learned`). Its agent id is
+the `agent_id` field of `policy.json`, else derived from the folder name: `<game>`
+gives `<game>/learned` and `<game>-<variant>` gives `<game>/learned-<variant>`.
+Listing them reads the JSON files only; a checkpoint is loaded (tensors only) when
+its agent is built.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def checkpoint_id(folder: str, meta: dict[str, Any]) -> str:
+    """The agent id of a checkpoint folder (see the module docstring)."""
+    if isinstance(meta.get("agent_id"), str):
+        return meta["agent_id"]
+    game, name = meta["game"], os.path.basename(folder)
+    variant = name[len(game) + 1:] if name.startswith(game + "-") else ""
+    return f"{game}/learned" + (f"-{variant}" if variant else "")
+
+
+def checkpoints(root: str = HERE) -> dict[str, str]:
+    """Agent id -> checkpoint folder for every readable `policy.json` under `root`."""
+    out: dict[str, str] = {}
+    for name in sorted(os.listdir(root)):
+        folder = os.path.join(root, name)
+        path = os.path.join(folder, "policy.json")
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                meta = json.load(f)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue  # an unreadable checkpoint is reported when it is asked for by folder (learned:<folder>)
+        if isinstance(meta, dict) and isinstance(meta.get("game"), str):
+            out[checkpoint_id(folder, meta)] = folder
+    return out
+
+
+def _factory(agent_id: str, folder: str):
+    def make(game: Any, rng: np.random.Generator) -> Any:
+        from agents.learned import load_learned_agent
+
+        return load_learned_agent(folder, game, rng, name=agent_id)
+
+    return make
+
+
+def factories() -> dict[str, Any]:
+    """Agent id -> `factory(game, rng)` of every shipped checkpoint (the registry in
+    `agents.base` adds them; this package does not import the registry)."""
+    return {agent_id: _factory(agent_id, folder) for agent_id, folder in checkpoints().items()}

@@ -1,0 +1,69 @@
+"""The Teacher protocol: per-action values that label a student's decisions.
+
+A teacher is a strong non-learned decision maker (an exact solver, a rollout or a
+PIMC search). Distillation (`python -m train GAME --method distill`) rolls games in
+with a student, asks the teacher for the value of every legal action at each
+decision the student met, and fits the student to those values (soft targets plus
+the teacher's argmax), in the DAgger scheme of Ross, Gordon and Bagnell, "A
+Reduction of Imitation Learning and Structured Prediction to No-Regret Online
+Learning".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Teacher(Protocol):
+    """A strong non-learned decision maker whose per-action values label a student's decisions."""
+
+    def action_values(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """float64 [num_actions]: the value of each legal action for the acting seat (higher is better, any scale
+        consistent within one call), NaN where the mask is 0. Acts from the VIEW only (hidden-information games
+        sample states with game.sample_state; Primi Composti's solver may use the full position the view gives)."""
+        ...
+
+
+def check_values(values: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    """`values` as float64, checked against the teacher contract: one entry per action,
+    finite on every legal action and NaN elsewhere.
+
+    Raises:
+        ValueError: naming the first offending action.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    mask = np.asarray(action_mask).astype(bool)
+    if v.shape != mask.shape:
+        raise ValueError(f"teacher values have shape {v.shape}, the mask {mask.shape}")
+    bad_legal = np.flatnonzero(mask & ~np.isfinite(v))
+    if bad_legal.size:
+        raise ValueError(f"teacher gave no finite value for legal action {int(bad_legal[0])}")
+    bad_illegal = np.flatnonzero(~mask & ~np.isnan(v))
+    if bad_illegal.size:
+        raise ValueError(f"teacher gave a value for illegal action {int(bad_illegal[0])} (must be NaN)")
+    return v
+
+
+def best_action(values: np.ndarray, action_mask: np.ndarray) -> int:
+    """The legal action of highest value (lowest id among ties): a teacher's `act`."""
+    v = np.where(np.asarray(action_mask).astype(bool), np.nan_to_num(values, nan=-np.inf), -np.inf)
+    return int(np.argmax(v))
+
+
+class TeacherAgent:
+    """Mixin making a teacher an agent: `act` plays the argmax of `action_values`.
+
+    The subclass sets `self.rng` (the generator its sampling uses)."""
+
+    rng: np.random.Generator
+
+    def action_values(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-action values (see `Teacher`)."""
+        raise NotImplementedError
+
+    def act(self, view: Any, action_mask: np.ndarray) -> int:
+        """The teacher's best legal action."""
+        return best_action(self.action_values(view, action_mask, self.rng), action_mask)

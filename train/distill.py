@@ -1,0 +1,447 @@
+"""`python -m train GAME --method distill --teacher ID`: a student distilled from a teacher by DAgger.
+
+The loop (Ross, Gordon and Bagnell, "A Reduction of Imitation Learning and
+Structured Prediction to No-Regret Online Learning", §3):
+
+1. roll in `games_per_round` games; at every decision of every seat the teacher
+   acts with probability beta (1 in round 0, then `beta * beta_decay` a round),
+   the current student otherwise;
+2. label every decision with the teacher's action values (`agents.search.teacher`):
+   soft targets softmax(values / temperature) plus the teacher's argmax;
+3. fit the student on all decisions labelled so far (cross-entropy to the soft
+   targets, `hard_weight` × cross-entropy to the argmax, and, when the teacher's
+   values are on the game's score scale, a value head on the best value);
+4. measure the student (agreement with the teacher on the next round's fresh
+   decisions, the value it gives up per decision, and games against
+   `eval_opponents` on deals of their own stream) and keep the best round's student.
+
+A teacher is any agent id: one with `action_values` (the Teacher protocol) is used
+as is; one with only `action_probs` gives log-probabilities (so that temperature 1
+reproduces its policy); one with only `act` gives 0 to its choice and -1 elsewhere.
+
+Artefacts in `--out`: config.json, labels/round log, curve.csv/curve.png (per round:
+fit loss, agreement, value lost, evaluation), eval.json (final tournaments of the
+selected student against each evaluation opponent) and `student/` (policy.json +
+weights.pt, playable as `learned:<out>/student`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from train.seeds import child, children
+
+#: Which streams of `SeedSequence(seed)` a run uses (train rounds, selection games, final tournaments).
+TRAIN_STREAM, SELECT_STREAM, FIT_STREAM = 0, 1, 2
+
+
+@dataclass
+class DistillConfig:
+    """Everything that defines a distillation run (saved as `config.json`)."""
+
+    game: str
+    teacher: str
+    options: dict[str, Any] = field(default_factory=dict)
+    rounds: int = 4
+    games_per_round: int = 50
+    seed: int = 0
+    kind: str = "auto"
+    features: str | None = None
+    hidden: list[int] = field(default_factory=lambda: [64, 64])
+    temperature: float = 1.0
+    hard_weight: float = 0.5
+    value_weight: float = 0.1
+    beta: float = 1.0
+    beta_decay: float = 0.0
+    epochs: int = 10
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    workers: int = 1
+    eval_opponents: list[str] = field(default_factory=lambda: ["random"])
+    eval_games: int = 100
+    final_eval_games: int = 200
+    out: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("rounds", "games_per_round", "epochs", "batch_size", "workers"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.kind not in ("auto", "masked_policy", "action_scorer"):
+            raise ValueError(f"kind must be 'auto', 'masked_policy' or 'action_scorer', got {self.kind!r}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {self.temperature}")
+        if not 0 <= self.beta <= 1 or not 0 <= self.beta_decay <= 1:
+            raise ValueError(f"beta and beta_decay must lie in [0, 1], got {self.beta}, {self.beta_decay}")
+
+
+#: What a preset's DISTILL section may set: every field but the run's identity.
+DISTILL_KEYS = tuple(f.name for f in dataclasses.fields(DistillConfig) if f.name not in ("game", "seed", "out"))
+
+
+def teacher_values(teacher: Any, view: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The teacher's per-action values (see the module docstring for agents that are no Teacher)."""
+    from agents.search.teacher import check_values
+
+    legal = np.asarray(mask) > 0
+    if hasattr(teacher, "action_values"):
+        return check_values(teacher.action_values(view, mask, rng), mask)
+    if hasattr(teacher, "action_probs"):
+        p = np.asarray(teacher.action_probs(view, mask), dtype=np.float64)
+        return np.where(legal, np.log(np.maximum(p, 1e-12)), np.nan)
+    a = int(teacher.act(view, mask))
+    return np.where(legal, np.where(np.arange(len(legal)) == a, 0.0, -1.0), np.nan)
+
+
+def soft_targets(values: np.ndarray, temperature: float) -> np.ndarray:
+    """softmax(values / temperature) over the legal (finite) actions, 0 elsewhere."""
+    legal = np.isfinite(values)
+    v = np.where(legal, values, -np.inf) / temperature
+    e = np.exp(v - v[legal].max())
+    return e / e.sum()
+
+
+def resolve_kind(cfg: DistillConfig) -> tuple[str, str | None]:
+    """(kind, feature set): `auto` takes the action scorer when a feature set for the game exists."""
+    from agents.learned import feature_set
+
+    features = cfg.features
+    if cfg.kind == "masked_policy":
+        return "masked_policy", None
+    if features is None:
+        try:
+            feature_set(cfg.game)
+            features = cfg.game
+        except ValueError:
+            if cfg.kind == "action_scorer":
+                raise
+            return "masked_policy", None
+    feature_set(features)
+    return "action_scorer", features
+
+
+# --- labelling (in-process or in worker processes) -----------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_setup(cfg: DistillConfig, kind: str, features: str | None) -> dict[str, Any]:
+    """The game, teacher and student of this process (built once, reused across rounds)."""
+    import agents
+    import envs
+    from agents.learned import Student
+
+    key = (cfg.game, tuple(sorted(cfg.options.items())), cfg.teacher, kind, features, tuple(cfg.hidden))
+    if _WORKER.get("key") != key:
+        game = envs.make_game(cfg.game, **cfg.options)
+        teacher = agents.make(cfg.teacher, game, rng=np.random.default_rng(0), game_name=cfg.game)
+        student = Student(cfg.game, cfg.options, kind, cfg.hidden, features, game=game)
+        _WORKER.update(key=key, game=game, teacher=teacher, student=student)
+    return _WORKER
+
+
+def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict[str, Any] | None, beta: float,
+                seeds: list[np.random.SeedSequence]) -> dict[str, Any]:
+    """Roll in one game per seed and label every decision.
+
+    Returns the stacked student inputs, the teacher's values, the seats' choices'
+    values and timing: {"inputs": tuple of arrays, "values": [n, A], "chosen": [n],
+    "seconds": label seconds, "decisions": n}.
+    """
+    import torch
+
+    from agents.search.teacher import best_action
+    from envs.core.game import legal_mask
+
+    w = _worker_setup(cfg, kind, features)
+    game, teacher, student = w["game"], w["teacher"], w["student"]
+    if state is not None:
+        if student.net is None:
+            student._build(int(state["dims"]["context_dim"]), int(state["dims"]["feature_dim"]))
+        student.net.load_state_dict(state["weights"])
+    inputs: list[tuple[np.ndarray, ...]] = []
+    values, chosen = [], []
+    label_s = 0.0
+    for seq in seeds:
+        rng = np.random.default_rng(seq)
+        teacher_rng, roll_rng = np.random.default_rng(child(seq, 0)), np.random.default_rng(child(seq, 1))
+        s = game.initial_state(rng)
+        while not game.is_terminal(s):
+            seat = game.current_player(s)
+            view, mask = game.view(s, seat), legal_mask(game, s)
+            t = time.perf_counter()
+            v = teacher_values(teacher, view, mask, teacher_rng)
+            label_s += time.perf_counter() - t
+            x = student.inputs(view, mask)
+            inputs.append(x)
+            values.append(v)
+            if state is None or roll_rng.random() < beta:
+                a = best_action(v, mask)
+            else:
+                with torch.no_grad():
+                    logits, _ = student.net(*(torch.as_tensor(arr[None]) for arr in x))
+                a = int(torch.argmax(logits[0]))
+            chosen.append(v[a])
+            s = game.apply(s, a)
+    stacked = tuple(np.stack([x[i] for x in inputs]) for i in range(len(inputs[0])))
+    return {"inputs": stacked, "values": np.stack(values), "chosen": np.array(chosen), "seconds": label_s,
+            "decisions": len(values), "dims": dict(student.dims)}
+
+
+def _label_round(cfg, kind, features, state, beta, seeds, pool) -> dict[str, Any]:
+    if pool is None:
+        return label_games(cfg, kind, features, state, beta, seeds)
+    parts = [seeds[i::cfg.workers] for i in range(cfg.workers)]
+    results = pool.starmap(label_games, [(cfg, kind, features, state, beta, p) for p in parts if p])
+    return {
+        "inputs": tuple(np.concatenate([r["inputs"][i] for r in results]) for i in range(len(results[0]["inputs"]))),
+        "values": np.concatenate([r["values"] for r in results]),
+        "chosen": np.concatenate([r["chosen"] for r in results]),
+        "seconds": sum(r["seconds"] for r in results),
+        "decisions": sum(r["decisions"] for r in results),
+        "dims": results[0]["dims"],
+    }
+
+
+# --- fitting and measuring -------------------------------------------------------------------
+
+def agreement(student: Any, data: dict[str, Any]) -> tuple[float, float]:
+    """(share of decisions where the student's argmax has the teacher's best value,
+    mean teacher value the student's argmax gives up) on labelled decisions."""
+    import torch
+
+    with torch.no_grad():
+        logits, _ = student.net(*(torch.as_tensor(a) for a in data["inputs"]))
+    pick = logits.argmax(dim=1).numpy()
+    v = data["values"]
+    best = np.nanmax(v, axis=1)
+    got = v[np.arange(len(pick)), pick]
+    got = np.where(np.isfinite(got), got, np.nanmin(v, axis=1))
+    return float(np.mean(got >= best - 1e-9)), float(np.mean(best - got))
+
+
+def fit(student: Any, data: dict[str, Any], cfg: DistillConfig, value_scale: float | None, rng: np.random.Generator,
+        optimizer: Any) -> float:
+    """`cfg.epochs` passes of minibatch Adam over `data`; returns the last epoch's mean loss."""
+    import torch
+    import torch.nn.functional as nnf
+
+    v = data["values"]
+    soft = np.stack([soft_targets(row, cfg.temperature) for row in v]).astype(np.float32)
+    hard = np.nanargmax(np.where(np.isfinite(v), v, -np.inf), axis=1)
+    xs = [torch.as_tensor(a) for a in data["inputs"]]
+    soft_t, hard_t = torch.as_tensor(soft), torch.as_tensor(hard)
+    vt = torch.as_tensor((np.nanmax(v, axis=1) / value_scale).astype(np.float32)) if value_scale else None
+    n = len(v)
+    student.net.train()
+    last = 0.0
+    for _ in range(cfg.epochs):
+        order = torch.as_tensor(rng.permutation(n))
+        total = 0.0
+        for i in range(0, n, cfg.batch_size):
+            idx = order[i:i + cfg.batch_size]
+            logits, value = student.net(*(x[idx] for x in xs))
+            logp = nnf.log_softmax(logits, dim=1)
+            loss = -(soft_t[idx] * logp).sum(1).mean() + cfg.hard_weight * nnf.nll_loss(logp, hard_t[idx])
+            if vt is not None:
+                loss = loss + cfg.value_weight * nnf.mse_loss(value, vt[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(idx)
+        last = total / n
+    student.net.eval()
+    return last
+
+
+def evaluate_student(cfg: DistillConfig, student: Any, games: int, seq: np.random.SeedSequence) -> dict[str, float]:
+    """Mean return of the student (argmax) against each evaluation opponent, the same games each call."""
+    import agents
+    from agents.learned import LearnedAgent
+    from train.curve import evaluate_policy_agent, evaluate_team
+
+    game = student.game
+    out: dict[str, float] = {}
+    learner = LearnedAgent(student, np.random.default_rng(0))
+    if not cfg.eval_opponents:
+        r = evaluate_team(game, learner, games, np.random.default_rng(seq))
+        return {"eval_mean_score": r["eval_mean_score"]}
+    scores = []
+    for j, opp in enumerate(cfg.eval_opponents):
+        o = agents.make(opp, game, rng=np.random.default_rng(child(seq, j)), game_name=cfg.game)
+        r = evaluate_policy_agent(game, learner, [o], games, np.random.default_rng(seq))
+        out[f"score_vs_{opp}"] = r["eval_mean_score"]
+        scores.append(r["eval_mean_score"])
+    out["eval_mean_score"] = float(np.mean(scores))
+    return out
+
+
+def distill(cfg: DistillConfig, verbose: bool = True, command: str = "") -> dict[str, Any]:
+    """Run the DAgger loop of the module docstring; returns the run summary (also in config.json).
+    `command` (the command line that started the run) goes into the student's provenance."""
+    import multiprocessing
+
+    import torch
+
+    import envs
+    from agents.learned import Student, save_student
+    from evaluate.jsonio import write_json
+    from evaluate.tournament import format_table, run_tournament
+    from train.curve import write_curve
+
+    t0 = time.time()
+    if cfg.game not in envs.available_games():
+        raise ValueError(f"unknown or unavailable game {cfg.game!r}; available: {', '.join(envs.available_games())}")
+    cfg.out = cfg.out or os.path.join("runs", f"{cfg.game}-distill-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.makedirs(cfg.out, exist_ok=True)
+    kind, features = resolve_kind(cfg)
+    torch.manual_seed(cfg.seed)
+    student = Student(cfg.game, cfg.options, kind, cfg.hidden, features)
+    w = _worker_setup(cfg, kind, features)
+    value_scale = getattr(w["teacher"], "value_scale", None)
+    root = np.random.SeedSequence(cfg.seed)
+    train_seq, select_seq = child(root, TRAIN_STREAM), child(root, SELECT_STREAM)
+    fit_rng = np.random.default_rng(child(root, FIT_STREAM))
+    ctx = multiprocessing.get_context("fork") if cfg.workers > 1 else None
+    pool = ctx.Pool(cfg.workers) if ctx is not None else None
+    data: dict[str, Any] | None = None
+    optimizer = None
+    rows: list[dict[str, float]] = []
+    best: tuple[float, int, dict[str, Any]] | None = None
+    beta = cfg.beta
+    try:
+        for r in range(cfg.rounds):
+            t = time.time()
+            state = None if r == 0 or student.net is None else {
+                "weights": {k: v.clone() for k, v in student.net.state_dict().items()}, "dims": dict(student.dims)}
+            batch = _label_round(cfg, kind, features, state, beta, children(child(train_seq, r), cfg.games_per_round), pool)
+            label_wall = time.time() - t
+            if student.net is None:
+                student._build(int(batch["dims"]["context_dim"]), int(batch["dims"]["feature_dim"]))
+            row: dict[str, float] = {"timesteps": r, "decisions": float(batch["decisions"]),
+                                     "label_seconds_per_decision": batch["seconds"] / batch["decisions"],
+                                     "label_wall_seconds": label_wall}
+            if r > 0:
+                row["agreement"], row["value_lost"] = agreement(student, batch)
+            data = batch if data is None else {
+                "inputs": tuple(np.concatenate([a, b]) for a, b in zip(data["inputs"], batch["inputs"])),
+                "values": np.concatenate([data["values"], batch["values"]]),
+            }
+            if optimizer is None:
+                optimizer = torch.optim.Adam(student.net.parameters(), lr=cfg.learning_rate)
+            t = time.time()
+            row["fit_loss"] = fit(student, data, cfg, value_scale, fit_rng, optimizer)
+            row["fit_seconds"] = time.time() - t
+            row["train_agreement"], row["train_value_lost"] = agreement(student, data)
+            t = time.time()
+            row.update(evaluate_student(cfg, student, cfg.eval_games, select_seq))
+            row["eval_seconds"] = time.time() - t
+            rows.append(row)
+            if best is None or row["eval_mean_score"] > best[0]:
+                best = (row["eval_mean_score"], r, {k: v.clone() for k, v in student.net.state_dict().items()})
+                # The best student so far is on disk after every round, so that a cut-short run still ships one.
+                save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, r, data, command))
+            if verbose:
+                print(f"round {r}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "timesteps"), flush=True)
+            beta *= cfg.beta_decay
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    assert best is not None
+    student.net.load_state_dict(best[2])
+    folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data, command))
+    write_curve(rows, cfg.out, f"{cfg.game}: distilled from {cfg.teacher} (x = DAgger round)")
+    results = []
+    if cfg.final_eval_games > 0:
+        for opp in cfg.eval_opponents:
+            ids = [f"learned:{folder}", opp] + [opp] * (envs.make_game(cfg.game, **cfg.options).num_players - 2)
+            res = run_tournament(cfg.game, ids, games=cfg.final_eval_games, seed=cfg.seed + 1, options=cfg.options,
+                                 progress=False)
+            results.append(res.to_dict())
+            if verbose:
+                print(format_table(res))
+    write_json(os.path.join(cfg.out, "eval.json"), {"tournaments": results})
+    summary = dataclasses.asdict(cfg) | {"method": "distill", "kind": kind, "features": features, "student": folder,
+                                         "selected_round": best[1], "seconds": time.time() - t0, "curve": rows}
+    write_json(os.path.join(cfg.out, "config.json"), summary)
+    return summary
+
+
+def _provenance(cfg: DistillConfig, selected_round: int, data: dict[str, Any] | None, command: str) -> dict[str, Any]:
+    return {"command": command or f"python -m train {cfg.game} --method distill --teacher {cfg.teacher}", "seed": cfg.seed,
+            "options": cfg.options, "rounds": cfg.rounds, "games_per_round": cfg.games_per_round,
+            "git_commit": _git_commit(), "selected_round": selected_round, "teacher": cfg.teacher,
+            "decisions": int(len(data["values"])) if data else 0}
+
+
+def _git_commit() -> str:
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def distill_preset(game: str) -> dict[str, Any]:
+    """The game's DISTILL preset section (empty without one).
+
+    Raises:
+        ValueError: a key that is not a `DistillConfig` field (the allowed ones are listed).
+    """
+    import importlib
+
+    from train.presets import PRESETS
+
+    if game not in PRESETS:
+        return {}
+    values = dict(getattr(importlib.import_module(PRESETS[game]), "DISTILL", {}))
+    unknown = sorted(set(values) - set(DISTILL_KEYS))
+    if unknown:
+        raise ValueError(f"DISTILL preset of {game}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(DISTILL_KEYS)}")
+    return values
+
+
+def distill_main(parser: Any, args: Any) -> int:
+    """`python -m train GAME --method distill ...` (the parsed arguments of `train.__main__`)."""
+    import shlex
+    import sys
+
+    import envs
+    from envs.core.options import parse_options
+
+    try:
+        values = distill_preset(args.game)
+        options = dict(values.get("options", {}))
+        options.update(parse_options(envs.config_class(args.game), args.option))
+        envs.make_game(args.game, **options)
+    except ValueError as e:
+        parser.error(str(e))
+    values["options"] = options
+    for key in ("teacher", "rounds", "games_per_round", "workers", "features", "eval_games", "final_eval_games"):
+        v = getattr(args, key)
+        if v is not None:
+            values[key] = v
+    if args.opponents:
+        values["eval_opponents"] = args.opponents.split(",")
+    if not values.get("teacher"):
+        parser.error(f"--method distill needs --teacher ID (the game's preset names none); agents: {', '.join(_ids(args.game))}")
+    try:
+        command = " ".join(["python -m train", *(shlex.quote(a) for a in sys.argv[1:])])
+        distill(DistillConfig(game=args.game, seed=args.seed, out=args.out, **values), verbose=True, command=command)
+    except ValueError as e:
+        parser.error(str(e))
+    return 0
+
+
+def _ids(game: str) -> list[str]:
+    import agents
+
+    return agents.known_ids(game)

@@ -1,0 +1,114 @@
+"""Paired head-to-head and regret of a Primi Composti agent on held-out deals.
+
+    python -m train.distill_primi --agent primi_composti/learned --against primi_composti/minimax_6 --deals 200
+    python -m train.distill_primi --agent primi_composti/learned-v2 --against primi_composti/minimax_4 --version 2 --no-regret
+
+Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0,
+deals 0..199: the deals of the regret table in docs/primi_composti.md; distillation draws its deals from
+`SeedSequence` streams of its own seed, never these). Every deal is played twice, the agent holding each
+of the two hands in turn against the same opponent; the per-deal figure is the mean of the agent's score
+difference in its two games, with a normal 95% interval (`evaluate.stats.mean_interval`). Regret (version 1):
+the deal's exact value for the agent's seat minus its final score difference against perfect play, as in
+`evaluate.primi_composti_solve`, both seats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+import agents
+from agents.search.primi_composti import best_card, make_solver, state_value
+from envs.core.game import legal_mask
+from envs.core.play import play_out
+from envs.primi_composti import fast
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+from evaluate.jsonio import write_json
+from evaluate.stats import mean_interval
+
+
+def head_to_head(game: PrimiCompostiGame, a: Any, b: Any, decks: np.ndarray) -> np.ndarray:
+    """Per deal: the mean over both seats of a's final score minus b's."""
+    out = []
+    for d in decks:
+        s = game.deal(d)
+        diffs = []
+        for seat_a in (0, 1):
+            seated = [a, b] if seat_a == 0 else [b, a]
+            final = play_out(game, seated, s)[0]
+            diffs.append(final.scores[seat_a] - final.scores[1 - seat_a])
+        out.append(np.mean(diffs))
+    return np.array(out)
+
+
+def regrets(game: PrimiCompostiGame, a: Any, decks: np.ndarray) -> np.ndarray:
+    """Per deal and seat: the exact value for the agent's seat minus its final score difference against the solver."""
+    solver = make_solver(game.version)
+    out = []
+    for d in decks:
+        s0 = game.deal(d)
+        solver.clear()
+        v = state_value(game, s0, solver)
+        for seat in (0, 1):
+            s = s0
+            while not game.is_terminal(s):
+                mover = game.current_player(s)
+                if mover == seat:
+                    act = a.act(game.view(s, mover), legal_mask(game, s))
+                else:
+                    act = game.action_of(best_card(game, s, solver))
+                s = game.apply(s, int(act))
+            value_for_seat = v if seat == s0.first else -v
+            out.append(value_for_seat - (s.scores[seat] - s.scores[1 - seat]))
+    return np.array(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    p = argparse.ArgumentParser(prog="python -m train.distill_primi", description=__doc__.split("\n")[0])
+    p.add_argument("--agent", required=True)
+    p.add_argument("--against", default="primi_composti/minimax_6", help="comma-separated opponents")
+    p.add_argument("--version", type=int, default=1, choices=(1, 2))
+    p.add_argument("--cards", type=int, default=12)
+    p.add_argument("--deals", type=int, default=200)
+    p.add_argument("--start", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-regret", action="store_true")
+    p.add_argument("--json", default="")
+    args = p.parse_args(argv)
+    game = PrimiCompostiGame(Config(version=args.version, cards_per_player=args.cards))
+    decks = fast.random_decks(np.random.default_rng(args.seed), args.start + args.deals, args.cards)[args.start:]
+    try:
+        agent = agents.make(args.agent, game, rng=np.random.default_rng(1), game_name="primi_composti")
+        opponents = {o: agents.make(o, game, rng=np.random.default_rng(2), game_name="primi_composti")
+                     for o in args.against.split(",") if o}
+    except ValueError as e:
+        p.error(str(e))
+    result: dict[str, Any] = {"agent": args.agent, "version": args.version, "cards_per_player": args.cards,
+                              "deals": args.deals, "start": args.start, "seed": args.seed, "head_to_head": {}}
+    for name, opp in opponents.items():
+        t = time.time()
+        diff = head_to_head(game, agent, opp, decks)
+        m, lo, hi = mean_interval(diff)
+        result["head_to_head"][name] = {"mean_difference": m, "ci": (lo, hi), "seconds": time.time() - t,
+                                        "per_deal": diff.tolist()}
+        print(f"{args.agent} vs {name}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal (mean of both seats), "
+              f"{args.deals} deals, {time.time() - t:.0f} s", flush=True)
+    if not args.no_regret:
+        t = time.time()
+        r = regrets(game, agent, decks)
+        m, lo, hi = mean_interval(r)
+        result["regret"] = {"mean": m, "ci": (lo, hi), "perfect_share": float(np.mean(r == 0)), "seconds": time.time() - t}
+        print(f"regret of {args.agent} vs perfect play: {m:.2f} [{lo:.2f}, {hi:.2f}] points/game, perfect in "
+              f"{np.mean(r == 0):.1%}, {time.time() - t:.0f} s", flush=True)
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
