@@ -61,15 +61,28 @@ _PATTERNS: list[tuple[re.Pattern[str], AgentFactory, str]] = []
 _PRETRAINED: list[bool] = []
 
 
-def register(agent_id: str, factory: AgentFactory) -> None:
-    """Register `factory(game, rng)` under an exact id such as `"lama/first"`."""
+def register(agent_id: str, factory: AgentFactory | str) -> None:
+    """Register `factory(game, rng)` under an exact id such as `"lama/first"`.
+
+    `factory` may also be a `"module:function"` string, imported when the agent is
+    first built: a search agent that builds on a game's strategies is registered
+    next to them without the strategies' module importing the search module.
+    """
     _EXACT[agent_id] = factory
 
 
-def register_pattern(pattern: str, factory: AgentFactory, example: str) -> None:
+def register_pattern(pattern: str, factory: AgentFactory | str, example: str) -> None:
     """Register a parametric family: `pattern` is a regex with named groups passed
-    to `factory(game, rng, **groups)`; `example` is shown in listings."""
+    to `factory(game, rng, **groups)`; `example` is shown in listings. `factory`
+    may be a `"module:function"` string, as for `register`."""
     _PATTERNS.append((re.compile(pattern + r"\Z"), factory, example))
+
+
+def _resolve(factory: AgentFactory | str) -> AgentFactory:
+    if isinstance(factory, str):
+        module, _, name = factory.partition(":")
+        return getattr(importlib.import_module(module), name)
+    return factory
 
 
 def _load_game_module(agent_id: str) -> None:
@@ -132,11 +145,11 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
         raise ValueError(f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}")
     _load_game_module(agent_id)
     if agent_id in _EXACT:
-        return _EXACT[agent_id](game, rng)
+        return _resolve(_EXACT[agent_id])(game, rng)
     for pat, factory, _ in _PATTERNS:
         m = pat.match(agent_id)
         if m:
-            return factory(game, rng, **m.groupdict())
+            return _resolve(factory)(game, rng, **m.groupdict())
     prefix = agent_id.split("/", 1)[0] if "/" in agent_id else game_name
     raise ValueError(f"unknown agent {agent_id!r}; known agents: {', '.join(known_ids(prefix))}")
 

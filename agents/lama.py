@@ -145,15 +145,9 @@ _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 register_pattern(rf"lama/third:(?P<params>{_NUM},{_NUM},{_NUM},{_NUM})", _third_params, "lama/third:A,B,C,D")
 
 
-def _pimc(game, rng, k: str = "300", blueprint: str = "first"):
-    # imported here: the search module builds on this one's strategies
-    from agents.search.lama_pimc import PimcTeacher
-
-    return PimcTeacher(game, rng, k=int(k), blueprint=blueprint)
-
-
-register("lama/pimc", _pimc)
-register("lama/pimc-retuned", lambda game, rng: _pimc(game, rng, blueprint="third-retuned"))
-register_pattern(r"lama/pimc-k(?P<k>\d+)", _pimc, "lama/pimc-k<k>")
+# The PIMC teacher builds on these strategies: registered by name, built on first use.
+register("lama/pimc", "agents.search.lama_pimc:make_pimc")
+register("lama/pimc-retuned", "agents.search.lama_pimc:make_pimc_retuned")
+register_pattern(r"lama/pimc-k(?P<k>\d+)", "agents.search.lama_pimc:make_pimc", "lama/pimc-k<k>")
 
 __all__ = ["DEFAULT", "RETUNED", "TUNED", "FirstStrategy", "SecondStrategy", "ThirdStrategy", "fold_value"]

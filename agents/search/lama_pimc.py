@@ -121,4 +121,14 @@ class PimcTeacher(TeacherAgent):
         return values
 
 
-__all__ = ["BLUEPRINTS", "PimcTeacher"]
+__all__ = ["BLUEPRINTS", "PimcTeacher", "make_pimc", "make_pimc_retuned"]
+
+
+def make_pimc(game: LamaGame, rng: np.random.Generator, k: str = "300", blueprint: str = "first") -> PimcTeacher:
+    """`lama/pimc` and `lama/pimc-k<k>`: the teacher over strategy-1 rollouts."""
+    return PimcTeacher(game, rng, k=int(k), blueprint=blueprint)
+
+
+def make_pimc_retuned(game: LamaGame, rng: np.random.Generator) -> PimcTeacher:
+    """`lama/pimc-retuned`: the teacher whose own seat's base strategy is `third-retuned`."""
+    return PimcTeacher(game, rng, blueprint="third-retuned")
