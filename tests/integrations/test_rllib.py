@@ -134,3 +134,13 @@ def test_one_ppo_iteration_per_game(local_ray, game):
     assert set(result["learners"]) >= set(seats)
     if game in ZERO_SUM:
         assert sum(per_seat.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_cli_usage_errors_exit_2(capsys):
+    from train.rllib import main
+
+    for argv, msg in ((["simple_poker", "--iterations", "0"], "--iterations and --batch must be >= 1"),
+                      (["simple_poker", "--option", "n=1"], "n")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2 and msg in capsys.readouterr().err
