@@ -9,6 +9,11 @@ K+1, … of the same seeded sequence) and the parts joined afterwards:
     python -m evaluate primi_composti --solve-deals 100 --solve-from 100 --json b.json --regret-players "" --option cards_per_player=12
     python -m evaluate primi_composti --merge-solves a.json b.json
 
+or handed to Ray, one task a deal, on this machine or a cluster (`--address HEAD:6379`),
+with the same figures (timings aside):
+
+    python -m evaluate primi_composti --solve-deals 200 --backend ray --option version=2 --option cards_per_player=12
+
 For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
 value is the final score difference P1 − P2 under perfect play by both sides
 (`agents.search.primi_composti`). Reported: its mean with a 95% interval, how
