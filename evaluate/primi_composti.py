@@ -26,6 +26,7 @@ from scipy.stats import chi2_contingency
 
 from agents import primi_composti_fast as strategies
 from envs.primi_composti import fast
+from evaluate import backends
 from evaluate.cli import positive_int
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, two_sample_tolerance, wilson_interval
@@ -262,6 +263,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="primi_composti: threads per solve (2 = lazy SMP: two searches sharing one table)")
     parser.add_argument("--merge-solves", nargs="+", default=None, metavar="JSON", help="primi_composti: join --solve-deals --json results of disjoint deal ranges and print the study")
     parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
+    backends.add_arguments(parser)  # --backend ray [--address ...]: --solve-deals' deals as Ray tasks
 
 
 def reproduce_groups(tables: str) -> list[str]:
@@ -312,10 +314,12 @@ def run(args: argparse.Namespace) -> bool:
         from evaluate.primi_composti_solve import format_study, solve_study
 
         opts = dict(args.options)
-        study = solve_study(
-            int(opts.get("version", 1)), int(opts.get("cards_per_player", 12)), args.solve_deals, args.seed,
-            [p for p in args.regret_players.split(",") if p], start=args.solve_from, threads=args.solve_threads,
-        )
+        with backends.from_args(args) as backend:
+            study = solve_study(
+                int(opts.get("version", 1)), int(opts.get("cards_per_player", 12)), args.solve_deals, args.seed,
+                [p for p in args.regret_players.split(",") if p], start=args.solve_from, threads=args.solve_threads,
+                backend=backend,
+            )
         print(format_study(study))
         if args.json:
             write_json(args.json, study, indent=1)

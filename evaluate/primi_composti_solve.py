@@ -9,6 +9,11 @@ K+1, … of the same seeded sequence) and the parts joined afterwards:
     python -m evaluate primi_composti --solve-deals 100 --solve-from 100 --json b.json --regret-players "" --option cards_per_player=12
     python -m evaluate primi_composti --merge-solves a.json b.json
 
+or handed to Ray, one task a deal, on this machine or a cluster (`--address HEAD:6379`),
+with the same figures (timings aside):
+
+    python -m evaluate primi_composti --solve-deals 200 --backend ray --option version=2 --option cards_per_player=12
+
 For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
 value is the final score difference P1 − P2 under perfect play by both sides
 (`agents.search.primi_composti`). Reported: its mean with a 95% interval, how
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +37,7 @@ from agents import primi_composti_fast as strategies
 from agents.search.primi_composti import Solver, best_card, make_solver, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
+from evaluate.backends import Backend, LocalBackend
 from evaluate.stats import mean_interval, wilson_interval
 
 
@@ -85,39 +92,71 @@ def summarize(version: int, cards_per_player: int, per_deal: list[dict[str, Any]
 
 
 def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str], start: int = 0,
-                threads: int = 1, fast_solver: bool = True) -> dict[str, Any]:
+                threads: int = 1, fast_solver: bool = True, backend: Backend | None = None) -> dict[str, Any]:
     """Solve deals start .. start+deals−1 of the seed's deal sequence exactly and
     measure the regret of `players` (splitting a study by `start` across processes
-    gives the same deals as one run; `merge_studies` joins the parts)."""
+    gives the same deals as one run; `merge_studies` joins the parts). Each deal is
+    one job of `backend` (default: this process; `evaluate.backends.get_backend("ray", ...)`
+    spreads them over Ray workers): every figure but the timings is the same on any backend."""
     if deals < 1 or start < 0:
         raise ValueError(f"need deals >= 1 and start >= 0, got deals={deals}, start={start}")
-    game = PrimiCompostiGame(Config(version=version, cards_per_player=cards_per_player))
     rng = np.random.default_rng(seed)
     decks = fast.random_decks(rng, start + deals, cards_per_player)[start:]
-    solver = make_solver(version, tt_bits=tt_bits_for(cards_per_player, version), threads=threads, fast=fast_solver)
-    _warm_up(version, solver)
-    per_deal = []
-    regs: dict[str, list[int]] = {p: [] for p in players}
-    reg_secs = dict.fromkeys(players, 0.0)
-    for i, d in enumerate(decks):
-        s = game.deal(d)
-        r = solve_deal(game, s, solver)
-        per_deal.append({"index": start + i, "value": r.value, "seconds": r.seconds, "nodes": r.nodes})
-        # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
-        print(f"deal {start + i + 1} ({i + 1}/{len(decks)}): value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
-        # Right after its solve, so that the solver still holds what it learnt of this deal
-        # (the retrograde v1 solver keeps the whole pass: every later position is a lookup).
-        for p in players:
-            t = time.perf_counter()
-            regs[p].append(regret_game(game, s, p, 0, solver))
-            regs[p].append(regret_game(game, s, p, 1, solver))
-            reg_secs[p] += time.perf_counter() - t
+    jobs = [_DealJob(version, cards_per_player, start + i, [int(c) for c in d], tuple(players), threads, fast_solver, len(decks))
+            for i, d in enumerate(decks)]
+    results = (backend or LocalBackend()).map(_solve_one, jobs)
+    per_deal = [r[0] for r in results]
     out = summarize(version, cards_per_player, per_deal)
     out["seed"] = seed
     for p in players:
-        rm, rlo, rhi = mean_interval(regs[p])
-        out["regret"][p] = {"mean": rm, "ci": (rlo, rhi), "perfect_share": float(np.mean(np.array(regs[p]) == 0)), "seconds": reg_secs[p]}
+        regs = [x for r in results for x in r[1][p]]
+        rm, rlo, rhi = mean_interval(regs)
+        out["regret"][p] = {"mean": rm, "ci": (rlo, rhi), "perfect_share": float(np.mean(np.array(regs) == 0)),
+                            "seconds": sum(r[2][p] for r in results)}
     return out
+
+
+@dataclass(frozen=True)
+class _DealJob:
+    """One deal of a study: what a worker needs to solve it and measure the players' regrets."""
+
+    version: int
+    cards_per_player: int
+    index: int
+    deck: list[int]
+    players: tuple[str, ...]
+    threads: int
+    fast_solver: bool
+    of: int
+
+
+#: One solver per process and setting, built and warmed up once (a version-2 table is up to 400 MB).
+_SOLVERS: dict[tuple, Solver] = {}
+
+
+def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, float]]:
+    """Solve one deal exactly, then play each player against the solver in both seats:
+    (the deal's record, the player's two regrets, the regret games' seconds)."""
+    key = (job.version, tt_bits_for(job.cards_per_player, job.version), job.threads, job.fast_solver)
+    solver = _SOLVERS.get(key)
+    if solver is None:
+        solver = _SOLVERS[key] = make_solver(job.version, tt_bits=key[1], threads=job.threads, fast=job.fast_solver)
+        _warm_up(job.version, solver)
+    game = PrimiCompostiGame(Config(version=job.version, cards_per_player=job.cards_per_player))
+    s = game.deal(job.deck)
+    r = solve_deal(game, s, solver)
+    record = {"index": job.index, "value": r.value, "seconds": r.seconds, "nodes": r.nodes}
+    # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
+    print(f"deal {job.index + 1} (of {job.of}): value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
+    # Right after its solve, so that the solver still holds what it learnt of this deal
+    # (the retrograde v1 solver keeps the whole pass: every later position is a lookup).
+    regs: dict[str, list[int]] = {}
+    secs: dict[str, float] = {}
+    for p in job.players:
+        t = time.perf_counter()
+        regs[p] = [regret_game(game, s, p, 0, solver), regret_game(game, s, p, 1, solver)]
+        secs[p] = time.perf_counter() - t
+    return record, regs, secs
 
 
 def _warm_up(version: int, solver) -> None:

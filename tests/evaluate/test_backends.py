@@ -1,0 +1,108 @@
+"""evaluate.backends: the local and Ray backends give the same results in item order, name a failing
+item, and the Primi Composti `--solve-deals` study is the same JSON (timings aside) on both."""
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from evaluate import backends
+from evaluate.backends import LocalBackend, TaskError, get_backend
+
+ray = pytest.importorskip("ray")
+
+
+def _draw(seed: int) -> list[float]:
+    """A job whose result depends only on its item (its own seeded generator)."""
+    return np.random.default_rng(seed).random(3).tolist()
+
+
+def _fail_on_three(x: int) -> int:
+    if x == 3:
+        raise ValueError(f"three is bad: {x}")
+    return x * x
+
+
+@pytest.fixture(scope="module")
+def ray_backend():
+    """One local Ray instance (2 CPUs, no dashboard) for the module, shut down after it."""
+    if ray.is_initialized():
+        ray.shutdown()
+    # Ray workers cannot import a test module by name: ship its functions by value.
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    b = get_backend("ray", None, 2)
+    yield b
+    b.close()
+    assert not ray.is_initialized()
+
+
+def test_local_map_in_order_and_names_the_failing_item():
+    assert LocalBackend().map(_draw, [5, 1, 9]) == [_draw(5), _draw(1), _draw(9)]
+    with pytest.raises(TaskError, match=r"item 3 \(3\) failed: ValueError: three is bad: 3") as e:
+        LocalBackend().map(_fail_on_three, range(5))
+    assert isinstance(e.value.__cause__, ValueError) and e.value.index == 3
+
+
+def test_get_backend_refuses_bad_names_and_options():
+    with pytest.raises(ValueError, match="unknown backend 'spark'; choose from local, ray"):
+        get_backend("spark")
+    with pytest.raises(ValueError, match="--address needs --backend ray"):
+        get_backend("local", "auto")
+    with pytest.raises(ValueError, match="num_cpus must be >= 1"):
+        get_backend("ray", None, 0)
+
+
+def test_add_arguments_once():
+    import argparse
+
+    p = argparse.ArgumentParser()
+    backends.add_arguments(p)
+    backends.add_arguments(p)  # a parser that has the flags already is left as is
+    args = p.parse_args(["--backend", "ray", "--num-cpus", "2"])
+    assert (args.backend, args.address, args.num_cpus) == ("ray", None, 2)
+
+
+def test_ray_map_equals_local_in_item_order(ray_backend):
+    items = list(range(20, 0, -1))
+    assert ray_backend.map(_draw, items) == LocalBackend().map(_draw, items)
+    assert ray_backend.map(_draw, []) == []
+
+
+def test_ray_map_names_the_failing_item(ray_backend):
+    with pytest.raises(TaskError, match=r"item 3 \(3\) failed: ValueError: three is bad: 3") as e:
+        ray_backend.map(_fail_on_three, range(6))
+    assert isinstance(e.value.__cause__, ValueError)
+
+
+def _without_timings(study: dict) -> dict:
+    """The study with its wall-clock fields removed (the only ones that may differ between runs)."""
+    out = {k: v for k, v in study.items() if k not in ("solve_seconds_median", "solve_seconds_worst")}
+    out["per_deal"] = [{k: v for k, v in r.items() if k != "seconds"} for r in study["per_deal"]]
+    out["regret"] = {p: {k: v for k, v in r.items() if k != "seconds"} for p, r in study["regret"].items()}
+    return out
+
+
+@pytest.mark.parametrize("version", [2])
+def test_solve_deals_cli_same_json_on_ray(ray_backend, tmp_path, version):
+    """`python -m evaluate primi_composti --solve-deals ... --backend ray` writes the local run's JSON."""
+    from evaluate.__main__ import main
+
+    common = ["primi_composti", "--solve-deals", "4", "--solve-from", "2", "--seed", "3", "--option", f"version={version}",
+              "--option", "cards_per_player=6", "--regret-players", "greedy_rand,minimax_2"]
+    main([*common, "--json", str(tmp_path / "local.json")])
+    main([*common, "--backend", "ray", "--json", str(tmp_path / "ray.json")])  # uses the module's Ray instance
+    local = json.loads((tmp_path / "local.json").read_text())
+    on_ray = json.loads((tmp_path / "ray.json").read_text())
+    assert [r["index"] for r in on_ray["per_deal"]] == [2, 3, 4, 5]
+    assert set(on_ray["regret"]) == {"greedy_rand", "minimax_2"}
+    assert _without_timings(on_ray) == _without_timings(local)
+    assert ray.is_initialized()  # a caller's instance is left running
+
+
+def test_solve_deals_cli_usage_errors(capsys):
+    from evaluate.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["primi_composti", "--solve-deals", "1", "--address", "auto"])
+    assert e.value.code == 2 and "--address needs --backend ray" in capsys.readouterr().err

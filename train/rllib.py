@@ -1,0 +1,222 @@
+"""RLlib: every game as a turn-based `MultiAgentEnv`, and multi-agent PPO with action masking.
+
+    from train.rllib import ppo_config
+    algo = ppo_config("simple_poker", {"n": 3}).build_algo()
+    result = algo.train()       # result["env_runners"]["agent_episode_returns_mean"]: per-seat returns
+
+Needs `pip install -e ".[rllib]"`. RLlib pins an older gymnasium than the rest of the
+project installs, so it lives in its own virtual environment (`.ci/setup-rllib`).
+
+`RLlibEnv` wraps the game's PettingZoo `raw_env`:
+
+- Observations are `{"observations": Box(float32), "action_mask": Box(0, 1, (N,), float32)}`,
+  the keys RLlib's `ActionMaskingTorchRLModule` reads; only the seat to act observes.
+- Each seat's reward arrives with its next observation: everything its return changed
+  by since its previous one (since the start, for its second), so a seat's rewards add
+  up to its final return. None comes with a seat's first observation, where RLlib would
+  set it aside.
+- At the end every seat observes once more, `terminated` (or `truncated`), with its
+  outstanding reward. A seat that never acted has no transition for RLlib to attach a
+  reward to (RLlib drops an agent whose first observation is already terminal), so it
+  first gets one closing turn whose mask allows only action 0 (the action is ignored;
+  `infos[seat]["closing_turn"]` is True); then the episode ends as above. Per-seat
+  returns are therefore exact: a zero-sum game's seats sum to 0 in every episode.
+- An unmasked illegal action (RLlib's env checker sends random ones; a masked policy
+  never does) gets the handling of PettingZoo's `env()`: the game ends, −1 for that seat
+  (`ILLEGAL_REWARD`), the others keep what they had.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+import envs
+from envs.core.game import IllegalActionError
+
+#: What a seat gets for an unmasked illegal action (PettingZoo's `env()` penalty); the game ends.
+ILLEGAL_REWARD = -1.0
+
+
+class RLlibEnv(MultiAgentEnv):
+    """A game as an RLlib turn-based multi-agent env. `config`: `{"game": id, "options": {...},
+    "max_turns": int | None}` (RLlib passes its `env_config`)."""
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__()
+        config = dict(config or {})
+        unknown = set(config) - {"game", "options", "max_turns"}
+        if unknown or "game" not in config:
+            raise ValueError(f"env_config needs 'game' and may have 'options', 'max_turns'; got {sorted(config)}")
+        self.game_id = config["game"]
+        self._aec = envs.load(self.game_id).raw_env(max_turns=config.get("max_turns"), **dict(config.get("options") or {}))
+        self.possible_agents = list(self._aec.possible_agents)
+        self.agents = list(self.possible_agents)
+        self.observation_spaces = {a: self._space(a) for a in self.possible_agents}
+        self.action_spaces = {a: self._aec.action_space(a) for a in self.possible_agents}
+        self._pending: dict[str, float] = {}
+        self._seen: set[str] = set()
+        self._closing: list[str] = []
+        self._illegal = False
+
+    def _space(self, agent: str) -> gymnasium.spaces.Dict:
+        inner = self._aec.observation_space(agent)["observation"]
+        n = self._aec.action_space(agent).n
+        return gymnasium.spaces.Dict({
+            "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32), dtype=np.float32),
+            "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
+        })
+
+    def _obs(self, agent: str, only_first: bool = False) -> dict[str, np.ndarray]:
+        """The seat's observation in RLlib's keys (`only_first`: a mask allowing action 0 only)."""
+        o = self._aec.observe(agent)
+        mask = np.zeros(self.action_spaces[agent].n, dtype=np.float32)
+        if only_first:
+            mask[0] = 1.0
+        else:
+            mask[:] = o["action_mask"]
+        self._seen.add(agent)
+        return {"observations": np.asarray(o["observation"], dtype=np.float32), "action_mask": mask}
+
+    def _collect(self) -> None:
+        """Add the AEC env's last step rewards to every seat's outstanding reward."""
+        for a in self.possible_agents:
+            self._pending[a] += float(self._aec.rewards.get(a, 0.0))
+
+    def _take(self, agent: str) -> float:
+        r, self._pending[agent] = self._pending[agent], 0.0
+        return r
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new episode (`seed` as in the PettingZoo env); the seat to act observes."""
+        self._aec.reset(seed=seed)
+        self.agents = list(self.possible_agents)
+        self._pending = dict.fromkeys(self.possible_agents, 0.0)
+        self._seen = set()
+        self._closing = []
+        self._illegal = False
+        self._collect()
+        a = self._aec.agent_selection
+        return {a: self._obs(a)}, {a: {}}
+
+    def step(self, action_dict: dict[str, Any]):
+        """Play the acting seat's action; return the next seat's observation and reward, or end the
+        episode for every seat with its outstanding reward."""
+        if self._closing:
+            missing = set(self._closing) - set(action_dict)
+            if missing:
+                raise ValueError(f"closing turn: expected actions of {sorted(self._closing)}, got {sorted(action_dict)}")
+            return self._finish()
+        actor = self._aec.agent_selection
+        if set(action_dict) != {actor}:
+            raise ValueError(f"{actor} is to act; got actions for {sorted(action_dict)}")
+        try:
+            self._aec.step(int(action_dict[actor]))
+            self._collect()
+        except IllegalActionError:
+            self._illegal = True
+            self._pending[actor] += ILLEGAL_REWARD
+        if self._illegal or any(self._aec.terminations.values()) or any(self._aec.truncations.values()):
+            self._closing = [a for a in self.possible_agents if a not in self._seen]
+            if self._closing:
+                obs = {a: self._obs(a, only_first=True) for a in self._closing}
+                return (obs, dict.fromkeys(self._closing, 0.0), {"__all__": False}, {"__all__": False},
+                        {a: {"closing_turn": True} for a in self._closing})
+            return self._finish()
+        a = self._aec.agent_selection
+        # RLlib sets aside a reward that comes with a seat's first observation (no transition
+        # to attach it to): that seat keeps it outstanding until its next observation.
+        r = self._take(a) if a in self._seen else 0.0
+        return {a: self._obs(a)}, {a: r}, {"__all__": False}, {"__all__": False}, {a: {}}
+
+    def _finish(self):
+        """Every seat's last observation and outstanding reward; the episode is over."""
+        truncated = not self._illegal and any(self._aec.truncations.values()) and not any(self._aec.terminations.values())
+        agents = self.possible_agents
+        obs = {a: self._obs(a) for a in agents}
+        rewards = {a: self._take(a) for a in agents}
+        self._closing = []
+        self.agents = []
+        terms = {**dict.fromkeys(agents, not truncated), "__all__": not truncated}
+        truncs = {**dict.fromkeys(agents, truncated), "__all__": truncated}
+        return obs, rewards, terms, truncs, {a: {} for a in agents}
+
+
+def ppo_config(game: str, options: dict[str, Any] | None = None, *, max_turns: int | None = None,
+               hidden: tuple[int, ...] = (64, 64), train_batch_size: int = 4000, minibatch_size: int = 256,
+               num_epochs: int = 10, lr: float = 3e-4, num_env_runners: int = 0, seed: int | None = 0):
+    """Multi-agent PPO on `game`: one action-masking policy per seat (`policy_mapping_fn`: the
+    seat's name), so each seat's return is reported on its own. `num_env_runners` > 0 samples in
+    Ray workers (on a cluster when Ray is started with an address)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    env_config = {"game": game, "options": dict(options or {}), "max_turns": max_turns}
+    seats = RLlibEnv(env_config).possible_agents
+    spec = MultiRLModuleSpec(rl_module_specs={
+        s: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={"head_fcnet_hiddens": list(hidden)})
+        for s in seats
+    })
+    return (
+        PPOConfig()
+        .environment(RLlibEnv, env_config=env_config)
+        .multi_agent(policies=set(seats), policy_mapping_fn=_seat_policy)
+        .rl_module(rl_module_spec=spec)
+        .env_runners(num_env_runners=num_env_runners)
+        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr)
+        .debugging(seed=seed)
+    )
+
+
+def _seat_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    """Each seat its own policy (the seat's name)."""
+    return agent_id
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m train.rllib GAME [--option K=V] [--iterations N] [--address ...]`: multi-agent PPO
+    with action masking, printing each iteration's per-seat mean returns."""
+    import argparse
+
+    import ray
+
+    from envs.core.options import parse_options
+
+    p = argparse.ArgumentParser(prog="python -m train.rllib", description="Multi-agent PPO with action masking (RLlib).")
+    p.add_argument("game", choices=envs.available_games())
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
+    p.add_argument("--iterations", type=int, default=20, help="training iterations (default 20)")
+    p.add_argument("--batch", type=int, default=4000, help="env steps per iteration (default 4000)")
+    p.add_argument("--env-runners", type=int, default=0, help="sampling workers (Ray actors; default 0: in the driver)")
+    p.add_argument("--address", type=str, default=None, help="a running Ray cluster (HOST:6379 or auto); default a local instance")
+    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    if args.iterations < 1 or args.batch < 1:
+        p.error("--iterations and --batch must be >= 1")
+    try:
+        options = parse_options(envs.config_class(args.game), args.option)
+        envs.make_game(args.game, **options)
+    except ValueError as e:
+        p.error(str(e))
+    ray.init(address=args.address, num_cpus=args.num_cpus if args.address is None else None, include_dashboard=False)
+    algo = ppo_config(args.game, options, train_batch_size=args.batch, num_env_runners=args.env_runners, seed=args.seed).build_algo()
+    try:
+        for it in range(1, args.iterations + 1):
+            r = algo.train()["env_runners"]
+            seats = dict(sorted(r["agent_episode_returns_mean"].items()))
+            print(f"iteration {it}: episodes {r['num_episodes']}, mean return per seat "
+                  + ", ".join(f"{a} {v:+.3f}" for a, v in seats.items()) + f" (sum {sum(seats.values()):+.3f})", flush=True)
+    finally:
+        algo.stop()
+        ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
