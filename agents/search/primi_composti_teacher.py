@@ -64,20 +64,7 @@ def view_arrays(view: Any) -> tuple[np.ndarray, ...]:
     """The fast-path buffers (hands, alive, stacks, heights, scores) of a 2-player view
     (complete information: both hands are in it), sized from the view's cards."""
     k = (sum(view.hand_sizes) + sum(len(s) for s in view.stacks)) // 2
-    hands = np.zeros((2, k), dtype=np.int64)
-    alive = np.zeros(2, dtype=np.int64)
-    for p in range(2):
-        h = view.hands[p]
-        for i, c in enumerate(h):
-            hands[p, i] = c
-        alive[p] = (1 << len(h)) - 1
-    stacks = np.zeros((4, 2 * k), dtype=np.int64)
-    heights = np.zeros(4, dtype=np.int64)
-    for s in range(4):
-        for j, c in enumerate(view.stacks[s]):
-            stacks[s, j] = c
-        heights[s] = len(view.stacks[s])
-    return hands, alive, stacks, heights, np.array(view.scores, dtype=np.int64)
+    return fast_path.position_arrays(view.hands, view.stacks, view.scores, k)
 
 
 def depth_values(version: int, view: Any, depth: int) -> dict[int, int]:

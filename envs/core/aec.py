@@ -289,11 +289,7 @@ class GameAECEnv(AECEnv, EzPickle):
             return None
         if self._state is None:
             raise self._not_playing()
-        text = self.game.render(self._state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_text(self.game, self._state, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -403,3 +399,12 @@ def turn_based_only(env_id: str):
 
     parallel_env.__doc__ = f"Refuses: {env_id} is turn-based (see `turn_based_only`)."
     return parallel_env
+
+
+def render_text(game: Game, state: Any, render_mode: str) -> str | None:
+    """The game's text picture of `state`: returned for `ansi`, printed for `human`."""
+    text = game.render(state)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text

@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
-from envs.core.aec import GameAECEnv
+from envs.core.aec import GameAECEnv, render_text
 from envs.core.game import Game, IllegalActionError
 
 
@@ -153,11 +153,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
-        text = self.game.render(self._state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_text(self.game, self._state, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""

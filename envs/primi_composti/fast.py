@@ -134,23 +134,27 @@ def random_decks(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 
 def state_arrays(game, state):
     """The fast-path buffers of a plain-engine state (2 players, seed configuration)."""
-    k = game.cards_per_player
+    return position_arrays(state.hands, state.stacks, state.scores, game.cards_per_player)
+
+
+def position_arrays(hands_in, stacks_in, scores_in, k: int):
+    """The fast-path buffers (hands, alive, stacks, heights, scores) of a 2-player position
+    with `k` cards dealt to each player: the hands' remaining cards keep their relative dealt
+    order, played positions are dead."""
     hands = np.zeros((2, k), dtype=np.int64)
     alive = np.zeros(2, dtype=np.int64)
     for p in range(2):
-        h = state.hands[p]
-        # Remaining cards keep their relative dealt order; played positions are dead.
+        h = hands_in[p]
         for i, c in enumerate(h):
             hands[p, i] = c
         alive[p] = (1 << len(h)) - 1
     stacks = np.zeros((4, 2 * k), dtype=np.int64)
     heights = np.zeros(4, dtype=np.int64)
     for s in range(4):
-        for h, c in enumerate(state.stacks[s]):
+        for h, c in enumerate(stacks_in[s]):
             stacks[s, h] = c
-        heights[s] = len(state.stacks[s])
-    scores = np.array(state.scores, dtype=np.int64)
-    return hands, alive, stacks, heights, scores
+        heights[s] = len(stacks_in[s])
+    return hands, alive, stacks, heights, np.array(scores_in, dtype=np.int64)
 
 
 def supports(game) -> bool:
