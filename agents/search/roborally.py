@@ -80,7 +80,26 @@ def parse_options(query: str) -> dict:
     return opts
 
 
-class DefaultValue:
+class _Value:
+    """What both evaluations share: scoring many solo ends, and the race's outcome."""
+
+    def solo(self, s: Solo) -> float:
+        """v̂ of a robot alone at the solo end state `s`."""
+        raise NotImplementedError
+
+    def solo_many(self, ends: np.ndarray) -> np.ndarray:
+        """`solo` of each row of `ends` [P, 5]."""
+        return np.array([self.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
+
+    @staticmethod
+    def outcome(state: State, seat: int) -> float | None:
+        """WIN or LOSS once the race is decided for `seat` (a winner, or `seat` eliminated), else None."""
+        if state.winner >= 0:
+            return WIN if state.winner == seat else LOSS
+        return LOSS if state.robots[seat].eliminated else None
+
+
+class DefaultValue(_Value):
     """The spec's heuristic v̂ (see the module docstring)."""
 
     def __init__(self, sim: SoloSimulator):
@@ -95,17 +114,12 @@ class DefaultValue:
             return WIN
         return 100.0 * nf - self.sim.dist[nf][y][x]
 
-    def solo_many(self, ends: np.ndarray) -> np.ndarray:
-        """`solo` of each row of `ends` [P, 5]."""
-        return np.array([self.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
-
     def state(self, state: State, seat: int, lives0: int) -> float:
         """v̂ of `seat` in `state`; `lives0`: its lives when it decided."""
-        if state.winner >= 0:
-            return WIN if state.winner == seat else LOSS
+        done = self.outcome(state, seat)
+        if done is not None:
+            return done
         r = state.robots[seat]
-        if r.eliminated:
-            return LOSS
         x, y = (r.x, r.y) if r.on_board else (r.archive_x, r.archive_y)
         return 100.0 * r.next_flag - self.sim.dist[r.next_flag][y][x] - 2.0 * r.damage - 50.0 * (lives0 - r.lives)
 
@@ -289,7 +303,7 @@ class MonteCarloProgram(ProgramPlanner):
         return tuple(hand.index(c) for c in cands[alive[0]])
 
 
-class TurnsValue:
+class TurnsValue(_Value):
     """v̂ = −(expected turns to finish the race), from the board's `TurnsTable` (cached per board)."""
 
     def __init__(self, sim: SoloSimulator):
@@ -308,17 +322,12 @@ class TurnsValue:
             return WIN
         return -self._turns(x, y, f, nf)
 
-    def solo_many(self, ends: np.ndarray) -> np.ndarray:
-        """`solo` of each row of `ends` [P, 5]."""
-        return np.array([self.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
-
     def state(self, state: State, seat: int, lives0: int) -> float:
         """Minus the expected turns to finish, minus a turn per 3 damage and 3 turns per life lost."""
-        if state.winner >= 0:
-            return WIN if state.winner == seat else LOSS
+        done = self.outcome(state, seat)
+        if done is not None:
+            return done
         r = state.robots[seat]
-        if r.eliminated:
-            return LOSS
         if r.on_board:
             t = self._turns(r.x, r.y, r.facing, r.next_flag)
         else:
