@@ -121,7 +121,9 @@ def local_ray():
 def test_one_ppo_iteration_per_game(local_ray, game):
     """One short training iteration of multi-agent PPO with action masking: every seat's policy
     is updated and reports a return; a zero-sum game's mean seat returns sum to 0."""
-    algo = ppo_config(game, train_batch_size=200, minibatch_size=100, num_epochs=1, hidden=(32,)).build_algo()
+    # RoboRally races run for hundreds of steps: a 3-turn cap lets episodes finish within one batch.
+    max_turns = 3 if game == "roborally" else None
+    algo = ppo_config(game, max_turns=max_turns, train_batch_size=200, minibatch_size=100, num_epochs=1, hidden=(32,)).build_algo()
     try:
         result = algo.train()
     finally:
