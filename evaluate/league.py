@@ -92,10 +92,24 @@ class LeagueResult:
         return asdict(self)
 
 
-def default_agents(game_name: str) -> list[str]:
-    """Every registered agent of the game (trained ones included), plus the chosen family members."""
-    ids = [i for i in agent_registry.known_ids(game_name) if "<" not in i and ":" not in i and i not in SKIPPED]
-    return ids + [i for i in FAMILY_MEMBERS.get(game_name, []) if i not in ids]
+def default_agents(game_name: str, game: Any = None) -> list[str]:
+    """Every registered agent of the game (trained ones included), plus the chosen family members.
+
+    With the engine `game`, agents that cannot play its configuration are left out (a learned
+    policy trained on other options, e.g. `lama/learned-seed2022` in an official-rules league).
+    """
+    ids = [i for i in agent_registry.known_ids(game_name) if not set("<:?") & set(i) and i not in SKIPPED]
+    ids += [i for i in FAMILY_MEMBERS.get(game_name, []) if i not in ids]
+    if game is None:
+        return ids
+    playable = []
+    for i in ids:
+        try:
+            agent_registry.make(i, game, np.random.default_rng(0), game_name=game_name)
+        except ValueError:
+            continue
+        playable.append(i)
+    return playable
 
 
 def _cmp(x: float, y: float) -> float:
@@ -158,7 +172,7 @@ def run_league(
     options = dict(options or {})
     game = envs.make_game(game_name, **options)
     n = game.num_players
-    ids = list(dict.fromkeys(agent_ids or default_agents(game_name)))
+    ids = list(dict.fromkeys(agent_ids or default_agents(game_name, game)))
     if len(ids) < 2:
         raise ValueError(f"a league needs at least two distinct agents, got {ids}")
     # n copies of every agent (a line-up may seat n − 1 copies of one), each reseeded per game.
