@@ -7,7 +7,10 @@ Structured Prediction to No-Regret Online Learning", §3):
    acts with probability beta (1 in round 0, then `beta * beta_decay` a round),
    the current student otherwise;
 2. label every decision with the teacher's action values (`agents.search.teacher`):
-   soft targets softmax(values / temperature) plus the teacher's argmax;
+   soft targets softmax(values / temperature) plus the teacher's argmax; with
+   `label_values="search"` the targets are a search teacher's raw estimates (e.g. the
+   rollout means before The Game teacher's significance gate), while agreement and
+   the value given up are still measured against the values it acts by;
 3. fit the student on all decisions labelled so far (cross-entropy to the soft
    targets, `hard_weight` × cross-entropy to the argmax, and, when the teacher's
    values are on the game's score scale, a value head on the best value);
@@ -37,6 +40,10 @@ import numpy as np
 
 from train.seeds import child, children
 
+#: What the student is fitted to: "act", the values the teacher acts by; "search", a `SearchTeacher`'s estimates
+#: before its decision rule (others fall back to "act").
+LABEL_VALUES = ("act", "search")
+
 #: Which streams of `SeedSequence(seed)` a run uses (train rounds, selection games, final tournaments).
 TRAIN_STREAM, SELECT_STREAM, FIT_STREAM = 0, 1, 2
 
@@ -54,6 +61,7 @@ class DistillConfig:
     kind: str = "auto"
     features: str | None = None
     hidden: list[int] = field(default_factory=lambda: [64, 64])
+    label_values: str = "act"
     temperature: float = 1.0
     hard_weight: float = 0.5
     value_weight: float = 0.1
@@ -74,6 +82,8 @@ class DistillConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.kind not in ("auto", "masked_policy", "action_scorer"):
             raise ValueError(f"kind must be 'auto', 'masked_policy' or 'action_scorer', got {self.kind!r}")
+        if self.label_values not in LABEL_VALUES:
+            raise ValueError(f"label_values must be one of {', '.join(LABEL_VALUES)}, got {self.label_values!r}")
         if not self.temperature > 0:
             raise ValueError(f"temperature must be > 0, got {self.temperature}")
         if not 0 <= self.beta <= 1 or not 0 <= self.beta_decay <= 1:
@@ -86,16 +96,27 @@ DISTILL_KEYS = tuple(f.name for f in dataclasses.fields(DistillConfig) if f.name
 
 def teacher_values(teacher: Any, view: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The teacher's per-action values (see the module docstring for agents that are no Teacher)."""
+    return teacher_labels(teacher, view, mask, rng, "act")[0]
+
+
+def teacher_labels(teacher: Any, view: Any, mask: np.ndarray, rng: np.random.Generator,
+                   label_values: str) -> tuple[np.ndarray, np.ndarray]:
+    """(the values the teacher acts by, the values the student is fitted to) of one decision."""
     from agents.search.teacher import check_values
 
     legal = np.asarray(mask) > 0
+    if label_values == "search" and hasattr(teacher, "action_estimates"):
+        v, est = teacher.action_estimates(view, mask, rng)
+        return check_values(v, mask), check_values(est, mask)
     if hasattr(teacher, "action_values"):
-        return check_values(teacher.action_values(view, mask, rng), mask)
-    if hasattr(teacher, "action_probs"):
+        v = check_values(teacher.action_values(view, mask, rng), mask)
+    elif hasattr(teacher, "action_probs"):
         p = np.asarray(teacher.action_probs(view, mask), dtype=np.float64)
-        return np.where(legal, np.log(np.maximum(p, 1e-12)), np.nan)
-    a = int(teacher.act(view, mask))
-    return np.where(legal, np.where(np.arange(len(legal)) == a, 0.0, -1.0), np.nan)
+        v = np.where(legal, np.log(np.maximum(p, 1e-12)), np.nan)
+    else:
+        a = int(teacher.act(view, mask))
+        v = np.where(legal, np.where(np.arange(len(legal)) == a, 0.0, -1.0), np.nan)
+    return v, v
 
 
 def soft_targets(values: np.ndarray, temperature: float) -> np.ndarray:
@@ -149,9 +170,11 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
                 seeds: list[np.random.SeedSequence]) -> dict[str, Any]:
     """Roll in one game per seed and label every decision.
 
-    Returns the stacked student inputs, the teacher's values, the seats' choices'
-    values and timing: {"inputs": tuple of arrays, "values": [n, A], "chosen": [n],
-    "seconds": label seconds, "decisions": n}.
+    Returns the stacked student inputs, the teacher's values, the fit targets, the
+    seats' choices' values and timing: {"inputs": tuple of arrays, "values": [n, A],
+    "targets": [n, A], "chosen": [n], "seconds": label seconds, "decisions": n}.
+    An action scorer's decisions are stored compactly (`compact`): A is the most
+    legal actions of any decision, not the game's action count.
     """
     import torch
 
@@ -165,7 +188,7 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
             student._build(int(state["dims"]["context_dim"]), int(state["dims"]["feature_dim"]))
         student.net.load_state_dict(state["weights"])
     inputs: list[tuple[np.ndarray, ...]] = []
-    values, chosen = [], []
+    values, targets, chosen = [], [], []
     label_s = 0.0
     for seq in seeds:
         rng = np.random.default_rng(seq)
@@ -175,11 +198,9 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
             seat = game.current_player(s)
             view, mask = game.view(s, seat), legal_mask(game, s)
             t = time.perf_counter()
-            v = teacher_values(teacher, view, mask, teacher_rng)
+            v, target = teacher_labels(teacher, view, mask, teacher_rng, cfg.label_values)
             label_s += time.perf_counter() - t
             x = student.inputs(view, mask)
-            inputs.append(x)
-            values.append(v)
             if state is None or roll_rng.random() < beta:
                 a = best_action(v, mask)
             else:
@@ -187,25 +208,73 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
                     logits, _ = student.net(*(torch.as_tensor(arr[None]) for arr in x))
                 a = int(torch.argmax(logits[0]))
             chosen.append(v[a])
+            if kind == "action_scorer":
+                x, v, target = compact(x, v, target)
+            inputs.append(x)
+            values.append(v)
+            targets.append(target)
             s = game.apply(s, a)
-    stacked = tuple(np.stack([x[i] for x in inputs]) for i in range(len(inputs[0])))
-    return {"inputs": stacked, "values": np.stack(values), "chosen": np.array(chosen), "seconds": label_s,
+    return {"inputs": tuple(_stack([x[i] for x in inputs], 0.0) for i in range(len(inputs[0]))),
+            "values": _stack(values, np.nan), "targets": _stack(targets, np.nan), "chosen": np.array(chosen), "seconds": label_s,
             "decisions": len(values), "dims": dict(student.dims)}
+
+
+def compact(x: tuple[np.ndarray, ...], values: np.ndarray,
+            targets: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
+    """An action scorer's decision restricted to its legal actions (context, their feature rows, a mask of ones).
+
+    The scorer gives each action a logit from its own row and the context alone, so the legal rows in any order
+    give the legal actions' logits: The Game's 405 actions shrink to at most a few dozen legal ones (its 1,000-game
+    label sets fit in memory this way)."""
+    ctx, per, mask = x
+    legal = np.flatnonzero(mask > 0)
+    return (ctx, per[legal], np.ones(len(legal), np.float32)), values[legal], targets[legal]
+
+
+def _stack(rows: list[np.ndarray], fill: float) -> np.ndarray:
+    """Stack rows whose first axis may differ in length, padded with `fill` to the longest."""
+    if all(r.shape == rows[0].shape for r in rows):
+        return np.stack(rows)
+    longest = max(r.shape[0] for r in rows)
+    return np.stack([_pad(r, longest, fill) for r in rows])
+
+
+def _pad(a: np.ndarray, n: int, fill: float) -> np.ndarray:
+    """`a` padded with `fill` along its first axis to length n."""
+    if a.shape[0] == n:
+        return a
+    out = np.full((n, *a.shape[1:]), fill, dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+def _concat(parts: list[np.ndarray], fill: float) -> np.ndarray:
+    """Concatenate batches along decisions, padding the action axis (axis 1) with `fill` to the widest batch."""
+    if parts[0].ndim < 2 or all(p.shape[1:] == parts[0].shape[1:] for p in parts):
+        return np.concatenate(parts)
+    n = max(p.shape[1] for p in parts)
+    return np.concatenate([np.stack([_pad(r, n, fill) for r in p]) for p in parts])
+
+
+def merge(batches: list[dict[str, Any]]) -> dict[str, Any]:
+    """One labelled data set from several (rounds, or worker processes)."""
+    first = batches[0]
+    out: dict[str, Any] = {
+        "inputs": tuple(_concat([b["inputs"][i] for b in batches], 0.0) for i in range(len(first["inputs"]))),
+        "values": _concat([b["values"] for b in batches], np.nan),
+        "targets": _concat([b["targets"] for b in batches], np.nan),
+    }
+    if all("chosen" in b for b in batches):
+        out.update(chosen=np.concatenate([b["chosen"] for b in batches]), seconds=sum(b["seconds"] for b in batches),
+                   decisions=sum(b["decisions"] for b in batches), dims=first["dims"])
+    return out
 
 
 def _label_round(cfg, kind, features, state, beta, seeds, pool) -> dict[str, Any]:
     if pool is None:
         return label_games(cfg, kind, features, state, beta, seeds)
     parts = [seeds[i::cfg.workers] for i in range(cfg.workers)]
-    results = pool.starmap(label_games, [(cfg, kind, features, state, beta, p) for p in parts if p])
-    return {
-        "inputs": tuple(np.concatenate([r["inputs"][i] for r in results]) for i in range(len(results[0]["inputs"]))),
-        "values": np.concatenate([r["values"] for r in results]),
-        "chosen": np.concatenate([r["chosen"] for r in results]),
-        "seconds": sum(r["seconds"] for r in results),
-        "decisions": sum(r["decisions"] for r in results),
-        "dims": results[0]["dims"],
-    }
+    return merge(pool.starmap(label_games, [(cfg, kind, features, state, beta, p) for p in parts if p]))
 
 
 # --- fitting and measuring -------------------------------------------------------------------
@@ -227,11 +296,11 @@ def agreement(student: Any, data: dict[str, Any]) -> tuple[float, float]:
 
 def fit(student: Any, data: dict[str, Any], cfg: DistillConfig, value_scale: float | None, rng: np.random.Generator,
         optimizer: Any) -> float:
-    """`cfg.epochs` passes of minibatch Adam over `data`; returns the last epoch's mean loss."""
+    """`cfg.epochs` passes of minibatch Adam over `data` (fitted to its `targets`); returns the last epoch's mean loss."""
     import torch
     import torch.nn.functional as nnf
 
-    v = data["values"]
+    v = data["targets"]
     soft = np.stack([soft_targets(row, cfg.temperature) for row in v]).astype(np.float32)
     hard = np.nanargmax(np.where(np.isfinite(v), v, -np.inf), axis=1)
     xs = [torch.as_tensor(a) for a in data["inputs"]]
@@ -328,10 +397,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "") -> dict
                                      "label_wall_seconds": label_wall}
             if r > 0:
                 row["agreement"], row["value_lost"] = agreement(student, batch)
-            data = batch if data is None else {
-                "inputs": tuple(np.concatenate([a, b]) for a, b in zip(data["inputs"], batch["inputs"])),
-                "values": np.concatenate([data["values"], batch["values"]]),
-            }
+            data = batch if data is None else merge([data, batch])
             if optimizer is None:
                 optimizer = torch.optim.Adam(student.net.parameters(), lr=cfg.learning_rate)
             t = time.time()

@@ -27,6 +27,17 @@ class Teacher(Protocol):
         ...
 
 
+@runtime_checkable
+class SearchTeacher(Teacher, Protocol):
+    """A teacher whose search estimates differ from the values it acts by (e.g. a gated rollout search)."""
+
+    def action_estimates(self, view: Any, action_mask: np.ndarray,
+                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(`action_values`, the search's estimates before its decision rule), from one search, both in the
+        `action_values` contract. Distillation with `label_values="search"` fits the student to the estimates."""
+        ...
+
+
 def check_values(values: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
     """`values` as float64, checked against the teacher contract: one entry per action,
     finite on every legal action and NaN elsewhere.

@@ -19,7 +19,9 @@ makes the search worse than its blueprint ("Learning from teachers", §2a).
 Values (the `Teacher` protocol): minus the mean cards left of each candidate;
 a candidate that is better than bestplays' move but not significantly so is
 set just below it (so the argmax is the gated choice); legal moves that are not
-candidates get the worst candidate's value minus `other_gap`.
+candidates get the worst candidate's value minus `other_gap`. `action_estimates`
+also returns the ungated means of the same rollouts, the labels a student learns
+best from (distillation's `label_values="search"`).
 """
 
 from __future__ import annotations
@@ -84,13 +86,23 @@ class RolloutTeacher(TeacherAgent):
 
     def action_values(self, view: View, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Minus the mean cards left after each candidate, gated (module docstring); NaN where illegal."""
+        return self.action_estimates(view, action_mask, rng)[0]
+
+    def action_estimates(self, view: View, action_mask: np.ndarray,
+                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(the gated values the teacher acts by, the search's ungated estimates): the same rollouts.
+
+        The estimates are minus the mean cards left of every candidate as measured, the other legal
+        moves `other_gap` below the worst candidate. A student fitted to them averages the rollout
+        noise over many decisions, which the gate can only guard against one decision at a time
+        (docs/the_game.md, "Learned policies")."""
         mask = np.asarray(action_mask).astype(bool)
         values = np.full(NUM_ACTIONS, np.nan)
         cands, _ = self.candidates(view)
         if len(cands) == 1:
             values[mask] = -self.other_gap
             values[cands[0]] = 0.0
-            return values
+            return values, values.copy()
         state = self.game.sample_state(view, rng)  # hidden cards are redealt per rollout below
         orders = engine.unseen_orders(view, self.k, int(rng.integers(2**63)))
         hand = view.hand
@@ -100,6 +112,9 @@ class RolloutTeacher(TeacherAgent):
         diff = left[1:] - left[0]  # paired: negative is better than bestplays
         se = diff.std(axis=1, ddof=1) / np.sqrt(self.k)
         significant = diff.mean(axis=1) < -self.gate * se
+        estimates = np.full(NUM_ACTIONS, np.nan)
+        estimates[mask] = -means.max() - self.other_gap
+        estimates[cands] = -means
         v = -means
         for j in range(1, len(cands)):
             if not significant[j - 1] and v[j] >= v[0]:
@@ -108,7 +123,7 @@ class RolloutTeacher(TeacherAgent):
         values[cands] = v
         self.decisions += 1
         self.deviations += int(significant.any() and v.argmax() != 0)
-        return values
+        return values, estimates
 
 
 __all__ = ["RolloutTeacher"]
