@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -57,3 +58,84 @@ def test_the_cli_needs_a_teacher(capsys):
         main(["simple_poker", "--method", "distill"])
     assert e.value.code == 2
     assert "--teacher" in capsys.readouterr().err
+
+
+def test_label_values_must_be_known():
+    with pytest.raises(ValueError, match="label_values must be one of act, search"):
+        DistillConfig(game="the_game", teacher="the_game/rollout", label_values="raw")
+
+
+def _the_game_decisions(n_games: int = 1):
+    """(game, [(view, mask)]) of bestplays' own games, 2 players: candidates, END_TURN and plain plays."""
+    game = envs.make_game("the_game", num_players=2)
+    bp = agents.make("the_game/bestplays", game, rng=np.random.default_rng(0))
+    out = []
+    for g in range(n_games):
+        s = game.initial_state(np.random.default_rng(20 + g))
+        while not game.is_terminal(s):
+            view, mask = game.view(s, game.current_player(s)), legal_mask(game, s)
+            out.append((view, mask))
+            s = game.apply(s, bp.act(view, mask))
+    return game, out
+
+
+def test_the_rollout_teachers_estimates_come_from_the_same_search_as_its_values():
+    from agents.search.the_game_rollout import RolloutTeacher
+
+    game, decisions = _the_game_decisions()
+    teacher = RolloutTeacher(game, np.random.default_rng(0), k=8)
+    differ = 0
+    for view, mask in decisions[:60]:
+        values, estimates = teacher.action_estimates(view, mask, np.random.default_rng(5))
+        np.testing.assert_array_equal(values, teacher.action_values(view, mask, np.random.default_rng(5)))
+        legal = mask > 0
+        assert np.isfinite(estimates[legal]).all() and np.isnan(estimates[~legal]).all()
+        # the gate only ever lowers a candidate that beat bestplays' move without significance
+        cands = np.flatnonzero(legal & (values > values[legal].min()))
+        assert (values[cands] <= estimates[cands] + 1e-12).all()
+        differ += int(not np.allclose(values[legal], estimates[legal]))
+    assert differ > 0  # the gate acted somewhere, so the two labels are not the same thing
+
+
+def test_an_action_scorers_compact_decisions_give_the_same_logits():
+    import torch
+
+    from agents.learned import Student
+    from train.distill import compact, merge
+
+    game, decisions = _the_game_decisions()
+    student = Student("the_game", {"num_players": 2}, "action_scorer", [16], "the_game", game=game)
+    torch.manual_seed(0)
+    batches = []
+    for view, mask in decisions[:40]:
+        x = student.inputs(view, mask)
+        v = np.where(mask > 0, np.arange(len(mask), dtype=np.float64), np.nan)
+        cx, cv, ct = compact(x, v, v)
+        with torch.no_grad():
+            full = student.net(*(torch.as_tensor(a[None]) for a in x))[0][0].numpy()
+            small = student.net(*(torch.as_tensor(a[None]) for a in cx))[0][0].numpy()
+        np.testing.assert_allclose(small, full[mask > 0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(cv, np.flatnonzero(mask > 0))
+        batches.append({"inputs": tuple(a[None] for a in cx), "values": cv[None], "targets": ct[None]})
+    data = merge(batches)  # decisions of different widths pad to the widest: zero mask, NaN values
+    widths = [b["values"].shape[1] for b in batches]
+    assert data["values"].shape == (len(batches), max(widths))
+    for i, w in enumerate(widths):
+        assert (data["inputs"][2][i, :w] == 1).all() and (data["inputs"][2][i, w:] == 0).all()
+        assert np.isnan(data["values"][i, w:]).all() and np.isfinite(data["values"][i, :w]).all()
+
+
+def test_search_labels_fit_the_estimates_and_measure_against_the_acted_values(tmp_path):
+    from train.distill import label_games, resolve_kind
+
+    cfg = DistillConfig(game="the_game", teacher="the_game/rollout-k8", options={"num_players": 1},
+                        features="the_game", hidden=[8], label_values="search", out=str(tmp_path))
+    kind, features = resolve_kind(cfg)
+    seeds = [np.random.SeedSequence(3)]
+    search = label_games(cfg, kind, features, None, 1.0, seeds)
+    act = label_games(dataclasses.replace(cfg, label_values="act"), kind, features, None, 1.0, seeds)
+    np.testing.assert_array_equal(search["values"], act["values"])  # the same games, the same teacher values
+    np.testing.assert_array_equal(act["targets"], act["values"])
+    assert not np.array_equal(np.nan_to_num(search["targets"]), np.nan_to_num(search["values"]))
+    assert search["inputs"][1].shape[1] < 405  # stored compactly: legal actions only
+
