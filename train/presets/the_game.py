@@ -56,8 +56,9 @@ HOOKS = GameHooks(metrics=team_metrics)
 #: cards left, so the temperature is in cards; the student plays every seat (evaluated as a team, no opponents).
 #: The student is fitted to the teacher's ungated rollout means (`label_values="search"`, soft targets only): the
 #: gate decides one decision at a time, while a student fitted to the means averages their noise over thousands of
-#: decisions and learns where deviating from bestplays pays. Round 0 rolls in with the teacher, round 1 with the
-#: student (DAgger); a wider scorer than the other games' (256, 256) was measured best on held-out decisions.
+#: decisions and learns where deviating from bestplays pays. One round of 400 games rolled in by the teacher (the
+#: shipped `the_game/learned`); a wider scorer than the other games' (256, 256) was measured best on held-out
+#: decisions. Student roll-in rounds (DAgger, `--rounds 2` and more) have not been measured with these labels.
 DISTILL = {
     "teacher": "the_game/rollout",
     "options": {"num_players": 1, "rules": "official"},
@@ -66,10 +67,8 @@ DISTILL = {
     "label_values": "search",
     "temperature": 0.25,
     "hard_weight": 0.0,
-    "rounds": 2,
+    "rounds": 1,
     "games_per_round": 400,
-    "beta": 1.0,
-    "beta_decay": 0.0,
     "batch_size": 512,
     "eval_opponents": [],
     "eval_games": 100,
