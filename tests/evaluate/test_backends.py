@@ -130,6 +130,9 @@ TOURNAMENTS = [
     dict(game_name="the_game", agent_ids=["the_game/trick", "random"], games=30, seed=2, max_turns=40),
     dict(game_name="simple_poker", agent_ids=["simple_poker/nash", "random"], games=101, seed=5, seating="fixed",
          options={"n": 4}),
+    dict(game_name="primi_composti", agent_ids=["primi_composti/greedy_rand", "random"], games=40, seed=1,
+         options={"cards_per_player": 6}),
+    dict(game_name="roborally", agent_ids=["roborally/greedy", "random"], games=40, seed=1, options={"max_turns": 15}),
 ]
 
 
