@@ -35,6 +35,7 @@ import itertools
 import math
 import os
 import sys
+import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -159,6 +160,9 @@ class LeagueSpec:
     ids: tuple[str, ...]
     seed: int
     max_turns: int | None
+    #: One per run: a process reuses its built agents within a run, never across runs (a learned
+    #: agent's file may have changed in between).
+    run: str = ""
 
 
 _COPIES: dict[str, Any] = {}
@@ -255,7 +259,7 @@ def run_league(
     ids = list(dict.fromkeys(agent_ids or default_agents(game_name, game)))
     if len(ids) < 2:
         raise ValueError(f"a league needs at least two distinct agents, got {ids}")
-    spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns)
+    spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns, uuid.uuid4().hex)
     copies = _copies_for(spec)
     backend = backend if backend is not None else LocalBackend()
     k = len(ids)
@@ -291,6 +295,7 @@ def run_league(
     ratings.sort(key=lambda r: -r.rating)
     h2h = {ids[a]: {ids[b]: float(total[a, b] / played[a, b]) for b in range(k) if b != a} for a in range(k)}
     exact = _exact_poker(game, ids, {i: c[0] for i, c in copies.items()}) if game_name == "simple_poker" else None
+    _COPIES.clear()
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
     return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap)

@@ -20,6 +20,7 @@ normal 95% interval of the mean over deals (`evaluate.stats.mean_interval`).
 from __future__ import annotations
 
 import functools
+import uuid
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -92,6 +93,9 @@ class PairedSpec:
     against: tuple[str, ...]
     seed: int
     max_turns: int | None
+    #: One per run: a process reuses its built agents within a run, never across runs (a learned
+    #: agent's file may have changed in between).
+    run: str = ""
 
 
 _AGENTS: dict[str, Any] = {}
@@ -176,11 +180,14 @@ def run_paired(
             f"(or one, repeated), got {len(opp_ids)}: {opp_ids}"
         )
 
-    spec = PairedSpec(game_name, tuple(options.items()), a_id, b_id, tuple(opp_ids), seed, max_turns)
+    spec = PairedSpec(game_name, tuple(options.items()), a_id, b_id, tuple(opp_ids), seed, max_turns, uuid.uuid4().hex)
     _agents_for(spec)  # a bad agent id fails here, before any task starts
     backend = backend if backend is not None else LocalBackend()
-    per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend.parallelism))
-                for r in block]
+    try:
+        per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend.parallelism))
+                    for r in block]
+    finally:
+        _AGENTS.clear()
     scores = {k: np.stack([r[0][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
     wins = {k: np.stack([r[1][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
     sa, sb, wa, wb = scores["a"], scores["b"], wins["a"], wins["b"]

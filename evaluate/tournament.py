@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import functools
 import math
+import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -109,22 +110,24 @@ class TournamentSpec:
     seed: int
     rotations: int
     max_turns: int | None
+    #: One per run: a process reuses its built agents within a run, never across runs (a learned
+    #: agent's file may have changed in between).
+    run: str = ""
 
 
 _TABLE: dict[str, Any] = {}
 
 
 def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
-    """The game and the entrants of `spec`, built once per process and reused for every block of deals
-    (an agent may be expensive to build: a search, a network). Reuse is safe because every game
-    re-seeds every agent (`play_deal`) and `play_game` resets them."""
-    key = (spec.game_name, spec.options, spec.ids, spec.seed)
-    if _TABLE.get("key") != key:
+    """The game and the entrants of `spec`, built once per process and run, and reused for every block
+    of deals of that run (an agent may be expensive to build: a search, a network). Reuse is safe
+    because every game re-seeds every agent (`play_deal`) and `play_game` resets them."""
+    if _TABLE.get("key") != spec:
         _TABLE.clear()  # one tournament's agents at a time
         game = envs.make_game(spec.game_name, **dict(spec.options))
         built = [agent_registry.make(a, game, np.random.default_rng(np.random.SeedSequence(spec.seed, spawn_key=(_BUILD, e))),
                                      game_name=spec.game_name) for e, a in enumerate(spec.ids)]
-        _TABLE.update(key=key, game=game, built=built)
+        _TABLE.update(key=spec, game=game, built=built)
     return _TABLE["game"], _TABLE["built"]
 
 
@@ -209,7 +212,7 @@ def run_tournament(
         )
     rotations = n if seating == "rotate" else 1
     planned = math.ceil(games / rotations)
-    spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns)
+    spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex)
     seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
     backend = backend if backend is not None else LocalBackend()
     from tqdm import tqdm
@@ -229,6 +232,7 @@ def run_tournament(
         if close is not None:
             close()  # cancels the tasks still running
         bar.close()
+        _TABLE.clear()
     deals = len(done)
     wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
     scores = np.stack([d[1] for d in done])
