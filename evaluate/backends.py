@@ -9,7 +9,8 @@
 finish in, so a job whose items carry their own seeds gives the same results on every
 backend. `imap` lets a caller keep what finished when it is interrupted (Ctrl-C): the
 items not yet done are cancelled. `parallelism` is how many items run at once (1 locally,
-the cluster's CPUs on Ray), for callers that group small items into blocks. An item that raises stops the map with `TaskError`, which names the item's
+the cluster's CPUs on Ray) and `remote` whether an item is a task with a round trip (Ray),
+for callers that group small items into blocks (`blocks`). An item that raises stops the map with `TaskError`, which names the item's
 index and value and chains the original exception.
 
 On a cluster (`ray start --head` on one machine, `ray start --address HEAD:6379` on the
@@ -46,6 +47,7 @@ class Backend(Protocol):
 
     name: str
     parallelism: int
+    remote: bool
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         """`fn` applied to every item, results in item order; `TaskError` names a failing item."""
@@ -70,6 +72,7 @@ class LocalBackend:
 
     name = "local"
     parallelism = 1
+    remote = False
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         """`[fn(x) for x in items]`; an exception becomes `TaskError` naming the item."""
@@ -104,6 +107,7 @@ class RayBackend:
     left running."""
 
     name = "ray"
+    remote = True
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None):
         try:
@@ -170,12 +174,12 @@ class RayBackend:
         self.close()
 
 
-def blocks(count: int, parallelism: int, max_size: int = 1000) -> list[range]:
+def blocks(count: int, backend: Backend, max_size: int = 1000) -> list[range]:
     """Item numbers 0..count-1 in blocks of consecutive numbers, one task each: one number per block in
-    a single process (progress and Ctrl-C item by item), else about four blocks per worker (at most
+    this process (progress and Ctrl-C item by item), else about four blocks per worker (at most
     `max_size` numbers each, which bounds what an interruption loses) so that the workers stay busy
-    while each task's overhead is spread over many items."""
-    size = 1 if parallelism <= 1 else min(max_size, max(1, -(-count // (4 * parallelism))))
+    while each task's round trip is spread over many items."""
+    size = 1 if not backend.remote else min(max_size, max(1, -(-count // (4 * backend.parallelism))))
     return [range(i, min(i + size, count)) for i in range(0, count, size)]
 
 

@@ -269,7 +269,7 @@ def run_league(
     games_n = np.zeros(k, dtype=int)
     cooperative = game_name in COOPERATIVE
     d = 0
-    for block in backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend.parallelism)):
+    for block in backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend)):
         for deal_wins, played in block:
             wins[d] = deal_wins
             # summed game by game in play order, as one process would: the same floats on every backend

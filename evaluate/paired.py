@@ -184,7 +184,7 @@ def run_paired(
     _agents_for(spec)  # a bad agent id fails here, before any task starts
     backend = backend if backend is not None else LocalBackend()
     try:
-        per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend.parallelism))
+        per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend))
                     for r in block]
     finally:
         _AGENTS.clear()

@@ -219,7 +219,7 @@ def run_tournament(
 
     bar = tqdm(total=planned * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
     done: list[tuple[np.ndarray, np.ndarray, int]] = []
-    results = backend.imap(functools.partial(play_deals, spec), blocks(planned, backend.parallelism))
+    results = backend.imap(functools.partial(play_deals, spec), blocks(planned, backend))
     try:
         for block in results:
             done.extend(block)

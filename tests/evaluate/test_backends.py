@@ -71,11 +71,17 @@ def test_ray_map_equals_local_in_item_order(ray_backend):
 
 
 def test_blocks_cover_every_item_once():
-    assert backends.blocks(5, 1) == [range(i, i + 1) for i in range(5)]
-    for count, workers in [(1, 2), (7, 2), (100, 2), (100, 64), (10**6, 2)]:
-        bl = backends.blocks(count, workers, max_size=1000)
+    assert backends.blocks(5, LocalBackend()) == [range(i, i + 1) for i in range(5)]
+
+    class Remote:
+        remote = True
+
+    for count, workers in [(1, 2), (7, 2), (100, 1), (100, 2), (100, 64), (10**6, 2)]:
+        Remote.parallelism = workers
+        bl = backends.blocks(count, Remote(), max_size=1000)
         assert [i for b in bl for i in b] == list(range(count))
-        assert max(len(b) for b in bl) <= 1000 and (count < 8 * workers or len(bl) >= 4 * workers)
+        assert max(len(b) for b in bl) <= 1000 and (count < 4 * workers or len(bl) >= 4 * workers)
+        assert len(bl) <= max(4 * workers, count // 1000 + 1) + 1
 
 
 def test_ray_imap_yields_in_order_and_stops_early(ray_backend):

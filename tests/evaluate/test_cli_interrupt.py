@@ -40,6 +40,7 @@ class _Recording:
     """A backend that plays the blocks in this process, in reverse order, and records them."""
 
     parallelism = 3
+    remote = True
 
     def __init__(self):
         self.blocks = []
@@ -76,6 +77,7 @@ def test_every_deal_replays_alone(game_name, ids):
 def _interrupted_after(k):
     class Backend:
         parallelism = 1
+        remote = False
 
         def imap(self, fn, blocks):
             for i, b in enumerate(blocks):
