@@ -127,8 +127,21 @@ def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
         built = [agent_registry.make(a, game, np.random.default_rng(np.random.SeedSequence(spec.seed, spawn_key=(_BUILD, e))),
                                      game_name=spec.game_name) for e, a in enumerate(spec.ids)]
+        for a, agent in zip(spec.ids, built):
+            check_reseedable(agent, a)
         _TABLE.update(key=spec, game=game, built=built)
     return _TABLE["game"], _TABLE["built"]
+
+
+def check_reseedable(agent: Any, agent_id: str) -> None:
+    """Raise `ValueError` for an agent that keeps a generator a tournament cannot re-seed per game (not
+    in an `rng` attribute, no `reseed(rng)` method): its games would depend on the ones before."""
+    if callable(getattr(agent, "reseed", None)) or isinstance(getattr(agent, "rng", None), np.random.Generator):
+        return
+    hidden = [k for k, v in getattr(agent, "__dict__", {}).items() if isinstance(v, np.random.Generator)]
+    if hidden:
+        raise ValueError(f"agent {agent_id!r} keeps a generator in {hidden[0]!r}, which a tournament cannot re-seed "
+                         "before each game: keep it in `rng` or give the agent a `reseed(rng)` method")
 
 
 def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None, seed: int,

@@ -181,3 +181,32 @@ def test_backend_refused_for_jobs_that_run_in_this_process(capsys):
         main(["lama", "--reproduce", "--backend", "ray"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and "--reproduce runs in this process: drop --backend" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_ray_writes_partial_json(tmp_path):
+    """Ctrl-C during a tournament on its own local Ray instance: the finished blocks (the first deals) are
+    written marked partial, one error line, exit 130, and the instance is gone with the process."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    path = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
+                             "400000", "--no-progress", "--backend", "ray", "--num-cpus", "2", "--json", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(5)
+        # interrupt once a task has had time to finish a block (1,000 deals)
+        if time.time() > deadline - 120 + 45:
+            break
+    assert proc.poll() is None
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    lines = [x for x in err.strip().splitlines() if "Ray" not in x and not x.startswith("20")]  # Ray's own log lines
+    assert proc.returncode == 130 and len(lines) == 1 and "Traceback" not in err, err
+    d = json.loads(path.read_text())
+    assert d["partial"] is True and d["planned_deals"] == 100000 and 0 < d["deals"] < 100000
+    assert d["deals"] % 1000 == 0 and d["games"] == 4 * d["deals"]  # whole blocks only

@@ -74,6 +74,23 @@ def test_every_deal_replays_alone(game_name, ids):
     assert len({tuple(w.ravel()) + (t,) for w, _, t in together}) > 1
 
 
+def test_an_agent_with_a_hidden_generator_is_refused():
+    from evaluate.tournament import check_reseedable
+
+    class Hidden:
+        def __init__(self):
+            self._gen = np.random.default_rng(0)
+
+    class Plain:
+        def __init__(self):
+            self.rng = np.random.default_rng(0)
+
+    with pytest.raises(ValueError, match="agent 'x' keeps a generator in '_gen'"):
+        check_reseedable(Hidden(), "x")
+    check_reseedable(Plain(), "y")
+    check_reseedable(object(), "z")  # no generator: nothing random to re-seed
+
+
 def _interrupted_after(k):
     class Backend:
         parallelism = 1
