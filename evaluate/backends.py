@@ -188,6 +188,8 @@ def get_backend(name: str, address: str | None = None, num_cpus: int | None = No
     if name == "local":
         if address is not None:
             raise ValueError("--address needs --backend ray")
+        if num_cpus is not None:
+            raise ValueError("--num-cpus needs --backend ray")
         return LocalBackend()
     if name == "ray":
         if num_cpus is not None and num_cpus < 1:

@@ -112,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.backend != "local" and args.method != "distill":
         p.error(f"--backend {args.backend} applies to --method distill (the teacher's labelling); "
                 "PPO on a cluster: see train/rllib.py")
-    if args.address is not None and args.backend != "ray":
-        p.error("--address needs --backend ray")
+    for flag in ("address", "num_cpus"):
+        if getattr(args, flag) is not None and args.backend != "ray":
+            p.error(f"--{flag.replace('_', '-')} needs --backend ray")
     if args.method == "distill":
         if args.resume is not None:
             p.error("--resume applies to --method ppo runs")

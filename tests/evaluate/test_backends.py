@@ -50,6 +50,8 @@ def test_get_backend_refuses_bad_names_and_options():
         get_backend("spark")
     with pytest.raises(ValueError, match="--address needs --backend ray"):
         get_backend("local", "auto")
+    with pytest.raises(ValueError, match="--num-cpus needs --backend ray"):
+        get_backend("local", None, 2)
     with pytest.raises(ValueError, match="num_cpus must be >= 1"):
         get_backend("ray", None, 0)
 
