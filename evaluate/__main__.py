@@ -9,6 +9,8 @@ Examples::
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
     python -m evaluate primi_composti --league --games 100                    # ratings of every agent
     python -m evaluate simple_poker --paired simple_poker/nash,random --against simple_poker/nash
+    python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray            # deals as Ray tasks
+    python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray --address HEAD:6379  # a cluster
 
 Game-specific flags (`--reproduce`, `--exact`, ...) come from the game's module
 in `GAME_MODULES` (`add_arguments(parser)`, `run(args) -> bool`);
@@ -25,6 +27,7 @@ from types import ModuleType
 
 import envs
 from envs.core.options import parse_options
+from evaluate import backends
 from evaluate.cli import Parser, check_output_file, fail, positive_int
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
@@ -62,11 +65,29 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     p.add_argument("--paired", type=str, default=None, metavar="A,B", help="paired comparison of agents A and B on the same deals and seats (with --against)")
     p.add_argument("--against", type=str, default=None, metavar="ID,...", help="the opponents (teammates) of a --paired comparison")
     p.add_argument("--league", action="store_true", help="round robin of every agent (or --agents) with ratings and 95%% intervals")
+    backends.add_arguments(p)  # --backend ray [--address HOST:6379]: the deals as Ray tasks
+    p.set_defaults(game_flags=())
     if game is not None and game in envs.available_games():
         mod = _game_module(game)
         if mod is not None and hasattr(mod, "add_arguments"):
+            before = {a.dest for a in p._actions}
             mod.add_arguments(p)
+            p.set_defaults(game_flags=tuple(a.dest for a in p._actions if a.dest not in before))
     return p
+
+
+def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace, mod: ModuleType | None) -> None:
+    """`--backend ray` runs tournaments, --paired, --league and the game jobs that name it in their module's
+    `BACKEND_FLAGS`; with any other game job it is refused up front (it would silently run in this process)."""
+    if args.backend == "local":
+        return
+    allowed = set(getattr(mod, "BACKEND_FLAGS", ()))
+    used = [d for d in args.game_flags if d not in allowed and getattr(args, d) != parser.get_default(d)]
+    if used:
+        flag = "--" + used[0].replace("_", "-")
+        raise ValueError(f"--backend {args.backend} applies to tournaments, --paired, --league"
+                         f"{' and ' + ', '.join('--' + f.replace('_', '-') for f in sorted(allowed)) if allowed else ''}; "
+                         f"{flag} runs in this process: drop --backend")
 
 
 def _default_agents(game: str, n: int) -> list[str]:
@@ -109,11 +130,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)
+    mod = _game_module(args.game)
+    _check_backend(parser, args, mod)
     if args.paired or args.against or args.league:
         from evaluate.league import run_cli
 
         return run_cli(args, parser)
-    mod = _game_module(args.game)
     # A bad combination of the game's own options raises ValueError: a usage error, as below.
     if mod is not None and hasattr(mod, "run") and mod.run(args):
         return 0
@@ -121,11 +143,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     n = envs.make_game(args.game, **args.options).num_players
     ids = args.agents or _default_agents(args.game, n)
-    result = run_tournament(
-        args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,
-        seating=args.seating, max_turns=args.max_turns, progress=False if args.no_progress else None,
-        stop_on_interrupt=True,
-    )
+    with backends.from_args(args) as backend:
+        result = run_tournament(
+            args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,
+            seating=args.seating, max_turns=args.max_turns, progress=False if args.no_progress else None,
+            backend=backend, stop_on_interrupt=True,
+        )
     print(format_table(result))
     if args.json:
         write_json(result, args.json)

@@ -2,11 +2,15 @@
 
     backend = get_backend("ray", address=None, num_cpus=2)    # or get_backend("local", None, None)
     results = backend.map(solve_one, items)                   # results[i] == solve_one(items[i])
+    for r in backend.imap(solve_one, items): ...              # the same, each result as soon as it is in
     backend.close()
 
-`map` returns the results in the order of `items`, whatever order the workers finish
-in, so a job whose items carry their own seeds gives the same results on every
-backend. An item that raises stops the map with `TaskError`, which names the item's
+`map` and `imap` give the results in the order of `items`, whatever order the workers
+finish in, so a job whose items carry their own seeds gives the same results on every
+backend. `imap` lets a caller keep what finished when it is interrupted (Ctrl-C): the
+items not yet done are cancelled. `parallelism` is how many items run at once (1 locally,
+the cluster's CPUs on Ray) and `remote` whether an item is a task with a round trip (Ray),
+for callers that group small items into blocks (`blocks`). An item that raises stops the map with `TaskError`, which names the item's
 index and value and chains the original exception.
 
 On a cluster (`ray start --head` on one machine, `ray start --address HEAD:6379` on the
@@ -18,7 +22,7 @@ project installed. Without an address a private local Ray instance is started wi
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 #: The backend names `get_backend` accepts.
@@ -42,9 +46,15 @@ class Backend(Protocol):
     """Runs a function over items: `map(fn, items)` returns `[fn(x) for x in items]` in item order."""
 
     name: str
+    parallelism: int
+    remote: bool
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         """`fn` applied to every item, results in item order; `TaskError` names a failing item."""
+        ...
+
+    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """Like `map`, yielding each result (in item order) as soon as it is in."""
         ...
 
     def close(self) -> None:
@@ -52,20 +62,30 @@ class Backend(Protocol):
         ...
 
 
+def _call(fn: Callable[[Any], Any], item: Any) -> Any:
+    """A Ray task's body: `fn(item)` (Ray's decorator takes plain functions only, not partials)."""
+    return fn(item)
+
+
 class LocalBackend:
     """Every item in this process, one after the other."""
 
     name = "local"
+    parallelism = 1
+    remote = False
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         """`[fn(x) for x in items]`; an exception becomes `TaskError` naming the item."""
-        out = []
+        return list(self.imap(fn, items))
+
+    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """`fn(x)` for each item in turn, yielded as it is computed."""
         for i, x in enumerate(items):
             try:
-                out.append(fn(x))
+                r = fn(x)
             except Exception as e:
                 raise TaskError(i, x, e) from e
-        return out
+            yield r
 
     def close(self) -> None:
         """Nothing to release."""
@@ -87,6 +107,7 @@ class RayBackend:
     left running."""
 
     name = "ray"
+    remote = True
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None):
         try:
@@ -104,23 +125,41 @@ class RayBackend:
             ray.init(address=address, **kwargs)
             self._owned = True
 
+    @property
+    def parallelism(self) -> int:
+        """The CPUs of the Ray instance (or cluster): how many one-CPU tasks run at once."""
+        return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         """One task per item; results gathered in item order. A failing task raises `TaskError`
         naming the item, with the task's own exception as the cause."""
+        return list(self.imap(fn, items))
+
+    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """Every item submitted as a task at once; results yielded in item order as they come in.
+        Leaving early (an error, Ctrl-C, the caller closing the generator) cancels the tasks not yet
+        collected."""
         ray = self._ray
         items = list(items)
-        remote = ray.remote(num_cpus=1, max_retries=0)(fn)
-        refs = [remote.remote(x) for x in items]
-        out = []
-        for i, (x, ref) in enumerate(zip(items, refs)):
-            try:
-                out.append(ray.get(ref))
-            except ray.exceptions.RayTaskError as e:
-                for r in refs[i + 1:]:
-                    ray.cancel(r)
-                cause = e.cause if isinstance(getattr(e, "cause", None), BaseException) else e
-                raise TaskError(i, x, cause) from cause
-        return out
+        remote = ray.remote(num_cpus=1, max_retries=0)(_call)
+        fn_ref = ray.put(fn)  # shipped once (a `functools.partial` carrying a job's settings, say)
+        refs: list[Any] = [remote.remote(fn_ref, x) for x in items]
+        try:
+            for i, x in enumerate(items):
+                try:
+                    r = ray.get(refs[i])
+                except ray.exceptions.RayTaskError as e:
+                    cause = e.cause if isinstance(getattr(e, "cause", None), BaseException) else e
+                    raise TaskError(i, x, cause) from cause
+                refs[i] = None
+                yield r
+        finally:
+            for ref in refs:
+                if ref is not None:
+                    try:
+                        ray.cancel(ref)
+                    except Exception:  # a task that finished meanwhile, or a lost connection: nothing to stop
+                        pass
 
     def close(self) -> None:
         """Shut down the local instance this backend started (or disconnect from the cluster)."""
@@ -135,11 +174,22 @@ class RayBackend:
         self.close()
 
 
+def blocks(count: int, backend: Backend, max_size: int = 1000) -> list[range]:
+    """Item numbers 0..count-1 in blocks of consecutive numbers, one task each: one number per block in
+    this process (progress and Ctrl-C item by item), else about four blocks per worker (at most
+    `max_size` numbers each, which bounds what an interruption loses) so that the workers stay busy
+    while each task's round trip is spread over many items."""
+    size = 1 if not backend.remote else min(max_size, max(1, -(-count // (4 * backend.parallelism))))
+    return [range(i, min(i + size, count)) for i in range(0, count, size)]
+
+
 def get_backend(name: str, address: str | None = None, num_cpus: int | None = None) -> LocalBackend | RayBackend:
     """The backend called `name` (`"local"` or `"ray"`). `address` and `num_cpus` apply to Ray only."""
     if name == "local":
         if address is not None:
             raise ValueError("--address needs --backend ray")
+        if num_cpus is not None:
+            raise ValueError("--num-cpus needs --backend ray")
         return LocalBackend()
     if name == "ray":
         if num_cpus is not None and num_cpus < 1:

@@ -30,10 +30,12 @@ net against every other, both seatings, from `agents.simple_poker.match_value`).
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import math
 import os
 import sys
+import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -43,6 +45,8 @@ from scipy.optimize import minimize
 import agents as agent_registry
 import envs
 from envs.core.play import play_game, reseed_agent
+from evaluate import backends
+from evaluate.backends import Backend, LocalBackend, blocks
 from evaluate.jsonio import write_json as _write_json
 
 #: Games whose seats share one return: rated as whole teams (see the module docstring).
@@ -147,6 +151,83 @@ def _exact_poker(game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, 
     return {i: {j: float(match_value(game, beh[i], beh[j])) for j in ids if j != i} for i in ids}
 
 
+@dataclass(frozen=True)
+class LeagueSpec:
+    """What a task needs to play any deal of a league (picklable: a Ray task rebuilds the agents)."""
+
+    game_name: str
+    options: tuple[tuple[str, Any], ...]
+    ids: tuple[str, ...]
+    seed: int
+    max_turns: int | None
+    #: One per run: a process reuses its built agents within a run, never across runs (a learned
+    #: agent's file may have changed in between).
+    run: str = ""
+
+
+_COPIES: dict[str, Any] = {}
+
+
+def _copies_for(spec: LeagueSpec) -> dict[str, list[Any]]:
+    """n copies of every entrant (a line-up may seat n − 1 copies of one), built once per process and
+    re-seeded before every game, so reusing them across deals changes nothing."""
+    if _COPIES.get("key") != spec:
+        _COPIES.clear()
+        game = envs.make_game(spec.game_name, **dict(spec.options))
+        copies = {i: [agent_registry.make(i, game, np.random.default_rng(spec.seed), game_name=spec.game_name)
+                      for _ in range(game.num_players)] for i in spec.ids}
+        _COPIES.update(key=spec, game=game, copies=copies)
+    return _COPIES["copies"]
+
+
+def play_league_deals(spec: LeagueSpec, deals: range) -> list[tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]]:
+    """Deals number `deals` of the league (every line-up of the module docstring). Per deal: wins[i, j]
+    (i's comparisons won against j on it) and the games played, as (line-up, returns) in play order.
+    Everything follows from (seed, deal) alone."""
+    return [_league_deal(spec, d) for d in deals]
+
+
+def _league_deal(spec: LeagueSpec, d: int) -> tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]:
+    copies = _copies_for(spec)
+    game, ids, seed = _COPIES["game"], spec.ids, spec.seed
+    n, k = game.num_players, len(ids)
+    wins = np.zeros((k, k))
+    played: list[tuple[list[int], tuple[float, ...]]] = []
+    start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, d))))
+
+    def play(lineup: list[int], tag: tuple[int, ...]) -> tuple[float, ...]:
+        seated = []
+        used = dict.fromkeys(range(k), 0)
+        for s, e in enumerate(lineup):
+            agent = copies[ids[e]][used[e]]
+            used[e] += 1
+            reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, d, *tag, s))))
+            seated.append(agent)
+        ret, _, _ = play_game(game, seated, start, spec.max_turns)
+        played.append((list(lineup), tuple(ret)))
+        return ret
+
+    if spec.game_name in COOPERATIVE:
+        team = [play([e] * n, (e,))[0] for e in range(k)]
+        for a, b in itertools.combinations(range(k), 2):
+            wins[a, b] += _cmp(team[a], team[b])
+            wins[b, a] += _cmp(team[b], team[a])
+        return wins, played
+    for a, b in itertools.combinations(range(k), 2):
+        pairs = [(a, b)] if n == 2 else [(a, b), (b, a)]
+        for focal, other in pairs:
+            mine = theirs = 0.0
+            for f in range(n):
+                lineup = [other] * n
+                lineup[f] = focal
+                ret = play(lineup, (focal, other, f))
+                mine += ret[f]
+                theirs += (sum(ret) - ret[f]) / (n - 1)
+            wins[focal, other] += _cmp(mine, theirs)
+            wins[other, focal] += _cmp(theirs, mine)
+    return wins, played
+
+
 def run_league(
     game_name: str,
     agent_ids: list[str] | None = None,
@@ -155,6 +236,7 @@ def run_league(
     options: dict[str, Any] | None = None,
     max_turns: int | None = None,
     bootstrap: int = 200,
+    backend: Backend | None = None,
 ) -> LeagueResult:
     """Play the round robin and fit the ratings.
 
@@ -166,6 +248,8 @@ def run_league(
         options: the game's options.
         max_turns: cut games longer than this.
         bootstrap: resamples of the deals for the intervals.
+        backend: where the deals are played (`evaluate.backends`; default this process): the same
+            result on every backend.
     """
     if games < 2:
         raise ValueError(f"a league needs games >= 2 deals (intervals are over deals), got {games}")
@@ -175,51 +259,27 @@ def run_league(
     ids = list(dict.fromkeys(agent_ids or default_agents(game_name, game)))
     if len(ids) < 2:
         raise ValueError(f"a league needs at least two distinct agents, got {ids}")
-    # n copies of every agent (a line-up may seat n − 1 copies of one), each reseeded per game.
-    copies = {i: [agent_registry.make(i, game, np.random.default_rng(seed), game_name=game_name) for _ in range(n)] for i in ids}
+    spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns, uuid.uuid4().hex)
+    copies = _copies_for(spec)
+    backend = backend if backend is not None else LocalBackend()
     k = len(ids)
     wins = np.zeros((games, k, k))
     returns_sum = np.zeros(k)
     returns_n = np.zeros(k, dtype=int)
     games_n = np.zeros(k, dtype=int)
     cooperative = game_name in COOPERATIVE
-
-    def play(d: int, start: Any, lineup: list[int], tag: tuple[int, ...]) -> tuple[float, ...]:
-        seated = []
-        used = dict.fromkeys(range(k), 0)
-        for s, e in enumerate(lineup):
-            agent = copies[ids[e]][used[e]]
-            used[e] += 1
-            reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, d, *tag, s))))
-            seated.append(agent)
-        ret, _, _ = play_game(game, seated, start, max_turns)
-        for s, e in enumerate(lineup):
-            returns_sum[e] += ret[s]
-            returns_n[e] += 1
-        for e in set(lineup):
-            games_n[e] += 1
-        return ret
-
-    for d in range(games):
-        start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, d))))
-        if cooperative:
-            team = [play(d, start, [e] * n, (e,))[0] for e in range(k)]
-            for a, b in itertools.combinations(range(k), 2):
-                wins[d, a, b] += _cmp(team[a], team[b])
-                wins[d, b, a] += _cmp(team[b], team[a])
-            continue
-        for a, b in itertools.combinations(range(k), 2):
-            pairs = [(a, b)] if n == 2 else [(a, b), (b, a)]
-            for focal, other in pairs:
-                mine = theirs = 0.0
-                for f in range(n):
-                    lineup = [other] * n
-                    lineup[f] = focal
-                    ret = play(d, start, lineup, (focal, other, f))
-                    mine += ret[f]
-                    theirs += (sum(ret) - ret[f]) / (n - 1)
-                wins[d, focal, other] += _cmp(mine, theirs)
-                wins[d, other, focal] += _cmp(theirs, mine)
+    d = 0
+    for block in backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend)):
+        for deal_wins, played in block:
+            wins[d] = deal_wins
+            # summed game by game in play order, as one process would: the same floats on every backend
+            for lineup, ret in played:
+                for s, e in enumerate(lineup):
+                    returns_sum[e] += ret[s]
+                    returns_n[e] += 1
+                for e in set(lineup):
+                    games_n[e] += 1
+            d += 1
 
     total = wins.sum(axis=0)
     strength = fit_bradley_terry(total)
@@ -235,6 +295,7 @@ def run_league(
     ratings.sort(key=lambda r: -r.rating)
     h2h = {ids[a]: {ids[b]: float(total[a, b] / played[a, b]) for b in range(k) if b != a} for a in range(k)}
     exact = _exact_poker(game, ids, {i: c[0] for i, c in copies.items()}) if game_name == "simple_poker" else None
+    _COPIES.clear()
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
     return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap)
@@ -327,8 +388,9 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if len(pair) != 2 or not args.against:
             parser.error("--paired needs two agent ids A,B and --against ID,... (the opponents or teammates)")
         try:
-            res = paired.run_paired(args.game, pair[0], pair[1], args.against, games=args.games or 1000, seed=args.seed,
-                                    options=args.options, max_turns=args.max_turns)
+            with backends.from_args(args) as backend:
+                res = paired.run_paired(args.game, pair[0], pair[1], args.against, games=args.games or 1000,
+                                        seed=args.seed, options=args.options, max_turns=args.max_turns, backend=backend)
         except ValueError as e:
             parser.error(str(e))
         print(paired.format_paired(res))
@@ -337,8 +399,9 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"wrote {args.json}")
         return 0
     try:
-        res = run_league(args.game, args.agents, games=args.games or 200, seed=args.seed, options=args.options,
-                         max_turns=args.max_turns)
+        with backends.from_args(args) as backend:
+            res = run_league(args.game, args.agents, games=args.games or 200, seed=args.seed, options=args.options,
+                             max_turns=args.max_turns, backend=backend)
     except ValueError as e:
         parser.error(str(e))
     print(format_league(res))

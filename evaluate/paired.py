@@ -19,6 +19,8 @@ normal 95% interval of the mean over deals (`evaluate.stats.mean_interval`).
 
 from __future__ import annotations
 
+import functools
+import uuid
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -28,6 +30,7 @@ import agents as agent_registry
 import envs
 from agents import expand_agent_ids
 from envs.core.play import play_game, reseed_agent
+from evaluate.backends import Backend, LocalBackend, blocks
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
 
@@ -79,6 +82,65 @@ def _figures(seat: int | None, sa: np.ndarray, sb: np.ndarray, wa: np.ndarray, w
     )
 
 
+@dataclass(frozen=True)
+class PairedSpec:
+    """What a task needs to play any deal of a paired comparison (picklable: a Ray task rebuilds the agents)."""
+
+    game_name: str
+    options: tuple[tuple[str, Any], ...]
+    a: str
+    b: str
+    against: tuple[str, ...]
+    seed: int
+    max_turns: int | None
+    #: One per run: a process reuses its built agents within a run, never across runs (a learned
+    #: agent's file may have changed in between).
+    run: str = ""
+
+
+_AGENTS: dict[str, Any] = {}
+
+
+def _agents_for(spec: PairedSpec) -> tuple[Any, dict[str, Any], list[Any]]:
+    """The game, the two focal agents and the opponents of `spec`, built once per process (every game
+    re-seeds them, so reusing them across deals changes nothing)."""
+    if _AGENTS.get("key") != spec:
+        _AGENTS.clear()
+        game = envs.make_game(spec.game_name, **dict(spec.options))
+
+        def build(agent_id: str) -> Any:
+            return agent_registry.make(agent_id, game, np.random.default_rng(spec.seed), game_name=spec.game_name)
+
+        _AGENTS.update(key=spec, game=game, focal={"a": build(spec.a), "b": build(spec.b)},
+                       opponents=[build(i) for i in spec.against])
+    return _AGENTS["game"], _AGENTS["focal"], _AGENTS["opponents"]
+
+
+def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Deals number `deals`, each played 2·n times (see the module docstring). Per deal:
+    scores[focal a/b, seat] and wins[focal a/b, seat]; every figure follows from (seed, deal) alone."""
+    game, focal, opponents = _agents_for(spec)
+    n, seed = game.num_players, spec.seed
+    out = []
+    for d in deals:
+        scores, wins = np.zeros((2, n)), np.zeros((2, n))
+        start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, d))))
+        for f in range(n):
+            others = [s for s in range(n) if s != f]
+            for i, agent in enumerate((focal["a"], focal["b"])):
+                seated: list[Any] = [None] * n
+                seated[f] = agent
+                reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FOCAL, d, f))))
+                for opp, s in zip(opponents, others):
+                    seated[s] = opp
+                    reseed_agent(opp, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT, d, f, s))))
+                ret, won, _ = play_game(game, seated, start, max_turns=spec.max_turns)
+                scores[i, f] = ret[f]
+                wins[i, f] = 1.0 if f in won else 0.0
+        out.append((scores, wins))
+    return out
+
+
 def run_paired(
     game_name: str,
     a_id: str,
@@ -88,6 +150,7 @@ def run_paired(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     max_turns: int | None = None,
+    backend: Backend | None = None,
 ) -> PairedResult:
     """Compare agents `a_id` and `b_id` on `games` deals against the same opponents.
 
@@ -100,6 +163,8 @@ def run_paired(
         seed: root seed of the deals and every generator.
         options: the game's options.
         max_turns: cut games longer than this (no winner).
+        backend: where the deals are played (`evaluate.backends`; default this process): the same
+            result on every backend.
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -115,27 +180,16 @@ def run_paired(
             f"(or one, repeated), got {len(opp_ids)}: {opp_ids}"
         )
 
-    def build(agent_id: str) -> Any:
-        return agent_registry.make(agent_id, game, np.random.default_rng(seed), game_name=game_name)
-
-    focal = {"a": build(a_id), "b": build(b_id)}
-    opponents = [build(i) for i in opp_ids]
-    scores = {k: np.zeros((games, n)) for k in focal}
-    wins = {k: np.zeros((games, n)) for k in focal}
-    for d in range(games):
-        start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, d))))
-        for f in range(n):
-            others = [s for s in range(n) if s != f]
-            for key, agent in focal.items():
-                seated: list[Any] = [None] * n
-                seated[f] = agent
-                reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FOCAL, d, f))))
-                for opp, s in zip(opponents, others):
-                    seated[s] = opp
-                    reseed_agent(opp, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT, d, f, s))))
-                ret, won, _ = play_game(game, seated, start, max_turns)
-                scores[key][d, f] = ret[f]
-                wins[key][d, f] = 1.0 if f in won else 0.0
+    spec = PairedSpec(game_name, tuple(options.items()), a_id, b_id, tuple(opp_ids), seed, max_turns, uuid.uuid4().hex)
+    _agents_for(spec)  # a bad agent id fails here, before any task starts
+    backend = backend if backend is not None else LocalBackend()
+    try:
+        per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend))
+                    for r in block]
+    finally:
+        _AGENTS.clear()
+    scores = {k: np.stack([r[0][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
+    wins = {k: np.stack([r[1][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
     sa, sb, wa, wb = scores["a"], scores["b"], wins["a"], wins["b"]
     pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
     per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]

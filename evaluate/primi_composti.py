@@ -253,6 +253,10 @@ def claims(games: int, seed: int, players: tuple[str, ...] = CLAIM_PLAYERS, log=
     return out
 
 
+#: This module's flags whose job runs on `--backend ray` (the others run in the calling process).
+BACKEND_FLAGS = ("solve_deals", "solve_from", "solve_threads", "regret_players")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`--reproduce [--tables ...]`, `--solve-deals N`."""
     parser.add_argument("--reproduce", action="store_true", help="primi_composti: replay the seed's Tables IV-XV side by side (--games caps games per cell)")

@@ -12,10 +12,18 @@ Win rates use the normal interval over deals, never narrower than Wilson's
 interval over all games (rotate), or Wilson's (fixed); mean scores the normal
 interval.
 
-Each deal's games are played by one function, `play_deal`, and the deals go
-through a `map`-like `backend` (the built-in `map` by default: in order, in
-this process). Ctrl-C (with `stop_on_interrupt`) keeps the finished deals: the
-result is then marked `partial`.
+Seeding: everything random in deal d follows from the root seed and d alone
+(the initial state, and every agent's generator, re-seeded before each game of
+the deal: `play_deal`), so any deal can be replayed by itself and the deals can
+be played anywhere, in any grouping. They go through a backend
+(`evaluate.backends`): this process by default, or Ray tasks on one machine or
+a cluster, each task playing a block of consecutive deals with agents built
+once per process; the result is the same JSON on every backend. An agent's
+random choices must come from its `rng` attribute or a `reseed(rng)` hook
+(`envs.core.play.reseed_agent`), as the registry's agents do; a generator kept
+elsewhere would carry its state from game to game and make the figures depend
+on how deals are grouped. Ctrl-C (with `stop_on_interrupt`) keeps the finished
+deals: the result is then marked `partial`.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from __future__ import annotations
 import csv
 import functools
 import math
-from collections.abc import Callable, Iterable, Iterator
+import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -32,7 +40,8 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents import expand_agent_ids, labels_for
-from envs.core.play import play_game
+from envs.core.play import play_game, reseed_agent
+from evaluate.backends import Backend, LocalBackend, blocks
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval, wilson_interval
 
@@ -85,13 +94,63 @@ class TournamentResult:
         return d
 
 
-#: A backend maps `play_deal` over the deals' seeds and yields the results in order, like the built-in `map`.
-Backend = Callable[[Callable[[np.random.SeedSequence], Any], Iterable[np.random.SeedSequence]], Iterator[Any]]
+#: Spawn-key tags of `SeedSequence(seed)`: deal d's initial state is drawn from (DEAL, d); entrant e's
+#: generator in rotation r of deal d is (AGENT, d, r, e); entrant e is built with (BUILD, e).
+_DEAL, _AGENT, _BUILD = 0, 1, 2
 
 
-def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None,
-              deal_seq: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, int]:
-    """One deal (the initial state drawn from `deal_seq`) played once per rotation.
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What every task of a tournament needs to play any of its deals: small and picklable (a Ray
+    task rebuilds the game and the agents from it in its own process)."""
+
+    game_name: str
+    options: tuple[tuple[str, Any], ...]
+    ids: tuple[str, ...]
+    seed: int
+    rotations: int
+    max_turns: int | None
+    #: One per run: a process reuses its built agents within a run, never across runs (a learned
+    #: agent's file may have changed in between).
+    run: str = ""
+
+
+_TABLE: dict[str, Any] = {}
+
+
+def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
+    """The game and the entrants of `spec`, built once per process and run, and reused for every block
+    of deals of that run (an agent may be expensive to build: a search, a network). Reuse is safe
+    because every game re-seeds every agent (`play_deal`) and `play_game` resets them."""
+    if _TABLE.get("key") != spec:
+        _TABLE.clear()  # one tournament's agents at a time
+        game = envs.make_game(spec.game_name, **dict(spec.options))
+        built = [agent_registry.make(a, game, np.random.default_rng(np.random.SeedSequence(spec.seed, spawn_key=(_BUILD, e))),
+                                     game_name=spec.game_name) for e, a in enumerate(spec.ids)]
+        for a, agent in zip(spec.ids, built):
+            check_reseedable(agent, a)
+        _TABLE.update(key=spec, game=game, built=built)
+    return _TABLE["game"], _TABLE["built"]
+
+
+def check_reseedable(agent: Any, agent_id: str) -> None:
+    """Raise `ValueError` for an agent that keeps a generator a tournament cannot re-seed per game (not
+    in an `rng` attribute, no `reseed(rng)` method): its games would depend on the ones before."""
+    if callable(getattr(agent, "reseed", None)) or isinstance(getattr(agent, "rng", None), np.random.Generator):
+        return
+    hidden = [k for k, v in getattr(agent, "__dict__", {}).items() if isinstance(v, np.random.Generator)]
+    if hidden:
+        raise ValueError(f"agent {agent_id!r} keeps a generator in {hidden[0]!r}, which a tournament cannot re-seed "
+                         "before each game: keep it in `rng` or give the agent a `reseed(rng)` method")
+
+
+def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None, seed: int,
+              deal: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Deal number `deal` of the tournament seeded `seed`, played once per rotation.
+
+    Everything random in it follows from (`seed`, `deal`): the initial state, and, before each
+    rotation, every entrant's generator (`reseed_agent`), so a deal gives the same games whichever
+    process plays it and whatever was played before: any deal can be replayed alone.
 
     Returns:
         wins[rotation, entrant] (1 or 0), scores[rotation, entrant] and the turns played.
@@ -100,10 +159,11 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
     wins = np.zeros((rotations, n))
     scores = np.zeros((rotations, n))
     turns = 0
-    start = game.initial_state(np.random.default_rng(deal_seq))
+    start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal))))
     for r in range(rotations):
         seated = [None] * n
         for e in range(n):
+            reseed_agent(built[e], np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_AGENT, deal, r, e))))
             seated[(e + r) % n] = built[e]
         ret, won, t = play_game(game, seated, start, max_turns)
         turns += t
@@ -112,6 +172,12 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
             scores[r, e] = ret[seat]
             wins[r, e] = 1.0 if seat in won else 0.0
     return wins, scores, turns
+
+
+def play_deals(spec: TournamentSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """`play_deal` for each deal number in `deals` (one task of a backend: a block of consecutive deals)."""
+    game, built = seated_for(spec)
+    return [play_deal(game, built, spec.rotations, spec.max_turns, spec.seed, d) for d in deals]
 
 
 def run_tournament(
@@ -123,7 +189,7 @@ def run_tournament(
     seating: str = "rotate",
     max_turns: int | None = None,
     progress: bool | None = None,
-    backend: Backend = map,
+    backend: Backend | None = None,
     stop_on_interrupt: bool = False,
 ) -> TournamentResult:
     """Play `games` games of `game_name` between the given agents.
@@ -132,12 +198,13 @@ def run_tournament(
         game_name: a game id (`envs.GAMES`).
         agent_ids: one agent id per seat (`"id*k"` repeats an id).
         games: total games; with rotation they are grouped in deals of n games.
-        seed: root seed of the deals and of every agent's generator.
+        seed: root seed of the deals and of every agent's generator (see `play_deal`).
         options: the game's options (as for its env).
         seating: `"rotate"` or `"fixed"`.
         max_turns: stop a game after this many turns (no winner).
         progress: show a progress bar (`None`: only on a terminal).
-        backend: maps `play_deal` over the deals, yielding results in order.
+        backend: where the deals are played (`evaluate.backends`; default this process). The
+            result is the same on every backend.
         stop_on_interrupt: on Ctrl-C return the finished deals' figures, marked
             `partial` (with none finished, `KeyboardInterrupt` propagates).
     """
@@ -156,24 +223,29 @@ def run_tournament(
             f"{game_name} with these options seats {n} players; give {n} agent ids (got {len(ids)}: {ids}); "
             f"known agents: {', '.join(agent_registry.known_ids(game_name))}"
         )
-    root = np.random.SeedSequence(seed)
-    deal_seq, *agent_seqs = root.spawn(1 + n)
-    built = [agent_registry.make(a, game, np.random.default_rng(s), game_name=game_name) for a, s in zip(ids, agent_seqs)]
     rotations = n if seating == "rotate" else 1
     planned = math.ceil(games / rotations)
+    spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex)
+    seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
+    backend = backend if backend is not None else LocalBackend()
     from tqdm import tqdm
 
     bar = tqdm(total=planned * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
     done: list[tuple[np.ndarray, np.ndarray, int]] = []
+    results = backend.imap(functools.partial(play_deals, spec), blocks(planned, backend))
     try:
-        for deal in backend(functools.partial(play_deal, game, built, rotations, max_turns), deal_seq.spawn(planned)):
-            done.append(deal)
-            bar.update(rotations)
+        for block in results:
+            done.extend(block)
+            bar.update(rotations * len(block))
     except KeyboardInterrupt:
         if not stop_on_interrupt or not done:
             raise
     finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # cancels the tasks still running
         bar.close()
+        _TABLE.clear()
     deals = len(done)
     wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
     scores = np.stack([d[1] for d in done])

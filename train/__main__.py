@@ -6,6 +6,7 @@ Examples::
     python -m train lama --opponents lama/first --timesteps 100000
     python -m train the_game --option num_players=3                  # one policy, all seats
     python -m train primi_composti --method distill --teacher primi_composti/teacher   # DAgger from a teacher
+    python -m train primi_composti --method distill --backend ray     # its labelling as Ray tasks (--address: a cluster)
 
 Every run saves `model.zip`, `config.json`, `curve.csv`/`curve.png` and
 `eval.json` in `--out` (default `runs/<game>-<time>`); play the model with
@@ -21,6 +22,7 @@ import sys
 
 import envs
 from envs.core.options import parse_options
+from evaluate import backends
 from evaluate.cli import Parser, fail, positive_int
 from train.config import MAX_TIMESTEPS, TrainConfig, check_keys
 from train.presets import preset
@@ -55,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games-per-round", type=positive_int(10**7), default=None, help="distill: games rolled in and labelled per round")
     p.add_argument("--features", type=str, default=None, help="distill: the student's feature set (agents.learned.FEATURES)")
     p.add_argument("--workers", type=positive_int(64), default=None, help="distill: labelling processes")
+    backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
     return p
 
 
@@ -106,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     p = build_parser()
     args = p.parse_args(argv)
     cfg = None
+    if args.backend != "local" and args.method != "distill":
+        p.error(f"--backend {args.backend} applies to --method distill (the teacher's labelling); "
+                "PPO on a cluster: see train/rllib.py")
+    for flag in ("address", "num_cpus"):
+        if getattr(args, flag) is not None and args.backend != "ray":
+            p.error(f"--{flag.replace('_', '-')} needs --backend ray")
     if args.method == "distill":
         if args.resume is not None:
             p.error("--resume applies to --method ppo runs")

@@ -180,6 +180,7 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
 
     from agents.search.teacher import best_action
     from envs.core.game import legal_mask
+    from envs.core.play import reseed_agent
 
     w = _worker_setup(cfg, kind, features)
     game, teacher, student = w["game"], w["teacher"], w["student"]
@@ -193,6 +194,9 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
     for seq in seeds:
         rng = np.random.default_rng(seq)
         teacher_rng, roll_rng = np.random.default_rng(child(seq, 0)), np.random.default_rng(child(seq, 1))
+        # A teacher that acts from its own generator (no `action_values`) draws from the game's seed, so
+        # a game's labels do not depend on which process labels it or what it labelled before.
+        reseed_agent(teacher, np.random.default_rng(child(seq, 2)))
         s = game.initial_state(rng)
         while not game.is_terminal(s):
             seat = game.current_player(s)
@@ -270,11 +274,27 @@ def merge(batches: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _label_round(cfg, kind, features, state, beta, seeds, pool) -> dict[str, Any]:
+def _label_round(cfg, kind, features, state, beta, seeds, pool, backend=None) -> dict[str, Any]:
+    parts = [seeds[i::cfg.workers] for i in range(cfg.workers)]
+    if backend is not None:
+        return _label_on(backend, cfg, kind, features, state, beta, parts)
     if pool is None:
         return label_games(cfg, kind, features, state, beta, seeds)
-    parts = [seeds[i::cfg.workers] for i in range(cfg.workers)]
     return merge(pool.starmap(label_games, [(cfg, kind, features, state, beta, p) for p in parts if p]))
+
+
+def _label_on(backend, cfg, kind, features, state, beta, parts) -> dict[str, Any]:
+    """The round's games labelled as tasks of `backend` (`evaluate.backends`, e.g. Ray): every worker
+    part is cut into consecutive chunks (about four per CPU in all) and the chunks' labels are joined in
+    the order the local run (the same `workers`) joins them, so the run's data are the same."""
+    import functools
+
+    per_part = -(-4 * backend.parallelism // len(parts))
+    chunks = []
+    for part in parts:
+        size = max(1, -(-len(part) // per_part))
+        chunks += [part[i:i + size] for i in range(0, len(part), size)]
+    return merge(backend.map(functools.partial(label_games, cfg, kind, features, state, beta), chunks))
 
 
 # --- fitting and measuring -------------------------------------------------------------------
@@ -350,9 +370,11 @@ def evaluate_student(cfg: DistillConfig, student: Any, games: int, seq: np.rando
     return out
 
 
-def distill(cfg: DistillConfig, verbose: bool = True, command: str = "") -> dict[str, Any]:
+def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend: Any = None) -> dict[str, Any]:
     """Run the DAgger loop of the module docstring; returns the run summary (also in config.json).
-    `command` (the command line that started the run) goes into the student's provenance."""
+    `command` (the command line that started the run) goes into the student's provenance. `backend`
+    (`evaluate.backends`, e.g. Ray) labels the games as its tasks instead of `workers` local processes,
+    with the same labels and so the same run."""
     import multiprocessing
 
     import torch
@@ -376,7 +398,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "") -> dict
     root = np.random.SeedSequence(cfg.seed)
     train_seq, select_seq = child(root, TRAIN_STREAM), child(root, SELECT_STREAM)
     fit_rng = np.random.default_rng(child(root, FIT_STREAM))
-    ctx = multiprocessing.get_context("fork") if cfg.workers > 1 else None
+    ctx = multiprocessing.get_context("fork") if cfg.workers > 1 and backend is None else None
     pool = ctx.Pool(cfg.workers) if ctx is not None else None
     data: dict[str, Any] | None = None
     optimizer = None
@@ -388,7 +410,8 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "") -> dict
             t = time.time()
             state = None if r == 0 or student.net is None else {
                 "weights": {k: v.clone() for k, v in student.net.state_dict().items()}, "dims": dict(student.dims)}
-            batch = _label_round(cfg, kind, features, state, beta, children(child(train_seq, r), cfg.games_per_round), pool)
+            batch = _label_round(cfg, kind, features, state, beta, children(child(train_seq, r), cfg.games_per_round), pool,
+                                 backend)
             label_wall = time.time() - t
             if student.net is None:
                 student._build(int(batch["dims"]["context_dim"]), int(batch["dims"]["feature_dim"]))
@@ -500,8 +523,12 @@ def distill_main(parser: Any, args: Any) -> int:
     if not values.get("teacher"):
         parser.error(f"--method distill needs --teacher ID (the game's preset names none); agents: {', '.join(_ids(args.game))}")
     try:
+        from evaluate import backends
+
         command = " ".join(["python -m train", *(shlex.quote(a) for a in sys.argv[1:])])
-        distill(DistillConfig(game=args.game, seed=args.seed, out=args.out, **values), verbose=True, command=command)
+        cfg = DistillConfig(game=args.game, seed=args.seed, out=args.out, **values)
+        with backends.from_args(args) as backend:
+            distill(cfg, verbose=True, command=command, backend=backend if backend.name != "local" else None)
     except ValueError as e:
         parser.error(str(e))
     return 0

@@ -1,5 +1,6 @@
 """evaluate.backends: the local and Ray backends give the same results in item order, name a failing
-item, and the Primi Composti `--solve-deals` study is the same JSON (timings aside) on both."""
+item, and tournaments, paired comparisons, leagues and the Primi Composti `--solve-deals` study give the
+same JSON (timings aside) on both."""
 
 import json
 import sys
@@ -49,6 +50,8 @@ def test_get_backend_refuses_bad_names_and_options():
         get_backend("spark")
     with pytest.raises(ValueError, match="--address needs --backend ray"):
         get_backend("local", "auto")
+    with pytest.raises(ValueError, match="--num-cpus needs --backend ray"):
+        get_backend("local", None, 2)
     with pytest.raises(ValueError, match="num_cpus must be >= 1"):
         get_backend("ray", None, 0)
 
@@ -67,6 +70,28 @@ def test_ray_map_equals_local_in_item_order(ray_backend):
     items = list(range(20, 0, -1))
     assert ray_backend.map(_draw, items) == LocalBackend().map(_draw, items)
     assert ray_backend.map(_draw, []) == []
+
+
+def test_blocks_cover_every_item_once():
+    assert backends.blocks(5, LocalBackend()) == [range(i, i + 1) for i in range(5)]
+
+    class Remote:
+        remote = True
+
+    for count, workers in [(1, 2), (7, 2), (100, 1), (100, 2), (100, 64), (10**6, 2)]:
+        Remote.parallelism = workers
+        bl = backends.blocks(count, Remote(), max_size=1000)
+        assert [i for b in bl for i in b] == list(range(count))
+        assert max(len(b) for b in bl) <= 1000 and (count < 4 * workers or len(bl) >= 4 * workers)
+        assert len(bl) <= max(4 * workers, count // 1000 + 1) + 1
+
+
+def test_ray_imap_yields_in_order_and_stops_early(ray_backend):
+    assert ray_backend.parallelism == 2
+    it = ray_backend.imap(_draw, range(10))
+    assert next(it) == _draw(0) and next(it) == _draw(1)
+    it.close()  # the other tasks are cancelled; the instance stays usable
+    assert ray_backend.map(_draw, [4]) == [_draw(4)]
 
 
 def test_ray_map_names_the_failing_item(ray_backend):
@@ -106,3 +131,79 @@ def test_solve_deals_cli_usage_errors(capsys):
     with pytest.raises(SystemExit) as e:
         main(["primi_composti", "--solve-deals", "1", "--address", "auto"])
     assert e.value.code == 2 and "--address needs --backend ray" in capsys.readouterr().err
+
+
+TOURNAMENTS = [
+    dict(game_name="lama", agent_ids=["lama/third", "random", "lama/first", "random"], games=48, seed=7),
+    dict(game_name="the_game", agent_ids=["the_game/trick", "random"], games=30, seed=2, max_turns=40),
+    dict(game_name="simple_poker", agent_ids=["simple_poker/nash", "random"], games=101, seed=5, seating="fixed",
+         options={"n": 4}),
+    dict(game_name="primi_composti", agent_ids=["primi_composti/greedy_rand", "random"], games=40, seed=1,
+         options={"cards_per_player": 6}),
+    dict(game_name="roborally", agent_ids=["roborally/greedy", "random"], games=40, seed=1, options={"max_turns": 15}),
+]
+
+
+@pytest.mark.parametrize("case", TOURNAMENTS, ids=lambda c: c["game_name"])
+def test_tournament_same_json_on_ray(ray_backend, case):
+    """The deals of a tournament as Ray tasks (blocks of deals, agents built once per worker): the local JSON."""
+    from evaluate.tournament import run_tournament
+
+    local = run_tournament(**case, progress=False).to_dict()
+    assert run_tournament(**case, progress=False, backend=ray_backend).to_dict() == local
+    assert local["deals"] > 4 * ray_backend.parallelism  # several deals per task: blocks are exercised
+
+
+def test_tournament_cli_same_json_and_csv_on_ray(ray_backend, tmp_path):
+    from evaluate.__main__ import main
+
+    common = ["lama", "--agents", "lama/third,random*3", "--games", "40", "--seed", "3", "--no-progress"]
+    assert main([*common, "--json", str(tmp_path / "l.json"), "--csv", str(tmp_path / "l.csv")]) == 0
+    assert main([*common, "--backend", "ray", "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text()) == json.loads((tmp_path / "l.json").read_text())
+    assert (tmp_path / "r.csv").read_text() == (tmp_path / "l.csv").read_text()
+
+
+def test_paired_and_league_same_json_on_ray(ray_backend, tmp_path):
+    from evaluate.__main__ import main
+
+    for job in (["simple_poker", "--paired", "simple_poker/nash,random", "--against", "simple_poker/threshold-2",
+                 "--games", "60", "--seed", "4"],
+                ["lama", "--league", "--agents", "lama/third,lama/first,random", "--games", "6", "--seed", "1",
+                 "--out", str(tmp_path)]):
+        assert main([*job, "--json", str(tmp_path / "local.json")]) == 0
+        assert main([*job, "--backend", "ray", "--json", str(tmp_path / "ray.json")]) == 0
+        assert json.loads((tmp_path / "ray.json").read_text()) == json.loads((tmp_path / "local.json").read_text())
+
+
+def test_backend_refused_for_jobs_that_run_in_this_process(capsys):
+    from evaluate.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["lama", "--reproduce", "--backend", "ray"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "--reproduce runs in this process: drop --backend" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_ray_writes_partial_json(tmp_path):
+    """Ctrl-C during a tournament on its own local Ray instance: the finished blocks (the first deals) are
+    written marked partial, one error line, exit 130, and the instance is gone with the process."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    path = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
+                             "400000", "--no-progress", "--backend", "ray", "--num-cpus", "2", "--json", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(60)  # Ray's start, then time for each worker to finish a block or more (1,000 deals each)
+    assert proc.poll() is None
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    lines = [x for x in err.strip().splitlines() if "Ray" not in x and not x.startswith("20")]  # Ray's own log lines
+    assert proc.returncode == 130 and len(lines) == 1 and "Traceback" not in err, err
+    d = json.loads(path.read_text())
+    assert d["partial"] is True and d["planned_deals"] == 100000 and 0 < d["deals"] < 100000
+    assert d["deals"] % 1000 == 0 and d["games"] == 4 * d["deals"]  # whole blocks only

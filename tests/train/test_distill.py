@@ -139,3 +139,65 @@ def test_search_labels_fit_the_estimates_and_measure_against_the_acted_values(tm
     assert not np.array_equal(np.nan_to_num(search["targets"]), np.nan_to_num(search["values"]))
     assert search["inputs"][1].shape[1] < 405  # stored compactly: legal actions only
 
+
+@pytest.fixture(scope="module")
+def ray_backend():
+    """One local Ray instance (2 CPUs, no dashboard) for the module's Ray tests, shut down after them."""
+    ray = pytest.importorskip("ray")
+    from evaluate.backends import get_backend
+
+    if ray.is_initialized():
+        ray.shutdown()
+    b = get_backend("ray", None, 2)
+    yield b
+    b.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_labels_are_the_same_on_ray(ray_backend, workers):
+    """A round's labels as Ray tasks equal the local labelling with the same `workers`, also for a teacher
+    that acts from its own generator (`the_game/random`, act only: its choice is labelled 0, the rest -1)."""
+    from train.distill import _label_round, resolve_kind
+    from train.seeds import children
+
+    cfg = DistillConfig(game="the_game", teacher="the_game/random", games_per_round=10, hidden=[8], workers=workers)
+    kind, features = resolve_kind(cfg)
+    seeds = children(np.random.SeedSequence(5), cfg.games_per_round)
+    if workers == 1:
+        local = _label_round(cfg, kind, features, None, 1.0, seeds, None)
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            local = _label_round(cfg, kind, features, None, 1.0, seeds, pool)
+    on_ray = _label_round(cfg, kind, features, None, 1.0, seeds, None, ray_backend)
+    assert on_ray["decisions"] == local["decisions"] > 100
+    for key in ("values", "chosen"):
+        np.testing.assert_array_equal(on_ray[key], local[key])
+    for a, b in zip(on_ray["inputs"], local["inputs"]):
+        np.testing.assert_array_equal(a, b)
+    assert set(np.unique(local["values"][np.isfinite(local["values"])])) == {-1.0, 0.0}
+
+
+def test_distill_run_is_the_same_on_ray(ray_backend, tmp_path):
+    """A tiny DAgger run with its labelling on Ray writes the local run's student, curve and evaluation."""
+    import torch
+
+    runs = {}
+    for name, backend in (("local", None), ("ray", ray_backend)):
+        cfg = DistillConfig(game="simple_poker", teacher="simple_poker/nash", rounds=2, games_per_round=24, epochs=3,
+                            hidden=[8], eval_games=10, final_eval_games=20, out=str(tmp_path / name))
+        runs[name] = distill(cfg, verbose=False, backend=backend)
+    timing = {"label_seconds_per_decision", "label_wall_seconds", "fit_seconds", "eval_seconds"}
+    curves = [[{k: v for k, v in row.items() if k not in timing} for row in runs[n]["curve"]] for n in runs]
+    assert curves[0] == curves[1] and runs["ray"]["selected_round"] == runs["local"]["selected_round"]
+    w = [torch.load(tmp_path / n / "student" / "weights.pt", weights_only=True) for n in runs]
+    assert w[0].keys() == w[1].keys() and all(torch.equal(w[0][k], w[1][k]) for k in w[0])
+    evals = [(tmp_path / n / "eval.json").read_text().replace(str(tmp_path / n), "RUN") for n in runs]
+    assert evals[0] == evals[1] and "learned:RUN/student" in evals[0]
+
+
+def test_the_cli_refuses_a_backend_for_ppo(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["simple_poker", "--backend", "ray"])
+    assert e.value.code == 2 and "--backend ray applies to --method distill" in capsys.readouterr().err
