@@ -5,6 +5,7 @@
     python -m evaluate roborally --agents random*4 --option board=race_easy --record race.gif [--turns 30]
 
     python -m evaluate roborally --study docs/data/roborally_results.json [--races 400] [--study-boards race_easy]
+        [--study-sizes 2] [--study-pairing "roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy"]
     python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
     python -m evaluate roborally --study-plot [--study ...] [--study-budget ...] [--out docs/img/roborally]
 
@@ -150,6 +151,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    "depths against greedy (race_medium, 2 robots)")
     g.add_argument("--study-boards", default=None, help="--study: comma-separated boards (default the three races)")
     g.add_argument("--study-sizes", default="2,4", help="--study: robot counts (default 2,4)")
+    g.add_argument("--study-pairing", default=None, metavar="A,B", help="--study: race only this pairing of two "
+                   "agent ids (e.g. 'roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy') instead of "
+                   "mc/greedy/random")
     g.add_argument("--races", type=int, default=400, help="--study/--study-budget: races per cell (default 400)")
     g.add_argument("--study-plot", action="store_true", help="plot the --study / --study-budget JSON files to --out "
                    "and print them as Markdown tables")
@@ -216,7 +220,16 @@ def _run_study(args: argparse.Namespace, study: str | None, budget: str | None) 
         sizes = [int(x) for x in args.study_sizes.split(",") if x.strip()]
         if any(n not in (2, 4) for n in sizes):
             raise ValueError(f"--study-sizes must list 2 and/or 4, got {args.study_sizes!r}")
-        rs.run_cells(study, rs.study_cells(boards, sizes), args.races, seed=args.seed)
+        pairings = rs.PAIRINGS
+        if getattr(args, "study_pairing", None):
+            pair = tuple(x.strip() for x in args.study_pairing.split(","))
+            if len(pair) != 2 or not all(pair):
+                raise ValueError(f"--study-pairing takes two agent ids A,B, got {args.study_pairing!r}")
+            game = envs.make_game(GAME, **rs.RACE_OPTIONS, board=boards[0], num_robots=2)
+            for x in pair:  # an unknown id or option fails here, before any race or file
+                agent_registry.make(x, game, np.random.default_rng(0), game_name=GAME)
+            pairings = (pair,)
+        rs.run_cells(study, rs.study_cells(boards, sizes, pairings), args.races, seed=args.seed)
     if budget:
         rs.run_cells(budget, rs.budget_cells(), args.races, seed=args.seed)
     return True

@@ -1,8 +1,9 @@
 """RoboRally results: races between the robots (`roborally/mc`, `greedy`, `random`), and mc's budget and depth curve.
 
     python -m evaluate roborally --study docs/data/roborally_results.json [--races 400] [--study-boards race_easy]
+        [--study-sizes 2] [--study-pairing "roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy"]
     python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
-    python -m evaluate roborally --study-plot docs/data/roborally_results.json docs/data/roborally_budget.json
+    python -m evaluate roborally --study-plot --study docs/data/roborally_results.json --study-budget docs/data/roborally_budget.json
 
 A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B). Races come in
 *deals*: one seeded start state replayed once per rotation of the seats (duplicate play, as in
@@ -39,7 +40,7 @@ PAIRINGS = (("roborally/mc", "roborally/greedy"), ("roborally/mc", "roborally/ra
 #: Race settings of the study: the seed's decision problem (no power down, which none of these robots uses; flags
 #: repair), the board's 3 lives, and a 60-turn cap (greedy robots finish the shipped races in 4–30 turns).
 RACE_OPTIONS = {"rules": "seed", "max_turns": 60}
-BUDGETS = (100, 1000, 10000)
+BUDGETS = (100, 1000, 10000, 20000)
 DEPTHS = (1, 2, 3)
 
 
@@ -169,8 +170,9 @@ def study_cells(boards=BOARDS, sizes=(2, 4), pairings=PAIRINGS) -> list[tuple[st
 
 
 def budget_cells(board: str = "race_medium", budgets=BUDGETS, depths=DEPTHS) -> list[tuple[str, int, str, str]]:
-    """mc (budget B, depth d) against greedy, 2 robots on `board`."""
-    return [(board, 2, f"roborally/mc?budget={bu}&depth={d}", "roborally/greedy") for d in depths for bu in budgets]
+    """mc (budget B, depth d) against greedy, 2 robots on `board`; the cheap points (small budget) first, so a
+    stopped sweep has whole curves at the small budgets."""
+    return [(board, 2, f"roborally/mc?budget={bu}&depth={d}", "roborally/greedy") for bu in budgets for d in depths]
 
 
 

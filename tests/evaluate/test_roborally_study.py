@@ -46,6 +46,8 @@ def test_run_cells_writes_incrementally_and_resumes(tmp_path):
 def test_grids():
     assert len(study_cells()) == 18
     assert all(a.startswith("roborally/mc?budget=") and b == "roborally/greedy" for _, _, a, b in budget_cells())
+    budgets = [int(a.split("budget=")[1].split("&")[0]) for _, _, a, _ in budget_cells()]
+    assert len(budgets) == 12 and budgets == sorted(budgets) and max(budgets) == 20000
 
 
 @pytest.mark.slow
@@ -53,6 +55,8 @@ def test_grids():
     (["--study", "{tmp}/s.json", "--study-boards", "nope"], "unknown board"),
     (["--study", "{tmp}/s.json", "--study-sizes", "3"], "--study-sizes"),
     (["--study", "{tmp}/s.json", "--races", "0"], "--races must be >= 1"),
+    (["--study", "{tmp}/s.json", "--study-pairing", "roborally/mc"], "--study-pairing"),
+    (["--study", "{tmp}/s.json", "--study-pairing", "roborally/nope,roborally/greedy"], "unknown agent"),
 ])
 def test_study_misuse_is_one_usage_error_and_exit_2(tmp_path, argv, words):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
