@@ -30,3 +30,22 @@ PRESET = {
     "eval_games": 40,
     "final_eval_games": 200,
 }
+
+#: `python -m train roborally --method distill` (train/distill.py): the student places one card per register
+#: sub-step from per-action features (`agents/roborally_features.py`: the card's kind, where that card alone takes
+#: the robot, the board's distance field from there), labelled by the flag seeker's completion values
+#: (`roborally/greedy-teacher`, agents/search/roborally_teacher.py: in BFS steps, so the temperature is in steps).
+#: The rounds are picked by mean result against random and greedy on selection races of their own stream.
+DISTILL = {
+    "teacher": "roborally/greedy-teacher",
+    "options": {"rules": "seed"},
+    "features": "roborally",
+    "hidden": [128, 128],
+    "temperature": 1.0,
+    "hard_weight": 1.0,
+    "rounds": 6,
+    "games_per_round": 150,
+    "eval_opponents": ["roborally/random", "roborally/greedy"],
+    "eval_games": 100,
+    "final_eval_games": 0,
+}
