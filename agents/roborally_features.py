@@ -16,7 +16,8 @@ legal hand slot (one row per action; zero rows for illegal actions):
     from play) and its change from `s0`;
   * four probes of the board from `s1` — what a move 1, move 2, move 3 and back up card would do in the
     next register (whether or not the hand holds one): destroyed, the BFS steps and the expected turns
-    from there — the distance field seen along the new facing;
+    from there — the distance field seen along the new facing — and whether the hand still holds a card
+    of that kind after this one;
   * the registers still to fill after this one / 5.
 NOOP / POWER_DOWN rows: one flag column.
 Context: the round / 5, registers to fill this turn / 5, `s0`'s steps to the next flag / (width +
@@ -37,8 +38,8 @@ from envs.roborally.rules import HAND, REGISTERS, free_registers
 
 NUM_KINDS = 7
 PROBES = (MOVE_1, MOVE_2, MOVE_3, BACK_UP)
-#: per action: kind (7), s1 (6), probes (3 each), registers left (1), NOOP flag (1)
-FEATURE_DIM = NUM_KINDS + 6 + 3 * len(PROBES) + 2
+#: per action: kind (7), s1 (6), probes (4 each), registers left (1), NOOP flag (1)
+FEATURE_DIM = NUM_KINDS + 6 + 4 * len(PROBES) + 2
 CONTEXT_DIM = 5 + NUM_KINDS + 3
 
 
@@ -110,8 +111,9 @@ class RoboRallyFeatures:
             row[7:13] = (not s1[4], s1[3] > s0[3], d1, d1 - d0, t1, t1 - t0)
             for j, pc in enumerate(self.probe_cards):
                 s2 = sim.register(s1, pc, rnd + 1) if rnd + 1 < REGISTERS else s1
-                row[13 + 3 * j: 16 + 3 * j] = (not s2[4], self._dist(s2), self._turns(s2))
-            row[25] = (k - rnd - 1) / REGISTERS
+                held = kinds_left[PROBES[j]] - (self.kinds[card] == PROBES[j]) > 0
+                row[13 + 4 * j: 17 + 4 * j] = (not s2[4], self._dist(s2), self._turns(s2), held)
+            row[29] = (k - rnd - 1) / REGISTERS
         others = [r for i, r in enumerate(view.robots) if i != view.seat]
         best_flags = max(r.next_flag for r in others) / nflags if others else 0.0
         best_dist = min(self._dist(solo_of(r)) if r.on_board else 1.0 for r in others) if others else 1.0
