@@ -10,7 +10,8 @@ Two architectures, both with a value head:
 A game plugs its per-action features in with a function `features(view, mask) ->
 (context [C], per_action [num_actions, F])` registered in `FEATURES` under a feature
 set name (the module `agents.<name>_features` is imported on first use when the name
-is not registered yet).
+is not registered yet). A feature object with a `for_game(game)` method is bound to the
+student's game first (features that read the board rather than the view alone).
 
 A student is saved as a folder: `policy.json` (game, options, architecture, feature
 set, provenance) and `weights.pt` (a plain state_dict). Loading reads tensors only,
@@ -150,7 +151,9 @@ class Student:
             if not features:
                 raise ValueError("an action_scorer needs a feature set (features=NAME)")
             self.features = features
-            self._fn = feature_set(features)
+            fn = feature_set(features)
+            # Features that read more than the view (a board) are bound to the game the student plays.
+            self._fn = fn.for_game(self.game) if hasattr(fn, "for_game") else fn
             self.dims = {}
             self.net = None  # built at the first input, when the feature sizes are known
 

@@ -100,6 +100,7 @@ register("roborally/random", RandomProgram)
 register("roborally/greedy", GreedyProgram)
 register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"))
 register("roborally/mc", mc_factory)
+register("roborally/greedy-teacher", "agents.search.roborally_teacher:GreedyTeacher")
 register_pattern(r"roborally/mc\?(?P<query>.*)", mc_factory,
                  "roborally/mc?budget=2000&depth=1&policy=random&eval=default&top=32&engine=fast")
 

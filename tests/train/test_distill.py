@@ -201,3 +201,19 @@ def test_the_cli_refuses_a_backend_for_ppo(capsys):
     with pytest.raises(SystemExit) as e:
         main(["simple_poker", "--backend", "ray"])
     assert e.value.code == 2 and "--backend ray applies to --method distill" in capsys.readouterr().err
+
+def test_roborally_distillation_on_a_tiny_budget(tmp_path):
+    """The preset's teacher and features: a student that plays whole races and agrees with the teacher."""
+    from train.distill import distill_preset
+
+    values = distill_preset("roborally") | {"rounds": 2, "games_per_round": 3, "eval_games": 2, "final_eval_games": 2,
+                                            "eval_opponents": ["roborally/random"]}
+    summary = distill(DistillConfig(game="roborally", out=str(tmp_path / "run"), **values), verbose=False)
+    assert summary["kind"] == "action_scorer" and summary["features"] == "roborally"
+    assert summary["curve"][-1]["train_agreement"] > 0.5
+    game = envs.make_game("roborally", rules="seed")
+    a = agents.make(f"learned:{tmp_path / 'run' / 'student'}", game, rng=np.random.default_rng(0))
+    s = game.initial_state(np.random.default_rng(4))
+    while not game.is_terminal(s):
+        s = game.apply(s, a.act(game.view(s, game.current_player(s)), legal_mask(game, s)))
+    assert s.winner in (-1, 0, 1)
