@@ -243,7 +243,7 @@ def run_tournament(
     finally:
         close = getattr(results, "close", None)
         if close is not None:
-            close()  # cancels the tasks still running
+            close()  # stops collecting; a local Ray instance the run started is shut down after
         bar.close()
         _TABLE.clear()
     deals = len(done)

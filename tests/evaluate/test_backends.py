@@ -90,7 +90,7 @@ def test_ray_imap_yields_in_order_and_stops_early(ray_backend):
     assert ray_backend.parallelism == 2
     it = ray_backend.imap(_draw, range(10))
     assert next(it) == _draw(0) and next(it) == _draw(1)
-    it.close()  # the other tasks are cancelled; the instance stays usable
+    it.close()  # the other tasks are left to finish; the instance stays usable
     assert ray_backend.map(_draw, [4]) == [_draw(4)]
 
 
