@@ -13,8 +13,8 @@ import envs
 from agents.roborally import greedy_program
 from agents.roborally_solo import SoloSimulator, solo_of
 from agents.search.roborally_teacher import outcome_value
-from agents.search.teacher import best_action
 from envs.core.game import legal_mask
+from envs.core.play import play_out
 from envs.roborally.rules import HAND, REGISTERS, free_registers, locked_count
 
 pytest.importorskip("torch")
@@ -88,23 +88,21 @@ def test_teacher_first_choice_is_the_flag_seekers_program_value():
     assert n > 10
 
 
+def _races_won(game, agent, opponent, races: int, rng: np.random.Generator) -> int:
+    """Races `agent` wins against `opponent`, seats swapped every race (the project's one game loop)."""
+    wins = 0
+    for g in range(races):
+        seats = [agent, opponent] if g % 2 == 0 else [opponent, agent]
+        s, _ = play_out(game, seats, game.initial_state(rng))
+        wins += s.winner == (0 if g % 2 == 0 else 1)
+    return wins
+
+
 def test_the_teacher_as_an_agent_finishes_races_against_random():
     game = envs.make_game("roborally", rules="seed")
-    rng = np.random.default_rng(5)
     t = agents.make("roborally/greedy-teacher", game, rng=np.random.default_rng(0), game_name="roborally")
     r = agents.make("roborally/random", game, rng=np.random.default_rng(1), game_name="roborally")
-    wins = 0
-    for g in range(6):
-        seats = [t, r] if g % 2 == 0 else [r, t]
-        s = game.initial_state(rng)
-        while not game.is_terminal(s):
-            seat = game.current_player(s)
-            v = game.view(s, seat)
-            m = legal_mask(game, s)
-            s = game.apply(s, seats[seat].act(v, m) if seats[seat] is r else best_action(
-                t.action_values(v, m, rng), m))
-        wins += s.winner == (0 if g % 2 == 0 else 1)
-    assert wins >= 5
+    assert _races_won(game, t, r, 6, np.random.default_rng(5)) >= 5
 
 
 def test_features_shapes_rows_and_binding():
@@ -130,13 +128,4 @@ def test_shipped_learned_robot_loads_by_id_and_wins_races_against_random():
     game = envs.make_game("roborally", rules="seed")
     learned = agents.make("roborally/learned", game, rng=np.random.default_rng(0), game_name="roborally")
     rnd = agents.make("roborally/random", game, rng=np.random.default_rng(1), game_name="roborally")
-    rng = np.random.default_rng(12345)
-    wins = 0
-    for g in range(8):
-        seats = [learned, rnd] if g % 2 == 0 else [rnd, learned]
-        s = game.initial_state(rng)
-        while not game.is_terminal(s):
-            seat = game.current_player(s)
-            s = game.apply(s, seats[seat].act(game.view(s, seat), legal_mask(game, s)))
-        wins += s.winner == (0 if g % 2 == 0 else 1)
-    assert wins >= 5
+    assert _races_won(game, learned, rnd, 8, np.random.default_rng(12345)) >= 5
