@@ -18,7 +18,8 @@ errors; an argmax of noisy estimates without it is a winner's curse.
 
 Values (the `Teacher` protocol): the mean win share of each legal action; an
 action better than the blueprint's but not significantly so is set just below
-it, so the argmax is the gated choice.
+it, so the argmax is the gated choice. `action_estimates` (the `SearchTeacher`
+protocol) returns those values and the ungated means from one search.
 """
 
 from __future__ import annotations
@@ -92,13 +93,21 @@ class PimcTeacher(TeacherAgent):
 
     def action_values(self, view: View, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The mean win share of each legal action, gated (module docstring); NaN where illegal."""
+        return self.action_estimates(view, action_mask, rng)[0]
+
+    def action_estimates(self, view: View, action_mask: np.ndarray,
+                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(the gated values the teacher acts by, the ungated mean win shares): the same rollouts.
+
+        A student fitted to the estimates (`label_values="search"`) averages the rollout noise over many
+        decisions, which the gate can only guard against one decision at a time."""
         mask = np.asarray(action_mask).astype(bool)
         values = np.full(NUM_ACTIONS, np.nan)
         base = int(self.blueprint.act(view, action_mask))
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
             values[base] = 0.0
-            return values
+            return values, values.copy()
         actions = np.concatenate([[base], legal[legal != base]])
         wins = self.rollouts(view, actions, rng)
         # A determinization can be a game that never ends (the seed's reshuffle quirk with players who never
@@ -107,19 +116,21 @@ class PimcTeacher(TeacherAgent):
         if len(wins) < 2:
             values[legal] = -_BELOW
             values[base] = 0.0
-            return values
+            return values, values.copy()
         v = wins.mean(axis=0)
+        estimates = np.full(NUM_ACTIONS, np.nan)
+        estimates[actions] = v
         diff = wins[:, 1:] - wins[:, :1]
         se = diff.std(axis=0, ddof=1) / np.sqrt(len(wins))
         significant = diff.mean(axis=0) > self.gate * se
+        v = v.copy()
         for j in range(1, len(actions)):
             if not significant[j - 1] and v[j] >= v[0]:
                 v[j] = v[0] - _BELOW
         values[actions] = v
         self.decisions += 1
         self.deviations += int(v.argmax() != 0)
-        return values
-
+        return values, estimates
 
 __all__ = ["BLUEPRINTS", "PimcTeacher", "make_pimc", "make_pimc_retuned"]
 

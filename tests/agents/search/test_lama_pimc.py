@@ -105,3 +105,24 @@ def test_unfinished_rollouts_are_dropped_for_every_action(monkeypatch):
     rows[1:, 0] = np.nan
     v = check_values(t.action_values(view, mask, np.random.default_rng(0)), mask)
     assert t.act(view, mask) == FirstStrategy().act(view, mask) == int(np.nanargmax(v))
+
+
+def test_estimates_are_the_ungated_means_of_the_same_search():
+    """`action_estimates` gives the gated values and the raw means from one search: they agree wherever the gate
+    did not act, and the gate only ever lowers a value."""
+    from agents.search.teacher import SearchTeacher
+
+    game = LamaGame(Config(rules="seed2022"))
+    t = PimcTeacher(game, np.random.default_rng(0), k=16, gate=1e9, blueprint="third-retuned")
+    assert isinstance(t, SearchTeacher)
+    lowered = 0
+    for view, mask in decisions(game, 12, 4):
+        values, estimates = t.action_estimates(view, mask, np.random.default_rng(9))
+        check_values(values, mask), check_values(estimates, mask)
+        assert np.array_equal(values, t.action_values(view, mask, np.random.default_rng(9)), equal_nan=True)
+        legal = np.flatnonzero(mask)
+        assert (values[legal] <= estimates[legal] + 1e-12).all()
+        changed = values[legal] != estimates[legal]
+        lowered += int(changed.sum())
+        assert np.allclose(values[legal][changed], values[t.blueprint.act(view, mask)] - 1e-4)
+    assert lowered > 0  # with the gate closed, some action measured above the blueprint's was lowered
