@@ -82,14 +82,29 @@ def _shapes(state: dict[str, Any]) -> tuple[int | None, int | None]:
     return obs, actions
 
 
-def build_policy(encoder: Any, num_actions: int, net_arch: Any) -> Any:
+def activation_fn(name: str) -> Any:
+    """The torch module class of a run's `activation` ("tanh", SB3's default, or "relu").
+
+    Raises:
+        ValueError: naming the allowed values.
+    """
+    import torch.nn as nn
+
+    fns = {"tanh": nn.Tanh, "relu": nn.ReLU}
+    if name not in fns:
+        raise ValueError(f"activation must be one of {', '.join(fns)}, got {name!r}")
+    return fns[name]
+
+
+def build_policy(encoder: Any, num_actions: int, net_arch: Any, activation: str = "tanh") -> Any:
     """A MaskablePPO `MlpPolicy` network (CPU, eval mode) for the encoder's
     observations and `num_actions` actions, with fresh weights."""
     import gymnasium
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     policy = MaskableActorCriticPolicy(
-        encoder.observation_space, gymnasium.spaces.Discrete(num_actions), lambda _: 0.0, net_arch=net_arch
+        encoder.observation_space, gymnasium.spaces.Discrete(num_actions), lambda _: 0.0, net_arch=net_arch,
+        activation_fn=activation_fn(activation),
     )
     policy.set_training_mode(False)
     return policy
@@ -180,10 +195,12 @@ class MixtureAgent:
 
 
 def load_policy_agent(path: str, game: Any, rng: np.random.Generator, deterministic: bool = False) -> Any:
-    """A saved MaskablePPO run (`ppo:<run folder or model.zip>`) as an agent.
+    """A saved MaskablePPO run (`ppo:<run folder or model.zip>[?greedy]`) as an agent.
 
     A self-play run (config `play: average`) gives the mixture of its snapshots;
-    any other run its final model. Only tensors are read (see the module doc).
+    any other run its final model. The agent samples its policy with its own
+    generator; `?greedy` (or `deterministic`) takes the most likely action instead.
+    Only tensors are read (see the module doc).
 
     Raises:
         ValueError: if the model is missing, unreadable or not plain tensors, its
@@ -192,6 +209,11 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     """
     import envs
 
+    spec = path
+    path, _, flag = path.partition("?")
+    if flag not in ("", "greedy"):
+        raise ValueError(f"unknown flag {flag!r} in ppo:{spec}; allowed: ?greedy")
+    deterministic = deterministic or flag == "greedy"
     model_path, cfg = _resolve(path)
     game_name = (cfg or {}).get("game")
     if not isinstance(game_name, str) or game_name not in envs.available_games():
@@ -202,6 +224,7 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
         raise ValueError(f"model {model_path!r} was trained on {game_name} with options {options}; it does not play this game")
     encoder = envs.make_encoder(game_name, game)
     net_arch = cfg.get("net_arch", DEFAULT_NET_ARCH)
+    activation = cfg.get("activation", "tanh")
     state = _policy_state(model_path)
     want_obs, want_actions = _shapes(state)
     have_obs = int(np.prod(encoder.observation_space.shape))
@@ -213,9 +236,10 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     if (want_obs, want_actions) != (have_obs, game.num_actions):
         raise ValueError(mismatch)
     try:
-        policy = build_policy(encoder, game.num_actions, net_arch)
+        policy = build_policy(encoder, game.num_actions, net_arch, activation)
     except (TypeError, ValueError, AssertionError) as e:
-        raise ValueError(f"{model_path!r}: config.json's net_arch {net_arch!r} does not build a policy ({e})") from None
+        raise ValueError(f"{model_path!r}: config.json's net_arch {net_arch!r} and activation {activation!r} do not "
+                         f"build a policy ({e})") from None
     _load_into(policy, state, f"{model_path!r} (policy.pth)", f"{model_path!r} does not fit config.json's net_arch {net_arch!r}")
     snap_path = os.path.join(os.path.dirname(os.path.abspath(model_path)), "snapshots.pt")
     if cfg.get("play") == "average" and os.path.exists(snap_path):
@@ -225,8 +249,8 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
             raise ValueError(f"{snap_path!r} holds no list of policy snapshots")
         members = []
         for snapshot in snapshots:
-            member = build_policy(encoder, game.num_actions, net_arch)
+            member = build_policy(encoder, game.num_actions, net_arch, activation)
             _load_into(member, snapshot, f"{snap_path!r}", f"{snap_path!r} does not fit the run's policy network")
             members.append(TorchPolicyAgent(member, encoder, rng, deterministic))
-        return MixtureAgent(members, rng, name=f"ppo:{path}", weights=cfg.get("mixture_weights"))
-    return TorchPolicyAgent(policy, encoder, rng, deterministic, name=f"ppo:{path}")
+        return MixtureAgent(members, rng, name=f"ppo:{spec}", weights=cfg.get("mixture_weights"))
+    return TorchPolicyAgent(policy, encoder, rng, deterministic, name=f"ppo:{spec}")

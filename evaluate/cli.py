@@ -33,6 +33,17 @@ def positive_int(limit: int | None = None, low: int = 1):
     return parse
 
 
+def nonnegative_float(text: str) -> float:
+    """An argparse `type`: a finite number >= 0, else a one-line error."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return v
+
+
 def fail(message: str, prog: str | None = None, status: int = 1) -> int:
     """Print `message` as one line on stderr; return `status` (for `sys.exit`)."""
     prefix = f"{prog}: " if prog else ""

@@ -4,6 +4,7 @@ Examples::
 
     python -m train simple_poker --option n=3 --self-play            # exploitability curve
     python -m train lama --opponents lama/first --timesteps 100000
+    python -m train lama --init-from lama/learned-seed2022 --critic-warmup 50000 --learning-rate 1e-5  # fine-tune a student
     python -m train the_game --option num_players=3                  # one policy, all seats
     python -m train primi_composti --method distill --teacher primi_composti/teacher   # DAgger from a teacher
     python -m train primi_composti --method distill --backend ray     # its labelling as Ray tasks (--address: a cluster)
@@ -23,13 +24,14 @@ import sys
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, fail, positive_int
+from evaluate.cli import Parser, fail, nonnegative_float, positive_int
 from train.config import MAX_TIMESTEPS, TrainConfig, check_keys
 from train.presets import preset
 
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
 RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
-             "eval_games", "final_eval_games", "checkpoint_every", "overwrite")
+             "eval_games", "final_eval_games", "checkpoint_every", "overwrite", "learning_rate", "ent_coef", "init_from",
+             "critic_warmup")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-games", type=positive_int(10**7, low=0), default=None, help="games per learning-curve point")
     p.add_argument("--final-eval-games", type=positive_int(10**8, low=0), default=None, help="games in the final evaluation tournament (0: none)")
     p.add_argument("--checkpoint-every", type=positive_int(), default=None, help="steps between checkpoints (default: a tenth of the run)")
+    p.add_argument("--learning-rate", type=nonnegative_float, default=None, help="Adam step size (default: the preset's)")
+    p.add_argument("--ent-coef", type=nonnegative_float, default=None, help="entropy bonus (default: the preset's)")
+    p.add_argument("--init-from", type=str, default=None, metavar="STUDENT",
+                   help="start the policy from a distilled masked_policy student (its folder, or a shipped id such as "
+                        "lama/learned); the run takes the student's options and network")
+    p.add_argument("--critic-warmup", type=positive_int(MAX_TIMESTEPS, low=0), default=None, metavar="STEPS",
+                   help="with --init-from: steps that train the value network alone before the policy learns")
     p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
     p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
@@ -69,6 +78,9 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
     values = preset(args.game)
     options = dict(values.get("options", {}))
+    if args.init_from:
+        # A student plays the options it was distilled on (a preset's other reward or rules would be a new game).
+        options = student_options(args.game, args.init_from, values)
     options.update(parse_options(envs.config_class(args.game), args.option))
     envs.make_game(args.game, **options)
     values["options"] = options
@@ -76,7 +88,10 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
         values["baselines"] = [b for b in args.baselines.split(",") if b]
-    for key in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every"):
+    if args.critic_warmup is not None and not args.init_from:
+        p.error("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
+    for key in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every",
+                "learning_rate", "ent_coef", "critic_warmup"):
         v = getattr(args, key)
         if v is not None:
             values[key] = v
@@ -84,6 +99,27 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
     check_keys(values, "training settings")
     return TrainConfig(game=args.game, seed=args.seed or 0, out=args.out, **values)
+
+
+def student_options(game: str, spec: str, values: dict) -> dict:
+    """The options of the student `spec` (folder or shipped id), and its network set into the run's `values`.
+
+    Raises:
+        ValueError: a student of another game or kind, or none at `spec`.
+    """
+    from agents.learned import read_meta
+    from train.ppo import student_folder
+
+    folder = student_folder(spec)
+    meta = read_meta(folder)
+    arch = meta["architecture"]
+    if meta["game"] != game:
+        raise ValueError(f"--init-from {spec!r} is a student of {meta['game']}, not {game}")
+    if arch.get("kind") != "masked_policy":
+        raise ValueError(f"--init-from {spec!r} is an {arch.get('kind')} student; PPO starts only from masked_policy "
+                         "students (one logit per action over the observation)")
+    values.update(init_from=folder, net_arch=list(arch["hidden"]), activation="relu")
+    return dict(meta.get("options", {}))
 
 
 def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[TrainConfig, tuple]:

@@ -6,6 +6,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+#: The hidden layers' activation of the policy network (SB3's MlpPolicy default is tanh; a student started from
+#: a distilled network keeps the network's ReLU).
+ACTIVATIONS = ("tanh", "relu")
+
 #: The most learner steps one run may plan (far beyond any preset; catches a typo such as 10**11).
 MAX_TIMESTEPS = 10**10
 
@@ -16,7 +20,10 @@ class TrainConfig:
 
     The defaults here are the only defaults; a game's preset
     (`train.presets`) overrides some of them and the command line overrides both.
-    `checkpoint_every` 0 means every tenth of the run.
+    `checkpoint_every` 0 means every tenth of the run. `init_from` names a distilled
+    student (`python -m train GAME --method distill`) whose weights start the policy;
+    `critic_warmup` steps then train the value network alone (the student's value head
+    is not fitted to this reward), before the policy learns too.
     """
 
     game: str
@@ -43,12 +50,16 @@ class TrainConfig:
     meta_solver: str = "uniform"
     meta_games: int = 200
     checkpoint_every: int = 0
+    activation: str = "tanh"
+    init_from: str = ""
+    critic_warmup: int = 0
     out: str = ""
 
     def __post_init__(self) -> None:
         for name, low in (("timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
                           ("eval_every", 1), ("eval_games", 0), ("final_eval_games", 0), ("snapshot_every", 1),
-                          ("pool_size", 1), ("meta_games", 1), ("checkpoint_every", 0)):
+                          ("pool_size", 1), ("meta_games", 1), ("checkpoint_every", 0),
+                          ("critic_warmup", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
@@ -56,6 +67,13 @@ class TrainConfig:
             raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
         if self.control not in ("one_seat", "all_seats"):
             raise ValueError(f"control must be 'one_seat' or 'all_seats', got {self.control!r}")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
+        if not (isinstance(self.learning_rate, (int, float)) and not isinstance(self.learning_rate, bool)
+                and self.learning_rate > 0):
+            raise ValueError(f"learning_rate must be a number > 0, got {self.learning_rate!r}")
+        if not (isinstance(self.ent_coef, (int, float)) and not isinstance(self.ent_coef, bool) and self.ent_coef >= 0):
+            raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
         if self.meta_solver not in ("uniform", "nash"):
             raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
 

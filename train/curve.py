@@ -11,9 +11,16 @@ import numpy as np
 from envs.core.play import play_game
 from train.checkpoint import atomic_path
 
+#: Moves after which an evaluation game is cut with no winner. A policy can make a game endless: under L.A.M.A.'s
+#: seed2022 reshuffle rule a weak student that keeps drawing (40 cards in hand) while strategy-1 players lay llamas
+#: on llamas never ends its round (measured on a student fitted to 500 games). Real games are far shorter (a few
+#: hundred moves).
+EVAL_MAX_TURNS = 100_000
+
 
 def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: int, rng: np.random.Generator) -> dict[str, float]:
-    """Win rate and mean score of `learner` over `games` games at random seats."""
+    """Win rate and mean score of `learner` over `games` games at random seats (a game cut at `EVAL_MAX_TURNS`
+    moves has no winner)."""
     n = game.num_players
     wins, score = 0.0, 0.0
     for _ in range(games):
@@ -21,7 +28,7 @@ def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: 
         others = [opponents[int(rng.integers(len(opponents)))] for _ in range(n - 1)]
         seated = others[:seat] + [learner] + others[seat:]
         state = game.initial_state(rng)
-        ret, won, _ = play_game(game, seated, state)
+        ret, won, _ = play_game(game, seated, state, max_turns=EVAL_MAX_TURNS)
         wins += seat in won
         score += ret[seat]
     return {"eval_win_rate": wins / games, "eval_mean_score": score / games}
@@ -30,7 +37,7 @@ def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: 
 def evaluate_team(game: Any, learner: Any, games: int, rng: np.random.Generator) -> dict[str, float]:
     """`learner` in every seat (cooperative games): seat 0's mean score and the share of games won."""
     team = [learner] * game.num_players
-    res = [play_game(game, team, game.initial_state(rng)) for _ in range(games)]
+    res = [play_game(game, team, game.initial_state(rng), max_turns=EVAL_MAX_TURNS) for _ in range(games)]
     return {"eval_mean_score": float(np.mean([r[0][0] for r in res])),
             "eval_win_rate": float(np.mean([len(r[1]) > 0 for r in res]))}
 

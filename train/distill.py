@@ -44,6 +44,10 @@ from train.seeds import child, children
 #: before its decision rule (others fall back to "act").
 LABEL_VALUES = ("act", "search")
 
+#: Moves after which a roll-in game stops (its decisions so far are kept): a student can make a game endless (see
+#: `train.curve.EVAL_MAX_TURNS`); no real game of the suite comes near it.
+ROLL_IN_MAX_MOVES = 10_000
+
 #: Which streams of `SeedSequence(seed)` a run uses (train rounds, selection games, final tournaments).
 TRAIN_STREAM, SELECT_STREAM, FIT_STREAM = 0, 1, 2
 
@@ -198,7 +202,9 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
         # a game's labels do not depend on which process labels it or what it labelled before.
         reseed_agent(teacher, np.random.default_rng(child(seq, 2)))
         s = game.initial_state(rng)
-        while not game.is_terminal(s):
+        moves = 0
+        while not game.is_terminal(s) and moves < ROLL_IN_MAX_MOVES:
+            moves += 1
             seat = game.current_player(s)
             view, mask = game.view(s, seat), legal_mask(game, s)
             t = time.perf_counter()
@@ -383,7 +389,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     from agents.learned import Student, save_student
     from evaluate.jsonio import write_json
     from evaluate.tournament import format_table, run_tournament
-    from train.curve import write_curve
+    from train.curve import EVAL_MAX_TURNS, write_curve
 
     t0 = time.time()
     if cfg.game not in envs.available_games():
@@ -451,7 +457,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
         for opp in cfg.eval_opponents:
             ids = [f"learned:{folder}", opp] + [opp] * (envs.make_game(cfg.game, **cfg.options).num_players - 2)
             res = run_tournament(cfg.game, ids, games=cfg.final_eval_games, seed=cfg.seed + 1, options=cfg.options,
-                                 progress=False)
+                                 max_turns=EVAL_MAX_TURNS, progress=False)
             results.append(res.to_dict())
             if verbose:
                 print(format_table(res))

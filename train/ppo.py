@@ -142,16 +142,85 @@ def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
 
 
 def build_learner(run: Run, vec: Any) -> Any:
-    """The MaskablePPO model (CPU, seeded with the run's seed)."""
+    """The MaskablePPO model (CPU, seeded with the run's seed), started from `init_from`'s student if given."""
     from sb3_contrib import MaskablePPO
 
+    from agents.policy import activation_fn
+
     cfg = run.cfg
-    return MaskablePPO(
+    model = MaskablePPO(
         "MlpPolicy", vec, seed=cfg.seed, device="cpu", verbose=0,
         n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
         learning_rate=cfg.learning_rate, ent_coef=cfg.ent_coef, gamma=cfg.gamma,
-        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        policy_kwargs={"net_arch": list(cfg.net_arch), "activation_fn": activation_fn(cfg.activation)},
     )
+    if cfg.init_from:
+        init_from_student(model.policy, student_folder(cfg.init_from), run)
+    return model
+
+
+def student_folder(spec: str) -> str:
+    """The folder of a distilled student: a folder path, or a shipped id (`lama/learned-seed2022`).
+
+    Raises:
+        ValueError: naming the shipped ids when `spec` is neither.
+    """
+    from agents.pretrained import checkpoints
+
+    if os.path.isdir(spec):
+        return spec
+    shipped = checkpoints()
+    if spec in shipped:
+        return shipped[spec]
+    raise ValueError(f"--init-from {spec!r} is no student folder and no shipped student; shipped: {', '.join(sorted(shipped))}")
+
+
+def init_from_student(policy: Any, folder: str, run: Run) -> None:
+    """Copy a `masked_policy` student's weights into an SB3 `MlpPolicy` built with its hidden sizes and ReLU.
+
+    The student's body and logits become the actor (`mlp_extractor.policy_net`, `action_net`), so the policy
+    starts out acting as the student; the critic (`mlp_extractor.value_net`, `value_net`) starts from the same body
+    and the student's value head.
+
+    Raises:
+        ValueError: a student of another kind, game, observation or action count, or a network that differs.
+    """
+    import torch
+
+    from agents.learned import load_student
+
+    student = load_student(folder)
+    what = f"--init-from {folder!r}"
+    if student.kind != "masked_policy":
+        raise ValueError(f"{what} is an {student.kind} student; PPO starts only from masked_policy students "
+                         f"(one logit per action over the observation)")
+    obs_dim = int(np.prod(run.encoder.observation_space.shape))
+    if student.game_name != run.cfg.game or student.dims["obs_dim"] != obs_dim or student.num_actions != run.game.num_actions:
+        raise ValueError(f"{what} plays {student.game_name} with options {student.options} (observation "
+                         f"{student.dims['obs_dim']}, {student.num_actions} actions); this run plays {run.cfg.game} "
+                         f"(observation {obs_dim}, {run.game.num_actions} actions)")
+    if list(run.cfg.net_arch) != student.hidden or run.cfg.activation != "relu":
+        raise ValueError(f"{what} has hidden layers {student.hidden} with ReLU; the run's network is "
+                         f"{list(run.cfg.net_arch)} with {run.cfg.activation}")
+    src = student.net.state_dict()
+    body = [k.split(".")[1] for k in src if k.startswith("body.") and k.endswith(".weight")]
+    state = policy.state_dict()
+    with torch.no_grad():
+        for i in body:
+            for part in ("weight", "bias"):
+                state[f"mlp_extractor.policy_net.{i}.{part}"].copy_(src[f"body.{i}.{part}"])
+                state[f"mlp_extractor.value_net.{i}.{part}"].copy_(src[f"body.{i}.{part}"])
+        for part in ("weight", "bias"):
+            state[f"action_net.{part}"].copy_(src[f"logits.{part}"])
+            state[f"value_net.{part}"].copy_(src[f"value.{part}"])
+    policy.load_state_dict(state)
+
+
+def set_actor_frozen(policy: Any, frozen: bool) -> None:
+    """Freeze (or unfreeze) the actor's parameters: while frozen, PPO's updates train the critic alone."""
+    for module in (policy.mlp_extractor.policy_net, policy.action_net):
+        for p in module.parameters():
+            p.requires_grad_(not frozen)
 
 
 class Curve:
@@ -269,7 +338,7 @@ def restore(run: Run, model: Any, opponents: Opponents, curve: Curve, sched: dic
     from agents.policy import build_policy
 
     def frozen(sd: Any, name: str, rs: Any) -> TorchPolicyAgent:
-        policy = build_policy(run.encoder, int(model.action_space.n), list(run.cfg.net_arch))
+        policy = build_policy(run.encoder, int(model.action_space.n), list(run.cfg.net_arch), run.cfg.activation)
         policy.load_state_dict(sd)
         agent = TorchPolicyAgent(policy, run.encoder, np.random.default_rng(), name=name)
         set_rng_state(agent.rng, rs)
@@ -334,6 +403,7 @@ def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, pro
         def _on_rollout_start(self) -> None:
             # Between rollouts nothing is half done but the episodes under way: the place to checkpoint.
             t = model.num_timesteps
+            set_actor_frozen(model.policy, t < cfg.critic_warmup)
             if stop.signum is None and t < sched["next_ckpt"]:
                 return
             if t >= sched["next_ckpt"]:

@@ -140,6 +140,30 @@ def test_search_labels_fit_the_estimates_and_measure_against_the_acted_values(tm
     assert search["inputs"][1].shape[1] < 405  # stored compactly: legal actions only
 
 
+def test_an_endless_game_is_cut_in_roll_in_and_in_evaluation(monkeypatch, tmp_path):
+    """A student can make a game endless (L.A.M.A.'s seed2022 reshuffle rule): roll-in games stop at
+    `ROLL_IN_MAX_MOVES` moves, keeping their decisions, and evaluation games at `EVAL_MAX_TURNS` count as no win."""
+    import train.curve
+    import train.distill
+    from train.curve import evaluate_policy_agent
+    from train.distill import label_games, resolve_kind
+
+    cfg = DistillConfig(game="lama", teacher="lama/first", options={"num_players": 4, "rules": "seed2022"},
+                        hidden=[8], out=str(tmp_path))
+    kind, features = resolve_kind(cfg)
+    full = label_games(cfg, kind, features, None, 1.0, [np.random.SeedSequence(4)])
+    assert full["decisions"] > 7
+    monkeypatch.setattr(train.distill, "ROLL_IN_MAX_MOVES", 7)
+    cut = label_games(cfg, kind, features, None, 1.0, [np.random.SeedSequence(4)])
+    assert cut["decisions"] == 7
+    np.testing.assert_array_equal(cut["values"], full["values"][:7])
+    game = envs.make_game("lama", num_players=4, rules="seed2022")
+    first = agents.make("lama/first", game, rng=np.random.default_rng(0))
+    assert evaluate_policy_agent(game, first, [first], 20, np.random.default_rng(1))["eval_win_rate"] > 0
+    monkeypatch.setattr(train.curve, "EVAL_MAX_TURNS", 5)
+    assert evaluate_policy_agent(game, first, [first], 20, np.random.default_rng(1))["eval_win_rate"] == 0
+
+
 @pytest.fixture(scope="module")
 def ray_backend():
     """One local Ray instance (2 CPUs, no dashboard) for the module's Ray tests, shut down after them."""
