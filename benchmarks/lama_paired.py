@@ -28,8 +28,14 @@ from evaluate.lama import game_seeds
 from evaluate.stats import mean_interval
 
 
+#: Moves after which a game is cut, counted as a loss for the focal seat: a student can make a seed2022 game
+#: endless (docs/lama.md, "Learned policies").
+MAX_MOVES = 100_000
+
+
 def focal_wins(game: LamaGame, agent_id: str, against: list[str], seeds: np.ndarray, rng_seed: int) -> np.ndarray:
-    """1 where `agent_id` in seat g mod n of game g is among the winners, else 0."""
+    """1 where `agent_id` in seat g mod n of game g is among the winners, else 0 (also for a game cut at
+    `MAX_MOVES`, which is reported)."""
     n = game.num_players
     rng = np.random.default_rng(rng_seed)
     focal = agents.make(agent_id, game, rng=rng, game_name="lama")
@@ -37,7 +43,10 @@ def focal_wins(game: LamaGame, agent_id: str, against: list[str], seeds: np.ndar
     wins = np.zeros(len(seeds))
     for g, seed in enumerate(seeds):
         seat = g % n
-        end, _ = play_out(game, _seat(focal, others, seat, n), game.new_game(int(seed)))
+        end, _ = play_out(game, _seat(focal, others, seat, n), game.new_game(int(seed)), max_turns=MAX_MOVES)
+        if not game.is_terminal(end):
+            print(f"{agent_id}: game {g} cut after {MAX_MOVES:,} moves (a loss for the focal seat)", flush=True)
+            continue
         wins[g] = float(game.returns(end)[seat])
     return wins
 

@@ -31,7 +31,7 @@ from train.presets import preset
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
 RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
              "eval_games", "final_eval_games", "checkpoint_every", "overwrite", "learning_rate", "ent_coef", "init_from",
-             "critic_warmup")
+             "critic_warmup", "hidden")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,9 +65,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=positive_int(1000), default=None, help="distill: DAgger rounds")
     p.add_argument("--games-per-round", type=positive_int(10**7), default=None, help="distill: games rolled in and labelled per round")
     p.add_argument("--features", type=str, default=None, help="distill: the student's feature set (agents.learned.FEATURES)")
+    p.add_argument("--hidden", type=layer_sizes, default=None, metavar="N,N,...",
+                   help="hidden layer sizes of the network (distill: the student's; ppo: net_arch); default: the preset's")
     p.add_argument("--workers", type=positive_int(64), default=None, help="distill: labelling processes")
     backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
     return p
+
+
+def layer_sizes(text: str) -> list[int]:
+    """An argparse `type`: comma-separated positive layer sizes (`256,256`)."""
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers such as 64,64, got {text!r}") from None
+    if not sizes or any(n < 1 or n > 4096 for n in sizes):
+        raise argparse.ArgumentTypeError(f"layer sizes must be integers in 1..4096, got {text!r}")
+    return sizes
 
 
 def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> TrainConfig:
@@ -95,6 +108,11 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         v = getattr(args, key)
         if v is not None:
             values[key] = v
+    if args.hidden is not None:
+        if args.init_from and args.hidden != values["net_arch"]:
+            p.error(f"--hidden {','.join(map(str, args.hidden))} differs from the --init-from student's "
+                    f"{','.join(map(str, values['net_arch']))}")
+        values["net_arch"] = args.hidden
     # Naming opponents means training against them, unless --self-play is asked too.
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
     check_keys(values, "training settings")

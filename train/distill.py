@@ -520,7 +520,7 @@ def distill_main(parser: Any, args: Any) -> int:
     except ValueError as e:
         parser.error(str(e))
     values["options"] = options
-    for key in ("teacher", "rounds", "games_per_round", "workers", "features", "eval_games", "final_eval_games"):
+    for key in ("teacher", "rounds", "games_per_round", "workers", "features", "hidden", "eval_games", "final_eval_games"):
         v = getattr(args, key)
         if v is not None:
             values[key] = v
