@@ -60,6 +60,16 @@ def test_the_cli_needs_a_teacher(capsys):
     assert "--teacher" in capsys.readouterr().err
 
 
+def test_the_cli_sets_the_students_hidden_layers(tmp_path):
+    out = tmp_path / "run"
+    assert main(["simple_poker", "--method", "distill", "--teacher", "simple_poker/nash", "--hidden", "8,4",
+                 "--rounds", "1", "--games-per-round", "4", "--eval-games", "2", "--final-eval-games", "0",
+                 "--out", str(out)]) == 0
+    meta = json.loads((out / "student" / "policy.json").read_text())
+    assert meta["architecture"]["hidden"] == [8, 4]
+    assert json.loads((out / "config.json").read_text())["hidden"] == [8, 4]
+
+
 def test_label_values_must_be_known():
     with pytest.raises(ValueError, match="label_values must be one of act, search"):
         DistillConfig(game="the_game", teacher="the_game/rollout", label_values="raw")

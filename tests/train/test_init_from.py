@@ -129,6 +129,9 @@ def test_the_cli_fine_tunes_a_shipped_student_and_plays_it_greedily(tmp_path):
     (["lama", "--init-from", "nowhere"], "no student folder and no shipped student"),
     (["lama", "--critic-warmup", "10"], "--critic-warmup applies with --init-from"),
     (["lama", "--learning-rate", "-1"], "must be a finite number >= 0"),
+    (["lama", "--learning-rate", "0"], "learning_rate must be a number > 0"),
+    (["lama", "--hidden", "0,3"], "layer sizes must be integers in 1..4096"),
+    (["lama", "--init-from", "lama/learned", "--hidden", "32,32"], "differs from the --init-from student's 64,64"),
 ])
 def test_the_cli_refuses_what_cannot_start(argv, message):
     proc = subprocess.run([sys.executable, "-m", "train", *argv, "--timesteps", "10"], capture_output=True, text=True)
