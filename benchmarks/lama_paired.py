@@ -27,7 +27,6 @@ from evaluate.jsonio import write_json
 from evaluate.lama import game_seeds
 from evaluate.stats import mean_interval
 
-
 #: Moves after which a game is cut, counted as a loss for the focal seat: a student can make a seed2022 game
 #: endless (docs/lama.md, "Learned policies").
 MAX_MOVES = 100_000
