@@ -125,7 +125,7 @@ def test_interrupt_keeps_the_finished_deals():
 def test_ctrl_c_writes_partial_json(tmp_path):
     path = tmp_path / "r.json"
     proc = subprocess.Popen([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
-                             "100000", "--no-progress", "--json", str(path)],
+                             "2000000", "--no-progress", "--json", str(path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(15)  # imports, then well into the tournament
     assert proc.poll() is None
@@ -134,7 +134,7 @@ def test_ctrl_c_writes_partial_json(tmp_path):
     assert proc.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert "partial results" in err
     d = json.loads(path.read_text())
-    assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 25000 and d["games"] == 4 * d["deals"]
+    assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 500000 and d["games"] == 4 * d["deals"]
 
 
 if __name__ == "__main__":
