@@ -293,7 +293,8 @@ def run_league(
                float(returns_sum[e] / returns_n[e]), int(games_n[e]))
         for e in range(k)
     ]
-    ratings.sort(key=lambda r: -r.rating)
+    # equal ratings (identical agents) may differ in the last bits between machines: order them by id
+    ratings.sort(key=lambda r: (-round(r.rating, 3), r.id))
     h2h = {ids[a]: {ids[b]: float(total[a, b] / played[a, b]) for b in range(k) if b != a} for a in range(k)}
     exact = _exact_poker(game, ids, {i: c[0] for i, c in copies.items()}) if game_name == "simple_poker" else None
     _COPIES.clear()

@@ -42,6 +42,14 @@ def test_reproducible_and_multiplayer_and_cooperative():
     assert coop.lineups.startswith("teams") and coop.ratings[0].id == "the_game/trick"
 
 
+def test_identical_agents_are_listed_by_id_in_either_entry_order():
+    """Two agents that play the same moves tie: the table orders them by id, whatever order they came in."""
+    for entrants in (["roborally/random", "random"], ["random", "roborally/random"]):
+        r = run_league("roborally", entrants, games=2, seed=0, bootstrap=10)
+        assert r.ratings[0].rating == pytest.approx(r.ratings[1].rating)
+        assert [x.id for x in r.ratings] == ["random", "roborally/random"]
+
+
 def test_bradley_terry_recovers_strengths():
     true = np.array([1.0, 0.0, -1.0])
     p = 1 / (1 + np.exp(-(true[:, None] - true[None, :])))
