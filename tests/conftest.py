@@ -1,9 +1,41 @@
-"""Shared test settings: hypothesis profiles (`ci` is derandomised and modest)."""
+"""Shared test settings: hypothesis profiles (`ci` is derandomised and modest); a fixture for commands that Ctrl-C stops."""
 
 import os
+import signal
+import subprocess
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def interruptible():
+    """`start(args)` runs a command in its own process group with SIGINT at its default, so Ctrl-C (SIGINT) reaches it.
+
+    A test run started in the background (`bash .ci/run &`) hands its children SIGINT ignored, and a Python started
+    that way installs no KeyboardInterrupt handler: a Ctrl-C test would then wait on a process that never stops.
+    Whatever is still running at teardown is killed with its group (a Ray instance's processes included)."""
+    procs: list[subprocess.Popen] = []
+
+    def start(args: list[str]) -> subprocess.Popen:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=_sigint_default, start_new_session=True)
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.communicate()

@@ -186,18 +186,16 @@ def test_backend_refused_for_jobs_that_run_in_this_process(capsys):
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_ray_writes_partial_json(tmp_path):
+def test_ctrl_c_on_ray_writes_partial_json(tmp_path, interruptible):
     """Ctrl-C during a tournament on its own local Ray instance: the finished blocks (the first deals) are
     written marked partial, one error line, exit 130, and the instance is gone with the process."""
     import os
     import signal
-    import subprocess
     import time
 
     path = tmp_path / "r.json"
-    proc = subprocess.Popen([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
-                             "4000000", "--no-progress", "--backend", "ray", "--num-cpus", "2", "--json", str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = interruptible([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
+                          "4000000", "--no-progress", "--backend", "ray", "--num-cpus", "2", "--json", str(path)])
     # far more deals than 60 s can play (a CI machine played 400,000 games in under 60 s with the fast L.A.M.A. path)
     time.sleep(60)  # Ray's start, then time for each worker to finish a block or more (1,000 deals each)
     assert proc.poll() is None

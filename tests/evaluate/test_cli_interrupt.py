@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -122,11 +121,10 @@ def test_interrupt_keeps_the_finished_deals():
 
 
 @pytest.mark.slow
-def test_ctrl_c_writes_partial_json(tmp_path):
+def test_ctrl_c_writes_partial_json(tmp_path, interruptible):
     path = tmp_path / "r.json"
-    proc = subprocess.Popen([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
-                             "2000000", "--no-progress", "--json", str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = interruptible([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
+                          "2000000", "--no-progress", "--json", str(path)])
     time.sleep(15)  # imports, then well into the tournament
     assert proc.poll() is None
     os.kill(proc.pid, signal.SIGINT)
