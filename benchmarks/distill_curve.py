@@ -5,7 +5,8 @@
         --out docs/img/lama_seed2022_distill_curve.png
 
 `--paired` is the JSON of `benchmarks/lama_paired.py` or `benchmarks/the_game_paired.py` (every agent on the
-same games, `diff`/`diff_low`/`diff_high` from the first agent); `--students` names the agents to plot with the
+same games, `diff`/`diff_low`/`diff_high` from the first agent) or a file whose `agents` map each student to
+`python -m train.distill_primi`'s head-to-head entry (`mean_difference`, `ci`); `--students` names the agents to plot with the
 number of teacher-labelled decisions each was fitted on (`config.json`'s curve gives them). A label after a
 second `=` names the point in the legend-free plot (default: the agent id).
 """
@@ -35,7 +36,8 @@ def main() -> None:
         if agent not in res["agents"]:
             ap.error(f"{agent!r} is not in {args.paired}; agents: {', '.join(res['agents'])}")
         r = res["agents"][agent]
-        points.append((decisions, r["diff"], r["diff_low"], r["diff_high"], label))
+        low, high = (r["diff_low"], r["diff_high"]) if "diff" in r else r["ci"]
+        points.append((decisions, r["diff"] if "diff" in r else r["mean_difference"], low, high, label))
     import matplotlib
     import matplotlib.ticker
 
