@@ -12,10 +12,6 @@ settings.register_profile("dev", max_examples=200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-def _sigint_default() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.fixture
 def interruptible():
     """`start(args)` runs a command in its own process group with SIGINT at its default, so Ctrl-C (SIGINT) reaches it.
@@ -26,8 +22,15 @@ def interruptible():
     procs: list[subprocess.Popen] = []
 
     def start(args: list[str]) -> subprocess.Popen:
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=_sigint_default, start_new_session=True)
+        # A handled signal is reset to its default in an exec'd child (an ignored one stays ignored), so handling
+        # SIGINT here for the moment of the start hands the child SIGINT at its default (no preexec_fn, which is
+        # unsafe where threads run, as Ray's do).
+        before = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+        finally:
+            signal.signal(signal.SIGINT, before)
         procs.append(proc)
         return proc
 
