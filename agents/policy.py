@@ -82,18 +82,27 @@ def _shapes(state: dict[str, Any]) -> tuple[int | None, int | None]:
     return obs, actions
 
 
+#: The hidden layers' activations a policy network can have (SB3's MlpPolicy default is tanh; a policy started
+#: from a distilled student keeps the student's ReLU).
+ACTIVATIONS = ("tanh", "relu")
+
+
+def check_activation(name: str) -> None:
+    """Raises ValueError naming the allowed values unless `name` is one of `ACTIVATIONS`."""
+    if name not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {name!r}")
+
+
 def activation_fn(name: str) -> Any:
-    """The torch module class of a run's `activation` ("tanh", SB3's default, or "relu").
+    """The torch module class of an activation of `ACTIVATIONS`.
 
     Raises:
         ValueError: naming the allowed values.
     """
+    check_activation(name)
     import torch.nn as nn
 
-    fns = {"tanh": nn.Tanh, "relu": nn.ReLU}
-    if name not in fns:
-        raise ValueError(f"activation must be one of {', '.join(fns)}, got {name!r}")
-    return fns[name]
+    return {"tanh": nn.Tanh, "relu": nn.ReLU}[name]
 
 
 def build_policy(encoder: Any, num_actions: int, net_arch: Any, activation: str = "tanh") -> Any:

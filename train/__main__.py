@@ -126,16 +126,14 @@ def student_options(game: str, spec: str, values: dict) -> dict:
         ValueError: a student of another game or kind, or none at `spec`.
     """
     from agents.learned import read_meta
-    from train.ppo import student_folder
+    from train.ppo import require_masked_policy, student_folder
 
     folder = student_folder(spec)
     meta = read_meta(folder)
     arch = meta["architecture"]
     if meta["game"] != game:
         raise ValueError(f"--init-from {spec!r} is a student of {meta['game']}, not {game}")
-    if arch.get("kind") != "masked_policy":
-        raise ValueError(f"--init-from {spec!r} is an {arch.get('kind')} student; PPO starts only from masked_policy "
-                         "students (one logit per action over the observation)")
+    require_masked_policy(arch.get("kind"), f"--init-from {spec!r}")
     values.update(init_from=folder, net_arch=list(arch["hidden"]), activation="relu")
     return dict(meta.get("options", {}))
 

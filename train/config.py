@@ -6,9 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The hidden layers' activation of the policy network (SB3's MlpPolicy default is tanh; a student started from
-#: a distilled network keeps the network's ReLU).
-ACTIVATIONS = ("tanh", "relu")
+from agents.policy import check_activation
 
 #: The most learner steps one run may plan (far beyond any preset; catches a typo such as 10**11).
 MAX_TIMESTEPS = 10**10
@@ -67,8 +65,7 @@ class TrainConfig:
             raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
         if self.control not in ("one_seat", "all_seats"):
             raise ValueError(f"control must be 'one_seat' or 'all_seats', got {self.control!r}")
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
+        check_activation(self.activation)
         if not (isinstance(self.learning_rate, (int, float)) and not isinstance(self.learning_rate, bool)
                 and self.learning_rate > 0):
             raise ValueError(f"learning_rate must be a number > 0, got {self.learning_rate!r}")

@@ -175,6 +175,13 @@ def student_folder(spec: str) -> str:
     raise ValueError(f"--init-from {spec!r} is no student folder and no shipped student; shipped: {', '.join(sorted(shipped))}")
 
 
+def require_masked_policy(kind: str | None, what: str) -> None:
+    """Raises ValueError unless a student's `kind` is masked_policy, the only kind PPO can start from."""
+    if kind != "masked_policy":
+        raise ValueError(f"{what} is an {kind} student; PPO starts only from masked_policy students "
+                         "(one logit per action over the observation)")
+
+
 def init_from_student(policy: Any, folder: str, run: Run) -> None:
     """Copy a `masked_policy` student's weights into an SB3 `MlpPolicy` built with its hidden sizes and ReLU.
 
@@ -191,9 +198,7 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
 
     student = load_student(folder)
     what = f"--init-from {folder!r}"
-    if student.kind != "masked_policy":
-        raise ValueError(f"{what} is an {student.kind} student; PPO starts only from masked_policy students "
-                         f"(one logit per action over the observation)")
+    require_masked_policy(student.kind, what)
     obs_dim = int(np.prod(run.encoder.observation_space.shape))
     if student.game_name != run.cfg.game or student.dims["obs_dim"] != obs_dim or student.num_actions != run.game.num_actions:
         raise ValueError(f"{what} plays {student.game_name} with options {student.options} (observation "
