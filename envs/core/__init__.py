@@ -7,7 +7,24 @@ from envs.core.options import make_config, parse_options
 from envs.core.play import play_game, play_out, reseed_agent
 from envs.core.single_agent import OpponentEnv
 
+# Loaded on first use: the vector base imports numba, the SB3 adapter stable-baselines3 (and torch).
+_LAZY = {
+    "CompiledVectorEnv": "envs.core.vector", "OpponentKernel": "envs.core.vector", "RANDOM": "envs.core.vector",
+    "SB3VecEnv": "envs.core.sb3", "to_sb3": "envs.core.sb3",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'envs.core' has no attribute {name!r}")
+
+
 __all__ = [
+    "RANDOM",
+    "CompiledVectorEnv",
     "Encoder",
     "Field",
     "Game",
@@ -15,6 +32,8 @@ __all__ = [
     "IllegalActionError",
     "Layout",
     "OpponentEnv",
+    "OpponentKernel",
+    "SB3VecEnv",
     "UnknownAgentError",
     "legal_mask",
     "make_config",
@@ -24,5 +43,6 @@ __all__ = [
     "play_out",
     "reseed_agent",
     "standard_wrappers",
+    "to_sb3",
     "winners",
 ]
