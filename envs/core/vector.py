@@ -232,6 +232,7 @@ class CompiledVectorEnv(VectorEnv):
         self._final_obs = np.zeros((n, d), np.float32)
         self._done = np.zeros(n, np.bool_)
         self._illegal = np.full(n, -1, np.int64)
+        self._refused = np.zeros(n, np.bool_)
         self._final_seat = np.zeros(n, np.int64)
         self._final_deal = np.zeros(n, np.uint64)
         self._final_ret = np.zeros(n, np.float64)
@@ -309,10 +310,9 @@ class CompiledVectorEnv(VectorEnv):
             info["episode"] = {"r": np.where(done, self._final_ret, 0.0), "l": np.where(done, self._final_len, 0),
                                "_r": dmask, "_l": dmask}
             info["_episode"] = dmask
-            illegal = self._illegal >= 0
-            if illegal.any():
+            if self._refused.any():
                 info["illegal_action"] = self._illegal.copy()
-                info["_illegal_action"] = illegal
+                info["_illegal_action"] = self._refused.copy()
         if self.copy:
             return self._obs.copy(), self._reward.copy(), self._term.copy(), self._trunc.copy(), info
         return self._obs, self._reward, self._term, self._trunc, info

@@ -527,8 +527,8 @@ def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
 class Buffers(NamedTuple):
     """What a vector step hands back (filled in place): observations `obs` (N, D) float32 and masks `mask`
     (N, 9) int8 of the learner's next decision, `reward`, `term`, `trunc`; for tables whose episode ended
-    (`done`): `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`; `illegal` the refused action
-    (-1: none); `err` (row, status, seat, action) of the first opponent kernel failure (row -1: none)."""
+    (`done`): `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`; `refused` whether the learner's
+    action was refused and `illegal` which it was; `err` (row, status, seat, action) of the first opponent kernel failure (row -1: none)."""
 
     obs: np.ndarray
     mask: np.ndarray
@@ -542,6 +542,7 @@ class Buffers(NamedTuple):
     final_deal: np.ndarray
     final_ret: np.ndarray
     final_len: np.ndarray
+    refused: np.ndarray
     err: np.ndarray
 
 
@@ -763,6 +764,7 @@ def vec_step(decide, T, B, S, actions):
         a = actions[r]
         L = T.learner[r]
         B.illegal[r] = -1
+        B.refused[r] = False
         before = 0.0
         bad = -1
         steps = 0
@@ -777,6 +779,7 @@ def vec_step(decide, T, B, S, actions):
             term = True
             trunc = False
             B.illegal[r] = a
+            B.refused[r] = True
         else:
             if status < 0:
                 _fail(B, r, status, T.cur[r], bad)

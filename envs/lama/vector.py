@@ -98,7 +98,7 @@ class LamaVectorEnv(CompiledVectorEnv):
         self._tables.key[:] = self._keys  # refreshed from `_keys` at every reset
         self._buffers = fast.Buffers(
             self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
-            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len,
+            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
             np.full(4, -1, np.int64),
         )
 
