@@ -1,0 +1,206 @@
+"""Batched compiled environments: steps a second of `vector_env` against `OpponentEnv` and `env()` in one process.
+
+(a) Learner steps/s of `envs.lama_v0.vector_env` (via `agents.vector_env`) at
+    `num_envs` 1, 64, 1,024 against three strategy-1 players, random legal
+    actions drawn in a compiled kernel; beside it `OpponentEnv` (same game, same
+    opponents, Python agents) and `lama_v0.env()` (all seats' steps, random
+    legal play), printed as ratios. Issue 28's target: >= 1,000,000 learner
+    steps/s at 1,024 tables on one core.
+(b) Learner steps/s of MaskablePPO on `to_sb3(vector_env)` against the same
+    MaskablePPO on a batched env that costs nothing (same observation and
+    action sizes, a fixed mask): n_steps 64, batch 8,192, 2 epochs, 1,024
+    tables. Target: at least half the cost-free ceiling.
+
+Rates are per CPU-second of this process (`time.process_time`; the machine is
+shared) with torch and numba on one thread.
+
+    python benchmarks/bench_vector.py [--seconds 2] [--ppo-steps 200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+OPPONENTS = ["lama/first"] * 3
+OPTIONS = {"rules": "official", "reward": "dense"}
+
+
+def _clock() -> float:
+    return time.process_time()
+
+
+@numba.njit(cache=True)
+def random_legal_actions(mask, state, out):
+    """One uniformly random legal action per row of the int8/bool `mask` (SplitMix64 stream `state[0]`)."""
+    for r in range(mask.shape[0]):
+        m = 0
+        for a in range(mask.shape[1]):
+            if mask[r, a]:
+                m += 1
+        state[0] += np.uint64(0x9E3779B97F4A7C15)
+        z = state[0]
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+        k = np.int64(z % np.uint64(m))
+        for a in range(mask.shape[1]):
+            if mask[r, a]:
+                if k == 0:
+                    out[r] = a
+                    break
+                k -= 1
+
+
+def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True) -> float:
+    """Learner steps/s of the vector env under random legal actions."""
+    import agents
+
+    venv = agents.vector_env("lama", num_envs, opponents=OPPONENTS, seed=0, copy=copy, **OPTIONS)
+    venv.reset()
+    state = np.ones(1, np.uint64)
+    acts = np.zeros(num_envs, np.int64)
+    mask = venv.action_masks()
+    random_legal_actions(mask, state, acts)
+    venv.step(acts)
+    steps = 0
+    t0 = _clock()
+    while _clock() - t0 < seconds:
+        for _ in range(20):
+            random_legal_actions(venv.action_masks(), state, acts)
+            venv.step(acts)
+        steps += 20 * num_envs
+    return steps / (_clock() - t0)
+
+
+def opponent_env_steps_per_sec(seconds: float) -> float:
+    """Learner steps/s of `OpponentEnv` (Python agents) under random legal actions."""
+    from agents.lama import FirstStrategy
+    from envs.core import OpponentEnv
+    from envs.lama.encoding import LamaEncoder
+    from envs.lama.rules import Config, LamaGame
+
+    game = LamaGame(Config(**OPTIONS))
+    env = OpponentEnv(game, LamaEncoder(game), [FirstStrategy() for _ in OPPONENTS], seed=0)
+    rng = np.random.default_rng(0)
+    env.reset()
+    steps = 0
+    t0 = _clock()
+    while _clock() - t0 < seconds:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+        if term or trunc:
+            env.reset()
+    return steps / (_clock() - t0)
+
+
+def aec_steps_per_sec(seconds: float) -> float:
+    """Steps/s (all seats) of `lama_v0.env()` under random legal play."""
+    from envs import lama_v0
+
+    env = lama_v0.env(**OPTIONS)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    steps = 0
+    t0 = _clock()
+    while _clock() - t0 < seconds:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.reset()
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return steps / (_clock() - t0)
+
+
+class CostFree:
+    """A batched env that costs nothing: the same spaces as the vector env, a constant observation and mask."""
+
+    def __init__(self, venv):
+        self.num_envs = venv.num_envs
+        self.single_observation_space = venv.single_observation_space
+        self.single_action_space = venv.single_action_space
+        self.metadata = venv.metadata
+        self.copy = True
+        self.render_mode = None
+        self._obs = np.zeros((self.num_envs, *venv.single_observation_space.shape), np.float32)
+        venv.reset()
+        self._mask = venv.action_masks()
+        self._zeros = np.zeros(self.num_envs, np.float32)
+        self._false = np.zeros(self.num_envs, np.bool_)
+
+    def reset(self, seed=None, options=None):
+        return self._obs.copy(), {}
+
+    def step(self, actions):
+        return self._obs.copy(), self._zeros.copy(), self._false.copy(), self._false.copy(), {}
+
+    def action_masks(self):
+        return self._mask
+
+    def close(self):
+        pass
+
+
+def ppo_steps_per_sec(make_env, total: int, num_envs: int) -> float:
+    """Learner steps/s of MaskablePPO (n_steps 64, batch 8,192, 2 epochs) on `to_sb3(make_env())`."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from envs.core import to_sb3
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", to_sb3(make_env()), n_steps=64, batch_size=8192, n_epochs=2, seed=0,
+                        device="cpu", verbose=0)
+    model.learn(64 * num_envs)  # warm-up: one rollout and update
+    t0 = _clock()
+    model.learn(total, reset_num_timesteps=False)
+    return total / (_clock() - t0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--ppo-steps", type=int, default=4 * 64 * 1024)
+    args = p.parse_args(argv)
+    import agents
+
+    t0 = time.perf_counter()
+    agents.vector_env("lama", 1, opponents=OPPONENTS, seed=0, **OPTIONS).reset()
+    print(f"vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
+    opp = opponent_env_steps_per_sec(args.seconds)
+    aec = aec_steps_per_sec(args.seconds)
+    print(f"L.A.M.A. ({OPTIONS['rules']}, 4 players, dense) vs 3 x lama/first, random legal learner actions, "
+          "per CPU-second:")
+    print(f"  OpponentEnv (Python agents)          {opp:>12,.0f} learner steps/s")
+    print(f"  lama_v0.env() (AEC, all seats)       {aec:>12,.0f} steps/s")
+    for n in (1, 64, 1024):
+        v = vector_steps_per_sec(n, args.seconds)
+        print(f"  vector_env num_envs={n:<5}            {v:>12,.0f} learner steps/s  "
+              f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.0f}x env()")
+    v = vector_steps_per_sec(1024, args.seconds, copy=False)
+    print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 1,000,000)")
+    n = 1024
+    free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env("lama", n, opponents=OPPONENTS, seed=0,
+                                                                **OPTIONS)), args.ppo_steps, n)
+    real = ppo_steps_per_sec(lambda: agents.vector_env("lama", n, opponents=OPPONENTS, seed=0, **OPTIONS),
+                             args.ppo_steps, n)
+    print(f"MaskablePPO (n_steps 64, batch 8192, 2 epochs, {n} envs, torch 1 thread), {args.ppo_steps:,} steps:")
+    print(f"  cost-free batched env                {free:>12,.0f} learner steps/s")
+    print(f"  to_sb3(vector_env)                   {real:>12,.0f} learner steps/s  = {real / free:.2f} of the "
+          "cost-free ceiling (target >= 0.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
