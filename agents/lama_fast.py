@@ -238,8 +238,9 @@ VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
 KERNEL_IDS = ("random", *STRATEGY_CODES, "lama/third:A,B,C,D")
 
 
-def opponent_kernel(agent_id: str):
-    """The `OpponentKernel` of `agent_id` for `envs.lama_v0.vector_env`, or None when the agent has no kernel."""
+def opponent_kernel(agent_id: str, options: dict | None = None):
+    """The `OpponentKernel` of `agent_id` for `envs.lama_v0.vector_env` (any game `options`), or None when the agent
+    has no kernel."""
     import re
 
     from envs.core.vector import RANDOM, OpponentKernel

@@ -267,3 +267,33 @@ def _tactic(game: SimplePokerGame, rng: np.random.Generator, p1: str, p2: str | 
 register("simple_poker/nash", _nash)
 register_pattern(r"simple_poker/threshold-(?P<t>\d+)", _threshold, "simple_poker/threshold-<t>")
 register_pattern(r"simple_poker/tactic-(?P<p1>[01]+)(?:-(?P<p2>[01]+))?", _tactic, "simple_poker/tactic-<bits>[-<bits>]")
+
+
+# --- the vector env's opponents -------------------------------------------------------
+#: The agent ids `opponent_kernel` resolves (every behaviour strategy of this module, and `random`).
+KERNEL_IDS = ("random", "simple_poker/nash", "simple_poker/threshold-<t>", "simple_poker/tactic-<bits>[-<bits>]")
+
+
+def opponent_kernel(agent_id: str, options: dict | None = None):
+    """The `OpponentKernel` of `agent_id` for `envs.simple_poker_v0.vector_env` under game `options`: its
+    behaviour strategy (bet then call probabilities per card), or None when the agent has none."""
+    from agents.base import make
+    from envs.core.options import make_config
+    from envs.core.vector import RANDOM, OpponentKernel
+    from envs.simple_poker.rules import Config
+    from envs.simple_poker.vector import BEHAVIOUR
+
+    if agent_id == "random":
+        return RANDOM
+    if not agent_id.startswith("simple_poker/"):
+        return None
+    options = {k: v for k, v in (options or {}).items() if k in ("n", "ante", "bet")}
+    game = SimplePokerGame(make_config(Config, options))
+    try:
+        agent = make(agent_id, game, np.random.default_rng(0))
+    except (KeyError, ValueError):
+        return None
+    if not isinstance(agent, BehaviourAgent):
+        return None
+    b = behaviour_of(agent, game)
+    return OpponentKernel(agent_id, BEHAVIOUR, tuple(b.bet) + tuple(b.call))

@@ -15,6 +15,7 @@ from typing import Any
 # game -> (module of its vector env, module of its opponent kernels: `opponent_kernel(id)` and `KERNEL_IDS`)
 _HOOKS: dict[str, tuple[str, str]] = {
     "lama": ("envs.lama_v0", "agents.lama_fast"),
+    "simple_poker": ("envs.simple_poker_v0", "agents.simple_poker"),
 }
 
 
@@ -29,13 +30,14 @@ def _hook(game: str) -> tuple[str, str]:
     return _HOOKS[game]
 
 
-def resolve_opponents(game: str, opponents: Sequence[str]) -> list[Any]:
-    """The `OpponentKernel`s of agent ids `opponents` (ValueError naming the allowed ids for an id without one)."""
+def resolve_opponents(game: str, opponents: Sequence[str], options: dict[str, Any] | None = None) -> list[Any]:
+    """The `OpponentKernel`s of agent ids `opponents` under the game's `options` (ValueError naming the allowed ids
+    for an id without one)."""
     env_mod, agents_mod = _hook(game)
     mod = importlib.import_module(agents_mod)
     out = []
     for agent_id in opponents:
-        kernel = mod.opponent_kernel(agent_id) if isinstance(agent_id, str) else None
+        kernel = mod.opponent_kernel(agent_id, options or {}) if isinstance(agent_id, str) else None
         if kernel is None:
             raise ValueError(f"opponent {agent_id!r} has no compiled kernel for {game}'s vector env; "
                              f"allowed: {', '.join(mod.KERNEL_IDS)}")
@@ -50,7 +52,7 @@ def vector_env(game: str, num_envs: int = 1024, *, opponents: Sequence[str], see
     max_turns) and the game's options."""
     if isinstance(opponents, str):
         raise ValueError(f"opponents must be a list of agent ids, got the string {opponents!r}")
-    kernels = resolve_opponents(game, opponents)
+    kernels = resolve_opponents(game, opponents, options)
     env_mod = importlib.import_module(_hook(game)[0])
     return env_mod.vector_env(num_envs, opponents=kernels, seed=seed, **options)
 

@@ -85,9 +85,10 @@ def episode_key(key: int, episode: int) -> int:
 def episode_seeds(seed: int, table: int, episode: int, num_players: int) -> tuple[int, int, int]:
     """(deal seed, drawn learner seat, random-opponent stream state) of episode `episode` of table `table`.
 
-    The deal seed is below 2**63 (what `Game.deal` / `new_game` takes). An
-    episode that had to be dealt again (it ended before the learner's first
-    decision) uses the table's next episode index.
+    The deal seed is below 2**63 (what `Game.deal` takes). An episode that had
+    to be dealt again (it ended before the learner's first decision) takes its
+    deal seed and stream from the table's next episode index and keeps the
+    seat drawn at the first, as `OpponentEnv` keeps its seat.
     """
     k = episode_key(table_key(seed, table), episode)
     return mix64(k ^ _DEAL_SALT) >> 1, mix64(k ^ _SEAT_SALT) % num_players, mix64(k ^ _RNG_SALT)
@@ -97,6 +98,29 @@ def next_random(state: int) -> tuple[int, int]:
     """(new state, 64-bit draw) of the SplitMix64 stream `state` (as `nb_next`)."""
     state = (state + _GOLDEN) & _M64
     return state, mix64(state)
+
+
+def np_mix64(z: np.ndarray) -> np.ndarray:
+    """`mix64` of every element of the uint64 array `z` (numpy's uint64 arithmetic wraps, as SplitMix64 needs)."""
+    z = z ^ (z >> _U(30))
+    z = z * _U(0xBF58476D1CE4E5B9)
+    z = z ^ (z >> _U(27))
+    z = z * _U(0x94D049BB133111EB)
+    return z ^ (z >> _U(31))
+
+
+def np_episode_seeds(keys: np.ndarray, episodes: np.ndarray, num_players: int):
+    """`episode_seeds` of tables of keys `keys` at episodes `episodes` (arrays): (deal seeds, seats, streams)."""
+    k = np_mix64(keys + _U_GOLDEN * (episodes.astype(np.uint64) + _U(1)))
+    return np_mix64(k ^ _U_DEAL) >> _U(1), (np_mix64(k ^ _U_SEAT) % _U(num_players)).astype(np.int64), \
+        np_mix64(k ^ _U_RNG)
+
+
+def np_next(rng: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+    """Advance the streams `rng[rows]` (uint64, in place) and return their next draws (as `next_random`)."""
+    s = rng[rows] + _U_GOLDEN
+    rng[rows] = s
+    return np_mix64(s)
 
 
 @numba.njit(inline="always")
@@ -367,4 +391,4 @@ def _check_seed(seed: Any) -> int:
 
 
 __all__ = ["RANDOM", "CompiledVectorEnv", "OpponentKernel", "episode_key", "episode_seeds", "mix64", "next_random",
-           "table_key"]
+           "np_episode_seeds", "np_mix64", "np_next", "table_key"]

@@ -694,15 +694,16 @@ def _fail(B, r, status, seat, act):
 def start_row(decide, T, B, S, r):
     """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode
     counter), seat the line-up and play the opponents up to the learner's first decision; their return goes to
-    `carry`. A deal that ends before the learner decides is dealt again (the next episode index), as
-    `OpponentEnv` does."""
+    `carry`. A deal that ends before the learner decides is dealt again from the next episode index, the
+    learner keeping its seat, as `OpponentEnv` does."""
     n = T.hands.shape[1]
-    for _ in range(10_000):
+    seat = S.fixed_seat
+    for attempt in range(10_000):
         e = T.episode[r]
         T.episode[r] = e + 1
-        deal_seed, seat, stream = nb_episode_seeds(T.key[r], e, n)
-        if S.fixed_seat >= 0:
-            seat = S.fixed_seat
+        deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
+        if attempt == 0 and S.fixed_seat < 0:
+            seat = drawn  # a deal dealt again keeps the seat (as `OpponentEnv`)
         T.seed[r] = deal_seed
         T.learner[r] = seat
         T.rng[r] = stream

@@ -344,6 +344,10 @@ class LamaGame:
         """A new game whose every shuffle follows from one seed drawn from `rng`."""
         return self.new_game(int(rng.integers(0, 2**63)))
 
+    def deal(self, seed: int) -> State:
+        """The game of deal seed `seed`, as `new_game` (a vector env's `info["deal_seed"]` replays here)."""
+        return self.new_game(seed)
+
     def new_game(self, seed: int) -> State:
         """The game with shuffle seed `seed` (what `envs.lama.fast` replays)."""
         n = self.num_players

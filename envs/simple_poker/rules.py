@@ -91,6 +91,12 @@ class SimplePokerGame:
         k = int(rng.integers(self.n * self.n))
         return State((k // self.n + 1, k % self.n + 1))
 
+    def deal(self, seed: int) -> State:
+        """The hand of deal seed `seed` (0 <= seed < 2**63): the ordered pair number `seed mod n²` (a vector env's
+        `info["deal_seed"]` replays here; `envs.simple_poker.fast.deal_cards` is its batched twin)."""
+        k = int(seed) % (self.n * self.n)
+        return State((k // self.n + 1, k % self.n + 1))
+
     def current_player(self, state: State) -> int:
         """Seat 0 acts first, seat 1 answers a bet."""
         return len(state.history)

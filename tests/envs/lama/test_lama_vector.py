@@ -39,14 +39,15 @@ class Shadow:
 
     def start(self, deal_seed, seat):
         n = self.game.num_players
-        # the deal seed and seat follow from (seed, table, episode); redeals skip an index
+        # the deal seed and seat follow from (seed, table, episode); a redeal takes the next index, same seat
+        drawn = episode_seeds(self.seed, self.table, self.episode, n)[1]
         while True:
-            d, s, stream = episode_seeds(self.seed, self.table, self.episode, n)
+            d, _, stream = episode_seeds(self.seed, self.table, self.episode, n)
             self.episode += 1
             if d == deal_seed:
                 break
             assert self.episode < 10_000
-        assert s == seat or self.fixed_seat
+        assert seat == (drawn if not self.fixed_seat else 1)
         self.seat = seat
         self.shared = {"rng": stream}
         opps = self.make_opponents(self.shared)

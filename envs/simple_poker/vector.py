@@ -1,0 +1,144 @@
+"""Simple poker as a batched environment: `num_envs` hands, one learner seat each, stepped in one numpy call.
+
+Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
+bad input) and `envs.simple_poker.fast` (the rules over arrays). Observations
+and rewards are `OpponentEnv`'s; every hand ends after the learner's one
+decision, so every step autoresets every table (`info["final_obs"]` each step).
+A hand where the learner sits second and the opponent passes first is dealt
+again (from the table's next episode index, the learner keeping its seat), as
+`OpponentEnv` does.
+
+Opponents: `OpponentKernel`s of code -1 (`RANDOM`: pass or bet, each with
+probability 1/2) or code 1 with `params` = player 1's bet probabilities then
+player 2's call probabilities per card (2n floats: a behaviour strategy, what
+`agents.vector_env` makes of `simple_poker/nash`, thresholds and tactics). A
+mixed choice bets when `u < p`, u = (draw >> 11) / 2**53 from the table's stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.core.options import make_config
+from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel, np_episode_seeds, np_next
+from envs.simple_poker import fast
+from envs.simple_poker.encoding import SimplePokerEncoder
+from envs.simple_poker.rules import BET, NUM_ACTIONS, PASS, Config, SimplePokerGame
+
+BEHAVIOUR = 1  # the code of a behaviour-strategy opponent
+
+
+class SimplePokerVectorEnv(CompiledVectorEnv):
+    """`num_envs` simple-poker hands against one opponent (see the module docstring and `envs.core.vector`)."""
+
+    def __init__(self, num_envs: int, *, opponents: Sequence[OpponentKernel], seed: int | None = None,
+                 control: str = "one_seat", seat: int | None = None, strict: bool = False, copy: bool = True,
+                 illegal_reward: float = -1.0, **options: Any):
+        if control != "one_seat":
+            raise ValueError(f"control must be 'one_seat' for simple poker's vector env (so far), got {control!r}")
+        self.config: Config = make_config(Config, options)
+        self.game = SimplePokerGame(self.config)
+        n = self.config.n
+        opponents = list(opponents)
+        if len(opponents) != 1:
+            raise ValueError(f"2-player game needs 1 opponent, got {len(opponents)}")
+        opp = opponents[0]
+        if not isinstance(opp, OpponentKernel) or opp.code not in (RANDOM.code, BEHAVIOUR):
+            raise ValueError(f"the opponent must be an OpponentKernel of code -1 (random) or {BEHAVIOUR} "
+                             f"(behaviour strategy), got {opp!r}")
+        if opp.code == BEHAVIOUR and len(opp.params) != 2 * n:
+            raise ValueError(f"opponent {opp.name!r}: a behaviour strategy needs 2n = {2 * n} probabilities, "
+                             f"got {len(opp.params)}")
+        self.opponents = (opp,)
+        probs = np.full(2 * n, 0.5) if opp.code == RANDOM.code else np.asarray(opp.params, np.float64)
+        self._p_bet, self._p_call = probs[:n], probs[n:]
+        self._setup(num_envs, SimplePokerEncoder(self.game).observation_space, NUM_ACTIONS, 2, seed=seed, seat=seat,
+                    strict=strict, copy=copy, illegal_reward=illegal_reward)
+        N = self.num_envs
+        self._c1 = np.zeros(N, np.int64)
+        self._c2 = np.zeros(N, np.int64)
+        self._learner = np.zeros(N, np.int64)
+        self._deal = np.zeros(N, np.uint64)
+        self._episode = np.zeros(N, np.int64)
+        self._rng = np.zeros(N, np.uint64)
+        self._opening = np.zeros(N, np.int64)  # player 1's action when the learner sits second
+        self._mask[:] = 1  # both actions are legal at every decision of this game
+
+    def _choose(self, rows: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """The opponent's action at `rows`: bet/call with `probs` (random: the k-th legal action, k = draw mod 2)."""
+        z = np_next(self._rng, rows)
+        if self.opponents[0].code == RANDOM.code:
+            return (z % np.uint64(2)).astype(np.int64)
+        u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+        return np.where(u < probs, BET, PASS)
+
+    def _start(self, rows: np.ndarray) -> None:
+        """Deal the tables `rows` their next hands and play the opponent's opening where it sits first."""
+        n = self.config.n
+        first = True
+        while rows.size:
+            deal, seat, stream = np_episode_seeds(self._keys[rows], self._episode[rows], 2)
+            self._episode[rows] += 1
+            if self.fixed_seat >= 0:
+                seat[:] = self.fixed_seat
+            if not first:
+                seat = self._learner[rows]  # a hand dealt again keeps the learner's seat (as `OpponentEnv`)
+            first = False
+            self._deal[rows], self._learner[rows], self._rng[rows] = deal, seat, stream
+            self._c1[rows], self._c2[rows] = fast.deal_cards(deal, n)
+            second = rows[seat == 1]
+            self._opening[second] = self._choose(second, self._p_bet[self._c1[second] - 1])
+            rows = second[self._opening[second] == PASS]  # over before the learner decides: deal again
+
+    def _observe(self, out: np.ndarray) -> None:
+        cards = np.where(self._learner == 0, self._c1, self._c2)
+        fast.observe(cards, self._learner, self._learner == 1, self.config.n, out)
+
+    def _start_all(self, fresh: bool) -> None:
+        if fresh:
+            self._episode[:] = 0
+        self._start(np.arange(self.num_envs))
+        self._observe(self._obs)
+
+    def _step_kernel(self, actions: np.ndarray) -> None:
+        n, ante, bet = self.config.n, float(self.config.ante), float(self.config.bet)
+        refused = (actions != PASS) & (actions != BET)
+        first = np.where(self._learner == 0, actions, BET)
+        second = np.where(self._learner == 1, actions, PASS)
+        answer = np.flatnonzero((self._learner == 0) & (actions == BET))
+        second[answer] = self._choose(answer, self._p_call[self._c2[answer] - 1])
+        p1 = fast.payoff(self._c1, self._c2, first, second, ante, bet)
+        reward = np.where(self._learner == 0, p1, -p1)
+        reward[refused] = self.illegal_reward
+        self._reward[:] = reward
+        self._term[:] = True
+        self._trunc[:] = False
+        self._done[:] = True
+        self._refused[:] = refused
+        self._illegal[:] = np.where(refused, actions, -1)
+        # the final view: player 1's bet is seen once made (a refused action changes nothing)
+        cards = np.where(self._learner == 0, self._c1, self._c2)
+        fast.observe(cards, self._learner, (first == BET) & ~refused | (self._learner == 1), n, self._final_obs)
+        self._final_seat[:] = self._learner
+        self._final_deal[:] = self._deal
+        self._final_ret[:] = reward
+        self._final_len[:] = 1
+        self._start(np.arange(self.num_envs))
+        self._observe(self._obs)
+
+    def _seats(self) -> np.ndarray:
+        return self._learner
+
+    def _deal_seeds(self) -> np.ndarray:
+        return self._deal
+
+
+def vector_env(num_envs: int, *, opponents: Sequence[OpponentKernel], seed: int | None = None,
+               control: str = "one_seat", seat: int | None = None, strict: bool = False, copy: bool = True,
+               **options: Any) -> SimplePokerVectorEnv:
+    """`num_envs` simple-poker hands against a compiled opponent, as a Gymnasium `VectorEnv`."""
+    return SimplePokerVectorEnv(num_envs, opponents=opponents, seed=seed, control=control, seat=seat,
+                                strict=strict, copy=copy, **options)
