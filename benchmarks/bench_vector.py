@@ -10,6 +10,7 @@
     MaskablePPO on a batched env that costs nothing (same observation and
     action sizes, a fixed mask): n_steps 64, batch 8,192, 2 epochs, 1,024
     tables. Target: at least half the cost-free ceiling.
+(c) Simple poker's (numpy) vector env against `simple_poker/nash`, as (a); target >= 2,000,000.
 
 Rates are per CPU-second of this process (`time.process_time`; the machine is
 shared) with torch and numba on one thread.
@@ -31,6 +32,7 @@ import numpy as np  # noqa: E402
 
 OPPONENTS = ["lama/first"] * 3
 OPTIONS = {"rules": "official", "reward": "dense"}
+POKER_OPPONENTS = ["simple_poker/nash"]
 
 
 def _clock() -> float:
@@ -59,11 +61,14 @@ def random_legal_actions(mask, state, out):
                 k -= 1
 
 
-def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True) -> float:
+def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True, game: str = "lama") -> float:
     """Learner steps/s of the vector env under random legal actions."""
     import agents
 
-    venv = agents.vector_env("lama", num_envs, opponents=OPPONENTS, seed=0, copy=copy, **OPTIONS)
+    if game == "lama":
+        venv = agents.vector_env("lama", num_envs, opponents=OPPONENTS, seed=0, copy=copy, **OPTIONS)
+    else:
+        venv = agents.vector_env(game, num_envs, opponents=POKER_OPPONENTS, seed=0, copy=copy)
     venv.reset()
     state = np.ones(1, np.uint64)
     acts = np.zeros(num_envs, np.int64)
@@ -80,15 +85,25 @@ def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True) -> fl
     return steps / (_clock() - t0)
 
 
-def opponent_env_steps_per_sec(seconds: float) -> float:
+def opponent_env_steps_per_sec(seconds: float, game_name: str = "lama") -> float:
     """Learner steps/s of `OpponentEnv` (Python agents) under random legal actions."""
-    from agents.lama import FirstStrategy
+    import agents
     from envs.core import OpponentEnv
-    from envs.lama.encoding import LamaEncoder
-    from envs.lama.rules import Config, LamaGame
 
-    game = LamaGame(Config(**OPTIONS))
-    env = OpponentEnv(game, LamaEncoder(game), [FirstStrategy() for _ in OPPONENTS], seed=0)
+    if game_name == "lama":
+        from envs.lama.encoding import LamaEncoder
+        from envs.lama.rules import Config, LamaGame
+
+        game = LamaGame(Config(**OPTIONS))
+        enc, opp_ids = LamaEncoder(game), OPPONENTS
+    else:
+        from envs.simple_poker.encoding import SimplePokerEncoder
+        from envs.simple_poker.rules import SimplePokerGame
+
+        game = SimplePokerGame()
+        enc, opp_ids = SimplePokerEncoder(game), POKER_OPPONENTS
+    opps = [agents.make(i, game, np.random.default_rng(k)) for k, i in enumerate(opp_ids)]
+    env = OpponentEnv(game, enc, opps, seed=0)
     rng = np.random.default_rng(0)
     env.reset()
     steps = 0
@@ -102,11 +117,11 @@ def opponent_env_steps_per_sec(seconds: float) -> float:
     return steps / (_clock() - t0)
 
 
-def aec_steps_per_sec(seconds: float) -> float:
-    """Steps/s (all seats) of `lama_v0.env()` under random legal play."""
-    from envs import lama_v0
+def aec_steps_per_sec(seconds: float, game: str = "lama") -> float:
+    """Steps/s (all seats) of `<game>_v0.env()` under random legal play."""
+    import importlib
 
-    env = lama_v0.env(**OPTIONS)
+    env = importlib.import_module(f"envs.{game}_v0").env(**(OPTIONS if game == "lama" else {}))
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     steps = 0
@@ -190,6 +205,17 @@ def main(argv: list[str] | None = None) -> int:
               f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.0f}x env()")
     v = vector_steps_per_sec(1024, args.seconds, copy=False)
     print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 1,000,000)")
+    opp = opponent_env_steps_per_sec(args.seconds, "simple_poker")
+    aec = aec_steps_per_sec(args.seconds, "simple_poker")
+    print("simple poker (n=3) vs simple_poker/nash, random legal learner actions, per CPU-second:")
+    print(f"  OpponentEnv (Python agent)           {opp:>12,.0f} learner steps/s")
+    print(f"  simple_poker_v0.env() (AEC)          {aec:>12,.0f} steps/s")
+    for n in (1, 64, 1024):
+        v = vector_steps_per_sec(n, args.seconds, game="simple_poker")
+        print(f"  vector_env num_envs={n:<5}            {v:>12,.0f} learner steps/s  "
+              f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.1f}x env()")
+    v = vector_steps_per_sec(1024, args.seconds, copy=False, game="simple_poker")
+    print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 2,000,000)")
     n = 1024
     free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env("lama", n, opponents=OPPONENTS, seed=0,
                                                                 **OPTIONS)), args.ppo_steps, n)

@@ -254,6 +254,8 @@ class CompiledVectorEnv(VectorEnv):
         self._term = np.zeros(n, np.bool_)
         self._trunc = np.zeros(n, np.bool_)
         self._final_obs = np.zeros((n, d), np.float32)
+        self._final_views = np.empty(n, dtype=object)
+        self._final_views[:] = np.fromiter(self._final_obs, dtype=object, count=n)
         self._done = np.zeros(n, np.bool_)
         self._illegal = np.full(n, -1, np.int64)
         self._refused = np.zeros(n, np.bool_)
@@ -320,12 +322,16 @@ class CompiledVectorEnv(VectorEnv):
         info = self._base_info()
         done = self._done
         if done.any():
-            final = np.empty(self.num_envs, dtype=object)
-            rows = np.flatnonzero(done)
-            store = self._final_obs[rows]  # one copy; rows are views into it
-            for k, r in enumerate(rows.tolist()):
-                final[r] = store[k]
             dmask = done.copy()
+            if self.copy:
+                final = np.empty(self.num_envs, dtype=object)
+                rows = np.flatnonzero(done)
+                store = self._final_obs[rows]  # one copy; the entries are views into it
+                final[rows] = np.fromiter(store, dtype=object, count=rows.size)
+            else:
+                # views into the env's own buffer (made once): valid until the next step
+                final = self._final_views.copy()
+                final[~dmask] = None
             info["final_obs"] = final
             info["_final_obs"] = dmask
             info["final_info"] = {"seat": self._final_seat.copy(), "deal_seed": self._final_deal.copy(),
