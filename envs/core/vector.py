@@ -230,11 +230,13 @@ class CompiledVectorEnv(VectorEnv):
             raise ValueError(f"seat must be None or an integer in 0..{num_players - 1}, got {seat!r}")
         n = int(num_envs)
         d = single_observation_space.shape[0]
-        # One observation row plus mask, rewards and flags per table: refuse a batch that cannot fit.
-        need = n * (2 * 4 * d + num_actions + 64 * 8 * 3)
-        if need > 2**40:
-            raise ValueError(f"num_envs={n} needs about {need / 2**30:.0f} GiB of buffers; allowed: at most "
-                             f"{2**40 // (2 * 4 * d + num_actions + 64 * 8 * 3)} tables")
+        # Observations (twice: the final ones too), masks and a game's rows (~2 KiB for the card games): refuse a
+        # batch that cannot fit in this machine's memory before allocating anything.
+        per_table = 2 * 4 * d + 2 * num_actions + 2048
+        limit = _physical_memory()
+        if n * per_table > limit:
+            raise ValueError(f"num_envs={n} needs about {n * per_table / 2**30:.1f} GiB of buffers, more than this "
+                             f"machine's {limit / 2**30:.1f} GiB; allowed: at most {limit // per_table} tables")
         self.num_envs = n
         self.num_players = int(num_players)
         self.single_observation_space = single_observation_space
@@ -388,6 +390,16 @@ class CompiledVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the tables are arrays."""
+
+
+def _physical_memory() -> int:
+    """Bytes of physical memory (2**40 where the OS does not say)."""
+    try:
+        import os
+
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return 2**40
 
 
 def _check_seed(seed: Any) -> int:

@@ -128,6 +128,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         self._final_len[:] = 1
         self._start(np.arange(self.num_envs))
         self._observe(self._obs)
+        self._mask[:] = 1  # rewritten every step, like every game's mask (a caller may hold a view of it)
 
     def _seats(self) -> np.ndarray:
         return self._learner
