@@ -223,12 +223,17 @@ __all__ = ["FIRST", "KERNEL_IDS", "SECOND", "STRATEGY_CODES", "THIRD", "VECTOR_K
 
 # --- the vector env's opponents: `decide` compiled into the engine's vector kernels ------------------------------
 @numba.njit(cache=True)
-def _vector_run(T, B, S, actions, mode):
-    engine.vec_run(decide, T, B, S, actions, mode)
+def _vector_reset(T, B, S, fresh):
+    engine.vec_reset(decide, T, B, S, fresh)
 
 
-#: `envs.lama.fast.vec_run` with the strategies' `decide` inlined (what `opponent_kernel` carries).
-VECTOR_KERNELS = engine.VectorKernels(_vector_run)
+@numba.njit(cache=True)
+def _vector_step(T, B, S, actions):
+    engine.vec_step(decide, T, B, S, actions)
+
+
+#: `envs.lama.fast.vec_reset` / `vec_step` with the strategies' `decide` inlined (what `opponent_kernel` carries).
+VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
 #: The agent ids `opponent_kernel` resolves (and the family `lama/third:A,B,C,D`).
 KERNEL_IDS = ("random", *STRATEGY_CODES, "lama/third:A,B,C,D")
 

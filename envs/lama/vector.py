@@ -95,7 +95,6 @@ class LamaVectorEnv(CompiledVectorEnv):
             np.array([o.code for o in opponents], np.int64), line_params,
         )
         self._tables = fast.new_tables(self.num_envs, n, NUM_PARAMS)
-        self._no_actions = np.full(self.num_envs, -1, np.int64)
         self._tables.key[:] = self._keys  # refreshed from `_keys` at every reset
         self._buffers = fast.Buffers(
             self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
@@ -107,11 +106,11 @@ class LamaVectorEnv(CompiledVectorEnv):
     def _start_all(self, fresh: bool) -> None:
         self._tables.key[:] = self._keys
         self._buffers.err[0] = -1
-        self._kernels.run(self._tables, self._buffers, self._settings, self._no_actions, 1 if fresh else 2)
+        self._kernels.reset(self._tables, self._buffers, self._settings, fresh)
         self._check_err()
 
     def _step_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.run(self._tables, self._buffers, self._settings, actions, 0)
+        self._kernels.step(self._tables, self._buffers, self._settings, actions)
         self._check_err()
 
     def _check_err(self) -> None:
