@@ -189,9 +189,9 @@ RANDOM = OpponentKernel("random", -1)
 class CompiledVectorEnv(VectorEnv):
     """The Gymnasium face shared by every game's batched compiled environment (see the module docstring).
 
-    A game subclasses it and implements `_start_all()` (deal every table from
-    `self._keys`, episode counters at 0, and fill the observation and mask
-    buffers) and `_step_kernel(actions)` (one learner decision per table, the
+    A game subclasses it and implements `_start_all(fresh)` (deal every table
+    from `self._keys`, its episode counter at 0 when `fresh`, and fill the
+    observation and mask buffers) and `_step_kernel(actions)` (one learner decision per table, the
     opponents up to its next one, same-step resets), both writing the buffers
     allocated here. The subclass calls `_setup` from its constructor.
 
@@ -270,10 +270,12 @@ class CompiledVectorEnv(VectorEnv):
         self._started = False
 
     # --- what a game implements -------------------------------------------------------------
-    def _start_all(self) -> None:  # pragma: no cover - abstract
+    def _start_all(self, fresh: bool) -> None:  # pragma: no cover - abstract
+        """Deal every table (from episode 0 of its key when `fresh`, else its next episode) and observe it."""
         raise NotImplementedError
 
     def _step_kernel(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
+        """Step every table with `actions` (int64, -1 where refused) and fill the buffers."""
         raise NotImplementedError
 
     def _seats(self) -> np.ndarray:  # pragma: no cover - abstract
