@@ -24,7 +24,7 @@ deal is the unit, as in every report of this project). Everything is seeded
 by `seed`: the same command gives the same table.
 
 Simple poker also gets its exact head-to-head values (each agent's exact mean
-net against every other, both seatings, from `agents.simple_poker.match_value`).
+net against every other, both seatings, from `agents.simple_poker.strategies.match_value`).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def fit_bradley_terry(wins: np.ndarray, ridge: float = 0.01) -> np.ndarray:
 
 
 def _exact_poker(game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
-    from agents.simple_poker import behaviour_of, match_value
+    from agents.simple_poker.strategies import behaviour_of, match_value
 
     try:
         beh = {i: behaviour_of(built[i], game) for i in ids}

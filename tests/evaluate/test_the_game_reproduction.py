@@ -13,7 +13,7 @@ from scipy import stats as sps
 
 from envs.the_game.rules import Config, TheGame
 from evaluate.stats import mean_interval
-from evaluate.the_game import (
+from evaluate.the_game.reproduce import (
     add_arguments,
     format_berger2024,
     format_official,

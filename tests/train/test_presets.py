@@ -12,7 +12,7 @@ import agents
 import envs
 from envs.the_game.rules import Config, TheGame
 from evaluate.stats import mean_interval
-from evaluate.the_game import simulate
+from evaluate.the_game.reproduce import simulate
 from train.config import PRESET_KEYS, TrainConfig
 from train.presets import PRESETS, hooks, preset
 from train.seeds import RunSeeds, child
