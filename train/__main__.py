@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ent-coef", type=nonnegative_float, default=None, help="entropy bonus (default: the preset's)")
     p.add_argument("--init-from", type=str, default=None, metavar="STUDENT",
                    help="start the policy from a distilled masked_policy student (its folder, or a shipped id such as "
-                        "lama/learned); the run takes the student's options and network")
+                        "GAME/learned); the run takes the student's options and network")
     p.add_argument("--critic-warmup", type=positive_int(MAX_TIMESTEPS, low=0), default=None, metavar="STEPS",
                    help="with --init-from: steps that train the value network alone before the policy learns")
     p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")

@@ -204,6 +204,17 @@ def match_value(game: SimplePokerGame, a: Behaviour, b: Behaviour) -> float:
     return (as_p1 + as_p2) / 2
 
 
+def exact_head_to_head(game: SimplePokerGame, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
+    """Each agent's exact mean result against each other (both seats), from their stated behaviours;
+    None when an agent cannot state its probabilities (a trained one, say). The league prints it
+    beside its sampled ratings."""
+    try:
+        beh = {i: behaviour_of(built[i], game) for i in ids}
+    except TypeError:
+        return None
+    return {i: {j: float(match_value(game, beh[i], beh[j])) for j in ids if j != i} for i in ids}
+
+
 # --- agents --------------------------------------------------------------------------
 class BehaviourAgent:
     """Plays a behaviour strategy: bets (player 1) / calls (player 2) with card c with
