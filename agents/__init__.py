@@ -13,7 +13,9 @@ from agents.base import (
     register,
     register_pattern,
 )
+from agents.vector import vector_env
 
 __all__ = [
     "Agent", "RandomAgent", "expand_agent_ids", "known_ids", "labels_for", "make", "register", "register_pattern",
+    "vector_env",
 ]

@@ -216,5 +216,44 @@ def pimc_rollouts(keys, codes, params, switches, seat, hand, sizes, active, unse
             out[k, j] = np.nan if info[1] < 0 else win_share(tot, seat)
 
 
-__all__ = ["FIRST", "SECOND", "STRATEGY_CODES", "THIRD", "Results", "decide", "determinize", "pimc_rollouts",
+__all__ = ["FIRST", "KERNEL_IDS", "SECOND", "STRATEGY_CODES", "THIRD", "VECTOR_KERNELS", "Results", "decide",
+           "determinize", "opponent_kernel", "pimc_rollouts",
            "play_games", "play_on_states", "win_share"]
+
+
+# --- the vector env's opponents: `decide` compiled into the engine's vector kernels ------------------------------
+@numba.njit(cache=True)
+def _vector_reset(T, B, S, fresh):
+    engine.vec_reset(decide, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _vector_step(T, B, S, actions):
+    engine.vec_step(decide, T, B, S, actions)
+
+
+#: `envs.lama.fast.vec_reset` / `vec_step` with the strategies' `decide` inlined (what `opponent_kernel` carries).
+VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
+#: The agent ids `opponent_kernel` resolves (and the family `lama/third:A,B,C,D`).
+KERNEL_IDS = ("random", *STRATEGY_CODES, "lama/third:A,B,C,D")
+
+
+def opponent_kernel(agent_id: str):
+    """The `OpponentKernel` of `agent_id` for `envs.lama_v0.vector_env`, or None when the agent has no kernel."""
+    import re
+
+    from envs.core.vector import RANDOM, OpponentKernel
+
+    if agent_id == "random":
+        return RANDOM
+    if agent_id in STRATEGY_CODES:
+        code, params = STRATEGY_CODES[agent_id]
+        return OpponentKernel(agent_id, code, tuple(params), VECTOR_KERNELS)
+    num = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+    m = re.fullmatch(rf"lama/third:({num}),({num}),({num}),({num})", agent_id)
+    if m:
+        params = tuple(float(x) for x in m.groups())
+        if not all(np.isfinite(params)):
+            raise ValueError(f"strategy 3 needs four finite parameters (A, B, C, D), got {agent_id!r}")
+        return OpponentKernel(agent_id, THIRD, params, VECTOR_KERNELS)
+    return None
