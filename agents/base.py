@@ -9,9 +9,9 @@ int8 action mask::
 Ids are `"<game>/<name>"` for a game's own strategies, `"random"` for every
 game, `"ppo:<path>"` for a trained model and `"learned:<folder>"` for a
 distilled student (`agents.learned`); a line-up is written with
-`NAME*K` for K seats of one id (`expand_agent_ids`). A game's strategies live in
-`agents/<game>.py` (or `agents/<game>/`), which registers them on import; the
-registry imports it on first use, so adding a game touches no shared file.
+`NAME*K` for K seats of one id (`expand_agent_ids`). A game's agents live in
+`agents/<game>/`, whose import registers them; the registry imports the module its
+`GameSpec` names (`agents_module`) on first use, so adding a game touches no shared file.
 """
 
 from __future__ import annotations
@@ -88,11 +88,13 @@ def _resolve(factory: AgentFactory | str) -> AgentFactory:
 def _load_game_module(agent_id: str) -> None:
     if "/" not in agent_id:
         return
+    import envs
+
     game = agent_id.split("/", 1)[0]
-    if not re.fullmatch(r"[a-z_]+", game):
+    if game not in envs.available_games():
         return
-    name = f"agents.{game}"
-    if importlib.util.find_spec(name) is not None:
+    name = envs.spec(game).agents_module  # its import registers the game's agents
+    if name is not None:
         importlib.import_module(name)
     _add_pretrained()
 

@@ -12,9 +12,9 @@ Examples::
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray            # deals as Ray tasks
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray --address HEAD:6379  # a cluster
 
-Game-specific flags (`--reproduce`, `--exact`, ...) come from the game's module
-in `GAME_MODULES` (`add_arguments(parser)`, `run(args) -> bool`);
-`python -m evaluate GAME --help` lists them.
+Game-specific flags (`--reproduce`, `--exact`, ...) come from the module its
+`GameSpec` names (`evaluate_module`: `add_arguments(parser)`, `run(args) -> bool`);
+`python -m evaluate GAME --help` lists them, with the game's options and examples.
 """
 
 from __future__ import annotations
@@ -33,29 +33,34 @@ from evaluate.cli import Parser, check_output_file, fail, positive_int
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
 
-#: Each game's own evaluation jobs: game id -> module (imported only when that game is asked for).
-GAME_MODULES: dict[str, str] = {
-    "lama": "evaluate.lama",
-    "simple_poker": "evaluate.simple_poker",
-    "the_game": "evaluate.the_game",
-    "primi_composti": "evaluate.primi_composti",
-    "roborally": "evaluate.roborally",
-}
-
-
 def _game_module(game: str) -> ModuleType | None:
-    name = GAME_MODULES.get(game)
+    """The game's own evaluation jobs (imported only when that game is asked for)."""
+    name = envs.spec(game).evaluate_module
     return importlib.import_module(name) if name is not None else None
+
+
+def game_epilog(game: str) -> str:
+    """The game's options (from its `Config` declarations) and runnable examples, for `--help`."""
+    spec = envs.spec(game)
+    lines = [f"{spec.title} options (--option KEY=VALUE):"]
+    lines += [f"  {o.describe()}" for o in spec.options()]
+    lines += ["", f"default line-up: {', '.join(spec.default_lineup)} (the last fills the other seats)", "", "examples:"]
+    lines += [f"  python -m evaluate {e}" for e in spec.examples]
+    return "\n".join(lines)
 
 
 def build_parser(game: str | None) -> argparse.ArgumentParser:
     """The parser, with the game's own flags when `game` is known."""
-    p = Parser(prog="python -m evaluate", description="Tournaments and analysis for tabletop-rl games.")
-    p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, or 'list'")
-    p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline vs random)")
+    known = game is not None and game in envs.available_games()
+    p = Parser(prog="python -m evaluate", description="Tournaments and analysis for tabletop-rl games. Subcommands: "
+               f"GAME (one of {', '.join(envs.available_games())}), 'list' (games and their agents), "
+               "'play GAME' (play in the terminal); 'python -m evaluate GAME --help' shows the game's options.",
+               epilog=game_epilog(game) if known else None, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, 'list', or 'play'")
+    p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline against its next strongest; see GAME --help)")
     p.add_argument("--games", type=positive_int(MAX_GAMES), default=None, help=f"number of games, 1..{MAX_GAMES:,} (default 1000)")
     p.add_argument("--seed", type=positive_int(low=0), default=0, help="root seed of deals and agents (default 0)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable (e.g. --option n=10)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable (GAME --help lists them)")
     p.add_argument("--seating", choices=["rotate", "fixed"], default="rotate", help="rotate: every rotation, same deals replayed (duplicate play); fixed: entrant i at seat i")
     p.add_argument("--max-turns", type=positive_int(), default=None, help="cut games longer than this (counted as no winner)")
     p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
@@ -67,7 +72,7 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     p.add_argument("--league", action="store_true", help="round robin of every agent (or --agents) with ratings and 95%% intervals")
     backends.add_arguments(p)  # --backend ray [--address HOST:6379]: the deals as Ray tasks
     p.set_defaults(game_flags=())
-    if game is not None and game in envs.available_games():
+    if known:
         mod = _game_module(game)
         if mod is not None and hasattr(mod, "add_arguments"):
             before = {a.dest for a in p._actions}
@@ -88,12 +93,6 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace, mo
         raise ValueError(f"--backend {args.backend} applies to tournaments, --paired, --league"
                          f"{' and ' + ', '.join('--' + f.replace('_', '-') for f in sorted(allowed)) if allowed else ''}; "
                          f"{flag} runs in this process: drop --backend")
-
-
-def _default_agents(game: str, n: int) -> list[str]:
-    strongest = {"simple_poker": "simple_poker/nash", "lama": "lama/third", "primi_composti": "primi_composti/greedy_rand", "the_game": "the_game/trick"}
-    first = strongest.get(game, "random")
-    return [first] + ["random"] * (n - 1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,7 +141,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from evaluate.tournament import format_table, run_tournament, write_csv, write_json
 
     n = envs.make_game(args.game, **args.options).num_players
-    ids = args.agents or _default_agents(args.game, n)
+    ids = args.agents or envs.spec(args.game).lineup(n)
     with backends.from_args(args) as backend:
         result = run_tournament(
             args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,

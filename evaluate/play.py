@@ -33,94 +33,19 @@ from envs.core.game import winners
 from envs.core.options import parse_options
 from envs.core.play import play_out
 
-#: What the move names mean, per game (shown on `?`).
-MOVE_HELP: dict[str, str] = {
-    "simple_poker": "pass: check (first player) or fold (second player); bet: put the bet in (first player) "
-                    "or call it (second player). The higher card wins a showdown.",
-    "lama": "play V / play llama: lay that card on the discard pile (same value as the top card or the next one; "
-            "a llama follows a 6, a 1 follows a llama); draw: take a card from the draw pile; quit: leave the "
-            "round and score the cards you hold.",
-    "the_game": "play C on upK / downK: lay card C on ascending pile K (higher card, or exactly 10 lower) or "
-                "descending pile K (lower card, or exactly 10 higher); end turn: stop once you have laid the "
-                "required number of cards; flag PILE VALUE: tell the team about a pile without naming cards.",
-    "primi_composti": "play C: lay card C on your prime or composite stack; if it equals the sum, difference, "
-                      "product or quotient of two visible top cards you take them (the operation: with "
-                      "steal_choice=player the name says which pair; 'no operation' takes nothing).",
-    "roborally": "register R: CARD puts that program card in register R (M1/M2/M3 move, B back up, L/R turn, "
-                 "U U-turn; the number is its priority); a whole program lists the cards of every free register; "
-                 "NOOP: no choice to make; POWER_DOWN: announce a power-down for the next turn.",
-}
-#: Games whose moves every seat sees (announced when an agent makes them); others only say who moved.
-PUBLIC_MOVES = frozenset({"simple_poker", "lama", "the_game", "primi_composti"})
-
-
-def _lama_cards(counts: tuple[int, ...]) -> str:
-    names = [("llama" if v == 0 else str(v)) for v in (*range(1, len(counts)), 0) for _ in range(counts[v])]
-    return " ".join(names) or "-"
-
 
 def describe(game_name: str, game: Any, view: Any) -> str:
-    """What the seat of `view` may know, as text (only the view's contents)."""
-    me = view.seat
-    if game_name == "simple_poker":
-        words = [("pass", "bet"), ("pass", "call")]
-        hist = ", ".join(f"player_{i} {words[i][a]}" for i, a in enumerate(view.history)) or "nothing yet"
-        return f"your card: {view.card} (cards 1..{game.n}); so far: {hist}"
-    if game_name == "lama":
-        top = "llama" if view.top == 0 else str(view.top)
-        lines = [f"round {view.round + 1}: top of the discard pile {top}, draw pile {view.draw_size} cards"]
-        for s in range(len(view.hand_sizes)):
-            who = "you" if s == me else f"player_{s}"
-            state = "in the round" if view.active[s] else "out of the round"
-            lines.append(f"  {who:>8}: {view.hand_sizes[s]} cards, {state}, total {view.totals[s]}")
-        lines.append(f"  your hand: {_lama_cards(view.hand)}")
-        return "\n".join(lines)
-    if game_name == "the_game":
-        names = ("up0", "up1", "down0", "down1")
-        piles = ", ".join(f"{n} {p[-1]}" for n, p in zip(names, view.piles))
-        lines = [f"piles: {piles}; draw pile {view.deck_size}; cards on the piles {view.placed}",
-                 f"  hands: {', '.join(f'player_{s} {k}' for s, k in enumerate(view.hand_sizes))}"]
-        if view.player == me:
-            lines.append(f"  laid this turn {view.played_this_turn}, at least {view.required} required")
-        if any(any(f) for f in view.flags):
-            lines.append(f"  flags: {view.flags}")
-        lines.append(f"  your hand: {' '.join(map(str, sorted(view.hand)))}")
-        return "\n".join(lines)
-    if game_name == "primi_composti":
-        lines = [f"turn {view.turn + 1}"]
-        for s, score in enumerate(view.scores):
-            who = "you" if s == me else f"player_{s}"
-            primes, comps = view.stacks[2 * s], view.stacks[2 * s + 1]
-            lines.append(f"  {who:>8}: score {score:>3} | primes {list(primes) or '-'} | composites {list(comps) or '-'}"
-                         f" | {view.hand_sizes[s]} cards")
-            if s != me and view.hands[s] is not None:
-                lines.append(f"            hand {sorted(view.hands[s])}")
-        lines.append(f"  your hand: {sorted(view.hands[me])}")
-        return "\n".join(lines)
-    if game_name == "roborally":
-        from envs.roborally import render
-        from envs.roborally.cards import card_name
-
-        lines = [f"turn {view.turn + 1}, step {view.step}", render.ansi(game.board, view.robots)]
-        for s, r in enumerate(view.robots):
-            who = "you" if s == me else f"player_{s}"
-            lines.append(f"  {who:>8}: damage {r.damage}, lives {r.lives}, next flag {r.next_flag + 1}"
-                         f"{', powered down' if r.powered_down else ''}{', out' if r.eliminated else ''}")
-        lines.append(f"  your registers: {view.registers}; your hand: {' '.join(card_name(c, game.numbering) for c in view.hand)}")
-        return "\n".join(lines)
-    return repr(view)
+    """What the seat of `view` may know, as text (the game's `describe_view`; else the view itself)."""
+    describe_view = envs.spec(game_name).describe_view
+    return describe_view(game, view) if describe_view is not None else repr(view)
 
 
-def write_picture(game: Any, view: Any, path: str) -> None:
-    """A PNG of the RoboRally board and robots (public) as `view` sees them."""
-    from PIL import Image
-
-    from envs.roborally import render
-
+def write_picture(game_name: str, game: Any, view: Any, path: str) -> None:
+    """A PNG of what `view` sees, where the game draws one (its spec's `write_picture`)."""
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    Image.fromarray(render.rgb_array(game.board, view.robots)).save(path)
+    envs.spec(game_name).write_picture(game, view, path)
 
 
 class QuitRequestError(Exception):
@@ -142,7 +67,7 @@ def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], s
         if key in ("q", "quit", "exit"):
             raise QuitRequestError
         if key == "?":
-            say(MOVE_HELP.get(game_name, "the names are the game's own move names"))
+            say(envs.spec(game_name).move_help or "the names are the game's own move names")
             continue
         if key.isdigit():
             k = int(key)
@@ -189,7 +114,7 @@ def play_deal(
             view = game.view(state, seat)
             say(describe(game_name, game, view))
             if png is not None:
-                write_picture(game, view, png)
+                write_picture(game_name, game, view, png)
                 say(f"  board picture: {png}")
             try:
                 action = ask_move(game_name, game, state, ask, say)
@@ -201,14 +126,14 @@ def play_deal(
             continue
         before = state
         state, _ = play_out(game, seated, state, max_turns=1)
-        move = game.action_to_string(before, recorders[mover].last) if game_name in PUBLIC_MOVES else "moved"
+        move = game.action_to_string(before, recorders[mover].last) if envs.spec(game_name).public_moves else "moved"
         say(f"player_{mover}: {move}")
     returns = tuple(game.returns(state))
     won = winners(game, state)
     say("--- game over ---")
     say(game.render(state))
     say("returns: " + ", ".join(f"{'you' if s == seat else f'player_{s}'} {r:g}" for s, r in enumerate(returns)))
-    if game_name == "the_game":
+    if envs.spec(game_name).cooperative:
         say("the team won" if won else "the team lost")
     else:
         say("draw" if not won else ("you win" if seat in won else f"{', '.join(f'player_{w}' for w in won)} won"))
@@ -261,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponents", default="random", help="agent ids of the other seats in seat order (one id: every seat)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: a random one, printed)")
-    p.add_argument("--png", default=None, help="RoboRally: where to write the board picture (default results/roborally/play.png)")
+    p.add_argument("--png", default=None, help="games that draw a picture (a board): where to write it (default results/GAME/play.png)")
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
@@ -271,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
-    png = (args.png or os.path.join("results", "roborally", "play.png")) if args.game == "roborally" else None
+    png = (args.png or os.path.join("results", args.game, "play.png")) if envs.spec(args.game).write_picture else None
     print(f"seed {seed} (replay this deal with --seed {seed})")
     try:
         play_session(args.game, args.seat, args.opponents.split(","), options, seed, png=png)

@@ -1,13 +1,16 @@
-"""`python -m train GAME`: MaskablePPO for any game, with per-game presets.
+"""`python -m train [METHOD] GAME`: train a policy for any game, with per-game presets.
+
+METHOD is `ppo` (the default: `python -m train GAME` is `python -m train ppo GAME`), `distill`
+(DAgger from a teacher's labels) or `finetune` (PPO started from a distilled student: `--init-from`).
 
 Examples::
 
     python -m train simple_poker --option n=3 --self-play            # exploitability curve
-    python -m train lama --opponents lama/first --timesteps 100000
-    python -m train lama --init-from lama/learned-seed2022 --critic-warmup 50000 --learning-rate 1e-5  # fine-tune a student
+    python -m train ppo lama --opponents lama/first --timesteps 100000
+    python -m train finetune lama --init-from lama/learned-seed2022 --critic-warmup 50000 --learning-rate 1e-5
     python -m train the_game --option num_players=3                  # one policy, all seats
-    python -m train primi_composti --method distill --teacher primi_composti/teacher   # DAgger from a teacher
-    python -m train primi_composti --method distill --backend ray     # its labelling as Ray tasks (--address: a cluster)
+    python -m train distill primi_composti --teacher primi_composti/teacher   # DAgger from a teacher
+    python -m train distill primi_composti --backend ray             # its labelling as Ray tasks (--address: a cluster)
 
 Every run saves `model.zip`, `config.json`, `curve.csv`/`curve.png` and
 `eval.json` in `--out` (default `runs/<game>-<time>`); play the model with
@@ -28,6 +31,9 @@ from evaluate.cli import Parser, fail, nonnegative_float, positive_int
 from train.config import MAX_TIMESTEPS, TrainConfig, check_keys
 from train.presets import preset
 
+#: The training methods, named as the first word: `python -m train METHOD GAME`.
+METHODS = ("ppo", "distill", "finetune")
+
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
 RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
              "eval_games", "final_eval_games", "checkpoint_every", "overwrite", "learning_rate", "ent_coef", "init_from",
@@ -36,7 +42,9 @@ RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "timesteps", "seed",
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of `python -m train`."""
-    p = Parser(prog="python -m train", description="Train a MaskablePPO agent on a tabletop-rl game.")
+    p = Parser(prog="python -m train", usage="python -m train [ppo|distill|finetune] GAME [options]",
+               description="Train a policy on a tabletop-rl game: ppo (MaskablePPO; the default method), distill "
+                           "(DAgger from a teacher) or finetune (PPO from a distilled student, --init-from).")
     p.add_argument("game", nargs="?", default=None, help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
@@ -53,14 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ent-coef", type=nonnegative_float, default=None, help="entropy bonus (default: the preset's)")
     p.add_argument("--init-from", type=str, default=None, metavar="STUDENT",
                    help="start the policy from a distilled masked_policy student (its folder, or a shipped id such as "
-                        "lama/learned); the run takes the student's options and network")
+                        "GAME/learned); the run takes the student's options and network")
     p.add_argument("--critic-warmup", type=positive_int(MAX_TIMESTEPS, low=0), default=None, metavar="STEPS",
                    help="with --init-from: steps that train the value network alone before the policy learns")
     p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
     p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--method", choices=("ppo", "distill"), default="ppo", help="ppo (default) or distill (DAgger from a teacher: train/distill.py)")
+    p.add_argument("--method", choices=METHODS, default=None, help="the same as the METHOD word before GAME")
     p.add_argument("--teacher", type=str, default=None, help="distill: the teacher's agent id")
     p.add_argument("--rounds", type=positive_int(1000), default=None, help="distill: DAgger rounds")
     p.add_argument("--games-per-round", type=positive_int(10**7), default=None, help="distill: games rolled in and labelled per round")
@@ -159,7 +167,16 @@ def main(argv: list[str] | None = None) -> int:
     from train.ppo import TrainingStoppedError, train
 
     p = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    word = argv.pop(0) if argv[:1] and argv[0] in METHODS else None
     args = p.parse_args(argv)
+    if word is not None and args.method is not None and args.method != word:
+        p.error(f"the method is given twice: {word} and --method {args.method}")
+    args.method = word or args.method or "ppo"
+    if args.method == "finetune":
+        if not args.init_from and args.resume is None:
+            p.error("finetune starts from a distilled student: add --init-from STUDENT (a folder or a shipped id)")
+        args.method = "ppo"  # fine-tuning is PPO whose policy starts from the student
     cfg = None
     if args.backend != "local" and args.method != "distill":
         p.error(f"--backend {args.backend} applies to --method distill (the teacher's labelling); "

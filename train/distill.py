@@ -491,13 +491,10 @@ def distill_preset(game: str) -> dict[str, Any]:
     Raises:
         ValueError: a key that is not a `DistillConfig` field (the allowed ones are listed).
     """
-    import importlib
+    from train.presets import preset_module
 
-    from train.presets import PRESETS
-
-    if game not in PRESETS:
-        return {}
-    values = dict(getattr(importlib.import_module(PRESETS[game]), "DISTILL", {}))
+    mod = preset_module(game)
+    values = dict(getattr(mod, "DISTILL", {})) if mod is not None else {}
     unknown = sorted(set(values) - set(DISTILL_KEYS))
     if unknown:
         raise ValueError(f"DISTILL preset of {game}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(DISTILL_KEYS)}")

@@ -9,7 +9,7 @@ deals 0..199: the deals of the regret table in docs/primi_composti.md; distillat
 of the two hands in turn against the same opponent; the per-deal figure is the mean of the agent's score
 difference in its two games, with a normal 95% interval (`evaluate.stats.mean_interval`). Regret (version 1):
 the deal's exact value for the agent's seat minus its final score difference against perfect play, as in
-`evaluate.primi_composti_solve`, both seats.
+`evaluate.primi_composti.solve`, both seats.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.search.primi_composti import best_card, make_solver, state_value
+from agents.primi_composti.solvers import best_card, make_solver, state_value
 from envs.core.game import legal_mask
 from envs.core.play import play_out
 from envs.primi_composti import fast

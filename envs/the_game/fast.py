@@ -32,7 +32,7 @@ passes over a seat with an empty hand (the rulebook) or comes to it and ends the
 turns an engine `State` into its arrays, `redeal` deals the cards a seat cannot
 see in a given order, `unseen_orders` draws such orders): the rollouts of
 search agents.
-The strategies' kernels live with the agents (`agents.the_game_fast`).
+The strategies' kernels live with the agents (`agents.the_game.fast`).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def skip_empty(config: Config) -> bool:
 
 def deal_orders(games: int, seed: int) -> np.ndarray:
     """The shuffled decks of `games` games: row g is what `TheGame.initial_state` draws from the
-    g-th generator spawned from `np.random.default_rng(seed)` (as `evaluate.the_game.simulate`)."""
+    g-th generator spawned from `np.random.default_rng(seed)` (as `evaluate.the_game.reproduce.simulate`)."""
     root = np.random.default_rng(seed)
     cards = np.arange(2, 100)
     return np.stack([r.permutation(cards) for r in root.spawn(games)]).astype(np.int64)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.lama import DEFAULT, RETUNED, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy, fold_value
+from agents.lama.strategies import DEFAULT, RETUNED, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy, fold_value
 from envs.lama.rules import DRAW, LLAMA, QUIT, Config, LamaGame, State
 
 

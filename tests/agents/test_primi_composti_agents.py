@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents import primi_composti_fast as strategies
-from agents.primi_composti import SIMPLE, SeedPlayer, alphabeta, greedy_card, minimax_card, score_difference
+from agents.primi_composti import fast as strategies
+from agents.primi_composti.strategies import SIMPLE, SeedPlayer, alphabeta, greedy_card, minimax_card, score_difference
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame, State
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.simple_poker import (
+from agents.simple_poker.strategies import (
     behaviour_of,
     best_response_value,
     expected_payoff,

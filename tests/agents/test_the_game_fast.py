@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.the_game_fast import bestplays_cards_left, cards_left
+from agents.the_game.fast import bestplays_cards_left, cards_left
 from envs.the_game.fast import deal_orders
 from envs.the_game.rules import Config, TheGame
-from evaluate.the_game import simulate
+from evaluate.the_game.reproduce import simulate
 
 
 @pytest.mark.parametrize("options", [dict(num_players=1), dict(num_players=2), dict(num_players=3),

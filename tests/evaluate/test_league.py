@@ -75,12 +75,6 @@ def test_leaderboard_writer(tmp_path):
     from evaluate import league
 
     doc = tmp_path / "lb.md"
-    old = dict(league.LEADERBOARD)
-    league.LEADERBOARD["simple_poker"] = ({}, 20)
-    try:
-        assert league.main(["--docs", str(doc), "--games", "simple_poker"]) == 0
-    finally:
-        league.LEADERBOARD.clear()
-        league.LEADERBOARD.update(old)
+    assert league.main(["--docs", str(doc), "--games", "simple_poker", "--deals", "20"]) == 0
     text = doc.read_text()
     assert "## simple_poker" in text and "python -m evaluate.league --docs" in text and "`simple_poker/nash`" in text

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import envs
-from evaluate.play import MOVE_HELP, describe, play_session
+from evaluate.play import describe, play_session
 
 GAMES = {
     "simple_poker": ("simple_poker/nash", {}),
@@ -50,7 +50,7 @@ def test_legal_play_to_the_end_with_bad_inputs_and_a_replay(game, tmp_path):
     text = "\n".join(out)
     assert len(results) == 2 and all(r is not None for r in results)
     assert "'zzz' is not a legal move" in text and "0 is not a move number" in text and "9999 is not a move number" in text
-    assert MOVE_HELP[game] in out
+    assert envs.spec(game).move_help in out
     assert "you are player_0" in text and "you are player_1" in text and text.count("--- game over ---") == 2
     assert "  1. " in text
     if game == "roborally":

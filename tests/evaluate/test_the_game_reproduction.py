@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from agents.the_game_fast import cards_left
+from agents.the_game.fast import cards_left
 from envs.the_game.rules import Config, TheGame
-from evaluate.the_game import (
+from evaluate.the_game.reproduce import (
     WEINMEISTER_TABLE,
     add_arguments,
     format_berger2024,

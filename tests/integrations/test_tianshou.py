@@ -59,7 +59,7 @@ def test_tianshou_dqn_on_opponent_env_reaches_the_best_response_value():
     from tianshou.utils.torch_utils import policy_within_training_step
 
     import agents
-    from agents.simple_poker import best_response_value, expected_payoff
+    from agents.simple_poker.strategies import best_response_value, expected_payoff
     from envs.core import OpponentEnv
 
     torch.manual_seed(0)

@@ -90,7 +90,7 @@ def _the_game_decisions(n_games: int = 1):
 
 
 def test_the_rollout_teachers_estimates_come_from_the_same_search_as_its_values():
-    from agents.search.the_game_rollout import RolloutTeacher
+    from agents.the_game.rollout import RolloutTeacher
 
     game, decisions = _the_game_decisions()
     teacher = RolloutTeacher(game, np.random.default_rng(0), k=8)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.simple_poker import behaviour_of, exploitability
+from agents.simple_poker.strategies import behaviour_of, exploitability
 from envs.simple_poker import Config, SimplePokerGame
 
 

@@ -30,7 +30,7 @@ PRESET = {
 }
 
 #: `python -m train primi_composti --method distill` (train/distill.py): DAgger from the exact teacher,
-#: an action scorer over per-card minimax gains (agents/primi_composti_features.py); see docs/primi_composti.md,
+#: an action scorer over per-card minimax gains (agents/primi_composti/features.py); see docs/primi_composti.md,
 #: "Learned policies", for the measured rows and the version-2 command.
 DISTILL = {
     "teacher": "primi_composti/teacher",

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents.lama import FirstStrategy
-from agents.search.lama_pimc import PimcTeacher
+from agents.lama.pimc import PimcTeacher
+from agents.lama.strategies import FirstStrategy
 from agents.search.teacher import Teacher, check_values
 from envs.core.play import play_out
 from envs.lama.rules import Config, LamaGame

@@ -7,8 +7,8 @@ import pytest
 
 import agents
 from agents.search.teacher import Teacher, check_values
-from agents.search.the_game_rollout import RolloutTeacher
-from agents.the_game import BestPlaysStrategy
+from agents.the_game.rollout import RolloutTeacher
+from agents.the_game.strategies import BestPlaysStrategy
 from envs.the_game.rules import END_TURN, Config, TheGame
 
 

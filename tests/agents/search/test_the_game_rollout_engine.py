@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.the_game import BestPlaysStrategy
-from agents.the_game_fast import bestplays_cards_left, bestplays_rollouts, kernel_move
+from agents.the_game.fast import bestplays_cards_left, bestplays_rollouts, kernel_move
+from agents.the_game.strategies import BestPlaysStrategy
 from envs.core.game import IllegalActionError
 from envs.the_game import fast as engine
 from envs.the_game.rules import END_TURN, Config, State, TheGame
