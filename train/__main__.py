@@ -28,14 +28,14 @@ import envs
 from envs.core.options import parse_options
 from evaluate import backends
 from evaluate.cli import Parser, fail, nonnegative_float, positive_int
-from train.config import MAX_TIMESTEPS, TrainConfig, check_keys
+from train.config import ENV_KINDS, MAX_ENVS, MAX_TIMESTEPS, TrainConfig, check_keys
 from train.presets import preset
 
 #: The training methods, named as the first word: `python -m train METHOD GAME`.
 METHODS = ("ppo", "distill", "finetune")
 
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
-RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
+RUN_FLAGS = ("game", "env", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
              "eval_games", "final_eval_games", "checkpoint_every", "overwrite", "learning_rate", "ent_coef", "init_from",
              "critic_warmup", "hidden")
 
@@ -52,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=positive_int(MAX_TIMESTEPS), default=None, help="learner steps (default: the game's preset)")
     p.add_argument("--seed", type=positive_int(low=0), default=None, help="root seed (default 0)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
-    p.add_argument("--n-envs", type=positive_int(1024), default=None, help="parallel episodes per update (default: preset)")
+    p.add_argument("--n-envs", type=positive_int(MAX_ENVS), default=None, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)")
+    p.add_argument("--env", choices=ENV_KINDS, default=None,
+                   help="vector: the game's batched compiled env (opponents with compiled kernels); python: OpponentEnv; "
+                        "auto (default): vector wherever the game and opponents allow")
     p.add_argument("--eval-every", type=positive_int(), default=None, help="steps between learning-curve points")
     p.add_argument("--eval-games", type=positive_int(10**7, low=0), default=None, help="games per learning-curve point")
     p.add_argument("--final-eval-games", type=positive_int(10**8, low=0), default=None, help="games in the final evaluation tournament (0: none)")
@@ -111,7 +114,7 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         values["baselines"] = [b for b in args.baselines.split(",") if b]
     if args.critic_warmup is not None and not args.init_from:
         p.error("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
-    for key in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every",
+    for key in ("env", "timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every",
                 "learning_rate", "ent_coef", "critic_warmup"):
         v = getattr(args, key)
         if v is not None:
