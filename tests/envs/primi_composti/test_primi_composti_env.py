@@ -44,7 +44,7 @@ def test_pettingzoo_make_and_rewards():
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    st_ = env.unwrapped.state
+    st_ = env.unwrapped.game_state
     diff = st_.scores[0] - st_.scores[1]
     assert total["player_0"] == pytest.approx(diff + (1 if diff > 0 else -1))
     assert total["player_1"] == pytest.approx(-total["player_0"])
