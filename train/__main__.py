@@ -24,7 +24,7 @@ import sys
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, fail, nonnegative_float, positive_int
+from evaluate.cli import Parser, check_outputs, fail, nonnegative_float, positive_int
 from train.config import MAX_TIMESTEPS, TrainConfig, check_keys
 from train.presets import preset
 
@@ -161,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
     p = build_parser()
     args = p.parse_args(argv)
     cfg = None
+    try:
+        check_outputs(args)  # every output path, before any work (an existing run is checked by train.ppo)
+    except ValueError as e:
+        p.error(str(e))
     if args.backend != "local" and args.method != "distill":
         p.error(f"--backend {args.backend} applies to --method distill (the teacher's labelling); "
                 "PPO on a cluster: see train/rllib.py")
