@@ -9,6 +9,11 @@ Importing `envs` registers every available game with PettingZoo's registry as
     import envs, pettingzoo
     env = pettingzoo.make("aec", "tabletop/simple_poker-v0", n=10, ante=1, bet=2)
 
+Gymnasium gets the single-agent view of each game under the same id (after
+`import agents`, which resolves opponent ids)::
+
+    env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
+
 Adding a game = a folder `envs/<game>/`, a module `envs/<game>_v0.py` and its
 name in `GAMES` below.
 """
@@ -22,6 +27,7 @@ from typing import Any
 
 from envs.core import Game, IllegalActionError
 from envs.core.aec import turn_based_only
+from envs.gymnasium_registry import register_with_gymnasium
 
 #: Every game of the suite, by id. A game is *available* once its module exists.
 GAMES = ("lama", "simple_poker", "the_game", "roborally", "primi_composti")
@@ -58,12 +64,16 @@ def config_class(game: str) -> type:
     return load(game).raw_env.config_class
 
 
-def _register_with_pettingzoo() -> None:
+def _register_with_pettingzoo() -> bool:
     """Register every available game as `tabletop/<game>-v0` (AEC; and Parallel where its module has
     `parallel_env`). Runs once, when `envs` is first imported: it imports each game's module, which
-    also imports its rules and encoder (about 0.1 s for all games together)."""
+    also imports its rules and encoder (about 0.1 s for all games together). PettingZoo before 1.27
+    has no registry (`pettingzoo.make`): nothing is registered there and False is returned; the
+    modules' `env()` / `raw_env` / `parallel_env()` work on every supported version."""
     import pettingzoo
 
+    if not all(hasattr(pettingzoo, name) for name in ("register", "aec_registry", "parallel_registry")):
+        return False
     for g in available_games():
         env_id = f"tabletop/{g}-v{VERSION}"
         module = load(g)
@@ -73,9 +83,13 @@ def _register_with_pettingzoo() -> None:
             # A turn-based game's entry says so and names the AEC -> Parallel conversion.
             entry = module.parallel_env if hasattr(module, "parallel_env") else turn_based_only(env_id)
             pettingzoo.register("parallel", env_id, entry_point=entry)
+    return True
 
 
-_register_with_pettingzoo()
+#: Whether `pettingzoo.make("aec" | "parallel", "tabletop/<game>-v0")` works (PettingZoo 1.27 and later).
+PETTINGZOO_REGISTRY = _register_with_pettingzoo()
+# Gymnasium: the single-agent view, `gymnasium.make("tabletop/<game>-v0", opponents=[...])` (see the module).
+register_with_gymnasium(available_games(), VERSION)
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -29,6 +29,7 @@ def test_api_and_seed_default_options(game):
     seed_test(mod.env, num_cycles=30)
 
 
+@pytest.mark.pettingzoo_registry
 @pytest.mark.parametrize("game", GAMES)
 def test_registered_with_pettingzoo(game):
     import pettingzoo
@@ -226,6 +227,7 @@ def test_a_seat_that_left_observes_its_last_view_with_no_legal_action(game):
         assert env.observation_space(agent).contains(obs)
 
 
+@pytest.mark.pettingzoo_registry
 @pytest.mark.parametrize("game", GAMES)
 def test_parallel_make_gives_the_native_env_or_says_the_game_is_turn_based(game):
     import pettingzoo

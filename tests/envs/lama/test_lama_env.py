@@ -93,6 +93,7 @@ def test_bad_option_names_allowed_keys():
         raw_env(num_players=7)
 
 
+@pytest.mark.pettingzoo_registry
 def test_pettingzoo_registry():
     import pettingzoo
 

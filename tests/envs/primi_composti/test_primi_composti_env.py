@@ -32,6 +32,7 @@ def test_api_and_seed(kw):
     seed_test(lambda: primi_composti_v0.env(**kw), num_cycles=60)
 
 
+@pytest.mark.pettingzoo_registry
 def test_pettingzoo_make_and_rewards():
     env = pettingzoo.make("aec", "tabletop/primi_composti-v0", version=2)
     env.reset(seed=3)

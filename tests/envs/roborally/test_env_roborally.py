@@ -40,6 +40,7 @@ def test_seed(opts):
     seed_test(lambda: env(**opts), num_cycles=80)
 
 
+@pytest.mark.pettingzoo_registry
 def test_registry_and_metadata():
     aec = pettingzoo.make("aec", "tabletop/roborally-v0", board="arena", num_robots=4)
     par = pettingzoo.make("parallel", "tabletop/roborally-v0", board="arena", num_robots=4)

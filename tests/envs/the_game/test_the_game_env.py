@@ -32,6 +32,7 @@ def test_api_and_seed(options):
     seed_test(lambda: the_game_v0.raw_env(**options), num_cycles=60)
 
 
+@pytest.mark.pettingzoo_registry
 def test_pettingzoo_make_and_render():
     env = pettingzoo.make("aec", "tabletop/the_game-v0", num_players=3, rules="official", render_mode="ansi")
     env.reset(seed=1)
