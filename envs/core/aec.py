@@ -51,6 +51,8 @@ def check_max_turns(max_turns: Any, max_cycles: Any, name: str = "max_turns") ->
     `max_cycles_test` pass it) when only that is given; both given and different raises `ValueError`."""
     if max_cycles is None:
         return max_turns
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
+        raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
     if max_turns is not None and max_turns != max_cycles:
         raise ValueError(f"max_cycles={max_cycles!r} and {name}={max_turns!r} name the same limit; give one of them")
     return max_cycles

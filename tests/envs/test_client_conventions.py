@@ -197,6 +197,9 @@ def test_max_cycles_is_the_max_turns_limit_in_moves(game):
     assert raw.max_turns == 3 and mod.raw_env(max_turns=3, max_cycles=3).max_turns == 3
     with pytest.raises(ValueError, match="max_cycles"):
         mod.raw_env(max_turns=3, max_cycles=4)
+    for bad in ("4", 0, 2.5, True):
+        with pytest.raises(ValueError, match="max_cycles must be a positive integer"):
+            mod.env(max_cycles=bad)
 
 
 def test_roborally_max_cycles_counts_game_turns_in_both_apis():
@@ -204,6 +207,9 @@ def test_roborally_max_cycles_counts_game_turns_in_both_apis():
 
     opts = dict(board="tiny", num_robots=2)
     assert roborally_v0.raw_env(max_cycles=2, **opts).game.config.max_turns == 2
+    for make in (roborally_v0.env, roborally_v0.parallel_env):
+        with pytest.raises(ValueError, match="max_cycles must be a positive integer"):
+            make(max_cycles="2", **opts)
     steps, env = _masked_max_cycles(roborally_v0, 2, **opts)
     state = env.unwrapped.game_state
     assert env.unwrapped.game.over_reason(state) == "max_turns" and state.turn == 2
