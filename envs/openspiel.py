@@ -15,9 +15,13 @@ the seat's whole history, so it is perfect recall) and the tensor is the env's
 observation encoding of that view (the same for "observation" and "information
 state").
 
-Exported so far: simple poker (`tabletop_simple_poker`). The other turn-based games
-need their chance models (a shuffled deck as draws) and are not exported yet;
-RoboRally (simultaneous programming) is not exported.
+Exported: simple poker (`tabletop_simple_poker`: two card draws; perfect recall, so
+information states for CFR and exploitability), The Game (`tabletop_the_game`) and
+Primi Composti (`tabletop_primi_composti`): the shuffled deck as card-by-card draws,
+then the engine's deal from that order; their views hold what a seat knows now, not
+its history, so they provide observations only. Not exported: L.A.M.A. (chance
+inside the game: each round's shuffle and the reshuffles of the discard pile) and
+RoboRally (simultaneous programming and a new hand dealt every turn).
 
 `load(name)` is `pyspiel.load_game` that first says, in one line, which names
 exist when `name` is not ours; `policy_table(policy)` reads an OpenSpiel tabular
@@ -47,11 +51,15 @@ class SimplePokerChance:
     """Simple poker's deal as chance draws: seat 0's card, then seat 1's, each uniform over 1..n
     (cards are dealt independently, equal cards possible)."""
 
+    perfect_recall = True  # a view holds the seat's card and every action so far
+    utility = "zero_sum"
+    terminal_rewards = True  # the returns are 0 until the hand ends
+
     def __init__(self, game: Any):
         self.n = game.n
         self.max_outcomes = game.n
         self.max_moves = 2
-        self.max_utility = game.ante + game.bet
+        self.utility_bounds = (-(game.ante + game.bet), game.ante + game.bet)
 
     def outcomes(self, drawn: list[int]) -> list[tuple[int, float]] | None:
         """The next draw's outcomes and probabilities, or None once the deal is complete."""
@@ -68,8 +76,76 @@ class SimplePokerChance:
         return f"Deal:P{index}={outcome + 1}"
 
 
+class DeckChance:
+    """A shuffled deck as chance draws: the deck's order card after card, each uniform over the cards
+    left (outcome i is the i-th smallest card), then the engine's deal from that order. Subclasses say
+    which cards, which deal, and the game's bounds."""
+
+    perfect_recall = False  # a view is what the seat knows now, not its whole history: observations only
+    terminal_rewards = False  # the returns grow as cards are placed or scored: rewards() is each move's change
+
+    def __init__(self, cards: list[int]):
+        self.cards = list(cards)
+        self.max_outcomes = len(self.cards)
+
+    def outcomes(self, drawn: list[int]) -> list[tuple[int, float]] | None:
+        """The cards still in the deck, equally likely, or None once the whole order is drawn."""
+        left = len(self.cards) - len(drawn)
+        if left == 0:
+            return None
+        taken = set(drawn)
+        return [(i, 1.0 / left) for i in range(len(self.cards)) if i not in taken]
+
+    def order(self, drawn: list[int]) -> list[int]:
+        """The deck order the draws make."""
+        return [self.cards[i] for i in drawn]
+
+    def outcome_string(self, index: int, outcome: int) -> str:
+        """`Deck[<position>]=<card>`."""
+        return f"Deck[{index}]={self.cards[outcome]}"
+
+
+class TheGameChance(DeckChance):
+    """The Game's shuffle of the cards 2..99 (`TheGame.deal_from`). Cooperative: every seat's return is the
+    team's (0 .. 98 + win_bonus); a move places one card or ends a turn (at most 2 · 98 + 1 moves)."""
+
+    utility = "identical"
+
+    def __init__(self, game: Any):
+        from envs.the_game.rules import HIGHEST, LOWEST
+
+        super().__init__(list(range(LOWEST, HIGHEST + 1)))
+        self._game = game
+        self.max_moves = 2 * len(self.cards) + 1
+        self.utility_bounds = (0.0, len(self.cards) + game.win_bonus)
+
+    def deal(self, drawn: list[int]) -> Any:
+        """`TheGame.deal_from` the drawn order."""
+        return self._game.deal_from(self.order(drawn))
+
+
+class PrimiCompostiChance(DeckChance):
+    """Primi Composti's shuffle (`PrimiCompostiGame.deal`). Zero-sum: a seat's return is its x minus the
+    others' mean, with x = score (at most the cards' total value) plus 1 for a win; one card a move."""
+
+    utility = "zero_sum"
+
+    def __init__(self, game: Any):
+        super().__init__(list(game.cards))
+        self._game = game
+        self.max_moves = game.num_cards
+        bound = float(game.total_value + 1)
+        self.utility_bounds = (-bound, bound)
+
+    def deal(self, drawn: list[int]) -> Any:
+        """`PrimiCompostiGame.deal` of the drawn order."""
+        return self._game.deal(self.order(drawn))
+
+
 #: The exported games and their chance models.
-CHANCE_MODELS: dict[str, type] = {"simple_poker": SimplePokerChance}
+CHANCE_MODELS: dict[str, type] = {"simple_poker": SimplePokerChance, "the_game": TheGameChance,
+                                  "primi_composti": PrimiCompostiChance}
+_UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "identical": pyspiel.GameType.Utility.IDENTICAL}
 
 
 def _defaults(game_id: str) -> dict[str, Any]:
@@ -85,6 +161,7 @@ def _make_game_class(game_id: str) -> tuple[Any, type]:
     """The OpenSpiel game type and `pyspiel.Game` subclass of `game_id`."""
     chance_cls = CHANCE_MODELS[game_id]
     defaults = _defaults(game_id)
+    players = [f.default for f in dataclasses.fields(envs.config_class(game_id)) if f.name == "num_players"]
     probe = envs.make_game(game_id)
     game_type = pyspiel.GameType(
         short_name=PREFIX + game_id,
@@ -92,12 +169,14 @@ def _make_game_class(game_id: str) -> tuple[Any, type]:
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=probe.num_players,
-        min_num_players=probe.num_players,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
+        utility=_UTILITY[chance_cls.utility],
+        reward_model=(pyspiel.GameType.RewardModel.TERMINAL if chance_cls.terminal_rewards
+                      else pyspiel.GameType.RewardModel.REWARDS),
+        # a game whose player count is an option is registered for the engine's range, checked by its Config
+        max_num_players=10 if players else probe.num_players,
+        min_num_players=1 if players else probe.num_players,
+        provides_information_state_string=chance_cls.perfect_recall,
+        provides_information_state_tensor=chance_cls.perfect_recall,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=defaults,
@@ -111,13 +190,14 @@ def _make_game_class(game_id: str) -> tuple[Any, type]:
             self.engine = envs.make_game(game_id, **options)  # ValueError on a bad option, from our Config
             self.encoder = envs.make_encoder(game_id, self.engine)
             self.chance = chance_cls(self.engine)
+            low, high = self.chance.utility_bounds
             info = pyspiel.GameInfo(
                 num_distinct_actions=self.engine.num_actions,
                 max_chance_outcomes=self.chance.max_outcomes,
                 num_players=self.engine.num_players,
-                min_utility=-float(self.chance.max_utility),
-                max_utility=float(self.chance.max_utility),
-                utility_sum=0.0,
+                min_utility=float(low),
+                max_utility=float(high),
+                utility_sum=0.0 if chance_cls.utility == "zero_sum" else None,
                 max_game_length=self.chance.max_moves,
             )
             super().__init__(game_type, info, options)
@@ -145,6 +225,7 @@ class ExportedState(pyspiel.State):
         self._chance = game.chance
         self.drawn: list[int] = []
         self.engine_state: Any = None
+        self._rewards = [0.0] * game.engine.num_players
 
     def current_player(self) -> int:
         """Chance while dealing, the engine's seat to act, or terminal."""
@@ -167,7 +248,11 @@ class ExportedState(pyspiel.State):
             if self._chance.outcomes(self.drawn) is None:
                 self.engine_state = self._chance.deal(self.drawn)
         else:
+            before = self.returns()
             self.engine_state = self._engine.apply(self.engine_state, int(action))
+            self._rewards = [a - b for a, b in zip(self.returns(), before)]
+            return
+        self._rewards = [0.0] * len(self._rewards)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -183,6 +268,10 @@ class ExportedState(pyspiel.State):
         if self.engine_state is None:
             return [0.0] * self._engine.num_players
         return [float(r) for r in self._engine.returns(self.engine_state)]
+
+    def rewards(self) -> list[float]:
+        """What the last move changed the returns by (they add up to `returns()`)."""
+        return list(self._rewards)
 
     def view(self, player: int) -> Any:
         """`player`'s view (None before the deal)."""

@@ -1,5 +1,5 @@
-"""OpenSpiel on the exported simple poker: its `random_sim_test`, its CFR+ and `exploitability`, checked against our
-exact LP value and our exact exploitability of the same policies; an OpenSpiel policy plays in our games.
+"""OpenSpiel on the exported games: `random_sim_test` on each; on simple poker its CFR+ and `exploitability`, checked
+against our exact LP value and our exact exploitability of the same policies; an OpenSpiel policy plays in our games.
 
 Skipped where OpenSpiel is not installed (the `openspiel` extra)."""
 
@@ -37,7 +37,7 @@ def test_random_sim_test_and_parameters(cfg):
 
 
 def test_bad_names_and_options_say_so():
-    with pytest.raises(ValueError, match="exported: tabletop_simple_poker"):
+    with pytest.raises(ValueError, match="no OpenSpiel game 'tabletop_chess'; exported: .*tabletop_simple_poker"):
         export.load("tabletop_chess")
     with pytest.raises(Exception, match="n must be an integer"):
         export.load("tabletop_simple_poker(n=1)")
@@ -90,3 +90,28 @@ def test_cfr_plus_on_the_export_agrees_with_the_lp_and_plays_in_our_games():
     mean, low, high = mean_interval(results)
     exact = match_value(engine, strategy, behaviour_of(nash, engine))
     assert low <= exact <= high, (exact, mean, low, high)
+
+
+DECK_GAMES = ["tabletop_the_game", "tabletop_the_game(num_players=4,rules=berger2024)", "tabletop_primi_composti",
+              "tabletop_primi_composti(num_players=3,cards_per_player=5,version=2)"]
+
+
+@pytest.mark.parametrize("name", DECK_GAMES)
+def test_deck_games_pass_random_sim_test_and_deal_as_the_engine(name):
+    game = export.load(name)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    # the draws are a deck order, and the engine's own deal of that order is the state OpenSpiel plays
+    game_id = name.split("(")[0][len(export.PREFIX):]
+    engine = envs.make_game(game_id, **game.get_parameters())
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        outcomes = [a for a, _ in state.chance_outcomes()]
+        state.apply_action(int(rng.choice(outcomes)))
+    order = game.chance.order(state.drawn)
+    dealt = engine.deal_from(order) if game_id == "the_game" else engine.deal(order)
+    assert state.engine_state == dealt and sorted(order) == sorted(game.chance.cards)
+    assert not game.get_type().provides_information_state_string  # views are not perfect recall
+    assert state.observation_string(0) == repr(engine.view(dealt, 0))
+    assert np.array_equal(np.asarray(state.observation_tensor(0), dtype=np.float32),
+                          envs.make_encoder(game_id, engine).encode(engine.view(dealt, 0)))
