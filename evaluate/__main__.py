@@ -28,7 +28,7 @@ from types import ModuleType
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, check_output_file, fail, positive_int
+from evaluate.cli import Parser, check_outputs, fail, positive_int
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
@@ -122,9 +122,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return 0
     if args.game not in envs.available_games():
         raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    for flag in ("json", "csv"):
-        if getattr(args, flag):
-            check_output_file(getattr(args, flag), f"--{flag}")
+    check_outputs(args)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None

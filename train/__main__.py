@@ -27,7 +27,7 @@ import sys
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, fail, nonnegative_float, positive_int
+from evaluate.cli import Parser, check_outputs, fail, nonnegative_float, positive_int
 from train.config import ENV_KINDS, MAX_ENVS, MAX_TIMESTEPS, TrainConfig, check_keys
 from train.presets import preset
 
@@ -181,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error("finetune starts from a distilled student: add --init-from STUDENT (a folder or a shipped id)")
         args.method = "ppo"  # fine-tuning is PPO whose policy starts from the student
     cfg = None
+    try:
+        check_outputs(args)  # every output path, before any work (an existing run is checked by train.ppo)
+    except ValueError as e:
+        p.error(str(e))
     if args.backend != "local" and args.method != "distill":
         p.error(f"--backend {args.backend} applies to --method distill (the teacher's labelling); "
                 "PPO on a cluster: see train/rllib.py")

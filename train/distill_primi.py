@@ -14,7 +14,6 @@ the deal's exact value for the agent's seat minus its final score difference aga
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from typing import Any
@@ -27,6 +26,7 @@ from envs.core.game import legal_mask
 from envs.core.play import play_out
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
+from evaluate.cli import Parser, check_outputs
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval
 
@@ -69,7 +69,7 @@ def regrets(game: PrimiCompostiGame, a: Any, decks: np.ndarray) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
-    p = argparse.ArgumentParser(prog="python -m train.distill_primi", description=__doc__.split("\n")[0])
+    p = Parser(prog="python -m train.distill_primi", description=__doc__.split("\n")[0])
     p.add_argument("--agent", required=True)
     p.add_argument("--against", default="primi_composti/minimax_6", help="comma-separated opponents")
     p.add_argument("--version", type=int, default=1, choices=(1, 2))
@@ -80,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-regret", action="store_true")
     p.add_argument("--json", default="")
     args = p.parse_args(argv)
+    try:
+        check_outputs(args)
+    except ValueError as e:
+        p.error(str(e))
     game = PrimiCompostiGame(Config(version=args.version, cards_per_player=args.cards))
     decks = fast.random_decks(np.random.default_rng(args.seed), args.start + args.deals, args.cards)[args.start:]
     try:

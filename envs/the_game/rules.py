@@ -298,7 +298,21 @@ class TheGame:
     # --- set-up ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Shuffle 2..99 and deal `hand_size` rounds, each seat taking the last card (as the seed)."""
-        deck = rng.permutation(np.arange(LOWEST, HIGHEST + 1)).tolist()
+        return self._deal(rng.permutation(np.arange(LOWEST, HIGHEST + 1)).tolist())
+
+    def deal_from(self, order: list[int] | tuple[int, ...] | np.ndarray) -> State:
+        """The state dealt from an explicit deck order (what `initial_state` shuffles): `hand_size`
+        rounds, each seat taking the last card, the rest the draw pile (its last card drawn first).
+
+        Raises:
+            ValueError: `order` is not a permutation of the cards 2..99.
+        """
+        deck = [int(c) for c in order]
+        if sorted(deck) != list(range(LOWEST, HIGHEST + 1)):
+            raise ValueError(f"a deck order must be a permutation of the cards {LOWEST}..{HIGHEST}")
+        return self._deal(deck)
+
+    def _deal(self, deck: list[int]) -> State:
         hands: list[list[int]] = [[] for _ in range(self.num_players)]
         for _ in range(self.hand_size):
             for h in hands:
