@@ -1,6 +1,7 @@
 """Agents: the papers' strategies, exact solvers, search and trained policies.
 
-Use `agents.make(agent_id, game, rng)`; `agents.known_ids(game)` lists the ids.
+Use `agents.make(agent_id, game, rng)`; `agents.known_ids(game)` lists the ids;
+`agents.resolve_options(game, ids, options)` adds the game options that trained agents need.
 """
 
 from agents.base import (
@@ -13,7 +14,9 @@ from agents.base import (
     register,
     register_pattern,
 )
+from agents.options import describe_agent, required_options, resolve_options
 
 __all__ = [
-    "Agent", "RandomAgent", "expand_agent_ids", "known_ids", "labels_for", "make", "register", "register_pattern",
+    "Agent", "RandomAgent", "describe_agent", "expand_agent_ids", "known_ids", "labels_for", "make", "register",
+    "register_pattern", "required_options", "resolve_options",
 ]

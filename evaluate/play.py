@@ -18,7 +18,6 @@ by one (you take the next seat, every agent moves along with you).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from agents import expand_agent_ids
 from envs.core.game import winners
 from envs.core.options import parse_options
 from envs.core.play import play_out
+from evaluate.cli import Parser
 
 
 def describe(game_name: str, game: Any, view: Any) -> str:
@@ -180,7 +180,7 @@ def play_session(
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m evaluate play GAME --seat N --opponents ID,...`"""
-    p = argparse.ArgumentParser(prog="python -m evaluate play", description="Play a game in the terminal against agents.")
+    p = Parser(prog="python -m evaluate play", description="Play a game in the terminal against agents.")
     p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     p.add_argument("--opponents", default="random", help="agent ids of the other seats in seat order (one id: every seat)")
@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
     try:
         options = parse_options(envs.config_class(args.game), args.option)
+        options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(args.opponents), options)
+        for note in notes:
+            print(note, file=sys.stderr)
         envs.make_game(args.game, **options)
     except ValueError as e:
         p.error(str(e))

@@ -95,12 +95,16 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         # A student plays the options it was distilled on (a preset's other reward or rules would be a new game).
         options = student_options(args.game, args.init_from, values)
     options.update(parse_options(envs.config_class(args.game), args.option))
-    envs.make_game(args.game, **options)
-    values["options"] = options
     if args.opponents:
         values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
         values["baselines"] = [b for b in args.baselines.split(",") if b]
+    if args.opponents or args.baselines:
+        # opponents trained on a variant bring its options (the user's own --option and the preset's checked)
+        options = apply_opponent_options(args.game, values.get("opponents", []) + values.get("baselines", []), options,
+                                         parse_options(envs.config_class(args.game), args.option))
+    envs.make_game(args.game, **options)
+    values["options"] = options
     if args.critic_warmup is not None and not args.init_from:
         p.error("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
     for key in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every",
@@ -117,6 +121,23 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
     check_keys(values, "training settings")
     return TrainConfig(game=args.game, seed=args.seed or 0, out=args.out, **values)
+
+
+def apply_opponent_options(game: str, ids: list[str], options: dict, given: dict) -> dict:
+    """`options` plus what the agents `ids` were trained on and `options` leaves out, each said in one line
+    on stderr. `given` are the user's own `--option`s: a contradiction with one of them names the flag to
+    change; the preset's options give way to the agents' (a student's options define its game).
+
+    Raises:
+        ValueError: the user's options contradict an agent's, or two agents need different values.
+    """
+    from agents import expand_agent_ids, resolve_options
+
+    ids = expand_agent_ids(ids)
+    resolved, notes = resolve_options(game, ids, given)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return {**options, **resolved}
 
 
 def student_options(game: str, spec: str, values: dict) -> dict:

@@ -34,6 +34,7 @@ SPEC = GameSpec(
     cooperative=True,
     default_lineup=("the_game/bestplays",),
     preset_keys=("rules",),
+    reward_options=("win_bonus",),
     fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1}),
     move_help=(
         "play C on upK / downK: lay card C on ascending pile K (higher card, or exactly 10 lower) or "
