@@ -19,6 +19,7 @@ while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 import envs
@@ -34,9 +35,84 @@ RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "timesteps", "seed",
              "critic_warmup", "hidden")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line of `python -m train`."""
-    p = Parser(prog="python -m train", description="Train a MaskablePPO agent on a tabletop-rl game.")
+#: Shown by `python -m train --help` (each runs as written; tests/test_docs_commands.py runs the README's).
+EXAMPLES = (
+    "python -m train simple_poker --option n=3 --out runs/demo          # self-play, exploitability curve",
+    "python -m train lama --opponents lama/first --timesteps 100000     # against fixed opponents",
+    "python -m train the_game --option num_players=1                    # The Game solo (the preset)",
+    "python -m train lama --method distill --teacher lama/pimc          # a student from a teacher (DAgger)",
+    "python -m train lama --init-from lama/learned --critic-warmup 50000 --learning-rate 1e-5  # fine-tune it",
+    "python -m train --resume runs/demo                                 # continue a stopped run",
+    "python -m train lama --help                                        # lama's options and preset numbers",
+)
+
+#: Flags whose default comes from the game's preset: flag dest -> (preset section, key).
+PRESET_FLAGS = {
+    "timesteps": ("ppo", "timesteps"), "n_envs": ("ppo", "n_envs"), "eval_every": ("ppo", "eval_every"),
+    "eval_games": ("both", "eval_games"), "final_eval_games": ("both", "final_eval_games"),
+    "learning_rate": ("ppo", "learning_rate"), "ent_coef": ("ppo", "ent_coef"), "opponents": ("ppo", "opponents"),
+    "hidden": ("both", "net_arch"), "teacher": ("distill", "teacher"), "rounds": ("distill", "rounds"),
+    "games_per_round": ("distill", "games_per_round"), "workers": ("distill", "workers"),
+    "features": ("distill", "features"),
+}
+
+
+def _number(v: object) -> str:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+    return f"{v:,}" if isinstance(v, int) else f"{v:g}"
+
+
+def preset_values(game: str) -> tuple[dict, dict]:
+    """The run settings of `python -m train GAME` (ppo) and `--method distill`: the defaults, then the game's
+    presets, as the run would use them."""
+    from train.config import TrainConfig
+    from train.distill import DistillConfig, distill_preset
+
+    ppo = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+           for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "seed", "out")}
+    ppo.update(preset(game))
+    distill = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+               for f in dataclasses.fields(DistillConfig) if f.name not in ("game", "seed", "out", "teacher")}
+    distill["hidden"] = distill.get("hidden")
+    distill.update(distill_preset(game))
+    distill["net_arch"] = distill.pop("hidden")
+    return ppo, distill
+
+
+def game_epilog(game: str, ppo: dict, distill: dict) -> str:
+    """`python -m train GAME --help`'s epilog: the game's options and its presets' numbers."""
+    spec = envs.spec(game)
+    lines = [f"{spec.title} options (--option KEY=VALUE):"]
+    lines += [f"  {o.describe()}" for o in spec.options()]
+    where = f" ({spec.train_presets.replace('.', '/')}.py)" if spec.train_presets else ""
+    lines += ["", f"{game} preset{where}, what a run uses unless a flag says otherwise:"]
+    keys = ("timesteps", "opponents", "self_play", "options", "n_envs", "n_steps", "batch_size", "learning_rate",
+            "ent_coef", "net_arch", "eval_every", "eval_games", "final_eval_games")
+    lines.append("  ppo:     " + ", ".join(f"{k} {_opts(ppo[k]) if k == 'options' else _number(ppo[k])}" for k in keys))
+    if "teacher" in distill:
+        dkeys = ("teacher", "options", "rounds", "games_per_round", "workers", "net_arch", "eval_games", "final_eval_games")
+        lines.append("  distill: " + ", ".join(f"{k} {_opts(distill[k]) if k == 'options' else _number(distill[k])}"
+                                              for k in dkeys if k in distill))
+    else:
+        lines.append("  distill: no preset teacher (give --teacher ID)")
+    return "\n".join(lines)
+
+
+def _opts(options: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
+
+
+def build_parser(game: str | None = None) -> argparse.ArgumentParser:
+    """The command line of `python -m train`; with a known `game`, the help shows its options and preset numbers."""
+    known = game is not None and game in envs.available_games()
+    epilog = "examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES)
+    values = preset_values(game) if known else None
+    if values is not None:
+        epilog = game_epilog(game, *values) + "\n\n" + epilog
+    p = Parser(prog="python -m train", description="Train an agent on a tabletop-rl game: MaskablePPO (default) or "
+               "distillation from a teacher (--method distill). 'python -m train GAME --help' shows the game's "
+               "options and its preset's numbers.", epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", nargs="?", default=None, help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
@@ -69,6 +145,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="hidden layer sizes of the network (distill: the student's; ppo: net_arch); default: the preset's")
     p.add_argument("--workers", type=positive_int(64), default=None, help="distill: labelling processes")
     backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
+    if values is not None:
+        for action in p._actions:
+            where = PRESET_FLAGS.get(action.dest)
+            if where is None:
+                continue
+            section, key = where
+            shown = [f"{name} {_number(v[key])}" for name, v in (("ppo", values[0]), ("distill", values[1]))
+                     if section in (name, "both") and key in v and v[key] is not None]
+            if shown:
+                action.help = f"{action.help} [{game}: {'; '.join(shown)}]"
     return p
 
 
@@ -179,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     from train.ppo import TrainingStoppedError, train
 
-    p = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = build_parser(next((a for a in argv if a in envs.available_games()), None))
     args = p.parse_args(argv)
     cfg = None
     if args.backend != "local" and args.method != "distill":
