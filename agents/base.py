@@ -59,23 +59,36 @@ class RandomAgent:
 _EXACT: dict[str, AgentFactory] = {}
 _PATTERNS: list[tuple[re.Pattern[str], AgentFactory, str]] = []
 _PRETRAINED: list[bool] = []
+#: Agent id (or a pattern's example) -> the game options it needs / its one-line description, where declared.
+_OPTIONS: dict[str, dict[str, Any]] = {}
+_DOCS: dict[str, str] = {}
 
 
-def register(agent_id: str, factory: AgentFactory | str) -> None:
+def register(agent_id: str, factory: AgentFactory | str, options: dict[str, Any] | None = None,
+             doc: str | None = None) -> None:
     """Register `factory(game, rng)` under an exact id such as `"lama/first"`.
 
     `factory` may also be a `"module:function"` string, imported when the agent is
     first built: a search agent that builds on a game's strategies is registered
     next to them without the strategies' module importing the search module.
+    `options` are the game options the agent needs (a policy trained on a variant):
+    the command lines apply them when the user gave none (`agents.options`). `doc` is
+    its one-line description in listings (default: the factory's docstring's first line).
     """
     _EXACT[agent_id] = factory
+    if options:
+        _OPTIONS[agent_id] = dict(options)
+    if doc:
+        _DOCS[agent_id] = doc
 
 
-def register_pattern(pattern: str, factory: AgentFactory | str, example: str) -> None:
+def register_pattern(pattern: str, factory: AgentFactory | str, example: str, doc: str | None = None) -> None:
     """Register a parametric family: `pattern` is a regex with named groups passed
     to `factory(game, rng, **groups)`; `example` is shown in listings. `factory`
-    may be a `"module:function"` string, as for `register`."""
+    may be a `"module:function"` string, as for `register`; `doc` as for `register`."""
     _PATTERNS.append((re.compile(pattern + r"\Z"), factory, example))
+    if doc:
+        _DOCS[example] = doc
 
 
 def _resolve(factory: AgentFactory | str) -> AgentFactory:
@@ -102,10 +115,12 @@ def _load_game_module(agent_id: str) -> None:
 def _add_pretrained() -> None:
     """Register the shipped `<game>/learned...` checkpoints (once)."""
     if not _PRETRAINED:
-        from agents.pretrained import factories
+        from agents.pretrained import checkpoint_docs, checkpoint_options, factories
 
+        options, docs = checkpoint_options(), checkpoint_docs()
         for agent_id, factory in factories().items():
-            _EXACT.setdefault(agent_id, factory)
+            if agent_id not in _EXACT:
+                register(agent_id, factory, options.get(agent_id), docs.get(agent_id))
         _PRETRAINED.append(True)
 
 

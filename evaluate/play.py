@@ -193,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_outputs(args)
         options = parse_options(envs.config_class(args.game), args.option)
+        options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(args.opponents), options)
+        for note in notes:
+            print(note, file=sys.stderr)
         envs.make_game(args.game, **options)
     except ValueError as e:
         p.error(str(e))

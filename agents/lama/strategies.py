@@ -139,10 +139,13 @@ def _third_params(game, rng, params: str) -> ThirdStrategy:
 register("lama/first", FirstStrategy)
 register("lama/second", SecondStrategy)
 register("lama/third", ThirdStrategy)
-register("lama/third-default", lambda game, rng: ThirdStrategy(game, rng, DEFAULT))
-register("lama/third-retuned", lambda game, rng: ThirdStrategy(game, rng, RETUNED))
+register("lama/third-default", lambda game, rng: ThirdStrategy(game, rng, DEFAULT),
+         doc="Strategy 3 with the seed code's hard-coded fold parameters (10, 5, 4.4, 1).")
+register("lama/third-retuned", lambda game, rng: ThirdStrategy(game, rng, RETUNED),
+         doc="Strategy 3 with fold parameters re-tuned by this project's search (see RETUNED).")
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-register_pattern(rf"lama/third:(?P<params>{_NUM},{_NUM},{_NUM},{_NUM})", _third_params, "lama/third:A,B,C,D")
+register_pattern(rf"lama/third:(?P<params>{_NUM},{_NUM},{_NUM},{_NUM})", _third_params, "lama/third:A,B,C,D",
+                 doc="Strategy 3 with your own fold parameters A,B,C,D.")
 
 
 # The PIMC teacher builds on these strategies: registered by name, built on first use.

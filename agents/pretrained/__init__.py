@@ -30,7 +30,27 @@ def checkpoint_id(folder: str, meta: dict[str, Any]) -> str:
 
 def checkpoints(root: str = HERE) -> dict[str, str]:
     """Agent id -> checkpoint folder for every readable `policy.json` under `root`."""
-    out: dict[str, str] = {}
+    return {agent_id: folder for agent_id, (folder, _) in _metas(root).items()}
+
+
+def checkpoint_options(root: str = HERE) -> dict[str, dict[str, Any]]:
+    """Agent id -> the game options its student was trained on (`policy.json`'s `options`)."""
+    return {agent_id: dict(meta.get("options") or {}) for agent_id, (_, meta) in _metas(root).items()}
+
+
+def checkpoint_docs(root: str = HERE) -> dict[str, str]:
+    """Agent id -> a one-line description: the student's kind, its teacher and its game options."""
+    out = {}
+    for agent_id, (_, meta) in _metas(root).items():
+        prov = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
+        teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
+        out[agent_id] = f"learned student{teacher} (one forward pass per move, no search)"
+    return out
+
+
+def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Agent id -> (folder, policy.json) of every readable checkpoint under `root`."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
     for name in sorted(os.listdir(root)):
         folder = os.path.join(root, name)
         path = os.path.join(folder, "policy.json")
@@ -42,7 +62,7 @@ def checkpoints(root: str = HERE) -> dict[str, str]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             continue  # an unreadable checkpoint is reported when it is asked for by folder (learned:<folder>)
         if isinstance(meta, dict) and isinstance(meta.get("game"), str):
-            out[checkpoint_id(folder, meta)] = folder
+            out[checkpoint_id(folder, meta)] = (folder, meta)
     return out
 
 

@@ -189,7 +189,14 @@ def _seed(policy: str):
     return make
 
 
+#: One line per seed player, for listings (`python -m evaluate list`).
+_DOCS = {"asc": "The seed's player that plays its lowest card.", "desc": "The seed's player that plays its highest card.",
+         "rand": "The seed's player that plays its cards in the dealt (random) order.",
+         "greedy_asc": "The seed's greedy player: the best immediate score, ties to the lowest card.",
+         "greedy_desc": "The seed's greedy player: the best immediate score, ties to the highest card.",
+         "greedy_rand": "The seed's greedy player: the best immediate score, ties to the first dealt card."}
 for _p in SIMPLE:
-    register(f"primi_composti/{_p}", _seed(_p))
-register_pattern(r"primi_composti/minimax_(?P<d>\d+)", lambda game, rng, d: SeedPlayer(game, rng, f"minimax_{int(d)}"), "primi_composti/minimax_<d>")
+    register(f"primi_composti/{_p}", _seed(_p), doc=_DOCS[_p])
+register_pattern(r"primi_composti/minimax_(?P<d>\d+)", lambda game, rng, d: SeedPlayer(game, rng, f"minimax_{int(d)}"), "primi_composti/minimax_<d>",
+                 doc="The seed's minimax player searching d plies (2 players).")
 register("primi_composti/solver", SolverPlayer)

@@ -118,4 +118,5 @@ class PrimiTeacher(TeacherAgent):
 
 register("primi_composti/teacher", PrimiTeacher)
 register_pattern(r"primi_composti/teacher_exact(?P<n>\d+)_depth(?P<d>\d+)",
-                 lambda game, rng, n, d: PrimiTeacher(game, rng, int(n), int(d)), "primi_composti/teacher_exact<N>_depth<d>")
+                 lambda game, rng, n, d: PrimiTeacher(game, rng, int(n), int(d)), "primi_composti/teacher_exact<N>_depth<d>",
+                 doc="primi_composti/teacher, exact once N cards are left, else minimax to depth d.")

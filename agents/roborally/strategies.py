@@ -98,11 +98,13 @@ class GreedyProgram(ProgramPlanner):
 
 register("roborally/random", RandomProgram)
 register("roborally/greedy", GreedyProgram)
-register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"))
-register("roborally/mc", mc_factory)
+register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"),
+         doc="roborally/greedy on the readable engine (a check of the compiled one; slower).")
+register("roborally/mc", mc_factory, doc="The seed's Monte-Carlo robot (random playouts of candidate programs).")
 register("roborally/greedy-teacher", "agents.roborally.teacher:GreedyTeacher")
 register_pattern(r"roborally/mc\?(?P<query>.*)", mc_factory,
-                 "roborally/mc?budget=2000&depth=1&policy=random&eval=default&top=32&engine=fast")
+                 "roborally/mc?budget=2000&depth=1&policy=random&eval=default&top=32&engine=fast",
+                 doc="roborally/mc with its search settings (playouts, depth, playout policy, ...).")
 
 __all__ = ["GreedyProgram", "MonteCarloProgram", "ProgramPlanner", "RandomProgram", "Solo", "SoloSimulator",
            "greedy_program", "solo_of"]

@@ -275,6 +275,8 @@ def _tactic(game: SimplePokerGame, rng: np.random.Generator, p1: str, p2: str | 
     return BehaviourAgent(game, rng, Behaviour(b, c), name=name)
 
 
-register("simple_poker/nash", _nash)
-register_pattern(r"simple_poker/threshold-(?P<t>\d+)", _threshold, "simple_poker/threshold-<t>")
-register_pattern(r"simple_poker/tactic-(?P<p1>[01]+)(?:-(?P<p2>[01]+))?", _tactic, "simple_poker/tactic-<bits>[-<bits>]")
+register("simple_poker/nash", _nash, doc="The exact Nash equilibrium strategy of this deck, ante and bet.")
+register_pattern(r"simple_poker/threshold-(?P<t>\d+)", _threshold, "simple_poker/threshold-<t>",
+                 doc="Bet (or call) with a card of value t or more, else check (or fold).")
+register_pattern(r"simple_poker/tactic-(?P<p1>[01]+)(?:-(?P<p2>[01]+))?", _tactic, "simple_poker/tactic-<bits>[-<bits>]",
+                 doc="A pure tactic: one 0/1 digit per card for betting, then (optional) for calling.")

@@ -377,7 +377,7 @@ register("the_game/simplest", SimplestStrategy)
 register("the_game/bestplays", BestPlaysStrategy)
 register("the_game/rollout", RolloutTeacher)
 register_pattern(r"the_game/rollout-k(?P<k>\d+)", lambda game, rng, k: RolloutTeacher(game, rng, k=int(k)),
-                 "the_game/rollout-k<k>")
+                 "the_game/rollout-k<k>", doc="the_game/rollout with k rollouts per candidate move.")
 
 #: The seed's strategies (rules doc §4.1) by their names in the blog's table.
 SEED_STRATEGIES = {"random": RandomStrategy, "minimal": MinimalStrategy, "trick": TrickStrategy}

@@ -108,6 +108,8 @@ class GameSpec:
         default_lineup: agent ids by seat for `python -m evaluate GAME` without `--agents`: the
             strongest baseline first, then the next strongest; the last id fills the other seats.
         preset_keys: options that select a rules preset (fuzzing tries every other option under each).
+        reward_options: options that change only the returns (never the rules, the views or the legal
+            moves): a policy trained under one value plays under any other (`agents.options`).
         fuzz_variants: option sets with open domains that the fuzzer tries beside the defaults.
         move_help: what the move names mean, shown on `?` in terminal play.
         describe_view: `describe_view(game, view) -> str`, what a seat knows as text for a person
@@ -139,6 +141,7 @@ class GameSpec:
     public_moves: bool = True
     default_lineup: tuple[str, ...] = ("random",)
     preset_keys: tuple[str, ...] = ()
+    reward_options: tuple[str, ...] = ()
     fuzz_variants: tuple[Mapping[str, Any], ...] = ()
     move_help: str = ""
     describe_view: Callable[[Any, Any], str] | None = None

@@ -36,6 +36,7 @@ SPEC = GameSpec(
     env_module="envs.lama_v0",
     default_lineup=("lama/first", "lama/third"),
     preset_keys=("rules",),
+    reward_options=("reward",),
     fuzz_variants=({"target_points": 10},),
     move_help=(
         "play V / play llama: lay that card on the discard pile (same value as the top card or the next one; "

@@ -34,6 +34,7 @@ SPEC = GameSpec(
     zero_sum=True,
     default_lineup=("primi_composti/minimax_4", "primi_composti/greedy_rand"),
     preset_keys=("version",),
+    reward_options=("reward",),
     fuzz_variants=({"cards_per_player": 3}, {"cards_per_player": 6, "num_players": 3}),
     move_help=(
         "play C: lay card C on your prime or composite stack; if it equals the sum, difference, "

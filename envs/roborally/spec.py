@@ -47,6 +47,7 @@ SPEC = GameSpec(
     public_moves=False,
     default_lineup=("roborally/greedy", "roborally/random"),
     preset_keys=("rules",),
+    reward_options=("reward",),
     fuzz_variants=tuple([{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2}]
                         + [{"board": b} for b in BOARDS]),
     move_help=(

@@ -34,6 +34,7 @@ SPEC = GameSpec(
     cooperative=True,
     default_lineup=("the_game/bestplays",),
     preset_keys=("rules",),
+    reward_options=("win_bonus",),
     fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1},
                    {"num_players": 3, "empty_hand": "ends_game"}),
     move_help=(
