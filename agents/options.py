@@ -70,9 +70,34 @@ def _flag(key: str, value: Any) -> str:
     return f"--option {key}={text}"
 
 
+def trained_game(agent_id: str) -> str | None:
+    """The game a `learned:` or `ppo:` file was trained on, as its file says (None for other ids)."""
+    if agent_id.startswith("learned:"):
+        path = os.path.join(agent_id[8:].partition("?")[0], "policy.json")
+    elif agent_id.startswith("ppo:"):
+        path = agent_id[4:].partition("?")[0]
+        path = os.path.join(path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), "config.json")
+    else:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    game = meta.get("game") if isinstance(meta, dict) else None
+    return game if isinstance(game, str) else None
+
+
 def needed_options(game_name: str, agent_id: str) -> dict[str, Any]:
     """The options of `required_options(agent_id)` whose values differ from the game's defaults (what a
-    user must add to the command line)."""
+    user must add to the command line).
+
+    Raises:
+        ValueError: a trained policy of another game (its options would mean nothing here).
+    """
+    other = trained_game(agent_id)
+    if other is not None and other != game_name:
+        raise ValueError(f"{agent_id} was trained on {other}, not {game_name}")
     need = required_options(agent_id)
     want, defaults = _fields(game_name, need), _fields(game_name, {})
     return {k: v for k, v in need.items() if k in want and want[k] != defaults[k]}

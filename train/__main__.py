@@ -43,13 +43,12 @@ RUN_FLAGS = ("game", "env", "opponents", "self_play", "baselines", "timesteps", 
 
 #: Shown by `python -m train --help` (each runs as written; tests/test_docs_commands.py runs the README's).
 EXAMPLES = (
-    "python -m train simple_poker --option n=3 --out runs/demo          # self-play, exploitability curve",
-    "python -m train lama --opponents lama/first --timesteps 100000     # against fixed opponents",
-    "python -m train the_game --option num_players=1                    # The Game solo (the preset)",
-    "python -m train distill lama --teacher lama/pimc                   # a student from a teacher (DAgger)",
-    "python -m train finetune lama --init-from lama/learned --critic-warmup 50000 --learning-rate 1e-5  # fine-tune it",
-    "python -m train --resume runs/demo                                 # continue a stopped run",
-    "python -m train lama --help                                        # lama's options and preset numbers",
+    "python -m train GAME                                        # PPO with the game's preset (GAME --help shows it)",
+    "python -m train GAME --opponents ID,ID --timesteps 100000   # against fixed opponents (agent ids)",
+    "python -m train GAME --self-play --option KEY=VALUE         # self-play, in a variant of the game",
+    "python -m train distill GAME --teacher ID                   # a student from a teacher (DAgger)",
+    "python -m train finetune GAME --init-from GAME/learned --critic-warmup 50000 --learning-rate 1e-5",
+    "python -m train --resume runs/RUN                           # continue a stopped run",
 )
 
 #: Flags whose default comes from the game's preset: flag dest -> (preset section, key).
@@ -113,7 +112,10 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     """The command line of `python -m train`; with a known `game`, the help shows its options and preset numbers."""
     known = game is not None and game in envs.available_games()
     epilog = "examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES)
-    values = preset_values(game) if known else None
+    try:
+        values = preset_values(game) if known else None
+    except ValueError:  # a broken preset is reported when the run is configured, as a usage error
+        values = None
     if values is not None:
         epilog = game_epilog(game, *values) + "\n\n" + epilog
     p = Parser(prog="python -m train", usage="python -m train [ppo|distill|finetune] GAME [options]",
