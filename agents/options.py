@@ -168,7 +168,7 @@ def describe_agent(agent_id: str) -> str:
 
 def first_sentence(doc: str) -> str:
     """The first sentence of a docstring's first paragraph, on one line, without a leading list of the
-    ids it documents (`` `lama/pimc` and `lama/pimc-k<k>`: ``)."""
+    ids it documents (`` `lama/pimc` and `lama/pimc?k=<k>`: ``)."""
     para = " ".join(doc.strip().split("\n\n")[0].split())
     para = re.sub(r"^(`[^`]+`(?:,? (?:and|or) `[^`]+`)*:\s*)", "", para)
     m = re.search(r"(?<!\be\.g)(?<!\bi\.e)(?<!\b[A-Z])\.(\s|$)", para)  # not at "e.g." or an initial

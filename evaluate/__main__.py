@@ -3,7 +3,7 @@
 Examples::
 
     python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
-    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1
+    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
     python -m evaluate list                    # games and their agents
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
