@@ -501,7 +501,7 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
     """Write the model, what the run ships, `config.json`, the curve and the final tournaments; return a summary."""
     import torch
 
-    from train.report import final_tournaments, library_versions, write_config
+    from train.report import command_line, final_tournaments, git_commit, library_versions, write_config
 
     cfg, pool, n = run.cfg, opponents.pool, run.game.num_players
     with atomic_path(os.path.join(cfg.out, "model.zip")) as tmp:
@@ -524,6 +524,7 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
         extra["play"] = "average"
         extra["mixture_weights"] = [float(w) for w in weights]
     extra["versions"] = library_versions()
+    extra["provenance"] = {"command": command_line(), "git_commit": git_commit(), "method": "ppo"}
     extra["train_seconds"] = time.time() - t0
     config = write_config(cfg, extra)
     write_curve(curve.rows, cfg.out, title=f"{cfg.game} — MaskablePPO{' self-play' if cfg.self_play else ''}")
