@@ -25,31 +25,33 @@ from typing import Any
 from agents import base
 
 
-def required_options(agent_id: str) -> dict[str, Any]:
+def required_options(agent_id: str, game_name: str | None = None) -> dict[str, Any]:
     """The game options `agent_id` needs ({} for an agent that plays every variant).
 
     Shipped students and agents registered with `options=` declare them; `learned:<folder>` reads
-    the folder's `policy.json` and `ppo:<run>` the run's `config.json`. An unreadable folder gives
-    {} here: building the agent reports it.
+    the folder's `policy.json` and `ppo:<run>` the run's `config.json`. An unreadable folder, or one of
+    another game than `game_name`, gives {} here: building the agent reports it.
     """
     if agent_id.startswith("learned:"):
         path = os.path.join(agent_id[8:].partition("?")[0], "policy.json")
-        return _json_options(path, "options")
+        return _json_options(path, game_name)
     if agent_id.startswith("ppo:"):
         path = agent_id[4:].partition("?")[0]
         folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-        return _json_options(os.path.join(folder, "config.json"), "options")
+        return _json_options(os.path.join(folder, "config.json"), game_name)
     base._load_game_module(agent_id)
     return dict(base._OPTIONS.get(agent_id, {}))
 
 
-def _json_options(path: str, key: str) -> dict[str, Any]:
+def _json_options(path: str, game_name: str | None) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as f:
             meta = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return {}
-    opts = meta.get(key) if isinstance(meta, dict) else None
+    if not isinstance(meta, dict) or (game_name is not None and meta.get("game") != game_name):
+        return {}
+    opts = meta.get("options")
     # JSON has lists where a Config holds tuples
     return {k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()} if isinstance(opts, dict) else {}
 
@@ -73,7 +75,7 @@ def _flag(key: str, value: Any) -> str:
 def needed_options(game_name: str, agent_id: str) -> dict[str, Any]:
     """The options of `required_options(agent_id)` whose values differ from the game's defaults (what a
     user must add to the command line)."""
-    need = required_options(agent_id)
+    need = required_options(agent_id, game_name)
     want, defaults = _fields(game_name, need), _fields(game_name, {})
     return {k: v for k, v in need.items() if k in want and want[k] != defaults[k]}
 
@@ -101,7 +103,7 @@ def resolve_options(game_name: str, agent_ids: list[str], given: dict[str, Any])
             options[key], source[key] = value, aid
     have = _fields(game_name, options)
     for aid in ids:
-        need = required_options(aid)
+        need = required_options(aid, game_name)
         if not need:
             continue  # plays every variant
         want = _fields(game_name, need)

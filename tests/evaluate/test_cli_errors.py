@@ -68,7 +68,7 @@ EVALUATE = [
     (["simple_poker", "--agents", "ppo:{notobject},random"], "not a JSON object"),
     (["simple_poker", "--agents", "ppo:{badsnap},random"], "snapshots.pt"),
     (["simple_poker", "--agents", "ppo:{tmp}/missing,random"], "no trained model"),
-    (["simple_poker", "--option", "n=5", "--agents", "ppo:{run},random"], "trained on simple_poker"),
+    (["simple_poker", "--option", "n=5", "--agents", "ppo:{run},random"], "trained on n=3; replace --option n=5 with --option n=3"),
     (["lama", "--agents", "ppo:{run},random*3"], "simple_poker"),
     (["simple_poker", "--exact", "--agents", "nobody"], "nobody"),
     (["lama", "--tune-third", "--candidates", "0"], "--candidates"),
