@@ -25,33 +25,31 @@ from typing import Any
 from agents import base
 
 
-def required_options(agent_id: str, game_name: str | None = None) -> dict[str, Any]:
+def required_options(agent_id: str) -> dict[str, Any]:
     """The game options `agent_id` needs ({} for an agent that plays every variant).
 
     Shipped students and agents registered with `options=` declare them; `learned:<folder>` reads
-    the folder's `policy.json` and `ppo:<run>` the run's `config.json`. An unreadable folder, or one of
-    another game than `game_name`, gives {} here: building the agent reports it.
+    the folder's `policy.json` and `ppo:<run>` the run's `config.json`. An unreadable folder gives
+    {} here: building the agent reports it.
     """
     if agent_id.startswith("learned:"):
         path = os.path.join(agent_id[8:].partition("?")[0], "policy.json")
-        return _json_options(path, game_name)
+        return _json_options(path, "options")
     if agent_id.startswith("ppo:"):
         path = agent_id[4:].partition("?")[0]
         folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-        return _json_options(os.path.join(folder, "config.json"), game_name)
+        return _json_options(os.path.join(folder, "config.json"), "options")
     base._load_game_module(agent_id)
     return dict(base._OPTIONS.get(agent_id, {}))
 
 
-def _json_options(path: str, game_name: str | None) -> dict[str, Any]:
+def _json_options(path: str, key: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as f:
             meta = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return {}
-    if not isinstance(meta, dict) or (game_name is not None and meta.get("game") != game_name):
-        return {}
-    opts = meta.get("options")
+    opts = meta.get(key) if isinstance(meta, dict) else None
     # JSON has lists where a Config holds tuples
     return {k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()} if isinstance(opts, dict) else {}
 
@@ -72,10 +70,35 @@ def _flag(key: str, value: Any) -> str:
     return f"--option {key}={text}"
 
 
+def trained_game(agent_id: str) -> str | None:
+    """The game a `learned:` or `ppo:` file was trained on, as its file says (None for other ids)."""
+    if agent_id.startswith("learned:"):
+        path = os.path.join(agent_id[8:].partition("?")[0], "policy.json")
+    elif agent_id.startswith("ppo:"):
+        path = agent_id[4:].partition("?")[0]
+        path = os.path.join(path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), "config.json")
+    else:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    game = meta.get("game") if isinstance(meta, dict) else None
+    return game if isinstance(game, str) else None
+
+
 def needed_options(game_name: str, agent_id: str) -> dict[str, Any]:
     """The options of `required_options(agent_id)` whose values differ from the game's defaults (what a
-    user must add to the command line)."""
-    need = required_options(agent_id, game_name)
+    user must add to the command line).
+
+    Raises:
+        ValueError: a trained policy of another game (its options would mean nothing here).
+    """
+    other = trained_game(agent_id)
+    if other is not None and other != game_name:
+        raise ValueError(f"{agent_id} was trained on {other}, not {game_name}")
+    need = required_options(agent_id)
     want, defaults = _fields(game_name, need), _fields(game_name, {})
     return {k: v for k, v in need.items() if k in want and want[k] != defaults[k]}
 
@@ -103,7 +126,7 @@ def resolve_options(game_name: str, agent_ids: list[str], given: dict[str, Any])
             options[key], source[key] = value, aid
     have = _fields(game_name, options)
     for aid in ids:
-        need = required_options(aid, game_name)
+        need = required_options(aid)
         if not need:
             continue  # plays every variant
         want = _fields(game_name, need)
@@ -145,7 +168,7 @@ def describe_agent(agent_id: str) -> str:
 
 def first_sentence(doc: str) -> str:
     """The first sentence of a docstring's first paragraph, on one line, without a leading list of the
-    ids it documents (`` `lama/pimc` and `lama/pimc-k<k>`: ``)."""
+    ids it documents (`` `lama/pimc` and `lama/pimc?k=<k>`: ``)."""
     para = " ".join(doc.strip().split("\n\n")[0].split())
     para = re.sub(r"^(`[^`]+`(?:,? (?:and|or) `[^`]+`)*:\s*)", "", para)
     m = re.search(r"(?<!\be\.g)(?<!\bi\.e)(?<!\b[A-Z])\.(\s|$)", para)  # not at "e.g." or an initial

@@ -14,6 +14,11 @@ installed; no game module is imported until an env is made), so both of these wo
 Adding a game = its package with a `spec.py` declaring a `GameSpec`, and the spec registered: a line
 below for a built-in game; `envs.register(SPEC)` in your own code; or, for the command lines,
 `TABLETOP_RL_GAMES=package.module:SPEC[,...]` in the environment (`docs/architecture.md`, "Add a game").
+
+Gymnasium gets the single-agent view of each game under the same id (after
+`import agents`, which resolves opponent ids)::
+
+    env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 
 from envs.core.game import Game, IllegalActionError
 from envs.core.spec import GameSpec, Variant, register, registered, spec, unregister
+from envs.gymnasium_registry import register_with_gymnasium
 
 # The built-in games, one line each: the spec is imported when a tool first asks for it.
 register("lama", "envs.lama.spec:SPEC")
@@ -75,6 +81,14 @@ def _parallel_env(game: str, **kwargs: Any) -> Any:
     return turn_based_only(f"tabletop/{game}-v{VERSION}")(**kwargs)
 
 
+def _pettingzoo_has_registry() -> bool:
+    try:
+        import pettingzoo
+    except ImportError:
+        return False
+    return all(hasattr(pettingzoo, name) for name in ("register", "aec_registry", "parallel_registry"))
+
+
 def register_with_pettingzoo(game: str) -> None:
     """Register `game` as `tabletop/<game>-v0` (AEC, and Parallel: the env's own where the game is
     simultaneous, else an entry that names the AEC -> Parallel conversion). Nothing is imported
@@ -85,6 +99,8 @@ def register_with_pettingzoo(game: str) -> None:
         import pettingzoo
     except ImportError:  # the engines and agents work without it
         return
+    if not all(hasattr(pettingzoo, name) for name in ("register", "aec_registry", "parallel_registry")):
+        return  # PettingZoo before 1.27 has no registry; the modules' env() / raw_env work on every version
     env_id = f"tabletop/{game}-v{VERSION}"
     if env_id not in pettingzoo.aec_registry:
         pettingzoo.register("aec", env_id, entry_point=functools.partial(_aec_env, game))
@@ -106,11 +122,16 @@ def register_from(where: str) -> GameSpec:
         raise ValueError(f"{where!r} is not a GameSpec")
     register(found)
     register_with_pettingzoo(found.id)
+    register_with_gymnasium([found.id], VERSION)
     return found
 
 
 for _game in GAMES:
     register_with_pettingzoo(_game)
+#: Whether `pettingzoo.make("aec" | "parallel", "tabletop/<game>-v0")` works (PettingZoo 1.27 and later).
+PETTINGZOO_REGISTRY = _pettingzoo_has_registry()
+# Gymnasium: the single-agent view, `gymnasium.make("tabletop/<game>-v0", opponents=[...])` (see the module).
+register_with_gymnasium(GAMES, VERSION)
 # Games from outside the package, named by the user (explicit: nothing is found by scanning).
 for _where in filter(None, os.environ.get("TABLETOP_RL_GAMES", "").split(",")):
     register_from(_where)

@@ -3,7 +3,7 @@
 Examples::
 
     python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
-    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1
+    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
     python -m evaluate list                    # games and their agents
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
@@ -28,7 +28,7 @@ from types import ModuleType
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, check_output_file, fail, positive_int
+from evaluate.cli import Parser, check_outputs, fail, positive_int
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
@@ -141,9 +141,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return 0
     if args.game not in envs.available_games():
         raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    for flag in ("json", "csv"):
-        if getattr(args, flag):
-            check_output_file(getattr(args, flag), f"--{flag}")
+    check_outputs(args)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
     args.options = apply_agent_options(args.game, named_agents(args), args.options)
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message

@@ -146,7 +146,7 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
             continue
         mask_legal = np.flatnonzero(obs["action_mask"])
         if check:
-            state = raw.state
+            state = raw.game_state
             legal = list(game.legal_actions(state))
             if mask_legal.tolist() != legal:
                 raise InvariantError("mask", f"move {moves}: {agent}'s mask allows {mask_legal.tolist()}, the rules {legal}")
@@ -164,7 +164,7 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
                 pass
             else:
                 raise InvariantError("illegal", f"move {moves}: illegal action {bad} of {agent} was accepted")
-            if (raw.state, raw.agent_selection, dict(raw._cumulative_rewards)) != before:
+            if (raw.game_state, raw.agent_selection, dict(raw._cumulative_rewards)) != before:
                 raise InvariantError("illegal", f"move {moves}: refused action {bad} of {agent} changed the env")
         if not len(mask_legal):
             raise InvariantError("mask", f"move {moves}: {agent} is to act with no legal action")
@@ -177,9 +177,9 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
         if moves > MAX_STEPS:
             raise InvariantError("end", f"no end after {MAX_STEPS} moves")
     if check:
-        if not game.is_terminal(raw.state):
+        if not game.is_terminal(raw.game_state):
             raise InvariantError("end", f"the episode stopped after {moves} moves in a non-terminal state")
-        returns = game.returns(raw.state)
+        returns = game.returns(raw.game_state)
         if zero_sum and abs(sum(returns)) > 1e-9:
             raise InvariantError("zero-sum", f"final returns {tuple(returns)} sum to {sum(returns)}")
     return moves, trace

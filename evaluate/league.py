@@ -48,6 +48,7 @@ import envs
 from envs.core.play import play_game, reseed_agent
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks
+from evaluate.cli import Parser, check_outputs
 from evaluate.jsonio import write_json as _write_json
 
 #: Elo points per Bradley–Terry unit.
@@ -407,13 +408,17 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game."""
-    p = argparse.ArgumentParser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
+    p = Parser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
     p.add_argument("--docs", default="docs/leaderboard.md", help="Markdown file to write (default docs/leaderboard.md)")
     p.add_argument("--games", nargs="*", default=None, help="only these games (default: every available one)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--deals", type=int, default=None,
                    help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on two cores)")
     args = p.parse_args(argv)
+    try:
+        check_outputs(args)
+    except ValueError as e:
+        p.error(str(e))
     chosen = args.games or list(envs.available_games())
     bad = [g for g in chosen if g not in envs.available_games()]
     if bad:

@@ -3,7 +3,7 @@
     python -m evaluate play simple_poker --seat 1 --opponents simple_poker/nash
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first,random
     python -m evaluate play the_game --seat 0 --opponents the_game/trick --option num_players=2
-    python -m evaluate play primi_composti --seat 0 --opponents primi_composti/minimax_4
+    python -m evaluate play primi_composti --seat 0 --opponents primi_composti/minimax?depth=4
     python -m evaluate play roborally --seat 0 --opponents roborally/random --png board.png
 
 Seats are 0-based (seat 0 is `player_0`). Each of your turns shows what your
@@ -33,7 +33,7 @@ from agents import expand_agent_ids
 from envs.core.game import winners
 from envs.core.options import parse_options
 from envs.core.play import play_out
-from evaluate.cli import Parser
+from evaluate.cli import Parser, check_outputs
 
 #: The word that leaves terminal play (asked to confirm). No game's move starts with ":", so it never collides
 #: with a move name (L.A.M.A.'s "quit" is a move: it leaves the round, not the program).
@@ -239,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
     try:
+        check_outputs(args)
         options = parse_options(envs.config_class(args.game), args.option)
         options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(args.opponents), options)
         for note in notes:

@@ -115,15 +115,66 @@ def build_opponents(run: Run) -> Opponents:
     return Opponents(ids, pool, eval_agents)
 
 
+#: Bytes a rollout buffer may take (observations, masks, values...): a larger n_envs x n_steps is refused.
+MAX_BUFFER_BYTES = 8 * 2**30
+
+
+def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple[Any, str]:
+    """The game's batched compiled env for this run, or None; and why, in a few words.
+
+    The vector env plays the fixed line-up's compiled kernels inside its step; a
+    self-play pool, one policy for every seat or an opponent that exists only in
+    Python keep the run on `OpponentEnv`s (`cfg.env="vector"` turns that into an error).
+    """
+    from agents.vector import vector_env
+
+    cfg = run.cfg
+    why = None
+    if cfg.env == "python":
+        why = "--env python"
+    elif not envs.spec(cfg.game).vector_kernels:
+        why = f"{cfg.game} has no compiled vector env yet"
+    elif cfg.control != "one_seat":
+        why = f"control={cfg.control} has no vector env yet"
+    elif opponents.pool is not None:
+        why = "self-play opponents are Python policies"
+    if why is None:
+        # A resumed run plays fresh tables: the vector env's seed is drawn from the resumed streams.
+        seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
+        try:
+            venv = vector_env(cfg.game, cfg.n_envs, opponents=opponents.ids, seed=seeds.env_seed(0), **cfg.options)
+        except ValueError as e:
+            why = str(e)
+        else:
+            return venv, f"opponents {', '.join(opponents.ids)} are compiled kernels"
+    if cfg.env == "vector":
+        raise ValueError(f"--env vector is not possible here: {why}")
+    return None, why
+
+
 def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
-    """`n_envs` monitored `OpponentEnv`s in a `DummyVecEnv`; env i's fixed opponents draw from its stream's child 0.
+    """The run's environments as one SB3 `VecEnv`: the batched compiled env where possible
+    (`vector_env_for`), else `n_envs` monitored `OpponentEnv`s in a `DummyVecEnv`, env i's fixed
+    opponents drawing from its stream's child 0. The first line printed says which, and why.
 
     A run resumed at step t > 0 draws env i from child `t + 1` of its stream
     instead (`RunSeeds.resumed`): fresh episodes, not the first ones replayed.
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+    from envs.core.sb3 import to_sb3
+
     cfg = run.cfg
+    obs_size = int(np.prod(run.encoder.observation_space.shape))
+    need = cfg.n_envs * cfg.n_steps * (obs_size + run.game.num_actions + 8) * 4
+    if need > MAX_BUFFER_BYTES:
+        raise ValueError(f"n_envs x n_steps = {cfg.n_envs} x {cfg.n_steps} needs a rollout buffer of "
+                         f"{need / 2**30:.1f} GiB (at most {MAX_BUFFER_BYTES / 2**30:.0f}): lower --n-envs or n_steps")
+    venv, why = vector_env_for(run, opponents, resumed_at)
+    if venv is not None:
+        print(f"train {cfg.game}: vector env ({cfg.n_envs} compiled tables): {why}", flush=True)
+        return VecMonitor(to_sb3(venv))
+    print(f"train {cfg.game}: OpponentEnv ({cfg.n_envs} Python tables): {why}", flush=True)
     seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
 
     def make_env(i: int):

@@ -216,5 +216,44 @@ def pimc_rollouts(keys, codes, params, switches, seat, hand, sizes, active, unse
             out[k, j] = np.nan if info[1] < 0 else win_share(tot, seat)
 
 
-__all__ = ["FIRST", "SECOND", "STRATEGY_CODES", "THIRD", "Results", "decide", "determinize", "pimc_rollouts",
+__all__ = ["FIRST", "KERNEL_IDS", "SECOND", "STRATEGY_CODES", "THIRD", "VECTOR_KERNELS", "Results", "decide",
+           "determinize", "opponent_kernel", "pimc_rollouts",
            "play_games", "play_on_states", "win_share"]
+
+
+# --- the vector env's opponents: `decide` compiled into the engine's vector kernels ------------------------------
+@numba.njit(cache=True)
+def _vector_reset(T, B, S, fresh):
+    engine.vec_reset(decide, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _vector_step(T, B, S, actions):
+    engine.vec_step(decide, T, B, S, actions)
+
+
+#: `envs.lama.fast.vec_reset` / `vec_step` with the strategies' `decide` inlined (what `opponent_kernel` carries).
+VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
+#: The agent ids `opponent_kernel` resolves (and the family `lama/third?a=&b=&c=&d=`).
+KERNEL_IDS = ("random", *STRATEGY_CODES, "lama/third?a=A&b=B&c=C&d=D")
+
+
+def opponent_kernel(agent_id: str):
+    """The `OpponentKernel` of `agent_id` for `envs.lama_v0.vector_env`, or None when the agent has no kernel."""
+    from agents.base import parse_id
+    from envs.core.vector import RANDOM, OpponentKernel
+
+    if agent_id == "random":
+        return RANDOM
+    base, kwargs = parse_id(agent_id)  # the registry's grammar (old spellings rewritten)
+    if base in STRATEGY_CODES and not kwargs:
+        code, params = STRATEGY_CODES[base]
+        return OpponentKernel(agent_id, code, tuple(params), VECTOR_KERNELS)
+    if base == "lama/third":
+        if set(kwargs) != set("abcd"):
+            raise ValueError(f"lama/third takes all four fold parameters a, b, c, d, or none; got {agent_id!r}")
+        params = tuple(float(kwargs[k]) for k in "abcd")
+        if not all(np.isfinite(params)):
+            raise ValueError(f"strategy 3 needs four finite parameters (a, b, c, d), got {agent_id!r}")
+        return OpponentKernel(agent_id, THIRD, params, VECTOR_KERNELS)
+    return None

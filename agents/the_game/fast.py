@@ -1,12 +1,13 @@
-"""`the_game/bestplays` as a numba decide kernel, for large official-rules studies.
+"""`the_game/bestplays` and `the_game/simplest` as numba decide kernels, for large official-rules studies.
 
-Same decisions as `agents.the_game.strategies.BestPlaysStrategy` with its default
-parameters, on the engine's compiled game loop (`envs.the_game.fast`), so every
-game is identical to the plain engine's — `tests/agents/test_the_game_fast.py`
-compares them game by game::
+Same decisions as `agents.the_game.strategies.BestPlaysStrategy` (default parameters) and
+`SimplestStrategy` (no communication), on the engine's compiled game loop
+(`envs.the_game.fast`), so every game is identical to the plain engine's —
+`tests/agents/test_the_game_fast.py` compares them game by game::
 
-    from agents.the_game.fast import bestplays_cards_left
+    from agents.the_game.fast import bestplays_cards_left, cards_left
     left = bestplays_cards_left(num_players=3, games=100_000, seed=0)
+    left = cards_left("the_game/simplest", Config(num_players=4, empty_hand="ends_game"), 10_000, seed=0)
 """
 
 from __future__ import annotations
@@ -110,14 +111,14 @@ def bestplays_view_scores(view: View, params: np.ndarray = BESTPLAYS_PARAMS) -> 
 
 
 @numba.njit(cache=True)
-def _batch(orders, n, hand_size, min_cards, params, info):
+def _batch(orders, n, hand_size, min_cards, skip_empty, params, info):
     for g in range(orders.shape[0]):
-        engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, params, info[g])
+        engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
 
 
 @numba.njit(cache=True)
-def _rollouts(hands, sizes, deck, dn, tops, placed, total, player, played, min_cards, params, firsts, orders,
-              shuffle, out):
+def _rollouts(hands, sizes, deck, dn, tops, placed, total, player, played, min_cards, skip_empty, params, firsts,
+              orders, shuffle, out):
     info = np.zeros(3, np.int64)
     for c in range(firsts.shape[0]):
         for k in range(out.shape[1]):
@@ -125,7 +126,7 @@ def _rollouts(hands, sizes, deck, dn, tops, placed, total, player, played, min_c
             if shuffle:
                 engine.redeal(h, sz, dk, dn, player, orders[k])
             engine.play_on(bestplays_decide, h, sz, dk, dn, tp, pl, total, player, played, firsts[c], min_cards,
-                           params, info)
+                           skip_empty, params, info)
             out[c, k] = info[0]  # -1: the first decision was illegal
 
 
@@ -155,7 +156,7 @@ def bestplays_rollouts(config: Config, state: State, firsts: list[int], orders: 
     if orders is None:
         orders = np.zeros((1, 0), np.int64)
     out = np.zeros((len(firsts), len(orders)), np.int64)
-    _rollouts(*packed, config.resolved_min_cards, np.ascontiguousarray(params, dtype=np.float64),
+    _rollouts(*packed, config.resolved_min_cards, engine.skip_empty(config), np.ascontiguousarray(params, dtype=np.float64),
               np.asarray(firsts, np.int64), np.ascontiguousarray(orders, dtype=np.int64), shuffle, out)
     if (out < 0).any():
         c = int(np.flatnonzero((out < 0).any(axis=1))[0])
@@ -164,14 +165,86 @@ def bestplays_rollouts(config: Config, state: State, firsts: list[int], orders: 
 
 
 def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_per_turn: int | None = None,
-                         hand_size: int | None = None, orders: np.ndarray | None = None) -> np.ndarray:
+                         hand_size: int | None = None, orders: np.ndarray | None = None,
+                         empty_hand: str = "skip") -> np.ndarray:
     """Cards left in each of `games` official-rules games of `the_game/bestplays` (default parameters,
     no communication) in every seat; the same games as `simulate(game, "the_game/bestplays", games, seed)`."""
-    cfg = Config(num_players=num_players, min_cards_per_turn=min_cards_per_turn, hand_size=hand_size)
+    cfg = Config(num_players=num_players, min_cards_per_turn=min_cards_per_turn, hand_size=hand_size,
+                 empty_hand=empty_hand)
+    return cards_left("the_game/bestplays", cfg, games, seed, orders)
+
+
+#: `SimplestStrategy`'s parameter without communication: (close-play limit,).
+SIMPLEST_PARAMS = np.array([3.0])
+
+
+@numba.njit(inline="always")
+def simplest_decide(params, hands, seat, sizes, tops, placed, played, required):
+    """`the_game/simplest` without communication (R. Weinmeister's ruleset 2.1), the decisions of
+    `agents.the_game.SimplestStrategy`: the first backwards trick (pile, then hand order); else the
+    closest play within `params[0]` whose card has no ±10 partner in the hand; else, while the
+    minimum is owed, the closest play; else end the turn. Ties: lower pile, then hand index."""
+    limit = params[0]
+    n = sizes[seat]
+    for p in range(4):
+        for i in range(n):
+            c = hands[seat, i]
+            if (c == tops[p] - 10) if p < 2 else (c == tops[p] + 10):
+                return p * engine.MAX_HAND + i
+    close_c, close_p, close_i = 1 << 30, -1, -1
+    any_c, any_p, any_i = 1 << 30, -1, -1
+    for p in range(4):
+        for i in range(n):
+            c = hands[seat, i]
+            cost = c - tops[p] if p < 2 else tops[p] - c
+            if cost <= 0:
+                continue  # does not fit (tricks were taken above)
+            if cost < any_c:
+                any_c, any_p, any_i = cost, p, i
+            if cost <= limit and cost < close_c:
+                partnered = False
+                for j in range(n):
+                    if hands[seat, j] == c + 10 or hands[seat, j] == c - 10:
+                        partnered = True
+                        break
+                if not partnered:
+                    close_c, close_p, close_i = cost, p, i
+    if close_p >= 0:
+        return close_p * engine.MAX_HAND + close_i
+    if played < required and any_p >= 0:
+        return any_p * engine.MAX_HAND + any_i
+    return engine.END_TURN
+
+
+@numba.njit(cache=True)
+def _batch_simplest(orders, n, hand_size, min_cards, skip_empty, params, info):
+    for g in range(orders.shape[0]):
+        engine.play_game(simplest_decide, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
+
+
+#: Agent id -> (batch kernel, parameters) of the strategies with a compiled twin (no communication).
+KERNELS = {
+    "the_game/simplest": (_batch_simplest, SIMPLEST_PARAMS),
+    "the_game/bestplays": (_batch, BESTPLAYS_PARAMS),
+}
+
+
+def cards_left(agent_id: str, config: Config, games: int, seed: int = 0,
+               orders: np.ndarray | None = None) -> np.ndarray:
+    """Cards left in each of `games` games of `agent_id` (a key of `KERNELS`) in every seat, on the compiled
+    game loop: the same games as `evaluate.the_game.simulate(TheGame(config), agent_id, games, seed)`
+    (`rules="official"`, `communication="none"`, either `empty_hand`).
+
+    Raises:
+        ValueError: an agent without a compiled twin, or options the kernel does not play.
+    """
+    if agent_id not in KERNELS:
+        raise ValueError(f"no compiled kernel for {agent_id!r}; the compiled ones are {sorted(KERNELS)}")
+    batch, params = KERNELS[agent_id]
     if orders is None:
         orders = engine.deal_orders(games, seed)
-    return engine.play_games(cfg, orders, _batch, BESTPLAYS_PARAMS)
+    return engine.play_games(config, orders, batch, params)
 
 
-__all__ = ["BESTPLAYS_PARAMS", "bestplays_cards_left", "bestplays_decide", "bestplays_rollouts", "bestplays_view_scores", "kernel_move",
-           "play_score"]
+__all__ = ["BESTPLAYS_PARAMS", "KERNELS", "SIMPLEST_PARAMS", "bestplays_cards_left", "bestplays_decide",
+           "bestplays_rollouts", "bestplays_view_scores", "cards_left", "kernel_move", "play_score", "simplest_decide"]

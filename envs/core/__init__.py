@@ -30,6 +30,12 @@ _WHERE = {
     "GameSpec": "envs.core.spec",
     "Option": "envs.core.spec",
     "Variant": "envs.core.spec",
+    # the vector base imports numba, the SB3 adapter stable-baselines3 (and torch)
+    "CompiledVectorEnv": "envs.core.vector",
+    "OpponentKernel": "envs.core.vector",
+    "RANDOM": "envs.core.vector",
+    "SB3VecEnv": "envs.core.sb3",
+    "to_sb3": "envs.core.sb3",
 }
 
 

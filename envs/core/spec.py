@@ -129,6 +129,8 @@ class GameSpec:
         agents_module: the module whose import registers the game's agents.
         evaluate_module: the module with the game's own evaluation jobs (`add_arguments`, `run`), if any.
         train_presets: the module with the game's training presets (`PRESET`, `DISTILL`, `HOOKS`), if any.
+        vector_kernels: the module of the opponents' compiled kernels for the game's batched env
+            (`opponent_kernel(agent_id)`, `KERNEL_IDS`); the env module then has `vector_env`.
         exact_values: "module:function" giving exact head-to-head values of agents,
             `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it).
         metadata: anything else a game-specific tool reads.
@@ -161,6 +163,7 @@ class GameSpec:
     agents_module: str | None = None
     evaluate_module: str | None = None
     train_presets: str | None = None
+    vector_kernels: str | None = None
     exact_values: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
 

@@ -30,12 +30,13 @@ runs it and checks the outcome. The strategies' kernels live with the agents
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
+from envs.core.vector import nb_episode_seeds
 from envs.lama.rules import DRAW, QUIT, Config, State
 
 MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
@@ -154,23 +155,63 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
     exactly as `LamaGame` does. `first_action` >= 0 is taken as the first
     decision instead of asking `decide` (a forced move, checked like any other).
     Every array is modified in place; `info` as in `play_game`, steps counted
-    from this position.
+    from this position. It is `advance` with no seat to stop at.
+    """
+    stock = np.empty(7, np.int64)  # the round's cards per value: observations only, not the rules
+    for v in range(7):
+        stock[v] = 8
+    rng = np.zeros(1, np.uint64)  # the stream of seats of code RANDOM_CODE
+    ndraw, nd, rnd, reshuffles, cur, steps, status, act = advance(
+        decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, stock, cards, rnd,
+        reshuffles, cur, first_action, -1, -1, totals, won, rng, 0)
+    info[0] = rnd + 1
+    info[1] = steps if status == STOP_OVER else status
+    info[2] = cur if status == STOP_ILLEGAL else -1
+    info[3] = act if status == STOP_ILLEGAL else -1
+
+
+RANDOM_CODE = -1  # a seat of this policy code plays uniformly random legal moves (see `advance`)
+# What `advance` stopped at (its `status`).
+STOP_SEAT = 0  # the seat `stop` is to act
+STOP_OVER = 1  # the game is over
+STOP_BUDGET = 2  # `budget` moves were played
+STOP_STEPS = -1  # more than MAX_STEPS moves
+STOP_ILLEGAL = -2  # an illegal decision (seat `cur`, action `act`): nothing was changed by it
+
+
+@numba.njit(inline="always")
+def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, stock, cards, rnd,
+            reshuffles, cur, first_action, stop, budget, totals, won, rng, rrow):
+    """The compiled game loop: play from a position until seat `stop` is to act, the game ends, or `budget` moves
+    were played (-1: no limit) — the whole-game loops (`stop` = -1) and the vector env's steps alike.
+
+    The position and arrays as in `play_on`, plus `stock` (7,): the round's cards
+    per value (8 each after a deal; only the seed's reshuffle quirk changes it).
+    A seat decides by `decide(codes[seat], params, hands, seat, sizes, top,
+    can_draw)`, except that a seat of code `RANDOM_CODE` (-1) plays a uniformly random legal move
+    drawn from the SplitMix64 stream `rng[rrow]` (the k-th legal action in
+    increasing order, k = draw mod the number of legal actions).
+    `first_action` >= 0 is the first move (no pause before it), checked like any
+    other. Returns `(ndraw, nd, rnd, reshuffles, cur, steps, status, act)`:
+    the new position's scalars, the moves played, why it stopped (`STOP_*`) and
+    the refused action when status is `STOP_ILLEGAL`. When the game ends, the
+    arrays hold its final hands (not dealt anew).
     """
     scoring, return_chip, lpc, empty_deck, player0, target = switches
     n = codes.shape[0]
-    info[2] = -1
-    info[3] = -1
     n_active = 0
     for i in range(n):
         if active[i]:
             n_active += 1
     steps = 0
     while True:
+        if cur == stop and not (steps == 0 and first_action >= 0):
+            return ndraw, nd, rnd, reshuffles, cur, steps, STOP_SEAT, -1
+        if steps == budget:
+            return ndraw, nd, rnd, reshuffles, cur, steps, STOP_BUDGET, -1
         steps += 1
         if steps > MAX_STEPS:
-            info[0] = rnd + 1
-            info[1] = -1
-            return
+            return ndraw, nd, rnd, reshuffles, cur, steps, STOP_STEPS, -1
         top = disc[nd - 1]
         # can_draw (LamaGame.can_draw)
         if lpc and n_active == 1:
@@ -181,6 +222,8 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
             cd = empty_deck != 0 and nd > 1
         if steps == 1 and first_action >= 0:
             act = first_action
+        elif codes[cur] == RANDOM_CODE:
+            act = random_legal(hands, cur, top, cd, rng, rrow)
         else:
             act = decide(codes[cur], params, hands, cur, sizes, top, cd)
         if act == DRAW:
@@ -190,11 +233,7 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
         else:
             legal = 0 <= act < 7 and hands[cur, act] > 0 and (act == top or act == _next_card(top))
         if not legal:
-            info[0] = rnd + 1
-            info[1] = -2
-            info[2] = cur
-            info[3] = act
-            return
+            return ndraw, nd, rnd, reshuffles, cur, steps, STOP_ILLEGAL, act
         end_round = False
         if act == QUIT:
             active[cur] = False
@@ -212,7 +251,9 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
                     draw[c] = cards[c]
                 ndraw = m
                 if empty_deck == 2:
-                    disc[0] = 0  # the seed's quirk: the pile restarts from a llama
+                    disc[0] = 0  # the seed's quirk: the pile restarts from a llama, the old top card leaves
+                    stock[top] -= 1
+                    stock[0] += 1
                 else:
                     disc[0] = top
                 nd = 1
@@ -252,15 +293,15 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
                 if totals[i] > mx:
                     mx = totals[i]
             if mx >= target:
-                info[0] = rnd + 1
-                info[1] = steps
-                return
+                return ndraw, nd, rnd, reshuffles, cur, steps, STOP_OVER, -1
             cur = 0 if player0 else cur
             rnd += 1
             reshuffles = 0
             ndraw = deal(seed, rnd, cards, disc, hands, sizes, active, draw)
             nd = 1
             n_active = n
+            for v in range(7):
+                stock[v] = 8
             continue
         # next seat still in, clockwise
         for k in range(1, n + 1):
@@ -268,6 +309,41 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
             if active[s2]:
                 cur = s2
                 break
+
+
+@numba.njit(inline="always")
+def random_legal(hands, cur, top, cd, rng, rrow):
+    """A uniformly random legal action of seat `cur` from the stream `rng[rrow]` (see `advance`)."""
+    lo = _next_card(top)
+    hi = top
+    if lo > hi:
+        lo, hi = hi, lo
+    m = 1  # quit
+    if hands[cur, lo] > 0:
+        m += 1
+    if hands[cur, hi] > 0:
+        m += 1
+    if cd:
+        m += 1
+    s = rng[rrow] + _GOLDEN
+    rng[rrow] = s
+    z = s
+    z = (z ^ (z >> _U(30))) * _MIX1
+    z = (z ^ (z >> _U(27))) * _MIX2
+    z = z ^ (z >> _U(31))
+    k = np.int64(z % _U(m))
+    if hands[cur, lo] > 0:
+        if k == 0:
+            return lo
+        k -= 1
+    if hands[cur, hi] > 0:
+        if k == 0:
+            return hi
+        k -= 1
+    if cd:
+        if k == 0:
+            return DRAW
+    return QUIT
 
 
 @dataclass
@@ -389,3 +465,360 @@ def pack_state(state: State) -> Packed:
         len(state.draw_pile), disc, len(state.discard), int(state.round), int(state.reshuffles), int(state.current),
         np.array(state.totals, dtype=np.int64), np.array(state.rounds_won, dtype=np.int64),
     )
+
+
+# --- the vector env's kernels: many tables, one row each ------------------------------------------------------
+class Tables(NamedTuple):
+    """Every table of a vector env as arrays, one row a table (N tables, n seats, P opponent parameters).
+
+    The game position is `advance`'s (`hands` (N, n, 7), `sizes`, `active`,
+    `draw`/`ndraw`, `disc`/`nd`, `stock`, `rnd`, `resh`, `cur`, `totals`,
+    `won`, `over`) with the episode's deal seed `seed`; then the learner's seat
+    `learner`, each seat's policy code `codes` (N, n) and parameters `params`
+    (N, n, P), the table's key `key` and episode counter `episode`, its
+    random-opponent stream `rng`, moves played `turns`, the reward owed to the
+    learner's next step `carry` (opponents' moves before its first decision),
+    and the episode's return `ep_ret` and learner decisions `ep_len`; `cards`
+    is scratch (64,).
+    """
+
+    hands: np.ndarray
+    sizes: np.ndarray
+    active: np.ndarray
+    draw: np.ndarray
+    ndraw: np.ndarray
+    disc: np.ndarray
+    nd: np.ndarray
+    stock: np.ndarray
+    rnd: np.ndarray
+    resh: np.ndarray
+    cur: np.ndarray
+    totals: np.ndarray
+    won: np.ndarray
+    over: np.ndarray
+    seed: np.ndarray
+    learner: np.ndarray
+    codes: np.ndarray
+    params: np.ndarray
+    key: np.ndarray
+    episode: np.ndarray
+    rng: np.ndarray
+    turns: np.ndarray
+    carry: np.ndarray
+    ep_ret: np.ndarray
+    ep_len: np.ndarray
+    cards: np.ndarray
+
+
+def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
+    """Zeroed `Tables` for `num_envs` tables."""
+    N, n = num_envs, num_players
+    i64 = np.int64
+    return Tables(
+        np.zeros((N, n, 7), i64), np.zeros((N, n), i64), np.zeros((N, n), np.bool_), np.zeros((N, 64), i64),
+        np.zeros(N, i64), np.zeros((N, 64), i64), np.zeros(N, i64), np.zeros((N, 7), i64), np.zeros(N, i64),
+        np.zeros(N, i64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n), i64), np.zeros(N, np.bool_),
+        np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n, num_params)),
+        np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N),
+        np.zeros(N), np.zeros(N, i64), np.zeros(64, i64),
+    )
+
+
+class Buffers(NamedTuple):
+    """What a vector step hands back (filled in place): observations `obs` (N, D) float32 and masks `mask`
+    (N, 9) int8 of the learner's next decision, `reward`, `term`, `trunc`; for tables whose episode ended
+    (`done`): `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`; `refused` whether the learner's
+    action was refused and `illegal` which it was; `err` (row, status, seat, action) of the first opponent kernel failure (row -1: none)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    reward: np.ndarray
+    term: np.ndarray
+    trunc: np.ndarray
+    final_obs: np.ndarray
+    done: np.ndarray
+    illegal: np.ndarray
+    final_seat: np.ndarray
+    final_deal: np.ndarray
+    final_ret: np.ndarray
+    final_len: np.ndarray
+    refused: np.ndarray
+    err: np.ndarray
+
+
+class Settings(NamedTuple):
+    """A vector env's fixed settings as the kernels take them: `switches` (`config_codes`), `dense` (reward),
+    `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`, `target` (float, for observations), and
+    the line-up: `line_codes[k]` / `line_params[k]` of the opponent k + 1 seats after the learner."""
+
+    switches: tuple
+    dense: bool
+    fixed_seat: int
+    max_turns: int
+    illegal_reward: float
+    target: float
+    line_codes: np.ndarray
+    line_params: np.ndarray
+
+
+class VectorKernels(NamedTuple):
+    """The compiled `reset(T, B, S, fresh)` and `step(T, B, S, actions)` of a vector env, built around one
+    decide kernel (`vec_reset` / `vec_step` inlined with it as a global)."""
+
+    reset: Any
+    step: Any
+
+
+@numba.njit(inline="always")
+def learner_return(T, r, dense):
+    """Table r's learner's return so far (`LamaGame.returns`): minus its points (dense), or 1 for a winner at
+    the game's end (shared wins count)."""
+    L = T.learner[r]
+    if dense:
+        return -float(T.totals[r, L])
+    if not T.over[r]:
+        return 0.0
+    best = T.totals[r, 0]
+    for i in range(1, T.totals.shape[1]):
+        if T.totals[r, i] < best:
+            best = T.totals[r, i]
+    return 1.0 if T.totals[r, L] == best else 0.0
+
+
+@numba.njit(inline="always")
+def run_row(decide, T, r, switches, first, stop, budget):
+    """`advance` on table r's row (scalars stored back); returns (status, refused action, moves tried)."""
+    ndraw, nd, rnd, resh, cur, steps, status, act = advance(
+        decide, T.seed[r], T.codes[r], T.params[r], switches, T.hands[r], T.sizes[r], T.active[r], T.draw[r],
+        T.ndraw[r], T.disc[r], T.nd[r], T.stock[r], T.cards, T.rnd[r], T.resh[r], T.cur[r], first, stop, budget,
+        T.totals[r], T.won[r], T.rng, r)
+    T.ndraw[r] = ndraw
+    T.nd[r] = nd
+    T.rnd[r] = rnd
+    T.resh[r] = resh
+    T.cur[r] = cur
+    T.turns[r] += steps - 1 if status == STOP_ILLEGAL else steps
+    T.over[r] = status == STOP_OVER
+    return status, act, steps
+
+
+@numba.njit(inline="always")
+def observe_row(T, r, seat, scoring, target, out, o):
+    """`LamaEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit)."""
+    n = T.hands.shape[1]
+    for v in range(7):
+        out[o, v] = T.hands[r, seat, v] / 8.0
+    nd = T.nd[r]
+    top = T.disc[r, nd - 1]
+    for v in range(7):
+        out[o, 7 + v] = 1.0 if v == top else 0.0
+    out[o, 14] = T.ndraw[r] / 56.0
+    for v in range(7):
+        out[o, 15 + v] = 0.0
+    for c in range(nd):
+        out[o, 15 + T.disc[r, c]] += 1.0
+    for v in range(7):
+        dc = np.int64(out[o, 15 + v])
+        out[o, 15 + v] = dc / 8.0
+        out[o, 22 + v] = (T.stock[r, v] - dc - T.hands[r, seat, v]) / 8.0
+    j = 29
+    for k in range(n):
+        s = (seat + k) % n
+        out[o, j + k] = T.sizes[r, s] / 56.0
+        out[o, j + n + k] = 1.0 if T.active[r, s] else 0.0
+        out[o, j + 2 * n + k] = T.totals[r, s] / target
+    p = 0
+    if scoring == 0:
+        for v in range(1, 7):
+            if T.hands[r, seat, v] > 0:
+                p += v
+        if T.hands[r, seat, 0] > 0:
+            p += 10
+    else:
+        for v in range(1, 7):
+            p += v * T.hands[r, seat, v]
+        p += 10 * T.hands[r, seat, 0]
+    out[o, j + 3 * n] = p / target
+    rel = (T.cur[r] - seat) % n
+    for k in range(n):
+        out[o, j + 3 * n + 1 + k] = 1.0 if (k == rel and not T.over[r]) else 0.0
+
+
+@numba.njit(inline="always")
+def mask_row(T, r, switches, out, o):
+    """`LamaGame.legal_mask` of table r's seat to act into `out[o]` (int8)."""
+    lpc = switches[2]
+    empty_deck = switches[3]
+    cur = T.cur[r]
+    n_active = 0
+    for i in range(T.active.shape[1]):
+        if T.active[r, i]:
+            n_active += 1
+    nd = T.nd[r]
+    top = T.disc[r, nd - 1]
+    nxt = _next_card(top)
+    for a in range(9):
+        out[o, a] = 0
+    if not T.over[r]:
+        if T.hands[r, cur, top] > 0:
+            out[o, top] = 1
+        if T.hands[r, cur, nxt] > 0:
+            out[o, nxt] = 1
+        if lpc and n_active == 1:
+            cd = False
+        elif T.ndraw[r] > 0:
+            cd = True
+        else:
+            cd = empty_deck != 0 and nd > 1
+        out[o, DRAW] = 1 if cd else 0
+        out[o, QUIT] = 1
+
+
+@numba.njit(cache=True)
+def observe_rows(T, rows, seats, scoring, target, out):
+    """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (as `LamaEncoder`)."""
+    for k in range(rows.shape[0]):
+        observe_row(T, rows[k], seats[k], scoring, target, out, k)
+
+
+@numba.njit(inline="always")
+def _fail(B, r, status, seat, act):
+    if B.err[0] < 0:
+        B.err[0] = r
+        B.err[1] = status
+        B.err[2] = seat
+        B.err[3] = act
+
+
+@numba.njit(inline="always")
+def start_row(decide, T, B, S, r):
+    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode
+    counter), seat the line-up and play the opponents up to the learner's first decision; their return goes to
+    `carry`. A deal that ends before the learner decides is dealt again (the next episode index), as
+    `OpponentEnv` does."""
+    n = T.hands.shape[1]
+    for _ in range(10_000):
+        e = T.episode[r]
+        T.episode[r] = e + 1
+        deal_seed, seat, stream = nb_episode_seeds(T.key[r], e, n)
+        if S.fixed_seat >= 0:
+            seat = S.fixed_seat
+        T.seed[r] = deal_seed
+        T.learner[r] = seat
+        T.rng[r] = stream
+        T.codes[r, seat] = -2  # the learner's seat: never decided by a kernel (`advance` stops there)
+        for k in range(n - 1):
+            s = (seat + k + 1) % n
+            T.codes[r, s] = S.line_codes[k]
+            for j in range(T.params.shape[2]):
+                T.params[r, s, j] = S.line_params[k, j]
+        for i in range(n):
+            T.totals[r, i] = 0
+            T.won[r, i] = 0
+        for v in range(7):
+            T.stock[r, v] = 8
+        T.ndraw[r] = deal(deal_seed, 0, T.cards, T.disc[r], T.hands[r], T.sizes[r], T.active[r], T.draw[r])
+        T.nd[r] = 1
+        T.rnd[r] = 0
+        T.resh[r] = 0
+        T.cur[r] = 0
+        T.over[r] = False
+        T.turns[r] = 0
+        T.ep_ret[r] = 0.0
+        T.ep_len[r] = 0
+        before = learner_return(T, r, S.dense)
+        status, act, _ = run_row(decide, T, r, S.switches, -1, seat, -1)
+        if status < 0:
+            _fail(B, r, status, T.cur[r], act)
+            return
+        if status == STOP_SEAT:
+            T.carry[r] = learner_return(T, r, S.dense) - before
+            return
+    _fail(B, r, -3, -1, -1)
+
+
+@numba.njit(inline="always")
+def vec_reset(decide, T, B, S, fresh):
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
+    scoring = S.switches[0]
+    for r in range(T.seed.shape[0]):
+        if fresh:
+            T.episode[r] = 0
+        start_row(decide, T, B, S, r)
+        observe_row(T, r, T.learner[r], scoring, S.target, B.obs, r)
+        mask_row(T, r, S.switches, B.mask, r)
+
+
+@numba.njit(inline="always")
+def vec_step(decide, T, B, S, actions):
+    """One learner decision per table (`actions[r]`), the opponents up to its next one; an ended episode is
+    observed into `final_obs` and the table dealt anew in the same call (same-step autoreset).
+
+    A refused action (out of range or illegal) changes nothing at the table and ends its episode with
+    `illegal_reward`. Rewards: the change of the learner's return since its previous decision, plus the `carry`
+    of the opponents' moves before its first one.
+    """
+    scoring = S.switches[0]
+    B.err[0] = -1
+    for r in range(T.seed.shape[0]):
+        a = actions[r]
+        L = T.learner[r]
+        B.illegal[r] = -1
+        B.refused[r] = False
+        before = 0.0
+        bad = -1
+        steps = 0
+        status = STOP_ILLEGAL
+        if a >= 0:
+            before = learner_return(T, r, S.dense)
+            budget = S.max_turns - T.turns[r] if S.max_turns > 0 else -1
+            status, bad, steps = run_row(decide, T, r, S.switches, a, L, budget)
+        if status == STOP_ILLEGAL and steps <= 1:
+            # the learner's own action was refused: `advance` changed nothing
+            rew = S.illegal_reward
+            term = True
+            trunc = False
+            B.illegal[r] = a
+            B.refused[r] = True
+        else:
+            if status < 0:
+                _fail(B, r, status, T.cur[r], bad)
+            rew = learner_return(T, r, S.dense) - before + T.carry[r]
+            term = T.over[r]
+            trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
+        T.carry[r] = 0.0
+        T.ep_ret[r] += rew
+        T.ep_len[r] += 1
+        B.reward[r] = rew
+        B.term[r] = term
+        B.trunc[r] = trunc
+        done = term or trunc
+        B.done[r] = done
+        if done:
+            observe_row(T, r, L, scoring, S.target, B.final_obs, r)
+            B.final_seat[r] = L
+            B.final_deal[r] = T.seed[r]
+            B.final_ret[r] = T.ep_ret[r]
+            B.final_len[r] = T.ep_len[r]
+            start_row(decide, T, B, S, r)
+        observe_row(T, r, T.learner[r], scoring, S.target, B.obs, r)
+        mask_row(T, r, S.switches, B.mask, r)
+
+
+@numba.njit(inline="always")
+def _no_decide(code, params, hands, seat, sizes, top, can_draw):
+    return -1  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
+
+
+@numba.njit(cache=True)
+def _random_reset(T, B, S, fresh):
+    vec_reset(_no_decide, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _random_step(T, B, S, actions):
+    vec_step(_no_decide, T, B, S, actions)
+
+
+#: The env's own kernels: every opponent plays random legal moves (`RANDOM_CODE`).
+RANDOM_KERNELS = VectorKernels(_random_reset, _random_step)

@@ -74,4 +74,5 @@ SPEC = GameSpec(
     agents_module="agents.lama",
     evaluate_module="evaluate.lama.reproduce",
     train_presets="train.presets.lama",
+    vector_kernels="agents.lama.fast",
 )

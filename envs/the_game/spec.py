@@ -35,7 +35,8 @@ SPEC = GameSpec(
     default_lineup=("the_game/bestplays",),
     preset_keys=("rules",),
     reward_options=("win_bonus",),
-    fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1}),
+    fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1},
+                   {"num_players": 3, "empty_hand": "ends_game"}),
     goal=("together, lay all 98 cards on the four piles (two counting up from 1, two down from 100); the team "
           "wins when every card is placed, and scores the cards placed."),
     move_help=(

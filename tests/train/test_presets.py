@@ -79,3 +79,14 @@ def test_cli_exits_2_on_a_bad_preset(monkeypatch, capsys):
     with pytest.raises(SystemExit) as e:
         main(["simple_poker", "--timesteps", "10"])
     assert e.value.code == 2 and "unknown key(s) n_env; allowed:" in capsys.readouterr().err
+
+
+def test_the_method_word_before_the_game(capsys):
+    from train.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["finetune", "lama", "--timesteps", "10"])
+    assert e.value.code == 2 and "add --init-from STUDENT" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["distill", "lama", "--method", "ppo"])
+    assert e.value.code == 2 and "the method is given twice" in capsys.readouterr().err

@@ -40,7 +40,8 @@ def _positions(game: TheGame, games: int, seed: int):
 
 
 @pytest.mark.parametrize("options", [dict(num_players=1), dict(num_players=2), dict(num_players=3),
-                                     dict(num_players=4, min_cards_per_turn=3)])
+                                     dict(num_players=4, min_cards_per_turn=3),
+                                     dict(num_players=3, empty_hand="ends_game")])
 def test_play_on_equals_plain_engine(options):
     game = TheGame(Config(**options))
     cfg = game.config

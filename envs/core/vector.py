@@ -1,0 +1,370 @@
+"""The shared base of a batched compiled environment: many tables stepped as one Gymnasium `VectorEnv`.
+
+A game's compiled twin (`envs/<game>/fast.py`) holds its tables as arrays, one
+row a table, and steps them all in one call; this module gives every such game
+the same Gymnasium face:
+
+- `single_observation_space`, `single_action_space` (`Discrete(A)`) and their
+  batched forms; `metadata["autoreset_mode"]` is `AutoresetMode.SAME_STEP`: a
+  table whose episode ends is dealt anew inside the same `step`, the ended
+  episode's last observation is in `info["final_obs"]` (an object array, `None`
+  for tables still playing) with its `_final_obs` flags, and its seat and deal
+  seed in `info["final_info"]`.
+- `info["episode"]` (`r` return, `l` learner decisions) with `_episode` for the
+  tables that finished; `info["seat"]` (the learner's seat) and
+  `info["deal_seed"]` (the current episode's deal, `Game.deal`'s seed) for every
+  table; `info["action_mask"]` int8 `(N, A)` and `action_masks()` bool `(N, A)`.
+  A mask row is never all False (a table is always at one of the learner's
+  decisions).
+- Bad input: an action out of range or illegal (and every action of a
+  non-integer array) ends that table's episode with `illegal_reward` and
+  `info["illegal_action"]`, as `OpponentEnv` does; with `strict=True` it raises
+  `IllegalActionError` naming the table, the seat and the legal actions, before
+  any table moves. An action array of the wrong shape names no table: it raises
+  `ValueError`. Nothing a table does touches another table's row.
+
+Seeds. Every table has its own random stream (SplitMix64, `uint64`): table `i`
+of seed `s` has the key `table_key(s, i)`, and its episode `e` the key
+`episode_key(table_key, e)`, from which the episode's deal seed, the learner's
+seat (unless fixed) and the stream of the table's random opponents are drawn
+(`episode_seeds`). So a table's episodes do not depend on `num_envs` or on any
+other table, never `seed + i`, and episode `e` of table `i` replays alone in the
+plain engine from `Game.deal(deal_seed)` (`new_game` in L.A.M.A.).
+
+Kernels are numba, not JAX: they run on the CPU, serially, and fill
+preallocated numpy buffers (`copy=False` hands those buffers out; a torch user
+wraps them with `torch.from_numpy` without a copy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+import numba
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from envs.core.game import IllegalActionError
+
+_M64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_TABLE_DOMAIN = 0x5851F42D4C957F2D  # separates the table keys from the episode keys
+_DEAL_SALT = 0x2545F4914F6CDD1D
+_SEAT_SALT = 0x27BB2EE687B0B0FD
+_RNG_SALT = 0x94D049BB133111EB
+
+_U = np.uint64
+_U_GOLDEN = _U(_GOLDEN)
+_U_TABLE = _U(_TABLE_DOMAIN)
+_U_DEAL = _U(_DEAL_SALT)
+_U_SEAT = _U(_SEAT_SALT)
+_U_RNG = _U(_RNG_SALT)
+
+
+# --- SplitMix64, in Python (mirrors, for tools and tests) and in numba ---------------------
+def mix64(z: int) -> int:
+    """SplitMix64's output function of the 64-bit integer `z`."""
+    z &= _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def table_key(seed: int, table: int) -> int:
+    """The key of table `table` of a vector env seeded `seed` (the same whatever `num_envs`)."""
+    return mix64(mix64(seed ^ _TABLE_DOMAIN) + _GOLDEN * (table + 1))
+
+
+def episode_key(key: int, episode: int) -> int:
+    """The key of episode `episode` (0, 1, ...) of the table of key `key`."""
+    return mix64((key + _GOLDEN * (episode + 1)) & _M64)
+
+
+def episode_seeds(seed: int, table: int, episode: int, num_players: int) -> tuple[int, int, int]:
+    """(deal seed, drawn learner seat, random-opponent stream state) of episode `episode` of table `table`.
+
+    The deal seed is below 2**63 (what `Game.deal` / `new_game` takes). An
+    episode that had to be dealt again (it ended before the learner's first
+    decision) uses the table's next episode index.
+    """
+    k = episode_key(table_key(seed, table), episode)
+    return mix64(k ^ _DEAL_SALT) >> 1, mix64(k ^ _SEAT_SALT) % num_players, mix64(k ^ _RNG_SALT)
+
+
+def next_random(state: int) -> tuple[int, int]:
+    """(new state, 64-bit draw) of the SplitMix64 stream `state` (as `nb_next`)."""
+    state = (state + _GOLDEN) & _M64
+    return state, mix64(state)
+
+
+@numba.njit(inline="always")
+def nb_mix64(z):
+    """`mix64` compiled (uint64 in, uint64 out)."""
+    z = (z ^ (z >> _U(30))) * _U(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> _U(27))) * _U(0x94D049BB133111EB)
+    return z ^ (z >> _U(31))
+
+
+@numba.njit(inline="always")
+def nb_table_key(seed, table):
+    """`table_key` compiled."""
+    return nb_mix64(nb_mix64(seed ^ _U_TABLE) + _U_GOLDEN * _U(table + 1))
+
+
+@numba.njit(inline="always")
+def nb_episode_seeds(key, episode, num_players):
+    """`episode_seeds` compiled, from the table's key: (deal seed, seat, stream state)."""
+    k = nb_mix64(key + _U_GOLDEN * _U(episode + 1))
+    deal = nb_mix64(k ^ _U_DEAL) >> _U(1)
+    seat = np.int64(nb_mix64(k ^ _U_SEAT) % _U(num_players))
+    return deal, seat, nb_mix64(k ^ _U_RNG)
+
+
+@numba.njit(inline="always")
+def nb_next(rng, row):
+    """Advance the stream `rng[row]` and return its next 64-bit draw (as `next_random`)."""
+    s = rng[row] + _U_GOLDEN
+    rng[row] = s
+    return nb_mix64(s)
+
+
+@numba.njit(cache=True)
+def table_keys(seed, first, out):
+    """`out[i] = table_key(seed, first + i)` (uint64)."""
+    for i in range(out.shape[0]):
+        out[i] = nb_table_key(seed, first + i)
+
+
+# --- opponents ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OpponentKernel:
+    """A compiled opponent for a vector env (what `agents.vector_env` resolves an agent id to).
+
+    Attributes:
+        name: the agent id (for messages).
+        code: -1 = a uniformly random legal move drawn from the table's stream;
+            any other value is passed to the game's decide kernel that `kernels`
+            was compiled around (its meaning is the agents' business).
+        params: the opponent's float parameters (e.g. a folding rule's).
+        kernels: the game's batch kernels compiled around that decide kernel
+            (a game-specific object); None for `code` -1 (the env's own kernels).
+    """
+
+    name: str
+    code: int
+    params: tuple[float, ...] = ()
+    kernels: Any = None
+
+
+RANDOM = OpponentKernel("random", -1)
+
+
+# --- the Gymnasium base -------------------------------------------------------------------------
+class CompiledVectorEnv(VectorEnv):
+    """The Gymnasium face shared by every game's batched compiled environment (see the module docstring).
+
+    A game subclasses it and implements `_start_all()` (deal every table from
+    `self._keys`, episode counters at 0, and fill the observation and mask
+    buffers) and `_step_kernel(actions)` (one learner decision per table, the
+    opponents up to its next one, same-step resets), both writing the buffers
+    allocated here. The subclass calls `_setup` from its constructor.
+
+    Args (of `_setup`):
+        num_envs: tables (>= 1).
+        single_observation_space: one table's observation space (a float32 `Box`).
+        num_actions: A, the size of the `Discrete` action space.
+        num_players: seats at a table.
+        seed: the vector env's seed (None: a fresh one from the OS).
+        seat: fix the learner's seat (None: drawn per episode from the table's stream).
+        strict: raise `IllegalActionError` on a refused action instead of ending the episode.
+        copy: return fresh arrays from `reset`/`step` (True) or the env's own buffers,
+            overwritten by the next call (False; as `SyncVectorEnv`'s flag).
+        illegal_reward: the learner's reward for a refused action (non-strict).
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def _setup(
+        self,
+        num_envs: int,
+        single_observation_space: gymnasium.spaces.Box,
+        num_actions: int,
+        num_players: int,
+        *,
+        seed: int | None,
+        seat: int | None,
+        strict: bool,
+        copy: bool,
+        illegal_reward: float,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= seat < num_players):
+            raise ValueError(f"seat must be None or an integer in 0..{num_players - 1}, got {seat!r}")
+        n = int(num_envs)
+        d = single_observation_space.shape[0]
+        # One observation row plus mask, rewards and flags per table: refuse a batch that cannot fit.
+        need = n * (2 * 4 * d + num_actions + 64 * 8 * 3)
+        if need > 2**40:
+            raise ValueError(f"num_envs={n} needs about {need / 2**30:.0f} GiB of buffers; allowed: at most "
+                             f"{2**40 // (2 * 4 * d + num_actions + 64 * 8 * 3)} tables")
+        self.num_envs = n
+        self.num_players = int(num_players)
+        self.single_observation_space = single_observation_space
+        self.single_action_space = gymnasium.spaces.Discrete(num_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(single_observation_space, n)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
+        self.num_actions = int(num_actions)
+        self.fixed_seat = -1 if seat is None else int(seat)
+        self.strict = bool(strict)
+        self.copy = bool(copy)
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = None
+        # the buffers the kernels fill
+        self._obs = np.zeros((n, d), np.float32)
+        self._mask = np.zeros((n, num_actions), np.int8)
+        self._reward = np.zeros(n, np.float32)
+        self._term = np.zeros(n, np.bool_)
+        self._trunc = np.zeros(n, np.bool_)
+        self._final_obs = np.zeros((n, d), np.float32)
+        self._done = np.zeros(n, np.bool_)
+        self._illegal = np.full(n, -1, np.int64)
+        self._refused = np.zeros(n, np.bool_)
+        self._final_seat = np.zeros(n, np.int64)
+        self._final_deal = np.zeros(n, np.uint64)
+        self._final_ret = np.zeros(n, np.float64)
+        self._final_len = np.zeros(n, np.int64)
+        self._keys = np.zeros(n, np.uint64)
+        self._seed = self._fresh_seed() if seed is None else _check_seed(seed)
+        self._started = False
+
+    # --- what a game implements -------------------------------------------------------------
+    def _start_all(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _step_kernel(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _seats(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The learner's seat per table (the env's own array)."""
+        raise NotImplementedError
+
+    def _deal_seeds(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The current episode's deal seed per table (the env's own array)."""
+        raise NotImplementedError
+
+    def legal_actions(self, row: int) -> list[int]:
+        """The legal actions of table `row`'s learner now."""
+        return np.flatnonzero(self._mask[row]).tolist()
+
+    # --- Gymnasium API ------------------------------------------------------------------------
+    @staticmethod
+    def _fresh_seed() -> int:
+        return int(np.random.SeedSequence().generate_state(2, np.uint64)[0]) >> 1
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal every table its first episode (a given `seed` replaces the env's seed).
+
+        Without a seed, a second `reset` continues every table's sequence of
+        episodes; with one, table `i` starts over at episode 0 of `table_key(seed, i)`.
+        """
+        if options:
+            raise ValueError(f"reset options are not supported (got {sorted(options)}); allowed: none")
+        if seed is not None:
+            self._seed = _check_seed(seed)
+            self._started = False
+        if not self._started:
+            table_keys(np.uint64(self._seed), 0, self._keys)
+        self._start_all(fresh=not self._started)
+        self._started = True
+        info = self._base_info()
+        return (self._obs.copy() if self.copy else self._obs), info
+
+    def step(self, actions: Any):
+        """One decision of the learner at every table, the opponents' moves up to its next one.
+
+        Returns `(obs, rewards, terminations, truncations, infos)`, leading
+        dimension `num_envs`; see the module docstring for the info keys.
+        """
+        if not self._started:
+            raise RuntimeError("the vector env was never reset: call reset() first")
+        acts = self._check_actions(actions)
+        self._step_kernel(acts)
+        info = self._base_info()
+        done = self._done
+        if done.any():
+            final = np.empty(self.num_envs, dtype=object)
+            rows = np.flatnonzero(done)
+            store = self._final_obs[rows]  # one copy; rows are views into it
+            for k, r in enumerate(rows.tolist()):
+                final[r] = store[k]
+            dmask = done.copy()
+            info["final_obs"] = final
+            info["_final_obs"] = dmask
+            info["final_info"] = {"seat": self._final_seat.copy(), "deal_seed": self._final_deal.copy(),
+                                  "_seat": dmask, "_deal_seed": dmask}
+            info["_final_info"] = dmask
+            info["episode"] = {"r": np.where(done, self._final_ret, 0.0), "l": np.where(done, self._final_len, 0),
+                               "_r": dmask, "_l": dmask}
+            info["_episode"] = dmask
+            if self._refused.any():
+                info["illegal_action"] = self._illegal.copy()
+                info["_illegal_action"] = self._refused.copy()
+        if self.copy:
+            return self._obs.copy(), self._reward.copy(), self._term.copy(), self._trunc.copy(), info
+        return self._obs, self._reward, self._term, self._trunc, info
+
+    def _base_info(self) -> dict[str, Any]:
+        every = np.ones(self.num_envs, np.bool_)
+        return {
+            "seat": self._seats().copy(), "_seat": every,
+            "deal_seed": self._deal_seeds().copy(), "_deal_seed": every,
+            "action_mask": self._mask.copy(), "_action_mask": every,
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions at every table, bool `(num_envs, A)` (never an all-False row)."""
+        if not self._started:
+            raise RuntimeError("the vector env was never reset: call reset() first")
+        view = self._mask.view(np.bool_)  # int8 0/1 is bool's byte layout
+        return view.copy() if self.copy else view
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """The actions as a fresh int64 (N,) array: -1 where a table's action is not an integer."""
+        n = self.num_envs
+        a = np.asarray(actions)
+        if a.shape == (n, 1):
+            a = a.reshape(n)
+        if a.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},) (one per table), got {a.shape}")
+        if a.dtype.kind in "iu":
+            out = a.astype(np.int64)
+            if a.dtype == np.uint64:  # a huge uint64 would wrap to a small int64
+                out[a > np.uint64(2**62)] = -1
+        else:
+            out = np.full(n, -1, np.int64)  # not integer action ids: every table's action is refused
+        if self.strict:
+            ok = (out >= 0) & (out < self.num_actions)
+            rows = np.flatnonzero(ok)
+            ok[rows] = self._mask[rows, out[rows]] != 0
+            if not ok.all():
+                r = int(np.flatnonzero(~ok)[0])
+                raise IllegalActionError(a[r].item() if a.dtype.kind in "iufb" else a[r], int(self._seats()[r]),
+                                         f"at table {r}", legal=self.legal_actions(r))
+        return out
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the tables are arrays."""
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+        raise ValueError(f"seed must be None or an integer in 0..2**64-1, got {seed!r}")
+    return int(seed)
+
+
+__all__ = ["RANDOM", "CompiledVectorEnv", "OpponentKernel", "episode_key", "episode_seeds", "mix64", "next_random",
+           "table_key"]
