@@ -74,10 +74,15 @@ def check_parses(module: str, argv: list[str]) -> None:
             agents.make(aid, envs.make_game(args.game, **options), __import__("numpy").random.default_rng(0),
                         game_name=args.game)
     elif module == "train":
-        from train.__main__ import build_parser, config_from_args
+        from train.__main__ import METHODS, build_parser, config_from_args
 
+        word = argv[0] if argv[:1] and argv[0] in METHODS else None
         p = build_parser(game)
-        args = p.parse_args(argv)
+        args = p.parse_args(argv[1:] if word else argv)
+        args.method = word or args.method or "ppo"
+        if args.method == "finetune":
+            assert args.init_from, "finetune needs --init-from"
+            args.method = "ppo"
         if args.resume is not None:
             assert args.game is None  # a resumed run takes every setting from its checkpoint
         elif args.method == "ppo":
@@ -94,7 +99,7 @@ def skip_reason(cmd: str) -> str | None:
     """Why a documented command is not run, or None."""
     if is_synopsis(cmd):
         return "a synopsis (placeholders such as GAME, N, RUN)"
-    if len(cmd.split()) == 3:
+    if len(cmd.split()) == 3 or cmd.split()[3:] in (["ppo"], ["distill"], ["finetune"]):
         return "names the command (no arguments)"
     if cmd.startswith("python -m train.rllib"):
         return "RLlib runs in its own environment (.venv-rllib); tests/integrations/test_rllib.py covers it"
@@ -126,7 +131,7 @@ def shrink(module: str, argv: list[str]) -> list[str]:
     if module == "evaluate.league":
         argv += ["--deals", "2", "--games", "simple_poker"]  # every game's league takes minutes: the smallest one
     if module == "train" and "--resume" not in argv:
-        if "--method" in argv and argv[argv.index("--method") + 1] == "distill":
+        if argv[:1] == ["distill"] or "--method" in argv and argv[argv.index("--method") + 1] == "distill":
             for flag in ("--rounds", "--games-per-round", "--workers", "--eval-games", "--final-eval-games"):
                 _set(argv, flag, SIZES[flag])
         else:
@@ -214,5 +219,5 @@ def test_commands_are_found():
     cmds = [c for _, _, c, _ in COMMANDS]
     assert len(cmds) > 60
     assert "python -m evaluate list" in cmds
-    assert any(c.startswith("python -m train lama --init-from") for c in cmds)  # a command continued over lines
+    assert any("python -m train" in c and "--init-from lama/learned-seed2022" in c for c in cmds)  # continued lines
     assert any("cards_per_player=12" in c and "--regret-players" in c for c in cmds)  # inline over a line break
