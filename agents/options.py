@@ -153,6 +153,9 @@ def describe_agent(agent_id: str) -> str:
     if agent_id in base._DOCS:
         return base._DOCS[agent_id]
     factory = base._EXACT.get(agent_id)
+    name = agent_id.partition("?")[0]
+    if factory is None and "?" in agent_id and name in base._EXACT:
+        return f"{name} with the parameters named in its id"  # a listing's `id?key=<kind>&...` form
     if factory is None:
         factory = next((f for _, f, ex in base._PATTERNS if ex == agent_id), None)
     if factory is None:

@@ -36,6 +36,9 @@ SPEC = GameSpec(
     preset_keys=("version",),
     reward_options=("reward",),
     fuzz_variants=({"cards_per_player": 3}, {"cards_per_player": 6, "num_players": 3}),
+    goal=("the highest score when every card is played (a prime counts 2, a composite 1). Version 1: a card "
+          "scores its value plus the two visible top cards it makes by +, −, × or ÷. Version 2: it captures "
+          "those two cards onto your stacks, and the cards on your stacks are your score."),
     move_help=(
         "play C: lay card C on your prime or composite stack; if it equals the sum, difference, "
         "product or quotient of two visible top cards you take them (the operation: with "

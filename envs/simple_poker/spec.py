@@ -26,6 +26,8 @@ SPEC = GameSpec(
     zero_sum=True,
     default_lineup=("simple_poker/nash", "simple_poker/threshold?t=2"),
     fuzz_variants=({"n": 2}, {"n": 10, "ante": 1.0, "bet": 1.0}, {"n": 13, "ante": 2.0, "bet": 5.0}),
+    goal=("win chips: each player antes and gets one card; the higher card takes the pot at a showdown, and a "
+          "player who folds to a bet loses the ante. Your return is your net chips."),
     move_help=(
         "pass: check (first player) or fold (second player); bet: put the bet in (first player) "
         "or call it (second player). The higher card wins a showdown."

@@ -62,7 +62,7 @@ def test_train_help_shows_examples_and_the_presets_numbers(capsys):
     from train.presets import preset
 
     plain = _help(train_main, ["--help"], capsys)
-    assert "examples:" in plain and "python -m train simple_poker" in plain
+    assert "examples:" in plain and "python -m train GAME" in plain
     lama = " ".join(_help(train_main, ["lama", "--help"], capsys).split())
     steps = preset("lama")["timesteps"]
     assert f"[lama: ppo {steps:,}]" in lama and f"timesteps {steps:,}" in lama
