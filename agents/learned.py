@@ -9,7 +9,7 @@ Two architectures, both with a value head:
 
 A game plugs its per-action features in with a function `features(view, mask) ->
 (context [C], per_action [num_actions, F])` registered in `FEATURES` under a feature
-set name (the module `agents.<name>_features` is imported on first use when the name
+set name (the module `agents.<game>.features` is imported on first use when the name
 is not registered yet). A feature object with a `for_game(game)` method is bound to the
 student's game first (features that read the board rather than the view alone).
 
@@ -24,6 +24,7 @@ when a student is built.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import io
@@ -46,18 +47,19 @@ WEIGHTS_FILE = "weights.pt"
 
 
 def feature_set(name: str) -> FeatureFn:
-    """The registered feature function `name`, importing `agents.<name>_features` (or the module of
-    a shorter prefix of `name` up to an underscore) if needed.
+    """The registered feature function `name`, importing `agents.<name>.features` (or that of the
+    longest prefix of `name` up to an underscore that is a game's agents package) if needed.
 
     Raises:
         ValueError: naming the known feature sets when there is none called `name`.
     """
     parts = name.split("_")
-    for cut in range(len(parts), 0, -1):  # `lama_2p` may live in agents/lama_2p_features.py or agents/lama_features.py
+    for cut in range(len(parts), 0, -1):  # `the_game_noscore` lives in agents/the_game/features.py
         if name in FEATURES or not re.fullmatch(r"[a-z_0-9]+", name):
             break
-        module = f"agents.{'_'.join(parts[:cut])}_features"
-        if importlib.util.find_spec(module) is not None:
+        package = f"agents.{'_'.join(parts[:cut])}"
+        if importlib.util.find_spec(package) is not None and importlib.util.find_spec(package + ".features") is not None:
+            module = package + ".features"
             importlib.import_module(module)
     if name not in FEATURES:
         raise ValueError(f"unknown feature set {name!r}; known: {', '.join(sorted(FEATURES)) or 'none'}")
@@ -276,7 +278,9 @@ def load_student(folder: str, game: Any = None) -> Student:
         want = envs.make_game(name, **options)
         if type(game.config) is not type(want.config) or game.num_actions != want.num_actions:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}; it does not play this game")
-        if game.config != want.config:
+        # options that change only the returns (a reward shaping) do not change what the student plays
+        same = {k: getattr(want.config, k) for k in envs.spec(name).reward_options}
+        if dataclasses.replace(game.config, **same) != want.config:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}, not {game.config}")
     try:
         student = Student(name, options, arch.get("kind"), arch.get("hidden"), arch.get("features"), game=game)

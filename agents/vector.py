@@ -1,9 +1,9 @@
 """`agents.vector_env`: a game's batched compiled environment with opponents given as agent ids.
 
 The env layer takes compiled opponent objects (`envs.core.vector.OpponentKernel`)
-and never imports `agents`; this module maps agent ids to those kernels, one
-hook per game (`_HOOKS`: the module and function that resolve an id, and the
-ids it knows), so adding a game's kernels is one line here.
+and never imports `agents`; this module maps agent ids to those kernels through the
+module the game's `GameSpec` names (`vector_kernels`: `opponent_kernel(id)` and
+`KERNEL_IDS`), and builds the env with its PettingZoo module's `vector_env`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-# game -> (module of its vector env, module of its opponent kernels: `opponent_kernel(id)` and `KERNEL_IDS`)
-_HOOKS: dict[str, tuple[str, str]] = {
-    "lama": ("envs.lama_v0", "agents.lama_fast"),
-    "simple_poker": ("envs.simple_poker_v0", "agents.simple_poker"),
-}
+import envs
 
 
 def kernel_ids(game: str) -> tuple[str, ...]:
@@ -24,10 +20,17 @@ def kernel_ids(game: str) -> tuple[str, ...]:
     return tuple(importlib.import_module(_hook(game)[1]).KERNEL_IDS)
 
 
+def vector_games() -> tuple[str, ...]:
+    """The games with a batched compiled env and opponent kernels."""
+    return tuple(g for g in envs.available_games() if envs.spec(g).vector_kernels)
+
+
 def _hook(game: str) -> tuple[str, str]:
-    if game not in _HOOKS:
-        raise ValueError(f"no vector env for game {game!r}; allowed games: {', '.join(sorted(_HOOKS))}")
-    return _HOOKS[game]
+    """(the module of the game's vector env, the module of its opponent kernels)."""
+    spec = envs.spec(game)  # an unknown game: ValueError naming the games
+    if not spec.vector_kernels:
+        raise ValueError(f"no vector env for game {game!r}; games with one: {', '.join(vector_games())}")
+    return spec.env_module, spec.vector_kernels
 
 
 def resolve_opponents(game: str, opponents: Sequence[str], options: dict[str, Any] | None = None) -> list[Any]:
@@ -57,4 +60,4 @@ def vector_env(game: str, num_envs: int = 1024, *, opponents: Sequence[str], see
     return env_mod.vector_env(num_envs, opponents=kernels, seed=seed, **options)
 
 
-__all__ = ["kernel_ids", "resolve_opponents", "vector_env"]
+__all__ = ["kernel_ids", "resolve_opponents", "vector_env", "vector_games"]

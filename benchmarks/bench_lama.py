@@ -3,7 +3,7 @@
 (a) `lama_v0.env()` steps/s under random legal play vs PettingZoo's
     `tictactoe_v3.env()` (goal ≥ 2×);
 (b) tournament throughput for 4 × strategy 1 (seed2022 rules): the numba path
-    `agents.lama_fast` (on `envs.lama.fast`) and the plain engine + `agents.lama`,
+    `agents.lama.fast` (on `envs.lama.fast`) and the plain engine + `agents.lama.strategies`,
     in games/s. The seed's own Python code plays about 500 such games/s on this
     machine class; the goal is ≥ 5,000.
 
@@ -57,7 +57,7 @@ def engine_steps_per_sec(seconds: float) -> float:
 
 def plain_tournament_games_per_sec(seconds: float) -> float:
     """Games/s of the plain engine with four `lama/first` agents (seed2022)."""
-    from agents.lama import FirstStrategy
+    from agents.lama.strategies import FirstStrategy
     from envs.core.play import play_out
     from envs.lama.rules import Config, LamaGame
 
@@ -73,9 +73,9 @@ def plain_tournament_games_per_sec(seconds: float) -> float:
 
 
 def fast_tournament_games_per_sec(games: int) -> tuple[float, float, float]:
-    """Games per CPU-second and per wall-second of `agents.lama_fast.play_games`
+    """Games per CPU-second and per wall-second of `agents.lama.fast.play_games`
     for 4 × strategy 1, and its first-call (compile/cache load) time."""
-    from agents.lama_fast import FIRST, play_games
+    from agents.lama.fast import FIRST, play_games
     from envs.lama.rules import Config
 
     cfg = Config(rules="seed2022")

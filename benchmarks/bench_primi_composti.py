@@ -3,7 +3,7 @@
 (a) `primi_composti_v0.env()` steps/s under random legal play vs PettingZoo's
     `tictactoe_v3.env()` (goal ≥ 2×);
 (b) tournament games/s of greedy_rand vs rand (v1): the numba path
-    `agents.primi_composti_fast` vs the plain engine + `agents.primi_composti`
+    `agents.primi_composti.fast` vs the plain engine + `agents.primi_composti.strategies`
     (the seed's own code plays about 2,000 such games/s; goal ≥ 20,000);
 (c) minimax_5 time per decision, fast path and plain engine (seed ≈ 0.4 s;
     goal ≤ 4 ms);
@@ -40,7 +40,7 @@ from benchmarks.common import compare, tictactoe_env  # noqa: E402
 def plain_minimax_ms(version: int, decisions: int = 3) -> float:
     """Milliseconds per minimax_5 decision of the plain engine over the first
     `decisions` moves of a deal (the largest trees: a pessimistic mean)."""
-    from agents.primi_composti import minimax_card
+    from agents.primi_composti.strategies import minimax_card
     from envs.primi_composti.rules import Config, PrimiCompostiGame
 
     game = PrimiCompostiGame(Config(version=version))
@@ -53,7 +53,7 @@ def plain_minimax_ms(version: int, decisions: int = 3) -> float:
 
 def plain_games_per_sec(p0: str, p1: str, games: int, version: int = 1) -> float:
     """Games/s of the plain engine with the seed's players (no fast path)."""
-    from agents.primi_composti import SeedPlayer
+    from agents.primi_composti.strategies import SeedPlayer
     from envs.primi_composti.rules import Config, PrimiCompostiGame
 
     game = PrimiCompostiGame(Config(version=version))
@@ -69,7 +69,7 @@ def plain_games_per_sec(p0: str, p1: str, games: int, version: int = 1) -> float
 
 def fast_games_per_sec(p0: str, p1: str, games: int, version: int = 1) -> float:
     """Games/s of the numba path (deals drawn outside the timed region)."""
-    from agents import primi_composti_fast as strategies
+    from agents.primi_composti import fast as strategies
     from envs.primi_composti import fast
 
     decks = fast.random_decks(np.random.default_rng(0), games, 12)
@@ -99,7 +99,7 @@ def main() -> None:
     print(f"(b) greedy_rand vs rand games/s: fast {fast_gps:,.0f}, plain {plain_gps:,.0f} (fast/plain {fast_gps / plain_gps:.0f}x); "
           f"vs the seed's ~2,000: {fast_gps / 2000:.0f}x (goal >= 20,000 games/s)")
 
-    from agents import primi_composti_fast as strategies
+    from agents.primi_composti import fast as strategies
     from envs.primi_composti import fast
 
     for version in (1, 2):
@@ -113,7 +113,7 @@ def main() -> None:
               f"plain engine {plain:.0f} ms on the first 3 (largest) decisions; "
               f"(seed ~400 ms: {400 / ms:.0f}x faster; goal <= 4 ms)")
 
-    from agents.search.primi_composti import AlphaBetaV1, make_solver, solve_deal
+    from agents.primi_composti.solvers import AlphaBetaV1, make_solver, solve_deal
     from envs.primi_composti.rules import Config, PrimiCompostiGame
 
     for version in (1, 2):
@@ -150,7 +150,7 @@ def main() -> None:
 
 def full_deal_v1(deals: int) -> None:
     """(f) Full 12-card version-1 deals: the retrograde solver against the alpha-beta search (one thread each)."""
-    from agents.search.primi_composti import AlphaBetaV1, RetrogradeV1, solve_deal
+    from agents.primi_composti.solvers import AlphaBetaV1, RetrogradeV1, solve_deal
     from envs.primi_composti import fast
     from envs.primi_composti.rules import Config, PrimiCompostiGame
 
@@ -178,10 +178,10 @@ def full_deal_v1(deals: int) -> None:
 
 def smp_speedup(version: int, cards: int, deals: int) -> None:
     """(e) The fast solver of `version` with two threads against one on the same deals (wall clock)."""
-    from agents.search.primi_composti import make_solver, solve_deal
+    from agents.primi_composti.solvers import make_solver, solve_deal
     from envs.primi_composti import fast
     from envs.primi_composti.rules import Config, PrimiCompostiGame
-    from evaluate.primi_composti_solve import tt_bits_for
+    from evaluate.primi_composti.solve import tt_bits_for
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     game = PrimiCompostiGame(Config(version=version, cards_per_player=cards))

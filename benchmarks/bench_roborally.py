@@ -7,7 +7,7 @@
     project's RoboRally peer study does about 1,075 / 710 / 464 (2 / 4 / 8 robots);
 (b) `roborally_v0.env()` and `parallel_env()` steps/s under random legal play against PettingZoo's
     `tictactoe_v3.env()`, in alternating rounds;
-(c) playouts/s of the mc agent's inner loop (`agents.roborally_fast.playouts_kernel`, every reduced program of a
+(c) playouts/s of the mc agent's inner loop (`agents.roborally.fast.playouts_kernel`, every reduced program of a
     9-card hand, policy `random`) with 2, 4 and 8 robots at depth 1 and 2. Goal: ≥ 10,000 depth-1 playouts in a
     1-second decision on one core with 2 robots.
 
@@ -114,7 +114,7 @@ def fast_loop_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
 
 def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0, policy: str = "random") -> tuple[float, int]:
     """(playouts/s, candidates) of the playout kernel for robot 0's reduced programs."""
-    from agents.roborally_fast import FastPlayouts
+    from agents.roborally.fast import FastPlayouts
     from envs.roborally.cards import NUM_CARDS
     from envs.roborally.fast import FastEngine
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import compare, tictactoe_env  # noqa: E402
 
-from agents.simple_poker import solve  # noqa: E402
+from agents.simple_poker.strategies import solve  # noqa: E402
 from envs import simple_poker_v0  # noqa: E402
 
 

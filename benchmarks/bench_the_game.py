@@ -8,7 +8,7 @@
 2. Engine: raw `TheGame.apply` steps/s under random legal play.
 3. Heuristic games/s: `the_game/bestplays` (and the seed strategies under
    berger2024) playing whole games on the engine, and `the_game/bestplays` on the
-   numba fast path `agents.the_game_fast` on `envs.the_game.fast` (identical games, differential-tested).
+   numba fast path `agents.the_game.fast` on `envs.the_game.fast` (identical games, differential-tested).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def engine_steps_per_sec(options: dict, seconds: float) -> float:
 def games_per_sec(agent_id: str, options: dict, seconds: float) -> tuple[float, float]:
     """Whole games/s of `agent_id` in every seat; also the mean cards left."""
     from envs.the_game.rules import Config, TheGame
-    from evaluate.the_game import play_with
+    from evaluate.the_game.reproduce import play_with
 
     game = TheGame(Config(**options))
     rng = np.random.default_rng(0)
@@ -92,7 +92,7 @@ def main() -> None:
         gps, left = games_per_sec(aid, opts, sec)
         label = ",".join(f"{k}={v}" for k, v in opts.items())
         print(f"{aid} ({label}): {gps:8.0f} games/s (mean cards left {left:.1f})")
-    from agents.the_game_fast import bestplays_cards_left
+    from agents.the_game.fast import bestplays_cards_left
     from envs.the_game.fast import deal_orders
 
     bestplays_cards_left(2, 4, seed=0)  # compile / load the numba cache outside the timing

@@ -8,7 +8,7 @@ from seed_g) with the focal seat g mod n, the other seats the `--against`
 line-up in order; every agent plays the focal seat of the same games. The
 table gives each agent's win rate and seconds per game, and each agent's
 per-game difference from the first one with its normal 95% interval
-(`evaluate.stats.mean_interval`). Seeds come from `evaluate.lama.game_seeds`
+(`evaluate.stats.mean_interval`). Seeds come from `evaluate.lama.reproduce.game_seeds`
 (stream `--seed`), apart from any used to train or select a student.
 """
 
@@ -24,7 +24,7 @@ from envs.core.options import make_config, parse_options
 from envs.core.play import play_out
 from envs.lama.rules import Config, LamaGame
 from evaluate.jsonio import write_json
-from evaluate.lama import game_seeds
+from evaluate.lama.reproduce import game_seeds
 from evaluate.stats import mean_interval
 
 #: Moves after which a game is cut, counted as a loss for the focal seat: a student can make a seed2022 game

@@ -3,7 +3,7 @@
     python benchmarks/the_game_paired.py --players 1 --games 100 --seed 12345 \
         --agents the_game/bestplays,the_game/rollout [--out results.json]
 
-Every agent plays every seat of the same `games` deals (`evaluate.the_game.simulate`
+Every agent plays every seat of the same `games` deals (`evaluate.the_game.reproduce.simulate`
 with one seed, so deal g is the same for all agents); the table gives each agent's
 mean cards left, wins and seconds per game, and each agent's per-deal difference
 from the first one with its normal 95% interval (`evaluate.stats.mean_interval`).
@@ -19,7 +19,7 @@ import numpy as np
 
 from envs.the_game.rules import Config, TheGame
 from evaluate.stats import mean_interval
-from evaluate.the_game import simulate
+from evaluate.the_game.reproduce import simulate
 
 
 def paired(players: int, agents: list[str], games: int, seed: int) -> dict:

@@ -1,7 +1,9 @@
 """tabletop-rl environments: five games from published studies, as PettingZoo envs.
 
-Importing `envs` registers every available game with PettingZoo's registry as
-`tabletop/<game>-v0`, so both of these work::
+Each game declares itself once, in a `GameSpec` (`envs/<game>/spec.py`); the suite registers the
+built-in games below, one line each, and every shared tool reads the specs. Importing `envs` also
+registers every game with PettingZoo's registry as `tabletop/<game>-v0` (when PettingZoo is
+installed; no game module is imported until an env is made), so both of these work::
 
     from envs import simple_poker_v0
     env = simple_poker_v0.env(n=10, ante=1, bet=2)
@@ -9,8 +11,14 @@ Importing `envs` registers every available game with PettingZoo's registry as
     import envs, pettingzoo
     env = pettingzoo.make("aec", "tabletop/simple_poker-v0", n=10, ante=1, bet=2)
 
-Adding a game = a folder `envs/<game>/`, a module `envs/<game>_v0.py` and its
-name in `GAMES` below.
+Adding a game = its package with a `spec.py` declaring a `GameSpec`, and the spec registered: a line
+below for a built-in game; `envs.register(SPEC)` in your own code; or, for the command lines,
+`TABLETOP_RL_GAMES=package.module:SPEC[,...]` in the environment (`docs/architecture.md`, "Add a game").
+
+Gymnasium gets the single-agent view of each game under the same id (after
+`import agents`, which resolves opponent ids)::
+
+    env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
 """
 
 from __future__ import annotations
@@ -20,70 +28,125 @@ import os
 from types import ModuleType
 from typing import Any
 
-from envs.core import Game, IllegalActionError
-from envs.core.aec import turn_based_only
+from envs.core.game import Game, IllegalActionError
+from envs.core.spec import GameSpec, Variant, register, registered, spec, unregister
+from envs.gymnasium_registry import register_with_gymnasium
 
-#: Every game of the suite, by id. A game is *available* once its module exists.
-GAMES = ("lama", "simple_poker", "the_game", "roborally", "primi_composti")
+# The built-in games, one line each: the spec is imported when a tool first asks for it.
+register("lama", "envs.lama.spec:SPEC")
+register("simple_poker", "envs.simple_poker.spec:SPEC")
+register("the_game", "envs.the_game.spec:SPEC")
+register("roborally", "envs.roborally.spec:SPEC")
+register("primi_composti", "envs.primi_composti.spec:SPEC")
+
+#: The built-in games, by id.
+GAMES = registered()
 VERSION = 0
-_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def available_games() -> tuple[str, ...]:
-    """The games whose `envs/<game>_v0.py` module is present in this package."""
-    return tuple(g for g in GAMES if os.path.exists(os.path.join(_HERE, f"{g}_v{VERSION}.py")))
+    """The registered games (the built-in ones first)."""
+    return registered()
 
 
 def load(game: str) -> ModuleType:
-    """The PettingZoo module `envs.<game>_v0` (with `env`, `raw_env`)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; games are: {', '.join(GAMES)}")
-    if game not in available_games():
-        raise ValueError(f"game {game!r} is not implemented yet; available: {', '.join(available_games())}")
-    return importlib.import_module(f"envs.{game}_v{VERSION}")
+    """The PettingZoo module of `game` (`env()`, `raw_env`, and `parallel_env()` where it has one)."""
+    return importlib.import_module(spec(game).env_module)
 
 
 def make_game(game: str, **options: Any) -> Game:
     """The rules engine of `game` built from options (the env's keyword arguments)."""
-    return load(game).raw_env.make_game(**options)
+    return spec(game).make_game(**options)
 
 
 def make_encoder(game: str, engine: Game) -> Any:
     """The observation encoder the env of `game` uses for `engine`."""
-    return load(game).raw_env.make_encoder(engine)
+    return spec(game).make_encoder(engine)
 
 
 def config_class(game: str) -> type:
     """The `Config` dataclass holding `game`'s options (for option parsing)."""
-    return load(game).raw_env.config_class
+    return spec(game).config_class
 
 
-def _register_with_pettingzoo() -> None:
-    """Register every available game as `tabletop/<game>-v0` (AEC; and Parallel where its module has
-    `parallel_env`). Runs once, when `envs` is first imported: it imports each game's module, which
-    also imports its rules and encoder (about 0.1 s for all games together)."""
-    import pettingzoo
-
-    for g in available_games():
-        env_id = f"tabletop/{g}-v{VERSION}"
-        module = load(g)
-        if env_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", env_id, entry_point=module.env)
-        if env_id not in pettingzoo.parallel_registry:
-            # A turn-based game's entry says so and names the AEC -> Parallel conversion.
-            entry = module.parallel_env if hasattr(module, "parallel_env") else turn_based_only(env_id)
-            pettingzoo.register("parallel", env_id, entry_point=entry)
+def _aec_env(game: str, **kwargs: Any) -> Any:
+    return load(game).env(**kwargs)
 
 
-_register_with_pettingzoo()
+def _parallel_env(game: str, **kwargs: Any) -> Any:
+    if spec(game).simultaneous:
+        return load(game).parallel_env(**kwargs)
+    from envs.core.aec import turn_based_only
+
+    return turn_based_only(f"tabletop/{game}-v{VERSION}")(**kwargs)
+
+
+def _pettingzoo_has_registry() -> bool:
+    try:
+        import pettingzoo
+    except ImportError:
+        return False
+    return all(hasattr(pettingzoo, name) for name in ("register", "aec_registry", "parallel_registry"))
+
+
+def register_with_pettingzoo(game: str) -> None:
+    """Register `game` as `tabletop/<game>-v0` (AEC, and Parallel: the env's own where the game is
+    simultaneous, else an entry that names the AEC -> Parallel conversion). Nothing is imported
+    until an env is made. Without PettingZoo installed, does nothing."""
+    import functools
+
+    try:
+        import pettingzoo
+    except ImportError:  # the engines and agents work without it
+        return
+    if not all(hasattr(pettingzoo, name) for name in ("register", "aec_registry", "parallel_registry")):
+        return  # PettingZoo before 1.27 has no registry; the modules' env() / raw_env work on every version
+    env_id = f"tabletop/{game}-v{VERSION}"
+    if env_id not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", env_id, entry_point=functools.partial(_aec_env, game))
+    if env_id not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", env_id, entry_point=functools.partial(_parallel_env, game))
+
+
+def register_from(where: str) -> GameSpec:
+    """Import the spec at `"module:attribute"` and register it (and with PettingZoo).
+
+    Raises:
+        ValueError: `where` is not of that form, or does not name a `GameSpec`.
+    """
+    module, _, attr = where.strip().partition(":")
+    if not module or not attr:
+        raise ValueError(f"a game spec is named 'module:attribute', got {where!r}")
+    found = getattr(importlib.import_module(module), attr, None)
+    if not isinstance(found, GameSpec):
+        raise ValueError(f"{where!r} is not a GameSpec")
+    register(found)
+    register_with_pettingzoo(found.id)
+    register_with_gymnasium([found.id], VERSION)
+    return found
+
+
+for _game in GAMES:
+    register_with_pettingzoo(_game)
+#: Whether `pettingzoo.make("aec" | "parallel", "tabletop/<game>-v0")` works (PettingZoo 1.27 and later).
+PETTINGZOO_REGISTRY = _pettingzoo_has_registry()
+# Gymnasium: the single-agent view, `gymnasium.make("tabletop/<game>-v0", opponents=[...])` (see the module).
+register_with_gymnasium(GAMES, VERSION)
+# Games from outside the package, named by the user (explicit: nothing is found by scanning).
+for _where in filter(None, os.environ.get("TABLETOP_RL_GAMES", "").split(",")):
+    register_from(_where)
 
 
 def __getattr__(name: str) -> ModuleType:
     # `from envs import simple_poker_v0` works without importing every game eagerly.
-    for g in GAMES:
+    for g in registered():
         if name == f"{g}_v{VERSION}":
             return load(g)
     raise AttributeError(f"module 'envs' has no attribute {name!r}")
 
 
-__all__ = ["GAMES", "Game", "IllegalActionError", "available_games", "config_class", "load", "make_encoder", "make_game"]
+__all__ = [
+    "GAMES", "Game", "GameSpec", "IllegalActionError", "Variant", "available_games", "config_class", "load",
+    "make_encoder", "make_game", "register", "register_from", "register_with_pettingzoo", "registered", "spec",
+    "unregister",
+]

@@ -1,4 +1,4 @@
-"""PettingZoo module for RoboRally: `env()`, `raw_env`, `parallel_env()` (see `envs.roborally.env`)."""
+"""PettingZoo module for RoboRally: `env()`, `raw_env`, `parallel_env()`, `raw_parallel_env` (see `envs.roborally.env`)."""
 
 from typing import Any
 
@@ -6,11 +6,14 @@ from envs.core.aec import make_env_fn
 from envs.roborally.env import RoboRallyParallelEnv, raw_env
 
 env = make_env_fn(raw_env)
+#: The strict Parallel env: a masked action raises `IllegalActionError` and changes nothing.
+raw_parallel_env = RoboRallyParallelEnv
 
 
-def parallel_env(**options: Any) -> RoboRallyParallelEnv:
-    """The RoboRally Parallel env: all robots program at once, one register (round) per step."""
-    return RoboRallyParallelEnv(**options)
+def parallel_env(illegal_reward: float = -1.0, **options: Any) -> RoboRallyParallelEnv:
+    """The RoboRally Parallel env: all robots program at once, one register (round) per step. A masked
+    action ends the game with `illegal_reward` for the offender, as `env()` does (`raw_parallel_env` raises)."""
+    return RoboRallyParallelEnv(illegal_reward=illegal_reward, **options)
 
 
-__all__ = ["env", "parallel_env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env", "raw_parallel_env"]

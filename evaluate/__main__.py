@@ -3,7 +3,7 @@
 Examples::
 
     python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
-    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1
+    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
     python -m evaluate list                    # games and their agents
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
@@ -12,9 +12,9 @@ Examples::
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray            # deals as Ray tasks
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray --address HEAD:6379  # a cluster
 
-Game-specific flags (`--reproduce`, `--exact`, ...) come from the game's module
-in `GAME_MODULES` (`add_arguments(parser)`, `run(args) -> bool`);
-`python -m evaluate GAME --help` lists them.
+Game-specific flags (`--reproduce`, `--exact`, ...) come from the module its
+`GameSpec` names (`evaluate_module`: `add_arguments(parser)`, `run(args) -> bool`);
+`python -m evaluate GAME --help` lists them, with the game's options and examples.
 """
 
 from __future__ import annotations
@@ -28,34 +28,39 @@ from types import ModuleType
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, check_output_file, fail, positive_int
+from evaluate.cli import Parser, check_outputs, fail, positive_int
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
 
-#: Each game's own evaluation jobs: game id -> module (imported only when that game is asked for).
-GAME_MODULES: dict[str, str] = {
-    "lama": "evaluate.lama",
-    "simple_poker": "evaluate.simple_poker",
-    "the_game": "evaluate.the_game",
-    "primi_composti": "evaluate.primi_composti",
-    "roborally": "evaluate.roborally",
-}
-
-
 def _game_module(game: str) -> ModuleType | None:
-    name = GAME_MODULES.get(game)
+    """The game's own evaluation jobs (imported only when that game is asked for)."""
+    name = envs.spec(game).evaluate_module
     return importlib.import_module(name) if name is not None else None
+
+
+def game_epilog(game: str) -> str:
+    """The game's options (from its `Config` declarations) and runnable examples, for `--help`."""
+    spec = envs.spec(game)
+    lines = [f"{spec.title} options (--option KEY=VALUE):"]
+    lines += [f"  {o.describe()}" for o in spec.options()]
+    lines += ["", f"default line-up: {', '.join(spec.default_lineup)} (the last fills the other seats)", "", "examples:"]
+    lines += [f"  python -m evaluate {e}" for e in spec.examples]
+    return "\n".join(lines)
 
 
 def build_parser(game: str | None) -> argparse.ArgumentParser:
     """The parser, with the game's own flags when `game` is known."""
-    p = Parser(prog="python -m evaluate", description="Tournaments and analysis for tabletop-rl games.")
-    p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, or 'list'")
-    p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline vs random)")
+    known = game is not None and game in envs.available_games()
+    p = Parser(prog="python -m evaluate", description="Tournaments and analysis for tabletop-rl games. Subcommands: "
+               f"GAME (one of {', '.join(envs.available_games())}), 'list' (games and their agents), "
+               "'play GAME' (play in the terminal); 'python -m evaluate GAME --help' shows the game's options.",
+               epilog=game_epilog(game) if known else None, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, 'list', or 'play'")
+    p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline against its next strongest; see GAME --help)")
     p.add_argument("--games", type=positive_int(MAX_GAMES), default=None, help=f"number of games, 1..{MAX_GAMES:,} (default 1000)")
     p.add_argument("--seed", type=positive_int(low=0), default=0, help="root seed of deals and agents (default 0)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable (e.g. --option n=10)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable (GAME --help lists them)")
     p.add_argument("--seating", choices=["rotate", "fixed"], default="rotate", help="rotate: every rotation, same deals replayed (duplicate play); fixed: entrant i at seat i")
     p.add_argument("--max-turns", type=positive_int(), default=None, help="cut games longer than this (counted as no winner)")
     p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
@@ -67,7 +72,7 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     p.add_argument("--league", action="store_true", help="round robin of every agent (or --agents) with ratings and 95%% intervals")
     backends.add_arguments(p)  # --backend ray [--address HOST:6379]: the deals as Ray tasks
     p.set_defaults(game_flags=())
-    if game is not None and game in envs.available_games():
+    if known:
         mod = _game_module(game)
         if mod is not None and hasattr(mod, "add_arguments"):
             before = {a.dest for a in p._actions}
@@ -90,12 +95,6 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace, mo
                          f"{flag} runs in this process: drop --backend")
 
 
-def _default_agents(game: str, n: int) -> list[str]:
-    strongest = {"simple_poker": "simple_poker/nash", "lama": "lama/third", "primi_composti": "primi_composti/greedy_rand", "the_game": "the_game/trick"}
-    first = strongest.get(game, "random")
-    return [first] + ["random"] * (n - 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors are one line and exit 2; Ctrl-C one line and exit 130."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -114,19 +113,37 @@ def main(argv: list[str] | None = None) -> int:
         return fail("interrupted", parser.prog, 130)
 
 
+def named_agents(args: argparse.Namespace) -> list[str]:
+    """Every agent id the command line names (--agents, --paired, --against)."""
+    from agents import expand_agent_ids
+
+    return [i for flag in (args.agents, args.paired, args.against) if flag for i in expand_agent_ids(flag)]
+
+
+def apply_agent_options(game: str, ids: list[str], options: dict) -> dict:
+    """`options` plus the game options that the agents `ids` were trained on and the user left out, each
+    said in one line on stderr; a contradiction raises `ValueError` naming the `--option` to change."""
+    from agents import resolve_options
+
+    options, notes = resolve_options(game, ids, options)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return options
+
+
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.game == "list":
-        import agents as agent_registry
+        from agents.options import listing
 
         for g in envs.available_games():
-            print(f"{g}: {', '.join(agent_registry.known_ids(g))}")
+            print(f"{g}: {envs.spec(g).title}")
+            print("\n".join(listing(g)))
         return 0
     if args.game not in envs.available_games():
         raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    for flag in ("json", "csv"):
-        if getattr(args, flag):
-            check_output_file(getattr(args, flag), f"--{flag}")
+    check_outputs(args)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
+    args.options = apply_agent_options(args.game, named_agents(args), args.options)
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)
@@ -142,7 +159,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from evaluate.tournament import format_table, run_tournament, write_csv, write_json
 
     n = envs.make_game(args.game, **args.options).num_players
-    ids = args.agents or _default_agents(args.game, n)
+    ids = args.agents or envs.spec(args.game).lineup(n)
     with backends.from_args(args) as backend:
         result = run_tournament(
             args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from typing import NoReturn
 
 
@@ -51,17 +52,53 @@ def fail(message: str, prog: str | None = None, status: int = 1) -> int:
     return status
 
 
-def check_output_file(path: str, flag: str) -> None:
-    """Raise `ValueError` (one line) unless `path` can be written as a file: checked
-    before the work starts, so results are never lost to a bad output path."""
-    if os.path.isdir(path):
-        raise ValueError(f"{flag} {path!r} is a folder; give a file path")
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            raise ValueError(f"{flag} {path!r} is not writable")
-        return
-    parent = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{flag} {path!r} cannot be written: {parent!r} is not a writable folder")
+#: The output flags of every command (`python -m evaluate`, its `play` and `league`, `python -m train`) by
+#: argparse destination: what each names, a file or a folder. `check_outputs` checks those a command was given.
+OUTPUT_FLAGS: dict[str, str] = {"json": "file", "csv": "file", "record": "file", "png": "file", "docs": "file",
+                                "out": "folder"}
+
+
+def output_problem(path: str, kind: str = "file") -> str | None:
+    """Why `path` cannot be written as a `kind` ("file" or "folder"), or None if it can.
+
+    Tried, not guessed from permission bits (which say yes to root everywhere, /proc included): an existing
+    file is opened for appending (its content untouched), an existing folder and otherwise the nearest
+    existing folder above the path get a probe file made and removed. Nothing else is created."""
+    if not isinstance(path, str) or not path.strip():
+        return "an empty path"
+    if os.path.isdir(path) and kind == "file":
+        return "it is a folder; give a file path"
+    if os.path.exists(path) and not os.path.isdir(path):
+        if kind == "folder":
+            return "it exists and is not a folder"
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
+        except OSError as e:
+            return f"it cannot be written ({e.strerror})"
+        return None
+    folder = os.path.abspath(path) if kind == "folder" else os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder):
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        return f"{folder!r} is a file, not a folder"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=folder)
+    except OSError as e:
+        return f"nothing can be written in {folder!r} ({e.strerror})"
+    os.close(fd)
+    os.remove(probe)
+    return None
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output path `args` holds (the dests in `OUTPUT_FLAGS`) before any work starts.
+
+    Raises:
+        ValueError: one line naming the flag, the path and the reason (the commands print it and exit 2).
+    """
+    for dest, kind in OUTPUT_FLAGS.items():
+        path = getattr(args, dest, None)
+        if path:
+            problem = output_problem(path, kind)
+            if problem is not None:
+                raise ValueError(f"--{dest.replace('_', '-')} {path!r} cannot be written: {problem}")

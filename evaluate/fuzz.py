@@ -36,22 +36,8 @@ import envs
 from envs.core.game import IllegalActionError
 from envs.core.options import parse_options
 
-#: Games whose returns sum to zero in every variant.
-ZERO_SUM = frozenset({"simple_poker", "primi_composti"})
 #: An episode longer than this many moves counts as one that does not end.
 MAX_STEPS = 20_000
-#: Options with an open domain, tried beside the defaults.
-EXTRA_VARIANTS: dict[str, list[dict[str, Any]]] = {
-    "simple_poker": [{"n": 2}, {"n": 10, "ante": 1.0, "bet": 1.0}, {"n": 13, "ante": 2.0, "bet": 5.0}],
-    "lama": [{"target_points": 10}],
-    "the_game": [{"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1}],
-    "primi_composti": [{"cards_per_player": 3}, {"cards_per_player": 6, "num_players": 3}],
-    "roborally": [{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2}]
-    + [{"board": b} for b in ("tiny", "arena", "belts", "crushers", "express", "gears_pushers", "lasers",
-                              "pits_edges", "race_medium", "race_hard", "repair")],
-}
-#: Options that select a rules preset: every other option is tried under each of its values.
-PRESET_KEYS = ("rules", "version")
 
 
 class InvariantError(Exception):
@@ -120,9 +106,9 @@ def variants(game: str) -> list[dict[str, Any]]:
             continue
         for value in _finite_domain(hints.get(f.name, str)) or []:
             singles.append({f.name: value})
-    singles += EXTRA_VARIANTS.get(game, [])
+    singles += [dict(v) for v in envs.spec(game).fuzz_variants]  # options with an open domain
     presets = [{}]
-    for key in PRESET_KEYS:
+    for key in envs.spec(game).preset_keys:  # every other option is tried under each rules preset
         if key in hints:
             presets = [{key: v} for v in _finite_domain(hints[key]) or []]
     out: list[dict[str, Any]] = []
@@ -160,7 +146,7 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
             continue
         mask_legal = np.flatnonzero(obs["action_mask"])
         if check:
-            state = raw.state
+            state = raw.game_state
             legal = list(game.legal_actions(state))
             if mask_legal.tolist() != legal:
                 raise InvariantError("mask", f"move {moves}: {agent}'s mask allows {mask_legal.tolist()}, the rules {legal}")
@@ -178,7 +164,7 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
                 pass
             else:
                 raise InvariantError("illegal", f"move {moves}: illegal action {bad} of {agent} was accepted")
-            if (raw.state, raw.agent_selection, dict(raw._cumulative_rewards)) != before:
+            if (raw.game_state, raw.agent_selection, dict(raw._cumulative_rewards)) != before:
                 raise InvariantError("illegal", f"move {moves}: refused action {bad} of {agent} changed the env")
         if not len(mask_legal):
             raise InvariantError("mask", f"move {moves}: {agent} is to act with no legal action")
@@ -191,9 +177,9 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
         if moves > MAX_STEPS:
             raise InvariantError("end", f"no end after {MAX_STEPS} moves")
     if check:
-        if not game.is_terminal(raw.state):
+        if not game.is_terminal(raw.game_state):
             raise InvariantError("end", f"the episode stopped after {moves} moves in a non-terminal state")
-        returns = game.returns(raw.state)
+        returns = game.returns(raw.game_state)
         if zero_sum and abs(sum(returns)) > 1e-9:
             raise InvariantError("zero-sum", f"final returns {tuple(returns)} sum to {sum(returns)}")
     return moves, trace
@@ -220,7 +206,7 @@ def fuzz(game: str, episodes: int, seed: int = 0, options: dict[str, Any] | None
     todo = [dict(options)] if options is not None else variants(game)
     report = FuzzReport(game, variants=todo)
     envs_of = [(mod.raw_env(**o), mod.raw_env(**o), mod.env(**o)) for o in todo]
-    zero_sum = game in ZERO_SUM
+    zero_sum = envs.spec(game).zero_sum
     t0 = time.perf_counter()
     for i in range(episodes):
         k = i % len(todo)

@@ -24,13 +24,14 @@ deal is the unit, as in every report of this project). Everything is seeded
 by `seed`: the same command gives the same table.
 
 Simple poker also gets its exact head-to-head values (each agent's exact mean
-net against every other, both seatings, from `agents.simple_poker.match_value`).
+net against every other, both seatings, from `agents.simple_poker.strategies.match_value`).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import itertools
 import math
 import os
@@ -47,22 +48,11 @@ import envs
 from envs.core.play import play_game, reseed_agent
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks
+from evaluate.cli import Parser, check_outputs
 from evaluate.jsonio import write_json as _write_json
 
-#: Games whose seats share one return: rated as whole teams (see the module docstring).
-COOPERATIVE = frozenset({"the_game"})
 #: Elo points per Bradley–Terry unit.
 ELO = 400 / math.log(10)
-#: Members of a game's parametric agent families that a default league includes.
-FAMILY_MEMBERS: dict[str, list[str]] = {
-    "simple_poker": ["simple_poker/threshold-1", "simple_poker/threshold-2", "simple_poker/threshold-3"],
-    "primi_composti": ["primi_composti/minimax_2", "primi_composti/minimax_6"],
-}
-#: Registered ids a default league leaves out: searches that cost seconds a game (the exact
-#: solver and the teachers: 0.5-11 s a game) and copies of another agent (the plain-engine flag seeker, and the
-#: flag seeker's register-by-register teacher, which ties it: 0.502 [0.454, 0.551] over 400 races).
-SKIPPED = frozenset({"primi_composti/solver", "primi_composti/teacher", "lama/pimc", "lama/pimc-retuned",
-                     "the_game/rollout", "roborally/greedy-plain", "roborally/greedy-teacher"})
 
 
 @dataclass
@@ -103,8 +93,9 @@ def default_agents(game_name: str, game: Any = None) -> list[str]:
     With the engine `game`, agents that cannot play its configuration are left out (a learned
     policy trained on other options, e.g. `lama/learned-seed2022` in an official-rules league).
     """
-    ids = [i for i in agent_registry.known_ids(game_name) if not set("<:?") & set(i) and i not in SKIPPED]
-    ids += [i for i in FAMILY_MEMBERS.get(game_name, []) if i not in ids]
+    spec = envs.spec(game_name)  # what a default league leaves out (searches, copies) and adds (family members)
+    ids = [i for i in agent_registry.known_ids(game_name) if not set("<:?") & set(i) and i not in spec.league_skip]
+    ids += [i for i in spec.league_members if i not in ids]
     if game is None:
         return ids
     playable = []
@@ -142,14 +133,13 @@ def fit_bradley_terry(wins: np.ndarray, ridge: float = 0.01) -> np.ndarray:
     return r - r.mean()
 
 
-def _exact_poker(game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
-    from agents.simple_poker import behaviour_of, match_value
-
-    try:
-        beh = {i: behaviour_of(built[i], game) for i in ids}
-    except TypeError:  # an agent that cannot state its probabilities (a trained one, say)
+def _exact_values(game_name: str, game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
+    """The exact head-to-head table where the game's spec names a function for it (`exact_values`)."""
+    where = envs.spec(game_name).exact_values
+    if where is None:
         return None
-    return {i: {j: float(match_value(game, beh[i], beh[j])) for j in ids if j != i} for i in ids}
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)(game, ids, built)
 
 
 @dataclass(frozen=True)
@@ -208,7 +198,7 @@ def _league_deal(spec: LeagueSpec, d: int) -> tuple[np.ndarray, list[tuple[list[
         played.append((list(lineup), tuple(ret)))
         return ret
 
-    if spec.game_name in COOPERATIVE:
+    if envs.spec(spec.game_name).cooperative:
         team = [play([e] * n, (e,))[0] for e in range(k)]
         for a, b in itertools.combinations(range(k), 2):
             wins[a, b] += _cmp(team[a], team[b])
@@ -268,7 +258,7 @@ def run_league(
     returns_sum = np.zeros(k)
     returns_n = np.zeros(k, dtype=int)
     games_n = np.zeros(k, dtype=int)
-    cooperative = game_name in COOPERATIVE
+    cooperative = envs.spec(game_name).cooperative
     d = 0
     for block in backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend)):
         for deal_wins, played in block:
@@ -296,7 +286,7 @@ def run_league(
     # equal ratings (identical agents) may differ in the last bits between machines: order them by id
     ratings.sort(key=lambda r: (-round(r.rating, 3), r.id))
     h2h = {ids[a]: {ids[b]: float(total[a, b] / played[a, b]) for b in range(k) if b != a} for a in range(k)}
-    exact = _exact_poker(game, ids, {i: c[0] for i, c in copies.items()}) if game_name == "simple_poker" else None
+    exact = _exact_values(game_name, game, ids, {i: c[0] for i, c in copies.items()})
     _COPIES.clear()
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
@@ -416,27 +406,25 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-#: The leaderboard's leagues: game -> (options, deals per pair). Sized to run in minutes on two cores.
-LEADERBOARD: dict[str, tuple[dict[str, Any], int]] = {
-    "simple_poker": ({}, 2000),
-    "lama": ({}, 50),
-    "the_game": ({}, 50),
-    "primi_composti": ({}, 30),
-    "roborally": ({}, 20),
-}
-
-
 def main(argv: list[str] | None = None) -> int:
     """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game."""
-    p = argparse.ArgumentParser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
+    p = Parser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
     p.add_argument("--docs", default="docs/leaderboard.md", help="Markdown file to write (default docs/leaderboard.md)")
     p.add_argument("--games", nargs="*", default=None, help="only these games (default: every available one)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--deals", type=int, default=None,
+                   help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on two cores)")
     args = p.parse_args(argv)
-    chosen = args.games or [g for g in LEADERBOARD if g in envs.available_games()]
-    bad = [g for g in chosen if g not in LEADERBOARD]
+    try:
+        check_outputs(args)
+    except ValueError as e:
+        p.error(str(e))
+    chosen = args.games or list(envs.available_games())
+    bad = [g for g in chosen if g not in envs.available_games()]
     if bad:
-        p.error(f"no leaderboard league for {bad}; games: {', '.join(LEADERBOARD)}")
+        p.error(f"unknown games {bad}; games: {', '.join(envs.available_games())}")
+    if args.deals is not None and args.deals < 1:
+        p.error(f"--deals must be a positive integer, got {args.deals}")
     parts = [
         "# Leaderboard",
         "",
@@ -446,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         "Line-ups: for every pair of agents and every deal, one agent sits at each seat in turn with copies of",
         "the other at every other seat (with more than two seats, then the other way round). Duplicate scoring:",
         "a line-up on a deal is one comparison, won by the agent whose return summed over its seats beats the",
-        "copies' mean return summed the same way (equal: a draw). The cooperative The Game is rated by teams:",
+        "copies' mean return summed the same way (equal: a draw). A cooperative game is rated by teams:",
         "every agent plays each deal as the whole team, and two teams are compared on the same deal.",
         "\"score\" is the share of comparisons won (draws half); \"mean return\" is per seat held.",
         "Generated, not written by hand:",
@@ -457,8 +445,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     for g in chosen:
-        options, deals = LEADERBOARD[g]
-        res = run_league(g, games=deals, seed=args.seed, options=options)
+        deals = args.deals or envs.spec(g).league_deals
+        res = run_league(g, games=deals, seed=args.seed, options={})
         print(format_league(res), flush=True)
         parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}"))
     folder = os.path.dirname(args.docs)

@@ -8,6 +8,11 @@ from typing import Any
 
 from agents.policy import check_activation
 
+#: Where a run's episodes are played (see `TrainConfig.env`).
+ENV_KINDS = ("auto", "vector", "python")
+#: The most parallel tables one run may ask for.
+MAX_ENVS = 8192
+
 #: The most learner steps one run may plan (far beyond any preset; catches a typo such as 10**11).
 MAX_TIMESTEPS = 10**10
 
@@ -21,7 +26,10 @@ class TrainConfig:
     `checkpoint_every` 0 means every tenth of the run. `init_from` names a distilled
     student (`python -m train GAME --method distill`) whose weights start the policy;
     `critic_warmup` steps then train the value network alone (the student's value head
-    is not fitted to this reward), before the policy learns too.
+    is not fitted to this reward), before the policy learns too. `env` picks the
+    environments: `"vector"` the game's batched compiled env (`agents.vector_env`, every
+    opponent a compiled kernel), `"python"` `OpponentEnv`s, `"auto"` the vector env
+    wherever the game, the opponents and the control allow it.
     """
 
     game: str
@@ -51,6 +59,7 @@ class TrainConfig:
     activation: str = "tanh"
     init_from: str = ""
     critic_warmup: int = 0
+    env: str = "auto"
     out: str = ""
 
     def __post_init__(self) -> None:
@@ -71,6 +80,8 @@ class TrainConfig:
             raise ValueError(f"learning_rate must be a number > 0, got {self.learning_rate!r}")
         if not (isinstance(self.ent_coef, (int, float)) and not isinstance(self.ent_coef, bool) and self.ent_coef >= 0):
             raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
+        if self.env not in ENV_KINDS:
+            raise ValueError(f"env must be one of {list(ENV_KINDS)}, got {self.env!r}")
         if self.meta_solver not in ("uniform", "nash"):
             raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
 

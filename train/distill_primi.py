@@ -1,7 +1,7 @@
 """Paired head-to-head and regret of a Primi Composti agent on held-out deals.
 
-    python -m train.distill_primi --agent primi_composti/learned --against primi_composti/minimax_6 --deals 200
-    python -m train.distill_primi --agent primi_composti/learned-v2 --against primi_composti/minimax_4 --version 2 --no-regret
+    python -m train.distill_primi --agent primi_composti/learned --against primi_composti/minimax?depth=6 --deals 200
+    python -m train.distill_primi --agent primi_composti/learned-v2 --against primi_composti/minimax?depth=4 --version 2 --no-regret
 
 Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0,
 deals 0..199: the deals of the regret table in docs/primi_composti.md; distillation draws its deals from
@@ -9,12 +9,11 @@ deals 0..199: the deals of the regret table in docs/primi_composti.md; distillat
 of the two hands in turn against the same opponent; the per-deal figure is the mean of the agent's score
 difference in its two games, with a normal 95% interval (`evaluate.stats.mean_interval`). Regret (version 1):
 the deal's exact value for the agent's seat minus its final score difference against perfect play, as in
-`evaluate.primi_composti_solve`, both seats.
+`evaluate.primi_composti.solve`, both seats.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from typing import Any
@@ -22,11 +21,12 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.search.primi_composti import best_card, make_solver, state_value
+from agents.primi_composti.solvers import best_card, make_solver, state_value
 from envs.core.game import legal_mask
 from envs.core.play import play_out
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
+from evaluate.cli import Parser, check_outputs
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval
 
@@ -69,9 +69,9 @@ def regrets(game: PrimiCompostiGame, a: Any, decks: np.ndarray) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
-    p = argparse.ArgumentParser(prog="python -m train.distill_primi", description=__doc__.split("\n")[0])
+    p = Parser(prog="python -m train.distill_primi", description=__doc__.split("\n")[0])
     p.add_argument("--agent", required=True)
-    p.add_argument("--against", default="primi_composti/minimax_6", help="comma-separated opponents")
+    p.add_argument("--against", default="primi_composti/minimax?depth=6", help="comma-separated opponents")
     p.add_argument("--version", type=int, default=1, choices=(1, 2))
     p.add_argument("--cards", type=int, default=12)
     p.add_argument("--deals", type=int, default=200)
@@ -80,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-regret", action="store_true")
     p.add_argument("--json", default="")
     args = p.parse_args(argv)
+    try:
+        check_outputs(args)
+    except ValueError as e:
+        p.error(str(e))
     game = PrimiCompostiGame(Config(version=args.version, cards_per_player=args.cards))
     decks = fast.random_decks(np.random.default_rng(args.seed), args.start + args.deals, args.cards)[args.start:]
     try:

@@ -52,7 +52,7 @@ from train.checkpoint import (
     write_checkpoint,
 )
 from train.config import TrainConfig
-from train.curve import evaluate_policy_agent, evaluate_team, write_curve
+from train.curve import evaluate_policy_agent, evaluate_team, references_for, summary_line, write_curve
 from train.pool import OpponentPool, simulated_match_value
 from train.presets import GameHooks, hooks
 from train.seeds import RunSeeds, child, children
@@ -115,15 +115,66 @@ def build_opponents(run: Run) -> Opponents:
     return Opponents(ids, pool, eval_agents)
 
 
+#: Bytes a rollout buffer may take (observations, masks, values...): a larger n_envs x n_steps is refused.
+MAX_BUFFER_BYTES = 8 * 2**30
+
+
+def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple[Any, str]:
+    """The game's batched compiled env for this run, or None; and why, in a few words.
+
+    The vector env plays the fixed line-up's compiled kernels inside its step; a
+    self-play pool, one policy for every seat or an opponent that exists only in
+    Python keep the run on `OpponentEnv`s (`cfg.env="vector"` turns that into an error).
+    """
+    from agents.vector import vector_env
+
+    cfg = run.cfg
+    why = None
+    if cfg.env == "python":
+        why = "--env python"
+    elif not envs.spec(cfg.game).vector_kernels:
+        why = f"{cfg.game} has no compiled vector env yet"
+    elif cfg.control != "one_seat":
+        why = f"control={cfg.control} has no vector env yet"
+    elif opponents.pool is not None:
+        why = "self-play opponents are Python policies"
+    if why is None:
+        # A resumed run plays fresh tables: the vector env's seed is drawn from the resumed streams.
+        seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
+        try:
+            venv = vector_env(cfg.game, cfg.n_envs, opponents=opponents.ids, seed=seeds.env_seed(0), **cfg.options)
+        except ValueError as e:
+            why = str(e)
+        else:
+            return venv, f"opponents {', '.join(opponents.ids)} are compiled kernels"
+    if cfg.env == "vector":
+        raise ValueError(f"--env vector is not possible here: {why}")
+    return None, why
+
+
 def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
-    """`n_envs` monitored `OpponentEnv`s in a `DummyVecEnv`; env i's fixed opponents draw from its stream's child 0.
+    """The run's environments as one SB3 `VecEnv`: the batched compiled env where possible
+    (`vector_env_for`), else `n_envs` monitored `OpponentEnv`s in a `DummyVecEnv`, env i's fixed
+    opponents drawing from its stream's child 0. The first line printed says which, and why.
 
     A run resumed at step t > 0 draws env i from child `t + 1` of its stream
     instead (`RunSeeds.resumed`): fresh episodes, not the first ones replayed.
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+    from envs.core.sb3 import to_sb3
+
     cfg = run.cfg
+    obs_size = int(np.prod(run.encoder.observation_space.shape))
+    need = cfg.n_envs * cfg.n_steps * (obs_size + run.game.num_actions + 8) * 4
+    if need > MAX_BUFFER_BYTES:
+        raise ValueError(f"n_envs x n_steps = {cfg.n_envs} x {cfg.n_steps} needs a rollout buffer of "
+                         f"{need / 2**30:.1f} GiB (at most {MAX_BUFFER_BYTES / 2**30:.0f}): lower --n-envs or n_steps")
+    venv, why = vector_env_for(run, opponents, resumed_at)
+    if venv is not None:
+        print(f"train {cfg.game}: vector env ({cfg.n_envs} compiled tables): {why}", flush=True)
+        return VecMonitor(to_sb3(venv))
+    print(f"train {cfg.game}: OpponentEnv ({cfg.n_envs} Python tables): {why}", flush=True)
     seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
 
     def make_env(i: int):
@@ -426,7 +477,7 @@ def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, pro
                     curve.recent.append(float(ep["r"]))
             t = self.num_timesteps
             if self.bar is not None:
-                self.bar.update(t - self.bar.n)
+                self.bar.update(min(t, cfg.timesteps) - self.bar.n)  # a last rollout may pass the planned steps
             if pool is not None and t >= sched["next_snap"]:
                 frozen = copy.deepcopy(model.policy)
                 frozen.set_training_mode(False)
@@ -450,7 +501,7 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
     """Write the model, what the run ships, `config.json`, the curve and the final tournaments; return a summary."""
     import torch
 
-    from train.report import final_tournaments, library_versions, write_config
+    from train.report import command_line, final_tournaments, git_commit, library_versions, write_config
 
     cfg, pool, n = run.cfg, opponents.pool, run.game.num_players
     with atomic_path(os.path.join(cfg.out, "model.zip")) as tmp:
@@ -473,9 +524,19 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
         extra["play"] = "average"
         extra["mixture_weights"] = [float(w) for w in weights]
     extra["versions"] = library_versions()
+    extra["provenance"] = {"command": command_line(), "git_commit": git_commit(), "method": "ppo"}
     extra["train_seconds"] = time.time() - t0
     config = write_config(cfg, extra)
-    write_curve(curve.rows, cfg.out, title=f"{cfg.game} — MaskablePPO{' self-play' if cfg.self_play else ''}")
+    from envs.core.spec import Variant
+
+    spec = envs.spec(cfg.game)
+    counts: dict[str, int] = {}
+    for i in opponents.ids:
+        counts[i] = counts.get(i, 0) + 1
+    against = (" self-play" if cfg.self_play else " (one policy in every seat)" if cfg.control == "all_seats"
+               else " against " + ", ".join(f"{i}*{c}" if c > 1 else i for i, c in counts.items()))
+    write_curve(curve.rows, cfg.out, title=f"{spec.title}, {Variant(cfg.game, cfg.options).label()}: MaskablePPO{against}",
+                references=references_for(run.game, spec, cfg.control))
     summary: dict[str, Any] = {"out": cfg.out, "train_seconds": config["train_seconds"], "final": curve.rows[-1]}
     if cfg.final_eval_games > 0:
         me = f"ppo:{cfg.out}"
@@ -488,8 +549,8 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
             lineups = [[me] + opponents.ids]
         summary["evaluation"] = final_tournaments(cfg, lineups, verbose)
     if verbose:
-        last = {k: round(v, 4) for k, v in curve.rows[-1].items() if k != "timesteps"}
-        print(f"saved {cfg.out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s); final: {last}")
+        print(f"saved {cfg.out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s)")
+        print(summary_line(cfg.game, cfg.options, curve.rows[-1], cfg.eval_games, team=cfg.control == "all_seats"))
         if "selected" in config:
             sel = config["selected"]
             print(f"shipped the mixture of step {sel['timesteps']} ({sel['by']}: {sel['exploitability']:.4f})")

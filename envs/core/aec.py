@@ -35,6 +35,28 @@ _EPISODE_STATE = (
     "_returns", "num_turns", "_mask_cache", "agent_selection", "_skip_agent_selection",
 )
 
+#: Where an env puts each seat's action mask: in the observation Dict, in `infos[agent]`, or both.
+MASK_PLACES = ("obs", "info", "both")
+
+
+def check_mask_in(mask_in: Any) -> str:
+    """Validate the `mask_in` option (raises `ValueError` naming the allowed values)."""
+    if not isinstance(mask_in, str) or mask_in not in MASK_PLACES:
+        raise ValueError(f"mask_in must be one of {', '.join(map(repr, MASK_PLACES))}, got {mask_in!r}")
+    return mask_in
+
+
+def check_max_turns(max_turns: Any, max_cycles: Any, name: str = "max_turns") -> Any:
+    """`max_turns`, or `max_cycles` (PettingZoo's name for the same limit, as `pettingzoo.make` and its
+    `max_cycles_test` pass it) when only that is given; both given and different raises `ValueError`."""
+    if max_cycles is None:
+        return max_turns
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
+        raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
+    if max_turns is not None and max_turns != max_cycles:
+        raise ValueError(f"max_cycles={max_cycles!r} and {name}={max_turns!r} name the same limit; give one of them")
+    return max_cycles
+
 
 class GameAECEnv(AECEnv, EzPickle):
     """A strict PettingZoo AEC environment over a rules engine.
@@ -44,12 +66,17 @@ class GameAECEnv(AECEnv, EzPickle):
     `max_turns` is a game option.
 
     Observations are `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}`;
-    the mask is all zeros for a seat that is not to act. Illegal actions raise
+    the mask is all zeros for a seat that is not to act. The same int8 mask is in
+    `infos[agent]["action_mask"]` (where AgileRL and other clients look for it);
+    `mask_in="obs"` leaves it out of `infos`, `mask_in="info"` out of the
+    observation, which is then the plain `Box`. Illegal actions raise
     `IllegalActionError` (use the module's `env()` for PettingZoo's standard
     illegal-move handling); so does an action that is not a Python `int` or a
     NumPy integer (a bool, a float, a string). `max_turns` (default: none)
-    truncates an episode after that many steps. The seat's information set is
-    `env.view(agent)`.
+    truncates an episode after that many steps (moves of any seat); `max_cycles`
+    is accepted as PettingZoo's name for it. The seat's information set is
+    `env.view(agent)`; `state()` is every seat's encoded view in one float array
+    (PettingZoo's global state, `state_space`); `game_state` is the engine state.
 
     Misuse gets a clear error: stepping, observing or rendering before
     `reset()` or after every agent has left raises `RuntimeError` saying to call
@@ -80,9 +107,13 @@ class GameAECEnv(AECEnv, EzPickle):
             raise NotImplementedError(f"{cls.__name__} sets neither encoder_class nor make_encoder")
         return cls.encoder_class(game)
 
-    def __init__(self, render_mode: str | None = None, max_turns: int | None = None, **options: Any):
-        EzPickle.__init__(self, render_mode=render_mode, max_turns=max_turns, **options)
+    def __init__(self, render_mode: str | None = None, max_turns: int | None = None, mask_in: str = "both",
+                 max_cycles: int | None = None, **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, max_turns=max_turns, mask_in=mask_in, max_cycles=max_cycles,
+                          **options)
         super().__init__()
+        self.mask_in = check_mask_in(mask_in)
+        max_turns = check_max_turns(max_turns, max_cycles)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if max_turns is not None and (
@@ -97,19 +128,19 @@ class GameAECEnv(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = list(self.possible_agents)
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        space = gymnasium.spaces.Dict(
-            {
-                "observation": self.encoder.observation_space,
-                "action_mask": gymnasium.spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
-            }
-        )
-        action_space = gymnasium.spaces.Discrete(self.game.num_actions)
-        # One cached space object per kind, shared by every seat.
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
-        self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self._bind()
         self._rng = np.random.default_rng()
         self._state: Any = None
+
+    def _bind(self) -> None:
+        """Spaces and hot-path bindings of `self.game` and `self.encoder` (again after a subclass rebuilds them)."""
+        # One cached space object per kind, shared by every seat.
+        space, self.state_space = spaces_of(self.game, self.encoder, self.mask_in)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, gymnasium.spaces.Discrete(self.game.num_actions))
+        self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self._mask_in_obs = self.mask_in != "info"
+        self._mask_in_info = self.mask_in != "obs"
         # Optional `game.public_info(state) -> dict`: what every seat may know about
         # the game as a whole (The Game's cards left), copied into each seat's info.
         self._public_info = getattr(self.game, "public_info", None)
@@ -173,13 +204,11 @@ class GameAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        if self._public_info is not None:
-            self._report_public_info()
         self._returns = tuple(map(float, self.game.returns(self._state)))
         self.num_turns = 0
         self._mask_cache: np.ndarray | None = None
         self.agent_selection = self.possible_agents[self.game.current_player(self._state)]
+        self._report_infos()
 
     def step(self, action: Any) -> None:
         """Play `action` for `agent_selection` (raises `IllegalActionError` if illegal
@@ -222,20 +251,34 @@ class GameAECEnv(AECEnv, EzPickle):
         cumulative[agent] = 0.0  # the actor's reward restarts at its own move
         for ag, r in rewards.items():
             cumulative[ag] += r
-        if self._public_info is not None:
-            self._report_public_info()
+        self._report_infos()
         if self.render_mode == "human":
             self.render()
 
-    def _report_public_info(self) -> None:
-        info = self._public_info(self._state)
-        for a in self.agents:
-            self.infos[a] = dict(info)
+    def _report_infos(self) -> None:
+        """Fresh `infos`: the game's public information and, unless `mask_in="obs"`, each seat's int8 mask."""
+        public = self._public_info(self._state) if self._public_info is not None else {}
+        if not self._mask_in_info:
+            self.infos = {a: dict(public) for a in self.agents}
+            return
+        zero = self._zero_mask
+        infos = {a: {**public, "action_mask": zero.copy()} for a in self.agents}
+        actor = self.agent_selection
+        if actor in infos and not (self.terminations[actor] or self.truncations[actor]):
+            infos[actor]["action_mask"] = self._current_mask().copy()
+        self.infos = infos
+
+    def _current_mask(self) -> np.ndarray:
+        """The int8 mask of the seat to act (computed once a step)."""
+        if self._mask_cache is None:
+            self._mask_cache = self._legal_mask(self._state)
+        return self._mask_cache
 
     # --- observations -------------------------------------------------------------
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """`agent`'s observation: its encoded view and its action mask (all zeros
-        unless `agent` is to act; also for a seat that has already left)."""
+        unless `agent` is to act; also for a seat that has already left); with
+        `mask_in="info"` the encoded view alone."""
         try:
             seat = self._seat[agent]
         except (KeyError, TypeError):
@@ -243,13 +286,14 @@ class GameAECEnv(AECEnv, EzPickle):
         if self._state is None:
             raise self._not_playing()
         obs = self._encode(self._view(self._state, seat))
+        if not self._mask_in_obs:
+            return obs
+        return {"observation": obs, "action_mask": self._mask_of(agent)}
+
+    def _mask_of(self, agent: str) -> np.ndarray:
         if agent == self.agent_selection and not (self.terminations.get(agent, True) or self.truncations.get(agent, True)):
-            if self._mask_cache is None:
-                self._mask_cache = self._legal_mask(self._state)
-            mask = self._mask_cache.copy()
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": obs, "action_mask": mask}
+            return self._current_mask().copy()
+        return self._zero_mask.copy()
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's `last()`: `agent_selection`'s observation, cumulative
@@ -268,7 +312,11 @@ class GameAECEnv(AECEnv, EzPickle):
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The int8 legal-action mask of `agent` (default: the agent to act)."""
-        return self.observe(agent or self.agent_selection)["action_mask"]
+        agent = agent or self.agent_selection
+        self._seat_of(agent)
+        if self._state is None:
+            raise self._not_playing()
+        return self._mask_of(agent)
 
     def view(self, agent: str) -> Any:
         """`agent`'s information set (the typed view agents act on)."""
@@ -278,9 +326,16 @@ class GameAECEnv(AECEnv, EzPickle):
         return self.game.view(self._state, seat)
 
     @property
-    def state(self) -> Any:
+    def game_state(self) -> Any:
         """The full engine state (the whole truth: for tools, not for agents)."""
         return self._state
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: every seat's encoded view, seat after seat, in one float
+        array (`state_space`); for centralised critics, never for a seat's own decisions."""
+        if self._state is None:
+            raise self._not_playing()
+        return global_state(self.game, self.encoder, self._state)
 
     def render(self) -> str | None:
         """Text picture of the state (`ansi` returns it, `human` prints it)."""
@@ -336,7 +391,25 @@ def _with_direct_reads(base: type, order_enforcing: bool = False) -> type:
     return type(base.__name__, (base,), attrs)
 
 
-TerminateIllegalWrapper = _with_direct_reads(wrappers.TerminateIllegalWrapper)
+_TerminateIllegalBase = _with_direct_reads(wrappers.TerminateIllegalWrapper)
+
+
+class TerminateIllegalWrapper(_TerminateIllegalBase):
+    """PettingZoo's `TerminateIllegalWrapper` (an illegal move ends the game, the offender gets
+    `illegal_reward`); the offender's info also says so (`infos[agent]["illegal_action"]`, the
+    action) and every info mask turns to zeros, as nobody is to act any more."""
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        ended_before = self._terminated
+        super().step(action)
+        if self._terminated and not ended_before:
+            for info in raw.infos.values():
+                if "action_mask" in info:
+                    info["action_mask"] = raw._zero_mask.copy()
+            if agent in raw.infos:
+                raw.infos[agent]["illegal_action"] = int(action)
 _AssertOutOfBoundsBase = _with_direct_reads(wrappers.AssertOutOfBoundsWrapper)
 
 
@@ -399,6 +472,30 @@ def turn_based_only(env_id: str):
 
     parallel_env.__doc__ = f"Refuses: {env_id} is turn-based (see `turn_based_only`)."
     return parallel_env
+
+
+def spaces_of(game: Game, encoder: Any, mask_in: str) -> tuple[gymnasium.spaces.Space, gymnasium.spaces.Box]:
+    """A seat's observation space under `mask_in`, and the global state's space (every seat's
+    observation space end to end, as float32)."""
+    box = encoder.observation_space
+    if mask_in == "info":
+        obs_space: gymnasium.spaces.Space = box
+    else:
+        obs_space = gymnasium.spaces.Dict(
+            {"observation": box, "action_mask": gymnasium.spaces.Box(0, 1, (game.num_actions,), dtype=np.int8)}
+        )
+    n = game.num_players
+    low = np.tile(np.asarray(box.low, dtype=np.float32).ravel(), n)
+    high = np.tile(np.asarray(box.high, dtype=np.float32).ravel(), n)
+    return obs_space, gymnasium.spaces.Box(low, high, dtype=np.float32)
+
+
+def global_state(game: Game, encoder: Any, state: Any) -> np.ndarray:
+    """Every seat's encoded view of `state`, seat 0 first, as one float32 vector (PettingZoo's `state()`).
+    Together the views hold everything any seat knows; what no seat knows (the deck's order) stays out."""
+    return np.concatenate(
+        [np.asarray(encoder.encode(game.view(state, seat)), dtype=np.float32).ravel() for seat in range(game.num_players)]
+    )
 
 
 def render_text(game: Game, state: Any, render_mode: str) -> str | None:

@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
-from envs.core.aec import GameAECEnv, render_text
+from envs.core.aec import GameAECEnv, check_mask_in, global_state, render_text, spaces_of
 from envs.core.game import Game, IllegalActionError
 
 
@@ -31,11 +31,21 @@ class GameParallelEnv(ParallelEnv, EzPickle):
 
     Subclasses set `metadata`, `config_class`, `game_class` and `encoder_class`
     (or override `make_game` / `make_encoder`); every keyword argument except
-    `render_mode` is a game option. Observations are
+    `render_mode`, `mask_in` and `illegal_reward` is a game option. Observations are
     `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}` for every
-    seat; rewards are the change of `Game.returns`; agents stay until the game
-    ends (then all leave at once). An illegal action raises `IllegalActionError`
-    naming the seat, before anything changes.
+    seat, the same int8 mask in `infos[agent]["action_mask"]` (`mask_in` as in
+    the AEC env: "obs", "info" — the observation is the plain `Box` — or "both");
+    rewards are the change of `Game.returns`; agents stay until the game ends
+    (then all leave at once). `state()` / `state_space`: every seat's encoded
+    view in one float array; `game_state`: the engine state.
+
+    Illegal actions: an action that is not an integer, or outside the action
+    space, raises `IllegalActionError` naming the seat. A masked action raises
+    it too when `illegal_reward` is None (strict, the default of this class),
+    before anything changes; otherwise (the module's `parallel_env()`, as
+    PettingZoo's `env()` treats an AEC game) the round is not played, each
+    offender gets `illegal_reward`, every agent is terminated and truncated and
+    leaves, and `infos[offender]["illegal_action"]` is the refused action.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"name": "game_parallel_v0", "render_modes": ["ansi", "human"],
@@ -48,8 +58,13 @@ class GameParallelEnv(ParallelEnv, EzPickle):
     make_game = classmethod(GameAECEnv.make_game.__func__)
     make_encoder = classmethod(GameAECEnv.make_encoder.__func__)
 
-    def __init__(self, render_mode: str | None = None, **options: Any):
-        EzPickle.__init__(self, render_mode=render_mode, **options)
+    def __init__(self, render_mode: str | None = None, mask_in: str = "both", illegal_reward: float | None = None,
+                 **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, mask_in=mask_in, illegal_reward=illegal_reward, **options)
+        self.mask_in = check_mask_in(mask_in)
+        if illegal_reward is not None and (isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float))):
+            raise ValueError(f"illegal_reward must be a number or None (strict), got {illegal_reward!r}")
+        self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
@@ -62,10 +77,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        space = gymnasium.spaces.Dict({
-            "observation": self.encoder.observation_space,
-            "action_mask": gymnasium.spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
-        })
+        space, self.state_space = spaces_of(self.game, self.encoder, self.mask_in)
         action_space = gymnasium.spaces.Discrete(self.game.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
@@ -82,10 +94,17 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         """The action space of `agent` (the same object for every seat)."""
         return self.action_spaces[agent]
 
-    def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        game = self.game
-        return {"observation": self.encoder.encode(game.view(self._state, seat)),
-                "action_mask": game.seat_mask(self._state, seat)}
+    def _observe_all(self, live: bool = True) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Every seat's observation and info (masks all zeros once the game is over)."""
+        game, state = self.game, self._state
+        obs: dict[str, Any] = {}
+        infos: dict[str, dict[str, Any]] = {}
+        for seat, a in enumerate(self.possible_agents):
+            view = self.encoder.encode(game.view(state, seat))
+            mask = game.seat_mask(state, seat) if live else np.zeros(game.num_actions, dtype=np.int8)
+            obs[a] = view if self.mask_in == "info" else {"observation": view, "action_mask": mask}
+            infos[a] = {} if self.mask_in == "obs" else {"action_mask": np.array(mask, dtype=np.int8)}
+        return obs, infos
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Deal a new game; a given `seed` replaces the generator. Returns (observations, infos)."""
@@ -95,8 +114,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         self.agents = list(self.possible_agents)
         self._returns = tuple(map(float, self.game.returns(self._state)))
         self.num_rounds = 0
-        obs = {a: self._observe(i) for i, a in enumerate(self.possible_agents)}
-        return obs, {a: {} for a in self.agents}
+        return self._observe_all()
 
     def step(self, actions: dict[str, Any]):
         """Play one round: every live agent's action, applied in the order the game asks for them."""
@@ -108,15 +126,23 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         game = self.game
         state = self._state
         n = game.num_players
+        refused: dict[str, int] = {}
         for a in self.agents:  # check the whole round first: nothing changes on a bad action
             seat = self._seat[a]
             act = actions[a]
-            try:
-                act = int(act)
-            except (TypeError, ValueError):
-                raise IllegalActionError(actions[a], seat, "not an integer action id") from None
-            if not 0 <= act < game.num_actions or not game.seat_mask(state, seat)[act]:
-                raise IllegalActionError(act, seat, "not legal in this round")
+            if isinstance(act, np.ndarray) and act.size == 1 and np.issubdtype(act.dtype, np.integer):
+                act = act.reshape(())[()]
+            if not (type(act) is int or isinstance(act, np.integer)):
+                raise IllegalActionError(act, seat, f"not an integer action id ({type(act).__name__})")
+            act = int(act)
+            if not 0 <= act < game.num_actions:
+                raise IllegalActionError(act, seat, f"outside Discrete({game.num_actions})")
+            if not game.seat_mask(state, seat)[act]:
+                if self.illegal_reward is None:
+                    raise IllegalActionError(act, seat, "not legal in this round")
+                refused[a] = act
+        if refused:
+            return self._end_on_illegal(refused)
         for _ in range(n):
             if game.is_terminal(state):
                 break
@@ -131,13 +157,31 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         cut = done and self._truncated is not None and bool(self._truncated(state))
         terminations = dict.fromkeys(self.agents, done and not cut)
         truncations = dict.fromkeys(self.agents, cut)
-        obs = {a: self._observe(i) for i, a in enumerate(self.possible_agents)}
-        infos = {a: {} for a in self.agents}
+        obs, infos = self._observe_all(live=not done)
         if done:
             self.agents = []
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terminations, truncations, infos
+
+    def _end_on_illegal(self, refused: dict[str, int]):
+        """The round is refused: the game ends, each offender gets `illegal_reward` (as PettingZoo's
+        `TerminateIllegalWrapper` does in an AEC game: everyone terminated and truncated)."""
+        rewards = {a: (self.illegal_reward if a in refused else 0.0) for a in self.possible_agents}
+        terminations = dict.fromkeys(self.agents, True)
+        truncations = dict.fromkeys(self.agents, True)
+        obs, infos = self._observe_all(live=False)
+        for a, act in refused.items():
+            infos[a]["illegal_action"] = act
+        self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: every seat's encoded view, seat after seat, in one float array
+        (`state_space`); for centralised critics, never for a seat's own decisions."""
+        if self._state is None:
+            raise RuntimeError(f"{type(self).__name__}: call reset() before state()")
+        return global_state(self.game, self.encoder, self._state)
 
     def view(self, agent: str) -> Any:
         """`agent`'s information set (the typed view agents act on)."""

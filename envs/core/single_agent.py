@@ -5,7 +5,8 @@ episode), plays the opponents' turns internally, returns only the learner's
 observations, and pays the learner the change of its return since its previous
 decision — including what the opponents' moves and the game's end brought.
 `action_masks()` lets sb3-contrib's MaskablePPO mask illegal actions, also under
-`SubprocVecEnv` (it is called through `env_method`).
+`SubprocVecEnv` (it is called through `env_method`); `info["action_mask"]` is the
+same mask as int8, so `env.action_space.sample(mask=info["action_mask"])` works.
 
 An unmasked action the rules refuse (what Gymnasium's and SB3's `check_env`, or
 any learner that ignores `action_masks()`, will send) ends the episode with
@@ -203,7 +204,8 @@ class OpponentEnv(gymnasium.Env):
         return self._obs(), float(reward), terminated, truncated, self._info()
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.learner_seat}
+        # int8, as `Discrete.sample(mask=...)` requires (action_masks() is bool, as MaskablePPO wants).
+        return {"seat": self.learner_seat, "action_mask": self.action_masks().astype(np.int8)}
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (MaskablePPO calls this)."""
@@ -220,7 +222,7 @@ class OpponentEnv(gymnasium.Env):
         return self.game.view(self._state, seat)
 
     @property
-    def state(self) -> Any:
+    def game_state(self) -> Any:
         """The full engine state (for tools and tests)."""
         return self._state
 

@@ -24,7 +24,7 @@ and the batch kernel is cached)::
 
 and `play_games(config, seeds, batch, codes, params)` prepares the arrays,
 runs it and checks the outcome. The strategies' kernels live with the agents
-(`agents.lama_fast`); the engine knows no agent.
+(`agents.lama.fast`); the engine knows no agent.
 """
 
 from __future__ import annotations

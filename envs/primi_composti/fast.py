@@ -5,7 +5,7 @@ no revealed operand, any `cards_per_player`, versions 1 and 2, seat 0 = the
 holder of card 2. Everything here is differential-tested against the plain
 engine (`envs.primi_composti.rules`): same deals, same moves, same stacks and scores.
 The players' kernels built on these (greedy, minimax) live with the players, in
-`agents.primi_composti_fast`; the exact solvers in `agents.search.primi_composti`.
+`agents.primi_composti.fast`; the exact solvers in `agents.primi_composti.solvers`.
 
 Layout: `hands[p, i]` is seat p's i-th dealt card, `alive[p]` a bit mask of the
 positions not yet played; `stacks[s, h]` with heights `heights[s]` (s = 2·seat

@@ -13,10 +13,12 @@ AEC: a turn is rounds of sub-steps (each robot places one card per round, then a
 power round), applied as hidden commits: nothing moves before the last seat of
 the last round, so the AEC env converts to Parallel (`is_parallelizable`).
 Parallel: one `step` is one round (every robot places its card for register r).
-Options: every field of `envs.roborally.rules.Config`, plus `render_mode`
-("ansi", "human", "rgb_array"). Illegal actions raise `IllegalActionError` on
-`raw_env` and the parallel env; `env()` ends the game with reward −1 for the
-offender (PettingZoo's `TerminateIllegalWrapper`).
+Options: every field of `envs.roborally.rules.Config` (`max_cycles` is PettingZoo's
+name for `max_turns`, in game turns), plus `render_mode` ("ansi", "human",
+"rgb_array") and `mask_in`. Illegal actions raise `IllegalActionError` on `raw_env`
+and `raw_parallel_env`; `env()` and `parallel_env()` end the game with reward −1
+for the offender (PettingZoo's `TerminateIllegalWrapper`; the Parallel env's own
+equivalent).
 
 Version history: v0 — first release.
 """
@@ -27,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.aec import GameAECEnv
+from envs.core.aec import GameAECEnv, check_max_turns
 from envs.core.parallel import GameParallelEnv
 from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.rules import Config, RoboRallyGame
@@ -42,6 +44,17 @@ def _rgb(game: RoboRallyGame, state: Any) -> np.ndarray:
     return render.rgb_array(game.board, state.robots, shots)
 
 
+def game_turn_limit(options: dict[str, Any]) -> dict[str, Any]:
+    """The options with PettingZoo's `max_cycles` mapped onto the game's `max_turns` (game turns)."""
+    if "max_cycles" not in options:
+        return options
+    rest = {k: v for k, v in options.items() if k != "max_cycles"}
+    limit = check_max_turns(options.get("max_turns"), options["max_cycles"])
+    if limit is not None:
+        rest["max_turns"] = limit
+    return rest
+
+
 class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
     """Strict RoboRally AEC env (game options including `max_turns` in game turns, plus render_mode)."""
 
@@ -50,17 +63,18 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
     game_class = RoboRallyGame
     encoder_class = RoboRallyEncoder
 
-    def __init__(self, render_mode: str | None = None, **options: Any):
-        # `max_turns` is a game option here (game turns), not the AEC base's count of steps.
-        super().__init__(render_mode=render_mode, max_turns=None, **{k: v for k, v in options.items()
-                                                                      if k != "max_turns"})
-        if "max_turns" in options:
-            self.game = self.make_game(**options)
+    def __init__(self, render_mode: str | None = None, mask_in: str = "both", **options: Any):
+        # `max_turns` (or PettingZoo's `max_cycles`) is a game option here (game turns), not the AEC base's
+        # count of steps.
+        game_options = game_turn_limit(options)
+        super().__init__(render_mode=render_mode, max_turns=None, mask_in=mask_in,
+                         **{k: v for k, v in game_options.items() if k != "max_turns"})
+        if "max_turns" in game_options:
+            self.game = self.make_game(**game_options)
             self.encoder = self.make_encoder(self.game)
-            self._legal_mask = self.game.legal_mask
-            self._view = self.game.view
-            self._encode = self.encoder.encode
-        self._ezpickle_kwargs = {"render_mode": render_mode, **options}  # pickles rebuild the same game
+            self._bind()
+        # pickles rebuild the same game
+        self._ezpickle_kwargs = {"render_mode": render_mode, "mask_in": mask_in, **options}
 
     def step(self, action: Any) -> None:
         """Play `action` for `agent_selection`; a game stopped at `max_turns` shows as truncation."""
@@ -84,6 +98,11 @@ class RoboRallyParallelEnv(GameParallelEnv):
     config_class = Config
     game_class = RoboRallyGame
     encoder_class = RoboRallyEncoder
+
+    def __init__(self, render_mode: str | None = None, mask_in: str = "both", illegal_reward: float | None = None,
+                 **options: Any):
+        super().__init__(render_mode=render_mode, mask_in=mask_in, illegal_reward=illegal_reward,
+                         **game_turn_limit(options))
 
     def render(self) -> Any:
         """`ansi`/`human`: text; `rgb_array`: the board with robots and the last register's shots."""

@@ -20,16 +20,19 @@ as a global (`play_game` is inlined, so the decisions are direct calls and the
 batch kernel is cached)::
 
     @numba.njit(cache=True)
-    def batch(orders, n, hand_size, min_cards, params, info):
+    def batch(orders, n, hand_size, min_cards, skip_empty, params, info):
         for g in range(orders.shape[0]):
-            play_game(decide, orders[g], n, hand_size, min_cards, params, info[g])
+            play_game(decide, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
 
 and `play_games(config, orders, batch, params)` runs it and checks the outcome.
+`skip_empty` is `Config.empty_hand == "skip"` (`skip_empty(config)`): whether the turn
+passes over a seat with an empty hand (the rulebook) or comes to it and ends the game
+(`"ends_game"`, R. Weinmeister's simulation).
 `play_on` plays on from any position (a mid-turn one included; `pack_state`
 turns an engine `State` into its arrays, `redeal` deals the cards a seat cannot
 see in a given order, `unseen_orders` draws such orders): the rollouts of
 search agents.
-The strategies' kernels live with the agents (`agents.the_game_fast`).
+The strategies' kernels live with the agents (`agents.the_game.fast`).
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ def any_fits(hands: np.ndarray, seat: int, sizes: np.ndarray, tops: np.ndarray) 
 
 
 @numba.njit(inline="always")
-def play_game(decide, order, n, hs, min_cards, params, info):
+def play_game(decide, order, n, hs, min_cards, skip_empty, params, info):
     """One game from the shuffled deck `order` (as `rng.permutation(arange(2, 100))`).
 
     Fills `info` = (cards left, seat, move): cards left 0 to 98, or -1 when
@@ -88,11 +91,12 @@ def play_game(decide, order, n, hs, min_cards, params, info):
             sizes[s] += 1
     tops = np.array([1, 1, 100, 100], np.int64)
     placed = np.zeros(102, np.int64)
-    play_on(decide, hands, sizes, deck, dn, tops, placed, 0, 0, 0, NO_MOVE, min_cards, params, info)
+    play_on(decide, hands, sizes, deck, dn, tops, placed, 0, 0, 0, NO_MOVE, min_cards, skip_empty, params, info)
 
 
 @numba.njit(inline="always")
-def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played, first, min_cards, params, info):
+def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played, first, min_cards, skip_empty, params,
+            info):
     """Play a game on to its end from any official-rules position, a mid-turn one included.
 
     The position is given as arrays, changed in place: `hands[s, :sizes[s]]`
@@ -100,7 +104,9 @@ def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played,
     `deck[:dn]` the draw pile (drawn from `deck[dn - 1]`), `tops`, `placed`
     (as for a decide kernel), `total` cards on the piles, the seat `player` to
     act having placed `played` cards this turn. `first` is the first decision
-    (a move, or `END_TURN`) or `NO_MOVE` to let `decide` make it. Fills `info`
+    (a move, or `END_TURN`) or `NO_MOVE` to let `decide` make it. `skip_empty`:
+    the turn passes over seats with empty hands (`empty_hand="skip"`), else it
+    comes to them and the game ends there (`"ends_game"`). Fills `info`
     as `play_game` does. Inlined into the caller's kernel (module docstring).
     """
     info[0] = -1
@@ -144,20 +150,21 @@ def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played,
             if total == 98:
                 info[0] = 0
                 return
-        # end of turn: refill, pass to the next seat holding cards
+        # end of turn: refill, pass to the next seat (the next one holding cards under empty_hand="skip")
         while sizes[player] < hs and dn > 0:
             dn -= 1
             hands[player, sizes[player]] = deck[dn]
             sizes[player] += 1
-        nxt = player
-        for k in range(1, n + 1):
-            cand = (player + k) % n
-            if sizes[cand] > 0:
-                nxt = cand
-                break
+        nxt = (player + 1) % n
+        if skip_empty:
+            for k in range(1, n + 1):
+                cand = (player + k) % n
+                if sizes[cand] > 0:
+                    nxt = cand
+                    break
         player = nxt
         played = 0
-        # the new player is stuck if nothing fits (its minimum is at least 1)
+        # the new player is stuck if nothing fits, an empty hand included (its minimum is at least 1)
         if not any_fits(hands, player, sizes, tops):
             info[0] = 98 - total
             return
@@ -209,9 +216,14 @@ def unseen_orders(view: View, count: int, seed: int) -> np.ndarray:
     return np.stack([rng.permutation(unseen) for _ in range(count)]).astype(np.int64).reshape(count, len(unseen))
 
 
+def skip_empty(config: Config) -> bool:
+    """The kernels' `skip_empty` flag of `config`: whether the turn passes over empty hands (`empty_hand="skip"`)."""
+    return config.empty_hand == "skip"
+
+
 def deal_orders(games: int, seed: int) -> np.ndarray:
     """The shuffled decks of `games` games: row g is what `TheGame.initial_state` draws from the
-    g-th generator spawned from `np.random.default_rng(seed)` (as `evaluate.the_game.simulate`)."""
+    g-th generator spawned from `np.random.default_rng(seed)` (as `evaluate.the_game.reproduce.simulate`)."""
     root = np.random.default_rng(seed)
     cards = np.arange(2, 100)
     return np.stack([r.permutation(cards) for r in root.spawn(games)]).astype(np.int64)
@@ -221,7 +233,7 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
     """Cards left in each game of `orders` (official rules, no communication) on the caller's batch kernel.
 
     Args:
-        config: the game's options (`rules="official"`, `communication="none"`).
+        config: the game's options (`rules="official"`, `communication="none"`, either `empty_hand`).
         orders: shuffled decks, one row per game (`deal_orders`).
         batch: the caller's numba batch kernel around `play_game` (module docstring).
         params: float parameters passed to its decide kernel.
@@ -234,7 +246,7 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
         raise ValueError("the compiled game loop plays rules='official', communication='none', starter=0 only")
     info = np.zeros((len(orders), 3), np.int64)
     batch(np.ascontiguousarray(orders, dtype=np.int64), config.num_players, config.resolved_hand_size,
-          config.resolved_min_cards, np.ascontiguousarray(params, dtype=np.float64), info)
+          config.resolved_min_cards, skip_empty(config), np.ascontiguousarray(params, dtype=np.float64), info)
     left = info[:, 0].copy()
     if (left < 0).any():
         k = int(np.flatnonzero(left < 0)[0])

@@ -13,6 +13,10 @@ Two rule sets live in one engine (option `rules`):
   turn (`END_TURN`) and refills the hand. The game ends when all 98 cards are
   placed (a win) or when the active player has placed fewer cards than the
   minimum this turn and holds no playable card (cards placed stay placed).
+  Option `empty_hand`: once the draw pile is empty, a seat whose hand is empty
+  is passed over (`"skip"`, the rulebook as the rules doc reads it) or its turn
+  still comes and, owing one card it does not have, ends the game
+  (`"ends_game"`, R. Weinmeister's simulation, "The Game Simulation", C#).
 * `"berger2024"` (rules doc §4, the seed's simulation engine exactly): 1–7
   players, exactly one card per turn followed by one draw, no backwards trick, a
   strategy may choose a card that does not fit (the card is lost and the game ends
@@ -61,6 +65,8 @@ FLAG_NAMES = ("none", "please_hold", "ok")
 NUM_ACTIONS = FLAG_BASE + NUM_PILES * 3  # 405
 TRICK = 10  # the backwards-trick step
 PILE_NAMES = ("up0", "up1", "down0", "down1")
+#: Values of `Config.empty_hand`: the rulebook's reading first (the default).
+EMPTY_HAND_RULES = ("skip", "ends_game")
 
 
 def play_action(card: int, pile: int) -> int:
@@ -104,6 +110,10 @@ class Config:
         hand_size: cards per hand (default 8 / 7 / 6 for 1 / 2 / 3+ players).
         win_bonus: extra return of every seat when all 98 cards are placed (>= 0).
         starter: the seat that plays first (official rules; the seed starts with 0).
+        empty_hand: what the turn of a seat with an empty hand does once the draw pile is empty
+            (official rules): `"skip"` (the rulebook as the rules doc reads it: the seat is passed
+            over and the others play on) or `"ends_game"` (R. Weinmeister's simulation: that seat
+            cannot play its one card, so the game ends with the other hands' cards left).
     """
 
     num_players: int = 2
@@ -113,10 +123,15 @@ class Config:
     hand_size: int | None = None
     win_bonus: float = 10.0
     starter: int = 0
+    empty_hand: Literal["skip", "ends_game"] = "skip"
 
     def __post_init__(self) -> None:
         if self.rules not in ("official", "berger2024"):
             raise ValueError(f"rules must be 'official' or 'berger2024', got {self.rules!r}")
+        if self.empty_hand not in EMPTY_HAND_RULES:
+            raise ValueError(f"empty_hand must be one of {EMPTY_HAND_RULES}, got {self.empty_hand!r}")
+        if self.rules == "berger2024" and self.empty_hand != "skip":
+            raise ValueError("empty_hand must be 'skip' under rules='berger2024' (the seed's engine stops by its own rule)")
         if self.communication not in ("none", "pile_flags"):
             raise ValueError(f"communication must be 'none' or 'pile_flags', got {self.communication!r}")
         top = 5 if self.rules == "official" else 7
@@ -273,6 +288,7 @@ class TheGame:
         self.berger = c.rules == "berger2024"
         self.backwards_trick = not self.berger
         self.pile_flags = c.communication == "pile_flags"
+        self.skip_empty = c.empty_hand == "skip"
         self.win_bonus = float(c.win_bonus)
         self._no_flags = tuple((0, 0, 0, 0) for _ in range(self.num_players))
         n = self.num_players
@@ -282,7 +298,21 @@ class TheGame:
     # --- set-up ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Shuffle 2..99 and deal `hand_size` rounds, each seat taking the last card (as the seed)."""
-        deck = rng.permutation(np.arange(LOWEST, HIGHEST + 1)).tolist()
+        return self._deal(rng.permutation(np.arange(LOWEST, HIGHEST + 1)).tolist())
+
+    def deal_from(self, order: list[int] | tuple[int, ...] | np.ndarray) -> State:
+        """The state dealt from an explicit deck order (what `initial_state` shuffles): `hand_size`
+        rounds, each seat taking the last card, the rest the draw pile (its last card drawn first).
+
+        Raises:
+            ValueError: `order` is not a permutation of the cards 2..99.
+        """
+        deck = [int(c) for c in order]
+        if sorted(deck) != list(range(LOWEST, HIGHEST + 1)):
+            raise ValueError(f"a deck order must be a permutation of the cards {LOWEST}..{HIGHEST}")
+        return self._deal(deck)
+
+    def _deal(self, deck: list[int]) -> State:
         hands: list[list[int]] = [[] for _ in range(self.num_players)]
         for _ in range(self.hand_size):
             for h in hands:
@@ -458,7 +488,7 @@ class TheGame:
         return _state(s.piles, s.hands, s.deck, nxt, 0, s.placed, False, False, s.flags, 0)
 
     def _end_turn(self, state: State) -> State:
-        """Refill the active hand, pass to the next seat holding cards, clear its flags."""
+        """Refill the active hand, pass to the next seat (holding cards, under `empty_hand="skip"`), clear its flags."""
         hands = list(state.hands)
         hand = hands[state.player]
         deck = state.deck
@@ -468,12 +498,15 @@ class TheGame:
             hands[state.player] = hand + deck[cut:][::-1]
             deck = deck[:cut]
         n = self.num_players
-        nxt = state.player
-        for k in range(1, n + 1):
-            cand = (state.player + k) % n
-            if hands[cand]:
-                nxt = cand
-                break
+        nxt = (state.player + 1) % n
+        if self.skip_empty:
+            for k in range(1, n + 1):
+                cand = (state.player + k) % n
+                if hands[cand]:
+                    nxt = cand
+                    break
+        # else (empty_hand="ends_game") the next seat always comes; with an empty hand it cannot play
+        # the minimum, and `_settle` ends the game
         flags = state.flags
         if self.pile_flags and any(flags[nxt]):
             fl = list(flags)

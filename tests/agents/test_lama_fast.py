@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.lama import DEFAULT, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
-from agents.lama_fast import play_games
+from agents.lama.fast import play_games
+from agents.lama.strategies import DEFAULT, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
 from envs.lama.rules import Config, LamaGame
 
 CASES = [

@@ -1,5 +1,5 @@
-"""Primi Composti's teacher and student features (agents/search/primi_composti_teacher.py,
-agents/primi_composti_features.py), and a tiny distillation run."""
+"""Primi Composti's teacher and student features (agents/primi_composti/teacher.py,
+agents/primi_composti/features.py), and a tiny distillation run."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 import agents
 from agents.learned import feature_set
-from agents.primi_composti import SeedPlayer
-from agents.search.primi_composti import ReferenceSolver, card_values
-from agents.search.primi_composti_teacher import PrimiTeacher, depth_values
+from agents.primi_composti.solvers import ReferenceSolver, card_values
+from agents.primi_composti.strategies import SeedPlayer
+from agents.primi_composti.teacher import PrimiTeacher, depth_values
 from envs.core.game import legal_mask
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents.roborally import SoloSimulator, greedy_program, solo_of
-from agents.search.roborally import parse_options
+from agents.roborally.mc import parse_options
+from agents.roborally.strategies import SoloSimulator, greedy_program, solo_of
 from envs.core.play import play_game
 from envs.roborally.programs import equivalence_classes, program_cards, rank, reduced_programs
 from envs.roborally.rules import Config, RoboRallyGame
@@ -135,7 +135,7 @@ def test_mc_screening_is_the_same_on_both_engines():
 
 
 def test_turns_table_compiled_equals_plain_and_finishing_is_zero():
-    from agents.search.roborally import turns_table
+    from agents.roborally.mc import turns_table
 
     game = RoboRallyGame(Config(board="tiny", rules="seed"))
     sim = SoloSimulator(game)
@@ -143,7 +143,7 @@ def test_turns_table_compiled_equals_plain_and_finishing_is_zero():
     fast = turns_table(sim, sweeps=2, seed=4, engine="fast")  # another seed: not the cached table
     again = turns_table(sim, sweeps=2, seed=3, engine="fast")
     assert again is plain  # cached per board and seed
-    from agents.search import roborally as search
+    from agents.roborally import mc as search
 
     search._TABLES.clear()
     assert np.array_equal(turns_table(sim, sweeps=2, seed=3, engine="fast"), plain)

@@ -10,9 +10,9 @@ import pytest
 
 import agents
 import envs
-from agents.roborally import greedy_program
-from agents.roborally_solo import SoloSimulator, solo_of
-from agents.search.roborally_teacher import outcome_value
+from agents.roborally.solo import SoloSimulator, solo_of
+from agents.roborally.strategies import greedy_program
+from agents.roborally.teacher import outcome_value
 from envs.core.game import legal_mask
 from envs.core.play import play_out
 from envs.roborally.rules import HAND, REGISTERS, free_registers, locked_count
@@ -107,7 +107,7 @@ def test_the_teacher_as_an_agent_finishes_races_against_random():
 
 def test_features_shapes_rows_and_binding():
     from agents.learned import Student, feature_set
-    from agents.roborally_features import CONTEXT_DIM, FEATURE_DIM
+    from agents.roborally.features import CONTEXT_DIM, FEATURE_DIM
 
     with pytest.raises(ValueError, match="for_game"):
         feature_set("roborally")(None, np.ones(11))

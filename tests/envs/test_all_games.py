@@ -29,6 +29,7 @@ def test_api_and_seed_default_options(game):
     seed_test(mod.env, num_cycles=30)
 
 
+@pytest.mark.pettingzoo_registry
 @pytest.mark.parametrize("game", GAMES)
 def test_registered_with_pettingzoo(game):
     import pettingzoo
@@ -50,12 +51,12 @@ def test_illegal_action_raises_and_loses_nothing(game):
     env.reset(seed=0)
     mask = env.observe(env.agent_selection)["action_mask"]
     illegal = np.flatnonzero(mask == 0)
-    before = env.state
+    before = env.game_state
     bad = int(illegal[0]) if len(illegal) else env.game.num_actions  # out of range if all legal
     with pytest.raises(IllegalActionError) as err:
         env.step(bad)
     assert str(bad) in str(err.value) and "player_" in str(err.value)
-    assert env.state == before
+    assert env.game_state == before
     env.step(int(np.flatnonzero(mask)[0]))  # the env still works
 
 
@@ -118,9 +119,9 @@ def test_masks_equal_legal_actions_and_spaces_hold(game):
                 env.step(None)
                 continue
             assert env.observation_space(agent).contains(obs)
-            legal = env.game.legal_actions(env.state)
+            legal = env.game.legal_actions(env.game_state)
             assert list(np.flatnonzero(obs["action_mask"])) == list(legal)
-            assert np.array_equal(legal_mask(env.game, env.state), obs["action_mask"])
+            assert np.array_equal(legal_mask(env.game, env.game_state), obs["action_mask"])
             env.step(int(legal[seed % len(legal)]))
 
 
@@ -162,7 +163,7 @@ def test_copy_and_pickle_mid_episode_continue_identically(game, wrapped):
         if any(env.terminations.values()):
             break
     copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
-    assert all(c.unwrapped.state == env.unwrapped.state for c in copies)
+    assert all(c.unwrapped.game_state == env.unwrapped.game_state for c in copies)
     # the same actions (and the same generator state) from here on
     traces = [_random_episode_trace(e, np.random.default_rng(9)) for e in [env, *copies]]
     assert traces[0] == traces[1] == traces[2] and len(traces[0]) > 1
@@ -226,6 +227,7 @@ def test_a_seat_that_left_observes_its_last_view_with_no_legal_action(game):
         assert env.observation_space(agent).contains(obs)
 
 
+@pytest.mark.pettingzoo_registry
 @pytest.mark.parametrize("game", GAMES)
 def test_parallel_make_gives_the_native_env_or_says_the_game_is_turn_based(game):
     import pettingzoo

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -68,8 +71,8 @@ EVALUATE = [
     (["simple_poker", "--agents", "ppo:{notobject},random"], "not a JSON object"),
     (["simple_poker", "--agents", "ppo:{badsnap},random"], "snapshots.pt"),
     (["simple_poker", "--agents", "ppo:{tmp}/missing,random"], "no trained model"),
-    (["simple_poker", "--option", "n=5", "--agents", "ppo:{run},random"], "trained on simple_poker"),
-    (["lama", "--agents", "ppo:{run},random*3"], "simple_poker"),
+    (["simple_poker", "--option", "n=5", "--agents", "ppo:{run},random"], "was trained on n=3; replace --option n=5 with --option n=3"),
+    (["lama", "--agents", "ppo:{run},random*3"], "was trained on simple_poker, not lama"),
     (["simple_poker", "--exact", "--agents", "nobody"], "nobody"),
     (["lama", "--tune-third", "--candidates", "0"], "--candidates"),
     (["lama", "--tune-third", "--search-games", "-1"], "--search-games"),
@@ -100,7 +103,7 @@ TRAIN = [
     (["simple_poker", "--seed", "-1"], "--seed"),
     (["simple_poker", "--option", "n=1"], "n must be an integer"),
     (["simple_poker", "--option", "bet=x"], "bet"),
-    (["simple_poker", "--out", "{file}/run"], "writable"),
+    (["simple_poker", "--out", "{file}/run"], "is a file, not a folder"),
     (["simple_poker", "--out", "{file}"], "not a folder"),
     (["simple_poker", "--out", "{run}"], "--overwrite"),
     (["simple_poker", "--opponents", "nobody", "--out", "{tmp}/new1"], "nobody"),
@@ -148,3 +151,35 @@ def test_unwritable_json_is_refused_before_the_tournament(files, capsys):
 def test_merge_solves_reads_only_json(files, capsys):
     (files["tmp"] / "list.json").write_text(json.dumps([1]))
     _check(evaluate_main, ["primi_composti", "--merge-solves", "{tmp}/list.json"], "not a --solve-deals", files, capsys)
+
+
+# Every output flag of every command, given a path nothing can be written to: refused (exit 2, one line naming the
+# flag, the path and the reason) before any game is played -- the runs asked for would take hours otherwise.
+UNWRITABLE = [
+    (["-m", "evaluate", "lama", "--games", "100000000", "--json", "{bad}/x.json"], "--json"),
+    (["-m", "evaluate", "lama", "--games", "100000000", "--csv", "{bad}/x.csv"], "--csv"),
+    (["-m", "evaluate", "lama", "--games", "100000000", "--out", "{bad}/plots"], "--out"),
+    (["-m", "evaluate", "simple_poker", "--league", "--games", "100000000", "--out", "{bad}/league"], "--out"),
+    (["-m", "evaluate", "play", "roborally", "--png", "{bad}/board.png"], "--png"),
+    (["-m", "evaluate.league", "--docs", "{bad}/leaderboard.md"], "--docs"),
+    (["-m", "train", "simple_poker", "--timesteps", "1000000000", "--out", "{bad}/run"], "--out"),
+]
+if "roborally" in envs.available_games():
+    UNWRITABLE.append((["-m", "evaluate", "roborally", "--record", "{bad}/race.gif", "--turns", "100000"], "--record"))
+if os.path.isdir("/proc"):  # the reported case: permission bits say yes (as root), creating says no
+    UNWRITABLE.append((["-m", "evaluate", "lama", "--games", "100000000", "--json", "/proc/nope/x.json"], "--json"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv, flag", UNWRITABLE, ids=[" ".join(a[1:3]) + " " + f for a, f in UNWRITABLE])
+def test_unwritable_outputs_are_refused_before_any_game(argv, flag, files):
+    """`{bad}` is a path under a plain file: no folder can be made there."""
+    args = [a.format(bad=files["file"]) for a in argv]
+    path = args[args.index(flag) + 1]
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
+    lines = [x for x in proc.stderr.splitlines() if x.strip()]
+    assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{flag} {path!r} cannot be written" in lines[0], lines[0]
+    assert proc.stdout.strip() == ""  # refused before anything was played or printed

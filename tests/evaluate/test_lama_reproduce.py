@@ -7,9 +7,9 @@ import os
 import numpy as np
 import pytest
 
-from agents.lama import TUNED
-from agents.lama_fast import FIRST, SECOND, THIRD
-from evaluate.lama import (
+from agents.lama.fast import FIRST, SECOND, THIRD
+from agents.lama.strategies import TUNED
+from evaluate.lama.reproduce import (
     BOX,
     PAPER_TABLES,
     SEED_CODE_ROUNDS,
@@ -110,7 +110,7 @@ def test_cli(tmp_path, capsys):
 def test_retuned_set_beats_the_reports_on_fresh_deals():
     # Paired comparison on the same fresh deals and seatings (common random
     # numbers): RETUNED − TUNED, 95 % interval above zero.
-    from agents.lama import RETUNED
+    from agents.lama.strategies import RETUNED
     from envs.lama.rules import Config
     from evaluate.stats import mean_interval
 

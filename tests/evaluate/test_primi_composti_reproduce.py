@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from evaluate.__main__ import main
-from evaluate.primi_composti import GROUPS, PAPER_V1_SIMPLE, PAPER_V2_MM45, PAPER_V2_SIMPLE, compare, play_cell
+from evaluate.primi_composti.reproduce import (
+    GROUPS,
+    PAPER_V1_SIMPLE,
+    PAPER_V2_MM45,
+    PAPER_V2_SIMPLE,
+    compare,
+    play_cell,
+)
 from evaluate.stats import two_sample_tolerance
 
 Z_STRICT = 3.29  # 99.9% two-sided: a reproduction test should almost never fail by chance
@@ -74,7 +81,7 @@ def test_claims_cli_small(capsys):
 
 
 def test_unknown_table_group_is_a_usage_error(capsys):
-    from evaluate.primi_composti import reproduce_groups
+    from evaluate.primi_composti.reproduce import reproduce_groups
 
     with pytest.raises(ValueError, match="unknown table group"):
         reproduce_groups("IV-V,XX")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.primi_composti_solve import summarize
+from evaluate.primi_composti.solve import summarize
 
 _ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ from envs.roborally.board import load_board, shipped_boards
 from envs.roborally.render import ROBOT_COLOURS
 from envs.roborally.rules import Config, RoboRallyGame
 from evaluate.__main__ import main
-from evaluate.roborally import board_table, elements_used, record_race
+from evaluate.roborally.boards import board_table, elements_used, record_race
 
 
 def test_elements_used_names_what_is_on_the_board():

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from evaluate.roborally_study import budget_cells, play_cell, plot, run_cells, study_cells, summarise
+from evaluate.roborally.study import budget_cells, play_cell, plot, run_cells, study_cells, summarise
 
 
 def test_play_cell_rotates_seats_over_each_deal():

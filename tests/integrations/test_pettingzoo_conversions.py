@@ -33,5 +33,5 @@ def test_turn_based_aec_to_parallel_plays_whole_games(game):
             steps += 1
             assert steps < 5000
         raw = env.unwrapped  # every reward reached the seats: they add up to the final returns
-        assert raw.game.is_terminal(raw.state)
-        assert tuple(totals.values()) == pytest.approx(raw.game.returns(raw.state))
+        assert raw.game.is_terminal(raw.game_state)
+        assert tuple(totals.values()) == pytest.approx(raw.game.returns(raw.game_state))

@@ -59,14 +59,14 @@ def test_tianshou_dqn_on_opponent_env_reaches_the_best_response_value():
     from tianshou.utils.torch_utils import policy_within_training_step
 
     import agents
-    from agents.simple_poker import best_response_value, expected_payoff
+    from agents.simple_poker.strategies import best_response_value, expected_payoff
     from envs.core import OpponentEnv
 
     torch.manual_seed(0)
     np.random.seed(0)  # Tianshou's epsilon-greedy draws from NumPy's global generator
     game = envs.make_game("simple_poker", n=3, ante=1.0, bet=2.0)
     encoder = envs.make_encoder("simple_poker", game)
-    opponent = "simple_poker/threshold-2"  # player 2 calls with cards 2 and 3
+    opponent = "simple_poker/threshold?t=2"  # player 2 calls with cards 2 and 3
 
     def make(i):
         return lambda: OpponentEnv(game, encoder, [agents.make(opponent, game, np.random.default_rng(i))], seat=0, seed=i)

@@ -90,7 +90,7 @@ def _the_game_decisions(n_games: int = 1):
 
 
 def test_the_rollout_teachers_estimates_come_from_the_same_search_as_its_values():
-    from agents.search.the_game_rollout import RolloutTeacher
+    from agents.the_game.rollout import RolloutTeacher
 
     game, decisions = _the_game_decisions()
     teacher = RolloutTeacher(game, np.random.default_rng(0), k=8)
@@ -138,7 +138,7 @@ def test_an_action_scorers_compact_decisions_give_the_same_logits():
 def test_search_labels_fit_the_estimates_and_measure_against_the_acted_values(tmp_path):
     from train.distill import label_games, resolve_kind
 
-    cfg = DistillConfig(game="the_game", teacher="the_game/rollout-k8", options={"num_players": 1},
+    cfg = DistillConfig(game="the_game", teacher="the_game/rollout?k=8", options={"num_players": 1},
                         features="the_game", hidden=[8], label_values="search", out=str(tmp_path))
     kind, features = resolve_kind(cfg)
     seeds = [np.random.SeedSequence(3)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import types
 
@@ -10,23 +11,30 @@ import pytest
 
 import agents
 import envs
+import envs.core.spec as spec_registry
 from envs.the_game.rules import Config, TheGame
 from evaluate.stats import mean_interval
-from evaluate.the_game import simulate
+from evaluate.the_game.reproduce import simulate
 from train.config import PRESET_KEYS, TrainConfig
-from train.presets import PRESETS, hooks, preset
+from train.presets import hooks, preset
 from train.seeds import RunSeeds, child
 
 
-@pytest.mark.parametrize("game", [g for g in sorted(PRESETS) if g in envs.available_games()])
+@pytest.mark.parametrize("game", [g for g in envs.available_games() if envs.spec(g).train_presets])
 def test_every_preset_builds_a_config(game):
     cfg = TrainConfig(game=game, **preset(game))
     assert cfg.game == game
 
 
+def _fake_presets(monkeypatch):
+    """simple_poker's spec, naming the module `tests_fake_preset` for its presets."""
+    fake = dataclasses.replace(envs.spec("simple_poker"), train_presets="tests_fake_preset")
+    monkeypatch.setitem(spec_registry._REGISTRY, "simple_poker", fake)
+
+
 def test_unknown_preset_key_is_refused_with_the_allowed_list(monkeypatch):
     monkeypatch.setitem(sys.modules, "tests_fake_preset", types.SimpleNamespace(PRESET={"timestep": 5}))
-    monkeypatch.setitem(PRESETS, "simple_poker", "tests_fake_preset")
+    _fake_presets(monkeypatch)
     with pytest.raises(ValueError, match="unknown key\\(s\\) timestep; allowed: .*timesteps"):
         preset("simple_poker")
     assert "game" not in PRESET_KEYS and "seed" not in PRESET_KEYS
@@ -67,7 +75,18 @@ def test_cli_exits_2_on_a_bad_preset(monkeypatch, capsys):
     from train.__main__ import main
 
     monkeypatch.setitem(sys.modules, "tests_fake_preset", types.SimpleNamespace(PRESET={"n_env": 2}))
-    monkeypatch.setitem(PRESETS, "simple_poker", "tests_fake_preset")
+    _fake_presets(monkeypatch)
     with pytest.raises(SystemExit) as e:
         main(["simple_poker", "--timesteps", "10"])
     assert e.value.code == 2 and "unknown key(s) n_env; allowed:" in capsys.readouterr().err
+
+
+def test_the_method_word_before_the_game(capsys):
+    from train.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["finetune", "lama", "--timesteps", "10"])
+    assert e.value.code == 2 and "add --init-from STUDENT" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["distill", "lama", "--method", "ppo"])
+    assert e.value.code == 2 and "the method is given twice" in capsys.readouterr().err

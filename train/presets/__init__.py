@@ -1,9 +1,9 @@
-"""Per-game training presets and hooks, found through the `PRESETS` dict.
+"""Per-game training presets and hooks, in the module the game's `GameSpec` names (`train_presets`).
 
 A game's module (`train/presets/<game>.py`) defines `PRESET`, a dict of
-`TrainConfig` fields that differ from the defaults, and optionally `HOOKS`, a
-`GameHooks` with the game's own learning-curve metric and exact match value.
-Adding a game's preset = its module and one line in `PRESETS`.
+`TrainConfig` fields that differ from the defaults, optionally `DISTILL` (the
+distillation preset) and `HOOKS`, a `GameHooks` with the game's own
+learning-curve metric and exact match value.
 """
 
 from __future__ import annotations
@@ -11,18 +11,17 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
+import envs
 from train.config import check_keys
 
-#: game id -> its preset module (imported only when that game is trained).
-PRESETS: dict[str, str] = {
-    "lama": "train.presets.lama",
-    "primi_composti": "train.presets.primi_composti",
-    "roborally": "train.presets.roborally",
-    "simple_poker": "train.presets.simple_poker",
-    "the_game": "train.presets.the_game",
-}
+
+def preset_module(game: str) -> ModuleType | None:
+    """The game's preset module (imported only when that game is trained), or None without one."""
+    name = envs.spec(game).train_presets
+    return importlib.import_module(name) if name is not None else None
 
 
 @dataclass(frozen=True)
@@ -47,15 +46,15 @@ def preset(game: str) -> dict[str, Any]:
     Raises:
         ValueError: a preset key that is not a `TrainConfig` field (the allowed ones are listed).
     """
-    if game not in PRESETS:
+    mod = preset_module(game)
+    if mod is None:
         return {}
-    values = dict(importlib.import_module(PRESETS[game]).PRESET)
-    check_keys(values, f"preset {PRESETS[game]}")
+    values = dict(mod.PRESET)
+    check_keys(values, f"preset {envs.spec(game).train_presets}")
     return values
 
 
 def hooks(game: str) -> GameHooks:
     """The game's hooks (none for a game without them)."""
-    if game not in PRESETS:
-        return GameHooks()
-    return getattr(importlib.import_module(PRESETS[game]), "HOOKS", GameHooks())
+    mod = preset_module(game)
+    return GameHooks() if mod is None else getattr(mod, "HOOKS", GameHooks())

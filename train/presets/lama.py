@@ -11,19 +11,20 @@ still counts wins (`LamaGame.winners`).
 """
 
 PRESET = {
-    "timesteps": 300_000,
+    "timesteps": 20_000_000,
     "opponents": ["lama/first", "lama/first", "lama/first"],
     "control": "one_seat",
     "options": {"num_players": 4, "rules": "official", "reward": "dense"},
-    "n_envs": 4,
-    "n_steps": 512,
-    "batch_size": 512,
-    "n_epochs": 4,
+    # The batched compiled env (agents.vector_env): many tables, short rollouts, large minibatches, few epochs.
+    "n_envs": 1024,
+    "n_steps": 64,
+    "batch_size": 8192,
+    "n_epochs": 2,
     "learning_rate": 3e-4,
     "net_arch": [128, 128],
     "ent_coef": 0.01,
     "gamma": 0.995,
-    "eval_every": 25_000,
+    "eval_every": 1_000_000,
     "eval_games": 400,
     "final_eval_games": 2000,
 }

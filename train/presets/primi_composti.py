@@ -30,7 +30,7 @@ PRESET = {
 }
 
 #: `python -m train primi_composti --method distill` (train/distill.py): DAgger from the exact teacher,
-#: an action scorer over per-card minimax gains (agents/primi_composti_features.py); see docs/primi_composti.md,
+#: an action scorer over per-card minimax gains (agents/primi_composti/features.py); see docs/primi_composti.md,
 #: "Learned policies", for the measured rows and the version-2 command.
 DISTILL = {
     "teacher": "primi_composti/teacher",
@@ -43,7 +43,7 @@ DISTILL = {
     "beta_decay": 0.0,
     "epochs": 10,
     "workers": 2,
-    "eval_opponents": ["primi_composti/minimax_6"],
+    "eval_opponents": ["primi_composti/minimax?depth=6"],
     "eval_games": 60,
     "final_eval_games": 200,
 }

@@ -2,7 +2,7 @@
 `race_easy`, register mode (one card per decision).
 
 `DISTILL` (the shipped `roborally/learned`): DAgger from the flag seeker's per-register values
-(`roborally/greedy-teacher`) into an ActionScorer over per-card features (`agents/roborally_features.py`).
+(`roborally/greedy-teacher`) into an ActionScorer over per-card features (`agents/roborally/features.py`).
 
     python -m train roborally --method distill --seed 1
     python -m evaluate roborally --agents roborally/learned,roborally/greedy --games 400 --option rules=seed --seed 2026
@@ -39,9 +39,9 @@ PRESET = {
 }
 
 #: `python -m train roborally --method distill` (train/distill.py): the student places one card per register
-#: sub-step from per-action features (`agents/roborally_features.py`: the card's kind, where that card alone takes
+#: sub-step from per-action features (`agents/roborally/features.py`: the card's kind, where that card alone takes
 #: the robot, the board's distance field from there), labelled by the flag seeker's completion values
-#: (`roborally/greedy-teacher`, agents/search/roborally_teacher.py: in BFS steps, so the temperature is in steps).
+#: (`roborally/greedy-teacher`, agents/roborally/teacher.py: in BFS steps, so the temperature is in steps).
 #: The rounds are picked by mean result against random and greedy on selection races of their own stream.
 DISTILL = {
     "teacher": "roborally/greedy-teacher",

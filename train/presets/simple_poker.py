@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.simple_poker import behaviour_of, exploitability, match_value
+from agents.simple_poker.strategies import behaviour_of, exploitability, match_value
 from envs.simple_poker.rules import SimplePokerGame
 from train.presets import GameHooks
 

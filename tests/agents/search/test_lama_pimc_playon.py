@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.lama import TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
-from agents.lama_fast import FIRST, SECOND, THIRD, determinize, pimc_rollouts, play_on_states
+from agents.lama.fast import FIRST, SECOND, THIRD, determinize, pimc_rollouts, play_on_states
+from agents.lama.strategies import TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
 from envs.core.game import IllegalActionError
 from envs.core.play import play_out
 from envs.lama import fast as engine
@@ -34,7 +34,7 @@ def mid_states(game: LamaGame, count: int, rng: np.random.Generator) -> list[Sta
 
 
 def play_on_plain(game: LamaGame, s: State, strategies, first: int) -> tuple[State, int]:
-    """Play `s` on with the plain engine and the agents of `agents.lama` (`first` >= 0 forced first); the steps."""
+    """Play `s` on with the plain engine and the agents of `agents.lama.strategies` (`first` >= 0 forced first); the steps."""
     steps = 0
     if first >= 0:
         s, steps = game.apply(s, first), 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.the_game import BestPlaysStrategy
-from agents.the_game_fast import bestplays_cards_left, bestplays_rollouts, kernel_move
+from agents.the_game.fast import bestplays_cards_left, bestplays_rollouts, kernel_move
+from agents.the_game.strategies import BestPlaysStrategy
 from envs.core.game import IllegalActionError
 from envs.the_game import fast as engine
 from envs.the_game.rules import END_TURN, Config, State, TheGame
@@ -40,7 +40,8 @@ def _positions(game: TheGame, games: int, seed: int):
 
 
 @pytest.mark.parametrize("options", [dict(num_players=1), dict(num_players=2), dict(num_players=3),
-                                     dict(num_players=4, min_cards_per_turn=3)])
+                                     dict(num_players=4, min_cards_per_turn=3),
+                                     dict(num_players=3, empty_hand="ends_game")])
 def test_play_on_equals_plain_engine(options):
     game = TheGame(Config(**options))
     cfg = game.config

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.learned import feature_set
-from agents.the_game import BestPlaysStrategy
+from agents.the_game.strategies import BestPlaysStrategy
 from envs.the_game.rules import END_TURN, NUM_ACTIONS, Config, TheGame
 
 
@@ -33,7 +33,7 @@ def test_features_mark_every_legal_action_and_only_those():
 
 def test_shipped_student_plays():
     import agents
-    from evaluate.the_game import simulate
+    from evaluate.the_game.reproduce import simulate
 
     game = TheGame(Config(num_players=1))
     agent = agents.make("the_game/learned", game, np.random.default_rng(0), game_name="the_game")

@@ -24,13 +24,17 @@ class raw_env(GameAECEnv):  # noqa: N801
 
 
 def test_default_binding_and_public_info_reach_every_seat():
-    env = raw_env(n=4)
+    env = raw_env(n=4, mask_in="obs")
     assert isinstance(env.game, PokerWithPublicInfo) and env.game.n == 4
     env.reset(seed=0)
     assert env.infos == {"player_0": {"actions_taken": 0}, "player_1": {"actions_taken": 0}}
     env.step(1)
     assert env.infos["player_0"] == env.infos["player_1"] == {"actions_taken": 1}
     assert env.infos["player_0"] is not env.infos["player_1"]
+    env = raw_env(n=4)  # default mask_in="both": the mask beside the public info
+    env.reset(seed=0)
+    assert env.infos["player_0"]["actions_taken"] == 0 and env.infos["player_0"]["action_mask"].tolist() == [1, 1]
+    assert env.infos["player_1"]["action_mask"].tolist() == [0, 0]  # not to act
     api_test(make_env_fn(raw_env)(), num_cycles=50)
 
 

@@ -94,7 +94,7 @@ def test_episode_rewards_sum_to_the_learners_final_return(game):
     seats, paid_before_first_decision = set(), 0
     for _ in range(30 if game != "simple_poker" else 100):
         env.reset()
-        paid_before_first_decision += env.game.returns(env.state)[env.learner_seat] != 0
+        paid_before_first_decision += env.game.returns(env.game_state)[env.learner_seat] != 0
         seats.add(env.learner_seat)
         done, total = False, 0.0
         while not done:
@@ -103,7 +103,7 @@ def test_episode_rewards_sum_to_the_learners_final_return(game):
             total += reward
             done = term or trunc
         assert term
-        assert total == pytest.approx(env.game.returns(env.state)[env.learner_seat], abs=1e-9)
+        assert total == pytest.approx(env.game.returns(env.game_state)[env.learner_seat], abs=1e-9)
     assert seats == set(range(env.game.num_players))
     if game in ("the_game", "primi_composti"):  # the case that matters happened
         assert paid_before_first_decision
@@ -122,15 +122,15 @@ def test_unmasked_illegal_action_ends_the_episode_or_raises_when_strict(game):
                 mask = env.action_masks()
                 if not mask.all():
                     bad = int(np.flatnonzero(~mask)[0])
-                    before = env.state
+                    before = env.game_state
                     if strict:
                         with pytest.raises(IllegalActionError, match=f"illegal action {bad}"):
                             env.step(bad)
-                        assert env.state == before
+                        assert env.game_state == before
                     else:
                         _, reward, term, trunc, info = env.step(bad)
                         assert (reward, term, trunc, info["illegal_action"]) == (-1.0, True, False, bad)
-                        assert env.state == before
+                        assert env.game_state == before
                         with pytest.raises(RuntimeError, match=r"call reset\(\)"):
                             env.step(int(np.flatnonzero(mask)[0]))
                     found = True

@@ -45,7 +45,7 @@ def test_learner_seat_is_random_and_reward_is_its_own():
         assert mask.dtype == bool and mask.all()
         _, reward, term, trunc, _ = env.step(BET)
         assert term and not trunc
-        c = env.state.cards
+        c = env.game_state.cards
         p1 = 0.0 if c[0] == c[1] else (3.0 if c[0] > c[1] else -3.0)
         assert reward == (p1 if seat == 0 else -p1)  # both bet/call: the showdown
     assert seats == {0, 1}

@@ -51,14 +51,14 @@ def test_win_reward_counts_every_winner():
     e = raw_env(num_players=4, rules="seed2022")
     for seed in range(5):
         rewards = play_random(e, seed)
-        winners = set(e.game.winners(e.state))
+        winners = set(e.game.winners(e.game_state))
         assert rewards == [1.0 if i in winners else 0.0 for i in range(4)]
 
 
 def test_dense_reward_sums_to_minus_points():
     e = raw_env(num_players=3, rules="official", reward="dense")
     rewards = play_random(e, 3)
-    assert rewards == [-float(t) for t in e.state.totals]
+    assert rewards == [-float(t) for t in e.game_state.totals]
 
 
 def test_ansi_render():
@@ -93,6 +93,7 @@ def test_bad_option_names_allowed_keys():
         raw_env(num_players=7)
 
 
+@pytest.mark.pettingzoo_registry
 def test_pettingzoo_registry():
     import pettingzoo
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.lama import DEFAULT, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
+from agents.lama.strategies import DEFAULT, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
 from envs.core.game import IllegalActionError
 from envs.core.vector import RANDOM, episode_seeds, next_random
 from envs.lama.encoding import LamaEncoder
@@ -143,14 +143,14 @@ def test_random_opponents_replay_in_the_plain_engine(opts):
 @pytest.mark.parametrize("ids,opts", [
     (["lama/first"] * 3, dict(reward="dense")),
     (["lama/second", "lama/third", "lama/third-default"], dict(rules="seed2022")),
-    (["lama/third", "random", "lama/first", "lama/second", "lama/third:1,2,3,0.5", "lama/first"],
+    (["lama/third", "random", "lama/first", "lama/second", "lama/third?a=1&b=2&c=3&d=0.5", "lama/first"],
      dict(rules="seed2022", num_players=7, reward="dense")),
 ])
 def test_kernel_opponents_move_as_the_python_agents(ids, opts):
     game = LamaGame(Config(**opts))
     python = {"lama/first": FirstStrategy, "lama/second": SecondStrategy,
               "lama/third": lambda: ThirdStrategy(params=TUNED), "lama/third-default": lambda: ThirdStrategy(params=DEFAULT),
-              "lama/third:1,2,3,0.5": lambda: ThirdStrategy(params=(1, 2, 3, 0.5))}
+              "lama/third?a=1&b=2&c=3&d=0.5": lambda: ThirdStrategy(params=(1, 2, 3, 0.5))}
 
     def make(shared):
         return [RandomMirror(shared) if i == "random" else python[i]() for i in ids]
@@ -263,7 +263,7 @@ def test_bad_arguments():
         agents.vector_env("lama", 2, opponents=["lama/first"] * 2)
     with pytest.raises(ValueError, match="allowed options"):
         agents.vector_env("lama", 2, opponents=["lama/first"] * 3, colour="red")
-    with pytest.raises(ValueError, match="allowed games"):
+    with pytest.raises(ValueError, match="games are: lama"):
         agents.vector_env("chess", 2, opponents=["random"])
     with pytest.raises(ValueError, match="seat"):
         agents.vector_env("lama", 2, opponents=["lama/first"] * 3, seat=4)

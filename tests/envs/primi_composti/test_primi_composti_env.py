@@ -32,6 +32,7 @@ def test_api_and_seed(kw):
     seed_test(lambda: primi_composti_v0.env(**kw), num_cycles=60)
 
 
+@pytest.mark.pettingzoo_registry
 def test_pettingzoo_make_and_rewards():
     env = pettingzoo.make("aec", "tabletop/primi_composti-v0", version=2)
     env.reset(seed=3)
@@ -44,7 +45,7 @@ def test_pettingzoo_make_and_rewards():
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    st_ = env.unwrapped.state
+    st_ = env.unwrapped.game_state
     diff = st_.scores[0] - st_.scores[1]
     assert total["player_0"] == pytest.approx(diff + (1 if diff > 0 else -1))
     assert total["player_1"] == pytest.approx(-total["player_0"])

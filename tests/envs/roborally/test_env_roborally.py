@@ -12,7 +12,7 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 import envs  # noqa: F401  (registers tabletop/roborally-v0)
 from envs.core.game import IllegalActionError
-from envs.roborally_v0 import env, parallel_env, raw_env
+from envs.roborally_v0 import env, parallel_env, raw_env, raw_parallel_env
 
 CONFIGS = [
     dict(board="tiny", num_robots=2, max_turns=8),
@@ -40,6 +40,7 @@ def test_seed(opts):
     seed_test(lambda: env(**opts), num_cycles=80)
 
 
+@pytest.mark.pettingzoo_registry
 def test_registry_and_metadata():
     aec = pettingzoo.make("aec", "tabletop/roborally-v0", board="arena", num_robots=4)
     par = pettingzoo.make("parallel", "tabletop/roborally-v0", board="arena", num_robots=4)
@@ -91,7 +92,7 @@ def test_aec_whole_episodes_with_masks(opts):
             _check_mask(obs["action_mask"], e.unwrapped.game.num_actions)
             e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         game = e.unwrapped.game
-        final = game.returns(e.unwrapped.state)
+        final = game.returns(e.unwrapped.game_state)
         assert [round(totals[a], 9) for a in e.possible_agents] == [round(x, 9) for x in final]
 
 
@@ -106,7 +107,7 @@ def test_max_turns_counts_game_turns_and_truncates():
             continue
         e.step(int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
         steps += 1
-    assert e.state.turn == 2 and steps == 2 * e.game.steps_per_turn
+    assert e.game_state.turn == 2 and steps == 2 * e.game.steps_per_turn
     assert all(e.truncations.values()) and not any(e.terminations.values())
 
 
@@ -118,14 +119,14 @@ def test_aec_converts_to_parallel():
     par.reset(seed=0)
     rounds = 0
     while par.agents:
-        game, state = raw.game, raw.state
+        game, state = raw.game, raw.game_state
         par.step({a: int(np.flatnonzero(game.seat_mask(state, i))[0]) for i, a in enumerate(par.agents)})
         rounds += 1
-    assert rounds == 3 * raw.game.rounds and raw.state.turn == 3
+    assert rounds == 3 * raw.game.rounds and raw.game_state.turn == 3
 
 
 def test_parallel_illegal_action_changes_nothing():
-    e = parallel_env(board="tiny")
+    e = raw_parallel_env(board="tiny")
     obs, _ = e.reset(seed=0)
     before = e.game_state
     bad = int(np.flatnonzero(obs["player_1"]["action_mask"] == 0)[0])
@@ -149,4 +150,4 @@ def test_view_is_the_information_set():
     e = raw_env(board="arena", num_robots=4)
     e.reset(seed=2)
     v = e.view("player_2")
-    assert v.seat == 2 and v.hand == e.state.hands[2]
+    assert v.seat == 2 and v.hand == e.game_state.hands[2]

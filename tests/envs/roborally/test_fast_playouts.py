@@ -1,12 +1,12 @@
-"""The compiled playout policies and the playout kernel (agents.roborally_fast) against the plain code."""
+"""The compiled playout policies and the playout kernel (agents.roborally.fast) against the plain code."""
 
 import numpy as np
 import pytest
 
-from agents.roborally import SoloSimulator
-from agents.roborally import greedy_program as plain_greedy
-from agents.roborally_fast import FastPlayouts, sample_world
-from agents.search.roborally import DefaultValue
+from agents.roborally.fast import FastPlayouts, sample_world
+from agents.roborally.mc import DefaultValue
+from agents.roborally.strategies import SoloSimulator
+from agents.roborally.strategies import greedy_program as plain_greedy
 from envs.roborally.cards import NUM_CARDS
 from envs.roborally.fast import FastEngine, rng_seed
 from envs.roborally.rules import REGISTERS, Config, RoboRallyGame, free_registers
@@ -125,7 +125,7 @@ def test_bad_options_raise():
 
 @pytest.mark.slow  # builds the expected-turns table of a board
 def test_turns_evaluation_equals_the_plain_turns_value():
-    from agents.search.roborally import TurnsValue
+    from agents.roborally.mc import TurnsValue
 
     game, fe, _, state = _setup(board="tiny", n=2, seed=4)
     value = TurnsValue(SoloSimulator(game))

@@ -25,6 +25,7 @@ def test_api_and_seed(kw):
     seed_test(lambda: simple_poker_v0.env(**kw), num_cycles=50)
 
 
+@pytest.mark.pettingzoo_registry
 def test_pettingzoo_make_with_options():
     import pettingzoo
 

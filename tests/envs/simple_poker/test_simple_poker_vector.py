@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.simple_poker import behaviour_of
+from agents.simple_poker.strategies import behaviour_of
 from envs.core.vector import episode_seeds, next_random
 from envs.simple_poker.encoding import SimplePokerEncoder
 from envs.simple_poker.rules import BET, PASS, Config, SimplePokerGame
@@ -33,8 +33,8 @@ def _random_choice(view, stream):
     return z % 2
 
 
-@pytest.mark.parametrize("agent_id,opts", [("simple_poker/threshold-2", {}), ("simple_poker/nash", {}),
-                                           ("simple_poker/tactic-01101-00111", dict(n=5, ante=1.0, bet=3.0)),
+@pytest.mark.parametrize("agent_id,opts", [("simple_poker/threshold?t=2", {}), ("simple_poker/nash", {}),
+                                           ("simple_poker/tactic?bet=01101&call=00111", dict(n=5, ante=1.0, bet=3.0)),
                                            ("random", dict(n=4))])
 def test_hands_replay_in_the_plain_engine(agent_id, opts):
     game = SimplePokerGame(Config(**opts))
@@ -80,7 +80,7 @@ def test_hands_replay_in_the_plain_engine(agent_id, opts):
 
 
 def test_nash_opponent_return_matches_the_exact_value():
-    from agents.simple_poker import expected_payoff, showdown_sign
+    from agents.simple_poker.strategies import expected_payoff, showdown_sign
 
     game = SimplePokerGame(Config())
     n, ante, bet = game.n, game.ante, game.bet

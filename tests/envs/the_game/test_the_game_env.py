@@ -32,6 +32,7 @@ def test_api_and_seed(options):
     seed_test(lambda: the_game_v0.raw_env(**options), num_cycles=60)
 
 
+@pytest.mark.pettingzoo_registry
 def test_pettingzoo_make_and_render():
     env = pettingzoo.make("aec", "tabletop/the_game-v0", num_players=3, rules="official", render_mode="ansi")
     env.reset(seed=1)
@@ -54,11 +55,11 @@ def test_infos_report_cards_left_and_rewards_are_shared(options):
         if term or trunc:
             env.step(None)
             continue
-        placed = env.state.placed
+        placed = env.game_state.placed
         assert info["cards_left"] == 98 - placed and info["cards_placed"] == placed
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
-    final = env.state
+    final = env.game_state
     assert final.over
     # every seat got the same team reward: one per card placed (+ the bonus on a win)
     expect = final.placed + (env.game.win_bonus if final.won else 0.0)
@@ -69,7 +70,7 @@ def test_observation_fields_show_own_hand_and_placed_cards():
     env = the_game_v0.raw_env(num_players=2)
     env.reset(seed=3)
     lay = env.encoder.layout
-    s = env.state
+    s = env.game_state
     obs = env.observe("player_1")["observation"]
     f = lay.split(obs)
     assert sorted(np.flatnonzero(f["hand"]) + 2) == sorted(s.hands[1])
@@ -86,10 +87,10 @@ def test_observation_fields_show_own_hand_and_placed_cards():
 def test_raw_env_refuses_end_turn_before_the_minimum():
     env = the_game_v0.raw_env(num_players=2)
     env.reset(seed=0)
-    before = env.state
+    before = env.game_state
     with pytest.raises(IllegalActionError, match="player_0"):
         env.step(END_TURN)
-    assert env.state == before
+    assert env.game_state == before
 
 
 def test_unknown_option_is_refused():

@@ -29,15 +29,15 @@ def _end_at_once(params, hands, seat, sizes, tops, placed, played, required):
 
 
 @numba.njit
-def _batch_first_fit(orders, n, hand_size, min_cards, params, info):
+def _batch_first_fit(orders, n, hand_size, min_cards, skip_empty, params, info):
     for g in range(orders.shape[0]):
-        fast.play_game(_first_fit_minimum, orders[g], n, hand_size, min_cards, params, info[g])
+        fast.play_game(_first_fit_minimum, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
 
 
 @numba.njit
-def _batch_end(orders, n, hand_size, min_cards, params, info):
+def _batch_end(orders, n, hand_size, min_cards, skip_empty, params, info):
     for g in range(orders.shape[0]):
-        fast.play_game(_end_at_once, orders[g], n, hand_size, min_cards, params, info[g])
+        fast.play_game(_end_at_once, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
 
 
 def _plain_first_fit(game: TheGame, rng: np.random.Generator) -> int:
@@ -52,9 +52,10 @@ def _plain_first_fit(game: TheGame, rng: np.random.Generator) -> int:
     return s.cards_left
 
 
+@pytest.mark.parametrize("empty_hand", ["skip", "ends_game"])
 @pytest.mark.parametrize("n", [1, 2, 4])
-def test_game_loop_equals_engine(n):
-    cfg = Config(num_players=n)
+def test_game_loop_equals_engine(n, empty_hand):
+    cfg = Config(num_players=n, empty_hand=empty_hand)
     left = fast.play_games(cfg, fast.deal_orders(20, seed=3), _batch_first_fit, np.zeros(1))
     plain = [_plain_first_fit(TheGame(cfg), r) for r in np.random.default_rng(3).spawn(20)]
     assert left.tolist() == plain

@@ -14,7 +14,7 @@ from envs.the_game.rules import Config, TheGame, View, decode_play, fits, play_a
 CONFIGS = [
     Config(num_players=1), Config(num_players=2), Config(num_players=3, communication="pile_flags"),
     Config(num_players=5, min_cards_per_turn=3), Config(num_players=1, rules="berger2024"),
-    Config(num_players=6, rules="berger2024"),
+    Config(num_players=6, rules="berger2024"), Config(num_players=4, empty_hand="ends_game"),
 ]
 
 

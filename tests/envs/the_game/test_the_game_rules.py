@@ -129,6 +129,27 @@ def test_minimum_is_one_once_the_draw_pile_is_empty_and_empty_hands_are_skipped(
     assert len(s.hands[0]) == 0  # nobody draws from an empty pile
 
 
+def test_empty_hand_ends_game_reading_ends_at_the_empty_seat():
+    """R. Weinmeister's reading (`empty_hand="ends_game"`): the turn comes to the seat with no cards,
+    which cannot play the one card owed, so the game ends with the other hands' cards left."""
+    g = TheGame(Config(num_players=3, empty_hand="ends_game"))
+    piles = ((1, 10), (1, 20), (100, 90), (100, 80))
+    s = make_state(g, [[30], [], [40, 50]], deck=(), piles=piles, placed=95)
+    s = g.apply(s, play_action(30, 0))
+    assert not s.over  # the seat that plays its last card finishes its turn normally
+    s = g.apply(s, END_TURN)
+    assert s.player == 1 and s.over and not s.won
+    assert s.cards_left == 2 and g.legal_actions(s) == () and winners(g, s) == ()
+
+
+def test_empty_hand_ends_game_reading_still_wins_when_the_last_card_is_placed():
+    g = TheGame(Config(num_players=2, empty_hand="ends_game"))
+    piles = ((1, 50), (1, 60), (100, 40), (100, 30))
+    s = make_state(g, [[99], []], deck=(), piles=piles, placed=97)
+    s = g.apply(s, play_action(99, 0))
+    assert s.over and s.won and winners(g, s) == (0, 1)
+
+
 def test_game_ends_when_the_minimum_cannot_be_met_and_placed_cards_count():
     g = TheGame(Config(num_players=1))
     piles = ((1, 60), (1, 70), (100, 38), (100, 39))
@@ -268,6 +289,8 @@ def test_berger_lucky_deals_play_every_drawn_card_and_then_stop():
     (dict(rules="berger2024", communication="pile_flags"), "communication"),
     (dict(hand_size=0), "hand_size"), (dict(num_players=5, hand_size=20), "hand_size"),
     (dict(win_bonus=-1), "win_bonus"), (dict(starter=2, num_players=2), "starter"),
+    (dict(empty_hand="pass"), r"empty_hand must be one of \('skip', 'ends_game'\)"),
+    (dict(rules="berger2024", empty_hand="ends_game"), "empty_hand"),
 ])
 def test_bad_options_raise_naming_the_range(bad, match):
     with pytest.raises(ValueError, match=match):

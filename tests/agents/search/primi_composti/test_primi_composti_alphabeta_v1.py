@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from test_primi_composti_reference import full_minimax
 
-from agents.search.primi_composti import AlphaBetaV1, ReferenceSolver, card_values, solve_deal, state_value
+from agents.primi_composti.solvers import AlphaBetaV1, ReferenceSolver, card_values, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 
@@ -66,7 +66,7 @@ def test_bad_options_and_decks_are_refused():
 
 def test_split_study_merges_to_the_whole_study(tmp_path, capsys):
     from evaluate.__main__ import main
-    from evaluate.primi_composti_solve import merge_studies, solve_study
+    from evaluate.primi_composti.solve import merge_studies, solve_study
 
     whole = solve_study(1, 5, 8, 3, [])
     parts = [solve_study(1, 5, 5, 3, []), solve_study(1, 5, 3, 3, [], start=5)]

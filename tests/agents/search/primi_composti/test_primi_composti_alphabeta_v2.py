@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from agents.search.primi_composti import AlphaBetaV2, ReferenceSolver
+from agents.primi_composti.solvers import AlphaBetaV2, ReferenceSolver
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 
@@ -106,7 +106,7 @@ def test_table_threshold_keeps_values():
 
 def test_public_tools_accept_alphabeta_v2():
     # solve_deal / card_values use the Solver protocol: `value`, `move_values`, `clear`, `nodes`.
-    from agents.search.primi_composti import card_values, solve_deal
+    from agents.primi_composti.solvers import card_values, solve_deal
 
     game = PrimiCompostiGame(Config(version=2, cards_per_player=5))
     decks = fast.random_decks(np.random.default_rng(4), 3, 5)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import agents
-from agents.search.primi_composti import ReferenceSolver, best_card, card_values, solve_deal, state_value
+from agents.primi_composti.solvers import ReferenceSolver, best_card, card_values, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from evaluate.primi_composti_solve import format_study, regret_game, solve_study
+from evaluate.primi_composti.solve import format_study, regret_game, solve_study
 
 
 def full_minimax(game, s):

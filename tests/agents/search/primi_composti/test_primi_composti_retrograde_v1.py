@@ -10,7 +10,7 @@ import pytest
 from test_primi_composti_alphabeta_v1 import random_positions
 from test_primi_composti_reference import full_minimax
 
-from agents.search.primi_composti import (
+from agents.primi_composti.solvers import (
     AlphaBetaV1,
     ReferenceSolver,
     RetrogradeV1,
@@ -147,7 +147,7 @@ def test_it_evaluates_every_position_of_the_game_graph_once():
     """The retrograde pass evaluates exactly the deal's distinct positions, less the
     final ones (value 0: one for each pair of final tops, i.e. each player's last
     prime and last composite)."""
-    from evaluate.primi_composti_positions import count_positions
+    from evaluate.primi_composti.positions import count_positions
 
     game = PrimiCompostiGame(Config(version=1, cards_per_player=4))
     for d in fast.random_decks(np.random.default_rng(9), 5, 4):
@@ -162,7 +162,7 @@ def test_it_evaluates_every_position_of_the_game_graph_once():
 
 
 def test_positions_cli(capsys):
-    from evaluate.primi_composti_positions import main
+    from evaluate.primi_composti.positions import main
 
     assert main(["--cards", "3", "--deals", "2"]) == 0
     out = capsys.readouterr().out
@@ -173,7 +173,7 @@ def test_positions_cli(capsys):
 
 @pytest.mark.parametrize("shape", [(8, 8), (16, 808), (264, 72), (520, 264)])
 def test_word_wise_transposes_equal_numpys(shape):
-    from agents.search.primi_composti.retrograde_v1 import _transpose, _transpose_parallel
+    from agents.primi_composti.solvers.retrograde_v1 import _transpose, _transpose_parallel
 
     a = np.random.default_rng(sum(shape)).integers(-128, 128, size=shape).astype(np.int8)
     for transpose in (_transpose, _transpose_parallel):

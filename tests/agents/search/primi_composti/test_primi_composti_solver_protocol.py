@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.search.base import Solver
-from agents.search.primi_composti import (
+from agents.primi_composti.solvers import (
     AlphaBetaV1,
     AlphaBetaV2,
     ReferenceSolver,
@@ -16,6 +15,7 @@ from agents.search.primi_composti import (
     make_solver,
     solve_deal,
 )
+from agents.search.base import Solver
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 

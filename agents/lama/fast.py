@@ -1,0 +1,260 @@
+"""The seed's L.A.M.A. strategies as a numba decide kernel, for whole-game tournaments.
+
+`play_games` plays many games of strategies 1/2/3 (`agents.lama.strategies`) on the
+engine's compiled game loop (`envs.lama.fast`), game for game identical to the
+plain engine with the agents of `agents.lama.strategies`: same deals, same decisions
+(differential tests in `tests/agents/test_lama_fast.py`). It is the hot loop
+behind the seed-table reproductions and the parameter search.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from agents.lama.strategies import DEFAULT, RETUNED, TUNED
+from envs.core.game import IllegalActionError
+from envs.lama import fast as engine
+from envs.lama.rules import DRAW, LLAMA, QUIT, Config
+
+FIRST, SECOND, THIRD = 1, 2, 3
+#: The registered agents `decide` plays, by id: (strategy code, strategy-3 parameters).
+STRATEGY_CODES: dict[str, tuple[int, tuple[float, ...]]] = {
+    "lama/first": (FIRST, TUNED), "lama/second": (SECOND, TUNED), "lama/third": (THIRD, TUNED),
+    "lama/third-default": (THIRD, DEFAULT), "lama/third-retuned": (THIRD, RETUNED),
+}
+Results = engine.Results
+
+
+@numba.njit(inline="always")
+def decide(code, params, hands, seat, sizes, top, can_draw):
+    """Seat `seat`'s move under strategy `code` (1, 2, 3), as `agents.lama.strategies` decides.
+
+    `params[seat]` holds strategy 3's (A, B, C, D). Inlined into the batch
+    kernel (a called kernel pays reference counting on its array arguments).
+    """
+    hand = hands[seat]
+    nxt = 0 if top == 6 else top + 1
+    n = sizes.shape[0]
+    if code == THIRD and n >= 7 and top == 6 and hand[LLAMA] > 0:
+        return LLAMA
+    if code == SECOND:
+        if hand[nxt] > 0:
+            return nxt
+        if hand[top] > 0:
+            return top
+    else:
+        if hand[top] > 0:
+            return top
+        if hand[nxt] > 0:
+            return nxt
+    if code != THIRD:
+        return DRAW if can_draw else QUIT
+    # the folding rule f(x, y, z) of `agents.lama.strategies.fold_value`
+    x = 0
+    for v in range(7):
+        if hand[v] > 0:
+            x += 1
+    y = 10 * hand[LLAMA]
+    for v in range(1, 7):
+        y += v * hand[v]
+    z = sizes[0]
+    for i in range(1, n):
+        if sizes[i] < z:
+            z = sizes[i]
+    a, b, c, d = params[seat, 0], params[seat, 1], params[seat, 2], params[seat, 3]
+    g = -a if x == 1 else b * x
+    f = g + (y - c) + d * z
+    return DRAW if (f >= 0 and can_draw) else QUIT
+
+
+@numba.njit(cache=True, parallel=True)
+def _batch(seeds, codes, params, switches, totals, won, info):
+    for k in numba.prange(seeds.shape[0]):
+        engine.play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k])
+
+
+def play_games(
+    config: Config,
+    seeds: np.ndarray,
+    strategies: np.ndarray | list[int],
+    params: np.ndarray | list[float] | None = None,
+) -> Results:
+    """Play one game per seed (as `envs.lama.fast.play_games`) with fixed seat strategies.
+
+    `strategies` holds 1, 2 or 3 per seat (n,) or per game and seat (games, n);
+    `params` strategy 3's (A, B, C, D) as (4,), (n, 4) or (games, n, 4), ignored
+    for seats playing 1 or 2.
+    """
+    n = config.num_players
+    strats = np.asarray(strategies, dtype=np.int64)
+    g = np.asarray(seeds).shape[0]
+    if strats.shape not in ((n,), (g, n)) or not np.isin(strats, (FIRST, SECOND, THIRD)).all():
+        raise ValueError(f"strategies must be codes 1/2/3 of shape ({n},) or ({g}, {n})")
+    return engine.play_games(config, seeds, _batch, strats, np.zeros(4) if params is None else params)
+
+
+@numba.njit(cache=True, parallel=True)
+def _batch_on(seeds, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, rnd, resh, cur, first,
+              totals, won, info):
+    for k in numba.prange(seeds.shape[0]):
+        cards = np.zeros(64, np.int64)
+        engine.play_on(decide, seeds[k], codes[k], params[k], switches, hands[k], sizes[k], active[k], draw[k],
+                       ndraw[k], disc[k], nd[k], cards, rnd[k], resh[k], cur[k], first[k], totals[k], won[k], info[k])
+
+
+def play_on_states(
+    config: Config,
+    states: list,
+    strategies: np.ndarray | list[int],
+    params: np.ndarray | list[float] | None = None,
+    first_actions: np.ndarray | list[int] | None = None,
+) -> Results:
+    """Play each mid-round `State` on to the end of its game with fixed seat strategies (as `play_games`).
+
+    Later shuffles follow each state's own seed, as `LamaGame` plays them on.
+    `first_actions[k]` >= 0 forces state k's first decision (-1: the strategy
+    decides). Results' totals and rounds won are whole-game figures; `rounds`
+    counts from the first round, `steps` from the state.
+
+    Raises:
+        IllegalActionError: a forced first action the rules forbid.
+        RuntimeError: a game past `MAX_STEPS` (possible from states the strategies never reach: with the seed's
+            reshuffle quirk a table of players who never fold can draw llamas forever).
+    """
+    n = config.num_players
+    g = len(states)
+    strats = np.array(np.broadcast_to(np.asarray(strategies, dtype=np.int64), (g, n)), order="C")
+    if not np.isin(strats, (FIRST, SECOND, THIRD)).all():
+        raise ValueError("strategies must be codes 1/2/3")
+    p = np.array(np.broadcast_to(np.zeros(4) if params is None else np.asarray(params, np.float64), (g, n, 4)))
+    first = np.full(g, -1, np.int64) if first_actions is None else np.array(first_actions, dtype=np.int64)
+    packed = [engine.pack_state(s) for s in states]
+
+    def stack(name: str, dtype) -> np.ndarray:
+        return np.array([getattr(q, name) for q in packed], dtype=dtype)
+
+    totals, won = stack("totals", np.int64), stack("rounds_won", np.int64)
+    info = np.zeros((g, 4), np.int64)
+    _batch_on(stack("seed", np.uint64), strats, p, engine.config_codes(config), stack("hands", np.int64),
+              stack("sizes", np.int64), stack("active", np.bool_), stack("draw", np.int64), stack("ndraw", np.int64),
+              stack("disc", np.int64), stack("nd", np.int64), stack("round", np.int64), stack("reshuffles", np.int64),
+              stack("current", np.int64), first, totals, won, info)
+    if (info[:, 1] == -2).any():
+        k = int(np.flatnonzero(info[:, 1] == -2)[0])
+        raise IllegalActionError(int(info[k, 3]), int(info[k, 2]), f"in the play-on from state {k}")
+    if (info[:, 1] < 0).any():
+        raise RuntimeError(f"state(s) {np.flatnonzero(info[:, 1] < 0)[:5].tolist()} exceeded {engine.MAX_STEPS} steps")
+    return Results(totals, won, info[:, 0].copy(), info[:, 1].copy(), strats)
+
+
+@numba.njit(cache=True)
+def determinize(key, seat, hand, sizes, unseen, hands, draw):
+    """One uniform deal of the `unseen` cards (counts per value) to the other seats' hands (their `sizes`) and
+    the draw pile, as `LamaGame.sample_state` (here a SplitMix64 shuffle of generator state `key`). Fills `hands`
+    (n, 7) (`hand` in row `seat`) and `draw`; returns the draw pile's size."""
+    pool = np.zeros(64, np.int64)
+    m = 0
+    for v in range(7):
+        for _ in range(unseen[v]):
+            pool[m] = v
+            m += 1
+    engine.shuffle(pool, m, key)
+    pos = 0
+    for i in range(sizes.shape[0]):
+        for v in range(7):
+            hands[i, v] = hand[v] if i == seat else 0
+        if i != seat:
+            for _ in range(sizes[i]):
+                hands[i, pool[pos]] += 1
+                pos += 1
+    for c in range(m - pos):
+        draw[c] = pool[pos + c]
+    return m - pos
+
+
+@numba.njit(inline="always")
+def win_share(totals, seat):
+    """1/k when `seat` is one of k seats tied at the fewest points, else 0."""
+    best = totals[0]
+    for i in range(1, totals.shape[0]):
+        if totals[i] < best:
+            best = totals[i]
+    if totals[seat] != best:
+        return 0.0
+    k = 0
+    for i in range(totals.shape[0]):
+        if totals[i] == best:
+            k += 1
+    return 1.0 / k
+
+
+@numba.njit(cache=True, parallel=True)
+def pimc_rollouts(keys, codes, params, switches, seat, hand, sizes, active, unseen, disc, nd, rnd, resh, totals,
+                  won, actions, out):
+    """PIMC with common random numbers: rollout k determinizes with `keys[k]` (`determinize`), then for each
+    candidate `actions[j]` plays it and every seat on with `decide` (seat codes `codes`) to the end of the game,
+    later shuffles from `keys[k]` mixed; `out[k, j]` = the seat's win share (NaN: the action was illegal or the game passed `MAX_STEPS`)."""
+    n = sizes.shape[0]
+    for k in numba.prange(keys.shape[0]):
+        h0 = np.zeros((n, 7), np.int64)
+        d0 = np.zeros(64, np.int64)
+        nd0 = determinize(keys[k], seat, hand, sizes, unseen, h0, d0)
+        future = keys[k] * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+        cards = np.zeros(64, np.int64)
+        info = np.zeros(4, np.int64)
+        for j in range(actions.shape[0]):
+            h = h0.copy()
+            sz = sizes.copy()
+            ac = active.copy()
+            dr = d0.copy()
+            dc = disc.copy()
+            tot = totals.copy()
+            wn = won.copy()
+            engine.play_on(decide, future, codes, params, switches, h, sz, ac, dr, nd0, dc, nd, cards, rnd, resh,
+                           seat, actions[j], tot, wn, info)
+            out[k, j] = np.nan if info[1] < 0 else win_share(tot, seat)
+
+
+__all__ = ["FIRST", "KERNEL_IDS", "SECOND", "STRATEGY_CODES", "THIRD", "VECTOR_KERNELS", "Results", "decide",
+           "determinize", "opponent_kernel", "pimc_rollouts",
+           "play_games", "play_on_states", "win_share"]
+
+
+# --- the vector env's opponents: `decide` compiled into the engine's vector kernels ------------------------------
+@numba.njit(cache=True)
+def _vector_reset(T, B, S, fresh):
+    engine.vec_reset(decide, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _vector_step(T, B, S, actions):
+    engine.vec_step(decide, T, B, S, actions)
+
+
+#: `envs.lama.fast.vec_reset` / `vec_step` with the strategies' `decide` inlined (what `opponent_kernel` carries).
+VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
+#: The agent ids `opponent_kernel` resolves (and the family `lama/third?a=&b=&c=&d=`).
+KERNEL_IDS = ("random", *STRATEGY_CODES, "lama/third?a=A&b=B&c=C&d=D")
+
+
+def opponent_kernel(agent_id: str, options: dict | None = None):
+    """The `OpponentKernel` of `agent_id` for `envs.lama_v0.vector_env` (any game `options`), or None when the agent
+    has no kernel."""
+    from agents.base import parse_id
+    from envs.core.vector import RANDOM, OpponentKernel
+
+    if agent_id == "random":
+        return RANDOM
+    base, kwargs = parse_id(agent_id)  # the registry's grammar (old spellings rewritten)
+    if base in STRATEGY_CODES and not kwargs:
+        code, params = STRATEGY_CODES[base]
+        return OpponentKernel(agent_id, code, tuple(params), VECTOR_KERNELS)
+    if base == "lama/third":
+        if set(kwargs) != set("abcd"):
+            raise ValueError(f"lama/third takes all four fold parameters a, b, c, d, or none; got {agent_id!r}")
+        params = tuple(float(kwargs[k]) for k in "abcd")
+        if not all(np.isfinite(params)):
+            raise ValueError(f"strategy 3 needs four finite parameters (a, b, c, d), got {agent_id!r}")
+        return OpponentKernel(agent_id, THIRD, params, VECTOR_KERNELS)
+    return None

@@ -1,0 +1,191 @@
+"""Compiled kernels of the seed's Primi Composti players (numba, `cache=True`).
+
+The greedy and minimax players of `agents.primi_composti.strategies` on the engine's fast
+path (`envs.primi_composti.fast`: same configuration, same array layout), and a
+whole-game loop that plays many deals at once for tournaments and the paper
+reproductions. Differential-tested against the plain players: same deals, same
+moves, same scores.
+
+Policy codes: 0 asc, 1 desc, 2 rand (dealt order), 3 greedy_asc, 4 greedy_desc,
+5 greedy_rand, 10 + d = minimax_d.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from envs.primi_composti.fast import best_bonus, do_move, setup, state_arrays, undo_move
+from envs.primi_composti.rules import VALID, VALUE
+
+ASC, DESC, RAND, GREEDY_ASC, GREEDY_DESC, GREEDY_RAND = 0, 1, 2, 3, 4, 5
+MINIMAX = 10
+POLICY_CODES = {"asc": 0, "desc": 1, "rand": 2, "greedy_asc": 3, "greedy_desc": 4, "greedy_rand": 5}
+
+
+def policy_code(name: str) -> int:
+    """The fast-path code of a player name (`asc` … `greedy_rand`, `minimax_<d>`)."""
+    if name in POLICY_CODES:
+        return POLICY_CODES[name]
+    if name.startswith("minimax_") and name[8:].isdigit() and int(name[8:]) >= 1:
+        return MINIMAX + int(name[8:])
+    raise ValueError(f"unknown player {name!r}; players: {', '.join(POLICY_CODES)}, minimax_<d>")
+
+
+@njit(cache=True)
+def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, depth, alpha, beta, value, valid):
+    """Minimax value (score[first] − score[other]) of the position `depth` plies
+    deep, alpha-beta in dealt order (rules §5)."""
+    if depth == 0 or alive[mover] == 0:
+        return scores[first] - scores[1 - first]
+    k = hands.shape[1]
+    maximizing = mover == first
+    best = -1000000 if maximizing else 1000000
+    for i in range(k):
+        if not (alive[mover] >> i) & 1:
+            continue
+        c = hands[mover, i]
+        alive[mover] ^= 1 << i
+        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
+        v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid)
+        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
+        alive[mover] ^= 1 << i
+        if maximizing:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if beta <= alpha:
+            break
+    return best
+
+
+@njit(cache=True)
+def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid):
+    """Position (in the mover's dealt hand) of the card minimax_depth plays: the
+    first child, in dealt order, with the strictly best value."""
+    k = hands.shape[1]
+    maximizing = mover == first
+    alpha = -1000000
+    beta = 1000000
+    best = -1000000 if maximizing else 1000000
+    best_i = -1
+    for i in range(k):
+        if not (alive[mover] >> i) & 1:
+            continue
+        c = hands[mover, i]
+        alive[mover] ^= 1 << i
+        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
+        v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid)
+        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
+        alive[mover] ^= 1 << i
+        if maximizing:
+            if v > best:
+                best = v
+                best_i = i
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+                best_i = i
+            if best < beta:
+                beta = best
+    return best_i
+
+
+@njit(cache=True)
+def choose(policy, version, hands, alive, stacks, heights, scores, first, mover, value, valid):
+    """Position (in the mover's dealt hand) of the card `policy` plays (rules §5)."""
+    k = hands.shape[1]
+    if policy >= 10:
+        return minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, policy - 10, value, valid)
+    if policy == 0 or policy == 1 or policy == 2:
+        best_i = -1
+        for i in range(k):
+            if not (alive[mover] >> i) & 1:
+                continue
+            if policy == 2:
+                return i
+            if best_i < 0 or (policy == 0 and hands[mover, i] < hands[mover, best_i]) or (
+                policy == 1 and hands[mover, i] > hands[mover, best_i]
+            ):
+                best_i = i
+        return best_i
+    # Greedy: scan in the tie-break order, keep the first strictly better card.
+    top = 6 if version == 1 else 5
+    order = np.empty(k, dtype=np.int64)
+    n = 0
+    for i in range(k):
+        if (alive[mover] >> i) & 1:
+            order[n] = i
+            n += 1
+    if policy != 5:
+        # Insertion sort of the positions by card (ascending or descending).
+        for a in range(1, n):
+            x = order[a]
+            b = a - 1
+            while b >= 0 and ((policy == 3 and hands[mover, order[b]] > hands[mover, x]) or (
+                policy == 4 and hands[mover, order[b]] < hands[mover, x]
+            )):
+                order[b + 1] = order[b]
+                b -= 1
+            order[b + 1] = x
+    best = -1
+    best_i = -1
+    for t in range(n):
+        i = order[t]
+        c = hands[mover, i]
+        bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid)
+        s = bonus + value[c]
+        if s > best:
+            best = s
+            best_i = i
+            if s >= top:
+                break
+    return best_i
+
+
+@njit(cache=True)
+def play_games(version, k, pol0, pol1, decks, value, valid):
+    """Play one game per deck row, seat 0 (holder of 2, starts) with `pol0`; returns
+    the final scores (n, 2) and the cards played (n, 2k)."""
+    n = decks.shape[0]
+    out = np.zeros((n, 2), dtype=np.int64)
+    moves = np.zeros((n, 2 * k), dtype=np.int64)
+    hands = np.zeros((2, k), dtype=np.int64)
+    alive = np.zeros(2, dtype=np.int64)
+    stacks = np.zeros((4, 2 * k), dtype=np.int64)
+    heights = np.zeros(4, dtype=np.int64)
+    scores = np.zeros(2, dtype=np.int64)
+    for g in range(n):
+        setup(decks[g], k, hands, alive, stacks, heights, scores)
+        for t in range(2 * k):
+            mover = t % 2
+            pol = pol0 if mover == 0 else pol1
+            i = choose(pol, version, hands, alive, stacks, heights, scores, 0, mover, value, valid)
+            c = hands[mover, i]
+            alive[mover] ^= 1 << i
+            do_move(version, c, mover, stacks, heights, scores, value, valid)
+            moves[g, t] = c
+        out[g, 0] = scores[0]
+        out[g, 1] = scores[1]
+    return out, moves
+
+
+def simulate(version: int, k: int, p0: str, p1: str, decks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Final scores (n, 2) and played cards (n, 2k) of `p0` (seat 0, starts) vs `p1` on `decks`."""
+    return play_games(int(version), int(k), policy_code(p0), policy_code(p1), np.ascontiguousarray(decks, dtype=np.int64), VALUE, VALID)
+
+
+def choose_card(game, state, policy: str) -> int:
+    """The card `policy` plays in a plain-engine `state`, computed by the fast path."""
+    hands, alive, stacks, heights, scores = state_arrays(game, state)
+    mover = game.current_player(state)
+    i = choose(policy_code(policy), game.version, hands, alive, stacks, heights, scores, state.first, mover, VALUE, VALID)
+    return int(hands[mover, i])

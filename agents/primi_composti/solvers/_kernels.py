@@ -1,0 +1,150 @@
+"""What the Primi Composti solvers share: bit tricks, the bound-window cut, the
+MTD(f) driver, the two-thread race and the child-by-child move values.
+
+Private to `agents.primi_composti.solvers`: the solvers import it, users import
+the public module.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from envs.primi_composti.fast import do_move
+from envs.primi_composti.rules import VALID, VALUE
+
+INF = 1000000  # beyond any score difference: the open search window
+
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DB_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DB_INDEX[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
+del _i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lowbit(x):
+    """Index of the lowest set bit of the card mask x (x > 0)."""
+    return _DB_INDEX[np.int64((np.uint64(x & -x) * _DEBRUIJN) >> np.uint64(58))]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def popcount(x):
+    """Number of cards in the card mask x."""
+    x = np.uint64(x)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bound_window(lb, ub, alpha, beta):
+    """Narrow the window (alpha, beta) to the value's bounds lb ≤ v ≤ ub.
+
+    Returns (cut, value, alpha, beta): cut is True when the bounds alone decide the
+    search (fail-soft: the bound that falls outside the window, or the closed window)."""
+    if ub <= alpha:
+        return True, ub, alpha, beta
+    if lb >= beta:
+        return True, lb, alpha, beta
+    if ub < beta:
+        beta = ub
+    if lb > alpha:
+        alpha = lb
+    if alpha >= beta:
+        return True, alpha, alpha, beta
+    return False, 0, alpha, beta
+
+
+@njit(cache=True, nogil=True, inline="always")
+def keep_best(v, c, best, best_c, alpha, beta):
+    """Fold one child's value v (card c) into a fail-soft node's running best.
+    Returns (best, best card, alpha, cutoff): cutoff when alpha ≥ beta."""
+    if v > best:
+        best = v
+        best_c = c
+    if best > alpha:
+        alpha = best
+    return best, best_c, alpha, alpha >= beta
+
+
+def mtdf(probe: Callable[[int, int], int], guess: int, lo: int = -INF, hi: int = INF,
+         stopped: Callable[[], bool] | None = None) -> int | None:
+    """MTD(f): null-window probes converging on the exact value from `guess`, with
+    the value known to lie in [lo, hi]. `probe(a, b)` is a fail-soft search with the
+    window (a, b). Returns None when `stopped()` turns true (another thread answered)."""
+    g = guess
+    while lo < hi:
+        b = g + 1 if g == lo else g
+        g = probe(b - 1, b)
+        if stopped is not None and stopped():
+            return None
+        if g < b:
+            hi = g
+        else:
+            lo = g
+    return g
+
+
+def race(search: Callable[[int], int | None], threads: int, stop: np.ndarray) -> int:
+    """Solve one position on `threads` threads ("lazy SMP": each runs `search(tid)`,
+    sharing the solver's table); the first to finish answers and raises `stop[0]`,
+    which the others' searches read to quit (returning None)."""
+    stop[0] = 0
+    answer: list[int] = []
+
+    def work(tid: int) -> None:
+        v = search(tid)
+        if v is not None:
+            if not answer:
+                answer.append(int(v))
+            stop[0] = 1
+
+    if threads == 1:
+        work(0)
+    else:
+        workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    return answer[0]
+
+
+def check_threads(threads: int) -> int:
+    """`threads` as an int, or ValueError unless 1 or 2."""
+    if threads not in (1, 2):
+        raise ValueError(f"threads must be 1 or 2, got {threads!r}")
+    return int(threads)
+
+
+class ChildValues:
+    """`move_values` for a solver with `version` and `value`: each card's gain now
+    (the engine's compiled move) minus the opponent's value of the position after it."""
+
+    version: int
+
+    def move_values(self, hands, stacks, mover: int) -> dict[int, int]:
+        """Exact value for `mover` of playing each card of its hand (hand order)."""
+        cap = sum(len(h) for h in hands) + sum(len(s) for s in stacks) + 1
+        st = np.zeros((4, cap), dtype=np.int64)
+        heights = np.zeros(4, dtype=np.int64)
+        for s in range(4):
+            st[s, :len(stacks[s])] = stacks[s]
+            heights[s] = len(stacks[s])
+        out = {}
+        for c in hands[mover]:
+            cs, ch, scores = st.copy(), heights.copy(), np.zeros(2, dtype=np.int64)
+            do_move(self.version, int(c), mover, cs, ch, scores, VALUE, VALID)
+            d = int(scores[mover] - scores[1 - mover])
+            rest = [tuple(hands[0]), tuple(hands[1])]
+            rest[mover] = tuple(x for x in hands[mover] if x != c)
+            if rest[0] or rest[1]:
+                child = tuple(tuple(int(x) for x in cs[s, :ch[s]]) for s in range(4))
+                d -= self.value(tuple(rest), child, 1 - mover)
+            out[int(c)] = d
+        return out

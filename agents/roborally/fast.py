@@ -1,0 +1,374 @@
+"""Compiled RoboRally playout policies and the playout kernel of the seed's Algorithm 1 (numba).
+
+Source: the seed report on a Monte-Carlo strategy for RoboRally, Algorithm 1 (sampled playouts to depth d scored
+by an evaluation function) and §1.1 (reduced programs). The engine kernels (turn, deal, lone robot, reduced
+programs) are `envs.roborally.fast`; this module holds what is policy:
+
+* `random_program`: uniform over the *reduced* programs of a hand (a uniform contiguous rank, unranked as
+  `envs.roborally.programs.unrank`), the seed's playout policy and `roborally/random`'s rule.
+* `greedy_program`: the flag seeker of `agents.roborally.strategies` (each reduced program simulated alone, locked registers
+  after the free ones; best by alive, more flags, fewer BFS steps to the next flag; lowest rank on ties).
+* `playouts_kernel` / `FastPlayouts.playouts`: for each candidate program of robot `me`, `n_per_candidate`
+  playouts of `depth` turns. Playout t deals the opponents' hands from the cards `me` cannot see (never the true
+  hands), programs them with the policy, plays the candidate in the first turn and the policy for everyone after,
+  re-dealing every turn (the rules' full reshuffle of the cards not in locked registers), and scores the end
+  with v̂. Common random numbers: playout t uses the same world, the same opponent programs and the same random
+  stream after the first turn for every candidate, so a candidate's results do not depend on the others.
+
+v̂ (`EVAL_DEFAULT`, the spec's heuristic as `agents.roborally.mc.DefaultValue`): 100·flags claimed − BFS steps
+to the next flag (from the archive while destroyed) − 2·damage − 50·lives lost; +10,000 for a win, −10,000 when
+another robot wins or `me` is eliminated. `EVAL_TURNS` (as `TurnsValue`): −(expected turns to finish) from a
+table [flags, H, W, 4] (+1 turn while destroyed) − damage/3 − 3·lives lost, ±10,000 at the end.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from envs.roborally.fast import (
+    M_DECK,
+    M_WINNER,
+    RAF,
+    RAX,
+    RAY,
+    RDMG,
+    RELIM,
+    RF,
+    RLIVES,
+    RNF,
+    RON,
+    RX,
+    RY,
+    FastEngine,
+    FastState,
+    classes_to_cards,
+    count_programs_k,
+    deal_kernel,
+    hand_multiplicities,
+    next_class,
+    rng_below,
+    rng_seed,
+    set_programs,
+    solo_register,
+    take_sorted,
+    turn_kernel,
+    unrank_k,
+)
+from envs.roborally.rules import HAND, REGISTERS
+
+POLICY_RANDOM, POLICY_GREEDY = 0, 1
+POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+EVAL_DEFAULT, EVAL_TURNS = 0, 1
+EVALS = {"default": EVAL_DEFAULT, "turns": EVAL_TURNS}
+WIN, LOSS = 10_000.0, -10_000.0
+
+
+@numba.njit(cache=True)
+def _free(R, i):
+    nl = min(REGISTERS, max(0, R[i, RDMG] - 4)) if R[i, RON] else 0
+    return REGISTERS - nl
+
+
+@numba.njit(cache=True)
+def random_program(hand, n, k, kinds, rng, out):
+    """A uniform reduced program of the sorted `hand[:n]` with k free registers, as cards into out[:5]."""
+    cls = np.empty(HAND, np.int64)
+    mults = np.zeros(HAND, np.int64)
+    m = hand_multiplicities(hand, n, kinds, cls, mults)
+    k = min(k, n)
+    seq = np.zeros(REGISTERS, np.int64)
+    if k > 0:
+        unrank_k(mults, m, k, rng_below(rng, count_programs_k(mults, m, k)), seq)
+    classes_to_cards(hand, n, cls, seq, k, out)
+
+
+_SEEN_SIZE = 4096  # > 4 × the at most 9 + 72 + 504 inner nodes of a 5-register search
+
+
+@numba.njit(cache=True)
+def _seen_before(seen, depth, x, y, f, nf, mults, m):
+    """Whether the search node (registers done, robot alone, classes left) was met before; records it if not.
+
+    Nodes are packed into one int64 (x, y < 64, flags < 16, multiplicities < 16) in an open-addressing table."""
+    key = ((((depth * 64 + x) * 64 + y) * 4 + f) * 16 + nf)
+    for c in range(m):
+        key = key * 16 + mults[c]
+    key += 1  # 0 marks an empty slot
+    h = ((key * 0x2545F4914F6CDD1D) >> 40) & (_SEEN_SIZE - 1)  # int64 multiplier (wraps); its high bits mix
+    while seen[h] != 0:
+        if seen[h] == key:
+            return True
+        h = (h + 1) & (_SEEN_SIZE - 1)
+    seen[h] = key
+    return False
+
+
+@numba.njit(cache=True)
+def greedy_program(bd, R, regs, i, hand, n, kinds, out):
+    """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5] (free
+    registers; the locked ones are simulated after them).
+
+    A depth-first search over reduced programs in rank order that simulates each register once per prefix, stops
+    a prefix at death or at the last flag (every completion ends the same; the first, lowest-rank one stands for
+    them), and skips a prefix that reaches a node met before: the same registers done, the same lone-robot
+    state and the same classes left (cards of one class move a lone robot alike) have the same completions, and
+    the earlier, lower-rank prefix already won any tie."""
+    nflags = bd[9]
+    dist = bd[15]
+    cls = np.empty(HAND, np.int64)
+    mults = np.zeros(HAND, np.int64)
+    m = hand_multiplicities(hand, n, kinds, cls, mults)
+    free = _free(R, i)
+    k = min(free, n)
+    for j in range(REGISTERS):
+        out[j] = 0
+    if k == 0:
+        return
+    ccards = np.zeros((HAND, HAND), np.int64)  # class -> its cards ascending
+    used0 = np.zeros(HAND, np.int64)
+    for s in range(n):
+        c = cls[s]
+        ccards[c, used0[c]] = hand[s]
+        used0[c] += 1
+    tail = np.zeros(REGISTERS, np.int64)
+    for j in range(free, REGISTERS):
+        tail[j] = regs[i, j]
+    sx = np.empty(REGISTERS + 1, np.int64)
+    sy = np.empty(REGISTERS + 1, np.int64)
+    sf = np.empty(REGISTERS + 1, np.int64)
+    sn = np.empty(REGISTERS + 1, np.int64)
+    sx[0], sy[0], sf[0], sn[0] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
+    seq = np.full(REGISTERS, -1, np.int64)
+    best = np.zeros(REGISTERS, np.int64)
+    seen = np.zeros(_SEEN_SIZE, np.int64)
+    have = False
+    b0, b1, b2 = 0, 0, 0
+    depth = 0
+    while depth >= 0:
+        if not next_class(seq, mults, m, depth):
+            depth -= 1
+            continue
+        c = seq[depth]
+        x, y, f, nf, alive = solo_register(bd, sx[depth], sy[depth], sf[depth], sn[depth],
+                                           ccards[c, used0[c] - mults[c] - 1], depth, True)
+        leaf = not alive or nf >= nflags or depth == k - 1
+        if not leaf:
+            if depth > 0 and nflags < 16 and _seen_before(seen, depth, x, y, f, nf, mults, m):
+                continue
+            sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
+            depth += 1
+            continue
+        if alive and nf < nflags and depth == k - 1:
+            for j in range(k, REGISTERS):
+                x, y, f, nf, alive = solo_register(bd, x, y, f, nf, tail[j], j, True)
+                if not alive or nf >= nflags:
+                    break
+        if not alive:
+            k0, k1, k2 = 1, 0, 0
+        elif nf >= nflags:
+            k0, k1, k2 = 0, -nf, 0
+        else:
+            k0, k1, k2 = 0, -nf, dist[nf, y, x]
+        if not have or k0 < b0 or (k0 == b0 and (k1 < b1 or (k1 == b1 and k2 < b2))):
+            have = True
+            b0, b1, b2 = k0, k1, k2
+            for j in range(depth + 1):
+                best[j] = seq[j]
+            # The lowest-rank completion of a prefix stopped early: the lowest classes left, in order.
+            left = mults.copy()
+            for j in range(depth + 1, k):
+                q = 0
+                while left[q] == 0:
+                    q += 1
+                best[j] = q
+                left[q] -= 1
+    classes_to_cards(hand, n, cls, best, k, out)
+
+
+@numba.njit(cache=True)
+def _program(bd, R, regs, i, hand, n, kinds, policy, rng, out):
+    if n == 0:
+        for j in range(REGISTERS):
+            out[j] = 0
+    elif policy == POLICY_GREEDY:
+        greedy_program(bd, R, regs, i, hand, n, kinds, out)
+    else:
+        random_program(hand, n, _free(R, i), kinds, rng, out)
+
+
+@numba.njit(cache=True)
+def value(bd, R, meta, me, lives0, eval_code, table):
+    """v̂ of robot `me` (see the module docstring)."""
+    w = meta[M_WINNER]
+    if w >= 0:
+        return WIN if w == me else LOSS
+    if R[me, RELIM]:
+        return LOSS
+    nf = R[me, RNF]
+    if R[me, RON]:
+        x, y, f = R[me, RX], R[me, RY], R[me, RF]
+    else:
+        x, y, f = R[me, RAX], R[me, RAY], R[me, RAF]
+    more = nf < bd[9]  # a board without flags has no next flag to measure
+    if eval_code == EVAL_TURNS:
+        t = (table[nf, y, x, f] if more else 0.0) + (0.0 if R[me, RON] else 1.0)
+        return -t - R[me, RDMG] / 3.0 - 3.0 * (lives0 - R[me, RLIVES])
+    steps = bd[15][nf, y, x] if more else 0
+    return 100.0 * nf - steps - 2.0 * R[me, RDMG] - 50.0 * (lives0 - R[me, RLIVES])
+
+
+@numba.njit(cache=True)
+def _over(R, meta):
+    if meta[M_WINNER] >= 0:
+        return True
+    for i in range(R.shape[0]):
+        if not R[i, RELIM]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, programs):
+    """Deal the opponents' hands from `unseen` (shuffled) and program them with the policy into `programs`;
+    the rest of `unseen` becomes `deck[:meta[M_DECK]]`. Returns the dealt hands [n, 9]."""
+    n = R.shape[0]
+    kinds = bd[14]
+    u = unseen.shape[0]
+    for s in range(u):
+        deck[s] = unseen[s]
+    for s in range(u - 1, 0, -1):
+        j = rng_below(rng, s + 1)
+        t = deck[s]
+        deck[s] = deck[j]
+        deck[j] = t
+    hands = np.zeros((n, HAND), np.int64)
+    pos = 0
+    for i in range(n):
+        if i == me:
+            continue
+        k = min(hand_sizes[i], u - pos)
+        take_sorted(deck, pos, k, hands[i])
+        pos += k
+        _program(bd, R, regs, i, hands[i], k, kinds, policy, rng, programs[i])
+    for s in range(u - pos):
+        deck[s] = deck[pos + s]
+    for s in range(u - pos, deck.shape[0]):
+        deck[s] = 0
+    meta[M_DECK] = u - pos
+    return hands
+
+
+@numba.njit(cache=True)
+def playouts_kernel(bd, R0, regs0, meta0, me, candidates, unseen, hand_sizes, depth, n_per, policy, seed,
+                    eval_code, table):
+    """(mean [P], variance [P]) of v̂ over `n_per` playouts of each candidate program (see the module docstring).
+
+    R0, regs0, meta0: the turn start as `FastState` arrays (the deck is rebuilt from `unseen`); candidates
+    [P, 5] cards for me's free registers; hand_sizes [n] of the other robots' hands. Variance is the population
+    variance of the playouts of one candidate."""
+    n = R0.shape[0]
+    P = candidates.shape[0]
+    kinds = bd[14]
+    lives0 = R0[me, RLIVES]
+    mean = np.zeros(P)
+    m2 = np.zeros(P)
+    rng = np.zeros(1, np.uint64)
+    deck0 = np.zeros(84, np.int32)
+    meta_w = meta0.copy()
+    programs0 = np.zeros((n, REGISTERS), np.int64)
+    programs = np.zeros((n, REGISTERS), np.int64)
+    hands = np.zeros((n, HAND), np.int64)
+    hand_len = np.zeros(n, np.int64)
+    trace = np.zeros((0, n, R0.shape[1]), np.int32)
+    R = R0.copy()
+    regs = regs0.copy()
+    deck = deck0.copy()
+    meta = meta0.copy()
+    one = np.zeros(REGISTERS, np.int64)
+    for t in range(n_per):
+        rng_seed(rng, seed, t)
+        for i in range(n):
+            for j in range(REGISTERS):
+                programs0[i, j] = 0
+        sample_world(bd, R0, regs0, me, unseen, hand_sizes, policy, rng, deck0, meta_w, programs0)
+        after_world = rng[0]
+        for p in range(P):
+            R[:, :] = R0
+            regs[:, :] = regs0
+            deck[:] = deck0
+            meta[:] = meta_w
+            programs[:, :] = programs0
+            for j in range(REGISTERS):
+                programs[me, j] = candidates[p, j]
+            set_programs(R, regs, programs)
+            turn_kernel(bd, R, regs, deck, meta, trace)
+            rng[0] = after_world
+            for _ in range(depth - 1):
+                if _over(R, meta):
+                    break
+                deal_kernel(R, regs, deck, meta, hands, hand_len, rng)
+                for i in range(n):
+                    _program(bd, R, regs, i, hands[i], hand_len[i], kinds, policy, rng, one)
+                    for j in range(REGISTERS):
+                        programs[i, j] = one[j]
+                set_programs(R, regs, programs)
+                turn_kernel(bd, R, regs, deck, meta, trace)
+            v = value(bd, R, meta, me, lives0, eval_code, table)
+            delta = v - mean[p]
+            mean[p] += delta / (t + 1)
+            m2[p] += delta * (v - mean[p])
+    return mean, m2 / max(n_per, 1)
+
+
+class FastPlayouts:
+    """The playout kernel bound to one `FastEngine` (see the module docstring)."""
+
+    def __init__(self, engine: FastEngine, table: np.ndarray | None = None):
+        self.engine = engine
+        b = engine.game.board
+        #: The `EVAL_TURNS` table [flags, H, W, 4] (expected turns to finish), if given.
+        self.table = np.zeros((1, 1, 1, 4)) if table is None else np.ascontiguousarray(table, np.float64)
+        if table is not None and self.table.shape != (len(b.flags), b.height, b.width, 4):
+            raise ValueError(f"table must have shape {(len(b.flags), b.height, b.width, 4)}, got {self.table.shape}")
+
+    def playouts(self, fs: FastState, me: int, candidates, unseen, hand_sizes, depth: int = 1,
+                 n_per_candidate: int = 1, policy: str = "random", seed: int = 0,
+                 eval: str = "default") -> tuple[np.ndarray, np.ndarray]:
+        """(mean, variance) of v̂ per candidate program ([P, 5] cards of me's free registers)."""
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {list(POLICIES)}, got {policy!r}")
+        if eval not in EVALS:
+            raise ValueError(f"eval must be one of {list(EVALS)}, got {eval!r}")
+        if EVALS[eval] == EVAL_TURNS and self.table.shape[0] != len(self.engine.game.board.flags):
+            raise ValueError("eval='turns' needs the table given to FastPlayouts")
+        if depth < 1:
+            raise ValueError(f"depth must be a positive integer, got {depth!r}")
+        cands = np.asarray(candidates, np.int64).reshape(-1, REGISTERS)
+        return playouts_kernel(self.engine.board, fs.robots, fs.registers, fs.meta, int(me), cands,
+                               np.asarray(unseen, np.int32), np.asarray(hand_sizes, np.int64), int(depth),
+                               int(n_per_candidate), POLICIES[policy], int(seed), EVALS[eval], self.table)
+
+    def greedy(self, fs: FastState, i: int, hand) -> np.ndarray:
+        """The flag seeker's cards [5] for robot i holding `hand`."""
+        h = np.zeros(HAND, np.int64)
+        cards = np.sort(np.asarray(hand, np.int64))
+        h[:cards.size] = cards
+        out = np.zeros(REGISTERS, np.int64)
+        greedy_program(self.engine.board, fs.robots, fs.registers, int(i), h, cards.size, self.engine.kinds, out)
+        return out
+
+    def random(self, fs: FastState, i: int, hand, seed: int) -> np.ndarray:
+        """A uniform reduced program's cards [5] for robot i holding `hand`, drawn from `seed`."""
+        h = np.zeros(HAND, np.int64)
+        cards = np.sort(np.asarray(hand, np.int64))
+        h[:cards.size] = cards
+        out = np.zeros(REGISTERS, np.int64)
+        rng = np.zeros(1, np.uint64)
+        rng_seed(rng, int(seed), 0)
+        random_program(h, cards.size, _free(fs.robots, int(i)), self.engine.kinds, rng, out)
+        return out
+
+
+__all__ = ["EVALS", "FastPlayouts", "POLICIES", "greedy_program", "playouts_kernel", "random_program",
+           "sample_world", "value"]

@@ -1,0 +1,458 @@
+"""`roborally/mc`: the Monte-Carlo robot of the seed report on a Monte-Carlo strategy for RoboRally (Algorithm 1).
+
+For each reduced program a0 of its hand the robot estimates the mean value of: a state sampled from its view
+(`RoboRallyGame.sample_state`: the other hands dealt from the cards it cannot see, never the true state), the
+opponents programmed by the playout policy π, `depth` turns played (the first with a0), the end scored by v̂. It
+plays the a0 of highest mean. Ids::
+
+    roborally/mc                                        # the defaults below
+    roborally/mc?budget=400&depth=1&policy=random&eval=default&top=32
+
+Options (`OPTIONS`): `budget` playouts per decision; `depth` turns per playout (1..3); `policy` π for the opponents
+and for every robot after the first turn (`random`: uniform over reduced programs, the seed's choice; `greedy`: the
+flag seeker); `eval` v̂ (`default`: the spec's heuristic, `turns`: minus the expected turns to finish, from
+`turns_table`); `top`: programs kept after screening; `engine`: `fast` (the compiled playout kernel of
+`agents.roborally.fast`) or `plain` (the rules engine's `execute_turn`, slow, the reference).
+
+What the seed does not specify, and the choices made here:
+
+* **Budget spread.** A 9-card hand has a median of ~2,900 reduced programs, more than a decision's playouts. So
+  every program is first *screened* without playouts: its own solo simulation (`SoloSimulator`, opponents and
+  lasers ignored) scored by v̂'s solo form; the best `top` programs go on, at most `PER_END` of them ending on one
+  solo square and facing (programs that differ only in timing against the other robots stay candidates, the
+  rest of the budget goes to different destinations; a program that finishes the race scores higher the earlier
+  its finishing register, which counts as its end). Then **successive halving**: ⌈log2 top⌉ rounds share the
+  budget equally; in each round every surviving program is played out on the same freshly sampled worlds
+  (common random numbers: one sampled state and one π seed per world) and the better half by mean over all its
+  playouts so far survives. The last survivor is played; ties go to the better screen rank.
+* **Sampling**: the plain engine uses `sample_state`, and later turns deal from the sampled state's fresh seed; the
+  fast kernel deals the other hands from the same unseen cards (the cards of the robot's hand, its registers and
+  everyone's locked registers excluded) and shares the world, the opponents' first programs and the later random
+  stream between candidates. Either way every candidate of one world meets the same future.
+* **v̂ default** (the spec's reading of the seed's missing evaluator): 100·flags claimed − BFS steps to the next
+  flag (from the archive while destroyed) − 2·damage − 50·lives lost; +10,000 for a win, −10,000 when another
+  robot wins or the robot is eliminated.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from urllib.parse import parse_qsl
+
+import numba
+import numpy as np
+
+from agents.roborally.solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
+from envs.roborally.fast import enumerate_programs, solo_kernel
+from envs.roborally.programs import count_programs, equivalence_classes, program_cards, reduced_programs, unrank
+from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers, locked_count
+
+#: Option name -> (allowed values or type, default).
+OPTIONS = {
+    "budget": (int, 2000),
+    "depth": ((1, 2, 3), 1),
+    "policy": (("random", "greedy"), "random"),
+    "eval": (("default", "turns"), "default"),
+    "top": (int, 32),
+    "engine": (("fast", "plain"), "fast"),
+}
+#: At most this many screened programs per distinct solo end state.
+PER_END = 4
+WIN, LOSS = 10_000.0, -10_000.0
+
+
+def parse_options(query: str) -> dict:
+    """`"budget=400&depth=2"` -> the full option dict (ValueError naming the allowed keys and values)."""
+    opts = {k: v for k, (_, v) in OPTIONS.items()}
+    for key, text in parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)):
+        if key not in OPTIONS:
+            raise ValueError(f"roborally/mc: unknown option {key!r}; allowed: {', '.join(OPTIONS)}")
+        allowed = OPTIONS[key][0]
+        if allowed is int:
+            if not text.isdigit() or int(text) < 1:
+                raise ValueError(f"roborally/mc: {key} must be a positive integer, got {text!r}")
+            opts[key] = int(text)
+        else:
+            value = int(text) if text.isdigit() else text
+            if value not in allowed:
+                raise ValueError(f"roborally/mc: {key} must be one of {list(allowed)}, got {text!r}")
+            opts[key] = value
+    return opts
+
+
+class _Value:
+    """What both evaluations share: scoring many solo ends, and the race's outcome."""
+
+    def solo(self, s: Solo) -> float:
+        """v̂ of a robot alone at the solo end state `s`."""
+        raise NotImplementedError
+
+    def solo_many(self, ends: np.ndarray) -> np.ndarray:
+        """`solo` of each row of `ends` [P, 5]."""
+        return np.array([self.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
+
+    @staticmethod
+    def outcome(state: State, seat: int) -> float | None:
+        """WIN or LOSS once the race is decided for `seat` (a winner, or `seat` eliminated), else None."""
+        if state.winner >= 0:
+            return WIN if state.winner == seat else LOSS
+        return LOSS if state.robots[seat].eliminated else None
+
+
+class DefaultValue(_Value):
+    """The spec's heuristic v̂ (see the module docstring)."""
+
+    def __init__(self, sim: SoloSimulator):
+        self.sim = sim
+
+    def solo(self, s: Solo) -> float:
+        """v̂ of a robot alone at `s` (screening: damage and lives as they were)."""
+        x, y, _, nf, alive = s
+        if not alive:
+            return -50.0 - 100.0 * len(self.sim.flags)
+        if nf >= len(self.sim.flags):
+            return WIN
+        return 100.0 * nf - self.sim.dist[nf][y][x]
+
+    def state(self, state: State, seat: int, lives0: int) -> float:
+        """v̂ of `seat` in `state`; `lives0`: its lives when it decided."""
+        done = self.outcome(state, seat)
+        if done is not None:
+            return done
+        r = state.robots[seat]
+        x, y = (r.x, r.y) if r.on_board else (r.archive_x, r.archive_y)
+        return 100.0 * r.next_flag - self.sim.dist[r.next_flag][y][x] - 2.0 * r.damage - 50.0 * (lives0 - r.lives)
+
+
+class EngineSimulator:
+    """Playouts on the plain rules engine (`RoboRallyGame.execute_turn`)."""
+
+    def __init__(self, game: RoboRallyGame, sim: SoloSimulator, policy: str, value):
+        self.game = game
+        self.sim = sim
+        self.policy = policy
+        self.value = value
+
+    def pi(self, state: State, i: int, rng: np.random.Generator) -> tuple[int, ...]:
+        """Robot i's program under π (cards for its free registers)."""
+        hand = state.hands[i]
+        if not hand:
+            return ()
+        robot = state.robots[i]
+        if self.policy == "greedy":
+            return greedy_program(self.sim, hand, robot, state.registers[i], self.game.numbering)
+        k = min(free_registers(robot.damage), len(hand))
+        classes = equivalence_classes(hand, self.game.numbering)
+        mults = [len(c) for c in classes]
+        return program_cards(classes, unrank(mults, k, int(rng.integers(count_programs(mults, k)))))
+
+    def playout(self, state: State, seat: int, cards: tuple[int, ...], depth: int, seed: int) -> State:
+        """The state after `depth` turns from `state` (a turn start), `seat` playing `cards` first."""
+        g = self.game
+        rng = np.random.default_rng(seed)
+        n = g.num_players
+        state = g.execute_turn(state, [cards if i == seat else self.pi(state, i, rng) for i in range(n)])
+        for _ in range(depth - 1):
+            if g.is_terminal(state):
+                break
+            state = g.execute_turn(state, [self.pi(state, i, rng) for i in range(n)])
+        return state
+
+    def means(self, view: View, cands: list[tuple[int, ...]], worlds: int, depth: int,
+              rng: np.random.Generator) -> np.ndarray:
+        """Mean v̂ of each candidate over `worlds` sampled worlds shared by all candidates."""
+        total = np.zeros(len(cands))
+        lives0 = view.robots[view.seat].lives
+        for _ in range(worlds):
+            world = self.game.sample_state(view, rng)
+            seed = int(rng.integers(2**63 - 1))
+            for c, cards in enumerate(cands):
+                total[c] += self.value.state(self.playout(world, view.seat, cards, depth, seed), view.seat, lives0)
+        return total / worlds
+
+
+class FastSimulator:
+    """Playouts with the compiled kernel (`agents.roborally.fast.FastPlayouts`)."""
+
+    def __init__(self, game: RoboRallyGame, policy: str, eval_name: str, table: np.ndarray | None):
+        from agents.roborally.fast import FastPlayouts
+        from envs.roborally.fast import FastEngine
+
+        self.game = game
+        self.engine = FastEngine(game)
+        self.kernel = FastPlayouts(self.engine, table[:-1] if table is not None else None)
+        self.policy = policy
+        self.eval = eval_name
+
+    def means(self, view: View, cands: list[tuple[int, ...]], worlds: int, depth: int,
+              rng: np.random.Generator) -> np.ndarray:
+        """Mean v̂ of each candidate over `worlds` worlds shared by all candidates (one kernel call)."""
+        n = self.game.num_players
+        locked = [c for lk in view.locked for c in lk if c]
+        seen = set(view.hand) | {c for c in view.registers if c} | set(locked)
+        unseen = [c for c in range(1, 85) if c not in seen]
+        registers = tuple(view.registers if i == view.seat else view.locked[i] for i in range(n))
+        state = State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, registers, (), (), view.winner, ())
+        fs = self.engine.pack(state)
+        progs = np.zeros((len(cands), REGISTERS), np.int64)
+        for c, cards in enumerate(cands):
+            progs[c, : len(cards)] = cards
+        sizes = [view.hand_sizes[i] if i != view.seat else 0 for i in range(n)]
+        mean, _ = self.kernel.playouts(fs, view.seat, progs, unseen, sizes, depth, worlds, self.policy,
+                                       int(rng.integers(2**62)), self.eval)
+        return mean
+
+
+class MonteCarloProgram(ProgramPlanner):
+    """The seed's Monte-Carlo robot (see the module docstring)."""
+
+    name = "roborally/mc"
+
+    def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None, **options):
+        super().__init__(game, rng)
+        self.options = dict(options) if options else parse_options("")
+        self.sim = SoloSimulator(game)
+        turns = self.options["eval"] == "turns"
+        self.value = TurnsValue(self.sim) if turns else DefaultValue(self.sim)
+        if self.options["engine"] == "fast":
+            self.backend = FastSimulator(game, self.options["policy"], self.options["eval"],
+                                         self.value.table if turns else None)
+        else:
+            self.backend = EngineSimulator(game, self.sim, self.options["policy"], self.value)
+        self.last_stats: dict = {}
+
+    def screen(self, view: View) -> list[tuple[int, ...]]:
+        """The candidate programs (cards in register order), best screen score first."""
+        hand = view.hand
+        robot = view.robots[view.seat]
+        k = min(free_registers(robot.damage), len(hand))
+        nl = locked_count(robot.damage)
+        tail = (0,) * (REGISTERS - k - nl) + (tuple(view.registers[REGISTERS - nl:]) if nl else ())
+        ends, progs = self._solo_ends(solo_of(robot), hand, k, tail)
+        score = self.value.solo_many(ends)
+        finish = np.flatnonzero(ends[:, 3] >= len(self.sim.flags))
+        if len(finish):
+            # Programs that finish the race: the earlier the register, the likelier the win against a robot that
+            # finishes in the same turn; each finishing register counts as its own end.
+            start = solo_of(robot)
+            for r in finish.tolist():
+                s, reg = start, 0
+                while s[3] < len(self.sim.flags):
+                    s = self.sim.register(s, int(progs[r, reg]), reg)
+                    reg += 1
+                score[r] += 10.0 * (REGISTERS - reg)
+                ends[r, 2] = reg  # the facing does not matter once finished: the end is the register
+        order = np.lexsort((np.arange(len(score)), -score))  # best score, then lowest rank
+        out, per_end = [], {}
+        for r in order.tolist():
+            e = tuple(ends[r].tolist())
+            end = e if e[4] else None
+            if per_end.get(end, 0) < PER_END:
+                per_end[end] = per_end.get(end, 0) + 1
+                out.append(tuple(int(c) for c in progs[r, :k]))
+                if len(out) == self.options["top"]:
+                    break
+        return out
+
+    def _solo_ends(self, start: Solo, hand: tuple[int, ...], k: int, tail: tuple[int, ...]):
+        """(ends [P, 5] as `Solo` rows, programs [P, 5] cards) of every reduced program, in rank order."""
+        if isinstance(self.backend, FastSimulator):
+            eng = self.backend.engine
+            progs = eng.reduced_programs(hand, k).astype(np.int64)
+            progs[:, k:] = np.asarray(tail, np.int64)
+            return _solo_many_ends(eng.board, *start[:4], progs, self.game.config.crushers), progs
+        classes = equivalence_classes(hand, self.game.numbering)
+        mults = [len(c) for c in classes]
+        sim = self.sim
+        prefix_state: dict[tuple[int, ...], Solo] = {(): start}
+        ends, progs = [], []
+        for prog in reduced_programs(mults, k):
+            cards = program_cards(classes, prog)
+            for i in range(k):
+                if prog[: i + 1] not in prefix_state:
+                    prefix_state[prog[: i + 1]] = sim.register(prefix_state[prog[:i]], cards[i], i)
+            s = prefix_state[prog]
+            for j, c in enumerate(tail):
+                s = sim.register(s, c, k + j)
+            ends.append(s)
+            progs.append(cards + tail)
+        return np.array(ends, np.int64).reshape(-1, 5), np.array(progs, np.int64).reshape(-1, REGISTERS)
+
+    def program(self, view: View) -> tuple[int, ...]:
+        """The chosen program as hand slots (screen, then successive halving with common random numbers)."""
+        hand = view.hand
+        cands = self.screen(view)
+        if not cands:
+            return ()
+        budget, depth = self.options["budget"], self.options["depth"]
+        alive = list(range(len(cands)))
+        total = np.zeros(len(cands))
+        count = np.zeros(len(cands))
+        rounds = max(1, math.ceil(math.log2(len(cands))))
+        used = 0
+        while len(alive) > 1:
+            per = max(1, budget // (rounds * len(alive)))
+            means = self.backend.means(view, [cands[c] for c in alive], per, depth, self.rng)
+            total[alive] += means * per
+            count[alive] += per
+            used += per * len(alive)
+            means = total[alive] / count[alive]
+            order = sorted(range(len(alive)), key=lambda i: (-means[i], alive[i]))
+            alive = [alive[i] for i in order[: max(1, len(alive) // 2)]]
+        self.last_stats = {"candidates": len(cands), "playouts": used}
+        return tuple(hand.index(c) for c in cands[alive[0]])
+
+
+class TurnsValue(_Value):
+    """v̂ = −(expected turns to finish the race), from the board's `TurnsTable` (cached per board)."""
+
+    def __init__(self, sim: SoloSimulator):
+        self.sim = sim
+        self.table = turns_table(sim)
+
+    def _turns(self, x: int, y: int, f: int, nf: int) -> float:
+        return float(self.table[nf, y, x, f])
+
+    def solo(self, s: Solo) -> float:
+        """Minus the expected turns from the solo end state."""
+        x, y, f, nf, alive = s
+        if not alive:
+            return -float(self.table.max()) - 1.0
+        if nf >= len(self.sim.flags):
+            return WIN
+        return -self._turns(x, y, f, nf)
+
+    def state(self, state: State, seat: int, lives0: int) -> float:
+        """Minus the expected turns to finish, minus a turn per 3 damage and 3 turns per life lost."""
+        done = self.outcome(state, seat)
+        if done is not None:
+            return done
+        r = state.robots[seat]
+        if r.on_board:
+            t = self._turns(r.x, r.y, r.facing, r.next_flag)
+        else:
+            t = self._turns(r.archive_x, r.archive_y, r.archive_facing, r.next_flag) + 1.0
+        return -t - r.damage / 3.0 - 3.0 * (lives0 - r.lives)
+
+
+_TABLES: dict[tuple[str, str, bool], np.ndarray] = {}
+
+
+def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str = "fast") -> np.ndarray:
+    """Expected turns to finish the race from each (next flag, y, x, facing), one robot alone, 9-card hands.
+
+    The freiesMagazin RoboRally contest winner's idea: value iteration over board states with sampled hands,
+    E(s) <- (1 − α)·E(s) + α·(1 + min over the sampled hand's reduced programs of E(end)); finishing is 0 and a
+    death costs the largest table value + 1 (a stand-in for the restart on the archive). It starts from BFS steps
+    / 3 (a robot covers about 3 squares a turn) plus 3 turns per later flag, draws one hand per state and sweep
+    (all hands drawn first from `seed`), and uses α = 1 in the first sweep and 1/2 after. `engine="fast"` runs
+    the sweeps compiled (seconds), `"plain"` in Python (the reference: the same hands give the same table).
+    Cached per (board, numbering, crushers, sweeps, seed) in memory.
+    """
+    game = sim.game
+    key = (game.config.board, game.numbering, game.config.crushers, sweeps, seed)
+    cached = _TABLES.get(key)
+    if cached is not None:
+        return cached
+    k_flags = len(sim.flags)
+    w, h = sim.w, sim.h
+    table = np.zeros((k_flags + 1, h, w, 4))
+    for f in range(k_flags):
+        d = np.array(sim.dist[f], dtype=float)
+        table[f] = (d / 3.0 + 3.0 * (k_flags - f - 1))[:, :, None]
+    rng = np.random.default_rng(seed)
+    squares = np.array([(x, y) for y in range(h) for x in range(w) if not sim._off(x, y)], np.int64).reshape(-1, 2)
+    # One sorted 9-card hand per (sweep, flag, square, facing).
+    keys = rng.random((sweeps, k_flags, len(squares), 4, 84))
+    hands = np.sort(np.argsort(keys, axis=-1)[..., :9] + 1, axis=-1).astype(np.int64)
+    if engine == "fast":
+        from envs.roborally.fast import FastEngine
+
+        _turns_sweeps(FastEngine(game).board, squares, hands, table, game.config.crushers)
+    else:
+        for sweep in range(sweeps):
+            alpha = 1.0 if sweep == 0 else 0.5
+            worst = float(table.max()) + 1.0
+            for f in reversed(range(k_flags)):
+                for q, (x, y) in enumerate(squares.tolist()):
+                    for face in range(4):
+                        classes = equivalence_classes(tuple(hands[sweep, f, q, face].tolist()), game.numbering)
+                        target = 1.0 + _search_min(sim, (x, y, face, f, True), classes, table, worst)
+                        table[f, y, x, face] += alpha * (target - table[f, y, x, face])
+    _TABLES[key] = table
+    return table
+
+
+@numba.njit(cache=True)
+def _turns_sweeps(bd, squares, hands, table, crushers_on):
+    """`turns_table`'s sweeps, compiled: every reduced program of each hand simulated alone."""
+    sweeps, k_flags = hands.shape[0], hands.shape[1]
+    kinds = bd[14]
+    for sweep in range(sweeps):
+        alpha = 1.0 if sweep == 0 else 0.5
+        worst = table.max() + 1.0
+        for f in range(k_flags - 1, -1, -1):
+            for q in range(squares.shape[0]):
+                x, y = squares[q, 0], squares[q, 1]
+                for face in range(4):
+                    progs = enumerate_programs(hands[sweep, f, q, face], 9, REGISTERS, kinds)
+                    best = worst
+                    for p in range(progs.shape[0]):
+                        ex, ey, ef, enf, alive = solo_kernel(bd, x, y, face, f, progs[p], crushers_on)
+                        v = table[enf, ey, ex, ef] if alive else worst
+                        if v < best:
+                            best = v
+                    table[f, y, x, face] += alpha * (1.0 + best - table[f, y, x, face])
+
+
+def _search_min(sim: SoloSimulator, start: Solo, classes, table: np.ndarray, worst: float) -> float:
+    """The least table value (`worst` for death) at the end of a reduced 5-register program of `classes`."""
+    mults = [len(c) for c in classes]
+    left = list(mults)
+    seen: set = set()
+    best = [worst]
+
+    def rec(i: int, s: Solo) -> None:
+        if i == REGISTERS or not s[4] or s[3] >= len(sim.flags):
+            v = float(table[s[3], s[1], s[0], s[2]]) if s[4] else worst
+            if v < best[0]:
+                best[0] = v
+            return
+        node = (i, s, tuple(left))
+        if node in seen:
+            return
+        seen.add(node)
+        for j, m in enumerate(left):
+            if m:
+                left[j] -= 1
+                rec(i + 1, sim.register(s, classes[j][mults[j] - m], i))
+                left[j] += 1
+
+    rec(0, start)
+    return best[0]
+
+
+@numba.njit(cache=True)
+def _solo_many_ends(bd, x, y, f, nf, programs, crushers_on):
+    """`solo_kernel`'s end (x, y, facing, next_flag, alive) of each program [P, 5]."""
+    out = np.empty((programs.shape[0], 5), np.int64)
+    for p in range(programs.shape[0]):
+        ex, ey, ef, enf, alive = solo_kernel(bd, x, y, f, nf, programs[p], crushers_on)
+        out[p, 0], out[p, 1], out[p, 2], out[p, 3], out[p, 4] = ex, ey, ef, enf, alive
+    return out
+
+
+def mc_factory(game: RoboRallyGame, rng: np.random.Generator, **options: Any) -> MonteCarloProgram:
+    """`roborally/mc` or `roborally/mc?budget=..&depth=..` (the registry parses the query by `MC_PARAMS`)."""
+    return MonteCarloProgram(game, rng, **{**{k: v for k, (_, v) in OPTIONS.items()}, **options})
+
+
+def _param(allowed: Any) -> Any:
+    from agents.base import choice, positive_int
+
+    return positive_int if allowed is int else choice(*allowed)
+
+
+#: The query parameters of `roborally/mc` (`agents.base` grammar): name -> converter.
+MC_PARAMS = {k: _param(allowed) for k, (allowed, _) in OPTIONS.items()}

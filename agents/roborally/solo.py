@@ -1,0 +1,231 @@
+"""RoboRally: one robot alone on the board, and the base of the program-choosing agents.
+
+`SoloSimulator` runs the register phases of the rules engine for one robot without other robots and
+lasers; `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`); `ProgramPlanner`
+chooses a whole program at a robot's first decision of a turn and plays it one register per sub-step.
+Shared by `agents.roborally.strategies` and `agents.roborally.mc`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.roborally.board import DX, DY, EXPRESS, GEAR_CCW, GEAR_CW, PIT
+from envs.roborally.cards import KINDS, STEPS, TURN
+from envs.roborally.programs import equivalence_classes, program_cards
+from envs.roborally.rules import (
+    HAND,
+    PROGRAM_INDEX,
+    REGISTERS,
+    RoboRallyGame,
+    View,
+    free_registers,
+    locked_count,
+)
+
+#: A robot alone: (x, y, facing, next_flag, alive). `next_flag == len(flags)`: finished.
+Solo = tuple[int, int, int, int, bool]
+
+
+class SoloSimulator:
+    """One robot alone on the board: the register phases of the rules engine without other robots and lasers.
+
+    Damage is not tracked (without lasers only pits, the edge and crushers hurt, and they destroy), so a
+    robot's state is `Solo`. Differential-tested against `RoboRallyGame.execute_turn` with one robot on the board.
+    """
+
+    def __init__(self, game: RoboRallyGame):
+        b = game.board
+        self.game = game
+        self.flags = b.flags
+        self.w, self.h = b.width, b.height
+        self._floor = b.floor.tolist()
+        self._belt = b.belt_dir.tolist()
+        self._rot = b.rotating.tolist()
+        self._walls = b.walls.tolist()
+        self._kinds = KINDS[game.numbering]
+        self._flag_at = {xy: i for i, xy in enumerate(b.flags)}
+        self._pushers = [{(p.x, p.y): p.direction for p in b.pushers if r in p.registers}
+                         for r in range(1, REGISTERS + 1)]
+        crush = game.config.crushers
+        self._crushers = [{(p.x, p.y) for p in b.crushers if r in p.registers} if crush else set()
+                          for r in range(1, REGISTERS + 1)]
+        self._gear = {(x, y): (1 if self._floor[y][x] == GEAR_CW else 3)
+                      for y in range(self.h) for x in range(self.w) if self._floor[y][x] in (GEAR_CW, GEAR_CCW)}
+        big = b.width + b.height
+        #: dist[f][y][x]: BFS steps to flag f (unreachable: width + height).
+        self.dist = [[[int(v) if v >= 0 else big for v in row] for row in b.distances(xy).tolist()]
+                     for xy in b.flags]
+
+    def _off(self, x: int, y: int) -> bool:
+        return not (0 <= x < self.w and 0 <= y < self.h) or self._floor[y][x] == PIT
+
+    def _convey(self, x: int, y: int, f: int, express_only: bool):
+        d = self._belt[y][x]
+        if d < 0 or (express_only and self._floor[y][x] != EXPRESS) or self._walls[y][x] >> d & 1:
+            return x, y, f, True
+        x, y = x + DX[d], y + DY[d]
+        if self._off(x, y):
+            return x, y, f, False
+        nd = self._belt[y][x]
+        if nd >= 0 and self._rot[y][x]:
+            turn = (nd - d) % 4
+            if turn in (1, 3):
+                f = (f + turn) % 4
+        return x, y, f, True
+
+    def register(self, s: Solo, card: int, ri: int) -> Solo:
+        """The robot after register phase `ri` (0..4) playing `card` (0: none)."""
+        x, y, f, nf, alive = s
+        if not alive or nf >= len(self.flags):
+            return s
+        walls = self._walls
+        if card:
+            kind = self._kinds[card]
+            steps = STEPS[kind]
+            if steps == 0:
+                f = (f + TURN[kind]) % 4
+            else:
+                d = f if steps > 0 else (f + 2) % 4
+                for _ in range(abs(steps)):
+                    if walls[y][x] >> d & 1:
+                        break
+                    x, y = x + DX[d], y + DY[d]
+                    if self._off(x, y):
+                        return (x, y, f, nf, False)
+        x, y, f, alive = self._convey(x, y, f, True)
+        if alive:
+            x, y, f, alive = self._convey(x, y, f, False)
+        if not alive:
+            return (x, y, f, nf, False)
+        d = self._pushers[ri].get((x, y))
+        if d is not None and not walls[y][x] >> d & 1:
+            x, y = x + DX[d], y + DY[d]
+            if self._off(x, y):
+                return (x, y, f, nf, False)
+        f = (f + self._gear.get((x, y), 0)) % 4
+        if (x, y) in self._crushers[ri]:
+            return (x, y, f, nf, False)
+        if self._flag_at.get((x, y)) == nf:
+            nf += 1
+        return (x, y, f, nf, True)
+
+    def run(self, s: Solo, cards) -> Solo:
+        """The robot after registers 1..len(cards) with `cards` (0 = empty register)."""
+        for ri, c in enumerate(cards):
+            s = self.register(s, c, ri)
+        return s
+
+    def key(self, s: Solo) -> tuple[int, int, int]:
+        """Smaller is better: (dead, −flags claimed, BFS steps to the next flag)."""
+        x, y, _, nf, alive = s
+        if not alive:
+            return (1, 0, 0)
+        if nf >= len(self.flags):
+            return (0, -nf, 0)
+        return (0, -nf, self.dist[nf][y][x])
+
+    def best_program(self, start: Solo, mults: list[int], k: int, tail: tuple[int, ...],
+                     class_card) -> tuple[tuple[int, int, int], tuple[int, ...]]:
+        """(key, classes) of the best reduced program, lowest rank among equals.
+
+        `class_card(j, used)` is the card class j contributes when `used` of its cards went before;
+        `tail` the locked registers' cards after the k free ones. A depth-first search over programs that
+        merges equal (register, robot, remaining classes) nodes: their best suffix is the same.
+        """
+        left = list(mults)
+        memo: dict = {}
+
+        def rec(i: int, s: Solo) -> tuple[tuple[int, int, int], tuple[int, ...]]:
+            if i == k or not s[4] or s[3] >= len(self.flags):
+                for j, c in enumerate(tail):
+                    s = self.register(s, c, k + j) if i == k else s
+                if i < k:
+                    # Dead or finished early: the rest of the program does not matter; lowest classes first.
+                    rest = []
+                    for _ in range(k - i):
+                        j = next(c for c, m in enumerate(left) if m)
+                        left[j] -= 1
+                        rest.append(j)
+                    for j in rest:
+                        left[j] += 1
+                    return self.key(s), tuple(rest)
+                return self.key(s), ()
+            node = (i, s, tuple(left))
+            hit = memo.get(node)
+            if hit is not None:
+                return hit
+            best = None
+            for j, m in enumerate(left):
+                if not m:
+                    continue
+                card = class_card(j, mults[j] - m)
+                left[j] -= 1
+                key, suffix = rec(i + 1, self.register(s, card, i))
+                left[j] += 1
+                if best is None or key < best[0]:
+                    best = (key, (j,) + suffix)
+            memo[node] = best
+            return best
+
+        return rec(0, start)
+
+
+class ProgramPlanner:
+    """Base of the program-choosing agents: `program(view)` picks hand slots once per turn, `act` plays them."""
+
+    name = "roborally/planner"
+
+    def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None):
+        if rng is None:
+            raise ValueError(f"{self.name} needs an explicit rng (np.random.Generator)")
+        self.game = game
+        self.rng = rng
+        self._plan: tuple[int, int, tuple[int, ...]] | None = None  # (turn, seat, slots)
+
+    def reset(self) -> None:
+        """Forget the current turn's program (a new game)."""
+        self._plan = None
+
+    def program(self, view: View) -> tuple[int, ...]:
+        """The turn's program as hand slots in register order (subclasses)."""
+        raise NotImplementedError
+
+    def act(self, view: View, action_mask: np.ndarray) -> int:
+        """The planned card for this register round (NOOP where that is the only action)."""
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        game = self.game
+        if game.config.action_mode == "program":
+            slots = self.program(view)
+            rest = [s for s in range(HAND) if s not in slots]
+            action = PROGRAM_INDEX[slots + tuple(rest[: REGISTERS - len(slots)])]
+            return action if action_mask[action] else int(legal[self.rng.integers(len(legal))])
+        rnd = view.step // game.num_players
+        if rnd >= REGISTERS:
+            return game.noop  # the power round: never powers down
+        if self._plan is None or self._plan[:2] != (view.turn, view.seat) or len(self._plan[2]) <= rnd:
+            self._plan = (view.turn, view.seat, self.program(view))
+        slot = self._plan[2][rnd] if rnd < len(self._plan[2]) else -1
+        if 0 <= slot < len(action_mask) and action_mask[slot]:
+            return int(slot)
+        # Off-plan (the agent joined mid-turn): a fresh program from what is left is not defined; play uniformly.
+        return int(legal[self.rng.integers(len(legal))])
+
+
+def solo_of(robot) -> Solo:
+    """A robot's `Solo` state."""
+    return (robot.x, robot.y, robot.facing, robot.next_flag, bool(robot.on_board))
+
+
+def greedy_program(sim: SoloSimulator, hand: tuple[int, ...], robot, registers: tuple[int, ...],
+                   numbering: str) -> tuple[int, ...]:
+    """The greedy flag seeker's program for `robot` holding `hand` (cards in register order)."""
+    k = min(free_registers(robot.damage), len(hand))
+    classes = equivalence_classes(hand, numbering)
+    nl = locked_count(robot.damage)
+    tail = tuple(registers[REGISTERS - nl:]) if nl else ()
+    tail = (0,) * (REGISTERS - k - nl) + tail
+    _, prog = sim.best_program(solo_of(robot), [len(c) for c in classes], k, tail, lambda j, u: classes[j][u])
+    return program_cards(classes, prog)

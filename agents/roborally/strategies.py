@@ -1,0 +1,108 @@
+"""RoboRally agents: `roborally/random`, `roborally/greedy` (and the shared program planner).
+
+`roborally/random`: uniform over the seed's *reduced* programs — the seed report
+on a Monte-Carlo strategy for RoboRally, §1.1, argues that sampling uniformly
+from the reduced action space (card equivalence classes) is closer to sampling
+uniformly from the outcomes than sampling card sequences, and uses it as the
+playout policy. At the turn's first decision it draws one reduced program
+(a contiguous rank, `envs.roborally.programs.unrank`, uniform over 0..|A|−1)
+from its own hand, then plays that program's card in each register round. It
+never powers down (the seed's action space has no power down).
+
+The generic `random` agent (uniform over each sub-step's mask) also plays
+RoboRally; over a register-mode turn it is *not* uniform over programs.
+
+`roborally/greedy`: a flag seeker, the computer player of the strongest public
+RoboRally engine. It simulates its own program alone (`SoloSimulator`: walls,
+pits, the board edge, belts, express belts, rotating belts, pushers, gears,
+crushers when enabled, flags; other robots and lasers ignored) and plays the
+reduced program whose end is best by, in order: alive, more flags claimed, fewer
+BFS steps (`Board.distances`) to the next flag. Ties go to the program of lowest
+contiguous rank (`envs.roborally.programs.rank`: the lexicographically smallest
+sequence of class indices, classes ordered by smallest card), so the choice is
+a pure function of the view. A robot with locked registers simulates their
+cards after its own.
+
+All three agents (with `roborally/mc` in `agents.roborally.mc`) choose a whole
+program at their first decision of a turn from the view alone and then play it
+one register per sub-step (`agents.roborally.solo.ProgramPlanner`); none ever powers down, as in the
+seed's action space.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import register
+from agents.roborally.mc import MC_PARAMS, MonteCarloProgram, mc_factory
+from agents.roborally.solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
+from envs.roborally.programs import count_programs, equivalence_classes, program_cards, unrank
+from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers
+
+
+class RandomProgram(ProgramPlanner):
+    """Uniform over reduced programs, drawn once per turn from the view (see the module docstring)."""
+
+    name = "roborally/random"
+
+    def program(self, view: View) -> tuple[int, ...]:
+        """A uniformly drawn reduced program of the view's hand, as hand slots in register order."""
+        hand = view.hand
+        k = min(free_registers(view.robots[view.seat].damage), len(hand))
+        classes = equivalence_classes(hand, self.game.numbering)
+        mults = [len(c) for c in classes]
+        prog = unrank(mults, k, int(self.rng.integers(count_programs(mults, k))))
+        return tuple(hand.index(c) for c in program_cards(classes, prog))
+
+
+class GreedyProgram(ProgramPlanner):
+    """The flag seeker (see the module docstring): deterministic, uses its rng only off-plan.
+
+    `engine="fast"` (the registered agent) runs the compiled flag seeker of `agents.roborally.fast`;
+    `engine="plain"` runs `greedy_program` over `SoloSimulator`, the reference the compiled one is tested against.
+    """
+
+    name = "roborally/greedy"
+
+    def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None, engine: str = "fast"):
+        super().__init__(game, rng)
+        if engine not in ("fast", "plain"):
+            raise ValueError(f"engine must be one of ['fast', 'plain'], got {engine!r}")
+        self.sim = SoloSimulator(game)
+        self.engine = engine
+        self._fast = None
+        if engine == "fast":
+            from agents.roborally.fast import FastPlayouts
+            from envs.roborally.fast import FastEngine
+
+            self._fast = FastPlayouts(FastEngine(game))
+
+    def program(self, view: View) -> tuple[int, ...]:
+        """The best program of the view's hand by its own solo simulation, as hand slots."""
+        hand = view.hand
+        robot = view.robots[view.seat]
+        if self._fast is None:
+            cards = greedy_program(self.sim, hand, robot, view.registers, self.game.numbering)
+        else:
+            k = min(free_registers(robot.damage), len(hand))
+            cards = tuple(int(c) for c in self._fast.greedy(self._pack(view), view.seat, hand)[:k])
+        return tuple(hand.index(c) for c in cards)
+
+    def _pack(self, view: View):
+        """A fast state holding the view's robots and the seat's registers (all the flag seeker reads)."""
+        n = self.game.num_players
+        regs = tuple(view.registers if i == view.seat else (0,) * REGISTERS for i in range(n))
+        return self._fast.engine.pack(State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, regs, (), (),
+                                            view.winner, ()))
+
+
+register("roborally/random", RandomProgram)
+register("roborally/greedy", GreedyProgram)
+register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"),
+         doc="roborally/greedy on the readable engine (a check of the compiled one; slower).")
+register("roborally/mc", mc_factory, params=MC_PARAMS,
+         doc="The seed's Monte-Carlo robot (playouts of candidate programs; ?budget=&depth=&policy=&eval=&top=&engine=).")
+register("roborally/greedy-teacher", "agents.roborally.teacher:GreedyTeacher")
+
+__all__ = ["GreedyProgram", "MonteCarloProgram", "ProgramPlanner", "RandomProgram", "Solo", "SoloSimulator",
+           "greedy_program", "solo_of"]

@@ -1,0 +1,250 @@
+"""`the_game/bestplays` and `the_game/simplest` as numba decide kernels, for large official-rules studies.
+
+Same decisions as `agents.the_game.strategies.BestPlaysStrategy` (default parameters) and
+`SimplestStrategy` (no communication), on the engine's compiled game loop
+(`envs.the_game.fast`), so every game is identical to the plain engine's —
+`tests/agents/test_the_game_fast.py` compares them game by game::
+
+    from agents.the_game.fast import bestplays_cards_left, cards_left
+    left = bestplays_cards_left(num_players=3, games=100_000, seed=0)
+    left = cards_left("the_game/simplest", Config(num_players=4, empty_hand="ends_game"), 10_000, seed=0)
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from envs.core.game import IllegalActionError
+from envs.the_game import fast as engine
+from envs.the_game.rules import END_TURN, Config, State, View, decode_play
+
+#: BestPlaysStrategy's defaults: (extra_limit, extra_limit_last, gap_weight).
+BESTPLAYS_PARAMS = np.array([1.0, 2.0, 0.25])
+
+
+@numba.njit(cache=True)
+def _live_between(placed: np.ndarray, a: int, b: int) -> int:
+    """Cards strictly between a and b that are not on a pile (placed[c] = 1 if on a pile)."""
+    lo, hi = (a, b) if a < b else (b, a)
+    n = 0
+    for c in range(lo + 1, hi):
+        if placed[c] == 0:
+            n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _waste(placed: np.ndarray, top: int, new_top: int, d: int, gw: float) -> float:
+    move = d * (new_top - top)
+    live = _live_between(placed, top, new_top)
+    if move < 0:
+        return -live - 1 + gw * move
+    return live + gw * move
+
+
+@numba.njit(cache=True)
+def play_score(placed, hands, seat, sizes, top, p, i, gw):
+    """Bestplays' waste score of hand card `i` onto pile `p` with top `top` (a chain with the partner
+    c - 10·dir from the hand is scored by where the pile ends up); the card must fit."""
+    d = 1 if p < 2 else -1
+    c = hands[seat, i]
+    sc = _waste(placed, top, c, d, gw)
+    if d * (c - top) > 0:
+        partner = c - 10 * d
+        for j in range(sizes[seat]):
+            if hands[seat, j] == partner:
+                alt = _waste(placed, top, partner, d, gw) - 1
+                if alt < sc:
+                    sc = alt
+                break
+    return sc
+
+
+@numba.njit(inline="always")
+def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required):
+    """The best play (lowest waste; ties: lowest pile, then hand index) while the minimum is
+    owed or it wastes at most the limit; else end the turn. `params` = `BESTPLAYS_PARAMS`."""
+    extra, extra_last, gw = params[0], params[1], params[2]
+    best_s = 1e18
+    best_p = -1
+    best_i = -1
+    for p in range(4):
+        top = tops[p]
+        for i in range(sizes[seat]):
+            if not engine.fits(hands[seat, i], top, p):
+                continue
+            sc = play_score(placed, hands, seat, sizes, top, p, i, gw)
+            if sc < best_s or (sc == best_s and (p < best_p or (p == best_p and i < best_i))):
+                best_s = sc
+                best_p = p
+                best_i = i
+    limit = extra if required > 1 else extra_last
+    if played < required or best_s <= limit:
+        return best_p * engine.MAX_HAND + best_i
+    return engine.END_TURN
+
+
+@numba.njit(cache=True)
+def _scores_and_move(params, hands, seat, sizes, tops, placed, played, required, scores):
+    for p in range(4):
+        for i in range(sizes[seat]):
+            if engine.fits(hands[seat, i], tops[p], p):
+                scores[p, i] = play_score(placed, hands, seat, sizes, tops[p], p, i, params[2])
+    return bestplays_decide(params, hands, seat, sizes, tops, placed, played, required)
+
+
+def bestplays_view_scores(view: View, params: np.ndarray = BESTPLAYS_PARAMS) -> tuple[np.ndarray, int]:
+    """Bestplays' waste scores `[4, len(hand)]` of the acting `view`'s plays (NaN where the card does not fit)
+    and its decision there (a kernel move: `pile * MAX_HAND + index` or `END_TURN`)."""
+    hand = np.asarray(view.hand, np.int64)
+    hands = hand[None, :].copy() if len(hand) else np.zeros((1, 1), np.int64)
+    sizes = np.array([len(hand)], np.int64)
+    tops = np.array(view.tops, np.int64)
+    placed = np.zeros(102, np.int64)
+    for pile in view.piles:
+        placed[list(pile[1:])] = 1
+    scores = np.full((4, max(len(hand), 1)), np.nan)
+    move = _scores_and_move(np.ascontiguousarray(params, dtype=np.float64), hands, 0, sizes, tops, placed,
+                            view.played_this_turn, view.required, scores)
+    return scores[:, :len(hand)], int(move)
+
+
+@numba.njit(cache=True)
+def _batch(orders, n, hand_size, min_cards, skip_empty, params, info):
+    for g in range(orders.shape[0]):
+        engine.play_game(bestplays_decide, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
+
+
+@numba.njit(cache=True)
+def _rollouts(hands, sizes, deck, dn, tops, placed, total, player, played, min_cards, skip_empty, params, firsts,
+              orders, shuffle, out):
+    info = np.zeros(3, np.int64)
+    for c in range(firsts.shape[0]):
+        for k in range(out.shape[1]):
+            h, sz, dk, tp, pl = hands.copy(), sizes.copy(), deck.copy(), tops.copy(), placed.copy()
+            if shuffle:
+                engine.redeal(h, sz, dk, dn, player, orders[k])
+            engine.play_on(bestplays_decide, h, sz, dk, dn, tp, pl, total, player, played, firsts[c], min_cards,
+                           skip_empty, params, info)
+            out[c, k] = info[0]  # -1: the first decision was illegal
+
+
+def kernel_move(hand: tuple[int, ...], action: int) -> int:
+    """The engine action id `action` (a play or `END_TURN`) as a kernel move of the seat holding `hand`."""
+    if action == END_TURN:
+        return engine.END_TURN
+    card, pile = decode_play(action)
+    return pile * engine.MAX_HAND + hand.index(card)
+
+
+def bestplays_rollouts(config: Config, state: State, firsts: list[int], orders: np.ndarray | None = None,
+                       params: np.ndarray = BESTPLAYS_PARAMS) -> np.ndarray:
+    """Cards left `[len(firsts), K]` when `the_game/bestplays` plays every seat on from `state` (official rules,
+    no communication), the acting seat's first decision being `firsts[c]` (a `kernel_move`, or
+    `engine.NO_MOVE`). With `orders` (`engine.unseen_orders` of the acting seat's view) rollout k first deals
+    the cards that seat cannot see in `orders[k]` (common random numbers across the first decisions);
+    without, one rollout on the true state.
+
+    Raises:
+        IllegalActionError: a first decision the rules forbid.
+    """
+    if config.rules != "official" or config.communication != "none":
+        raise ValueError("the compiled rollouts play rules='official', communication='none' only")
+    packed = engine.pack_state(config, state)
+    shuffle = orders is not None
+    if orders is None:
+        orders = np.zeros((1, 0), np.int64)
+    out = np.zeros((len(firsts), len(orders)), np.int64)
+    _rollouts(*packed, config.resolved_min_cards, engine.skip_empty(config), np.ascontiguousarray(params, dtype=np.float64),
+              np.asarray(firsts, np.int64), np.ascontiguousarray(orders, dtype=np.int64), shuffle, out)
+    if (out < 0).any():
+        c = int(np.flatnonzero((out < 0).any(axis=1))[0])
+        raise IllegalActionError(int(firsts[c]), state.player, "first decision of a rollout (pile * MAX_HAND + index)")
+    return out
+
+
+def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_per_turn: int | None = None,
+                         hand_size: int | None = None, orders: np.ndarray | None = None,
+                         empty_hand: str = "skip") -> np.ndarray:
+    """Cards left in each of `games` official-rules games of `the_game/bestplays` (default parameters,
+    no communication) in every seat; the same games as `simulate(game, "the_game/bestplays", games, seed)`."""
+    cfg = Config(num_players=num_players, min_cards_per_turn=min_cards_per_turn, hand_size=hand_size,
+                 empty_hand=empty_hand)
+    return cards_left("the_game/bestplays", cfg, games, seed, orders)
+
+
+#: `SimplestStrategy`'s parameter without communication: (close-play limit,).
+SIMPLEST_PARAMS = np.array([3.0])
+
+
+@numba.njit(inline="always")
+def simplest_decide(params, hands, seat, sizes, tops, placed, played, required):
+    """`the_game/simplest` without communication (R. Weinmeister's ruleset 2.1), the decisions of
+    `agents.the_game.SimplestStrategy`: the first backwards trick (pile, then hand order); else the
+    closest play within `params[0]` whose card has no ±10 partner in the hand; else, while the
+    minimum is owed, the closest play; else end the turn. Ties: lower pile, then hand index."""
+    limit = params[0]
+    n = sizes[seat]
+    for p in range(4):
+        for i in range(n):
+            c = hands[seat, i]
+            if (c == tops[p] - 10) if p < 2 else (c == tops[p] + 10):
+                return p * engine.MAX_HAND + i
+    close_c, close_p, close_i = 1 << 30, -1, -1
+    any_c, any_p, any_i = 1 << 30, -1, -1
+    for p in range(4):
+        for i in range(n):
+            c = hands[seat, i]
+            cost = c - tops[p] if p < 2 else tops[p] - c
+            if cost <= 0:
+                continue  # does not fit (tricks were taken above)
+            if cost < any_c:
+                any_c, any_p, any_i = cost, p, i
+            if cost <= limit and cost < close_c:
+                partnered = False
+                for j in range(n):
+                    if hands[seat, j] == c + 10 or hands[seat, j] == c - 10:
+                        partnered = True
+                        break
+                if not partnered:
+                    close_c, close_p, close_i = cost, p, i
+    if close_p >= 0:
+        return close_p * engine.MAX_HAND + close_i
+    if played < required and any_p >= 0:
+        return any_p * engine.MAX_HAND + any_i
+    return engine.END_TURN
+
+
+@numba.njit(cache=True)
+def _batch_simplest(orders, n, hand_size, min_cards, skip_empty, params, info):
+    for g in range(orders.shape[0]):
+        engine.play_game(simplest_decide, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
+
+
+#: Agent id -> (batch kernel, parameters) of the strategies with a compiled twin (no communication).
+KERNELS = {
+    "the_game/simplest": (_batch_simplest, SIMPLEST_PARAMS),
+    "the_game/bestplays": (_batch, BESTPLAYS_PARAMS),
+}
+
+
+def cards_left(agent_id: str, config: Config, games: int, seed: int = 0,
+               orders: np.ndarray | None = None) -> np.ndarray:
+    """Cards left in each of `games` games of `agent_id` (a key of `KERNELS`) in every seat, on the compiled
+    game loop: the same games as `evaluate.the_game.simulate(TheGame(config), agent_id, games, seed)`
+    (`rules="official"`, `communication="none"`, either `empty_hand`).
+
+    Raises:
+        ValueError: an agent without a compiled twin, or options the kernel does not play.
+    """
+    if agent_id not in KERNELS:
+        raise ValueError(f"no compiled kernel for {agent_id!r}; the compiled ones are {sorted(KERNELS)}")
+    batch, params = KERNELS[agent_id]
+    if orders is None:
+        orders = engine.deal_orders(games, seed)
+    return engine.play_games(config, orders, batch, params)
+
+
+__all__ = ["BESTPLAYS_PARAMS", "KERNELS", "SIMPLEST_PARAMS", "bestplays_cards_left", "bestplays_decide",
+           "bestplays_rollouts", "bestplays_view_scores", "cards_left", "kernel_move", "play_score", "simplest_decide"]

@@ -1,0 +1,132 @@
+"""The Game's per-action features for the `ActionScorer` student (`agents.learned`).
+
+`features(view, mask) -> (context [C], per_action [405, F])`, registered as
+`FEATURES["the_game"]`; `FEATURES["the_game_noscore"]` is the ablation without
+bestplays' waste score (its columns are left out, nothing else changes).
+
+Per play (card c onto pile p; zero rows for illegal actions): the pile (one-hot),
+its move dir·(c − top) / 10, backwards-trick flag, live cards skipped (cards not on
+a pile strictly between the top and c) / 10, whether c's ±10 partner is in the hand
+and whether playing c sets up a chain (the partner then goes back on the same pile),
+the card / 100, whether the pile is the lower-topped of its direction, and — score
+set only — bestplays' waste score / 10, its rank among the plays and whether it is
+bestplays' choice. END_TURN's row has its own flag; what decides it (cards still
+owed, the draw pile, the cheapest play's score) is in the context: draw pile / 98,
+played and still required this turn, cards placed / 98, hand size, cards in other
+hands, the four tops, live cards still playable per pile, hand statistics (mean,
+lowest, highest, ±10 pairs, number of legal plays, plays with no live card skipped)
+and — score set only — the cheapest play's score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.learned import FEATURES
+from agents.the_game.fast import bestplays_view_scores
+from envs.the_game import fast as engine
+from envs.the_game.rules import END_TURN, NUM_ACTIONS, NUM_CARDS, TRICK, View, default_hand_size, play_action
+
+PLAY_FEATURES = 13  # without the score columns
+SCORE_FEATURES = 3
+CONTEXT = 22
+
+
+def _features(view: View, mask: np.ndarray, with_score: bool) -> tuple[np.ndarray, np.ndarray]:
+    hand, tops = view.hand, view.tops
+    hs = default_hand_size(len(view.hand_sizes))  # a scale only
+    onpile = np.zeros(102, np.int64)
+    for p in view.piles:
+        onpile[list(p)] = 1
+    live_prefix = np.concatenate([[0], np.cumsum(1 - onpile)])  # live_prefix[x] = live cards below x
+
+    def live_between(a: int, b: int) -> int:
+        lo, hi = (a, b) if a < b else (b, a)
+        return int(live_prefix[hi] - live_prefix[lo + 1])
+
+    scores, move = bestplays_view_scores(view)
+    held = set(hand)
+    fdim = PLAY_FEATURES + (SCORE_FEATURES if with_score else 0) + 1
+    per = np.zeros((NUM_ACTIONS, fdim), np.float32)
+    finite = np.isfinite(scores)
+    ranks = np.zeros_like(scores)
+    if finite.any():
+        order = np.argsort(scores[finite], kind="stable")
+        r = np.empty(len(order))
+        r[order] = np.arange(len(order))
+        ranks[finite] = r
+    best_action = -1
+    if move != engine.END_TURN:
+        best_action = play_action(hand[move % engine.MAX_HAND], move // engine.MAX_HAND)
+    plays = 0
+    free = 0
+    for (p, i), s in np.ndenumerate(scores):
+        if not np.isfinite(s):
+            continue
+        c = hand[i]
+        a = play_action(c, p)
+        if not mask[a]:
+            continue
+        d = 1 if p < 2 else -1
+        top = tops[p]
+        mv = d * (c - top)
+        live = live_between(top, c) if mv > 0 else 0
+        other = tops[1 - p] if p < 2 else tops[5 - p]
+        row = per[a]
+        row[p] = 1.0
+        row[4] = mv / 10.0
+        row[5] = float(mv == -TRICK)
+        row[6] = live / 10.0
+        row[7] = float(c + TRICK in held or c - TRICK in held)
+        row[8] = float(mv > 0 and c - TRICK * d in held)
+        row[9] = c / 100.0
+        row[10] = float(d * (top - other) < 0)
+        row[11] = float(mv == 1 or live == 0)
+        row[12] = (c - top) / 100.0
+        if with_score:
+            row[13] = s / 10.0
+            row[14] = ranks[p, i] / 10.0
+            row[15] = float(a == best_action)
+        plays += 1
+        free += int(live == 0 and mv > 0 or mv < 0)
+    if mask[END_TURN]:
+        per[END_TURN, -1] = 1.0
+    ctx = np.zeros(CONTEXT + (1 if with_score else 0), np.float32)
+    owed = max(view.required - view.played_this_turn, 0)
+    ctx[0] = view.deck_size / NUM_CARDS
+    ctx[1] = float(view.deck_size == 0)
+    ctx[2] = view.played_this_turn / hs
+    ctx[3] = owed / hs
+    ctx[4] = float(owed == 0)
+    ctx[5] = view.placed / NUM_CARDS
+    ctx[6] = len(hand) / hs
+    ctx[7] = (sum(view.hand_sizes) - len(hand)) / NUM_CARDS
+    ctx[8:12] = np.array(tops, np.float32) / 100.0
+    for p in range(4):  # live cards still playable on each pile's open side
+        ctx[12 + p] = (live_between(tops[p], 100) if p < 2 else live_between(0, tops[p])) / NUM_CARDS
+    if hand:
+        ctx[16] = float(np.mean(hand)) / 100.0
+        ctx[17] = min(hand) / 100.0
+        ctx[18] = max(hand) / 100.0
+        ctx[19] = sum(c + TRICK in held for c in hand) / hs
+    ctx[20] = plays / (4.0 * hs)
+    ctx[21] = free / hs
+    if with_score:
+        ctx[22] = float(np.nanmin(scores)) / 10.0 if finite.any() else 0.0
+    return ctx, per
+
+
+def features(view: View, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The full feature set (module docstring)."""
+    return _features(view, mask, True)
+
+
+def features_noscore(view: View, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ablation: no bestplays-score columns."""
+    return _features(view, mask, False)
+
+
+FEATURES["the_game"] = features
+FEATURES["the_game_noscore"] = features_noscore
+
+__all__ = ["features", "features_noscore"]

@@ -1,0 +1,292 @@
+"""A game declared once: `GameSpec` (what every shared tool needs to know of a game) and `Variant`
+(a game with its options: the value passed between layers and saved in run configs).
+
+Each game declares its spec in its package (`envs/<game>/__init__.py`, `SPEC`), and the suite
+registers the built-in games by one line each in `envs/__init__.py`. The shared tools (the CLIs,
+terminal play, fuzzing, leagues, training) read specs and name no game. A new game registers its own
+spec explicitly::
+
+    import envs
+    envs.register(MY_SPEC)            # or envs.register("mygame", "mypackage.mygame:SPEC"), imported lazily
+
+Option declarations come from the game's `Config` dataclass: the field's type, its default, its
+allowed values (a `Literal` annotation), and the help text of the class docstring's `Attributes:`
+section, so a help screen generated from them cannot drift from the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import re
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from envs.core.options import make_config
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option, as declared by the game's `Config` field."""
+
+    name: str
+    type: str
+    default: Any
+    choices: tuple[Any, ...] | None
+    help: str
+
+    def describe(self) -> str:
+        """`name` (type; one of a|b; default x): help."""
+        kind = f"one of {'|'.join(map(str, self.choices))}" if self.choices else self.type
+        return f"{self.name} ({kind}; default {self.default!r}): {self.help}".rstrip(": ")
+
+def _type_name(hint: Any) -> tuple[str, tuple[Any, ...] | None]:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Literal:
+        return "choice", tuple(args)
+    if origin is typing.Union or type(hint).__name__ == "UnionType":
+        names, choices = [], None
+        for a in args:
+            if a is type(None):
+                continue
+            n, c = _type_name(a)
+            names.append(n)
+            choices = c if c is not None else choices
+        return "|".join(names), choices
+    if origin in (tuple, list):
+        return f"list of {_type_name(args[0])[0] if args else 'str'}", None
+    return getattr(hint, "__name__", str(hint)), None
+
+def _attribute_help(cls: type) -> dict[str, str]:
+    """`name -> text` from the `Attributes:` section of a Google-style class docstring."""
+    doc = cls.__doc__ or ""
+    m = re.search(r"^\s*Attributes:\s*$(.*?)(?:^\s*\S[^:\n]*:\s*$|\Z)", doc, re.M | re.S)
+    if not m:
+        return {}
+    out: dict[str, str] = {}
+    current = None
+    for line in m.group(1).splitlines():
+        item = re.match(r"^\s{4,8}(\w+)(?: \([^)]*\))?:\s*(.*)$", line)
+        if item:
+            current = item.group(1)
+            out[current] = item.group(2).strip()
+        elif current and line.strip():
+            out[current] += " " + line.strip()
+    return out
+
+def declared_options(config_class: type) -> list[Option]:
+    """The options of a `Config` dataclass in declaration order (init fields only)."""
+    hints = typing.get_type_hints(config_class)
+    helps = _attribute_help(config_class)
+    out = []
+    for f in dataclasses.fields(config_class):
+        if not f.init:
+            continue
+        kind, choices = _type_name(hints.get(f.name, str))
+        default = f.default if f.default is not dataclasses.MISSING else None
+        out.append(Option(f.name, kind, default, choices, helps.get(f.name, "")))
+    return out
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything the shared tools need to know of one game.
+
+    Attributes:
+        id: the game id (`envs.<id>_v0`, agent ids `<id>/<name>`, `tabletop/<id>-v0`).
+        title: the game's name for people.
+        config_class: the frozen dataclass of its options (validates in `__post_init__`).
+        game_class: the rules engine, built as `game_class(config)`.
+        encoder_class: the observation encoder, built as `encoder_class(game)`.
+        env_module: the PettingZoo module (`env()`, `raw_env`, optionally `parallel_env()`).
+        zero_sum: returns sum to zero in every variant.
+        cooperative: every seat shares one return (the team's).
+        simultaneous: all seats act at once (a native PettingZoo Parallel env, `parallel_env()`).
+        public_moves: every seat sees the moves (terminal play announces them; else "moved").
+        default_lineup: agent ids by seat for `python -m evaluate GAME` without `--agents`: the
+            strongest baseline first, then the next strongest; the last id fills the other seats.
+        preset_keys: options that select a rules preset (fuzzing tries every other option under each).
+        reward_options: options that change only the returns (never the rules, the views or the legal
+            moves): a policy trained under one value plays under any other (`agents.options`).
+        fuzz_variants: option sets with open domains that the fuzzer tries beside the defaults.
+        move_help: what the move names mean, shown on `?` in terminal play.
+        goal: how the game is won, in a sentence or two for a person (shown on `?` in terminal play).
+        round_summary: `round_summary(game, before, after, names) -> str | None`, for games played in rounds:
+            what a person should be told when the move from state `before` to `after` ended a round (who went
+            out, each seat's points); `names[s]` is how to call seat s ("you", "player_1"). None otherwise.
+        describe_view: `describe_view(game, view) -> str`, what a seat knows as text for a person
+            (terminal play; a move is described by the engine's `action_to_string`).
+        write_picture: `write_picture(game, view, path, labels)`, a PNG of what a seat sees, for games with a
+            picture; `labels[s]` says who plays seat s ("you", an agent id).
+        seat_label: `seat_label(seat) -> str`, how a person calls a seat (default `player_<seat>`), used by
+            terminal play wherever it names a seat (RoboRally: "robot 1" for seat 0, as on its board).
+        examples: runnable `python -m evaluate` argument strings, shown in the game's help.
+        league_deals: deals per pair of the leaderboard's league.
+        league_members: members of parametric agent families that a default league includes.
+        league_skip: registered ids a default league leaves out, each with the reason.
+        agents_module: the module whose import registers the game's agents.
+        evaluate_module: the module with the game's own evaluation jobs (`add_arguments`, `run`), if any.
+        train_presets: the module with the game's training presets (`PRESET`, `DISTILL`, `HOOKS`), if any.
+        vector_kernels: the module of the opponents' compiled kernels for the game's batched env
+            (`opponent_kernel(agent_id)`, `KERNEL_IDS`); the env module then has `vector_env`.
+        exact_values: "module:function" giving exact head-to-head values of agents,
+            `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it).
+        metadata: anything else a game-specific tool reads.
+    """
+
+    id: str
+    title: str
+    config_class: type
+    game_class: type
+    encoder_class: type
+    env_module: str
+    zero_sum: bool = False
+    cooperative: bool = False
+    simultaneous: bool = False
+    public_moves: bool = True
+    default_lineup: tuple[str, ...] = ("random",)
+    preset_keys: tuple[str, ...] = ()
+    reward_options: tuple[str, ...] = ()
+    fuzz_variants: tuple[Mapping[str, Any], ...] = ()
+    move_help: str = ""
+    goal: str = ""
+    round_summary: Callable[[Any, Any, Any, list[str]], str | None] | None = None
+    describe_view: Callable[[Any, Any], str] | None = None
+    write_picture: Callable[..., None] | None = None
+    seat_label: Callable[[int], str] | None = None
+    examples: tuple[str, ...] = ()
+    league_deals: int = 50
+    league_members: tuple[str, ...] = ()
+    league_skip: Mapping[str, str] = field(default_factory=dict)
+    agents_module: str | None = None
+    evaluate_module: str | None = None
+    train_presets: str | None = None
+    vector_kernels: str | None = None
+    exact_values: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.id):
+            raise ValueError(f"a game id is lower-case letters, digits and '_', got {self.id!r}")
+        if not self.default_lineup:
+            raise ValueError(f"{self.id}: default_lineup needs at least one agent id")
+
+    def make_game(self, **options: Any) -> Any:
+        """The rules engine for these options (a bad option raises `ValueError` naming the allowed ones)."""
+        return self.game_class(make_config(self.config_class, options))
+
+    def make_encoder(self, game: Any) -> Any:
+        """The observation encoder of `game`."""
+        return self.encoder_class(game)
+
+    def options(self) -> list[Option]:
+        """The game's option declarations (name, type, default, allowed values, help)."""
+        return declared_options(self.config_class)
+
+    def lineup(self, num_players: int) -> list[str]:
+        """The default line-up for a table of `num_players` seats."""
+        ids = list(self.default_lineup[:num_players])
+        return ids + [self.default_lineup[-1]] * (num_players - len(ids))
+
+    def seat_name(self, seat: int) -> str:
+        """How a person calls `seat` (`seat_label`, else `player_<seat>`)."""
+        return self.seat_label(seat) if self.seat_label is not None else f"player_{seat}"
+
+    def variant(self, **options: Any) -> Variant:
+        """This game with `options` (validated now)."""
+        return Variant(self.id, dict(options)).checked()
+
+#: id -> a spec, or the "module:attribute" where it is (imported on first use).
+_REGISTRY: dict[str, GameSpec | str] = {}
+
+def register(spec: GameSpec | str, where: str | None = None) -> None:
+    """Register a game: `register(SPEC)`, or `register("id", "module:SPEC")` to import it on first use.
+
+    Raises:
+        ValueError: an id that is registered already with another spec.
+    """
+    if isinstance(spec, GameSpec):
+        game_id, entry = spec.id, spec
+    else:
+        if where is None or ":" not in where:
+            raise ValueError("register(id, 'module:attribute') names where the spec is")
+        game_id, entry = spec, where
+    old = _REGISTRY.get(game_id)
+    if old is not None and old is not entry and not (isinstance(old, str) and isinstance(entry, GameSpec)):
+        raise ValueError(f"game {game_id!r} is registered already")
+    _REGISTRY[game_id] = entry
+
+def unregister(game_id: str) -> None:
+    """Remove a game (tests that register a throwaway game clean up with this)."""
+    _REGISTRY.pop(game_id, None)
+
+def registered() -> tuple[str, ...]:
+    """The registered game ids, in registration order."""
+    return tuple(_REGISTRY)
+
+def spec(game_id: str) -> GameSpec:
+    """The spec of a registered game.
+
+    Raises:
+        ValueError: an unknown id, naming the registered ones.
+    """
+    entry = _REGISTRY.get(game_id)
+    if entry is None:
+        raise ValueError(f"unknown game {game_id!r}; games are: {', '.join(_REGISTRY)}")
+    if isinstance(entry, str):
+        module, _, attr = entry.partition(":")
+        entry = getattr(importlib.import_module(module), attr)
+        if not isinstance(entry, GameSpec) or entry.id != game_id:
+            raise TypeError(f"{module}:{attr} is not the GameSpec of {game_id!r}")
+        _REGISTRY[game_id] = entry
+    return entry
+
+@dataclass(frozen=True)
+class Variant:
+    """A game with its options: `Variant("lama", {"rules": "seed2022"})`. Round-trips through JSON
+    (`to_json` / `from_json`); `make_game()` builds its engine."""
+
+    game: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game's spec."""
+        return spec(self.game)
+
+    def checked(self) -> Variant:
+        """This variant, after building its engine once (a bad option raises `ValueError`)."""
+        self.make_game()
+        return self
+
+    def make_game(self) -> Any:
+        """The rules engine of this variant."""
+        return self.spec.make_game(**dict(self.options))
+
+    def to_dict(self) -> dict[str, Any]:
+        """`{"game": id, "options": {...}}` (JSON values only)."""
+        return {"game": self.game, "options": {k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()}}
+
+    def to_json(self) -> str:
+        """The variant as a JSON string."""
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Variant:
+        """The inverse of `to_dict` (lists become the tuples the `Config` fields hold)."""
+        if not isinstance(d, Mapping) or "game" not in d:
+            raise ValueError(f"a variant is {{'game': id, 'options': {{...}}}}, got {d!r}")
+        opts = {k: tuple(v) if isinstance(v, list) else v for k, v in dict(d.get("options") or {}).items()}
+        return cls(str(d["game"]), opts)
+
+    @classmethod
+    def from_json(cls, text: str) -> Variant:
+        """The inverse of `to_json`."""
+        return cls.from_dict(json.loads(text))
+
+    def label(self) -> str:
+        """`lama(rules=seed2022)`, for titles and logs."""
+        inner = ", ".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+        return f"{self.game}({inner})" if inner else self.game

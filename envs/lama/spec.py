@@ -1,0 +1,78 @@
+"""L.A.M.A. declared for the shared tools (`envs.core.spec.GameSpec`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.core.spec import GameSpec
+from envs.lama.encoding import LamaEncoder
+from envs.lama.rules import Config, LamaGame
+
+
+def _cards(counts: tuple[int, ...]) -> str:
+    names = [("llama" if v == 0 else str(v)) for v in (*range(1, len(counts)), 0) for _ in range(counts[v])]
+    return " ".join(names) or "-"
+
+
+def describe_view(game: Any, view: Any) -> str:
+    """What the seat of `view` may know, as text for a person (only the view's contents)."""
+    me = view.seat
+    top = "llama" if view.top == 0 else str(view.top)
+    lines = [f"round {view.round + 1}: top of the discard pile {top}, draw pile {view.draw_size} cards"]
+    for s in range(len(view.hand_sizes)):
+        who = "you" if s == me else f"player_{s}"
+        state = "in the round" if view.active[s] else "out of the round"
+        lines.append(f"  {who:>8}: {view.hand_sizes[s]} cards, {state}, total {view.totals[s]}")
+    lines.append(f"  your hand: {_cards(view.hand)}")
+    return "\n".join(lines)
+
+
+def round_summary(game: Any, before: Any, after: Any, names: list[str]) -> str | None:
+    """When a move ended a round: who went out (emptied their hand), each seat's penalty this round and total."""
+    if after.round == before.round and not (after.game_over and not before.game_over):
+        return None
+    n = len(names)
+    out = [names[i] for i in range(n) if after.last_scores[i] == 0]  # any card left scores at least 1
+    how = (f"{' and '.join(out)} emptied {'their hand' if len(out) == 1 else 'their hands'}" if out
+           else "nobody emptied their hand (every player left the round)")
+    delta = [a - b for a, b in zip(after.totals, before.totals)]
+    parts = []
+    for i in range(n):
+        chip = f" (cards {after.last_scores[i]}, a chip returned)" if delta[i] < after.last_scores[i] else ""
+        parts.append(f"{names[i]} {delta[i]:+d}{chip} = {after.totals[i]}")
+    return f"round {before.round + 1} over: {how}. Penalty points this round and totals: " + ", ".join(parts)
+
+
+SPEC = GameSpec(
+    id="lama",
+    title="L.A.M.A.",
+    config_class=Config,
+    game_class=LamaGame,
+    encoder_class=LamaEncoder,
+    env_module="envs.lama_v0",
+    default_lineup=("lama/first", "lama/third"),
+    preset_keys=("rules",),
+    reward_options=("reward",),
+    fuzz_variants=({"target_points": 10},),
+    move_help=(
+        "play V / play llama: lay that card on the discard pile (same value as the top card or the next one; "
+        "a llama follows a 6, a 1 follows a llama); draw: take a card from the draw pile; quit: leave the "
+        "round and score the cards you hold."
+    ),
+    describe_view=describe_view,
+    goal=("have the fewest penalty points when the game ends, after the round in which someone's total reaches "
+          "40 (target_points). A round ends when a player empties their hand or every player has left it (quit); "
+          "the cards still in a hand score penalty points (a card its value, a llama 10; each value once under the "
+          "published rules), and a player who empties their hand gives back a chip (10 points, else 1)."),
+    round_summary=round_summary,
+    examples=(
+        "lama --agents lama/first,lama/third*3 --games 2000",
+        "lama --option rules=seed2022 --agents lama/third-retuned,lama/first*3 --games 2000",
+    ),
+    league_deals=50,
+    league_skip={"lama/pimc": "a search: seconds a game", "lama/pimc-retuned": "a search: seconds a game"},
+    agents_module="agents.lama",
+    evaluate_module="evaluate.lama.reproduce",
+    train_presets="train.presets.lama",
+    vector_kernels="agents.lama.fast",
+)

@@ -1,0 +1,59 @@
+"""Primi Composti declared for the shared tools (`envs.core.spec.GameSpec`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.core.spec import GameSpec
+from envs.primi_composti.encoding import PrimiCompostiEncoder
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+
+
+def describe_view(game: Any, view: Any) -> str:
+    """What the seat of `view` may know, as text for a person (only the view's contents)."""
+    me = view.seat
+    lines = [f"turn {view.turn + 1}"]
+    for s, score in enumerate(view.scores):
+        who = "you" if s == me else f"player_{s}"
+        primes, comps = view.stacks[2 * s], view.stacks[2 * s + 1]
+        lines.append(f"  {who:>8}: score {score:>3} | primes {list(primes) or '-'} | composites {list(comps) or '-'}"
+                     f" | {view.hand_sizes[s]} cards")
+        if s != me and view.hands[s] is not None:
+            lines.append(f"            hand {sorted(view.hands[s])}")
+    lines.append(f"  your hand: {sorted(view.hands[me])}")
+    return "\n".join(lines)
+
+
+SPEC = GameSpec(
+    id="primi_composti",
+    title="Primi Composti",
+    config_class=Config,
+    game_class=PrimiCompostiGame,
+    encoder_class=PrimiCompostiEncoder,
+    env_module="envs.primi_composti_v0",
+    zero_sum=True,
+    default_lineup=("primi_composti/minimax?depth=4", "primi_composti/greedy_rand"),
+    preset_keys=("version",),
+    reward_options=("reward",),
+    fuzz_variants=({"cards_per_player": 3}, {"cards_per_player": 6, "num_players": 3}),
+    goal=("the highest score when every card is played (a prime counts 2, a composite 1). Version 1: a card "
+          "scores its value plus the two visible top cards it makes by +, −, × or ÷. Version 2: it captures "
+          "those two cards onto your stacks, and the cards on your stacks are your score."),
+    move_help=(
+        "play C: lay card C on your prime or composite stack; if it equals the sum, difference, "
+        "product or quotient of two visible top cards you take them (the operation: with "
+        "steal_choice=player the name says which pair; 'no operation' takes nothing)."
+    ),
+    describe_view=describe_view,
+    examples=(
+        "primi_composti --agents primi_composti/minimax?depth=4,primi_composti/greedy_rand --games 400",
+        "primi_composti --option version=2 --agents primi_composti/learned-v2,primi_composti/minimax?depth=4 --games 200",
+    ),
+    league_deals=30,
+    league_members=("primi_composti/minimax?depth=2", "primi_composti/minimax?depth=6"),
+    league_skip={"primi_composti/solver": "an exact search: seconds a game",
+                 "primi_composti/teacher": "a search: seconds a game"},
+    agents_module="agents.primi_composti",
+    evaluate_module="evaluate.primi_composti.reproduce",
+    train_presets="train.presets.primi_composti",
+)

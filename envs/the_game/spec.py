@@ -1,0 +1,57 @@
+"""The Game declared for the shared tools (`envs.core.spec.GameSpec`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.core.spec import GameSpec
+from envs.the_game.encoding import TheGameEncoder
+from envs.the_game.rules import Config, TheGame
+
+
+def describe_view(game: Any, view: Any) -> str:
+    """What the seat of `view` may know, as text for a person (only the view's contents)."""
+    me = view.seat
+    names = ("up0", "up1", "down0", "down1")
+    piles = ", ".join(f"{n} {p[-1]}" for n, p in zip(names, view.piles))
+    lines = [f"piles: {piles}; draw pile {view.deck_size}; cards on the piles {view.placed}",
+             f"  hands: {', '.join(f'player_{s} {k}' for s, k in enumerate(view.hand_sizes))}"]
+    if view.player == me:
+        lines.append(f"  laid this turn {view.played_this_turn}, at least {view.required} required")
+    if any(any(f) for f in view.flags):
+        lines.append(f"  flags: {view.flags}")
+    lines.append(f"  your hand: {' '.join(map(str, sorted(view.hand)))}")
+    return "\n".join(lines)
+
+
+SPEC = GameSpec(
+    id="the_game",
+    title="The Game",
+    config_class=Config,
+    game_class=TheGame,
+    encoder_class=TheGameEncoder,
+    env_module="envs.the_game_v0",
+    cooperative=True,
+    default_lineup=("the_game/bestplays",),
+    preset_keys=("rules",),
+    reward_options=("win_bonus",),
+    fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1},
+                   {"num_players": 3, "empty_hand": "ends_game"}),
+    goal=("together, lay all 98 cards on the four piles (two counting up from 1, two down from 100); the team "
+          "wins when every card is placed, and scores the cards placed."),
+    move_help=(
+        "play C on upK / downK: lay card C on ascending pile K (higher card, or exactly 10 lower) or "
+        "descending pile K (lower card, or exactly 10 higher); end turn: stop once you have laid the "
+        "required number of cards; flag PILE VALUE: tell the team about a pile without naming cards."
+    ),
+    describe_view=describe_view,
+    examples=(
+        "the_game --option num_players=1 --agents the_game/bestplays --games 1000",
+        "the_game --option num_players=3 --agents the_game/simplest*3 --games 1000",
+    ),
+    league_deals=50,
+    league_skip={"the_game/rollout": "a search: seconds a game"},
+    agents_module="agents.the_game",
+    evaluate_module="evaluate.the_game.reproduce",
+    train_presets="train.presets.the_game",
+)

@@ -1,0 +1,209 @@
+"""Beyond the paper: exact values of random 2-player deals, and how far the seed's players are from perfect play.
+
+    python -m evaluate primi_composti --solve-deals 200 --option version=1 --option cards_per_player=8
+
+A long study can be split across processes (`--solve-from K` solves deals K,
+K+1, … of the same seeded sequence) and the parts joined afterwards:
+
+    python -m evaluate primi_composti --solve-deals 100 --json a.json --regret-players "" --option cards_per_player=12
+    python -m evaluate primi_composti --solve-deals 100 --solve-from 100 --json b.json --regret-players "" --option cards_per_player=12
+    python -m evaluate primi_composti --merge-solves a.json b.json
+
+or handed to Ray, one task a deal, on this machine or a cluster (`--address HEAD:6379`),
+with the same figures (timings aside):
+
+    python -m evaluate primi_composti --solve-deals 200 --backend ray --option version=2 --option cards_per_player=12
+
+For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
+value is the final score difference P1 − P2 under perfect play by both sides
+(`agents.primi_composti.solvers`). Reported: its mean with a 95% interval, how
+often perfect play wins for P1 / ties / wins for P2 (Wilson intervals), the
+median and worst solve time, and, for each listed player X, its mean regret per
+game: X plays a deal against the perfect solver, once in each seat, and the
+regret is the deal's exact value for X's seat minus X's actual final score
+difference (≥ 0, since the solver answers optimally; 0 = perfect play).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.primi_composti import fast as strategies
+from agents.primi_composti.solvers import Solver, best_card, make_solver, solve_deal, state_value
+from envs.primi_composti import fast
+from envs.primi_composti.rules import Config, PrimiCompostiGame
+from evaluate.backends import Backend, LocalBackend
+from evaluate.stats import mean_interval, wilson_interval
+
+
+def regret_game(game: PrimiCompostiGame, state, player: str, seat: int, solver: Solver) -> int:
+    """Exact value of `state` for `seat` minus what `player` in `seat` gets against perfect play."""
+    v = state_value(game, state, solver)
+    value_for_seat = v if seat == state.first else -v
+    s = state
+    while not game.is_terminal(s):
+        mover = game.current_player(s)
+        c = strategies.choose_card(game, s, player) if mover == seat else best_card(game, s, solver)
+        s = game.apply(s, game.action_of(c))
+    d = s.scores[seat] - s.scores[1 - seat]
+    return value_for_seat - d
+
+
+def tt_bits_for(cards_per_player: int, version: int = 2) -> int:
+    """Transposition table size for a deal size (v1: 16 bytes an entry, v2: 24). Version 1 keeps
+    the last six cards out of its table: 2^24 (256 MB) at 11–12 cards measured
+    faster than 2^26 (fewer TLB misses); version 2 (table only with 12+ cards left): 2^20
+    at 8 cards, 2^24 ≈ 400 MB at 10+ (11 cards: 2^22 to 2^26 within 6%)."""
+    if version == 1:
+        return min(24, max(16, 2 * cards_per_player + 2))
+    return min(24, max(16, 2 * cards_per_player + 4))
+
+
+def summarize(version: int, cards_per_player: int, per_deal: list[dict[str, Any]]) -> dict[str, Any]:
+    """Statistics of solved deals (records with value, seconds, nodes): the value's
+    mean with a 95% interval, P1 wins / ties / P2 wins (Wilson), solve times."""
+    vals = np.array([r["value"] for r in per_deal])
+    times = [r["seconds"] for r in per_deal]
+    n = len(vals)
+    m, lo, hi = mean_interval(vals)
+    return {
+        "version": version,
+        "cards_per_player": cards_per_player,
+        "deals": n,
+        "value_mean": m,
+        "value_ci": (lo, hi),
+        "p1_wins": float((vals > 0).mean()),
+        "p1_wins_ci": wilson_interval(int((vals > 0).sum()), n),
+        "ties": float((vals == 0).mean()),
+        "ties_ci": wilson_interval(int((vals == 0).sum()), n),
+        "p2_wins": float((vals < 0).mean()),
+        "p2_wins_ci": wilson_interval(int((vals < 0).sum()), n),
+        "solve_seconds_median": float(np.median(times)),
+        "solve_seconds_worst": float(np.max(times)),
+        "nodes_median": float(np.median([r["nodes"] for r in per_deal])),
+        "per_deal": per_deal,
+        "regret": {},
+    }
+
+
+def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str], start: int = 0,
+                threads: int = 1, fast_solver: bool = True, backend: Backend | None = None) -> dict[str, Any]:
+    """Solve deals start .. start+deals−1 of the seed's deal sequence exactly and
+    measure the regret of `players` (splitting a study by `start` across processes
+    gives the same deals as one run; `merge_studies` joins the parts). Each deal is
+    one job of `backend` (default: this process; `evaluate.backends.get_backend("ray", ...)`
+    spreads them over Ray workers): every figure but the timings is the same on any backend."""
+    if deals < 1 or start < 0:
+        raise ValueError(f"need deals >= 1 and start >= 0, got deals={deals}, start={start}")
+    rng = np.random.default_rng(seed)
+    decks = fast.random_decks(rng, start + deals, cards_per_player)[start:]
+    jobs = [_DealJob(version, cards_per_player, start + i, [int(c) for c in d], tuple(players), threads, fast_solver, len(decks))
+            for i, d in enumerate(decks)]
+    results = (backend or LocalBackend()).map(_solve_one, jobs)
+    per_deal = [r[0] for r in results]
+    out = summarize(version, cards_per_player, per_deal)
+    out["seed"] = seed
+    for p in players:
+        regs = [x for r in results for x in r[1][p]]
+        rm, rlo, rhi = mean_interval(regs)
+        out["regret"][p] = {"mean": rm, "ci": (rlo, rhi), "perfect_share": float(np.mean(np.array(regs) == 0)),
+                            "seconds": sum(r[2][p] for r in results)}
+    return out
+
+
+@dataclass(frozen=True)
+class _DealJob:
+    """One deal of a study: what a worker needs to solve it and measure the players' regrets."""
+
+    version: int
+    cards_per_player: int
+    index: int
+    deck: list[int]
+    players: tuple[str, ...]
+    threads: int
+    fast_solver: bool
+    of: int
+
+
+#: One solver per process and setting, built and warmed up once (a version-2 table is up to 400 MB).
+_SOLVERS: dict[tuple, Solver] = {}
+
+
+def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, float]]:
+    """Solve one deal exactly, then play each player against the solver in both seats:
+    (the deal's record, the player's two regrets, the regret games' seconds)."""
+    key = (job.version, tt_bits_for(job.cards_per_player, job.version), job.threads, job.fast_solver)
+    solver = _SOLVERS.get(key)
+    if solver is None:
+        solver = _SOLVERS[key] = make_solver(job.version, tt_bits=key[1], threads=job.threads, fast=job.fast_solver)
+        _warm_up(job.version, solver)
+    game = PrimiCompostiGame(Config(version=job.version, cards_per_player=job.cards_per_player))
+    s = game.deal(job.deck)
+    r = solve_deal(game, s, solver)
+    record = {"index": job.index, "value": r.value, "seconds": r.seconds, "nodes": r.nodes}
+    # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
+    print(f"deal {job.index + 1} (of {job.of}): value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
+    # Right after its solve, so that the solver still holds what it learnt of this deal
+    # (the retrograde v1 solver keeps the whole pass: every later position is a lookup).
+    regs: dict[str, list[int]] = {}
+    secs: dict[str, float] = {}
+    for p in job.players:
+        t = time.perf_counter()
+        regs[p] = [regret_game(game, s, p, 0, solver), regret_game(game, s, p, 1, solver)]
+        secs[p] = time.perf_counter() - t
+    return record, regs, secs
+
+
+def _warm_up(version: int, solver) -> None:
+    """Compile / load the solver's machine code on a small deal, so that it is not timed."""
+    game = PrimiCompostiGame(Config(version=version, cards_per_player=4))
+    solver.clear()
+    state_value(game, game.deal(fast.random_decks(np.random.default_rng(0), 1, 4)[0]), solver)
+    solver.clear()
+
+
+def merge_studies(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Join studies of disjoint deal ranges (same version, size and seed) into one."""
+    if not parts:
+        raise ValueError("nothing to merge")
+    keys = {(p["version"], p["cards_per_player"], p.get("seed")) for p in parts}
+    if len(keys) != 1:
+        raise ValueError(f"studies differ in version / cards_per_player / seed: {sorted(keys, key=str)}")
+    per_deal = sorted((r for p in parts for r in p["per_deal"]), key=lambda r: r["index"])
+    idx = [r["index"] for r in per_deal]
+    if len(set(idx)) != len(idx):
+        raise ValueError("the studies overlap (a deal index appears twice)")
+    version, k, seed = keys.pop()
+    out = summarize(version, k, per_deal)
+    out["seed"] = seed
+    return out
+
+
+def _secs(t: float) -> str:
+    """A duration for people: milliseconds below a second, else seconds."""
+    return f"{t * 1000:.1f} ms" if t < 1 else f"{t:.1f} s"
+
+
+def format_study(s: dict[str, Any]) -> str:
+    """A short text report of `solve_study`."""
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    ci = lambda c: f"[{100 * c[0]:.1f}, {100 * c[1]:.1f}]"  # noqa: E731
+    lines = [
+        f"version {s['version']}, {s['cards_per_player']} cards per player: {s['deals']} random deals solved exactly",
+        f"  value P1 − P2 under perfect play: mean {s['value_mean']:+.2f} [{s['value_ci'][0]:+.2f}, {s['value_ci'][1]:+.2f}]",
+        f"  perfect play: P1 wins {pct(s['p1_wins'])} {ci(s['p1_wins_ci'])}, ties {pct(s['ties'])} {ci(s['ties_ci'])}, "
+        f"P2 wins {pct(s['p2_wins'])} {ci(s['p2_wins_ci'])}",
+        f"  solve time: median {_secs(s['solve_seconds_median'])}, worst {_secs(s['solve_seconds_worst'])} "
+        f"(median {s['nodes_median']:.0f} nodes)",
+    ]
+    for p, r in s["regret"].items():
+        lines.append(
+            f"  regret of {p} vs perfect play: {r['mean']:.2f} points/game [{r['ci'][0]:.2f}, {r['ci'][1]:.2f}], "
+            f"perfect in {pct(r['perfect_share'])} of games"
+        )
+    return "\n".join(lines)

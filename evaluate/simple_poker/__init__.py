@@ -1,0 +1,1 @@
+"""Simple poker's evaluation jobs: exact payoffs, value and exploitability (`exact`)."""

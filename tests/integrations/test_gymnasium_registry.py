@@ -1,0 +1,87 @@
+"""Gymnasium's own constructors build the single-agent view: `gymnasium.make` / `gymnasium.make_vec` of
+`tabletop/<game>-v0` with opponent ids (resolved by `agents`)."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import agents
+import envs
+from envs import gymnasium_registry
+from envs.core import OpponentEnv
+
+GAMES = envs.available_games()
+
+
+def _opponents(game, n):
+    return [f"{game}/first" if game == "lama" else "random"] * (n - 1)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_make_builds_the_opponent_env_with_resolved_ids(game):
+    small = {"board": "tiny"} if game == "roborally" else {}
+    n = envs.make_game(game, **small).num_players
+    env = gymnasium.make(f"tabletop/{game}-v0", opponents=_opponents(game, n), max_turns=300, **small)
+    raw = env.unwrapped
+    assert isinstance(raw, OpponentEnv) and len(raw.opponents) == n - 1
+    assert all(not isinstance(o, str) for o in raw.opponents)
+    if game == "lama":
+        assert type(raw.opponents[0]).__name__ == type(agents.make("lama/first", raw.game, np.random.default_rng(0))).__name__
+
+    def episode(seed):
+        obs, info = env.reset(seed=seed)
+        trace = []
+        for _ in range(300):
+            assert env.observation_space.contains(obs) and info["action_mask"].dtype == np.int8
+            action = env.action_space.sample(mask=info["action_mask"])
+            assert env.get_wrapper_attr("action_masks")()[action]  # sampled under the mask: legal
+            obs, reward, term, trunc, info = env.step(action)
+            assert "illegal_action" not in info
+            trace.append((int(action), reward))
+            if term or trunc:
+                break
+        return trace
+
+    env.action_space.seed(1)
+    first = episode(3)
+    env.action_space.seed(1)
+    assert episode(3) == first  # same seed, same episode, opponents included
+
+
+def test_make_passes_game_options_and_checks_them():
+    env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 2, num_players=3)
+    assert env.unwrapped.game.num_players == 3
+    with pytest.raises(ValueError, match="allowed options"):
+        gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3, no_such_option=1)
+    with pytest.raises(ValueError, match="needs 3 opponents"):
+        gymnasium.make("tabletop/lama-v0", opponents=["lama/first"])
+    with pytest.raises(ValueError, match="list of agent ids"):
+        gymnasium.make("tabletop/lama-v0", opponents="lama/first")
+
+
+def test_agent_objects_need_no_resolver_and_ids_say_import_agents(monkeypatch):
+    game = envs.make_game("simple_poker")
+    env = gymnasium.make("tabletop/simple_poker-v0", opponents=[agents.make("simple_poker/nash", game, np.random.default_rng(0))])
+    env.reset(seed=0)
+    monkeypatch.setattr(gymnasium_registry, "_resolver", None)
+    with pytest.raises(ValueError, match="import agents"):
+        gymnasium.make("tabletop/simple_poker-v0", opponents=["simple_poker/nash"])
+
+
+def test_make_vec_batches_int8_masks_and_plays_legal_moves():
+    vec = gymnasium.make_vec("tabletop/lama-v0", num_envs=3, opponents=["lama/first"] * 3)
+    assert vec.num_envs == 3
+    obs, info = vec.reset(seed=0)
+    assert obs.shape == (3, 46) and info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (3, 9)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(200):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs, rewards, term, trunc, info = vec.step(actions)
+        assert "illegal_action" not in info
+        ends += int(term.sum() + trunc.sum())
+    assert ends > 0  # whole episodes ended (and were reset) under the masks
+    sync = gymnasium.make_vec("tabletop/lama-v0", num_envs=2, vectorization_mode="sync", opponents=["lama/first"] * 3)
+    assert sync.reset(seed=0)[0].shape == (2, 46)
