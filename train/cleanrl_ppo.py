@@ -188,14 +188,107 @@ ALL_SEATS_KEYS = ('info["current_player"] (N,)', 'info["rewards"] (N, 2)',
 
 def _check_all_seats(venv: Any, info: dict[str, Any]) -> None:
     """Raise NotImplementedError naming what an `all_seats` vector env lacks for two-seat zero-sum self-play."""
-    missing = [k for k, ok in ((ALL_SEATS_KEYS[0], "current_player" in info), (ALL_SEATS_KEYS[1], "rewards" in info))
-               if not ok]
+    missing = [] if "current_player" in info else [ALL_SEATS_KEYS[0] + " from reset and step"]
     players = getattr(venv, "num_players", None)
     if players != 2:
         missing.append(f"num_players == 2 (got {players!r}; the sign flip is for two-player zero-sum games)")
     if missing:
         raise NotImplementedError(f"control='all_seats' self-play needs a vector env that gives {', '.join(missing)}; "
                                   f"{type(venv).__name__} does not")
+
+
+class Rollout:
+    """The rollout buffers of `n_steps` x N decisions, allocated once, and the loop that fills them.
+
+    Numpy arrays `(T, N, ...)`; `obs_t`, `mask_t`, `act_t`, `logp_t` are torch
+    tensors sharing their memory. After `collect`: `rew[t]` the reward of
+    decision t (to its seat), `done[t]` the episode ended with it, `boot[t]` the
+    critic's value of a truncated episode's last observation (0 elsewhere),
+    `last_values` the value after the last step, `player` the seat to move at
+    each observation (`all_seats`).
+    """
+
+    def __init__(self, venv: Any, n_steps: int, zero_sum: bool):
+        T, n = int(n_steps), int(venv.num_envs)
+        D, A = int(venv.single_observation_space.shape[0]), int(venv.single_action_space.n)
+        self.venv, self.T, self.n, self.zero_sum = venv, T, n, zero_sum
+        self.obs = np.zeros((T, n, D), np.float32)
+        self.mask = np.zeros((T, n, A), np.bool_)
+        self.act = np.zeros((T, n), np.int64)
+        self.logp = np.zeros((T, n), np.float32)
+        self.val = np.zeros((T, n), np.float32)
+        self.rew = np.zeros((T, n), np.float32)
+        self.done = np.zeros((T, n), np.bool_)
+        self.boot = np.zeros((T, n), np.float32)
+        self.player = np.zeros((T + 1, n), np.int64)
+        self.last_values = np.zeros(n, np.float32)
+        self.obs_t, self.mask_t, self.act_t, self.logp_t = (
+            torch.from_numpy(b) for b in (self.obs, self.mask, self.act, self.logp))
+        self.next_obs, self.info = venv.reset()
+        self.next_player = np.zeros(n, np.int64)  # the seat to move at `next_obs` (all_seats)
+        if zero_sum:
+            _check_all_seats(venv, self.info)
+            self.next_player[:] = self.info["current_player"]
+
+    def collect(self, policy: Policy, generator: torch.Generator) -> tuple[list[float], list[int]]:
+        """Play `n_steps` decisions at every table; returns the (returns, lengths) of the episodes that ended."""
+        venv, rows = self.venv, np.arange(self.n)
+        ep_returns: list[float] = []
+        ep_lengths: list[int] = []
+        policy.eval()
+        self.player[0] = self.next_player
+        for t in range(self.T):
+            self.obs[t] = self.next_obs
+            self.mask[t] = _masks(venv, self.info)
+            with torch.no_grad():
+                action, logp = policy.act(self.obs_t[t], self.mask_t[t], generator)
+                self.val[t] = policy.value(self.obs_t[t]).numpy()
+            self.act[t] = action.numpy()
+            self.logp[t] = logp.numpy()
+            self.next_obs, reward, term, trunc, info = venv.step(self.act[t])
+            self.info = info
+            self.done[t] = np.logical_or(term, trunc)
+            if self.zero_sum:
+                if "rewards" not in info or "current_player" not in info:
+                    raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[0]} and "
+                                              f"{ALL_SEATS_KEYS[1]} from every step; {type(venv).__name__} gave "
+                                              f"{', '.join(k for k in ('rewards', 'current_player') if k not in info)} "
+                                              "no value")
+                self.rew[t] = np.asarray(info["rewards"], np.float32)[rows, self.player[t]]
+                self.player[t + 1] = info["current_player"]
+            else:
+                self.rew[t] = reward
+            self.boot[t] = 0.0
+            cut = np.flatnonzero(np.logical_and(trunc, np.logical_not(term)))
+            if cut.size:  # a truncated episode is valued from its last observation, not the new deal
+                final = np.stack([np.asarray(x, np.float32) for x in info["final_obs"][cut]])
+                with torch.no_grad():
+                    v = policy.value(torch.from_numpy(final)).numpy()
+                if self.zero_sum:
+                    fin = info.get("final_info", {})
+                    if "current_player" not in fin:
+                        raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[2]}")
+                    v = np.where(np.asarray(fin["current_player"])[cut] == self.player[t, cut], v, -v)
+                self.boot[t, cut] = v
+            if "_episode" in info:
+                ended = np.flatnonzero(info["_episode"])
+                ep_returns += np.asarray(info["episode"]["r"])[ended].tolist()
+                ep_lengths += np.asarray(info["episode"]["l"])[ended].tolist()
+        self.next_player[:] = self.player[self.T]
+        with torch.no_grad():
+            self.last_values = policy.value(torch.from_numpy(np.asarray(self.next_obs, np.float32))).numpy()
+        return ep_returns, ep_lengths
+
+    def signs(self) -> np.ndarray | None:
+        """`all_seats`: +1 where a table's next decision is by the same seat, -1 where by the other; else None."""
+        if not self.zero_sum:
+            return None
+        return np.where(self.player[1:] == self.player[:-1], 1.0, -1.0).astype(np.float32)
+
+    def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+        """`gae` of the collected rollout: (advantages, returns)."""
+        return gae(self.rew, self.val, self.last_values, self.done, self.boot, gamma, lam, self.signs())
+
 
 
 # --- training ------------------------------------------------------------------------------------------------
@@ -278,84 +371,31 @@ def train(
     policy = Policy(D, A, hidden, gen)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
 
-    # Rollout buffers, allocated once; the torch tensors share their memory.
-    obs_buf = np.zeros((T, n, D), np.float32)
-    mask_buf = np.zeros((T, n, A), np.bool_)
-    act_buf = np.zeros((T, n), np.int64)
-    logp_buf = np.zeros((T, n), np.float32)
-    val_buf = np.zeros((T, n), np.float32)
-    rew_buf = np.zeros((T, n), np.float32)
-    done_buf = np.zeros((T, n), np.bool_)
-    boot_buf = np.zeros((T, n), np.float32)
-    player_buf = np.zeros((T + 1, n), np.int64)  # all_seats: the seat to move at each observation
-    obs_t, mask_t, act_t, logp_t = (torch.from_numpy(b) for b in (obs_buf, mask_buf, act_buf, logp_buf))
-
-    obs, info = venv.reset()
-    if zero_sum:
-        _check_all_seats(venv, info)
-        player_buf[0] = info["current_player"]
+    buf = Rollout(venv, T, zero_sum)
     history: list[dict[str, Any]] = []
     steps, start = 0, time.perf_counter()
     for update in range(1, updates + 1):
         if anneal_lr:
             for g in optimizer.param_groups:
                 g["lr"] = lr * (1.0 - (update - 1) / updates)
-        ep_returns: list[float] = []
-        ep_lengths: list[int] = []
         t_collect = time.perf_counter()
-        policy.eval()
-        for t in range(T):
-            obs_buf[t] = obs
-            mask_buf[t] = _masks(venv, info)
-            with torch.no_grad():
-                action, logp = policy.act(obs_t[t], mask_t[t], gen)
-                val_buf[t] = policy.value(obs_t[t]).numpy()
-            act_buf[t] = action.numpy()
-            logp_buf[t] = logp.numpy()
-            obs, reward, term, trunc, info = venv.step(act_buf[t])
-            done = np.logical_or(term, trunc)
-            done_buf[t] = done
-            if zero_sum:
-                rewards = np.asarray(info["rewards"], np.float32)
-                rew_buf[t] = rewards[np.arange(n), player_buf[t]]
-                player_buf[t + 1] = info["current_player"]
-            else:
-                rew_buf[t] = reward
-            boot_buf[t] = 0.0
-            cut = np.flatnonzero(np.logical_and(trunc, np.logical_not(term)))
-            if cut.size:  # a truncated episode is valued from its last observation, not the new deal
-                final = np.stack([np.asarray(x, np.float32) for x in info["final_obs"][cut]])
-                with torch.no_grad():
-                    v = policy.value(torch.from_numpy(final)).numpy()
-                if zero_sum:
-                    fin = info.get("final_info", {})
-                    if "current_player" not in fin:
-                        raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[2]}")
-                    v = np.where(np.asarray(fin["current_player"])[cut] == player_buf[t, cut], v, -v)
-                boot_buf[t, cut] = v
-            if "_episode" in info:
-                ended = np.flatnonzero(info["_episode"])
-                ep_returns += np.asarray(info["episode"]["r"])[ended].tolist()
-                ep_lengths += np.asarray(info["episode"]["l"])[ended].tolist()
-        with torch.no_grad():
-            last_values = policy.value(torch.from_numpy(np.asarray(obs, np.float32))).numpy()
-        signs = np.where(player_buf[1:] == player_buf[:-1], 1.0, -1.0).astype(np.float32) if zero_sum else None
+        ep_returns, ep_lengths = buf.collect(policy, gen)
         if reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
-            zeros = np.zeros_like(val_buf)
-            returns, _ = gae(rew_buf, zeros, zeros[0], done_buf, zeros, gamma, 1.0, signs)
+            zeros = np.zeros_like(buf.val)
+            returns, _ = gae(buf.rew, zeros, zeros[0], buf.done, zeros, gamma, 1.0, buf.signs())
             reward_scale = 1.0 / max(float(returns.std()), 1e-8)
-        rew_buf *= reward_scale
-        adv_buf, ret_buf = gae(rew_buf, val_buf, last_values, done_buf, boot_buf, gamma, gae_lambda, signs)
+        buf.rew *= reward_scale
+        adv_buf, ret_buf = buf.advantages(gamma, gae_lambda)
         steps += batch
         collect_s = time.perf_counter() - t_collect
 
         # --- the update: flat views of the rollout, shuffled minibatches ---
         t_learn = time.perf_counter()
         policy.train()
-        b_obs, b_mask = obs_t.view(batch, D), mask_t.view(batch, A)
-        b_act, b_logp = act_t.view(batch), logp_t.view(batch)
+        b_obs, b_mask = buf.obs_t.view(batch, D), buf.mask_t.view(batch, A)
+        b_act, b_logp = buf.act_t.view(batch), buf.logp_t.view(batch)
         b_adv, b_ret = torch.from_numpy(adv_buf).view(batch), torch.from_numpy(ret_buf).view(batch)
-        b_val = torch.from_numpy(val_buf).view(batch)
+        b_val = torch.from_numpy(buf.val).view(batch)
         stats: dict[str, list[float]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")}
         for _ in range(epochs):
             order = torch.from_numpy(rng.permutation(batch))
@@ -397,7 +437,7 @@ def train(
             "episodes": len(ep_returns), "mean_return": float(np.mean(ep_returns)) if ep_returns else float("nan"),
             "mean_length": float(np.mean(ep_lengths)) if ep_lengths else float("nan"),
             **{k: float(np.mean(v)) for k, v in stats.items()},
-            "explained_variance": float("nan") if var == 0 else 1.0 - float(np.var(ret_buf - val_buf)) / var,
+            "explained_variance": float("nan") if var == 0 else 1.0 - float(np.var(ret_buf - buf.val)) / var,
             "lr": optimizer.param_groups[0]["lr"], "reward_scale": reward_scale,
         }
         history.append(entry)
