@@ -21,6 +21,7 @@ reported, with the ratio of steps/s against SB3's. The policies are saved for
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import time
@@ -79,11 +80,13 @@ def run_sb3(cfg: TrainConfig, timesteps: int, seed: int, out: str) -> dict:
     folder = os.path.join(out, f"sb3-seed{seed}")
     os.makedirs(folder, exist_ok=True)
     model.save(os.path.join(folder, "model.zip"))
+    with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:  # what `ppo:<folder>` reads
+        json.dump({**dataclasses.asdict(cfg), "seed": seed, "timesteps": timesteps}, f, indent=2)
     steps = int(model.num_timesteps)
     rets = [e["r"] for e in model.ep_info_buffer]
     return {"learner": "sb3_maskable_ppo", "seed": seed, "steps": steps, "cpu_s": cpu, "wall_s": wall,
             "steps_per_cpu_s": steps / cpu, "steps_per_wall_s": steps / wall,
-            "final_mean_return": sum(rets) / len(rets) if rets else float("nan")}
+            "final_mean_return": float(sum(rets) / len(rets)) if rets else float("nan")}
 
 
 def main() -> None:
