@@ -1,6 +1,7 @@
 """Agents: the papers' strategies, exact solvers, search and trained policies.
 
-Use `agents.make(agent_id, game, rng)`; `agents.known_ids(game)` lists the ids.
+Use `agents.make(agent_id, game, rng)`; `agents.known_ids(game)` lists the ids;
+`agents.resolve_options(game, ids, options)` adds the game options that trained agents need.
 """
 
 from agents.base import (
@@ -13,6 +14,7 @@ from agents.base import (
     register,
     register_pattern,
 )
+from agents.options import describe_agent, required_options, resolve_options
 from agents.vector import vector_env
 from envs.gymnasium_registry import set_agent_resolver
 
@@ -20,6 +22,6 @@ from envs.gymnasium_registry import set_agent_resolver
 set_agent_resolver(make)
 
 __all__ = [
-    "Agent", "RandomAgent", "expand_agent_ids", "known_ids", "labels_for", "make", "register", "register_pattern",
-    "vector_env",
+    "Agent", "RandomAgent", "describe_agent", "expand_agent_ids", "known_ids", "labels_for", "make", "register",
+    "register_pattern", "required_options", "resolve_options", "vector_env",
 ]

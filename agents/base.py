@@ -9,7 +9,16 @@ int8 action mask::
 Ids are `"<game>/<name>"` for a game's own strategies, `"random"` for every
 game, `"ppo:<path>"` for a trained model and `"learned:<folder>"` for a
 distilled student (`agents.learned`); a line-up is written with
-`NAME*K` for K seats of one id (`expand_agent_ids`). A game's agents live in
+`NAME*K` for K seats of one id (`expand_agent_ids`).
+
+One grammar for parameters: `<game>/<name>?key=value&key=value`
+(`primi_composti/minimax?depth=4`, `roborally/mc?budget=300&depth=2`). The registry
+parses the query once, checks each key against the parameters the agent declared
+(`register(..., params={"depth": positive_int})`) and passes them to its factory as
+typed keyword arguments; an unknown key or a bad value is one `ValueError` naming
+the allowed ones. The old spellings (`minimax_4`, `threshold-2`, `pimc-k300`, ...)
+are accepted for one release, with a one-line note naming the new one
+(`old_spelling`). A game's agents live in
 `agents/<game>/`, whose import registers them; the registry imports the module its
 `GameSpec` names (`agents_module`) on first use, so adding a game touches no shared file.
 """
@@ -19,8 +28,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import parse_qsl
 
 import numpy as np
 
@@ -58,24 +69,121 @@ class RandomAgent:
 
 _EXACT: dict[str, AgentFactory] = {}
 _PATTERNS: list[tuple[re.Pattern[str], AgentFactory, str]] = []
+#: Agent id -> its query parameters: key -> converter from the query's text (raises ValueError).
+_PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {}
+#: Old spellings: (pattern, its groups -> the id in today's grammar).
+_OLD: list[tuple[re.Pattern[str], Callable[..., str]]] = []
+_NOTED: set[str] = set()
 _PRETRAINED: list[bool] = []
+#: Agent id (or a pattern's example) -> the game options it needs / its one-line description, where declared.
+_OPTIONS: dict[str, dict[str, Any]] = {}
+_DOCS: dict[str, str] = {}
 
 
-def register(agent_id: str, factory: AgentFactory | str) -> None:
+def positive_int(text: str) -> int:
+    """A query converter: an integer >= 1."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise ValueError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def choice(*allowed: Any) -> Callable[[str], Any]:
+    """A query converter: one of `allowed` (compared as text; the allowed value is returned)."""
+
+    def convert(text: str) -> Any:
+        for a in allowed:
+            if str(a) == text:
+                return a
+        raise ValueError(f"expected one of {'|'.join(map(str, allowed))}, got {text!r}")
+
+    convert.__doc__ = f"one of {'|'.join(map(str, allowed))}"
+    return convert
+
+
+def register(agent_id: str, factory: AgentFactory | str, options: dict[str, Any] | None = None,
+             doc: str | None = None, params: Mapping[str, Callable[[str], Any]] | None = None) -> None:
     """Register `factory(game, rng)` under an exact id such as `"lama/first"`.
 
     `factory` may also be a `"module:function"` string, imported when the agent is
     first built: a search agent that builds on a game's strategies is registered
     next to them without the strategies' module importing the search module.
+    `options` are the game options the agent needs (a policy trained on a variant):
+    the command lines apply them when the user gave none (`agents.options`). `doc` is
+    its one-line description in listings (default: the factory's docstring's first line).
+    `params` are the query parameters it takes (`agent_id?key=value&...`): key -> a converter
+    from text (`int`, `float`, `positive_int`, `choice(...)`), each passed to the factory as
+    a keyword argument.
     """
     _EXACT[agent_id] = factory
+    if params:
+        _PARAMS[agent_id] = dict(params)
+    if options:
+        _OPTIONS[agent_id] = dict(options)
+    if doc:
+        _DOCS[agent_id] = doc
 
 
-def register_pattern(pattern: str, factory: AgentFactory | str, example: str) -> None:
+def register_pattern(pattern: str, factory: AgentFactory | str, example: str, doc: str | None = None) -> None:
     """Register a parametric family: `pattern` is a regex with named groups passed
     to `factory(game, rng, **groups)`; `example` is shown in listings. `factory`
-    may be a `"module:function"` string, as for `register`."""
+    may be a `"module:function"` string, as for `register`; `doc` as for `register`."""
     _PATTERNS.append((re.compile(pattern + r"\Z"), factory, example))
+    if doc:
+        _DOCS[example] = doc
+
+
+def _kind(convert: Callable[[str], Any]) -> str:
+    """What a query converter takes, for messages and listings."""
+    if convert is positive_int:
+        return "positive integer"
+    if convert in (int, float, str):
+        return convert.__name__
+    return convert.__doc__ or "value"
+
+
+def old_spelling(pattern: str, canonical: Callable[..., str]) -> None:
+    """Accept an old spelling of a parametric id for one release: `pattern` (a regex with named
+    groups) is rewritten as `canonical(**groups)`, with a one-line note the first time."""
+    _OLD.append((re.compile(pattern + r"\Z"), canonical))
+
+
+def canonical_id(agent_id: str) -> str:
+    """`agent_id` in today's grammar (an old spelling rewritten, with a one-line note on stderr once)."""
+    _load_game_module(agent_id)
+    for pat, canonical in _OLD:
+        m = pat.match(agent_id)
+        if m:
+            new = canonical(**m.groupdict())
+            if agent_id not in _NOTED:
+                _NOTED.add(agent_id)
+                sys.stderr.write(f"note: agent id {agent_id!r} is now spelled {new!r} (the old spelling goes in the next release)\n")
+            return new
+    return agent_id
+
+
+def parse_id(agent_id: str) -> tuple[str, dict[str, Any]]:
+    """`"game/name?k=v&..."` -> (`"game/name"`, typed keyword arguments), by the agent's declared parameters.
+
+    Raises:
+        ValueError: a key the agent does not take, or a value its converter refuses (one line, naming
+            the allowed keys or values).
+    """
+    base, _, query = canonical_id(agent_id).partition("?")
+    declared = _PARAMS.get(base, {})
+    kwargs: dict[str, Any] = {}
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise ValueError(f"agent {agent_id!r}: parameters are written ?key=value&key=value") from None
+    for key, text in pairs:
+        if key not in declared:
+            allowed = ", ".join(f"{k} ({_kind(c)})" for k, c in declared.items()) or "none"
+            raise ValueError(f"agent {base!r} takes no parameter {key!r}; its parameters: {allowed}")
+        try:
+            kwargs[key] = declared[key](text)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"agent {base!r}: {key}={text!r}: {e}") from None
+    return base, kwargs
 
 
 def _resolve(factory: AgentFactory | str) -> AgentFactory:
@@ -102,10 +210,12 @@ def _load_game_module(agent_id: str) -> None:
 def _add_pretrained() -> None:
     """Register the shipped `<game>/learned...` checkpoints (once)."""
     if not _PRETRAINED:
-        from agents.pretrained import factories
+        from agents.pretrained import checkpoint_docs, checkpoint_options, factories
 
+        options, docs = checkpoint_options(), checkpoint_docs()
         for agent_id, factory in factories().items():
-            _EXACT.setdefault(agent_id, factory)
+            if agent_id not in _EXACT:
+                register(agent_id, factory, options.get(agent_id), docs.get(agent_id))
         _PRETRAINED.append(True)
 
 
@@ -114,6 +224,7 @@ def known_ids(game: str | None = None) -> list[str]:
     if game is not None:
         _load_game_module(f"{game}/")
     ids = sorted(_EXACT) + [ex for _, _, ex in _PATTERNS]
+    ids += [i + "?" + "&".join(f"{k}=<{_kind(c)}>" for k, c in p.items()) for i, p in sorted(_PARAMS.items()) if i in _EXACT]
     ids += ["ppo:<path to model.zip>", "learned:<student folder>"]
     if game is not None:
         ids = [i for i in ids if i.startswith(f"{game}/") or "/" not in i]
@@ -145,9 +256,9 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
         return load_learned_agent(agent_id[8:], game, rng)
     if game_name is not None and "/" in agent_id and not agent_id.startswith(f"{game_name}/"):
         raise ValueError(f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}")
-    _load_game_module(agent_id)
-    if agent_id in _EXACT:
-        return _resolve(_EXACT[agent_id])(game, rng)
+    base, kwargs = parse_id(agent_id)
+    if base in _EXACT:
+        return _resolve(_EXACT[base])(game, rng, **kwargs)
     for pat, factory, _ in _PATTERNS:
         m = pat.match(agent_id)
         if m:

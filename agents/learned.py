@@ -24,6 +24,7 @@ when a student is built.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import io
@@ -277,7 +278,9 @@ def load_student(folder: str, game: Any = None) -> Student:
         want = envs.make_game(name, **options)
         if type(game.config) is not type(want.config) or game.num_actions != want.num_actions:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}; it does not play this game")
-        if game.config != want.config:
+        # options that change only the returns (a reward shaping) do not change what the student plays
+        same = {k: getattr(want.config, k) for k in envs.spec(name).reward_options}
+        if dataclasses.replace(game.config, **same) != want.config:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}, not {game.config}")
     try:
         student = Student(name, options, arch.get("kind"), arch.get("hidden"), arch.get("features"), game=game)

@@ -1,7 +1,7 @@
 """Speed-up of `--backend ray` with 1 and 2 local workers against the local backend.
 
 Two jobs: a tournament (`lama/third` against three `random`, 20,000 games) and the teacher
-labelling step of distillation (`train.distill._label_round`, teacher `lama/pimc-k50`). Each
+labelling step of distillation (`train.distill._label_round`, teacher `lama/pimc?k=50`). Each
 set-up runs in a fresh process, alternated local, 1 worker, 2 workers, 2, 1, local (`--repeats`
 times over), so a load that drifts linearly cancels in the means; every run checks that its
 result (the tournament JSON, a hash of the labels) equals the first local run's. Prints each run
@@ -47,7 +47,7 @@ def one_run(job: str, where: str, games: int, label_games: int) -> dict:
         from train.distill import DistillConfig, _label_round, resolve_kind
         from train.seeds import children
 
-        cfg = DistillConfig(game="lama", teacher="lama/pimc-k50", games_per_round=label_games)
+        cfg = DistillConfig(game="lama", teacher="lama/pimc?k=50", games_per_round=label_games)
         kind, features = resolve_kind(cfg)
         b = _label_round(cfg, kind, features, None, 1.0, children(np.random.SeedSequence(0), label_games), None,
                          None if where == "local" else backend)

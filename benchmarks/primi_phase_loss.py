@@ -1,7 +1,7 @@
 """Where a Primi Composti agent loses points against its teacher, by cards left in both hands.
 
     python benchmarks/primi_phase_loss.py --agent primi_composti/learned-v2 --version 2 \
-        --against primi_composti/minimax_6 --start 200 --deals 60 [--teacher primi_composti/teacher] [--json out.json]
+        --against primi_composti/minimax?depth=6 --start 200 --deals 60 [--teacher primi_composti/teacher] [--json out.json]
 
 The agent plays every deal twice, holding each hand in turn against `--against`. The deals are
 `train.distill_primi`'s: `random_decks(default_rng(seed), start + deals, cards)[start:]`. At each of the agent's
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line (module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--agent", required=True)
-    p.add_argument("--against", default="primi_composti/minimax_6")
+    p.add_argument("--against", default="primi_composti/minimax?depth=6")
     p.add_argument("--teacher", default="primi_composti/teacher")
     p.add_argument("--version", type=int, default=2, choices=(1, 2))
     p.add_argument("--cards", type=int, default=12)

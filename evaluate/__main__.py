@@ -3,7 +3,7 @@
 Examples::
 
     python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
-    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1
+    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
     python -m evaluate list                    # games and their agents
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
@@ -113,17 +113,37 @@ def main(argv: list[str] | None = None) -> int:
         return fail("interrupted", parser.prog, 130)
 
 
+def named_agents(args: argparse.Namespace) -> list[str]:
+    """Every agent id the command line names (--agents, --paired, --against)."""
+    from agents import expand_agent_ids
+
+    return [i for flag in (args.agents, args.paired, args.against) if flag for i in expand_agent_ids(flag)]
+
+
+def apply_agent_options(game: str, ids: list[str], options: dict) -> dict:
+    """`options` plus the game options that the agents `ids` were trained on and the user left out, each
+    said in one line on stderr; a contradiction raises `ValueError` naming the `--option` to change."""
+    from agents import resolve_options
+
+    options, notes = resolve_options(game, ids, options)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return options
+
+
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.game == "list":
-        import agents as agent_registry
+        from agents.options import listing
 
         for g in envs.available_games():
-            print(f"{g}: {', '.join(agent_registry.known_ids(g))}")
+            print(f"{g}: {envs.spec(g).title}")
+            print("\n".join(listing(g)))
         return 0
     if args.game not in envs.available_games():
         raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
     check_outputs(args)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
+    args.options = apply_agent_options(args.game, named_agents(args), args.options)
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)

@@ -3,14 +3,16 @@
     python -m evaluate play simple_poker --seat 1 --opponents simple_poker/nash
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first,random
     python -m evaluate play the_game --seat 0 --opponents the_game/trick --option num_players=2
-    python -m evaluate play primi_composti --seat 0 --opponents primi_composti/minimax_4
+    python -m evaluate play primi_composti --seat 0 --opponents primi_composti/minimax?depth=4
     python -m evaluate play roborally --seat 0 --opponents roborally/random --png board.png
 
 Seats are 0-based (seat 0 is `player_0`). Each of your turns shows what your
 seat may know — built from the game's view of your seat, never from the whole
 state, so no other seat's hidden cards — then the legal moves numbered 1..k with
-their names; answer with a number or a name. `?` explains the move names, `q`
-quits, and the end of input ends the game. RoboRally also writes a picture of
+their names; answer with a number or a name. `?` explains the goal and the move
+names, `:exit` leaves (after a confirmation; no move name starts with ":"), and the
+end of input ends the game. A game with rounds says how each round ended (its
+spec's `round_summary`). RoboRally also writes a picture of
 the board to a PNG (the path is printed each turn). At the end: the result,
 the whole table, and the offer to replay the same deal with the seats shifted
 by one (you take the next seat, every agent moves along with you).
@@ -33,6 +35,10 @@ from envs.core.options import parse_options
 from envs.core.play import play_out
 from evaluate.cli import Parser, check_outputs
 
+#: The word that leaves terminal play (asked to confirm). No game's move starts with ":", so it never collides
+#: with a move name (L.A.M.A.'s "quit" is a move: it leaves the round, not the program).
+LEAVE = ":exit"
+
 
 def describe(game_name: str, game: Any, view: Any) -> str:
     """What the seat of `view` may know, as text (the game's `describe_view`; else the view itself)."""
@@ -40,35 +46,40 @@ def describe(game_name: str, game: Any, view: Any) -> str:
     return describe_view(game, view) if describe_view is not None else repr(view)
 
 
-def write_picture(game_name: str, game: Any, view: Any, path: str) -> None:
-    """A PNG of what `view` sees, where the game draws one (its spec's `write_picture`)."""
+def write_picture(game_name: str, game: Any, view: Any, path: str, labels: list[str] | None = None) -> None:
+    """A PNG of what `view` sees, where the game draws one (its spec's `write_picture`); `labels[s]` names who
+    plays seat s ("you", an agent id)."""
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    envs.spec(game_name).write_picture(game, view, path)
+    envs.spec(game_name).write_picture(game, view, path, labels)
 
 
 class QuitRequestError(Exception):
-    """The user asked to stop (q or end of input)."""
+    """The user asked to leave (`:exit`, confirmed) or the input ended."""
+
+
+def help_text(game_name: str) -> str:
+    """What `?` shows: the game's goal, its move names, and how to leave."""
+    spec = envs.spec(game_name)
+    parts = [f"goal: {spec.goal}" if spec.goal else "", spec.move_help or "the names are the game's own move names",
+             f"type a move's number or its name as listed; {LEAVE} leaves the game"]
+    return "\n".join(p for p in parts if p)
 
 
 def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
-    """A legal action chosen by the user (number or name); raises QuitRequestError on q / end of input."""
+    """A legal action chosen by the user (number or listed name); raises QuitRequestError on a confirmed
+    `:exit` or the end of input."""
     legal = list(game.legal_actions(state))
     names = [game.action_to_string(state, a) for a in legal]
     say("\n".join(f"  {i}. {name}" for i, name in enumerate(names, 1)))
     by_name = {" ".join(n.lower().split()): a for n, a in zip(names, legal)}
     while True:
         try:
-            text = ask(f"your move (1..{len(legal)}, a name, ? for help, q to quit): ")
+            text = ask(f"your move (1..{len(legal)} or a name; ? for help; {LEAVE} to leave): ")
         except EOFError:
             raise QuitRequestError from None
         key = " ".join(text.lower().split())
-        if key in ("q", "quit", "exit"):
-            raise QuitRequestError
-        if key == "?":
-            say(envs.spec(game_name).move_help or "the names are the game's own move names")
-            continue
         if key.isdigit():
             k = int(key)
             if 1 <= k <= len(legal):
@@ -77,7 +88,19 @@ def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], s
             continue
         if key in by_name:
             return by_name[key]
-        say(f"'{text.strip()}' is not a legal move: type its number 1..{len(legal)} or its name as listed")
+        if key == LEAVE:
+            try:
+                sure = ask("leave the game? [y/N] ")
+            except EOFError:
+                raise QuitRequestError from None
+            if sure.strip().lower() in ("y", "yes"):
+                raise QuitRequestError
+            continue
+        if key == "?":
+            say(help_text(game_name))
+            continue
+        hint = f"; to leave the game type {LEAVE}" if key in ("q", "quit", "exit") else ""
+        say(f"'{text.strip()}' is not a legal move: type its number 1..{len(legal)} or its name as listed{hint}")
 
 
 class _Recorder:
@@ -99,10 +122,15 @@ class _Recorder:
 
 def play_deal(
     game_name: str, game: Any, start: Any, seat: int, bots: dict[int, Any], ask: Callable[[str], str],
-    say: Callable[[str], None], png: str | None = None,
+    say: Callable[[str], None], png: str | None = None, labels: list[str] | None = None,
 ) -> tuple[float, ...] | None:
-    """Play one deal from `start` with the user at `seat`; the returns, or None if the user quit."""
+    """Play one deal from `start` with the user at `seat`; the returns, or None if the user quit.
+
+    `labels[s]` names who plays seat s (the picture's legend); the game's `round_summary` is said when a
+    round ends, and the picture (where the game draws one) is drawn again at the end."""
+    spec = envs.spec(game_name)
     n = game.num_players
+    names = ["you" if s == seat else spec.seat_name(s) for s in range(n)]
     recorders = {s: _Recorder(b) for s, b in bots.items()}
     for r in recorders.values():
         r.reset()
@@ -110,34 +138,50 @@ def play_deal(
     state = start
     while not game.is_terminal(state):
         mover = game.current_player(state)
+        before = state
         if mover == seat:
             view = game.view(state, seat)
             say(describe(game_name, game, view))
             if png is not None:
-                write_picture(game_name, game, view, png)
+                write_picture(game_name, game, view, png, labels)
                 say(f"  board picture: {png}")
             try:
                 action = ask_move(game_name, game, state, ask, say)
             except QuitRequestError:
-                say("game ended (quit)")
+                say("game ended (you left)")
                 return None
             say(f"you: {game.action_to_string(state, action)}")
             state = game.apply(state, action)
-            continue
-        before = state
-        state, _ = play_out(game, seated, state, max_turns=1)
-        move = game.action_to_string(before, recorders[mover].last) if envs.spec(game_name).public_moves else "moved"
-        say(f"player_{mover}: {move}")
+        else:
+            state, _ = play_out(game, seated, state, max_turns=1)
+            move = game.action_to_string(before, recorders[mover].last) if spec.public_moves else "moved"
+            say(f"{names[mover]}: {move}")
+        if spec.round_summary is not None:
+            summary = spec.round_summary(game, before, state, names)
+            if summary:
+                say(summary)
     returns = tuple(game.returns(state))
     won = winners(game, state)
     say("--- game over ---")
     say(game.render(state))
-    say("returns: " + ", ".join(f"{'you' if s == seat else f'player_{s}'} {r:g}" for s, r in enumerate(returns)))
-    if envs.spec(game_name).cooperative:
+    if png is not None:  # drawn again after the last move, the winners marked
+        final = [f"{lab} (won)" if s in won else lab for s, lab in enumerate(labels or names)]
+        write_picture(game_name, game, game.view(state, seat), png, final)
+        say(f"  final board picture: {png}")
+    say("returns: " + ", ".join(f"{names[s]} {r:g}" for s, r in enumerate(returns)))
+    if spec.cooperative:
         say("the team won" if won else "the team lost")
+    elif not won:
+        say("no winner")
+    elif seat in won:
+        say("you win" if len(won) == 1 else "you share the win with " + _and([names[w] for w in won if w != seat]))
     else:
-        say("draw" if not won else ("you win" if seat in won else f"{', '.join(f'player_{w}' for w in won)} won"))
+        say(f"{_and([names[w] for w in won])} {'wins' if len(won) == 1 else 'share the win'}")
     return returns
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def play_session(
@@ -149,6 +193,7 @@ def play_session(
     `opponents` are the agents of the other seats in seat order (one id is repeated).
     Returns each deal's returns (None for a deal the user quit).
     """
+    spec = envs.spec(game_name)
     game = envs.make_game(game_name, **(options or {}))
     n = game.num_players
     if not 0 <= seat < n:
@@ -164,8 +209,11 @@ def play_session(
     while True:
         others = [s for s in range(n) if s != seat]
         bots = dict(zip(others, built))
-        say(f"{game_name}: you are player_{seat}; " + ", ".join(f"player_{s}: {ids[k]}" for k, s in enumerate(others)))
-        res = play_deal(game_name, game, start, seat, bots, ask, say, png)
+        labels = ["you" if s == seat else ids[others.index(s)] for s in range(n)]
+        say(f"{spec.title}: you are {spec.seat_name(seat)} (seat {seat}); "
+            + ", ".join(f"{spec.seat_name(s)}: {ids[k]}" for k, s in enumerate(others))
+            + f"; ? explains the moves, {LEAVE} leaves")
+        res = play_deal(game_name, game, start, seat, bots, ask, say, png, labels)
         results.append(res)
         if res is None:
             return results
@@ -193,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_outputs(args)
         options = parse_options(envs.config_class(args.game), args.option)
+        options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(args.opponents), options)
+        for note in notes:
+            print(note, file=sys.stderr)
         envs.make_game(args.game, **options)
     except ValueError as e:
         p.error(str(e))

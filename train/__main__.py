@@ -22,6 +22,7 @@ while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 import envs
@@ -40,11 +41,88 @@ RUN_FLAGS = ("game", "env", "opponents", "self_play", "baselines", "timesteps", 
              "critic_warmup", "hidden")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line of `python -m train`."""
+#: Shown by `python -m train --help` (each runs as written; tests/test_docs_commands.py runs the README's).
+EXAMPLES = (
+    "python -m train GAME                                        # PPO with the game's preset (GAME --help shows it)",
+    "python -m train GAME --opponents ID,ID --timesteps 100000   # against fixed opponents (agent ids)",
+    "python -m train GAME --self-play --option KEY=VALUE         # self-play, in a variant of the game",
+    "python -m train distill GAME --teacher ID                   # a student from a teacher (DAgger)",
+    "python -m train finetune GAME --init-from GAME/learned --critic-warmup 50000 --learning-rate 1e-5",
+    "python -m train --resume runs/RUN                           # continue a stopped run",
+)
+
+#: Flags whose default comes from the game's preset: flag dest -> (preset section, key).
+PRESET_FLAGS = {
+    "timesteps": ("ppo", "timesteps"), "n_envs": ("ppo", "n_envs"), "eval_every": ("ppo", "eval_every"),
+    "eval_games": ("both", "eval_games"), "final_eval_games": ("both", "final_eval_games"),
+    "learning_rate": ("ppo", "learning_rate"), "ent_coef": ("ppo", "ent_coef"), "opponents": ("ppo", "opponents"),
+    "hidden": ("both", "net_arch"), "teacher": ("distill", "teacher"), "rounds": ("distill", "rounds"),
+    "games_per_round": ("distill", "games_per_round"), "workers": ("distill", "workers"),
+    "features": ("distill", "features"),
+}
+
+
+def _number(v: object) -> str:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+    return f"{v:,}" if isinstance(v, int) else f"{v:g}"
+
+
+def preset_values(game: str) -> tuple[dict, dict]:
+    """The run settings of `python -m train GAME` (ppo) and `--method distill`: the defaults, then the game's
+    presets, as the run would use them."""
+    from train.config import TrainConfig
+    from train.distill import DistillConfig, distill_preset
+
+    ppo = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+           for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "seed", "out")}
+    ppo.update(preset(game))
+    distill = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+               for f in dataclasses.fields(DistillConfig) if f.name not in ("game", "seed", "out", "teacher")}
+    distill["hidden"] = distill.get("hidden")
+    distill.update(distill_preset(game))
+    distill["net_arch"] = distill.pop("hidden")
+    return ppo, distill
+
+
+def game_epilog(game: str, ppo: dict, distill: dict) -> str:
+    """`python -m train GAME --help`'s epilog: the game's options and its presets' numbers."""
+    spec = envs.spec(game)
+    lines = [f"{spec.title} options (--option KEY=VALUE):"]
+    lines += [f"  {o.describe()}" for o in spec.options()]
+    where = f" ({spec.train_presets.replace('.', '/')}.py)" if spec.train_presets else ""
+    lines += ["", f"{game} preset{where}, what a run uses unless a flag says otherwise:"]
+    keys = ("timesteps", "opponents", "self_play", "options", "n_envs", "n_steps", "batch_size", "learning_rate",
+            "ent_coef", "net_arch", "eval_every", "eval_games", "final_eval_games")
+    lines.append("  ppo:     " + ", ".join(f"{k} {_opts(ppo[k]) if k == 'options' else _number(ppo[k])}" for k in keys))
+    if "teacher" in distill:
+        dkeys = ("teacher", "options", "rounds", "games_per_round", "workers", "net_arch", "eval_games", "final_eval_games")
+        lines.append("  distill: " + ", ".join(f"{k} {_opts(distill[k]) if k == 'options' else _number(distill[k])}"
+                                              for k in dkeys if k in distill))
+    else:
+        lines.append("  distill: no preset teacher (give --teacher ID)")
+    return "\n".join(lines)
+
+
+def _opts(options: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
+
+
+def build_parser(game: str | None = None) -> argparse.ArgumentParser:
+    """The command line of `python -m train`; with a known `game`, the help shows its options and preset numbers."""
+    known = game is not None and game in envs.available_games()
+    epilog = "examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES)
+    try:
+        values = preset_values(game) if known else None
+    except ValueError:  # a broken preset is reported when the run is configured, as a usage error
+        values = None
+    if values is not None:
+        epilog = game_epilog(game, *values) + "\n\n" + epilog
     p = Parser(prog="python -m train", usage="python -m train [ppo|distill|finetune] GAME [options]",
                description="Train a policy on a tabletop-rl game: ppo (MaskablePPO; the default method), distill "
-                           "(DAgger from a teacher) or finetune (PPO from a distilled student, --init-from).")
+                           "(DAgger from a teacher) or finetune (PPO from a distilled student, --init-from). "
+                           "'python -m train GAME --help' shows the game's options and its preset's numbers.",
+               epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", nargs="?", default=None, help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
@@ -80,6 +158,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="hidden layer sizes of the network (distill: the student's; ppo: net_arch); default: the preset's")
     p.add_argument("--workers", type=positive_int(64), default=None, help="distill: labelling processes")
     backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
+    if values is not None:
+        for action in p._actions:
+            where = PRESET_FLAGS.get(action.dest)
+            if where is None:
+                continue
+            section, key = where
+            shown = [f"{name} {_number(v[key])}" for name, v in (("ppo", values[0]), ("distill", values[1]))
+                     if section in (name, "both") and key in v and v[key] is not None]
+            if shown:
+                action.help = f"{action.help} [{game}: {'; '.join(shown)}]"
     return p
 
 
@@ -106,12 +194,16 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         # A student plays the options it was distilled on (a preset's other reward or rules would be a new game).
         options = student_options(args.game, args.init_from, values)
     options.update(parse_options(envs.config_class(args.game), args.option))
-    envs.make_game(args.game, **options)
-    values["options"] = options
     if args.opponents:
         values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
         values["baselines"] = [b for b in args.baselines.split(",") if b]
+    if args.opponents or args.baselines:
+        # opponents trained on a variant bring its options (the user's own --option and the preset's checked)
+        options = apply_opponent_options(args.game, values.get("opponents", []) + values.get("baselines", []), options,
+                                         parse_options(envs.config_class(args.game), args.option))
+    envs.make_game(args.game, **options)
+    values["options"] = options
     if args.critic_warmup is not None and not args.init_from:
         p.error("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
     for key in ("env", "timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every",
@@ -128,6 +220,23 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
     check_keys(values, "training settings")
     return TrainConfig(game=args.game, seed=args.seed or 0, out=args.out, **values)
+
+
+def apply_opponent_options(game: str, ids: list[str], options: dict, given: dict) -> dict:
+    """`options` plus what the agents `ids` were trained on and `options` leaves out, each said in one line
+    on stderr. `given` are the user's own `--option`s: a contradiction with one of them names the flag to
+    change; the preset's options give way to the agents' (a student's options define its game).
+
+    Raises:
+        ValueError: the user's options contradict an agent's, or two agents need different values.
+    """
+    from agents import expand_agent_ids, resolve_options
+
+    ids = expand_agent_ids(ids)
+    resolved, notes = resolve_options(game, ids, given)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return {**options, **resolved}
 
 
 def student_options(game: str, spec: str, values: dict) -> dict:
@@ -169,9 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     from train.ppo import TrainingStoppedError, train
 
-    p = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     word = argv.pop(0) if argv[:1] and argv[0] in METHODS else None
+    p = build_parser(next((a for a in argv if a in envs.available_games()), None))
     args = p.parse_args(argv)
     if word is not None and args.method is not None and args.method != word:
         p.error(f"the method is given twice: {word} and --method {args.method}")

@@ -42,8 +42,40 @@ def evaluate_team(game: Any, learner: Any, games: int, rng: np.random.Generator)
             "eval_win_rate": float(np.mean([len(r[1]) > 0 for r in res]))}
 
 
-def write_curve(rows: list[dict[str, float]], out: str, title: str) -> None:
-    """Write the learning curve as CSV and PNG (each file atomically)."""
+#: What each curve column measures, with its unit (the y-axis labels).
+LABELS = {
+    "mean_return": "training return\n(mean per episode)",
+    "eval_win_rate": "win rate\n(share of eval games)",
+    "eval_mean_score": "score\n(mean per eval game)",
+    "exploitability": "exploitability\n(antes per game)",
+    "agreement": "agreement with\nthe teacher (share)",
+}
+#: Columns measured on noisy samples: drawn smoothed, with a band.
+NOISY = ("mean_return",)
+
+
+def _smooth(y: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Running mean and standard deviation over the last `width` points (NaN points skipped)."""
+    mean, sd = np.full(len(y), np.nan), np.full(len(y), np.nan)
+    for i in range(len(y)):
+        w = y[max(0, i - width + 1): i + 1]
+        w = w[np.isfinite(w)]
+        if len(w):
+            mean[i], sd[i] = w.mean(), w.std()
+    return mean, sd
+
+
+def write_curve(rows: list[dict[str, float]], out: str, title: str, references: dict[str, tuple[float, str]] | None = None,
+                xlabel: str = "learner steps") -> None:
+    """Write the learning curve as CSV and PNG (each file atomically).
+
+    Args:
+        rows: one dict per curve point, with "timesteps" (the x value) and the measured columns.
+        out: the run folder.
+        title: the plot's title (the game, its options and the method).
+        references: column -> (level, label), a labelled horizontal line (the equilibrium's 0, an equal share).
+        xlabel: what "timesteps" counts (learner steps; a DAgger round).
+    """
     keys = sorted({k for r in rows for k in r if k != "timesteps"})
     with atomic_path(os.path.join(out, "curve.csv")) as tmp, open(tmp, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -55,15 +87,59 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(keys), 1, figsize=(7, 2.2 * len(keys)), sharex=True, squeeze=False)
-    x = [r["timesteps"] for r in rows]
+    references = references or {}
+    fig, axes = plt.subplots(len(keys), 1, figsize=(7.5, 2.4 * len(keys) + 0.6), sharex=True, squeeze=False)
+    x = np.array([r["timesteps"] for r in rows], dtype=float)
     for ax, k in zip(axes[:, 0], keys):
-        ax.plot(x, [r.get(k, float("nan")) for r in rows], marker="o", ms=3)
-        ax.set_ylabel(k.replace("_", " "), fontsize=8)
+        y = np.array([r.get(k, float("nan")) for r in rows], dtype=float)
+        if k in NOISY and len(y) >= 4:
+            width = max(2, len(y) // 8)
+            mean, sd = _smooth(y, width)
+            ax.plot(x, y, color="0.75", lw=0.8, label="each point")
+            ax.plot(x, mean, color="C0", lw=1.8, label=f"running mean of {width} points")
+            ax.fill_between(x, mean - sd, mean + sd, color="C0", alpha=0.2, label="± 1 s.d.")
+        else:
+            ax.plot(x, y, marker="o", ms=3, color="C0", label="measured")
+        if k in references:
+            level, label = references[k]
+            ax.axhline(level, color="C3", ls="--", lw=1.2, label=label)
+        ax.set_ylabel(LABELS.get(k, k.replace("_", " ")), fontsize=8)
         ax.grid(alpha=0.3)
-    axes[-1, 0].set_xlabel("timesteps")
-    axes[0, 0].set_title(title)
+        ax.legend(fontsize=7, loc="best")
+    axes[-1, 0].set_xlabel(xlabel)
+    axes[-1, 0].xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    axes[0, 0].set_title(title, fontsize=10)
     fig.tight_layout()
     with atomic_path(os.path.join(out, "curve.png")) as tmp:
         fig.savefig(tmp, dpi=110)
     plt.close(fig)
+
+
+def references_for(game: Any, spec: Any, control: str) -> dict[str, tuple[float, str]]:
+    """The reference lines of a run's curve: exploitability's equilibrium (0), and the win rate of a player
+    no better than its opponents (an equal share, 1/n) where the learner holds one seat of a competitive game."""
+    refs = {"exploitability": (0.0, "equilibrium (0)")}
+    n = game.num_players
+    if control == "one_seat" and not spec.cooperative and n > 1:
+        refs["eval_win_rate"] = (1.0 / n, f"equal share (1/{n}): as strong as the opponents")
+    if spec.zero_sum:
+        refs["eval_mean_score"] = (0.0, "break even (0)")
+    return refs
+
+
+def summary_line(game_name: str, options: dict[str, Any], row: dict[str, float], eval_games: int, steps_word: str = "steps",
+                 team: bool = False) -> str:
+    """The run's last curve point in plain words, for the console."""
+    from envs.core.spec import Variant
+
+    parts = [f"{Variant(game_name, options).label()} after {int(row['timesteps']):,} {steps_word}:"]
+    if "exploitability" in row:
+        parts.append(f"exploitability {row['exploitability']:.4f} antes a game (0 is the equilibrium);")
+    if "eval_win_rate" in row and eval_games:
+        who = "the team won" if team else "the policy won"
+        parts.append(f"{who} {100 * row['eval_win_rate']:.1f}% of {eval_games:,} evaluation games")
+        if "eval_mean_score" in row:
+            parts.append(f"(mean score {row['eval_mean_score']:.2f});")
+    if np.isfinite(row.get("mean_return", float("nan"))):
+        parts.append(f"its recent training games returned {row['mean_return']:.3f} on average")
+    return " ".join(parts).rstrip(";")

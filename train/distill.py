@@ -451,7 +451,10 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     assert best is not None
     student.net.load_state_dict(best[2])
     folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data, command))
-    write_curve(rows, cfg.out, f"{cfg.game}: distilled from {cfg.teacher} (x = DAgger round)")
+    from envs.core.spec import Variant
+
+    write_curve(rows, cfg.out, f"{envs.spec(cfg.game).title}, {Variant(cfg.game, cfg.options).label()}: "
+                f"student distilled from {cfg.teacher}", xlabel="DAgger round")
     results = []
     if cfg.final_eval_games > 0:
         for opp in cfg.eval_opponents:
@@ -469,20 +472,12 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
 
 
 def _provenance(cfg: DistillConfig, selected_round: int, data: dict[str, Any] | None, command: str) -> dict[str, Any]:
+    from train.report import git_commit
+
     return {"command": command or f"python -m train {cfg.game} --method distill --teacher {cfg.teacher}", "seed": cfg.seed,
             "options": cfg.options, "rounds": cfg.rounds, "games_per_round": cfg.games_per_round,
-            "git_commit": _git_commit(), "selected_round": selected_round, "teacher": cfg.teacher,
+            "git_commit": git_commit(), "selected_round": selected_round, "teacher": cfg.teacher,
             "decisions": int(len(data["values"])) if data else 0}
-
-
-def _git_commit() -> str:
-    import subprocess
-
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
-                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 def distill_preset(game: str) -> dict[str, Any]:

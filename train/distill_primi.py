@@ -1,7 +1,7 @@
 """Paired head-to-head and regret of a Primi Composti agent on held-out deals.
 
-    python -m train.distill_primi --agent primi_composti/learned --against primi_composti/minimax_6 --deals 200
-    python -m train.distill_primi --agent primi_composti/learned-v2 --against primi_composti/minimax_4 --version 2 --no-regret
+    python -m train.distill_primi --agent primi_composti/learned --against primi_composti/minimax?depth=6 --deals 200
+    python -m train.distill_primi --agent primi_composti/learned-v2 --against primi_composti/minimax?depth=4 --version 2 --no-regret
 
 Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0,
 deals 0..199: the deals of the regret table in docs/primi_composti.md; distillation draws its deals from
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     p = Parser(prog="python -m train.distill_primi", description=__doc__.split("\n")[0])
     p.add_argument("--agent", required=True)
-    p.add_argument("--against", default="primi_composti/minimax_6", help="comma-separated opponents")
+    p.add_argument("--against", default="primi_composti/minimax?depth=6", help="comma-separated opponents")
     p.add_argument("--version", type=int, default=1, choices=(1, 2))
     p.add_argument("--cards", type=int, default=12)
     p.add_argument("--deals", type=int, default=200)

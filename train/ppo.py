@@ -52,7 +52,7 @@ from train.checkpoint import (
     write_checkpoint,
 )
 from train.config import TrainConfig
-from train.curve import evaluate_policy_agent, evaluate_team, write_curve
+from train.curve import evaluate_policy_agent, evaluate_team, references_for, summary_line, write_curve
 from train.pool import OpponentPool, simulated_match_value
 from train.presets import GameHooks, hooks
 from train.seeds import RunSeeds, child, children
@@ -477,7 +477,7 @@ def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, pro
                     curve.recent.append(float(ep["r"]))
             t = self.num_timesteps
             if self.bar is not None:
-                self.bar.update(t - self.bar.n)
+                self.bar.update(min(t, cfg.timesteps) - self.bar.n)  # a last rollout may pass the planned steps
             if pool is not None and t >= sched["next_snap"]:
                 frozen = copy.deepcopy(model.policy)
                 frozen.set_training_mode(False)
@@ -501,7 +501,7 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
     """Write the model, what the run ships, `config.json`, the curve and the final tournaments; return a summary."""
     import torch
 
-    from train.report import final_tournaments, library_versions, write_config
+    from train.report import command_line, final_tournaments, git_commit, library_versions, write_config
 
     cfg, pool, n = run.cfg, opponents.pool, run.game.num_players
     with atomic_path(os.path.join(cfg.out, "model.zip")) as tmp:
@@ -524,9 +524,19 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
         extra["play"] = "average"
         extra["mixture_weights"] = [float(w) for w in weights]
     extra["versions"] = library_versions()
+    extra["provenance"] = {"command": command_line(), "git_commit": git_commit(), "method": "ppo"}
     extra["train_seconds"] = time.time() - t0
     config = write_config(cfg, extra)
-    write_curve(curve.rows, cfg.out, title=f"{cfg.game} — MaskablePPO{' self-play' if cfg.self_play else ''}")
+    from envs.core.spec import Variant
+
+    spec = envs.spec(cfg.game)
+    counts: dict[str, int] = {}
+    for i in opponents.ids:
+        counts[i] = counts.get(i, 0) + 1
+    against = (" self-play" if cfg.self_play else " (one policy in every seat)" if cfg.control == "all_seats"
+               else " against " + ", ".join(f"{i}*{c}" if c > 1 else i for i, c in counts.items()))
+    write_curve(curve.rows, cfg.out, title=f"{spec.title}, {Variant(cfg.game, cfg.options).label()}: MaskablePPO{against}",
+                references=references_for(run.game, spec, cfg.control))
     summary: dict[str, Any] = {"out": cfg.out, "train_seconds": config["train_seconds"], "final": curve.rows[-1]}
     if cfg.final_eval_games > 0:
         me = f"ppo:{cfg.out}"
@@ -539,8 +549,8 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
             lineups = [[me] + opponents.ids]
         summary["evaluation"] = final_tournaments(cfg, lineups, verbose)
     if verbose:
-        last = {k: round(v, 4) for k, v in curve.rows[-1].items() if k != "timesteps"}
-        print(f"saved {cfg.out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s); final: {last}")
+        print(f"saved {cfg.out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s)")
+        print(summary_line(cfg.game, cfg.options, curve.rows[-1], cfg.eval_games, team=cfg.control == "all_seats"))
         if "selected" in config:
             sel = config["selected"]
             print(f"shipped the mixture of step {sel['timesteps']} ({sel['by']}: {sel['exploitability']:.4f})")

@@ -32,6 +32,26 @@ def library_versions() -> dict[str, str]:
     }
 
 
+def git_commit() -> str:
+    """The commit of the code that ran ("" outside a git checkout)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def command_line() -> str:
+    """The command that started this process, as a user would type it (`python -m train ...`)."""
+    import sys
+
+    if sys.argv and sys.argv[0].endswith(os.path.join("train", "__main__.py")):
+        return " ".join(["python -m train", *sys.argv[1:]])
+    return " ".join(["python", *sys.argv])
+
+
 def write_config(cfg: TrainConfig, extra: dict[str, Any]) -> dict[str, Any]:
     """Write `config.json`: the run's `TrainConfig` plus `extra` (what it ships, versions, time)."""
     config = dataclasses.asdict(cfg) | extra

@@ -234,26 +234,26 @@ def _vector_step(T, B, S, actions):
 
 #: `envs.lama.fast.vec_reset` / `vec_step` with the strategies' `decide` inlined (what `opponent_kernel` carries).
 VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
-#: The agent ids `opponent_kernel` resolves (and the family `lama/third:A,B,C,D`).
-KERNEL_IDS = ("random", *STRATEGY_CODES, "lama/third:A,B,C,D")
+#: The agent ids `opponent_kernel` resolves (and the family `lama/third?a=&b=&c=&d=`).
+KERNEL_IDS = ("random", *STRATEGY_CODES, "lama/third?a=A&b=B&c=C&d=D")
 
 
 def opponent_kernel(agent_id: str):
     """The `OpponentKernel` of `agent_id` for `envs.lama_v0.vector_env`, or None when the agent has no kernel."""
-    import re
-
+    from agents.base import parse_id
     from envs.core.vector import RANDOM, OpponentKernel
 
     if agent_id == "random":
         return RANDOM
-    if agent_id in STRATEGY_CODES:
-        code, params = STRATEGY_CODES[agent_id]
+    base, kwargs = parse_id(agent_id)  # the registry's grammar (old spellings rewritten)
+    if base in STRATEGY_CODES and not kwargs:
+        code, params = STRATEGY_CODES[base]
         return OpponentKernel(agent_id, code, tuple(params), VECTOR_KERNELS)
-    num = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-    m = re.fullmatch(rf"lama/third:({num}),({num}),({num}),({num})", agent_id)
-    if m:
-        params = tuple(float(x) for x in m.groups())
+    if base == "lama/third":
+        if set(kwargs) != set("abcd"):
+            raise ValueError(f"lama/third takes all four fold parameters a, b, c, d, or none; got {agent_id!r}")
+        params = tuple(float(kwargs[k]) for k in "abcd")
         if not all(np.isfinite(params)):
-            raise ValueError(f"strategy 3 needs four finite parameters (A, B, C, D), got {agent_id!r}")
+            raise ValueError(f"strategy 3 needs four finite parameters (a, b, c, d), got {agent_id!r}")
         return OpponentKernel(agent_id, THIRD, params, VECTOR_KERNELS)
     return None

@@ -136,7 +136,7 @@ __all__ = ["BLUEPRINTS", "PimcTeacher", "make_pimc", "make_pimc_retuned"]
 
 
 def make_pimc(game: LamaGame, rng: np.random.Generator, k: str = "300", blueprint: str = "first") -> PimcTeacher:
-    """`lama/pimc` and `lama/pimc-k<k>`: the teacher over strategy-1 rollouts."""
+    """`lama/pimc` and `lama/pimc?k=<k>`: the teacher over strategy-1 rollouts."""
     return PimcTeacher(game, rng, k=int(k), blueprint=blueprint)
 
 

@@ -8,7 +8,7 @@ exact decision rules as pinned down by the seed's public code in the
 Registered ids: `lama/first`, `lama/second`, `lama/third` (the report's
 tuned parameters), `lama/third-default` (the code's defaults (10, 5, 4.4, 1)),
 `lama/third-retuned` (this repository's re-tuned set, see `RETUNED`), and the
-family `lama/third:A,B,C,D`; the PIMC searchers `lama/pimc` (`lama/pimc-k<k>`,
+family `lama/third?a=A&b=B&c=C&d=D`; the PIMC searchers `lama/pimc` (`lama/pimc?k=<k>`,
 `lama/pimc-retuned`) of `agents.lama.pimc`.
 
 Deviation (all three): the seed's code always allows drawing. Where the rules
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import register, register_pattern
+from agents.base import old_spelling, positive_int, register
 from envs.lama.rules import DRAW, LLAMA, QUIT, VALUES, View, next_card
 
 TUNED = (17.576, 12.24196, 3.920, 1.222)  # report §VI.A, after the Monte-Carlo search
@@ -131,23 +131,34 @@ class ThirdStrategy:
         return QUIT
 
 
-def _third_params(game, rng, params: str) -> ThirdStrategy:
-    values = tuple(float(p) for p in params.split(","))
-    return ThirdStrategy(game, rng, values)
-
 
 register("lama/first", FirstStrategy)
 register("lama/second", SecondStrategy)
-register("lama/third", ThirdStrategy)
-register("lama/third-default", lambda game, rng: ThirdStrategy(game, rng, DEFAULT))
-register("lama/third-retuned", lambda game, rng: ThirdStrategy(game, rng, RETUNED))
+def _third(game, rng, a: float | None = None, b: float | None = None, c: float | None = None,
+           d: float | None = None) -> ThirdStrategy:
+    given = (a, b, c, d)
+    if any(v is None for v in given):
+        if any(v is not None for v in given):
+            raise ValueError("lama/third takes all four fold parameters a, b, c, d, or none (the report's tuned set)")
+        return ThirdStrategy(game, rng)
+    return ThirdStrategy(game, rng, given)
+
+
+FOLD_PARAMS = {"a": float, "b": float, "c": float, "d": float}
+register("lama/third", _third, params=FOLD_PARAMS,
+         doc="Strategy 3: fold by the rule f(x, y, z); ?a=&b=&c=&d= sets its fold parameters (default the report's).")
+register("lama/third-default", lambda game, rng: ThirdStrategy(game, rng, DEFAULT),
+         doc="Strategy 3 with the seed code's hard-coded fold parameters (10, 5, 4.4, 1).")
+register("lama/third-retuned", lambda game, rng: ThirdStrategy(game, rng, RETUNED),
+         doc="Strategy 3 with fold parameters re-tuned by this project's search (see RETUNED).")
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-register_pattern(rf"lama/third:(?P<params>{_NUM},{_NUM},{_NUM},{_NUM})", _third_params, "lama/third:A,B,C,D")
+old_spelling(rf"lama/third:(?P<a>{_NUM}),(?P<b>{_NUM}),(?P<c>{_NUM}),(?P<d>{_NUM})",
+             lambda a, b, c, d: f"lama/third?a={a}&b={b}&c={c}&d={d}")
 
 
 # The PIMC teacher builds on these strategies: registered by name, built on first use.
-register("lama/pimc", "agents.lama.pimc:make_pimc")
+register("lama/pimc", "agents.lama.pimc:make_pimc", params={"k": positive_int})
 register("lama/pimc-retuned", "agents.lama.pimc:make_pimc_retuned")
-register_pattern(r"lama/pimc-k(?P<k>\d+)", "agents.lama.pimc:make_pimc", "lama/pimc-k<k>")
+old_spelling(r"lama/pimc-k(?P<k>\d+)", lambda k: f"lama/pimc?k={k}")
 
 __all__ = ["DEFAULT", "RETUNED", "TUNED", "FirstStrategy", "SecondStrategy", "ThirdStrategy", "fold_value"]

@@ -1,9 +1,13 @@
-"""The shipped learned checkpoints, registered as agents `<game>/learned...`.
+"""The shipped learned checkpoints, registered as agents `<game>/learned...` and `<game>/ppo...`.
 
 Every sub-folder holding a `policy.json` (and its `weights.pt`) is a student saved
-by `python -m train GAME --method distill` (see `agents.learned`). Its agent id is
+by `python -m train distill GAME` (see `agents.learned`). Its agent id is
 the `agent_id` field of `policy.json`, else derived from the folder name: `<game>`
 gives `<game>/learned` and `<game>-<variant>` gives `<game>/learned-<variant>`.
+A sub-folder holding a PPO run's `config.json` and `model.zip` (`python -m train GAME`:
+a policy learned from the environment alone, no teacher) is registered the same way
+from a folder named `<game>-ppo[-<variant>]` as `<game>/ppo[-<variant>]`, and played by
+`agents.policy` (tensors only, as `ppo:<folder>`).
 Listing them reads the JSON files only; a checkpoint is loaded (tensors only) when
 its agent is built.
 """
@@ -30,10 +34,56 @@ def checkpoint_id(folder: str, meta: dict[str, Any]) -> str:
 
 def checkpoints(root: str = HERE) -> dict[str, str]:
     """Agent id -> checkpoint folder for every readable `policy.json` under `root`."""
-    out: dict[str, str] = {}
+    return {agent_id: folder for agent_id, (folder, _) in _metas(root).items()}
+
+
+def checkpoint_options(root: str = HERE) -> dict[str, dict[str, Any]]:
+    """Agent id -> the game options its student was trained on (`policy.json`'s `options`)."""
+    return {agent_id: dict(meta.get("options") or {}) for agent_id, (_, meta) in _metas(root).items()}
+
+
+def checkpoint_docs(root: str = HERE) -> dict[str, str]:
+    """Agent id -> a one-line description: the student's kind, its teacher and its game options."""
+    out = {}
+    for agent_id, (_, meta) in _metas(root).items():
+        prov = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
+        teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
+        if meta.get("kind") == "ppo":
+            against = ", ".join(prov.get("opponents") or []) or "self-play"
+            out[agent_id] = f"PPO from the environment alone, no teacher (trained against {against})"
+        else:
+            out[agent_id] = f"learned student{teacher} (one forward pass per move, no search)"
+    return out
+
+
+def _ppo_meta(folder: str) -> dict[str, Any] | None:
+    """A shipped PPO run's `config.json` as checkpoint metadata (None if it is not one)."""
+    path = os.path.join(folder, "config.json")
+    if not (os.path.isfile(path) and os.path.isfile(os.path.join(folder, "model.zip"))):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            cfg = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    game, name = cfg.get("game"), os.path.basename(folder)
+    if not isinstance(game, str) or not name.startswith(f"{game}-ppo"):
+        return None
+    variant = name[len(game) + len("-ppo"):]
+    return {"game": game, "options": cfg.get("options") or {}, "agent_id": f"{game}/ppo{variant}", "kind": "ppo",
+            "provenance": {"method": "ppo", "opponents": cfg.get("opponents"), "timesteps": cfg.get("timesteps")}}
+
+
+def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Agent id -> (folder, policy.json) of every readable checkpoint under `root`."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
     for name in sorted(os.listdir(root)):
         folder = os.path.join(root, name)
         path = os.path.join(folder, "policy.json")
+        ppo = _ppo_meta(folder) if os.path.isdir(folder) else None
+        if ppo is not None:
+            out[ppo["agent_id"]] = (folder, ppo)
+            continue
         if not os.path.isfile(path):
             continue
         try:
@@ -42,12 +92,16 @@ def checkpoints(root: str = HERE) -> dict[str, str]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             continue  # an unreadable checkpoint is reported when it is asked for by folder (learned:<folder>)
         if isinstance(meta, dict) and isinstance(meta.get("game"), str):
-            out[checkpoint_id(folder, meta)] = folder
+            out[checkpoint_id(folder, meta)] = (folder, meta)
     return out
 
 
-def _factory(agent_id: str, folder: str):
+def _factory(agent_id: str, folder: str, kind: str | None = None):
     def make(game: Any, rng: np.random.Generator) -> Any:
+        if kind == "ppo":
+            from agents.policy import load_policy_agent
+
+            return load_policy_agent(folder, game, rng)
         from agents.learned import load_learned_agent
 
         return load_learned_agent(folder, game, rng, name=agent_id)
@@ -58,4 +112,4 @@ def _factory(agent_id: str, folder: str):
 def factories() -> dict[str, Any]:
     """Agent id -> `factory(game, rng)` of every shipped checkpoint (the registry in
     `agents.base` adds them; this package does not import the registry)."""
-    return {agent_id: _factory(agent_id, folder) for agent_id, folder in checkpoints().items()}
+    return {agent_id: _factory(agent_id, folder, meta.get("kind")) for agent_id, (folder, meta) in _metas(HERE).items()}

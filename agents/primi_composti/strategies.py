@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import register, register_pattern
+from agents.base import old_spelling, positive_int, register
 from agents.primi_composti import fast as kernels
 from agents.primi_composti.solvers import best_card, make_solver
 from envs.primi_composti import fast as fast_path
@@ -189,7 +189,21 @@ def _seed(policy: str):
     return make
 
 
+#: One line per seed player, for listings (`python -m evaluate list`).
+_DOCS = {"asc": "The seed's player that plays its lowest card.", "desc": "The seed's player that plays its highest card.",
+         "rand": "The seed's player that plays its cards in the dealt (random) order.",
+         "greedy_asc": "The seed's greedy player: the best immediate score, ties to the lowest card.",
+         "greedy_desc": "The seed's greedy player: the best immediate score, ties to the highest card.",
+         "greedy_rand": "The seed's greedy player: the best immediate score, ties to the first dealt card."}
 for _p in SIMPLE:
-    register(f"primi_composti/{_p}", _seed(_p))
-register_pattern(r"primi_composti/minimax_(?P<d>\d+)", lambda game, rng, d: SeedPlayer(game, rng, f"minimax_{int(d)}"), "primi_composti/minimax_<d>")
+    register(f"primi_composti/{_p}", _seed(_p), doc=_DOCS[_p])
+def _minimax(game: Any, rng: np.random.Generator, depth: int | None = None) -> SeedPlayer:
+    if depth is None:
+        raise ValueError("primi_composti/minimax needs its search depth: primi_composti/minimax?depth=N (N >= 1)")
+    return SeedPlayer(game, rng, f"minimax_{depth}")
+
+
+register("primi_composti/minimax", _minimax, params={"depth": positive_int},
+         doc="The seed's minimax player searching ?depth= plies (2 players).")
+old_spelling(r"primi_composti/minimax_(?P<d>\d+)", lambda d: f"primi_composti/minimax?depth={int(d)}")
 register("primi_composti/solver", SolverPlayer)

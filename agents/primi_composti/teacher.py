@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import register, register_pattern
+from agents.base import old_spelling, positive_int, register
 from agents.primi_composti.fast import alphabeta
 from agents.primi_composti.solvers import make_solver
 from agents.search.teacher import TeacherAgent
@@ -116,6 +116,12 @@ class PrimiTeacher(TeacherAgent):
         return out
 
 
-register("primi_composti/teacher", PrimiTeacher)
-register_pattern(r"primi_composti/teacher_exact(?P<n>\d+)_depth(?P<d>\d+)",
-                 lambda game, rng, n, d: PrimiTeacher(game, rng, int(n), int(d)), "primi_composti/teacher_exact<N>_depth<d>")
+def _teacher(game: Any, rng: np.random.Generator, exact: int | None = None, depth: int | None = None) -> PrimiTeacher:
+    kwargs = {k: v for k, v in (("exact_cards", exact), ("fallback_depth", depth)) if v is not None}
+    return PrimiTeacher(game, rng, **kwargs)
+
+
+register("primi_composti/teacher", _teacher, params={"exact": positive_int, "depth": positive_int},
+         doc="The search teacher: exact once ?exact= cards are left, else minimax to ?depth=.")
+old_spelling(r"primi_composti/teacher_exact(?P<n>\d+)_depth(?P<d>\d+)",
+             lambda n, d: f"primi_composti/teacher?exact={int(n)}&depth={int(d)}")

@@ -37,6 +37,7 @@ What the seed does not specify, and the choices made here:
 from __future__ import annotations
 
 import math
+from typing import Any
 from urllib.parse import parse_qsl
 
 import numba
@@ -442,6 +443,16 @@ def _solo_many_ends(bd, x, y, f, nf, programs, crushers_on):
     return out
 
 
-def mc_factory(game: RoboRallyGame, rng: np.random.Generator, query: str = "") -> MonteCarloProgram:
-    """`roborally/mc` or `roborally/mc?<query>` (options as in `parse_options`)."""
-    return MonteCarloProgram(game, rng, **parse_options(query or ""))
+def mc_factory(game: RoboRallyGame, rng: np.random.Generator, **options: Any) -> MonteCarloProgram:
+    """`roborally/mc` or `roborally/mc?budget=..&depth=..` (the registry parses the query by `MC_PARAMS`)."""
+    return MonteCarloProgram(game, rng, **{**{k: v for k, (_, v) in OPTIONS.items()}, **options})
+
+
+def _param(allowed: Any) -> Any:
+    from agents.base import choice, positive_int
+
+    return positive_int if allowed is int else choice(*allowed)
+
+
+#: The query parameters of `roborally/mc` (`agents.base` grammar): name -> converter.
+MC_PARAMS = {k: _param(allowed) for k, (allowed, _) in OPTIONS.items()}

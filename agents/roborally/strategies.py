@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import register, register_pattern
-from agents.roborally.mc import MonteCarloProgram, mc_factory
+from agents.base import register
+from agents.roborally.mc import MC_PARAMS, MonteCarloProgram, mc_factory
 from agents.roborally.solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, unrank
 from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers
@@ -98,11 +98,11 @@ class GreedyProgram(ProgramPlanner):
 
 register("roborally/random", RandomProgram)
 register("roborally/greedy", GreedyProgram)
-register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"))
-register("roborally/mc", mc_factory)
+register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"),
+         doc="roborally/greedy on the readable engine (a check of the compiled one; slower).")
+register("roborally/mc", mc_factory, params=MC_PARAMS,
+         doc="The seed's Monte-Carlo robot (playouts of candidate programs; ?budget=&depth=&policy=&eval=&top=&engine=).")
 register("roborally/greedy-teacher", "agents.roborally.teacher:GreedyTeacher")
-register_pattern(r"roborally/mc\?(?P<query>.*)", mc_factory,
-                 "roborally/mc?budget=2000&depth=1&policy=random&eval=default&top=32&engine=fast")
 
 __all__ = ["GreedyProgram", "MonteCarloProgram", "ProgramPlanner", "RandomProgram", "Solo", "SoloSimulator",
            "greedy_program", "solo_of"]

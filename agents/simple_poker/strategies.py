@@ -13,9 +13,9 @@ size O(n) (each player's infosets are just its n cards, so the sequence form is
 the behaviour form), solved by SciPy's HiGHS: n = 100 takes milliseconds,
 where the seed's matrix over 2^n pure tactics is exponential.
 
-Registered ids: `simple_poker/nash`, `simple_poker/threshold-<t>`,
-`simple_poker/tactic-<bits>` (e.g. `tactic-011`: same vector in both roles) and
-`simple_poker/tactic-<p1 bits>-<p2 bits>`.
+Registered ids: `simple_poker/nash`, `simple_poker/threshold?t=<t>`,
+`simple_poker/tactic?bet=<bits>` (e.g. `?bet=011`: same vector in both roles) and
+`simple_poker/tactic?bet=<p1 bits>&call=<p2 bits>`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from agents.base import register, register_pattern
+from agents.base import old_spelling, positive_int, register
 from agents.search.matrix_game import solve_matrix_game
 from envs.simple_poker.rules import BET, PASS, SimplePokerGame, View
 
@@ -254,12 +254,20 @@ def _nash(game: SimplePokerGame, rng: np.random.Generator) -> BehaviourAgent:
     return BehaviourAgent(game, rng, sol.strategy, name="simple_poker/nash")
 
 
-def _threshold(game: SimplePokerGame, rng: np.random.Generator, t: str) -> BehaviourAgent:
-    t_ = int(t)
-    if not 1 <= t_ <= game.n:
-        raise ValueError(f"threshold must be in 1..{game.n}, got {t_}")
-    vec = tuple(1.0 if c >= t_ else 0.0 for c in range(1, game.n + 1))
-    return BehaviourAgent(game, rng, Behaviour(vec, vec), name=f"simple_poker/threshold-{t_}")
+def _threshold(game: SimplePokerGame, rng: np.random.Generator, t: int | None = None) -> BehaviourAgent:
+    if t is None:
+        raise ValueError(f"simple_poker/threshold needs its threshold: simple_poker/threshold?t=T (1..{game.n})")
+    if not 1 <= t <= game.n:
+        raise ValueError(f"threshold must be in 1..{game.n}, got {t}")
+    vec = tuple(1.0 if c >= t else 0.0 for c in range(1, game.n + 1))
+    return BehaviourAgent(game, rng, Behaviour(vec, vec), name=f"simple_poker/threshold?t={t}")
+
+
+def _bit_string(text: str) -> str:
+    """one 0/1 digit per card"""
+    if not text or set(text) - {"0", "1"}:
+        raise ValueError(f"expected one 0/1 digit per card, got {text!r}")
+    return text
 
 
 def _bits(text: str, n: int) -> tuple[float, ...]:
@@ -268,13 +276,21 @@ def _bits(text: str, n: int) -> tuple[float, ...]:
     return tuple(float(ch) for ch in text)
 
 
-def _tactic(game: SimplePokerGame, rng: np.random.Generator, p1: str, p2: str | None = None) -> BehaviourAgent:
-    b = _bits(p1, game.n)
-    c = _bits(p2, game.n) if p2 else b
-    name = f"simple_poker/tactic-{p1}" + (f"-{p2}" if p2 else "")
+def _tactic(game: SimplePokerGame, rng: np.random.Generator, bet: str | None = None,
+            call: str | None = None) -> BehaviourAgent:
+    if bet is None:
+        raise ValueError(f"simple_poker/tactic needs its betting digits: simple_poker/tactic?bet=<{game.n} digits 0/1>")
+    b = _bits(bet, game.n)
+    c = _bits(call, game.n) if call else b
+    name = f"simple_poker/tactic?bet={bet}" + (f"&call={call}" if call else "")
     return BehaviourAgent(game, rng, Behaviour(b, c), name=name)
 
 
-register("simple_poker/nash", _nash)
-register_pattern(r"simple_poker/threshold-(?P<t>\d+)", _threshold, "simple_poker/threshold-<t>")
-register_pattern(r"simple_poker/tactic-(?P<p1>[01]+)(?:-(?P<p2>[01]+))?", _tactic, "simple_poker/tactic-<bits>[-<bits>]")
+register("simple_poker/nash", _nash, doc="The exact Nash equilibrium strategy of this deck, ante and bet.")
+register("simple_poker/threshold", _threshold, params={"t": positive_int},
+         doc="Bet (or call) with a card of value ?t= or more, else check (or fold).")
+register("simple_poker/tactic", _tactic, params={"bet": _bit_string, "call": _bit_string},
+         doc="A pure tactic: ?bet= one 0/1 digit per card for betting, ?call= (optional) for calling.")
+old_spelling(r"simple_poker/threshold-(?P<t>\d+)", lambda t: f"simple_poker/threshold?t={int(t)}")
+old_spelling(r"simple_poker/tactic-(?P<p1>[01]+)(?:-(?P<p2>[01]+))?",
+             lambda p1, p2=None: f"simple_poker/tactic?bet={p1}" + (f"&call={p2}" if p2 else ""))

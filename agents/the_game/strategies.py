@@ -19,7 +19,7 @@ Registered ids:
 * `the_game/bestplays` — the strong official-rules baseline of this project
   (plays ranked by the live cards they skip, two-card trick chains, an extra-play
   threshold, and `please_hold` flags when `communication="pile_flags"`);
-* `the_game/rollout` (`the_game/rollout-k<k>`) — gated rollout improvement of
+* `the_game/rollout` (`the_game/rollout?k=<k>`) — gated rollout improvement of
   bestplays, a teacher (`agents.the_game.rollout`).
 """
 
@@ -29,7 +29,7 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from agents.base import register, register_pattern
+from agents.base import old_spelling, positive_int, register
 from agents.the_game.rollout import RolloutTeacher
 from envs.the_game.rules import (
     END_TURN,
@@ -375,9 +375,9 @@ register("the_game/minimal", MinimalStrategy)
 register("the_game/trick", TrickStrategy)
 register("the_game/simplest", SimplestStrategy)
 register("the_game/bestplays", BestPlaysStrategy)
-register("the_game/rollout", RolloutTeacher)
-register_pattern(r"the_game/rollout-k(?P<k>\d+)", lambda game, rng, k: RolloutTeacher(game, rng, k=int(k)),
-                 "the_game/rollout-k<k>")
+register("the_game/rollout", RolloutTeacher, params={"k": positive_int},
+         doc="Gated rollout improvement of bestplays (?k= rollouts per candidate move).")
+old_spelling(r"the_game/rollout-k(?P<k>\d+)", lambda k: f"the_game/rollout?k={k}")
 
 #: The seed's strategies (rules doc §4.1) by their names in the blog's table.
 SEED_STRATEGIES = {"random": RandomStrategy, "minimal": MinimalStrategy, "trick": TrickStrategy}

@@ -57,9 +57,15 @@ def _convert(text: str, hint: Any) -> Any:
             return False
         raise ValueError(f"{text!r} is not a boolean (true/false)")
     if hint is int:
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not an integer") from None
     if hint is float:
-        return float(text)
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
     if hint is str:
         return text
     if origin in (tuple, list) or hint in (tuple, list):
@@ -97,5 +103,12 @@ def parse_options(config_cls: type, pairs: Iterable[str]) -> dict[str, Any]:
         try:
             out[key] = _convert(text.strip(), hints.get(key, str))
         except ValueError as e:
-            raise ValueError(f"option {key}={text!r}: {e}") from None
+            raise ValueError(f"option {key}={text!r}: {e}; {_declaration(config_cls, key)}") from None
     return out
+
+
+def _declaration(config_cls: type, key: str) -> str:
+    """`key`'s declaration for an error message: its type or allowed values, default and help."""
+    from envs.core.spec import declared_options  # spec builds on this module
+
+    return next((o.describe() for o in declared_options(config_cls) if o.name == key), key)

@@ -108,11 +108,20 @@ class GameSpec:
         default_lineup: agent ids by seat for `python -m evaluate GAME` without `--agents`: the
             strongest baseline first, then the next strongest; the last id fills the other seats.
         preset_keys: options that select a rules preset (fuzzing tries every other option under each).
+        reward_options: options that change only the returns (never the rules, the views or the legal
+            moves): a policy trained under one value plays under any other (`agents.options`).
         fuzz_variants: option sets with open domains that the fuzzer tries beside the defaults.
         move_help: what the move names mean, shown on `?` in terminal play.
+        goal: how the game is won, in a sentence or two for a person (shown on `?` in terminal play).
+        round_summary: `round_summary(game, before, after, names) -> str | None`, for games played in rounds:
+            what a person should be told when the move from state `before` to `after` ended a round (who went
+            out, each seat's points); `names[s]` is how to call seat s ("you", "player_1"). None otherwise.
         describe_view: `describe_view(game, view) -> str`, what a seat knows as text for a person
             (terminal play; a move is described by the engine's `action_to_string`).
-        write_picture: `write_picture(game, view, path)`, a PNG of what a seat sees, for games with a picture.
+        write_picture: `write_picture(game, view, path, labels)`, a PNG of what a seat sees, for games with a
+            picture; `labels[s]` says who plays seat s ("you", an agent id).
+        seat_label: `seat_label(seat) -> str`, how a person calls a seat (default `player_<seat>`), used by
+            terminal play wherever it names a seat (RoboRally: "robot 1" for seat 0, as on its board).
         examples: runnable `python -m evaluate` argument strings, shown in the game's help.
         league_deals: deals per pair of the leaderboard's league.
         league_members: members of parametric agent families that a default league includes.
@@ -139,10 +148,14 @@ class GameSpec:
     public_moves: bool = True
     default_lineup: tuple[str, ...] = ("random",)
     preset_keys: tuple[str, ...] = ()
+    reward_options: tuple[str, ...] = ()
     fuzz_variants: tuple[Mapping[str, Any], ...] = ()
     move_help: str = ""
+    goal: str = ""
+    round_summary: Callable[[Any, Any, Any, list[str]], str | None] | None = None
     describe_view: Callable[[Any, Any], str] | None = None
-    write_picture: Callable[[Any, Any, str], None] | None = None
+    write_picture: Callable[..., None] | None = None
+    seat_label: Callable[[int], str] | None = None
     examples: tuple[str, ...] = ()
     league_deals: int = 50
     league_members: tuple[str, ...] = ()
@@ -176,6 +189,10 @@ class GameSpec:
         """The default line-up for a table of `num_players` seats."""
         ids = list(self.default_lineup[:num_players])
         return ids + [self.default_lineup[-1]] * (num_players - len(ids))
+
+    def seat_name(self, seat: int) -> str:
+        """How a person calls `seat` (`seat_label`, else `player_<seat>`)."""
+        return self.seat_label(seat) if self.seat_label is not None else f"player_{seat}"
 
     def variant(self, **options: Any) -> Variant:
         """This game with `options` (validated now)."""

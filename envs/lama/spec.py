@@ -27,6 +27,22 @@ def describe_view(game: Any, view: Any) -> str:
     return "\n".join(lines)
 
 
+def round_summary(game: Any, before: Any, after: Any, names: list[str]) -> str | None:
+    """When a move ended a round: who went out (emptied their hand), each seat's penalty this round and total."""
+    if after.round == before.round and not (after.game_over and not before.game_over):
+        return None
+    n = len(names)
+    out = [names[i] for i in range(n) if after.last_scores[i] == 0]  # any card left scores at least 1
+    how = (f"{' and '.join(out)} emptied {'their hand' if len(out) == 1 else 'their hands'}" if out
+           else "nobody emptied their hand (every player left the round)")
+    delta = [a - b for a, b in zip(after.totals, before.totals)]
+    parts = []
+    for i in range(n):
+        chip = f" (cards {after.last_scores[i]}, a chip returned)" if delta[i] < after.last_scores[i] else ""
+        parts.append(f"{names[i]} {delta[i]:+d}{chip} = {after.totals[i]}")
+    return f"round {before.round + 1} over: {how}. Penalty points this round and totals: " + ", ".join(parts)
+
+
 SPEC = GameSpec(
     id="lama",
     title="L.A.M.A.",
@@ -36,6 +52,7 @@ SPEC = GameSpec(
     env_module="envs.lama_v0",
     default_lineup=("lama/first", "lama/third"),
     preset_keys=("rules",),
+    reward_options=("reward",),
     fuzz_variants=({"target_points": 10},),
     move_help=(
         "play V / play llama: lay that card on the discard pile (same value as the top card or the next one; "
@@ -43,6 +60,11 @@ SPEC = GameSpec(
         "round and score the cards you hold."
     ),
     describe_view=describe_view,
+    goal=("have the fewest penalty points when the game ends, after the round in which someone's total reaches "
+          "40 (target_points). A round ends when a player empties their hand or every player has left it (quit); "
+          "the cards still in a hand score penalty points (a card its value, a llama 10; each value once under the "
+          "published rules), and a player who empties their hand gives back a chip (10 points, else 1)."),
+    round_summary=round_summary,
     examples=(
         "lama --agents lama/first,lama/third*3 --games 2000",
         "lama --option rules=seed2022 --agents lama/third-retuned,lama/first*3 --games 2000",

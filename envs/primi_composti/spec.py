@@ -32,9 +32,13 @@ SPEC = GameSpec(
     encoder_class=PrimiCompostiEncoder,
     env_module="envs.primi_composti_v0",
     zero_sum=True,
-    default_lineup=("primi_composti/minimax_4", "primi_composti/greedy_rand"),
+    default_lineup=("primi_composti/minimax?depth=4", "primi_composti/greedy_rand"),
     preset_keys=("version",),
+    reward_options=("reward",),
     fuzz_variants=({"cards_per_player": 3}, {"cards_per_player": 6, "num_players": 3}),
+    goal=("the highest score when every card is played (a prime counts 2, a composite 1). Version 1: a card "
+          "scores its value plus the two visible top cards it makes by +, −, × or ÷. Version 2: it captures "
+          "those two cards onto your stacks, and the cards on your stacks are your score."),
     move_help=(
         "play C: lay card C on your prime or composite stack; if it equals the sum, difference, "
         "product or quotient of two visible top cards you take them (the operation: with "
@@ -42,11 +46,11 @@ SPEC = GameSpec(
     ),
     describe_view=describe_view,
     examples=(
-        "primi_composti --agents primi_composti/minimax_4,primi_composti/greedy_rand --games 400",
-        "primi_composti --option version=2 --agents primi_composti/learned-v2,primi_composti/minimax_4 --games 200",
+        "primi_composti --agents primi_composti/minimax?depth=4,primi_composti/greedy_rand --games 400",
+        "primi_composti --option version=2 --agents primi_composti/learned-v2,primi_composti/minimax?depth=4 --games 200",
     ),
     league_deals=30,
-    league_members=("primi_composti/minimax_2", "primi_composti/minimax_6"),
+    league_members=("primi_composti/minimax?depth=2", "primi_composti/minimax?depth=6"),
     league_skip={"primi_composti/solver": "an exact search: seconds a game",
                  "primi_composti/teacher": "a search: seconds a game"},
     agents_module="agents.primi_composti",

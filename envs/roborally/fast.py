@@ -893,7 +893,7 @@ class FastEngine:
         out = []
         for i, (a, b) in enumerate(zip(self.robots_of(fs), state.robots)):
             if a != b:
-                out.append(f"robot {i}: fast {a} != plain {b}")
+                out.append(f"robot {i + 1}: fast {a} != plain {b}")
         regs = tuple(tuple(r) for r in fs.registers.tolist())
         if regs != tuple(tuple(r) for r in state.registers):
             out.append(f"registers: fast {regs} != plain {state.registers}")

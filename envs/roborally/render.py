@@ -72,25 +72,35 @@ def _ansi_cell(board: Board, x: int, y: int, robots_at: dict, flag_at: dict, dev
     return main + devices.get((x, y), " ")
 
 
-def ansi(board: Board, robots: Sequence = ()) -> str:
+#: What the characters of `ansi` mean (terminal play prints it under the board).
+LEGEND = ("legend: 1^ robot 1 facing north (^ > v < : N E S W), F1 flag 1, ↑→↓← belt, ⇑⇒⇓⇐ express belt, "
+          "~ the belt turns, gR/gL gear (turns clockwise/counter-clockwise), r1/r2 wrench (repairs 1/2), XX pit, "
+          "| and --- walls, L laser, P pusher, K crusher; (x,y): column x, row y from the top left")
+
+
+def ansi(board: Board, robots: Sequence = (), labels: Sequence[str] | None = None, coords: bool = False) -> str:
     """The board as text: walls as | and ---, robots as number + facing (^ > v <), flags F1.., belts as arrows
-    (express doubled, ~ rotating), gR/gL gears, r1/r2 wrenches, XX pits, L/P/K devices; one legend line per robot."""
+    (express doubled, ~ rotating), gR/gL gears, r1/r2 wrenches, XX pits, L/P/K devices; one legend line per robot.
+
+    `labels[i]` is added to robot i's line (who drives it: "you", an agent id); `coords` numbers the columns
+    and rows (x across, y down, as in the robot lines)."""
     robots_at = {(r.x, r.y): (i, r) for i, r in enumerate(robots) if r.on_board and not r.eliminated}
     flag_at = {xy: k for k, xy in enumerate(board.flags, start=1)}
     devices = {}
     for marker, items in (("K", board.crushers), ("P", board.pushers), ("L", board.lasers)):
         devices.update({(d.x, d.y): marker for d in items})
-    lines = []
+    margin = "   " if coords else ""
+    lines = [margin + " " + " ".join(f"{x:^3}" for x in range(board.width))] if coords else []
     for y in range(board.height):
-        lines.append(" " + " ".join("---" if board.wall(x, y, 0) else "   " for x in range(board.width)) + " ")
-        row = []
+        lines.append(margin + " " + " ".join("---" if board.wall(x, y, 0) else "   " for x in range(board.width)) + " ")
+        row = [f"{y:>2} "] if coords else []
         for x in range(board.width):
             row.append("|" if board.wall(x, y, 3) else " ")
             row.append(_ansi_cell(board, x, y, robots_at, flag_at, devices))
         row.append("|" if board.wall(board.width - 1, y, 1) else " ")
         lines.append("".join(row))
     y = board.height - 1
-    lines.append(" " + " ".join("---" if board.wall(x, y, 2) else "   " for x in range(board.width)) + " ")
+    lines.append(margin + " " + " ".join("---" if board.wall(x, y, 2) else "   " for x in range(board.width)) + " ")
     flags = len(board.flags)
     for i, r in enumerate(robots):
         if r.eliminated:
@@ -101,7 +111,8 @@ def ansi(board: Board, robots: Sequence = ()) -> str:
             where = f"at ({r.x},{r.y}) facing {'NESW'[r.facing]}"
         state = ", powered down" if r.powered_down else ""
         nxt = "all flags" if r.next_flag >= flags else f"next flag {r.next_flag + 1}/{flags}"
-        lines.append(f"robot {i + 1}: {where}, damage {r.damage}, lives {r.lives}, {nxt}{state}")
+        who = f" ({labels[i]})" if labels is not None and i < len(labels) and labels[i] else ""
+        lines.append(f"robot {i + 1}{who}: {where}, damage {r.damage}, lives {r.lives}, {nxt}{state}")
     return "\n".join(lines)
 
 
@@ -324,6 +335,28 @@ def with_caption(picture: np.ndarray, text: str, height: int = 24) -> np.ndarray
     while size > 8 and _font(size).getlength(text) > w - 8:
         size -= 1
     ImageDraw.Draw(image).text((4, height // 2), text, fill=TEXT_RGB, font=_font(size), anchor="lm")
+    return np.asarray(image, dtype=np.uint8).copy()
+
+
+def with_legend(picture: np.ndarray, labels: Sequence[str], height: int = 24) -> np.ndarray:
+    """The picture with a white strip below naming who drives each robot: robot i's colour, its number and
+    `labels[i]` (e.g. "you", "roborally/greedy"), side by side (the font shrinks to fit the width)."""
+    h, w, _ = picture.shape
+    image = Image.new("RGB", (w, h + height), (255, 255, 255))
+    image.paste(Image.fromarray(picture), (0, 0))
+    draw = ImageDraw.Draw(image)
+    texts = [f"{i + 1} {label}" for i, label in enumerate(labels)]
+    box = height - 8
+    size = int(height * 0.6)
+    while size > 8 and sum(_font(size).getlength(t) + box + 16 for t in texts) > w - 8:
+        size -= 1
+    x = 4
+    for i, text in enumerate(texts):
+        colour = ROBOT_COLOURS[i % len(ROBOT_COLOURS)]
+        draw.rectangle([x, h + 4, x + box, h + 4 + box], fill=colour, outline=TEXT_RGB)
+        x += box + 4
+        draw.text((x, h + height // 2), text, fill=TEXT_RGB, font=_font(size), anchor="lm")
+        x += int(_font(size).getlength(text)) + 12
     return np.asarray(image, dtype=np.uint8).copy()
 
 

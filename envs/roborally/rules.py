@@ -977,7 +977,7 @@ class RoboRallyGame:
         head = f"RoboRally on {self.board.name!r}, turn {state.turn + 1}, sub-step {state.step}"
         reason = self.over_reason(state)
         if reason == "win":
-            head += f"; robot {state.winner} won"
+            head += f"; robot {state.winner + 1} won"  # robots are numbered from 1 everywhere
         elif reason:
             head += f"; over ({reason})"
         return head + "\n" + text
@@ -991,7 +991,7 @@ class RoboRallyGame:
             for x in range(self._w):
                 if (x, y) in at:
                     i, r = at[(x, y)]
-                    row.append(f"{i}{arrows[r.facing]}")
+                    row.append(f"{i + 1}{arrows[r.facing]}")
                 elif (x, y) in self._flag_at:
                     row.append(f"F{self._flag_at[(x, y)] + 1}")
                 elif self._floor[y][x] == PIT:
@@ -1000,6 +1000,6 @@ class RoboRallyGame:
                     row.append(" .")
             lines.append(" ".join(row))
         for i, r in enumerate(state.robots):
-            lines.append(f"robot {i}: damage {r.damage} lives {r.lives} next flag {r.next_flag + 1}"
+            lines.append(f"robot {i + 1}: damage {r.damage} lives {r.lives} next flag {r.next_flag + 1}"
                          f"{' powered down' if r.powered_down else ''}{' out' if r.eliminated else ''}")
         return "\n".join(lines)

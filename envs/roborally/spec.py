@@ -12,28 +12,52 @@ BOARDS = ("tiny", "arena", "belts", "crushers", "express", "gears_pushers", "las
           "race_hard", "repair")
 
 
+def seat_label(seat: int) -> str:
+    """Robots are numbered from 1 (their start squares), in text and pictures alike."""
+    return f"robot {seat + 1}"
+
+
 def describe_view(game: Any, view: Any) -> str:
-    """What the seat of `view` may know, as text for a person (only the view's contents)."""
+    """What the seat of `view` may know, as text for a person (only the view's contents): the board with
+    coordinates and a legend, each robot, your registers and the cards left in your hand by name and priority,
+    and which cards wait behind an interchangeable one (the seed's card classes)."""
     from envs.roborally import render
     from envs.roborally.cards import card_name
+    from envs.roborally.programs import equivalence_classes
+    from envs.roborally.rules import REGISTERS
 
     me = view.seat
-    lines = [f"turn {view.turn + 1}, step {view.step}", render.ansi(game.board, view.robots)]
-    for s, r in enumerate(view.robots):
-        who = "you" if s == me else f"player_{s}"
-        lines.append(f"  {who:>8}: damage {r.damage}, lives {r.lives}, next flag {r.next_flag + 1}"
-                     f"{', powered down' if r.powered_down else ''}{', out' if r.eliminated else ''}")
-    lines.append(f"  your registers: {view.registers}; your hand: {' '.join(card_name(c, game.numbering) for c in view.hand)}")
+    n = len(view.robots)
+    rnd = min(view.step // n + 1, REGISTERS) if n else 1
+    labels = ["you" if s == me else "" for s in range(n)]
+    lines = [f"turn {view.turn + 1}, programming register {rnd} of {REGISTERS}",
+             render.ansi(game.board, view.robots, labels=labels, coords=True), render.LEGEND]
+    regs = ", ".join(f"{k + 1} {card_name(c, game.numbering) if c else '-'}" for k, c in enumerate(view.registers))
+    left = [c for j, c in enumerate(view.hand) if not view.used >> j & 1]
+    lines.append(f"your registers: {regs}")
+    lines.append("your hand (kind/priority; M1-M3 move, B back up, R/L turn right/left, U U-turn): "
+                 + (" ".join(card_name(c, game.numbering) for c in left) or "empty"))
+    waiting = [cl for cl in equivalence_classes(left, game.numbering) if len(cl) > 1]
+    if waiting:
+        behind = "; ".join(f"{card_name(cl[0], game.numbering)} before "
+                           + ", ".join(card_name(c, game.numbering) for c in cl[1:]) for cl in waiting)
+        lines.append(f"cards of one class are offered lowest first ({behind}): the seed counts every rotation card "
+                     "of one kind, and moves of one kind with consecutive numbers, as one card, so a program differs "
+                     "only in its classes")
     return "\n".join(lines)
 
 
-def write_picture(game: Any, view: Any, path: str) -> None:
-    """A PNG of the board and the robots (public) as `view` sees them."""
+def write_picture(game: Any, view: Any, path: str, labels: Any = None) -> None:
+    """A PNG of the board and the robots (public) as `view` sees them; `labels[i]` (who drives robot i: "you",
+    an agent id) goes in a strip below, beside the robot's colour."""
     from PIL import Image
 
     from envs.roborally import render
 
-    Image.fromarray(render.rgb_array(game.board, view.robots)).save(path)
+    picture = render.rgb_array(game.board, view.robots)
+    if labels is not None:
+        picture = render.with_legend(picture, labels)
+    Image.fromarray(picture).save(path)
 
 
 SPEC = GameSpec(
@@ -47,8 +71,11 @@ SPEC = GameSpec(
     public_moves=False,
     default_lineup=("roborally/greedy", "roborally/random"),
     preset_keys=("rules",),
+    reward_options=("reward",),
     fuzz_variants=tuple([{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2}]
                         + [{"board": b} for b in BOARDS]),
+    goal=("be the first robot to touch every flag in order (F1, then F2, ...); each turn you program five "
+          "registers with cards from your hand, and the robots move register by register, by card priority."),
     move_help=(
         "register R: CARD puts that program card in register R (M1/M2/M3 move, B back up, L/R turn, "
         "U U-turn; the number is its priority); a whole program lists the cards of every free register; "
@@ -56,6 +83,7 @@ SPEC = GameSpec(
     ),
     describe_view=describe_view,
     write_picture=write_picture,
+    seat_label=seat_label,
     examples=(
         "roborally --agents roborally/greedy,roborally/random --games 200",
         "roborally --option board=race_medium --option num_robots=4 --agents roborally/greedy*4 --games 100",

@@ -32,7 +32,7 @@ class Config:
     """Options of simple poker.
 
     Attributes:
-        n: cards are the values 1..n (2 <= n <= MAX_N: the observation holds a
+        n: cards are the values 1..n (2 <= n <= 10000, MAX_N: the observation holds a
             one-hot of the card, so memory grows with n).
         ante: what each player puts in first (> 0).
         bet: size of the single bet and of the call (>= 0).

@@ -34,8 +34,11 @@ SPEC = GameSpec(
     cooperative=True,
     default_lineup=("the_game/bestplays",),
     preset_keys=("rules",),
+    reward_options=("win_bonus",),
     fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1},
                    {"num_players": 3, "empty_hand": "ends_game"}),
+    goal=("together, lay all 98 cards on the four piles (two counting up from 1, two down from 100); the team "
+          "wins when every card is placed, and scores the cards placed."),
     move_help=(
         "play C on upK / downK: lay card C on ascending pile K (higher card, or exactly 10 lower) or "
         "descending pile K (lower card, or exactly 10 higher); end turn: stop once you have laid the "

@@ -1,6 +1,6 @@
 """Play Primi Composti in the terminal against any registered agent.
 
-    python -m evaluate.primi_composti.play --opponent primi_composti/minimax_4
+    python -m evaluate.primi_composti.play --opponent primi_composti/minimax?depth=4
     python -m evaluate.primi_composti.play --opponent primi_composti/greedy_rand --option version=2 --seat 2
 
 Shows the stacks (top card last), your hand, the opponents' hands where the
@@ -114,7 +114,7 @@ def play(
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     p = argparse.ArgumentParser(prog="python -m evaluate.primi_composti.play", description="Play Primi Composti against an agent.")
-    p.add_argument("--opponent", default="primi_composti/greedy_rand", help="agent id (e.g. primi_composti/minimax_4)")
+    p.add_argument("--opponent", default="primi_composti/greedy_rand", help="agent id (e.g. primi_composti/minimax?depth=4)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option (version=2, ...)")
     p.add_argument("--seat", type=int, default=None, help="your seat, 1-based (default: random)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")

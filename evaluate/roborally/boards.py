@@ -38,7 +38,7 @@ from envs.roborally.board import (
     load_board,
     shipped_boards,
 )
-from envs.roborally.render import rgb_array, with_caption, write_gif
+from envs.roborally.render import rgb_array, with_caption, with_legend, write_gif
 from evaluate.cli import positive_int
 
 GAME = "roborally"
@@ -113,7 +113,12 @@ def record_race(game, agent_ids: list[str], path: str, seed: int = 0, turns: int
             reset()
     board = game.board
     state = game.initial_state(np.random.default_rng(deal_seq))
-    frames = [with_caption(rgb_array(board, state.robots, scale=scale), f"start: {board.name}")]
+    labels = list(agent_ids)  # every frame says which agent drives each colour
+
+    def draw(robots, shots, caption):
+        return with_legend(with_caption(rgb_array(board, robots, shots, scale=scale), caption), labels)
+
+    frames = [draw(state.robots, (), f"start: {board.name}")]
     played = 0
     last = state.frames
     while not game.is_terminal(state) and (turns is None or played < turns):
@@ -124,12 +129,12 @@ def record_race(game, agent_ids: list[str], path: str, seed: int = 0, turns: int
             for frame in state.frames:
                 # The changing part first: Pillow merges identical frames, and a cut caption must still differ.
                 caption = f"turn {played}, register {frame.register}: {board.name}"
-                frames.append(with_caption(rgb_array(board, frame.robots, frame.shots, scale=scale), caption))
+                frames.append(draw(frame.robots, frame.shots, caption))
     reason = game.over_reason(state)
     winner = state.winner if state.winner >= 0 else None
     if winner is not None:
         final = f"robot {winner + 1} ({agent_ids[winner]}) wins after {played} turns: {board.name}"
-        frames.append(with_caption(rgb_array(board, state.robots, scale=scale), final))
+        frames.append(draw(state.robots, (), final))
     write_gif(frames, path, ms_per_frame=ms_per_frame)
     return {"frames": len(frames), "turns": played, "winner": winner, "reason": reason or "recording stopped"}
 
@@ -183,6 +188,8 @@ def run(args: argparse.Namespace) -> bool:
     if record is not None:
         if not record.endswith(".gif"):
             raise ValueError(f"--record needs a path ending in .gif, got {record!r}")
+        if getattr(args, "games", None) is not None:
+            raise ValueError("--record plays and draws one race: drop --games (another race: --seed N)")
         ids = expand_agent_ids(args.agents) if args.agents else None
         if ids is not None:
             options.setdefault("num_robots", len(ids))

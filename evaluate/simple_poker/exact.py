@@ -1,7 +1,7 @@
 """Exact evaluation of simple poker: payoffs, game value and exploitability by
 enumerating the n² deals (no sampling); the analysis itself is `agents.simple_poker.strategies`'s.
 
-    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold-1 --option n=10
+    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1 --option n=10
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def test_registry():
     assert agents.make("lama/third", game, rng).params == TUNED
     assert agents.make("lama/third-default", game, rng).params == DEFAULT
     assert agents.make("lama/third-retuned", game, rng).params == RETUNED
-    assert agents.make("lama/third:1,2,3.5,0.5", game, rng).params == (1.0, 2.0, 3.5, 0.5)
+    assert agents.make("lama/third?a=1&b=2&c=3.5&d=0.5", game, rng).params == (1.0, 2.0, 3.5, 0.5)
     assert "lama/third" in agents.known_ids("lama")
     with pytest.raises(ValueError):
         agents.make("lama/fourth", game, rng)

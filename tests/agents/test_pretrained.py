@@ -36,3 +36,20 @@ def test_a_shipped_checkpoint_plays_its_game_in_every_seat(agent_id, folder):
     state, moves = play_out(game, team, game.initial_state(np.random.default_rng(11)), max_turns=20_000)
     assert game.is_terminal(state) and moves > 0
     assert meta["provenance"].get("command")  # every shipped policy says how it was made
+
+
+def test_a_ppo_run_folder_is_registered_as_game_ppo(tmp_path):
+    from agents.pretrained import _metas
+
+    run = tmp_path / "lama-ppo-seed2022"
+    run.mkdir()
+    (run / "config.json").write_text('{"game": "lama", "options": {"rules": "seed2022"}, "opponents": ["lama/first"]}')
+    (run / "model.zip").write_bytes(b"")
+    other = tmp_path / "lama-notes"  # a folder with a config but not named <game>-ppo...: not a checkpoint
+    other.mkdir()
+    (other / "config.json").write_text('{"game": "lama"}')
+    (other / "model.zip").write_bytes(b"")
+    metas = _metas(str(tmp_path))
+    assert list(metas) == ["lama/ppo-seed2022"]
+    folder, meta = metas["lama/ppo-seed2022"]
+    assert folder == str(run) and meta["options"] == {"rules": "seed2022"} and meta["kind"] == "ppo"

@@ -13,7 +13,7 @@ from agents.primi_composti.strategies import SIMPLE, SeedPlayer, alphabeta, gree
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame, State
 
-IDS = [f"primi_composti/{p}" for p in SIMPLE] + ["primi_composti/minimax_2", "primi_composti/minimax_3"]
+IDS = [f"primi_composti/{p}" for p in SIMPLE] + ["primi_composti/minimax?depth=2", "primi_composti/minimax?depth=3"]
 
 
 def play(game, players, rng):
@@ -43,9 +43,9 @@ def test_every_player_is_legal_and_deterministic(kw):
 
 def test_minimax_needs_two_players():
     with pytest.raises(ValueError):
-        agents.make("primi_composti/minimax_3", PrimiCompostiGame(Config(num_players=3)), np.random.default_rng(0))
+        agents.make("primi_composti/minimax?depth=3", PrimiCompostiGame(Config(num_players=3)), np.random.default_rng(0))
     with pytest.raises(ValueError):
-        agents.make("primi_composti/minimax_0", PrimiCompostiGame(Config()), np.random.default_rng(0))
+        agents.make("primi_composti/minimax?depth=0", PrimiCompostiGame(Config()), np.random.default_rng(0))
 
 
 def _state(hand0, stacks, hand1=(20, 21, 22, 24, 25)):
@@ -139,7 +139,7 @@ def test_registry_lists_players():
     ids = agents.known_ids("primi_composti")
     for p in SIMPLE:
         assert f"primi_composti/{p}" in ids
-    assert "primi_composti/minimax_<d>" in ids
+    assert "primi_composti/minimax?depth=<positive integer>" in ids
 
 
 def test_a_view_without_the_own_hand_is_refused():

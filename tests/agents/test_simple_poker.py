@@ -95,7 +95,7 @@ def test_nash_agent_exploitability_is_zero_and_always_bet_is_exploitable():
     game = SimplePokerGame(Config(n=10, ante=1, bet=2))
     rng = np.random.default_rng(0)
     nash = agents.make("simple_poker/nash", game, rng)
-    always = agents.make("simple_poker/threshold-1", game, rng)
+    always = agents.make("simple_poker/threshold?t=1", game, rng)
     assert exploitability(game, behaviour_of(nash, game)).total == pytest.approx(0.0, abs=1e-9)
     e = exploitability(game, behaviour_of(always, game))
     assert e.total > 0.1 and e.as_player1 > 0 and e.as_player2 > 0
@@ -125,7 +125,7 @@ def test_sampled_play_agrees_with_exact_value():
     assert abs(a.mean_score - exact) < half * 3.29 / 1.96
 
 
-@pytest.mark.parametrize("agent_id", ["simple_poker/nash", "simple_poker/threshold-3", "simple_poker/tactic-0111", "simple_poker/tactic-0011-0001", "random"])
+@pytest.mark.parametrize("agent_id", ["simple_poker/nash", "simple_poker/threshold?t=3", "simple_poker/tactic?bet=0111", "simple_poker/tactic?bet=0011&call=0001", "random"])
 def test_agents_play_legal_and_deterministic(agent_id):
     game = SimplePokerGame(Config(n=4))
 
@@ -146,7 +146,7 @@ def test_agents_play_legal_and_deterministic(agent_id):
     assert trace(3) == trace(3)
 
 
-@pytest.mark.parametrize("bad", ["simple_poker/threshold-0", "simple_poker/threshold-5", "simple_poker/tactic-01", "simple_poker/bogus", "lama/first"])
+@pytest.mark.parametrize("bad", ["simple_poker/threshold?t=0", "simple_poker/threshold?t=5", "simple_poker/tactic?bet=01", "simple_poker/bogus", "lama/first"])
 def test_bad_agent_ids(bad):
     game = SimplePokerGame(Config(n=4))
     with pytest.raises(ValueError):

@@ -21,7 +21,7 @@ _spec.loader.exec_module(phase)
 def test_the_teacher_loses_nothing_and_random_loses_points(version):
     game = PrimiCompostiGame(Config(version=version, cards_per_player=5))
     make = lambda i, k: agents.make(i, game, rng=np.random.default_rng(k), game_name="primi_composti")  # noqa: E731
-    teacher, opponent = make("primi_composti/teacher", 3), make("primi_composti/minimax_2", 2)
+    teacher, opponent = make("primi_composti/teacher", 3), make("primi_composti/minimax?depth=2", 2)
     decks = fast.random_decks(np.random.default_rng(0), 8, 5)
     own = phase.phase_loss(game, make("primi_composti/teacher", 1), opponent, teacher, decks)
     assert sorted(own) == list(range(1, 11)) and all(r["decisions"] == 8 for r in own.values())
@@ -37,5 +37,5 @@ def test_cli_json_and_a_bad_teacher(tmp_path, capsys):
     d = json.loads(out.read_text())
     assert d["deals"] == 3 and sum(r["decisions"] for r in d["by_cards_left"].values()) == 3 * 2 * 4
     with pytest.raises(SystemExit) as e:
-        phase.main(["--agent", "primi_composti/rand", "--teacher", "primi_composti/minimax_2", "--cards", "4"])
+        phase.main(["--agent", "primi_composti/rand", "--teacher", "primi_composti/minimax?depth=2", "--cards", "4"])
     assert e.value.code == 2 and "gives no card values" in capsys.readouterr().err

@@ -167,7 +167,7 @@ def test_tournament_cli_same_json_and_csv_on_ray(ray_backend, tmp_path):
 def test_paired_and_league_same_json_on_ray(ray_backend, tmp_path):
     from evaluate.__main__ import main
 
-    for job in (["simple_poker", "--paired", "simple_poker/nash,random", "--against", "simple_poker/threshold-2",
+    for job in (["simple_poker", "--paired", "simple_poker/nash,random", "--against", "simple_poker/threshold?t=2",
                  "--games", "60", "--seed", "4"],
                 ["lama", "--league", "--agents", "lama/third,lama/first,random", "--games", "6", "--seed", "1",
                  "--out", str(tmp_path)]):

@@ -17,7 +17,7 @@ from evaluate.tournament import TournamentSpec, play_deals, run_tournament
 STORED = Path(__file__).parent / "data" / "tournament_pinned.json"
 CASES = [
     {"game_name": "simple_poker", "agent_ids": ["simple_poker/nash", "random"], "games": 301, "seed": 3, "options": {"n": 5}},
-    {"game_name": "simple_poker", "agent_ids": ["simple_poker/threshold-1", "random"], "games": 200, "seed": 1, "seating": "fixed"},
+    {"game_name": "simple_poker", "agent_ids": ["simple_poker/threshold?t=1", "random"], "games": 200, "seed": 1, "seating": "fixed"},
     {"game_name": "lama", "agent_ids": ["lama/third", "random", "lama/first", "random"], "games": 61, "seed": 2},
     {"game_name": "the_game", "agent_ids": ["the_game/trick", "random"], "games": 20, "seed": 5, "max_turns": 30},
 ]

@@ -20,14 +20,14 @@ def _assert_order(result, planted):
 
 def test_simple_poker_planted_order():
     # Exact nets (both seatings): nash beats threshold-1 by 0.208 a hand, threshold-1 beats random by 0.5.
-    planted = ["simple_poker/nash", "simple_poker/threshold-1", "random"]
+    planted = ["simple_poker/nash", "simple_poker/threshold?t=1", "random"]
     r = run_league("simple_poker", planted[::-1], games=300, seed=0, bootstrap=100)
     _assert_order(r, planted)
-    assert r.exact_head_to_head["simple_poker/nash"]["simple_poker/threshold-1"] == pytest.approx(0.208, abs=1e-3)
+    assert r.exact_head_to_head["simple_poker/nash"]["simple_poker/threshold?t=1"] == pytest.approx(0.208, abs=1e-3)
 
 
 def test_primi_composti_planted_order():
-    planted = ["primi_composti/minimax_6", "primi_composti/greedy_rand", "primi_composti/rand"]
+    planted = ["primi_composti/minimax?depth=6", "primi_composti/greedy_rand", "primi_composti/rand"]
     r = run_league("primi_composti", planted[::-1], games=12, seed=0, options={"cards_per_player": 4}, bootstrap=100)
     _assert_order(r, planted)
 

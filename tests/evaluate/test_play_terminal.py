@@ -50,21 +50,23 @@ def test_legal_play_to_the_end_with_bad_inputs_and_a_replay(game, tmp_path):
     text = "\n".join(out)
     assert len(results) == 2 and all(r is not None for r in results)
     assert "'zzz' is not a legal move" in text and "0 is not a move number" in text and "9999 is not a move number" in text
-    assert envs.spec(game).move_help in out
-    assert "you are player_0" in text and "you are player_1" in text and text.count("--- game over ---") == 2
+    assert envs.spec(game).move_help in text and "goal: " in text
+    spec = envs.spec(game)
+    assert f"you are {spec.seat_name(0)}" in text and f"you are {spec.seat_name(1)}" in text
+    assert text.count("--- game over ---") == 2
     assert "  1. " in text
     if game == "roborally":
         assert "board picture:" in text and (tmp_path / "board.png").stat().st_size > 1000
 
 
 @pytest.mark.parametrize("game", PARAMS)
-def test_quit_and_end_of_input(game):
+def test_leave_and_end_of_input(game):
     opponent, options = GAMES[game]
     out: list[str] = []
-    for ask in (Script(["q"]), Script([], tail=None)):
+    for ask in (Script([":exit", "y"]), Script([], tail=None)):
         out.clear()
         assert play_session(game, 0, [opponent], options, seed=1, ask=ask, say=out.append) == [None]
-        assert out[-1] == "game ended (quit)" and "  1. " in "\n".join(out)
+        assert out[-1] == "game ended (you left)" and "  1. " in "\n".join(out)
 
 
 def test_move_by_name_and_view_shows_no_hidden_cards():

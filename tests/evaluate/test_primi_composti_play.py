@@ -49,7 +49,7 @@ def test_play_with_operand_choice():
 
 def test_cli_stdin_quit():
     r = subprocess.run(
-        [sys.executable, "-m", "evaluate.primi_composti.play", "--opponent", "primi_composti/minimax_2", "--seed", "1", "--seat", "1"],
+        [sys.executable, "-m", "evaluate.primi_composti.play", "--opponent", "primi_composti/minimax?depth=2", "--seed", "1", "--seat", "1"],
         input="abc\n99\nq\n", capture_output=True, text=True, timeout=120,
     )
     assert r.returncode == 0

@@ -12,7 +12,7 @@ from evaluate.tournament import run_tournament
 
 
 def test_rotation_replays_each_deal_from_every_seat():
-    res = run_tournament("simple_poker", ["simple_poker/threshold-2", "simple_poker/threshold-2"], games=400, seed=1, options=dict(n=3), progress=False)
+    res = run_tournament("simple_poker", ["simple_poker/threshold?t=2", "simple_poker/threshold?t=2"], games=400, seed=1, options=dict(n=3), progress=False)
     a, b = res.agents
     # identical deterministic agents on the same deals from both seats: exactly symmetric
     assert a.mean_score == pytest.approx(0.0, abs=1e-12) and b.mean_score == pytest.approx(0.0, abs=1e-12)
@@ -50,7 +50,7 @@ def test_cli_writes_json(tmp_path):
 
 def test_cli_exact_and_errors(tmp_path):
     out = tmp_path / "x.json"
-    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--exact", "--agents", "simple_poker/nash,simple_poker/threshold-1",
+    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--exact", "--agents", "simple_poker/nash,simple_poker/threshold?t=1",
                            "--option", "n=3", "--json", str(out)], capture_output=True, text=True, check=True)
     assert "exact game value for player 1 = -0.166667" in proc.stdout
     assert json.loads(out.read_text())["agents"]["simple_poker/nash"]["exploitability"]["total"] == pytest.approx(0, abs=1e-9)
@@ -62,7 +62,7 @@ def test_cli_exact_and_errors(tmp_path):
 
 def test_zero_wins_still_get_an_honest_interval():
     # "never" (tactic-00) never wins against "always bet/call" over 3 deals x 2 seats
-    res = run_tournament("simple_poker", ["simple_poker/tactic-000", "simple_poker/threshold-1"], games=6, seed=0, options=dict(n=3), progress=False)
+    res = run_tournament("simple_poker", ["simple_poker/tactic?bet=000", "simple_poker/threshold?t=1"], games=6, seed=0, options=dict(n=3), progress=False)
     never = res.agents[0]
     assert never.win_rate == 0.0
     assert never.ci95[0] == 0.0 and never.ci95[1] > 0.3  # Wilson's upper bound for 0 of 6 is 0.39

@@ -50,7 +50,7 @@ def test_openspiel_exploitability_equals_ours_on_our_strategies(cfg):
     game = export.load(_name(cfg))
     engine = envs.make_game("simple_poker", **cfg)
     g = game_value(cfg["n"], cfg["ante"], cfg["bet"])
-    for agent_id in ("simple_poker/nash", "simple_poker/threshold-2"):
+    for agent_id in ("simple_poker/nash", "simple_poker/threshold?t=2"):
         agent = agents.make(agent_id, engine, np.random.default_rng(0))
         table = export.tabular_policy(game, agent.action_probs)
         ours = exploitability(engine, behaviour_of(agent, engine)).total

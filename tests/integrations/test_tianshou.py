@@ -66,7 +66,7 @@ def test_tianshou_dqn_on_opponent_env_reaches_the_best_response_value():
     np.random.seed(0)  # Tianshou's epsilon-greedy draws from NumPy's global generator
     game = envs.make_game("simple_poker", n=3, ante=1.0, bet=2.0)
     encoder = envs.make_encoder("simple_poker", game)
-    opponent = "simple_poker/threshold-2"  # player 2 calls with cards 2 and 3
+    opponent = "simple_poker/threshold?t=2"  # player 2 calls with cards 2 and 3
 
     def make(i):
         return lambda: OpponentEnv(game, encoder, [agents.make(opponent, game, np.random.default_rng(i))], seat=0, seed=i)

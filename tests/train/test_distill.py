@@ -138,7 +138,7 @@ def test_an_action_scorers_compact_decisions_give_the_same_logits():
 def test_search_labels_fit_the_estimates_and_measure_against_the_acted_values(tmp_path):
     from train.distill import label_games, resolve_kind
 
-    cfg = DistillConfig(game="the_game", teacher="the_game/rollout-k8", options={"num_players": 1},
+    cfg = DistillConfig(game="the_game", teacher="the_game/rollout?k=8", options={"num_players": 1},
                         features="the_game", hidden=[8], label_values="search", out=str(tmp_path))
     kind, features = resolve_kind(cfg)
     seeds = [np.random.SeedSequence(3)]

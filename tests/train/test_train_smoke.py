@@ -48,10 +48,10 @@ def test_self_play_final_evaluation_faces_each_baseline(tmp_path):
     from train.config import TrainConfig
     from train.ppo import train
 
-    cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, baselines=["simple_poker/threshold-1", "random"],
+    cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, baselines=["simple_poker/threshold?t=1", "random"],
                       timesteps=512, n_envs=1, n_steps=128, batch_size=64, eval_games=0, final_eval_games=20, seed=1, out=str(tmp_path / "r"))
     summary = train(cfg, progress=False, verbose=False)
-    assert [[a["id"] for a in t["agents"]][1:] for t in summary["evaluation"]] == [["simple_poker/threshold-1"], ["random"]]
+    assert [[a["id"] for a in t["agents"]][1:] for t in summary["evaluation"]] == [["simple_poker/threshold?t=1"], ["random"]]
 
 
 @pytest.mark.slow
@@ -73,12 +73,12 @@ def test_same_seed_same_training_run(tmp_path):
 def test_train_against_fixed_opponent(tmp_path):
     out = tmp_path / "fixed"
     subprocess.run(
-        [sys.executable, "-m", "train", "simple_poker", "--opponents", "simple_poker/threshold-1", "--timesteps", "1024", "--n-envs", "1",
+        [sys.executable, "-m", "train", "simple_poker", "--opponents", "simple_poker/threshold?t=1", "--timesteps", "1024", "--n-envs", "1",
          "--eval-every", "512", "--final-eval-games", "0", "--out", str(out), "--no-progress"],
         check=True, capture_output=True, text=True,
     )
     cfg = json.loads((out / "config.json").read_text())
-    assert cfg["play"] == "last" and cfg["opponents"] == ["simple_poker/threshold-1"] and not cfg["self_play"]
+    assert cfg["play"] == "last" and cfg["opponents"] == ["simple_poker/threshold?t=1"] and not cfg["self_play"]
 
 
 def test_train_cli_rejects_bad_input():

@@ -43,7 +43,7 @@ DISTILL = {
     "beta_decay": 0.0,
     "epochs": 10,
     "workers": 2,
-    "eval_opponents": ["primi_composti/minimax_6"],
+    "eval_opponents": ["primi_composti/minimax?depth=6"],
     "eval_games": 60,
     "final_eval_games": 200,
 }

@@ -62,7 +62,7 @@ def test_registered_ids_and_bad_arguments():
     game = LamaGame(Config(rules="seed2022"))
     rng = np.random.default_rng(0)
     assert agents.make("lama/pimc", game, rng=rng).k == 300
-    assert agents.make("lama/pimc-k40", game, rng=rng).k == 40
+    assert agents.make("lama/pimc?k=40", game, rng=rng).k == 40
     assert agents.make("lama/pimc-retuned", game, rng=rng)._code == 3
     with pytest.raises(ValueError, match="blueprint"):
         PimcTeacher(game, rng, blueprint="second")

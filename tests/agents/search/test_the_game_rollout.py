@@ -50,7 +50,7 @@ def test_open_gate_deviates_and_values_are_reproducible():
 def test_candidates_and_agent_id():
     game = TheGame(Config(num_players=2))
     view, mask = next(_views(game, 1, seed=2))
-    t = agents.make("the_game/rollout-k8", game, np.random.default_rng(0))
+    t = agents.make("the_game/rollout?k=8", game, np.random.default_rng(0))
     cands, base = t.candidates(view)
     assert cands[base] == BestPlaysStrategy(game, np.random.default_rng(0)).act(view, mask)
     assert len(cands) == len(set(cands)) and all(mask[a] for a in cands)

@@ -142,14 +142,14 @@ def test_random_opponents_replay_in_the_plain_engine(opts):
 @pytest.mark.parametrize("ids,opts", [
     (["lama/first"] * 3, dict(reward="dense")),
     (["lama/second", "lama/third", "lama/third-default"], dict(rules="seed2022")),
-    (["lama/third", "random", "lama/first", "lama/second", "lama/third:1,2,3,0.5", "lama/first"],
+    (["lama/third", "random", "lama/first", "lama/second", "lama/third?a=1&b=2&c=3&d=0.5", "lama/first"],
      dict(rules="seed2022", num_players=7, reward="dense")),
 ])
 def test_kernel_opponents_move_as_the_python_agents(ids, opts):
     game = LamaGame(Config(**opts))
     python = {"lama/first": FirstStrategy, "lama/second": SecondStrategy,
               "lama/third": lambda: ThirdStrategy(params=TUNED), "lama/third-default": lambda: ThirdStrategy(params=DEFAULT),
-              "lama/third:1,2,3,0.5": lambda: ThirdStrategy(params=(1, 2, 3, 0.5))}
+              "lama/third?a=1&b=2&c=3&d=0.5": lambda: ThirdStrategy(params=(1, 2, 3, 0.5))}
 
     def make(shared):
         return [RandomMirror(shared) if i == "random" else python[i]() for i in ids]

@@ -1,0 +1,92 @@
+"""Terminal play for a person: RoboRally's robots numbered alike everywhere, its picture drawn again at the end
+with who drives each colour, its cards by name with played ones gone; L.A.M.A.'s quit move apart from the
+word that leaves, its round summaries, its goal and plain winners; `--record` with `--games` refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import envs
+from envs.roborally.render import ROBOT_COLOURS
+from evaluate.__main__ import main as evaluate_main
+from evaluate.play import play_session
+
+
+class Script:
+    """Answers from a list, then `tail` forever; "n" to the replay question."""
+
+    def __init__(self, answers, tail="1"):
+        self.answers, self.tail = list(answers), tail
+
+    def __call__(self, prompt: str) -> str:
+        if prompt.startswith("replay"):
+            return "n"
+        if self.answers:
+            return self.answers.pop(0)
+        if self.tail is None:
+            raise EOFError
+        return self.tail
+
+
+def test_roborally_race_that_robot_2_wins(tmp_path):
+    out: list[str] = []
+    png = tmp_path / "board.png"
+    # seed 3: always the first listed card for robot 1 (you) against the flag seeker, which wins
+    res = play_session("roborally", 0, ["roborally/greedy"], {}, seed=3, ask=Script([]), say=out.append, png=str(png))
+    assert res == [(0.0, 1.0)]  # seat 1, robot 2, won
+    text = "\n".join(out)
+    assert "you are robot 1 (seat 0); robot 2: roborally/greedy" in text
+    assert "robot 2 won" in text and out[-1] == "robot 2 wins" and "robot 1 won" not in text
+    assert "robot 2: moved" in text and "player_" not in text
+    # the picture is drawn again after the last move: robot 2 stands on the last flag, no robot on its start
+    assert out[out.index("--- game over ---") + 2] == f"  final board picture: {png}"
+    game = envs.make_game("roborally")
+    board = np.asarray(Image.open(png).convert("RGB"))
+    assert board.shape == (game.board.height * 32 + 24, game.board.width * 32, 3)
+    strip = board[-24:].reshape(-1, 3)
+    for colour in ROBOT_COLOURS[:2]:  # each robot's colour in the legend strip ("1 you", "2 roborally/greedy (won)")
+        assert (strip == colour).all(axis=1).any()
+
+
+def test_roborally_hand_by_name_with_played_cards_removed():
+    out: list[str] = []
+    play_session("roborally", 0, ["roborally/greedy"], {}, seed=3, ask=Script(["1"], tail=None), say=out.append)
+    text = "\n".join(out)
+    first, second = text.split("you: register 1: U/10")[:2]
+    assert "your hand (kind/priority" in first and "U/10 U/30 R/190" in first
+    assert "U/10 before U/30" in first and "the seed counts every rotation card of one kind" in first
+    assert "your registers: 1 U/10, 2 -" in second and "U/10" not in second.split("your hand")[1].split("\n")[0]
+    assert "legend: 1^ robot 1 facing north" in first and "robot 1 (you): at (5,11)" in first
+    assert "     0   1   2" in first  # column numbers over the board
+
+
+def test_lama_quit_is_a_move_and_exit_leaves():
+    out: list[str] = []
+    ask = Script(["?", "q", ":exit", "n", "quit", ":exit", "y"])
+    assert play_session("lama", 0, ["lama/first"], {}, seed=5, ask=ask, say=out.append) == [None]
+    text = "\n".join(out)
+    assert "goal: have the fewest penalty points" in text
+    assert "'q' is not a legal move" in text and "to leave the game type :exit" in text
+    assert "you: quit" in text  # "quit" is the L.A.M.A. move (leave the round)
+    assert "round 1 over: player_3 emptied their hand." in text and "you +25 = 25" in text
+    assert out[-1] == "game ended (you left)"
+
+
+def test_lama_round_summaries_and_plain_winners():
+    out: list[str] = []
+    res = play_session("lama", 0, ["lama/first"], {}, seed=5, ask=Script([]), say=out.append)
+    text = "\n".join(out)
+    summaries = [line for line in out if line.startswith("round ") and " over: " in line]
+    assert len(summaries) >= 2 and all("Penalty points this round and totals: you " in s for s in summaries)
+    assert "a chip returned" in text
+    winners = [i for i, r in enumerate(res[0]) if r > 0]
+    assert out[-1] == ("you win" if winners == [0] else f"player_{winners[0]} wins") or "share" in out[-1]
+
+
+def test_record_with_games_is_refused(capsys, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        evaluate_main(["roborally", "--record", str(tmp_path / "r.gif"), "--games", "3"])
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and len(err.splitlines()) == 1 and "drop --games" in err
