@@ -594,7 +594,10 @@ def main(argv: list[str] | None = None) -> int:
     policy, history = train(venv, log_every=10, **settings)
     os.makedirs(args.out, exist_ok=True)
     rules = {k: v for k, v in options.items() if k not in _ENV_ONLY}
+    from train.report import git_commit
+
     provenance = {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
+                  "commit": git_commit(),
                   "steps": history[-1]["steps"] if history else 0, "wall_s": round(time.time() - started, 1),
                   "opponents": opponents, "env_options": options, "settings": settings}
     save_policy(policy, args.out, args.game, rules, provenance)

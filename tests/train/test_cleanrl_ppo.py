@@ -296,3 +296,16 @@ def test_cli_refuses_all_seats_for_lama_in_one_line(tmp_path, capsys):
     assert main(["lama", "--control", "all_seats", "--out", str(tmp_path / "x"), "--timesteps", "10"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "all_seats" in err and "current_player" in err
+
+
+def test_same_seed_same_policy_and_callback_stops():
+    def weights(seed):
+        policy, _ = train(ToyVectorEnv(4), total_steps=32, n_steps=4, minibatch=8, epochs=2, hidden=(8,), seed=seed,
+                          log=None)
+        return torch.cat([p.detach().flatten() for p in policy.parameters()])
+
+    assert torch.equal(weights(7), weights(7))
+    assert not torch.equal(weights(7), weights(8))
+    _, history = train(ToyVectorEnv(4), total_steps=1000, n_steps=2, hidden=(8,), seed=0, log=None,
+                       callback=lambda entry, policy: False)
+    assert len(history) == 1
