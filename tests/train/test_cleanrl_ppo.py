@@ -1,0 +1,311 @@
+"""The one-file PPO (`train.cleanrl_ppo`): masks, GAE across same-step autoresets, the zero-sum sign flip,
+learning a masked bandit, and the saved student playing as `learned:`."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+import torch
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from train.cleanrl_ppo import MASKED_LOGIT, Policy, Rollout, gae, main, save_policy, train
+
+torch.set_num_threads(1)
+
+
+# --- tiny vector envs, written for these tests ------------------------------------------------------------------
+class ToyVectorEnv(VectorEnv):
+    """Two-decision episodes. Observation `[k, i / N, 1]` at decision k (0, 1) of table i; action a in 0..2
+    (action 2 illegal at decision 0, given only as `info["action_mask"]`); the reward of decision k with
+    action a is `REWARD(k, a)`. After decision 1 an even table's episode terminates, an odd table's is
+    truncated (its last observation `[2, i / N, 1]`); either way the table is dealt anew in the same step."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    @staticmethod
+    def reward(k, a):
+        """The reward of decision k with action a."""
+        return (k + 1) * 10.0 + a
+
+    def __init__(self, n):
+        self.num_envs = n
+        self.single_observation_space = gymnasium.spaces.Box(-10, 10, (3,), np.float32)
+        self.single_action_space = gymnasium.spaces.Discrete(3)
+        self.k = np.zeros(n, np.int64)
+        self.rows = np.arange(n)
+
+    def _obs(self, k):
+        return np.stack([k, self.rows / self.num_envs, np.ones(self.num_envs)], 1).astype(np.float32)
+
+    def _info(self):
+        mask = np.ones((self.num_envs, 3), np.int8)
+        mask[self.k == 0, 2] = 0
+        return {"action_mask": mask}
+
+    def reset(self, *, seed=None, options=None):
+        self.k[:] = 0
+        return self._obs(self.k), self._info()
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        assert not np.any((self.k == 0) & (actions == 2)), "an illegal action was played"
+        reward = self.reward(self.k, actions).astype(np.float32)
+        ended = self.k == 1
+        term = ended & (self.rows % 2 == 0)
+        trunc = ended & (self.rows % 2 == 1)
+        last = self._obs(self.k + 1)
+        self.k = np.where(ended, 0, self.k + 1)  # same-step autoreset
+        info = self._info()
+        if ended.any():
+            final = np.empty(self.num_envs, dtype=object)
+            for r in np.flatnonzero(ended):
+                final[r] = last[r]
+            info.update(final_obs=final, _final_obs=ended.copy())
+        return self._obs(self.k), reward, term, trunc, info
+
+
+class FixedCritic(Policy):
+    """A policy whose value is `0.5 + 3 * obs[0]` (known by hand), actions from the actor as usual."""
+
+    def value(self, obs):
+        return 0.5 + 3.0 * obs[:, 0]
+
+
+def _hand_returns(acts, n, T, gamma, lam_is_one, last_k):
+    """The returns each decision's GAE must target, from the toy env's definition, table by table."""
+    V = lambda k: 0.5 + 3.0 * k  # noqa: E731 - the FixedCritic, as a function of the decision index
+    out = np.zeros((T, n))
+    for i in range(n):
+        k_of = [t % 2 for t in range(T)]  # every table starts at decision 0 and episodes last two decisions
+        for t in range(T):
+            k = k_of[t]
+            r = ToyVectorEnv.reward(k, acts[t, i])
+            if k == 1:  # the episode ends with this decision
+                tail = 0.0 if i % 2 == 0 else V(2)  # terminated: nothing; truncated: the last observation's value
+            elif t + 1 < T:
+                tail = (ToyVectorEnv.reward(1, acts[t + 1, i]) + gamma * (0.0 if i % 2 == 0 else V(2))
+                        if lam_is_one else V(1))
+            else:
+                tail = V(last_k[i])  # the rollout stops mid-episode: the value after the last step
+            out[t, i] = r + gamma * tail
+    return out
+
+
+@pytest.mark.parametrize("lam", [0.0, 1.0])
+def test_gae_bookkeeping_across_same_step_autoresets(lam):
+    n, T, gamma = 4, 5, 0.9
+    venv = ToyVectorEnv(n)
+    gen = torch.Generator().manual_seed(0)
+    buf = Rollout(venv, T, zero_sum=False)
+    buf.collect(FixedCritic(3, 3, [8], gen), gen)
+    adv, ret = buf.advantages(gamma, lam)
+    want = _hand_returns(buf.act, n, T, gamma, lam == 1.0, last_k=np.full(n, T % 2))
+    np.testing.assert_allclose(ret, want, rtol=1e-5)
+    np.testing.assert_allclose(adv, want - (0.5 + 3.0 * buf.obs[:, :, 0]), rtol=1e-5, atol=1e-5)
+    assert buf.done.sum() == n * (T // 2) and not buf.mask[buf.obs[:, :, 0] == 0][:, 2].any()
+
+
+def test_masking_never_selects_an_illegal_action():
+    gen = torch.Generator().manual_seed(1)
+    policy = Policy(6, 9, [16], gen)
+    with torch.no_grad():  # make the illegal actions the most attractive ones before masking
+        policy.actor[-1].bias[:] = torch.tensor([40.0, 0, 40, 0, 40, 0, 40, 0, 40])
+    rng = np.random.default_rng(2)
+    mask = rng.random((5000, 9)) < 0.3
+    mask[np.arange(5000), rng.integers(0, 9, 5000)] = True
+    mask[:, 1::2] &= rng.random((5000, 4)) < 0.9  # some rows hold only illegal-to-the-bias actions
+    mask[~mask.any(1), 0] = True
+    obs = torch.from_numpy(rng.normal(size=(5000, 6)).astype(np.float32))
+    m = torch.from_numpy(mask)
+    for greedy in (False, True):
+        action, logp = policy.act(obs, m, gen, greedy=greedy)
+        assert mask[np.arange(5000), action.numpy()].all()
+        assert torch.isfinite(logp).all()
+    logits = policy.logits(obs, m)
+    assert (logits[~m] == MASKED_LOGIT).all()
+
+
+def test_sampling_follows_the_masked_softmax():
+    gen = torch.Generator().manual_seed(3)
+    policy = Policy(2, 4, [4], gen)
+    n = 40000
+    obs = torch.zeros((n, 2))
+    mask = torch.tensor([[True, False, True, True]]).expand(n, 4)
+    with torch.no_grad():
+        policy.actor[-1].weight.zero_()
+        policy.actor[-1].bias[:] = torch.tensor([0.0, 5.0, 1.0, -1.0])
+    action, _ = policy.act(obs, mask, gen)
+    counts = np.bincount(action.numpy(), minlength=4)
+    p = np.exp([0.0, 0.0, 1.0, -1.0]) * [1, 0, 1, 1]
+    p /= p.sum()
+    assert counts[1] == 0
+    sd = np.sqrt(n * p * (1 - p))
+    assert np.all(np.abs(counts - n * p) <= 5 * sd + 1e-9), (counts, n * p)
+
+
+def test_zero_sum_sign_flip_by_hand():
+    # Two tables, two seats. Table 0 alternates seats 0,1,0,1 and its episode ends at t=3;
+    # table 1 plays seat 0 twice, then seat 1, and ends at t=2, then seat 0 starts again.
+    players = np.array([[0, 0], [1, 0], [0, 1], [1, 0], [0, 1]])  # the seat to move at t = 0..4
+    rewards = np.array([[1.0, 2.0], [-3.0, 0.5], [0.25, 4.0], [6.0, -1.0]], np.float32)
+    dones = np.array([[0, 0], [0, 0], [0, 1], [1, 0]], bool)
+    values = np.array([[0.3, -0.2], [0.1, 0.4], [-0.5, 0.7], [0.2, -0.6]], np.float32)
+    last = np.array([0.0, 0.9], np.float32)
+    signs = np.where(players[1:] == players[:-1], 1.0, -1.0).astype(np.float32)
+    gamma = 0.8
+    # lambda = 1: each decision's return is its seat's discounted reward to the episode's end, reading the
+    # other seat's rewards with the opposite sign (zero sum), plus the seat-signed value after the rollout.
+    _, ret = gae(rewards, values, last, dones, np.zeros_like(values), gamma, 1.0, signs)
+    for i in range(2):
+        for t in range(4):
+            want, disc = 0.0, 1.0
+            for u in range(t, 4):
+                want += disc * rewards[u, i] * (1 if players[u, i] == players[t, i] else -1)
+                disc *= gamma
+                if dones[u, i]:
+                    break
+            else:
+                want += disc * last[i] * (1 if players[4, i] == players[t, i] else -1)
+            assert ret[t, i] == pytest.approx(want, rel=1e-5), (t, i)
+    # lambda = 0: one step: r + gamma * (value of the next position, from the mover's side).
+    _, ret0 = gae(rewards, values, last, dones, np.zeros_like(values), gamma, 0.0, signs)
+    nxt = np.vstack([values[1:], last[None]])
+    want0 = rewards + gamma * np.where(dones, 0.0, np.where(players[1:] == players[:-1], nxt, -nxt))
+    np.testing.assert_allclose(ret0, want0, rtol=1e-5)
+    # without the signs (one learner seat) the answer differs: the flip is doing the work
+    _, plain = gae(rewards, values, last, dones, np.zeros_like(values), gamma, 1.0, None)
+    assert not np.allclose(plain, ret)
+
+
+class TwoSeatToyEnv(ToyVectorEnv):
+    """The toy env played by both seats: seat k takes decision k; seat 1's reward is minus seat 0's."""
+
+    control = "all_seats"
+    num_players = 2
+
+    def __init__(self, n, complete=True):
+        super().__init__(n)
+        self.complete = complete
+
+    def _info(self):
+        info = super()._info()
+        if self.complete:
+            info["current_player"] = self.k.copy()
+        return info
+
+    def step(self, actions):
+        k = self.k.copy()
+        obs, reward, term, trunc, info = super().step(actions)
+        seat0 = np.where(k == 0, reward, -reward)
+        info["rewards"] = np.stack([seat0, -seat0], 1)
+        info["final_info"] = {"current_player": np.full(self.num_envs, 0)}  # the last obs [2, ...] is seat 0's turn
+        return obs, reward, term, trunc, info
+
+
+def test_all_seats_path_runs_and_refuses_an_env_without_seats():
+    policy, history = train(TwoSeatToyEnv(8), total_steps=64, n_steps=4, minibatch=16, epochs=1, seed=0, log=None)
+    assert len(history) == 2 and np.isfinite(history[-1]["v_loss"])
+    with pytest.raises(NotImplementedError, match="current_player"):
+        train(TwoSeatToyEnv(8, complete=False), total_steps=64, n_steps=4, seed=0, log=None)
+
+
+class BanditVectorEnv(VectorEnv):
+    """One-decision episodes: context c (one-hot of 4), 5 actions, reward PAYOFF[c, a] + N(0, 1) noise;
+    the best action overall (4) is illegal in contexts 0 and 1."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    PAYOFF = np.array([[0.0, 1.0, 0.2, 0.4, 3.0], [0.9, 0.0, 0.3, 0.1, 3.0],
+                       [0.0, 0.5, 1.5, 0.2, 2.5], [0.3, 0.2, 0.0, 0.1, 1.0]])
+    MASK = np.array([[1, 1, 1, 1, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]], bool)
+
+    def __init__(self, n, seed):
+        self.num_envs = n
+        self.single_observation_space = gymnasium.spaces.Box(0, 1, (4,), np.float32)
+        self.single_action_space = gymnasium.spaces.Discrete(5)
+        self.rng = np.random.default_rng(seed)
+        self.ctx = np.zeros(n, np.int64)
+
+    def _obs(self):
+        self.ctx = self.rng.integers(0, 4, self.num_envs)
+        return np.eye(4, dtype=np.float32)[self.ctx]
+
+    def action_masks(self):
+        return self.MASK[self.ctx]
+
+    def reset(self, *, seed=None, options=None):
+        return self._obs(), {}
+
+    def step(self, actions):
+        assert self.MASK[self.ctx, actions].all(), "an illegal action was played"
+        reward = self.PAYOFF[self.ctx, actions] + self.rng.normal(size=self.num_envs)
+        done = np.ones(self.num_envs, bool)
+        final = np.empty(self.num_envs, dtype=object)
+        return self._obs(), reward.astype(np.float32), done, ~done, {"final_obs": final, "_final_obs": done}
+
+
+def _expected_payoff(policy):
+    with torch.no_grad():
+        obs = torch.eye(4)
+        p = torch.softmax(policy.logits(obs, torch.from_numpy(BanditVectorEnv.MASK)), -1).numpy()
+    return (p * BanditVectorEnv.PAYOFF).sum(1), policy.act(obs, torch.from_numpy(BanditVectorEnv.MASK), greedy=True)[0]
+
+
+def test_learns_the_best_legal_arm_of_a_masked_bandit():
+    best = np.where(BanditVectorEnv.MASK, BanditVectorEnv.PAYOFF, -np.inf)
+    gen = torch.Generator().manual_seed(5)
+    before, _ = _expected_payoff(Policy(4, 5, [32, 32], gen))
+    policy, _ = train(BanditVectorEnv(256, seed=5), total_steps=60_000, n_steps=8, minibatch=512, epochs=4, lr=3e-3,
+                      ent_coef=0.0, hidden=(32, 32), seed=5, log=None)
+    after, greedy = _expected_payoff(policy)
+    # exact expectations (no sampling): every context's best legal arm, and near its payoff when sampled
+    assert greedy.tolist() == best.argmax(1).tolist()
+    assert np.all(after >= best.max(1) - 0.1), (after, best.max(1))
+    assert np.all(after > before + 0.3)
+
+
+def test_lama_strict_env_student_round_trip(tmp_path):
+    import agents
+    import envs
+    from agents.learned import load_student
+
+    venv = agents.vector_env("lama", 64, opponents=["lama/first"] * 3, seed=3, reward="dense", strict=True,
+                             copy=False)  # strict: an illegal action would raise IllegalActionError
+    policy, history = train(venv, total_steps=64 * 32 * 2, n_steps=32, minibatch=512, epochs=1, hidden=(16,),
+                            seed=0, log=None)
+    assert history[-1]["steps"] == 4096
+    folder = save_policy(policy, str(tmp_path / "p"), "lama", {"num_players": 4, "rules": "official"})
+    game = envs.make_game("lama", num_players=4, rules="official")
+    student = load_student(folder, game)
+    obs = torch.from_numpy(venv.observe(np.arange(8)))
+    mask = torch.ones((8, 9), dtype=torch.bool)
+    mask[:, 3] = False
+    with torch.no_grad():
+        want = torch.softmax(policy.logits(obs, mask), -1)
+        got = torch.softmax(student.net(obs, mask.float())[0], -1)
+    torch.testing.assert_close(got, want)
+    agent = agents.make(f"learned:{folder}", game, np.random.default_rng(0))
+    state = game.new_game(11)
+    view, legal = game.view(state, game.current_player(state)), game.legal_actions(state)
+    m = np.zeros(9, np.int8)
+    m[list(legal)] = 1
+    assert agent.act(view, m) in legal
+
+
+def test_cli_refuses_all_seats_for_lama_in_one_line(tmp_path, capsys):
+    assert main(["lama", "--control", "all_seats", "--out", str(tmp_path / "x"), "--timesteps", "10"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "all_seats" in err and "current_player" in err
+
+
+def test_same_seed_same_policy_and_callback_stops():
+    def weights(seed):
+        policy, _ = train(ToyVectorEnv(4), total_steps=32, n_steps=4, minibatch=8, epochs=2, hidden=(8,), seed=seed,
+                          log=None)
+        return torch.cat([p.detach().flatten() for p in policy.parameters()])
+
+    assert torch.equal(weights(7), weights(7))
+    assert not torch.equal(weights(7), weights(8))
+    _, history = train(ToyVectorEnv(4), total_steps=1000, n_steps=2, hidden=(8,), seed=0, log=None,
+                       callback=lambda entry, policy: False)
+    assert len(history) == 1

@@ -1,0 +1,612 @@
+"""A CleanRL-style PPO in one file: the recipe for writing your own training loop on a batched vector env.
+
+`python -m train` trains SB3's MaskablePPO; this module is the second learner,
+written out in plain torch so that every step of PPO can be read, changed and
+timed. It runs on any Gymnasium `VectorEnv` with same-step autoreset and action
+masks (`agents.vector_env(...)`), for example::
+
+    import agents
+    from train.cleanrl_ppo import train
+    venv = agents.vector_env("lama", 1024, opponents=["lama/first"] * 3, seed=0, reward="dense", copy=False)
+    policy, history = train(venv, total_steps=2_000_000, n_steps=64, minibatch=8192, epochs=2, lr=3e-4,
+                            ent_coef=0.01, gamma=0.995, gae_lambda=0.95, clip=0.2, hidden=(128, 128), seed=1)
+
+    python -m train.cleanrl_ppo lama --timesteps 2000000 --out runs/lama-cleanrl
+    python -m evaluate lama --agents learned:runs/lama-cleanrl,lama/first*3 --games 2000 --seed 7
+
+What it does, in the order of the code:
+
+- **Networks.** Separate actor and critic MLPs (ReLU), orthogonal init: gain
+  sqrt(2) for hidden layers, 0.01 for the policy head (a near-uniform first
+  policy), 1.0 for the value head; biases 0.
+- **Masks inside the graph.** A bool mask `(B, A)` turns illegal logits into
+  -1e9 with one `masked_fill`, in the rollout and in the update (the masks are
+  stored with the samples); sampling is Gumbel-max on the masked logits, so an
+  illegal action is never drawn and no Python runs per table. The entropy is
+  that of the masked distribution (legal actions only).
+- **Rollout buffers** are numpy arrays allocated once, `(n_steps, N, ...)`,
+  wrapped once with `torch.from_numpy` (no copies between numpy and torch).
+- **Same-step autoreset.** When a table's episode ends in `step`, the observation
+  returned is already the next episode's first one; the step is marked done, so
+  GAE never bootstraps across it. A terminated episode's next value is 0; a
+  truncated one bootstraps from the critic's value of `info["final_obs"]`.
+- **GAE** (gamma, lambda) in numpy, backwards over the rollout (`gae`), on
+  rewards scaled once, after the first rollout, so that its discounted returns
+  have standard deviation 1 (L.A.M.A.'s dense returns are tens of points; the
+  critic, clipped to a gradient norm of 0.5, learns them far more slowly:
+  measured, explained variance stayed at 0 over 1M steps unscaled and reached
+  0.6 scaled).
+- **Update.** Clipped surrogate; value clipping (the new value may not move the
+  loss more than `vf_clip` away from the rollout's value, as PPO2 did); entropy
+  bonus; advantages normalised per minibatch; gradient norm clipped per
+  network (the critic's large gradients on point-valued returns would otherwise
+  shrink the actor's step through one shared norm); Adam with eps 1e-5; the
+  learning rate decays linearly to 0 over the run.
+- **Two-seat zero-sum self-play** (`control="all_seats"`: one policy plays every
+  seat). The critic values a position for the seat to move; when the next
+  decision of a table is the other seat's, its value and advantage enter with
+  the opposite sign (`gae`'s `signs`). The vector env must give
+  `info["current_player"]` (the seat to move at each returned observation),
+  `info["rewards"]` (`(N, 2)`, each seat's reward of the step) and, for
+  truncated episodes, `info["final_info"]["current_player"]`; a vector env
+  without them is refused with a `NotImplementedError` naming what is missing.
+  (No game's compiled vector env offers `all_seats` yet; the path is tested on a
+  synthetic two-player env.)
+
+Saving: the actor is exactly the shape of `agents.learned`'s `masked_policy`
+student (ReLU MLP over the game's encoder observation, one logit per action), so
+`save_policy` writes the one saved-policy format (`policy.json` + `weights.pt`,
+loaded as data) and `learned:<folder>` plays it in `python -m evaluate`. The
+student's value head is unused by the agent and saved as zeros (this learner's
+critic is a separate network; it is kept next to it as `critic.pt`, a plain
+state_dict).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+MASKED_LOGIT = -1e9  # as agents.learned's MaskedPolicy: exp() of it is exactly 0 next to any legal logit
+
+
+# --- networks -------------------------------------------------------------------------------------
+def _layer(n_in: int, n_out: int, gain: float, generator: torch.Generator) -> nn.Linear:
+    """A linear layer with orthogonal weights of gain `gain` and zero bias."""
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, gain, generator=generator)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def _mlp(sizes: Sequence[int], head_gain: float, generator: torch.Generator) -> nn.Sequential:
+    """Linear-ReLU-...-Linear: hidden layers with gain sqrt(2), the last with `head_gain`."""
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-2], sizes[1:-1]):
+        layers += [_layer(a, b, np.sqrt(2.0), generator), nn.ReLU()]
+    layers.append(_layer(sizes[-2], sizes[-1], head_gain, generator))
+    return nn.Sequential(*layers)
+
+
+class Policy(nn.Module):
+    """Separate actor (masked logits) and critic (value) MLPs over one observation vector.
+
+    Args:
+        obs_dim: the observation's length.
+        num_actions: A.
+        hidden: hidden layer sizes, the same for both networks.
+        generator: the torch generator of the initial weights.
+    """
+
+    def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int], generator: torch.Generator):
+        super().__init__()
+        self.obs_dim, self.num_actions, self.hidden = int(obs_dim), int(num_actions), [int(h) for h in hidden]
+        self.actor = _mlp([self.obs_dim, *self.hidden, self.num_actions], 0.01, generator)
+        self.critic = _mlp([self.obs_dim, *self.hidden, 1], 1.0, generator)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Logits `(B, A)` with `MASKED_LOGIT` where the bool `mask` is False."""
+        return self.actor(obs).masked_fill(~mask, MASKED_LOGIT)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's value `(B,)`."""
+        return self.critic(obs).squeeze(-1)
+
+    @torch.no_grad()
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None,
+            greedy: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """(actions `(B,)` int64, their log-probabilities): a sample (Gumbel-max) or the most likely legal action."""
+        logits = self.logits(obs, mask)
+        logp = torch.log_softmax(logits, dim=-1)
+        if greedy:
+            action = logits.argmax(-1)
+        else:
+            u = torch.rand(logits.shape, generator=generator)
+            action = (logits - torch.log(-torch.log(u))).argmax(-1)  # u = 0 gives -inf: that action is not drawn
+        return action, logp.gather(1, action[:, None]).squeeze(1)
+
+
+# --- advantages ---------------------------------------------------------------------------------------
+def gae(rewards: np.ndarray, values: np.ndarray, last_values: np.ndarray, dones: np.ndarray, bootstrap: np.ndarray,
+        gamma: float, lam: float, signs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Generalised advantage estimates and returns of a rollout `(T, N)` with same-step autoreset.
+
+    Args:
+        rewards: `rewards[t]`, the reward of the decision at step t (to the seat that took it).
+        values: the critic's value of the observation each decision was taken at.
+        last_values: `(N,)`, the value of the observation after the last step.
+        dones: the episode ended with step t (terminated or truncated); the next
+            observation is then a new episode's, and nothing flows back across it.
+        bootstrap: the value of the ended episode's last observation where it was
+            truncated (0 where it terminated or did not end), from the seat of step t.
+        gamma, lam: discount and GAE lambda.
+        signs: +1 where a table's next decision is by the same seat as step t's,
+            -1 where it is by the other seat of a two-player zero-sum game (its
+            value is minus ours); None: all +1 (one learner seat).
+
+    Returns:
+        (advantages, returns = advantages + values), float32 `(T, N)`.
+    """
+    T = rewards.shape[0]
+    adv = np.zeros(rewards.shape, np.float32)
+    next_adv = np.zeros(rewards.shape[1], np.float32)
+    next_value = last_values.astype(np.float32)
+    for t in range(T - 1, -1, -1):
+        s = 1.0 if signs is None else signs[t]
+        carry = np.where(dones[t], 0.0, s)  # 0 across an episode's end, -1 across a change of seat
+        v_next = np.where(dones[t], bootstrap[t], s * next_value)
+        delta = rewards[t] + gamma * v_next - values[t]
+        next_adv = (delta + gamma * lam * carry * next_adv).astype(np.float32)
+        adv[t] = next_adv
+        next_value = values[t]
+    return adv, adv + values
+
+
+# --- the vector env's side ------------------------------------------------------------------------------
+def _masks(venv: Any, info: dict[str, Any]) -> np.ndarray:
+    """The learner's legal actions, bool `(N, A)`: `action_masks()`, else `info["action_mask"]`, else all legal."""
+    if hasattr(venv, "action_masks"):
+        return venv.action_masks()
+    if "action_mask" in info:
+        return np.asarray(info["action_mask"]).astype(bool)
+    return np.ones((venv.num_envs, venv.single_action_space.n), bool)
+
+
+ALL_SEATS_KEYS = ('info["current_player"] (N,)', 'info["rewards"] (N, 2)',
+                  'info["final_info"]["current_player"] for truncated tables')
+
+
+def _check_all_seats(venv: Any, info: dict[str, Any]) -> None:
+    """Raise NotImplementedError naming what an `all_seats` vector env lacks for two-seat zero-sum self-play."""
+    missing = [] if "current_player" in info else [ALL_SEATS_KEYS[0] + " from reset and step"]
+    players = getattr(venv, "num_players", None)
+    if players != 2:
+        missing.append(f"num_players == 2 (got {players!r}; the sign flip is for two-player zero-sum games)")
+    if missing:
+        raise NotImplementedError(f"control='all_seats' self-play needs a vector env that gives {', '.join(missing)}; "
+                                  f"{type(venv).__name__} does not")
+
+
+class Rollout:
+    """The rollout buffers of `n_steps` x N decisions, allocated once, and the loop that fills them.
+
+    Numpy arrays `(T, N, ...)`; `obs_t`, `mask_t`, `act_t`, `logp_t` are torch
+    tensors sharing their memory. After `collect`: `rew[t]` the reward of
+    decision t (to its seat), `done[t]` the episode ended with it, `boot[t]` the
+    critic's value of a truncated episode's last observation (0 elsewhere),
+    `last_values` the value after the last step, `player` the seat to move at
+    each observation (`all_seats`).
+    """
+
+    def __init__(self, venv: Any, n_steps: int, zero_sum: bool):
+        T, n = int(n_steps), int(venv.num_envs)
+        D, A = int(venv.single_observation_space.shape[0]), int(venv.single_action_space.n)
+        self.venv, self.T, self.n, self.zero_sum = venv, T, n, zero_sum
+        self.obs = np.zeros((T, n, D), np.float32)
+        self.mask = np.zeros((T, n, A), np.bool_)
+        self.act = np.zeros((T, n), np.int64)
+        self.logp = np.zeros((T, n), np.float32)
+        self.val = np.zeros((T, n), np.float32)
+        self.rew = np.zeros((T, n), np.float32)
+        self.done = np.zeros((T, n), np.bool_)
+        self.boot = np.zeros((T, n), np.float32)
+        self.player = np.zeros((T + 1, n), np.int64)
+        self.last_values = np.zeros(n, np.float32)
+        self.obs_t, self.mask_t, self.act_t, self.logp_t = (
+            torch.from_numpy(b) for b in (self.obs, self.mask, self.act, self.logp))
+        self.next_obs, self.info = venv.reset()
+        self.next_player = np.zeros(n, np.int64)  # the seat to move at `next_obs` (all_seats)
+        if zero_sum:
+            _check_all_seats(venv, self.info)
+            self.next_player[:] = self.info["current_player"]
+
+    def collect(self, policy: Policy, generator: torch.Generator) -> tuple[list[float], list[int]]:
+        """Play `n_steps` decisions at every table; returns the (returns, lengths) of the episodes that ended."""
+        venv, rows = self.venv, np.arange(self.n)
+        ep_returns: list[float] = []
+        ep_lengths: list[int] = []
+        policy.eval()
+        self.player[0] = self.next_player
+        for t in range(self.T):
+            self.obs[t] = self.next_obs
+            self.mask[t] = _masks(venv, self.info)
+            with torch.no_grad():
+                action, logp = policy.act(self.obs_t[t], self.mask_t[t], generator)
+                self.val[t] = policy.value(self.obs_t[t]).numpy()
+            self.act[t] = action.numpy()
+            self.logp[t] = logp.numpy()
+            self.next_obs, reward, term, trunc, info = venv.step(self.act[t])
+            self.info = info
+            self.done[t] = np.logical_or(term, trunc)
+            if self.zero_sum:
+                if "rewards" not in info or "current_player" not in info:
+                    raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[0]} and "
+                                              f"{ALL_SEATS_KEYS[1]} from every step; {type(venv).__name__} gave "
+                                              f"{', '.join(k for k in ('rewards', 'current_player') if k not in info)} "
+                                              "no value")
+                self.rew[t] = np.asarray(info["rewards"], np.float32)[rows, self.player[t]]
+                self.player[t + 1] = info["current_player"]
+            else:
+                self.rew[t] = reward
+            self.boot[t] = 0.0
+            cut = np.flatnonzero(np.logical_and(trunc, np.logical_not(term)))
+            if cut.size:  # a truncated episode is valued from its last observation, not the new deal
+                final = np.stack([np.asarray(x, np.float32) for x in info["final_obs"][cut]])
+                with torch.no_grad():
+                    v = policy.value(torch.from_numpy(final)).numpy()
+                if self.zero_sum:
+                    fin = info.get("final_info", {})
+                    if "current_player" not in fin:
+                        raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[2]}")
+                    v = np.where(np.asarray(fin["current_player"])[cut] == self.player[t, cut], v, -v)
+                self.boot[t, cut] = v
+            if "_episode" in info:
+                ended = np.flatnonzero(info["_episode"])
+                ep_returns += np.asarray(info["episode"]["r"])[ended].tolist()
+                ep_lengths += np.asarray(info["episode"]["l"])[ended].tolist()
+        self.next_player[:] = self.player[self.T]
+        with torch.no_grad():
+            self.last_values = policy.value(torch.from_numpy(np.asarray(self.next_obs, np.float32))).numpy()
+        return ep_returns, ep_lengths
+
+    def signs(self) -> np.ndarray | None:
+        """`all_seats`: +1 where a table's next decision is by the same seat, -1 where by the other; else None."""
+        if not self.zero_sum:
+            return None
+        return np.where(self.player[1:] == self.player[:-1], 1.0, -1.0).astype(np.float32)
+
+    def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+        """`gae` of the collected rollout: (advantages, returns)."""
+        return gae(self.rew, self.val, self.last_values, self.done, self.boot, gamma, lam, self.signs())
+
+
+
+# --- training ------------------------------------------------------------------------------------------------
+def train(
+    venv: Any,
+    *,
+    total_steps: int,
+    n_steps: int = 64,
+    minibatch: int = 8192,
+    epochs: int = 2,
+    lr: float = 3e-4,
+    ent_coef: float = 0.01,
+    gamma: float = 0.995,
+    gae_lambda: float = 0.95,
+    clip: float = 0.2,
+    hidden: Sequence[int] = (128, 128),
+    seed: int = 0,
+    log_every: int = 1,
+    callback: Callable[[dict[str, Any], Policy], bool | None] | None = None,
+    vf_coef: float = 0.5,
+    vf_clip: float | None = 0.2,
+    max_grad_norm: float = 0.5,
+    reward_scale: float | None = None,
+    anneal_lr: bool = True,
+    log: Callable[[str], None] | None = print,
+) -> tuple[Policy, list[dict[str, Any]]]:
+    """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
+
+    Args:
+        venv: a Gymnasium `VectorEnv`, same-step autoreset, `Discrete` actions, a flat observation;
+            `venv.control == "all_seats"` selects two-seat zero-sum self-play (see the module docstring).
+        total_steps: learner decisions to collect (rounded up to whole rollouts).
+        n_steps: steps per table per rollout.
+        minibatch: samples per gradient step (the rollout `n_steps * N` is cut into such pieces).
+        epochs: passes over each rollout.
+        lr: Adam's learning rate at the start (decayed linearly to 0 with `anneal_lr`).
+        ent_coef: the entropy bonus's weight.
+        gamma, gae_lambda: discount and GAE lambda.
+        clip: the surrogate's clip range.
+        hidden: hidden layer sizes of actor and critic.
+        seed: seeds the weights, the sampling and the minibatch order (the env has its own seed).
+        log_every: print a line every this many updates (0: never).
+        callback: `callback(entry, policy)` after every update, with the history entry; returning
+            False stops training.
+        vf_coef: the value loss's weight.
+        vf_clip: value clipping range, in scaled return units; None: no value clipping.
+        max_grad_norm: gradient norm limit of each network.
+        reward_scale: rewards are multiplied by this before learning (the history's episode returns are
+            not); None: fixed after the first rollout to 1 / the standard deviation of its discounted
+            returns, so that the critic's targets are of order 1 whatever the game's points.
+        anneal_lr: decay the learning rate linearly to 0.
+        log: where the progress lines go.
+
+    Returns:
+        (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
+        the mean return and count of the episodes that ended, losses, entropy, approximate KL,
+        clip fraction, explained variance, learning rate).
+    """
+    n = int(venv.num_envs)
+    obs_space, act_space = venv.single_observation_space, venv.single_action_space
+    if getattr(act_space, "n", None) is None:
+        raise ValueError(f"the vector env's action space must be Discrete, got {act_space}")
+    if len(obs_space.shape) != 1:
+        raise ValueError(f"the vector env's observations must be flat vectors, got shape {obs_space.shape}")
+    mode = venv.metadata.get("autoreset_mode")
+    if getattr(mode, "value", mode) != "SameStep":
+        raise ValueError(f"this learner needs same-step autoreset (a finished table's next obs is the new episode), "
+                         f"got autoreset_mode={mode!r}")
+    for name, v in (("total_steps", total_steps), ("n_steps", n_steps), ("minibatch", minibatch), ("epochs", epochs)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    D, A, T = int(obs_space.shape[0]), int(act_space.n), int(n_steps)
+    batch = T * n
+    minibatch = min(int(minibatch), batch)
+    updates = -(-int(total_steps) // batch)
+    zero_sum = getattr(venv, "control", "one_seat") == "all_seats"
+
+    gen = torch.Generator().manual_seed(int(seed))
+    rng = np.random.default_rng(int(seed))
+    policy = Policy(D, A, hidden, gen)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
+
+    buf = Rollout(venv, T, zero_sum)
+    history: list[dict[str, Any]] = []
+    steps, start = 0, time.perf_counter()
+    for update in range(1, updates + 1):
+        if anneal_lr:
+            for g in optimizer.param_groups:
+                g["lr"] = lr * (1.0 - (update - 1) / updates)
+        t_collect = time.perf_counter()
+        ep_returns, ep_lengths = buf.collect(policy, gen)
+        if reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
+            zeros = np.zeros_like(buf.val)
+            returns, _ = gae(buf.rew, zeros, zeros[0], buf.done, zeros, gamma, 1.0, buf.signs())
+            reward_scale = 1.0 / max(float(returns.std()), 1e-8)
+        buf.rew *= reward_scale
+        adv_buf, ret_buf = buf.advantages(gamma, gae_lambda)
+        steps += batch
+        collect_s = time.perf_counter() - t_collect
+
+        # --- the update: flat views of the rollout, shuffled minibatches ---
+        t_learn = time.perf_counter()
+        policy.train()
+        b_obs, b_mask = buf.obs_t.view(batch, D), buf.mask_t.view(batch, A)
+        b_act, b_logp = buf.act_t.view(batch), buf.logp_t.view(batch)
+        b_adv, b_ret = torch.from_numpy(adv_buf).view(batch), torch.from_numpy(ret_buf).view(batch)
+        b_val = torch.from_numpy(buf.val).view(batch)
+        stats: dict[str, list[float]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")}
+        for _ in range(epochs):
+            order = torch.from_numpy(rng.permutation(batch))
+            for lo in range(0, batch, minibatch):
+                idx = order[lo:lo + minibatch]
+                logits = policy.logits(b_obs[idx], b_mask[idx])
+                logp_all = torch.log_softmax(logits, dim=-1)
+                new_logp = logp_all.gather(1, b_act[idx][:, None]).squeeze(1)
+                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
+                log_ratio = new_logp - b_logp[idx]
+                ratio = log_ratio.exp()
+                adv = b_adv[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+                value = policy.value(b_obs[idx])
+                v_err = (value - b_ret[idx]) ** 2
+                if vf_clip is not None:
+                    v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-vf_clip, vf_clip)
+                    v_err = torch.max(v_err, (v_clipped - b_ret[idx]) ** 2)
+                v_loss = 0.5 * v_err.mean()
+                loss = pg_loss - ent_coef * entropy + vf_coef * v_loss
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(policy.actor.parameters(), max_grad_norm)
+                nn.utils.clip_grad_norm_(policy.critic.parameters(), max_grad_norm)
+                optimizer.step()
+                with torch.no_grad():
+                    stats["pg_loss"].append(pg_loss.item())
+                    stats["v_loss"].append(v_loss.item())
+                    stats["entropy"].append(entropy.item())
+                    stats["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
+                    stats["clipfrac"].append(((ratio - 1).abs() > clip).float().mean().item())
+        learn_s = time.perf_counter() - t_learn
+        var = float(np.var(ret_buf))
+        wall = time.perf_counter() - start
+        entry = {
+            "update": update, "steps": steps, "wall_s": wall, "steps_per_s": steps / wall,
+            "collect_s": collect_s, "learn_s": learn_s,
+            "episodes": len(ep_returns), "mean_return": float(np.mean(ep_returns)) if ep_returns else float("nan"),
+            "mean_length": float(np.mean(ep_lengths)) if ep_lengths else float("nan"),
+            **{k: float(np.mean(v)) for k, v in stats.items()},
+            "explained_variance": float("nan") if var == 0 else 1.0 - float(np.var(ret_buf - buf.val)) / var,
+            "lr": optimizer.param_groups[0]["lr"], "reward_scale": reward_scale,
+        }
+        history.append(entry)
+        if log is not None and log_every and (update % log_every == 0 or update == updates):
+            log(f"update {update}/{updates}  steps {steps:,}  {entry['steps_per_s']:,.0f} steps/s  "
+                f"return {entry['mean_return']:.2f} ({entry['episodes']} ep)  entropy {entry['entropy']:.3f}  "
+                f"kl {entry['approx_kl']:.4f}  clipfrac {entry['clipfrac']:.3f}  "
+                f"ev {entry['explained_variance']:.2f}")
+        if callback is not None and callback(entry, policy) is False:
+            break
+    policy.eval()
+    return policy, history
+
+
+# --- saving: the project's saved-policy format ------------------------------------------------------------------
+def to_student(policy: Policy, game: str, options: dict[str, Any]) -> Any:
+    """The actor as an `agents.learned` `masked_policy` student of `game` (options: the game's rules only).
+
+    The student's MLP is `body` (Linear-ReLU-...-Linear), ReLU, `logits`: the
+    actor's layers one for one. Its value head is not used to act and is set to 0.
+    """
+    from agents.learned import Student
+
+    student = Student(game, options, "masked_policy", list(policy.hidden))
+    if student.dims["obs_dim"] != policy.obs_dim or student.num_actions != policy.num_actions:
+        raise ValueError(f"the policy has observation {policy.obs_dim} and {policy.num_actions} actions; {game} with "
+                         f"options {options} has {student.dims['obs_dim']} and {student.num_actions}")
+    linears = [m for m in policy.actor if isinstance(m, nn.Linear)]
+    state = {}
+    for i, layer in enumerate(linears[:-1]):
+        state[f"body.{2 * i}.weight"], state[f"body.{2 * i}.bias"] = layer.weight, layer.bias
+    state["logits.weight"], state["logits.bias"] = linears[-1].weight, linears[-1].bias
+    state["value.weight"] = torch.zeros_like(student.net.value.weight)
+    state["value.bias"] = torch.zeros_like(student.net.value.bias)
+    student.net.load_state_dict({k: v.detach().clone() for k, v in state.items()})
+    student.net.eval()
+    return student
+
+
+def save_policy(policy: Policy, folder: str, game: str, options: dict[str, Any],
+                provenance: dict[str, Any] | None = None) -> str:
+    """Write the policy as a `masked_policy` student (`learned:<folder>` plays it) and the critic as `critic.pt`."""
+    from agents.learned import save_student
+
+    save_student(to_student(policy, game, options), folder, provenance=provenance)
+    torch.save({k: v.detach().clone() for k, v in policy.critic.state_dict().items()},
+               os.path.join(folder, "critic.pt"))
+    return folder
+
+
+def write_history(history: list[dict[str, Any]], path: str) -> None:
+    """The history as CSV, one row per update."""
+    if not history:
+        return
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(history[0]))
+        w.writeheader()
+        w.writerows(history)
+
+
+# --- command line ---------------------------------------------------------------------------------------------------
+#: Environment options that are not rules: left out of the saved student's options (it plays any reward setting).
+_ENV_ONLY = ("reward",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """`python -m train.cleanrl_ppo GAME --timesteps N --out DIR` (defaults: the game's `python -m train` preset)."""
+    from evaluate.cli import Parser, nonnegative_float, positive_int
+
+    p = Parser(prog="python -m train.cleanrl_ppo",
+               description="CleanRL-style PPO (one readable torch file) on a game's batched compiled vector env; "
+                           "defaults come from the game's `python -m train` preset.")
+    p.add_argument("game", help="a game with a compiled vector env (e.g. lama)")
+    p.add_argument("--timesteps", type=positive_int(10**11), default=None, help="learner steps (default: the preset's)")
+    p.add_argument("--out", type=str, required=True, help="folder for the policy (policy.json, weights.pt), "
+                   "critic.pt, history.csv and run.json")
+    p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent ids, NAME*K repeats "
+                   "(default: the preset's)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
+    p.add_argument("--control", choices=["one_seat", "all_seats"], default="one_seat",
+                   help="all_seats: one policy at both seats of a two-player zero-sum game (sign-flipped advantages)")
+    p.add_argument("--n-envs", type=positive_int(8192), default=None, help="tables (default: the preset's)")
+    p.add_argument("--n-steps", type=positive_int(4096), default=None, help="steps per table per rollout")
+    p.add_argument("--minibatch", type=positive_int(), default=None, help="samples per gradient step")
+    p.add_argument("--epochs", type=positive_int(100), default=None, help="passes over each rollout")
+    p.add_argument("--lr", type=nonnegative_float, default=None, help="Adam learning rate (decays linearly to 0)")
+    p.add_argument("--ent-coef", type=nonnegative_float, default=None, help="entropy bonus")
+    p.add_argument("--gamma", type=nonnegative_float, default=None, help="discount")
+    p.add_argument("--gae-lambda", type=nonnegative_float, default=0.95, help="GAE lambda (default 0.95)")
+    p.add_argument("--clip", type=nonnegative_float, default=0.2, help="surrogate clip range (default 0.2)")
+    p.add_argument("--vf-clip", type=nonnegative_float, default=0.2, help="value clip range in scaled return units "
+                   "(default 0.2; 0: none)")
+    p.add_argument("--reward-scale", type=nonnegative_float, default=None, help="multiply rewards by this "
+                   "(default: 1 / the std of the first rollout's discounted returns)")
+    p.add_argument("--hidden", type=str, default=None, help="hidden sizes, e.g. 128,128 (default: the preset's)")
+    p.add_argument("--seed", type=positive_int(low=0), default=0, help="seed of the weights, sampling and tables")
+    p.add_argument("--threads", type=positive_int(64), default=1, help="torch threads (default 1)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; usage errors are one line and exit status 2."""
+    import agents
+    import envs
+    from envs.core.options import parse_options
+    from evaluate.cli import check_outputs, fail
+    from train.presets import preset
+
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(argv)
+    prog = "python -m train.cleanrl_ppo"
+    try:
+        check_outputs(args)
+        if args.game not in envs.available_games():
+            raise ValueError(f"unknown game {args.game!r}; allowed: {', '.join(envs.available_games())}")
+        pre = preset(args.game)
+        options = {**pre.get("options", {}), **parse_options(envs.config_class(args.game), args.option)}
+        opponents = (agents.expand_agent_ids(args.opponents) if args.opponents
+                     else list(pre.get("opponents", ["random"])))
+        hidden = [int(h) for h in args.hidden.split(",")] if args.hidden else list(pre.get("net_arch", [128, 128]))
+        if not hidden or min(hidden) < 1:
+            raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
+        game = envs.make_game(args.game, **options)
+        if args.control == "all_seats":
+            opponents = []
+        elif len(opponents) == 1 and game.num_players > 2:
+            opponents = opponents * (game.num_players - 1)
+        try:
+            venv = agents.vector_env(args.game, args.n_envs or pre.get("n_envs", 1024), opponents=opponents,
+                                     seed=args.seed, control=args.control, copy=False, **options)
+        except ValueError as e:
+            if args.control == "all_seats":
+                raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
+                                          f"needs one that gives {', '.join(ALL_SEATS_KEYS)}") from None
+            raise
+    except (ValueError, NotImplementedError) as e:
+        return fail(str(e), prog, 2)
+    torch.set_num_threads(args.threads)
+    settings = {
+        "total_steps": args.timesteps or pre.get("timesteps", 1_000_000),
+        "n_steps": args.n_steps or pre.get("n_steps", 64),
+        "minibatch": args.minibatch or pre.get("batch_size", 8192),
+        "epochs": args.epochs or pre.get("n_epochs", 2),
+        "lr": args.lr if args.lr is not None else pre.get("learning_rate", 3e-4),
+        "ent_coef": args.ent_coef if args.ent_coef is not None else pre.get("ent_coef", 0.01),
+        "gamma": args.gamma if args.gamma is not None else pre.get("gamma", 0.99),
+        "gae_lambda": args.gae_lambda, "clip": args.clip, "vf_clip": args.vf_clip or None,
+        "reward_scale": args.reward_scale or None,
+        "hidden": hidden, "seed": args.seed,
+    }
+    print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {', '.join(opponents) or '(self-play)'}, "
+          f"options {options}", flush=True)
+    started = time.time()
+    policy, history = train(venv, log_every=10, **settings)
+    os.makedirs(args.out, exist_ok=True)
+    rules = {k: v for k, v in options.items() if k not in _ENV_ONLY}
+    from train.report import git_commit
+
+    provenance = {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
+                  "commit": git_commit(),
+                  "steps": history[-1]["steps"] if history else 0, "wall_s": round(time.time() - started, 1),
+                  "opponents": opponents, "env_options": options, "settings": settings}
+    save_policy(policy, args.out, args.game, rules, provenance)
+    write_history(history, os.path.join(args.out, "history.csv"))
+    with open(os.path.join(args.out, "run.json"), "w", encoding="utf-8") as f:
+        json.dump(provenance, f, indent=2)
+    print(f"saved: {args.out} (learned:{args.out} plays it)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
