@@ -28,7 +28,7 @@ _WHERE = {
     "reseed_agent": "envs.core.play",
     "OpponentEnv": "envs.core.single_agent",
     "GameSpec": "envs.core.spec",
-    "Option": "envs.core.spec",
+    "Option": "envs.core.options",
     "Variant": "envs.core.spec",
     # the vector base imports numba, the SB3 adapter stable-baselines3 (and torch)
     "CompiledVectorEnv": "envs.core.vector",

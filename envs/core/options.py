@@ -9,8 +9,10 @@ declared type.
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 C = TypeVar("C")
@@ -109,6 +111,68 @@ def parse_options(config_cls: type, pairs: Iterable[str]) -> dict[str, Any]:
 
 def _declaration(config_cls: type, key: str) -> str:
     """`key`'s declaration for an error message: its type or allowed values, default and help."""
-    from envs.core.spec import declared_options  # spec builds on this module
 
     return next((o.describe() for o in declared_options(config_cls) if o.name == key), key)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option, as declared by the game's `Config` field."""
+
+    name: str
+    type: str
+    default: Any
+    choices: tuple[Any, ...] | None
+    help: str
+
+    def describe(self) -> str:
+        """`name` (type; one of a|b; default x): help."""
+        kind = f"one of {'|'.join(map(str, self.choices))}" if self.choices else self.type
+        return f"{self.name} ({kind}; default {self.default!r}): {self.help}".rstrip(": ")
+
+def _type_name(hint: Any) -> tuple[str, tuple[Any, ...] | None]:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Literal:
+        return "choice", tuple(args)
+    if origin is typing.Union or type(hint).__name__ == "UnionType":
+        names, choices = [], None
+        for a in args:
+            if a is type(None):
+                continue
+            n, c = _type_name(a)
+            names.append(n)
+            choices = c if c is not None else choices
+        return "|".join(names), choices
+    if origin in (tuple, list):
+        return f"list of {_type_name(args[0])[0] if args else 'str'}", None
+    return getattr(hint, "__name__", str(hint)), None
+
+def _attribute_help(cls: type) -> dict[str, str]:
+    """`name -> text` from the `Attributes:` section of a Google-style class docstring."""
+    doc = cls.__doc__ or ""
+    m = re.search(r"^\s*Attributes:\s*$(.*?)(?:^\s*\S[^:\n]*:\s*$|\Z)", doc, re.M | re.S)
+    if not m:
+        return {}
+    out: dict[str, str] = {}
+    current = None
+    for line in m.group(1).splitlines():
+        item = re.match(r"^\s{4,8}(\w+)(?: \([^)]*\))?:\s*(.*)$", line)
+        if item:
+            current = item.group(1)
+            out[current] = item.group(2).strip()
+        elif current and line.strip():
+            out[current] += " " + line.strip()
+    return out
+
+def declared_options(config_class: type) -> list[Option]:
+    """The options of a `Config` dataclass in declaration order (init fields only)."""
+    hints = typing.get_type_hints(config_class)
+    helps = _attribute_help(config_class)
+    out = []
+    for f in dataclasses.fields(config_class):
+        if not f.init:
+            continue
+        kind, choices = _type_name(hints.get(f.name, str))
+        default = f.default if f.default is not dataclasses.MISSING else None
+        out.append(Option(f.name, kind, default, choices, helps.get(f.name, "")))
+    return out
