@@ -49,12 +49,16 @@ def test_registered_and_known_to_the_registries():
     assert Variant.from_json(v.to_json()) == v and v.make_game().config == game.config
 
 
-def test_pettingzoo_api_and_registry():
+def test_pettingzoo_api():
     from examples.tictactoe import env as mod
 
     api_test(mod.env(), num_cycles=30)
     api_test(mod.raw_env(), num_cycles=30)
     seed_test(mod.env, num_cycles=30)
+
+
+@pytest.mark.pettingzoo_registry
+def test_pettingzoo_registry():
     import pettingzoo
 
     env = pettingzoo.make("aec", "tabletop/tictactoe-v0")
