@@ -65,6 +65,14 @@ def _smooth(y: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return mean, sd
 
 
+def _short_count(v: float, _pos: object = None) -> str:
+    """A tick label that stays narrow: 800, 25k, 2.5M."""
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:g}{unit}"
+    return f"{v:g}"
+
+
 def write_curve(rows: list[dict[str, float]], out: str, title: str, references: dict[str, tuple[float, str]] | None = None,
                 xlabel: str = "learner steps") -> None:
     """Write the learning curve as CSV and PNG (each file atomically).
@@ -107,7 +115,7 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     axes[-1, 0].set_xlabel(xlabel)
-    axes[-1, 0].xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    axes[-1, 0].xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_short_count))
     axes[0, 0].set_title(title, fontsize=10)
     fig.tight_layout()
     with atomic_path(os.path.join(out, "curve.png")) as tmp:

@@ -67,6 +67,8 @@ class Run:
     encoder: Any
     seeds: RunSeeds
     hooks: GameHooks
+    #: The commit of the code the run started with (a checkpointed run may resume under another).
+    commit: str = ""
 
     def build(self, ids: list[str], seq: np.random.SeedSequence) -> list[Any]:
         """Agents by id, agent j drawing from child j of `seq`."""
@@ -524,7 +526,7 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
         extra["play"] = "average"
         extra["mixture_weights"] = [float(w) for w in weights]
     extra["versions"] = library_versions()
-    extra["provenance"] = {"command": command_line(), "git_commit": git_commit(), "method": "ppo"}
+    extra["provenance"] = {"command": command_line(), "git_commit": run.commit or git_commit(), "method": "ppo"}
     extra["train_seconds"] = time.time() - t0
     config = write_config(cfg, extra)
     from envs.core.spec import Variant
@@ -601,7 +603,10 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     set_random_seed(cfg.seed)
     torch.set_num_threads(1)
     game = envs.make_game(cfg.game, **cfg.options)
-    run = Run(cfg, game, envs.make_encoder(cfg.game, game), RunSeeds.from_seed(cfg.seed, cfg.n_envs), hooks(cfg.game))
+    from train.report import git_commit
+
+    run = Run(cfg, game, envs.make_encoder(cfg.game, game), RunSeeds.from_seed(cfg.seed, cfg.n_envs), hooks(cfg.game),
+              commit=git_commit())
     opponents = build_opponents(run)
     start = int(resume[0]["step"]) if resume is not None else 0
     model = build_learner(run, build_envs(run, opponents, start))

@@ -71,7 +71,8 @@ def _ppo_meta(folder: str) -> dict[str, Any] | None:
         return None
     variant = name[len(game) + len("-ppo"):]
     return {"game": game, "options": cfg.get("options") or {}, "agent_id": f"{game}/ppo{variant}", "kind": "ppo",
-            "provenance": {"method": "ppo", "opponents": cfg.get("opponents"), "timesteps": cfg.get("timesteps")}}
+            "provenance": {**(cfg.get("provenance") if isinstance(cfg.get("provenance"), dict) else {}),
+                           "method": "ppo", "opponents": cfg.get("opponents"), "timesteps": cfg.get("timesteps")}}
 
 
 def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import os
-
 import numpy as np
 import pytest
 
 import agents
 import envs
-from agents.pretrained import checkpoints
+from agents.pretrained import HERE, _metas, checkpoints
 from envs.core.play import play_out
 
 pytest.importorskip("torch")
@@ -21,14 +18,13 @@ SHIPPED = sorted(checkpoints().items())
 def test_the_shipped_checkpoints_are_listed():
     ids = [agent_id for agent_id, _ in SHIPPED]
     for expected in ("the_game/learned", "the_game/learned-4p", "the_game/learned-5p", "lama/learned",
-                     "primi_composti/learned"):
+                     "primi_composti/learned", "lama/ppo"):
         assert expected in ids
 
 
 @pytest.mark.parametrize(("agent_id", "folder"), SHIPPED, ids=[a for a, _ in SHIPPED])
 def test_a_shipped_checkpoint_plays_its_game_in_every_seat(agent_id, folder):
-    with open(os.path.join(folder, "policy.json"), encoding="utf-8") as f:
-        meta = json.load(f)
+    meta = _metas(HERE)[agent_id][1]  # a student's policy.json, or a PPO run's config.json
     game = envs.make_game(meta["game"], **meta["options"])
     assert agent_id in agents.known_ids(meta["game"])
     team = [agents.make(agent_id, game, rng=np.random.default_rng(seat), game_name=meta["game"])
