@@ -19,7 +19,7 @@ from agents.vector import vector_env
 from envs.gymnasium_registry import set_agent_resolver
 
 # gymnasium.make("tabletop/<game>-v0", opponents=[ids]) resolves the ids here (envs never imports agents).
-set_agent_resolver(make)
+set_agent_resolver(make, vector_env)
 
 __all__ = [
     "Agent", "RandomAgent", "describe_agent", "expand_agent_ids", "known_ids", "labels_for", "make", "register",

@@ -10,9 +10,12 @@ imports `agents` (it sits below it): agent ids are resolved by the function
 `agents` hands to `set_agent_resolver` when it is imported; without it an id
 raises a `ValueError` that says to `import agents`.
 
-`gymnasium.make_vec` uses this module's `vector_env`: for now a Gymnasium
-`SyncVectorEnv` of single-agent envs (each with its own opponents built from the
-ids); `info["action_mask"]` comes batched as int8 `(num_envs, num_actions)`.
+`gymnasium.make_vec` uses this module's `vector_env`: the game's batched compiled
+env (`agents.vector_env`: same-step autoreset, declared in `metadata["autoreset_mode"]`)
+where the game has one and every opponent id has a compiled kernel, else a Gymnasium
+`SyncVectorEnv` of single-agent envs (each with its own opponents built from the ids;
+next-step autoreset); `compiled=True` / `False` asks for one of the two. Either way
+`info["action_mask"]` comes batched as int8 `(num_envs, num_actions)`.
 Pass ids, not agent objects, to `make_vec`: objects would be shared by every copy.
 """
 
@@ -25,12 +28,16 @@ import numpy as np
 
 #: `(agent_id, engine, rng, game_name) -> agent`, set by `agents` when it is imported.
 _resolver: Callable[..., Any] | None = None
+#: `(game, num_envs, opponents=ids, seed=..., **options) -> vector env`, set by `agents` (`agents.vector_env`).
+_vector_resolver: Callable[..., Any] | None = None
 
 
-def set_agent_resolver(resolver: Callable[..., Any]) -> None:
-    """Install the function that turns an agent id into an agent (`agents.make`)."""
-    global _resolver
+def set_agent_resolver(resolver: Callable[..., Any], vector: Callable[..., Any] | None = None) -> None:
+    """Install the function that turns an agent id into an agent (`agents.make`) and the one that builds
+    a batched compiled env from agent ids (`agents.vector_env`)."""
+    global _resolver, _vector_resolver
     _resolver = resolver
+    _vector_resolver = vector
 
 
 def _opponents(game_name: str, engine: Any, opponents: Any, seed: int | None) -> list[Any]:
@@ -66,12 +73,31 @@ def single_agent_env(game: str, opponents: Sequence[Any] = (), *, control: str =
                        illegal_reward=illegal_reward)
 
 
-def vector_env(game: str, num_envs: int = 1, **kwargs: Any):
-    """`num_envs` single-agent envs of `game` as a Gymnasium `SyncVectorEnv` (`gymnasium.make_vec`'s entry)."""
+def vector_env(game: str, num_envs: int = 1, compiled: bool | None = None, **kwargs: Any):
+    """`gymnasium.make_vec`'s entry: `num_envs` tables of `game` (see the module docstring for which kind).
+
+    Raises:
+        ValueError: `compiled=True` where the game or an opponent has no compiled kernel (the reason named).
+    """
     import gymnasium
+
+    import envs
 
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    opponents = kwargs.get("opponents", ())
+    simple = (_vector_resolver is not None and envs.spec(game).vector_kernels is not None
+              and not isinstance(opponents, str) and all(isinstance(o, str) for o in opponents)
+              and kwargs.get("control", "one_seat") == "one_seat" and "render_mode" not in kwargs)
+    if compiled is not False and simple:
+        try:
+            return _vector_resolver(game, int(num_envs), **kwargs)
+        except ValueError:
+            if compiled:
+                raise
+    elif compiled:
+        raise ValueError(f"no compiled vector env for these settings of {game!r}: it needs a game with one, "
+                         "opponents given as agent ids with compiled kernels, control='one_seat', no render_mode")
     return gymnasium.vector.SyncVectorEnv([lambda: single_agent_env(game, **kwargs) for _ in range(int(num_envs))])
 
 

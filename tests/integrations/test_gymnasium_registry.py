@@ -85,3 +85,22 @@ def test_make_vec_batches_int8_masks_and_plays_legal_moves():
     assert ends > 0  # whole episodes ended (and were reset) under the masks
     sync = gymnasium.make_vec("tabletop/lama-v0", num_envs=2, vectorization_mode="sync", opponents=["lama/first"] * 3)
     assert sync.reset(seed=0)[0].shape == (2, 46)
+
+
+def test_make_vec_takes_the_compiled_env_where_every_opponent_has_a_kernel():
+    import gymnasium
+
+    import agents  # noqa: F401  (resolves the ids)
+
+    fast = gymnasium.make_vec("tabletop/lama-v0", num_envs=4, opponents=["lama/first"] * 3, seed=0)
+    assert fast.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    obs, info = fast.reset(seed=0)
+    assert obs.shape[0] == 4 and info["action_mask"].dtype == np.int8
+    slow = gymnasium.make_vec("tabletop/lama-v0", num_envs=2, opponents=["lama/first"] * 3, compiled=False)
+    assert isinstance(slow, gymnasium.vector.SyncVectorEnv)
+    fallback = gymnasium.make_vec("tabletop/lama-v0", num_envs=2, opponents=["lama/learned"] * 3)
+    assert isinstance(fallback, gymnasium.vector.SyncVectorEnv)  # a network opponent: no compiled kernel
+    with pytest.raises(ValueError, match="has no compiled kernel"):
+        gymnasium.make_vec("tabletop/lama-v0", num_envs=2, opponents=["lama/learned"] * 3, compiled=True)
+    with pytest.raises(ValueError, match="no compiled vector env"):
+        gymnasium.make_vec("tabletop/the_game-v0", num_envs=2, opponents=["the_game/bestplays"], compiled=True)
