@@ -157,22 +157,8 @@ class LamaVectorEnv(CompiledVectorEnv):
         return f"table {row} (learner player_{int(T.learner[row])}):\n" + self.game.render(state)
 
 
-def vector_env(
-    num_envs: int,
-    *,
-    opponents: Sequence[OpponentKernel],
-    seed: int | None = None,
-    control: str = "one_seat",
-    seat: int | None = None,
-    strict: bool = False,
-    copy: bool = True,
-    **options: Any,
-) -> LamaVectorEnv:
-    """`num_envs` L.A.M.A. tables against compiled opponents, as a Gymnasium `VectorEnv` (`LamaVectorEnv`).
-
-    `opponents` are `OpponentKernel`s (`envs.core.vector.RANDOM`, or what
-    `agents.vector_env` resolves agent ids to); `options` are the game's
-    options and `illegal_reward`, `max_turns`.
-    """
-    return LamaVectorEnv(num_envs, opponents=opponents, seed=seed, control=control, seat=seat, strict=strict,
-                         copy=copy, **options)
+def vector_env(num_envs: int, **kwargs: Any) -> LamaVectorEnv:
+    """`num_envs` L.A.M.A. tables against compiled opponents, as a Gymnasium `VectorEnv`: `LamaVectorEnv`'s
+    arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what `agents.vector_env`
+    resolves agent ids to; the game's options as further keywords)."""
+    return LamaVectorEnv(num_envs, **kwargs)

@@ -137,9 +137,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         return self._deal
 
 
-def vector_env(num_envs: int, *, opponents: Sequence[OpponentKernel], seed: int | None = None,
-               control: str = "one_seat", seat: int | None = None, strict: bool = False, copy: bool = True,
-               **options: Any) -> SimplePokerVectorEnv:
-    """`num_envs` simple-poker hands against a compiled opponent, as a Gymnasium `VectorEnv`."""
-    return SimplePokerVectorEnv(num_envs, opponents=opponents, seed=seed, control=control, seat=seat,
-                                strict=strict, copy=copy, **options)
+def vector_env(num_envs: int, **kwargs: Any) -> SimplePokerVectorEnv:
+    """`num_envs` simple-poker hands against a compiled opponent, as a Gymnasium `VectorEnv`:
+    `SimplePokerVectorEnv`'s arguments (opponents, seed, control, seat, strict, copy, game options)."""
+    return SimplePokerVectorEnv(num_envs, **kwargs)
