@@ -32,26 +32,33 @@ def required_options(agent_id: str) -> dict[str, Any]:
     the folder's `policy.json` and `ppo:<run>` the run's `config.json`. An unreadable folder gives
     {} here: building the agent reports it.
     """
-    if agent_id.startswith("learned:"):
-        path = os.path.join(agent_id[8:].partition("?")[0], "policy.json")
-        return _json_options(path, "options")
-    if agent_id.startswith("ppo:"):
-        path = agent_id[4:].partition("?")[0]
-        folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-        return _json_options(os.path.join(folder, "config.json"), "options")
+    meta = _trained_meta(agent_id)
+    if meta is not None:
+        opts = meta.get("options")
+        # JSON has lists where a Config holds tuples
+        return {k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()} if isinstance(opts, dict) else {}
+    if agent_id.startswith(("learned:", "ppo:")):
+        return {}
     base._load_game_module(agent_id)
     return dict(base._OPTIONS.get(agent_id, {}))
 
 
-def _json_options(path: str, key: str) -> dict[str, Any]:
+def _trained_meta(agent_id: str) -> dict[str, Any] | None:
+    """The metadata file of a `learned:` student (`policy.json`) or a `ppo:` run (`config.json`), or None
+    (another kind of id, or a file that cannot be read: building the agent reports it)."""
+    if agent_id.startswith("learned:"):
+        path = os.path.join(agent_id[8:].partition("?")[0], "policy.json")
+    elif agent_id.startswith("ppo:"):
+        path = agent_id[4:].partition("?")[0]
+        path = os.path.join(path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), "config.json")
+    else:
+        return None
     try:
         with open(path, encoding="utf-8") as f:
             meta = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
-    opts = meta.get(key) if isinstance(meta, dict) else None
-    # JSON has lists where a Config holds tuples
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()} if isinstance(opts, dict) else {}
+        return None
+    return meta if isinstance(meta, dict) else None
 
 
 def _fields(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -72,19 +79,8 @@ def _flag(key: str, value: Any) -> str:
 
 def trained_game(agent_id: str) -> str | None:
     """The game a `learned:` or `ppo:` file was trained on, as its file says (None for other ids)."""
-    if agent_id.startswith("learned:"):
-        path = os.path.join(agent_id[8:].partition("?")[0], "policy.json")
-    elif agent_id.startswith("ppo:"):
-        path = agent_id[4:].partition("?")[0]
-        path = os.path.join(path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), "config.json")
-    else:
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    game = meta.get("game") if isinstance(meta, dict) else None
+    meta = _trained_meta(agent_id)
+    game = meta.get("game") if meta is not None else None
     return game if isinstance(game, str) else None
 
 

@@ -42,8 +42,7 @@ def _game_module(game: str) -> ModuleType | None:
 def game_epilog(game: str) -> str:
     """The game's options (from its `Config` declarations) and runnable examples, for `--help`."""
     spec = envs.spec(game)
-    lines = [f"{spec.title} options (--option KEY=VALUE):"]
-    lines += [f"  {o.describe()}" for o in spec.options()]
+    lines = spec.options_help()
     lines += ["", f"default line-up: {', '.join(spec.default_lineup)} (the last fills the other seats)", "", "examples:"]
     lines += [f"  python -m evaluate {e}" for e in spec.examples]
     return "\n".join(lines)

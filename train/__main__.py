@@ -88,8 +88,7 @@ def preset_values(game: str) -> tuple[dict, dict]:
 def game_epilog(game: str, ppo: dict, distill: dict) -> str:
     """`python -m train GAME --help`'s epilog: the game's options and its presets' numbers."""
     spec = envs.spec(game)
-    lines = [f"{spec.title} options (--option KEY=VALUE):"]
-    lines += [f"  {o.describe()}" for o in spec.options()]
+    lines = spec.options_help()
     where = f" ({spec.train_presets.replace('.', '/')}.py)" if spec.train_presets else ""
     lines += ["", f"{game} preset{where}, what a run uses unless a flag says otherwise:"]
     keys = ("timesteps", "opponents", "self_play", "options", "n_envs", "n_steps", "batch_size", "learning_rate",

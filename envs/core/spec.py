@@ -121,6 +121,10 @@ class GameSpec:
         """The game's option declarations (name, type, default, allowed values, help)."""
         return declared_options(self.config_class)
 
+    def options_help(self) -> list[str]:
+        """The help block of the game's options, a line each (the CLIs' `GAME --help`)."""
+        return [f"{self.title} options (--option KEY=VALUE):"] + [f"  {o.describe()}" for o in self.options()]
+
     def lineup(self, num_players: int) -> list[str]:
         """The default line-up for a table of `num_players` seats."""
         ids = list(self.default_lineup[:num_players])
