@@ -16,8 +16,12 @@ student's game first (features that read the board rather than the view alone).
 A student is saved as a folder: `policy.json` (game, options, architecture, feature
 set, provenance) and `weights.pt` (a plain state_dict). Loading reads tensors only,
 with `torch.load(weights_only=True)`; it never un-pickles objects or runs code from
-the folder. Agent ids: `learned:<folder>` (argmax) and `learned:<folder>?sample`
-(samples the policy with the agent's generator); the shipped checkpoints are
+the folder. Every training method writes this format (`python -m train distill`
+and `ppo` alike: a PPO run's actor is exported as a `masked_policy` with its
+tanh and `play: sample`). Agent ids: `learned:<folder>` (the student's own way
+to play: argmax for a distilled student, a sample for an RL policy),
+`learned:<folder>?sample` (samples the policy with the agent's generator) and
+`?greedy` (argmax); the shipped checkpoints are
 registered as `<game>/learned...` by `agents.pretrained`. torch is imported only
 when a student is built.
 """
@@ -42,6 +46,8 @@ FeatureFn = Callable[[Any, np.ndarray], tuple[np.ndarray, np.ndarray]]
 FEATURES: dict[str, FeatureFn] = {}
 
 KINDS = ("masked_policy", "action_scorer")
+#: How a student's agent acts by default (`Student.play`).
+PLAYS = ("argmax", "sample")
 POLICY_FILE = "policy.json"
 WEIGHTS_FILE = "weights.pt"
 
@@ -66,12 +72,15 @@ def feature_set(name: str) -> FeatureFn:
     return FEATURES[name]
 
 
-def _mlp(sizes: list[int]) -> Any:
+def _mlp(sizes: list[int], activation: str = "relu") -> Any:
     import torch.nn as nn
 
+    from agents.policy import activation_fn
+
+    act = activation_fn(activation)
     layers: list[Any] = []
     for a, b in zip(sizes[:-1], sizes[1:]):
-        layers += [nn.Linear(a, b), nn.ReLU()]
+        layers += [nn.Linear(a, b), act()]
     return nn.Sequential(*layers[:-1])
 
 
@@ -83,13 +92,15 @@ def _networks() -> tuple[type, type]:
     import torch
     import torch.nn as nn
 
+    from agents.policy import activation_fn
+
     class MaskedPolicy(nn.Module):
         """MLP over an observation -> masked logits over actions, plus a value."""
 
-        def __init__(self, obs_dim: int, num_actions: int, hidden: list[int]):
+        def __init__(self, obs_dim: int, num_actions: int, hidden: list[int], activation: str = "relu"):
             super().__init__()
-            self.body = _mlp([obs_dim, *hidden])
-            self.act = nn.ReLU()
+            self.body = _mlp([obs_dim, *hidden], activation)
+            self.act = activation_fn(activation)()
             self.logits = nn.Linear(hidden[-1], num_actions)
             self.value = nn.Linear(hidden[-1], 1)
 
@@ -130,17 +141,28 @@ class Student:
         hidden: hidden layer sizes.
         features: the feature set name (action_scorer only).
         game: the engine (built from `game_name` and `options` when None).
+        activation: the hidden layers' activation (`agents.policy.ACTIVATIONS`; masked_policy only: a PPO
+            policy's tanh, a distilled student's ReLU).
+        play: how its agent acts by default: "argmax" (a distilled student) or "sample" (a policy learned by
+            RL, whose figures are measured sampling it); `learned:<folder>?sample` / `?greedy` choose.
     """
 
     def __init__(self, game_name: str, options: dict[str, Any], kind: str, hidden: list[int], features: str | None = None,
-                 game: Any = None):
+                 game: Any = None, activation: str = "relu", play: str = "argmax"):
         import envs
+        from agents.policy import check_activation
 
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
         if not hidden or not all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden):
             raise ValueError(f"hidden must be a non-empty list of positive integers, got {hidden!r}")
+        check_activation(activation)
+        if kind != "masked_policy" and activation != "relu":
+            raise ValueError(f"an {kind} student uses relu, got activation {activation!r}")
+        if play not in PLAYS:
+            raise ValueError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
         self.game_name, self.options, self.kind, self.hidden = game_name, dict(options), kind, list(hidden)
+        self.activation, self.play = activation, play
         self.game = game if game is not None else envs.make_game(game_name, **self.options)
         self.num_actions = int(self.game.num_actions)
         masked_policy, action_scorer = _networks()
@@ -148,7 +170,7 @@ class Student:
             self.features = None
             self.encoder = envs.make_encoder(game_name, self.game)
             self.dims = {"obs_dim": int(np.prod(self.encoder.observation_space.shape))}
-            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden)
+            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden, activation)
         else:
             if not features:
                 raise ValueError("an action_scorer needs a feature set (features=NAME)")
@@ -195,7 +217,10 @@ class Student:
 
     def describe(self) -> dict[str, Any]:
         """The architecture part of `policy.json`."""
-        return {"kind": self.kind, "hidden": self.hidden, "features": self.features, **self.dims}
+        out = {"kind": self.kind, "hidden": self.hidden, "features": self.features, **self.dims}
+        if self.activation != "relu" or self.play != "argmax":  # students saved before these keys read as relu, argmax
+            out.update(activation=self.activation, play=self.play)
+        return out
 
 
 class LearnedAgent:
@@ -283,10 +308,11 @@ def load_student(folder: str, game: Any = None) -> Student:
         if dataclasses.replace(game.config, **same) != want.config:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}, not {game.config}")
     try:
-        student = Student(name, options, arch.get("kind"), arch.get("hidden"), arch.get("features"), game=game)
+        student = Student(name, options, arch.get("kind"), arch.get("hidden"), arch.get("features"), game=game,
+                          activation=arch.get("activation", "relu"), play=arch.get("play", "argmax"))
         if student.kind == "action_scorer":
             student._build(int(arch["context_dim"]), int(arch["feature_dim"]))
-    except (KeyError, TypeError) as e:
+    except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{folder!r}: policy.json's architecture {arch!r} does not build a student ({e})") from None
     wpath = os.path.join(folder, WEIGHTS_FILE)
     try:
@@ -313,7 +339,8 @@ def load_student(folder: str, game: Any = None) -> Student:
 def load_learned_agent(spec: str, game: Any, rng: np.random.Generator, name: str | None = None) -> LearnedAgent:
     """The agent of `learned:<folder>[?sample]` (give the part after `learned:`)."""
     folder, _, flag = spec.partition("?")
-    if flag not in ("", "sample"):
-        raise ValueError(f"unknown flag {flag!r} in learned:{spec}; allowed: ?sample")
+    if flag not in ("", "sample", "greedy"):
+        raise ValueError(f"unknown flag {flag!r} in learned:{spec}; allowed: ?sample, ?greedy")
     student = load_student(folder, game)
-    return LearnedAgent(student, rng, sample=flag == "sample", name=name or f"learned:{spec}")
+    sample = flag == "sample" or (flag == "" and student.play == "sample")
+    return LearnedAgent(student, rng, sample=sample, name=name or f"learned:{spec}")

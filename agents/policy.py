@@ -1,5 +1,8 @@
 """A trained MaskablePPO model as an agent (`ppo:<path>`), loaded as data.
 
+A run folder with a `policy/` (the one saved-policy format, which `python -m train`
+writes for every single-policy run) is read by `agents.learned`'s loader; what
+follows is the path for SB3's `model.zip` alone (self-play mixtures, older runs).
 The model is saved by `python -m train` as `<run>/model.zip` with
 `<run>/config.json` beside it, which names the game, the options and the
 network (`net_arch`) the policy was trained with. Loading never un-pickles: the
@@ -224,6 +227,12 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
         raise ValueError(f"unknown flag {flag!r} in ppo:{spec}; allowed: ?greedy")
     deterministic = deterministic or flag == "greedy"
     model_path, cfg = _resolve(path)
+    exported = os.path.join(os.path.dirname(os.path.abspath(model_path)), "policy")
+    if (cfg or {}).get("play") != "average" and os.path.isfile(os.path.join(exported, "policy.json")):
+        # The run's policy in the one saved-policy format: read by the one loader (`agents.learned`).
+        from agents.learned import load_learned_agent
+
+        return load_learned_agent(exported + ("?greedy" if deterministic else "?sample"), game, rng, name=f"ppo:{spec}")
     game_name = (cfg or {}).get("game")
     if not isinstance(game_name, str) or game_name not in envs.available_games():
         raise ValueError(f"{model_path!r} has no config.json beside it naming its game; save models with `python -m train`")

@@ -12,9 +12,9 @@ Examples::
     python -m train distill primi_composti --teacher primi_composti/teacher   # DAgger from a teacher
     python -m train distill primi_composti --backend ray             # its labelling as Ray tasks (--address: a cluster)
 
-Every run saves `model.zip`, `config.json`, `curve.csv`/`curve.png` and
-`eval.json` in `--out` (default `runs/<game>-<time>`); play the model with
-`python -m evaluate GAME --agents ppo:<out>,...`. A run keeps a checkpoint
+Every run saves `policy/` (the one saved-policy format), `model.zip`, `config.json`,
+`curve.csv`/`curve.png` and `eval.json` in `--out` (default `runs/<game>-<time>`); play
+the policy with `python -m evaluate GAME --agents ppo:<out>,...` (or `learned:<out>/policy`). A run keeps a checkpoint
 while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train
 --resume <out>` continues it. See docs/training.md.
 """
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from typing import Any
 
 import envs
 from envs.core.options import parse_options
@@ -38,7 +39,7 @@ METHODS = ("ppo", "distill", "finetune")
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
 RUN_FLAGS = ("game", "env", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
              "eval_games", "final_eval_games", "checkpoint_every", "overwrite", "learning_rate", "ent_coef", "init_from",
-             "critic_warmup", "hidden")
+             "critic_warmup", "hidden", "teacher", "rounds", "games_per_round", "features", "workers")
 
 
 #: Shown by `python -m train --help` (each runs as written; tests/test_docs_commands.py runs the README's).
@@ -257,14 +258,19 @@ def student_options(game: str, spec: str, values: dict) -> dict:
     return dict(meta.get("options", {}))
 
 
-def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[TrainConfig, tuple]:
-    """The config and checkpoint of the run in `--resume RUN`."""
+def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Any, tuple]:
+    """The config (`TrainConfig`, or `DistillConfig` for a distillation run) and checkpoint of the run in
+    `--resume RUN`."""
     from train.checkpoint import read_checkpoint
 
     given = [f"--{k.replace('_', '-')}" if k != "game" else "GAME" for k in RUN_FLAGS if getattr(args, k) not in (None, False, [])]
     if given or args.out:
         p.error(f"--resume takes the run's settings from its checkpoint; drop {', '.join(given + (['--out'] if args.out else []))}")
     state, tensors = read_checkpoint(args.resume)
+    if state.get("method") == "distill":
+        from train.distill import resumed_config as distill_config
+
+        return distill_config(state, args.resume), (state, tensors)
     values = dict(state["config"]) if isinstance(state.get("config"), dict) else {}
     identity = {k: values.pop(k, None) for k in ("game", "seed", "out")}
     if identity["game"] not in envs.available_games() or not isinstance(identity["seed"], int):
@@ -301,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--{flag.replace('_', '-')} needs --backend ray")
     if args.method == "distill":
         if args.resume is not None:
-            p.error("--resume applies to --method ppo runs")
+            p.error("--resume takes the method from the run's checkpoint; drop distill")
         if args.game not in envs.available_games():
             p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
         from train.distill import distill_main
@@ -311,6 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.resume is not None:
             cfg, resume = resumed_config(p, args)
+            if resume[0].get("method") == "distill":
+                from train.distill import run_distill
+                from train.report import command_line
+
+                return run_distill(p, args, cfg, command_line(), resume)
         else:
             cfg, resume = config_from_args(p, args), None
         train(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)

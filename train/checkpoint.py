@@ -31,7 +31,8 @@ import numpy as np
 FORMAT = 1
 STATE_FILE = "checkpoint.json"
 #: Every file a run writes (what `--overwrite` clears), besides `checkpoint-*.pt`.
-RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE)
+RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE,
+             os.path.join("policy", "policy.json"), os.path.join("policy", "weights.pt"))
 
 
 @contextlib.contextmanager

@@ -1,12 +1,16 @@
-"""`TrainConfig`: everything that defines a training run, with the one set of defaults."""
+"""`TrainConfig`: everything that defines a PPO (or fine-tuning) run, with the one set of defaults.
+
+It is `train.run.RunConfig` (what every method's run has) plus PPO's own fields;
+distillation's config is `train.distill.DistillConfig`, the other subclass.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar
 
 from agents.policy import check_activation
+from train.run import RunConfig
 
 #: Where a run's episodes are played (see `TrainConfig.env`).
 ENV_KINDS = ("auto", "vector", "python")
@@ -17,8 +21,8 @@ MAX_ENVS = 8192
 MAX_TIMESTEPS = 10**10
 
 
-@dataclass
-class TrainConfig:
+@dataclass(kw_only=True)
+class TrainConfig(RunConfig):
     """Everything that defines a training run (saved as `config.json`).
 
     The defaults here are the only defaults; a game's preset
@@ -32,14 +36,12 @@ class TrainConfig:
     wherever the game, the opponents and the control allow it.
     """
 
-    game: str
-    options: dict[str, Any] = field(default_factory=dict)
+    method: ClassVar[str] = "ppo"
     opponents: list[str] = field(default_factory=lambda: ["random"])
     self_play: bool = False
     baselines: list[str] = field(default_factory=list)
     control: str = "one_seat"
     timesteps: int = 50_000
-    seed: int = 0
     n_envs: int = 4
     n_steps: int = 256
     batch_size: int = 256
@@ -49,8 +51,6 @@ class TrainConfig:
     ent_coef: float = 0.01
     gamma: float = 0.99
     eval_every: int = 10_000
-    eval_games: int = 200
-    final_eval_games: int = 2000
     snapshot_every: int = 10_000
     pool_size: int = 50
     meta_solver: str = "uniform"
@@ -60,16 +60,12 @@ class TrainConfig:
     init_from: str = ""
     critic_warmup: int = 0
     env: str = "auto"
-    out: str = ""
 
     def __post_init__(self) -> None:
-        for name, low in (("timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
-                          ("eval_every", 1), ("eval_games", 0), ("final_eval_games", 0), ("snapshot_every", 1),
-                          ("pool_size", 1), ("meta_games", 1), ("checkpoint_every", 0),
-                          ("critic_warmup", 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        super().__post_init__()
+        self.check_counts({"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "n_epochs": 1, "eval_every": 1,
+                           "snapshot_every": 1, "pool_size": 1, "meta_games": 1, "checkpoint_every": 0,
+                           "critic_warmup": 0})
         if self.timesteps > MAX_TIMESTEPS:
             raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
         if self.control not in ("one_seat", "all_seats"):
@@ -87,11 +83,7 @@ class TrainConfig:
 
 
 #: What a preset may set: every field but the run's identity (game, seed, output folder).
-PRESET_KEYS = tuple(f.name for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "seed", "out"))
+PRESET_KEYS = TrainConfig.preset_keys()
 
-
-def check_keys(values: dict[str, Any], where: str) -> None:
-    """Raise `ValueError` naming the allowed keys if `values` holds any other."""
-    unknown = sorted(set(values) - set(PRESET_KEYS))
-    if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(PRESET_KEYS)}")
+#: Raise `ValueError` naming the allowed keys if a dict of settings holds any other.
+check_keys = TrainConfig.check_keys

@@ -34,10 +34,11 @@ import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from train.run import RunConfig
 from train.seeds import child, children
 
 #: What the student is fitted to: "act", the values the teacher acts by; "search", a `SearchTeacher`'s estimates
@@ -52,16 +53,15 @@ ROLL_IN_MAX_MOVES = 10_000
 TRAIN_STREAM, SELECT_STREAM, FIT_STREAM = 0, 1, 2
 
 
-@dataclass
-class DistillConfig:
-    """Everything that defines a distillation run (saved as `config.json`)."""
+@dataclass(kw_only=True)
+class DistillConfig(RunConfig):
+    """Everything that defines a distillation run (saved as `config.json`): `train.run.RunConfig` plus the
+    DAgger loop's own fields."""
 
-    game: str
+    method: ClassVar[str] = "distill"
     teacher: str
-    options: dict[str, Any] = field(default_factory=dict)
     rounds: int = 4
     games_per_round: int = 50
-    seed: int = 0
     kind: str = "auto"
     features: str | None = None
     hidden: list[int] = field(default_factory=lambda: [64, 64])
@@ -78,12 +78,12 @@ class DistillConfig:
     eval_opponents: list[str] = field(default_factory=lambda: ["random"])
     eval_games: int = 100
     final_eval_games: int = 200
-    out: str = ""
 
     def __post_init__(self) -> None:
-        for name in ("rounds", "games_per_round", "epochs", "batch_size", "workers"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        super().__post_init__()
+        self.check_counts({"rounds": 1, "games_per_round": 1, "epochs": 1, "batch_size": 1, "workers": 1})
+        if not isinstance(self.teacher, str) or not self.teacher:
+            raise ValueError(f"teacher must be an agent id, got {self.teacher!r}")
         if self.kind not in ("auto", "masked_policy", "action_scorer"):
             raise ValueError(f"kind must be 'auto', 'masked_policy' or 'action_scorer', got {self.kind!r}")
         if self.label_values not in LABEL_VALUES:
@@ -95,7 +95,7 @@ class DistillConfig:
 
 
 #: What a preset's DISTILL section may set: every field but the run's identity.
-DISTILL_KEYS = tuple(f.name for f in dataclasses.fields(DistillConfig) if f.name not in ("game", "seed", "out"))
+DISTILL_KEYS = DistillConfig.preset_keys()
 
 
 def teacher_values(teacher: Any, view: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -376,11 +376,81 @@ def evaluate_student(cfg: DistillConfig, student: Any, games: int, seq: np.rando
     return out
 
 
-def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend: Any = None) -> dict[str, Any]:
+def _clone(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.detach().clone() for k, v in state.items()}
+
+
+def checkpoint_contents(cfg: DistillConfig, done: int, student: Any, optimizer: Any, data: dict[str, Any],
+                        rows: list[dict[str, float]], best: tuple[float, int, dict[str, Any]], beta: float,
+                        fit_rng: np.random.Generator, seconds: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a distillation checkpoint after `done` rounds holds: JSON-able state and tensors (`train.checkpoint`):
+    the labelled decisions so far, the student and its optimizer, the best round's weights and every generator."""
+    import torch
+
+    from train.checkpoint import rng_state
+
+    state = {"method": "distill", "config": dataclasses.asdict(cfg), "rounds_done": done, "curve": rows,
+             "best": {"score": best[0], "round": best[1]}, "beta": beta, "fit_rng": rng_state(fit_rng),
+             "seconds": seconds, "data": {"dims": data["dims"], "decisions": int(data["decisions"]),
+                                          "seconds": float(data["seconds"])}}
+    tensors = {"student": _clone(student.net.state_dict()), "optimizer": optimizer.state_dict(), "best": best[2],
+               "torch_rng": torch.get_rng_state(),
+               "data": {"inputs": [torch.from_numpy(np.ascontiguousarray(x)) for x in data["inputs"]],
+                        **{k: torch.from_numpy(np.ascontiguousarray(data[k])) for k in ("values", "targets", "chosen")}}}
+    return state, tensors
+
+
+def restore(cfg: DistillConfig, student: Any, state: dict[str, Any], tensors: dict[str, Any],
+            fit_rng: np.random.Generator) -> dict[str, Any]:
+    """Put a checkpoint back into a fresh student and generator; returns the loop's state (next round, data,
+    optimizer state, rows, best, beta, seconds).
+
+    Raises:
+        ValueError: one line, if the checkpoint does not fit this run.
+    """
+    import torch
+
+    from train.checkpoint import set_rng_state
+
+    try:
+        d = tensors["data"]
+        data = {"inputs": tuple(x.numpy() for x in d["inputs"]), **{k: d[k].numpy() for k in ("values", "targets", "chosen")},
+                **state["data"]}
+        if student.net is None:
+            student._build(int(data["dims"]["context_dim"]), int(data["dims"]["feature_dim"]))
+        student.net.load_state_dict(tensors["student"])
+        torch.set_rng_state(tensors["torch_rng"])
+        set_rng_state(fit_rng, state["fit_rng"])
+        rows = [{k: float("nan") if v is None else float(v) for k, v in r.items()} for r in state["curve"]]
+        best = (float(state["best"]["score"]), int(state["best"]["round"]), tensors["best"])
+        return {"start": int(state["rounds_done"]), "data": data, "optimizer": tensors["optimizer"], "rows": rows,
+                "best": best, "beta": float(state["beta"]), "seconds": float(state["seconds"])}
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise ValueError(f"the checkpoint in {cfg.out!r} does not fit its run ({type(e).__name__}: {first})") from None
+
+
+def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend: Any = None, resume: Any = None,
+            overwrite: bool = False) -> dict[str, Any]:
     """Run the DAgger loop of the module docstring; returns the run summary (also in config.json).
-    `command` (the command line that started the run) goes into the student's provenance. `backend`
-    (`evaluate.backends`, e.g. Ray) labels the games as its tasks instead of `workers` local processes,
-    with the same labels and so the same run."""
+
+    Args:
+        cfg: the run's settings.
+        verbose: print a line a round and the final tournaments.
+        command: the command line that started the run (the student's provenance).
+        backend: `evaluate.backends` (e.g. Ray) labels the games as its tasks instead of `workers` local
+            processes, with the same labels and so the same run.
+        resume: `train.checkpoint.read_checkpoint(cfg.out)`'s output, to continue that run; it ends as the
+            run would have ended uninterrupted.
+        overwrite: replace the run files already in `cfg.out`.
+
+    A checkpoint is written after every round; SIGTERM or Ctrl-C stops the run after the round under way
+    (`train.run.TrainingStoppedError`), and `python -m train --resume RUN` continues it.
+
+    Raises:
+        ValueError: bad settings or an unusable run folder (`train.run.check_out`), before any work.
+        TrainingStoppedError: a stop signal ended the run after a checkpoint.
+    """
     import multiprocessing
 
     import torch
@@ -389,13 +459,15 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     from agents.learned import Student, save_student
     from evaluate.jsonio import write_json
     from evaluate.tournament import format_table, run_tournament
+    from train.checkpoint import run_files, write_checkpoint
     from train.curve import EVAL_MAX_TURNS, write_curve
+    from train.run import StopSignals, TrainingStoppedError, check_out, make_out
 
     t0 = time.time()
     if cfg.game not in envs.available_games():
         raise ValueError(f"unknown or unavailable game {cfg.game!r}; available: {', '.join(envs.available_games())}")
-    cfg.out = cfg.out or os.path.join("runs", f"{cfg.game}-distill-{time.strftime('%Y%m%d-%H%M%S')}")
-    os.makedirs(cfg.out, exist_ok=True)
+    cfg.out = cfg.out or cfg.default_out()
+    check_out(cfg.out, resume is not None, overwrite)
     kind, features = resolve_kind(cfg)
     torch.manual_seed(cfg.seed)
     student = Student(cfg.game, cfg.options, kind, cfg.hidden, features)
@@ -404,46 +476,58 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     root = np.random.SeedSequence(cfg.seed)
     train_seq, select_seq = child(root, TRAIN_STREAM), child(root, SELECT_STREAM)
     fit_rng = np.random.default_rng(child(root, FIT_STREAM))
-    ctx = multiprocessing.get_context("fork") if cfg.workers > 1 and backend is None else None
-    pool = ctx.Pool(cfg.workers) if ctx is not None else None
     data: dict[str, Any] | None = None
     optimizer = None
     rows: list[dict[str, float]] = []
     best: tuple[float, int, dict[str, Any]] | None = None
-    beta = cfg.beta
+    beta, start, before = cfg.beta, 0, 0.0
+    if resume is not None:
+        loop = restore(cfg, student, *resume, fit_rng)
+        start, data, rows, best, beta, before = (loop[k] for k in ("start", "data", "rows", "best", "beta", "seconds"))
+        optimizer = torch.optim.Adam(student.net.parameters(), lr=cfg.learning_rate)
+        optimizer.load_state_dict(loop["optimizer"])
+    make_out(cfg.out, overwrite)
+    ctx = multiprocessing.get_context("fork") if cfg.workers > 1 and backend is None else None
+    pool = ctx.Pool(cfg.workers) if ctx is not None and start < cfg.rounds else None
     try:
-        for r in range(cfg.rounds):
-            t = time.time()
-            state = None if r == 0 or student.net is None else {
-                "weights": {k: v.clone() for k, v in student.net.state_dict().items()}, "dims": dict(student.dims)}
-            batch = _label_round(cfg, kind, features, state, beta, children(child(train_seq, r), cfg.games_per_round), pool,
-                                 backend)
-            label_wall = time.time() - t
-            if student.net is None:
-                student._build(int(batch["dims"]["context_dim"]), int(batch["dims"]["feature_dim"]))
-            row: dict[str, float] = {"timesteps": r, "decisions": float(batch["decisions"]),
-                                     "label_seconds_per_decision": batch["seconds"] / batch["decisions"],
-                                     "label_wall_seconds": label_wall}
-            if r > 0:
-                row["agreement"], row["value_lost"] = agreement(student, batch)
-            data = batch if data is None else merge([data, batch])
-            if optimizer is None:
-                optimizer = torch.optim.Adam(student.net.parameters(), lr=cfg.learning_rate)
-            t = time.time()
-            row["fit_loss"] = fit(student, data, cfg, value_scale, fit_rng, optimizer)
-            row["fit_seconds"] = time.time() - t
-            row["train_agreement"], row["train_value_lost"] = agreement(student, data)
-            t = time.time()
-            row.update(evaluate_student(cfg, student, cfg.eval_games, select_seq))
-            row["eval_seconds"] = time.time() - t
-            rows.append(row)
-            if best is None or row["eval_mean_score"] > best[0]:
-                best = (row["eval_mean_score"], r, {k: v.clone() for k, v in student.net.state_dict().items()})
-                # The best student so far is on disk after every round, so that a cut-short run still ships one.
-                save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, r, data, command))
-            if verbose:
-                print(f"round {r}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "timesteps"), flush=True)
-            beta *= cfg.beta_decay
+        with StopSignals() as stop:
+            for r in range(start, cfg.rounds):
+                t = time.time()
+                state = None if r == 0 or student.net is None else {
+                    "weights": _clone(student.net.state_dict()), "dims": dict(student.dims)}
+                batch = _label_round(cfg, kind, features, state, beta, children(child(train_seq, r), cfg.games_per_round),
+                                     pool, backend)
+                label_wall = time.time() - t
+                if student.net is None:
+                    student._build(int(batch["dims"]["context_dim"]), int(batch["dims"]["feature_dim"]))
+                row: dict[str, float] = {"timesteps": r, "decisions": float(batch["decisions"]),
+                                         "label_seconds_per_decision": batch["seconds"] / batch["decisions"],
+                                         "label_wall_seconds": label_wall}
+                if r > 0:
+                    row["agreement"], row["value_lost"] = agreement(student, batch)
+                data = batch if data is None else merge([data, batch])
+                if optimizer is None:
+                    optimizer = torch.optim.Adam(student.net.parameters(), lr=cfg.learning_rate)
+                t = time.time()
+                row["fit_loss"] = fit(student, data, cfg, value_scale, fit_rng, optimizer)
+                row["fit_seconds"] = time.time() - t
+                row["train_agreement"], row["train_value_lost"] = agreement(student, data)
+                t = time.time()
+                row.update(evaluate_student(cfg, student, cfg.eval_games, select_seq))
+                row["eval_seconds"] = time.time() - t
+                rows.append(row)
+                if best is None or row["eval_mean_score"] > best[0]:
+                    best = (row["eval_mean_score"], r, _clone(student.net.state_dict()))
+                    # The best student so far is on disk after every round, so that a cut-short run still ships one.
+                    save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, r, data, command))
+                if verbose:
+                    print(f"round {r}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "timesteps"),
+                          flush=True)
+                beta *= cfg.beta_decay
+                write_checkpoint(cfg.out, r + 1, *checkpoint_contents(cfg, r + 1, student, optimizer, data, rows, best,
+                                                                      beta, fit_rng, before + time.time() - t0))
+                if stop.signum is not None and r + 1 < cfg.rounds:
+                    raise TrainingStoppedError(cfg.out, r + 1, cfg.rounds, stop.signum, unit="round")
     finally:
         if pool is not None:
             pool.close()
@@ -466,18 +550,20 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
                 print(format_table(res))
     write_json(os.path.join(cfg.out, "eval.json"), {"tournaments": results})
     summary = dataclasses.asdict(cfg) | {"method": "distill", "kind": kind, "features": features, "student": folder,
-                                         "selected_round": best[1], "seconds": time.time() - t0, "curve": rows}
+                                         "selected_round": best[1], "seconds": before + time.time() - t0, "curve": rows}
     write_json(os.path.join(cfg.out, "config.json"), summary)
+    for path in run_files(cfg.out):
+        if os.path.basename(path).startswith("checkpoint"):
+            os.remove(path)
     return summary
 
 
 def _provenance(cfg: DistillConfig, selected_round: int, data: dict[str, Any] | None, command: str) -> dict[str, Any]:
-    from train.report import git_commit
+    from train.run import provenance
 
-    return {"command": command or f"python -m train {cfg.game} --method distill --teacher {cfg.teacher}", "seed": cfg.seed,
-            "options": cfg.options, "rounds": cfg.rounds, "games_per_round": cfg.games_per_round,
-            "git_commit": git_commit(), "selected_round": selected_round, "teacher": cfg.teacher,
-            "decisions": int(len(data["values"])) if data else 0}
+    return provenance("distill", command or f"python -m train distill {cfg.game} --teacher {cfg.teacher}") | {
+        "seed": cfg.seed, "options": cfg.options, "rounds": cfg.rounds, "games_per_round": cfg.games_per_round,
+        "selected_round": selected_round, "teacher": cfg.teacher, "decisions": int(len(data["values"])) if data else 0}
 
 
 def distill_preset(game: str) -> dict[str, Any]:
@@ -490,9 +576,7 @@ def distill_preset(game: str) -> dict[str, Any]:
 
     mod = preset_module(game)
     values = dict(getattr(mod, "DISTILL", {})) if mod is not None else {}
-    unknown = sorted(set(values) - set(DISTILL_KEYS))
-    if unknown:
-        raise ValueError(f"DISTILL preset of {game}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(DISTILL_KEYS)}")
+    DistillConfig.check_keys(values, f"DISTILL preset of {game}")
     return values
 
 
@@ -521,15 +605,39 @@ def distill_main(parser: Any, args: Any) -> int:
     if not values.get("teacher"):
         parser.error(f"--method distill needs --teacher ID (the game's preset names none); agents: {', '.join(_ids(args.game))}")
     try:
-        from evaluate import backends
-
         command = " ".join(["python -m train", *(shlex.quote(a) for a in sys.argv[1:])])
         cfg = DistillConfig(game=args.game, seed=args.seed, out=args.out, **values)
-        with backends.from_args(args) as backend:
-            distill(cfg, verbose=True, command=command, backend=backend if backend.name != "local" else None)
+        return run_distill(parser, args, cfg, command)
     except ValueError as e:
         parser.error(str(e))
     return 0
+
+
+def run_distill(parser: Any, args: Any, cfg: DistillConfig, command: str, resume: Any = None) -> int:
+    """Run `cfg` (continuing the checkpoint `resume`, if given) with the backend of `args`; the exit status."""
+    from evaluate import backends
+    from evaluate.cli import fail
+    from train.run import TrainingStoppedError
+
+    try:
+        with backends.from_args(args) as backend:
+            distill(cfg, verbose=True, command=command, backend=backend if backend.name != "local" else None,
+                    resume=resume, overwrite=args.overwrite)
+    except TrainingStoppedError as e:
+        return fail(str(e), parser.prog, 128 + e.signum)
+    return 0
+
+
+def resumed_config(state: dict[str, Any], out: str) -> DistillConfig:
+    """The `DistillConfig` of the distillation checkpoint `state` of run folder `out`.
+
+    Raises:
+        ValueError: a checkpoint whose settings do not make a config.
+    """
+    values = dict(state["config"]) if isinstance(state.get("config"), dict) else {}
+    identity = {k: values.pop(k, None) for k in ("game", "seed", "out")}
+    DistillConfig.check_keys(values, f"the checkpoint in {out!r}")
+    return DistillConfig(game=identity["game"], seed=identity["seed"], out=out, **values)
 
 
 def _ids(game: str) -> list[str]:

@@ -28,8 +28,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
-import signal
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -43,7 +41,6 @@ from agents.policy import TorchPolicyAgent
 from envs.core.single_agent import OpponentEnv
 from train.checkpoint import (
     atomic_path,
-    clear_run,
     legacy_numpy_state,
     rng_state,
     run_files,
@@ -55,7 +52,11 @@ from train.config import TrainConfig
 from train.curve import evaluate_policy_agent, evaluate_team, references_for, summary_line, write_curve
 from train.pool import OpponentPool, simulated_match_value
 from train.presets import GameHooks, hooks
+from train.run import StopSignals, TrainingStoppedError, check_out, make_out, provenance
 from train.seeds import RunSeeds, child, children
+
+#: The run's policy in the one saved-policy format (`agents.learned`), beside SB3's `model.zip`.
+POLICY_DIR = "policy"
 
 
 @dataclass
@@ -274,6 +275,28 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
     policy.load_state_dict(state)
 
 
+def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
+    """The actor of an SB3 `MlpPolicy` as a `masked_policy` student (`agents.learned`, the one saved-policy format):
+    its hidden layers and activation, `play="sample"` (a PPO policy acts by sampling). The student's value head is
+    zero: the critic has a body of its own, which the student format does not hold (`model.zip` keeps it).
+    """
+    import torch
+
+    from agents.learned import Student
+
+    student = Student(cfg.game, cfg.options, "masked_policy", list(cfg.net_arch), game=game,
+                      activation=cfg.activation, play="sample")
+    src = policy.state_dict()
+    state = {k.replace("mlp_extractor.policy_net.", "body."): v for k, v in src.items()
+             if k.startswith("mlp_extractor.policy_net.")}
+    state["logits.weight"], state["logits.bias"] = src["action_net.weight"], src["action_net.bias"]
+    state["value.weight"] = torch.zeros_like(student.net.value.weight)
+    state["value.bias"] = torch.zeros_like(student.net.value.bias)
+    student.net.load_state_dict({k: v.detach().cpu().clone() for k, v in state.items()})
+    student.net.eval()
+    return student
+
+
 def set_actor_frozen(policy: Any, frozen: bool) -> None:
     """Freeze (or unfreeze) the actor's parameters: while frozen, PPO's updates train the critic alone."""
     for module in (policy.mlp_extractor.policy_net, policy.action_net):
@@ -313,39 +336,6 @@ class Curve:
                 self.best.update(exploitability=row["exploitability"], timesteps=step, members=list(learner.members),
                                  weights=learner.weights.copy())
         self.rows.append(row)
-
-
-class TrainingStoppedError(Exception):
-    """A stop signal (SIGTERM, Ctrl-C) ended training after a checkpoint was saved."""
-
-    def __init__(self, out: str, step: int, planned: int, signum: int):
-        super().__init__(f"stopped by {signal.Signals(signum).name} at step {step} of {planned}; checkpoint saved: "
-                         f"continue with `python -m train --resume {out}`")
-        self.signum = signum
-
-
-class StopSignals:
-    """While active (main thread only), SIGTERM and SIGINT only ask training to
-    stop (`signum` is set); it stops at the next rollout start, after a
-    checkpoint. A second signal stops at once (`KeyboardInterrupt`)."""
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-        self.previous: dict[int, Any] = {}
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.signum is not None:
-            raise KeyboardInterrupt
-        self.signum = signum
-
-    def __enter__(self) -> StopSignals:
-        if threading.current_thread() is threading.main_thread():
-            self.previous = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        for s, handler in self.previous.items():
-            signal.signal(s, handler)
 
 
 def schedule(cfg: TrainConfig) -> dict[str, int]:
@@ -503,7 +493,7 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
     """Write the model, what the run ships, `config.json`, the curve and the final tournaments; return a summary."""
     import torch
 
-    from train.report import command_line, final_tournaments, git_commit, library_versions, write_config
+    from train.report import final_tournaments, write_config
 
     cfg, pool, n = run.cfg, opponents.pool, run.game.num_players
     with atomic_path(os.path.join(cfg.out, "model.zip")) as tmp:
@@ -525,9 +515,17 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
             torch.save([a.policy.state_dict() for a in members], tmp)
         extra["play"] = "average"
         extra["mixture_weights"] = [float(w) for w in weights]
-    extra["versions"] = library_versions()
-    extra["provenance"] = {"command": command_line(), "git_commit": run.commit or git_commit(), "method": "ppo"}
+    prov = provenance("finetune" if cfg.init_from else "ppo", commit=run.commit)
+    extra["versions"] = prov["versions"]
+    extra["provenance"] = {k: v for k, v in prov.items() if k != "versions"}
     extra["train_seconds"] = time.time() - t0
+    if extra["play"] == "last":
+        # The one saved-policy format (what `learned:` and the shipped ids load); model.zip stays for SB3 users.
+        from agents.learned import save_student
+
+        save_student(to_student(model.policy, cfg, run.game), os.path.join(cfg.out, POLICY_DIR),
+                     provenance=prov | {"seed": cfg.seed, "options": cfg.options, "opponents": opponents.ids,
+                                        "timesteps": int(model.num_timesteps)})
     config = write_config(cfg, extra)
     from envs.core.spec import Variant
 
@@ -551,31 +549,13 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
             lineups = [[me] + opponents.ids]
         summary["evaluation"] = final_tournaments(cfg, lineups, verbose)
     if verbose:
-        print(f"saved {cfg.out}/model.zip, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s)")
+        saved = "policy/, model.zip" if extra["play"] == "last" else "model.zip, snapshots.pt"
+        print(f"saved {cfg.out}/{saved}, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s)")
         print(summary_line(cfg.game, cfg.options, curve.rows[-1], cfg.eval_games, team=cfg.control == "all_seats"))
         if "selected" in config:
             sel = config["selected"]
             print(f"shipped the mixture of step {sel['timesteps']} ({sel['by']}: {sel['exploitability']:.4f})")
     return summary
-
-
-def check_out(out: str, resuming: bool, overwrite: bool) -> None:
-    """Refuse a run folder that is not a writable folder, or that holds another run
-    (unless resuming it or `overwrite`), before any work starts.
-
-    Raises:
-        ValueError: one line naming the folder and what to do.
-    """
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise ValueError(f"--out {out!r} exists and is not a folder")
-    if os.path.isdir(out) and run_files(out) and not (resuming or overwrite):
-        raise ValueError(f"run folder {out!r} already holds a run; continue it with --resume {out}, "
-                         f"or replace it with --overwrite")
-    parent = out
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent) or "."
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"cannot write the run folder {out!r}: {parent!r} is not a writable folder")
 
 
 def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume: Any = None,
@@ -598,7 +578,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     from stable_baselines3.common.utils import set_random_seed
 
     t0 = time.time()
-    cfg.out = cfg.out or os.path.join("runs", f"{cfg.game}-{time.strftime('%Y%m%d-%H%M%S')}")
+    cfg.out = cfg.out or cfg.default_out()
     check_out(cfg.out, resume is not None, overwrite)
     set_random_seed(cfg.seed)
     torch.set_num_threads(1)
@@ -617,12 +597,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     sched = schedule(cfg)
     if resume is not None:
         restore(run, model, opponents, curve, sched, *resume)
-    if overwrite and os.path.isdir(cfg.out):
-        clear_run(cfg.out)
-    try:
-        os.makedirs(cfg.out, exist_ok=True)
-    except OSError as e:
-        raise ValueError(f"cannot make the run folder {cfg.out!r} ({e.strerror})") from None
+    make_out(cfg.out, overwrite)
     with StopSignals() as stop:
         model.learn(total_timesteps=max(0, cfg.timesteps - model.num_timesteps), reset_num_timesteps=resume is None,
                     callback=curve_callback(run, model, opponents, curve, progress, sched, stop))

@@ -1,13 +1,13 @@
 """The shipped learned checkpoints, registered as agents `<game>/learned...` and `<game>/ppo...`.
 
-Every sub-folder holding a `policy.json` (and its `weights.pt`) is a student saved
-by `python -m train distill GAME` (see `agents.learned`). Its agent id is
-the `agent_id` field of `policy.json`, else derived from the folder name: `<game>`
-gives `<game>/learned` and `<game>-<variant>` gives `<game>/learned-<variant>`.
-A sub-folder holding a PPO run's `config.json` and `model.zip` (`python -m train GAME`:
-a policy learned from the environment alone, no teacher) is registered the same way
-from a folder named `<game>-ppo[-<variant>]` as `<game>/ppo[-<variant>]`, and played by
-`agents.policy` (tensors only, as `ppo:<folder>`).
+Every sub-folder holding a `policy.json` (and its `weights.pt`) is a policy in the
+one saved-policy format (`agents.learned`): a student saved by `python -m train
+distill GAME`, or the actor of a PPO run (`python -m train GAME` writes it as
+`<run>/policy/`: a policy learned from the environment alone, no teacher; its
+`config.json` and `curve.csv` stay beside it). Its agent id is the `agent_id`
+field of `policy.json` (`<game>/ppo[-<variant>]` for the PPO runs), else derived
+from the folder name: `<game>` gives `<game>/learned` and `<game>-<variant>` gives
+`<game>/learned-<variant>`.
 Listing them reads the JSON files only; a checkpoint is loaded (tensors only) when
 its agent is built.
 """
@@ -48,31 +48,12 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
     for agent_id, (_, meta) in _metas(root).items():
         prov = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
         teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
-        if meta.get("kind") == "ppo":
+        if prov.get("method") == "ppo":
             against = ", ".join(prov.get("opponents") or []) or "self-play"
             out[agent_id] = f"PPO from the environment alone, no teacher (trained against {against})"
         else:
             out[agent_id] = f"learned student{teacher} (one forward pass per move, no search)"
     return out
-
-
-def _ppo_meta(folder: str) -> dict[str, Any] | None:
-    """A shipped PPO run's `config.json` as checkpoint metadata (None if it is not one)."""
-    path = os.path.join(folder, "config.json")
-    if not (os.path.isfile(path) and os.path.isfile(os.path.join(folder, "model.zip"))):
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            cfg = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    game, name = cfg.get("game"), os.path.basename(folder)
-    if not isinstance(game, str) or not name.startswith(f"{game}-ppo"):
-        return None
-    variant = name[len(game) + len("-ppo"):]
-    return {"game": game, "options": cfg.get("options") or {}, "agent_id": f"{game}/ppo{variant}", "kind": "ppo",
-            "provenance": {**(cfg.get("provenance") if isinstance(cfg.get("provenance"), dict) else {}),
-                           "method": "ppo", "opponents": cfg.get("opponents"), "timesteps": cfg.get("timesteps")}}
 
 
 def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -81,10 +62,6 @@ def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:
     for name in sorted(os.listdir(root)):
         folder = os.path.join(root, name)
         path = os.path.join(folder, "policy.json")
-        ppo = _ppo_meta(folder) if os.path.isdir(folder) else None
-        if ppo is not None:
-            out[ppo["agent_id"]] = (folder, ppo)
-            continue
         if not os.path.isfile(path):
             continue
         try:
@@ -97,12 +74,8 @@ def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def _factory(agent_id: str, folder: str, kind: str | None = None):
+def _factory(agent_id: str, folder: str):
     def make(game: Any, rng: np.random.Generator) -> Any:
-        if kind == "ppo":
-            from agents.policy import load_policy_agent
-
-            return load_policy_agent(folder, game, rng)
         from agents.learned import load_learned_agent
 
         return load_learned_agent(folder, game, rng, name=agent_id)
@@ -113,4 +86,4 @@ def _factory(agent_id: str, folder: str, kind: str | None = None):
 def factories() -> dict[str, Any]:
     """Agent id -> `factory(game, rng)` of every shipped checkpoint (the registry in
     `agents.base` adds them; this package does not import the registry)."""
-    return {agent_id: _factory(agent_id, folder, meta.get("kind")) for agent_id, (folder, meta) in _metas(HERE).items()}
+    return {agent_id: _factory(agent_id, folder) for agent_id, (folder, _) in _metas(HERE).items()}

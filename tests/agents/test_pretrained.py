@@ -34,18 +34,23 @@ def test_a_shipped_checkpoint_plays_its_game_in_every_seat(agent_id, folder):
     assert meta["provenance"].get("command")  # every shipped policy says how it was made
 
 
-def test_a_ppo_run_folder_is_registered_as_game_ppo(tmp_path):
-    from agents.pretrained import _metas
+def test_a_ppo_policy_is_registered_by_its_agent_id_and_described_as_ppo(tmp_path):
+    import json
+
+    from agents.pretrained import _metas, checkpoint_docs
 
     run = tmp_path / "lama-ppo-seed2022"
     run.mkdir()
-    (run / "config.json").write_text('{"game": "lama", "options": {"rules": "seed2022"}, "opponents": ["lama/first"]}')
-    (run / "model.zip").write_bytes(b"")
-    other = tmp_path / "lama-notes"  # a folder with a config but not named <game>-ppo...: not a checkpoint
-    other.mkdir()
-    (other / "config.json").write_text('{"game": "lama"}')
-    (other / "model.zip").write_bytes(b"")
+    (run / "policy.json").write_text(json.dumps({
+        "format": 1, "game": "lama", "options": {"rules": "seed2022"}, "agent_id": "lama/ppo-seed2022",
+        "architecture": {"kind": "masked_policy", "hidden": [8], "activation": "tanh", "play": "sample"},
+        "provenance": {"method": "ppo", "opponents": ["lama/first"] * 3}}))
+    old = tmp_path / "lama-ppo"  # an SB3 run folder alone (model.zip, config.json) is no shipped policy any more
+    old.mkdir()
+    (old / "config.json").write_text('{"game": "lama"}')
+    (old / "model.zip").write_bytes(b"")
     metas = _metas(str(tmp_path))
     assert list(metas) == ["lama/ppo-seed2022"]
     folder, meta = metas["lama/ppo-seed2022"]
-    assert folder == str(run) and meta["options"] == {"rules": "seed2022"} and meta["kind"] == "ppo"
+    assert folder == str(run) and meta["options"] == {"rules": "seed2022"}
+    assert checkpoint_docs(str(tmp_path))["lama/ppo-seed2022"].startswith("PPO from the environment alone")

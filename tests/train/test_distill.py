@@ -251,3 +251,80 @@ def test_roborally_distillation_on_a_tiny_budget(tmp_path):
     while not game.is_terminal(s):
         s = game.apply(s, a.act(game.view(s, game.current_player(s)), legal_mask(game, s)))
     assert s.winner in (-1, 0, 1)
+
+
+def _small(tmp_path, name: str, **kw) -> DistillConfig:
+    values = dict(rounds=3, games_per_round=30, epochs=5, hidden=[8], eval_games=10, final_eval_games=0) | kw
+    return DistillConfig(game="simple_poker", teacher="simple_poker/nash", out=str(tmp_path / name), **values)
+
+
+def test_a_stopped_distillation_resumes_to_the_run_it_would_have_been(tmp_path, monkeypatch):
+    import signal
+
+    import torch
+
+    from train import distill as distill_module
+    from train.checkpoint import read_checkpoint
+    from train.run import TrainingStoppedError
+
+    whole = distill(_small(tmp_path, "whole"), verbose=False)
+    real = distill_module.evaluate_student
+    calls = []
+
+    def stop_in_round_one(*a, **k):  # a SIGTERM arrives while round 1 is under way
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(*a, **k)
+
+    monkeypatch.setattr(distill_module, "evaluate_student", stop_in_round_one)
+    with pytest.raises(TrainingStoppedError, match="at round 2 of 3"):
+        distill(_small(tmp_path, "cut"), verbose=False)
+    monkeypatch.setattr(distill_module, "evaluate_student", real)
+    cut = str(tmp_path / "cut")
+    with pytest.raises(ValueError, match="already holds a run"):
+        distill(_small(tmp_path, "cut"), verbose=False)
+    resumed = distill(_small(tmp_path, "cut"), verbose=False, resume=read_checkpoint(cut))
+    assert [r["fit_loss"] for r in resumed["curve"]] == [r["fit_loss"] for r in whole["curve"]]
+    assert resumed["selected_round"] == whole["selected_round"]
+    a = torch.load(tmp_path / "whole" / "student" / "weights.pt", weights_only=True)
+    b = torch.load(tmp_path / "cut" / "student" / "weights.pt", weights_only=True)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert not any(f.startswith("checkpoint") for f in os.listdir(cut))  # a finished run keeps no checkpoint
+
+
+def test_the_cli_resumes_a_distillation_and_refuses_its_flags(tmp_path, monkeypatch, capsys):
+    from train import distill as distill_module
+    from train.checkpoint import write_checkpoint
+
+    # a checkpoint as a stop after round 0 of a 2-round run leaves it
+    cfg2 = _small(tmp_path, "run2", rounds=2)
+    captured = {}
+    real = distill_module.checkpoint_contents
+
+    def keep(*a, **k):
+        captured["c"] = real(*a, **k)
+        return captured["c"]
+
+    monkeypatch.setattr(distill_module, "checkpoint_contents", keep)
+    distill(dataclasses.replace(cfg2, rounds=1, out=str(tmp_path / "tmp")), verbose=False)
+    state, tensors = captured["c"]
+    state["config"]["rounds"] = 2
+    state["config"]["out"] = cfg2.out
+    os.makedirs(cfg2.out)
+    write_checkpoint(cfg2.out, 1, state, tensors)
+    with pytest.raises(SystemExit) as e:
+        main(["--resume", cfg2.out, "--teacher", "simple_poker/nash"])
+    assert e.value.code == 2 and "drop --teacher" in capsys.readouterr().err
+    assert main(["--resume", cfg2.out]) == 0
+    summary = json.load(open(os.path.join(cfg2.out, "config.json")))
+    assert summary["method"] == "distill" and len(summary["curve"]) == 2
+
+
+def test_distillation_checks_its_config():
+    with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
+        DistillConfig(game="simple_poker", teacher="simple_poker/nash", rounds=0)
+    with pytest.raises(ValueError, match="seed must be an integer >= 0"):
+        DistillConfig(game="simple_poker", teacher="simple_poker/nash", seed=-1)
+    with pytest.raises(ValueError, match="teacher must be an agent id"):
+        DistillConfig(game="simple_poker", teacher="")

@@ -1,0 +1,159 @@
+"""The run frame every training method shares (PPO, distillation, fine-tuning).
+
+- `RunConfig`: the fields every run has (game, options, seed, output folder,
+  evaluation sizes) and the checks on them; each method's config is a subclass
+  (`train.config.TrainConfig` for PPO and fine-tuning, `train.distill.DistillConfig`).
+  A subclass's `preset_keys()` are what a game's preset section may set.
+- The run folder: `default_out` names a new one, `check_out` refuses one that is
+  unusable or already holds a run (unless resuming it or `overwrite`), before any
+  work starts; `make_out` creates it.
+- Stop signals: inside `StopSignals()`, SIGTERM and Ctrl-C only ask the run to stop;
+  it stops at its next safe point, after a checkpoint, with `TrainingStoppedError`
+  (which says how to resume). A second signal stops at once.
+- `provenance(method, command)`: the command, the commit and the library versions a
+  saved policy records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from train.checkpoint import clear_run, run_files
+
+#: The fields that say which run this is: never set by a preset.
+IDENTITY = ("game", "seed", "out")
+
+
+@dataclass(kw_only=True)
+class RunConfig:
+    """What every training run has (saved in its `config.json`).
+
+    Args:
+        game: the game's id.
+        options: the game's options.
+        seed: the root seed of every random stream of the run.
+        eval_games: games per learning-curve point.
+        final_eval_games: games of each final tournament (0: none).
+        out: the run folder ("" : `default_out`).
+    """
+
+    method: ClassVar[str] = ""
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    eval_games: int = 200
+    final_eval_games: int = 2000
+    out: str = ""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
+        self.check_counts({"eval_games": 0, "final_eval_games": 0})
+
+    def check_counts(self, lows: dict[str, int]) -> None:
+        """Raise `ValueError` unless each field named in `lows` is an integer at least its low."""
+        for name, low in lows.items():
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+
+    @classmethod
+    def preset_keys(cls) -> tuple[str, ...]:
+        """What a preset section may set: every field but the run's identity."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in IDENTITY)
+
+    @classmethod
+    def check_keys(cls, values: dict[str, Any], where: str) -> None:
+        """Raise `ValueError` naming the allowed keys if `values` holds any other."""
+        unknown = sorted(set(values) - set(cls.preset_keys()))
+        if unknown:
+            raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(cls.preset_keys())}")
+
+    def default_out(self) -> str:
+        """A new run folder's name: `runs/<game>[-<method>]-<time>` (PPO, the default method, names none)."""
+        method = f"-{self.method}" if self.method and self.method != "ppo" else ""
+        return os.path.join("runs", f"{self.game}{method}-{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def check_out(out: str, resuming: bool, overwrite: bool) -> None:
+    """Refuse a run folder that is not a writable folder, or that holds another run
+    (unless resuming it or `overwrite`), before any work starts.
+
+    Raises:
+        ValueError: one line naming the folder and what to do.
+    """
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValueError(f"--out {out!r} exists and is not a folder")
+    if os.path.isdir(out) and run_files(out) and not (resuming or overwrite):
+        raise ValueError(f"run folder {out!r} already holds a run; continue it with --resume {out}, "
+                         f"or replace it with --overwrite")
+    parent = out
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent) or "."
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write the run folder {out!r}: {parent!r} is not a writable folder")
+
+
+def make_out(out: str, overwrite: bool) -> None:
+    """Create the run folder `out` (checked by `check_out`), first removing its run files if `overwrite`.
+
+    Raises:
+        ValueError: the folder cannot be made.
+    """
+    if overwrite and os.path.isdir(out):
+        clear_run(out)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot make the run folder {out!r} ({e.strerror})") from None
+
+
+class TrainingStoppedError(Exception):
+    """A stop signal (SIGTERM, Ctrl-C) ended training after a checkpoint was saved."""
+
+    def __init__(self, out: str, step: int, planned: int, signum: int, unit: str = "step"):
+        super().__init__(f"stopped by {signal.Signals(signum).name} at {unit} {step} of {planned}; checkpoint saved: "
+                         f"continue with `python -m train --resume {out}`")
+        self.signum = signum
+
+
+class StopSignals:
+    """While active (main thread only), SIGTERM and SIGINT only ask training to
+    stop (`signum` is set); it stops at its next safe point, after a
+    checkpoint. A second signal stops at once (`KeyboardInterrupt`)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for s, handler in self.previous.items():
+            signal.signal(s, handler)
+
+
+def provenance(method: str, command: str = "", commit: str | None = None) -> dict[str, Any]:
+    """What a saved policy records of the run that made it: the method, the command line, the commit
+    (`commit`, or the checkout's now) and the versions of the libraries it ran on."""
+    from train.report import command_line, git_commit, library_versions
+
+    return {"method": method, "command": command or command_line(), "git_commit": commit or git_commit(),
+            "versions": library_versions()}
+
+
+__all__ = ["IDENTITY", "RunConfig", "StopSignals", "TrainingStoppedError", "check_out", "make_out", "provenance"]
