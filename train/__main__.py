@@ -254,7 +254,7 @@ def student_options(game: str, spec: str, values: dict) -> dict:
     if meta["game"] != game:
         raise ValueError(f"--init-from {spec!r} is a student of {meta['game']}, not {game}")
     require_masked_policy(arch.get("kind"), f"--init-from {spec!r}")
-    values.update(init_from=folder, net_arch=list(arch["hidden"]), activation="relu")
+    values.update(init_from=folder, net_arch=list(arch["hidden"]), activation=arch.get("activation", "relu"))
     return dict(meta.get("options", {}))
 
 

@@ -237,7 +237,7 @@ def require_masked_policy(kind: str | None, what: str) -> None:
 
 
 def init_from_student(policy: Any, folder: str, run: Run) -> None:
-    """Copy a `masked_policy` student's weights into an SB3 `MlpPolicy` built with its hidden sizes and ReLU.
+    """Copy a `masked_policy` student's weights into an SB3 `MlpPolicy` built with its hidden sizes and activation.
 
     The student's body and logits become the actor (`mlp_extractor.policy_net`, `action_net`), so the policy
     starts out acting as the student; the critic (`mlp_extractor.value_net`, `value_net`) starts from the same body
@@ -258,8 +258,8 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
         raise ValueError(f"{what} plays {student.game_name} with options {student.options} (observation "
                          f"{student.dims['obs_dim']}, {student.num_actions} actions); this run plays {run.cfg.game} "
                          f"(observation {obs_dim}, {run.game.num_actions} actions)")
-    if list(run.cfg.net_arch) != student.hidden or run.cfg.activation != "relu":
-        raise ValueError(f"{what} has hidden layers {student.hidden} with ReLU; the run's network is "
+    if list(run.cfg.net_arch) != student.hidden or run.cfg.activation != student.activation:
+        raise ValueError(f"{what} has hidden layers {student.hidden} with {student.activation}; the run's network is "
                          f"{list(run.cfg.net_arch)} with {run.cfg.activation}")
     src = student.net.state_dict()
     body = [k.split(".")[1] for k in src if k.startswith("body.") and k.endswith(".weight")]

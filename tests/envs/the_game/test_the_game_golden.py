@@ -15,7 +15,6 @@ was before the env's public-info refactor and before any optimisation of
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,9 @@ import numpy as np
 import pytest
 
 from envs import the_game_v0
+
+sys.path.append(str(Path(__file__).parents[2]))  # tests/ (after the installed packages: tests/envs must not shadow envs)
+import golden  # noqa: E402  (the shared golden-test frame; pytest finds it anyway, a script run needs the line above)
 
 GOLDEN = Path(__file__).with_name("the_game_golden.json")
 
@@ -137,23 +139,11 @@ def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: 
     return out
 
 
-def all_hashes() -> dict[str, list[str]]:
-    return {name: case_hashes(opts, wrapped, mt, pi, seed=i + 1) for i, (name, opts, wrapped, mt, pi) in enumerate(CASES)}
-
-
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
 def test_golden(case):
-    name, opts, wrapped, mt, pi = CASES[case]
-    expected = json.loads(GOLDEN.read_text())[name]
-    assert case_hashes(opts, wrapped, mt, pi, seed=case + 1) == expected
+    golden.check(GOLDEN, CASES, case_hashes, case)
 
 
 if __name__ == "__main__":
-    if "--write" not in sys.argv:
-        sys.exit("usage: python tests/envs/the_game/test_the_game_golden.py --write  (only before changing the engine)")
-    import warnings
-
-    warnings.simplefilter("ignore")
-    GOLDEN.write_text(json.dumps(all_hashes(), indent=1) + "\n")
-    print(f"wrote {GOLDEN}")
+    golden.main(GOLDEN, CASES, case_hashes, "tests/envs/the_game/test_the_game_golden.py")
