@@ -30,16 +30,31 @@ import envs
 from envs.core.options import parse_options
 from evaluate import backends
 from evaluate.cli import Parser, check_outputs, fail, nonnegative_float, positive_int
-from train.config import ENV_KINDS, MAX_ENVS, MAX_TIMESTEPS, TrainConfig, check_keys
+from train.config import TrainConfig, check_keys
 from train.presets import preset
 
 #: The training methods, named as the first word: `python -m train METHOD GAME`.
 METHODS = ("ppo", "distill", "finetune")
 
+
+def setting_flags() -> dict[str, tuple[dataclasses.Field, tuple[str, ...]]]:
+    """Flag dest -> (the config field that declares it with `train.run.setting`, the methods whose config has a
+    field of that name): the flags generated from the configs."""
+    from train.distill import DistillConfig
+
+    out: dict[str, tuple[dataclasses.Field, tuple[str, ...]]] = {}
+    for method, cls in (("ppo", TrainConfig), ("distill", DistillConfig)):
+        for f in dataclasses.fields(cls):
+            if f.name in out:
+                out[f.name] = (out[f.name][0], (*out[f.name][1], method))
+            elif "help" in f.metadata:
+                out[f.name] = (f, (method,))
+    return out
+
+
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
-RUN_FLAGS = ("game", "env", "opponents", "self_play", "baselines", "timesteps", "seed", "option", "n_envs", "eval_every",
-             "eval_games", "final_eval_games", "checkpoint_every", "overwrite", "learning_rate", "ent_coef", "init_from",
-             "critic_warmup", "hidden", "teacher", "rounds", "games_per_round", "features", "workers")
+RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "option", "overwrite", "init_from", "hidden",
+             *setting_flags())
 
 
 #: Shown by `python -m train --help` (each runs as written; tests/test_docs_commands.py runs the README's).
@@ -127,36 +142,29 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
     p.add_argument("--baselines", type=str, default=None, help="with --self-play: baseline agent ids added to the pool")
-    p.add_argument("--timesteps", type=positive_int(MAX_TIMESTEPS), default=None, help="learner steps (default: the game's preset)")
-    p.add_argument("--seed", type=positive_int(low=0), default=None, help="root seed (default 0)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
-    p.add_argument("--n-envs", type=positive_int(MAX_ENVS), default=None, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)")
-    p.add_argument("--env", choices=ENV_KINDS, default=None,
-                   help="vector: the game's batched compiled env (opponents with compiled kernels); python: OpponentEnv; "
-                        "auto (default): vector wherever the game and opponents allow")
-    p.add_argument("--eval-every", type=positive_int(), default=None, help="steps between learning-curve points")
-    p.add_argument("--eval-games", type=positive_int(10**7, low=0), default=None, help="games per learning-curve point")
-    p.add_argument("--final-eval-games", type=positive_int(10**8, low=0), default=None, help="games in the final evaluation tournament (0: none)")
-    p.add_argument("--checkpoint-every", type=positive_int(), default=None, help="steps between checkpoints (default: a tenth of the run)")
-    p.add_argument("--learning-rate", type=nonnegative_float, default=None, help="Adam step size (default: the preset's)")
-    p.add_argument("--ent-coef", type=nonnegative_float, default=None, help="entropy bonus (default: the preset's)")
+    for dest, (f, methods) in setting_flags().items():  # generated from the config fields (train.run.setting)
+        meta = f.metadata
+        kw: dict[str, Any] = {"default": None, "help": ("distill: " if methods == ("distill",) else "") + meta["help"]}
+        if meta["choices"]:
+            kw["choices"] = meta["choices"]
+        elif str(f.type).startswith("int"):
+            kw["type"] = positive_int(meta["high"], 1 if meta["low"] is None else meta["low"])
+        elif str(f.type).startswith("float"):
+            kw["type"] = nonnegative_float
+        if meta["metavar"]:
+            kw["metavar"] = meta["metavar"]
+        p.add_argument(f"--{dest.replace('_', '-')}", **kw)
     p.add_argument("--init-from", type=str, default=None, metavar="STUDENT",
                    help="start the policy from a distilled masked_policy student (its folder, or a shipped id such as "
                         "GAME/learned); the run takes the student's options and network")
-    p.add_argument("--critic-warmup", type=positive_int(MAX_TIMESTEPS, low=0), default=None, metavar="STEPS",
-                   help="with --init-from: steps that train the value network alone before the policy learns")
     p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
     p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--method", choices=METHODS, default=None, help="the same as the METHOD word before GAME")
-    p.add_argument("--teacher", type=str, default=None, help="distill: the teacher's agent id")
-    p.add_argument("--rounds", type=positive_int(1000), default=None, help="distill: DAgger rounds")
-    p.add_argument("--games-per-round", type=positive_int(10**7), default=None, help="distill: games rolled in and labelled per round")
-    p.add_argument("--features", type=str, default=None, help="distill: the student's feature set (agents.learned.FEATURES)")
     p.add_argument("--hidden", type=layer_sizes, default=None, metavar="N,N,...",
                    help="hidden layer sizes of the network (distill: the student's; ppo: net_arch); default: the preset's")
-    p.add_argument("--workers", type=positive_int(64), default=None, help="distill: labelling processes")
     backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
     if values is not None:
         for action in p._actions:
@@ -169,6 +177,20 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
             if shown:
                 action.help = f"{action.help} [{game}: {'; '.join(shown)}]"
     return p
+
+
+def given_settings(p: argparse.ArgumentParser, args: argparse.Namespace, method: str) -> dict[str, Any]:
+    """The generated flags given on the command line, as config values of `method` (the run's identity, the
+    seed, excepted); a flag of another method's config is a usage error."""
+    out = {}
+    for key, (_, methods) in setting_flags().items():
+        v = getattr(args, key)
+        if v is None or key == "seed":
+            continue
+        if method not in methods:
+            p.error(f"--{key.replace('_', '-')} applies to {' and '.join(methods)} runs, not {method}")
+        out[key] = v
+    return out
 
 
 def layer_sizes(text: str) -> list[int]:
@@ -206,11 +228,7 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     values["options"] = options
     if args.critic_warmup is not None and not args.init_from:
         p.error("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
-    for key in ("env", "timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games", "checkpoint_every",
-                "learning_rate", "ent_coef", "critic_warmup"):
-        v = getattr(args, key)
-        if v is not None:
-            values[key] = v
+    values.update(given_settings(p, args, "ppo"))
     if args.hidden is not None:
         if args.init_from and args.hidden != values["net_arch"]:
             p.error(f"--hidden {','.join(map(str, args.hidden))} differs from the --init-from student's "

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from agents.policy import check_activation
-from train.run import RunConfig
+from train.run import RunConfig, setting
 
 #: Where a run's episodes are played (see `TrainConfig.env`).
 ENV_KINDS = ("auto", "vector", "python")
@@ -41,25 +41,28 @@ class TrainConfig(RunConfig):
     self_play: bool = False
     baselines: list[str] = field(default_factory=list)
     control: str = "one_seat"
-    timesteps: int = 50_000
-    n_envs: int = 4
+    timesteps: int = setting(50_000, help="learner steps (default: the game's preset)", high=MAX_TIMESTEPS)
+    n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)
     n_steps: int = 256
     batch_size: int = 256
     n_epochs: int = 4
-    learning_rate: float = 3e-4
+    learning_rate: float = setting(3e-4, help="Adam step size (default: the preset's)")
     net_arch: list[int] = field(default_factory=lambda: [64, 64])
-    ent_coef: float = 0.01
+    ent_coef: float = setting(0.01, help="entropy bonus (default: the preset's)")
     gamma: float = 0.99
-    eval_every: int = 10_000
+    eval_every: int = setting(10_000, help="steps between learning-curve points")
     snapshot_every: int = 10_000
     pool_size: int = 50
     meta_solver: str = "uniform"
     meta_games: int = 200
-    checkpoint_every: int = 0
+    checkpoint_every: int = setting(0, help="steps between checkpoints (default: a tenth of the run)")
     activation: str = "tanh"
     init_from: str = ""
-    critic_warmup: int = 0
-    env: str = "auto"
+    critic_warmup: int = setting(0, help="with --init-from: steps that train the value network alone before the policy "
+                                      "learns", low=0, high=MAX_TIMESTEPS, metavar="STEPS")
+    env: str = setting("auto", choices=ENV_KINDS,
+                       help="vector: the game's batched compiled env (opponents with compiled kernels); python: "
+                            "OpponentEnv; auto (default): vector wherever the game and opponents allow")
 
     def __post_init__(self) -> None:
         super().__post_init__()

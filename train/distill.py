@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from train.run import RunConfig
+from train.run import RunConfig, setting
 from train.seeds import child, children
 
 #: What the student is fitted to: "act", the values the teacher acts by; "search", a `SearchTeacher`'s estimates
@@ -59,11 +59,11 @@ class DistillConfig(RunConfig):
     DAgger loop's own fields."""
 
     method: ClassVar[str] = "distill"
-    teacher: str
-    rounds: int = 4
-    games_per_round: int = 50
+    teacher: str = setting(help="the teacher's agent id")
+    rounds: int = setting(4, help="DAgger rounds", high=1000)
+    games_per_round: int = setting(50, help="games rolled in and labelled per round", high=10**7)
     kind: str = "auto"
-    features: str | None = None
+    features: str | None = setting(None, help="the student's feature set (agents.learned.FEATURES)")
     hidden: list[int] = field(default_factory=lambda: [64, 64])
     label_values: str = "act"
     temperature: float = 1.0
@@ -74,7 +74,7 @@ class DistillConfig(RunConfig):
     epochs: int = 10
     batch_size: int = 256
     learning_rate: float = 1e-3
-    workers: int = 1
+    workers: int = setting(1, help="labelling processes", high=64)
     eval_opponents: list[str] = field(default_factory=lambda: ["random"])
     eval_games: int = 100
     final_eval_games: int = 200
@@ -596,10 +596,11 @@ def distill_main(parser: Any, args: Any) -> int:
     except ValueError as e:
         parser.error(str(e))
     values["options"] = options
-    for key in ("teacher", "rounds", "games_per_round", "workers", "features", "hidden", "eval_games", "final_eval_games"):
-        v = getattr(args, key)
-        if v is not None:
-            values[key] = v
+    from train.__main__ import given_settings
+
+    values.update(given_settings(parser, args, "distill"))
+    if args.hidden is not None:
+        values["hidden"] = args.hidden
     if args.opponents:
         values["eval_opponents"] = args.opponents.split(",")
     if not values.get("teacher"):

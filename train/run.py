@@ -30,6 +30,16 @@ from train.checkpoint import clear_run, run_files
 IDENTITY = ("game", "seed", "out")
 
 
+def setting(default: Any = dataclasses.MISSING, *, help: str, low: int | None = None, high: int | None = None,
+            choices: tuple[str, ...] | None = None, metavar: str | None = None,
+            default_factory: Any = dataclasses.MISSING) -> Any:
+    """A config field that is also a command-line flag `--<name>` of `python -m train`: the CLI generates
+    the flag from the field (its name, type, `help`, range `low`..`high` or `choices`), so flags and
+    configs cannot drift apart. Fields without it are set by presets (and `--resume`) only."""
+    return field(default=default, default_factory=default_factory,
+                 metadata={"help": help, "low": low, "high": high, "choices": choices, "metavar": metavar})
+
+
 @dataclass(kw_only=True)
 class RunConfig:
     """What every training run has (saved in its `config.json`).
@@ -46,9 +56,9 @@ class RunConfig:
     method: ClassVar[str] = ""
     game: str
     options: dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
-    eval_games: int = 200
-    final_eval_games: int = 2000
+    seed: int = setting(0, help="root seed (default 0)", low=0)
+    eval_games: int = setting(200, help="games per learning-curve point", low=0, high=10**7)
+    final_eval_games: int = setting(2000, help="games in the final evaluation tournament (0: none)", low=0, high=10**8)
     out: str = ""
 
     def __post_init__(self) -> None:
@@ -156,4 +166,4 @@ def provenance(method: str, command: str = "", commit: str | None = None) -> dic
             "versions": library_versions()}
 
 
-__all__ = ["IDENTITY", "RunConfig", "StopSignals", "TrainingStoppedError", "check_out", "make_out", "provenance"]
+__all__ = ["IDENTITY", "RunConfig", "setting", "StopSignals", "TrainingStoppedError", "check_out", "make_out", "provenance"]
