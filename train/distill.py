@@ -535,9 +535,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     assert best is not None
     student.net.load_state_dict(best[2])
     folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data, command))
-    from envs.core.spec import Variant
-
-    write_curve(rows, cfg.out, f"{envs.spec(cfg.game).title}, {Variant(cfg.game, cfg.options).label()}: "
+    write_curve(rows, cfg.out, f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: "
                 f"student distilled from {cfg.teacher}", xlabel="DAgger round")
     results = []
     if cfg.final_eval_games > 0:

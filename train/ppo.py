@@ -527,15 +527,13 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
                      provenance=prov | {"seed": cfg.seed, "options": cfg.options, "opponents": opponents.ids,
                                         "timesteps": int(model.num_timesteps)})
     config = write_config(cfg, extra)
-    from envs.core.spec import Variant
-
     spec = envs.spec(cfg.game)
     counts: dict[str, int] = {}
     for i in opponents.ids:
         counts[i] = counts.get(i, 0) + 1
     against = (" self-play" if cfg.self_play else " (one policy in every seat)" if cfg.control == "all_seats"
                else " against " + ", ".join(f"{i}*{c}" if c > 1 else i for i, c in counts.items()))
-    write_curve(curve.rows, cfg.out, title=f"{spec.title}, {Variant(cfg.game, cfg.options).label()}: MaskablePPO{against}",
+    write_curve(curve.rows, cfg.out, title=f"{spec.title}, {cfg.variant.label()}: MaskablePPO{against}",
                 references=references_for(run.game, spec, cfg.control))
     summary: dict[str, Any] = {"out": cfg.out, "train_seconds": config["train_seconds"], "final": curve.rows[-1]}
     if cfg.final_eval_games > 0:

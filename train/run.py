@@ -85,6 +85,13 @@ class RunConfig:
         if unknown:
             raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(cls.preset_keys())}")
 
+    @property
+    def variant(self) -> Any:
+        """The run's game and options as an `envs.core.spec.Variant` (JSON round-trip, label, engine)."""
+        from envs.core.spec import Variant
+
+        return Variant(self.game, self.options)
+
     def default_out(self) -> str:
         """A new run folder's name: `runs/<game>[-<method>]-<time>` (PPO, the default method, names none)."""
         method = f"-{self.method}" if self.method and self.method != "ppo" else ""
