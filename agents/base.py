@@ -225,7 +225,7 @@ def known_ids(game: str | None = None) -> list[str]:
         _load_game_module(f"{game}/")
     ids = sorted(_EXACT) + [ex for _, _, ex in _PATTERNS]
     ids += [i + "?" + "&".join(f"{k}=<{_kind(c)}>" for k, c in p.items()) for i, p in sorted(_PARAMS.items()) if i in _EXACT]
-    ids += ["ppo:<path to model.zip>", "learned:<student folder>"]
+    ids += ["ppo:<path to model.zip>", "learned:<student folder>", "openspiel:<policy table .json>"]
     if game is not None:
         ids = [i for i in ids if i.startswith(f"{game}/") or "/" not in i]
     return ids
@@ -254,6 +254,10 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
         from agents.learned import load_learned_agent
 
         return load_learned_agent(agent_id[8:], game, rng)
+    if agent_id.startswith("openspiel:"):
+        from agents.openspiel import load_policy_table_agent
+
+        return load_policy_table_agent(agent_id[len("openspiel:"):], game, rng)
     if game_name is not None and "/" in agent_id and not agent_id.startswith(f"{game_name}/"):
         raise ValueError(f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}")
     base, kwargs = parse_id(agent_id)

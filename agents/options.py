@@ -37,7 +37,7 @@ def required_options(agent_id: str) -> dict[str, Any]:
         opts = meta.get("options")
         # JSON has lists where a Config holds tuples
         return {k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()} if isinstance(opts, dict) else {}
-    if agent_id.startswith(("learned:", "ppo:")):
+    if agent_id.startswith(("learned:", "ppo:", "openspiel:")):
         return {}
     base._load_game_module(agent_id)
     return dict(base._OPTIONS.get(agent_id, {}))
@@ -51,6 +51,8 @@ def _trained_meta(agent_id: str) -> dict[str, Any] | None:
     elif agent_id.startswith("ppo:"):
         path = agent_id[4:].partition("?")[0]
         path = os.path.join(path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), "config.json")
+    elif agent_id.startswith("openspiel:"):
+        path = agent_id[len("openspiel:"):]
     else:
         return None
     try:
@@ -181,7 +183,7 @@ def listing(game_name: str) -> list[str]:
     ids = base.known_ids(game_name)
     lines = []
     for aid in ids:
-        if aid.startswith(("ppo:", "learned:")):
+        if aid.startswith(("ppo:", "learned:", "openspiel:")):
             continue
         need = needed_options(game_name, aid)
         doc = describe_agent(aid)
@@ -189,4 +191,5 @@ def listing(game_name: str) -> list[str]:
         lines.append(f"  {aid}" + (f": {doc}" if doc else "") + extra)
     lines.append("  ppo:<run folder or model.zip>: a policy trained by `python -m train` (needs the options it was trained on)")
     lines.append("  learned:<student folder>: a student distilled by `python -m train GAME --method distill`")
+    lines.append("  openspiel:<policy table .json>: an OpenSpiel policy saved by agents.openspiel.save_policy_table")
     return lines

@@ -42,6 +42,7 @@ except ImportError as e:  # pragma: no cover - depends on the extra
     raise ImportError("envs.openspiel needs OpenSpiel: pip install 'tabletop-rl[openspiel]' (open-spiel)") from e
 
 import envs
+from envs.core.game import info_state_string
 from envs.simple_poker.rules import State as SimplePokerState
 
 PREFIX = "tabletop_"
@@ -302,11 +303,6 @@ class ViewObserver:
     def string_from(self, state: ExportedState, player: int) -> str:
         """`repr` of `player`'s view of `state`."""
         return info_state_string(state.view(player), player)
-
-
-def info_state_string(view: Any, player: int) -> str:
-    """The information-state string of a view (also what `PolicyTableAgent` looks its view up by)."""
-    return f"p{player} dealing" if view is None else repr(view)
 
 
 def policy_table(policy: Any) -> dict[str, np.ndarray]:

@@ -153,3 +153,10 @@ def unchecked_constructor(cls: type) -> Any:
     make = env["make"]
     make.__doc__ = f"`{cls.__name__}(...)` without the frozen dataclass's per-field setattr (speed)."
     return make
+
+
+def info_state_string(view: Any, player: int) -> str:
+    """The information-state string of a seat's view (`repr` of the view; before the deal, `p<seat> dealing`):
+    the key of OpenSpiel's information states in the export (`envs.openspiel`) and of a policy table played as
+    one of our agents (`agents.openspiel`)."""
+    return f"p{player} dealing" if view is None else repr(view)
