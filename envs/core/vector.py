@@ -11,7 +11,13 @@ the same Gymnasium face:
   for tables still playing) with its `_final_obs` flags, and its seat and deal
   seed in `info["final_info"]`.
 - `info["episode"]` (`r` return, `l` learner decisions) with `_episode` for the
-  tables that finished; `info["seat"]` (the learner's seat) and
+  tables that finished;
+- `control="all_seats"` (where a game offers it): the policy acts for whoever is to
+  move; `info["current_player"]` (N,) says who, `info["rewards"]` (N, seats) each
+  seat's reward of the step (the step's `reward` is the actor's), `info["seat"]` is the
+  seat to move, `info["episode"]["r"]` seat 0's return, and `info["final_info"]
+  ["current_player"]` the seat that was to move at a finished episode's last
+  observation; `info["seat"]` (the learner's seat) and
   `info["deal_seed"]` (the current episode's deal, `Game.deal`'s seed) for every
   table; `info["action_mask"]` int8 `(N, A)` and `action_masks()` bool `(N, A)`.
   A mask row is never all False (a table is always at one of the learner's
@@ -184,6 +190,11 @@ class OpponentKernel:
 
 RANDOM = OpponentKernel("random", -1)
 
+#: Who the policy acts for: "one_seat" (the learner's seat, opponents' kernels for the others) or "all_seats"
+#: (whoever is to move: `info["current_player"]`, each seat's reward in `info["rewards"]`; Pgx's shape, the form of
+#: self-play in the zero-sum games and of one team policy in the cooperative one).
+CONTROLS = ("one_seat", "all_seats")
+
 
 # --- the Gymnasium base -------------------------------------------------------------------------
 class CompiledVectorEnv(VectorEnv):
@@ -222,7 +233,10 @@ class CompiledVectorEnv(VectorEnv):
         strict: bool,
         copy: bool,
         illegal_reward: float,
+        control: str = "one_seat",
     ) -> None:
+        if control not in CONTROLS:
+            raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
@@ -248,7 +262,13 @@ class CompiledVectorEnv(VectorEnv):
         self.strict = bool(strict)
         self.copy = bool(copy)
         self.illegal_reward = float(illegal_reward)
+        self.control = control
         self.render_mode = None
+        # control="all_seats": the seat to move per table, each seat's reward of the last step, and the seat that
+        # was to move at a finished episode's last observation (a subclass writes them)
+        self._player = np.zeros(n, np.int64)
+        self._seat_rewards = np.zeros((n, num_players), np.float32)
+        self._final_player = np.zeros(n, np.int64)
         # the buffers the kernels fill
         self._obs = np.zeros((n, d), np.float32)
         self._mask = np.zeros((n, num_actions), np.int8)
@@ -340,6 +360,8 @@ class CompiledVectorEnv(VectorEnv):
             info["_final_obs"] = dmask
             info["final_info"] = {"seat": self._final_seat.copy(), "deal_seed": self._final_deal.copy(),
                                   "_seat": dmask, "_deal_seed": dmask}
+            if self.control == "all_seats":
+                info["final_info"].update(current_player=self._final_player.copy(), _current_player=dmask)
             info["_final_info"] = dmask
             info["episode"] = {"r": np.where(done, self._final_ret, 0.0), "l": np.where(done, self._final_len, 0),
                                "_r": dmask, "_l": dmask}
@@ -353,11 +375,15 @@ class CompiledVectorEnv(VectorEnv):
 
     def _base_info(self) -> dict[str, Any]:
         every = np.ones(self.num_envs, np.bool_)
-        return {
+        info = {
             "seat": self._seats().copy(), "_seat": every,
             "deal_seed": self._deal_seeds().copy(), "_deal_seed": every,
             "action_mask": self._mask.copy(), "_action_mask": every,
         }
+        if self.control == "all_seats":
+            info.update(current_player=self._player.copy(), _current_player=every,
+                        rewards=self._seat_rewards.copy(), _rewards=every)
+        return info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions at every table, bool `(num_envs, A)` (never an all-False row)."""
@@ -410,5 +436,5 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-__all__ = ["RANDOM", "CompiledVectorEnv", "OpponentKernel", "episode_key", "episode_seeds", "mix64", "next_random",
+__all__ = ["CONTROLS", "RANDOM", "CompiledVectorEnv", "OpponentKernel", "episode_key", "episode_seeds", "mix64", "next_random",
            "np_episode_seeds", "np_mix64", "np_next", "table_key"]

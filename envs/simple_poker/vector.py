@@ -1,4 +1,5 @@
-"""Simple poker as a batched environment: `num_envs` hands, one learner seat each, stepped in one numpy call.
+"""Simple poker as a batched environment: `num_envs` hands, one learner seat each (or, with
+`control="all_seats"`, one policy for both seats: self-play), stepped in one numpy call.
 
 Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
 bad input) and `envs.simple_poker.fast` (the rules over arrays). Observations
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel, np_episode_seeds, np_next
+from envs.core.vector import CONTROLS, RANDOM, CompiledVectorEnv, OpponentKernel, np_episode_seeds, np_next
 from envs.simple_poker import fast
 from envs.simple_poker.encoding import SimplePokerEncoder
 from envs.simple_poker.rules import BET, NUM_ACTIONS, PASS, Config, SimplePokerGame
@@ -34,16 +35,20 @@ BEHAVIOUR = 1  # the code of a behaviour-strategy opponent
 class SimplePokerVectorEnv(CompiledVectorEnv):
     """`num_envs` simple-poker hands against one opponent (see the module docstring and `envs.core.vector`)."""
 
-    def __init__(self, num_envs: int, *, opponents: Sequence[OpponentKernel], seed: int | None = None,
+    def __init__(self, num_envs: int, *, opponents: Sequence[OpponentKernel] = (), seed: int | None = None,
                  control: str = "one_seat", seat: int | None = None, strict: bool = False, copy: bool = True,
                  illegal_reward: float = -1.0, **options: Any):
-        if control != "one_seat":
-            raise ValueError(f"control must be 'one_seat' for simple poker's vector env (so far), got {control!r}")
         self.config: Config = make_config(Config, options)
         self.game = SimplePokerGame(self.config)
         n = self.config.n
         opponents = list(opponents)
-        if len(opponents) != 1:
+        if control not in CONTROLS:
+            raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
+        if control == "all_seats":
+            if opponents or seat is not None:
+                raise ValueError("control='all_seats' plays every seat itself: give no opponents and no seat")
+            opponents = [RANDOM]  # never asked: no seat is left to an opponent
+        elif len(opponents) != 1:
             raise ValueError(f"2-player game needs 1 opponent, got {len(opponents)}")
         opp = opponents[0]
         if not isinstance(opp, OpponentKernel) or opp.code not in (RANDOM.code, BEHAVIOUR):
@@ -56,7 +61,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         probs = np.full(2 * n, 0.5) if opp.code == RANDOM.code else np.asarray(opp.params, np.float64)
         self._p_bet, self._p_call = probs[:n], probs[n:]
         self._setup(num_envs, SimplePokerEncoder(self.game).observation_space, NUM_ACTIONS, 2, seed=seed, seat=seat,
-                    strict=strict, copy=copy, illegal_reward=illegal_reward)
+                    strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         N = self.num_envs
         self._c1 = np.zeros(N, np.int64)
         self._c2 = np.zeros(N, np.int64)
@@ -100,10 +105,65 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
     def _start_all(self, fresh: bool) -> None:
         if fresh:
             self._episode[:] = 0
+        if self.control == "all_seats":
+            self._deal_all(np.arange(self.num_envs))
+            return
         self._start(np.arange(self.num_envs))
         self._observe(self._obs)
 
+    # --- control="all_seats": one policy for both seats ---------------------------------------------------
+    def _deal_all(self, rows: np.ndarray) -> None:
+        """All seats: deal the tables `rows` their next hands, player 1 to move, and observe it."""
+        deal, _, _ = np_episode_seeds(self._keys[rows], self._episode[rows], 2)
+        self._episode[rows] += 1
+        self._deal[rows] = deal
+        self._c1[rows], self._c2[rows] = fast.deal_cards(deal, self.config.n)
+        self._player[rows] = 0
+        obs = np.zeros((rows.size, self._obs.shape[1]), np.float32)
+        fast.observe(self._c1[rows], self._player[rows], np.zeros(rows.size, np.bool_), self.config.n, obs)
+        self._obs[rows] = obs
+
+    def _step_all_seats(self, actions: np.ndarray) -> None:
+        """All seats: the seat to move at each table plays `actions`; a bet by player 1 hands the table to
+        player 2 (its view shows the bet), every other move ends the hand, which is dealt anew at once."""
+        n, ante, bet = self.config.n, float(self.config.ante), float(self.config.bet)
+        actor = self._player.copy()
+        refused = (actions != PASS) & (actions != BET)
+        ends = refused | (actor == 1) | (actions == PASS)
+        first = np.where(actor == 0, actions, BET)
+        second = np.where(actor == 1, actions, PASS)
+        p1 = fast.payoff(self._c1, self._c2, first, second, ante, bet)
+        rewards = np.where(ends[:, None], np.stack([p1, -p1], axis=1), 0.0)
+        rewards[refused] = 0.0
+        rewards[refused, actor[refused]] = self.illegal_reward
+        self._seat_rewards[:] = rewards
+        rows = np.arange(self.num_envs)
+        self._reward[:] = rewards[rows, actor]
+        self._term[:] = ends
+        self._trunc[:] = False
+        self._done[:] = ends
+        self._refused[:] = refused
+        self._illegal[:] = np.where(refused, actions, -1)
+        cards = np.where(actor == 0, self._c1, self._c2)
+        fast.observe(cards, actor, (actor == 1) | ((actions == BET) & ~refused), n, self._final_obs)
+        self._final_player[:] = actor
+        self._final_seat[:] = actor
+        self._final_deal[:] = self._deal
+        self._final_ret[:] = rewards[:, 0]  # seat 0's return (the hand's only reward comes at its end)
+        self._final_len[:] = actor + 1
+        self._obs[:] = 0.0
+        on = np.flatnonzero(~ends)  # player 1 bet: player 2 answers, seeing the bet
+        self._player[on] = 1
+        obs = np.zeros((on.size, self._obs.shape[1]), np.float32)
+        fast.observe(self._c2[on], self._player[on], np.ones(on.size, np.bool_), n, obs)
+        self._obs[on] = obs
+        self._deal_all(np.flatnonzero(ends))
+        self._mask[:] = 1
+
     def _step_kernel(self, actions: np.ndarray) -> None:
+        if self.control == "all_seats":
+            self._step_all_seats(actions)
+            return
         n, ante, bet = self.config.n, float(self.config.ante), float(self.config.bet)
         refused = (actions != PASS) & (actions != BET)
         first = np.where(self._learner == 0, actions, BET)
@@ -131,7 +191,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         self._mask[:] = 1  # rewritten every step, like every game's mask (a caller may hold a view of it)
 
     def _seats(self) -> np.ndarray:
-        return self._learner
+        return self._player if self.control == "all_seats" else self._learner
 
     def _deal_seeds(self) -> np.ndarray:
         return self._deal
