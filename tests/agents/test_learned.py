@@ -97,10 +97,10 @@ def test_learned_ids_play_deterministically(tmp_path):
         b = agents.make("random", game, rng=np.random.default_rng(seed + 2))
         return [play_game(game, [a, b], game.initial_state(rng))[0] for _ in range(30)]
 
-    for spec in (f"learned:{folder}", f"learned:{folder}?sample"):
+    for spec in (f"learned:{folder}", f"learned:{folder}?sample", f"learned:{folder}?greedy"):
         assert results(spec, 3) == results(spec, 3)
-    with pytest.raises(ValueError, match="allowed: \\?sample"):
-        agents.make(f"learned:{folder}?greedy", game, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="allowed: \\?sample, \\?greedy"):
+        agents.make(f"learned:{folder}?bogus", game, rng=np.random.default_rng(0))
 
 
 def test_a_malicious_pickle_is_refused_and_never_runs(tmp_path):
