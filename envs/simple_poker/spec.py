@@ -43,5 +43,6 @@ SPEC = GameSpec(
     evaluate_module="evaluate.simple_poker.exact",
     train_presets="train.presets.simple_poker",
     exact_values="agents.simple_poker.strategies:exact_head_to_head",
+    exploitability="agents.simple_poker.strategies:exploitability_of_agents",
     vector_kernels="agents.simple_poker.strategies",
 )
