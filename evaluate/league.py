@@ -97,10 +97,16 @@ class LeagueResult:
     gaps: list[tuple[float, float, float]] = field(default_factory=list)
     #: what a reader must know to read the table right: ties, clean sweeps, identical figures explained
     notes: list[str] = field(default_factory=list)
+    #: wall and CPU seconds of this run: not part of the result (the same league gives the same result on
+    #: every backend and machine), so `to_dict` leaves it out
+    timing: dict[str, float] = field(default_factory=dict, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON."""
-        return asdict(self)
+    def to_dict(self, timing: bool = False) -> dict[str, Any]:
+        """Plain dict for JSON (with `timing` only when asked)."""
+        d = asdict(self)
+        if not timing:
+            d.pop("timing")
+        return d
 
 
 def league_entrants(game_name: str, game: Any = None) -> tuple[list[str], dict[str, str]]:
@@ -351,10 +357,10 @@ def run_league(
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
     notes = _notes(ids, total, ratings, prints)
-    extra = {"ids": ids, "wins": total.tolist(), "wall_s": time.perf_counter() - wall,
-             "cpu_s": time.process_time() - cpu, "fit": f"choix.ilsr_pairwise_dense(alpha={FIT_ALPHA})"}
+    extra = {"ids": ids, "wins": total.tolist(), "fit": f"choix.ilsr_pairwise_dense(alpha={FIT_ALPHA})"}
+    timing = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap, extra,
-                        resolved_options(game_name, options), left_out, exploit, gaps, notes)
+                        resolved_options(game_name, options), left_out, exploit, gaps, notes, timing)
 
 
 class _Fingerprints:
@@ -451,7 +457,7 @@ def format_league(result: LeagueResult) -> str:
 def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = None) -> str:
     """A Markdown section for docs/leaderboard.md; `plot` is the ratings PNG's path relative to the page."""
     ex = result.exploitability is not None
-    wall, cpu = result.extra.get("wall_s"), result.extra.get("cpu_s")
+    wall, cpu = result.timing.get("wall_s"), result.timing.get("cpu_s")
     timing = f" Wall time {wall:.0f} s ({cpu:.0f} s CPU) on one core." if wall is not None else ""
     lines = [
         f"## {result.game}",
@@ -521,9 +527,9 @@ def plot_league(result: LeagueResult, path: str) -> None:
     plt.close(fig)
 
 
-def write_json(result: LeagueResult, path: str) -> None:
-    """Write the result as JSON."""
-    _write_json(path, result.to_dict())
+def write_json(result: LeagueResult, path: str, timing: bool = False) -> None:
+    """Write the result as JSON (with its wall and CPU time when `timing`)."""
+    _write_json(path, result.to_dict(timing))
 
 
 def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -625,7 +631,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_league(res), flush=True)
         png = os.path.join("img", f"league_{g}.png")
         plot_league(res, os.path.join(folder, png))
-        write_json(res, os.path.join(folder, "data", f"league_{g}.json"))
+        write_json(res, os.path.join(folder, "data", f"league_{g}.json"), timing=True)
         parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png))
     if folder:
         os.makedirs(folder, exist_ok=True)
