@@ -109,15 +109,19 @@ class LeagueResult:
         return d
 
 
-def league_entrants(game_name: str, game: Any = None) -> tuple[list[str], dict[str, str]]:
+def league_entrants(game_name: str, game: Any = None, options: dict[str, Any] | None = None) -> tuple[list[str], dict[str, str]]:
     """The agents a default league enters, and every registered agent it leaves out with the reason.
 
     Entered: every registered agent of the game (trained ones included) plus the chosen members of
     parametric families (`GameSpec.league_members`). Left out: patterns (a family or a file, not one
-    agent), the spec's `league_skip` (searches, copies), and, with the engine `game`, agents that cannot
-    play its configuration (a learned policy trained on other options), with the agent's own reason.
+    agent), the spec's `league_skip` (searches, copies), agents trained on other options than the league's
+    `options` (`agents.options`: they declare the options they need), and, with the engine `game`, agents
+    that cannot be built for its configuration, with the agent's own reason.
     """
+    from agents.options import resolve_options  # the options a trained agent declares
+
     spec = envs.spec(game_name)  # what a default league leaves out (searches, copies) and adds (family members)
+    options = dict(options or {})
     ids, left_out = [], {}
     for i in agent_registry.known_ids(game_name):
         if set("<:?") & set(i):
@@ -134,6 +138,10 @@ def league_entrants(game_name: str, game: Any = None) -> tuple[list[str], dict[s
     playable = []
     for i in ids:
         try:
+            wanted, _ = resolve_options(game_name, [i], options)
+            if wanted != options:  # trained on options this league does not play
+                flags = " ".join(f"--option {k}={v}" for k, v in wanted.items() if options.get(k) != v)
+                raise ValueError(f"trained on other options than this league's: enters a league run with {flags}")
             agent_registry.make(i, game, np.random.default_rng(0), game_name=game_name)
         except ValueError as e:
             # the agent's own words, without the engine's full Config repr
@@ -302,7 +310,7 @@ def run_league(
     options = dict(options or {})
     game = envs.make_game(game_name, **options)
     n = game.num_players
-    entrants, left_out = league_entrants(game_name, game)
+    entrants, left_out = league_entrants(game_name, game, options)
     ids = list(dict.fromkeys(agent_ids or entrants))
     if agent_ids:
         left_out = {}  # the user chose the entrants
@@ -419,6 +427,12 @@ def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fi
     return notes
 
 
+def _f1(v: float) -> str:
+    """One decimal, without a "-0.0" for a tiny negative."""
+    text = f"{v:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
 def _exploit_cell(result: LeagueResult, agent: str) -> str:
     v = (result.exploitability or {}).get(agent)
     return "—" if v is None else f"{v:.4f}"
@@ -438,7 +452,7 @@ def format_league(result: LeagueResult) -> str:
     ]
     for rank, r in enumerate(result.ratings, 1):
         gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
-        gap_text = f"{gap[0]:.1f} [{gap[1]:.1f}, {gap[2]:.1f}]" if gap else ""
+        gap_text = f"{_f1(gap[0])} [{_f1(gap[1])}, {_f1(gap[2])}]" if gap else ""
         lines.append(
             f"{rank:>3}  {r.id:<{w}}{r.rating:>9.1f}{f'[{r.ci95[0]:.1f}, {r.ci95[1]:.1f}]':>20}{gap_text:>28}"
             f"{r.score:>8.3f}{r.mean_return:>13.3f}{r.games:>8}" + (f"{_exploit_cell(result, r.id):>16}" if ex else "")
@@ -458,7 +472,8 @@ def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = 
     """A Markdown section for docs/leaderboard.md; `plot` is the ratings PNG's path relative to the page."""
     ex = result.exploitability is not None
     wall, cpu = result.timing.get("wall_s"), result.timing.get("cpu_s")
-    timing = f" Wall time {wall:.0f} s ({cpu:.0f} s CPU) on one core." if wall is not None else ""
+    timing = (f" Ran in one process: {cpu:.0f} s of CPU time, {wall:.0f} s of wall time (the wall time includes waiting "
+              "for a CPU shared with other jobs)." if wall is not None else "")
     lines = [
         f"## {result.game}",
         "",
@@ -477,7 +492,7 @@ def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = 
     ]
     for rank, r in enumerate(result.ratings, 1):
         gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
-        gap_text = f"{gap[0]:.1f} [{gap[1]:.1f}, {gap[2]:.1f}]" if gap else ""
+        gap_text = f"{_f1(gap[0])} [{_f1(gap[1])}, {_f1(gap[2])}]" if gap else ""
         lines.append(f"| {rank} | `{r.id}` | {r.rating:.1f} | [{r.ci95[0]:.1f}, {r.ci95[1]:.1f}] | {gap_text} | "
                      f"{r.score:.3f} | {r.mean_return:.3f} |" + (f" {_exploit_cell(result, r.id)} |" if ex else ""))
     if ex:
