@@ -16,15 +16,20 @@ deal as a whole team (n copies), and two teams are compared on the same deal
 (the higher return wins).
 
 Ratings. A Bradley–Terry model, P(i beats j) = 1 / (1 + exp(r_j − r_i)), is
-fitted to the pooled outcomes by maximum likelihood (scipy's L-BFGS-B, with a
-small ridge penalty so that an agent that wins every game keeps a finite
-rating), and shown on the Elo scale (400 / ln 10 per unit, mean 0). Its 95%
-intervals are percentiles of refits on deals resampled with replacement (the
-deal is the unit, as in every report of this project). Everything is seeded
-by `seed`: the same command gives the same table.
+fitted to the pooled outcomes by maximum likelihood with choix (`choix.ilsr_pairwise_dense`,
+regularised by `FIT_ALPHA` so that an agent that wins every comparison keeps a finite
+rating; such clean sweeps are listed in the notes), and shown on the Elo scale
+(400 / ln 10 per unit, mean 0). A rating measures results within this pool of
+agents, not strength against a best response. Its 95% intervals are percentiles
+of refits on deals resampled with replacement (the deal is the unit, as in every
+report of this project), and so is each rating's lead over the next one down.
+Everything is seeded by `seed`: the same command gives the same table.
+`benchmarks/league_fit.py` measures the fit against the hand-written ridge fit it replaced.
 
-Simple poker also gets its exact head-to-head values (each agent's exact mean
-net against every other, both seatings, from `agents.simple_poker.strategies.match_value`).
+Beside the ratings: the exact head-to-head values and exact exploitability where the game's
+spec names functions for them (`GameSpec.exact_values`, `GameSpec.exploitability`); every
+registered agent a default league left out, with the reason (`league_entrants`); and notes
+computed from the games that explain agents sharing a figure (`_notes`).
 """
 
 from __future__ import annotations
