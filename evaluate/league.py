@@ -369,7 +369,7 @@ def run_league(
     _COPIES.clear()
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
-    notes = _notes(ids, total, ratings, prints)
+    notes = _notes(ids, total, ratings, prints, exact)
     extra = {"ids": ids, "wins": total.tolist(), "fit": f"choix.ilsr_pairwise_dense(alpha={FIT_ALPHA})"}
     timing = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap, extra,
@@ -399,9 +399,19 @@ class _Fingerprints:
         return of(a, b) == of(b, a)
 
 
-def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fingerprints) -> list[str]:
+def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fingerprints,
+           exact: dict[str, dict[str, float]] | None = None) -> list[str]:
     """What a reader must know to read the table right (see `LeagueResult.notes`)."""
     notes = []
+    # a rating above an agent that it does not beat exactly: the lead comes from the rest of the pool
+    for x, y in itertools.combinations(ratings, 2):
+        if exact and exact[x.id][y.id] <= 1e-9:
+            rest = [i for i in ids if i not in (x.id, y.id)]
+            others = (f" Exact mean net against the other {len(rest)} agents: `{x.id}` "
+                      f"{np.mean([exact[x.id][i] for i in rest]):+.4f}, `{y.id}` "
+                      f"{np.mean([exact[y.id][i] for i in rest]):+.4f}." if rest else "")
+            notes.append(f"`{x.id}` is rated above `{y.id}`, yet exactly it nets {round(exact[x.id][y.id], 9) + 0.0:+.4f} a game "
+                         f"against it: its lead comes from its results against the rest of the pool.{others}")
     k = len(ids)
     idx = {i: n for n, i in enumerate(ids)}
     # agents that share a figure: explained from the games themselves

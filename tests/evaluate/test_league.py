@@ -11,7 +11,7 @@ import pytest
 import envs
 from agents.simple_poker.strategies import behaviour_of, exploitability
 from evaluate.__main__ import main
-from evaluate.league import _Fingerprints, fit_bradley_terry, league_entrants, options_line, run_league
+from evaluate.league import Rating, _Fingerprints, _notes, fit_bradley_terry, league_entrants, options_line, run_league
 
 
 def _assert_order(result, planted):
@@ -76,6 +76,19 @@ def test_fingerprints_ignore_play_order_and_see_one_different_game():
     assert not a.same_results(0, 1)
 
 
+def test_note_when_a_rating_leads_an_agent_it_does_not_beat_exactly():
+    ids = ["a", "b", "c"]
+    ratings = [Rating("a", 50.0, (40.0, 60.0), 0.6, 0.2, 10), Rating("b", 40.0, (30.0, 45.0), 0.55, 0.1, 10),
+               Rating("c", -90.0, (-99.0, -80.0), 0.3, -0.3, 10)]
+    total = np.array([[0.0, 5.0, 8.0], [5.0, 0.0, 7.0], [2.0, 3.0, 0.0]])
+    exact = {"a": {"b": 0.0, "c": 0.5}, "b": {"a": 0.0, "c": 0.25}, "c": {"a": -0.5, "b": -0.25}}
+    notes = _notes(ids, total, ratings, _Fingerprints(), exact)
+    assert len(notes) == 1 and notes[0].startswith("`a` is rated above `b`, yet exactly it nets +0.0000 a game")
+    assert "`a` +0.5000, `b` +0.2500" in notes[0]
+    exact["a"]["b"], exact["b"]["a"] = 0.1, -0.1
+    assert _notes(ids, total, ratings, _Fingerprints(), exact) == []
+
+
 def test_left_out_agents_carry_their_reasons():
     game = envs.make_game("simple_poker")
     ids, left_out = league_entrants("simple_poker", game)
@@ -84,7 +97,7 @@ def test_left_out_agents_carry_their_reasons():
     assert left_out["simple_poker/threshold?t=<positive integer>"].startswith("a pattern, not one agent (entered: ")
     lama_ids, lama_out = league_entrants("lama", envs.make_game("lama"))
     assert lama_out["lama/pimc"] == envs.spec("lama").league_skip["lama/pimc"]
-    assert "lama/learned-seed2022" in lama_out and "Config(" not in lama_out["lama/learned-seed2022"]
+    assert lama_out["lama/learned-seed2022"].endswith("enters a league run with --option rules=seed2022")
     # every registered id is either entered or left out with a reason
     import agents
     assert set(agents.known_ids("lama")) <= set(lama_ids) | set(lama_out)
