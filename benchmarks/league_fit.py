@@ -40,6 +40,11 @@ def ridge_fit(wins: np.ndarray, ridge: float = 0.01) -> np.ndarray:
     return r - r.mean()
 
 
+def same_order(r1: np.ndarray, r2: np.ndarray) -> bool:
+    """Whether two rating vectors rank the agents alike (ties at 0.1 Elo kept in index order)."""
+    return bool((np.argsort(-np.round(r1, 1), kind="stable") == np.argsort(-np.round(r2, 1), kind="stable")).all())
+
+
 FITS = {"choix ILSR (the league's)": fit_bradley_terry, "hand-written ridge (former)": ridge_fit}
 
 
@@ -72,7 +77,7 @@ def synthetic(reps: int, deals: int, boot: int, seed: int) -> dict[str, dict[str
 
 def separated(comparisons: int) -> dict[str, float]:
     """Gap (Elo) between two agents when one won all `comparisons` against the other."""
-    w = np.array([[comparisons, 0.0], [0.0, 0.0]])
+    w = np.array([[0.0, comparisons], [0.0, 0.0]])
     return {name: float((fit(w)[0] - fit(w)[1]) * ELO) for name, fit in FITS.items()}
 
 
@@ -120,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             w = np.array(data["extra"]["wins"])
             r1, r2 = (fit(w) * ELO for fit in FITS.values())
             lines.append(f"| {data['game']} | {len(w)} | {np.abs(r1 - r2).max():.2f} | "
-                         f"{'yes' if (np.argsort(-r1) == np.argsort(-r2)).all() else 'no'} |")
+                         f"{'yes' if same_order(r1, r2) else 'no'} |")
         lines.append("")
     lines.append(f"Wall time of this report: {time.perf_counter() - t0:.0f} s.")
     text = "\n".join(lines) + "\n"
