@@ -39,6 +39,7 @@ import functools
 import hashlib
 import importlib
 import itertools
+import json
 import math
 import os
 import re
@@ -53,6 +54,7 @@ import numpy as np
 
 import agents as agent_registry
 import envs
+from envs.core.options import make_config
 from envs.core.play import play_game, reseed_agent
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks
@@ -105,6 +107,15 @@ class LeagueResult:
     #: wall and CPU seconds of this run: not part of the result (the same league gives the same result on
     #: every backend and machine), so `to_dict` leaves it out
     timing: dict[str, float] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LeagueResult:
+        """The result `to_dict` (or a league JSON file) holds; `all_options` resolved again from `options`."""
+        d = dict(data)
+        d["ratings"] = [Rating(**{**r, "ci95": tuple(r["ci95"])}) for r in d["ratings"]]
+        d["gaps"] = [tuple(g) for g in d.get("gaps", [])]
+        d["all_options"] = resolved_options(d["game"], d["options"])
+        return cls(**d)
 
     def to_dict(self, timing: bool = False) -> dict[str, Any]:
         """Plain dict for JSON (with `timing` only when asked)."""
@@ -197,16 +208,22 @@ def _exploitability(game_name: str, game: Any, ids: list[str], built: dict[str, 
 
 
 def resolved_options(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """Every declared option of the game with the value `options` gives it, else its default."""
-    return {o.name: options.get(o.name, o.default) for o in envs.spec(game_name).options()}
+    """Every declared option of the game with the value it takes under `options`: given, else its default,
+    with what a rules preset fills in (the engine's `Config` after its checks)."""
+    spec = envs.spec(game_name)
+    cfg = make_config(spec.config_class, options)
+    return {o.name: getattr(cfg, o.name, options.get(o.name, o.default)) for o in spec.options()}
 
 
 def options_line(result: LeagueResult) -> str:
-    """The game options of a league, every one, the given ones marked: "n=3, ante=1.0 (given: n)"."""
+    """Every game option of a league with its value (a rules preset's filled in), the given ones named:
+    "n=4, ante=1.0, bet=2.0 (given: n; the rest are defaults)"."""
     opts = result.all_options or result.options
-    text = ", ".join(f"{k}={v}" for k, v in opts.items()) or "no options"
+    if not opts:
+        return "no options"
     given = [k for k in result.options if k in opts]
-    return f"{text} ({'given: ' + ', '.join(given) + '; the rest' if given else 'all'} defaults)" if opts else text
+    note = f"given: {', '.join(given)}; the rest are defaults" if given else "all defaults"
+    return ", ".join(f"{k}={v}" for k, v in opts.items()) + f" ({note})"
 
 
 @dataclass(frozen=True)
@@ -611,6 +628,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--deals", type=int, default=None,
                    help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on one core)")
+    p.add_argument("--render-only", action="store_true",
+                   help="write the page and plots again from the results saved beside it (data/league_GAME.json), playing nothing")
     args = p.parse_args(argv)
     try:
         check_outputs(args)
@@ -653,15 +672,29 @@ def main(argv: list[str] | None = None) -> int:
         f"    python -m evaluate.league --docs {args.docs} --seed {args.seed}{games_flag}{deals_flag}",
         "",
         "One game's league with a plot of the ratings: `python -m evaluate GAME --league --games N --out DIR`.",
+        "Each game's result, with the comparison matrix its ratings were fitted to, is saved in `data/league_GAME.json`;",
+        "the same command with `--render-only` writes the page and plots again from those files, playing nothing.",
         "",
     ]
     for g in chosen:
-        deals = args.deals or envs.spec(g).league_deals
-        res = run_league(g, games=deals, seed=args.seed, options={})
+        saved = os.path.join(folder, "data", f"league_{g}.json")
+        if args.render_only:
+            try:
+                with open(saved, encoding="utf-8") as f:
+                    res = LeagueResult.from_dict(json.load(f))
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                p.error(f"--render-only needs the saved result {saved}: {e}")
+            if res.seed != args.seed:
+                p.error(f"{saved} was played with --seed {res.seed}, not {args.seed}")
+            deals = res.deals
+        else:
+            deals = args.deals or envs.spec(g).league_deals
+            res = run_league(g, games=deals, seed=args.seed, options={})
         print(format_league(res), flush=True)
         png = os.path.join("img", f"league_{g}.png")
         plot_league(res, os.path.join(folder, png))
-        write_json(res, os.path.join(folder, "data", f"league_{g}.json"), timing=True)
+        if not args.render_only:
+            write_json(res, saved, timing=True)
         parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png))
     if folder:
         os.makedirs(folder, exist_ok=True)

@@ -155,3 +155,10 @@ def test_leaderboard_writer(tmp_path):
     assert (tmp_path / "img" / "league_simple_poker.png").stat().st_size > 1000
     data = json.loads((tmp_path / "data" / "league_simple_poker.json").read_text())
     assert np.array(data["extra"]["wins"]).shape == (len(data["ratings"]),) * 2
+    # the page and plot again from the saved result, playing nothing: the same page
+    (tmp_path / "img" / "league_simple_poker.png").unlink()
+    assert league.main(["--docs", str(doc), "--games", "simple_poker", "--deals", "20", "--render-only"]) == 0
+    assert doc.read_text() == text and (tmp_path / "img" / "league_simple_poker.png").exists()
+    with pytest.raises(SystemExit) as e:
+        league.main(["--docs", str(doc), "--games", "simple_poker", "--seed", "3", "--render-only"])
+    assert e.value.code == 2
