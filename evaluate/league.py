@@ -16,35 +16,45 @@ deal as a whole team (n copies), and two teams are compared on the same deal
 (the higher return wins).
 
 Ratings. A Bradley–Terry model, P(i beats j) = 1 / (1 + exp(r_j − r_i)), is
-fitted to the pooled outcomes by maximum likelihood (scipy's L-BFGS-B, with a
-small ridge penalty so that an agent that wins every game keeps a finite
-rating), and shown on the Elo scale (400 / ln 10 per unit, mean 0). Its 95%
-intervals are percentiles of refits on deals resampled with replacement (the
-deal is the unit, as in every report of this project). Everything is seeded
-by `seed`: the same command gives the same table.
+fitted to the pooled outcomes by maximum likelihood with choix (`choix.ilsr_pairwise_dense`,
+regularised by `FIT_ALPHA` so that an agent that wins every comparison keeps a finite
+rating; such clean sweeps are listed in the notes), and shown on the Elo scale
+(400 / ln 10 per unit, mean 0). A rating measures results within this pool of
+agents, not strength against a best response. Its 95% intervals are percentiles
+of refits on deals resampled with replacement (the deal is the unit, as in every
+report of this project), and so is each rating's lead over the next one down.
+Everything is seeded by `seed`: the same command gives the same table.
+`benchmarks/league_fit.py` measures the fit against the hand-written ridge fit it replaced.
 
-Simple poker also gets its exact head-to-head values (each agent's exact mean
-net against every other, both seatings, from `agents.simple_poker.strategies.match_value`).
+Beside the ratings: the exact head-to-head values and exact exploitability where the game's
+spec names functions for them (`GameSpec.exact_values`, `GameSpec.exploitability`); every
+registered agent a default league left out, with the reason (`league_entrants`); and notes
+computed from the games that explain agents sharing a figure (`_notes`).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import importlib
 import itertools
+import json
 import math
 import os
+import re
 import sys
+import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import choix
 import numpy as np
-from scipy.optimize import minimize
 
 import agents as agent_registry
 import envs
+from envs.core.options import make_config
 from envs.core.play import play_game, reseed_agent
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks
@@ -53,6 +63,9 @@ from evaluate.jsonio import write_json as _write_json
 
 #: Elo points per Bradley–Terry unit.
 ELO = 400 / math.log(10)
+#: Regularisation of the rating fit (choix's `alpha`): enough to keep a clean sweep finite, too little to move
+#: a rating with data on both sides (benchmarks/league_fit.py measures it).
+FIT_ALPHA = 0.01
 
 
 @dataclass
@@ -81,55 +94,98 @@ class LeagueResult:
     exact_head_to_head: dict[str, dict[str, float]] | None = None
     bootstrap: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: every option of the game with the value this league used (given or default)
+    all_options: dict[str, Any] = field(default_factory=dict)
+    #: registered agents that a default league did not enter, each with the reason
+    left_out: dict[str, str] = field(default_factory=dict)
+    #: each agent's exact exploitability where the game's spec can compute it (`GameSpec.exploitability`)
+    exploitability: dict[str, float | None] | None = None
+    #: 95% bootstrap interval of each rating's lead over the next one down, best first (one fewer than ratings)
+    gaps: list[tuple[float, float, float]] = field(default_factory=list)
+    #: what a reader must know to read the table right: ties, clean sweeps, identical figures explained
+    notes: list[str] = field(default_factory=list)
+    #: wall and CPU seconds of this run: not part of the result (the same league gives the same result on
+    #: every backend and machine), so `to_dict` leaves it out
+    timing: dict[str, float] = field(default_factory=dict, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON."""
-        return asdict(self)
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LeagueResult:
+        """The result `to_dict` (or a league JSON file) holds; `all_options` resolved again from `options`."""
+        d = dict(data)
+        d["ratings"] = [Rating(**{**r, "ci95": tuple(r["ci95"])}) for r in d["ratings"]]
+        d["gaps"] = [tuple(g) for g in d.get("gaps", [])]
+        d["all_options"] = resolved_options(d["game"], d["options"])
+        return cls(**d)
+
+    def to_dict(self, timing: bool = False) -> dict[str, Any]:
+        """Plain dict for JSON (with `timing` only when asked)."""
+        d = asdict(self)
+        if not timing:
+            d.pop("timing")
+        return d
 
 
-def default_agents(game_name: str, game: Any = None) -> list[str]:
-    """Every registered agent of the game (trained ones included), plus the chosen family members.
+def league_entrants(game_name: str, game: Any = None, options: dict[str, Any] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The agents a default league enters, and every registered agent it leaves out with the reason.
 
-    With the engine `game`, agents that cannot play its configuration are left out (a learned
-    policy trained on other options, e.g. `lama/learned-seed2022` in an official-rules league).
+    Entered: every registered agent of the game (trained ones included) plus the chosen members of
+    parametric families (`GameSpec.league_members`). Left out: patterns (a family or a file, not one
+    agent), the spec's `league_skip` (searches, copies), agents trained on other options than the league's
+    `options` (`agents.options`: they declare the options they need), and, with the engine `game`, agents
+    that cannot be built for its configuration, with the agent's own reason.
     """
+    from agents.options import resolve_options  # the options a trained agent declares
+
     spec = envs.spec(game_name)  # what a default league leaves out (searches, copies) and adds (family members)
-    ids = [i for i in agent_registry.known_ids(game_name) if not set("<:?") & set(i) and i not in spec.league_skip]
+    options = dict(options or {})
+    ids, left_out = [], {}
+    for i in agent_registry.known_ids(game_name):
+        if set("<:?") & set(i):
+            family = i.split("?")[0]
+            members = [m for m in spec.league_members if m.split("?")[0] == family]
+            left_out[i] = "a pattern, not one agent" + (f" (entered: {', '.join(members)})" if members else "")
+        elif i in spec.league_skip:
+            left_out[i] = spec.league_skip[i]
+        else:
+            ids.append(i)
     ids += [i for i in spec.league_members if i not in ids]
     if game is None:
-        return ids
+        return ids, left_out
     playable = []
     for i in ids:
         try:
+            wanted, _ = resolve_options(game_name, [i], options)
+            if wanted != options:  # trained on options this league does not play
+                flags = " ".join(f"--option {k}={v}" for k, v in wanted.items() if options.get(k) != v)
+                raise ValueError(f"trained on other options than this league's: enters a league run with {flags}")
             agent_registry.make(i, game, np.random.default_rng(0), game_name=game_name)
-        except ValueError:
+        except ValueError as e:
+            # the agent's own words, without the engine's full Config repr
+            left_out[i] = re.split(r",? not \w*Config\(", str(e).splitlines()[0])[0]
             continue
         playable.append(i)
-    return playable
+    return playable, left_out
+
+
+def default_agents(game_name: str, game: Any = None) -> list[str]:
+    """The agents a default league enters (`league_entrants`)."""
+    return league_entrants(game_name, game)[0]
 
 
 def _cmp(x: float, y: float) -> float:
     return 1.0 if x > y else (0.5 if x == y else 0.0)
 
 
-def fit_bradley_terry(wins: np.ndarray, ridge: float = 0.01) -> np.ndarray:
-    """Bradley–Terry strengths (natural units, mean 0) from `wins[i, j]`, i's wins over j.
+def fit_bradley_terry(wins: np.ndarray, alpha: float | None = None) -> np.ndarray:
+    """Bradley–Terry strengths (natural units, mean 0) from `wins[i, j]`, i's wins over j (draws as halves).
 
-    Maximum likelihood with a ridge penalty `ridge/2 · Σ r²`, by scipy's L-BFGS-B.
+    The fit is choix's iterative Luce spectral ranking (`choix.ilsr_pairwise_dense`), the maximum-likelihood
+    estimate; `alpha` (default `FIT_ALPHA`) is its regularisation, which keeps the rating of an agent that
+    won every comparison finite (its gap then says only "better": the league marks such pairs).
+    `benchmarks/league_fit.py` measures it against the hand-written ridge fit it replaced.
     """
-    k = wins.shape[0]
-
-    def loss(r: np.ndarray) -> tuple[float, np.ndarray]:
-        diff = r[:, None] - r[None, :]
-        # -log σ(d) = log(1 + exp(-d)), written stably
-        nll = float((wins * np.logaddexp(0.0, -diff)).sum()) + ridge / 2 * float(r @ r)
-        p = 1.0 / (1.0 + np.exp(-diff))
-        g = wins * (1.0 - p)  # d(-nll)/d r_i from i's wins, minus the same for j
-        grad = -(g.sum(axis=1) - g.sum(axis=0)) + ridge * r
-        return nll, grad
-
-    res = minimize(loss, np.zeros(k), jac=True, method="L-BFGS-B")
-    r = res.x
+    r = choix.ilsr_pairwise_dense(np.asarray(wins, dtype=float), alpha=FIT_ALPHA if alpha is None else alpha,
+                                  max_iter=10_000, tol=1e-10)
     return r - r.mean()
 
 
@@ -140,6 +196,34 @@ def _exact_values(game_name: str, game: Any, ids: list[str], built: dict[str, An
         return None
     module, _, name = where.partition(":")
     return getattr(importlib.import_module(module), name)(game, ids, built)
+
+
+def _exploitability(game_name: str, game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, float | None] | None:
+    """Each agent's exact exploitability where the game's spec names a function for it (`exploitability`)."""
+    where = envs.spec(game_name).exploitability
+    if where is None:
+        return None
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)(game, ids, built)
+
+
+def resolved_options(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Every declared option of the game with the value it takes under `options`: given, else its default,
+    with what a rules preset fills in (the engine's `Config` after its checks)."""
+    spec = envs.spec(game_name)
+    cfg = make_config(spec.config_class, options)
+    return {o.name: getattr(cfg, o.name, options.get(o.name, o.default)) for o in spec.options()}
+
+
+def options_line(result: LeagueResult) -> str:
+    """Every game option of a league with its value (a rules preset's filled in), the given ones named:
+    "n=4, ante=1.0, bet=2.0 (given: n; the rest are defaults)"."""
+    opts = result.all_options or result.options
+    if not opts:
+        return "no options"
+    given = [k for k in result.options if k in opts]
+    note = f"given: {', '.join(given)}; the rest are defaults" if given else "all defaults"
+    return ", ".join(f"{k}={v}" for k, v in opts.items()) + f" ({note})"
 
 
 @dataclass(frozen=True)
@@ -244,10 +328,14 @@ def run_league(
     """
     if games < 2:
         raise ValueError(f"a league needs games >= 2 deals (intervals are over deals), got {games}")
+    wall, cpu = time.perf_counter(), time.process_time()
     options = dict(options or {})
     game = envs.make_game(game_name, **options)
     n = game.num_players
-    ids = list(dict.fromkeys(agent_ids or default_agents(game_name, game)))
+    entrants, left_out = league_entrants(game_name, game, options)
+    ids = list(dict.fromkeys(agent_ids or entrants))
+    if agent_ids:
+        left_out = {}  # the user chose the entrants
     if len(ids) < 2:
         raise ValueError(f"a league needs at least two distinct agents, got {ids}")
     spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns, uuid.uuid4().hex)
@@ -258,6 +346,7 @@ def run_league(
     returns_sum = np.zeros(k)
     returns_n = np.zeros(k, dtype=int)
     games_n = np.zeros(k, dtype=int)
+    prints = _Fingerprints()
     cooperative = envs.spec(game_name).cooperative
     d = 0
     for block in backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend)):
@@ -270,13 +359,15 @@ def run_league(
                     returns_n[e] += 1
                 for e in set(lineup):
                     games_n[e] += 1
+                prints.add(d, lineup, ret)
             d += 1
 
     total = wins.sum(axis=0)
     strength = fit_bradley_terry(total)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
     boot = np.array([fit_bradley_terry(wins[rng.integers(games, size=games)].sum(axis=0)) for _ in range(bootstrap)])
-    lo, hi = (np.percentile(boot, [2.5, 97.5], axis=0) * ELO) if bootstrap else (np.full(k, np.nan), np.full(k, np.nan))
+    boot = boot * ELO if bootstrap else np.full((1, k), np.nan)
+    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
     played = total + total.T
     ratings = [
         Rating(ids[e], float(strength[e] * ELO), (float(lo[e]), float(hi[e])), float(total[e].sum() / played[e].sum()),
@@ -285,27 +376,118 @@ def run_league(
     ]
     # equal ratings (identical agents) may differ in the last bits between machines: order them by id
     ratings.sort(key=lambda r: (-round(r.rating, 3), r.id))
+    order = [ids.index(r.id) for r in ratings]
+    gaps = [(r.rating - nxt.rating, *map(float, np.percentile(boot[:, a] - boot[:, b], [2.5, 97.5])))
+            for r, nxt, a, b in zip(ratings, ratings[1:], order, order[1:])]
     h2h = {ids[a]: {ids[b]: float(total[a, b] / played[a, b]) for b in range(k) if b != a} for a in range(k)}
-    exact = _exact_values(game_name, game, ids, {i: c[0] for i, c in copies.items()})
+    built = {i: c[0] for i, c in copies.items()}
+    exact = _exact_values(game_name, game, ids, built)
+    exploit = _exploitability(game_name, game, ids, built)
     _COPIES.clear()
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
-    return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap)
+    notes = _notes(ids, total, ratings, prints, exact)
+    extra = {"ids": ids, "wins": total.tolist(), "fit": f"choix.ilsr_pairwise_dense(alpha={FIT_ALPHA})"}
+    timing = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
+    return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap, extra,
+                        resolved_options(game_name, options), left_out, exploit, gaps, notes, timing)
+
+
+class _Fingerprints:
+    """One order-free hash per (agent, the other entrants at its table) of every game's deal, seating and
+    returns, with the agent's own index blanked: two agents with equal hashes against every third one met the
+    same results, game for game (a sum of per-game digests, so the order the games were played in is irrelevant)."""
+
+    def __init__(self) -> None:
+        self.h: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def add(self, deal: int, lineup: list[int], ret: tuple[float, ...]) -> None:
+        """Record one game of deal `deal`: `lineup[s]` sat at seat s and got `ret[s]`."""
+        for e in set(lineup):
+            others = tuple(sorted(set(lineup) - {e}))
+            game = repr((deal, [None if x == e else x for x in lineup], ret)).encode()
+            digest = int.from_bytes(hashlib.blake2b(game, digest_size=16).digest(), "little")
+            self.h[(e, others)] = (self.h.get((e, others), 0) + digest) % (1 << 128)
+
+    def same_results(self, a: int, b: int) -> bool:
+        """Whether a and b met identical returns, game for game, against every other entrant (or as teams)."""
+        def of(e: int, other: int) -> dict[tuple[int, ...], int]:
+            return {o: h for (x, o), h in self.h.items() if x == e and other not in o}
+        return of(a, b) == of(b, a)
+
+
+def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fingerprints,
+           exact: dict[str, dict[str, float]] | None = None) -> list[str]:
+    """What a reader must know to read the table right (see `LeagueResult.notes`)."""
+    notes = []
+    # a rating above an agent that it does not beat exactly: the lead comes from the rest of the pool
+    for x, y in itertools.combinations(ratings, 2):
+        if exact and exact[x.id][y.id] <= 1e-9:
+            rest = [i for i in ids if i not in (x.id, y.id)]
+            others = (f" Exact mean net against the other {len(rest)} agents: `{x.id}` "
+                      f"{np.mean([exact[x.id][i] for i in rest]):+.4f}, `{y.id}` "
+                      f"{np.mean([exact[y.id][i] for i in rest]):+.4f}." if rest else "")
+            notes.append(f"`{x.id}` is rated above `{y.id}`, yet exactly it nets {round(exact[x.id][y.id], 9) + 0.0:+.4f} a game "
+                         f"against it: its lead comes from its results against the rest of the pool.{others}")
+    k = len(ids)
+    idx = {i: n for n, i in enumerate(ids)}
+    # agents that share a figure: explained from the games themselves
+    for x, y in itertools.combinations(ratings, 2):
+        same_rating = round(x.rating, 1) == round(y.rating, 1)
+        same_interval = [round(v, 1) for v in x.ci95] == [round(v, 1) for v in y.ci95]
+        if not (same_rating or same_interval):
+            continue
+        a, b = idx[x.id], idx[y.id]
+        what = "the same rating and interval" if same_rating and same_interval else (
+            "the same rating" if same_rating else "the same 95% interval")
+        if prints.same_results(a, b) and total[a, b] == total[b, a]:
+            why = (f"they met the same returns in every game against every other agent (mean return "
+                   f"{x.mean_return:.3f} each) and drew each other evenly: on these deals the league cannot tell them apart (two different agents that "
+                   "play to the same results, or one agent under two ids)")
+        else:
+            why = (f"their results differ ({x.id} won {total[a, b] / (total[a, b] + total[b, a]):.3f} of its "
+                   f"comparisons against {y.id}); intervals are percentiles of refits, and they coincide when both "
+                   "agents are pinned by the same results against the rest (e.g. the same clean sweeps) so that the "
+                   "bootstrap moves only the difference between them: the gap column says whether they differ")
+        notes.append(f"`{x.id}` and `{y.id}` share {what}: {why}.")
+    # clean sweeps: the fit's regularisation, not the data, sets the size of those gaps
+    for e in range(k):
+        swept = [ids[o] for o in range(k) if o != e and total[e, o] > 0 and total[o, e] == 0]
+        if swept:
+            notes.append(f"`{ids[e]}` won every comparison against {', '.join(f'`{i}`' for i in swept)}: those "
+                         "gaps say only 'better', their size is set by the fit's regularisation.")
+    return notes
+
+
+def _f1(v: float) -> str:
+    """One decimal, without a "-0.0" for a tiny negative."""
+    text = f"{v:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def _exploit_cell(result: LeagueResult, agent: str) -> str:
+    v = (result.exploitability or {}).get(agent)
+    return "—" if v is None else f"{v:.4f}"
 
 
 def format_league(result: LeagueResult) -> str:
-    """The terminal table of a league."""
-    opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
+    """The terminal table of a league: ratings, the lead over the next agent, notes and agents left out."""
     w = max(12, max(len(r.id) for r in result.ratings) + 2)
+    ex = result.exploitability is not None
     lines = [
-        f"{result.game} ({opts}) league — {result.deals} deals per pair ({result.lineups}), seed {result.seed}; "
-        f"Bradley–Terry ratings (Elo scale), 95% intervals from {result.bootstrap} bootstrap resamples of deals",
-        f"{'#':>3}  {'agent':<{w}}{'rating':>9}{'95% CI':>20}{'score':>8}{'mean return':>13}{'games':>8}",
+        f"{result.game} league — {result.deals} deals per pair ({result.lineups}), seed {result.seed}; "
+        f"Bradley–Terry ratings (Elo scale, mean 0) of results within this pool, 95% intervals from "
+        f"{result.bootstrap} bootstrap resamples of deals",
+        f"options: {options_line(result)}",
+        f"{'#':>3}  {'agent':<{w}}{'rating':>9}{'95% CI':>20}{'lead over next [95%]':>28}{'score':>8}"
+        f"{'mean return':>13}{'games':>8}" + (f"{'exploitability':>16}" if ex else ""),
     ]
     for rank, r in enumerate(result.ratings, 1):
+        gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
+        gap_text = f"{_f1(gap[0])} [{_f1(gap[1])}, {_f1(gap[2])}]" if gap else ""
         lines.append(
-            f"{rank:>3}  {r.id:<{w}}{r.rating:>9.1f}{f'[{r.ci95[0]:.1f}, {r.ci95[1]:.1f}]':>20}{r.score:>8.3f}"
-            f"{r.mean_return:>13.3f}{r.games:>8}"
+            f"{rank:>3}  {r.id:<{w}}{r.rating:>9.1f}{f'[{r.ci95[0]:.1f}, {r.ci95[1]:.1f}]':>20}{gap_text:>28}"
+            f"{r.score:>8.3f}{r.mean_return:>13.3f}{r.games:>8}" + (f"{_exploit_cell(result, r.id):>16}" if ex else "")
         )
     if result.exact_head_to_head:
         lines.append("exact mean net per hand, row against column (both seatings):")
@@ -313,22 +495,42 @@ def format_league(result: LeagueResult) -> str:
         lines.append(" " * w + "".join(f"{c[-12:]:>14}" for c in order))
         for a in order:
             lines.append(f"{a:<{w}}" + "".join(f"{'':>14}" if a == b else f"{result.exact_head_to_head[a][b]:>14.4f}" for b in order))
+    lines += [f"note: {n}".replace("`", "") for n in result.notes]
+    lines += [f"left out: {i}: {why}" for i, why in result.left_out.items()]
     return "\n".join(lines)
 
 
-def leaderboard_markdown(result: LeagueResult, command: str) -> str:
-    """A Markdown section for docs/leaderboard.md."""
-    opts = ", ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
+def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = None) -> str:
+    """A Markdown section for docs/leaderboard.md; `plot` is the ratings PNG's path relative to the page."""
+    ex = result.exploitability is not None
+    wall, cpu = result.timing.get("wall_s"), result.timing.get("cpu_s")
+    timing = (f" Ran in one process: {cpu:.0f} s of CPU time, {wall:.0f} s of wall time (the wall time includes waiting "
+              "for a CPU shared with other jobs)." if wall is not None else "")
     lines = [
         f"## {result.game}",
         "",
-        f"{opts}; {result.deals} deals per pair ({result.lineups}); seed {result.seed}. Command: `{command}`",
+        f"**Options:** {options_line(result)}.",
         "",
-        "| # | agent | rating (Elo scale) | 95% interval | score | mean return |",
-        "|---|---|---|---|---|---|",
+        f"{result.deals} deals per pair ({result.lineups}); seed {result.seed}; {result.bootstrap} bootstrap "
+        f"resamples of deals. Command: `{command}`.{timing}",
+        "",
+    ]
+    if plot:
+        lines += [f"![{result.game} ratings with 95% intervals]({plot})", ""]
+    lines += [
+        "| # | agent | rating (Elo scale) | 95% interval | lead over next [95%] | score | mean return |"
+        + (" exploitability (exact) |" if ex else ""),
+        "|---|---|---|---|---|---|---|" + ("---|" if ex else ""),
     ]
     for rank, r in enumerate(result.ratings, 1):
-        lines.append(f"| {rank} | `{r.id}` | {r.rating:.1f} | [{r.ci95[0]:.1f}, {r.ci95[1]:.1f}] | {r.score:.3f} | {r.mean_return:.3f} |")
+        gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
+        gap_text = f"{_f1(gap[0])} [{_f1(gap[1])}, {_f1(gap[2])}]" if gap else ""
+        lines.append(f"| {rank} | `{r.id}` | {r.rating:.1f} | [{r.ci95[0]:.1f}, {r.ci95[1]:.1f}] | {gap_text} | "
+                     f"{r.score:.3f} | {r.mean_return:.3f} |" + (f" {_exploit_cell(result, r.id)} |" if ex else ""))
+    if ex:
+        lines += ["", "Exploitability: what a best response wins against the agent per hand, over the game's value "
+                  "(exact, both seats averaged; 0 for an equilibrium). The rating measures results against this pool; "
+                  "exploitability measures results against the worst opponent for the agent."]
     if result.exact_head_to_head:
         order = [r.id for r in result.ratings]
         lines += ["", "Exact mean net per hand, row against column (both seatings):", "",
@@ -336,11 +538,17 @@ def leaderboard_markdown(result: LeagueResult, command: str) -> str:
         for a in order:
             cells = ["" if a == b else f"{result.exact_head_to_head[a][b]:.4f}" for b in order]
             lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    if result.notes:
+        lines += ["", "Notes (computed from the games):", ""] + [f"- {n}" for n in result.notes]
+    lines += ["", "Left out of this league:" if result.left_out else "Left out of this league: none.", ""]
+    lines += [f"- `{i}`: {why}" for i, why in result.left_out.items()]
     return "\n".join(lines) + "\n"
 
 
 def plot_league(result: LeagueResult, path: str) -> None:
-    """Ratings with their 95% intervals as a PNG."""
+    """Ratings with their 95% intervals as a PNG, the game's options in the title."""
+    import textwrap
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -350,12 +558,14 @@ def plot_league(result: LeagueResult, path: str) -> None:
     y = np.arange(len(rs))
     x = np.array([r.rating for r in rs])
     err = np.array([[r.rating - r.ci95[0] for r in rs], [r.ci95[1] - r.rating for r in rs]])
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rs) + 1.2))
+    title = [f"{result.game} league: {result.deals} deals per pair, seed {result.seed}"]
+    title += textwrap.wrap(f"options: {options_line(result)}", 90)
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rs) + 1.4 + 0.25 * len(title)))
     ax.errorbar(x, y, xerr=err, fmt="o", capsize=4)
     ax.set_yticks(y, [r.id for r in rs])
     ax.axvline(0, color="grey", lw=0.5)
-    ax.set_xlabel("Bradley–Terry rating (Elo scale), 95% bootstrap interval")
-    ax.set_title(f"{result.game} league ({result.deals} deals per pair, seed {result.seed})")
+    ax.set_xlabel("Bradley–Terry rating (Elo scale, mean 0) within this pool, 95% bootstrap interval")
+    ax.set_title("\n".join(title), fontsize=9)
     fig.tight_layout()
     folder = os.path.dirname(path)
     if folder:
@@ -364,9 +574,9 @@ def plot_league(result: LeagueResult, path: str) -> None:
     plt.close(fig)
 
 
-def write_json(result: LeagueResult, path: str) -> None:
-    """Write the result as JSON."""
-    _write_json(path, result.to_dict())
+def write_json(result: LeagueResult, path: str, timing: bool = False) -> None:
+    """Write the result as JSON (with its wall and CPU time when `timing`)."""
+    _write_json(path, result.to_dict(timing))
 
 
 def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -407,13 +617,19 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game."""
+    """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game.
+
+    Beside the page it writes each game's plot (`img/league_GAME.png`) and result (`data/league_GAME.json`,
+    with the comparison matrix the ratings were fitted to) in the page's folder.
+    """
     p = Parser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
     p.add_argument("--docs", default="docs/leaderboard.md", help="Markdown file to write (default docs/leaderboard.md)")
     p.add_argument("--games", nargs="*", default=None, help="only these games (default: every available one)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--deals", type=int, default=None,
-                   help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on two cores)")
+                   help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on one core)")
+    p.add_argument("--render-only", action="store_true",
+                   help="write the page and plots again from the results saved beside it (data/league_GAME.json), playing nothing")
     args = p.parse_args(argv)
     try:
         check_outputs(args)
@@ -425,11 +641,22 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown games {bad}; games: {', '.join(envs.available_games())}")
     if args.deals is not None and args.deals < 1:
         p.error(f"--deals must be a positive integer, got {args.deals}")
+    folder = os.path.dirname(args.docs)
+    games_flag = f" --games {' '.join(chosen)}" if args.games else ""
+    deals_flag = f" --deals {args.deals}" if args.deals else ""
     parts = [
         "# Leaderboard",
         "",
         "Every registered agent of every game in one round robin per game, on duplicate deals with seat rotation,",
         "rated by a Bradley–Terry model (Elo scale, mean 0) with 95% intervals from a bootstrap over deals.",
+        "",
+        "**What a rating measures.** How an agent's results compare with the others' *in this pool*, on these",
+        "deals: a rating rises by beating the pool's weak members often, so it is not the agent's strength against",
+        "a best response, and adding or removing an agent can reorder the table. Where a game has an exact",
+        "measure of that (simple poker: exploitability, 0 for an equilibrium), it is set beside the rating.",
+        "\"lead over next\" is the bootstrap interval of the rating difference to the agent below: an interval",
+        "that holds 0 means this pool and this many deals do not order the two. Each table lists the agents",
+        "it left out and why, and notes (computed from the games) explain shared figures and clean sweeps.",
         "",
         "Line-ups: for every pair of agents and every deal, one agent sits at each seat in turn with copies of",
         "the other at every other seat (with more than two seats, then the other way round). Duplicate scoring:",
@@ -437,19 +664,38 @@ def main(argv: list[str] | None = None) -> int:
         "copies' mean return summed the same way (equal: a draw). A cooperative game is rated by teams:",
         "every agent plays each deal as the whole team, and two teams are compared on the same deal.",
         "\"score\" is the share of comparisons won (draws half); \"mean return\" is per seat held.",
-        "Generated, not written by hand:",
+        f"The fit is choix's Bradley–Terry maximum likelihood (`choix.ilsr_pairwise_dense`, alpha={FIT_ALPHA});",
+        "[league_fit.md](league_fit.md) measures it against the hand-written fit it replaced, on the same data.",
         "",
-        f"    python -m evaluate.league --docs docs/leaderboard.md --seed {args.seed}",
+        "Generated, not written by hand (each game's command, wall time and CPU time are in its section):",
+        "",
+        f"    python -m evaluate.league --docs {args.docs} --seed {args.seed}{games_flag}{deals_flag}",
         "",
         "One game's league with a plot of the ratings: `python -m evaluate GAME --league --games N --out DIR`.",
+        "Each game's result, with the comparison matrix its ratings were fitted to, is saved in `data/league_GAME.json`;",
+        "the same command with `--render-only` writes the page and plots again from those files, playing nothing.",
         "",
     ]
     for g in chosen:
-        deals = args.deals or envs.spec(g).league_deals
-        res = run_league(g, games=deals, seed=args.seed, options={})
+        saved = os.path.join(folder, "data", f"league_{g}.json")
+        if args.render_only:
+            try:
+                with open(saved, encoding="utf-8") as f:
+                    res = LeagueResult.from_dict(json.load(f))
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                p.error(f"--render-only needs the saved result {saved}: {e}")
+            if res.seed != args.seed:
+                p.error(f"{saved} was played with --seed {res.seed}, not {args.seed}")
+            deals = res.deals
+        else:
+            deals = args.deals or envs.spec(g).league_deals
+            res = run_league(g, games=deals, seed=args.seed, options={})
         print(format_league(res), flush=True)
-        parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}"))
-    folder = os.path.dirname(args.docs)
+        png = os.path.join("img", f"league_{g}.png")
+        plot_league(res, os.path.join(folder, png))
+        if not args.render_only:
+            write_json(res, saved, timing=True)
+        parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png))
     if folder:
         os.makedirs(folder, exist_ok=True)
     with open(args.docs, "w", encoding="utf-8") as f:

@@ -215,6 +215,18 @@ def exact_head_to_head(game: SimplePokerGame, ids: list[str], built: dict[str, A
     return {i: {j: float(match_value(game, beh[i], beh[j])) for j in ids if j != i} for i in ids}
 
 
+def exploitability_of_agents(game: SimplePokerGame, ids: list[str], built: dict[str, Any]) -> dict[str, float | None]:
+    """Each agent's exact exploitability (`exploitability(...).total`, chips per hand, 0 for an equilibrium),
+    None for an agent that cannot state its probabilities. The league sets it beside the ratings."""
+    out: dict[str, float | None] = {}
+    for i in ids:
+        try:
+            out[i] = float(exploitability(game, behaviour_of(built[i], game)).total)
+        except TypeError:
+            out[i] = None
+    return out
+
+
 # --- agents --------------------------------------------------------------------------
 class BehaviourAgent:
     """Plays a behaviour strategy: bets (player 1) / calls (player 2) with card c with

@@ -69,6 +69,9 @@ class GameSpec:
             (`opponent_kernel(agent_id)`, `KERNEL_IDS`); the env module then has `vector_env`.
         exact_values: "module:function" giving exact head-to-head values of agents,
             `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it).
+        exploitability: "module:function" giving each agent's exact exploitability (what a best response
+            wins against it over the game's value), `function(game, ids, built_agents) -> {id: float | None}
+            | None`; the leaderboard sets it beside the ratings, which measure results within the pool only.
         metadata: anything else a game-specific tool reads.
     """
 
@@ -101,6 +104,7 @@ class GameSpec:
     train_presets: str | None = None
     vector_kernels: str | None = None
     exact_values: str | None = None
+    exploitability: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

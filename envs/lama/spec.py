@@ -69,7 +69,7 @@ SPEC = GameSpec(
         "lama --agents lama/first,lama/third*3 --games 2000",
         "lama --option rules=seed2022 --agents lama/third-retuned,lama/first*3 --games 2000",
     ),
-    league_deals=50,
+    league_deals=100,
     league_skip={"lama/pimc": "a search: seconds a game", "lama/pimc-retuned": "a search: seconds a game"},
     agents_module="agents.lama",
     evaluate_module="evaluate.lama.reproduce",

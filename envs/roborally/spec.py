@@ -88,7 +88,7 @@ SPEC = GameSpec(
         "roborally --agents roborally/greedy,roborally/random --games 200",
         "roborally --option board=race_medium --option num_robots=4 --agents roborally/greedy*4 --games 100",
     ),
-    league_deals=20,
+    league_deals=600,
     league_skip={"roborally/greedy-plain": "the flag seeker on the plain engine: the same robot as roborally/greedy",
                  "roborally/greedy-teacher": "the flag seeker's register-by-register teacher: ties roborally/greedy, "
                                              "0.502 [0.454, 0.551] over 400 races"},

@@ -37,11 +37,12 @@ SPEC = GameSpec(
         "simple_poker --option n=10 --agents simple_poker/nash,simple_poker/threshold?t=2 --games 4000",
         "simple_poker --option n=10 --exact --agents simple_poker/nash,simple_poker/threshold?t=2,random",
     ),
-    league_deals=2000,
+    league_deals=20000,
     league_members=("simple_poker/threshold?t=1", "simple_poker/threshold?t=2", "simple_poker/threshold?t=3"),
     agents_module="agents.simple_poker",
     evaluate_module="evaluate.simple_poker.exact",
     train_presets="train.presets.simple_poker",
     exact_values="agents.simple_poker.strategies:exact_head_to_head",
+    exploitability="agents.simple_poker.strategies:exploitability_of_agents",
     vector_kernels="agents.simple_poker.strategies",
 )

@@ -49,7 +49,7 @@ SPEC = GameSpec(
         "the_game --option num_players=1 --agents the_game/bestplays --games 1000",
         "the_game --option num_players=3 --agents the_game/simplest*3 --games 1000",
     ),
-    league_deals=50,
+    league_deals=1000,
     league_skip={"the_game/rollout": "a search: seconds a game"},
     agents_module="agents.the_game",
     evaluate_module="evaluate.the_game.reproduce",

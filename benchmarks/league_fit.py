@@ -1,0 +1,149 @@
+"""The league's rating fit (choix's Bradley–Terry, `evaluate.league.fit_bradley_terry`) against the
+hand-written ridge fit it replaced, on the same data.
+
+    python benchmarks/league_fit.py --reps 200 --out docs/league_fit.md docs/data/league_*.json
+
+Three measurements, every one printed beside its peer:
+1. synthetic leagues with known strengths (8 agents spread over ±1.5 natural units, `--deals` deals, one
+   comparison per pair and deal): error of each fit's ratings, and how often each agent's 95% bootstrap
+   interval (over deals, as in the league) holds its true strength;
+2. one agent that wins every comparison (complete separation): the gap each fit reports, which only its
+   regularisation bounds;
+3. the leaderboard's own leagues (their JSON, `extra.wins`): the largest difference between the fits.
+CPU time per fit (`time.process_time`) is given as a ratio, measured in this process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+from scipy.optimize import minimize
+
+from evaluate.league import ELO, FIT_ALPHA, fit_bradley_terry
+
+
+def ridge_fit(wins: np.ndarray, ridge: float = 0.01) -> np.ndarray:
+    """The former hand-written fit: Bradley–Terry maximum likelihood with a ridge `ridge/2 · Σ r²`, L-BFGS-B."""
+    k = wins.shape[0]
+
+    def loss(r: np.ndarray) -> tuple[float, np.ndarray]:
+        diff = r[:, None] - r[None, :]
+        nll = float((wins * np.logaddexp(0.0, -diff)).sum()) + ridge / 2 * float(r @ r)
+        g = wins * (1.0 - 1.0 / (1.0 + np.exp(-diff)))
+        return nll, -(g.sum(axis=1) - g.sum(axis=0)) + ridge * r
+
+    r = minimize(loss, np.zeros(k), jac=True, method="L-BFGS-B").x
+    return r - r.mean()
+
+
+def same_order(r1: np.ndarray, r2: np.ndarray) -> bool:
+    """Whether two rating vectors rank the agents alike (ties at 0.1 Elo kept in index order)."""
+    return bool((np.argsort(-np.round(r1, 1), kind="stable") == np.argsort(-np.round(r2, 1), kind="stable")).all())
+
+
+FITS = {"choix ILSR (the league's)": fit_bradley_terry, "hand-written ridge (former)": ridge_fit}
+
+
+def synthetic(reps: int, deals: int, boot: int, seed: int) -> dict[str, dict[str, float]]:
+    """Error, interval coverage and CPU seconds per fit of each fit over `reps` synthetic leagues."""
+    rng = np.random.default_rng(seed)
+    k = 8
+    true = np.linspace(-1.5, 1.5, k)
+    p = 1 / (1 + np.exp(-(true[:, None] - true[None, :])))
+    upper = np.triu(np.ones((k, k), dtype=bool), 1)
+    out = {name: {"rmse_elo": 0.0, "coverage": 0.0, "cpu_s_per_fit": 0.0} for name in FITS}
+    per_rep = {name: [] for name in FITS}  # each league's RMSE, for the paired difference
+    for _ in range(reps):
+        won = rng.random((deals, k, k)) < p  # one comparison per pair and deal, read from the upper triangle
+        w = np.where(upper, won, 0.0)
+        w = w + np.transpose(np.where(upper, 1.0 - won, 0.0), (0, 2, 1))
+        idx = rng.integers(deals, size=(boot, deals))
+        for name, fit in FITS.items():
+            t = time.process_time()
+            r = fit(w.sum(axis=0))
+            bs = np.array([fit(w[i].sum(axis=0)) for i in idx])
+            out[name]["cpu_s_per_fit"] += (time.process_time() - t) / (boot + 1)
+            lo, hi = np.percentile(bs, [2.5, 97.5], axis=0)
+            per_rep[name].append(float(np.sqrt(np.mean((r - true) ** 2))) * ELO)
+            out[name]["rmse_elo"] += per_rep[name][-1]
+            out[name]["coverage"] += float(np.mean((lo <= true) & (true <= hi)))
+    for v in out.values():
+        for key in v:
+            v[key] /= reps
+    d = np.subtract(*per_rep.values())  # choix minus ridge, league by league
+    half = 1.96 * d.std(ddof=1) / np.sqrt(reps) if reps > 1 else float("nan")
+    out["paired"] = {"rmse_diff": float(d.mean()), "half": float(half)}
+    return out
+
+
+def separated(comparisons: int) -> dict[str, float]:
+    """Gap (Elo) between two agents when one won all `comparisons` against the other."""
+    w = np.array([[0.0, comparisons], [0.0, 0.0]])
+    return {name: float((fit(w)[0] - fit(w)[1]) * ELO) for name, fit in FITS.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the three measurements and print (or write) a Markdown report."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("leagues", nargs="*", help="league JSON files with extra.wins (the leaderboard's docs/data/league_*.json)")
+    p.add_argument("--reps", type=int, default=200)
+    p.add_argument("--deals", type=int, default=50)
+    p.add_argument("--boot", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="Markdown file to write")
+    a = p.parse_args(argv)
+    t0 = time.perf_counter()
+    syn = synthetic(a.reps, a.deals, a.boot, a.seed)
+    lines = [
+        "# The league's rating fit, measured",
+        "",
+        "Generated by `python benchmarks/league_fit.py " + " ".join(sys.argv[1:] if argv is None else argv) + "`.",
+        f"The league fits Bradley–Terry with choix (`choix.ilsr_pairwise_dense`, alpha={FIT_ALPHA}); the peer is",
+        "the hand-written ridge fit (L-BFGS-B, ridge 0.01) it replaced. Both fit the same matrices.",
+        "",
+        f"## Synthetic leagues: 8 agents, true strengths −1.5…+1.5 (±{1.5 * ELO:.0f} Elo), {a.deals} deals, "
+        f"{a.reps} leagues, {a.boot} bootstrap refits each",
+        "",
+        "| fit | RMSE of ratings (Elo) | 95% intervals holding the truth | CPU time per fit (ratio to choix) |",
+        "|---|---|---|---|",
+    ]
+    paired = syn.pop("paired")
+    base = syn["choix ILSR (the league's)"]["cpu_s_per_fit"]
+    for name, v in syn.items():
+        lines.append(f"| {name} | {v['rmse_elo']:.2f} | {v['coverage']:.3f} | {v['cpu_s_per_fit'] / base:.2f} "
+                     f"({v['cpu_s_per_fit'] * 1e3:.2f} ms) |")
+    lines += ["", f"RMSE of choix minus RMSE of the hand-written fit, league by league: {paired['rmse_diff']:+.2f} Elo "
+              f"[{paired['rmse_diff'] - paired['half']:+.2f}, {paired['rmse_diff'] + paired['half']:+.2f}] (95%). "
+              "Coverage is the share of (agent, league) percentile-bootstrap intervals that hold the true strength.",
+              "", "## Complete separation: one agent wins every comparison", "",
+              "| comparisons | " + " | ".join(FITS) + " |", "|---" * (len(FITS) + 1) + "|"]
+    for c in (20, 200, 2000):
+        gaps = separated(c)
+        lines.append(f"| {c} | " + " | ".join(f"{gaps[n]:.0f} Elo" for n in FITS) + " |")
+    lines += ["", "Neither gap is a measurement: the data say only 'better'; the leaderboard marks such pairs.", ""]
+    if a.leagues:
+        lines += ["## The leaderboard's leagues", "",
+                  "| game | agents | largest difference between the fits (Elo) | same order |", "|---|---|---|---|"]
+        for path in a.leagues:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            w = np.array(data["extra"]["wins"])
+            r1, r2 = (fit(w) * ELO for fit in FITS.values())
+            lines.append(f"| {data['game']} | {len(w)} | {np.abs(r1 - r2).max():.2f} | "
+                         f"{'yes' if same_order(r1, r2) else 'no'} |")
+        lines.append("")
+    lines.append(f"Wall time of this report: {time.perf_counter() - t0:.0f} s.")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
