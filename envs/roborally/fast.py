@@ -473,10 +473,9 @@ def take_sorted(deck, pos, k, hand):
 
 
 @numba.njit(cache=True)
-def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
-    """Shuffle every card not held in a register into the deck and deal 9 − damage cards (sorted) to each robot
-    on the board and not powered down; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
-    n = R.shape[0]
+def _free_cards(regs, deck):
+    """Every card not held in a register, ascending, into `deck`; returns how many."""
+    n = regs.shape[0]
     held = np.zeros(NUM_CARDS + 1, np.bool_)
     for i in range(n):
         for j in range(REGISTERS):
@@ -486,11 +485,14 @@ def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
         if not held[c]:
             deck[m] = c
             m += 1
-    for i in range(m - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
+    return m
+
+
+@numba.njit(cache=True)
+def _deal_hands(R, deck, m, meta, hands, hand_len):
+    """Deal the shuffled `deck[:m]`: 9 − damage cards (sorted) to each robot on the board and not powered down, in
+    seat order; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
+    n = R.shape[0]
     pos = 0
     for i in range(n):
         hand_len[i] = 0
@@ -504,6 +506,172 @@ def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
     for s in range(m - pos, NUM_CARDS):
         deck[s] = 0
     meta[M_DECK] = m - pos
+
+
+@numba.njit(cache=True)
+def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
+    """Shuffle every card not held in a register into the deck (Fisher–Yates on the SplitMix64 stream `rng`) and
+    deal 9 − damage cards (sorted) to each robot on the board and not powered down; the rest stays in
+    `deck[:meta[M_DECK]]` in draw order."""
+    m = _free_cards(regs, deck)
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    _deal_hands(R, deck, m, meta, hands, hand_len)
+
+
+@numba.njit(cache=True)
+def deal_seeded(R, regs, deck, meta, hands, hand_len, seed):
+    """`deal_kernel` shuffled as the plain engine shuffles (`RoboRallyGame._deal`: numpy's
+    `default_rng((seed, turn)).shuffle`, turn = `meta[M_TURN]`), so the hands and the deck equal the plain
+    engine's card for card: the vector env's deal."""
+    m = _free_cards(regs, deck)
+    np_shuffle(deck, m, seed, meta[M_TURN])
+    _deal_hands(R, deck, m, meta, hands, hand_len)
+
+
+# numpy's `default_rng(entropy).shuffle`, bit for bit: SeedSequence (numpy/random/bit_generator.pyx), PCG64 with
+# the XSL-RR output (pcg64.h) and bounded draws by masked rejection on 32-bit halves (`random_interval`). The plain
+# engine keeps numpy's generator (a readable `np.random.default_rng((seed, turn)).shuffle(deck)`); this is its
+# compiled twin, so both engines deal the same cards from one seed.
+_M32 = _U(0xFFFFFFFF)
+_SS_INIT_A = _U(0x43B0D7E5)
+_SS_MULT_A = _U(0x931E8875)
+_SS_INIT_B = _U(0x8B51F9DD)
+_SS_MULT_B = _U(0x58F38DED)
+_SS_MIX_L = _U(0xCA01F9DD)
+_SS_MIX_R = _U(0x4973F715)
+_PCG_MULT_HI = _U(0x2360ED051FC65DA4)
+_PCG_MULT_LO = _U(0x4385DF649FCCF645)
+
+
+@numba.njit(inline="always")
+def _hashmix(value, hc):
+    value = value ^ hc[0]
+    hc[0] = (hc[0] * _SS_MULT_A) & _M32
+    value = (value * hc[0]) & _M32
+    return value ^ (value >> _U(16))
+
+
+@numba.njit(inline="always")
+def _ss_mix(x, y):
+    r = ((_SS_MIX_L * x) - (_SS_MIX_R * y)) & _M32
+    return r ^ (r >> _U(16))
+
+
+@numba.njit(inline="always")
+def _mul64(a, b):
+    """The 128-bit product of two uint64, as (high, low)."""
+    a0 = a & _M32
+    a1 = a >> _U(32)
+    b0 = b & _M32
+    b1 = b >> _U(32)
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    p11 = a1 * b1
+    mid = (p00 >> _U(32)) + (p01 & _M32) + (p10 & _M32)
+    lo = (p00 & _M32) | ((mid & _M32) << _U(32))
+    hi = p11 + (p01 >> _U(32)) + (p10 >> _U(32)) + (mid >> _U(32))
+    return hi, lo
+
+
+@numba.njit(inline="always")
+def _pcg_step(st):
+    """st = [state_hi, state_lo, inc_hi, inc_lo]: state = state * MULT + inc (mod 2**128)."""
+    hi, lo = _mul64(st[1], _PCG_MULT_LO)
+    hi = hi + st[0] * _PCG_MULT_LO + st[1] * _PCG_MULT_HI
+    lo2 = lo + st[3]
+    carry = _U(1) if lo2 < lo else _U(0)
+    st[0] = hi + st[2] + carry
+    st[1] = lo2
+
+
+@numba.njit(inline="always")
+def _pcg_next64(st):
+    _pcg_step(st)
+    x = st[0] ^ st[1]
+    rot = st[0] >> _U(58)
+    return (x >> rot) | (x << ((_U(64) - rot) & _U(63)))
+
+
+@numba.njit(cache=True)
+def np_shuffle(deck, m, seed, turn):
+    """Shuffle `deck[:m]` in place exactly as `np.random.default_rng((seed, turn)).shuffle` does (seed, turn >= 0,
+    seed < 2**64)."""
+    # SeedSequence: the entropy words of (seed, turn), 32 bits at a time, low first (0 is one word).
+    words = np.zeros(6, np.uint64)
+    nw = 0
+    for v in (_U(seed), _U(turn)):
+        if v == _U(0):
+            words[nw] = _U(0)
+            nw += 1
+        while v > _U(0):
+            words[nw] = v & _M32
+            nw += 1
+            v = v >> _U(32)
+    hc = np.empty(1, np.uint64)
+    hc[0] = _SS_INIT_A
+    pool = np.zeros(4, np.uint64)
+    for i in range(4):
+        pool[i] = _hashmix(words[i] if i < nw else _U(0), hc)
+    for i_src in range(4):
+        for i_dst in range(4):
+            if i_src != i_dst:
+                pool[i_dst] = _ss_mix(pool[i_dst], _hashmix(pool[i_src], hc))
+    for i_src in range(4, nw):
+        for i_dst in range(4):
+            pool[i_dst] = _ss_mix(pool[i_dst], _hashmix(words[i_src], hc))
+    # generate_state(4, uint64): 8 words from the pool, paired little-endian.
+    out = np.zeros(4, np.uint64)
+    h = _SS_INIT_B
+    for i in range(8):
+        d = pool[i % 4] ^ h
+        h = (h * _SS_MULT_B) & _M32
+        d = (d * h) & _M32
+        d = d ^ (d >> _U(16))
+        if i % 2 == 0:
+            out[i // 2] = d
+        else:
+            out[i // 2] |= d << _U(32)
+    # PCG64 seeding: inc = (initseq << 1) | 1; state = 0; step; state += initstate; step.
+    st = np.zeros(4, np.uint64)
+    st[2] = (out[2] << _U(1)) | (out[3] >> _U(63))
+    st[3] = (out[3] << _U(1)) | _U(1)
+    _pcg_step(st)
+    lo = st[1] + out[1]
+    st[0] = st[0] + out[0] + (_U(1) if lo < st[1] else _U(0))
+    st[1] = lo
+    _pcg_step(st)
+    # Fisher–Yates from the top, j drawn by masked rejection on 32-bit halves of the 64-bit outputs.
+    have = False
+    half = _U(0)
+    for i in range(m - 1, 0, -1):
+        mx = _U(i)
+        mask = mx
+        mask |= mask >> _U(1)
+        mask |= mask >> _U(2)
+        mask |= mask >> _U(4)
+        mask |= mask >> _U(8)
+        mask |= mask >> _U(16)
+        while True:
+            if have:
+                have = False
+                v = half
+            else:
+                z = _pcg_next64(st)
+                half = z >> _U(32)
+                have = True
+                v = z & _M32
+            v = v & mask
+            if v <= mx:
+                break
+        j = np.int64(v)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
 
 
 # --------------------------------------------------------------------------------------------------- one robot alone
