@@ -42,6 +42,7 @@ from envs.roborally.fast import (
     RY,
     FastEngine,
     FastState,
+    VectorKernels,
     classes_to_cards,
     count_programs_k,
     deal_kernel,
@@ -54,6 +55,8 @@ from envs.roborally.fast import (
     take_sorted,
     turn_kernel,
     unrank_k,
+    vec_reset,
+    vec_step,
 )
 from envs.roborally.rules import HAND, REGISTERS
 
@@ -370,5 +373,46 @@ class FastPlayouts:
         return out
 
 
-__all__ = ["EVALS", "FastPlayouts", "POLICIES", "greedy_program", "playouts_kernel", "random_program",
+__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "VECTOR_KERNELS", "FastPlayouts", "POLICIES", "decide", "greedy_program",
+           "opponent_kernel", "playouts_kernel", "random_program",
            "sample_world", "value"]
+
+
+# --- the vector env's opponents: the flag seeker compiled into the engine's vector kernels ------------------------
+GREEDY = 0  # the decide code of `roborally/greedy`
+
+
+@numba.njit(inline="always")
+def decide(code, bd, R, regs, seat, hand, n, kinds, out):
+    """The program (cards into out[:5]) of robot `seat` holding the sorted `hand[:n]` under decide code `code`
+    (`GREEDY`: `greedy_program`, what `roborally/greedy` plays)."""
+    greedy_program(bd, R, regs, seat, hand, n, kinds, out)
+
+
+@numba.njit(cache=True)
+def _vector_reset(bd, T, B, S, fresh):
+    vec_reset(decide, bd, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _vector_step(bd, T, B, S, actions):
+    vec_step(decide, bd, T, B, S, actions)
+
+
+#: `envs.roborally.fast.vec_reset` / `vec_step` with the flag seeker inlined (what `opponent_kernel` carries).
+VECTOR_KERNELS = VectorKernels(_vector_reset, _vector_step)
+#: The agent ids `opponent_kernel` resolves: `random` (uniform over each sub-step's legal actions, the generic
+#: agent) and the flag seeker (`roborally/greedy`, move for move as `agents.roborally.strategies.GreedyProgram`).
+KERNEL_IDS = ("random", "roborally/greedy")
+
+
+def opponent_kernel(agent_id: str, options: dict | None = None):
+    """The `OpponentKernel` of `agent_id` for `envs.roborally_v0.vector_env` (any game `options`), or None when
+    the agent has no kernel."""
+    from envs.core.vector import RANDOM, OpponentKernel
+
+    if agent_id == "random":
+        return RANDOM
+    if agent_id == "roborally/greedy":
+        return OpponentKernel(agent_id, GREEDY, (), VECTOR_KERNELS)
+    return None
