@@ -159,3 +159,137 @@ def test_greedy_opponents_replay_move_for_move():
     episodes = _replay(venv, game, 5, lambda shared: [GreedyProgram(game, np.random.default_rng(0))], 250,
                        np.random.default_rng(1))
     assert episodes >= 5
+
+
+def test_fixed_seat():
+    opts = dict(rules="seed", max_turns=5)
+    venv = agents.vector_env("roborally", 2, opponents=["random"], seed=2, seat=1, **opts)
+    game = RoboRallyGame(Config(**opts))
+    _, info = venv.reset()
+    assert (info["seat"] == 1).all()
+    _replay(venv, game, 2, lambda shared: [RandomMirror(shared)], 60, np.random.default_rng(2), fixed_seat=1)
+
+
+def _lowest_legal(masks):
+    return masks.argmax(axis=1)
+
+
+def test_tables_do_not_depend_on_num_envs():
+    small = agents.vector_env("roborally", 2, opponents=["random"], seed=9, max_turns=10)
+    big = agents.vector_env("roborally", 5, opponents=["random"], seed=9, max_turns=10)
+    o1, i1 = small.reset()
+    o2, i2 = big.reset()
+    assert np.array_equal(i1["deal_seed"], i2["deal_seed"][:2])
+    for _ in range(150):
+        np.testing.assert_array_equal(o1, o2[:2])
+        a2 = _lowest_legal(big.action_masks())
+        a2[2:] = 0  # the other tables do something else (refused where slot 0 is not legal)
+        o1, r1, t1, _, i1 = small.step(a2[:2])
+        o2, r2, t2, _, i2 = big.step(a2)
+        np.testing.assert_array_equal(r1, r2[:2])
+        np.testing.assert_array_equal(t1, t2[:2])
+        np.testing.assert_array_equal(i1["deal_seed"], i2["deal_seed"][:2])
+    other = agents.vector_env("roborally", 2, opponents=["random"], seed=10)
+    assert not np.array_equal(other.reset()[1]["deal_seed"], i1["deal_seed"])
+    _, again = small.reset(seed=9)
+    assert again["deal_seed"][1] == episode_seeds(9, 1, 0, 2)[0]
+
+
+def _twins(**kw):
+    return [agents.vector_env("roborally", 4, opponents=["roborally/greedy"], seed=1, max_turns=20, **kw)
+            for _ in range(2)]
+
+
+def test_illegal_action_ends_only_that_tables_episode():
+    env, twin = _twins(illegal_reward=-3.0)
+    env.reset()
+    twin.reset()
+    others = [0, 2, 3]
+    refused = 0
+    for step in range(60):
+        acts = _lowest_legal(env.action_masks())
+        twin_acts = acts.copy()
+        twin_acts[1] = _lowest_legal(twin.action_masks())[1]
+        bad = step in (10, 30, 40, 41)
+        if step in (10, 30):
+            acts[1] = np.flatnonzero(~env.action_masks()[1])[0]
+        elif step in (40, 41):
+            acts[1] = [env.single_action_space.n, -1][step % 2]
+        o, r, t, _, info = env.step(acts)
+        o2, r2, t2, _, _ = twin.step(twin_acts)
+        if bad:
+            refused += 1
+            assert r[1] == -3.0 and t[1] and info["illegal_action"][1] == acts[1] and info["_illegal_action"][1]
+            assert not info["_illegal_action"][others].any()
+        np.testing.assert_array_equal(o[others], o2[others])
+        np.testing.assert_array_equal(r[others], r2[others])
+        np.testing.assert_array_equal(t[others], t2[others])
+    assert refused == 4
+    o, r, t, _, info = env.step(_lowest_legal(env.action_masks()).astype(np.float64))
+    assert t.all() and (r == -3.0).all() and (info["illegal_action"] == -1).all()
+
+
+def test_strict_raises_naming_table_seat_and_legal_actions_and_changes_nothing():
+    env, twin = _twins(strict=True)
+    _, info = env.reset()
+    twin.reset()
+    acts = _lowest_legal(env.action_masks())
+    bad = acts.copy()
+    bad[3] = np.flatnonzero(~env.action_masks()[3])[0]
+    with pytest.raises(IllegalActionError) as e:
+        env.step(bad)
+    assert "table 3" in str(e.value) and e.value.seat == info["seat"][3]
+    assert list(e.value.legal) == np.flatnonzero(env.action_masks()[3]).tolist()
+    o, r, *_ = env.step(acts)
+    o2, r2, *_ = twin.step(acts)
+    np.testing.assert_array_equal(o, o2)
+    np.testing.assert_array_equal(r, r2)
+
+
+def test_bad_arguments():
+    env = agents.vector_env("roborally", 4, opponents=["random"], seed=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(4, np.int64))
+    env.reset()
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        env.step(np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="num_envs"):
+        agents.vector_env("roborally", 0, opponents=["random"])
+    with pytest.raises(ValueError, match="allowed: random, roborally/greedy"):
+        agents.vector_env("roborally", 2, opponents=["roborally/mc"])
+    with pytest.raises(ValueError, match="needs 2 opponents"):
+        agents.vector_env("roborally", 2, opponents=["random"], num_robots=3)
+    with pytest.raises(ValueError, match="action_mode"):
+        agents.vector_env("roborally", 2, opponents=["random"], action_mode="program")
+    with pytest.raises(ValueError, match="control"):
+        agents.vector_env("roborally", 2, opponents=["random"], control="all_seats")
+    with pytest.raises(ValueError, match="board"):
+        agents.vector_env("roborally", 2, opponents=["random"], board="nowhere")
+    with pytest.raises(ValueError, match="seat"):
+        agents.vector_env("roborally", 2, opponents=["random"], seat=2)
+
+
+def test_gymnasium_contract_and_copy_flag():
+    env = agents.vector_env("roborally", 3, opponents=[RANDOM.name], seed=0, copy=False)
+    obs, info = env.reset()
+    assert obs.dtype == np.float32 and env.observation_space.contains(obs)
+    assert env.single_action_space.n == RoboRallyGame(Config()).num_actions
+    acts = np.array([env.single_action_space.sample(mask=info["action_mask"][i]) for i in range(3)])
+    obs2, *_ = env.step(acts)
+    assert obs2 is obs
+    assert "robot" in env.render(0)
+
+
+def test_maskable_ppo_on_to_sb3():
+    from sb3_contrib import MaskablePPO
+
+    from envs.core import to_sb3
+
+    venv = to_sb3(agents.vector_env("roborally", 8, opponents=["random"], seed=0, rules="seed", reward="progress",
+                                    max_turns=10))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32]})
+    model.learn(512)
+    assert len(model.ep_info_buffer) > 0
+    masks = model.rollout_buffer.action_masks.reshape(32 * 8, -1)
+    assert masks.any(axis=1).all()
