@@ -373,11 +373,6 @@ class FastPlayouts:
         return out
 
 
-__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "VECTOR_KERNELS", "FastPlayouts", "POLICIES", "decide", "greedy_program",
-           "opponent_kernel", "playouts_kernel", "random_program",
-           "sample_world", "value"]
-
-
 # --- the vector env's opponents: the flag seeker compiled into the engine's vector kernels ------------------------
 GREEDY = 0  # the decide code of `roborally/greedy`
 
@@ -416,3 +411,7 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
     if agent_id == "roborally/greedy":
         return OpponentKernel(agent_id, GREEDY, (), VECTOR_KERNELS)
     return None
+
+
+__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "POLICIES", "VECTOR_KERNELS", "FastPlayouts", "decide", "greedy_program",
+           "opponent_kernel", "playouts_kernel", "random_program", "sample_world", "value"]

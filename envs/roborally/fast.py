@@ -23,7 +23,16 @@ for the flag seeker and `solo_many` scores many programs so (BFS distance to the
 `hand_classes(hand, n, kinds, cls)` gives the seed's equivalence classes (§1.1) of a sorted hand,
 `count_programs_k`/`unrank_k` rank reduced programs exactly as `envs.roborally.programs`, and `enumerate_programs`
 lists every reduced program of a hand as cards; `random_turns` plays whole random races (the benchmark's loop).
-`rng` is a uint64 [1] SplitMix64 state (`rng_seed`, `rng_next`, `rng_below`).
+`rng` is a uint64 [1] SplitMix64 state (`rng_seed`, `rng_next`, `rng_below`). `deal_seeded(..., seed)` deals
+as the plain engine does (`np_shuffle`: numpy's `default_rng((seed, turn)).shuffle`, compiled bit for bit), so
+from one deal seed both engines hold the same cards; the playouts keep the cheaper SplitMix64 deal.
+
+The vector env's kernels (`envs.roborally.vector`): `Tables` (one row a table), `Buffers`, `Settings`, and
+`vec_reset` / `vec_step` built around a decide kernel (`agents.roborally.fast.decide`; `RANDOM_KERNELS` for
+random opponents only): the programming sub-steps of `action_mode="register"` (`mask_row`, `apply_row`:
+`RoboRallyGame.seat_mask` / `apply`), the turn by `turn_kernel` and the next deal by `deal_seeded`, the
+observation by `observe_row` (`RoboRallyEncoder.encode`, bit for bit), returns by `learner_return`
+(`RoboRallyGame.returns`, `potential_of` = `rules.potential`).
 """
 
 from __future__ import annotations
