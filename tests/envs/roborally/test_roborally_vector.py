@@ -152,13 +152,18 @@ def test_random_opponents_replay_in_the_plain_engine(opts):
     assert episodes >= 3
 
 
-def test_greedy_opponents_replay_move_for_move():
-    opts = dict(rules="seed", reward="progress", max_turns=15)
+@pytest.mark.parametrize("ids,opts", [
+    (["roborally/greedy"], dict(rules="seed", reward="progress", max_turns=15)),
+    (["random", "roborally/greedy"], dict(num_robots=3, reward="progress", max_turns=8)),  # classic: power round
+])
+def test_greedy_opponents_replay_move_for_move(ids, opts):
     game = RoboRallyGame(Config(**opts))
-    venv = agents.vector_env("roborally", 3, opponents=["roborally/greedy"], seed=5, **opts)
-    episodes = _replay(venv, game, 5, lambda shared: [GreedyProgram(game, np.random.default_rng(0))], 250,
-                       np.random.default_rng(1))
-    assert episodes >= 5
+
+    def make(shared):
+        return [RandomMirror(shared) if i == "random" else GreedyProgram(game, np.random.default_rng(0)) for i in ids]
+
+    venv = agents.vector_env("roborally", 3, opponents=ids, seed=5, **opts)
+    assert _replay(venv, game, 5, make, 200, np.random.default_rng(1)) >= 4
 
 
 def test_fixed_seat():
