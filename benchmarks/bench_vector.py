@@ -221,6 +221,8 @@ def roborally_rows(seconds: float) -> None:
             venv.reset()
             state = np.ones(1, np.uint64)
             acts = np.zeros(n, np.int64)
+            random_legal_actions(venv.action_masks(), state, acts)  # compile / load the action kernel
+            venv.step(acts)
             steps = 0
             t0 = _clock()
             while _clock() - t0 < seconds:
