@@ -146,10 +146,10 @@ def test_the_compiled_deal_is_the_plain_engines():
 def test_random_opponents_replay_in_the_plain_engine(opts):
     game = RoboRallyGame(Config(**opts))
     n = game.num_players
-    venv = agents.vector_env("roborally", 3, opponents=["random"] * (n - 1), seed=11, **opts)
-    episodes = _replay(venv, game, 11, lambda shared: [RandomMirror(shared) for _ in range(n - 1)], 250,
+    venv = agents.vector_env("roborally", 8, opponents=["random"] * (n - 1), seed=11, **opts)
+    episodes = _replay(venv, game, 11, lambda shared: [RandomMirror(shared) for _ in range(n - 1)], 500,
                        np.random.default_rng(0))
-    assert episodes >= 3
+    assert episodes >= 40
 
 
 @pytest.mark.parametrize("ids,opts", [
@@ -162,8 +162,9 @@ def test_greedy_opponents_replay_move_for_move(ids, opts):
     def make(shared):
         return [RandomMirror(shared) if i == "random" else GreedyProgram(game, np.random.default_rng(0)) for i in ids]
 
-    venv = agents.vector_env("roborally", 3, opponents=ids, seed=5, **opts)
-    assert _replay(venv, game, 5, make, 200, np.random.default_rng(1)) >= 4
+    venv = agents.vector_env("roborally", 6, opponents=ids, seed=5, **opts)
+    episodes = _replay(venv, game, 5, make, 400, np.random.default_rng(1))
+    assert episodes >= 40
 
 
 def test_fixed_seat():
