@@ -375,13 +375,18 @@ class FastPlayouts:
 
 # --- the vector env's opponents: the flag seeker compiled into the engine's vector kernels ------------------------
 GREEDY = 0  # the decide code of `roborally/greedy`
+RANDOM_PROGRAM = 1  # the decide code of `roborally/random`
 
 
 @numba.njit(inline="always")
-def decide(code, bd, R, regs, seat, hand, n, kinds, out):
-    """The program (cards into out[:5]) of robot `seat` holding the sorted `hand[:n]` under decide code `code`
-    (`GREEDY`: `greedy_program`, what `roborally/greedy` plays)."""
-    greedy_program(bd, R, regs, seat, hand, n, kinds, out)
+def decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
+    """The program (cards into out[:5]) of robot `seat` holding the sorted `hand[:n]` under decide code `code`:
+    `GREEDY` the flag seeker (`greedy_program`, what `roborally/greedy` plays), `RANDOM_PROGRAM` a uniform reduced
+    program drawn from the table's stream `rng` (uint64 [1]; `random_program`, `roborally/random`'s rule)."""
+    if code == GREEDY:
+        greedy_program(bd, R, regs, seat, hand, n, kinds, out)
+    else:
+        random_program(hand, n, _free(R, seat), kinds, rng, out)
 
 
 @numba.njit(cache=True)
@@ -397,8 +402,9 @@ def _vector_step(bd, T, B, S, actions):
 #: `envs.roborally.fast.vec_reset` / `vec_step` with the flag seeker inlined (what `opponent_kernel` carries).
 VECTOR_KERNELS = VectorKernels(_vector_reset, _vector_step)
 #: The agent ids `opponent_kernel` resolves: `random` (uniform over each sub-step's legal actions, the generic
-#: agent) and the flag seeker (`roborally/greedy`, move for move as `agents.roborally.strategies.GreedyProgram`).
-KERNEL_IDS = ("random", "roborally/greedy")
+#: agent), the flag seeker (`roborally/greedy`, move for move as `agents.roborally.strategies.GreedyProgram`) and
+#: `roborally/random` (`RandomProgram`'s rule: one uniform reduced program a turn, drawn from the table's stream).
+KERNEL_IDS = ("random", "roborally/greedy", "roborally/random")
 
 
 def opponent_kernel(agent_id: str, options: dict | None = None):
@@ -410,8 +416,10 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
         return RANDOM
     if agent_id == "roborally/greedy":
         return OpponentKernel(agent_id, GREEDY, (), VECTOR_KERNELS)
+    if agent_id == "roborally/random":
+        return OpponentKernel(agent_id, RANDOM_PROGRAM, (), VECTOR_KERNELS)
     return None
 
 
-__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "POLICIES", "VECTOR_KERNELS", "FastPlayouts", "decide", "greedy_program",
+__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "POLICIES", "RANDOM_PROGRAM", "VECTOR_KERNELS", "FastPlayouts", "decide", "greedy_program",
            "opponent_kernel", "playouts_kernel", "random_program", "sample_world", "value"]

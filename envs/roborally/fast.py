@@ -1456,7 +1456,8 @@ def opponent_action(decide, bd, T, r, S, seat):
     """The action of the opponent at `seat` of table r: uniformly random legal (`RANDOM_CODE`, the table's
     stream), or as `agents.roborally.solo.ProgramPlanner.act` plays `decide`'s program (planned at its first
     decision of a turn that offers a choice; the only legal action where there is one; NOOP in the power
-    round). -1: the plan is not legal."""
+    round). `decide` draws from the table's stream (`T.rng[r:r + 1]`, the same SplitMix64 state as `nb_next`'s)
+    where it is random. -1: the plan is not legal."""
     count = mask_row(T, r, S, seat, T.scratch, 0)
     row = T.scratch[0]
     if count == 1:
@@ -1471,7 +1472,7 @@ def opponent_action(decide, bd, T, r, S, seat):
     turn = T.meta[r, M_TURN]
     if T.plan_turn[r, seat] != turn or T.plan_len[r, seat] <= rnd:
         hl = T.hand_len[r, seat]
-        decide(code, bd, T.R[r], T.regs[r], seat, T.hands[r, seat], hl, bd[14], T.cards)
+        decide(code, bd, T.R[r], T.regs[r], seat, T.hands[r, seat], hl, bd[14], T.rng[r:r + 1], T.cards)
         k = min(REGISTERS - _locked(T.R[r, seat, RDMG]), hl)
         for j in range(k):
             T.plan[r, seat, j] = -1
@@ -1626,7 +1627,7 @@ def vec_step(decide, bd, T, B, S, actions):
 
 
 @numba.njit(inline="always")
-def _no_decide(code, bd, R, regs, seat, hand, n, kinds, out):
+def _no_decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
     for j in range(out.shape[0]):
         out[j] = 0  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 import agents
-from agents.roborally.strategies import GreedyProgram
+from agents.roborally.strategies import GreedyProgram, RandomProgram
 from envs.core.game import IllegalActionError
 from envs.core.vector import RANDOM, episode_seeds, next_random
 from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.fast import FastEngine, deal_seeded
-from envs.roborally.rules import Config, RoboRallyGame
+from envs.roborally.programs import count_programs, equivalence_classes, program_cards, unrank
+from envs.roborally.rules import Config, RoboRallyGame, free_registers
 
 
 class RandomMirror:
@@ -28,6 +29,24 @@ class RandomMirror:
             return legal[0]  # a forced action draws nothing
         self.shared["rng"], z = next_random(self.shared["rng"])
         return legal[z % len(legal)]
+
+
+class RandomProgramMirror(RandomProgram):
+    """`roborally/random`'s rule with the kernel's draws: the reduced program of rank draw mod count, the draw from
+    the table's SplitMix64 stream (shared by the table's random seats)."""
+
+    def __init__(self, game, shared: dict):
+        super().__init__(game, np.random.default_rng(0))
+        self.shared = shared
+
+    def program(self, view):
+        hand = view.hand
+        k = min(free_registers(view.robots[view.seat].damage), len(hand))
+        classes = equivalence_classes(hand, self.game.numbering)
+        mults = [len(c) for c in classes]
+        self.shared["rng"], z = next_random(self.shared["rng"])
+        prog = unrank(mults, k, z % count_programs(mults, k))
+        return tuple(hand.index(c) for c in program_cards(classes, prog))
 
 
 class Shadow:
@@ -155,16 +174,20 @@ def test_random_opponents_replay_in_the_plain_engine(opts):
 @pytest.mark.parametrize("ids,opts", [
     (["roborally/greedy"], dict(rules="seed", reward="progress", max_turns=15)),
     (["random", "roborally/greedy"], dict(num_robots=3, reward="progress", max_turns=8)),  # classic: power round
+    (["roborally/random"], dict(rules="seed", reward="progress", max_turns=15)),
+    (["roborally/random", "roborally/greedy", "random"], dict(board="race_medium", num_robots=4, max_turns=6)),
 ])
-def test_greedy_opponents_replay_move_for_move(ids, opts):
+def test_program_opponents_replay_move_for_move(ids, opts):
     game = RoboRallyGame(Config(**opts))
 
     def make(shared):
-        return [RandomMirror(shared) if i == "random" else GreedyProgram(game, np.random.default_rng(0)) for i in ids]
+        python = {"random": lambda: RandomMirror(shared), "roborally/random": lambda: RandomProgramMirror(game, shared),
+                  "roborally/greedy": lambda: GreedyProgram(game, np.random.default_rng(0))}
+        return [python[i]() for i in ids]
 
     venv = agents.vector_env("roborally", 6, opponents=ids, seed=5, **opts)
     episodes = _replay(venv, game, 5, make, 400, np.random.default_rng(1))
-    assert episodes >= 40
+    assert episodes >= 25  # 6 tables x 400 learner sub-steps: whole races of 6 to 15 turns
 
 
 def test_fixed_seat():
@@ -261,7 +284,7 @@ def test_bad_arguments():
         env.step(np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="num_envs"):
         agents.vector_env("roborally", 0, opponents=["random"])
-    with pytest.raises(ValueError, match="allowed: random, roborally/greedy"):
+    with pytest.raises(ValueError, match="allowed: random, roborally/greedy, roborally/random"):
         agents.vector_env("roborally", 2, opponents=["roborally/mc"])
     with pytest.raises(ValueError, match="needs 2 opponents"):
         agents.vector_env("roborally", 2, opponents=["random"], num_robots=3)
