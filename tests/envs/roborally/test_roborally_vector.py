@@ -11,7 +11,7 @@ from agents.roborally.strategies import GreedyProgram, RandomProgram
 from envs.core.game import IllegalActionError
 from envs.core.vector import RANDOM, episode_seeds, next_random
 from envs.roborally.encoding import RoboRallyEncoder
-from envs.roborally.fast import FastEngine, deal_seeded
+from envs.roborally.fast import FastEngine, deal_seeded, np_shuffle
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, unrank
 from envs.roborally.rules import Config, RoboRallyGame, free_registers
 
@@ -154,6 +154,20 @@ def test_the_compiled_deal_is_the_plain_engines():
         deal_seeded(fs.robots, fs.registers, fs.deck, fs.meta, hands, sizes, np.uint64(seed))
         assert [tuple(h[:k]) for h, k in zip(hands.tolist(), sizes)] == list(state.hands)
         assert tuple(fs.deck[:fs.meta[2]]) == state.deck
+
+
+def test_np_shuffle_is_numpys_shuffle():
+    rng = np.random.default_rng(7)
+    for k in range(300):
+        seed = [0, 1, 2**32 - 1, 2**32, 2**63 - 1][k] if k < 5 else int(rng.integers(2 ** (8 + k % 56)))
+        turn = int(rng.integers(0, 300)) if k % 4 else 0
+        m = int(rng.integers(1, 85))
+        want = list(range(1, m + 1))
+        np.random.default_rng((seed, turn)).shuffle(want)
+        deck = np.zeros(84, np.int32)
+        deck[:m] = np.arange(1, m + 1)
+        np_shuffle(deck, m, np.uint64(seed), turn)
+        assert deck[:m].tolist() == want, (seed, turn, m)
 
 
 @pytest.mark.parametrize("opts", [
