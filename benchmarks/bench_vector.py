@@ -11,6 +11,9 @@
     action sizes, a fixed mask): n_steps 64, batch 8,192, 2 epochs, 1,024
     tables. Target: at least half the cost-free ceiling.
 (c) Simple poker's (numpy) vector env against `simple_poker/nash`, as (a); target >= 2,000,000.
+(d) RoboRally's vector env (the training preset's race: `race_easy`, 2 robots, `rules="seed"`, register by
+    register, progress reward, 40 turns) against `random` (target >= 100,000 at 1,024 tables) and
+    `roborally/greedy`, as (a), beside `OpponentEnv` with the same opponents.
 
 Rates are per CPU-second of this process (`time.process_time`; the machine is
 shared) with torch and numba on one thread.
@@ -182,6 +185,57 @@ def ppo_steps_per_sec(make_env, total: int, num_envs: int) -> float:
     return total / (_clock() - t0)
 
 
+ROBORALLY = {"board": "race_easy", "num_robots": 2, "rules": "seed", "reward": "progress", "max_turns": 40}
+
+
+def roborally_rows(seconds: float) -> None:
+    """(d): RoboRally's vector env against OpponentEnv, random and greedy opponents."""
+    import agents
+    from envs.core import OpponentEnv
+    from envs.roborally.encoding import RoboRallyEncoder
+    from envs.roborally.rules import Config, RoboRallyGame
+
+    game = RoboRallyGame(Config(**ROBORALLY))
+    t0 = time.perf_counter()
+    for opp in ("random", "roborally/greedy"):
+        agents.vector_env("roborally", 1, opponents=[opp], seed=0, **ROBORALLY).reset()
+    print(f"RoboRally vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
+    print("RoboRally (race_easy, 2 robots, rules=seed, register by register, progress, 40 turns), random legal "
+          "learner actions, per CPU-second:")
+    for opp in ("random", "roborally/greedy"):
+        env = OpponentEnv(game, RoboRallyEncoder(game), [agents.make(opp, game, np.random.default_rng(1))], seed=0)
+        rng = np.random.default_rng(0)
+        env.reset()
+        steps = 0
+        t0 = _clock()
+        while _clock() - t0 < seconds:
+            legal = np.flatnonzero(env.action_masks())
+            _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+            if term or trunc:
+                env.reset()
+        base = steps / (_clock() - t0)
+        print(f"  vs {opp}: OpponentEnv (Python agent) {base:>10,.0f} learner steps/s")
+        for n, copy in ((1, True), (64, True), (1024, True), (1024, False)):
+            venv = agents.vector_env("roborally", n, opponents=[opp], seed=0, copy=copy, **ROBORALLY)
+            venv.reset()
+            state = np.ones(1, np.uint64)
+            acts = np.zeros(n, np.int64)
+            random_legal_actions(venv.action_masks(), state, acts)  # compile / load the action kernel
+            venv.step(acts)
+            steps = 0
+            t0 = _clock()
+            while _clock() - t0 < seconds:
+                for _ in range(5):
+                    random_legal_actions(venv.action_masks(), state, acts)
+                    venv.step(acts)
+                steps += 5 * n
+            v = steps / (_clock() - t0)
+            label = f"num_envs={n}" + ("" if copy else " copy=False")
+            target = "  (target >= 100,000)" if n == 1024 and not copy and opp == "random" else ""
+            print(f"    vector_env {label:<24} {v:>10,.0f} learner steps/s = {v / base:,.0f}x OpponentEnv{target}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -216,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
               f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.1f}x env()")
     v = vector_steps_per_sec(1024, args.seconds, copy=False, game="simple_poker")
     print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 2,000,000)")
+    roborally_rows(args.seconds)
     n = 1024
     free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env("lama", n, opponents=OPPONENTS, seed=0,
                                                                 **OPTIONS)), args.ppo_steps, n)

@@ -1,4 +1,5 @@
-"""PettingZoo module for RoboRally: `env()`, `raw_env`, `parallel_env()`, `raw_parallel_env` (see `envs.roborally.env`)."""
+"""PettingZoo module for RoboRally: `env()`, `raw_env`, `parallel_env()`, `raw_parallel_env` (see `envs.roborally.env`),
+and `vector_env` (`envs.roborally.vector`)."""
 
 from typing import Any
 
@@ -16,4 +17,12 @@ def parallel_env(illegal_reward: float = -1.0, **options: Any) -> RoboRallyParal
     return RoboRallyParallelEnv(illegal_reward=illegal_reward, **options)
 
 
-__all__ = ["env", "parallel_env", "raw_env", "raw_parallel_env"]
+def vector_env(num_envs: int, **kwargs: Any):
+    """`envs.roborally.vector.vector_env`: `num_envs` compiled races as a Gymnasium `VectorEnv` (imported on first
+    use: the compiled engine loads numba)."""
+    from envs.roborally.vector import vector_env as make
+
+    return make(num_envs, **kwargs)
+
+
+__all__ = ["env", "parallel_env", "raw_env", "raw_parallel_env", "vector_env"]

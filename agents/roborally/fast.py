@@ -42,6 +42,7 @@ from envs.roborally.fast import (
     RY,
     FastEngine,
     FastState,
+    VectorKernels,
     classes_to_cards,
     count_programs_k,
     deal_kernel,
@@ -54,6 +55,8 @@ from envs.roborally.fast import (
     take_sorted,
     turn_kernel,
     unrank_k,
+    vec_reset,
+    vec_step,
 )
 from envs.roborally.rules import HAND, REGISTERS
 
@@ -370,5 +373,53 @@ class FastPlayouts:
         return out
 
 
-__all__ = ["EVALS", "FastPlayouts", "POLICIES", "greedy_program", "playouts_kernel", "random_program",
-           "sample_world", "value"]
+# --- the vector env's opponents: the flag seeker compiled into the engine's vector kernels ------------------------
+GREEDY = 0  # the decide code of `roborally/greedy`
+RANDOM_PROGRAM = 1  # the decide code of `roborally/random`
+
+
+@numba.njit(inline="always")
+def decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
+    """The program (cards into out[:5]) of robot `seat` holding the sorted `hand[:n]` under decide code `code`:
+    `GREEDY` the flag seeker (`greedy_program`, what `roborally/greedy` plays), `RANDOM_PROGRAM` a uniform reduced
+    program drawn from the table's stream `rng` (uint64 [1]; `random_program`, `roborally/random`'s rule)."""
+    if code == GREEDY:
+        greedy_program(bd, R, regs, seat, hand, n, kinds, out)
+    else:
+        random_program(hand, n, _free(R, seat), kinds, rng, out)
+
+
+@numba.njit(cache=True)
+def _vector_reset(bd, T, B, S, fresh):
+    vec_reset(decide, bd, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _vector_step(bd, T, B, S, actions):
+    vec_step(decide, bd, T, B, S, actions)
+
+
+#: `envs.roborally.fast.vec_reset` / `vec_step` with the flag seeker inlined (what `opponent_kernel` carries).
+VECTOR_KERNELS = VectorKernels(_vector_reset, _vector_step)
+#: The agent ids `opponent_kernel` resolves: `random` (uniform over each sub-step's legal actions, the generic
+#: agent), the flag seeker (`roborally/greedy`, move for move as `agents.roborally.strategies.GreedyProgram`) and
+#: `roborally/random` (`RandomProgram`'s rule: one uniform reduced program a turn, drawn from the table's stream).
+KERNEL_IDS = ("random", "roborally/greedy", "roborally/random")
+
+
+def opponent_kernel(agent_id: str, options: dict | None = None):
+    """The `OpponentKernel` of `agent_id` for `envs.roborally_v0.vector_env` (any game `options`), or None when
+    the agent has no kernel."""
+    from envs.core.vector import RANDOM, OpponentKernel
+
+    if agent_id == "random":
+        return RANDOM
+    if agent_id == "roborally/greedy":
+        return OpponentKernel(agent_id, GREEDY, (), VECTOR_KERNELS)
+    if agent_id == "roborally/random":
+        return OpponentKernel(agent_id, RANDOM_PROGRAM, (), VECTOR_KERNELS)
+    return None
+
+
+__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "POLICIES", "RANDOM_PROGRAM", "VECTOR_KERNELS", "FastPlayouts", "decide", "greedy_program",
+           "opponent_kernel", "playouts_kernel", "random_program", "sample_world", "value"]

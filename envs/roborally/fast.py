@@ -23,16 +23,27 @@ for the flag seeker and `solo_many` scores many programs so (BFS distance to the
 `hand_classes(hand, n, kinds, cls)` gives the seed's equivalence classes (§1.1) of a sorted hand,
 `count_programs_k`/`unrank_k` rank reduced programs exactly as `envs.roborally.programs`, and `enumerate_programs`
 lists every reduced program of a hand as cards; `random_turns` plays whole random races (the benchmark's loop).
-`rng` is a uint64 [1] SplitMix64 state (`rng_seed`, `rng_next`, `rng_below`).
+`rng` is a uint64 [1] SplitMix64 state (`rng_seed`, `rng_next`, `rng_below`). `deal_seeded(..., seed)` deals
+as the plain engine does (`np_shuffle`: numpy's `default_rng((seed, turn)).shuffle`, compiled bit for bit), so
+from one deal seed both engines hold the same cards; the playouts keep the cheaper SplitMix64 deal.
+
+The vector env's kernels (`envs.roborally.vector`): `Tables` (one row a table), `Buffers`, `Settings`, and
+`vec_reset` / `vec_step` built around a decide kernel (`agents.roborally.fast.decide`; `RANDOM_KERNELS` for
+random opponents only): the programming sub-steps of `action_mode="register"` (`mask_row`, `apply_row`:
+`RoboRallyGame.seat_mask` / `apply`), the turn by `turn_kernel` and the next deal by `deal_seeded`, the
+observation by `observe_row` (`RoboRallyEncoder.encode`, bit for bit), returns by `learner_return`
+(`RoboRallyGame.returns`, `potential_of` = `rules.potential`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
+from envs.core.vector import nb_episode_seeds, nb_next
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
 from envs.roborally.rules import HAND, MAX_DAMAGE, REENTRY_DAMAGE, REGISTERS, RoboRallyGame, Robot, State
@@ -473,10 +484,9 @@ def take_sorted(deck, pos, k, hand):
 
 
 @numba.njit(cache=True)
-def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
-    """Shuffle every card not held in a register into the deck and deal 9 − damage cards (sorted) to each robot
-    on the board and not powered down; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
-    n = R.shape[0]
+def _free_cards(regs, deck):
+    """Every card not held in a register, ascending, into `deck`; returns how many."""
+    n = regs.shape[0]
     held = np.zeros(NUM_CARDS + 1, np.bool_)
     for i in range(n):
         for j in range(REGISTERS):
@@ -486,11 +496,14 @@ def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
         if not held[c]:
             deck[m] = c
             m += 1
-    for i in range(m - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
+    return m
+
+
+@numba.njit(cache=True)
+def _deal_hands(R, deck, m, meta, hands, hand_len):
+    """Deal the shuffled `deck[:m]`: 9 − damage cards (sorted) to each robot on the board and not powered down, in
+    seat order; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
+    n = R.shape[0]
     pos = 0
     for i in range(n):
         hand_len[i] = 0
@@ -504,6 +517,172 @@ def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
     for s in range(m - pos, NUM_CARDS):
         deck[s] = 0
     meta[M_DECK] = m - pos
+
+
+@numba.njit(cache=True)
+def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
+    """Shuffle every card not held in a register into the deck (Fisher–Yates on the SplitMix64 stream `rng`) and
+    deal 9 − damage cards (sorted) to each robot on the board and not powered down; the rest stays in
+    `deck[:meta[M_DECK]]` in draw order."""
+    m = _free_cards(regs, deck)
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    _deal_hands(R, deck, m, meta, hands, hand_len)
+
+
+@numba.njit(cache=True)
+def deal_seeded(R, regs, deck, meta, hands, hand_len, seed):
+    """`deal_kernel` shuffled as the plain engine shuffles (`RoboRallyGame._deal`: numpy's
+    `default_rng((seed, turn)).shuffle`, turn = `meta[M_TURN]`), so the hands and the deck equal the plain
+    engine's card for card: the vector env's deal."""
+    m = _free_cards(regs, deck)
+    np_shuffle(deck, m, seed, meta[M_TURN])
+    _deal_hands(R, deck, m, meta, hands, hand_len)
+
+
+# numpy's `default_rng(entropy).shuffle`, bit for bit: SeedSequence (numpy/random/bit_generator.pyx), PCG64 with
+# the XSL-RR output (pcg64.h) and bounded draws by masked rejection on 32-bit halves (`random_interval`). The plain
+# engine keeps numpy's generator (a readable `np.random.default_rng((seed, turn)).shuffle(deck)`); this is its
+# compiled twin, so both engines deal the same cards from one seed.
+_M32 = _U(0xFFFFFFFF)
+_SS_INIT_A = _U(0x43B0D7E5)
+_SS_MULT_A = _U(0x931E8875)
+_SS_INIT_B = _U(0x8B51F9DD)
+_SS_MULT_B = _U(0x58F38DED)
+_SS_MIX_L = _U(0xCA01F9DD)
+_SS_MIX_R = _U(0x4973F715)
+_PCG_MULT_HI = _U(0x2360ED051FC65DA4)
+_PCG_MULT_LO = _U(0x4385DF649FCCF645)
+
+
+@numba.njit(inline="always")
+def _hashmix(value, hc):
+    value = value ^ hc[0]
+    hc[0] = (hc[0] * _SS_MULT_A) & _M32
+    value = (value * hc[0]) & _M32
+    return value ^ (value >> _U(16))
+
+
+@numba.njit(inline="always")
+def _ss_mix(x, y):
+    r = ((_SS_MIX_L * x) - (_SS_MIX_R * y)) & _M32
+    return r ^ (r >> _U(16))
+
+
+@numba.njit(inline="always")
+def _mul64(a, b):
+    """The 128-bit product of two uint64, as (high, low)."""
+    a0 = a & _M32
+    a1 = a >> _U(32)
+    b0 = b & _M32
+    b1 = b >> _U(32)
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    p11 = a1 * b1
+    mid = (p00 >> _U(32)) + (p01 & _M32) + (p10 & _M32)
+    lo = (p00 & _M32) | ((mid & _M32) << _U(32))
+    hi = p11 + (p01 >> _U(32)) + (p10 >> _U(32)) + (mid >> _U(32))
+    return hi, lo
+
+
+@numba.njit(inline="always")
+def _pcg_step(st):
+    """st = [state_hi, state_lo, inc_hi, inc_lo]: state = state * MULT + inc (mod 2**128)."""
+    hi, lo = _mul64(st[1], _PCG_MULT_LO)
+    hi = hi + st[0] * _PCG_MULT_LO + st[1] * _PCG_MULT_HI
+    lo2 = lo + st[3]
+    carry = _U(1) if lo2 < lo else _U(0)
+    st[0] = hi + st[2] + carry
+    st[1] = lo2
+
+
+@numba.njit(inline="always")
+def _pcg_next64(st):
+    _pcg_step(st)
+    x = st[0] ^ st[1]
+    rot = st[0] >> _U(58)
+    return (x >> rot) | (x << ((_U(64) - rot) & _U(63)))
+
+
+@numba.njit(cache=True)
+def np_shuffle(deck, m, seed, turn):
+    """Shuffle `deck[:m]` in place exactly as `np.random.default_rng((seed, turn)).shuffle` does (seed, turn >= 0,
+    seed < 2**64)."""
+    # SeedSequence: the entropy words of (seed, turn), 32 bits at a time, low first (0 is one word).
+    words = np.zeros(6, np.uint64)
+    nw = 0
+    for v in (_U(seed), _U(turn)):
+        if v == _U(0):
+            words[nw] = _U(0)
+            nw += 1
+        while v > _U(0):
+            words[nw] = v & _M32
+            nw += 1
+            v = v >> _U(32)
+    hc = np.empty(1, np.uint64)
+    hc[0] = _SS_INIT_A
+    pool = np.zeros(4, np.uint64)
+    for i in range(4):
+        pool[i] = _hashmix(words[i] if i < nw else _U(0), hc)
+    for i_src in range(4):
+        for i_dst in range(4):
+            if i_src != i_dst:
+                pool[i_dst] = _ss_mix(pool[i_dst], _hashmix(pool[i_src], hc))
+    for i_src in range(4, nw):
+        for i_dst in range(4):
+            pool[i_dst] = _ss_mix(pool[i_dst], _hashmix(words[i_src], hc))
+    # generate_state(4, uint64): 8 words from the pool, paired little-endian.
+    out = np.zeros(4, np.uint64)
+    h = _SS_INIT_B
+    for i in range(8):
+        d = pool[i % 4] ^ h
+        h = (h * _SS_MULT_B) & _M32
+        d = (d * h) & _M32
+        d = d ^ (d >> _U(16))
+        if i % 2 == 0:
+            out[i // 2] = d
+        else:
+            out[i // 2] |= d << _U(32)
+    # PCG64 seeding: inc = (initseq << 1) | 1; state = 0; step; state += initstate; step.
+    st = np.zeros(4, np.uint64)
+    st[2] = (out[2] << _U(1)) | (out[3] >> _U(63))
+    st[3] = (out[3] << _U(1)) | _U(1)
+    _pcg_step(st)
+    lo = st[1] + out[1]
+    st[0] = st[0] + out[0] + (_U(1) if lo < st[1] else _U(0))
+    st[1] = lo
+    _pcg_step(st)
+    # Fisher–Yates from the top, j drawn by masked rejection on 32-bit halves of the 64-bit outputs.
+    have = False
+    half = _U(0)
+    for i in range(m - 1, 0, -1):
+        mx = _U(i)
+        mask = mx
+        mask |= mask >> _U(1)
+        mask |= mask >> _U(2)
+        mask |= mask >> _U(4)
+        mask |= mask >> _U(8)
+        mask |= mask >> _U(16)
+        while True:
+            if have:
+                have = False
+                v = half
+            else:
+                z = _pcg_next64(st)
+                half = z >> _U(32)
+                have = True
+                v = z & _M32
+            v = v & mask
+            if v <= mx:
+                break
+        j = np.int64(v)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
 
 
 # --------------------------------------------------------------------------------------------------- one robot alone
@@ -938,3 +1117,530 @@ class FastEngine:
         buf = np.zeros(HAND, np.int64)
         buf[:h.size] = h
         return enumerate_programs(buf, h.size, k, self.kinds)
+
+
+# --------------------------------------------------------------------------------------------------- the vector env
+
+#: A seat's policy code in the vector env: `RANDOM_CODE` plays a uniformly random legal action from the table's
+#: stream; `LEARNER_CODE` marks the learner's seat; codes >= 0 are passed to the decide kernel the env's kernels
+#: were compiled around (`agents.roborally.fast`).
+RANDOM_CODE = -1
+LEARNER_CODE = -2
+#: `Buffers.err[1]` statuses: an opponent's plan was not legal / ten thousand deals ended before the learner decided.
+ERR_OFF_PLAN = -2
+ERR_REDEALS = -3
+#: Observation fields the kernels write (offsets in `Settings.off`, in this order); the rest is `Settings.static`.
+OBS_FIELDS = ("own_robot", "other_robots", "facing", "own_next_flag", "own_archive", "hand", "registers", "locked",
+              "robots", "round", "turn")
+
+
+class Tables(NamedTuple):
+    """Every table of a vector env as arrays, one row a table (N tables, n robots).
+
+    The position: robots `R` (N, n, NFIELDS) int32, `regs` (N, n, 5) int32, `deck` (N, 84) int32 and `meta`
+    (N, 3) int32 (a `FastState` per row), the hands as dealt `hands` (N, n, 9) int32 with `hand_len`, the
+    placed slots `used` (bit masks), each slot's card class `cls` (N, n, 9), the programming sub-step `step`
+    (seat = step mod n, round = step div n), `over` and `capped` (over by `max_turns`); the episode's deal seed
+    `seed`. Then the learner's seat `learner`, each seat's policy code `codes` (N, n), the planning opponents'
+    slots `plan` (N, n, 5) with the turn they were planned `plan_turn` (-1: none) and their length `plan_len`,
+    the table's key `key` and episode counter `episode`, its random-opponent stream `rng`, the reward owed to the
+    learner's next step `carry`, the episode's return `ep_ret` and learner decisions `ep_len`; `scratch`
+    (1, A) int8, `cards` (5,) int64 and `trace` (0, n, NFIELDS) are scratch.
+    """
+
+    R: np.ndarray
+    regs: np.ndarray
+    deck: np.ndarray
+    meta: np.ndarray
+    hands: np.ndarray
+    hand_len: np.ndarray
+    used: np.ndarray
+    cls: np.ndarray
+    step: np.ndarray
+    over: np.ndarray
+    capped: np.ndarray
+    seed: np.ndarray
+    learner: np.ndarray
+    codes: np.ndarray
+    plan: np.ndarray
+    plan_turn: np.ndarray
+    plan_len: np.ndarray
+    key: np.ndarray
+    episode: np.ndarray
+    rng: np.ndarray
+    carry: np.ndarray
+    ep_ret: np.ndarray
+    ep_len: np.ndarray
+    scratch: np.ndarray
+    cards: np.ndarray
+    trace: np.ndarray
+
+
+def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:
+    """Zeroed `Tables` for `num_envs` tables of `num_robots` robots."""
+    N, n = num_envs, num_robots
+    i64, i32 = np.int64, np.int32
+    return Tables(
+        np.zeros((N, n, NFIELDS), i32), np.zeros((N, n, REGISTERS), i32), np.zeros((N, NUM_CARDS), i32),
+        np.zeros((N, 3), i32), np.zeros((N, n, HAND), i32), np.zeros((N, n), i64), np.zeros((N, n), i64),
+        np.zeros((N, n, HAND), i64), np.zeros(N, i64), np.zeros(N, np.bool_), np.zeros(N, np.bool_),
+        np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n, REGISTERS), i64),
+        np.full((N, n), -1, i64), np.zeros((N, n), i64), np.zeros(N, np.uint64), np.zeros(N, i64),
+        np.zeros(N, np.uint64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros((1, num_actions), np.int8),
+        np.zeros(REGISTERS, i64), np.zeros((0, n, NFIELDS), i32),
+    )
+
+
+class Buffers(NamedTuple):
+    """What a vector step hands back (filled in place): `obs` (N, D) float32 and `mask` (N, A) int8 of the
+    learner's next decision, `reward`, `term`, `trunc`; for tables whose episode ended (`done`): `final_obs`,
+    `final_seat`, `final_deal`, `final_ret`, `final_len`; `refused` whether the learner's action was refused and
+    `illegal` which it was; `err` (row, status, seat, action) of the first opponent failure (row -1: none)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    reward: np.ndarray
+    term: np.ndarray
+    trunc: np.ndarray
+    final_obs: np.ndarray
+    done: np.ndarray
+    illegal: np.ndarray
+    final_seat: np.ndarray
+    final_deal: np.ndarray
+    final_ret: np.ndarray
+    final_len: np.ndarray
+    refused: np.ndarray
+    err: np.ndarray
+
+
+class Settings(NamedTuple):
+    """A vector env's fixed settings: `num_actions`, `rounds` (5, or 6 with the power round), `progress` (the
+    shaped reward), `max_turns` (game turns, -1: none), `fixed_seat` (-1: drawn), `illegal_reward`, the line-up's
+    codes `line_codes[k]` (the opponent k + 1 seats after the learner); the start robots `R0` (n, NFIELDS) and
+    their potentials `phi0`; for observations `lives` (the encoder's), `static` (the board planes, D float32),
+    `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2)."""
+
+    num_actions: int
+    rounds: int
+    progress: bool
+    max_turns: int
+    fixed_seat: int
+    illegal_reward: float
+    line_codes: np.ndarray
+    R0: np.ndarray
+    phi0: np.ndarray
+    lives: int
+    static: np.ndarray
+    off: np.ndarray
+    flags: np.ndarray
+
+
+class VectorKernels(NamedTuple):
+    """The compiled `reset(bd, T, B, S, fresh)` and `step(bd, T, B, S, actions)` of a vector env, built around one
+    decide kernel (`vec_reset` / `vec_step` inlined with it)."""
+
+    reset: Any
+    step: Any
+
+
+@numba.njit(inline="always")
+def potential_of(bd, R, i):
+    """`rules.potential` of robot i of the robots `R` (the same float arithmetic)."""
+    W, H, nflags, dist = bd[0], bd[1], bd[9], bd[15]
+    nf = R[i, RNF]
+    if R[i, RELIM] or nf >= nflags:
+        return 0.0
+    if R[i, RON]:
+        x, y = R[i, RX], R[i, RY]
+    else:
+        x, y = R[i, RAX], R[i, RAY]
+    big = W + H
+    d = dist[nf, y, x]
+    if d < 0:
+        d = big
+    return (nf + 1 - min(d, big) / big) / nflags
+
+
+@numba.njit(inline="always")
+def learner_return(bd, T, r, S):
+    """`RoboRallyGame.returns(state)[learner]` of table r."""
+    L = T.learner[r]
+    R = T.R[r]
+    w = 1.0 if T.meta[r, M_WINNER] == L else 0.0
+    if not S.progress:
+        return w
+    ended = T.meta[r, M_WINNER] >= 0
+    if not ended:
+        ended = True
+        for i in range(R.shape[0]):
+            if not R[i, RELIM]:
+                ended = False
+    pot = 0.0 if ended else potential_of(bd, R, L)
+    return w + pot - S.phi0[L]
+
+
+@numba.njit(inline="always")
+def _may_power(R, i):
+    if R[i, RON] == 0 or R[i, RELIM]:
+        return False
+    if R[i, RPD]:
+        return True
+    return R[i, RDMG] >= 1 and R[i, RANN] == 0
+
+
+@numba.njit(inline="always")
+def mask_row(T, r, S, seat, out, o):
+    """`RoboRallyGame.seat_mask` (register mode) of `seat` at table r into `out[o]` (int8); returns the count."""
+    for a in range(S.num_actions):
+        out[o, a] = 0
+    n = T.R.shape[1]
+    rnd = T.step[r] // n
+    if rnd < REGISTERS:
+        hl = T.hand_len[r, seat]
+        free = REGISTERS - _locked(T.R[r, seat, RDMG])
+        if hl == 0 or rnd >= min(free, hl):
+            out[o, HAND] = 1
+            return 1
+        used = T.used[r, seat]
+        seen = 0
+        count = 0
+        for i in range(hl):
+            if not (used >> i) & 1:
+                c = T.cls[r, seat, i]
+                if not (seen >> c) & 1:
+                    seen |= 1 << c
+                    out[o, i] = 1
+                    count += 1
+        return count
+    out[o, HAND] = 1
+    if _may_power(T.R[r], seat):
+        out[o, HAND + 1] = 1
+        return 2
+    return 1
+
+
+@numba.njit(inline="always")
+def _card_code(out, o, at, card, kinds):
+    out[o, at + kinds[card]] = 1.0
+    out[o, at + 7] = card / NUM_CARDS
+
+
+@numba.njit(inline="always")
+def observe_row(bd, T, r, seat, S, out, o):
+    """`RoboRallyEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit)."""
+    W, H, kinds = bd[0], bd[1], bd[14]
+    nflags = bd[9]
+    off = S.off
+    hw = H * W
+    out[o, :] = S.static
+    R = T.R[r]
+    n = R.shape[0]
+    for i in range(n):
+        if R[i, RON] == 0:
+            continue
+        sq = R[i, RY] * W + R[i, RX]
+        out[o, (off[0] if i == seat else off[1]) + sq] = 1.0
+        out[o, off[2] + R[i, RF] * hw + sq] = 1.0
+    nf = R[seat, RNF]
+    if nf < nflags:
+        out[o, off[3] + S.flags[nf, 1] * W + S.flags[nf, 0]] = 1.0
+    if R[seat, RAX] >= 0:
+        out[o, off[4] + R[seat, RAY] * W + R[seat, RAX]] = 1.0
+    used = T.used[r, seat]
+    for s in range(T.hand_len[r, seat]):
+        _card_code(out, o, off[5] + s * 9, T.hands[r, seat, s], kinds)
+        out[o, off[5] + s * 9 + 8] = float((used >> s) & 1)
+    for j in range(REGISTERS):
+        c = T.regs[r, seat, j]
+        if c:
+            _card_code(out, o, off[6] + j * 8, c, kinds)
+    lives = max(S.lives, 1)
+    for rel in range(n):
+        i = (seat + rel) % n
+        nl = _locked(R[i, RDMG]) if R[i, RON] else 0
+        for j in range(REGISTERS - nl, REGISTERS):
+            c = T.regs[r, i, j]
+            if c:
+                _card_code(out, o, off[7] + (rel * REGISTERS + j) * 8, c, kinds)
+        b = off[8] + rel * 14
+        out[o, b] = min(R[i, RDMG], 10) / 10
+        out[o, b + 1] = min(R[i, RLIVES], lives) / lives
+        out[o, b + 2] = R[i, RNF] / nflags
+        out[o, b + 3] = R[i, RON]
+        out[o, b + 4] = R[i, RPD]
+        out[o, b + 5] = R[i, RANN]
+        out[o, b + 6] = R[i, RSTAY]
+        out[o, b + 7] = R[i, RELIM]
+        out[o, b + 8] = min(max(R[i, RX], 0), W - 1) / max(W - 1, 1)
+        out[o, b + 9] = min(max(R[i, RY], 0), H - 1) / max(H - 1, 1)
+        out[o, b + 10 + R[i, RF]] = 1.0
+    out[o, off[9] + min(T.step[r] // n, REGISTERS)] = 1.0
+    if S.max_turns > 0:
+        out[o, off[10]] = min(T.meta[r, M_TURN] / S.max_turns, 1.0)
+
+
+@numba.njit(cache=True)
+def observe_rows(bd, T, rows, seats, S, out):
+    """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (as `RoboRallyEncoder`)."""
+    for k in range(rows.shape[0]):
+        observe_row(bd, T, rows[k], seats[k], S, out, k)
+
+
+@numba.njit(inline="always")
+def _new_hands(bd, T, r):
+    """Deal table r's turn (the plain engine's shuffle) and class every hand's slots."""
+    deal_seeded(T.R[r], T.regs[r], T.deck[r], T.meta[r], T.hands[r], T.hand_len[r], T.seed[r])
+    for i in range(T.R.shape[1]):
+        hand_classes(T.hands[r, i], T.hand_len[r, i], bd[14], T.cls[r, i])
+
+
+@numba.njit(inline="always")
+def _check_over(T, r, S):
+    """`RoboRallyGame.over_reason`: a win, every robot eliminated, or `max_turns` (capped)."""
+    if T.meta[r, M_WINNER] >= 0:
+        T.over[r] = True
+        return
+    alive = False
+    for i in range(T.R.shape[1]):
+        if not T.R[r, i, RELIM]:
+            alive = True
+    if not alive:
+        T.over[r] = True
+    elif S.max_turns > 0 and T.meta[r, M_TURN] >= S.max_turns:
+        T.over[r] = True
+        T.capped[r] = True
+
+
+@numba.njit(inline="always")
+def apply_row(bd, T, r, S, seat, a):
+    """`RoboRallyGame.apply` (register mode) of `seat`'s legal action `a` at table r: place the card or the power
+    choice; after the turn's last sub-step the turn runs (`turn_kernel`) and the next one is dealt."""
+    n = T.R.shape[1]
+    rnd = T.step[r] // n
+    if rnd < REGISTERS:
+        if a != HAND:
+            T.regs[r, seat, rnd] = T.hands[r, seat, a]
+            T.used[r, seat] |= 1 << a
+    elif a == HAND + 1:
+        if T.R[r, seat, RPD]:
+            T.R[r, seat, RSTAY] = 1
+        else:
+            T.R[r, seat, RANN] = 1
+    T.step[r] += 1
+    if T.step[r] < S.rounds * n:
+        return
+    turn_kernel(bd, T.R[r], T.regs[r], T.deck[r], T.meta[r], T.trace)
+    T.step[r] = 0
+    for i in range(n):
+        T.used[r, i] = 0
+    if T.meta[r, M_WINNER] >= 0:
+        for i in range(n):
+            T.hand_len[r, i] = 0  # a won game deals no more
+    else:
+        _new_hands(bd, T, r)
+    _check_over(T, r, S)
+
+
+@numba.njit(inline="always")
+def _nth_legal(row, k):
+    for a in range(row.shape[0]):
+        if row[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@numba.njit(inline="always")
+def opponent_action(decide, bd, T, r, S, seat):
+    """The action of the opponent at `seat` of table r: uniformly random legal (`RANDOM_CODE`, the table's
+    stream), or as `agents.roborally.solo.ProgramPlanner.act` plays `decide`'s program (planned at its first
+    decision of a turn that offers a choice; the only legal action where there is one; NOOP in the power
+    round). `decide` draws from the table's stream (`T.rng[r:r + 1]`, the same SplitMix64 state as `nb_next`'s)
+    where it is random. -1: the plan is not legal."""
+    count = mask_row(T, r, S, seat, T.scratch, 0)
+    row = T.scratch[0]
+    if count == 1:
+        return _nth_legal(row, 0)
+    code = T.codes[r, seat]
+    if code == RANDOM_CODE:
+        return _nth_legal(row, np.int64(nb_next(T.rng, r) % np.uint64(count)))
+    n = T.R.shape[1]
+    rnd = T.step[r] // n
+    if rnd >= REGISTERS:
+        return HAND
+    turn = T.meta[r, M_TURN]
+    if T.plan_turn[r, seat] != turn or T.plan_len[r, seat] <= rnd:
+        hl = T.hand_len[r, seat]
+        decide(code, bd, T.R[r], T.regs[r], seat, T.hands[r, seat], hl, bd[14], T.rng[r:r + 1], T.cards)
+        k = min(REGISTERS - _locked(T.R[r, seat, RDMG]), hl)
+        for j in range(k):
+            T.plan[r, seat, j] = -1
+            for s in range(hl):
+                if T.hands[r, seat, s] == T.cards[j]:
+                    T.plan[r, seat, j] = s
+        T.plan_turn[r, seat] = turn
+        T.plan_len[r, seat] = k
+    if rnd >= T.plan_len[r, seat]:
+        return -1
+    s = T.plan[r, seat, rnd]
+    if s < 0 or not row[s]:
+        return -1
+    return s
+
+
+@numba.njit(inline="always")
+def advance_row(decide, bd, T, B, r, S):
+    """Play table r's opponents until the learner is to act or the game ends; False when an opponent failed."""
+    n = T.R.shape[1]
+    L = T.learner[r]
+    while not T.over[r]:
+        seat = T.step[r] % n
+        if seat == L:
+            return True
+        a = opponent_action(decide, bd, T, r, S, seat)
+        if a < 0:
+            _fail(B, r, ERR_OFF_PLAN, seat, a)
+            return False
+        apply_row(bd, T, r, S, seat, a)
+    return True
+
+
+@numba.njit(inline="always")
+def _fail(B, r, status, seat, act):
+    if B.err[0] < 0:
+        B.err[0] = r
+        B.err[1] = status
+        B.err[2] = seat
+        B.err[3] = act
+
+
+@numba.njit(inline="always")
+def start_row(decide, bd, T, B, S, r):
+    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode counter),
+    seat the line-up and play the opponents up to the learner's first decision; their return goes to `carry`.
+    A deal that ends before the learner decides (never in RoboRally: the learner programs in the first turn)
+    would be dealt again from the next episode index, the seat kept, as `OpponentEnv` does."""
+    n = T.R.shape[1]
+    seat = S.fixed_seat
+    for attempt in range(10_000):
+        e = T.episode[r]
+        T.episode[r] = e + 1
+        deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
+        if attempt == 0 and S.fixed_seat < 0:
+            seat = drawn
+        T.seed[r] = deal_seed
+        T.learner[r] = seat
+        T.rng[r] = stream
+        T.codes[r, seat] = LEARNER_CODE
+        for k in range(n - 1):
+            T.codes[r, (seat + k + 1) % n] = S.line_codes[k]
+        for i in range(n):
+            for f in range(NFIELDS):
+                T.R[r, i, f] = S.R0[i, f]
+            for j in range(REGISTERS):
+                T.regs[r, i, j] = 0
+            T.used[r, i] = 0
+            T.plan_turn[r, i] = -1
+            T.plan_len[r, i] = 0
+        T.meta[r, M_WINNER] = -1
+        T.meta[r, M_TURN] = 0
+        T.meta[r, M_DECK] = 0
+        T.step[r] = 0
+        T.over[r] = False
+        T.capped[r] = False
+        T.ep_ret[r] = 0.0
+        T.ep_len[r] = 0
+        _new_hands(bd, T, r)
+        before = learner_return(bd, T, r, S)
+        if not advance_row(decide, bd, T, B, r, S):
+            return
+        if not T.over[r]:
+            T.carry[r] = learner_return(bd, T, r, S) - before
+            return
+    _fail(B, r, ERR_REDEALS, -1, -1)
+
+
+@numba.njit(inline="always")
+def vec_reset(decide, bd, T, B, S, fresh):
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
+    for r in range(T.seed.shape[0]):
+        if fresh:
+            T.episode[r] = 0
+        start_row(decide, bd, T, B, S, r)
+        observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+        mask_row(T, r, S, T.learner[r], B.mask, r)
+
+
+@numba.njit(inline="always")
+def vec_step(decide, bd, T, B, S, actions):
+    """One learner decision per table (`actions[r]`), the opponents up to its next one; an ended episode is
+    observed into `final_obs` and the table dealt anew in the same call (same-step autoreset).
+
+    A refused action (out of range or illegal) changes nothing at the table and ends its episode with
+    `illegal_reward`. Rewards as `OpponentEnv` adds them: (return after the learner's move − before) + the
+    `carry` of the opponents' moves before its first decision, + (return after the opponents' − after the move).
+    A game stopped by `max_turns` is a truncation (as `env()` shows it), every other end a termination.
+    """
+    B.err[0] = -1
+    for r in range(T.seed.shape[0]):
+        a = actions[r]
+        L = T.learner[r]
+        B.illegal[r] = -1
+        B.refused[r] = False
+        ok = 0 <= a < S.num_actions
+        if ok:
+            mask_row(T, r, S, L, T.scratch, 0)
+            ok = T.scratch[0, a] != 0
+        if not ok:
+            rew = S.illegal_reward
+            term = True
+            trunc = False
+            B.illegal[r] = a
+            B.refused[r] = True
+        else:
+            before = learner_return(bd, T, r, S)
+            apply_row(bd, T, r, S, L, a)
+            mid = learner_return(bd, T, r, S)
+            rew = (mid - before) + T.carry[r]
+            advance_row(decide, bd, T, B, r, S)
+            rew += learner_return(bd, T, r, S) - mid
+            trunc = T.capped[r]
+            term = T.over[r] and not trunc
+        T.carry[r] = 0.0
+        T.ep_ret[r] += rew
+        T.ep_len[r] += 1
+        B.reward[r] = rew
+        B.term[r] = term
+        B.trunc[r] = trunc
+        done = term or trunc
+        B.done[r] = done
+        if done:
+            observe_row(bd, T, r, L, S, B.final_obs, r)
+            B.final_seat[r] = L
+            B.final_deal[r] = T.seed[r]
+            B.final_ret[r] = T.ep_ret[r]
+            B.final_len[r] = T.ep_len[r]
+            start_row(decide, bd, T, B, S, r)
+        observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+        mask_row(T, r, S, T.learner[r], B.mask, r)
+
+
+@numba.njit(inline="always")
+def _no_decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
+    for j in range(out.shape[0]):
+        out[j] = 0  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
+
+
+@numba.njit(cache=True)
+def _random_reset(bd, T, B, S, fresh):
+    vec_reset(_no_decide, bd, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _random_step(bd, T, B, S, actions):
+    vec_step(_no_decide, bd, T, B, S, actions)
+
+
+#: The env's own kernels: every opponent plays random legal actions (`RANDOM_CODE`).
+RANDOM_KERNELS = VectorKernels(_random_reset, _random_step)

@@ -388,7 +388,11 @@ class RoboRallyGame:
     # ------------------------------------------------------------------ setup
     def initial_state(self, rng: np.random.Generator) -> State:
         """Robots on their start squares, the first deal drawn from a seed taken from `rng`."""
-        seed = int(rng.integers(2**63 - 1))
+        return self.deal(int(rng.integers(2**63 - 1)))
+
+    def deal(self, seed: int) -> State:
+        """The game of deal seed `seed`: robots on their start squares, turn t's cards shuffled from (seed, t)
+        (a vector env's `info["deal_seed"]` replays here; `envs.roborally.fast.deal_seeded` deals the same)."""
         return self._deal(seed, 0, self.initial_robots(), ((0,) * REGISTERS,) * self.num_players, ())
 
     def setup(self, robots: list[Robot], seed: int = 0, registers=None, turn: int = 0) -> State:

@@ -95,4 +95,5 @@ SPEC = GameSpec(
     agents_module="agents.roborally",
     evaluate_module="evaluate.roborally.boards",
     train_presets="train.presets.roborally",
+    vector_kernels="agents.roborally.fast",
 )

@@ -1,0 +1,162 @@
+"""RoboRally as a batched compiled environment: `num_envs` races, one learner robot each, stepped in one call.
+
+Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds, bad input) and the compiled
+engine's vector kernels (`envs.roborally.fast`: `turn_kernel` runs every turn, `deal_seeded` deals as the plain
+engine does). One learner decision is what it is in `OpponentEnv` and `env()`: one programming sub-step of
+`action_mode="register"` (a card for the round's register, NOOP, or POWER_DOWN in the power round), forced
+NOOPs included; the observation is `RoboRallyEncoder`'s of the learner's view and the reward the change of its
+`RoboRallyGame.returns` (`reward="win"` or `"progress"`), so a policy trained here plays in `OpponentEnv` and
+`env()` unchanged. A race stopped by the game's `max_turns` (game turns, the game's option as in `env()`) is a
+truncation, every other end a termination.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.core.options import make_config
+from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel
+from envs.roborally import fast
+from envs.roborally.encoding import RoboRallyEncoder
+from envs.roborally.rules import Config, RoboRallyGame, potential
+
+
+class RoboRallyVectorEnv(CompiledVectorEnv):
+    """`num_envs` RoboRally races against compiled opponents (see `envs.core.vector` for the contract).
+
+    Args:
+        num_envs: tables (>= 1).
+        opponents: `num_robots - 1` `OpponentKernel`s; `opponents[k]` drives the robot k + 1 seats after the
+            learner's. Kernels other than `RANDOM` must share one `kernels` object.
+        seed: the vector env's seed (None: fresh); table i's episodes follow from `table_key(seed, i)` alone,
+            and each episode's `info["deal_seed"]` replays in `RoboRallyGame.deal`.
+        control: `"one_seat"` (the only one so far).
+        seat: fix the learner's robot (None: drawn per episode from the table's stream).
+        strict: raise `IllegalActionError` on a refused action.
+        copy: return fresh arrays (True) or the env's own buffers (False).
+        illegal_reward: the reward of a refused action (non-strict).
+        **options: game options (`envs.roborally.rules.Config`: board, num_robots, rules, reward, max_turns in
+            game turns, ...); `action_mode` must be "register".
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        opponents: Sequence[OpponentKernel],
+        seed: int | None = None,
+        control: str = "one_seat",
+        seat: int | None = None,
+        strict: bool = False,
+        copy: bool = True,
+        illegal_reward: float = -1.0,
+        **options: Any,
+    ):
+        if control != "one_seat":
+            raise ValueError(f"control must be 'one_seat' for RoboRally's vector env (so far), got {control!r}")
+        if "max_cycles" in options:
+            from envs.roborally.env import game_turn_limit
+
+            options = game_turn_limit(options)
+        self.config: Config = make_config(Config, options)
+        if self.config.action_mode != "register":
+            raise ValueError(f"action_mode must be 'register' for RoboRally's vector env, got "
+                             f"{self.config.action_mode!r}")
+        self.game = RoboRallyGame(self.config)
+        self.encoder = RoboRallyEncoder(self.game)
+        self.engine = fast.FastEngine(self.game)
+        n = self.game.num_players
+        opponents = list(opponents)
+        if len(opponents) != n - 1:
+            raise ValueError(f"{n}-robot game needs {n - 1} opponents, got {len(opponents)}")
+        kernels = None
+        for opp in opponents:
+            if not isinstance(opp, OpponentKernel):
+                raise ValueError(f"opponents must be OpponentKernel objects (agents.vector_env resolves agent ids), "
+                                 f"got {opp!r}")
+            if opp.code == RANDOM.code:
+                continue
+            if opp.kernels is None or (kernels is not None and opp.kernels is not kernels):
+                raise ValueError(f"opponent {opp.name!r}: every non-random opponent must come with the same "
+                                 "compiled kernels (one decide kernel per env)")
+            kernels = opp.kernels
+        self.opponents = tuple(opponents)
+        self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
+        self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
+                    strict=strict, copy=copy, illegal_reward=illegal_reward)
+        lay = self.encoder.layout
+        b = self.game.board
+        r0 = self.engine.pack(self.game.deal(0)).robots
+        self._settings = fast.Settings(
+            self.game.num_actions, self.game.rounds, self.config.reward == "progress",
+            -1 if self.config.max_turns is None else int(self.config.max_turns), self.fixed_seat,
+            self.illegal_reward, np.array([o.code for o in opponents], np.int64), r0,
+            np.array([potential(b, r) for r in self.game.initial_robots()], np.float64), int(self.game.lives),
+            self.encoder._static.astype(np.float32), np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
+            np.array(b.flags, np.int64).reshape(-1, 2),
+        )
+        self._tables = fast.new_tables(self.num_envs, n, self.game.num_actions)
+        self._buffers = fast.Buffers(
+            self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
+            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
+            np.full(4, -1, np.int64),
+        )
+
+    # --- kernels ------------------------------------------------------------------------------
+    def _start_all(self, fresh: bool) -> None:
+        self._tables.key[:] = self._keys
+        self._buffers.err[0] = -1
+        self._kernels.reset(self.engine.board, self._tables, self._buffers, self._settings, fresh)
+        self._check_err()
+
+    def _step_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(self.engine.board, self._tables, self._buffers, self._settings, actions)
+        self._check_err()
+
+    def _check_err(self) -> None:
+        row, status, seat, act = (int(x) for x in self._buffers.err)
+        if row < 0:
+            return
+        if status == fast.ERR_REDEALS:
+            raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
+        code = int(self._tables.codes[row, seat])
+        who = next((o.name for o in self.opponents if o.code == code), f"code {code}")
+        raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} planned a program that is not legal")
+
+    def _seats(self) -> np.ndarray:
+        return self._tables.learner
+
+    def _deal_seeds(self) -> np.ndarray:
+        return self._tables.seed
+
+    # --- tools ---------------------------------------------------------------------------------
+    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
+        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+        fast.observe_rows(self.engine.board, self._tables, rows, seats, self._settings, out)
+        return out
+
+    def robots(self, row: int) -> tuple:
+        """The `rules.Robot`s of table `row` now."""
+        T = self._tables
+        return self.engine.robots_of(fast.FastState(T.R[row], T.regs[row], T.deck[row], T.meta[row]))
+
+    def render(self, row: int = 0) -> str:
+        """Text picture of table `row`'s board and robots (`envs.roborally.render.ansi`)."""
+        from envs.roborally import render
+
+        T = self._tables
+        return (f"table {row} (learner robot {int(T.learner[row]) + 1}), turn {int(T.meta[row, fast.M_TURN]) + 1}, "
+                f"sub-step {int(T.step[row])}:\n" + render.ansi(self.game.board, self.robots(row)))
+
+
+def vector_env(num_envs: int, **kwargs: Any) -> RoboRallyVectorEnv:
+    """`num_envs` RoboRally races against compiled opponents, as a Gymnasium `VectorEnv`: `RoboRallyVectorEnv`'s
+    arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what `agents.vector_env` resolves
+    agent ids to; the game's options as further keywords)."""
+    return RoboRallyVectorEnv(num_envs, **kwargs)
