@@ -607,6 +607,8 @@ def vec_step(decide, T, B, S, actions):
         if S.all_seats:
             # player_0's return (zero-sum: player_1's is its negative)
             T.ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
+        else:
+            T.ep_ret[r] += rew
         T.ep_len[r] += 1
         B.reward[r] = rew
         B.term[r] = term

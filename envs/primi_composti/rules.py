@@ -372,7 +372,9 @@ class PrimiCompostiGame:
         A deck order (a sequence of cards, not an integer) is still taken, as `deal_from(order)`: the
         meaning of `deal` before it took seeds.
         """
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if isinstance(seed, (bool, np.bool_)):
+            raise ValueError(f"a deal seed must be an integer in 0..2**64-1, got {seed!r}")
+        if isinstance(seed, (int, np.integer)):
             if not 0 <= int(seed) < 2**64:
                 raise ValueError(f"a deal seed must be an integer in 0..2**64-1, got {seed!r}")
             return self._deal(shuffled_cards(self.cards, int(seed)))
