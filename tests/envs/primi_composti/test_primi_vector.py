@@ -323,7 +323,7 @@ def test_bad_arguments():
 def test_max_turns_truncates_as_opponent_env():
     env = agents.vector_env("primi_composti", 3, opponents=[GREEDY], seed=0, seat=0, max_turns=5, cards_per_player=6)
     env.reset()
-    for t in range(2):
+    for _ in range(2):
         _, _, term, trunc, _ = env.step(env.action_masks().argmax(axis=1))
         assert not (term | trunc).any()
     _, _, term, trunc, info = env.step(env.action_masks().argmax(axis=1))  # the learner's third card: move 5
