@@ -11,6 +11,9 @@
     action sizes, a fixed mask): n_steps 64, batch 8,192, 2 epochs, 1,024
     tables. Target: at least half the cost-free ceiling.
 (c) Simple poker's (numpy) vector env against `simple_poker/nash`, as (a); target >= 2,000,000.
+(d) Primi Composti's vector env (version 1, 2 players, 12 cards each) against `primi_composti/greedy_rand`, as
+    (a), with `minimax?depth=2`/`4` opponents beside it, and MaskablePPO on it against the cost-free env as (b);
+    target >= 1,000,000 learner steps/s at 1,024 tables.
 
 Rates are per CPU-second of this process (`time.process_time`; the machine is
 shared) with torch and numba on one thread.
@@ -33,6 +36,8 @@ import numpy as np  # noqa: E402
 OPPONENTS = ["lama/first"] * 3
 OPTIONS = {"rules": "official", "reward": "dense"}
 POKER_OPPONENTS = ["simple_poker/nash"]
+PRIMI_OPPONENTS = ["primi_composti/greedy_rand"]
+PRIMI_OPTIONS = {"version": 1}
 
 
 def _clock() -> float:
@@ -61,12 +66,16 @@ def random_legal_actions(mask, state, out):
                 k -= 1
 
 
-def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True, game: str = "lama") -> float:
+def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True, game: str = "lama",
+                         opponents: list[str] | None = None) -> float:
     """Learner steps/s of the vector env under random legal actions."""
     import agents
 
     if game == "lama":
         venv = agents.vector_env("lama", num_envs, opponents=OPPONENTS, seed=0, copy=copy, **OPTIONS)
+    elif game == "primi_composti":
+        venv = agents.vector_env(game, num_envs, opponents=opponents or PRIMI_OPPONENTS, seed=0, copy=copy,
+                                 **PRIMI_OPTIONS)
     else:
         venv = agents.vector_env(game, num_envs, opponents=POKER_OPPONENTS, seed=0, copy=copy)
     venv.reset()
@@ -96,6 +105,13 @@ def opponent_env_steps_per_sec(seconds: float, game_name: str = "lama") -> float
 
         game = LamaGame(Config(**OPTIONS))
         enc, opp_ids = LamaEncoder(game), OPPONENTS
+    elif game_name == "primi_composti":
+        from envs.primi_composti.encoding import PrimiCompostiEncoder
+        from envs.primi_composti.rules import Config as PrimiConfig
+        from envs.primi_composti.rules import PrimiCompostiGame
+
+        game = PrimiCompostiGame(PrimiConfig(**PRIMI_OPTIONS))
+        enc, opp_ids = PrimiCompostiEncoder(game), PRIMI_OPPONENTS
     else:
         from envs.simple_poker.encoding import SimplePokerEncoder
         from envs.simple_poker.rules import SimplePokerGame
@@ -121,7 +137,8 @@ def aec_steps_per_sec(seconds: float, game: str = "lama") -> float:
     """Steps/s (all seats) of `<game>_v0.env()` under random legal play."""
     import importlib
 
-    env = importlib.import_module(f"envs.{game}_v0").env(**(OPTIONS if game == "lama" else {}))
+    env = importlib.import_module(f"envs.{game}_v0").env(**{"lama": OPTIONS, "primi_composti": PRIMI_OPTIONS}.get(
+        game, {}))
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     steps = 0
@@ -182,6 +199,40 @@ def ppo_steps_per_sec(make_env, total: int, num_envs: int) -> float:
     return total / (_clock() - t0)
 
 
+def primi_table(seconds: float, ppo_steps: int) -> None:
+    """(d): Primi Composti's rows."""
+    import agents
+
+    g = "primi_composti"
+    t0 = time.perf_counter()
+    agents.vector_env(g, 1, opponents=PRIMI_OPPONENTS, seed=0, **PRIMI_OPTIONS).reset()
+    print(f"Primi Composti vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
+    opp = opponent_env_steps_per_sec(seconds, g)
+    aec = aec_steps_per_sec(seconds, g)
+    print("Primi Composti (version 1, 2 players, 12 cards each) vs primi_composti/greedy_rand, random legal learner "
+          "actions, per CPU-second:")
+    print(f"  OpponentEnv (Python agent)           {opp:>12,.0f} learner steps/s")
+    print(f"  primi_composti_v0.env() (AEC)        {aec:>12,.0f} steps/s")
+    for n in (1, 64, 1024):
+        v = vector_steps_per_sec(n, seconds, game=g)
+        print(f"  vector_env num_envs={n:<5}            {v:>12,.0f} learner steps/s  "
+              f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.0f}x env()")
+    v = vector_steps_per_sec(1024, seconds, copy=False, game=g)
+    print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 1,000,000)")
+    for depth, n in ((2, 1024), (4, 64)):
+        v = vector_steps_per_sec(n, seconds, copy=False, game=g, opponents=[f"primi_composti/minimax?depth={depth}"])
+        print(f"  vs minimax?depth={depth}, num_envs={n:<5}     {v:>12,.0f} learner steps/s  "
+              f"({1e6 / v:,.1f} us a step, the opponent's search included)")
+    n = 1024
+    free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env(g, n, opponents=PRIMI_OPPONENTS, seed=0,
+                                                                **PRIMI_OPTIONS)), ppo_steps, n)
+    real = ppo_steps_per_sec(lambda: agents.vector_env(g, n, opponents=PRIMI_OPPONENTS, seed=0, **PRIMI_OPTIONS),
+                             ppo_steps, n)
+    print(f"  MaskablePPO (as above), cost-free    {free:>12,.0f} learner steps/s")
+    print(f"  MaskablePPO on to_sb3(vector_env)    {real:>12,.0f} learner steps/s  = {real / free:.2f} of the "
+          "cost-free ceiling (target >= 0.5)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -216,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
               f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.1f}x env()")
     v = vector_steps_per_sec(1024, args.seconds, copy=False, game="simple_poker")
     print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 2,000,000)")
+    primi_table(args.seconds, args.ppo_steps)
     n = 1024
     free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env("lama", n, opponents=OPPONENTS, seed=0,
                                                                 **OPTIONS)), args.ppo_steps, n)
