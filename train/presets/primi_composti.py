@@ -4,10 +4,11 @@
     python -m train primi_composti --option version=1 --opponents primi_composti/greedy_rand
     python -m train primi_composti --self-play --baselines primi_composti/greedy_rand
 
-Measured with this preset (300,000 steps, 5 min on 2 busy cores; 1,000 games each,
-both seats): 20.4% [18.0, 22.8] wins vs greedy_rand and 80.0% [77.7, 82.3] vs rand
-(200,000 steps: 14.7% and 76.1%) — still improving, and far below greedy_rand itself
-(98.8% vs rand).
+greedy_rand has a compiled kernel, so the run takes the batched env (`agents.vector_env`).
+Measured with this preset (seed 1, one busy core, nice 5, load ~7; docs/primi_composti.md): 2.59M
+steps in 21 min; 0.646 [0.625, 0.667] wins vs greedy_rand on 2,000 held-out games (seed 991001),
+still rising (0.52 at 1M, 0.62 at 2M), and below minimax?depth=4 (paired: -0.228 [-0.245, -0.211]).
+The OpponentEnv-era preset (4 envs) reached 20.4% [18.0, 22.8] vs greedy_rand after 300,000 steps.
 """
 
 PRESET = {
