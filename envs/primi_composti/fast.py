@@ -12,6 +12,10 @@ positions not yet played; `stacks[s, h]` with heights `heights[s]` (s = 2·seat
 primes, 2·seat+1 composites); `scores[p]`. Operand pairs are the 6 stack pairs
 (i < j) in index order, as in the plain engine. `value` and `valid` are
 `rules.VALUE` and `rules.VALID` (passed in, so one compiled kernel serves all callers).
+
+Also here: the deal of a seed (`shuffle_cards`, `deal_seed`: `PrimiCompostiGame.deal(seed)` compiled) and
+the vector env's kernels (`vec_reset` / `vec_step`, many tables one row each, on the same `do_move`;
+`envs.primi_composti.vector`).
 """
 
 from __future__ import annotations
