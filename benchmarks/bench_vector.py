@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
+# this checkout's code (not an installed copy's) when run as a script from anywhere
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
