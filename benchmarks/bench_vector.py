@@ -14,6 +14,9 @@
 (d) RoboRally's vector env (the training preset's race: `race_easy`, 2 robots, `rules="seed"`, register by
     register, progress reward, 40 turns) against `random` (target >= 100,000 at 1,024 tables) and
     `roborally/greedy`, as (a), beside `OpponentEnv` with the same opponents.
+(e) Primi Composti's vector env (version 1, 2 players, 12 cards each) against `primi_composti/greedy_rand`, as
+    (a), with `minimax?depth=2`/`4` opponents beside it, and MaskablePPO on it against the cost-free env as (b);
+    target >= 1,000,000 learner steps/s at 1,024 tables.
 
 Rates are per CPU-second of this process (`time.process_time`; the machine is
 shared) with torch and numba on one thread.
@@ -25,8 +28,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
+# this checkout's code (not an installed copy's) when run as a script from anywhere
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -36,6 +42,8 @@ import numpy as np  # noqa: E402
 OPPONENTS = ["lama/first"] * 3
 OPTIONS = {"rules": "official", "reward": "dense"}
 POKER_OPPONENTS = ["simple_poker/nash"]
+PRIMI_OPPONENTS = ["primi_composti/greedy_rand"]
+PRIMI_OPTIONS = {"version": 1}
 
 
 def _clock() -> float:
@@ -64,12 +72,16 @@ def random_legal_actions(mask, state, out):
                 k -= 1
 
 
-def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True, game: str = "lama") -> float:
+def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True, game: str = "lama",
+                         opponents: list[str] | None = None) -> float:
     """Learner steps/s of the vector env under random legal actions."""
     import agents
 
     if game == "lama":
         venv = agents.vector_env("lama", num_envs, opponents=OPPONENTS, seed=0, copy=copy, **OPTIONS)
+    elif game == "primi_composti":
+        venv = agents.vector_env(game, num_envs, opponents=opponents or PRIMI_OPPONENTS, seed=0, copy=copy,
+                                 **PRIMI_OPTIONS)
     else:
         venv = agents.vector_env(game, num_envs, opponents=POKER_OPPONENTS, seed=0, copy=copy)
     venv.reset()
@@ -99,6 +111,13 @@ def opponent_env_steps_per_sec(seconds: float, game_name: str = "lama") -> float
 
         game = LamaGame(Config(**OPTIONS))
         enc, opp_ids = LamaEncoder(game), OPPONENTS
+    elif game_name == "primi_composti":
+        from envs.primi_composti.encoding import PrimiCompostiEncoder
+        from envs.primi_composti.rules import Config as PrimiConfig
+        from envs.primi_composti.rules import PrimiCompostiGame
+
+        game = PrimiCompostiGame(PrimiConfig(**PRIMI_OPTIONS))
+        enc, opp_ids = PrimiCompostiEncoder(game), PRIMI_OPPONENTS
     else:
         from envs.simple_poker.encoding import SimplePokerEncoder
         from envs.simple_poker.rules import SimplePokerGame
@@ -124,7 +143,8 @@ def aec_steps_per_sec(seconds: float, game: str = "lama") -> float:
     """Steps/s (all seats) of `<game>_v0.env()` under random legal play."""
     import importlib
 
-    env = importlib.import_module(f"envs.{game}_v0").env(**(OPTIONS if game == "lama" else {}))
+    env = importlib.import_module(f"envs.{game}_v0").env(**{"lama": OPTIONS, "primi_composti": PRIMI_OPTIONS}.get(
+        game, {}))
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     steps = 0
@@ -234,6 +254,38 @@ def roborally_rows(seconds: float) -> None:
             label = f"num_envs={n}" + ("" if copy else " copy=False")
             target = "  (target >= 100,000)" if n == 1024 and not copy and opp == "random" else ""
             print(f"    vector_env {label:<24} {v:>10,.0f} learner steps/s = {v / base:,.0f}x OpponentEnv{target}")
+def primi_table(seconds: float, ppo_steps: int) -> None:
+    """(e): Primi Composti's rows."""
+    import agents
+
+    g = "primi_composti"
+    t0 = time.perf_counter()
+    agents.vector_env(g, 1, opponents=PRIMI_OPPONENTS, seed=0, **PRIMI_OPTIONS).reset()
+    print(f"Primi Composti vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
+    opp = opponent_env_steps_per_sec(seconds, g)
+    aec = aec_steps_per_sec(seconds, g)
+    print("Primi Composti (version 1, 2 players, 12 cards each) vs primi_composti/greedy_rand, random legal learner "
+          "actions, per CPU-second:")
+    print(f"  OpponentEnv (Python agent)           {opp:>12,.0f} learner steps/s")
+    print(f"  primi_composti_v0.env() (AEC)        {aec:>12,.0f} steps/s")
+    for n in (1, 64, 1024):
+        v = vector_steps_per_sec(n, seconds, game=g)
+        print(f"  vector_env num_envs={n:<5}            {v:>12,.0f} learner steps/s  "
+              f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.0f}x env()")
+    v = vector_steps_per_sec(1024, seconds, copy=False, game=g)
+    print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 1,000,000)")
+    for depth, n in ((2, 1024), (4, 64)):
+        v = vector_steps_per_sec(n, seconds, copy=False, game=g, opponents=[f"primi_composti/minimax?depth={depth}"])
+        print(f"  vs minimax?depth={depth}, num_envs={n:<5}     {v:>12,.0f} learner steps/s  "
+              f"({1e6 / v:,.1f} us a step, the opponent's search included)")
+    n = 1024
+    free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env(g, n, opponents=PRIMI_OPPONENTS, seed=0,
+                                                                **PRIMI_OPTIONS)), ppo_steps, n)
+    real = ppo_steps_per_sec(lambda: agents.vector_env(g, n, opponents=PRIMI_OPPONENTS, seed=0, **PRIMI_OPTIONS),
+                             ppo_steps, n)
+    print(f"  MaskablePPO (as above), cost-free    {free:>12,.0f} learner steps/s")
+    print(f"  MaskablePPO on to_sb3(vector_env)    {real:>12,.0f} learner steps/s  = {real / free:.2f} of the "
+          "cost-free ceiling (target >= 0.5)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     v = vector_steps_per_sec(1024, args.seconds, copy=False, game="simple_poker")
     print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 2,000,000)")
     roborally_rows(args.seconds)
+    primi_table(args.seconds, args.ppo_steps)
     n = 1024
     free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env("lama", n, opponents=OPPONENTS, seed=0,
                                                                 **OPTIONS)), args.ppo_steps, n)

@@ -126,7 +126,7 @@ class TheGameChance(DeckChance):
 
 
 class PrimiCompostiChance(DeckChance):
-    """Primi Composti's shuffle (`PrimiCompostiGame.deal`). Zero-sum: a seat's return is its x minus the
+    """Primi Composti's shuffle (`PrimiCompostiGame.deal_from`). Zero-sum: a seat's return is its x minus the
     others' mean, with x = score (at most the cards' total value) plus 1 for a win; one card a move."""
 
     utility = "zero_sum"
@@ -139,8 +139,8 @@ class PrimiCompostiChance(DeckChance):
         self.utility_bounds = (-bound, bound)
 
     def deal(self, drawn: list[int]) -> Any:
-        """`PrimiCompostiGame.deal` of the drawn order."""
-        return self._game.deal(self.order(drawn))
+        """`PrimiCompostiGame.deal_from` the drawn order."""
+        return self._game.deal_from(self.order(drawn))
 
 
 #: The exported games and their chance models.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.primi_composti import fast as engine
 from envs.primi_composti.fast import best_bonus, do_move, setup, state_arrays, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
@@ -119,6 +120,21 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
         return best_i
     # Greedy: scan in the tie-break order, keep the first strictly better card.
     top = 6 if version == 1 else 5
+    if policy == 5:
+        # greedy_rand scans in dealt order: no order array to build (the vector env's hot opponent)
+        best = -1
+        best_i = -1
+        for i in range(k):
+            if (alive[mover] >> i) & 1:
+                c = hands[mover, i]
+                bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid)
+                s = bonus + value[c]
+                if s > best:
+                    best = s
+                    best_i = i
+                    if s >= top:
+                        break
+        return best_i
     order = np.empty(k, dtype=np.int64)
     n = 0
     for i in range(k):
@@ -189,3 +205,41 @@ def choose_card(game, state, policy: str) -> int:
     mover = game.current_player(state)
     i = choose(policy_code(policy), game.version, hands, alive, stacks, heights, scores, state.first, mover, VALUE, VALID)
     return int(hands[mover, i])
+
+
+# --- the vector env's opponents: `choose` compiled into the engine's vector kernels ------------------------------
+@njit(cache=True)
+def _vector_reset(T, B, S, fresh):
+    engine.vec_reset(choose, T, B, S, fresh)
+
+
+@njit(cache=True)
+def _vector_step(T, B, S, actions):
+    engine.vec_step(choose, T, B, S, actions)
+
+
+#: `envs.primi_composti.fast.vec_reset` / `vec_step` with the seed players' `choose` (what `opponent_kernel` carries).
+VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
+#: The agent ids `opponent_kernel` resolves (and the family `primi_composti/minimax?depth=N`).
+KERNEL_IDS = ("random", *(f"primi_composti/{p}" for p in POLICY_CODES), "primi_composti/minimax?depth=N")
+
+
+def opponent_kernel(agent_id: str, options: dict | None = None):
+    """The `OpponentKernel` of `agent_id` for `envs.primi_composti_v0.vector_env` (any game `options`), or None when
+    the agent has no kernel (the kernels play the seed's players exactly as `SeedPlayer`: same cards)."""
+    from agents.base import parse_id
+    from envs.core.vector import RANDOM, OpponentKernel
+
+    if agent_id == "random":
+        return RANDOM
+    base, kwargs = parse_id(agent_id)  # the registry's grammar (old spellings such as minimax_4 rewritten)
+    name = base.removeprefix("primi_composti/")
+    if base.startswith("primi_composti/") and name in POLICY_CODES and not kwargs:
+        return OpponentKernel(agent_id, POLICY_CODES[name], (), VECTOR_KERNELS)
+    if base == "primi_composti/minimax":
+        depth = kwargs.get("depth")
+        if set(kwargs) != {"depth"} or not str(depth).isdigit() or int(depth) < 1:
+            raise ValueError(f"primi_composti/minimax takes its search depth: primi_composti/minimax?depth=N "
+                             f"(N >= 1); got {agent_id!r}")
+        return OpponentKernel(agent_id, MINIMAX + int(depth), (), VECTOR_KERNELS)
+    return None

@@ -12,13 +12,20 @@ positions not yet played; `stacks[s, h]` with heights `heights[s]` (s = 2·seat
 primes, 2·seat+1 composites); `scores[p]`. Operand pairs are the 6 stack pairs
 (i < j) in index order, as in the plain engine. `value` and `valid` are
 `rules.VALUE` and `rules.VALID` (passed in, so one compiled kernel serves all callers).
+
+Also here: the deal of a seed (`shuffle_cards`, `deal_seed`: `PrimiCompostiGame.deal(seed)` compiled) and
+the vector env's kernels (`vec_reset` / `vec_step`, many tables one row each, on the same `do_move`;
+`envs.primi_composti.vector`).
 """
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit
 
+from envs.core.vector import nb_episode_seeds
 from envs.primi_composti.rules import MAX_CARD
 
 _PA = np.array([0, 0, 0, 1, 1, 2], dtype=np.int64)
@@ -161,3 +168,498 @@ def supports(game) -> bool:
     """Whether the fast path implements `game`'s configuration."""
     cfg = game.config
     return game.num_players == 2 and cfg.steal_choice == "max" and not cfg.allow_revealed_operand and MAX_CARD >= game.max_card
+
+
+# --- the deal of a seed (`rules.shuffled_cards` compiled) -------------------------------------------------------
+_U = np.uint64
+_GOLDEN = _U(0x9E3779B97F4A7C15)
+_MIX1 = _U(0xBF58476D1CE4E5B9)
+_MIX2 = _U(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def shuffle_cards(order, m, seed):
+    """`order[:m]` = the cards 2..m+1 in the order of deal seed `seed` (`rules.shuffled_cards`, bit for bit)."""
+    for i in range(m):
+        order[i] = i + 2
+    s = seed
+    for i in range(m - 1, 0, -1):
+        s = s + _GOLDEN
+        z = s
+        z = (z ^ (z >> _U(30))) * _MIX1
+        z = (z ^ (z >> _U(27))) * _MIX2
+        z = z ^ (z >> _U(31))
+        j = np.int64(z % _U(i + 1))
+        t = order[i]
+        order[i] = order[j]
+        order[j] = t
+
+
+@njit(cache=True)
+def deal_seed(seed, k, seat0_holds_two, order, hands, alive, stacks, heights, scores):
+    """Deal the 2-player game of deal seed `seed` (`PrimiCompostiGame.deal(seed)`) into the buffers (`order` is
+    scratch of 2k); returns the seat that plays first (the holder of card 2)."""
+    shuffle_cards(order, 2 * k, seed)
+    holder = 0
+    for i in range(2 * k):
+        if order[i] == 2:
+            holder = i // k
+    swap = seat0_holds_two and holder == 1
+    for i in range(k):
+        hands[0, i] = order[k + i] if swap else order[i]
+        hands[1, i] = order[i] if swap else order[k + i]
+    full = (1 << k) - 1
+    alive[0] = full
+    alive[1] = full
+    for s in range(4):
+        heights[s] = 0
+    scores[0] = 0
+    scores[1] = 0
+    return 0 if seat0_holds_two else holder
+
+
+# --- the vector env's kernels: many tables, one row each ------------------------------------------------------
+# Every table is a 2-player game of the seed's configuration in the layout above, one row a table. The learner's
+# moves come from outside, the opponent's from a decide kernel passed in (inlined by the caller, as the players'
+# kernels in `agents.primi_composti.fast` are), with the signature of `agents.primi_composti.fast.choose`:
+#
+#     decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid) -> hand position
+#
+# A seat of code `RANDOM_CODE` plays a uniformly random legal card from the table's SplitMix64 stream instead.
+
+RANDOM_CODE = -1  # the env's own random opponent (`random_position`)
+LEARNER_CODE = -2  # the learner's seat: never decided by a kernel
+# What `advance` stopped at.
+STOP_SEAT = 0  # the seat `stop` is to move
+STOP_OVER = 1  # every card is played
+STOP_BUDGET = 2  # `budget` moves were played
+STOP_ILLEGAL = -2  # the decide kernel chose a position that holds no card (nothing was changed)
+
+
+class Tables(NamedTuple):
+    """Every table of a vector env as arrays, one row a table (N tables, k cards a hand).
+
+    The position in `setup`'s layout (`hands` (N, 2, k), `alive` (N, 2),
+    `stacks` (N, 4, 2k), `heights` (N, 4), `scores` (N, 2)), cards played
+    `turn` and the first mover `first`; the episode's deal seed `seed`; the
+    learner's seat `learner` (under `all_seats`: the seat to move); each seat's
+    policy code `codes` (N, 2); the table's key `key`, episode counter `episode`
+    and random-opponent stream `rng`; the reward owed to the learner's next step
+    `carry` (the opponent's move before its first decision); the episode's
+    return `ep_ret` and decisions `ep_len`; `order` is scratch (2k,).
+    """
+
+    hands: np.ndarray
+    alive: np.ndarray
+    stacks: np.ndarray
+    heights: np.ndarray
+    scores: np.ndarray
+    turn: np.ndarray
+    first: np.ndarray
+    seed: np.ndarray
+    learner: np.ndarray
+    codes: np.ndarray
+    key: np.ndarray
+    episode: np.ndarray
+    rng: np.ndarray
+    carry: np.ndarray
+    ep_ret: np.ndarray
+    ep_len: np.ndarray
+    order: np.ndarray
+
+
+def new_tables(num_envs: int, k: int) -> Tables:
+    """Zeroed `Tables` for `num_envs` tables of `k` cards a hand."""
+    N = num_envs
+    i64 = np.int64
+    return Tables(
+        np.zeros((N, 2, k), i64), np.zeros((N, 2), i64), np.zeros((N, 4, 2 * k), i64), np.zeros((N, 4), i64),
+        np.zeros((N, 2), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
+        np.zeros((N, 2), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
+        np.zeros(N), np.zeros(N, i64), np.zeros(2 * k, i64),
+    )
+
+
+class Buffers(NamedTuple):
+    """What a vector step hands back (filled in place): observations `obs` (N, D) float32 and masks `mask`
+    (N, A) int8 of the next decision, `reward`, `term`, `trunc`; for tables whose episode ended (`done`):
+    `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`, `final_player` (the seat the final
+    observation is encoded for); `refused` whether the action was refused and `illegal` which it was; `err`
+    (row, status, seat, action) of the first opponent kernel failure (row -1: none); under `all_seats`
+    `rewards` (N, 2), every seat's reward of the step."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    reward: np.ndarray
+    term: np.ndarray
+    trunc: np.ndarray
+    final_obs: np.ndarray
+    done: np.ndarray
+    illegal: np.ndarray
+    final_seat: np.ndarray
+    final_deal: np.ndarray
+    final_ret: np.ndarray
+    final_len: np.ndarray
+    refused: np.ndarray
+    err: np.ndarray
+    final_player: np.ndarray
+    rewards: np.ndarray
+
+
+class Settings(NamedTuple):
+    """A vector env's fixed settings as the kernels take them: the game (`version`, `k` cards a hand,
+    `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`
+    (`observation_hints`), `max_score` (the encoder's score scale), `fixed_seat` (-1: drawn), `max_turns`
+    (-1: none), `illegal_reward`, `all_seats`, the opponent's code `line_code`, and `value` / `valid`
+    (`rules.VALUE`, `rules.VALID`)."""
+
+    version: int
+    k: int
+    seat0_holds_two: bool
+    score_scores: bool
+    score_result: bool
+    hints: bool
+    max_score: float
+    fixed_seat: int
+    max_turns: int
+    illegal_reward: float
+    all_seats: bool
+    line_code: int
+    value: np.ndarray
+    valid: np.ndarray
+
+
+class VectorKernels(NamedTuple):
+    """The compiled `reset(T, B, S, fresh)` and `step(T, B, S, actions)` of a vector env, built around one
+    decide kernel (`vec_reset` / `vec_step` inlined with it as a global)."""
+
+    reset: Any
+    step: Any
+
+
+# Speed: the helpers below take the arrays they use, never the `Tables` tuple. Binding a tuple of arrays to an
+# inlined function's argument increfs and decrefs every array in it (measured: ~90 ns a call with 17 arrays, more
+# than the rule it serves); a few separate arrays cost a few ns.
+@njit(inline="always")
+def seat_return(turn, scores, r, s, m, score_scores, score_result):
+    """`PrimiCompostiGame.returns(state)[s]` of table r (2 players, `m` cards in all), float for float."""
+    terminal = turn[r] >= m
+    if score_scores:
+        x0 = float(scores[r, 0])
+        x1 = float(scores[r, 1])
+    elif not terminal:
+        return 0.0
+    else:
+        x0 = 0.0
+        x1 = 0.0
+    if terminal and score_result:
+        if scores[r, 0] > scores[r, 1]:
+            x0 = x0 + 1.0
+        elif scores[r, 1] > scores[r, 0]:
+            x1 = x1 + 1.0
+    tot = x0 + x1
+    if s == 0:
+        return x0 - (tot - x0)
+    return x1 - (tot - x1)
+
+
+@njit(inline="always")
+def play_position(hands, alive, stacks, heights, scores, turn, r, mover, i, version, value, valid):
+    """Seat `mover` of table r plays the card at position i of its dealt hand (`do_move`)."""
+    alive[r, mover] ^= 1 << i
+    do_move(version, hands[r, mover, i], mover, stacks[r], heights[r], scores[r], value, valid)
+    turn[r] += 1
+
+
+@njit(inline="always")
+def random_position(hands, alive, rng, r, mover, k):
+    """A uniformly random legal card of seat `mover` from the stream `rng[r]`: the j-th smallest card in hand,
+    j = draw mod the number of cards (as the vector env's `RANDOM` opponent is documented)."""
+    live = alive[r, mover]
+    count = 0
+    for i in range(k):
+        if (live >> i) & 1:
+            count += 1
+    s = rng[r] + _GOLDEN
+    rng[r] = s
+    z = s
+    z = (z ^ (z >> _U(30))) * _MIX1
+    z = (z ^ (z >> _U(27))) * _MIX2
+    z = z ^ (z >> _U(31))
+    want = np.int64(z % _U(count))
+    for i in range(k):
+        if (live >> i) & 1:
+            c = hands[r, mover, i]
+            rank = 0
+            for j in range(k):
+                if (live >> j) & 1 and hands[r, mover, j] < c:
+                    rank += 1
+            if rank == want:
+                return i
+    return -1
+
+
+@njit(inline="always")
+def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r, stop, budget, version, k,
+            value, valid):
+    """Play table r on until seat `stop` is to move, every card is played, or `budget` moves were played (-1:
+    no limit); returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`)."""
+    steps = 0
+    while turn[r] < 2 * k:
+        cur = (first[r] + turn[r]) % 2
+        if cur == stop:
+            return STOP_SEAT, -1
+        if steps == budget:
+            return STOP_BUDGET, -1
+        code = codes[r, cur]
+        if code == RANDOM_CODE:
+            i = random_position(hands, alive, rng, r, cur, k)
+        else:
+            i = decide(code, version, hands[r], alive[r], stacks[r], heights[r], scores[r], first[r], cur, value,
+                       valid)
+        if i < 0 or i >= k or not (alive[r, cur] >> i) & 1:
+            return STOP_ILLEGAL, i
+        play_position(hands, alive, stacks, heights, scores, turn, r, cur, i, version, value, valid)
+        steps += 1
+    return STOP_OVER, -1
+
+
+@njit(inline="always")
+def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version, max_score, hints, value, valid,
+                out, o):
+    """`PrimiCompostiEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit; 2
+    players, so the opponent's hand is known)."""
+    m = 2 * k
+    # the encoder's layout with 2 players (checked against `Layout` by the env): own hand, the other hand, unseen,
+    # stack membership (4 stacks), stack tops (4), stack heights, scores (2), hand sizes (2), turn, hand gains
+    other_at, unseen_at, member_at, top_at, height_at = m, 2 * m, 3 * m, 7 * m, 11 * m
+    score_at = 12 * m
+    for j in range(out.shape[1]):
+        out[o, j] = 0.0
+    for c in range(m):
+        out[o, unseen_at + c] = 1.0
+    for rel in range(2):
+        s = (seat + rel) % 2
+        live = alive[r, s]
+        base = 0 if rel == 0 else other_at
+        left = 0
+        for i in range(k):
+            if (live >> i) & 1:
+                left += 1
+                c = hands[r, s, i] - 2
+                out[o, base + c] = 1.0
+                if rel == 0:
+                    out[o, unseen_at + c] = 0.0
+        for t in range(2):
+            st = 2 * s + t
+            slot = 2 * rel + t
+            h = heights[r, st]
+            for j in range(h):
+                c = stacks[r, st, j] - 2
+                out[o, member_at + slot * m + c] = 1.0
+                out[o, height_at + c] = (j + 1) / m
+                out[o, unseen_at + c] = 0.0
+            if h > 0:
+                out[o, top_at + slot * m + stacks[r, st, h - 1] - 2] = 1.0
+        out[o, score_at + rel] = scores[r, s] / max_score
+        out[o, score_at + 2 + rel] = left / k
+    out[o, score_at + 4] = turn[r] / m
+    if hints:
+        gain_at = score_at + 5
+        live = alive[r, seat]
+        for i in range(k):
+            if (live >> i) & 1:
+                c = hands[r, seat, i]
+                bonus, _ = best_bonus(version, c, seat, stacks[r], heights[r], value, valid)
+                out[o, gain_at + c - 2] = min(1.0, (bonus + value[c]) / 8.0)
+
+
+@njit(inline="always")
+def mask_row(hands, alive, turn, first, r, k, out, o):
+    """`PrimiCompostiGame.legal_mask` of table r's seat to move into `out[o]` (int8; action c − 2 plays card c)."""
+    for a in range(out.shape[1]):
+        out[o, a] = 0
+    if turn[r] < 2 * k:
+        cur = (first[r] + turn[r]) % 2
+        live = alive[r, cur]
+        for i in range(k):
+            if (live >> i) & 1:
+                out[o, hands[r, cur, i] - 2] = 1
+
+
+@njit(inline="always")
+def _observe(T, S, r, seat, out, o):
+    observe_row(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, seat, S.k, S.version, S.max_score,
+                S.hints, S.value, S.valid, out, o)
+
+
+@njit(cache=True)
+def observe_rows(T, rows, seats, S, out):
+    """`out[j]` = the observation of table `rows[j]` from seat `seats[j]` (as `PrimiCompostiEncoder`)."""
+    for j in range(rows.shape[0]):
+        _observe(T, S, rows[j], seats[j], out, j)
+
+
+@njit(inline="always")
+def _fail(err, r, status, seat, act):
+    if err[0] < 0:
+        err[0] = r
+        err[1] = status
+        err[2] = seat
+        err[3] = act
+
+
+@njit(inline="always")
+def start_row(decide, T, B, S, r):
+    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode
+    counter), seat the opponent and play it up to the learner's first decision; its reward goes to `carry`.
+    Every deal reaches the learner's first decision (each hand holds a card), so no deal is dealt again."""
+    e = T.episode[r]
+    T.episode[r] = e + 1
+    deal, drawn, stream = nb_episode_seeds(T.key[r], e, 2)
+    T.seed[r] = deal
+    T.rng[r] = stream
+    T.first[r] = deal_seed(deal, S.k, S.seat0_holds_two, T.order, T.hands[r], T.alive[r], T.stacks[r],
+                           T.heights[r], T.scores[r])
+    T.turn[r] = 0
+    T.carry[r] = 0.0
+    T.ep_ret[r] = 0.0
+    T.ep_len[r] = 0
+    if S.all_seats:
+        T.learner[r] = T.first[r]  # the seat to move
+        T.codes[r, 0] = LEARNER_CODE
+        T.codes[r, 1] = LEARNER_CODE
+        return
+    seat = drawn if S.fixed_seat < 0 else S.fixed_seat
+    T.learner[r] = seat
+    T.codes[r, seat] = LEARNER_CODE
+    T.codes[r, 1 - seat] = S.line_code
+    m = 2 * S.k
+    before = seat_return(T.turn, T.scores, r, seat, m, S.score_scores, S.score_result)
+    status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes, T.rng,
+                          r, seat, S.max_turns if S.max_turns > 0 else -1, S.version, S.k, S.value, S.valid)
+    if status < 0:
+        _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
+    T.carry[r] = seat_return(T.turn, T.scores, r, seat, m, S.score_scores, S.score_result) - before
+
+
+# Two kernels (reset and step) with `advance` inlined, as L.A.M.A.'s (`envs.lama.fast`).
+@njit(inline="always")
+def vec_reset(decide, T, B, S, fresh):
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
+    B.err[0] = -1
+    for r in range(T.seed.shape[0]):
+        if fresh:
+            T.episode[r] = 0
+        start_row(decide, T, B, S, r)
+        _observe(T, S, r, T.learner[r], B.obs, r)
+        mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
+
+
+@njit(inline="always")
+def vec_step(decide, T, B, S, actions):
+    """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move), then (one
+    seat) the opponent up to the learner's next one; an ended episode is observed into `final_obs` and the
+    table dealt anew in the same call (same-step autoreset).
+
+    A refused action (out of range, or a card not in the hand) changes nothing at the table and ends its
+    episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision,
+    plus the `carry` of the opponent's move before its first one; under `all_seats` `B.rewards[r, s]` is the
+    change of seat s's return in the step and the reward the mover's.
+    """
+    # the arrays and settings as locals, once (see the note on speed above)
+    hands, alive, stacks, heights, scores, turn, first = T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first
+    learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
+    obs, mask, rewards, illegal, refused = B.obs, B.mask, B.rewards, B.illegal, B.refused
+    version, k, value, valid = S.version, S.k, S.value, S.valid
+    ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
+    m = 2 * k
+    B.err[0] = -1
+    for r in range(T.seed.shape[0]):
+        a = actions[r]
+        L = learner[r]
+        illegal[r] = -1
+        refused[r] = False
+        pos = -1
+        if 0 <= a < m and turn[r] < m:
+            live = alive[r, L]
+            for i in range(k):
+                if (live >> i) & 1 and hands[r, L, i] == a + 2:
+                    pos = i
+        status = STOP_SEAT
+        if pos < 0:
+            # the learner's action was refused: nothing changed at the table
+            rew = S.illegal_reward
+            term = True
+            trunc = False
+            illegal[r] = a
+            refused[r] = True
+            if all_seats:
+                rewards[r, L] = rew
+                rewards[r, 1 - L] = 0.0
+        elif all_seats:
+            b0 = seat_return(turn, scores, r, 0, m, ss, sres)
+            b1 = seat_return(turn, scores, r, 1, m, ss, sres)
+            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
+            r0 = seat_return(turn, scores, r, 0, m, ss, sres) - b0
+            r1 = seat_return(turn, scores, r, 1, m, ss, sres) - b1
+            rewards[r, 0] = r0
+            rewards[r, 1] = r1
+            rew = r0 if L == 0 else r1
+            term = turn[r] >= m
+            trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
+        else:
+            before = seat_return(turn, scores, r, L, m, ss, sres)
+            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
+            status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r, L,
+                                  max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid)
+            if status < 0:
+                _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
+            rew = seat_return(turn, scores, r, L, m, ss, sres) - before + carry[r]
+            term = turn[r] >= m
+            trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
+        carry[r] = 0.0
+        if all_seats:
+            # player_0's return (zero-sum: player_1's is its negative)
+            ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
+        else:
+            ep_ret[r] += rew
+        ep_len[r] += 1
+        B.reward[r] = rew
+        B.term[r] = term
+        B.trunc[r] = trunc
+        done = term or trunc
+        B.done[r] = done
+        if all_seats and not done:
+            learner[r] = (first[r] + turn[r]) % 2
+        if done:
+            observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints, value,
+                        valid, B.final_obs, r)
+            B.final_seat[r] = 0 if all_seats else L
+            B.final_player[r] = L
+            B.final_deal[r] = T.seed[r]
+            B.final_ret[r] = ep_ret[r]
+            B.final_len[r] = ep_len[r]
+            start_row(decide, T, B, S, r)
+        observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score, S.hints,
+                    value, valid, obs, r)
+        mask_row(hands, alive, turn, first, r, k, mask, r)
+
+
+@njit(inline="always")
+def _no_decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid):
+    return -1  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
+
+
+@njit(cache=True)
+def _random_reset(T, B, S, fresh):
+    vec_reset(_no_decide, T, B, S, fresh)
+
+
+@njit(cache=True)
+def _random_step(T, B, S, actions):
+    vec_step(_no_decide, T, B, S, actions)
+
+
+#: The env's own kernels: the opponent plays random legal cards (`RANDOM_CODE`); `all_seats` needs no other.
+RANDOM_KERNELS = VectorKernels(_random_reset, _random_step)

@@ -84,6 +84,26 @@ _new = object.__new__
 _PAIR_VALUE = ((VALUE[None, :, None] + VALUE[None, None, :]) * VALID).tolist()
 
 
+_M64 = (1 << 64) - 1
+
+
+def shuffled_cards(cards: tuple[int, ...] | list[int], seed: int) -> list[int]:
+    """`cards` in the order of deal seed `seed`: Fisher–Yates from the last card down, card i swapped with
+    card `z mod (i + 1)`, z the SplitMix64 draws of the stream started at `seed` (what `deal(seed)` deals;
+    compiled twin: `envs.primi_composti.fast.shuffle_cards`)."""
+    out = list(cards)
+    s = seed & _M64
+    for i in range(len(out) - 1, 0, -1):
+        s = (s + 0x9E3779B97F4A7C15) & _M64
+        z = s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        z ^= z >> 31
+        j = z % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
 @dataclass(frozen=True)
 class Config:
     """Options of Primi Composti.
@@ -344,11 +364,31 @@ class PrimiCompostiGame:
         # A permutation is a valid deck: `deal` without its check (speed), same state.
         return self._deal(rng.permutation(self._deck).tolist())
 
-    def deal(self, deck: np.ndarray | list[int]) -> State:
-        """The state dealt from a shuffled deck: seat i gets `deck[i·k:(i+1)·k]` in
+    def deal(self, seed: int | np.integer | np.ndarray | list[int] | tuple[int, ...]) -> State:
+        """The game of deal seed `seed` (0 <= seed < 2**64): `deal_from` of the cards shuffled by
+        `shuffled_cards(seed)` (a vector env's `info["deal_seed"]` replays here; `envs.primi_composti.fast`
+        deals the same cards).
+
+        A deck order (a sequence of cards, not an integer) is still taken, as `deal_from(order)`: the
+        meaning of `deal` before it took seeds.
+        """
+        if isinstance(seed, (bool, np.bool_)):
+            raise ValueError(f"a deal seed must be an integer in 0..2**64-1, got {seed!r}")
+        if isinstance(seed, (int, np.integer)):
+            if not 0 <= int(seed) < 2**64:
+                raise ValueError(f"a deal seed must be an integer in 0..2**64-1, got {seed!r}")
+            return self._deal(shuffled_cards(self.cards, int(seed)))
+        return self.deal_from(seed)
+
+    def deal_from(self, order: np.ndarray | list[int] | tuple[int, ...]) -> State:
+        """The state dealt from an explicit card order: seat i gets `order[i·k:(i+1)·k]` in
         that order; with `seat0_holds_two` the holder of card 2 swaps hands with
-        seat 0 (the seed's rule, rules §4)."""
-        deck = [int(x) for x in deck]
+        seat 0 (the seed's rule, rules §4).
+
+        Raises:
+            ValueError: `order` is not a permutation of the cards 2..max.
+        """
+        deck = [int(x) for x in order]
         if sorted(deck) != list(self.cards):
             raise ValueError(f"a deck must be a permutation of the cards 2..{self.max_card}")
         return self._deal(deck)

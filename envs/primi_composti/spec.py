@@ -56,4 +56,5 @@ SPEC = GameSpec(
     agents_module="agents.primi_composti",
     evaluate_module="evaluate.primi_composti.reproduce",
     train_presets="train.presets.primi_composti",
+    vector_kernels="agents.primi_composti.fast",
 )

@@ -4,28 +4,32 @@
     python -m train primi_composti --option version=1 --opponents primi_composti/greedy_rand
     python -m train primi_composti --self-play --baselines primi_composti/greedy_rand
 
-Measured with this preset (300,000 steps, 5 min on 2 busy cores; 1,000 games each,
-both seats): 20.4% [18.0, 22.8] wins vs greedy_rand and 80.0% [77.7, 82.3] vs rand
-(200,000 steps: 14.7% and 76.1%) — still improving, and far below greedy_rand itself
-(98.8% vs rand).
+greedy_rand has a compiled kernel, so the run takes the batched env (`agents.vector_env`).
+Measured with this preset (seed 1, one busy core, nice 5, load ~7; docs/primi_composti.md): 2.59M
+steps in 21 min; 0.646 [0.625, 0.667] wins vs greedy_rand on 2,000 held-out games (seed 991001),
+still rising (0.52 at 1M, 0.62 at 2M), and below minimax?depth=4 (paired: -0.228 [-0.245, -0.211]).
+The OpponentEnv-era preset (4 envs) reached 20.4% [18.0, 22.8] vs greedy_rand after 300,000 steps.
 """
 
 PRESET = {
-    "timesteps": 300_000,
+    "timesteps": 10_000_000,
     "opponents": ["primi_composti/greedy_rand"],
     "baselines": ["primi_composti/greedy_rand"],
     "control": "one_seat",
     "options": {"version": 1, "observation_hints": True},
-    "n_envs": 4,
-    "n_steps": 256,
-    "batch_size": 256,
-    "n_epochs": 8,
-    "learning_rate": 1e-3,
+    # The batched compiled env (agents.vector_env; greedy_rand is a compiled kernel): 128 tables x 128 steps,
+    # minibatches of 1,024 and 4 epochs (0.004 gradient steps a sample, L.A.M.A.'s retuned preset's ratio).
+    # The OpponentEnv-era preset was 4 envs x 256 steps, minibatch 256, 8 epochs, lr 1e-3 (300k steps).
+    "n_envs": 128,
+    "n_steps": 128,
+    "batch_size": 1024,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
     "net_arch": [256, 256],
     "ent_coef": 0.0,
     "gamma": 1.0,
-    "eval_every": 20_000,
-    "eval_games": 400,
+    "eval_every": 1_000_000,
+    "eval_games": 1000,
     "final_eval_games": 2000,
 }
 

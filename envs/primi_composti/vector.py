@@ -1,0 +1,198 @@
+"""Primi Composti as a batched compiled environment: `num_envs` tables stepped in one call.
+
+Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
+bad input) and the compiled engine's vector kernels (`envs.primi_composti.fast`:
+`do_move`, the rule's one compiled home, as the players' kernels and the solvers
+use it). The observation is exactly `OpponentEnv`'s (`PrimiCompostiEncoder` of
+the learner's view), the reward the change of the learner's
+`PrimiCompostiGame.returns` since its previous decision, so a policy trained here
+plays in `OpponentEnv` and `env()` unchanged. Episode `e` of a table replays
+alone in the plain engine from `PrimiCompostiGame.deal(info["deal_seed"])`.
+
+The compiled engine plays the seed's configuration: 2 players,
+`steal_choice="max"`, no revealed operand (versions 1 and 2, any
+`cards_per_player`, either `seat0_holds_two`, every `reward`, `observation_hints`).
+
+`control="all_seats"` (self-play): the policy moves for whichever seat is to
+move; `info["current_player"]` (also `info["seat"]`) says who, the observation is
+that seat's, `info["rewards"]` `(N, 2)` is each seat's reward of the step and
+`reward` the mover's; `info["episode"]["r"]` is player_0's return (player_1's is
+its negative) and `info["final_info"]["current_player"]` the seat whose view a
+final observation is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.core.options import make_config
+from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel
+from envs.primi_composti import fast
+from envs.primi_composti.encoding import PrimiCompostiEncoder
+from envs.primi_composti.rules import VALID, VALUE, Config, PrimiCompostiGame, State
+
+CONTROLS = ("one_seat", "all_seats")
+
+
+class PrimiVectorEnv(CompiledVectorEnv):
+    """`num_envs` Primi Composti tables against a compiled opponent (see `envs.core.vector` for the contract).
+
+    Args:
+        num_envs: tables (>= 1).
+        opponents: one `OpponentKernel` (2 players), sitting after the learner;
+            ignored (may be empty) under `control="all_seats"`.
+        seed: the vector env's seed (None: fresh); table i's episodes follow
+            from `table_key(seed, i)` alone.
+        control: `"one_seat"` (a learner against the opponent) or `"all_seats"`
+            (the policy moves for both seats; see the module docstring).
+        seat: fix the learner's seat (None: drawn per episode from the table's stream; one seat only).
+        strict: raise `IllegalActionError` on a refused action.
+        copy: return fresh arrays (True) or the env's own buffers (False).
+        illegal_reward: the reward of a refused action (non-strict).
+        max_turns: truncate an episode after this many moves (both seats'), as `OpponentEnv`.
+        **options: game options (`envs.primi_composti.rules.Config`).
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        opponents: Sequence[OpponentKernel] = (),
+        seed: int | None = None,
+        control: str = "one_seat",
+        seat: int | None = None,
+        strict: bool = False,
+        copy: bool = True,
+        illegal_reward: float = -1.0,
+        max_turns: int | None = None,
+        **options: Any,
+    ):
+        if control not in CONTROLS:
+            raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
+        self.config: Config = make_config(Config, options)
+        self.game = PrimiCompostiGame(self.config)
+        if not fast.supports(self.game):
+            raise ValueError("Primi Composti's vector env plays the compiled engine's configuration: num_players=2, "
+                             "steal_choice='max', allow_revealed_operand=False; got "
+                             f"num_players={self.config.num_players}, steal_choice={self.config.steal_choice!r}, "
+                             f"allow_revealed_operand={self.config.allow_revealed_operand}")
+        self.encoder = PrimiCompostiEncoder(self.game)
+        self.control = control
+        all_seats = control == "all_seats"
+        opponents = list(opponents)
+        if all_seats:
+            if seat is not None:
+                raise ValueError("seat must be None under control='all_seats' (the policy moves for both seats)")
+            opponents = []
+        elif len(opponents) != 1:
+            raise ValueError(f"2-player game needs 1 opponent, got {len(opponents)}")
+        kernels = None
+        for opp in opponents:
+            if not isinstance(opp, OpponentKernel):
+                raise ValueError(f"opponents must be OpponentKernel objects (agents.vector_env resolves agent ids), "
+                                 f"got {opp!r}")
+            if opp.code != RANDOM.code:
+                if opp.kernels is None:
+                    raise ValueError(f"opponent {opp.name!r} comes without compiled kernels")
+                kernels = opp.kernels
+        self.opponents = tuple(opponents)
+        self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
+        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                      or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self._check_layout()
+        self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, 2, seed=seed, seat=seat,
+                    strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
+        cfg = self.config
+        self._settings = fast.Settings(
+            int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
+            cfg.reward != "score", bool(cfg.observation_hints), float(self.encoder.max_score), self.fixed_seat,
+            -1 if max_turns is None else int(max_turns), self.illegal_reward, all_seats,
+            int(opponents[0].code) if opponents else fast.RANDOM_CODE, VALUE, VALID,
+        )
+        self._tables = fast.new_tables(self.num_envs, int(cfg.cards_per_player))
+        n = self.num_envs
+        self._final_player = np.zeros(n, np.int64)
+        self._rewards = self._seat_rewards  # all_seats: the base reports them as info["rewards"]
+        self._buffers = fast.Buffers(
+            self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
+            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
+            np.full(4, -1, np.int64), self._final_player, self._rewards,
+        )
+
+    def _check_layout(self) -> None:
+        """The kernels write the encoder's 2-player layout at fixed offsets (`fast.observe_row`): check them."""
+        m = self.game.num_cards
+        want = {"own_hand": 0, "other_hands": m, "unseen": 2 * m, "stack_member": 3 * m, "stack_top": 7 * m,
+                "stack_height": 11 * m, "scores": 12 * m, "hand_sizes": 12 * m + 2, "turn": 12 * m + 4}
+        if self.config.observation_hints:
+            want["hand_gain"] = 12 * m + 5
+        got = {name: s.start for name, s in self.encoder.layout.slices.items()}
+        if got != want:  # pragma: no cover - guards a change of the encoder
+            raise RuntimeError(f"PrimiCompostiEncoder's layout {got} is not the one the kernels write {want}")
+
+    # --- kernels ------------------------------------------------------------------------------
+    def _start_all(self, fresh: bool) -> None:
+        self._tables.key[:] = self._keys
+        self._kernels.reset(self._tables, self._buffers, self._settings, fresh)
+        self._check_err()
+
+    def _step_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(self._tables, self._buffers, self._settings, actions)
+        self._check_err()
+
+    def _check_err(self) -> None:
+        row, status, seat, act = (int(x) for x in self._buffers.err)
+        if row < 0:
+            return
+        code = int(self._tables.codes[row, seat])
+        who = next((o.name for o in self.opponents if o.code == code), f"code {code}")
+        raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} chose the empty hand position {act} "
+                           f"(status {status})")
+
+    def _seats(self) -> np.ndarray:
+        return self._tables.learner
+
+    def _deal_seeds(self) -> np.ndarray:
+        return self._tables.seed
+
+    def _base_info(self) -> dict[str, Any]:
+        info = super()._base_info()
+        if self.control == "all_seats":
+            info["current_player"] = info["seat"]
+            info["_current_player"] = info["_seat"]
+        return info
+
+    # --- tools ---------------------------------------------------------------------------------
+    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
+        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+        fast.observe_rows(self._tables, rows, seats, self._settings, out)
+        return out
+
+    def state(self, row: int) -> State:
+        """Table `row`'s position as a plain-engine `State` (hands in dealt order; `last` is not kept)."""
+        T = self._tables
+        k = self.config.cards_per_player
+        hands = tuple(tuple(int(T.hands[row, s, i]) for i in range(k) if (int(T.alive[row, s]) >> i) & 1)
+                      for s in range(2))
+        stacks = tuple(tuple(int(x) for x in T.stacks[row, s, : T.heights[row, s]]) for s in range(4))
+        return State(hands, stacks, (int(T.scores[row, 0]), int(T.scores[row, 1])), int(T.turn[row]),
+                     int(T.first[row]))
+
+    def render(self, row: int = 0) -> str:
+        """Text picture of table `row` (the plain engine's `render` of its position)."""
+        who = "to move" if self.control == "all_seats" else "learner"
+        return f"table {row} ({who} player_{int(self._tables.learner[row])}):\n" + self.game.render(self.state(row))
+
+
+def vector_env(num_envs: int, **kwargs: Any) -> PrimiVectorEnv:
+    """`num_envs` Primi Composti tables against a compiled opponent, as a Gymnasium `VectorEnv`:
+    `PrimiVectorEnv`'s arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what
+    `agents.vector_env` resolves agent ids to; the game's options as further keywords)."""
+    return PrimiVectorEnv(num_envs, **kwargs)
