@@ -109,7 +109,8 @@ class TheGameVectorEnv(CompiledVectorEnv):
         line_params = np.zeros((max(n - 1, 1), NUM_PARAMS))
         for k, opp in enumerate(opponents):
             line_params[k, : len(opp.params)] = opp.params
-        line_codes = np.array([o.code for o in opponents] or [fast.RANDOM_CODE], np.int64)
+        line_codes = np.full(max(n - 1, 1), fast.RANDOM_CODE, np.int64)  # all_seats: seated, never played
+        line_codes[: len(opponents)] = [o.code for o in opponents]
         self._settings = fast.Settings(
             c.resolved_min_cards, fast.skip_empty(c), int(c.starter), self.game.slot_head, float(c.win_bonus),
             self.fixed_seat, -1 if max_turns is None else int(max_turns), self.illegal_reward, all_seats,
