@@ -670,7 +670,8 @@ def vec_step(decide, T, B, S, actions):
             move = head_move(T, r, a, S.slot, hs)
             if move != INVALID:
                 before = team_return(T, r, S.win_bonus)
-                budget = S.max_turns - T.turns[r] if S.max_turns > 0 else -1
+                # the learner's move always plays (the teammates before its first decision are never cut)
+                budget = max(S.max_turns - T.turns[r], 1) if S.max_turns > 0 else -1
                 if S.all_seats:
                     budget = 1 if budget < 0 else min(budget, 1)
                 status, bad, steps = run_row(decide, T, r, S, move, -1 if S.all_seats else T.learner[r], budget)

@@ -51,7 +51,8 @@ class TheGameVectorEnv(CompiledVectorEnv):
         strict: raise `IllegalActionError` on a refused action.
         copy: return fresh arrays (True) or the env's own buffers (False).
         illegal_reward: the reward of a refused action (non-strict).
-        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv`.
+        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv`; the teammates' moves
+            before the learner's first decision are never cut (the learner always has a decision to make).
         **options: game options (`envs.the_game.rules.Config`).
     """
 

@@ -30,8 +30,9 @@ class RandomMirror:
 class Shadow:
     """One table replayed in the plain engine (`TheGame` + `TheGameEncoder`), as `OpponentEnv` plays it."""
 
-    def __init__(self, game, seed, table, make_opponents, fixed_seat=None):
+    def __init__(self, game, seed, table, make_opponents, fixed_seat=None, max_turns=None):
         self.game = game
+        self.max_turns = max_turns
         self.enc = TheGameEncoder(game)
         self.seed = seed
         self.table = table
@@ -55,19 +56,24 @@ class Shadow:
         for k, agent in enumerate(self.make_opponents(self.shared)):
             self.seated[(seat + k + 1) % n] = agent
         self.state = self.game.deal(deal_seed)
-        self.carry = self._advance()
+        self.turns = 0
+        self.carry = self._advance(cut=False)  # the vector env never cuts the moves before the first decision
         assert not self.state.over
 
     def _ret(self):
         return self.game.returns(self.state)[self.seat]
 
-    def _advance(self):
+    def _advance(self, cut=True):
         before = self._ret()
         g = self.game
-        while not self.state.over and self.state.player != self.seat:
+        while not self.state.over and self.state.player != self.seat and not (cut and self.truncated()):
             cur = self.state.player
             self.state = g.apply(self.state, self.seated[cur].act(g.view(self.state, cur), g.legal_mask(self.state)))
+            self.turns += 1
         return self._ret() - before
+
+    def truncated(self):
+        return self.max_turns is not None and not self.state.over and self.turns >= self.max_turns
 
     def obs(self):
         return self.enc.encode(self.game.view(self.state, self.seat))
@@ -75,17 +81,18 @@ class Shadow:
     def step(self, a):
         before = self._ret()
         self.state = self.game.apply(self.state, int(a))
+        self.turns += 1
         reward = self._ret() - before + self.carry
         self.carry = 0.0
         reward += self._advance()
-        return reward, self.state.over
+        return reward, self.state.over, self.truncated()
 
 
-def _replay(venv, game, seed, make_opponents, steps, rng, fixed_seat=None):
+def _replay(venv, game, seed, make_opponents, steps, rng, fixed_seat=None, max_turns=None):
     """Step `venv` with random legal actions and check every table against its shadow; returns episodes seen."""
     n_envs = venv.num_envs
     obs, info = venv.reset(seed=seed)
-    shadows = [Shadow(game, seed, i, make_opponents, fixed_seat) for i in range(n_envs)]
+    shadows = [Shadow(game, seed, i, make_opponents, fixed_seat, max_turns) for i in range(n_envs)]
     for i, sh in enumerate(shadows):
         sh.start(int(info["deal_seed"][i]), int(info["seat"][i]))
     returns = np.zeros(n_envs)
@@ -100,14 +107,13 @@ def _replay(venv, game, seed, make_opponents, steps, rng, fixed_seat=None):
             np.testing.assert_array_equal(info["action_mask"][i], game.legal_mask(sh.state))
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, rew, term, trunc, info = venv.step(acts)
-        assert not trunc.any()
         for i, sh in enumerate(shadows):
-            r, over = sh.step(acts[i])
+            r, over, cut = sh.step(acts[i])
             assert np.float32(r) == rew[i], (i, r, rew[i])
-            assert over == term[i]
+            assert over == term[i] and cut == trunc[i]
             returns[i] += np.float32(r)
             lengths[i] += 1
-            if over:
+            if over or cut:
                 episodes += 1
                 assert info["_final_obs"][i] and info["_episode"][i]
                 np.testing.assert_array_equal(info["final_obs"][i], sh.obs())
@@ -318,3 +324,16 @@ def test_maskable_ppo_runs_on_to_sb3():
     assert len(model.ep_info_buffer) > 0
     masks = model.rollout_buffer.action_masks.reshape(-1, 45)
     assert masks.any(axis=1).all() and not masks.all(axis=1).any()
+
+
+
+def test_max_turns_truncates_counting_every_seats_moves():
+    opts = dict(num_players=3, actions="slot")
+    game = TheGame(Config(**opts))
+    ids = ["the_game/bestplays", "random"]
+    venv = agents.vector_env("the_game", 6, opponents=ids, seed=6, max_turns=9, **opts)
+
+    def lineup(shared):
+        return [make(ids[0], game, np.random.default_rng(0)), RandomMirror(shared)]
+
+    assert _replay(venv, game, 6, lineup, 150, np.random.default_rng(4), max_turns=9) >= 30
