@@ -257,7 +257,7 @@ SIMPLEST, BESTPLAYS = 0, 1
 NUM_VECTOR_PARAMS = 1 + max(len(SIMPLEST_PARAMS), len(BESTPLAYS_PARAMS))
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True)
 def vector_decide(params, hands, seat, sizes, tops, placed, played, required):
     """The decision of the strategy seated at `seat` of a vector table: `params` is the table's (n, P) block,
     row `seat` = (code, the strategy's parameters)."""

@@ -206,7 +206,7 @@ def advance(decide, codes, params, hands, sizes, deck, dn, tops, placed, total, 
         played += 1
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True)
 def random_move(hands, seat, sizes, tops, played, required, rng, rrow):
     """A uniformly random legal move of `seat` from the stream `rng[rrow]`: the k-th legal action in the rules'
     order (card ascending, then pile; end turn last), k = draw mod their number — under either action head."""
@@ -440,7 +440,7 @@ class VectorKernels(NamedTuple):
     step: Any
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True)
 def team_return(T, r, win_bonus):
     """Table r's return so far, the same for every seat (`TheGame.returns`): cards placed, + `win_bonus` at 98."""
     t = T.total[r]
@@ -462,7 +462,7 @@ def run_row(decide, T, r, S, first, stop, budget):
     return status, act, steps
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True)
 def _rank_index(T, r, seat, k):
     """The hand index of `seat`'s k-th lowest card (-1: fewer cards)."""
     m = T.sizes[r, seat]
@@ -480,7 +480,7 @@ def _rank_index(T, r, seat, k):
 INVALID = -3  # `head_move`: the action names no move (an empty slot, a card not held, a flag)
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True)
 def head_move(T, r, a, slot, hs):
     """The kernel move of action id `a` (>= 0) of the head in use for table r's seat to act, or `INVALID`: the
     card head's `(card - 2) * 4 + pile` / 392, or the slot head's `4 * slot + pile` / `4 * hs` (rules module)."""
@@ -562,7 +562,7 @@ def mask_row(T, r, slot, hs, min_cards, out, o):
         out[o, 4 * hs if slot else 392] = 1
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True)
 def _fail(B, r, status, seat, act):
     if B.err[0] < 0:
         B.err[0] = r
@@ -633,6 +633,10 @@ def start_row(decide, T, B, S, r):
 
 
 # Two kernels (reset and step), `advance` inlined at the sites that need it, as L.A.M.A.'s (`envs.lama.fast`).
+# Only what takes `decide` (advance, run_row, start_row) and the per-table observe/mask (measured ~15% faster
+# inlined) are inlined at numba IR level; the other helpers (random_move, head_move, team_return, the strategies'
+# vector_decide) are plain cached functions: a fresh clone compiles each kernel pair in about 45 s under load
+# instead of 60-80 s, at the same speed.
 @numba.njit(inline="always")
 def vec_reset(decide, T, B, S, fresh):
     """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
