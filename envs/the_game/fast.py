@@ -32,6 +32,14 @@ passes over a seat with an empty hand (the rulebook) or comes to it and ends the
 turns an engine `State` into its arrays, `redeal` deals the cards a seat cannot
 see in a given order, `unseen_orders` draws such orders): the rollouts of
 search agents.
+
+All of them run one compiled game loop, `advance`: it plays from a position until a
+given seat is to decide, the game ends or a move budget is spent, and a seat of
+code `RANDOM_CODE` plays uniformly random legal moves from a per-table SplitMix64
+stream. `play_on` is `advance` with no seat to stop at; the vector env's kernels
+(`vec_reset` / `vec_step` over `Tables`, one row a table, for
+`envs.the_game.vector`) call it to play the teammates up to the learner's next
+decision. `deal_order(seed)` is `rules.deal_order`'s twin (`TheGame.deal(seed)`).
 The strategies' kernels live with the agents (`agents.the_game.fast`).
 """
 

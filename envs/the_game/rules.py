@@ -27,7 +27,7 @@ The Game is cooperative: every seat has the same return, +1 per card placed plus
 `win_bonus` when all 98 cards are placed; `winners` is every seat after a win and
 nobody otherwise.
 
-Actions (405, the same for every option set):
+Actions (the default `actions="card"` head: 405, the same for every other option):
 
 * `play(card, pile) = (card - 2) * 4 + pile` for card 2..99 and pile 0..3
   (piles 0, 1 ascending; 2, 3 descending) — ids 0..391;
