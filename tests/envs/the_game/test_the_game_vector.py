@@ -337,3 +337,13 @@ def test_max_turns_truncates_counting_every_seats_moves():
         return [make(ids[0], game, np.random.default_rng(0)), RandomMirror(shared)]
 
     assert _replay(venv, game, 6, lineup, 150, np.random.default_rng(4), max_turns=9) >= 30
+
+
+def test_one_buffers_class_for_every_game():
+    """numba types a named tuple's arguments by their arrays, not by its class: a second look-alike `Buffers` class
+    in the process sent every kernel call of one game down numba's slow typing path, so there is one."""
+    from envs.core.vector import Buffers
+    from envs.lama import fast as lama_fast
+    from envs.the_game import fast
+
+    assert fast.Buffers is Buffers and lama_fast.Buffers is Buffers
