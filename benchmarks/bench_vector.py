@@ -17,6 +17,8 @@
 (e) Primi Composti's vector env (version 1, 2 players, 12 cards each) against `primi_composti/greedy_rand`, as
     (a), with `minimax?depth=2`/`4` opponents beside it, and MaskablePPO on it against the cost-free env as (b);
     target >= 1,000,000 learner steps/s at 1,024 tables.
+(f) The Game's vector env (`actions="slot"`), solo and with a `the_game/bestplays` teammate, as (a), against
+    `OpponentEnv` of the same options in the same process; target >= 500,000 at 1,024 tables.
 
 Rates are per CPU-second of this process (`time.process_time`; the machine is
 shared) with torch and numba on one thread.
@@ -288,6 +290,56 @@ def primi_table(seconds: float, ppo_steps: int) -> None:
           "cost-free ceiling (target >= 0.5)")
 
 
+THE_GAME_CASES = (("solo", {"num_players": 1, "actions": "slot"}, []),
+                  ("2 players, teammate the_game/bestplays", {"num_players": 2, "actions": "slot"},
+                   ["the_game/bestplays"]))
+
+
+def the_game_rows(seconds: float) -> None:
+    """(f): The Game's vector env against `OpponentEnv` (Python agents) of the same options, as ratios."""
+    import agents
+    from envs.core import OpponentEnv
+    from envs.the_game.encoding import TheGameEncoder
+    from envs.the_game.rules import Config, TheGame
+
+    for label, opts, opp_ids in THE_GAME_CASES:
+        game = TheGame(Config(**opts))
+        opps = [agents.make(i, game, np.random.default_rng(k)) for k, i in enumerate(opp_ids)]
+        env = OpponentEnv(game, TheGameEncoder(game), opps, seed=0)
+        rng = np.random.default_rng(0)
+        env.reset()
+        steps = 0
+        t0 = _clock()
+        while _clock() - t0 < seconds:
+            legal = np.flatnonzero(env.action_masks())
+            _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+            if term or trunc:
+                env.reset()
+        opp = steps / (_clock() - t0)
+        print(f"The Game ({label}, {', '.join(f'{k}={v}' for k, v in opts.items())}), random legal learner "
+              "actions, per CPU-second:")
+        print(f"  OpponentEnv (Python agents)          {opp:>12,.0f} learner steps/s")
+        for n, copy in ((1, True), (64, True), (1024, True), (1024, False)):
+            venv = agents.vector_env("the_game", n, opponents=opp_ids, seed=0, copy=copy, **opts)
+            venv.reset()
+            state = np.ones(1, np.uint64)
+            acts = np.zeros(n, np.int64)
+            random_legal_actions(venv.action_masks(), state, acts)
+            venv.step(acts)
+            steps = 0
+            t0 = _clock()
+            while _clock() - t0 < seconds:
+                for _ in range(20):
+                    random_legal_actions(venv.action_masks(), state, acts)
+                    venv.step(acts)
+                steps += 20 * n
+            v = steps / (_clock() - t0)
+            tail = "  (target >= 500,000)" if not copy else ""
+            print(f"  vector_env num_envs={n:<5}{' copy=False' if not copy else '           '}"
+                  f" {v:>12,.0f} learner steps/s  = {v / opp:,.0f}x OpponentEnv{tail}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -324,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 2,000,000)")
     roborally_rows(args.seconds)
     primi_table(args.seconds, args.ppo_steps)
+    the_game_rows(args.seconds)
     n = 1024
     free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env("lama", n, opponents=OPPONENTS, seed=0,
                                                                 **OPTIONS)), args.ppo_steps, n)

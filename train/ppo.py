@@ -137,18 +137,23 @@ def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple
         why = "--env python"
     elif not envs.spec(cfg.game).vector_kernels:
         why = f"{cfg.game} has no compiled vector env yet"
-    elif cfg.control != "one_seat":
-        why = f"control={cfg.control} has no vector env yet"
     elif opponents.pool is not None:
         why = "self-play opponents are Python policies"
     if why is None:
         # A resumed run plays fresh tables: the vector env's seed is drawn from the resumed streams.
         seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
+        # control="all_seats" goes to the game's vector env too; one without it refuses (ValueError: the reason)
+        control = {} if cfg.control == "one_seat" else {"control": cfg.control}
         try:
-            venv = vector_env(cfg.game, cfg.n_envs, opponents=opponents.ids, seed=seeds.env_seed(0), **cfg.options)
+            venv = vector_env(cfg.game, cfg.n_envs, opponents=opponents.ids, seed=seeds.env_seed(0), **control,
+                              **cfg.options)
         except ValueError as e:
             why = str(e)
         else:
+            if control:
+                return venv, f"control={cfg.control}: the policy plays every seat of the compiled tables"
+            if not opponents.ids:
+                return venv, "no opponents (one seat)"
             return venv, f"opponents {', '.join(opponents.ids)} are compiled kernels"
     if cfg.env == "vector":
         raise ValueError(f"--env vector is not possible here: {why}")

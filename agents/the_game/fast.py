@@ -246,5 +246,53 @@ def cards_left(agent_id: str, config: Config, games: int, seed: int = 0,
     return engine.play_games(config, orders, batch, params)
 
 
-__all__ = ["BESTPLAYS_PARAMS", "KERNELS", "SIMPLEST_PARAMS", "bestplays_cards_left", "bestplays_decide",
+__all__ = ["BESTPLAYS", "BESTPLAYS_PARAMS", "KERNELS", "KERNEL_IDS", "SIMPLEST", "VECTOR_KERNELS", "opponent_kernel",
+           "vector_decide", "SIMPLEST_PARAMS", "bestplays_cards_left", "bestplays_decide",
            "bestplays_rollouts", "bestplays_view_scores", "cards_left", "kernel_move", "play_score", "simplest_decide"]
+
+
+# --- the vector env's teammates: the strategies' decide kernels compiled into the engine's vector kernels ---------
+#: Kernel codes of the strategies (`OpponentKernel.code`; a seat's `params` row is (code, *the strategy's)).
+SIMPLEST, BESTPLAYS = 0, 1
+NUM_VECTOR_PARAMS = 1 + max(len(SIMPLEST_PARAMS), len(BESTPLAYS_PARAMS))
+
+
+@numba.njit(cache=True)
+def vector_decide(params, hands, seat, sizes, tops, placed, played, required):
+    """The decision of the strategy seated at `seat` of a vector table: `params` is the table's (n, P) block,
+    row `seat` = (code, the strategy's parameters)."""
+    if params[seat, 0] == SIMPLEST:
+        return simplest_decide(params[seat, 1:], hands, seat, sizes, tops, placed, played, required)
+    return bestplays_decide(params[seat, 1:], hands, seat, sizes, tops, placed, played, required)
+
+
+@numba.njit(cache=True)
+def _vector_reset(T, B, S, fresh):
+    engine.vec_reset(vector_decide, T, B, S, fresh)
+
+
+@numba.njit(cache=True)
+def _vector_step(T, B, S, actions):
+    engine.vec_step(vector_decide, T, B, S, actions)
+
+
+#: `envs.the_game.fast.vec_reset` / `vec_step` with `vector_decide` inlined (what `opponent_kernel` carries).
+VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
+_VECTOR_CODES = {"the_game/simplest": (SIMPLEST, SIMPLEST_PARAMS), "the_game/bestplays": (BESTPLAYS, BESTPLAYS_PARAMS)}
+#: The agent ids `opponent_kernel` resolves.
+KERNEL_IDS = ("random", *_VECTOR_CODES)
+
+
+def opponent_kernel(agent_id: str, options: dict | None = None):
+    """The `OpponentKernel` of `agent_id` for `envs.the_game_v0.vector_env`, or None when the agent has no kernel.
+
+    `random` is the uniformly random legal move (`envs.the_game.fast.random_move`), not `the_game/random` (the
+    seed's strategy: plays until the minimum is met, then ends the turn), which has no kernel."""
+    from envs.core.vector import RANDOM, OpponentKernel
+
+    if agent_id == "random":
+        return RANDOM
+    if agent_id in _VECTOR_CODES:
+        code, params = _VECTOR_CODES[agent_id]
+        return OpponentKernel(agent_id, code, (float(code), *map(float, params)), VECTOR_KERNELS)
+    return None

@@ -88,6 +88,21 @@ class _TheGameAgent:
         """The action id of the chosen move."""
         raise NotImplementedError
 
+    def __init_subclass__(cls, **kwargs):
+        # The strategies are written in the card head's ids (`play_action`, `END_TURN`, `flag_action`); under
+        # `actions="slot"` each one's `act` translates its choice to the slot head in this one place.
+        super().__init_subclass__(**kwargs)
+        card_act = cls.__dict__.get("act")
+        if card_act is None:
+            return
+
+        def act(self, view: View, action_mask: np.ndarray) -> int:
+            a = card_act(self, view, action_mask)
+            return self.game.from_card_action(view.hand, a) if self.game.slot_head else a
+
+        act.__doc__ = card_act.__doc__
+        cls.act = act
+
 
 class RandomStrategy(_TheGameAgent):
     """The seed's *random* strategy (§4.1).

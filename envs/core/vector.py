@@ -45,7 +45,7 @@ wraps them with `torch.from_numpy` without a copy).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium
 import numba
@@ -165,6 +165,35 @@ def table_keys(seed, first, out):
     """`out[i] = table_key(seed, first + i)` (uint64)."""
     for i in range(out.shape[0]):
         out[i] = nb_table_key(seed, first + i)
+
+
+# --- the buffers a compiled step fills ------------------------------------------------------------
+class Buffers(NamedTuple):
+    """What a game's compiled vector step hands back (filled in place), one class for every game: observations
+    `obs` (N, D) float32 and masks `mask` (N, A) int8 of the learner's next decision, `reward`, `term`, `trunc`;
+    for tables whose episode ended (`done`): `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`;
+    `refused` whether the learner's action was refused and `illegal` which it was; `err` (row, status, seat,
+    action) of the first opponent kernel failure (row -1: none).
+
+    One shared class, not one per game: numba keys its fast argument typing on the arrays' dtypes and shapes,
+    not on the named tuple's class, so two games' look-alike `Buffers` classes in one process made the second
+    one's every kernel call take numba's slow Python typing path (measured: 15 us -> 650 us a call).
+    """
+
+    obs: np.ndarray
+    mask: np.ndarray
+    reward: np.ndarray
+    term: np.ndarray
+    trunc: np.ndarray
+    final_obs: np.ndarray
+    done: np.ndarray
+    illegal: np.ndarray
+    final_seat: np.ndarray
+    final_deal: np.ndarray
+    final_ret: np.ndarray
+    final_len: np.ndarray
+    refused: np.ndarray
+    err: np.ndarray
 
 
 # --- opponents ------------------------------------------------------------------------------
@@ -436,5 +465,6 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-__all__ = ["CONTROLS", "RANDOM", "CompiledVectorEnv", "OpponentKernel", "episode_key", "episode_seeds", "mix64", "next_random",
+__all__ = ["CONTROLS", "RANDOM", "Buffers", "CompiledVectorEnv", "OpponentKernel", "episode_key", "episode_seeds", "mix64",
+           "next_random",
            "np_episode_seeds", "np_mix64", "np_next", "table_key"]

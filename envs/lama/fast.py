@@ -36,6 +36,7 @@ import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
+from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring); was defined here
 from envs.core.vector import nb_episode_seeds
 from envs.lama.rules import DRAW, QUIT, Config, State
 
@@ -522,28 +523,6 @@ def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
         np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N),
         np.zeros(N), np.zeros(N, i64), np.zeros(64, i64),
     )
-
-
-class Buffers(NamedTuple):
-    """What a vector step hands back (filled in place): observations `obs` (N, D) float32 and masks `mask`
-    (N, 9) int8 of the learner's next decision, `reward`, `term`, `trunc`; for tables whose episode ended
-    (`done`): `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`; `refused` whether the learner's
-    action was refused and `illegal` which it was; `err` (row, status, seat, action) of the first opponent kernel failure (row -1: none)."""
-
-    obs: np.ndarray
-    mask: np.ndarray
-    reward: np.ndarray
-    term: np.ndarray
-    trunc: np.ndarray
-    final_obs: np.ndarray
-    done: np.ndarray
-    illegal: np.ndarray
-    final_seat: np.ndarray
-    final_deal: np.ndarray
-    final_ret: np.ndarray
-    final_len: np.ndarray
-    refused: np.ndarray
-    err: np.ndarray
 
 
 class Settings(NamedTuple):

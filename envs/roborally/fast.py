@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.core.vector import nb_episode_seeds, nb_next
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
@@ -1189,28 +1190,6 @@ def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:
         np.zeros(N, np.uint64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros((1, num_actions), np.int8),
         np.zeros(REGISTERS, i64), np.zeros((0, n, NFIELDS), i32),
     )
-
-
-class Buffers(NamedTuple):
-    """What a vector step hands back (filled in place): `obs` (N, D) float32 and `mask` (N, A) int8 of the
-    learner's next decision, `reward`, `term`, `trunc`; for tables whose episode ended (`done`): `final_obs`,
-    `final_seat`, `final_deal`, `final_ret`, `final_len`; `refused` whether the learner's action was refused and
-    `illegal` which it was; `err` (row, status, seat, action) of the first opponent failure (row -1: none)."""
-
-    obs: np.ndarray
-    mask: np.ndarray
-    reward: np.ndarray
-    term: np.ndarray
-    trunc: np.ndarray
-    final_obs: np.ndarray
-    done: np.ndarray
-    illegal: np.ndarray
-    final_seat: np.ndarray
-    final_deal: np.ndarray
-    final_ret: np.ndarray
-    final_len: np.ndarray
-    refused: np.ndarray
-    err: np.ndarray
 
 
 class Settings(NamedTuple):

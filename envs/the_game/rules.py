@@ -27,7 +27,7 @@ The Game is cooperative: every seat has the same return, +1 per card placed plus
 `win_bonus` when all 98 cards are placed; `winners` is every seat after a win and
 nobody otherwise.
 
-Actions (405, the same for every option set):
+Actions (the default `actions="card"` head: 405, the same for every other option):
 
 * `play(card, pile) = (card - 2) * 4 + pile` for card 2..99 and pile 0..3
   (piles 0, 1 ascending; 2, 3 descending) — ids 0..391;
@@ -67,6 +67,10 @@ TRICK = 10  # the backwards-trick step
 PILE_NAMES = ("up0", "up1", "down0", "down1")
 #: Values of `Config.empty_hand`: the rulebook's reading first (the default).
 EMPTY_HAND_RULES = ("skip", "ends_game")
+#: Values of `Config.actions`: the 405-way card x pile head (the default) or hand slot x pile.
+ACTION_HEADS = ("card", "slot")
+_M64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
 
 
 def play_action(card: int, pile: int) -> int:
@@ -82,6 +86,27 @@ def decode_play(action: int) -> tuple[int, int]:
 def flag_action(pile: int, value: int) -> int:
     """Action id of setting the active player's flag on `pile` to `value`."""
     return FLAG_BASE + 3 * pile + value
+
+
+def slot_num_actions(hand_size: int) -> int:
+    """Size of the `actions="slot"` head: 4 plays per hand slot, end turn, 12 flags."""
+    return NUM_PILES * hand_size + 1 + NUM_PILES * 3
+
+
+def deal_order(seed: int) -> list[int]:
+    """The deck order of deal seed `seed` (0 <= seed < 2**64): 2..99 shuffled by Fisher–Yates with SplitMix64
+    draws from generator state `seed` (`j = draw mod (i + 1)`), mirrored by `envs.the_game.fast.deal_order`."""
+    out = list(range(LOWEST, HIGHEST + 1))
+    s = int(seed) & _M64
+    for i in range(len(out) - 1, 0, -1):
+        s = (s + _GOLDEN) & _M64
+        z = s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        z ^= z >> 31
+        j = z % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
 
 
 def default_hand_size(num_players: int) -> int:
@@ -114,6 +139,9 @@ class Config:
             (official rules): `"skip"` (the rulebook as the rules doc reads it: the seat is passed
             over and the others play on) or `"ends_game"` (R. Weinmeister's simulation: that seat
             cannot play its one card, so the game ends with the other hands' cards left).
+        actions: the action head: `"card"` (405 ids, card x pile; the default) or `"slot"`
+            (`4 * hand_size + 13` ids, 45 for a hand of 8: the k-th lowest hand card x pile, then
+            end turn and the flags; see the module docstring).
     """
 
     num_players: int = 2
@@ -124,8 +152,11 @@ class Config:
     win_bonus: float = 10.0
     starter: int = 0
     empty_hand: Literal["skip", "ends_game"] = "skip"
+    actions: Literal["card", "slot"] = "card"
 
     def __post_init__(self) -> None:
+        if self.actions not in ACTION_HEADS:
+            raise ValueError(f"actions must be one of {ACTION_HEADS}, got {self.actions!r}")
         if self.rules not in ("official", "berger2024"):
             raise ValueError(f"rules must be 'official' or 'berger2024', got {self.rules!r}")
         if self.empty_hand not in EMPTY_HAND_RULES:
@@ -277,7 +308,7 @@ def _stuck(hand: tuple[int, ...], piles: tuple[tuple[int, ...], ...]) -> bool:
 class TheGame:
     """The rules of The Game over immutable `State`s (see the module docstring)."""
 
-    num_actions = NUM_ACTIONS
+    num_actions = NUM_ACTIONS  # the card head's; an instance with `actions="slot"` has its own
 
     def __init__(self, config: Config | None = None):
         self.config = config or Config()
@@ -294,6 +325,45 @@ class TheGame:
         n = self.num_players
         # returns by cards placed (cooperative: the same for every seat)
         self._returns = tuple((float(p) + (self.win_bonus if p == NUM_CARDS else 0.0),) * n for p in range(NUM_CARDS + 1))
+        # the action head (`Config.actions`): card x pile, or the k-th lowest hand card x pile
+        self.slot_head = c.actions == "slot"
+        self.num_actions = slot_num_actions(self.hand_size) if self.slot_head else NUM_ACTIONS
+        self.end_turn = NUM_PILES * self.hand_size if self.slot_head else END_TURN
+
+    # --- the slot head ---------------------------------------------------------------
+    def to_card_action(self, state: State, action: int) -> int | None:
+        """The card-head id of this head's `action` for the active player of `state` (None: a slot without a card,
+        or an id outside the head). The identity under `actions="card"`."""
+        a = int(action)
+        if not 0 <= a < self.num_actions:
+            return None
+        if not self.slot_head:
+            return a
+        hs = self.hand_size
+        if a < NUM_PILES * hs:
+            slot, pile = divmod(a, NUM_PILES)
+            hand = state.hands[state.player]
+            if slot >= len(hand):
+                return None
+            return play_action(sorted(hand)[slot], pile)
+        return END_TURN + a - NUM_PILES * hs  # end turn, then the flags in the card head's order
+
+    def from_card_action(self, hand: tuple[int, ...], action: int) -> int:
+        """This head's id of the card-head `action` of the player holding `hand` (what agents written for the
+        card head return, translated). The identity under `actions="card"`."""
+        a = int(action)
+        if not self.slot_head:
+            return a
+        if a < NUM_PLAY_ACTIONS:
+            card, pile = decode_play(a)
+            return NUM_PILES * sum(1 for c in hand if c < card) + pile
+        return NUM_PILES * self.hand_size + a - END_TURN
+
+    def _to_head(self, hand: tuple[int, ...], acts: list[int] | tuple[int, ...]) -> tuple[int, ...]:
+        """Sorted card-head ids as this head's ids (the order is kept: card then pile is slot then pile)."""
+        if not self.slot_head:
+            return tuple(acts)
+        return tuple(self.from_card_action(hand, a) for a in acts)
 
     # --- set-up ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
@@ -311,6 +381,11 @@ class TheGame:
         if sorted(deck) != list(range(LOWEST, HIGHEST + 1)):
             raise ValueError(f"a deck order must be a permutation of the cards {LOWEST}..{HIGHEST}")
         return self._deal(deck)
+
+    def deal(self, seed: int) -> State:
+        """The game of deal seed `seed` (0 <= seed < 2**64): `deal_from(deal_order(seed))` (a vector env's
+        `info["deal_seed"]` replays here; `envs.the_game.fast.deal_order` is its compiled twin)."""
+        return self._deal(deal_order(seed))
 
     def _deal(self, deck: list[int]) -> State:
         hands: list[list[int]] = [[] for _ in range(self.num_players)]
@@ -347,7 +422,13 @@ class TheGame:
         return out
 
     def legal_actions(self, state: State) -> tuple[int, ...]:
-        """Sorted legal action ids (see the module docstring)."""
+        """Sorted legal action ids of the configured head (see the module docstring)."""
+        if not self.slot_head:
+            return self._card_legal(state)
+        return self._to_head(state.hands[state.player], self._card_legal(state)) if not state.over else ()
+
+    def _card_legal(self, state: State) -> tuple[int, ...]:
+        """Sorted legal card-head ids."""
         if state.over:
             return ()
         hand = state.hands[state.player]
@@ -366,6 +447,10 @@ class TheGame:
     def legal_mask(self, state: State) -> np.ndarray:
         """int8 mask of `legal_actions`, built directly (the env calls it every step): filled in a
         `bytearray` (cheaper per entry than numpy item assignment), then copied into a new array."""
+        if self.slot_head:
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+            mask[list(self.legal_actions(state))] = 1
+            return mask
         if state.over:
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask = bytearray(NUM_ACTIONS)
@@ -401,10 +486,28 @@ class TheGame:
 
     # --- dynamics -----------------------------------------------------------------
     def _illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
-        return IllegalActionError(action, state.player, reason, legal=self.legal_actions(state))
+        return IllegalActionError(action, state.player, reason, legal=self._card_legal(state))
 
     def apply(self, state: State, action: int) -> State:
-        """The state after the active player takes `action` (never mutates `state`)."""
+        """The state after the active player takes `action` of the configured head (never mutates `state`)."""
+        if not self.slot_head:
+            return self._apply_card(state, action)
+        if state.over:
+            raise IllegalActionError(action, state.player, "the game is over")
+        a = int(action)
+        card_action = self.to_card_action(state, a)
+        if card_action is None:
+            why = (f"action ids are 0..{self.num_actions - 1}" if not 0 <= a < self.num_actions
+                   else f"hand slot {a // NUM_PILES} holds no card")
+            raise IllegalActionError(a, state.player, why, legal=self.legal_actions(state))
+        try:
+            return self._apply_card(state, card_action)
+        except IllegalActionError as e:  # the same refusal, in this head's ids
+            raise IllegalActionError(a, state.player, f"{self.action_to_string(state, a)}: {e.reason}",
+                                     legal=self.legal_actions(state)) from None
+
+    def _apply_card(self, state: State, action: int) -> State:
+        """`apply` of a card-head id."""
         if state.over:
             raise IllegalActionError(action, state.player, "the game is over")
         a = int(action)
@@ -578,8 +681,19 @@ class TheGame:
 
     # --- text ------------------------------------------------------------------------
     def action_to_string(self, state: State | None, action: int) -> str:
-        """`play 37 on up0`, `end turn`, `flag down1 please_hold`."""
+        """`play 37 on up0`, `end turn`, `flag down1 please_hold` (slot head without a state: `play slot 2 on up0`)."""
         a = int(action)
+        if self.slot_head:
+            hs4 = NUM_PILES * self.hand_size
+            if 0 <= a < hs4:
+                card_action = self.to_card_action(state, a) if state is not None and not state.over else None
+                if card_action is None:
+                    return f"play slot {a // NUM_PILES} on {PILE_NAMES[a % NUM_PILES]}"
+                a = card_action
+            elif hs4 <= a < self.num_actions:
+                a = END_TURN + a - hs4
+            else:
+                return f"invalid action {a}"
         if 0 <= a < NUM_PLAY_ACTIONS:
             card, pile = decode_play(a)
             return f"play {card} on {PILE_NAMES[pile]}"
@@ -616,7 +730,7 @@ def _with_over(state: State) -> State:
 
 
 __all__ = [
-    "ASCENDING", "DESCENDING", "END_TURN", "FLAG_BASE", "FLAG_HOLD", "FLAG_NONE", "FLAG_OK", "NUM_ACTIONS",
+    "ACTION_HEADS", "ASCENDING", "DESCENDING", "END_TURN", "FLAG_BASE", "FLAG_HOLD", "FLAG_NONE", "FLAG_OK", "NUM_ACTIONS",
     "NUM_CARDS", "NUM_PILES", "PILE_NAMES", "TRICK", "Config", "State", "TheGame", "View", "decode_play",
-    "default_hand_size", "fits", "flag_action", "play_action",
+    "deal_order", "default_hand_size", "fits", "flag_action", "play_action", "slot_num_actions",
 ]

@@ -54,4 +54,5 @@ SPEC = GameSpec(
     agents_module="agents.the_game",
     evaluate_module="evaluate.the_game.reproduce",
     train_presets="train.presets.the_game",
+    vector_kernels="agents.the_game.fast",
 )

@@ -102,5 +102,8 @@ def test_make_vec_takes_the_compiled_env_where_every_opponent_has_a_kernel():
     assert isinstance(fallback, gymnasium.vector.SyncVectorEnv)  # a network opponent: no compiled kernel
     with pytest.raises(ValueError, match="has no compiled kernel"):
         gymnasium.make_vec("tabletop/lama-v0", num_envs=2, opponents=["lama/learned"] * 3, compiled=True)
-    with pytest.raises(ValueError, match="no compiled vector env"):
-        gymnasium.make_vec("tabletop/the_game-v0", num_envs=2, opponents=["the_game/bestplays"], compiled=True)
+    with pytest.raises(ValueError, match="no compiled vector env"):  # a setting the compiled env does not take
+        gymnasium.make_vec("tabletop/the_game-v0", num_envs=2, opponents=["the_game/bestplays"], compiled=True,
+                           render_mode="ansi")
+    tg = gymnasium.make_vec("tabletop/the_game-v0", num_envs=2, opponents=["the_game/bestplays"], compiled=True)
+    assert tg.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP

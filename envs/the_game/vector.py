@@ -1,0 +1,201 @@
+"""The Game as a batched compiled environment: `num_envs` tables, one learner seat each, stepped in one call.
+
+Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
+bad input) and the compiled engine's vector kernels (`envs.the_game.fast`: the
+same `advance` loop the whole-game studies and rollouts run). The observation is
+exactly `OpponentEnv`'s (`TheGameEncoder` of the learner's view), the reward the
+team's (`TheGame.returns`: cards placed, + `win_bonus` on a win) since the
+learner's previous decision, so a policy trained here plays in `OpponentEnv` and
+`env()` unchanged. Episode `e` of table `i` replays alone in the plain engine from
+`TheGame.deal(info["deal_seed"][i])`.
+
+Options: official rules without communication (the compiled engine's), any
+`num_players`, `hand_size`, `min_cards_per_turn`, `win_bonus`, `starter`,
+`empty_hand`, and `actions="card"` (405 ids) or `"slot"` (`4 * hand_size + 13`).
+
+Control: `"one_seat"` (the learner plays one seat; `opponents[k]`, compiled
+teammates, sit k + 1 seats after it; solo: `num_players=1` and no opponents), or
+`"all_seats"`: the policy plays whoever is to move (no opponents),
+`info["current_player"]` says who (also `info["seat"]`), and `info["rewards"]`
+(N, n) pays every seat the team reward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.core.options import make_config
+from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel
+from envs.the_game import fast
+from envs.the_game.encoding import TheGameEncoder
+from envs.the_game.rules import Config, State, TheGame
+
+NUM_PARAMS = 4  # float parameters per teammate seat (its code, then bestplays' three)
+
+
+class TheGameVectorEnv(CompiledVectorEnv):
+    """`num_envs` tables of The Game with compiled teammates (see the module docstring and `envs.core.vector`).
+
+    Args:
+        num_envs: tables (>= 1).
+        opponents: `num_players - 1` `OpponentKernel`s (teammates); `opponents[k]`
+            sits k + 1 seats after the learner. Kernels other than `RANDOM` must
+            share one `kernels` object. Empty under `control="all_seats"`.
+        seed: the vector env's seed (None: fresh); table i's episodes follow from
+            `table_key(seed, i)` alone.
+        control: `"one_seat"` or `"all_seats"`.
+        seat: fix the learner's seat (one_seat; None: drawn per episode from the table's stream).
+        strict: raise `IllegalActionError` on a refused action.
+        copy: return fresh arrays (True) or the env's own buffers (False).
+        illegal_reward: the reward of a refused action (non-strict).
+        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv`; the teammates' moves
+            before the learner's first decision are never cut (the learner always has a decision to make).
+        **options: game options (`envs.the_game.rules.Config`).
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        opponents: Sequence[OpponentKernel] = (),
+        seed: int | None = None,
+        control: str = "one_seat",
+        seat: int | None = None,
+        strict: bool = False,
+        copy: bool = True,
+        illegal_reward: float = -1.0,
+        max_turns: int | None = None,
+        **options: Any,
+    ):
+        if control not in ("one_seat", "all_seats"):
+            raise ValueError(f"control must be 'one_seat' or 'all_seats', got {control!r}")
+        self.config: Config = make_config(Config, options)
+        c = self.config
+        if c.rules != "official" or c.communication != "none":
+            raise ValueError("The Game's vector env plays rules='official', communication='none' (the compiled "
+                             f"engine's); got rules={c.rules!r}, communication={c.communication!r}")
+        self.game = TheGame(c)
+        self.encoder = TheGameEncoder(self.game)
+        self.control = control
+        n = c.num_players
+        opponents = list(opponents)
+        all_seats = control == "all_seats"
+        if all_seats and (opponents or seat is not None):
+            raise ValueError("control='all_seats' takes no opponents and no seat (the policy plays every seat)")
+        if not all_seats and len(opponents) != n - 1:
+            raise ValueError(f"{n}-player game needs {n - 1} opponents (teammates), got {len(opponents)}")
+        kernels = None
+        for opp in opponents:
+            if not isinstance(opp, OpponentKernel):
+                raise ValueError(f"opponents must be OpponentKernel objects (agents.vector_env resolves agent ids), "
+                                 f"got {opp!r}")
+            if opp.code == RANDOM.code:
+                continue
+            if opp.kernels is None or (kernels is not None and opp.kernels is not kernels):
+                raise ValueError(f"opponent {opp.name!r}: every non-random opponent must come with the same "
+                                 "compiled kernels (one decide kernel per env)")
+            if len(opp.params) > NUM_PARAMS:
+                raise ValueError(f"opponent {opp.name!r}: at most {NUM_PARAMS} parameters, got {len(opp.params)}")
+            kernels = opp.kernels
+        self.opponents = tuple(opponents)
+        self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
+        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                      or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
+                    strict=strict, copy=copy, illegal_reward=illegal_reward)
+        line_params = np.zeros((max(n - 1, 1), NUM_PARAMS))
+        for k, opp in enumerate(opponents):
+            line_params[k, : len(opp.params)] = opp.params
+        line_codes = np.full(max(n - 1, 1), fast.RANDOM_CODE, np.int64)  # all_seats: seated, never played
+        line_codes[: len(opponents)] = [o.code for o in opponents]
+        self._settings = fast.Settings(
+            c.resolved_min_cards, fast.skip_empty(c), int(c.starter), self.game.slot_head, float(c.win_bonus),
+            self.fixed_seat, -1 if max_turns is None else int(max_turns), self.illegal_reward, all_seats,
+            line_codes, line_params,
+        )
+        self._tables = fast.new_tables(self.num_envs, n, c.resolved_hand_size, NUM_PARAMS)
+        self._buffers = fast.Buffers(
+            self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
+            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
+            np.full(4, -1, np.int64),
+        )
+
+    # --- kernels ------------------------------------------------------------------------------
+    def _start_all(self, fresh: bool) -> None:
+        self._tables.key[:] = self._keys
+        self._buffers.err[0] = -1
+        self._kernels.reset(self._tables, self._buffers, self._settings, fresh)
+        self._check_err()
+
+    def _step_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(self._tables, self._buffers, self._settings, actions)
+        self._check_err()
+
+    def _check_err(self) -> None:
+        row, status, seat, move = (int(x) for x in self._buffers.err)
+        if row < 0:
+            return
+        if status == fast.STOP_ILLEGAL:
+            code = int(self._tables.codes[row, seat])
+            who = next((o.name for o in self.opponents if o.code == code), f"code {code}")
+            raise RuntimeError(f"table {row}: teammate {who!r} at seat {seat} chose the illegal move {move}")
+        raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
+
+    def _seats(self) -> np.ndarray:
+        return self._tables.learner
+
+    def _deal_seeds(self) -> np.ndarray:
+        return self._tables.seed
+
+    def _base_info(self) -> dict[str, Any]:
+        info = super()._base_info()
+        if self.control == "all_seats":
+            info["current_player"] = info["seat"]
+            info["_current_player"] = info["_seat"]
+        return info
+
+    def step(self, actions: Any):
+        """One decision at every table (see `CompiledVectorEnv.step`); under `all_seats` also
+        `info["rewards"]` (N, num_players): the team reward, the same for every seat."""
+        out = super().step(actions)
+        if self.control == "all_seats":
+            rew = out[1]
+            out[4]["rewards"] = np.repeat(np.asarray(rew, np.float32)[:, None], self.num_players, axis=1)
+            out[4]["_rewards"] = np.ones(self.num_envs, np.bool_)
+        return out
+
+    # --- tools ---------------------------------------------------------------------------------
+    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
+        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+        fast.observe_rows(self._tables, rows, seats, self.config.resolved_min_cards, out)
+        return out
+
+    def state(self, row: int) -> State:
+        """Table `row`'s position as a plain-engine `State` (pile histories are not kept: each pile is its start
+        card and its top; everything the rules and the observation read is exact)."""
+        T = self._tables
+        n = self.num_players
+        tops = [int(x) for x in T.tops[row]]
+        piles = tuple((start,) if top == start else (start, top) for start, top in zip((1, 1, 100, 100), tops))
+        hands = tuple(tuple(int(x) for x in T.hands[row, s, : T.sizes[row, s]]) for s in range(n))
+        return State(piles, hands, tuple(int(x) for x in T.deck[row, : T.dn[row]]), int(T.player[row]),
+                     int(T.played[row]), int(T.total[row]), bool(T.over[row]), False,
+                     tuple((0, 0, 0, 0) for _ in range(n)), 0)
+
+    def render(self, row: int = 0) -> str:
+        """Text picture of table `row` (the plain engine's `render` of its position)."""
+        return f"table {row} (learner player_{int(self._tables.learner[row])}):\n" + self.game.render(self.state(row))
+
+
+def vector_env(num_envs: int, **kwargs: Any) -> TheGameVectorEnv:
+    """`num_envs` tables of The Game with compiled teammates, as a Gymnasium `VectorEnv`: `TheGameVectorEnv`'s
+    arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what `agents.vector_env` resolves
+    agent ids to; the game's options as further keywords)."""
+    return TheGameVectorEnv(num_envs, **kwargs)
