@@ -100,6 +100,10 @@ def build_opponents(run: Run) -> Opponents:
     """The opponents' ids, the self-play pool (baselines from the agents stream) and the evaluation line-up."""
     cfg, n = run.cfg, run.game.num_players
     pool = None
+    if cfg.control == "all_seats" and envs.spec(cfg.game).zero_sum:
+        # SB3 would credit each seat with the other's moves: zero-sum self-play needs sign-flipped advantages
+        raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games; {cfg.game} is zero-sum: "
+                         f"use --self-play, or `python -m train.cleanrl_ppo {cfg.game} --control all_seats`")
     if cfg.control == "all_seats":
         ids: list[str] = []
     elif cfg.self_play:
