@@ -106,7 +106,8 @@ class TheGameVectorEnv(CompiledVectorEnv):
                                       or max_turns < 1):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
-                    strict=strict, copy=copy, illegal_reward=illegal_reward)
+                    strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
+        self._final_player = self._final_seat  # all_seats: the seat a final observation is encoded for
         line_params = np.zeros((max(n - 1, 1), NUM_PARAMS))
         for k, opp in enumerate(opponents):
             line_params[k, : len(opp.params)] = opp.params
