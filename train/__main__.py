@@ -65,6 +65,7 @@ EXAMPLES = (
     "python -m train distill GAME --teacher ID                   # a student from a teacher (DAgger)",
     "python -m train finetune GAME --init-from GAME/learned --critic-warmup 50000 --learning-rate 1e-5",
     "python -m train --resume runs/RUN                           # continue a stopped run",
+    "python -m train --export runs/RUN                           # its latest checkpoint as a policy, no training",
 )
 
 #: Flags whose default comes from the game's preset: flag dest -> (preset section, key).
@@ -161,6 +162,9 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
     p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
+    p.add_argument("--export", type=str, default=None, metavar="RUN",
+                   help="write the policy of RUN's latest checkpoint as RUN/policy-<step> (or --out), the one saved-policy "
+                        "format, without training: a stopped or running run measured as it stands")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--method", choices=METHODS, default=None, help="the same as the METHOD word before GAME")
     p.add_argument("--hidden", type=layer_sizes, default=None, metavar="N,N,...",
@@ -297,6 +301,24 @@ def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tupl
     return TrainConfig(game=identity["game"], seed=identity["seed"], out=args.resume, **values), (state, tensors)
 
 
+def export_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """`python -m train --export RUN [--out FOLDER]`: the policy of RUN's checkpoint, written and named."""
+    from train.ppo import export_checkpoint
+
+    if args.resume is not None:
+        p.error("--export and --resume are two commands; give one")
+    out, args.out, args.resume = args.out, "", args.export
+    try:
+        cfg, (state, tensors) = resumed_config(p, args)
+        if state.get("method") == "distill":
+            p.error(f"{args.export!r} is a distillation run: its best student so far is in {args.export}/student")
+        folder = export_checkpoint(cfg, state, tensors, out)
+    except ValueError as e:
+        p.error(str(e))
+    print(f"wrote {folder} (step {state['step']:,}); play it with learned:{folder}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     from train.ppo import TrainingStoppedError, train
@@ -332,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
 
         args.seed = 0 if args.seed is None else args.seed
         return distill_main(p, args)
+    if args.export is not None:
+        return export_main(p, args)
     try:
         if args.resume is not None:
             cfg, resume = resumed_config(p, args)

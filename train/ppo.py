@@ -306,6 +306,32 @@ def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
     return student
 
 
+def export_checkpoint(cfg: TrainConfig, state: dict[str, Any], tensors: dict[str, Any], folder: str = "") -> str:
+    """Write the live policy of a run's checkpoint (`train.checkpoint.read_checkpoint`) in the one saved-policy
+    format, to `folder` (default `<run>/policy-<step>`), so a stopped or still-running run can be played and
+    measured (`learned:<folder>`); returns the folder. A self-play run's checkpoint gives its live policy, not
+    the pool's mixture.
+
+    Raises:
+        ValueError: a checkpoint whose policy does not fit the run's network.
+    """
+    from agents.learned import save_student
+    from agents.policy import build_policy
+
+    game = envs.make_game(cfg.game, **cfg.options)
+    policy = build_policy(envs.make_encoder(cfg.game, game), game.num_actions, list(cfg.net_arch), cfg.activation)
+    try:
+        policy.load_state_dict(tensors["policy"])
+    except (KeyError, RuntimeError) as e:
+        raise ValueError(f"the checkpoint in {cfg.out!r} holds no policy of the run's network ({str(e)[:200]})") from None
+    step = int(state["step"])
+    folder = folder or os.path.join(cfg.out, f"{POLICY_DIR}-{step}")
+    prov = provenance("finetune" if cfg.init_from else "ppo")
+    return save_student(to_student(policy, cfg, game), folder,
+                        provenance=prov | {"seed": cfg.seed, "options": cfg.options, "opponents": cfg.opponents,
+                                           "timesteps": step, "exported_from": f"{cfg.out} checkpoint, step {step}"})
+
+
 def set_actor_frozen(policy: Any, frozen: bool) -> None:
     """Freeze (or unfreeze) the actor's parameters: while frozen, PPO's updates train the critic alone."""
     for module in (policy.mlp_extractor.policy_net, policy.action_net):

@@ -145,3 +145,25 @@ def test_stop_during_the_final_files_resumes_without_learning(tmp_path, monkeypa
     ppo.train(cfg(), progress=False, verbose=False, resume=(state, tensors))
     assert _steps(tmp_path / "r") == [r["timesteps"] for r in state["curve"]]
     assert (tmp_path / "r" / "model.zip").exists() and not (tmp_path / "r" / "checkpoint.json").exists()
+
+
+@pytest.mark.slow
+def test_a_stopped_run_exports_its_policy_without_training(tmp_path, capsys):
+    from train.__main__ import main
+
+    out = tmp_path / "run"
+    _stop_after_checkpoint(out, signal.SIGTERM)
+    step = json.loads((out / "checkpoint.json").read_text())["step"]
+    assert main(["--export", str(out)]) == 0
+    folder = out / f"policy-{step}"
+    assert f"wrote {folder}" in capsys.readouterr().out
+    meta = json.loads((folder / "policy.json").read_text())
+    assert meta["provenance"]["timesteps"] == step and meta["architecture"]["play"] == "sample"
+    game = SimplePokerGame(Config(n=3))
+    agent = agents.make(f"learned:{folder}", game, np.random.default_rng(0))
+    s = game.initial_state(np.random.default_rng(1))
+    assert agent.act(game.view(s, 0), np.ones(2, np.int8)) in (0, 1)
+    assert json.loads((out / "checkpoint.json").read_text())["step"] == step  # nothing trained
+    with pytest.raises(SystemExit) as e:
+        main(["--export", str(out), "--resume", str(out)])
+    assert e.value.code == 2
