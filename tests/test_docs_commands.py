@@ -83,8 +83,8 @@ def check_parses(module: str, argv: list[str]) -> None:
         if args.method == "finetune":
             assert args.init_from, "finetune needs --init-from"
             args.method = "ppo"
-        if args.resume is not None:
-            assert args.game is None  # a resumed run takes every setting from its checkpoint
+        if args.resume is not None or args.export is not None:
+            assert args.game is None  # a resumed or exported run takes every setting from its checkpoint
         elif args.method == "ppo":
             config_from_args(p, args)
         else:
