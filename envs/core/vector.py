@@ -219,6 +219,37 @@ class OpponentKernel:
 
 RANDOM = OpponentKernel("random", -1)
 
+
+def shared_kernels(opponents: Any, max_params: int | None = None) -> Any:
+    """The compiled kernels that every non-random opponent of a line-up comes with (None: all random), after
+    checking the line-up: `OpponentKernel` objects only, one shared `kernels` object (a vector env compiles
+    around one decide kernel), at most `max_params` parameters each.
+
+    Raises:
+        ValueError: one line naming the opponent at fault.
+    """
+    kernels = None
+    for opp in opponents:
+        if not isinstance(opp, OpponentKernel):
+            raise ValueError(f"opponents must be OpponentKernel objects (agents.vector_env resolves agent ids), "
+                             f"got {opp!r}")
+        if opp.code == RANDOM.code:
+            continue
+        if opp.kernels is None or (kernels is not None and opp.kernels is not kernels):
+            raise ValueError(f"opponent {opp.name!r}: every non-random opponent must come with the same "
+                             "compiled kernels (one decide kernel per env)")
+        if max_params is not None and len(opp.params) > max_params:
+            raise ValueError(f"opponent {opp.name!r}: at most {max_params} parameters, got {len(opp.params)}")
+        kernels = opp.kernels
+    return kernels
+
+
+def check_max_turns(max_turns: Any) -> None:
+    """Raise `ValueError` unless `max_turns` is None or a positive integer."""
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                  or max_turns < 1):
+        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+
 #: Who the policy acts for: "one_seat" (the learner's seat, opponents' kernels for the others) or "all_seats"
 #: (whoever is to move: `info["current_player"]`, each seat's reward in `info["rewards"]`; Pgx's shape, the form of
 #: self-play in the zero-sum games and of one team policy in the cooperative one).
@@ -465,6 +496,6 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-__all__ = ["CONTROLS", "RANDOM", "Buffers", "CompiledVectorEnv", "OpponentKernel", "episode_key", "episode_seeds", "mix64",
+__all__ = ["CONTROLS", "RANDOM", "Buffers", "CompiledVectorEnv", "OpponentKernel", "check_max_turns", "shared_kernels", "episode_key", "episode_seeds", "mix64",
            "next_random",
            "np_episode_seeds", "np_mix64", "np_next", "table_key"]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel
+from envs.core.vector import CompiledVectorEnv, OpponentKernel, check_max_turns, shared_kernels
 from envs.lama import fast
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import NUM_ACTIONS, Config, LamaGame
@@ -66,24 +66,10 @@ class LamaVectorEnv(CompiledVectorEnv):
         opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(f"{n}-player game needs {n - 1} opponents, got {len(opponents)}")
-        kernels = None
-        for opp in opponents:
-            if not isinstance(opp, OpponentKernel):
-                raise ValueError(f"opponents must be OpponentKernel objects (agents.vector_env resolves agent ids), "
-                                 f"got {opp!r}")
-            if opp.code == RANDOM.code:
-                continue
-            if opp.kernels is None or (kernels is not None and opp.kernels is not kernels):
-                raise ValueError(f"opponent {opp.name!r}: every non-random opponent must come with the same "
-                                 "compiled kernels (one decide kernel per env)")
-            if len(opp.params) > NUM_PARAMS:
-                raise ValueError(f"opponent {opp.name!r}: at most {NUM_PARAMS} parameters, got {len(opp.params)}")
-            kernels = opp.kernels
+        kernels = shared_kernels(opponents, NUM_PARAMS)
         self.opponents = tuple(opponents)
         self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
-        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
-                                      or max_turns < 1):
-            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        check_max_turns(max_turns)
         self._setup(num_envs, self.encoder.observation_space, NUM_ACTIONS, n, seed=seed, seat=seat, strict=strict,
                     copy=copy, illegal_reward=illegal_reward)
         line_params = np.zeros((n - 1, NUM_PARAMS))

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel
+from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel, check_max_turns
 from envs.primi_composti import fast
 from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import VALID, VALUE, Config, PrimiCompostiGame, State
@@ -100,9 +100,7 @@ class PrimiVectorEnv(CompiledVectorEnv):
                 kernels = opp.kernels
         self.opponents = tuple(opponents)
         self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
-        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
-                                      or max_turns < 1):
-            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        check_max_turns(max_turns)
         self._check_layout()
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, 2, seed=seed, seat=seat,
                     strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)

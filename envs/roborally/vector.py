@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel
+from envs.core.vector import CompiledVectorEnv, OpponentKernel, shared_kernels
 from envs.roborally import fast
 from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.rules import Config, RoboRallyGame, potential
@@ -72,17 +72,7 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
         opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(f"{n}-robot game needs {n - 1} opponents, got {len(opponents)}")
-        kernels = None
-        for opp in opponents:
-            if not isinstance(opp, OpponentKernel):
-                raise ValueError(f"opponents must be OpponentKernel objects (agents.vector_env resolves agent ids), "
-                                 f"got {opp!r}")
-            if opp.code == RANDOM.code:
-                continue
-            if opp.kernels is None or (kernels is not None and opp.kernels is not kernels):
-                raise ValueError(f"opponent {opp.name!r}: every non-random opponent must come with the same "
-                                 "compiled kernels (one decide kernel per env)")
-            kernels = opp.kernels
+        kernels = shared_kernels(opponents)
         self.opponents = tuple(opponents)
         self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
