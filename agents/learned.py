@@ -72,10 +72,31 @@ def feature_set(name: str) -> FeatureFn:
     return FEATURES[name]
 
 
-def _mlp(sizes: list[int], activation: str = "relu") -> Any:
+#: The hidden layers' activations a policy network can have (SB3's MlpPolicy default is tanh; a policy started
+#: from a distilled student keeps the student's ReLU).
+ACTIVATIONS = ("tanh", "relu")
+
+
+def check_activation(name: str) -> None:
+    """Raises ValueError naming the allowed values unless `name` is one of `ACTIVATIONS`."""
+    if name not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {name!r}")
+
+
+def activation_fn(name: str) -> Any:
+    """The torch module class of an activation of `ACTIVATIONS`.
+
+    Raises:
+        ValueError: naming the allowed values.
+    """
+    check_activation(name)
     import torch.nn as nn
 
-    from agents.policy import activation_fn
+    return {"tanh": nn.Tanh, "relu": nn.ReLU}[name]
+
+
+def _mlp(sizes: list[int], activation: str = "relu") -> Any:
+    import torch.nn as nn
 
     act = activation_fn(activation)
     layers: list[Any] = []
@@ -91,8 +112,6 @@ def _networks() -> tuple[type, type]:
         return _NETS
     import torch
     import torch.nn as nn
-
-    from agents.policy import activation_fn
 
     class MaskedPolicy(nn.Module):
         """MLP over an observation -> masked logits over actions, plus a value."""
@@ -141,7 +160,7 @@ class Student:
         hidden: hidden layer sizes.
         features: the feature set name (action_scorer only).
         game: the engine (built from `game_name` and `options` when None).
-        activation: the hidden layers' activation (`agents.policy.ACTIVATIONS`; masked_policy only: a PPO
+        activation: the hidden layers' activation (`ACTIVATIONS`; masked_policy only: a PPO
             policy's tanh, a distilled student's ReLU).
         play: how its agent acts by default: "argmax" (a distilled student) or "sample" (a policy learned by
             RL, whose figures are measured sampling it); `learned:<folder>?sample` / `?greedy` choose.
@@ -150,7 +169,6 @@ class Student:
     def __init__(self, game_name: str, options: dict[str, Any], kind: str, hidden: list[int], features: str | None = None,
                  game: Any = None, activation: str = "relu", play: str = "argmax"):
         import envs
-        from agents.policy import check_activation
 
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.learned import ACTIVATIONS, activation_fn, check_activation  # noqa: F401  (their home: the networks)
+
 #: SB3's MlpPolicy network when a run's config names none.
 DEFAULT_NET_ARCH = [64, 64]
 
@@ -83,29 +85,6 @@ def _shapes(state: dict[str, Any]) -> tuple[int | None, int | None]:
     obs = int(first.shape[1]) if first is not None and first.ndim == 2 else None
     actions = int(head.shape[0]) if head is not None and head.ndim == 2 else None
     return obs, actions
-
-
-#: The hidden layers' activations a policy network can have (SB3's MlpPolicy default is tanh; a policy started
-#: from a distilled student keeps the student's ReLU).
-ACTIVATIONS = ("tanh", "relu")
-
-
-def check_activation(name: str) -> None:
-    """Raises ValueError naming the allowed values unless `name` is one of `ACTIVATIONS`."""
-    if name not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {name!r}")
-
-
-def activation_fn(name: str) -> Any:
-    """The torch module class of an activation of `ACTIVATIONS`.
-
-    Raises:
-        ValueError: naming the allowed values.
-    """
-    check_activation(name)
-    import torch.nn as nn
-
-    return {"tanh": nn.Tanh, "relu": nn.ReLU}[name]
 
 
 def build_policy(encoder: Any, num_actions: int, net_arch: Any, activation: str = "tanh") -> Any:

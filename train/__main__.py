@@ -353,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         from train.distill import distill_main
 
         args.seed = 0 if args.seed is None else args.seed
-        return distill_main(p, args)
+        return distill_main(p, args, given_settings(p, args, "distill"))
     if args.export is not None:
         return export_main(p, args)
     try:

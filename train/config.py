@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from agents.policy import check_activation
+from agents.learned import check_activation
 from train.run import RunConfig, setting
 
 #: Where a run's episodes are played (see `TrainConfig.env`).

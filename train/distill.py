@@ -578,8 +578,9 @@ def distill_preset(game: str) -> dict[str, Any]:
     return values
 
 
-def distill_main(parser: Any, args: Any) -> int:
-    """`python -m train GAME --method distill ...` (the parsed arguments of `train.__main__`)."""
+def distill_main(parser: Any, args: Any, settings: dict[str, Any]) -> int:
+    """`python -m train GAME --method distill ...` (the parsed arguments of `train.__main__`; `settings`: the
+    config fields its generated flags gave)."""
     import shlex
     import sys
 
@@ -594,9 +595,7 @@ def distill_main(parser: Any, args: Any) -> int:
     except ValueError as e:
         parser.error(str(e))
     values["options"] = options
-    from train.__main__ import given_settings
-
-    values.update(given_settings(parser, args, "distill"))
+    values.update(settings)
     if args.hidden is not None:
         values["hidden"] = args.hidden
     if args.opponents:

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import platform
 import signal
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+import numpy as np
 
 from train.checkpoint import clear_run, run_files
 
@@ -164,11 +167,42 @@ class StopSignals:
             signal.signal(s, handler)
 
 
+def library_versions() -> dict[str, str]:
+    """Versions of the libraries a run depends on (recorded in `config.json`)."""
+    import gymnasium
+    import pettingzoo
+    import sb3_contrib
+    import torch
+
+    return {
+        "python": platform.python_version(), "torch": torch.__version__, "sb3_contrib": sb3_contrib.__version__,
+        "pettingzoo": pettingzoo.__version__, "gymnasium": gymnasium.__version__, "numpy": np.__version__,
+    }
+
+
+def git_commit() -> str:
+    """The commit of the code that ran ("" outside a git checkout)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def command_line() -> str:
+    """The command that started this process, as a user would type it (`python -m train ...`)."""
+    import sys
+
+    if sys.argv and sys.argv[0].endswith(os.path.join("train", "__main__.py")):
+        return " ".join(["python -m train", *sys.argv[1:]])
+    return " ".join(["python", *sys.argv])
+
+
 def provenance(method: str, command: str = "", commit: str | None = None) -> dict[str, Any]:
     """What a saved policy records of the run that made it: the method, the command line, the commit
     (`commit`, or the checkout's now) and the versions of the libraries it ran on."""
-    from train.report import command_line, git_commit, library_versions
-
     return {"method": method, "command": command or command_line(), "git_commit": commit or git_commit(),
             "versions": library_versions()}
 
