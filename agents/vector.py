@@ -9,7 +9,6 @@ module the game's `GameSpec` names (`vector_kernels`: `opponent_kernel(id)` and
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
 from typing import Any
 
 import envs
@@ -33,31 +32,94 @@ def _hook(game: str) -> tuple[str, str]:
     return spec.env_module, spec.vector_kernels
 
 
-def resolve_opponents(game: str, opponents: Sequence[str], options: dict[str, Any] | None = None) -> list[Any]:
-    """The `OpponentKernel`s of agent ids `opponents` under the game's `options` (ValueError naming the allowed ids
-    for an id without one)."""
+def resolve_opponents(game: str, opponents: Any, options: dict[str, Any] | None = None) -> Any:
+    """The opponents with every agent id replaced by its `OpponentKernel` under the game's `options` (ValueError
+    naming the allowed ids for an id without one): a line-up (a list), or a `Pool` of line-ups; `OpponentKernel`
+    and `BatchPolicy` objects pass through."""
+    from envs.core.vector import BatchPolicy, OpponentKernel, Pool
+
+    if isinstance(opponents, Pool):
+        return Pool([resolve_opponents(game, up, options) for up in opponents.line_ups], opponents.weights)
+    if isinstance(opponents, str):
+        raise ValueError(f"opponents must be a list of agent ids, got the string {opponents!r}")
     env_mod, agents_mod = _hook(game)
     mod = importlib.import_module(agents_mod)
     out = []
     for agent_id in opponents:
+        if isinstance(agent_id, (OpponentKernel, BatchPolicy)):
+            out.append(agent_id)
+            continue
         kernel = mod.opponent_kernel(agent_id, options or {}) if isinstance(agent_id, str) else None
         if kernel is None:
             raise ValueError(f"opponent {agent_id!r} has no compiled kernel for {game}'s vector env; "
-                             f"allowed: {', '.join(mod.KERNEL_IDS)}")
+                             f"allowed: {', '.join(mod.KERNEL_IDS)}, or a BatchPolicy")
         out.append(kernel)
     return out
 
 
-def vector_env(game: str, num_envs: int = 1024, *, opponents: Sequence[str], seed: int | None = None,
-               **options: Any):
+def vector_env(game: str, num_envs: int = 1024, *, opponents: Any, seed: int | None = None, **options: Any):
     """`envs.<game>_v0.vector_env(num_envs, opponents=<kernels>, seed=seed, **options)` with `opponents` given as
-    agent ids (e.g. `["lama/first"] * 3`); `options` are the env's (control, seat, strict, copy, illegal_reward,
-    max_turns) and the game's options."""
-    if isinstance(opponents, str):
-        raise ValueError(f"opponents must be a list of agent ids, got the string {opponents!r}")
+    agent ids (e.g. `["lama/first"] * 3`), batch policies (`envs.core.vector.BatchPolicy`, e.g. `batch_policy`
+    of a saved model) or a `Pool` of such line-ups; `options` are the env's (control, seat, strict, copy,
+    illegal_reward, max_turns) and the game's options."""
     kernels = resolve_opponents(game, opponents, options)
     env_mod = importlib.import_module(_hook(game)[0])
     return env_mod.vector_env(num_envs, opponents=kernels, seed=seed, **options)
 
 
-__all__ = ["kernel_ids", "resolve_opponents", "vector_env", "vector_games"]
+def batch_policy(source: Any, *, play: str | None = None, name: str | None = None) -> Any:
+    """A `BatchPolicy` that plays a masked policy network over many tables at once (one forward per call).
+
+    Args:
+        source: a saved policy folder (`learned:` / `ppo:` runs' `policy/`: the one saved-policy format), a
+            masked-policy `agents.learned.Student`, or an SB3 maskable policy object (a live or frozen
+            `model.policy`, e.g. a self-play snapshot).
+        play: "sample" (draw from the masked distribution with the env's generator: Gumbel-max) or "greedy"
+            (the most likely legal action, lowest id among ties); default the saved policy's own
+            (`Student.play`; "sample" for an SB3 policy).
+        name: the policy's name in messages (default: the folder, or "policy").
+    """
+    import numpy as np
+    import torch
+
+    from agents.learned import Student, load_student
+    from envs.core.vector import BatchPolicy
+
+    if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
+        label = name or str(source)
+        source = load_student(str(source))
+    else:
+        label = name or "policy"
+    if isinstance(source, Student):
+        if source.kind != "masked_policy":
+            raise ValueError(f"batch_policy takes a masked_policy student, got {source.kind!r}")
+        net = source.net
+        default = "sample" if source.play == "sample" else "greedy"
+
+        def logits_of(obs: Any, mask: Any) -> Any:
+            return net(obs, mask.float())[0]
+    elif hasattr(source, "get_distribution"):
+        net = source
+        default = "sample"
+
+        def logits_of(obs: Any, mask: Any) -> Any:
+            return net.get_distribution(obs, action_masks=mask.numpy()).distribution.logits
+    else:
+        raise ValueError(f"batch_policy takes a saved policy folder, a Student or an SB3 policy, got {source!r}")
+    play = default if play is None else play
+    if play not in ("sample", "greedy"):
+        raise ValueError(f"play must be 'sample' or 'greedy', got {play!r}")
+
+    def fn(obs: np.ndarray, mask: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        with torch.no_grad():
+            m = torch.from_numpy(np.ascontiguousarray(mask))
+            logits = logits_of(torch.from_numpy(np.ascontiguousarray(obs)), m).double().numpy()
+        logits = np.where(mask, logits, -np.inf)
+        if play == "sample":
+            logits = logits + rng.gumbel(size=logits.shape)
+        return logits.argmax(axis=1).astype(np.int64)
+
+    return BatchPolicy(fn, label)
+
+
+__all__ = ["batch_policy", "kernel_ids", "resolve_opponents", "vector_env", "vector_games"]

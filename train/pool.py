@@ -102,3 +102,62 @@ def simulated_match_value(game: Any, games: int, seed: int):
         return total / (2 * games)
 
     return value
+
+
+class VectorPool:
+    """A self-play pool seated in a batched compiled env: every member is a line-up of its own (a two-player
+    game's one opponent seat), drawn per table at each episode's start with the pool's meta-strategy weights;
+    snapshots and the live policy play as batch policies (one forward a turn over every table where they move),
+    baselines as their compiled kernels. `sync()` after each snapshot reseats the pool: tables take the new
+    line-ups at their next episode, never mid-episode.
+
+    Args:
+        pool: the run's `OpponentPool`.
+        venv: the vector env (its `set_opponents` takes the pool).
+        baseline_kernels: the `OpponentKernel` of each of `pool.baselines`, in order.
+    """
+
+    def __init__(self, pool: OpponentPool, venv: Any, baseline_kernels: list[Any]):
+        from envs.core.vector import BatchPolicy
+
+        self.pool, self.venv = pool, venv
+        self.kernels = {id(a): k for a, k in zip(pool.baselines, baseline_kernels)}
+        self._batch: dict[int, Any] = {}
+        self._live_fn: Any = None
+        # the live policy (played until the first snapshot) is attached once the learner exists
+        self.live = BatchPolicy(lambda obs, mask, rows, rng: self._live_fn(obs, mask, rows, rng), "live")
+
+    def attach_live(self, policy: Any) -> None:
+        """The learner's policy object (SB3 `model.policy`): what the live member plays, as it trains."""
+        from agents.vector import batch_policy
+
+        self._live_fn = batch_policy(policy, play="sample", name="live").fn
+
+    def _member(self, agent: Any) -> Any:
+        if agent is self.pool.live:
+            return self.live
+        if id(agent) in self.kernels:
+            return self.kernels[id(agent)]
+        if id(agent) not in self._batch:
+            from agents.vector import batch_policy
+
+            self._batch[id(agent)] = (agent, batch_policy(agent.policy, play="sample", name=agent.name))
+        return self._batch[id(agent)][1]
+
+    def opponents(self) -> Any:
+        """The pool as the vector env's `Pool`."""
+        from envs.core.vector import Pool
+
+        members = self.pool.members() if (self.pool.snapshots or self.pool.baselines) else [self.pool.live]
+        w = self.pool.weights if len(self.pool.weights) == len(members) else None
+        ups = [[self._member(m)] for m in members]
+        if w is not None and np.sum(w) <= 0:
+            w = None
+        # snapshots dropped from the pool free their batch policies (the env keeps those still seated)
+        keep = {id(m) for m in members}
+        self._batch = {k: v for k, v in self._batch.items() if k in keep}
+        return Pool(ups, () if w is None else tuple(float(x) for x in w))
+
+    def sync(self) -> None:
+        """Seat the pool's present members and weights (at each table's next episode)."""
+        self.venv.set_opponents(self.opponents())

@@ -50,7 +50,7 @@ from train.checkpoint import (
 )
 from train.config import TrainConfig
 from train.curve import evaluate_policy_agent, evaluate_team, references_for, summary_line, write_curve
-from train.pool import OpponentPool, simulated_match_value
+from train.pool import OpponentPool, VectorPool, simulated_match_value
 from train.presets import GameHooks, hooks
 from train.run import StopSignals, TrainingStoppedError, check_out, make_out, provenance
 from train.seeds import RunSeeds, child, children
@@ -84,6 +84,7 @@ class Opponents:
     ids: list[str]
     pool: OpponentPool | None
     eval_agents: list[Any] = field(default_factory=list)
+    vector: Any = None  # the pool seated in the vector env (`VectorPool`), where self-play runs there
 
 
 def expand_opponents(ids: list[str], n: int) -> list[str]:
@@ -129,9 +130,11 @@ MAX_BUFFER_BYTES = 8 * 2**30
 def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple[Any, str]:
     """The game's batched compiled env for this run, or None; and why, in a few words.
 
-    The vector env plays the fixed line-up's compiled kernels inside its step; a
-    self-play pool, one policy for every seat or an opponent that exists only in
-    Python keep the run on `OpponentEnv`s (`cfg.env="vector"` turns that into an error).
+    The vector env plays the fixed line-up's compiled kernels inside its step, and a
+    two-player self-play pool as batch policies (snapshots, the live policy) and
+    kernels (baselines): `opponents.vector` keeps it seated. An opponent that exists
+    only in Python keeps the run on `OpponentEnv`s (`cfg.env="vector"` turns that
+    into an error).
     """
     from agents.vector import vector_env
 
@@ -141,8 +144,22 @@ def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple
         why = "--env python"
     elif not envs.spec(cfg.game).vector_kernels:
         why = f"{cfg.game} has no compiled vector env yet"
-    elif opponents.pool is not None:
-        why = "self-play opponents are Python policies"
+    elif opponents.pool is not None and run.game.num_players != 2:
+        why = "self-play pools run on the vector env in two-player games (so far)"
+    if why is None and opponents.pool is not None:
+        from agents.vector import resolve_opponents
+
+        seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
+        try:
+            kernels = resolve_opponents(cfg.game, list(cfg.baselines), cfg.options)
+            vp = VectorPool(opponents.pool, None, kernels)
+            venv = vector_env(cfg.game, cfg.n_envs, opponents=vp.opponents(), seed=seeds.env_seed(0), **cfg.options)
+        except ValueError as e:
+            why = str(e)
+        else:
+            vp.venv = venv
+            opponents.vector = vp
+            return venv, "self-play: the pool's snapshots and live policy are batch policies, one forward a turn"
     if why is None:
         # A resumed run plays fresh tables: the vector env's seed is drawn from the resumed streams.
         seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
@@ -510,6 +527,8 @@ def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, pro
                 frozen.set_training_mode(False)
                 seq = child(run.seeds.agents, first_snapshot_child + sched["snapshots_taken"])
                 pool.add(TorchPolicyAgent(frozen, run.encoder, np.random.default_rng(seq), name=f"snapshot@{t}"))
+                if opponents.vector is not None:
+                    opponents.vector.sync()
                 sched["snapshots_taken"] += 1
                 sched["next_snap"] += sched["snapshot_every"]
             if t >= sched["next_eval"]:
@@ -626,10 +645,14 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     if opponents.pool is not None:
         live_seq = child(run.seeds.agents, len(opponents.pool.baselines))  # after the baselines
         opponents.pool.live = TorchPolicyAgent(model.policy, run.encoder, np.random.default_rng(live_seq), name="live")
+        if opponents.vector is not None:
+            opponents.vector.attach_live(model.policy)
     curve = Curve(run, model, opponents)
     sched = schedule(cfg)
     if resume is not None:
         restore(run, model, opponents, curve, sched, *resume)
+        if opponents.vector is not None:
+            opponents.vector.sync()
     make_out(cfg.out, overwrite)
     with StopSignals() as stop:
         model.learn(total_timesteps=max(0, cfg.timesteps - model.num_timesteps), reset_num_timesteps=resume is None,

@@ -219,6 +219,143 @@ class OpponentKernel:
 
 RANDOM = OpponentKernel("random", -1)
 
+#: The policy code of a seat played by the env's `j`-th batch policy: `BATCH_CODE - j` (the kernels stop there).
+BATCH_CODE = -3
+#: An action that leaves a table untouched in a kernel call (the env's own resumes after a batch policy's turn).
+SKIP = -2
+
+
+@dataclass(frozen=True, eq=False)
+class BatchPolicy:
+    """An opponent played by a function over many tables at once (a network's forward: one call, not one per table).
+
+    `fn(obs, mask, rows, rng) -> actions` is called once per opponent turn over every table where this policy is
+    to move: `obs` (k, D) float32 encoded from that opponent's own seat (the learner's encoding), `mask` (k, A)
+    bool its legal actions, `rows` (k,) the tables, `rng` the env's `numpy.random.Generator` (seeded from the env's
+    seed, so the same seed gives the same episodes); it returns k action ids. An illegal one stops the step with
+    an error naming the policy, the table and the seat.
+
+    `BatchPolicy.from_model(model)` makes one from a saved or live policy (see `agents.vector.batch_policy`).
+    """
+
+    fn: Any
+    name: str = "batch"
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """Opponent line-ups drawn per table at each episode's start: `line_ups[i]` with probability `weights[i]`
+    (uniform by default). A line-up is a sequence of opponents (`OpponentKernel`s and `BatchPolicy`s), one per
+    opponent seat. The draw comes from the table's episode key (`pick_line_up`): it does not depend on
+    `num_envs` or on the other tables."""
+
+    line_ups: tuple
+    weights: tuple = ()
+
+    def __post_init__(self):
+        ups = tuple(tuple(u) for u in self.line_ups)
+        if not ups:
+            raise ValueError("a Pool needs at least one line-up")
+        w = tuple(float(x) for x in self.weights) if len(self.weights) else (1.0,) * len(ups)
+        if len(w) != len(ups):
+            raise ValueError(f"a Pool of {len(ups)} line-ups needs {len(ups)} weights, got {len(w)}")
+        if not all(np.isfinite(w)) or min(w) < 0 or sum(w) <= 0:
+            raise ValueError(f"Pool weights must be finite, non-negative and not all zero, got {w}")
+        object.__setattr__(self, "line_ups", ups)
+        object.__setattr__(self, "weights", w)
+
+
+class LineUps(NamedTuple):
+    """A vector env's opponents compiled for its kernels: `codes` (L, k) and `params` (L, k, P) of the k opponent
+    seats of each of L line-ups (a batch policy's seat has code `BATCH_CODE - j`), `cum` (L,) the cumulative
+    weights (the last exactly 1), `batch` the distinct batch policies (j-th: code `BATCH_CODE - j`), `kernels`
+    the compiled kernels every non-random kernel opponent shares (None: none), `line_ups` the opponents."""
+
+    codes: np.ndarray
+    params: np.ndarray
+    cum: np.ndarray
+    batch: tuple
+    kernels: Any
+    line_ups: tuple
+
+
+def compile_line_ups(opponents: Any, seats: int, num_params: int, *, batch: bool = True,
+                     compiled: bool = True) -> LineUps:
+    """Check a vector env's `opponents` (a line-up of `seats` opponents, or a `Pool` of such) and lay them out
+    for its kernels (`LineUps`). `batch=False`: the game's kernels cannot pause for a batch policy;
+    `compiled=False`: the env plays its kernel opponents itself (their `kernels` are not asked for).
+
+    Raises:
+        ValueError: one line naming the opponent or the line-up at fault and what is allowed.
+    """
+    if isinstance(opponents, Pool):
+        pool = opponents
+    else:
+        if isinstance(opponents, (str, OpponentKernel, BatchPolicy)):
+            raise ValueError(f"opponents must be a line-up (a list of {seats} opponents) or a Pool, got {opponents!r}")
+        pool = Pool((tuple(opponents),))
+    L = len(pool.line_ups)
+    codes = np.zeros((L, max(seats, 1)), np.int64)
+    params = np.zeros((L, max(seats, 1), num_params))
+    policies: list[BatchPolicy] = []
+    kernels = []
+    for i, up in enumerate(pool.line_ups):
+        if len(up) != seats:
+            raise ValueError(f"line-up {i}: the game needs {seats} opponents, got {len(up)}")
+        for k, opp in enumerate(up):
+            if isinstance(opp, BatchPolicy):
+                if not batch:
+                    raise ValueError(f"opponent {opp.name!r}: this game's vector env takes compiled opponents only "
+                                     "(OpponentKernel), not batch policies (yet)")
+                if not callable(opp.fn):
+                    raise ValueError(f"batch policy {opp.name!r}: fn must be callable, got {opp.fn!r}")
+                j = next((j for j, p in enumerate(policies) if p is opp), None)
+                if j is None:
+                    j = len(policies)
+                    policies.append(opp)
+                codes[i, k] = BATCH_CODE - j
+                continue
+            kernels.append(opp)
+            codes[i, k] = getattr(opp, "code", 0)
+            if isinstance(opp, OpponentKernel):
+                params[i, k, : len(opp.params)] = opp.params[:num_params]
+    if compiled:
+        shared = shared_kernels(kernels, num_params)
+    else:
+        shared = None
+        for opp in kernels:
+            if not isinstance(opp, OpponentKernel):
+                raise ValueError(f"opponents must be OpponentKernel or BatchPolicy objects (agents.vector_env "
+                                 f"resolves agent ids), got {opp!r}")
+    w = np.asarray(pool.weights, np.float64)
+    cum = np.cumsum(w / w.sum())
+    cum[-1] = 1.0
+    return LineUps(codes, params, cum, tuple(policies), shared, pool.line_ups)
+
+
+_POOL_SALT = 0xD6E8FEB86659FD93
+_U_POOL = _U(_POOL_SALT)
+
+
+def pick_line_up(cum: np.ndarray, key: int, episode: int) -> int:
+    """The line-up a table of key `key` draws at episode `episode` (as `nb_pick_line_up`): the first i with
+    u < cum[i], u uniform in [0, 1) from the episode key."""
+    u = (mix64(episode_key(key, episode) ^ _POOL_SALT) >> 11) * 2.0**-53
+    return int(np.searchsorted(cum, u, side="right").clip(0, len(cum) - 1))
+
+
+@numba.njit(inline="always")
+def nb_pick_line_up(cum, key, episode):
+    """`pick_line_up` compiled."""
+    if cum.shape[0] == 1:
+        return 0
+    k = nb_mix64(key + _U_GOLDEN * _U(episode + 1))
+    u = np.float64(nb_mix64(k ^ _U_POOL) >> _U(11)) * 2.0**-53
+    for i in range(cum.shape[0] - 1):
+        if u < cum[i]:
+            return i
+    return cum.shape[0] - 1
+
 
 def shared_kernels(opponents: Any, max_params: int | None = None) -> Any:
     """The compiled kernels that every non-random opponent of a line-up comes with (None: all random), after
@@ -348,6 +485,8 @@ class CompiledVectorEnv(VectorEnv):
         self._keys = np.zeros(n, np.uint64)
         self._seed = self._fresh_seed() if seed is None else _check_seed(seed)
         self._started = False
+        self._batch: tuple = ()  # the batch policies of the opponents (`compile_line_ups`), j-th of code BATCH_CODE - j
+        self._batch_rng = np.random.default_rng(np.random.SeedSequence([self._seed, 0xBA7C]))
 
     # --- what a game implements -------------------------------------------------------------
     def _start_all(self, fresh: bool) -> None:  # pragma: no cover - abstract
@@ -370,6 +509,84 @@ class CompiledVectorEnv(VectorEnv):
         """The legal actions of table `row`'s learner now."""
         return np.flatnonzero(self._mask[row]).tolist()
 
+    # --- batch policies: what a game whose kernels pause at a batch policy's seat implements ---------------------
+    def _paused_rows(self) -> np.ndarray:
+        """The tables paused at a batch policy's turn (none in a game whose kernels never pause)."""
+        return np.zeros(0, np.int64)
+
+    def _to_move(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """The seat to move at each of the tables `rows`."""
+        raise NotImplementedError
+
+    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """The policy code of seat `seats[k]` at table `rows[k]`."""
+        raise NotImplementedError
+
+    def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """(len(rows), A) bool: the legal actions of the seat to move at the tables `rows`."""
+        raise NotImplementedError
+
+    def _resume_kernel(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
+        """Go on at the paused tables with the batch policies' `actions` (`SKIP` at every other table)."""
+        raise NotImplementedError
+
+    def _serve_batch(self) -> None:
+        """Play the batch policies' turns until every table is at a learner decision: one call of each policy over
+        every table where it is to move, then one kernel call that goes on at all of them."""
+        for _ in range(1_000_000):
+            rows = self._paused_rows()
+            if rows.size == 0:
+                return
+            seats = self._to_move(rows)
+            codes = self._seat_codes(rows, seats)
+            acts = np.full(self.num_envs, SKIP, np.int64)
+            for j, policy in enumerate(self._batch):
+                sel = codes == BATCH_CODE - j
+                if policy is None or not sel.any():
+                    continue
+                r, s = rows[sel], seats[sel]
+                mask = self._masks_to_move(r)
+                a = np.asarray(policy.fn(self.observe(r, s), mask, r, self._batch_rng))
+                if a.shape != r.shape or a.dtype.kind not in "iu":
+                    raise ValueError(f"batch policy {policy.name!r} must return {r.size} integer actions (one per "
+                                     f"table given), got shape {a.shape} dtype {a.dtype}")
+                a = a.astype(np.int64)
+                bad = (a < 0) | (a >= self.num_actions)
+                bad[~bad] = ~mask[~bad, a[~bad]]
+                if bad.any():
+                    k = int(np.flatnonzero(bad)[0])
+                    raise IllegalActionError(int(a[k]), int(s[k]), f"by batch policy {policy.name!r} at table "
+                                             f"{int(r[k])}", legal=np.flatnonzero(mask[k]).tolist())
+                acts[r] = a
+            if (acts[rows] == SKIP).any():
+                raise RuntimeError(f"tables {rows[acts[rows] == SKIP][:5].tolist()} wait on a seat of no batch policy")
+            self._resume_kernel(acts)
+        raise RuntimeError("batch policies played 1,000,000 turns in one step")  # pragma: no cover
+
+    def set_opponents(self, opponents: Any) -> None:
+        """New opponents (a line-up or a `Pool`), taking effect at each table's next episode, never mid-episode."""
+        raise ValueError(f"{type(self).__name__} does not take new opponents (yet)")
+
+    def _register_batch(self, ups: LineUps, codes_in_play: np.ndarray) -> LineUps:
+        """`ups` with its batch policies' codes renumbered into the env's registry (`self._batch`, updated): a
+        policy keeps its index while tables seated with it play on (`codes_in_play`, the tables' seat codes), a
+        dropped one frees its slot once no table uses it, a new one takes a free slot or the next index."""
+        in_use = {BATCH_CODE - int(c) for c in np.unique(codes_in_play[codes_in_play <= BATCH_CODE])}
+        reg = [p if (p is not None and (j in in_use or any(p is q for q in ups.batch))) else None
+               for j, p in enumerate(self._batch)]
+        codes = ups.codes.copy()
+        for j, policy in enumerate(ups.batch):
+            idx = next((i for i, p in enumerate(reg) if p is policy), None)
+            if idx is None:
+                idx = next((i for i, p in enumerate(reg) if p is None and i not in in_use), len(reg))
+                if idx == len(reg):
+                    reg.append(policy)
+                else:
+                    reg[idx] = policy
+            codes[ups.codes == BATCH_CODE - j] = BATCH_CODE - idx
+        self._batch = tuple(reg)
+        return ups._replace(codes=codes, batch=tuple(reg))
+
     # --- Gymnasium API ------------------------------------------------------------------------
     @staticmethod
     def _fresh_seed() -> int:
@@ -389,6 +606,7 @@ class CompiledVectorEnv(VectorEnv):
         if not self._started:
             table_keys(np.uint64(self._seed), 0, self._keys)
         self._start_all(fresh=not self._started)
+        self._serve_batch()
         self._started = True
         info = self._base_info()
         return (self._obs.copy() if self.copy else self._obs), info
@@ -403,6 +621,7 @@ class CompiledVectorEnv(VectorEnv):
             raise RuntimeError("the vector env was never reset: call reset() first")
         acts = self._check_actions(actions)
         self._step_kernel(acts)
+        self._serve_batch()
         info = self._base_info()
         done = self._done
         if done.any():
@@ -464,6 +683,7 @@ class CompiledVectorEnv(VectorEnv):
             out = a.astype(np.int64)
             if a.dtype == np.uint64:  # a huge uint64 would wrap to a small int64
                 out[a > np.uint64(2**62)] = -1
+            out[out < 0] = -1  # refused; the kernels read other negative values as their own signals (SKIP)
         else:
             out = np.full(n, -1, np.int64)  # not integer action ids: every table's action is refused
         if self.strict:
@@ -496,6 +716,7 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-__all__ = ["CONTROLS", "RANDOM", "Buffers", "CompiledVectorEnv", "OpponentKernel", "check_max_turns", "shared_kernels", "episode_key", "episode_seeds", "mix64",
-           "next_random",
-           "np_episode_seeds", "np_mix64", "np_next", "table_key"]
+__all__ = ["BATCH_CODE", "CONTROLS", "RANDOM", "SKIP", "BatchPolicy", "Buffers", "CompiledVectorEnv", "LineUps",
+           "OpponentKernel", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
+           "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "pick_line_up",
+           "shared_kernels", "table_key"]

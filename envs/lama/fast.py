@@ -36,8 +36,8 @@ import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
+from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_pick_line_up
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring); was defined here
-from envs.core.vector import nb_episode_seeds
 from envs.lama.rules import DRAW, QUIT, Config, State
 
 MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
@@ -173,7 +173,7 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
 
 RANDOM_CODE = -1  # a seat of this policy code plays uniformly random legal moves (see `advance`)
 # What `advance` stopped at (its `status`).
-STOP_SEAT = 0  # the seat `stop` is to act
+STOP_SEAT = 0  # the seat `stop` is to act, or a seat of a batch policy's code (<= BATCH_CODE: the vector env's)
 STOP_OVER = 1  # the game is over
 STOP_BUDGET = 2  # `budget` moves were played
 STOP_STEPS = -1  # more than MAX_STEPS moves
@@ -206,7 +206,7 @@ def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, n
             n_active += 1
     steps = 0
     while True:
-        if cur == stop and not (steps == 0 and first_action >= 0):
+        if (cur == stop or codes[cur] <= BATCH_CODE) and not (steps == 0 and first_action >= 0):
             return ndraw, nd, rnd, reshuffles, cur, steps, STOP_SEAT, -1
         if steps == budget:
             return ndraw, nd, rnd, reshuffles, cur, steps, STOP_BUDGET, -1
@@ -479,8 +479,10 @@ class Tables(NamedTuple):
     (N, n, P), the table's key `key` and episode counter `episode`, its
     random-opponent stream `rng`, moves played `turns`, the reward owed to the
     learner's next step `carry` (opponents' moves before its first decision),
-    and the episode's return `ep_ret` and learner decisions `ep_len`; `cards`
-    is scratch (64,).
+    and the episode's return `ep_ret` and learner decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at
+    the learner's decision, 1 paused at a batch policy's turn inside the learner's step, 2 paused inside a new
+    episode's opening, with `before` the learner's return when that step or opening began; `cards` is scratch
+    (64,).
     """
 
     hands: np.ndarray
@@ -508,6 +510,9 @@ class Tables(NamedTuple):
     carry: np.ndarray
     ep_ret: np.ndarray
     ep_len: np.ndarray
+    line: np.ndarray
+    phase: np.ndarray
+    before: np.ndarray
     cards: np.ndarray
 
 
@@ -521,14 +526,15 @@ def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
         np.zeros(N, i64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n), i64), np.zeros(N, np.bool_),
         np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n, num_params)),
         np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N),
-        np.zeros(N), np.zeros(N, i64), np.zeros(64, i64),
+        np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N), np.zeros(64, i64),
     )
 
 
 class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: `switches` (`config_codes`), `dense` (reward),
     `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`, `target` (float, for observations), and
-    the line-up: `line_codes[k]` / `line_params[k]` of the opponent k + 1 seats after the learner."""
+    the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` / `line_params[i, k]` of the opponent
+    k + 1 seats after the learner in line-up i, drawn per episode by the cumulative weights `line_cum`."""
 
     switches: tuple
     dense: bool
@@ -538,6 +544,7 @@ class Settings(NamedTuple):
     target: float
     line_codes: np.ndarray
     line_params: np.ndarray
+    line_cum: np.ndarray
 
 
 class VectorKernels(NamedTuple):
@@ -660,6 +667,13 @@ def observe_rows(T, rows, seats, scoring, target, out):
         observe_row(T, rows[k], seats[k], scoring, target, out, k)
 
 
+@numba.njit(cache=True)
+def mask_rows(T, rows, switches, out):
+    """`out[k]` = the legal actions of the seat to move at table `rows[k]` (int8, as `LamaGame.legal_mask`)."""
+    for k in range(rows.shape[0]):
+        mask_row(T, rows[k], switches, out, k)
+
+
 @numba.njit(inline="always")
 def _fail(B, r, status, seat, act):
     if B.err[0] < 0:
@@ -670,65 +684,125 @@ def _fail(B, r, status, seat, act):
 
 
 @numba.njit(inline="always")
-def start_row(decide, T, B, S, r):
-    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode
-    counter), seat the line-up and play the opponents up to the learner's first decision; their return goes to
-    `carry`. A deal that ends before the learner decides is dealt again from the next episode index, the
-    learner keeping its seat, as `OpponentEnv` does."""
+def deal_row(T, S, r, keep_seat):
+    """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
+    counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before the learner's first
+    decision) keeps the learner's seat and line-up, as `OpponentEnv` keeps its seat."""
     n = T.hands.shape[1]
-    seat = S.fixed_seat
-    for attempt in range(10_000):
-        e = T.episode[r]
-        T.episode[r] = e + 1
-        deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
-        if attempt == 0 and S.fixed_seat < 0:
-            seat = drawn  # a deal dealt again keeps the seat (as `OpponentEnv`)
-        T.seed[r] = deal_seed
+    e = T.episode[r]
+    T.episode[r] = e + 1
+    deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
+    if not keep_seat:
+        seat = drawn if S.fixed_seat < 0 else S.fixed_seat
+        li = nb_pick_line_up(S.line_cum, T.key[r], e)
+        T.line[r] = li
         T.learner[r] = seat
-        T.rng[r] = stream
         T.codes[r, seat] = -2  # the learner's seat: never decided by a kernel (`advance` stops there)
         for k in range(n - 1):
             s = (seat + k + 1) % n
-            T.codes[r, s] = S.line_codes[k]
+            T.codes[r, s] = S.line_codes[li, k]
             for j in range(T.params.shape[2]):
-                T.params[r, s, j] = S.line_params[k, j]
-        for i in range(n):
-            T.totals[r, i] = 0
-            T.won[r, i] = 0
-        for v in range(7):
-            T.stock[r, v] = 8
-        T.ndraw[r] = deal(deal_seed, 0, T.cards, T.disc[r], T.hands[r], T.sizes[r], T.active[r], T.draw[r])
-        T.nd[r] = 1
-        T.rnd[r] = 0
-        T.resh[r] = 0
-        T.cur[r] = 0
-        T.over[r] = False
-        T.turns[r] = 0
+                T.params[r, s, j] = S.line_params[li, k, j]
         T.ep_ret[r] = 0.0
         T.ep_len[r] = 0
-        before = learner_return(T, r, S.dense)
-        status, act, _ = run_row(decide, T, r, S.switches, -1, seat, -1)
+    T.seed[r] = deal_seed
+    T.rng[r] = stream
+    for i in range(n):
+        T.totals[r, i] = 0
+        T.won[r, i] = 0
+    for v in range(7):
+        T.stock[r, v] = 8
+    T.ndraw[r] = deal(deal_seed, 0, T.cards, T.disc[r], T.hands[r], T.sizes[r], T.active[r], T.draw[r])
+    T.nd[r] = 1
+    T.rnd[r] = 0
+    T.resh[r] = 0
+    T.cur[r] = 0
+    T.over[r] = False
+    T.turns[r] = 0
+    T.before[r] = learner_return(T, r, S.dense)
+    T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
+
+
+@numba.njit(inline="always")
+def open_row(decide, T, B, S, r, first):
+    """Play table r's opening (from its deal, or from a batch policy's move `first` >= 0) up to the learner's first
+    decision: the opponents' return goes to `carry`, and the table is observed. A deal that ends before the
+    learner decides is dealt again from the next episode index (up to 10,000 times). Stops at a batch policy's
+    turn (phase 2: the step kernel goes on there with that policy's move)."""
+    for _attempt in range(10_000):
+        status, act, _ = run_row(decide, T, r, S.switches, first, T.learner[r], -1)
+        first = -1
         if status < 0:
             _fail(B, r, status, T.cur[r], act)
+            T.phase[r] = 0
             return
+        if status == STOP_SEAT and T.cur[r] != T.learner[r]:
+            return  # a batch policy is to move (phase stays 2)
         if status == STOP_SEAT:
-            T.carry[r] = learner_return(T, r, S.dense) - before
+            T.phase[r] = 0
+            T.carry[r] = learner_return(T, r, S.dense) - T.before[r]
+            observe_row(T, r, T.learner[r], S.switches[0], S.target, B.obs, r)
+            mask_row(T, r, S.switches, B.mask, r)
             return
+        deal_row(T, S, r, True)  # over before the learner decided: deal again, keeping the seat and line-up
+    T.phase[r] = 0
     _fail(B, r, -3, -1, -1)
 
 
-# Two kernels (reset and step), `advance` inlined at three sites: the fastest layout measured. One kernel
-# body with a single `advance` site compiled in half the time on a fresh clone but stepped 10-20% slower.
+# Two kernels (reset and step), `advance` inlined at three sites (one in reset, two in step): the fastest layout
+# measured. One kernel body with a single `advance` site compiled in half the time on a fresh clone but stepped
+# 10-20% slower.
 @numba.njit(inline="always")
 def vec_reset(decide, T, B, S, fresh):
-    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
-    scoring = S.switches[0]
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it (a table paused at a
+    batch policy's turn is observed when the step kernel goes on there)."""
+    B.err[0] = -1
     for r in range(T.seed.shape[0]):
         if fresh:
             T.episode[r] = 0
-        start_row(decide, T, B, S, r)
-        observe_row(T, r, T.learner[r], scoring, S.target, B.obs, r)
+        deal_row(T, S, r, False)
+        open_row(decide, T, B, S, r, -1)
+
+
+@numba.njit(inline="always")
+def finish_step(T, B, S, r, status, bad, steps):
+    """Table r's learner step has ended (at its next decision, the game's end, the move limit or an illegal
+    move): write its reward and flags; an ended episode is observed into `final_obs` and the table dealt anew
+    (returns True: the caller plays its opening, same-step autoreset), else the table is observed."""
+    L = T.learner[r]
+    if status == STOP_ILLEGAL and steps <= 1 and T.phase[r] == 0:
+        # the learner's own action was refused: `advance` changed nothing
+        rew = S.illegal_reward
+        term = True
+        trunc = False
+        B.illegal[r] = bad
+        B.refused[r] = True
+    else:
+        if status < 0:
+            _fail(B, r, status, T.cur[r], bad)
+        rew = learner_return(T, r, S.dense) - T.before[r] + T.carry[r]
+        term = T.over[r]
+        trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
+    T.phase[r] = 0
+    T.carry[r] = 0.0
+    T.ep_ret[r] += rew
+    T.ep_len[r] += 1
+    B.reward[r] = rew
+    B.term[r] = term
+    B.trunc[r] = trunc
+    done = term or trunc
+    B.done[r] = done
+    if done:
+        observe_row(T, r, L, S.switches[0], S.target, B.final_obs, r)
+        B.final_seat[r] = L
+        B.final_deal[r] = T.seed[r]
+        B.final_ret[r] = T.ep_ret[r]
+        B.final_len[r] = T.ep_len[r]
+        deal_row(T, S, r, False)
+    else:
+        observe_row(T, r, L, S.switches[0], S.target, B.obs, r)
         mask_row(T, r, S.switches, B.mask, r)
+    return done
 
 
 @numba.njit(inline="always")
@@ -739,52 +813,34 @@ def vec_step(decide, T, B, S, actions):
     A refused action (out of range or illegal) changes nothing at the table and ends its episode with
     `illegal_reward`. Rewards: the change of the learner's return since its previous decision, plus the `carry`
     of the opponents' moves before its first one.
+
+    Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
+    an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
+    the paused tables and `SKIP` at the others, until no table is paused.
     """
-    scoring = S.switches[0]
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         a = actions[r]
-        L = T.learner[r]
-        B.illegal[r] = -1
-        B.refused[r] = False
-        before = 0.0
-        bad = -1
-        steps = 0
-        status = STOP_ILLEGAL
-        if a >= 0:
-            before = learner_return(T, r, S.dense)
-            budget = S.max_turns - T.turns[r] if S.max_turns > 0 else -1
-            status, bad, steps = run_row(decide, T, r, S.switches, a, L, budget)
-        if status == STOP_ILLEGAL and steps <= 1:
-            # the learner's own action was refused: `advance` changed nothing
-            rew = S.illegal_reward
-            term = True
-            trunc = False
-            B.illegal[r] = a
-            B.refused[r] = True
-        else:
-            if status < 0:
-                _fail(B, r, status, T.cur[r], bad)
-            rew = learner_return(T, r, S.dense) - before + T.carry[r]
-            term = T.over[r]
-            trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
-        T.carry[r] = 0.0
-        T.ep_ret[r] += rew
-        T.ep_len[r] += 1
-        B.reward[r] = rew
-        B.term[r] = term
-        B.trunc[r] = trunc
-        done = term or trunc
-        B.done[r] = done
-        if done:
-            observe_row(T, r, L, scoring, S.target, B.final_obs, r)
-            B.final_seat[r] = L
-            B.final_deal[r] = T.seed[r]
-            B.final_ret[r] = T.ep_ret[r]
-            B.final_len[r] = T.ep_len[r]
-            start_row(decide, T, B, S, r)
-        observe_row(T, r, T.learner[r], scoring, S.target, B.obs, r)
-        mask_row(T, r, S.switches, B.mask, r)
+        if a == SKIP:
+            continue
+        if T.phase[r] != 2:
+            L = T.learner[r]
+            if T.phase[r] == 0:
+                B.illegal[r] = -1
+                B.refused[r] = False
+                T.before[r] = learner_return(T, r, S.dense)
+            if a < 0:
+                status, bad, steps = STOP_ILLEGAL, a, 0
+            else:
+                budget = S.max_turns - T.turns[r] if S.max_turns > 0 else -1
+                status, bad, steps = run_row(decide, T, r, S.switches, a, L, budget)
+                if status == STOP_SEAT and T.cur[r] != L:
+                    T.phase[r] = 1  # a batch policy is to move: the env calls again with its move
+                    continue
+            if not finish_step(T, B, S, r, status, bad, steps):
+                continue
+            a = -1  # a new episode: its opening from the deal
+        open_row(decide, T, B, S, r, a)
 
 
 @numba.njit(inline="always")

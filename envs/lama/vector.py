@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CompiledVectorEnv, OpponentKernel, check_max_turns, shared_kernels
+from envs.core.vector import CompiledVectorEnv, check_max_turns, compile_line_ups
 from envs.lama import fast
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import NUM_ACTIONS, Config, LamaGame
@@ -29,9 +29,11 @@ class LamaVectorEnv(CompiledVectorEnv):
 
     Args:
         num_envs: tables (>= 1).
-        opponents: `num_players - 1` `OpponentKernel`s; `opponents[k]` sits k + 1
-            seats after the learner. Kernels other than `RANDOM` must share one
-            `kernels` object (they were compiled around one decide kernel).
+        opponents: a line-up of `num_players - 1` opponents (`OpponentKernel`s and
+            `BatchPolicy`s; `opponents[k]` sits k + 1 seats after the learner), or a
+            `Pool` of line-ups drawn per table at each episode's start. Kernels other
+            than `RANDOM` must share one `kernels` object (they were compiled around
+            one decide kernel). `set_opponents` replaces them.
         seed: the vector env's seed (None: fresh); table i's episodes follow
             from `table_key(seed, i)` alone.
         control: `"one_seat"` (the only one so far).
@@ -47,7 +49,7 @@ class LamaVectorEnv(CompiledVectorEnv):
         self,
         num_envs: int,
         *,
-        opponents: Sequence[OpponentKernel],
+        opponents: Any,
         seed: int | None = None,
         control: str = "one_seat",
         seat: int | None = None,
@@ -63,23 +65,12 @@ class LamaVectorEnv(CompiledVectorEnv):
         self.game = LamaGame(self.config)
         self.encoder = LamaEncoder(self.game)
         n = self.config.num_players
-        opponents = list(opponents)
-        if len(opponents) != n - 1:
-            raise ValueError(f"{n}-player game needs {n - 1} opponents, got {len(opponents)}")
-        kernels = shared_kernels(opponents, NUM_PARAMS)
-        self.opponents = tuple(opponents)
-        self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
+        ups = compile_line_ups(opponents, n - 1, NUM_PARAMS)
         check_max_turns(max_turns)
         self._setup(num_envs, self.encoder.observation_space, NUM_ACTIONS, n, seed=seed, seat=seat, strict=strict,
                     copy=copy, illegal_reward=illegal_reward)
-        line_params = np.zeros((n - 1, NUM_PARAMS))
-        for k, opp in enumerate(opponents):
-            line_params[k, : len(opp.params)] = opp.params
-        self._settings = fast.Settings(
-            fast.config_codes(self.config), self.config.reward == "dense", self.fixed_seat,
-            -1 if max_turns is None else int(max_turns), self.illegal_reward, float(self.config.target_points),
-            np.array([o.code for o in opponents], np.int64), line_params,
-        )
+        self._max_turns = -1 if max_turns is None else int(max_turns)
+        self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, NUM_PARAMS)
         self._tables.key[:] = self._keys  # refreshed from `_keys` at every reset
         self._buffers = fast.Buffers(
@@ -87,6 +78,29 @@ class LamaVectorEnv(CompiledVectorEnv):
             self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
             np.full(4, -1, np.int64),
         )
+
+    def _install(self, ups) -> None:
+        """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
+        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+        self._line_ups = ups
+        self._batch = ups.batch
+        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        self._settings = fast.Settings(
+            fast.config_codes(self.config), self.config.reward == "dense", self.fixed_seat, self._max_turns,
+            self.illegal_reward, float(self.config.target_points), ups.codes, ups.params, ups.cum,
+        )
+
+    def set_opponents(self, opponents: Any) -> None:
+        """New opponents (a line-up or a `Pool`): each table seats them at its next episode, never mid-episode.
+        New kernel opponents must share the compiled kernels of the present ones (or be random)."""
+        ups = compile_line_ups(opponents, self.num_players - 1, NUM_PARAMS)
+        if ups.kernels is not None and self._line_ups.kernels is not None and ups.kernels is not self._line_ups.kernels:
+            raise ValueError("set_opponents: the new kernel opponents were compiled around other kernels than the "
+                             "present ones; build a new vector env for them")
+        if ups.kernels is None:
+            # tables still seated with the present kernel opponents play them out with the present kernels
+            ups = ups._replace(kernels=self._line_ups.kernels)
+        self._install(self._register_batch(ups, self._tables.codes))
 
     # --- kernels ------------------------------------------------------------------------------
     def _start_all(self, fresh: bool) -> None:
@@ -104,7 +118,8 @@ class LamaVectorEnv(CompiledVectorEnv):
         if row < 0:
             return
         code = int(self._tables.codes[row, seat]) if seat >= 0 else None
-        who = next((o.name for o in self.opponents if o.code == code), f"code {code}")
+        who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
+                   f"code {code}")
         if status == fast.STOP_ILLEGAL:
             raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} chose the illegal action {act}")
         if status == -3:
@@ -113,6 +128,24 @@ class LamaVectorEnv(CompiledVectorEnv):
 
     def _seats(self) -> np.ndarray:
         return self._tables.learner
+
+    def _paused_rows(self) -> np.ndarray:
+        return np.flatnonzero(self._tables.phase)
+
+    def _to_move(self, rows: np.ndarray) -> np.ndarray:
+        return self._tables.cur[rows]
+
+    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return self._tables.codes[rows, seats]
+
+    def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
+        out = np.zeros((rows.size, NUM_ACTIONS), np.int8)
+        fast.mask_rows(self._tables, np.asarray(rows, np.int64), self._settings.switches, out)
+        return out.view(np.bool_)
+
+    def _resume_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(self._tables, self._buffers, self._settings, actions)
+        self._check_err()
 
     def _deal_seeds(self) -> np.ndarray:
         return self._tables.seed

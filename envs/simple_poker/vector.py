@@ -14,17 +14,30 @@ probability 1/2) or code 1 with `params` = player 1's bet probabilities then
 player 2's call probabilities per card (2n floats: a behaviour strategy, what
 `agents.vector_env` makes of `simple_poker/nash`, thresholds and tactics). A
 mixed choice bets when `u < p`, u = (draw >> 11) / 2**53 from the table's stream.
+A `BatchPolicy` is called once per opponent turn over every table where it is to
+move (the hand's opening where the learner sits second, the answer to a bet), with
+the observations of the opponent's seat. A `Pool` of line-ups is drawn per table at
+each hand's deal; `set_opponents` takes effect at each table's next hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CONTROLS, RANDOM, CompiledVectorEnv, OpponentKernel, np_episode_seeds, np_next
+from envs.core.vector import (
+    BATCH_CODE,
+    CONTROLS,
+    RANDOM,
+    CompiledVectorEnv,
+    Pool,
+    compile_line_ups,
+    np_episode_seeds,
+    np_next,
+    pick_line_up,
+)
 from envs.simple_poker import fast
 from envs.simple_poker.encoding import SimplePokerEncoder
 from envs.simple_poker.rules import BET, NUM_ACTIONS, PASS, Config, SimplePokerGame
@@ -35,34 +48,25 @@ BEHAVIOUR = 1  # the code of a behaviour-strategy opponent
 class SimplePokerVectorEnv(CompiledVectorEnv):
     """`num_envs` simple-poker hands against one opponent (see the module docstring and `envs.core.vector`)."""
 
-    def __init__(self, num_envs: int, *, opponents: Sequence[OpponentKernel] = (), seed: int | None = None,
+    def __init__(self, num_envs: int, *, opponents: Any = (), seed: int | None = None,
                  control: str = "one_seat", seat: int | None = None, strict: bool = False, copy: bool = True,
                  illegal_reward: float = -1.0, **options: Any):
         self.config: Config = make_config(Config, options)
         self.game = SimplePokerGame(self.config)
         n = self.config.n
-        opponents = list(opponents)
         if control not in CONTROLS:
             raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
         if control == "all_seats":
-            if opponents or seat is not None:
+            if isinstance(opponents, Pool) or list(opponents) or seat is not None:
                 raise ValueError("control='all_seats' plays every seat itself: give no opponents and no seat")
             opponents = [RANDOM]  # never asked: no seat is left to an opponent
-        elif len(opponents) != 1:
-            raise ValueError(f"2-player game needs 1 opponent, got {len(opponents)}")
-        opp = opponents[0]
-        if not isinstance(opp, OpponentKernel) or opp.code not in (RANDOM.code, BEHAVIOUR):
-            raise ValueError(f"the opponent must be an OpponentKernel of code -1 (random) or {BEHAVIOUR} "
-                             f"(behaviour strategy), got {opp!r}")
-        if opp.code == BEHAVIOUR and len(opp.params) != 2 * n:
-            raise ValueError(f"opponent {opp.name!r}: a behaviour strategy needs 2n = {2 * n} probabilities, "
-                             f"got {len(opp.params)}")
-        self.opponents = (opp,)
-        probs = np.full(2 * n, 0.5) if opp.code == RANDOM.code else np.asarray(opp.params, np.float64)
-        self._p_bet, self._p_call = probs[:n], probs[n:]
+        ups = self._compile(opponents)
         self._setup(num_envs, SimplePokerEncoder(self.game).observation_space, NUM_ACTIONS, 2, seed=seed, seat=seat,
                     strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         N = self.num_envs
+        self._code = np.full(N, RANDOM.code, np.int64)  # the opponent seated at each table's hand, and its strategy
+        self._probs = np.zeros((N, 2 * n))
+        self._install(ups)
         self._c1 = np.zeros(N, np.int64)
         self._c2 = np.zeros(N, np.int64)
         self._learner = np.zeros(N, np.int64)
@@ -72,13 +76,69 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         self._opening = np.zeros(N, np.int64)  # player 1's action when the learner sits second
         self._mask[:] = 1  # both actions are legal at every decision of this game
 
-    def _choose(self, rows: np.ndarray, probs: np.ndarray) -> np.ndarray:
-        """The opponent's action at `rows`: bet/call with `probs` (random: the k-th legal action, k = draw mod 2)."""
+    def _compile(self, opponents: Any):
+        """The opponents checked and laid out (`compile_line_ups`): random, behaviour strategies, batch policies."""
+        n = self.config.n
+        ups = compile_line_ups(opponents, 1, 2 * n, compiled=False)
+        for up in ups.line_ups:
+            opp = up[0]
+            code = getattr(opp, "code", None)
+            if code is not None and code not in (RANDOM.code, BEHAVIOUR):
+                raise ValueError(f"the opponent must be an OpponentKernel of code -1 (random) or {BEHAVIOUR} "
+                                 f"(behaviour strategy), or a BatchPolicy, got {opp!r}")
+            if code == BEHAVIOUR and len(opp.params) != 2 * n:
+                raise ValueError(f"opponent {opp.name!r}: a behaviour strategy needs 2n = {2 * n} probabilities, "
+                                 f"got {len(opp.params)}")
+        return ups
+
+    def _install(self, ups) -> None:
+        self._line_ups = ups
+        self._batch = ups.batch
+        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+
+    def set_opponents(self, opponents: Any) -> None:
+        """New opponents (a line-up of one, or a `Pool`): each table seats them at its next hand."""
+        if self.control == "all_seats":
+            raise ValueError("control='all_seats' plays every seat itself: it takes no opponents")
+        self._install(self._register_batch(self._compile(opponents), self._code))
+
+    def _seat_line_up(self, rows: np.ndarray) -> None:
+        """Seat a line-up at the tables `rows` (drawn from their episode keys; their episode counters not yet
+        advanced): its opponent's code and strategy stay with the table for the hand."""
+        ups = self._line_ups
+        if len(ups.line_ups) == 1:
+            li = np.zeros(rows.size, np.int64)
+        else:
+            li = np.array([pick_line_up(ups.cum, int(k), int(e)) for k, e in zip(self._keys[rows],
+                                                                               self._episode[rows])], np.int64)
+        self._code[rows] = ups.codes[li, 0]
+        self._probs[rows] = np.where(ups.codes[li, 0:1] == BEHAVIOUR, ups.params[li, 0], 0.5)
+
+    def _choose(self, rows: np.ndarray, bet_seen: bool) -> np.ndarray:
+        """The opponent's action at `rows`: its opening (`bet_seen` False: it is player 1) or its answer to the
+        learner's bet. A behaviour strategy bets/calls with its probability, random plays the k-th legal action
+        (k = draw mod 2), a batch policy is asked for all its tables at once (every table draws from its stream)."""
+        n = self.config.n
         z = np_next(self._rng, rows)
-        if self.opponents[0].code == RANDOM.code:
-            return (z % np.uint64(2)).astype(np.int64)
+        code = self._code[rows]
+        cards = self._c2[rows] if bet_seen else self._c1[rows]
+        p = self._probs[rows, (n if bet_seen else 0) + cards - 1]
         u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
-        return np.where(u < probs, BET, PASS)
+        out = np.where(code == RANDOM.code, (z % np.uint64(2)).astype(np.int64), np.where(u < p, BET, PASS))
+        for j, policy in enumerate(self._batch):
+            sel = code == BATCH_CODE - j
+            if policy is None or not sel.any():
+                continue
+            r = rows[sel]
+            obs = np.zeros((r.size, self._obs.shape[1]), np.float32)
+            seat = np.full(r.size, 1 if bet_seen else 0, np.int64)
+            fast.observe(cards[sel], seat, np.full(r.size, bet_seen), n, obs)
+            mask = np.ones((r.size, NUM_ACTIONS), np.bool_)
+            a = np.asarray(policy.fn(obs, mask, r, self._batch_rng))
+            if a.shape != r.shape or a.dtype.kind not in "iu" or ((a != PASS) & (a != BET)).any():
+                raise ValueError(f"batch policy {policy.name!r} must return {r.size} actions in (0, 1), got {a!r}")
+            out[sel] = a
+        return out
 
     def _start(self, rows: np.ndarray) -> None:
         """Deal the tables `rows` their next hands and play the opponent's opening where it sits first."""
@@ -86,6 +146,8 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         first = True
         while rows.size:
             deal, seat, stream = np_episode_seeds(self._keys[rows], self._episode[rows], 2)
+            if first:
+                self._seat_line_up(rows)  # a hand dealt again keeps its opponent
             self._episode[rows] += 1
             if self.fixed_seat >= 0:
                 seat[:] = self.fixed_seat
@@ -95,7 +157,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
             self._deal[rows], self._learner[rows], self._rng[rows] = deal, seat, stream
             self._c1[rows], self._c2[rows] = fast.deal_cards(deal, n)
             second = rows[seat == 1]
-            self._opening[second] = self._choose(second, self._p_bet[self._c1[second] - 1])
+            self._opening[second] = self._choose(second, False)
             rows = second[self._opening[second] == PASS]  # over before the learner decides: deal again
 
     def _observe(self, out: np.ndarray) -> None:
@@ -169,7 +231,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         first = np.where(self._learner == 0, actions, BET)
         second = np.where(self._learner == 1, actions, PASS)
         answer = np.flatnonzero((self._learner == 0) & (actions == BET))
-        second[answer] = self._choose(answer, self._p_call[self._c2[answer] - 1])
+        second[answer] = self._choose(answer, True)
         p1 = fast.payoff(self._c1, self._c2, first, second, ante, bet)
         reward = np.where(self._learner == 0, p1, -p1)
         reward[refused] = self.illegal_reward

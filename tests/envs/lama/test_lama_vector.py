@@ -41,6 +41,7 @@ class Shadow:
         n = self.game.num_players
         # the deal seed and seat follow from (seed, table, episode); a redeal takes the next index, same seat
         drawn = episode_seeds(self.seed, self.table, self.episode, n)[1]
+        first = self.episode  # the episode index the table's line-up is drawn at (`pick_line_up`)
         while True:
             d, _, stream = episode_seeds(self.seed, self.table, self.episode, n)
             self.episode += 1
@@ -49,7 +50,7 @@ class Shadow:
             assert self.episode < 10_000
         assert seat == (drawn if not self.fixed_seat else 1)
         self.seat = seat
-        self.shared = {"rng": stream}
+        self.shared = {"rng": stream, "table": self.table, "episode": first}
         opps = self.make_opponents(self.shared)
         self.seated = [None] * n
         for k, agent in enumerate(opps):
