@@ -16,7 +16,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability  # 
 import agents  # noqa: E402
 import envs  # noqa: E402
 from agents.openspiel import PolicyTableAgent  # noqa: E402
-from agents.simple_poker import behaviour_of, exploitability, game_value, match_value  # noqa: E402
+from agents.simple_poker.strategies import behaviour_of, exploitability, game_value, match_value  # noqa: E402
 from envs import openspiel as export  # noqa: E402
 from envs.core.play import play_game  # noqa: E402
 from evaluate.stats import mean_interval  # noqa: E402
