@@ -5,23 +5,27 @@
     game = pyspiel.load_game("tabletop_simple_poker(n=3)")
 
 Each exported game is registered as `tabletop_<game>` with the game's `Config`
-fields as parameters (their defaults are OpenSpiel's). The OpenSpiel state wraps
-the engine's own state: chance nodes deal the cards one draw at a time (each
-game's `ChanceModel` says which draws and builds the engine's start from them,
-so every deal OpenSpiel can reach is one our engine plays), then every move is
-`Game.apply`, and `returns()` are `Game.returns`. Strings and tensors come from
-the seat's view: the information-state string is `repr(view)` (our views keep
-the seat's whole history, so it is perfect recall) and the tensor is the env's
-observation encoding of that view (the same for "observation" and "information
-state").
+fields as parameters (their defaults are OpenSpiel's; an option whose default is
+None, filled by the game's preset, takes "preset" if it is a string and -1 if it is
+an integer, a boolean one -1 / 0 / 1, and `load` reads True / False for those). The
+OpenSpiel state wraps the engine's own state: chance nodes deal the cards one draw
+at a time (each game's `ChanceModel` says which draws and builds the engine's start
+from them through the engine's deal from an explicit order, so every deal OpenSpiel
+can reach is one our engine plays), then every move is `Game.apply`, and `returns()`
+are `Game.returns` (`rewards()`: their change since before the last move, the chance
+after it included). Strings and tensors come from the seat's view: the observation
+string is `repr(view)` and the tensor the env's encoding of that view.
 
-Exported: simple poker (`tabletop_simple_poker`: two card draws; perfect recall, so
-information states for CFR and exploitability), The Game (`tabletop_the_game`) and
-Primi Composti (`tabletop_primi_composti`): the shuffled deck as card-by-card draws,
-then the engine's deal from that order; their views hold what a seat knows now, not
-its history, so they provide observations only. Not exported: L.A.M.A. (chance
-inside the game: each round's shuffle and the reshuffles of the discard pile) and
-RoboRally (simultaneous programming and a new hand dealt every turn).
+Exported:
+- simple poker (`tabletop_simple_poker`): two card draws; the views keep the seat's whole
+  history (perfect recall), so they are the information states too, for CFR and exploitability.
+- The Game (`tabletop_the_game`) and Primi Composti (`tabletop_primi_composti`): the shuffled
+  deck as card-by-card draws, then the engine's deal from that order; observations only.
+- L.A.M.A. (`tabletop_lama`): chance inside the game, every round's deal and every reshuffle of
+  the discard pile a chance phase drawn by value (`Phase`), through `LamaGame.deal_from` and
+  `reshuffle_from`; the information state is the seat's own history as a string (`LamaChance`).
+- RoboRally (`tabletop_roborally`): a simultaneous-move game, one node per programming round,
+  each turn's deal re-ordered by chance (`RoboRallyChance`); observations only.
 
 `load(name)` is `pyspiel.load_game` that first says, in one line, which names
 exist when `name` is not ours; `policy_table(policy)` reads an OpenSpiel tabular
@@ -63,7 +67,7 @@ class ChanceModel:
     and `Phase.view_of` are the engine states whose returns and views hold while it runs). Subclasses set the bounds.
     """
 
-    perfect_recall = False  # the information-state string and tensor are those of the view (repr, encoding)
+    perfect_recall = False  # True: the view is the information state (its repr and encoding)
     history_info_state = False  # the information-state string is the seat's own history (`tokens`), no tensor
     simultaneous = False  # every programming round is one OpenSpiel simultaneous node
     terminal_rewards = False  # True: the returns are 0 until the game ends
@@ -162,8 +166,7 @@ class DeckChance(ChanceModel):
     left (outcome i is the i-th smallest card), then the engine's deal from that order. Subclasses say
     which cards, which deal, and the game's bounds."""
 
-    # a view is what the seat knows now, not its whole history: observations only
-    # the returns grow as cards are placed or scored: rewards() is each move's change
+    # perfect_recall stays False: a view is what the seat knows now, not its history (observations only)
 
     def __init__(self, game: Any, cards: list[int]):
         super().__init__(game)

@@ -1,7 +1,10 @@
 """OpenSpiel on the exported games: `random_sim_test` on each; on simple poker its CFR+ and `exploitability`, checked
-against our exact LP value and our exact exploitability of the same policies; an OpenSpiel policy plays in our games.
+against our exact LP value and our exact exploitability of the same policies; an OpenSpiel policy plays in our games;
+L.A.M.A.'s chance (deals and reshuffles by value, through the engine's `deal_from` / `reshuffle_from`) and its
+history information states; RoboRally as a simultaneous-move game; bad names and options in one line.
 
-Skipped where OpenSpiel is not installed (the `openspiel` extra)."""
+Skipped where OpenSpiel is not installed (the `openspiel` extra); CI runs it in `.venv-openspiel`
+(`.ci/setup-openspiel`)."""
 
 from __future__ import annotations
 
@@ -289,3 +292,22 @@ def test_preset_options_stay_the_presets_and_booleans_read_as_such():
     game = export.load("tabletop_lama(rules=seed2022,return_chip=True)")
     assert game.engine.config.return_chip is True and game.engine.config.empty_deck == "reshuffle_seed"
     assert export.options_of(game) == {"num_players": 4, "rules": "seed2022", "return_chip": True, "reward": "win"}
+
+
+def test_openspiel_algorithms_run_on_the_lama_and_roborally_exports():
+    """OpenSpiel's own tools on the new exports: outcome-sampling MCCFR over L.A.M.A.'s information-state strings
+    (its average policy: a distribution over the legal actions at a state it met), and RoboRally through
+    OpenSpiel's turn-based transform of simultaneous games."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = export.load("tabletop_lama(num_players=2,target_points=10)")
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(50):
+        solver.iteration()
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = solver.average_policy().action_probabilities(state)
+    assert sorted(probs) == state.legal_actions() and sum(probs.values()) == pytest.approx(1.0)
+    turn_based = pyspiel.convert_to_turn_based(export.load("tabletop_roborally(board=tiny,max_turns=2)"))
+    pyspiel.random_sim_test(turn_based, num_sims=2, serialize=False, verbose=False)
