@@ -97,16 +97,18 @@ class Phase:
     likely. Outcome k stands for a card of value `kinds[k]` and has probability (copies of it left) / (cards left):
     the law of the values along a uniformly shuffled order, with one outcome per value rather than per copy.
     `finish(order)` is the engine state the drawn order makes; `returns_of` and `view_of` are the engine states
-    whose returns and views hold while the phase runs (None: zeros and "dealing")."""
+    whose returns and views hold while the phase runs (None: zeros and "dealing"). `finish` is a method of the
+    chance model, called as `finish(order, *args)` (no closure: OpenSpiel serializes states by pickling them)."""
 
-    def __init__(self, cards: Any, kinds: Any, finish: Any, label: str, returns_of: Any = None, view_of: Any = None):
+    def __init__(self, cards: Any, kinds: Any, finish: Any, label: str, returns_of: Any = None, view_of: Any = None,
+                 args: tuple = ()):
         self.kinds = list(kinds)
         index = {v: k for k, v in enumerate(self.kinds)}
         self.counts = [0] * len(self.kinds)
         for c in cards:
             self.counts[index[int(c)]] += 1
         self.total = len(cards)
-        self.finish, self.label = finish, label
+        self.finish, self.args, self.label = finish, args, label
         self.returns_of, self.view_of = returns_of, view_of
 
     def __deepcopy__(self, memo: dict) -> Phase:
@@ -124,7 +126,7 @@ class Phase:
 
     def deal(self, drawn: list[int]) -> Any:
         """`finish` of the drawn order."""
-        return self.finish([self.kinds[k] for k in drawn])
+        return self.finish([self.kinds[k] for k in drawn], *self.args)
 
     def outcome_string(self, index: int, outcome: int) -> str:
         """`<label>[<position>]=<card>`."""
@@ -242,7 +244,7 @@ class LamaChance(ChanceModel):
         from envs.lama import rules
 
         super().__init__(game)
-        self._rules = rules
+        self._values, self._deck, self._draw, self._names = rules.VALUES, rules._DECK, rules.DRAW, rules.ACTION_NAMES
         self.max_outcomes = rules.VALUES
         # No bound exists (rounds repeat until a total reaches the target, and returned chips lower totals; the
         # reshuffle variants can draw forever): OpenSpiel's `max_game_length` gets a generous one, never reached
@@ -253,14 +255,16 @@ class LamaChance(ChanceModel):
         self.utility_bounds = (0.0, 1.0) if c.reward == "win" else (-float(c.target_points - 1 + worst_round), 0.0)
 
     def _deal_phase(self, after: Any) -> Phase:
-        r = self._rules
-        g = self._game
+        return Phase(self._deck, range(self._values), self._deal_as, "Deal", returns_of=after, args=(after,))
 
-        def finish(order: list[int]) -> Any:
-            return g.deal_from(order, seed=after.seed, round=after.round, starter=after.starter, totals=after.totals,
-                               rounds_won=after.rounds_won, last_scores=after.last_scores)
+    def _deal_as(self, order: list[int], after: Any) -> Any:
+        """`deal_from(order)` for the round of `after` (its round, starter, totals and scores)."""
+        return self._game.deal_from(order, seed=after.seed, round=after.round, starter=after.starter,
+                                    totals=after.totals, rounds_won=after.rounds_won, last_scores=after.last_scores)
 
-        return Phase(r._DECK, range(r.VALUES), finish, "Deal", returns_of=after)
+    def _reshuffle_and_draw(self, pile: list[int], state: Any) -> Any:
+        """`reshuffle_from(state, pile)`, then the draw that found the pile empty."""
+        return self._game.apply(self._game.reshuffle_from(state, pile), self._draw)
 
     def start(self) -> Phase:
         """The first round's deal (a new game: its totals are zeros)."""
@@ -269,10 +273,9 @@ class LamaChance(ChanceModel):
     def move(self, state: Any, action: int) -> Any:
         """`apply`, with chance first where the pile is reshuffled and a new round dealt."""
         g = self._game
-        if action == self._rules.DRAW and not state.draw_pile and action in g.legal_actions(state):
-            return Phase(state.discard[:-1], range(self._rules.VALUES),
-                         lambda pile: g.apply(g.reshuffle_from(state, pile), action), "Reshuffle",
-                         returns_of=state, view_of=state)
+        if action == self._draw and not state.draw_pile and action in g.legal_actions(state):
+            return Phase(state.discard[:-1], range(self._values), self._reshuffle_and_draw, "Reshuffle",
+                         returns_of=state, view_of=state, args=(state,))
         after = g.apply(state, action)
         if after.round != state.round and not after.game_over:
             return self._deal_phase(after)
@@ -288,10 +291,10 @@ class LamaChance(ChanceModel):
                     f"{''.join(name[v] * after.hands[p][v] for v in range(len(name)))} scores {list(after.last_scores)}"
                     for p in range(n)]
         seat = before.current
-        said = f"p{seat} {self._rules.ACTION_NAMES[action]}"
+        said = f"p{seat} {self._names[action]}"
         out = [said] * n
-        if action == self._rules.DRAW:
-            card = next(v for v in range(self._rules.VALUES) if after.hands[seat][v] > before.hands[seat][v])
+        if action == self._draw:
+            card = next(v for v in range(self._values) if after.hands[seat][v] > before.hands[seat][v])
             if after.reshuffles != before.reshuffles:
                 said = out[seat] = f"p{seat} draw after reshuffle"
                 out = [said] * n
@@ -324,15 +327,15 @@ class RoboRallyChance(ChanceModel):
 
     def _redeal(self, dealt: Any, returns_of: Any) -> Phase:
         cards = [c for h in dealt.hands for c in h] + list(dealt.deck)
+        return Phase(cards, self._cards, self._lay_out, "Deal", returns_of=returns_of, args=(dealt,))
 
-        def finish(order: list[int]) -> Any:
-            hands, pos = [], 0
-            for h in dealt.hands:
-                hands.append(tuple(sorted(order[pos:pos + len(h)])))
-                pos += len(h)
-            return dealt._replace(hands=tuple(hands), deck=tuple(order[pos:]))
-
-        return Phase(cards, self._cards, finish, "Deal", returns_of=returns_of)
+    def _lay_out(self, order: list[int], dealt: Any) -> Any:
+        """`dealt` with its cards in `order`: the hands in seat order (the sizes dealt), then the deck."""
+        hands, pos = [], 0
+        for h in dealt.hands:
+            hands.append(tuple(sorted(order[pos:pos + len(h)])))
+            pos += len(h)
+        return dealt._replace(hands=tuple(hands), deck=tuple(order[pos:]))
 
     def start(self) -> Phase:
         """The first turn's deal."""

@@ -144,7 +144,7 @@ LAMA_GAMES = ["tabletop_lama(num_players=2)",
 @pytest.mark.parametrize("name", LAMA_GAMES)
 def test_lama_passes_random_sim_test(name):
     game = export.load(name)
-    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)  # states pickle and replay too
     assert game.get_type().provides_information_state_string and not game.get_type().provides_information_state_tensor
 
 
@@ -238,7 +238,7 @@ ROBORALLY_GAMES = ["tabletop_roborally(board=tiny,max_turns=2)",
 def test_roborally_is_simultaneous_and_passes_random_sim_test(name):
     game = export.load(name)
     assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
-    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
 def test_roborally_rounds_are_the_engines_sub_steps_and_the_deal_only_orders_the_engines_cards():
