@@ -244,14 +244,17 @@ class LamaChance(ChanceModel):
         from envs.lama import rules
 
         super().__init__(game)
-        self._values, self._deck, self._draw, self._names = rules.VALUES, rules._DECK, rules.DRAW, rules.ACTION_NAMES
+        self._values, self._draw, self._names = rules.VALUES, rules.DRAW, rules.ACTION_NAMES
+        self._deck = [v for v in range(rules.VALUES) for _ in range(rules.COPIES)]
         self.max_outcomes = rules.VALUES
         # No bound exists (rounds repeat until a total reaches the target, and returned chips lower totals; the
         # reshuffle variants can draw forever): OpenSpiel's `max_game_length` gets a generous one, never reached
         # by the random games of the tests (whose lengths they check), and no algorithm here relies on it.
         self.max_moves = 100_000
         c = game.config
-        worst_round = 31 if c.scoring == "distinct" else sum(v * rules.COPIES for v in range(1, rules.VALUES)) + 10 * rules.COPIES
+        # a round's most points: every distinct value and a llama, or (sum_all) 10 for each card of the round, all
+        # llamas at worst (the seed's reshuffle quirk turns top cards into llamas)
+        worst_round = 31 if c.scoring == "distinct" else 10 * rules.DECK_SIZE
         self.utility_bounds = (0.0, 1.0) if c.reward == "win" else (-float(c.target_points - 1 + worst_round), 0.0)
 
     def _deal_phase(self, after: Any) -> Phase:
