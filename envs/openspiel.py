@@ -5,23 +5,27 @@
     game = pyspiel.load_game("tabletop_simple_poker(n=3)")
 
 Each exported game is registered as `tabletop_<game>` with the game's `Config`
-fields as parameters (their defaults are OpenSpiel's). The OpenSpiel state wraps
-the engine's own state: chance nodes deal the cards one draw at a time (each
-game's `ChanceModel` says which draws and builds the engine's start from them,
-so every deal OpenSpiel can reach is one our engine plays), then every move is
-`Game.apply`, and `returns()` are `Game.returns`. Strings and tensors come from
-the seat's view: the information-state string is `repr(view)` (our views keep
-the seat's whole history, so it is perfect recall) and the tensor is the env's
-observation encoding of that view (the same for "observation" and "information
-state").
+fields as parameters (their defaults are OpenSpiel's; an option whose default is
+None, filled by the game's preset, takes "preset" if it is a string and -1 if it is
+an integer, a boolean one -1 / 0 / 1, and `load` reads True / False for those). The
+OpenSpiel state wraps the engine's own state: chance nodes deal the cards one draw
+at a time (each game's `ChanceModel` says which draws and builds the engine's start
+from them through the engine's deal from an explicit order, so every deal OpenSpiel
+can reach is one our engine plays), then every move is `Game.apply`, and `returns()`
+are `Game.returns` (`rewards()`: their change since before the last move, the chance
+after it included). Strings and tensors come from the seat's view: the observation
+string is `repr(view)` and the tensor the env's encoding of that view.
 
-Exported: simple poker (`tabletop_simple_poker`: two card draws; perfect recall, so
-information states for CFR and exploitability), The Game (`tabletop_the_game`) and
-Primi Composti (`tabletop_primi_composti`): the shuffled deck as card-by-card draws,
-then the engine's deal from that order; their views hold what a seat knows now, not
-its history, so they provide observations only. Not exported: L.A.M.A. (chance
-inside the game: each round's shuffle and the reshuffles of the discard pile) and
-RoboRally (simultaneous programming and a new hand dealt every turn).
+Exported:
+- simple poker (`tabletop_simple_poker`): two card draws; the views keep the seat's whole
+  history (perfect recall), so they are the information states too, for CFR and exploitability.
+- The Game (`tabletop_the_game`) and Primi Composti (`tabletop_primi_composti`): the shuffled
+  deck as card-by-card draws, then the engine's deal from that order; observations only.
+- L.A.M.A. (`tabletop_lama`): chance inside the game, every round's deal and every reshuffle of
+  the discard pile a chance phase drawn by value (`Phase`), through `LamaGame.deal_from` and
+  `reshuffle_from`; the information state is the seat's own history as a string (`LamaChance`).
+- RoboRally (`tabletop_roborally`): a simultaneous-move game, one node per programming round,
+  each turn's deal re-ordered by chance (`RoboRallyChance`); observations only.
 
 `load(name)` is `pyspiel.load_game` that first says, in one line, which names
 exist when `name` is not ours; `policy_table(policy)` reads an OpenSpiel tabular
@@ -32,6 +36,7 @@ policy into a `{information-state string: probabilities}` table that
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import numpy as np
@@ -46,9 +51,89 @@ from envs.core.game import info_state_string
 from envs.simple_poker.rules import State as SimplePokerState
 
 PREFIX = "tabletop_"
+#: The value of a string parameter that leaves the option to the game's preset (a `Config` default of None).
+PRESET = "preset"
+#: The value of an integer parameter (booleans too: 0 false, 1 true) that leaves the option to its default of None.
+UNSET = -1
 
 
-class SimplePokerChance:
+class ChanceModel:
+    """How an exported game meets OpenSpiel: its chance phases, its moves and its information.
+
+    A chance phase is an object with `outcomes(drawn)` (the next draw's outcomes and probabilities, or None once
+    complete), `deal(drawn)` (the engine state the draws make) and `outcome_string(index, outcome)`; `start()` is
+    the game's first one. `move(state, action)` is the engine's `apply` (for a simultaneous game, `action` lists one
+    action per seat), or a phase when chance must act before the move's result is known (then `Phase.returns_of`
+    and `Phase.view_of` are the engine states whose returns and views hold while it runs). Subclasses set the bounds.
+    """
+
+    perfect_recall = False  # True: the view is the information state (its repr and encoding)
+    history_info_state = False  # the information-state string is the seat's own history (`tokens`), no tensor
+    simultaneous = False  # every programming round is one OpenSpiel simultaneous node
+    terminal_rewards = False  # True: the returns are 0 until the game ends
+    players: tuple[int, int] | None = None  # the player-count range, where it is an option
+
+    def __init__(self, game: Any):
+        self._game = game
+
+    def __deepcopy__(self, memo: dict) -> ChanceModel:
+        return self  # the game's, shared by every state (OpenSpiel clones states with deepcopy)
+
+    def start(self) -> Any:
+        """The deal's chance phase (this model itself, for the models that deal once)."""
+        return self
+
+    def move(self, state: Any, action: Any) -> Any:
+        """The engine state after `action`, or the chance phase that decides it."""
+        return self._game.apply(state, action)
+
+    def tokens(self, before: Any, action: Any, after: Any) -> list[str]:
+        """Each seat's record of a move (`before` None: of the deal that made `after`); history games only."""
+        raise NotImplementedError
+
+
+class Phase:
+    """A chance phase over a multiset of cards, drawn one at a time without replacement, every card left equally
+    likely. Outcome k stands for a card of value `kinds[k]` and has probability (copies of it left) / (cards left):
+    the law of the values along a uniformly shuffled order, with one outcome per value rather than per copy.
+    `finish(order)` is the engine state the drawn order makes; `returns_of` and `view_of` are the engine states
+    whose returns and views hold while the phase runs (None: zeros and "dealing"). `finish` is a method of the
+    chance model, called as `finish(order, *args)` (no closure: OpenSpiel serializes states by pickling them)."""
+
+    def __init__(self, cards: Any, kinds: Any, finish: Any, label: str, returns_of: Any = None, view_of: Any = None,
+                 args: tuple = ()):
+        self.kinds = list(kinds)
+        index = {v: k for k, v in enumerate(self.kinds)}
+        self.counts = [0] * len(self.kinds)
+        for c in cards:
+            self.counts[index[int(c)]] += 1
+        self.total = len(cards)
+        self.finish, self.args, self.label = finish, args, label
+        self.returns_of, self.view_of = returns_of, view_of
+
+    def __deepcopy__(self, memo: dict) -> Phase:
+        return self  # never changed once made: the clones of a state share it
+
+    def outcomes(self, drawn: list[int]) -> list[tuple[int, float]] | None:
+        """The values still in the pile, each with its share of the cards left; None once all are drawn."""
+        left_total = self.total - len(drawn)
+        if left_total == 0:
+            return None
+        left = list(self.counts)
+        for k in drawn:
+            left[k] -= 1
+        return [(k, c / left_total) for k, c in enumerate(left) if c]
+
+    def deal(self, drawn: list[int]) -> Any:
+        """`finish` of the drawn order."""
+        return self.finish([self.kinds[k] for k in drawn], *self.args)
+
+    def outcome_string(self, index: int, outcome: int) -> str:
+        """`<label>[<position>]=<card>`."""
+        return f"{self.label}[{index}]={self.kinds[outcome]}"
+
+
+class SimplePokerChance(ChanceModel):
     """Simple poker's deal as chance draws: seat 0's card, then seat 1's, each uniform over 1..n
     (cards are dealt independently, equal cards possible)."""
 
@@ -57,6 +142,7 @@ class SimplePokerChance:
     terminal_rewards = True  # the returns are 0 until the hand ends
 
     def __init__(self, game: Any):
+        super().__init__(game)
         self.n = game.n
         self.max_outcomes = game.n
         self.max_moves = 2
@@ -77,15 +163,15 @@ class SimplePokerChance:
         return f"Deal:P{index}={outcome + 1}"
 
 
-class DeckChance:
+class DeckChance(ChanceModel):
     """A shuffled deck as chance draws: the deck's order card after card, each uniform over the cards
     left (outcome i is the i-th smallest card), then the engine's deal from that order. Subclasses say
     which cards, which deal, and the game's bounds."""
 
-    perfect_recall = False  # a view is what the seat knows now, not its whole history: observations only
-    terminal_rewards = False  # the returns grow as cards are placed or scored: rewards() is each move's change
+    # perfect_recall stays False: a view is what the seat knows now, not its history (observations only)
 
-    def __init__(self, cards: list[int]):
+    def __init__(self, game: Any, cards: list[int]):
+        super().__init__(game)
         self.cards = list(cards)
         self.max_outcomes = len(self.cards)
 
@@ -111,12 +197,12 @@ class TheGameChance(DeckChance):
     team's (0 .. 98 + win_bonus); a move places one card or ends a turn (at most 2 · 98 + 1 moves)."""
 
     utility = "identical"
+    players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
 
     def __init__(self, game: Any):
         from envs.the_game.rules import HIGHEST, LOWEST
 
-        super().__init__(list(range(LOWEST, HIGHEST + 1)))
-        self._game = game
+        super().__init__(game, list(range(LOWEST, HIGHEST + 1)))
         self.max_moves = 2 * len(self.cards) + 1
         self.utility_bounds = (0.0, len(self.cards) + game.win_bonus)
 
@@ -130,10 +216,10 @@ class PrimiCompostiChance(DeckChance):
     others' mean, with x = score (at most the cards' total value) plus 1 for a win; one card a move."""
 
     utility = "zero_sum"
+    players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
 
     def __init__(self, game: Any):
-        super().__init__(list(game.cards))
-        self._game = game
+        super().__init__(game, list(game.cards))
         self.max_moves = game.num_cards
         bound = float(game.total_value + 1)
         self.utility_bounds = (-bound, bound)
@@ -143,40 +229,197 @@ class PrimiCompostiChance(DeckChance):
         return self._game.deal_from(self.order(drawn))
 
 
+class LamaChance(ChanceModel):
+    """L.A.M.A.: chance inside the game. Each round's deal is a phase of 56 draws by value (`Phase`: 7 outcomes a
+    draw, the law of a uniform shuffle) then `LamaGame.deal_from`; a draw from the empty pile (the reshuffle
+    variants) is a phase over the discard pile below its top, then `LamaGame.reshuffle_from` and the draw. The
+    information state is the seat's own history (the deals as it saw them, every move, the cards it drew): perfect
+    recall, as a string; a tensor of it would need a bound on the game's length, which L.A.M.A. lacks."""
+
+    history_info_state = True
+    utility = "general_sum"  # "win": 1 to each tied winner; "dense": minus the penalty points
+    players = (2, 8)
+
+    def __init__(self, game: Any):
+        from envs.lama import rules
+
+        super().__init__(game)
+        self._values, self._draw, self._names = rules.VALUES, rules.DRAW, rules.ACTION_NAMES
+        self._deck = [v for v in range(rules.VALUES) for _ in range(rules.COPIES)]
+        self.max_outcomes = rules.VALUES
+        # No bound exists (rounds repeat until a total reaches the target, and returned chips lower totals; the
+        # reshuffle variants can draw forever): OpenSpiel's `max_game_length` gets a generous one, never reached
+        # by the random games of the tests (whose lengths they check), and no algorithm here relies on it.
+        self.max_moves = 100_000
+        c = game.config
+        # a round's most points: every distinct value and a llama, or (sum_all) 10 for each card of the round, all
+        # llamas at worst (the seed's reshuffle quirk turns top cards into llamas)
+        worst_round = 31 if c.scoring == "distinct" else 10 * rules.DECK_SIZE
+        self.utility_bounds = (0.0, 1.0) if c.reward == "win" else (-float(c.target_points - 1 + worst_round), 0.0)
+
+    def _deal_phase(self, after: Any) -> Phase:
+        return Phase(self._deck, range(self._values), self._deal_as, "Deal", returns_of=after, args=(after,))
+
+    def _deal_as(self, order: list[int], after: Any) -> Any:
+        """`deal_from(order)` for the round of `after` (its round, starter, totals and scores)."""
+        return self._game.deal_from(order, seed=after.seed, round=after.round, starter=after.starter,
+                                    totals=after.totals, rounds_won=after.rounds_won, last_scores=after.last_scores)
+
+    def _reshuffle_and_draw(self, pile: list[int], state: Any) -> Any:
+        """`reshuffle_from(state, pile)`, then the draw that found the pile empty."""
+        return self._game.apply(self._game.reshuffle_from(state, pile), self._draw)
+
+    def start(self) -> Phase:
+        """The first round's deal (a new game: its totals are zeros)."""
+        return self._deal_phase(self._game.deal(0))
+
+    def move(self, state: Any, action: int) -> Any:
+        """`apply`, with chance first where the pile is reshuffled and a new round dealt."""
+        g = self._game
+        if action == self._draw and not state.draw_pile and action in g.legal_actions(state):
+            return Phase(state.discard[:-1], range(self._values), self._reshuffle_and_draw, "Reshuffle",
+                         returns_of=state, view_of=state, args=(state,))
+        after = g.apply(state, action)
+        if after.round != state.round and not after.game_over:
+            return self._deal_phase(after)
+        return after
+
+    def tokens(self, before: Any, action: Any, after: Any) -> list[str]:
+        """A deal: the round, the top card, the seat's hand and the last round's public scores; a move: the seat and
+        the action, and for the drawer the card drawn (after a reshuffle, said so)."""
+        name = "L123456"
+        n = self._game.num_players
+        if before is None:
+            return [f"deal r{after.round} top {name[after.discard[-1]]} hand "
+                    f"{''.join(name[v] * after.hands[p][v] for v in range(len(name)))} scores {list(after.last_scores)}"
+                    for p in range(n)]
+        seat = before.current
+        said = f"p{seat} {self._names[action]}"
+        out = [said] * n
+        if action == self._draw:
+            card = next(v for v in range(self._values) if after.hands[seat][v] > before.hands[seat][v])
+            if after.reshuffles != before.reshuffles:
+                said = out[seat] = f"p{seat} draw after reshuffle"
+                out = [said] * n
+            out[seat] = f"{said} {name[card]}"
+        return out
+
+
+class RoboRallyChance(ChanceModel):
+    """RoboRally as a simultaneous-move game: each programming round (one card into one register, or a whole
+    program with `action_mode="program"`) is one simultaneous node, whose legal actions per seat are
+    `RoboRallyGame.seat_mask` (no seat's choices depend on the others' in a round), applied in seat order by the
+    engine. Each turn's deal is a phase over every dealt card (the hands' and the deck's, 84 outcomes a draw):
+    the engine's deal of the turn laid out again in the drawn order (the hands in seat order, with the sizes the
+    engine dealt, then the deck) — the engine decides which cards and how many, the draws only their order, and
+    any fixed layout of a uniform order is a uniform deal. Views hold what a robot knows now: observations only."""
+
+    simultaneous = True
+    utility = "general_sum"  # +1 to the winner (none at max_turns); "progress" adds potential shaping
+    players = (2, 8)
+
+    def __init__(self, game: Any):
+        from envs.roborally.rules import NUM_CARDS
+
+        super().__init__(game)
+        self._cards = range(1, NUM_CARDS + 1)
+        self.max_outcomes = NUM_CARDS
+        turns = game.config.max_turns
+        self.max_moves = 100_000 if turns is None else turns * game.rounds  # simultaneous nodes
+        self.utility_bounds = (0.0, 1.0) if game.config.reward == "win" else (-1.0, 1.0)
+
+    def _redeal(self, dealt: Any, returns_of: Any) -> Phase:
+        cards = [c for h in dealt.hands for c in h] + list(dealt.deck)
+        return Phase(cards, self._cards, self._lay_out, "Deal", returns_of=returns_of, args=(dealt,))
+
+    def _lay_out(self, order: list[int], dealt: Any) -> Any:
+        """`dealt` with its cards in `order`: the hands in seat order (the sizes dealt), then the deck."""
+        hands, pos = [], 0
+        for h in dealt.hands:
+            hands.append(tuple(sorted(order[pos:pos + len(h)])))
+            pos += len(h)
+        return dealt._replace(hands=tuple(hands), deck=tuple(order[pos:]))
+
+    def start(self) -> Phase:
+        """The first turn's deal."""
+        return self._redeal(self._game.deal(0), None)
+
+    def move(self, state: Any, actions: list[int]) -> Any:
+        """One programming round: every seat's action, in seat order; chance deals the next turn."""
+        g = self._game
+        after = state
+        for a in actions:
+            after = g.apply(after, a)
+        if after.turn != state.turn and not g.is_terminal(after):
+            return self._redeal(after, after)
+        return after
+
+
 #: The exported games and their chance models.
 CHANCE_MODELS: dict[str, type] = {"simple_poker": SimplePokerChance, "the_game": TheGameChance,
-                                  "primi_composti": PrimiCompostiChance}
-_UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "identical": pyspiel.GameType.Utility.IDENTICAL}
+                                  "primi_composti": PrimiCompostiChance, "lama": LamaChance,
+                                  "roborally": RoboRallyChance}
+_UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "identical": pyspiel.GameType.Utility.IDENTICAL,
+            "general_sum": pyspiel.GameType.Utility.GENERAL_SUM}
 
 
-def _defaults(game_id: str) -> dict[str, Any]:
-    """The game's `Config` fields and defaults, as OpenSpiel parameters (int, float, bool or str only)."""
-    out = {}
+def _parameters(game_id: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The game's `Config` fields as OpenSpiel parameters (int, float, bool or str only) with their defaults, and
+    the sentinel kind of each option whose default is None: a string option gets `PRESET`, an integer or boolean
+    one `UNSET` (booleans then take 0 / 1), both meaning "left to the preset"."""
+    spec, unset = {}, {}
     for f in dataclasses.fields(envs.config_class(game_id)):
-        if f.init and isinstance(f.default, (bool, int, float, str)):
-            out[f.name] = f.default
+        if not f.init:
+            continue
+        if isinstance(f.default, (bool, int, float, str)):
+            spec[f.name] = f.default
+        elif f.default is None:
+            kind = "str" if "Literal['" in str(f.type) else "int"
+            spec[f.name] = PRESET if kind == "str" else UNSET
+            unset[f.name] = "bool" if str(f.type).startswith("bool") else kind
+    return spec, unset
+
+
+def _options(params: dict[str, Any], unset: dict[str, str]) -> dict[str, Any]:
+    """OpenSpiel parameters as our options: the sentinels dropped (the preset decides), 0 / 1 as booleans."""
+    out = {}
+    for key, value in params.items():
+        kind = unset.get(key)
+        if kind is None:
+            out[key] = value
+        elif value != (PRESET if kind == "str" else UNSET):
+            if kind == "bool" and value not in (0, 1):
+                raise ValueError(f"{key} must be 0 (false), 1 (true) or {UNSET} (the preset's), got {value!r}")
+            out[key] = bool(value) if kind == "bool" else value
     return out
+
+
+def options_of(game: Any) -> dict[str, Any]:
+    """Our options (the env's keyword arguments) of an exported OpenSpiel game: its parameters less the sentinels."""
+    short = game.get_type().short_name
+    return _options(game.get_parameters(), _parameters(short[len(PREFIX):])[1])
 
 
 def _make_game_class(game_id: str) -> tuple[Any, type]:
     """The OpenSpiel game type and `pyspiel.Game` subclass of `game_id`."""
     chance_cls = CHANCE_MODELS[game_id]
-    defaults = _defaults(game_id)
-    players = [f.default for f in dataclasses.fields(envs.config_class(game_id)) if f.name == "num_players"]
+    defaults, unset = _parameters(game_id)
     probe = envs.make_game(game_id)
+    low_n, high_n = chance_cls.players or (probe.num_players, probe.num_players)
     game_type = pyspiel.GameType(
         short_name=PREFIX + game_id,
         long_name=f"tabletop-rl {game_id}",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        dynamics=(pyspiel.GameType.Dynamics.SIMULTANEOUS if chance_cls.simultaneous
+                  else pyspiel.GameType.Dynamics.SEQUENTIAL),
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=_UTILITY[chance_cls.utility],
         reward_model=(pyspiel.GameType.RewardModel.TERMINAL if chance_cls.terminal_rewards
                       else pyspiel.GameType.RewardModel.REWARDS),
         # a game whose player count is an option is registered for the engine's range, checked by its Config
-        max_num_players=10 if players else probe.num_players,
-        min_num_players=1 if players else probe.num_players,
-        provides_information_state_string=chance_cls.perfect_recall,
+        max_num_players=high_n,
+        min_num_players=low_n,
+        provides_information_state_string=chance_cls.perfect_recall or chance_cls.history_info_state,
         provides_information_state_tensor=chance_cls.perfect_recall,
         provides_observation_string=True,
         provides_observation_tensor=True,
@@ -187,8 +430,9 @@ def _make_game_class(game_id: str) -> tuple[Any, type]:
         """An engine of ours as an OpenSpiel game (see the module docstring)."""
 
         def __init__(self, params: dict[str, Any] | None = None):
-            options = {**defaults, **(params or {})}
-            self.engine = envs.make_game(game_id, **options)  # ValueError on a bad option, from our Config
+            params = {**defaults, **(params or {})}
+            # ValueError on a bad option, from our Config (or from `_options` for a 0/1 option)
+            self.engine = envs.make_game(game_id, **_options(params, unset))
             self.encoder = envs.make_encoder(game_id, self.engine)
             self.chance = chance_cls(self.engine)
             low, high = self.chance.utility_bounds
@@ -201,68 +445,138 @@ def _make_game_class(game_id: str) -> tuple[Any, type]:
                 utility_sum=0.0 if chance_cls.utility == "zero_sum" else None,
                 max_game_length=self.chance.max_moves,
             )
-            super().__init__(game_type, info, options)
+            super().__init__(game_type, info, params)
 
         def new_initial_state(self) -> ExportedState:
             """The state before the deal."""
             return ExportedState(self)
 
         def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> ViewObserver:
-            """Strings and tensors of a seat's view (the same for observation and information state)."""
+            """Strings and tensors of a seat's view; for a history game's information state (perfect recall asked),
+            the seat's history string."""
             if params:
                 raise ValueError(f"observation parameters are not supported; got {params}")
-            return ViewObserver(self)
+            history = chance_cls.history_info_state and iig_obs_type is not None and iig_obs_type.perfect_recall
+            return ViewObserver(self, history=history)
 
     ExportedGame.__name__ = ExportedGame.__qualname__ = f"{''.join(w.title() for w in game_id.split('_'))}Game"
     return game_type, ExportedGame
 
 
+class _Shared:
+    """A value the clones of a state share (OpenSpiel clones with deepcopy): our engine states are immutable."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __deepcopy__(self, memo: dict) -> _Shared:
+        return self
+
+
 class ExportedState(pyspiel.State):
-    """An OpenSpiel state holding the chance draws so far and, once dealt, the engine's state."""
+    """An OpenSpiel state: the engine's state, and while chance acts, the phase and its draws so far."""
 
     def __init__(self, game: Any):
         super().__init__(game)
-        self._engine = game.engine
         self._chance = game.chance
-        self.drawn: list[int] = []
-        self.engine_state: Any = None
-        self._rewards = [0.0] * game.engine.num_players
+        n = game.engine.num_players
+        self._phase: Any = game.chance.start()
+        self.drawn: list[int] = []  # the draws of the current (or last) chance phase
+        self.engine_state: Any = getattr(self._phase, "returns_of", None)
+        self._pending: Any = None  # (state, action) of the move a phase is deciding
+        self._base = [0.0] * n  # the returns before the last move: rewards() are the change since
+        self.history: list[list[str]] | None = [[] for _ in range(n)] if game.chance.history_info_state else None
+
+    @property
+    def _engine(self) -> Any:
+        return self._chance._game
+
+    @property
+    def engine_state(self) -> Any:
+        """The engine's state (while chance acts, the one whose returns hold; None before the first deal)."""
+        return self._state.value
+
+    @engine_state.setter
+    def engine_state(self, value: Any) -> None:
+        self._state = _Shared(value)
+
+    @property
+    def _pending(self) -> Any:
+        return self._move_pending.value
+
+    @_pending.setter
+    def _pending(self, value: Any) -> None:
+        self._move_pending = _Shared(value)
 
     def current_player(self) -> int:
-        """Chance while dealing, the engine's seat to act, or terminal."""
-        if self.engine_state is None:
+        """Chance while a phase runs, the engine's seat to act (all seats at once, simultaneous), or terminal."""
+        if self._phase is not None:
             return pyspiel.PlayerId.CHANCE
         if self._engine.is_terminal(self.engine_state):
             return pyspiel.PlayerId.TERMINAL
+        if self._chance.simultaneous:
+            return pyspiel.PlayerId.SIMULTANEOUS
         return int(self._engine.current_player(self.engine_state))
 
     def _legal_actions(self, player: int) -> list[int]:
+        if self._chance.simultaneous:
+            return [int(a) for a in np.flatnonzero(self._engine.seat_mask(self.engine_state, player))]
         return [int(a) for a in self._engine.legal_actions(self.engine_state)]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The next draw's outcomes with their probabilities."""
-        return self._chance.outcomes(self.drawn)
+        return self._phase.outcomes(self.drawn)
 
     def _apply_action(self, action: int) -> None:
-        if self.engine_state is None:
-            self.drawn.append(int(action))
-            if self._chance.outcomes(self.drawn) is None:
-                self.engine_state = self._chance.deal(self.drawn)
-        else:
-            before = self.returns()
-            self.engine_state = self._engine.apply(self.engine_state, int(action))
-            self._rewards = [a - b for a, b in zip(self.returns(), before)]
+        if self._phase is None:
+            self._move(int(action))
             return
-        self._rewards = [0.0] * len(self._rewards)
+        self.drawn.append(int(action))
+        if self._phase.outcomes(self.drawn) is not None:
+            return
+        phase, self._phase = self._phase, None
+        self.engine_state = phase.deal(self.drawn)
+        if self.history is not None:
+            if self._pending is not None:
+                self._record(self._pending[0], self._pending[1], self.engine_state)
+            if phase.label == "Deal":
+                self._record(None, None, self.engine_state)
+        self._pending = None
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        self._move([int(a) for a in actions])
+
+    def _move(self, action: Any) -> None:
+        self._base = self.returns()
+        before = self.engine_state
+        result = self._chance.move(before, action)
+        if isinstance(result, Phase):
+            self._phase, self.drawn, self._pending = result, [], (before, action)
+            self.engine_state = result.returns_of
+        else:
+            self.engine_state = result
+            if self.history is not None:
+                self._record(before, action, result)
+
+    def _record(self, before: Any, action: Any, after: Any) -> None:
+        for seat, token in enumerate(self._chance.tokens(before, action, after)):
+            self.history[seat].append(token)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return self._chance.outcome_string(len(self.drawn), action)
-        return self._engine.action_to_string(self.engine_state, int(action))
+            if self._phase is None:
+                return f"chance outcome {action}"
+            return self._phase.outcome_string(len(self.drawn), action)
+        state = self.engine_state
+        if self._chance.simultaneous and player >= 0:  # the round's sub-step of `player`, whose hand it names
+            state = state._replace(step=state.step - state.step % self._engine.num_players + player)
+        return self._engine.action_to_string(state, int(action))
 
     def is_terminal(self) -> bool:
         """The engine's game is over."""
-        return self.engine_state is not None and self._engine.is_terminal(self.engine_state)
+        return self._phase is None and self._engine.is_terminal(self.engine_state)
 
     def returns(self) -> list[float]:
         """The engine's returns (zero before the deal)."""
@@ -271,24 +585,32 @@ class ExportedState(pyspiel.State):
         return [float(r) for r in self._engine.returns(self.engine_state)]
 
     def rewards(self) -> list[float]:
-        """What the last move changed the returns by (they add up to `returns()`)."""
-        return list(self._rewards)
+        """What the returns changed by since before the last move (the chance after it included: OpenSpiel sums
+        the rewards it reads at decision nodes and at the end, and they add up to `returns()`)."""
+        return [a - b for a, b in zip(self.returns(), self._base)]
 
     def view(self, player: int) -> Any:
-        """`player`'s view (None before the deal)."""
-        return None if self.engine_state is None else self._engine.view(self.engine_state, player)
+        """`player`'s view (None while a deal is drawn)."""
+        state = self.engine_state if self._phase is None else getattr(self._phase, "view_of", None)
+        return None if state is None else self._engine.view(state, player)
+
+    def history_string(self, player: int) -> str:
+        """The seat's own history (history games): its information-state string."""
+        return " | ".join([f"p{player}", *self.history[player]])
 
     def __str__(self) -> str:
-        if self.engine_state is None:
-            return f"dealing {self.drawn}"
+        if self._phase is not None:
+            return f"{self._phase.label if isinstance(self._phase, Phase) else 'dealing'} {self.drawn}"
         return self._engine.render(self.engine_state)
 
 
 class ViewObserver:
-    """OpenSpiel's observer interface over our views: `repr(view)` and the env's encoding of it."""
+    """OpenSpiel's observer interface over our views: `repr(view)` and the env's encoding of it (with `history`,
+    the seat's history string for the information state of a history game)."""
 
-    def __init__(self, game: Any):
+    def __init__(self, game: Any, history: bool = False):
         self._encoder = game.encoder
+        self._history = history
         self.tensor = np.zeros(int(np.prod(game.encoder.observation_space.shape)), np.float32)
         self.dict = {"observation": self.tensor}
 
@@ -301,7 +623,9 @@ class ViewObserver:
             self.tensor[:] = np.asarray(self._encoder.encode(view), dtype=np.float32).ravel()
 
     def string_from(self, state: ExportedState, player: int) -> str:
-        """`repr` of `player`'s view of `state`."""
+        """`repr` of `player`'s view of `state`, or its history string."""
+        if self._history:
+            return state.history_string(player)
         return info_state_string(state.view(player), player)
 
 
@@ -341,6 +665,12 @@ def load(name: str) -> Any:
     short = name.split("(", 1)[0]
     if short.startswith(PREFIX) and short not in REGISTERED:
         raise ValueError(f"no OpenSpiel game {short!r}; exported: {', '.join(sorted(REGISTERED))}")
+    if short in REGISTERED:  # a preset-filled boolean option given as True / False: its 1 / 0
+        for key, kind in _parameters(short[len(PREFIX):])[1].items():
+            if kind == "bool":
+                name = re.sub(rf"([(,]\s*{key}\s*=\s*)(true|false)\b",
+                              lambda m: m.group(1) + ("1" if m.group(2).lower() == "true" else "0"), name,
+                              flags=re.IGNORECASE)
     return pyspiel.load_game(name)
 
 

@@ -354,9 +354,26 @@ class LamaGame:
         zeros = (0,) * n
         return self._deal(seed, 0, 0, zeros, zeros, zeros)
 
+    def deal_from(self, order, *, seed: int = 0, round: int = 0, starter: int = 0, totals=None, rounds_won=None,
+                  last_scores=None) -> State:
+        """Round `round` dealt from the explicit card order `order` (the 56 cards, values 0..6, 8 of each):
+        `order[0]` starts the discard pile, the next 6 go to seat 0, the next 6 to seat 1, ..., the rest is the
+        draw pile (drawn from its end). The other arguments are the game so far (default: a new game); `seed`
+        only drives later shuffles. For tools that own the chance, e.g. the OpenSpiel export's chance nodes."""
+        cards = [int(c) for c in order]
+        if sorted(cards) != sorted(_DECK):
+            raise ValueError(f"order must hold the {DECK_SIZE} cards, {COPIES} of each value 0..{VALUES - 1}, got {order!r}")
+        zeros = (0,) * self.num_players
+        return self._deal_order(cards, seed, round, starter, totals or zeros, rounds_won or zeros,
+                                last_scores or zeros)
+
     def _deal(self, seed: int, rnd: int, starter: int, totals, rounds_won, last_scores) -> State:
+        return self._deal_order(_shuffled_fast(_DECK, shuffle_key(seed, rnd, 0)), seed, rnd, starter, totals,
+                                rounds_won, last_scores)
+
+    def _deal_order(self, cards: list[int], seed: int, rnd: int, starter: int, totals, rounds_won,
+                    last_scores) -> State:
         n = self.num_players
-        cards = _shuffled_fast(_DECK, shuffle_key(seed, rnd, 0))
         hands = []
         for i in range(n):
             held = cards[1 + HAND_SIZE * i : 1 + HAND_SIZE * (i + 1)]
@@ -559,8 +576,15 @@ class LamaGame:
 
     def _reshuffle(self, s: State) -> State:
         """Rebuild the empty draw pile from the discard pile below its top card."""
+        return self.reshuffle_from(s, _shuffled_fast(s.discard[:-1], shuffle_key(s.seed, s.round, s.reshuffles + 1)))
+
+    def reshuffle_from(self, s: State, pile) -> State:
+        """`s` with its draw pile rebuilt as `pile`, an order of the discard pile below its top card (drawn from
+        its end): the reshuffle of `empty_deck` with the chance given, as `deal_from` for the deal."""
+        pile = [int(c) for c in pile]
+        if sorted(pile) != sorted(s.discard[:-1]):
+            raise ValueError(f"pile must be an order of the discard pile below its top card, got {pile!r}")
         k = s.reshuffles + 1
-        pile = _shuffled_fast(s.discard[:-1], shuffle_key(s.seed, s.round, k))
         if self.config.empty_deck == "reshuffle_seed":
             # Seed quirk (Class_Table.shuffleDeck): the discard pile restarts as
             # a single llama; the old top card is gone for the rest of the round.

@@ -1,9 +1,14 @@
 """OpenSpiel on the exported games: `random_sim_test` on each; on simple poker its CFR+ and `exploitability`, checked
-against our exact LP value and our exact exploitability of the same policies; an OpenSpiel policy plays in our games.
+against our exact LP value and our exact exploitability of the same policies; an OpenSpiel policy plays in our games;
+L.A.M.A.'s chance (deals and reshuffles by value, through the engine's `deal_from` / `reshuffle_from`) and its
+history information states; RoboRally as a simultaneous-move game; bad names and options in one line.
 
-Skipped where OpenSpiel is not installed (the `openspiel` extra)."""
+Skipped where OpenSpiel is not installed (the `openspiel` extra); CI runs it in `.venv-openspiel`
+(`.ci/setup-openspiel`)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -16,7 +21,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability  # 
 import agents  # noqa: E402
 import envs  # noqa: E402
 from agents.openspiel import PolicyTableAgent  # noqa: E402
-from agents.simple_poker import behaviour_of, exploitability, game_value, match_value  # noqa: E402
+from agents.simple_poker.strategies import behaviour_of, exploitability, game_value, match_value  # noqa: E402
 from envs import openspiel as export  # noqa: E402
 from envs.core.play import play_game  # noqa: E402
 from evaluate.stats import mean_interval  # noqa: E402
@@ -102,7 +107,7 @@ def test_deck_games_pass_random_sim_test_and_deal_as_the_engine(name):
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
     # the draws are a deck order, and the engine's own deal of that order is the state OpenSpiel plays
     game_id = name.split("(")[0][len(export.PREFIX):]
-    engine = envs.make_game(game_id, **game.get_parameters())
+    engine = envs.make_game(game_id, **export.options_of(game))
     rng = np.random.default_rng(0)
     state = game.new_initial_state()
     while state.is_chance_node():
@@ -115,3 +120,194 @@ def test_deck_games_pass_random_sim_test_and_deal_as_the_engine(name):
     assert state.observation_string(0) == repr(engine.view(dealt, 0))
     assert np.array_equal(np.asarray(state.observation_tensor(0), dtype=np.float32),
                           envs.make_encoder(game_id, engine).encode(engine.view(dealt, 0)))
+
+
+def _play_out(state, rng, choose=None):
+    """Plays `state` to its end: chance by its probabilities, players uniformly (or by `choose(state)`); yields
+    every state on the way."""
+    while not state.is_terminal():
+        yield state
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        elif state.is_simultaneous_node():
+            state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(state.num_players())])
+        else:
+            state.apply_action(int(choose(state) if choose else rng.choice(state.legal_actions())))
+    yield state
+
+
+LAMA_GAMES = ["tabletop_lama(num_players=2)",
+              "tabletop_lama(rules=seed2022,num_players=3,target_points=15,reward=dense)"]
+
+
+@pytest.mark.parametrize("name", LAMA_GAMES)
+def test_lama_passes_random_sim_test(name):
+    game = export.load(name)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)  # states pickle and replay too
+    assert game.get_type().provides_information_state_string and not game.get_type().provides_information_state_tensor
+
+
+def test_lama_deal_is_chance_over_values_with_the_law_of_a_shuffle_and_the_engines_deal_from():
+    game = export.load("tabletop_lama(num_players=3)")
+    engine = envs.make_game("lama", num_players=3)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(4)
+    log_p = 0.0
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        assert len(outcomes) <= 7 and sum(probs) == pytest.approx(1.0)
+        k = int(rng.choice(len(outcomes)))
+        log_p += math.log(probs[k])
+        state.apply_action(int(outcomes[k]))
+    # every order of the 56 values is as likely as under a uniform shuffle of the cards: 8!^7 / 56!
+    assert log_p == pytest.approx(7 * math.lgamma(9) - math.lgamma(57), rel=1e-12)
+    assert state.engine_state == engine.deal_from(state.drawn) and state.current_player() == 0
+    assert state.observation_string(0) == repr(engine.view(state.engine_state, 0))
+    assert np.array_equal(np.asarray(state.observation_tensor(1), dtype=np.float32),
+                          envs.make_encoder("lama", engine).encode(engine.view(state.engine_state, 1)))
+
+
+def test_lama_information_state_is_the_seats_own_history():
+    """Perfect recall: a seat's information-state string only grows, and it decides the seat's view: every game
+    deals seat 0 the same first card and hand (the rest of the deck and all play random), and wherever seat 0's
+    information state recurs, with other hidden cards, its view is the same."""
+    game = export.load("tabletop_lama(num_players=2)")
+    rng = np.random.default_rng(5)
+    seen: dict[str, str] = {}
+    rounds = repeats = 0
+    for _ in range(40):
+        fixed = np.random.default_rng(8)  # the top card and seat 0's hand: the first 7 draws
+        state = game.new_initial_state()
+        last = ["", ""]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                draw = fixed if state.engine_state.round == 0 and len(state.drawn) < 7 else rng
+                state.apply_action(int(draw.choice(outcomes, p=probs)))
+                continue
+            for p in range(2):
+                info = state.information_state_string(p)
+                assert info.startswith(last[p]) and info.startswith(f"p{p} | deal r0 top ")
+                last[p] = info
+                if p == 0:
+                    repeats += info in seen
+                    assert seen.setdefault(info, state.observation_string(p)) == state.observation_string(p)
+            rounds = max(rounds, state.engine_state.round)
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        assert "scores" in last[0]
+    assert rounds >= 1  # the histories crossed round ends, whose deals are chance too
+    assert repeats >= 40, repeats  # seat 0's information states met again, each time with the same view
+
+
+def test_lama_reshuffle_is_chance_then_the_engines_reshuffle_from():
+    game = export.load("tabletop_lama(num_players=2,rules=seed2022)")
+    engine = game.engine
+    rng = np.random.default_rng(6)
+
+    def play_then_draw(state):  # draws the pile dry, then plays onto the discard pile: a reshuffle comes
+        legal = state.legal_actions()
+        plays = [a for a in legal if a < 7]
+        return 7 if state.engine_state.draw_pile else (plays[0] if plays else 8)
+
+    state = game.new_initial_state()
+    walk = _play_out(state, rng, play_then_draw)
+    before = None
+    for s in walk:
+        if not s.is_chance_node() and not s.engine_state.draw_pile and 7 in s.legal_actions():
+            before = s.engine_state
+            s.apply_action(7)
+            break
+    assert before is not None, "no reshuffle reached"
+    assert state.is_chance_node() and state.engine_state == before
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    assert sorted(state.drawn) == sorted(before.discard[:-1])
+    assert state.engine_state == engine.apply(engine.reshuffle_from(before, state.drawn), 7)
+    seat = before.current
+    assert state.information_state_string(seat).split(" | ")[-1].startswith(f"p{seat} draw after reshuffle ")
+    assert state.information_state_string(1 - seat).endswith(f"p{seat} draw after reshuffle")
+
+
+ROBORALLY_GAMES = ["tabletop_roborally(board=tiny,max_turns=2)",
+                   "tabletop_roborally(board=tiny,max_turns=2,action_mode=program,reward=progress,num_robots=2)"]
+
+
+@pytest.mark.parametrize("name", ROBORALLY_GAMES)
+def test_roborally_is_simultaneous_and_passes_random_sim_test(name):
+    game = export.load(name)
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_roborally_rounds_are_the_engines_sub_steps_and_the_deal_only_orders_the_engines_cards():
+    game = export.load("tabletop_roborally(board=tiny,max_turns=3,power_down=1)")
+    engine = envs.make_game("roborally", board="tiny", max_turns=3, power_down=True)
+    dealt = engine.deal(0)
+    rng = np.random.default_rng(7)
+    state = game.new_initial_state()
+    turns = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            if not state.is_chance_node():  # a turn dealt: the engine's cards and hand sizes, in the drawn order
+                s = state.engine_state
+                order = [k + 1 for k in state.drawn]  # outcome k: card k + 1
+                assert sorted(order) == sorted([c for h in dealt.hands for c in h] + list(dealt.deck))
+                assert [len(h) for h in s.hands] == [len(h) for h in dealt.hands]
+                assert s.deck == tuple(order[sum(len(h) for h in s.hands):])
+                assert state.observation_string(1) == repr(engine.view(s, 1))
+                turns += 1
+            continue
+        s = state.engine_state
+        for p in range(2):
+            assert state.legal_actions(p) == np.flatnonzero(engine.seat_mask(s, p)).tolist()
+        joint = [int(rng.choice(state.legal_actions(p))) for p in range(2)]
+        state.apply_actions(joint)
+        after = engine.apply(engine.apply(s, joint[0]), joint[1])
+        if after.turn == s.turn or engine.is_terminal(after):
+            assert state.engine_state == after
+        else:  # the turn ran: the same robots, a new deal of the same cards to come
+            assert state.is_chance_node() and state.engine_state.robots == after.robots
+            dealt = after
+    assert turns == 3 and state.returns() == list(engine.returns(state.engine_state))
+
+
+@pytest.mark.parametrize("name, message", [
+    ("tabletop_lama(num_players=9)", "num_players must be an integer in 2..6"),
+    ("tabletop_lama(scoring=x)", r"scoring must be one of \['distinct', 'sum_all'\]"),
+    ("tabletop_lama(return_chip=2)", r"return_chip must be 0 \(false\), 1 \(true\) or -1"),
+    ("tabletop_roborally(board=nope)", "unknown board 'nope'"),
+    ("tabletop_roborally(num_robots=9)", "num_robots must be an integer in 2..")])
+def test_bad_lama_and_roborally_options_say_so_in_one_line(name, message):
+    with pytest.raises(ValueError, match=message) as info:
+        export.load(name)
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_preset_options_stay_the_presets_and_booleans_read_as_such():
+    assert export.load("tabletop_lama(rules=seed2022)").engine.config == envs.make_game("lama", rules="seed2022").config
+    game = export.load("tabletop_lama(rules=seed2022,return_chip=True)")
+    assert game.engine.config.return_chip is True and game.engine.config.empty_deck == "reshuffle_seed"
+    assert export.options_of(game) == {"num_players": 4, "rules": "seed2022", "return_chip": True, "reward": "win"}
+
+
+def test_openspiel_algorithms_run_on_the_lama_and_roborally_exports():
+    """OpenSpiel's own tools on the new exports: outcome-sampling MCCFR over L.A.M.A.'s information-state strings
+    (its average policy: a distribution over the legal actions at a state it met), and RoboRally through
+    OpenSpiel's turn-based transform of simultaneous games."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = export.load("tabletop_lama(num_players=2,target_points=10)")
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(50):
+        solver.iteration()
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = solver.average_policy().action_probabilities(state)
+    assert sorted(probs) == state.legal_actions() and sum(probs.values()) == pytest.approx(1.0)
+    turn_based = pyspiel.convert_to_turn_based(export.load("tabletop_roborally(board=tiny,max_turns=2)"))
+    pyspiel.random_sim_test(turn_based, num_sims=2, serialize=False, verbose=False)
