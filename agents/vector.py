@@ -71,8 +71,8 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
     """A `BatchPolicy` that plays a masked policy network over many tables at once (one forward per call).
 
     Args:
-        source: a saved policy folder (`learned:` / `ppo:` runs' `policy/`: the one saved-policy format), a
-            masked-policy `agents.learned.Student`, or an SB3 maskable policy object (a live or frozen
+        source: a saved policy folder (`learned:` / `ppo:` runs' `policy/`: the one saved-policy format) or a
+            shipped one's id (`"lama/ppo"`), a masked-policy `agents.learned.Student`, or an SB3 maskable policy object (a live or frozen
             `model.policy`, e.g. a self-play snapshot).
         play: "sample" (draw from the masked distribution with the env's generator: Gumbel-max) or "greedy"
             (the most likely legal action, lowest id among ties); default the saved policy's own
@@ -85,9 +85,20 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
     from agents.learned import Student, load_student
     from envs.core.vector import BatchPolicy
 
-    if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
+    if isinstance(source, str) or hasattr(source, "__fspath__"):
+        import os
+
+        from agents.pretrained import checkpoints
+
         label = name or str(source)
-        source = load_student(str(source))
+        folder = str(source)
+        if not os.path.isdir(folder):
+            shipped = checkpoints()
+            if folder not in shipped:
+                raise ValueError(f"batch_policy: {folder!r} is no policy folder and no shipped policy; shipped: "
+                                 f"{', '.join(sorted(shipped))}")
+            folder = shipped[folder]
+        source = load_student(folder)
     else:
         label = name or "policy"
     if isinstance(source, Student):

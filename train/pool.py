@@ -108,19 +108,21 @@ class VectorPool:
     """A self-play pool seated in a batched compiled env: every member is a line-up of its own (a two-player
     game's one opponent seat), drawn per table at each episode's start with the pool's meta-strategy weights;
     snapshots and the live policy play as batch policies (one forward a turn over every table where they move),
-    baselines as their compiled kernels. `sync()` after each snapshot reseats the pool: tables take the new
+    or a snapshot as its exact compiled twin where the game has one (`kernel_of(agent)`, e.g. simple poker's
+    behaviour strategy), baselines as their compiled kernels. `sync()` after each snapshot reseats the pool: tables take the new
     line-ups at their next episode, never mid-episode.
 
     Args:
         pool: the run's `OpponentPool`.
         venv: the vector env (its `set_opponents` takes the pool).
         baseline_kernels: the `OpponentKernel` of each of `pool.baselines`, in order.
+        kernel_of: `kernel_of(agent) -> OpponentKernel | None`, a frozen snapshot's compiled twin.
     """
 
-    def __init__(self, pool: OpponentPool, venv: Any, baseline_kernels: list[Any]):
+    def __init__(self, pool: OpponentPool, venv: Any, baseline_kernels: list[Any], kernel_of: Any = None):
         from envs.core.vector import BatchPolicy
 
-        self.pool, self.venv = pool, venv
+        self.pool, self.venv, self.kernel_of = pool, venv, kernel_of
         self.kernels = {id(a): k for a, k in zip(pool.baselines, baseline_kernels)}
         self._batch: dict[int, Any] = {}
         self._live_fn: Any = None
@@ -141,7 +143,10 @@ class VectorPool:
         if id(agent) not in self._batch:
             from agents.vector import batch_policy
 
-            self._batch[id(agent)] = (agent, batch_policy(agent.policy, play="sample", name=agent.name))
+            # the game's exact compiled twin of a frozen policy where it has one (no Python call per turn)
+            member = self.kernel_of(agent) if self.kernel_of is not None else None
+            self._batch[id(agent)] = (agent, member if member is not None else
+                                      batch_policy(agent.policy, play="sample", name=agent.name))
         return self._batch[id(agent)][1]
 
     def opponents(self) -> Any:

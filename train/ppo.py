@@ -152,7 +152,8 @@ def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple
         seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
         try:
             kernels = resolve_opponents(cfg.game, list(cfg.baselines), cfg.options)
-            vp = VectorPool(opponents.pool, None, kernels)
+            twin = run.hooks.opponent_kernel
+            vp = VectorPool(opponents.pool, None, kernels, (lambda a: twin(run.game, a)) if twin else None)
             venv = vector_env(cfg.game, cfg.n_envs, opponents=vp.opponents(), seed=seeds.env_seed(0), **cfg.options)
         except ValueError as e:
             why = str(e)

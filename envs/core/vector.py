@@ -344,6 +344,15 @@ def pick_line_up(cum: np.ndarray, key: int, episode: int) -> int:
     return int(np.searchsorted(cum, u, side="right").clip(0, len(cum) - 1))
 
 
+def np_pick_line_up(cum: np.ndarray, keys: np.ndarray, episodes: np.ndarray) -> np.ndarray:
+    """`pick_line_up` of tables of keys `keys` (uint64) at episodes `episodes` (arrays): their line-up indices."""
+    if len(cum) == 1:
+        return np.zeros(len(keys), np.int64)
+    k = np_mix64(keys + _U_GOLDEN * (episodes.astype(np.uint64) + _U(1)))
+    u = (np_mix64(k ^ _U_POOL) >> _U(11)).astype(np.float64) * 2.0**-53
+    return np.searchsorted(cum, u, side="right").clip(0, len(cum) - 1).astype(np.int64)
+
+
 @numba.njit(inline="always")
 def nb_pick_line_up(cum, key, episode):
     """`pick_line_up` compiled."""
@@ -718,5 +727,5 @@ def _check_seed(seed: Any) -> int:
 
 __all__ = ["BATCH_CODE", "CONTROLS", "RANDOM", "SKIP", "BatchPolicy", "Buffers", "CompiledVectorEnv", "LineUps",
            "OpponentKernel", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
-           "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "pick_line_up",
+           "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up", "pick_line_up",
            "shared_kernels", "table_key"]

@@ -36,7 +36,7 @@ from envs.core.vector import (
     compile_line_ups,
     np_episode_seeds,
     np_next,
-    pick_line_up,
+    np_pick_line_up,
 )
 from envs.simple_poker import fast
 from envs.simple_poker.encoding import SimplePokerEncoder
@@ -106,11 +106,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         """Seat a line-up at the tables `rows` (drawn from their episode keys; their episode counters not yet
         advanced): its opponent's code and strategy stay with the table for the hand."""
         ups = self._line_ups
-        if len(ups.line_ups) == 1:
-            li = np.zeros(rows.size, np.int64)
-        else:
-            li = np.array([pick_line_up(ups.cum, int(k), int(e)) for k, e in zip(self._keys[rows],
-                                                                               self._episode[rows])], np.int64)
+        li = np_pick_line_up(ups.cum, self._keys[rows], self._episode[rows])
         self._code[rows] = ups.codes[li, 0]
         self._probs[rows] = np.where(ups.codes[li, 0:1] == BEHAVIOUR, ups.params[li, 0], 0.5)
 

@@ -34,10 +34,15 @@ class GameHooks:
             shipped self-play mixture).
         match_value: `match_value(game, a, b) -> float`, agent a's exact mean
             result against b, for the self-play meta-solver (else simulated).
+        opponent_kernel: `opponent_kernel(game, agent) -> OpponentKernel`, a frozen
+            policy as the vector env's compiled opponent playing exactly its
+            distribution (a self-play snapshot then costs no Python call per turn);
+            else snapshots play as batch policies.
     """
 
     metrics: Callable[[Any, Any], dict[str, float]] | None = None
     match_value: Callable[[Any, Any, Any], float] | None = None
+    opponent_kernel: Callable[[Any, Any], Any] | None = None
 
 
 def preset(game: str) -> dict[str, Any]:

@@ -39,4 +39,13 @@ def exact_match_value(game: SimplePokerGame, a: Any, b: Any) -> float:
     return match_value(game, behaviour_of(a, game), behaviour_of(b, game))
 
 
-HOOKS = GameHooks(metrics=exact_exploitability, match_value=exact_match_value)
+def behaviour_kernel(game: SimplePokerGame, agent: Any) -> Any:
+    """A frozen policy as the vector env's behaviour-strategy opponent: its exact bet and call probabilities."""
+    from envs.core.vector import OpponentKernel
+    from envs.simple_poker.vector import BEHAVIOUR
+
+    b = behaviour_of(agent, game)
+    return OpponentKernel(getattr(agent, "name", "policy"), BEHAVIOUR, tuple(b.bet) + tuple(b.call))
+
+
+HOOKS = GameHooks(metrics=exact_exploitability, match_value=exact_match_value, opponent_kernel=behaviour_kernel)

@@ -130,3 +130,32 @@ def test_bad_batch_policies_and_pools_are_refused_with_a_name():
         Pool([[shape], [shape]], weights=[-1, 2])
     with pytest.raises(ValueError, match="no compiled kernel"):
         agents.vector_env("lama", 3, opponents=Pool([["lama/nope"]]), **opts)
+
+
+def test_batch_policy_of_a_shipped_policy_plays_its_distribution():
+    from agents.learned import load_student
+    from agents.pretrained import checkpoints
+
+    student = load_student(checkpoints()["lama/ppo"])
+    greedy = agents.vector.batch_policy("lama/ppo", play="greedy")
+    venv = agents.vector_env("lama", 64, opponents=["lama/first"] * 3, seed=0)
+    obs, _ = venv.reset()
+    mask = venv.action_masks()
+    import torch
+
+    with torch.no_grad():
+        logits, _ = student.net(torch.from_numpy(obs), torch.from_numpy(mask).float())
+    np.testing.assert_array_equal(greedy.fn(obs, mask, np.arange(64), np.random.default_rng(0)),
+                                  np.where(mask, logits.numpy(), -np.inf).argmax(axis=1))
+    sample = agents.vector.batch_policy("lama/ppo")  # the saved policy's own way: sampled
+    rng = np.random.default_rng(1)
+    draws = np.stack([sample.fn(obs[:1].repeat(4000, 0), mask[:1].repeat(4000, 0), np.zeros(4000, np.int64), rng)])
+    p = torch.softmax(logits[0].double(), -1).numpy()
+    freq = np.bincount(draws.ravel(), minlength=p.size) / draws.size
+    assert np.abs(freq - p).max() < 4.5 * np.sqrt(0.25 / draws.size)  # within ~4.5 standard errors everywhere
+    assert mask[0][np.flatnonzero(freq)].all()
+    venv = agents.vector_env("lama", 8, opponents=[sample, "lama/first", greedy], seed=2)
+    venv.reset()
+    venv.step(venv.action_masks().argmax(axis=1))
+    with pytest.raises(ValueError, match="shipped"):
+        agents.vector.batch_policy("lama/nope")
