@@ -535,6 +535,11 @@ class CompiledVectorEnv(VectorEnv):
         """(len(rows), A) bool: the legal actions of the seat to move at the tables `rows`."""
         raise NotImplementedError
 
+    def _inputs_to_move(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(observations from `seats`, bool masks of the seat to move) at the tables `rows`: what the batch policies
+        are given (a game may fuse the two into one kernel call: a call per round of every step)."""
+        return self.observe(rows, seats), self._masks_to_move(rows)
+
     def _resume_kernel(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
         """Go on at the paused tables with the batch policies' `actions` (`SKIP` at every other table)."""
         raise NotImplementedError
@@ -548,14 +553,15 @@ class CompiledVectorEnv(VectorEnv):
                 return
             seats = self._to_move(rows)
             codes = self._seat_codes(rows, seats)
+            obs, masks = self._inputs_to_move(rows, seats)
             acts = np.full(self.num_envs, SKIP, np.int64)
             for j, policy in enumerate(self._batch):
                 sel = codes == BATCH_CODE - j
                 if policy is None or not sel.any():
                     continue
                 r, s = rows[sel], seats[sel]
-                mask = self._masks_to_move(r)
-                a = np.asarray(policy.fn(self.observe(r, s), mask, r, self._batch_rng))
+                mask = masks[sel]
+                a = np.asarray(policy.fn(obs[sel], mask, r, self._batch_rng))
                 if a.shape != r.shape or a.dtype.kind not in "iu":
                     raise ValueError(f"batch policy {policy.name!r} must return {r.size} integer actions (one per "
                                      f"table given), got shape {a.shape} dtype {a.dtype}")

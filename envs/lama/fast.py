@@ -674,6 +674,15 @@ def mask_rows(T, rows, switches, out):
         mask_row(T, rows[k], switches, out, k)
 
 
+@numba.njit(cache=True)
+def inputs_rows(T, rows, seats, switches, target, obs, mask):
+    """`obs[k]` / `mask[k]`: the observation of table `rows[k]` from seat `seats[k]` and the legal actions of its
+    seat to move (one call for what a batch policy is given)."""
+    for k in range(rows.shape[0]):
+        observe_row(T, rows[k], seats[k], switches[0], target, obs, k)
+        mask_row(T, rows[k], switches, mask, k)
+
+
 @numba.njit(inline="always")
 def _fail(B, r, status, seat, act):
     if B.err[0] < 0:

@@ -143,6 +143,13 @@ class LamaVectorEnv(CompiledVectorEnv):
         fast.mask_rows(self._tables, np.asarray(rows, np.int64), self._settings.switches, out)
         return out.view(np.bool_)
 
+    def _inputs_to_move(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros((rows.size, self.single_observation_space.shape[0]), np.float32)
+        mask = np.zeros((rows.size, NUM_ACTIONS), np.int8)
+        fast.inputs_rows(self._tables, rows, seats, self._settings.switches, float(self.config.target_points), obs,
+                         mask)
+        return obs, mask.view(np.bool_)
+
     def _resume_kernel(self, actions: np.ndarray) -> None:
         self._kernels.step(self._tables, self._buffers, self._settings, actions)
         self._check_err()
