@@ -94,7 +94,8 @@ class Shadow:
     def _advance(self, cut: bool = True) -> float:
         before = self._ret()
         g = self.game
-        while not g.is_terminal(self.state) and g.current_player(self.state) != self.seat and not (cut and self.ended()[1]):
+        while (not g.is_terminal(self.state) and g.current_player(self.state) != self.seat
+               and not (cut and self.ended()[1])):
             cur = g.current_player(self.state)
             self._apply(self.seated[cur].act(g.view(self.state, cur), g.legal_mask(self.state)))
         return self._ret() - before
@@ -190,34 +191,60 @@ def replay(venv, game, encoder, seed: int, make_opponents: Callable[[dict], list
 
 @dataclass(frozen=True)
 class VectorCase:
-    """One game's vector env as the shared checks build it.
+    """One game's vector env as the shared checks build and replay it.
 
     Args:
         game: the game id.
+        engine: the plain engine of an options dict (`lambda o: Game(Config(**o))`).
+        encoder: the game's encoder class (of the engine).
         lineup: kernel opponent ids for `options` (a random seat among them where the game allows).
         not_kernels: an agent id of the game with no kernel, refused naming the allowed ids...
         allowed: ...which the message lists from this start.
-        num_actions: the size of the action space under `options` (or `heads`).
-        options: the game's options for every check.
+        num_actions: the size of the action space under `options`.
+        options: the game's options for the contract's checks.
         heads: option sets the refusal checks run under each (an action head, where the game has several).
+        refused: the game's own refusals: (line-up or None for `lineup`, options, what the message says).
+        random_replays: option sets that `replay` plays against random seats: (tables, steps or steps(game), least
+            episodes) each.
         sb3: (line-up, options, num_envs, n_steps, total steps) of the short MaskablePPO run, chosen so that
             episodes end inside it.
+        redeals, return_tol, inspect: `replay`'s, for this game.
+        forced_draws: whether the kernel's random seat draws for a forced action.
     """
 
     game: str
+    engine: Callable[[dict], Any]
+    encoder: Callable[[Any], Any]
     lineup: list[str]
     not_kernels: str
     allowed: str
     num_actions: int
     options: dict = field(default_factory=dict)
     heads: tuple[dict, ...] = ({},)
+    refused: tuple[tuple[list[str] | None, dict, str], ...] = ()
+    random_replays: tuple[dict, ...] = ()
+    replay_size: tuple[int, int | Callable[[Any], int], int] = (8, 200, 1)
     sb3: tuple[list[str], dict, int, int, int] = ((), {}, 16, 16, 512)
+    redeals: bool = False
+    return_tol: float = 1e-4
+    inspect: Callable[[Any, int, Shadow], None] | None = None
+    forced_draws: bool = True
 
     def make(self, num_envs: Any, seed: int | None = 0, lineup: list[str] | None = None, **kw):
         """`agents.vector_env` of this game: `lineup` (default the case's) and the case's options updated by
         `kw`."""
         return agents.vector_env(self.game, num_envs, opponents=self.lineup if lineup is None else lineup,
                                  seed=seed, **{**self.options, **kw})
+
+    def replay(self, venv, game, seed: int, make_opponents: Callable[[dict], list] | None, steps: int,
+               rng: np.random.Generator, **kw) -> int:
+        """`replay` with this game's encoder and settings."""
+        return replay(venv, game, self.encoder(game), seed, make_opponents, steps, rng, redeals=self.redeals,
+                      return_tol=self.return_tol, inspect=self.inspect, **kw)
+
+    def random_seats(self, n: int) -> Callable[[dict], list]:
+        """The Python mirrors of `n` kernel random seats sharing a table's stream."""
+        return lambda shared: [RandomMirror(shared, self.forced_draws) for _ in range(n)]
 
 
 def _lowest_legal(masks: np.ndarray) -> np.ndarray:
@@ -349,6 +376,23 @@ class VectorContract:
             c.make(2, control="both")
         with pytest.raises(ValueError, match="max_turns"):
             c.make(2, max_turns=0)
+        for lineup, options, says in c.refused:
+            with pytest.raises(ValueError, match=says):
+                c.make(2, lineup=lineup, **options)
+
+    def test_random_opponents_replay_in_the_plain_engine(self):
+        """Random-legal learner against random kernel seats, every table replayed in the plain engine, over the
+        game's option sets."""
+        c = self.case
+        tables, steps, least = c.replay_size
+        assert c.random_replays, "a game's case names the option sets it replays"
+        for opts in c.random_replays:
+            game = c.engine(opts)
+            n = game.num_players
+            venv = agents.vector_env(c.game, tables, opponents=["random"] * (n - 1), seed=11, **opts)
+            episodes = c.replay(venv, game, 11, c.random_seats(n - 1), steps(game) if callable(steps) else steps,
+                                np.random.default_rng(0))
+            assert episodes >= least, (opts, episodes)
 
     def test_gymnasium_contract_and_copy_flag(self):
         from gymnasium.vector import AutoresetMode

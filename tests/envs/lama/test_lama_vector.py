@@ -15,30 +15,20 @@ from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import NUM_ACTIONS, Config, LamaGame
 
 sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared contract
-from vector_contract import RandomMirror, VectorCase, VectorContract, replay  # noqa: E402
+from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E402
+
+CASE = VectorCase(
+    "lama", lambda o: LamaGame(Config(**o)), LamaEncoder, ["random", "lama/first", "random"], not_kernels="lama/pimc",
+    allowed="random, lama/first", num_actions=NUM_ACTIONS, refused=((None, dict(control="all_seats"), "control"),),
+    random_replays=(dict(num_players=4, reward="dense"), dict(rules="seed2022", num_players=3),
+                    dict(num_players=2, empty_deck="reshuffle", target_points=15),
+                    dict(rules="seed2022", num_players=2, target_points=12, reward="dense")),
+    replay_size=(3, 400, 30), sb3=(["lama/first"] * 3, dict(reward="dense"), 16, 32, 2_000),
+    redeals=True)  # a deal that ends before the learner's first decision is dealt again
 
 
 class TestVectorContract(VectorContract):
-    case = VectorCase("lama", ["random", "lama/first", "random"], not_kernels="lama/pimc", allowed="random, lama/first",
-                      num_actions=NUM_ACTIONS, sb3=(["lama/first"] * 3, dict(reward="dense"), 16, 32, 2_000))
-
-
-def _replay(venv, game, seed, make_opponents, steps, rng, fixed_seat=None):
-    """`replay` of L.A.M.A.: a deal that ends before the learner's first decision is dealt again."""
-    return replay(venv, game, LamaEncoder(game), seed, make_opponents, steps, rng, fixed_seat=fixed_seat,
-                  redeals=True)
-
-
-@pytest.mark.parametrize("opts", [dict(num_players=4, reward="dense"), dict(rules="seed2022", num_players=3),
-                                  dict(num_players=2, empty_deck="reshuffle", target_points=15),
-                                  dict(rules="seed2022", num_players=2, target_points=12, reward="dense")])
-def test_random_opponents_replay_in_the_plain_engine(opts):
-    game = LamaGame(Config(**opts))
-    n = game.num_players
-    venv = agents.vector_env("lama", 3, opponents=["random"] * (n - 1), seed=11, **opts)
-    episodes = _replay(venv, game, 11, lambda shared: [RandomMirror(shared) for _ in range(n - 1)], 400,
-                       np.random.default_rng(0))
-    assert episodes >= 30
+    case = CASE
 
 
 @pytest.mark.parametrize("ids,opts", [
@@ -57,7 +47,7 @@ def test_kernel_opponents_move_as_the_python_agents(ids, opts):
         return [RandomMirror(shared) if i == "random" else python[i]() for i in ids]
 
     venv = agents.vector_env("lama", 4, opponents=ids, seed=3, **opts)
-    assert _replay(venv, game, 3, make, 300, np.random.default_rng(1)) >= 5
+    assert CASE.replay(venv, game, 3, make, 300, np.random.default_rng(1)) >= 5
 
 
 def test_fixed_seat():
@@ -65,10 +55,5 @@ def test_fixed_seat():
     game = LamaGame(Config(num_players=3))
     _, info = venv.reset()
     assert (info["seat"] == 1).all()
-    _replay(venv, game, 2, lambda shared: [FirstStrategy(), FirstStrategy()], 100, np.random.default_rng(2),
+    CASE.replay(venv, game, 2, lambda shared: [FirstStrategy(), FirstStrategy()], 100, np.random.default_rng(2),
             fixed_seat=1)
-
-
-def test_only_one_seat_control_so_far():
-    with pytest.raises(ValueError, match="control"):
-        agents.vector_env("lama", 2, opponents=["lama/first"] * 3, control="all_seats")

@@ -16,14 +16,9 @@ from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import Config, PrimiCompostiGame, shuffled_cards
 
 sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared contract
-from vector_contract import RandomMirror, VectorCase, VectorContract, replay  # noqa: E402
+from vector_contract import VectorCase, VectorContract  # noqa: E402
 
 GREEDY = "primi_composti/greedy_rand"
-
-
-class TestVectorContract(VectorContract):
-    case = VectorCase("primi_composti", [GREEDY], not_kernels="primi_composti/solver", allowed="random, primi_composti/asc",
-                      num_actions=24, sb3=([GREEDY], dict(cards_per_player=6), 16, 16, 512))
 
 
 def _same_state(venv, i, shadow):
@@ -32,31 +27,21 @@ def _same_state(venv, i, shadow):
     assert (v.hands, v.stacks, v.scores, v.turn, v.first) == (s.hands, s.stacks, s.scores, s.turn, s.first)
 
 
-def _replay(venv, game, seed, make_opponent, steps, rng, fixed_seat=None, all_seats=False):
-    """`replay` of Primi Composti: every deal reaches the learner (episode e is the table's e-th deal); the table's
-    state read back as well; `make_opponent(shared)` is the one opponent."""
-    return replay(venv, game, PrimiCompostiEncoder(game), seed, None if all_seats else lambda sh: [make_opponent(sh)],
-                  steps, rng, fixed_seat=fixed_seat, all_seats=all_seats, return_tol=1e-9, inspect=_same_state)
+CASE = VectorCase(
+    "primi_composti", lambda o: PrimiCompostiGame(Config(**o)), PrimiCompostiEncoder, [GREEDY],
+    not_kernels="primi_composti/solver", allowed="random, primi_composti/asc", num_actions=24,
+    refused=((["primi_composti/minimax"], {}, "depth"), ([GREEDY] * 2, dict(num_players=3), "num_players=2"),
+             (None, dict(version=2, steal_choice="player"), "steal_choice='max'")),
+    # thousands of episodes across the option sets (30 deals a table)
+    random_replays=(dict(), dict(version=2), dict(version=2, cards_per_player=5, reward="result", seat0_holds_two=False),
+                    dict(cards_per_player=3, reward="score", observation_hints=True),
+                    dict(version=2, cards_per_player=7, observation_hints=True), dict(cards_per_player=1)),
+    replay_size=(16, lambda game: 30 * game.cards_per_player, 16 * 25), sb3=([GREEDY], dict(cards_per_player=6), 16, 16, 512),
+    return_tol=1e-9, inspect=_same_state)  # every deal reaches the learner: episode e is the table's e-th deal
 
 
-OPTION_SETS = [
-    dict(),
-    dict(version=2),
-    dict(version=2, cards_per_player=5, reward="result", seat0_holds_two=False),
-    dict(cards_per_player=3, reward="score", observation_hints=True),
-    dict(version=2, cards_per_player=7, observation_hints=True),
-    dict(cards_per_player=1),
-]
-
-
-@pytest.mark.parametrize("opts", OPTION_SETS)
-def test_random_opponent_replays_in_the_plain_engine(opts):
-    """Random-legal learner against the random kernel: thousands of episodes across the option sets."""
-    game = PrimiCompostiGame(Config(**opts))
-    venv = agents.vector_env("primi_composti", 16, opponents=["random"], seed=11, **opts)
-    steps = 30 * game.cards_per_player
-    episodes = _replay(venv, game, 11, RandomMirror, steps, np.random.default_rng(0))
-    assert episodes >= 16 * 25
+class TestVectorContract(VectorContract):
+    case = CASE
 
 
 @pytest.mark.parametrize("policy,opts", [
@@ -72,7 +57,7 @@ def test_kernel_opponents_move_as_the_python_players(policy, opts):
     agent_id = (f"primi_composti/minimax?depth={policy[8:]}" if policy.startswith("minimax")
                 else f"primi_composti/{policy}")
     venv = agents.vector_env("primi_composti", 6, opponents=[agent_id], seed=3, **opts)
-    episodes = _replay(venv, game, 3, lambda shared: SeedPlayer(game, None, policy, fast=False),
+    episodes = CASE.replay(venv, game, 3, lambda shared: [SeedPlayer(game, None, policy, fast=False)],
                        8 * game.cards_per_player, np.random.default_rng(1))
     assert episodes >= 6 * 7
 
@@ -81,7 +66,7 @@ def test_all_seats_replays_in_the_plain_engine():
     for opts in (dict(cards_per_player=4), dict(version=2, cards_per_player=6, seat0_holds_two=False)):
         game = PrimiCompostiGame(Config(**opts))
         venv = agents.vector_env("primi_composti", 8, opponents=[], control="all_seats", seed=5, **opts)
-        episodes = _replay(venv, game, 5, None, 20 * 2 * game.cards_per_player, np.random.default_rng(2),
+        episodes = CASE.replay(venv, game, 5, None, 20 * 2 * game.cards_per_player, np.random.default_rng(2),
                            all_seats=True)
         assert episodes >= 8 * 19
 
@@ -91,7 +76,7 @@ def test_fixed_seat():
     venv = agents.vector_env("primi_composti", 4, opponents=[GREEDY], seed=2, seat=1, cards_per_player=4)
     _, info = venv.reset()
     assert (info["seat"] == 1).all()
-    _replay(venv, game, 2, lambda shared: SeedPlayer(game, None, "greedy_rand", fast=False), 40,
+    CASE.replay(venv, game, 2, lambda shared: [SeedPlayer(game, None, "greedy_rand", fast=False)], 40,
             np.random.default_rng(2), fixed_seat=1)
 
 
@@ -114,16 +99,6 @@ def test_deal_of_a_seed_is_one_meaning():
             game.deal(bad)
     with pytest.raises(ValueError, match="permutation"):
         game.deal_from([2, 3])
-
-
-def test_bad_options():
-    """Primi Composti's own options and opponents (the contract checks the rest)."""
-    with pytest.raises(ValueError, match="depth"):
-        agents.vector_env("primi_composti", 2, opponents=["primi_composti/minimax"])
-    with pytest.raises(ValueError, match="num_players=2"):
-        agents.vector_env("primi_composti", 2, opponents=[GREEDY] * 2, num_players=3)
-    with pytest.raises(ValueError, match="steal_choice='max'"):
-        agents.vector_env("primi_composti", 2, opponents=[GREEDY], version=2, steal_choice="player")
 
 
 def test_max_turns_truncates_as_opponent_env():

@@ -19,19 +19,25 @@ from envs.roborally.programs import count_programs, equivalence_classes, program
 from envs.roborally.rules import Config, RoboRallyGame, free_registers
 
 sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared contract
-from vector_contract import RandomMirror, VectorCase, VectorContract, replay  # noqa: E402
+from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E402
+
+CASE = VectorCase(
+    "roborally", lambda o: RoboRallyGame(Config(**o)), RoboRallyEncoder, ["random", "roborally/greedy"],
+    not_kernels="roborally/mc", allowed="random, roborally/greedy, roborally/random",
+    num_actions=RoboRallyGame(Config(num_robots=3)).num_actions, options=dict(num_robots=3, max_turns=10),
+    refused=((["random"], dict(num_robots=2, action_mode="program"), "action_mode"),
+             (["random"], dict(num_robots=2, control="all_seats"), "control"),
+             (["random"], dict(num_robots=2, board="nowhere"), "board")),
+    random_replays=(dict(rules="seed", reward="progress", max_turns=12),
+                    dict(reward="win", max_turns=8),  # classic: the power round
+                    dict(board="race_medium", num_robots=3, rules="seed", reward="progress", max_turns=6),
+                    dict(board="tiny", lives=1, reward="progress", crushers=True, max_turns=None)),
+    replay_size=(8, 500, 40), sb3=(["random"], dict(rules="seed", reward="progress", max_turns=10), 8, 32, 512),
+    forced_draws=False)  # never dealt again: the learner programs in the first turn; a forced action draws nothing
 
 
 class TestVectorContract(VectorContract):
-    case = VectorCase("roborally", ["random", "roborally/greedy"], not_kernels="roborally/mc",
-                      allowed="random, roborally/greedy, roborally/random",
-                      num_actions=RoboRallyGame(Config(num_robots=3)).num_actions, options=dict(num_robots=3, max_turns=10),
-                      sb3=(["random"], dict(rules="seed", reward="progress", max_turns=10), 8, 32, 512))
-
-
-def _mirror(shared):
-    """The kernel's random seat: a forced action draws nothing."""
-    return RandomMirror(shared, draw_when_forced=False)
+    case = CASE
 
 
 class RandomProgramMirror(RandomProgram):
@@ -50,12 +56,6 @@ class RandomProgramMirror(RandomProgram):
         self.shared["rng"], z = next_random(self.shared["rng"])
         prog = unrank(mults, k, z % count_programs(mults, k))
         return tuple(hand.index(c) for c in program_cards(classes, prog))
-
-
-def _replay(venv, game, seed, make_opponents, steps, rng, fixed_seat=None):
-    """`replay` of RoboRally: never dealt again (the learner programs in the first turn); the game's `max_turns`
-    option ends a race as truncation."""
-    return replay(venv, game, RoboRallyEncoder(game), seed, make_opponents, steps, rng, fixed_seat=fixed_seat)
 
 
 def test_the_compiled_deal_is_the_plain_engines():
@@ -85,21 +85,6 @@ def test_np_shuffle_is_numpys_shuffle():
         assert deck[:m].tolist() == want, (seed, turn, m)
 
 
-@pytest.mark.parametrize("opts", [
-    dict(rules="seed", reward="progress", max_turns=12),
-    dict(reward="win", max_turns=8),  # classic: the power round
-    dict(board="race_medium", num_robots=3, rules="seed", reward="progress", max_turns=6),
-    dict(board="tiny", lives=1, reward="progress", crushers=True, max_turns=None),
-])
-def test_random_opponents_replay_in_the_plain_engine(opts):
-    game = RoboRallyGame(Config(**opts))
-    n = game.num_players
-    venv = agents.vector_env("roborally", 8, opponents=["random"] * (n - 1), seed=11, **opts)
-    episodes = _replay(venv, game, 11, lambda shared: [_mirror(shared) for _ in range(n - 1)], 500,
-                       np.random.default_rng(0))
-    assert episodes >= 40
-
-
 @pytest.mark.parametrize("ids,opts", [
     (["roborally/greedy"], dict(rules="seed", reward="progress", max_turns=15)),
     (["random", "roborally/greedy"], dict(num_robots=3, reward="progress", max_turns=8)),  # classic: power round
@@ -110,12 +95,13 @@ def test_program_opponents_replay_move_for_move(ids, opts):
     game = RoboRallyGame(Config(**opts))
 
     def make(shared):
-        python = {"random": lambda: _mirror(shared), "roborally/random": lambda: RandomProgramMirror(game, shared),
+        python = {"random": lambda: RandomMirror(shared, CASE.forced_draws),
+                  "roborally/random": lambda: RandomProgramMirror(game, shared),
                   "roborally/greedy": lambda: GreedyProgram(game, np.random.default_rng(0))}
         return [python[i]() for i in ids]
 
     venv = agents.vector_env("roborally", 6, opponents=ids, seed=5, **opts)
-    episodes = _replay(venv, game, 5, make, 400, np.random.default_rng(1))
+    episodes = CASE.replay(venv, game, 5, make, 400, np.random.default_rng(1))
     assert episodes >= 25  # 6 tables x 400 learner sub-steps: whole races of 6 to 15 turns
 
 
@@ -125,17 +111,7 @@ def test_fixed_seat():
     game = RoboRallyGame(Config(**opts))
     _, info = venv.reset()
     assert (info["seat"] == 1).all()
-    _replay(venv, game, 2, lambda shared: [_mirror(shared)], 60, np.random.default_rng(2), fixed_seat=1)
-
-
-def test_bad_options():
-    """RoboRally's own options (the contract checks the rest)."""
-    with pytest.raises(ValueError, match="action_mode"):
-        agents.vector_env("roborally", 2, opponents=["random"], action_mode="program")
-    with pytest.raises(ValueError, match="control"):
-        agents.vector_env("roborally", 2, opponents=["random"], control="all_seats")
-    with pytest.raises(ValueError, match="board"):
-        agents.vector_env("roborally", 2, opponents=["random"], board="nowhere")
+    CASE.replay(venv, game, 2, CASE.random_seats(1), 60, np.random.default_rng(2), fixed_seat=1)
 
 
 def test_render():

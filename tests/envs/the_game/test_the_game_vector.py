@@ -15,21 +15,29 @@ from envs.the_game.encoding import TheGameEncoder
 from envs.the_game.rules import NUM_ACTIONS, Config, TheGame, deal_order, slot_num_actions
 
 sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared contract
-from vector_contract import RandomMirror, VectorCase, VectorContract, replay  # noqa: E402
+from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E402
+
+CASE = VectorCase(
+    "the_game", lambda o: TheGame(Config(**o)), TheGameEncoder, ["random", "the_game/bestplays"],
+    not_kernels="the_game/rollout", allowed="random, the_game/simplest, the_game/bestplays", num_actions=NUM_ACTIONS,
+    options=dict(num_players=3), heads=(dict(actions="card"), dict(actions="slot")),
+    refused=((["random"], dict(num_players=2, rules="berger2024"), "official"),
+             (["random"], dict(num_players=2, communication="pile_flags"), "communication"),
+             (["random"], dict(num_players=2, actions="cards"), "actions must be one of"),
+             (["random"], dict(num_players=2, control="all_seats"), "all_seats")),
+    # over the six option sets, about 3,000 episodes replayed move for move; the random seat
+    # (`envs.the_game.fast.random_move`) picks the same move in either head
+    random_replays=(dict(num_players=1), dict(num_players=1, actions="slot"),
+                    dict(num_players=3, actions="slot", min_cards_per_turn=1),
+                    dict(num_players=2, hand_size=3, empty_hand="ends_game", win_bonus=0.0),
+                    dict(num_players=4, actions="slot", empty_hand="ends_game", starter=2),
+                    dict(num_players=5, hand_size=2, actions="slot")),
+    replay_size=(16, 200, 150), sb3=([], dict(num_players=1, actions="slot"), 16, 32, 600),
+    redeals=True, return_tol=1e-3)  # a deal that ends before the learner's first decision is dealt again
 
 
 class TestVectorContract(VectorContract):
-    case = VectorCase("the_game", ["random", "the_game/bestplays"], not_kernels="the_game/rollout",
-                      allowed="random, the_game/simplest, the_game/bestplays", num_actions=NUM_ACTIONS,
-                      options=dict(num_players=3), heads=(dict(actions="card"), dict(actions="slot")),
-                      sb3=([], dict(num_players=1, actions="slot"), 16, 32, 600))
-
-
-def _replay(venv, game, seed, make_opponents, steps, rng, fixed_seat=None, max_turns=None):
-    """`replay` of The Game: a deal that ends before the learner's first decision is dealt again; the random seat
-    (`envs.the_game.fast.random_move`) picks the same move in either head."""
-    return replay(venv, game, TheGameEncoder(game), seed, make_opponents, steps, rng, fixed_seat=fixed_seat,
-                  max_turns=max_turns, redeals=True, return_tol=1e-3)
+    case = CASE
 
 
 def test_deal_order_twins_and_deal():
@@ -44,20 +52,6 @@ def test_deal_order_twins_and_deal():
     assert g.deal(7) == g.deal_from(deal_order(7)) and g.deal(7) != g.deal(8)
 
 
-@pytest.mark.parametrize("opts", [dict(num_players=1), dict(num_players=1, actions="slot"),
-                                  dict(num_players=3, actions="slot", min_cards_per_turn=1),
-                                  dict(num_players=2, hand_size=3, empty_hand="ends_game", win_bonus=0.0),
-                                  dict(num_players=4, actions="slot", empty_hand="ends_game", starter=2),
-                                  dict(num_players=5, hand_size=2, actions="slot")])
-def test_random_teammates_replay_in_the_plain_engine(opts):
-    game = TheGame(Config(**opts))
-    n = game.num_players
-    venv = agents.vector_env("the_game", 16, opponents=["random"] * (n - 1), seed=11, **opts)
-    episodes = _replay(venv, game, 11, lambda shared: [RandomMirror(shared) for _ in range(n - 1)], 200,
-                       np.random.default_rng(0))
-    assert episodes >= 150  # over the six option sets, about 3,000 episodes replayed move for move
-
-
 @pytest.mark.parametrize("ids,opts", [
     (["the_game/bestplays"], dict(num_players=2)),
     (["the_game/simplest", "random", "the_game/bestplays"], dict(num_players=4, actions="slot")),
@@ -70,7 +64,7 @@ def test_kernel_teammates_move_as_the_python_agents(ids, opts):
         return [RandomMirror(shared) if i == "random" else make(i, game, np.random.default_rng(0)) for i in ids]
 
     venv = agents.vector_env("the_game", 4, opponents=ids, seed=3, **opts)
-    assert _replay(venv, game, 3, lineup, 200, np.random.default_rng(1)) >= 4
+    assert CASE.replay(venv, game, 3, lineup, 200, np.random.default_rng(1)) >= 4
 
 
 def test_fixed_seat():
@@ -79,7 +73,7 @@ def test_fixed_seat():
     game = TheGame(Config(**opts))
     _, info = venv.reset()
     assert (info["seat"] == 1).all()
-    _replay(venv, game, 2, lambda shared: [make("the_game/simplest", game, np.random.default_rng(0))] * 2, 100,
+    CASE.replay(venv, game, 2, lambda shared: [make("the_game/simplest", game, np.random.default_rng(0))] * 2, 100,
             np.random.default_rng(2), fixed_seat=1)
 
 
@@ -133,18 +127,6 @@ def test_all_seats_plays_whoever_is_to_move():
     assert done >= 3
 
 
-def test_bad_options():
-    """The Game's own options (the contract checks the rest)."""
-    with pytest.raises(ValueError, match="official"):
-        agents.vector_env("the_game", 2, opponents=["random"], rules="berger2024")
-    with pytest.raises(ValueError, match="communication"):
-        agents.vector_env("the_game", 2, opponents=["random"], communication="pile_flags")
-    with pytest.raises(ValueError, match="actions must be one of"):
-        agents.vector_env("the_game", 2, opponents=["random"], actions="cards")
-    with pytest.raises(ValueError, match="all_seats"):
-        agents.vector_env("the_game", 2, opponents=["random"], control="all_seats")
-
-
 def test_max_turns_truncates_counting_every_seats_moves():
     opts = dict(num_players=3, actions="slot")
     game = TheGame(Config(**opts))
@@ -154,7 +136,7 @@ def test_max_turns_truncates_counting_every_seats_moves():
     def lineup(shared):
         return [make(ids[0], game, np.random.default_rng(0)), RandomMirror(shared)]
 
-    assert _replay(venv, game, 6, lineup, 150, np.random.default_rng(4), max_turns=9) >= 30
+    assert CASE.replay(venv, game, 6, lineup, 150, np.random.default_rng(4), max_turns=9) >= 30
 
 
 def test_one_buffers_class_for_every_game():
