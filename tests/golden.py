@@ -36,6 +36,16 @@ def hash_array(h: Any, a: np.ndarray) -> None:
     h.update(np.ascontiguousarray(a).tobytes())
 
 
+def random_move(rng: np.random.Generator, mask: np.ndarray, p_illegal: float) -> int:
+    """A uniformly random legal action of `mask`, or with probability `p_illegal` (drawn only when > 0) a uniformly
+    random masked one."""
+    legal = np.flatnonzero(mask)
+    if p_illegal and rng.random() < p_illegal:
+        illegal = np.flatnonzero(mask == 0)
+        return int(illegal[rng.integers(len(illegal))])
+    return int(legal[rng.integers(len(legal))])
+
+
 def aec_hashes(env: Any, seed: int, episodes: int, choose: Callable[[Any, Any, dict], int],
                extra: Callable[[Any, Any], None] | None = None) -> list[str]:
     """One hash per episode of `episodes` played on the AEC `env` (episode e reset with seed `seed * 100 + e`):

@@ -61,7 +61,6 @@ def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: 
     engine's returns and state and each action's text)."""
     make = primi_composti_v0.env if wrapped else primi_composti_v0.raw_env
     env = make(max_turns=max_turns, **options)
-    n_actions = env.unwrapped.game.num_actions
     rng = np.random.default_rng(seed)
 
     def returns_and_state(h, raw):
@@ -69,11 +68,7 @@ def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: 
         h.update(repr(raw.game_state).encode())
 
     def choose(h, raw, obs):
-        legal = np.flatnonzero(obs["action_mask"])
-        if p_illegal and rng.random() < p_illegal:
-            action = int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(n_actions - len(legal))])
-        else:
-            action = int(legal[rng.integers(len(legal))])
+        action = golden.random_move(rng, obs["action_mask"], p_illegal)
         h.update(raw.game.action_to_string(raw.game_state, action).encode())
         return action
 

@@ -89,12 +89,9 @@ def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: 
     rng = np.random.default_rng(seed)
 
     def choose(h, raw, obs):
-        legal = np.flatnonzero(obs["action_mask"])
         if p_illegal < 0:
-            return _greedy(raw, legal, rng)
-        if p_illegal and rng.random() < p_illegal:
-            return int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(405 - len(legal))])
-        return int(legal[rng.integers(len(legal))])
+            return _greedy(raw, np.flatnonzero(obs["action_mask"]), rng)
+        return golden.random_move(rng, obs["action_mask"], p_illegal)
 
     return golden.aec_hashes(env, seed, EPISODES, choose)
 
