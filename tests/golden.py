@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 Hashes = Callable[..., list[str]]
 
@@ -94,6 +95,17 @@ def check(golden: Path, cases: Sequence[tuple[Any, ...]], case_hashes: Hashes, c
     name, *rest = cases[case]
     expected = json.loads(golden.read_text())[name]
     assert case_hashes(*rest, seed=case + 1) == expected
+
+
+def golden_test(golden: Path, cases: Sequence[tuple[Any, ...]], case_hashes: Hashes) -> Callable[[int], None]:
+    """The test function of a game's golden file: one parametrised test a case (bind it as `test_golden`)."""
+
+    @pytest.mark.filterwarnings("ignore")
+    @pytest.mark.parametrize("case", range(len(cases)), ids=[c[0] for c in cases])
+    def test_golden(case: int) -> None:
+        check(golden, cases, case_hashes, case)
+
+    return test_golden
 
 
 def main(golden: Path, cases: Sequence[tuple[Any, ...]], case_hashes: Hashes, script: str) -> None:

@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from envs import primi_composti_v0
 
@@ -75,10 +74,7 @@ def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: 
     return golden.aec_hashes(env, seed, EPISODES, choose, returns_and_state)
 
 
-@pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
-def test_golden(case):
-    golden.check(GOLDEN, CASES, case_hashes, case)
+test_golden = golden.golden_test(GOLDEN, CASES, case_hashes)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from envs import the_game_v0
 
@@ -96,10 +95,7 @@ def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: 
     return golden.aec_hashes(env, seed, EPISODES, choose)
 
 
-@pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
-def test_golden(case):
-    golden.check(GOLDEN, CASES, case_hashes, case)
+test_golden = golden.golden_test(GOLDEN, CASES, case_hashes)
 
 
 if __name__ == "__main__":
