@@ -41,6 +41,8 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
+from benchmarks.common import per_cpu_second  # noqa: E402
+
 LAMA = ("lama", ["lama/first"] * 3, {"rules": "official", "reward": "dense"})
 POKER = ("simple_poker", ["simple_poker/nash"], {})
 PRIMI = ("primi_composti", ["primi_composti/greedy_rand"], {"version": 1})
@@ -53,15 +55,6 @@ SIZES = ((1, True), (64, True), (1024, True), (1024, False))
 
 def _clock() -> float:
     return time.process_time()
-
-
-def per_cpu_second(step, seconds: float) -> float:
-    """Steps per CPU-second of calling `step()` (which returns how many steps it made) for `seconds`."""
-    steps = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds:
-        steps += step()
-    return steps / (_clock() - t0)
 
 
 @numba.njit(cache=True)
