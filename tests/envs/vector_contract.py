@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import agents
+import envs
 from envs.core.game import IllegalActionError
 from envs.core.vector import episode_seeds, next_random
 
@@ -194,9 +195,7 @@ class VectorCase:
     """One game's vector env as the shared checks build and replay it.
 
     Args:
-        game: the game id.
-        engine: the plain engine of an options dict (`lambda o: Game(Config(**o))`).
-        encoder: the game's encoder class (of the engine).
+        game: the game id (its engine and encoder from its `GameSpec`).
         lineup: kernel opponent ids for `options` (a random seat among them where the game allows).
         not_kernels: an agent id of the game with no kernel, refused naming the allowed ids...
         allowed: ...which the message lists from this start.
@@ -213,8 +212,6 @@ class VectorCase:
     """
 
     game: str
-    engine: Callable[[dict], Any]
-    encoder: Callable[[Any], Any]
     lineup: list[str]
     not_kernels: str
     allowed: str
@@ -236,10 +233,15 @@ class VectorCase:
         return agents.vector_env(self.game, num_envs, opponents=self.lineup if lineup is None else lineup,
                                  seed=seed, **{**self.options, **kw})
 
+    def engine(self, options: dict):
+        """The game's plain engine under `options`."""
+        spec = envs.spec(self.game)
+        return spec.game_class(spec.config_class(**options))
+
     def replay(self, venv, game, seed: int, make_opponents: Callable[[dict], list] | None, steps: int,
                rng: np.random.Generator, **kw) -> int:
         """`replay` with this game's encoder and settings."""
-        return replay(venv, game, self.encoder(game), seed, make_opponents, steps, rng, redeals=self.redeals,
+        return replay(venv, game, envs.spec(self.game).encoder_class(game), seed, make_opponents, steps, rng, redeals=self.redeals,
                       return_tol=self.return_tol, inspect=self.inspect, **kw)
 
     def random_seats(self, n: int) -> Callable[[dict], list]:

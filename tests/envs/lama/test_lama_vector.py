@@ -11,14 +11,13 @@ import pytest
 
 import agents
 from agents.lama.strategies import DEFAULT, TUNED, FirstStrategy, SecondStrategy, ThirdStrategy
-from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import NUM_ACTIONS, Config, LamaGame
 
 sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared contract
 from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E402
 
 CASE = VectorCase(
-    "lama", lambda o: LamaGame(Config(**o)), LamaEncoder, ["random", "lama/first", "random"], not_kernels="lama/pimc",
+    "lama", ["random", "lama/first", "random"], not_kernels="lama/pimc",
     allowed="random, lama/first", num_actions=NUM_ACTIONS, refused=((None, dict(control="all_seats"), "control"),),
     random_replays=(dict(num_players=4, reward="dense"), dict(rules="seed2022", num_players=3),
                     dict(num_players=2, empty_deck="reshuffle", target_points=15),

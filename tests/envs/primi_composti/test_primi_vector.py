@@ -12,7 +12,6 @@ import pytest
 import agents
 from agents.primi_composti.strategies import SeedPlayer
 from envs.primi_composti import fast
-from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import Config, PrimiCompostiGame, shuffled_cards
 
 sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared contract
@@ -28,7 +27,7 @@ def _same_state(venv, i, shadow):
 
 
 CASE = VectorCase(
-    "primi_composti", lambda o: PrimiCompostiGame(Config(**o)), PrimiCompostiEncoder, [GREEDY],
+    "primi_composti", [GREEDY],
     not_kernels="primi_composti/solver", allowed="random, primi_composti/asc", num_actions=24,
     refused=((["primi_composti/minimax"], {}, "depth"), ([GREEDY] * 2, dict(num_players=3), "num_players=2"),
              (None, dict(version=2, steal_choice="player"), "steal_choice='max'")),

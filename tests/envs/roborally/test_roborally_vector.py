@@ -13,7 +13,6 @@ import pytest
 import agents
 from agents.roborally.strategies import GreedyProgram, RandomProgram
 from envs.core.vector import next_random
-from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.fast import FastEngine, deal_seeded, np_shuffle
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, unrank
 from envs.roborally.rules import Config, RoboRallyGame, free_registers
@@ -22,7 +21,7 @@ sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the install
 from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E402
 
 CASE = VectorCase(
-    "roborally", lambda o: RoboRallyGame(Config(**o)), RoboRallyEncoder, ["random", "roborally/greedy"],
+    "roborally", ["random", "roborally/greedy"],
     not_kernels="roborally/mc", allowed="random, roborally/greedy, roborally/random",
     num_actions=RoboRallyGame(Config(num_robots=3)).num_actions, options=dict(num_robots=3, max_turns=10),
     refused=((["random"], dict(num_robots=2, action_mode="program"), "action_mode"),

@@ -18,7 +18,7 @@ sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the install
 from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E402
 
 CASE = VectorCase(
-    "the_game", lambda o: TheGame(Config(**o)), TheGameEncoder, ["random", "the_game/bestplays"],
+    "the_game", ["random", "the_game/bestplays"],
     not_kernels="the_game/rollout", allowed="random, the_game/simplest, the_game/bestplays", num_actions=NUM_ACTIONS,
     options=dict(num_players=3), heads=(dict(actions="card"), dict(actions="slot")),
     refused=((["random"], dict(num_players=2, rules="berger2024"), "official"),
