@@ -411,8 +411,10 @@ class VectorContract:
         assert obs2 is obs  # copy=False hands out the env's own buffer
         fresh = self.case.make(5)
         o1, _ = fresh.reset()
+        kept = o1.copy()
         o2, *_ = fresh.step(_lowest_legal(fresh.action_masks()))
-        assert o1 is not o2 and not np.shares_memory(o1, o2)
+        assert o1 is not o2 and not np.shares_memory(o1, o2) and not np.array_equal(o1, o2)
+        np.testing.assert_array_equal(o1, kept)  # copy=True: what reset handed out is the caller's
 
     def test_maskable_ppo_on_to_sb3(self):
         """MaskablePPO trains on `to_sb3` of the env, its masks never empty nor all-legal; the one-array answer to
