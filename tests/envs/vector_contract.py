@@ -271,7 +271,7 @@ class VectorContract:
         o1, i1 = small.reset()
         o2, i2 = big.reset()
         assert np.array_equal(i1["deal_seed"], i2["deal_seed"][:2])
-        for step in range(200):
+        for step in range(300):
             np.testing.assert_array_equal(o1, o2[:2])
             a2 = _lowest_legal(big.action_masks())
             a2[2:] = big.single_action_space.n if step % 2 else _highest_legal(big.action_masks())[2:]
