@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import compare, tictactoe_env  # noqa: E402
+from common import compare, per_cpu_second, tictactoe_env  # noqa: E402
 
 BOARD = "race_easy"
 LIVES = 10**6
@@ -53,10 +53,10 @@ def plain_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
 
     game = _game(n)
     rng = np.random.default_rng(seed)
-    turns = 0
     state = game.initial_state(rng)
-    t0 = _clock()
-    while _clock() - t0 < seconds:
+
+    def turn() -> int:
+        nonlocal state
         if game.is_terminal(state):
             state = game.initial_state(rng)
         programs = []
@@ -64,8 +64,9 @@ def plain_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
             k = min(free_registers(state.robots[i].damage), len(hand))
             programs.append(tuple(rng.permutation(hand)[:k].tolist()) if hand else ())
         state = game.execute_turn(state, programs)
-        turns += 1
-    return turns / (_clock() - t0)
+        return 1
+
+    return per_cpu_second(turn, seconds)
 
 
 def fast_api_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
@@ -80,8 +81,9 @@ def fast_api_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
     turns = 0
     programs = np.zeros((n, 5), np.int32)
     fe.execute_turn(fe.deal(fs, seed)[0], programs)  # compile / load the cache
-    t0 = _clock()
-    while _clock() - t0 < seconds:
+
+    def turn() -> int:
+        nonlocal fs, turns
         if fs.winner >= 0 or fs.turn >= 100 or fs.robots[:, RELIM].all():
             fs = start
         fs, hands, sizes = fe.deal(fs, seed + turns)
@@ -91,7 +93,9 @@ def fast_api_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
             programs[i, :k] = rng.permutation(hands[i, :sizes[i]])[:k]
         fs = fe.execute_turn(fs, programs)
         turns += 1
-    return turns / (_clock() - t0)
+        return 1
+
+    return per_cpu_second(turn, seconds)
 
 
 def fast_loop_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:

@@ -41,11 +41,16 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-OPPONENTS = ["lama/first"] * 3
-OPTIONS = {"rules": "official", "reward": "dense"}
-POKER_OPPONENTS = ["simple_poker/nash"]
-PRIMI_OPPONENTS = ["primi_composti/greedy_rand"]
-PRIMI_OPTIONS = {"version": 1}
+from benchmarks.common import per_cpu_second  # noqa: E402
+
+LAMA = ("lama", ["lama/first"] * 3, {"rules": "official", "reward": "dense"})
+POKER = ("simple_poker", ["simple_poker/nash"], {})
+PRIMI = ("primi_composti", ["primi_composti/greedy_rand"], {"version": 1})
+ROBORALLY = {"board": "race_easy", "num_robots": 2, "rules": "seed", "reward": "progress", "max_turns": 40}
+THE_GAME_CASES = (("solo", {"num_players": 1, "actions": "slot"}, []),
+                  ("2 players, teammate the_game/bestplays", {"num_players": 2, "actions": "slot"},
+                   ["the_game/bestplays"]))
+SIZES = ((1, True), (64, True), (1024, True), (1024, False))
 
 
 def _clock() -> float:
@@ -74,92 +79,97 @@ def random_legal_actions(mask, state, out):
                 k -= 1
 
 
-def vector_steps_per_sec(num_envs: int, seconds: float, copy: bool = True, game: str = "lama",
-                         opponents: list[str] | None = None) -> float:
-    """Learner steps/s of the vector env under random legal actions."""
+def vector_steps_per_sec(game: str, opponents: list[str], options: dict, num_envs: int, seconds: float,
+                         copy: bool = True, batch: int = 20) -> float:
+    """Learner steps/s of the game's vector env under random legal actions (drawn in a compiled kernel), `batch`
+    steps between clock reads."""
     import agents
 
-    if game == "lama":
-        venv = agents.vector_env("lama", num_envs, opponents=OPPONENTS, seed=0, copy=copy, **OPTIONS)
-    elif game == "primi_composti":
-        venv = agents.vector_env(game, num_envs, opponents=opponents or PRIMI_OPPONENTS, seed=0, copy=copy,
-                                 **PRIMI_OPTIONS)
-    else:
-        venv = agents.vector_env(game, num_envs, opponents=POKER_OPPONENTS, seed=0, copy=copy)
+    venv = agents.vector_env(game, num_envs, opponents=opponents, seed=0, copy=copy, **options)
     venv.reset()
     state = np.ones(1, np.uint64)
     acts = np.zeros(num_envs, np.int64)
-    mask = venv.action_masks()
-    random_legal_actions(mask, state, acts)
+    random_legal_actions(venv.action_masks(), state, acts)  # compile / load the action kernel
     venv.step(acts)
-    steps = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds:
-        for _ in range(20):
+
+    def step() -> int:
+        for _ in range(batch):
             random_legal_actions(venv.action_masks(), state, acts)
             venv.step(acts)
-        steps += 20 * num_envs
-    return steps / (_clock() - t0)
+        return batch * num_envs
+
+    return per_cpu_second(step, seconds)
 
 
-def opponent_env_steps_per_sec(seconds: float, game_name: str = "lama") -> float:
-    """Learner steps/s of `OpponentEnv` (Python agents) under random legal actions."""
+def opponent_env_steps_per_sec(game: str, opponents: list[str], options: dict, seconds: float) -> float:
+    """Learner steps/s of `OpponentEnv` (the same opponents as Python agents) under random legal actions."""
     import agents
+    import envs
     from envs.core import OpponentEnv
 
-    if game_name == "lama":
-        from envs.lama.encoding import LamaEncoder
-        from envs.lama.rules import Config, LamaGame
-
-        game = LamaGame(Config(**OPTIONS))
-        enc, opp_ids = LamaEncoder(game), OPPONENTS
-    elif game_name == "primi_composti":
-        from envs.primi_composti.encoding import PrimiCompostiEncoder
-        from envs.primi_composti.rules import Config as PrimiConfig
-        from envs.primi_composti.rules import PrimiCompostiGame
-
-        game = PrimiCompostiGame(PrimiConfig(**PRIMI_OPTIONS))
-        enc, opp_ids = PrimiCompostiEncoder(game), PRIMI_OPPONENTS
-    else:
-        from envs.simple_poker.encoding import SimplePokerEncoder
-        from envs.simple_poker.rules import SimplePokerGame
-
-        game = SimplePokerGame()
-        enc, opp_ids = SimplePokerEncoder(game), POKER_OPPONENTS
-    opps = [agents.make(i, game, np.random.default_rng(k)) for k, i in enumerate(opp_ids)]
-    env = OpponentEnv(game, enc, opps, seed=0)
+    spec = envs.spec(game)
+    engine = spec.game_class(spec.config_class(**options))
+    opps = [agents.make(i, engine, np.random.default_rng(k)) for k, i in enumerate(opponents)]
+    env = OpponentEnv(engine, spec.encoder_class(engine), opps, seed=0)
     rng = np.random.default_rng(0)
     env.reset()
-    steps = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds:
+
+    def step() -> int:
         legal = np.flatnonzero(env.action_masks())
         _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
         if term or trunc:
             env.reset()
-    return steps / (_clock() - t0)
+        return 1
+
+    return per_cpu_second(step, seconds)
 
 
-def aec_steps_per_sec(seconds: float, game: str = "lama") -> float:
+def aec_steps_per_sec(game: str, options: dict, seconds: float) -> float:
     """Steps/s (all seats) of `<game>_v0.env()` under random legal play."""
     import importlib
 
-    env = importlib.import_module(f"envs.{game}_v0").env(**{"lama": OPTIONS, "primi_composti": PRIMI_OPTIONS}.get(
-        game, {}))
+    env = importlib.import_module(f"envs.{game}_v0").env(**options)
     rng = np.random.default_rng(0)
     env.reset(seed=0)
-    steps = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds:
+
+    def step() -> int:
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.reset()
-            continue
+            return 0
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-    return steps / (_clock() - t0)
+        return 1
+
+    return per_cpu_second(step, seconds)
+
+
+def kernels_ready(title: str, game: str, lineups: list[list[str]], options: dict) -> None:
+    """Build one table per line-up (numba compiles or loads its cache) and say how long it took."""
+    import agents
+
+    t0 = time.perf_counter()
+    for opponents in lineups:
+        agents.vector_env(game, 1, opponents=opponents, seed=0, **options).reset()
+    print(f"{title} vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
+
+
+def game_rows(title: str, game: str, opponents: list[str], options: dict, seconds: float, target: str,
+              aec: bool = True, batch: int = 20) -> None:
+    """One game's rows: `OpponentEnv` (and `env()` where `aec`), then the vector env at every size in `SIZES`,
+    as ratios to them; `target` printed beside the 1,024-table `copy=False` row."""
+    opp = opponent_env_steps_per_sec(game, opponents, options, seconds)
+    print(f"{title}, random legal learner actions, per CPU-second:")
+    print(f"  OpponentEnv (Python agents)          {opp:>12,.0f} learner steps/s")
+    if aec:
+        base = aec_steps_per_sec(game, options, seconds)
+        print(f"  {game + '_v0.env() (AEC, all seats)':<37}{base:>12,.0f} steps/s")
+    for n, copy in SIZES:
+        v = vector_steps_per_sec(game, opponents, options, n, seconds, copy=copy, batch=batch)
+        label = f"num_envs={n}" + ("" if copy else " copy=False")
+        ratios = f"= {v / opp:,.1f}x OpponentEnv" + (f", {v / base:,.1f}x env()" if aec else "")
+        tail = f"  (target >= {target})" if n == 1024 and not copy and target else ""
+        print(f"  vector_env {label:<25} {v:>12,.0f} learner steps/s  {ratios}{tail}")
 
 
 class CostFree:
@@ -207,137 +217,49 @@ def ppo_steps_per_sec(make_env, total: int, num_envs: int) -> float:
     return total / (_clock() - t0)
 
 
-ROBORALLY = {"board": "race_easy", "num_robots": 2, "rules": "seed", "reward": "progress", "max_turns": 40}
-
-
-def roborally_rows(seconds: float) -> None:
-    """(d): RoboRally's vector env against OpponentEnv, random and greedy opponents."""
-    import agents
-    from envs.core import OpponentEnv
-    from envs.roborally.encoding import RoboRallyEncoder
-    from envs.roborally.rules import Config, RoboRallyGame
-
-    game = RoboRallyGame(Config(**ROBORALLY))
-    t0 = time.perf_counter()
-    for opp in ("random", "roborally/greedy"):
-        agents.vector_env("roborally", 1, opponents=[opp], seed=0, **ROBORALLY).reset()
-    print(f"RoboRally vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
-    print("RoboRally (race_easy, 2 robots, rules=seed, register by register, progress, 40 turns), random legal "
-          "learner actions, per CPU-second:")
-    for opp in ("random", "roborally/greedy"):
-        env = OpponentEnv(game, RoboRallyEncoder(game), [agents.make(opp, game, np.random.default_rng(1))], seed=0)
-        rng = np.random.default_rng(0)
-        env.reset()
-        steps = 0
-        t0 = _clock()
-        while _clock() - t0 < seconds:
-            legal = np.flatnonzero(env.action_masks())
-            _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-            if term or trunc:
-                env.reset()
-        base = steps / (_clock() - t0)
-        print(f"  vs {opp}: OpponentEnv (Python agent) {base:>10,.0f} learner steps/s")
-        for n, copy in ((1, True), (64, True), (1024, True), (1024, False)):
-            venv = agents.vector_env("roborally", n, opponents=[opp], seed=0, copy=copy, **ROBORALLY)
-            venv.reset()
-            state = np.ones(1, np.uint64)
-            acts = np.zeros(n, np.int64)
-            random_legal_actions(venv.action_masks(), state, acts)  # compile / load the action kernel
-            venv.step(acts)
-            steps = 0
-            t0 = _clock()
-            while _clock() - t0 < seconds:
-                for _ in range(5):
-                    random_legal_actions(venv.action_masks(), state, acts)
-                    venv.step(acts)
-                steps += 5 * n
-            v = steps / (_clock() - t0)
-            label = f"num_envs={n}" + ("" if copy else " copy=False")
-            target = "  (target >= 100,000)" if n == 1024 and not copy and opp == "random" else ""
-            print(f"    vector_env {label:<24} {v:>10,.0f} learner steps/s = {v / base:,.0f}x OpponentEnv{target}")
-def primi_table(seconds: float, ppo_steps: int) -> None:
-    """(e): Primi Composti's rows."""
+def ppo_rows(game: str, opponents: list[str], options: dict, total: int, num_envs: int = 1024) -> None:
+    """MaskablePPO on `to_sb3(vector_env)` against the same on the cost-free env of the same spaces."""
     import agents
 
-    g = "primi_composti"
-    t0 = time.perf_counter()
-    agents.vector_env(g, 1, opponents=PRIMI_OPPONENTS, seed=0, **PRIMI_OPTIONS).reset()
-    print(f"Primi Composti vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
-    opp = opponent_env_steps_per_sec(seconds, g)
-    aec = aec_steps_per_sec(seconds, g)
-    print("Primi Composti (version 1, 2 players, 12 cards each) vs primi_composti/greedy_rand, random legal learner "
-          "actions, per CPU-second:")
-    print(f"  OpponentEnv (Python agent)           {opp:>12,.0f} learner steps/s")
-    print(f"  primi_composti_v0.env() (AEC)        {aec:>12,.0f} steps/s")
-    for n in (1, 64, 1024):
-        v = vector_steps_per_sec(n, seconds, game=g)
-        print(f"  vector_env num_envs={n:<5}            {v:>12,.0f} learner steps/s  "
-              f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.0f}x env()")
-    v = vector_steps_per_sec(1024, seconds, copy=False, game=g)
-    print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 1,000,000)")
-    for depth, n in ((2, 1024), (4, 64)):
-        v = vector_steps_per_sec(n, seconds, copy=False, game=g, opponents=[f"primi_composti/minimax?depth={depth}"])
-        print(f"  vs minimax?depth={depth}, num_envs={n:<5}     {v:>12,.0f} learner steps/s  "
-              f"({1e6 / v:,.1f} us a step, the opponent's search included)")
-    n = 1024
-    free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env(g, n, opponents=PRIMI_OPPONENTS, seed=0,
-                                                                **PRIMI_OPTIONS)), ppo_steps, n)
-    real = ppo_steps_per_sec(lambda: agents.vector_env(g, n, opponents=PRIMI_OPPONENTS, seed=0, **PRIMI_OPTIONS),
-                             ppo_steps, n)
-    print(f"  MaskablePPO (as above), cost-free    {free:>12,.0f} learner steps/s")
+    def make():
+        return agents.vector_env(game, num_envs, opponents=opponents, seed=0, **options)
+
+    free = ppo_steps_per_sec(lambda: CostFree(make()), total, num_envs)
+    real = ppo_steps_per_sec(make, total, num_envs)
+    print(f"  MaskablePPO (n_steps 64, batch 8192, 2 epochs, {num_envs} envs, torch 1 thread), {total:,} steps:")
+    print(f"  MaskablePPO, cost-free batched env   {free:>12,.0f} learner steps/s")
     print(f"  MaskablePPO on to_sb3(vector_env)    {real:>12,.0f} learner steps/s  = {real / free:.2f} of the "
           "cost-free ceiling (target >= 0.5)")
 
 
-THE_GAME_CASES = (("solo", {"num_players": 1, "actions": "slot"}, []),
-                  ("2 players, teammate the_game/bestplays", {"num_players": 2, "actions": "slot"},
-                   ["the_game/bestplays"]))
+def roborally_rows(seconds: float) -> None:
+    """(d): RoboRally's vector env against OpponentEnv, random and greedy opponents."""
+    lineups = [["random"], ["roborally/greedy"]]
+    kernels_ready("RoboRally", "roborally", lineups, ROBORALLY)
+    for opponents in lineups:
+        game_rows(f"RoboRally (race_easy, 2 robots, rules=seed, register by register, progress, 40 turns) vs "
+                  f"{opponents[0]}", "roborally", opponents, ROBORALLY, seconds,
+                  "100,000" if opponents == ["random"] else "", aec=False, batch=5)
+
+
+def primi_table(seconds: float, ppo_steps: int) -> None:
+    """(e): Primi Composti's rows."""
+    game, opponents, options = PRIMI
+    kernels_ready("Primi Composti", game, [opponents], options)
+    game_rows("Primi Composti (version 1, 2 players, 12 cards each) vs primi_composti/greedy_rand", *PRIMI, seconds,
+              "1,000,000")
+    for depth, n in ((2, 1024), (4, 64)):
+        v = vector_steps_per_sec(game, [f"primi_composti/minimax?depth={depth}"], options, n, seconds, copy=False)
+        print(f"  vs minimax?depth={depth}, num_envs={n:<5}     {v:>12,.0f} learner steps/s  "
+              f"({1e6 / v:,.1f} us a step, the opponent's search included)")
+    ppo_rows(*PRIMI, ppo_steps)
 
 
 def the_game_rows(seconds: float) -> None:
     """(f): The Game's vector env against `OpponentEnv` (Python agents) of the same options, as ratios."""
-    import agents
-    from envs.core import OpponentEnv
-    from envs.the_game.encoding import TheGameEncoder
-    from envs.the_game.rules import Config, TheGame
-
     for label, opts, opp_ids in THE_GAME_CASES:
-        game = TheGame(Config(**opts))
-        opps = [agents.make(i, game, np.random.default_rng(k)) for k, i in enumerate(opp_ids)]
-        env = OpponentEnv(game, TheGameEncoder(game), opps, seed=0)
-        rng = np.random.default_rng(0)
-        env.reset()
-        steps = 0
-        t0 = _clock()
-        while _clock() - t0 < seconds:
-            legal = np.flatnonzero(env.action_masks())
-            _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-            if term or trunc:
-                env.reset()
-        opp = steps / (_clock() - t0)
-        print(f"The Game ({label}, {', '.join(f'{k}={v}' for k, v in opts.items())}), random legal learner "
-              "actions, per CPU-second:")
-        print(f"  OpponentEnv (Python agents)          {opp:>12,.0f} learner steps/s")
-        for n, copy in ((1, True), (64, True), (1024, True), (1024, False)):
-            venv = agents.vector_env("the_game", n, opponents=opp_ids, seed=0, copy=copy, **opts)
-            venv.reset()
-            state = np.ones(1, np.uint64)
-            acts = np.zeros(n, np.int64)
-            random_legal_actions(venv.action_masks(), state, acts)
-            venv.step(acts)
-            steps = 0
-            t0 = _clock()
-            while _clock() - t0 < seconds:
-                for _ in range(20):
-                    random_legal_actions(venv.action_masks(), state, acts)
-                    venv.step(acts)
-                steps += 20 * n
-            v = steps / (_clock() - t0)
-            tail = "  (target >= 500,000)" if not copy else ""
-            print(f"  vector_env num_envs={n:<5}{' copy=False' if not copy else '           '}"
-                  f" {v:>12,.0f} learner steps/s  = {v / opp:,.0f}x OpponentEnv{tail}")
+        game_rows(f"The Game ({label}, {', '.join(f'{k}={v}' for k, v in opts.items())})", "the_game", opp_ids,
+                  opts, seconds, "500,000", aec=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -346,46 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=2.0)
     p.add_argument("--ppo-steps", type=int, default=4 * 64 * 1024)
     args = p.parse_args(argv)
-    import agents
-
-    t0 = time.perf_counter()
-    agents.vector_env("lama", 1, opponents=OPPONENTS, seed=0, **OPTIONS).reset()
-    print(f"vector env kernels ready in {time.perf_counter() - t0:.1f} s (numba compile or cache load)")
-    opp = opponent_env_steps_per_sec(args.seconds)
-    aec = aec_steps_per_sec(args.seconds)
-    print(f"L.A.M.A. ({OPTIONS['rules']}, 4 players, dense) vs 3 x lama/first, random legal learner actions, "
-          "per CPU-second:")
-    print(f"  OpponentEnv (Python agents)          {opp:>12,.0f} learner steps/s")
-    print(f"  lama_v0.env() (AEC, all seats)       {aec:>12,.0f} steps/s")
-    for n in (1, 64, 1024):
-        v = vector_steps_per_sec(n, args.seconds)
-        print(f"  vector_env num_envs={n:<5}            {v:>12,.0f} learner steps/s  "
-              f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.0f}x env()")
-    v = vector_steps_per_sec(1024, args.seconds, copy=False)
-    print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 1,000,000)")
-    opp = opponent_env_steps_per_sec(args.seconds, "simple_poker")
-    aec = aec_steps_per_sec(args.seconds, "simple_poker")
-    print("simple poker (n=3) vs simple_poker/nash, random legal learner actions, per CPU-second:")
-    print(f"  OpponentEnv (Python agent)           {opp:>12,.0f} learner steps/s")
-    print(f"  simple_poker_v0.env() (AEC)          {aec:>12,.0f} steps/s")
-    for n in (1, 64, 1024):
-        v = vector_steps_per_sec(n, args.seconds, game="simple_poker")
-        print(f"  vector_env num_envs={n:<5}            {v:>12,.0f} learner steps/s  "
-              f"= {v / opp:,.0f}x OpponentEnv, {v / aec:,.1f}x env()")
-    v = vector_steps_per_sec(1024, args.seconds, copy=False, game="simple_poker")
-    print(f"  vector_env num_envs=1024 copy=False  {v:>12,.0f} learner steps/s  (target >= 2,000,000)")
+    kernels_ready("L.A.M.A.", LAMA[0], [LAMA[1]], LAMA[2])
+    game_rows(f"L.A.M.A. ({LAMA[2]['rules']}, 4 players, dense) vs 3 x lama/first", *LAMA, args.seconds, "1,000,000")
+    game_rows("simple poker (n=3) vs simple_poker/nash", *POKER, args.seconds, "2,000,000")
     roborally_rows(args.seconds)
     primi_table(args.seconds, args.ppo_steps)
     the_game_rows(args.seconds)
-    n = 1024
-    free = ppo_steps_per_sec(lambda: CostFree(agents.vector_env("lama", n, opponents=OPPONENTS, seed=0,
-                                                                **OPTIONS)), args.ppo_steps, n)
-    real = ppo_steps_per_sec(lambda: agents.vector_env("lama", n, opponents=OPPONENTS, seed=0, **OPTIONS),
-                             args.ppo_steps, n)
-    print(f"MaskablePPO (n_steps 64, batch 8192, 2 epochs, {n} envs, torch 1 thread), {args.ppo_steps:,} steps:")
-    print(f"  cost-free batched env                {free:>12,.0f} learner steps/s")
-    print(f"  to_sb3(vector_env)                   {real:>12,.0f} learner steps/s  = {real / free:.2f} of the "
-          "cost-free ceiling (target >= 0.5)")
+    print("L.A.M.A.:")
+    ppo_rows(*LAMA, args.ppo_steps)
     return 0
 
 

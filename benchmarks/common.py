@@ -17,6 +17,15 @@ from typing import Any
 import numpy as np
 
 
+def per_cpu_second(step: Callable[[], int], seconds: float) -> float:
+    """Steps per CPU-second of calling `step()` (which returns how many steps it made) for about `seconds`."""
+    steps = 0
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
+        steps += step()
+    return steps / (time.process_time() - t0)
+
+
 def random_play_steps(env: Any, seconds: float, seed: int = 0) -> tuple[int, float]:
     """Play uniformly random legal actions for about `seconds` of CPU time; returns
     (steps, elapsed). The first reset is seeded, later ones continue the stream.

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from aec_play import play_a_masked_action
 from pettingzoo.test import api_test, seed_test
 
 import envs
@@ -65,22 +66,11 @@ def test_wrapped_env_punishes_illegal_move(game):
     """env() ends the game with −1 for the offender on a masked action, and
     refuses an action outside the action space (PettingZoo's standard wrappers)."""
     env = envs.load(game).env()
-    found = False
-    for seed in range(5):
-        env.reset(seed=seed)
-        for agent in env.agent_iter(max_iter=200):
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                break
-            illegal = np.flatnonzero(obs["action_mask"] == 0)
-            if len(illegal):
-                env.step(int(illegal[0]))
-                assert env.terminations[agent] and env._cumulative_rewards[agent] == -1
-                found = True
-                break
-            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        if found:
-            break
+    played = play_a_masked_action(env, range(5), lambda obs, info: obs["action_mask"], max_iter=200)
+    found = played is not None
+    if found:
+        agent, _ = played
+        assert env.terminations[agent] and env._cumulative_rewards[agent] == -1
     env.reset(seed=0)
     with pytest.raises(AssertionError, match="action"):
         env.step(env.action_space(env.agent_selection).n)

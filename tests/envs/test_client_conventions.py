@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from aec_play import play, play_a_masked_action, random_legal
 from pettingzoo.test import api_test, parallel_api_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
@@ -68,21 +69,14 @@ def test_mask_in_info_gives_a_plain_box_and_passes_the_api_test(game):
 def test_env_ends_the_game_on_a_masked_action_with_the_mask_in_info_only(game):
     """env() finds the mask in `info` when the observation has none (PettingZoo's TerminateIllegalWrapper)."""
     env = _make(game, mask_in="info")
-    for seed in range(10):
-        env.reset(seed=seed)
-        for agent in env.agent_iter(max_iter=300):
-            _, _, term, trunc, info = env.last()
-            if term or trunc:
-                break
-            illegal = np.flatnonzero(info["action_mask"] == 0)
-            if len(illegal):
-                env.step(int(illegal[0]))
-                assert env.terminations[agent] and env._cumulative_rewards[agent] == -1
-                assert env.infos[agent]["illegal_action"] == int(illegal[0])
-                assert not any(i["action_mask"].any() for i in env.infos.values())
-                return
-            env.step(int(np.flatnonzero(info["action_mask"])[0]))
-    assert game == "simple_poker", "no position with a masked action in 10 random games"
+    played = play_a_masked_action(env, range(10), lambda obs, info: info["action_mask"], max_iter=300)
+    if played is None:
+        assert game == "simple_poker", "no position with a masked action in 10 random games"
+        return
+    agent, action = played
+    assert env.terminations[agent] and env._cumulative_rewards[agent] == -1
+    assert env.infos[agent]["illegal_action"] == action
+    assert not any(i["action_mask"].any() for i in env.infos.values())
 
 
 @pytest.mark.parametrize("bad", ["observation", "", None, 1, ("obs",)])
@@ -172,17 +166,8 @@ def test_roborally_parallel_env_ends_the_game_on_a_masked_action_as_env_does():
 def _masked_max_cycles(mod, max_cycles, **opts):
     """PettingZoo's max_cycles_test with masked random actions (its own samples unmasked actions, which in a
     card game are illegal and end the game at once): the number of steps until every agent is done."""
-    rng = np.random.default_rng(0)
     env = mod.env(max_cycles=max_cycles, **opts)
-    env.reset(seed=0)
-    steps = 0
-    for _agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        steps += 1
+    _, steps = play(env, random_legal(np.random.default_rng(0)), seed=0)
     return steps, env
 
 

@@ -97,6 +97,12 @@ def test_record_race_rejects_a_wrong_number_of_agents(tmp_path):
     (["--record", "{tmp}/x.gif", "--agents", "random*3", "--option", "num_robots=2"], "give 2 agent ids"),
     (["--record", "{tmp}/x.gif", "--turns", "0"], "--turns must be >= 1"),
     (["--boards", "--option", "board=no_such_board"], "shipped board"),
+    # the study (`--study`, evaluate.roborally.study)
+    (["--study", "{tmp}/s.json", "--study-boards", "nope"], "unknown board"),
+    (["--study", "{tmp}/s.json", "--study-sizes", "3"], "--study-sizes"),
+    (["--study", "{tmp}/s.json", "--races", "0"], "--races must be >= 1"),
+    (["--study", "{tmp}/s.json", "--study-pairing", "roborally/mc"], "--study-pairing"),
+    (["--study", "{tmp}/s.json", "--study-pairing", "roborally/nope,roborally/greedy"], "unknown agent"),
 ])
 def test_misuse_is_one_usage_error_and_exit_2(tmp_path, argv, words):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]

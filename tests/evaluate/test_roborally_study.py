@@ -1,10 +1,7 @@
-"""The RoboRally study: cells of duplicate races, incremental and resumable JSON, summaries, plots, CLI misuse."""
+"""The RoboRally study: cells of duplicate races, incremental and resumable JSON, summaries, plots (its CLI misuse:
+`test_roborally_cli`)."""
 
 import json
-import subprocess
-import sys
-
-import pytest
 
 from evaluate.roborally.study import budget_cells, play_cell, plot, run_cells, study_cells, summarise
 
@@ -48,21 +45,3 @@ def test_grids():
     assert all(a.startswith("roborally/mc?budget=") and b == "roborally/greedy" for _, _, a, b in budget_cells())
     budgets = [int(a.split("budget=")[1].split("&")[0]) for _, _, a, _ in budget_cells()]
     assert len(budgets) == 12 and budgets == sorted(budgets) and max(budgets) == 20000
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("argv,words", [
-    (["--study", "{tmp}/s.json", "--study-boards", "nope"], "unknown board"),
-    (["--study", "{tmp}/s.json", "--study-sizes", "3"], "--study-sizes"),
-    (["--study", "{tmp}/s.json", "--races", "0"], "--races must be >= 1"),
-    (["--study", "{tmp}/s.json", "--study-pairing", "roborally/mc"], "--study-pairing"),
-    (["--study", "{tmp}/s.json", "--study-pairing", "roborally/nope,roborally/greedy"], "unknown agent"),
-])
-def test_study_misuse_is_one_usage_error_and_exit_2(tmp_path, argv, words):
-    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    r = subprocess.run([sys.executable, "-m", "evaluate", "roborally", *argv], capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 2, r.stderr
-    assert not any(tmp_path.iterdir())
-    errors = [line for line in r.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1 and words in errors[0], r.stderr

@@ -14,17 +14,20 @@ from agents.simple_poker.strategies import behaviour_of, exploitability
 from envs.simple_poker import Config, SimplePokerGame
 
 
+def _train_cli(out, *args: str) -> dict:
+    """`python -m train simple_poker ARGS --out OUT --no-progress` to its end; the run's saved config."""
+    subprocess.run([sys.executable, "-m", "train", "simple_poker", *args, "--out", str(out), "--no-progress"],
+                   check=True, capture_output=True, text=True)
+    return json.loads((out / "config.json").read_text())
+
+
 @pytest.mark.slow
 def test_train_self_play_then_evaluate(tmp_path):
     out = tmp_path / "run"
-    subprocess.run(
-        [sys.executable, "-m", "train", "simple_poker", "--option", "n=3", "--timesteps", "2048", "--n-envs", "2",
-         "--eval-every", "1024", "--final-eval-games", "100", "--out", str(out), "--no-progress"],
-        check=True, capture_output=True, text=True,
-    )
+    cfg = _train_cli(out, "--option", "n=3", "--timesteps", "2048", "--n-envs", "2", "--eval-every", "1024",
+                     "--final-eval-games", "100")
     for name in ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt"):
         assert (out / name).exists(), name
-    cfg = json.loads((out / "config.json").read_text())
     assert cfg["game"] == "simple_poker" and cfg["options"] == {"n": 3} and cfg["play"] == "average"
     ev = json.loads((out / "eval.json").read_text())["tournaments"]
     assert [[a["id"] for a in t["agents"]] for t in ev] == [[f"ppo:{out}", "random"]]
@@ -71,13 +74,8 @@ def test_same_seed_same_training_run(tmp_path):
 
 @pytest.mark.slow
 def test_train_against_fixed_opponent(tmp_path):
-    out = tmp_path / "fixed"
-    subprocess.run(
-        [sys.executable, "-m", "train", "simple_poker", "--opponents", "simple_poker/threshold?t=1", "--timesteps", "1024", "--n-envs", "1",
-         "--eval-every", "512", "--final-eval-games", "0", "--out", str(out), "--no-progress"],
-        check=True, capture_output=True, text=True,
-    )
-    cfg = json.loads((out / "config.json").read_text())
+    cfg = _train_cli(tmp_path / "fixed", "--opponents", "simple_poker/threshold?t=1", "--timesteps", "1024",
+                     "--n-envs", "1", "--eval-every", "512", "--final-eval-games", "0")
     assert cfg["play"] == "last" and cfg["opponents"] == ["simple_poker/threshold?t=1"] and not cfg["self_play"]
 
 

@@ -32,6 +32,13 @@ def lowbit(x):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def pop_low(x):
+    """The lowest card of the card mask x (x > 0) and the mask without it: `while x: c, x = pop_low(x)` visits
+    every card, lowest first."""
+    return lowbit(x), x & (x - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def popcount(x):
     """Number of cards in the card mask x."""
     x = np.uint64(x)

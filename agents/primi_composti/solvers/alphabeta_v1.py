@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 
 from agents.primi_composti.solvers import _kernels
-from agents.primi_composti.solvers._kernels import INF, bound_window, keep_best, lowbit, popcount
+from agents.primi_composti.solvers._kernels import INF, bound_window, keep_best, lowbit, pop_low, popcount
 from envs.primi_composti.rules import VALID, VALUE
 
 _NC = 32  # card slots; the 2-player deck is at most 2..25
@@ -169,8 +169,7 @@ def _endgame(st, mover, alpha, beta, tab, prime):
         else:
             mm = hm & ~(m2 | m3 | m4)
         while mm:
-            c = lowbit(mm)
-            mm &= mm - 1
+            c, mm = pop_low(mm)
             d = _gain(c, m4, m3, m2, tab)
             s = _T0 + 2 * mover + (0 if (prime >> c) & 1 else 1)
             old = st[s]
@@ -267,8 +266,7 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     bnow = 0
     mm = hm
     while mm:
-        c = lowbit(mm)
-        mm &= mm - 1
+        c, mm = pop_low(mm)
         mx = 4 if (u4 >> c) & 1 else (3 if (u3 >> c) & 1 else (2 if (u2 >> c) & 1 else 0))
         nw = 4 if (m4 >> c) & 1 else (3 if (m3 >> c) & 1 else (2 if (m2 >> c) & 1 else 0))
         if mx - nw < gap:
@@ -291,8 +289,7 @@ def _search(st, mover, alpha, beta, ply, tt, tab, cand, prime, stop, tid):
     n = 0
     m = hm
     while m:
-        c = lowbit(m)
-        m &= m - 1
+        c, m = pop_low(m)
         d = _gain(c, m4, m3, m2, tab)
         # Net of the opponent's best immediate reply after this card.
         sl = 2 * mover + (0 if (prime >> c) & 1 else 1)

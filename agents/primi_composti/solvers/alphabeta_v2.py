@@ -61,38 +61,28 @@ import numpy as np
 from numba import njit
 
 from agents.primi_composti.solvers import _kernels
-from agents.primi_composti.solvers._kernels import INF, bound_window, keep_best, lowbit, popcount
+from agents.primi_composti.solvers._kernels import INF, bound_window, keep_best, lowbit, pop_low, popcount
 from envs.primi_composti.rules import VALID, VALUE
 
 _MAXC = 32  # cards 2..31
 
 
+def _bits(cards) -> int:
+    """The card mask of `cards`."""
+    return sum(1 << c for c in cards)
+
+
 def _tables():
     """REL, the prime mask, the Zobrist keys and PT (the cards' relations as bit masks)."""
+    cards = range(2, _MAXC)
     rel = np.zeros((_MAXC, _MAXC), dtype=np.int64)  # REL[a, b]: cards c with a # b = c (0 = empty stack)
-    for a in range(2, _MAXC):
-        for b in range(2, _MAXC):
-            if a == b:
-                continue
-            m = 0
-            for c in range(2, _MAXC):
-                if VALID[c, a, b] and c != a and c != b:
-                    m |= 1 << c
-            rel[a, b] = m
-    prime = 0
-    for c in range(2, _MAXC):
-        if VALUE[c] == 2:
-            prime |= 1 << c
     pt = np.zeros((_MAXC, _MAXC), dtype=np.int64)  # PT[x, c]: cards t (≠ x, c) with x # t = c
-    for x in range(2, _MAXC):
-        for c in range(2, _MAXC):
-            if c == x:
-                continue
-            m = 0
-            for t in range(2, _MAXC):
-                if t != x and t != c and VALID[c, x, t]:
-                    m |= 1 << t
-            pt[x, c] = m
+    for a in cards:
+        for b in cards:
+            if a != b:
+                rel[a, b] = _bits(c for c in cards if VALID[c, a, b] and c != a and c != b)
+                pt[a, b] = _bits(t for t in cards if t != a and t != b and VALID[b, a, t])
+    prime = _bits(c for c in cards if VALUE[c] == 2)
     g = np.random.default_rng(0x5EED2)
     z = g.integers(0, 2**63 - 1, size=(2, 4, 40, _MAXC), dtype=np.int64).astype(np.uint64)
     return rel, np.int64(prime), z, pt
@@ -109,12 +99,10 @@ def _steal_bound(c, avail, rel, val):
     a_m = avail & ~(np.int64(1) << c)
     x = a_m
     while x:
-        a = lowbit(x)
-        x &= x - 1
+        a, x = pop_low(x)
         y = x
         while y:
-            b = lowbit(y)
-            y &= y - 1
+            b, y = pop_low(y)
             if (rel[a, b] >> c) & 1:
                 if val[a] != val[b]:
                     return 3
@@ -174,8 +162,7 @@ def _key(hands, mover, stacks, heights, cmask, z, pt):
                 cs = cmask[x] & hh
                 live = False
                 while cs:
-                    c = lowbit(cs)
-                    cs &= cs - 1
+                    c, cs = pop_low(cs)
                     if pt[x, c] & avail:
                         live = True
                         break
@@ -321,12 +308,25 @@ def _last2(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1):
     return d - _best_gain(ho, po, co, pm, cm)
 
 
-@njit(cache=True, nogil=True)
-def _leaf2(hands, mover, stacks, heights):
-    """Exact value when the mover holds one card and the opponent at most one."""
+@njit(cache=True, nogil=True, inline="always")
+def _head(hands, mover, stacks, heights):
+    """The mover's hand, the four tops (`_tops`) and the hand's classes (`_classes`)."""
     hm = hands[mover]
     pm, cm, po, co = _tops(stacks, heights, mover)
     m3, m2, m1 = _classes(hm, pm, cm, po, co)
+    return hm, pm, cm, po, co, m3, m2, m1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gain(c, m3, m2, m1):
+    """The immediate gain of card c: VALUE(c) + 2·stolen."""
+    return _VAL[c] + 2 * _steal(c, m3, m2, m1)
+
+
+@njit(cache=True, nogil=True)
+def _leaf2(hands, mover, stacks, heights, alpha, beta):
+    """Exact value when the mover holds one card and the opponent at most one (exact: the window is not used)."""
+    hm, pm, cm, po, co, m3, m2, m1 = _head(hands, mover, stacks, heights)
     return _last2(stacks, heights, mover, hm, hands[1 - mover], pm, cm, po, co, m3, m2, m1)
 
 
@@ -335,81 +335,20 @@ def _by_gain2(hm, m3, m2, m1):
     """The mover's two cards with their immediate gains, the larger gain first (ties: the lower card)."""
     c1 = lowbit(hm)
     c2 = lowbit(hm & (hm - 1))
-    g1 = _VAL[c1] + 2 * _steal(c1, m3, m2, m1)
-    g2 = _VAL[c2] + 2 * _steal(c2, m3, m2, m1)
+    g1 = _gain(c1, m3, m2, m1)
+    g2 = _gain(c2, m3, m2, m1)
     if g2 > g1:
         return c2, g2, c1, g1
     return c1, g1, c2, g2
 
 
-@njit(cache=True, nogil=True)
-def _end3(hands, mover, stacks, heights, alpha, beta):
-    """Exact value (fail-soft within (alpha, beta)) when the mover holds two cards
-    and the opponent one; children by `_leaf2`. (The endgame functions are
-    separate, not one recursive function: numba's cache mishandles a second
-    recursive function called from `_search`.)"""
-    hm = hands[mover]
-    pm, cm, po, co = _tops(stacks, heights, mover)
-    m3, m2, m1 = _classes(hm, pm, cm, po, co)
-    c1, g1, c2, g2 = _by_gain2(hm, m3, m2, m1)
+@njit(cache=True, nogil=True, inline="always")
+def _tried_in_order(hands, mover, stacks, heights, alpha, beta, hm, po, co, k, c1, g1, c2, g2, c3, g3, child):
+    """Fail-soft value within (alpha, beta) over the mover's k (2 or 3) cards tried in the order c1, c2, c3 (g: their
+    immediate gains), each child valued by `child(hands, opponent, stacks, heights, alpha, beta)`. (A compiled
+    function passed as an argument is a compile-time constant to numba: the call is as direct as a named one.)"""
     best = -INF
-    for it in range(2):
-        c, d = (c1, g1) if it == 0 else (c2, g2)
-        st = (d - _VAL[c]) >> 1
-        own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
-        v = d - _leaf2(hands, 1 - mover, stacks, heights)
-        _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
-        best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
-        if cutoff:
-            return best
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _end4(hands, mover, stacks, heights, alpha, beta):
-    """Exact value (fail-soft within (alpha, beta)) when both hold two cards; children by `_end3`."""
-    hm = hands[mover]
-    pm, cm, po, co = _tops(stacks, heights, mover)
-    m3, m2, m1 = _classes(hm, pm, cm, po, co)
-    c1, g1, c2, g2 = _by_gain2(hm, m3, m2, m1)
-    best = -INF
-    for it in range(2):
-        c, d = (c1, g1) if it == 0 else (c2, g2)
-        st = (d - _VAL[c]) >> 1
-        own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
-        v = d - _end3(hands, 1 - mover, stacks, heights, d - beta, d - alpha)
-        _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
-        best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
-        if cutoff:
-            return best
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _end5(hands, mover, stacks, heights, alpha, beta):
-    """Exact value (fail-soft) when the mover holds three cards and the opponent two;
-    children by `_end4`."""
-    hm = hands[mover]
-    pm, cm, po, co = _tops(stacks, heights, mover)
-    m3, m2, m1 = _classes(hm, pm, cm, po, co)
-    # the three cards by immediate gain, largest first
-    x = hm
-    c1 = lowbit(x)
-    x &= x - 1
-    c2 = lowbit(x)
-    x &= x - 1
-    c3 = lowbit(x)
-    g1 = _VAL[c1] + 2 * _steal(c1, m3, m2, m1)
-    g2 = _VAL[c2] + 2 * _steal(c2, m3, m2, m1)
-    g3 = _VAL[c3] + 2 * _steal(c3, m3, m2, m1)
-    if g2 > g1:
-        c1, c2, g1, g2 = c2, c1, g2, g1
-    if g3 > g2:
-        c2, c3, g2, g3 = c3, c2, g3, g2
-    if g2 > g1:
-        c1, c2, g1, g2 = c2, c1, g2, g1
-    best = -INF
-    for it in range(3):
+    for it in range(k):
         if it == 0:
             c, d = c1, g1
         elif it == 1:
@@ -418,12 +357,47 @@ def _end5(hands, mover, stacks, heights, alpha, beta):
             c, d = c3, g3
         st = (d - _VAL[c]) >> 1
         own = _play(hands, stacks, heights, mover, hm, c, st, po, co)
-        v = d - _end4(hands, 1 - mover, stacks, heights, d - beta, d - alpha)
+        v = d - child(hands, 1 - mover, stacks, heights, d - beta, d - alpha)
         _unplay(hands, stacks, heights, mover, hm, own, st, po, co)
         best, _, alpha, cutoff = keep_best(v, c, best, c, alpha, beta)
         if cutoff:
             return best
     return best
+
+
+@njit(cache=True, nogil=True)
+def _end3(hands, mover, stacks, heights, alpha, beta):
+    """Exact value (fail-soft within (alpha, beta)) when the mover holds two cards
+    and the opponent one; children by `_leaf2`. (The endgame functions are
+    separate, not one recursive function: numba's cache mishandles a second
+    recursive function called from `_search`.)"""
+    hm, pm, cm, po, co, m3, m2, m1 = _head(hands, mover, stacks, heights)
+    c1, g1, c2, g2 = _by_gain2(hm, m3, m2, m1)
+    return _tried_in_order(hands, mover, stacks, heights, alpha, beta, hm, po, co, 2, c1, g1, c2, g2, 0, 0, _leaf2)
+
+
+@njit(cache=True, nogil=True)
+def _end4(hands, mover, stacks, heights, alpha, beta):
+    """Exact value (fail-soft within (alpha, beta)) when both hold two cards; children by `_end3`."""
+    hm, pm, cm, po, co, m3, m2, m1 = _head(hands, mover, stacks, heights)
+    c1, g1, c2, g2 = _by_gain2(hm, m3, m2, m1)
+    return _tried_in_order(hands, mover, stacks, heights, alpha, beta, hm, po, co, 2, c1, g1, c2, g2, 0, 0, _end3)
+
+
+@njit(cache=True, nogil=True)
+def _end5(hands, mover, stacks, heights, alpha, beta):
+    """Exact value (fail-soft) when the mover holds three cards and the opponent two;
+    children by `_end4`."""
+    hm, pm, cm, po, co, m3, m2, m1 = _head(hands, mover, stacks, heights)
+    # the three cards by immediate gain, largest first
+    c1, g1, c2, g2 = _by_gain2(hm, m3, m2, m1)
+    c3 = lowbit(hm & ~((np.int64(1) << c1) | (np.int64(1) << c2)))
+    g3 = _gain(c3, m3, m2, m1)
+    if g3 > g2:
+        c2, c3, g2, g3 = c3, c2, g3, g2
+    if g2 > g1:
+        c1, c2, g1, g2 = c2, c1, g2, g1
+    return _tried_in_order(hands, mover, stacks, heights, alpha, beta, hm, po, co, 3, c1, g1, c2, g2, c3, g3, _end4)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -471,8 +445,7 @@ def _static_bounds(hm, ho, m3, m2, m1, sb):
     now = 0
     x = hm
     while x:
-        c = lowbit(x)
-        x &= x - 1
+        c, x = pop_low(x)
         dv += _VAL[c]
         sbo += sb[c]
         st_ = _steal(c, m3, m2, m1)
@@ -482,8 +455,7 @@ def _static_bounds(hm, ho, m3, m2, m1, sb):
             now = st_
     x = ho
     while x:
-        c = lowbit(x)
-        x &= x - 1
+        c, x = pop_low(x)
         dv -= _VAL[c]
         sbp += sb[c]
     return dv + 2 * now - 2 * sbp, dv + 2 * sbo - 2 * slack, dv, sbo, sbp
@@ -505,8 +477,7 @@ def _bounds_2ply(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1, sb,
     lb2 = -INF
     x = hm
     while x:
-        c = lowbit(x)
-        x &= x - 1
+        c, x = pop_low(x)
         st_ = _steal(c, m3, m2, m1)
         npm, ncm, npo, nco = _after(stacks, heights, mover, c, st_, pm, cm, po, co)
         r3, r2, r1 = _classes(ho, npo, nco, npm, ncm)
@@ -514,8 +485,7 @@ def _bounds_2ply(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1, sb,
         minsl = 3
         y = ho
         while y:
-            e = lowbit(y)
-            y &= y - 1
+            e, y = pop_low(y)
             se = _steal(e, r3, r2, r1)
             if se < minst:
                 minst = se
@@ -541,8 +511,7 @@ def _bounds_3ply(hands, stacks, heights, mover, hm, ho, po, co, m3, m2, m1, sb, 
     lb3 = -INF
     x = hm
     while x:
-        c = lowbit(x)
-        x &= x - 1
+        c, x = pop_low(x)
         st_ = _steal(c, m3, m2, m1)
         own = _play(hands, stacks, heights, mover, hm, c, st_, po, co)
         hm2 = hm & ~(np.int64(1) << c)
@@ -552,8 +521,7 @@ def _bounds_3ply(hands, stacks, heights, mover, hm, ho, po, co, m3, m2, m1, sb, 
         lmin = INF
         y = ho
         while y:
-            e = lowbit(y)
-            y &= y - 1
+            e, y = pop_low(y)
             se = _steal(e, r3, r2, r1)
             ap, ac, am, ak = _after(stacks, heights, opp, e, se, qp, qc, qo, qk)
             f3, f2, f1 = _classes(hm2, am, ak, ap, ac)
@@ -561,8 +529,7 @@ def _bounds_3ply(hands, stacks, heights, mover, hm, ho, po, co, m3, m2, m1, sb, 
             fl = -INF
             z_ = hm2
             while z_:
-                f = lowbit(z_)
-                z_ &= z_ - 1
+                f, z_ = pop_low(z_)
                 sf = _steal(f, f3, f2, f1)
                 if 2 * sf - 2 * sb[f] > fu:
                     fu = 2 * sf - 2 * sb[f]
@@ -591,8 +558,7 @@ def _order(stacks, heights, mover, hm, ho, depth, hint, pm, cm, po, co, m3, m2, 
     n = 0
     x = hm
     while x:
-        c = lowbit(x)
-        x &= x - 1
+        c, x = pop_low(x)
         st = _steal(c, m3, m2, m1)
         d = _VAL[c] + 2 * st
         if depth >= 3:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -9,6 +12,9 @@ from pettingzoo.test import api_test, seed_test
 from envs.core.game import IllegalActionError
 from envs.lama import DRAW, QUIT
 from envs.lama_v0 import env, raw_env
+
+sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared helpers
+from aec_play import play, random_legal  # noqa: E402
 
 CONFIGS = [
     dict(num_players=2),
@@ -33,18 +39,12 @@ def test_seed(opts):
 
 
 def play_random(e, seed: int) -> list[float]:
-    e.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    total = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        obs, rew, term, trunc, _ = e.last()
-        total[agent] += rew
-        if term or trunc:
-            e.step(None)
-            continue
+    """Random legal play of one episode (each observation inside its space): every seat's summed rewards."""
+    def in_space(agent, obs):
         assert e.observation_space(agent)["observation"].contains(obs["observation"])
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return [total[a] for a in e.possible_agents]
+
+    totals, _ = play(e, random_legal(np.random.default_rng(seed), in_space), seed=seed)
+    return [totals[a] for a in e.possible_agents]
 
 
 def test_win_reward_counts_every_winner():

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_lama_vector import RandomMirror, _replay  # the shadow replay of one table in the plain engine
+from test_lama_vector import CASE  # the shadow replay of one table in the plain engine (the shared contract)
+from vector_contract import RandomMirror
 
 import agents
 from agents.lama.strategies import FirstStrategy
@@ -58,7 +59,7 @@ def test_batch_policy_seats_replay_in_the_plain_engine(opts):
     def make(shared):
         return [PickTwin(game), FirstStrategy(), PickTwin(game)][: n - 1]
 
-    assert _replay(venv, game, 4, make, 250, np.random.default_rng(3)) >= 3
+    assert CASE.replay(venv, game, 4, make, 250, np.random.default_rng(3)) >= 3
     # one call per opponent turn over every table waiting on it, not one per table
     assert max(calls) > 1
 
@@ -79,7 +80,7 @@ def test_pool_draws_line_ups_per_table_from_the_episode_key():
         return [[FirstStrategy(), FirstStrategy()], [PickTwin(game), RandomMirror(shared)],
                 [RandomMirror(shared), RandomMirror(shared)]][i]
 
-    _replay(venv, game, 9, make, 400, np.random.default_rng(5))
+    CASE.replay(venv, game, 9, make, 400, np.random.default_rng(5))
     assert seen == {0, 1, 2}
 
 

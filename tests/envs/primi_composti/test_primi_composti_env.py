@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pettingzoo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
 
 import envs  # noqa: F401 (registers tabletop/primi_composti-v0)
 from envs import primi_composti_v0
 from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import VALUE, Config, PrimiCompostiGame, State
+
+sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared helpers
+from aec_play import conformance, play, random_legal  # noqa: E402
 
 CONFIGS = [
     {},
@@ -27,24 +32,13 @@ CONFIGS = [
 
 @pytest.mark.parametrize("kw", CONFIGS)
 def test_api_and_seed(kw):
-    api_test(primi_composti_v0.env(**kw), num_cycles=60)
-    api_test(primi_composti_v0.raw_env(**kw), num_cycles=60)
-    seed_test(lambda: primi_composti_v0.env(**kw), num_cycles=60)
+    conformance(primi_composti_v0, kw, cycles=60, seed_cycles=60)
 
 
 @pytest.mark.pettingzoo_registry
 def test_pettingzoo_make_and_rewards():
     env = pettingzoo.make("aec", "tabletop/primi_composti-v0", version=2)
-    env.reset(seed=3)
-    rng = np.random.default_rng(0)
-    total = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, rew, term, trunc, _ = env.last()
-        total[agent] += rew
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    total, _ = play(env, random_legal(np.random.default_rng(0)), seed=3)
     st_ = env.unwrapped.game_state
     diff = st_.scores[0] - st_.scores[1]
     assert total["player_0"] == pytest.approx(diff + (1 if diff > 0 else -1))

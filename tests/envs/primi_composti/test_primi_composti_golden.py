@@ -16,13 +16,10 @@ speed work; they must never be regenerated to make a change pass.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import pytest
 
 from envs import primi_composti_v0
 
@@ -31,14 +28,6 @@ import golden  # noqa: E402  (the shared golden-test frame; pytest finds it anyw
 
 GOLDEN = Path(__file__).with_name("primi_composti_golden.json")
 
-
-# Info keys added after the goldens were written; each is hashed already (the mask with the
-# observation, the refused action as the action played), so leaving them out keeps the goldens.
-_LATER_INFO_KEYS = ("action_mask", "illegal_action")
-
-
-def _old_info(info: dict) -> dict:
-    return {k: v for k, v in info.items() if k not in _LATER_INFO_KEYS}
 
 # (name, options, wrapped, max_turns, illegal-move probability); two episodes each.
 CASES = [
@@ -66,60 +55,26 @@ CASES = [
 EPISODES = 2
 
 
-def _arr(h: Any, a: np.ndarray) -> None:
-    h.update(f"{a.dtype.str}{a.shape}".encode())
-    h.update(np.ascontiguousarray(a).tobytes())
-
-
 def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: float, seed: int) -> list[str]:
-    """One hash per episode of `EPISODES` episodes played on one env object."""
+    """One hash per episode of `EPISODES` episodes played on one env object (`golden.aec_hashes`, with the
+    engine's returns and state and each action's text)."""
     make = primi_composti_v0.env if wrapped else primi_composti_v0.raw_env
     env = make(max_turns=max_turns, **options)
-    raw = env.unwrapped
-    n_actions = raw.game.num_actions
     rng = np.random.default_rng(seed)
-    out = []
-    for ep in range(EPISODES):
-        h = hashlib.sha256()
-        env.reset(seed=seed * 100 + ep)
-        for agent in env.agent_iter():
-            obs, rew, term, trunc, info = env.last()
-            h.update(f"{agent}|{rew!r}|{term!r}|{trunc!r}|{sorted(_old_info(info).items())!r}".encode())
-            _arr(h, obs["observation"])
-            _arr(h, obs["action_mask"])
-            for a in env.agents:
-                o = env.observe(a)
-                _arr(h, o["observation"])
-                _arr(h, o["action_mask"])
-                h.update(repr(raw.view(a)).encode())
-            h.update(repr(sorted(env.rewards.items())).encode())
-            h.update(repr(sorted(env._cumulative_rewards.items())).encode())
-            h.update(repr(sorted(env.terminations.items())).encode())
-            h.update(repr(sorted(env.truncations.items())).encode())
-            h.update(repr(sorted((k, sorted(_old_info(v).items())) for k, v in env.infos.items())).encode())
-            h.update(repr(raw.game.legal_actions(raw.game_state)).encode())
-            h.update(repr(raw.game.returns(raw.game_state)).encode())
-            h.update(repr(raw.game_state).encode())
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                if p_illegal and rng.random() < p_illegal:
-                    action = int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(n_actions - len(legal))])
-                else:
-                    action = int(legal[rng.integers(len(legal))])
-                h.update(raw.game.action_to_string(raw.game_state, action).encode())
-            h.update(repr(action).encode())
-            env.step(action)
-        h.update(repr((env.agents, raw.game_state)).encode())
-        out.append(h.hexdigest()[:32])
-    return out
+
+    def returns_and_state(h, raw):
+        h.update(repr(raw.game.returns(raw.game_state)).encode())
+        h.update(repr(raw.game_state).encode())
+
+    def choose(h, raw, obs):
+        action = golden.random_move(rng, obs["action_mask"], p_illegal)
+        h.update(raw.game.action_to_string(raw.game_state, action).encode())
+        return action
+
+    return golden.aec_hashes(env, seed, EPISODES, choose, returns_and_state)
 
 
-@pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
-def test_golden(case):
-    golden.check(GOLDEN, CASES, case_hashes, case)
+test_golden = golden.golden_test(GOLDEN, CASES, case_hashes)
 
 
 if __name__ == "__main__":

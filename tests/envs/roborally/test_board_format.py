@@ -7,30 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from envs.roborally.board import (
-    BELT,
-    EXPRESS,
-    FLOOR,
-    GEAR_CCW,
-    GEAR_CW,
-    PIT,
-    REPAIR,
-    REPAIR2,
-    WALL_E,
-    WALL_N,
-    WALL_S,
-    WALL_W,
-    BoardError,
-    Crusher,
-    Laser,
-    Pusher,
-    Start,
-    board_to_text,
-    load_board,
-    parse_board,
-    same_board,
-    shipped_boards,
-)
+from envs.roborally import board as rb
+from envs.roborally.board import BoardError, board_to_text, load_board, parse_board, same_board, shipped_boards
 
 HEADER = "name: t\nsize: 3 2\ngrid:\n"
 
@@ -48,23 +26,24 @@ def test_every_base_and_modifier():
         source="all.rrb",
     )
     assert (b.name, b.width, b.height, b.lives) == ("all", 4, 3, 2)
-    assert b.floor.tolist() == [[FLOOR, PIT, BELT, EXPRESS], [GEAR_CCW, GEAR_CW, REPAIR, REPAIR2],
-                                [FLOOR, FLOOR, FLOOR, FLOOR]]
+    assert b.floor.tolist() == [[rb.FLOOR, rb.PIT, rb.BELT, rb.EXPRESS],
+                                [rb.GEAR_CCW, rb.GEAR_CW, rb.REPAIR, rb.REPAIR2],
+                                [rb.FLOOR, rb.FLOOR, rb.FLOOR, rb.FLOOR]]
     assert b.belt_dir[0, 2] == 0 and b.belt_dir[0, 3] == 3 and (b.belt_dir[1:] == -1).all()
     assert b.rotating.sum() == 1 and b.rotating[0, 2]
     assert b.flags == ((0, 2), (3, 0))
-    assert b.starts == (Start(0, 0, 1), Start(1, 2, 3))
-    assert b.lasers == (Laser(2, 1, 2, 2),)
-    assert b.pushers == (Pusher(3, 1, 0, frozenset({2, 4})),)
-    assert b.crushers == (Crusher(2, 2, frozenset({1, 3, 5})),)
+    assert b.starts == (rb.Start(0, 0, 1), rb.Start(1, 2, 3))
+    assert b.lasers == (rb.Laser(2, 1, 2, 2),)
+    assert b.pushers == (rb.Pusher(3, 1, 0, frozenset({2, 4})),)
+    assert b.crushers == (rb.Crusher(2, 2, frozenset({1, 3, 5})),)
 
 
 def test_walls_are_mirrored_onto_the_neighbour():
     b = board(". .:wE .\n.:wN . .:wS\n")
     assert b.wall(1, 0, 1) and b.wall(2, 0, 3)
-    assert b.walls[0, 1] == WALL_E and b.walls[0, 2] == WALL_W
-    assert b.walls[1, 0] == WALL_N and b.walls[0, 0] == WALL_S
-    assert b.walls[1, 2] == WALL_S  # the board edge: nothing to mirror onto
+    assert b.walls[0, 1] == rb.WALL_E and b.walls[0, 2] == rb.WALL_W
+    assert b.walls[1, 0] == rb.WALL_N and b.walls[0, 0] == rb.WALL_S
+    assert b.walls[1, 2] == rb.WALL_S  # the board edge: nothing to mirror onto
     assert not b.wall(0, 0, 1)
 
 
@@ -93,7 +72,7 @@ def test_distances_respect_walls_and_pits_and_are_cached():
 def test_board_arrays_are_read_only():
     b = load_board("tiny")
     with pytest.raises(ValueError):
-        b.floor[0, 0] = PIT
+        b.floor[0, 0] = rb.PIT
 
 
 ERRORS = [
@@ -178,7 +157,7 @@ def test_load_board_from_a_path(tmp_path):
     path = tmp_path / "mine.rrb"
     path.write_text("name: mine\nsize: 2 1\ngrid:\nS1E F1\n")
     b = load_board(str(path))
-    assert b.name == "mine" and b.starts == (Start(0, 0, 1),)
+    assert b.name == "mine" and b.starts == (rb.Start(0, 0, 1),)
     bad = tmp_path / "bad.rrb"
     bad.write_text("name: bad\nsize: 2 1\ngrid:\nS1E F1 .\n")
     with pytest.raises(BoardError, match=re.escape(f"{bad}:4:8: expected 2 squares")):
@@ -218,7 +197,7 @@ def test_race_boards_have_a_dock_of_eight_and_two_to_four_flags(name):
 def test_race_boards_between_them_use_every_element():
     boards = [load_board(n) for n in RACES]
     floors = set().union(*(set(np.unique(b.floor).tolist()) for b in boards))
-    assert floors == {FLOOR, PIT, BELT, EXPRESS, GEAR_CW, GEAR_CCW, REPAIR, REPAIR2}
+    assert floors == {rb.FLOOR, rb.PIT, rb.BELT, rb.EXPRESS, rb.GEAR_CW, rb.GEAR_CCW, rb.REPAIR, rb.REPAIR2}
     assert any(b.rotating.any() for b in boards)
     assert any(b.walls.any() for b in boards)
     assert {las.beams for b in boards for las in b.lasers} == {1, 2, 3}
@@ -228,7 +207,7 @@ def test_race_boards_between_them_use_every_element():
 def test_race_boards_grow_harder():
     # A crude measure of difficulty that the design follows: more flags, more hazards, longer walks.
     def hazards(b):
-        return int((b.floor == PIT).sum()) + len(b.lasers) + len(b.pushers) + len(b.crushers) \
+        return int((b.floor == rb.PIT).sum()) + len(b.lasers) + len(b.pushers) + len(b.crushers) \
             + int((b.belt_dir >= 0).sum())
 
     def walk(b):

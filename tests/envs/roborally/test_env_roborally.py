@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import sys
+from pathlib import Path
 
 import numpy as np
 import pettingzoo
@@ -13,6 +15,9 @@ from pettingzoo.utils.conversions import aec_to_parallel
 import envs  # noqa: F401  (registers tabletop/roborally-v0)
 from envs.core.game import IllegalActionError
 from envs.roborally_v0 import env, parallel_env, raw_env, raw_parallel_env
+
+sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared helpers
+from aec_play import lowest_legal, play, random_legal  # noqa: E402
 
 CONFIGS = [
     dict(board="tiny", num_robots=2, max_turns=8),
@@ -79,18 +84,10 @@ def test_parallel_whole_episodes_with_masks(opts):
 @pytest.mark.parametrize("opts", [CONFIGS[0], CONFIGS[2], CONFIGS[3]])
 def test_aec_whole_episodes_with_masks(opts):
     e = env(**{**opts, "max_turns": 15})
-    rng = np.random.default_rng(1)
+    choose = random_legal(np.random.default_rng(1), lambda _, obs: _check_mask(obs["action_mask"],
+                                                                                e.unwrapped.game.num_actions))
     for episode in range(4):
-        e.reset(seed=episode)
-        totals = dict.fromkeys(e.possible_agents, 0.0)
-        for agent in e.agent_iter():
-            obs, rew, term, trunc, _ = e.last()
-            totals[agent] += rew
-            if term or trunc:
-                e.step(None)
-                continue
-            _check_mask(obs["action_mask"], e.unwrapped.game.num_actions)
-            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        totals, _ = play(e, choose, seed=episode)
         game = e.unwrapped.game
         final = game.returns(e.unwrapped.game_state)
         assert [round(totals[a], 9) for a in e.possible_agents] == [round(x, 9) for x in final]
@@ -98,15 +95,7 @@ def test_aec_whole_episodes_with_masks(opts):
 
 def test_max_turns_counts_game_turns_and_truncates():
     e = raw_env(board="tiny", max_turns=2, lives=100)
-    e.reset(seed=0)
-    steps = 0
-    for agent in e.agent_iter():
-        _, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        e.step(int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
-        steps += 1
+    _, steps = play(e, lowest_legal, seed=0)
     assert e.game_state.turn == 2 and steps == 2 * e.game.steps_per_turn
     assert all(e.truncations.values()) and not any(e.terminations.values())
 

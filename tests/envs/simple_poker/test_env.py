@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 import itertools
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
 
 import envs
 from envs import simple_poker_v0
 from envs.core.game import IllegalActionError
 from envs.simple_poker import BET, PASS, Config, SimplePokerGame, State
 
+sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared helpers
+from aec_play import conformance  # noqa: E402
+
 CONFIGS = [dict(n=2, ante=1, bet=1), dict(n=3, ante=1, bet=2), dict(n=10, ante=1, bet=2), dict(n=5, ante=0.5, bet=0)]
 
 
 @pytest.mark.parametrize("kw", CONFIGS)
 def test_api_and_seed(kw):
-    api_test(simple_poker_v0.env(**kw), num_cycles=100)
-    api_test(simple_poker_v0.raw_env(**kw), num_cycles=100)
-    seed_test(lambda: simple_poker_v0.env(**kw), num_cycles=50)
+    conformance(simple_poker_v0, kw, cycles=100, seed_cycles=50)
 
 
 @pytest.mark.pettingzoo_registry

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 import envs  # noqa: F401  (registers tabletop/the_game-v0)
 from envs import the_game_v0
 from envs.core.game import IllegalActionError
 from envs.the_game.rules import END_TURN, play_action
+
+sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared helpers
+from aec_play import conformance  # noqa: E402
 
 CONFIGS = [
     dict(num_players=1),
@@ -26,10 +31,7 @@ CONFIGS = [
 
 @pytest.mark.parametrize("options", CONFIGS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
 def test_api_and_seed(options):
-    api_test(the_game_v0.raw_env(**options), num_cycles=60)
-    api_test(the_game_v0.env(**options), num_cycles=60)
-    seed_test(lambda: the_game_v0.env(**options), num_cycles=60)
-    seed_test(lambda: the_game_v0.raw_env(**options), num_cycles=60)
+    conformance(the_game_v0, options, cycles=60, seed_cycles=60, seed_raw=True)
 
 
 @pytest.mark.pettingzoo_registry

@@ -14,13 +14,11 @@ was before the env's public-info refactor and before any optimisation of
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from envs import the_game_v0
 
@@ -29,14 +27,6 @@ import golden  # noqa: E402  (the shared golden-test frame; pytest finds it anyw
 
 GOLDEN = Path(__file__).with_name("the_game_golden.json")
 
-
-# Info keys added after the goldens were written; each is hashed already (the mask with the
-# observation, the refused action as the action played), so leaving them out keeps the goldens.
-_LATER_INFO_KEYS = ("action_mask", "illegal_action")
-
-
-def _old_info(info: dict) -> dict:
-    return {k: v for k, v in info.items() if k not in _LATER_INFO_KEYS}
 
 # (name, options, wrapped, max_turns, illegal-move probability or -1 for greedy play); two episodes each.
 CASES = [
@@ -70,11 +60,6 @@ CASES = [
 EPISODES = 2
 
 
-def _arr(h: Any, a: np.ndarray) -> None:
-    h.update(f"{a.dtype.str}{a.shape}".encode())
-    h.update(np.ascontiguousarray(a).tobytes())
-
-
 def _greedy(raw: Any, legal: np.ndarray, rng: np.random.Generator) -> int:
     """Smallest gap first (the trick counts -10), end the turn once the minimum is met; 10% a random
     fitting move instead."""
@@ -98,51 +83,19 @@ def _greedy(raw: Any, legal: np.ndarray, rng: np.random.Generator) -> int:
 
 
 def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: float, seed: int) -> list[str]:
-    """One hash per episode of `EPISODES` episodes played on one env object."""
+    """One hash per episode of `EPISODES` episodes played on one env object (`golden.aec_hashes`)."""
     env = the_game_v0.env(max_turns=max_turns, **options) if wrapped else the_game_v0.raw_env(max_turns=max_turns, **options)
-    raw = env.unwrapped
     rng = np.random.default_rng(seed)
-    out = []
-    for ep in range(EPISODES):
-        h = hashlib.sha256()
-        env.reset(seed=seed * 100 + ep)
-        for agent in env.agent_iter():
-            obs, rew, term, trunc, info = env.last()
-            h.update(f"{agent}|{rew!r}|{term!r}|{trunc!r}|{sorted(_old_info(info).items())!r}".encode())
-            _arr(h, obs["observation"])
-            _arr(h, obs["action_mask"])
-            for a in env.agents:
-                o = env.observe(a)
-                _arr(h, o["observation"])
-                _arr(h, o["action_mask"])
-                h.update(repr(raw.view(a)).encode())
-            h.update(repr(sorted(env.rewards.items())).encode())
-            h.update(repr(sorted(env._cumulative_rewards.items())).encode())
-            h.update(repr(sorted(env.terminations.items())).encode())
-            h.update(repr(sorted(env.truncations.items())).encode())
-            h.update(repr(sorted((k, sorted(_old_info(v).items())) for k, v in env.infos.items())).encode())
-            h.update(repr(raw.game.legal_actions(raw.game_state)).encode())
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                if p_illegal < 0:
-                    action = _greedy(raw, legal, rng)
-                elif p_illegal and rng.random() < p_illegal:
-                    action = int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(405 - len(legal))])
-                else:
-                    action = int(legal[rng.integers(len(legal))])
-            h.update(repr(action).encode())
-            env.step(action)
-        h.update(repr((env.agents, raw.game_state)).encode())
-        out.append(h.hexdigest()[:32])
-    return out
+
+    def choose(h, raw, obs):
+        if p_illegal < 0:
+            return _greedy(raw, np.flatnonzero(obs["action_mask"]), rng)
+        return golden.random_move(rng, obs["action_mask"], p_illegal)
+
+    return golden.aec_hashes(env, seed, EPISODES, choose)
 
 
-@pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
-def test_golden(case):
-    golden.check(GOLDEN, CASES, case_hashes, case)
+test_golden = golden.golden_test(GOLDEN, CASES, case_hashes)
 
 
 if __name__ == "__main__":
