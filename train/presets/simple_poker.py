@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
-from agents.simple_poker.strategies import behaviour_of, exploitability, match_value
+import numpy as np
+
+from agents.policy import MixtureAgent
+from agents.simple_poker.strategies import Behaviour, behaviour_of, exploitability, match_value
 from envs.simple_poker.rules import SimplePokerGame
 from train.presets import GameHooks
 
@@ -29,14 +33,35 @@ PRESET = {
 }
 
 
+#: Behaviour strategies of frozen self-play snapshots, read once each (a snapshot's weights never change; the live
+#: policy's do, so only agents named `snapshot@...` are kept, and only while the pool holds them).
+_FROZEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _behaviour(agent: Any, game: SimplePokerGame) -> Any:
+    """`behaviour_of(agent, game)`, remembered for frozen snapshots; a mixture's is its members' weighted mean."""
+    if isinstance(agent, MixtureAgent):
+        bs = [_behaviour(m, game) for m in agent.members]
+        w = np.asarray(agent.weights, float)
+        return Behaviour(tuple(w @ np.array([b.bet for b in bs])), tuple(w @ np.array([b.call for b in bs])))
+    if not str(getattr(agent, "name", "")).startswith("snapshot@"):
+        return behaviour_of(agent, game)
+    key = game.config
+    cached = _FROZEN.get(agent)
+    if cached is None or cached[0] != key:
+        cached = (key, behaviour_of(agent, game))
+        _FROZEN[agent] = cached
+    return cached[1]
+
+
 def exact_exploitability(game: SimplePokerGame, agent: Any) -> dict[str, float]:
     """The learning-curve metric: the agent's exact exploitability (both seats' mean)."""
-    return {"exploitability": exploitability(game, behaviour_of(agent, game)).total}
+    return {"exploitability": exploitability(game, _behaviour(agent, game)).total}
 
 
 def exact_match_value(game: SimplePokerGame, a: Any, b: Any) -> float:
     """Exact mean result of agent `a` against `b` over both seatings (the meta-solver's payoffs)."""
-    return match_value(game, behaviour_of(a, game), behaviour_of(b, game))
+    return match_value(game, _behaviour(a, game), _behaviour(b, game))
 
 
 def behaviour_kernel(game: SimplePokerGame, agent: Any) -> Any:
@@ -44,7 +69,7 @@ def behaviour_kernel(game: SimplePokerGame, agent: Any) -> Any:
     from envs.core.vector import OpponentKernel
     from envs.simple_poker.vector import BEHAVIOUR
 
-    b = behaviour_of(agent, game)
+    b = _behaviour(agent, game)
     return OpponentKernel(getattr(agent, "name", "policy"), BEHAVIOUR, tuple(b.bet) + tuple(b.call))
 
 
