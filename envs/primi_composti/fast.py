@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from envs.core.vector import nb_episode_seeds
+from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_pick_line_up
 from envs.primi_composti.rules import MAX_CARD
 
 _PA = np.array([0, 0, 0, 1, 1, 2], dtype=np.int64)
@@ -225,7 +225,9 @@ def deal_seed(seed, k, seat0_holds_two, order, hands, alive, stacks, heights, sc
 #
 #     decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid) -> hand position
 #
-# A seat of code `RANDOM_CODE` plays a uniformly random legal card from the table's SplitMix64 stream instead.
+# A seat of code `RANDOM_CODE` plays a uniformly random legal card from the table's SplitMix64 stream instead; at a
+# seat of a batch policy's code (<= `BATCH_CODE`) the table pauses: the env asks the policy, over every table where
+# it is to move, and calls the step kernel again with its moves (`SKIP` at the other tables).
 
 RANDOM_CODE = -1  # the env's own random opponent (`random_position`)
 LEARNER_CODE = -2  # the learner's seat: never decided by a kernel
@@ -233,6 +235,7 @@ LEARNER_CODE = -2  # the learner's seat: never decided by a kernel
 STOP_SEAT = 0  # the seat `stop` is to move
 STOP_OVER = 1  # every card is played
 STOP_BUDGET = 2  # `budget` moves were played
+STOP_BATCH = 3  # a batch policy's seat is to move (the table pauses)
 STOP_ILLEGAL = -2  # the decide kernel chose a position that holds no card (nothing was changed)
 
 
@@ -246,7 +249,10 @@ class Tables(NamedTuple):
     policy code `codes` (N, 2); the table's key `key`, episode counter `episode`
     and random-opponent stream `rng`; the reward owed to the learner's next step
     `carry` (the opponent's move before its first decision); the episode's
-    return `ep_ret` and decisions `ep_len`; `order` is scratch (2k,).
+    return `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0
+    at the learner's decision, 1 paused at a batch policy's turn inside the
+    learner's step, 2 paused inside a new episode's opening, with `before` the
+    learner's return when that step or opening began; `order` is scratch (2k,).
     """
 
     hands: np.ndarray
@@ -265,6 +271,9 @@ class Tables(NamedTuple):
     carry: np.ndarray
     ep_ret: np.ndarray
     ep_len: np.ndarray
+    line: np.ndarray
+    phase: np.ndarray
+    before: np.ndarray
     order: np.ndarray
 
 
@@ -276,7 +285,7 @@ def new_tables(num_envs: int, k: int) -> Tables:
         np.zeros((N, 2, k), i64), np.zeros((N, 2), i64), np.zeros((N, 4, 2 * k), i64), np.zeros((N, 4), i64),
         np.zeros((N, 2), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
         np.zeros((N, 2), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
-        np.zeros(N), np.zeros(N, i64), np.zeros(2 * k, i64),
+        np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N), np.zeros(2 * k, i64),
     )
 
 
@@ -310,8 +319,9 @@ class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: the game (`version`, `k` cards a hand,
     `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`
     (`observation_hints`), `max_score` (the encoder's score scale), `fixed_seat` (-1: drawn), `max_turns`
-    (-1: none), `illegal_reward`, `all_seats`, the opponent's code `line_code`, and `value` / `valid`
-    (`rules.VALUE`, `rules.VALID`)."""
+    (-1: none), `illegal_reward`, `all_seats`, the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i]`
+    the opponent's code in line-up i, drawn per episode by the cumulative weights `line_cum`, and `value` /
+    `valid` (`rules.VALUE`, `rules.VALID`)."""
 
     version: int
     k: int
@@ -324,7 +334,8 @@ class Settings(NamedTuple):
     max_turns: int
     illegal_reward: float
     all_seats: bool
-    line_code: int
+    line_codes: np.ndarray
+    line_cum: np.ndarray
     value: np.ndarray
     valid: np.ndarray
 
@@ -402,16 +413,18 @@ def random_position(hands, alive, rng, r, mover, k):
 @njit(inline="always")
 def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r, stop, budget, version, k,
             value, valid):
-    """Play table r on until seat `stop` is to move, every card is played, or `budget` moves were played (-1:
-    no limit); returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`)."""
+    """Play table r on until seat `stop` is to move, every card is played, `budget` moves were played (-1:
+    no limit), or a batch policy is to move; returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`)."""
     steps = 0
     while turn[r] < 2 * k:
         cur = (first[r] + turn[r]) % 2
         if cur == stop:
             return STOP_SEAT, -1
         if steps == budget:
-            return STOP_BUDGET, -1
+            return STOP_BUDGET, -1  # before a batch policy's turn: a truncated table does not pause
         code = codes[r, cur]
+        if code <= BATCH_CODE:
+            return STOP_BATCH, -1
         if code == RANDOM_CODE:
             i = random_position(hands, alive, rng, r, cur, k)
         else:
@@ -510,10 +523,30 @@ def _fail(err, r, status, seat, act):
 
 
 @njit(inline="always")
-def start_row(decide, T, B, S, r):
-    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode
-    counter), seat the opponent and play it up to the learner's first decision; its reward goes to `carry`.
-    Every deal reaches the learner's first decision (each hand holds a card), so no deal is dealt again."""
+def position_of(hands, alive, turn, r, seat, a, k):
+    """The hand position of seat `seat` at table r that holds the card of action `a` (-1: none, or the game is
+    over)."""
+    pos = -1
+    if 0 <= a < 2 * k and turn[r] < 2 * k:
+        live = alive[r, seat]
+        for i in range(k):
+            if (live >> i) & 1 and hands[r, seat, i] == a + 2:
+                pos = i
+    return pos
+
+
+@njit(cache=True)
+def mask_rows(T, rows, k, out):
+    """`out[j]` = the legal actions of the seat to move at table `rows[j]` (int8, as `legal_mask`)."""
+    for j in range(rows.shape[0]):
+        mask_row(T.hands, T.alive, T.turn, T.first, rows[j], k, out, j)
+
+
+@njit(inline="always")
+def deal_row(T, S, r):
+    """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
+    counter, the line-up seated (under `all_seats` the seat to move is the learner). The opening (`open_row`)
+    follows. Every deal reaches the learner's first decision (each hand holds a card): no deal is dealt again."""
     e = T.episode[r]
     T.episode[r] = e + 1
     deal, drawn, stream = nb_episode_seeds(T.key[r], e, 2)
@@ -529,31 +562,59 @@ def start_row(decide, T, B, S, r):
         T.learner[r] = T.first[r]  # the seat to move
         T.codes[r, 0] = LEARNER_CODE
         T.codes[r, 1] = LEARNER_CODE
+        T.phase[r] = 0
         return
     seat = drawn if S.fixed_seat < 0 else S.fixed_seat
+    li = nb_pick_line_up(S.line_cum, T.key[r], e)
+    T.line[r] = li
     T.learner[r] = seat
     T.codes[r, seat] = LEARNER_CODE
-    T.codes[r, 1 - seat] = S.line_code
-    m = 2 * S.k
-    before = seat_return(T.turn, T.scores, r, seat, m, S.score_scores, S.score_result)
-    status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes, T.rng,
-                          r, seat, S.max_turns if S.max_turns > 0 else -1, S.version, S.k, S.value, S.valid)
-    if status < 0:
-        _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
-    T.carry[r] = seat_return(T.turn, T.scores, r, seat, m, S.score_scores, S.score_result) - before
+    T.codes[r, 1 - seat] = S.line_codes[li]
+    T.before[r] = seat_return(T.turn, T.scores, r, seat, 2 * S.k, S.score_scores, S.score_result)
+    T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
 
 
-# Two kernels (reset and step) with `advance` inlined, as L.A.M.A.'s (`envs.lama.fast`).
+@njit(inline="always")
+def open_row(decide, T, B, S, r, a):
+    """Play table r's opening (from its deal, or from a batch policy's move `a` >= 0) up to the learner's first
+    decision; the opponent's reward goes to `carry`, and the table is observed. Stops at a batch policy's turn
+    (phase 2: the step kernel goes on there with that policy's move)."""
+    if not S.all_seats:
+        seat = T.learner[r]
+        if a >= 0:
+            cur = (T.first[r] + T.turn[r]) % 2
+            pos = position_of(T.hands, T.alive, T.turn, r, cur, a, S.k)
+            if pos < 0:
+                _fail(B.err, r, STOP_ILLEGAL, cur, a)
+                T.phase[r] = 0
+                return
+            play_position(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, cur, pos, S.version, S.value,
+                          S.valid)
+        status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes,
+                              T.rng, r, seat, S.max_turns - T.turn[r] if S.max_turns > 0 else -1, S.version, S.k,
+                              S.value, S.valid)
+        if status == STOP_BATCH:
+            return  # a batch policy is to move (phase stays 2)
+        if status < 0:
+            _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
+        T.carry[r] = seat_return(T.turn, T.scores, r, seat, 2 * S.k, S.score_scores, S.score_result) - T.before[r]
+    T.phase[r] = 0
+    _observe(T, S, r, T.learner[r], B.obs, r)
+    mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
+
+
+# Two kernels (reset and step) with `advance` inlined at three sites (one in reset, two in step), as L.A.M.A.'s
+# (`envs.lama.fast`): the opening of an episode dealt anew has its own site, at the end of the step's loop body.
 @njit(inline="always")
 def vec_reset(decide, T, B, S, fresh):
-    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it (a table paused at a
+    batch policy's turn is observed when the step kernel goes on there)."""
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         if fresh:
             T.episode[r] = 0
-        start_row(decide, T, B, S, r)
-        _observe(T, S, r, T.learner[r], B.obs, r)
-        mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
+        deal_row(T, S, r)
+        open_row(decide, T, B, S, r, -1)
 
 
 @njit(inline="always")
@@ -566,10 +627,15 @@ def vec_step(decide, T, B, S, actions):
     episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision,
     plus the `carry` of the opponent's move before its first one; under `all_seats` `B.rewards[r, s]` is the
     change of seat s's return in the step and the reward the mover's.
+
+    Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
+    an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
+    the paused tables and `SKIP` at the others, until no table is paused.
     """
     # the arrays and settings as locals, once (see the note on speed above)
     hands, alive, stacks, heights, scores, turn, first = T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
+    phase, before = T.phase, T.before
     obs, mask, rewards, illegal, refused = B.obs, B.mask, B.rewards, B.illegal, B.refused
     version, k, value, valid = S.version, S.k, S.value, S.valid
     ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
@@ -577,62 +643,74 @@ def vec_step(decide, T, B, S, actions):
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         a = actions[r]
-        L = learner[r]
-        illegal[r] = -1
-        refused[r] = False
-        pos = -1
-        if 0 <= a < m and turn[r] < m:
-            live = alive[r, L]
-            for i in range(k):
-                if (live >> i) & 1 and hands[r, L, i] == a + 2:
-                    pos = i
-        status = STOP_SEAT
-        if pos < 0:
-            # the learner's action was refused: nothing changed at the table
-            rew = S.illegal_reward
-            term = True
-            trunc = False
-            illegal[r] = a
-            refused[r] = True
+        if a == SKIP:
+            continue
+        if phase[r] != 2:
+            L = learner[r]
+            ph = phase[r]
+            cur = (first[r] + turn[r]) % 2  # the learner (phase 0) or a batch policy (phase 1)
+            pos = position_of(hands, alive, turn, r, cur, a, k)
+            if ph == 0:
+                illegal[r] = -1
+                refused[r] = False
+            if pos < 0 and ph == 0:
+                # the learner's action was refused: nothing changed at the table
+                rew = S.illegal_reward
+                term = True
+                trunc = False
+                illegal[r] = a
+                refused[r] = True
+                if all_seats:
+                    rewards[r, L] = rew
+                    rewards[r, 1 - L] = 0.0
+            elif all_seats:
+                b0 = seat_return(turn, scores, r, 0, m, ss, sres)
+                b1 = seat_return(turn, scores, r, 1, m, ss, sres)
+                play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
+                r0 = seat_return(turn, scores, r, 0, m, ss, sres) - b0
+                r1 = seat_return(turn, scores, r, 1, m, ss, sres) - b1
+                rewards[r, 0] = r0
+                rewards[r, 1] = r1
+                rew = r0 if L == 0 else r1
+                term = turn[r] >= m
+                trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
+            else:
+                if ph == 0:
+                    before[r] = seat_return(turn, scores, r, L, m, ss, sres)
+                if pos < 0:
+                    status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks first)
+                else:
+                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                    status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r,
+                                          L, max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid)
+                    if status == STOP_BATCH:
+                        phase[r] = 1  # the env calls again with the batch policy's move
+                        continue
+                if status < 0:
+                    _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
+                rew = seat_return(turn, scores, r, L, m, ss, sres) - before[r] + carry[r]
+                term = turn[r] >= m
+                trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
+            phase[r] = 0
+            carry[r] = 0.0
             if all_seats:
-                rewards[r, L] = rew
-                rewards[r, 1 - L] = 0.0
-        elif all_seats:
-            b0 = seat_return(turn, scores, r, 0, m, ss, sres)
-            b1 = seat_return(turn, scores, r, 1, m, ss, sres)
-            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
-            r0 = seat_return(turn, scores, r, 0, m, ss, sres) - b0
-            r1 = seat_return(turn, scores, r, 1, m, ss, sres) - b1
-            rewards[r, 0] = r0
-            rewards[r, 1] = r1
-            rew = r0 if L == 0 else r1
-            term = turn[r] >= m
-            trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
-        else:
-            before = seat_return(turn, scores, r, L, m, ss, sres)
-            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
-            status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r, L,
-                                  max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid)
-            if status < 0:
-                _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
-            rew = seat_return(turn, scores, r, L, m, ss, sres) - before + carry[r]
-            term = turn[r] >= m
-            trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
-        carry[r] = 0.0
-        if all_seats:
-            # player_0's return (zero-sum: player_1's is its negative)
-            ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
-        else:
-            ep_ret[r] += rew
-        ep_len[r] += 1
-        B.reward[r] = rew
-        B.term[r] = term
-        B.trunc[r] = trunc
-        done = term or trunc
-        B.done[r] = done
-        if all_seats and not done:
-            learner[r] = (first[r] + turn[r]) % 2
-        if done:
+                # player_0's return (zero-sum: player_1's is its negative)
+                ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
+            else:
+                ep_ret[r] += rew
+            ep_len[r] += 1
+            B.reward[r] = rew
+            B.term[r] = term
+            B.trunc[r] = trunc
+            done = term or trunc
+            B.done[r] = done
+            if not done:
+                if all_seats:
+                    learner[r] = (first[r] + turn[r]) % 2
+                observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score,
+                            S.hints, value, valid, obs, r)
+                mask_row(hands, alive, turn, first, r, k, mask, r)
+                continue
             observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints, value,
                         valid, B.final_obs, r)
             B.final_seat[r] = 0 if all_seats else L
@@ -640,10 +718,9 @@ def vec_step(decide, T, B, S, actions):
             B.final_deal[r] = T.seed[r]
             B.final_ret[r] = ep_ret[r]
             B.final_len[r] = ep_len[r]
-            start_row(decide, T, B, S, r)
-        observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score, S.hints,
-                    value, valid, obs, r)
-        mask_row(hands, alive, turn, first, r, k, mask, r)
+            deal_row(T, S, r)
+            a = -1  # a new episode: its opening from the deal
+        open_row(decide, T, B, S, r, a)
 
 
 @njit(inline="always")
