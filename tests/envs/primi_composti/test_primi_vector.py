@@ -52,7 +52,7 @@ class Shadow:
             return
         assert seat == (drawn if self.fixed_seat is None else self.fixed_seat)
         self.seat = seat
-        self.opponent = self.make_opponent({"rng": stream})
+        self.opponent = self.make_opponent({"rng": stream, "table": self.table, "episode": self.episode - 1})
         self.carry = self._advance()
 
     def _ret(self, seat=None):
