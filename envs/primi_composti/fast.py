@@ -577,34 +577,35 @@ def deal_row(T, S, r):
 @njit(inline="always")
 def open_row(decide, T, B, S, r, a):
     """Play table r's opening (from its deal, or from a batch policy's move `a` >= 0) up to the learner's first
-    decision; the opponent's reward goes to `carry`, and the table is observed. Stops at a batch policy's turn
-    (phase 2: the step kernel goes on there with that policy's move)."""
-    if not S.all_seats:
-        seat = T.learner[r]
-        if a >= 0:
-            cur = (T.first[r] + T.turn[r]) % 2
-            pos = position_of(T.hands, T.alive, T.turn, r, cur, a, S.k)
-            if pos < 0:
-                _fail(B.err, r, STOP_ILLEGAL, cur, a)
-                T.phase[r] = 0
-                return
-            play_position(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, cur, pos, S.version, S.value,
+    decision; the opponent's reward goes to `carry`. Returns False where it stops at a batch policy's turn
+    (phase 2: the step kernel goes on there with that policy's move), else True (phase 0: the caller observes)."""
+    if S.all_seats:
+        return True  # nobody plays before the seat to move
+    seat = T.learner[r]
+    if a >= 0:
+        cur = (T.first[r] + T.turn[r]) % 2
+        pos = position_of(T.hands, T.alive, T.turn, r, cur, a, S.k)
+        if pos < 0:
+            _fail(B.err, r, STOP_ILLEGAL, cur, a)
+            T.phase[r] = 0
+            return True
+        play_position(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, cur, pos, S.version, S.value,
+                      S.valid)
+    status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes, T.rng,
+                          r, seat, S.max_turns - T.turn[r] if S.max_turns > 0 else -1, S.version, S.k, S.value,
                           S.valid)
-        status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes,
-                              T.rng, r, seat, S.max_turns - T.turn[r] if S.max_turns > 0 else -1, S.version, S.k,
-                              S.value, S.valid)
-        if status == STOP_BATCH:
-            return  # a batch policy is to move (phase stays 2)
-        if status < 0:
-            _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
-        T.carry[r] = seat_return(T.turn, T.scores, r, seat, 2 * S.k, S.score_scores, S.score_result) - T.before[r]
+    if status == STOP_BATCH:
+        return False
+    if status < 0:
+        _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
+    T.carry[r] = seat_return(T.turn, T.scores, r, seat, 2 * S.k, S.score_scores, S.score_result) - T.before[r]
     T.phase[r] = 0
-    _observe(T, S, r, T.learner[r], B.obs, r)
-    mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
+    return True
 
 
-# Two kernels (reset and step) with `advance` inlined at three sites (one in reset, two in step), as L.A.M.A.'s
-# (`envs.lama.fast`): the opening of an episode dealt anew has its own site, at the end of the step's loop body.
+# Two kernels (reset and step) with `advance` inlined at three sites (one in reset, two in step), as before batch
+# policies and as L.A.M.A.'s (`envs.lama.fast`): the opening of an episode dealt anew (or resumed from a batch
+# policy's move) has its own site, and every table reaching a decision is observed at one site, the loop body's end.
 @njit(inline="always")
 def vec_reset(decide, T, B, S, fresh):
     """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it (a table paused at a
@@ -614,7 +615,9 @@ def vec_reset(decide, T, B, S, fresh):
         if fresh:
             T.episode[r] = 0
         deal_row(T, S, r)
-        open_row(decide, T, B, S, r, -1)
+        if open_row(decide, T, B, S, r, -1):
+            _observe(T, S, r, T.learner[r], B.obs, r)
+            mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
 
 
 @njit(inline="always")
@@ -704,23 +707,23 @@ def vec_step(decide, T, B, S, actions):
             B.trunc[r] = trunc
             done = term or trunc
             B.done[r] = done
-            if not done:
-                if all_seats:
-                    learner[r] = (first[r] + turn[r]) % 2
-                observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score,
-                            S.hints, value, valid, obs, r)
-                mask_row(hands, alive, turn, first, r, k, mask, r)
-                continue
-            observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints, value,
-                        valid, B.final_obs, r)
-            B.final_seat[r] = 0 if all_seats else L
-            B.final_player[r] = L
-            B.final_deal[r] = T.seed[r]
-            B.final_ret[r] = ep_ret[r]
-            B.final_len[r] = ep_len[r]
-            deal_row(T, S, r)
-            a = -1  # a new episode: its opening from the deal
-        open_row(decide, T, B, S, r, a)
+            if done:
+                observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints,
+                            value, valid, B.final_obs, r)
+                B.final_seat[r] = 0 if all_seats else L
+                B.final_player[r] = L
+                B.final_deal[r] = T.seed[r]
+                B.final_ret[r] = ep_ret[r]
+                B.final_len[r] = ep_len[r]
+                deal_row(T, S, r)  # phase 2 (one seat): its opening below
+                a = -1
+        if phase[r] == 2 and not open_row(decide, T, B, S, r, a):
+            continue  # paused at a batch policy's turn in the opening
+        if all_seats:
+            learner[r] = (first[r] + turn[r]) % 2  # the seat to move
+        observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score, S.hints,
+                    value, valid, obs, r)
+        mask_row(hands, alive, turn, first, r, k, mask, r)
 
 
 @njit(inline="always")
