@@ -575,22 +575,13 @@ def deal_row(T, S, r):
 
 
 @njit(inline="always")
-def open_row(decide, T, B, S, r, a):
-    """Play table r's opening (from its deal, or from a batch policy's move `a` >= 0) up to the learner's first
-    decision; the opponent's reward goes to `carry`. Returns False where it stops at a batch policy's turn
-    (phase 2: the step kernel goes on there with that policy's move), else True (phase 0: the caller observes)."""
+def open_row(decide, T, B, S, r):
+    """Play table r's opening (from its deal, or on from a batch policy's move) up to the learner's first decision;
+    the opponent's reward goes to `carry`. Returns False where it stops at a batch policy's turn (phase 2: the step
+    kernel plays that policy's move and comes back here), else True (phase 0: the caller observes the table)."""
     if S.all_seats:
         return True  # nobody plays before the seat to move
     seat = T.learner[r]
-    if a >= 0:
-        cur = (T.first[r] + T.turn[r]) % 2
-        pos = position_of(T.hands, T.alive, T.turn, r, cur, a, S.k)
-        if pos < 0:
-            _fail(B.err, r, STOP_ILLEGAL, cur, a)
-            T.phase[r] = 0
-            return True
-        play_position(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, cur, pos, S.version, S.value,
-                      S.valid)
     status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes, T.rng,
                           r, seat, S.max_turns - T.turn[r] if S.max_turns > 0 else -1, S.version, S.k, S.value,
                           S.valid)
@@ -615,7 +606,7 @@ def vec_reset(decide, T, B, S, fresh):
         if fresh:
             T.episode[r] = 0
         deal_row(T, S, r)
-        if open_row(decide, T, B, S, r, -1):
+        if open_row(decide, T, B, S, r):
             _observe(T, S, r, T.learner[r], B.obs, r)
             mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
 
@@ -648,52 +639,53 @@ def vec_step(decide, T, B, S, actions):
         a = actions[r]
         if a == SKIP:
             continue
-        if phase[r] != 2:
-            L = learner[r]
-            ph = phase[r]
-            cur = (first[r] + turn[r]) % 2  # the learner (phase 0) or a batch policy (phase 1)
-            pos = position_of(hands, alive, turn, r, cur, a, k)
+        ph = phase[r]
+        L = learner[r]
+        cur = (first[r] + turn[r]) % 2  # the learner (phase 0) or a batch policy (phases 1 and 2)
+        pos = position_of(hands, alive, turn, r, cur, a, k)
+        if ph == 0:
+            illegal[r] = -1
+            refused[r] = False
+        if pos < 0 and ph == 0:
+            # the learner's action was refused: nothing changed at the table
+            rew = S.illegal_reward
+            term = True
+            trunc = False
+            illegal[r] = a
+            refused[r] = True
+            if all_seats:
+                rewards[r, L] = rew
+                rewards[r, 1 - L] = 0.0
+        elif all_seats:
+            b0 = seat_return(turn, scores, r, 0, m, ss, sres)
+            b1 = seat_return(turn, scores, r, 1, m, ss, sres)
+            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
+            r0 = seat_return(turn, scores, r, 0, m, ss, sres) - b0
+            r1 = seat_return(turn, scores, r, 1, m, ss, sres) - b1
+            rewards[r, 0] = r0
+            rewards[r, 1] = r1
+            rew = r0 if L == 0 else r1
+            term = turn[r] >= m
+            trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
+        else:
             if ph == 0:
-                illegal[r] = -1
-                refused[r] = False
-            if pos < 0 and ph == 0:
-                # the learner's action was refused: nothing changed at the table
-                rew = S.illegal_reward
-                term = True
-                trunc = False
-                illegal[r] = a
-                refused[r] = True
-                if all_seats:
-                    rewards[r, L] = rew
-                    rewards[r, 1 - L] = 0.0
-            elif all_seats:
-                b0 = seat_return(turn, scores, r, 0, m, ss, sres)
-                b1 = seat_return(turn, scores, r, 1, m, ss, sres)
-                play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
-                r0 = seat_return(turn, scores, r, 0, m, ss, sres) - b0
-                r1 = seat_return(turn, scores, r, 1, m, ss, sres) - b1
-                rewards[r, 0] = r0
-                rewards[r, 1] = r1
-                rew = r0 if L == 0 else r1
-                term = turn[r] >= m
-                trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
-            else:
-                if ph == 0:
-                    before[r] = seat_return(turn, scores, r, L, m, ss, sres)
-                if pos < 0:
-                    status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks first)
-                else:
-                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                before[r] = seat_return(turn, scores, r, L, m, ss, sres)
+            status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks them first)
+            if pos >= 0:
+                play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                status, bad = STOP_SEAT, -1
+                if ph != 2:  # (phase 2: a batch policy's move in the opening, which goes on below)
                     status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r,
                                           L, max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid)
                     if status == STOP_BATCH:
                         phase[r] = 1  # the env calls again with the batch policy's move
                         continue
-                if status < 0:
-                    _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
-                rew = seat_return(turn, scores, r, L, m, ss, sres) - before[r] + carry[r]
-                term = turn[r] >= m
-                trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
+            if status < 0:
+                _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
+            rew = seat_return(turn, scores, r, L, m, ss, sres) - before[r] + carry[r]
+            term = turn[r] >= m
+            trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
+        if ph != 2:  # the step has ended: its reward and flags (phase 2 is still in the episode's opening)
             phase[r] = 0
             carry[r] = 0.0
             if all_seats:
@@ -716,8 +708,7 @@ def vec_step(decide, T, B, S, actions):
                 B.final_ret[r] = ep_ret[r]
                 B.final_len[r] = ep_len[r]
                 deal_row(T, S, r)  # phase 2 (one seat): its opening below
-                a = -1
-        if phase[r] == 2 and not open_row(decide, T, B, S, r, a):
+        if phase[r] == 2 and not open_row(decide, T, B, S, r):
             continue  # paused at a batch policy's turn in the opening
         if all_seats:
             learner[r] = (first[r] + turn[r]) % 2  # the seat to move
