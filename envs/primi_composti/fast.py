@@ -247,12 +247,12 @@ class Tables(NamedTuple):
     `turn` and the first mover `first`; the episode's deal seed `seed`; the
     learner's seat `learner` (under `all_seats`: the seat to move); each seat's
     policy code `codes` (N, 2); the table's key `key`, episode counter `episode`
-    and random-opponent stream `rng`; the reward owed to the learner's next step
-    `carry` (the opponent's move before its first decision); the episode's
-    return `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0
-    at the learner's decision, 1 paused at a batch policy's turn inside the
-    learner's step, 2 paused inside a new episode's opening, with `before` the
-    learner's return when that step or opening began; `order` is scratch (2k,).
+    and random-opponent stream `rng`; `carry`, minus the learner's return at its
+    previous decision (0 at the deal: the learner's next reward is its return then
+    plus `carry`, the opponent's moves in between included); the episode's return
+    `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at the
+    learner's decision, 1 paused at a batch policy's turn inside the learner's
+    step, 2 paused inside a new episode's opening; `order` is scratch (2k,).
     """
 
     hands: np.ndarray
@@ -273,7 +273,6 @@ class Tables(NamedTuple):
     ep_len: np.ndarray
     line: np.ndarray
     phase: np.ndarray
-    before: np.ndarray
     order: np.ndarray
 
 
@@ -285,7 +284,7 @@ def new_tables(num_envs: int, k: int) -> Tables:
         np.zeros((N, 2, k), i64), np.zeros((N, 2), i64), np.zeros((N, 4, 2 * k), i64), np.zeros((N, 4), i64),
         np.zeros((N, 2), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
         np.zeros((N, 2), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
-        np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N), np.zeros(2 * k, i64),
+        np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(2 * k, i64),
     )
 
 
@@ -555,7 +554,7 @@ def deal_row(T, S, r):
     T.first[r] = deal_seed(deal, S.k, S.seat0_holds_two, T.order, T.hands[r], T.alive[r], T.stacks[r],
                            T.heights[r], T.scores[r])
     T.turn[r] = 0
-    T.carry[r] = 0.0
+    T.carry[r] = 0.0  # minus the learner's return at the deal: every return is 0 before the first card
     T.ep_ret[r] = 0.0
     T.ep_len[r] = 0
     if S.all_seats:
@@ -570,15 +569,15 @@ def deal_row(T, S, r):
     T.learner[r] = seat
     T.codes[r, seat] = LEARNER_CODE
     T.codes[r, 1 - seat] = S.line_codes[li]
-    T.before[r] = seat_return(T.turn, T.scores, r, seat, 2 * S.k, S.score_scores, S.score_result)
     T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
 
 
 @njit(inline="always")
 def open_row(decide, T, B, S, r):
-    """Play table r's opening (from its deal, or on from a batch policy's move) up to the learner's first decision;
-    the opponent's reward goes to `carry`. Returns False where it stops at a batch policy's turn (phase 2: the step
-    kernel plays that policy's move and comes back here), else True (phase 0: the caller observes the table)."""
+    """Play table r's opening (from its deal, or on from a batch policy's move) up to the learner's first decision
+    (the opponent's reward counts in the learner's first one, through `carry`). Returns False where it stops at a
+    batch policy's turn (phase 2: the step kernel plays that policy's move and comes back here), else True (phase
+    0: the caller observes the table)."""
     if S.all_seats:
         return True  # nobody plays before the seat to move
     seat = T.learner[r]
@@ -589,7 +588,6 @@ def open_row(decide, T, B, S, r):
         return False
     if status < 0:
         _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
-    T.carry[r] = seat_return(T.turn, T.scores, r, seat, 2 * S.k, S.score_scores, S.score_result) - T.before[r]
     T.phase[r] = 0
     return True
 
@@ -618,9 +616,9 @@ def vec_step(decide, T, B, S, actions):
     table dealt anew in the same call (same-step autoreset).
 
     A refused action (out of range, or a card not in the hand) changes nothing at the table and ends its
-    episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision,
-    plus the `carry` of the opponent's move before its first one; under `all_seats` `B.rewards[r, s]` is the
-    change of seat s's return in the step and the reward the mover's.
+    episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision (the
+    deal, for its first: the opponent's opening move counts), through `carry`; under `all_seats`
+    `B.rewards[r, s]` is the change of seat s's return in the step and the reward the mover's.
 
     Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
     an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
@@ -629,7 +627,7 @@ def vec_step(decide, T, B, S, actions):
     # the arrays and settings as locals, once (see the note on speed above)
     hands, alive, stacks, heights, scores, turn, first = T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
-    phase, before = T.phase, T.before
+    phase = T.phase
     obs, mask, rewards, illegal, refused = B.obs, B.mask, B.rewards, B.illegal, B.refused
     version, k, value, valid = S.version, S.k, S.value, S.valid
     ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
@@ -668,8 +666,6 @@ def vec_step(decide, T, B, S, actions):
             term = turn[r] >= m
             trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
         else:
-            if ph == 0:
-                before[r] = seat_return(turn, scores, r, L, m, ss, sres)
             status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks them first)
             if pos >= 0:
                 play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
@@ -682,12 +678,14 @@ def vec_step(decide, T, B, S, actions):
                         continue
             if status < 0:
                 _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
-            rew = seat_return(turn, scores, r, L, m, ss, sres) - before[r] + carry[r]
+            now = seat_return(turn, scores, r, L, m, ss, sres)
+            rew = now + carry[r]  # the change of the learner's return since its previous decision
+            if ph != 2:  # (phase 2: the opening goes on, its moves count in the learner's first reward)
+                carry[r] = -now
             term = turn[r] >= m
             trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
         if ph != 2:  # the step has ended: its reward and flags (phase 2 is still in the episode's opening)
             phase[r] = 0
-            carry[r] = 0.0
             if all_seats:
                 # player_0's return (zero-sum: player_1's is its negative)
                 ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
