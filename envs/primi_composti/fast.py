@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from envs.core.vector import nb_episode_seeds
+from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_pick_line_up
 from envs.primi_composti.rules import MAX_CARD
 
 _PA = np.array([0, 0, 0, 1, 1, 2], dtype=np.int64)
@@ -225,7 +225,9 @@ def deal_seed(seed, k, seat0_holds_two, order, hands, alive, stacks, heights, sc
 #
 #     decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid) -> hand position
 #
-# A seat of code `RANDOM_CODE` plays a uniformly random legal card from the table's SplitMix64 stream instead.
+# A seat of code `RANDOM_CODE` plays a uniformly random legal card from the table's SplitMix64 stream instead; at a
+# seat of a batch policy's code (<= `BATCH_CODE`) the table pauses: the env asks the policy, over every table where
+# it is to move, and calls the step kernel again with its moves (`SKIP` at the other tables).
 
 RANDOM_CODE = -1  # the env's own random opponent (`random_position`)
 LEARNER_CODE = -2  # the learner's seat: never decided by a kernel
@@ -233,6 +235,7 @@ LEARNER_CODE = -2  # the learner's seat: never decided by a kernel
 STOP_SEAT = 0  # the seat `stop` is to move
 STOP_OVER = 1  # every card is played
 STOP_BUDGET = 2  # `budget` moves were played
+STOP_BATCH = 3  # a batch policy's seat is to move (the table pauses)
 STOP_ILLEGAL = -2  # the decide kernel chose a position that holds no card (nothing was changed)
 
 
@@ -244,9 +247,12 @@ class Tables(NamedTuple):
     `turn` and the first mover `first`; the episode's deal seed `seed`; the
     learner's seat `learner` (under `all_seats`: the seat to move); each seat's
     policy code `codes` (N, 2); the table's key `key`, episode counter `episode`
-    and random-opponent stream `rng`; the reward owed to the learner's next step
-    `carry` (the opponent's move before its first decision); the episode's
-    return `ep_ret` and decisions `ep_len`; `order` is scratch (2k,).
+    and random-opponent stream `rng`; `carry`, minus the learner's return at its
+    previous decision (0 at the deal: the learner's next reward is its return then
+    plus `carry`, the opponent's moves in between included); the episode's return
+    `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at the
+    learner's decision, 1 paused at a batch policy's turn inside the learner's
+    step, 2 paused inside a new episode's opening; `order` is scratch (2k,).
     """
 
     hands: np.ndarray
@@ -265,6 +271,8 @@ class Tables(NamedTuple):
     carry: np.ndarray
     ep_ret: np.ndarray
     ep_len: np.ndarray
+    line: np.ndarray
+    phase: np.ndarray
     order: np.ndarray
 
 
@@ -276,7 +284,7 @@ def new_tables(num_envs: int, k: int) -> Tables:
         np.zeros((N, 2, k), i64), np.zeros((N, 2), i64), np.zeros((N, 4, 2 * k), i64), np.zeros((N, 4), i64),
         np.zeros((N, 2), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
         np.zeros((N, 2), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
-        np.zeros(N), np.zeros(N, i64), np.zeros(2 * k, i64),
+        np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(2 * k, i64),
     )
 
 
@@ -310,8 +318,9 @@ class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: the game (`version`, `k` cards a hand,
     `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`
     (`observation_hints`), `max_score` (the encoder's score scale), `fixed_seat` (-1: drawn), `max_turns`
-    (-1: none), `illegal_reward`, `all_seats`, the opponent's code `line_code`, and `value` / `valid`
-    (`rules.VALUE`, `rules.VALID`)."""
+    (-1: none), `illegal_reward`, `all_seats`, the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i]`
+    the opponent's code in line-up i, drawn per episode by the cumulative weights `line_cum`, and `value` /
+    `valid` (`rules.VALUE`, `rules.VALID`)."""
 
     version: int
     k: int
@@ -324,7 +333,8 @@ class Settings(NamedTuple):
     max_turns: int
     illegal_reward: float
     all_seats: bool
-    line_code: int
+    line_codes: np.ndarray
+    line_cum: np.ndarray
     value: np.ndarray
     valid: np.ndarray
 
@@ -402,16 +412,18 @@ def random_position(hands, alive, rng, r, mover, k):
 @njit(inline="always")
 def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r, stop, budget, version, k,
             value, valid):
-    """Play table r on until seat `stop` is to move, every card is played, or `budget` moves were played (-1:
-    no limit); returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`)."""
+    """Play table r on until seat `stop` is to move, every card is played, `budget` moves were played (-1:
+    no limit), or a batch policy is to move; returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`)."""
     steps = 0
     while turn[r] < 2 * k:
         cur = (first[r] + turn[r]) % 2
         if cur == stop:
             return STOP_SEAT, -1
         if steps == budget:
-            return STOP_BUDGET, -1
+            return STOP_BUDGET, -1  # before a batch policy's turn: a truncated table does not pause
         code = codes[r, cur]
+        if code <= BATCH_CODE:
+            return STOP_BATCH, -1
         if code == RANDOM_CODE:
             i = random_position(hands, alive, rng, r, cur, k)
         else:
@@ -510,10 +522,30 @@ def _fail(err, r, status, seat, act):
 
 
 @njit(inline="always")
-def start_row(decide, T, B, S, r):
-    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode
-    counter), seat the opponent and play it up to the learner's first decision; its reward goes to `carry`.
-    Every deal reaches the learner's first decision (each hand holds a card), so no deal is dealt again."""
+def position_of(hands, alive, turn, r, seat, a, k):
+    """The hand position of seat `seat` at table r that holds the card of action `a` (-1: none, or the game is
+    over)."""
+    pos = -1
+    if 0 <= a < 2 * k and turn[r] < 2 * k:
+        live = alive[r, seat]
+        for i in range(k):
+            if (live >> i) & 1 and hands[r, seat, i] == a + 2:
+                pos = i
+    return pos
+
+
+@njit(cache=True)
+def mask_rows(T, rows, k, out):
+    """`out[j]` = the legal actions of the seat to move at table `rows[j]` (int8, as `legal_mask`)."""
+    for j in range(rows.shape[0]):
+        mask_row(T.hands, T.alive, T.turn, T.first, rows[j], k, out, j)
+
+
+@njit(inline="always")
+def deal_row(T, S, r):
+    """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
+    counter, the line-up seated (under `all_seats` the seat to move is the learner). The opening (`open_row`)
+    follows. Every deal reaches the learner's first decision (each hand holds a card): no deal is dealt again."""
     e = T.episode[r]
     T.episode[r] = e + 1
     deal, drawn, stream = nb_episode_seeds(T.key[r], e, 2)
@@ -522,38 +554,59 @@ def start_row(decide, T, B, S, r):
     T.first[r] = deal_seed(deal, S.k, S.seat0_holds_two, T.order, T.hands[r], T.alive[r], T.stacks[r],
                            T.heights[r], T.scores[r])
     T.turn[r] = 0
-    T.carry[r] = 0.0
+    T.carry[r] = 0.0  # minus the learner's return at the deal: every return is 0 before the first card
     T.ep_ret[r] = 0.0
     T.ep_len[r] = 0
     if S.all_seats:
         T.learner[r] = T.first[r]  # the seat to move
         T.codes[r, 0] = LEARNER_CODE
         T.codes[r, 1] = LEARNER_CODE
+        T.phase[r] = 0
         return
     seat = drawn if S.fixed_seat < 0 else S.fixed_seat
+    li = nb_pick_line_up(S.line_cum, T.key[r], e)
+    T.line[r] = li
     T.learner[r] = seat
     T.codes[r, seat] = LEARNER_CODE
-    T.codes[r, 1 - seat] = S.line_code
-    m = 2 * S.k
-    before = seat_return(T.turn, T.scores, r, seat, m, S.score_scores, S.score_result)
+    T.codes[r, 1 - seat] = S.line_codes[li]
+    T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
+
+
+@njit(inline="always")
+def open_row(decide, T, B, S, r):
+    """Play table r's opening (from its deal, or on from a batch policy's move) up to the learner's first decision
+    (the opponent's reward counts in the learner's first one, through `carry`). Returns False where it stops at a
+    batch policy's turn (phase 2: the step kernel plays that policy's move and comes back here), else True (phase
+    0: the caller observes the table)."""
+    if S.all_seats:
+        return True  # nobody plays before the seat to move
+    seat = T.learner[r]
     status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes, T.rng,
-                          r, seat, S.max_turns if S.max_turns > 0 else -1, S.version, S.k, S.value, S.valid)
+                          r, seat, S.max_turns - T.turn[r] if S.max_turns > 0 else -1, S.version, S.k, S.value,
+                          S.valid)
+    if status == STOP_BATCH:
+        return False
     if status < 0:
         _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
-    T.carry[r] = seat_return(T.turn, T.scores, r, seat, m, S.score_scores, S.score_result) - before
+    T.phase[r] = 0
+    return True
 
 
-# Two kernels (reset and step) with `advance` inlined, as L.A.M.A.'s (`envs.lama.fast`).
+# Two kernels (reset and step) with `advance` inlined at three sites (one in reset, two in step), as before batch
+# policies and as L.A.M.A.'s (`envs.lama.fast`): the opening of an episode dealt anew (or resumed from a batch
+# policy's move) has its own site, and every table reaching a decision is observed at one site, the loop body's end.
 @njit(inline="always")
 def vec_reset(decide, T, B, S, fresh):
-    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it (a table paused at a
+    batch policy's turn is observed when the step kernel goes on there)."""
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         if fresh:
             T.episode[r] = 0
-        start_row(decide, T, B, S, r)
-        _observe(T, S, r, T.learner[r], B.obs, r)
-        mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
+        deal_row(T, S, r)
+        if open_row(decide, T, B, S, r):
+            _observe(T, S, r, T.learner[r], B.obs, r)
+            mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
 
 
 @njit(inline="always")
@@ -563,13 +616,18 @@ def vec_step(decide, T, B, S, actions):
     table dealt anew in the same call (same-step autoreset).
 
     A refused action (out of range, or a card not in the hand) changes nothing at the table and ends its
-    episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision,
-    plus the `carry` of the opponent's move before its first one; under `all_seats` `B.rewards[r, s]` is the
-    change of seat s's return in the step and the reward the mover's.
+    episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision (the
+    deal, for its first: the opponent's opening move counts), through `carry`; under `all_seats`
+    `B.rewards[r, s]` is the change of seat s's return in the step and the reward the mover's.
+
+    Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
+    an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
+    the paused tables and `SKIP` at the others, until no table is paused.
     """
     # the arrays and settings as locals, once (see the note on speed above)
     hands, alive, stacks, heights, scores, turn, first = T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
+    phase = T.phase
     obs, mask, rewards, illegal, refused = B.obs, B.mask, B.rewards, B.illegal, B.refused
     version, k, value, valid = S.version, S.k, S.value, S.valid
     ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
@@ -577,17 +635,16 @@ def vec_step(decide, T, B, S, actions):
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         a = actions[r]
+        if a == SKIP:
+            continue
+        ph = phase[r]
         L = learner[r]
-        illegal[r] = -1
-        refused[r] = False
-        pos = -1
-        if 0 <= a < m and turn[r] < m:
-            live = alive[r, L]
-            for i in range(k):
-                if (live >> i) & 1 and hands[r, L, i] == a + 2:
-                    pos = i
-        status = STOP_SEAT
-        if pos < 0:
+        cur = (first[r] + turn[r]) % 2  # the learner (phase 0) or a batch policy (phases 1 and 2)
+        pos = position_of(hands, alive, turn, r, cur, a, k)
+        if ph == 0:
+            illegal[r] = -1
+            refused[r] = False
+        if pos < 0 and ph == 0:
             # the learner's action was refused: nothing changed at the table
             rew = S.illegal_reward
             term = True
@@ -609,38 +666,50 @@ def vec_step(decide, T, B, S, actions):
             term = turn[r] >= m
             trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
         else:
-            before = seat_return(turn, scores, r, L, m, ss, sres)
-            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
-            status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r, L,
-                                  max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid)
+            status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks them first)
+            if pos >= 0:
+                play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                status, bad = STOP_SEAT, -1
+                if ph != 2:  # (phase 2: a batch policy's move in the opening, which goes on below)
+                    status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r,
+                                          L, max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid)
+                    if status == STOP_BATCH:
+                        phase[r] = 1  # the env calls again with the batch policy's move
+                        continue
             if status < 0:
                 _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
-            rew = seat_return(turn, scores, r, L, m, ss, sres) - before + carry[r]
+            now = seat_return(turn, scores, r, L, m, ss, sres)
+            rew = now + carry[r]  # the change of the learner's return since its previous decision
+            if ph != 2:  # (phase 2: the opening goes on, its moves count in the learner's first reward)
+                carry[r] = -now
             term = turn[r] >= m
             trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
-        carry[r] = 0.0
+        if ph != 2:  # the step has ended: its reward and flags (phase 2 is still in the episode's opening)
+            phase[r] = 0
+            if all_seats:
+                # player_0's return (zero-sum: player_1's is its negative)
+                ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
+            else:
+                ep_ret[r] += rew
+            ep_len[r] += 1
+            B.reward[r] = rew
+            B.term[r] = term
+            B.trunc[r] = trunc
+            done = term or trunc
+            B.done[r] = done
+            if done:
+                observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints,
+                            value, valid, B.final_obs, r)
+                B.final_seat[r] = 0 if all_seats else L
+                B.final_player[r] = L
+                B.final_deal[r] = T.seed[r]
+                B.final_ret[r] = ep_ret[r]
+                B.final_len[r] = ep_len[r]
+                deal_row(T, S, r)  # phase 2 (one seat): its opening below
+        if phase[r] == 2 and not open_row(decide, T, B, S, r):
+            continue  # paused at a batch policy's turn in the opening
         if all_seats:
-            # player_0's return (zero-sum: player_1's is its negative)
-            ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
-        else:
-            ep_ret[r] += rew
-        ep_len[r] += 1
-        B.reward[r] = rew
-        B.term[r] = term
-        B.trunc[r] = trunc
-        done = term or trunc
-        B.done[r] = done
-        if all_seats and not done:
-            learner[r] = (first[r] + turn[r]) % 2
-        if done:
-            observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints, value,
-                        valid, B.final_obs, r)
-            B.final_seat[r] = 0 if all_seats else L
-            B.final_player[r] = L
-            B.final_deal[r] = T.seed[r]
-            B.final_ret[r] = ep_ret[r]
-            B.final_len[r] = ep_len[r]
-            start_row(decide, T, B, S, r)
+            learner[r] = (first[r] + turn[r]) % 2  # the seat to move
         observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score, S.hints,
                     value, valid, obs, r)
         mask_row(hands, alive, turn, first, r, k, mask, r)

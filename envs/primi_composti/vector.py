@@ -13,6 +13,13 @@ The compiled engine plays the seed's configuration: 2 players,
 `steal_choice="max"`, no revealed operand (versions 1 and 2, any
 `cards_per_player`, either `seat0_holds_two`, every `reward`, `observation_hints`).
 
+The opponent seat takes an `OpponentKernel` (compiled inside the step) or a
+`BatchPolicy`, called once per opponent turn over every table where it is to move
+(the opening where the learner sits second, the answer to each learner move) with
+observations of the opponent's own seat; a `Pool` of such line-ups is drawn per
+table at each episode's start, and `set_opponents` takes effect at each table's
+next episode (`envs.core.vector`).
+
 `control="all_seats"` (self-play): the policy moves for whichever seat is to
 move; `info["current_player"]` (also `info["seat"]`) says who, the observation is
 that seat's, `info["rewards"]` `(N, 2)` is each seat's reward of the step and
@@ -29,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import RANDOM, CompiledVectorEnv, OpponentKernel, check_max_turns
+from envs.core.vector import CompiledVectorEnv, Pool, check_max_turns, compile_line_ups
 from envs.primi_composti import fast
 from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import VALID, VALUE, Config, PrimiCompostiGame, State
@@ -42,8 +49,10 @@ class PrimiVectorEnv(CompiledVectorEnv):
 
     Args:
         num_envs: tables (>= 1).
-        opponents: one `OpponentKernel` (2 players), sitting after the learner;
-            ignored (may be empty) under `control="all_seats"`.
+        opponents: a line-up of one opponent (an `OpponentKernel` or a
+            `BatchPolicy`), or a `Pool` of such line-ups drawn per table at each
+            episode's start; a line-up is ignored (may be empty) under
+            `control="all_seats"`, a `Pool` refused. `set_opponents` replaces them.
         seed: the vector env's seed (None: fresh); table i's episodes follow
             from `table_key(seed, i)` alone.
         control: `"one_seat"` (a learner against the opponent) or `"all_seats"`
@@ -60,7 +69,7 @@ class PrimiVectorEnv(CompiledVectorEnv):
         self,
         num_envs: int,
         *,
-        opponents: Sequence[OpponentKernel] = (),
+        opponents: Any = (),
         seed: int | None = None,
         control: str = "one_seat",
         seat: int | None = None,
@@ -82,36 +91,23 @@ class PrimiVectorEnv(CompiledVectorEnv):
         self.encoder = PrimiCompostiEncoder(self.game)
         self.control = control
         all_seats = control == "all_seats"
-        opponents = list(opponents)
         if all_seats:
+            if isinstance(opponents, Pool):
+                raise ValueError("control='all_seats' plays both seats itself: it takes no Pool of opponents")
             if seat is not None:
                 raise ValueError("seat must be None under control='all_seats' (the policy moves for both seats)")
-            opponents = []
-        elif len(opponents) != 1:
-            raise ValueError(f"2-player game needs 1 opponent, got {len(opponents)}")
-        kernels = None
-        for opp in opponents:
-            if not isinstance(opp, OpponentKernel):
-                raise ValueError(f"opponents must be OpponentKernel objects (agents.vector_env resolves agent ids), "
-                                 f"got {opp!r}")
-            if opp.code != RANDOM.code:
-                if opp.kernels is None:
-                    raise ValueError(f"opponent {opp.name!r} comes without compiled kernels")
-                kernels = opp.kernels
-        self.opponents = tuple(opponents)
-        self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
+            ups = compile_line_ups([], 0, 0)  # no opponent seat: one empty line-up, never drawn from
+        else:
+            if isinstance(opponents, (list, tuple)) and len(opponents) != 1:
+                raise ValueError(f"2-player game needs 1 opponent, got {len(opponents)}")
+            ups = compile_line_ups(opponents, 1, 0)
         check_max_turns(max_turns)
         self._check_layout()
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, 2, seed=seed, seat=seat,
                     strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
-        cfg = self.config
-        self._settings = fast.Settings(
-            int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
-            cfg.reward != "score", bool(cfg.observation_hints), float(self.encoder.max_score), self.fixed_seat,
-            -1 if max_turns is None else int(max_turns), self.illegal_reward, all_seats,
-            int(opponents[0].code) if opponents else fast.RANDOM_CODE, VALUE, VALID,
-        )
-        self._tables = fast.new_tables(self.num_envs, int(cfg.cards_per_player))
+        self._max_turns = -1 if max_turns is None else int(max_turns)
+        self._install(ups)
+        self._tables = fast.new_tables(self.num_envs, int(self.config.cards_per_player))
         n = self.num_envs
         self._final_player = np.zeros(n, np.int64)
         self._rewards = self._seat_rewards  # all_seats: the base reports them as info["rewards"]
@@ -120,6 +116,34 @@ class PrimiVectorEnv(CompiledVectorEnv):
             self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
             np.full(4, -1, np.int64), self._final_player, self._rewards,
         )
+
+    def _install(self, ups) -> None:
+        """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
+        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+        self._line_ups = ups
+        self._batch = ups.batch
+        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        cfg = self.config
+        self._settings = fast.Settings(
+            int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
+            cfg.reward != "score", bool(cfg.observation_hints), float(self.encoder.max_score), self.fixed_seat,
+            self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes[:, 0].copy(), ups.cum,
+            VALUE, VALID,
+        )
+
+    def set_opponents(self, opponents: Any) -> None:
+        """New opponents (a line-up of one, or a `Pool`): each table seats them at its next episode, never
+        mid-episode. New kernel opponents must share the compiled kernels of the present ones (or be random)."""
+        if self.control == "all_seats":
+            raise ValueError("control='all_seats' plays both seats itself: it takes no opponents")
+        ups = compile_line_ups(opponents, 1, 0)
+        if ups.kernels is not None and self._line_ups.kernels is not None and ups.kernels is not self._line_ups.kernels:
+            raise ValueError("set_opponents: the new kernel opponents were compiled around other kernels than the "
+                             "present ones; build a new vector env for them")
+        if ups.kernels is None:
+            # tables still seated with the present kernel opponents play them out with the present kernels
+            ups = ups._replace(kernels=self._line_ups.kernels)
+        self._install(self._register_batch(ups, self._tables.codes))
 
     def _check_layout(self) -> None:
         """The kernels write the encoder's 2-player layout at fixed offsets (`fast.observe_row`): check them."""
@@ -147,12 +171,32 @@ class PrimiVectorEnv(CompiledVectorEnv):
         if row < 0:
             return
         code = int(self._tables.codes[row, seat])
-        who = next((o.name for o in self.opponents if o.code == code), f"code {code}")
+        who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
+                   f"code {code}")
         raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} chose the empty hand position {act} "
                            f"(status {status})")
 
     def _seats(self) -> np.ndarray:
         return self._tables.learner
+
+    def _paused_rows(self) -> np.ndarray:
+        return np.flatnonzero(self._tables.phase)
+
+    def _to_move(self, rows: np.ndarray) -> np.ndarray:
+        T = self._tables
+        return (T.first[rows] + T.turn[rows]) % 2
+
+    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return self._tables.codes[rows, seats]
+
+    def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
+        out = np.zeros((rows.size, self.num_actions), np.int8)
+        fast.mask_rows(self._tables, np.asarray(rows, np.int64), self.config.cards_per_player, out)
+        return out.view(np.bool_)
+
+    def _resume_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(self._tables, self._buffers, self._settings, actions)
+        self._check_err()
 
     def _deal_seeds(self) -> np.ndarray:
         return self._tables.seed
@@ -190,7 +234,8 @@ class PrimiVectorEnv(CompiledVectorEnv):
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> PrimiVectorEnv:
-    """`num_envs` Primi Composti tables against a compiled opponent, as a Gymnasium `VectorEnv`:
-    `PrimiVectorEnv`'s arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what
-    `agents.vector_env` resolves agent ids to; the game's options as further keywords)."""
+    """`num_envs` Primi Composti tables against a compiled opponent or a batch policy, as a Gymnasium `VectorEnv`:
+    `PrimiVectorEnv`'s arguments (`opponents`: a line-up of one `OpponentKernel` (`envs.core.vector.RANDOM`, or
+    what `agents.vector_env` resolves agent ids to) or `BatchPolicy`, or a `Pool`; the game's options as further
+    keywords)."""
     return PrimiVectorEnv(num_envs, **kwargs)
