@@ -19,6 +19,8 @@ at once, random legal actions, 1,024 tables, one CPU thread, in ONE process, in 
 
 Rates are decisions per CPU-second of this process (`time.process_time`: on a shared machine wall
 time mostly measures the neighbours); the ratios ours/Pgx are the medians of the per-round ratios.
+CPU/wall is each runner's CPU-seconds per wall-second (median): below 1 the neighbours had the core part
+of the time; above 1 more than one thread was busy.
 
 What differs between the games (like for like in shape, not identical):
 - Simple poker with n = 3 (Grothmann's "Most Simple Poker Game") is Kuhn-shaped: three cards, one
@@ -103,16 +105,17 @@ class PgxRunner:
         self.num_actions = env.num_actions
 
     def run(self, seconds: float) -> float:
-        """Decisions per CPU-second over about `seconds` (dispatch is asynchronous: wait for the last result)."""
+        """(decisions per CPU-second, CPU-s per wall-s) over about `seconds` (dispatch is asynchronous: wait for
+        the last result). A CPU share above 1 would mean more than one busy thread."""
         n = 0
-        t0 = _cpu()
+        t0, w0 = _cpu(), time.perf_counter()
         while True:
             for _ in range(max(1, 64 // (self.decisions // 1024 or 1))):
                 self.state, self.key = self.fn(self.state, self.key)
                 n += self.decisions
             self.jax.block_until_ready(self.state)
             if _cpu() - t0 >= seconds:
-                return n / (_cpu() - t0)
+                return n / (_cpu() - t0), (_cpu() - t0) / (time.perf_counter() - w0)
 
 
 class OursRunner:
@@ -131,18 +134,18 @@ class OursRunner:
         self.num_actions = int(self.env.single_action_space.n)
 
     def run(self, seconds: float) -> float:
-        """Decisions per CPU-second over about `seconds`."""
+        """(decisions per CPU-second, CPU-s per wall-s) over about `seconds`."""
         if not self.env.action_masks().all():  # the draw below is uniform over the legal actions only if so
             raise AssertionError("simple poker's mask is no longer all ones: draw from the mask instead")
         env, rng, N = self.env, self.rng, self.tables
         n = 0
-        t0 = _cpu()
+        t0, w0 = _cpu(), time.perf_counter()
         while True:
             for _ in range(64):
                 env.step(rng.integers(0, 2, N))
                 n += N
             if _cpu() - t0 >= seconds:
-                return n / (_cpu() - t0)
+                return n / (_cpu() - t0), (_cpu() - t0) / (time.perf_counter() - w0)
 
 
 def _spread(xs: list[float]) -> str:
@@ -174,18 +177,22 @@ def main(argv: list[str] | None = None) -> None:
         r.run(0.05)
 
     rates: dict[str, list[float]] = {k: [] for k in runners}
+    shares: dict[str, list[float]] = {k: [] for k in runners}
     for _ in range(args.rounds):
         for name, r in runners.items():
-            rates[name].append(r.run(args.seconds))
+            rate, share = r.run(args.seconds)
+            rates[name].append(rate)
+            shares[name].append(share)
     load1 = os.getloadavg()
 
     print(f"pgx {md.version('pgx')}, jax {jax.__version__}, jaxlib {md.version('jaxlib')}, numpy {np.__version__}, "
           f"numba {numba.__version__}; XLA_FLAGS={os.environ['XLA_FLAGS']!r}")
     print(f"{args.tables:,} tables, {args.rounds} alternating rounds of {args.seconds:g} CPU-s each; "
           f"load average (1 min) {load0[0]:.2f} before, {load1[0]:.2f} after on {os.cpu_count()} CPUs")
-    print(f"\n{'all seats decisions per CPU-second':<44}{'median  [min – max]':>38}  obs      acts  state B/table")
+    print(f"\n{'all seats decisions per CPU-second':<44}{'median  [min – max]':>38}  CPU/wall  obs    acts  state B/table")
     for name, r in runners.items():
-        print(f"{name:<44}{_spread(rates[name]):>38}  {str(r.obs_shape):<8} {r.num_actions:>4}  {r.state_bytes:>8.0f}")
+        print(f"{name:<44}{_spread(rates[name]):>38}  {statistics.median(shares[name]):>8.2f}  "
+              f"{str(r.obs_shape):<6} {r.num_actions:>4}  {r.state_bytes:>8.0f}")
     print("\nratio ours / Pgx (median of per-round ratios)")
     for ours in (k for k in runners if k.startswith("ours")):
         for peer in (k for k in runners if k.startswith("Pgx")):
