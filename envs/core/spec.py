@@ -25,6 +25,9 @@ from typing import Any
 
 from envs.core.options import Option, declared_options, make_config
 
+#: The env forms a game may ask the fuzzer to play (`GameSpec.fuzz_forms`).
+FUZZ_FORMS = ("aec", "parallel")
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -47,6 +50,8 @@ class GameSpec:
         reward_options: options that change only the returns (never the rules, the views or the legal
             moves): a policy trained under one value plays under any other (`agents.options`).
         fuzz_variants: option sets with open domains that the fuzzer tries beside the defaults.
+        fuzz_forms: the env forms the fuzzer plays: "aec" (`raw_env`, replayed on `env()`) and, for a game with a
+            native Parallel env, "parallel" (`raw_parallel_env`, replayed on `parallel_env()`).
         move_help: what the move names mean, shown on `?` in terminal play.
         goal: how the game is won, in a sentence or two for a person (shown on `?` in terminal play).
         round_summary: `round_summary(game, before, after, names) -> str | None`, for games played in rounds:
@@ -89,6 +94,7 @@ class GameSpec:
     preset_keys: tuple[str, ...] = ()
     reward_options: tuple[str, ...] = ()
     fuzz_variants: tuple[Mapping[str, Any], ...] = ()
+    fuzz_forms: tuple[str, ...] = ("aec",)
     move_help: str = ""
     goal: str = ""
     round_summary: Callable[[Any, Any, Any, list[str]], str | None] | None = None
@@ -112,6 +118,8 @@ class GameSpec:
             raise ValueError(f"a game id is lower-case letters, digits and '_', got {self.id!r}")
         if not self.default_lineup:
             raise ValueError(f"{self.id}: default_lineup needs at least one agent id")
+        if not self.fuzz_forms or not set(self.fuzz_forms) <= set(FUZZ_FORMS):
+            raise ValueError(f"{self.id}: fuzz_forms must be some of {list(FUZZ_FORMS)}, got {self.fuzz_forms!r}")
 
     def make_game(self, **options: Any) -> Any:
         """The rules engine for these options (a bad option raises `ValueError` naming the allowed ones)."""

@@ -74,6 +74,7 @@ SPEC = GameSpec(
     reward_options=("reward",),
     fuzz_variants=tuple([{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2}]
                         + [{"board": b} for b in BOARDS]),
+    fuzz_forms=("aec", "parallel"),
     goal=("be the first robot to touch every flag in order (F1, then F2, ...); each turn you program five "
           "registers with cards from your hand, and the robots move register by register, by card priority."),
     move_help=(
