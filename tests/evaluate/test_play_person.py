@@ -83,6 +83,20 @@ def test_lama_round_summaries_and_plain_winners():
     assert "a chip returned" in text
     winners = [i for i, r in enumerate(res[0]) if r > 0]
     assert out[-1] == ("you win" if winners == [0] else f"player_{winners[0]} wins") or "share" in out[-1]
+    board = out[out.index("--- game over ---") + 1]
+    names = [f"player_{i}" for i in winners]
+    assert board.splitlines()[-1] == (f"game over. Winner: {names[0]}" if len(names) == 1
+                                      else f"game over. Winners: {', '.join(names[:-1])} and {names[-1]}")
+    assert "[" not in board.splitlines()[-1]
+
+
+@pytest.mark.parametrize("totals, line", [((30, 12, 40), "game over. Winner: player_1"),
+                                          ((9, 20, 9, 31), "game over. Winners: player_0 and player_2"),
+                                          ((5, 5, 5), "game over. Winners: player_0, player_1 and player_2")])
+def test_lama_render_names_winners_plainly(totals, line):
+    game = envs.make_game("lama", num_players=len(totals))
+    state = game.initial_state(np.random.default_rng(0))._replace(totals=totals, game_over=True)
+    assert game.render(state).splitlines()[-1] == line
 
 
 def test_record_with_games_is_refused(capsys, tmp_path):
