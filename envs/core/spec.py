@@ -61,6 +61,10 @@ class GameSpec:
             (terminal play; a move is described by the engine's `action_to_string`).
         write_picture: `write_picture(game, view, path, labels)`, a PNG of what a seat sees, for games with a
             picture; `labels[s]` says who plays seat s ("you", an agent id).
+        read_move: "module:function" reading a move a person types in the game's own notation, beyond the listed
+            numbers and names (terminal play): `function(game, state, text) -> (action, note) | None`, None where
+            `text` is not in that notation; a `ValueError` whose message says why a move so written cannot be played
+            now; `note` (or "") tells the person how the move was read.
         seat_label: `seat_label(seat) -> str`, how a person calls a seat (default `player_<seat>`), used by
             terminal play wherever it names a seat (RoboRally: "robot 1" for seat 0, as on its board).
         examples: runnable `python -m evaluate` argument strings, shown in the game's help.
@@ -101,6 +105,7 @@ class GameSpec:
     describe_view: Callable[[Any, Any], str] | None = None
     write_picture: Callable[..., None] | None = None
     seat_label: Callable[[int], str] | None = None
+    read_move: str | None = None
     examples: tuple[str, ...] = ()
     league_deals: int = 50
     league_members: tuple[str, ...] = ()
