@@ -293,6 +293,8 @@ def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[i
                       tuple(sorted(terms.items())), tuple(sorted(truncs.items()))))
         if check:
             _check_round(raw, game, rounds, live, expected, rewards, terms, truncs)
+            if not env.agents and any(_mask_of(obs[a], infos[a]).any() for a in live):
+                raise InvariantError("mask", f"round {rounds - 1}: a mask allows a move after the game ended")
         for a, r in rewards.items():
             totals[a] += r
         if rounds > MAX_STEPS:
@@ -326,7 +328,7 @@ def _check_round(raw: Any, game: Any, rounds: int, live: list[str], expected: An
     state = raw.game_state
     if state != expected:
         raise InvariantError("round", f"round {rounds - 1}: the env's state differs from the engine's after the round")
-    if set(rewards) < set(live) or set(terms) != set(live) or set(truncs) != set(live):
+    if not set(live) <= set(rewards) or set(terms) != set(live) or set(truncs) != set(live):
         raise InvariantError("agents", f"round {rounds - 1}: rewards of {sorted(rewards)}, terminations of "
                              f"{sorted(terms)}, truncations of {sorted(truncs)}; live agents {live}")
     done = game.is_terminal(state)
