@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,8 @@ FORMS = [(g, f) for g in envs.available_games() for f in envs.spec(g).fuzz_forms
 def test_roborally_is_fuzzed_in_both_forms():
     assert envs.spec("roborally").fuzz_forms == ("aec", "parallel")
     assert all(envs.spec(g).fuzz_forms == ("aec",) for g in envs.available_games() if g != "roborally")
+    with pytest.raises(ValueError, match=r"fuzz_forms must be some of \['aec', 'parallel'\], got \('turns',\)"):
+        dataclasses.replace(envs.spec("lama"), fuzz_forms=("turns",))
 
 
 @pytest.mark.parametrize("game, form", FORMS, ids=[f"{g}-{f}" for g, f in FORMS])
