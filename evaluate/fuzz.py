@@ -1,17 +1,37 @@
-"""Fuzzing the environments: random legal episodes of `raw_env` with invariants checked.
+"""Fuzzing the environments: random legal episodes of `raw_env` (and `raw_parallel_env`) with invariants checked.
 
     python -m evaluate.fuzz lama --episodes 10000                 # every variant, round robin
     python -m evaluate.fuzz the_game --episodes 500 --option num_players=3
     python -m evaluate.fuzz simple_poker --episodes 1 --seed 1234 --option n=10   # a reproducer
+    python -m evaluate.fuzz roborally --episodes 200 --form parallel               # one env form only
 
 Every episode plays uniformly random legal actions from a deal seeded by the
-episode's seed and checks, at every step: the action mask equals the rules'
+episode's seed. The forms played are the game's `GameSpec.fuzz_forms` (or
+`--form`), each for `--episodes` episodes.
+
+AEC form (`raw_env`), at every step: the action mask equals the rules'
 `legal_actions`; only the seat to act has a non-zero mask; the observation lies
 in its space; a legal action never raises; an illegal action (or one outside the
-action space) raises `IllegalActionError` and changes nothing. At the end: the
-episode ended (a terminal state within `MAX_STEPS`), a zero-sum game's returns
-sum to 0, and the same seed replays the same episode both on `raw_env` and on
-`env()` (PettingZoo's standard wrappers agree with the raw env on legal play).
+action space) raises `IllegalActionError` and changes nothing.
+
+Parallel form (`raw_parallel_env`, a game of simultaneous rounds), at every
+round: every live agent has an observation in its space, the same int8 mask in
+its observation and its info, and at least one legal action; every live agent
+acts; playing the round's actions one by one on the rules engine, in the order
+the game asks for them, each seat's mask equals the rules' `legal_actions` when
+its turn comes, and the env ends the round in exactly the state the engine
+reaches; one masked (or out-of-space) action raises `IllegalActionError` and a
+round with a live agent left out raises `ValueError`, both changing nothing;
+rewards come for every agent, terminations and truncations for exactly the
+live ones, all alike (the game ends for everybody at once, as truncation iff
+the game stopped at its turn cap), and the agents leave exactly when the game
+is over; each agent's rewards add up to the change of its return over the
+episode; `state()` lies in `state_space`.
+
+At the end of either form: the episode ended (a terminal state within
+`MAX_STEPS` moves or rounds), a zero-sum game's returns sum to 0, and the same
+seed replays the same episode both on the strict env and on PettingZoo's form
+(`env()`, `parallel_env()`: they agree with the strict env on legal play).
 
 Without `--option` the episodes go round robin over `variants(game)`: the
 default options, every value of each option with a finite domain (each rules
@@ -35,6 +55,7 @@ import numpy as np
 import envs
 from envs.core.game import IllegalActionError
 from envs.core.options import parse_options
+from envs.core.spec import FUZZ_FORMS
 
 #: An episode longer than this many moves counts as one that does not end.
 MAX_STEPS = 20_000
@@ -56,11 +77,13 @@ class Failure:
     seed: int
     check: str
     message: str
+    form: str = "aec"
 
     def reproducer(self, game: str) -> str:
-        """The command that plays this episode alone."""
+        """The command that plays this episode alone (in its form only, where the game has several)."""
         opts = "".join(f" --option {k}={v}" for k, v in self.options.items())
-        return f"python -m evaluate.fuzz {game} --episodes 1 --seed {self.seed}{opts}"
+        form = f" --form {self.form}" if len(envs.spec(game).fuzz_forms) > 1 else ""
+        return f"python -m evaluate.fuzz {game} --episodes 1 --seed {self.seed}{form}{opts}"
 
 
 @dataclass
@@ -68,6 +91,7 @@ class FuzzReport:
     """What a fuzzing run played and found."""
 
     game: str
+    form: str = "aec"
     episodes: int = 0
     steps: int = 0
     seconds: float = 0.0
@@ -75,9 +99,10 @@ class FuzzReport:
     failures: list[Failure] = field(default_factory=list)
 
     def summary(self) -> str:
-        """One line: episodes, steps, failures, speed."""
+        """One line: episodes, steps (moves: a Parallel round counts each live agent's action), failures, speed."""
         rate = self.episodes / self.seconds if self.seconds > 0 else float("inf")
-        return (f"{self.game}: {self.episodes} episodes over {len(self.variants)} variants, {self.steps} steps, "
+        name = self.game if self.form == "aec" and envs.spec(self.game).fuzz_forms == ("aec",) else f"{self.game} ({self.form})"
+        return (f"{name}: {self.episodes} episodes over {len(self.variants)} variants, {self.steps} steps, "
                 f"{len(self.failures)} failures ({self.seconds:.1f} s, {rate:.0f} episodes/s)")
 
 
@@ -185,8 +210,150 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
     return moves, trace
 
 
-def fuzz(game: str, episodes: int, seed: int = 0, options: dict[str, Any] | None = None, replays: bool = True) -> FuzzReport:
-    """Play `episodes` random legal episodes of `game` and check the invariants.
+def _mask_of(obs: Any, info: dict[str, Any]) -> np.ndarray:
+    """An agent's mask: from its observation Dict, else (`mask_in="info"`) from its info."""
+    return obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]
+
+
+def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[int, list[tuple]]:
+    """Play one random legal episode of a Parallel env; return its number of moves and what each round showed."""
+    obs, infos = env.reset(seed=seed)
+    raw = env.unwrapped
+    game = raw.game
+    pick = np.random.default_rng([seed, 1])  # the legal actions (the same in every replay)
+    probe = np.random.default_rng([seed, 2])  # the illegal probes (strict run only)
+    agents = list(raw.possible_agents)
+    num_actions = game.num_actions
+    start_returns = np.array(game.returns(raw.game_state), dtype=float)
+    totals = dict.fromkeys(agents, 0.0)
+    trace: list[tuple] = []
+    moves = rounds = 0
+    if check:
+        if list(env.agents) != agents or set(obs) != set(agents) or set(infos) != set(agents):
+            raise InvariantError("agents", f"reset: agents {env.agents}, observations of {sorted(obs)}, "
+                                 f"infos of {sorted(infos)}; expected every one of {agents}")
+        if not raw.state_space.contains(raw.state()):
+            raise InvariantError("space", "reset: state() is outside state_space")
+    while env.agents:
+        live = list(env.agents)
+        masks = {a: _mask_of(obs[a], infos[a]) for a in live}
+        legal = {a: np.flatnonzero(masks[a]) for a in live}
+        if check:
+            for a in live:
+                if not raw.observation_space(a).contains(obs[a]):
+                    raise InvariantError("space", f"round {rounds}: {a}'s observation is outside its space")
+                info_mask = infos[a].get("action_mask")
+                if info_mask is not None and (info_mask.dtype != np.int8 or not np.array_equal(info_mask, masks[a])):
+                    raise InvariantError("mask", f"round {rounds}: {a}'s info mask differs from its observation's")
+                if not len(legal[a]):
+                    raise InvariantError("mask", f"round {rounds}: {a} is live with no legal action")
+        actions = {a: int(legal[a][pick.integers(len(legal[a]))]) if len(legal[a]) else 0 for a in live}
+        if check:
+            state = raw.game_state
+            # The round on the engine, seat by seat in the game's order: each seat's mask (shown before the round)
+            # must be the rules' legal actions when its turn comes, whatever the others played before it.
+            expected = state
+            for _ in range(game.num_players):
+                if game.is_terminal(expected):
+                    break
+                a = agents[game.current_player(expected)]
+                rules = list(game.legal_actions(expected))
+                if a not in masks or legal[a].tolist() != rules:
+                    shown = legal[a].tolist() if a in legal else "no mask (not live)"
+                    raise InvariantError("mask", f"round {rounds}: {a}'s mask allows {shown}, the rules {rules}")
+                expected = game.apply(expected, actions[a])
+            before = (state, list(raw.agents), raw.num_rounds)
+            victim = live[int(probe.integers(len(live)))]
+            illegal = np.flatnonzero(masks[victim] == 0)
+            bad = int(illegal[probe.integers(len(illegal))]) if len(illegal) else num_actions
+            try:
+                raw.step({**actions, victim: bad})
+            except IllegalActionError:
+                pass
+            else:
+                raise InvariantError("illegal", f"round {rounds}: illegal action {bad} of {victim} was accepted")
+            if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
+                raise InvariantError("illegal", f"round {rounds}: refused action {bad} of {victim} changed the env")
+            try:
+                raw.step({a: act for a, act in actions.items() if a != victim})
+            except ValueError:
+                pass
+            else:
+                raise InvariantError("all-act", f"round {rounds}: a round without {victim}'s action was played")
+            if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
+                raise InvariantError("all-act", f"round {rounds}: a refused round without {victim} changed the env")
+        try:
+            obs, rewards, terms, truncs, infos = env.step(actions)
+        except Exception as e:
+            raise InvariantError("legal", f"round {rounds}: legal actions {actions} raised {type(e).__name__}: {e}") from None
+        moves += len(live)
+        rounds += 1
+        seen = tuple((a, _obs_bytes(obs[a]), _obs_bytes(infos[a].get("action_mask", ()))) for a in sorted(obs))
+        trace.append((tuple(sorted(actions.items())), seen, tuple(sorted(rewards.items())),
+                      tuple(sorted(terms.items())), tuple(sorted(truncs.items()))))
+        if check:
+            _check_round(raw, game, rounds, live, expected, rewards, terms, truncs)
+            if not env.agents and any(_mask_of(obs[a], infos[a]).any() for a in live):
+                raise InvariantError("mask", f"round {rounds - 1}: a mask allows a move after the game ended")
+        for a, r in rewards.items():
+            totals[a] += r
+        if rounds > MAX_STEPS:
+            raise InvariantError("end", f"no end after {MAX_STEPS} rounds")
+    if check:
+        final = raw.game_state
+        if not game.is_terminal(final):
+            raise InvariantError("end", f"the episode stopped after {rounds} rounds in a non-terminal state")
+        returns = game.returns(final)
+        change = np.array(returns, dtype=float) - start_returns
+        summed = np.array([totals[a] for a in agents])
+        if not np.allclose(summed, change, atol=1e-9):
+            raise InvariantError("reward", f"rewards add up to {summed.tolist()}, the returns changed by {change.tolist()}")
+        if zero_sum and abs(sum(returns)) > 1e-9:
+            raise InvariantError("zero-sum", f"final returns {tuple(returns)} sum to {sum(returns)}")
+        if not raw.state_space.contains(raw.state()):
+            raise InvariantError("space", "end: state() is outside state_space")
+    return moves, trace
+
+
+def _obs_bytes(obs: Any) -> tuple[bytes, ...]:
+    """An observation as bytes (a Dict's entries in order, or the plain Box)."""
+    if isinstance(obs, dict):
+        return tuple(np.asarray(obs[k]).tobytes() for k in sorted(obs))
+    return (np.asarray(obs).tobytes(),)
+
+
+def _check_round(raw: Any, game: Any, rounds: int, live: list[str], expected: Any, rewards: dict, terms: dict,
+                 truncs: dict) -> None:
+    """The Parallel API's bookkeeping after one round (see the module docstring)."""
+    state = raw.game_state
+    if state != expected:
+        raise InvariantError("round", f"round {rounds - 1}: the env's state differs from the engine's after the round")
+    if not set(live) <= set(rewards) or set(terms) != set(live) or set(truncs) != set(live):
+        raise InvariantError("agents", f"round {rounds - 1}: rewards of {sorted(rewards)}, terminations of "
+                             f"{sorted(terms)}, truncations of {sorted(truncs)}; live agents {live}")
+    done = game.is_terminal(state)
+    cut = done and bool(getattr(game, "truncated", lambda s: False)(state))
+    if set(terms.values()) != {done and not cut} or set(truncs.values()) != {cut}:
+        raise InvariantError("done", f"round {rounds - 1}: terminations {terms}, truncations {truncs} for a game "
+                             f"{'stopped at its cap' if cut else 'over' if done else 'going on'}")
+    if list(raw.agents) != ([] if done else live):
+        raise InvariantError("agents", f"round {rounds - 1}: agents {raw.agents} after a round of {live} "
+                             f"({'game over' if done else 'game on'})")
+
+
+_TRACERS = {"aec": _trace_episode, "parallel": _trace_parallel}
+
+
+def _envs(mod: Any, form: str, options: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(checked, strict replay, PettingZoo form replay) envs of one variant in one form."""
+    if form == "parallel":
+        return mod.raw_parallel_env(**options), mod.raw_parallel_env(**options), mod.parallel_env(**options)
+    return mod.raw_env(**options), mod.raw_env(**options), mod.env(**options)
+
+
+def fuzz(game: str, episodes: int, seed: int = 0, options: dict[str, Any] | None = None, replays: bool = True,
+         form: str = "aec") -> FuzzReport:
+    """Play `episodes` random legal episodes of `game` in one env form and check the invariants.
 
     Args:
         game: a game id.
@@ -194,18 +361,23 @@ def fuzz(game: str, episodes: int, seed: int = 0, options: dict[str, Any] | None
             `options` names one variant).
         seed: episode `i` is dealt from seed `seed + i` (its reproducer seed).
         options: one variant's options instead of every variant.
-        replays: also replay each episode on `raw_env` and `env()` with the same
-            seed and compare (triples the cost).
+        replays: also replay each episode on the strict env and on PettingZoo's form (`env()` or
+            `parallel_env()`) with the same seed and compare (triples the cost).
+        form: "aec" (`raw_env`) or "parallel" (`raw_parallel_env`), one of the game's `fuzz_forms`.
 
     Returns:
         A `FuzzReport` (episodes, steps, failures with reproducer seeds).
     """
     if episodes < 1:
         raise ValueError(f"episodes must be a positive integer, got {episodes!r}")
+    forms = envs.spec(game).fuzz_forms
+    if form not in forms:
+        raise ValueError(f"form must be one of {list(forms)} for {game}, got {form!r}")
     mod = envs.load(game)
     todo = [dict(options)] if options is not None else variants(game)
-    report = FuzzReport(game, variants=todo)
-    envs_of = [(mod.raw_env(**o), mod.raw_env(**o), mod.env(**o)) for o in todo]
+    report = FuzzReport(game, form, variants=todo)
+    envs_of = [_envs(mod, form, o) for o in todo]
+    trace_episode = _TRACERS[form]
     zero_sum = envs.spec(game).zero_sum
     t0 = time.perf_counter()
     for i in range(episodes):
@@ -213,17 +385,17 @@ def fuzz(game: str, episodes: int, seed: int = 0, options: dict[str, Any] | None
         checked, replay_raw, replay_env = envs_of[k]
         s = seed + i
         try:
-            moves, trace = _trace_episode(checked, s, True, zero_sum)
+            moves, trace = trace_episode(checked, s, True, zero_sum)
             if replays:
-                if _trace_episode(replay_raw, s, False, zero_sum)[1] != trace:
-                    raise InvariantError("replay", "the same seed and actions gave another episode on raw_env")
-                if _trace_episode(replay_env, s, False, zero_sum)[1] != trace:
-                    raise InvariantError("env", "env() and raw_env() differ on the same legal play")
+                if trace_episode(replay_raw, s, False, zero_sum)[1] != trace:
+                    raise InvariantError("replay", "the same seed and actions gave another episode on the strict env")
+                if trace_episode(replay_env, s, False, zero_sum)[1] != trace:
+                    raise InvariantError("env", "PettingZoo's form and the strict env differ on the same legal play")
             report.steps += moves
         except InvariantError as v:
-            report.failures.append(Failure(todo[k], s, v.check, str(v)))
+            report.failures.append(Failure(todo[k], s, v.check, str(v), form))
         except Exception as e:  # a crash anywhere is a finding too
-            report.failures.append(Failure(todo[k], s, "crash", f"{type(e).__name__}: {e}"))
+            report.failures.append(Failure(todo[k], s, "crash", f"{type(e).__name__}: {e}", form))
         report.episodes += 1
     report.seconds = time.perf_counter() - t0
     return report
@@ -251,7 +423,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=_positive, default=1000, help="episodes to play (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="episode i is dealt from seed + i (default 0)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="one variant instead of all (repeatable)")
-    p.add_argument("--no-replays", action="store_true", help="skip the same-seed raw_env and env() replays")
+    p.add_argument("--form", choices=FUZZ_FORMS, default=None,
+                   help="one env form: aec (raw_env) or parallel (raw_parallel_env); default: each of the game's")
+    p.add_argument("--no-replays", action="store_true", help="skip the same-seed strict and PettingZoo-form replays")
     p.add_argument("--max-failures", type=_positive, default=20, help="failures printed (default 20)")
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
@@ -262,11 +436,18 @@ def main(argv: list[str] | None = None) -> int:
             envs.make_game(args.game, **options)
     except ValueError as e:
         p.error(str(e))
-    report = fuzz(args.game, args.episodes, args.seed, options, replays=not args.no_replays)
-    for f in report.failures[: args.max_failures]:
-        print(f"FAIL [{f.check}] {f.options or 'defaults'} seed {f.seed}: {f.message}\n  reproduce: {f.reproducer(args.game)}")
-    print(report.summary())
-    return 1 if report.failures else 0
+    forms = envs.spec(args.game).fuzz_forms
+    if args.form is not None and args.form not in forms:
+        p.error(f"{args.game} is fuzzed in the forms {', '.join(forms)}; --form {args.form} is not one of them")
+    failed = False
+    for form in [args.form] if args.form else forms:
+        report = fuzz(args.game, args.episodes, args.seed, options, replays=not args.no_replays, form=form)
+        for f in report.failures[: args.max_failures]:
+            print(f"FAIL [{f.check}] {f.options or 'defaults'} seed {f.seed}: {f.message}\n"
+                  f"  reproduce: {f.reproducer(args.game)}")
+        print(report.summary(), flush=True)
+        failed = failed or bool(report.failures)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

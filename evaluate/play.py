@@ -9,7 +9,9 @@
 Seats are 0-based (seat 0 is `player_0`). Each of your turns shows what your
 seat may know — built from the game's view of your seat, never from the whole
 state, so no other seat's hidden cards — then the legal moves numbered 1..k with
-their names; answer with a number or a name. `?` explains the goal and the move
+their names; answer with a number or a name (or, where the game's spec reads one, a move in the game's own
+notation: in RoboRally any card of your hand by name, `M1/560`, even one the card-class reduction does not
+list, which then goes in as the interchangeable card listed, and you are told so). `?` explains the goal and the move
 names, `:exit` leaves (after a confirmation; no move name starts with ":"), and the
 end of input ends the game. A game with rounds says how each round ended (its
 spec's `round_summary`). RoboRally also writes a picture of
@@ -20,6 +22,7 @@ by one (you take the next seat, every agent moves along with you).
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -55,6 +58,14 @@ def write_picture(game_name: str, game: Any, view: Any, path: str, labels: list[
     envs.spec(game_name).write_picture(game, view, path, labels)
 
 
+def _hook(where: str | None) -> Callable[..., Any] | None:
+    """The function a spec names as "module:function" (None when it names none)."""
+    if where is None:
+        return None
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 class QuitRequestError(Exception):
     """The user asked to leave (`:exit`, confirmed) or the input ended."""
 
@@ -68,10 +79,11 @@ def help_text(game_name: str) -> str:
 
 
 def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
-    """A legal action chosen by the user (number or listed name); raises QuitRequestError on a confirmed
-    `:exit` or the end of input."""
+    """A legal action chosen by the user (number, listed name, or the game's own notation where its spec reads
+    one, `GameSpec.read_move`); raises QuitRequestError on a confirmed `:exit` or the end of input."""
     legal = list(game.legal_actions(state))
     names = [game.action_to_string(state, a) for a in legal]
+    read_move = _hook(envs.spec(game_name).read_move)
     say("\n".join(f"  {i}. {name}" for i, name in enumerate(names, 1)))
     by_name = {" ".join(n.lower().split()): a for n, a in zip(names, legal)}
     while True:
@@ -88,6 +100,16 @@ def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], s
             continue
         if key in by_name:
             return by_name[key]
+        try:
+            read = read_move(game, state, text) if read_move is not None else None
+        except ValueError as e:
+            say(f"'{text.strip()}': {e}")
+            continue
+        if read is not None:
+            action, note = read
+            if note:
+                say(note)
+            return action
         if key == LEAVE:
             try:
                 sure = ask("leave the game? [y/N] ")

@@ -25,6 +25,9 @@ from typing import Any
 
 from envs.core.options import Option, declared_options, make_config
 
+#: The env forms a game may ask the fuzzer to play (`GameSpec.fuzz_forms`).
+FUZZ_FORMS = ("aec", "parallel")
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -47,6 +50,8 @@ class GameSpec:
         reward_options: options that change only the returns (never the rules, the views or the legal
             moves): a policy trained under one value plays under any other (`agents.options`).
         fuzz_variants: option sets with open domains that the fuzzer tries beside the defaults.
+        fuzz_forms: the env forms the fuzzer plays: "aec" (`raw_env`, replayed on `env()`) and, for a game with a
+            native Parallel env, "parallel" (`raw_parallel_env`, replayed on `parallel_env()`).
         move_help: what the move names mean, shown on `?` in terminal play.
         goal: how the game is won, in a sentence or two for a person (shown on `?` in terminal play).
         round_summary: `round_summary(game, before, after, names) -> str | None`, for games played in rounds:
@@ -56,6 +61,10 @@ class GameSpec:
             (terminal play; a move is described by the engine's `action_to_string`).
         write_picture: `write_picture(game, view, path, labels)`, a PNG of what a seat sees, for games with a
             picture; `labels[s]` says who plays seat s ("you", an agent id).
+        read_move: "module:function" reading a move a person types in the game's own notation, beyond the listed
+            numbers and names (terminal play): `function(game, state, text) -> (action, note) | None`, None where
+            `text` is not in that notation; a `ValueError` whose message says why a move so written cannot be played
+            now; `note` (or "") tells the person how the move was read.
         seat_label: `seat_label(seat) -> str`, how a person calls a seat (default `player_<seat>`), used by
             terminal play wherever it names a seat (RoboRally: "robot 1" for seat 0, as on its board).
         examples: runnable `python -m evaluate` argument strings, shown in the game's help.
@@ -89,12 +98,14 @@ class GameSpec:
     preset_keys: tuple[str, ...] = ()
     reward_options: tuple[str, ...] = ()
     fuzz_variants: tuple[Mapping[str, Any], ...] = ()
+    fuzz_forms: tuple[str, ...] = ("aec",)
     move_help: str = ""
     goal: str = ""
     round_summary: Callable[[Any, Any, Any, list[str]], str | None] | None = None
     describe_view: Callable[[Any, Any], str] | None = None
     write_picture: Callable[..., None] | None = None
     seat_label: Callable[[int], str] | None = None
+    read_move: str | None = None
     examples: tuple[str, ...] = ()
     league_deals: int = 50
     league_members: tuple[str, ...] = ()
@@ -112,6 +123,8 @@ class GameSpec:
             raise ValueError(f"a game id is lower-case letters, digits and '_', got {self.id!r}")
         if not self.default_lineup:
             raise ValueError(f"{self.id}: default_lineup needs at least one agent id")
+        if not self.fuzz_forms or not set(self.fuzz_forms) <= set(FUZZ_FORMS):
+            raise ValueError(f"{self.id}: fuzz_forms must be some of {list(FUZZ_FORMS)}, got {self.fuzz_forms!r}")
 
     def make_game(self, **options: Any) -> Any:
         """The rules engine for these options (a bad option raises `ValueError` naming the allowed ones)."""

@@ -724,5 +724,9 @@ class LamaGame:
             flag = "in " if state.active[i] else "out"
             lines.append(f"{mark} player_{i} [{flag}] total {state.totals[i]:3d} | {cards.strip() or '-'}")
         if state.game_over:
-            lines.append(f"game over: winners {[f'player_{i}' for i in self.winners(state)]}")
+            won = [f"player_{i}" for i in self.winners(state)]
+            if len(won) == 1:
+                lines.append(f"game over. Winner: {won[0]}")
+            else:  # a tie for the fewest points: every tied seat wins
+                lines.append(f"game over. Winners: {', '.join(won[:-1])} and {won[-1]}")
         return "\n".join(lines)

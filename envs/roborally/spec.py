@@ -41,9 +41,12 @@ def describe_view(game: Any, view: Any) -> str:
     if waiting:
         behind = "; ".join(f"{card_name(cl[0], game.numbering)} before "
                            + ", ".join(card_name(c, game.numbering) for c in cl[1:]) for cl in waiting)
+        example = card_name(waiting[0][1], game.numbering)
         lines.append(f"cards of one class are offered lowest first ({behind}): the seed counts every rotation card "
-                     "of one kind, and moves of one kind with consecutive numbers, as one card, so a program differs "
-                     "only in its classes")
+                     "of one kind, and moves of one kind with consecutive numbers, as one card (the same effect this "
+                     "turn), so a program differs only in its classes; every rules preset and action mode does so (no "
+                     f"env option lists the others), but you may type any card of your hand by name (e.g. {example}): "
+                     "it goes in as the lowest of its class")
     return "\n".join(lines)
 
 
@@ -74,16 +77,20 @@ SPEC = GameSpec(
     reward_options=("reward",),
     fuzz_variants=tuple([{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2}]
                         + [{"board": b} for b in BOARDS]),
+    fuzz_forms=("aec", "parallel"),
     goal=("be the first robot to touch every flag in order (F1, then F2, ...); each turn you program five "
           "registers with cards from your hand, and the robots move register by register, by card priority."),
     move_help=(
         "register R: CARD puts that program card in register R (M1/M2/M3 move, B back up, L/R turn, "
         "U U-turn; the number is its priority); a whole program lists the cards of every free register; "
+        "instead of a listed move you may type any card of your hand (M1/560, or /560), or in program mode a whole "
+        "program as its cards in register order; "
         "NOOP: no choice to make; POWER_DOWN: announce a power-down for the next turn."
     ),
     describe_view=describe_view,
     write_picture=write_picture,
     seat_label=seat_label,
+    read_move="evaluate.roborally.person:read_move",
     examples=(
         "roborally --agents roborally/greedy,roborally/random --games 200",
         "roborally --option board=race_medium --option num_robots=4 --agents roborally/greedy*4 --games 100",

@@ -2,24 +2,90 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import envs
+from envs.core.parallel import GameParallelEnv
 from envs.primi_composti.rules import PrimiCompostiGame
+from envs.roborally.rules import RoboRallyGame
 from envs.the_game.rules import TheGame
 from evaluate.fuzz import fuzz, main, variants
 
+FORMS = [(g, f) for g in envs.available_games() for f in envs.spec(g).fuzz_forms]
 
-@pytest.mark.parametrize("game", envs.available_games())
-def test_every_variant_fuzzes_clean(game):
+
+def test_roborally_is_fuzzed_in_both_forms():
+    assert envs.spec("roborally").fuzz_forms == ("aec", "parallel")
+    assert all(envs.spec(g).fuzz_forms == ("aec",) for g in envs.available_games() if g != "roborally")
+    with pytest.raises(ValueError, match=r"fuzz_forms must be some of \['aec', 'parallel'\], got \('turns',\)"):
+        dataclasses.replace(envs.spec("lama"), fuzz_forms=("turns",))
+
+
+@pytest.mark.parametrize("game, form", FORMS, ids=[f"{g}-{f}" for g, f in FORMS])
+def test_every_variant_fuzzes_clean(game, form):
     todo = variants(game)
     assert len(todo) >= (4 if game == "simple_poker" else 10)
     # RoboRally episodes are about 150 moves: fewer of them per variant keep the test short.
-    episodes = 2 * len(todo) if game == "roborally" else max(300, 30 * len(todo))
-    report = fuzz(game, episodes, seed=0)
+    episodes = len(todo) if game == "roborally" else max(300, 30 * len(todo))
+    report = fuzz(game, episodes, seed=0, form=form)
     assert report.failures == []
     assert report.episodes == episodes and report.steps >= episodes and report.variants == todo
+
+
+def test_parallel_mask_that_disagrees_with_the_rules_is_found(monkeypatch):
+    original = RoboRallyGame.seat_mask
+
+    def fewer(self, state, seat):
+        mask = original(self, state, seat)
+        legal = np.flatnonzero(mask)
+        if seat == 1 and len(legal) > 1:
+            mask[legal[-1]] = 0
+        return mask
+
+    monkeypatch.setattr(RoboRallyGame, "seat_mask", fewer)
+    report = fuzz("roborally", 2, seed=5, options={}, form="parallel")
+    assert [f.check for f in report.failures] == ["mask", "mask"]
+    assert "player_1's mask allows" in report.failures[0].message
+    assert report.failures[0].reproducer("roborally") == "python -m evaluate.fuzz roborally --episodes 1 --seed 5 --form parallel"
+
+
+def test_parallel_rewards_that_do_not_add_up_are_found(monkeypatch):
+    original = GameParallelEnv.step
+
+    def doubled(self, actions):
+        obs, rewards, terms, truncs, infos = original(self, actions)
+        return obs, {a: 2 * r for a, r in rewards.items()}, terms, truncs, infos
+
+    monkeypatch.setattr(GameParallelEnv, "step", doubled)
+    report = fuzz("roborally", 1, seed=0, options={"board": "tiny", "reward": "progress"}, form="parallel",
+                    replays=False)
+    assert [f.check for f in report.failures] == ["reward"]
+
+
+def test_parallel_round_without_every_live_agent_is_found(monkeypatch):
+    original = GameParallelEnv.step
+
+    def lenient(self, actions):  # fills in a missing agent's action instead of refusing the round
+        filled = {a: actions.get(a, int(np.flatnonzero(self.game.seat_mask(self.game_state, self._seat[a]))[0]))
+                  for a in self.agents}
+        return original(self, filled)
+
+    monkeypatch.setattr(GameParallelEnv, "step", lenient)
+    report = fuzz("roborally", 1, seed=0, options={}, form="parallel", replays=False)
+    assert [f.check for f in report.failures] == ["all-act"]
+
+
+def test_parallel_form_cli(capsys):
+    assert main(["roborally", "--episodes", "2", "--form", "parallel", "--option", "board=tiny"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("roborally (parallel): 2 episodes over 1 variants, ")
+    with pytest.raises(SystemExit) as ex:
+        main(["lama", "--form", "parallel"])
+    assert ex.value.code == 2
+    assert "lama is fuzzed in the forms aec; --form parallel is not one of them" in capsys.readouterr().err
 
 
 def test_variants_cover_player_counts_and_presets():

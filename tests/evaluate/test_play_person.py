@@ -62,6 +62,41 @@ def test_roborally_hand_by_name_with_played_cards_removed():
     assert "     0   1   2" in first  # column numbers over the board
 
 
+def test_roborally_any_card_of_the_hand_by_name():
+    out: list[str] = []
+    # seed 3, robot 1's hand: U/10 U/30 R/190 L/320 M1/530 M1/560 M1/620 M2/720 M2/740 (U/30 waits behind U/10)
+    answers = ["U/30", "u/10", "m3/620", "/999", "M2/740"]
+    play_session("roborally", 0, ["roborally/greedy"], {}, seed=3, ask=Script(answers, tail=None), say=out.append)
+    text = "\n".join(out)
+    first = text.split("you: register 1")[0]
+    assert "(no env option lists the others), but you may type any card of your hand by name (e.g. U/30)" in first
+    assert out[out.index("you: register 1: U/10") - 1].startswith("playing U/30 as U/10: cards of one class have the "
+                                                                  "same effect this turn")
+    assert "'u/10': U/10 is in register 1 already" in text
+    assert "'m3/620': M3/620: the card of priority 620 in your hand is M1/620" in text
+    assert "'/999': no card of priority 999 in your hand (U/30 R/190 L/320 M1/530 M1/560 M1/620 M2/720 M2/740)" in text
+    assert "you: register 2: M2/740" in text and "playing M2/740" not in text  # a card offered as it is
+
+
+def test_roborally_program_mode_reads_a_whole_program_by_its_cards():
+    from evaluate.roborally.person import read_move
+
+    game = envs.make_game("roborally", action_mode="program")
+    state = game.initial_state(np.random.default_rng(3))
+    action, note = read_move(game, state, "U/30 R/190 M1/530 M1/560 M2/720")
+    assert action in game.legal_actions(state) and game.action_to_string(state, action) == "U/10 R/190 M1/530 M1/560 M2/720"
+    assert note.startswith("playing U/30 as U/10: ")
+    action, note = read_move(game, state, "u/10 u/30 r/190 l/320 m1/530")
+    assert game.action_to_string(state, action) == "U/10 U/30 R/190 L/320 M1/530" and note == ""
+    with pytest.raises(ValueError, match="a program here is 5 cards"):
+        read_move(game, state, "U/10 R/190")
+    with pytest.raises(ValueError, match="POWER_DOWN cannot be announced now"):  # undamaged robot
+        read_move(game, state, "U/30 R/190 M1/530 M1/560 M2/720 power_down")
+    with pytest.raises(ValueError, match="one register only"):
+        read_move(game, state, "U/10 U/10 R/190 L/320 M1/530")
+    assert read_move(game, state, "hello") is None and read_move(game, state, "3") is None
+
+
 def test_lama_quit_is_a_move_and_exit_leaves():
     out: list[str] = []
     ask = Script(["?", "q", ":exit", "n", "quit", ":exit", "y"])
@@ -83,6 +118,20 @@ def test_lama_round_summaries_and_plain_winners():
     assert "a chip returned" in text
     winners = [i for i, r in enumerate(res[0]) if r > 0]
     assert out[-1] == ("you win" if winners == [0] else f"player_{winners[0]} wins") or "share" in out[-1]
+    board = out[out.index("--- game over ---") + 1]
+    names = [f"player_{i}" for i in winners]
+    assert board.splitlines()[-1] == (f"game over. Winner: {names[0]}" if len(names) == 1
+                                      else f"game over. Winners: {', '.join(names[:-1])} and {names[-1]}")
+    assert "[" not in board.splitlines()[-1]
+
+
+@pytest.mark.parametrize("totals, line", [((30, 12, 40), "game over. Winner: player_1"),
+                                          ((9, 20, 9, 31), "game over. Winners: player_0 and player_2"),
+                                          ((5, 5, 5), "game over. Winners: player_0, player_1 and player_2")])
+def test_lama_render_names_winners_plainly(totals, line):
+    game = envs.make_game("lama", num_players=len(totals))
+    state = game.initial_state(np.random.default_rng(0))._replace(totals=totals, game_over=True)
+    assert game.render(state).splitlines()[-1] == line
 
 
 def test_record_with_games_is_refused(capsys, tmp_path):
