@@ -64,12 +64,13 @@ class Shadow:
 
     def start(self, deal_seed, seat):
         n = self.game.num_players
+        first = self.episode  # the episode index the table's line-up is drawn at (`pick_line_up`)
         d, drawn, stream = episode_seeds(self.seed, self.table, self.episode, n)
         self.episode += 1
         assert d == deal_seed  # RoboRally never deals again: the learner programs in the first turn
         assert seat == (drawn if self.fixed_seat is None else self.fixed_seat)
         self.seat = seat
-        self.shared = {"rng": stream}
+        self.shared = {"rng": stream, "table": self.table, "episode": first}
         opps = self.make_opponents(self.shared)
         self.seated = [None] * n
         for k, agent in enumerate(opps):
