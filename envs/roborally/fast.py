@@ -32,7 +32,9 @@ The vector env's kernels (`envs.roborally.vector`): `Tables` (one row a table), 
 random opponents only): the programming sub-steps of `action_mode="register"` (`mask_row`, `apply_row`:
 `RoboRallyGame.seat_mask` / `apply`), the turn by `turn_kernel` and the next deal by `deal_seeded`, the
 observation by `observe_row` (`RoboRallyEncoder.encode`, bit for bit), returns by `learner_return`
-(`RoboRallyGame.returns`, `potential_of` = `rules.potential`).
+(`RoboRallyGame.returns`, `potential_of` = `rules.potential`). Opponent line-ups are drawn per table per episode
+(`deal_row`); a batch policy's seat (code <= `BATCH_CODE`) pauses its table at each sub-step where it has a choice
+(`Tables.phase`) and `vec_step` goes on there with the policy's move (`SKIP` elsewhere).
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_next, nb_pick_line_up
+from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
 from envs.roborally.rules import HAND, MAX_DAMAGE, REENTRY_DAMAGE, REGISTERS, RoboRallyGame, Robot, State

@@ -9,6 +9,7 @@ from test_roborally_vector import RandomMirror, _replay  # the shadow replay of 
 
 import agents
 from agents.roborally.strategies import GreedyProgram
+from agents.vector import resolve_opponents
 from envs.core.game import IllegalActionError
 from envs.core.vector import BatchPolicy, Pool, pick_line_up, table_key
 from envs.roborally.encoding import RoboRallyEncoder
@@ -114,7 +115,7 @@ def test_set_opponents_takes_effect_at_each_tables_next_episode():
             break
     assert ended.all() and asked
     # back to a kernel line-up (a pool): the batch policy plays out the episodes it sits in, then is asked no more
-    venv.set_opponents(Pool([["roborally/greedy"], ["random"]]))
+    venv.set_opponents(resolve_opponents("roborally", Pool([["roborally/greedy"], ["random"]])))
     ended[:] = False
     for _ in range(400):
         masks = venv.action_masks()
