@@ -1571,9 +1571,9 @@ def deal_row(bd, T, S, r, keep_seat):
 @numba.njit(inline="always")
 def open_row(decide, bd, T, B, S, r, first):
     """Play table r's opening (from its deal, or on from a batch policy's move `first` >= 0) up to the learner's
-    first decision: the opponents' return goes to `carry` and the table is observed. Pauses (phase stays 2) where
-    a batch policy has a choice to make. A deal that ends before the learner decides is dealt again from the next
-    episode index (up to 10,000 times)."""
+    first decision (phase 0; the caller observes the table): the opponents' return goes to `carry`. Pauses (phase
+    stays 2) where a batch policy has a choice to make. A deal that ends before the learner decides is dealt again
+    from the next episode index (up to 10,000 times)."""
     for _attempt in range(10_000):
         status = advance_row(decide, bd, T, B, r, S, first)
         first = -1
@@ -1585,8 +1585,6 @@ def open_row(decide, bd, T, B, S, r, first):
         if not T.over[r]:
             T.phase[r] = 0
             T.carry[r] = learner_return(bd, T, r, S) - T.mid[r]
-            observe_row(bd, T, r, T.learner[r], S, B.obs, r)
-            mask_row(T, r, S, T.learner[r], B.mask, r)
             return
         deal_row(bd, T, S, r, True)
     T.phase[r] = 0
@@ -1605,13 +1603,16 @@ def vec_reset(decide, bd, T, B, S, fresh):
             T.episode[r] = 0
         deal_row(bd, T, S, r, False)
         open_row(decide, bd, T, B, S, r, -1)
+        if T.phase[r] == 0:
+            observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+            mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
 @numba.njit(inline="always")
 def finish_step(bd, T, B, S, r, refused, a):
     """Table r's learner step has ended (the learner's next decision, the game's end, or its action `a` refused):
     write its reward and flags; an ended episode is observed into `final_obs` and the table dealt anew (returns
-    True: the caller plays its opening, same-step autoreset), else the table is observed."""
+    True: the caller plays its opening, same-step autoreset)."""
     L = T.learner[r]
     if refused:
         rew = S.illegal_reward
@@ -1639,9 +1640,6 @@ def finish_step(bd, T, B, S, r, refused, a):
         B.final_ret[r] = T.ep_ret[r]
         B.final_len[r] = T.ep_len[r]
         deal_row(bd, T, S, r, False)
-    else:
-        observe_row(bd, T, r, L, S, B.obs, r)
-        mask_row(T, r, S, L, B.mask, r)
     return done
 
 
@@ -1664,7 +1662,8 @@ def vec_step(decide, bd, T, B, S, actions):
         a = actions[r]
         if a == SKIP:
             continue
-        if T.phase[r] != 2:
+        opening = T.phase[r] == 2
+        if not opening:
             refused = False
             first = -1
             if T.phase[r] == 0:
@@ -1690,10 +1689,13 @@ def vec_step(decide, bd, T, B, S, actions):
                 status = advance_row(decide, bd, T, B, r, S, first)
                 if status == ADV_PAUSE:
                     continue
-            if not finish_step(bd, T, B, S, r, refused, a):
-                continue
-            a = -1  # a new episode: its opening from the deal
-        open_row(decide, bd, T, B, S, r, a)
+            opening = finish_step(bd, T, B, S, r, refused, a)
+            a = -1  # an ended episode: the next one's opening from the deal
+        if opening:
+            open_row(decide, bd, T, B, S, r, a)
+        if T.phase[r] == 0:  # at the learner's decision (one observation site for every path)
+            observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+            mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
 @numba.njit(inline="always")
