@@ -1527,7 +1527,8 @@ def _fail(B, r, status, seat, act):
         B.err[3] = act
 
 
-@numba.njit(inline="always")
+# Not inlined: a call per episode costs nothing, and its four call sites would each compile a copy of the deal.
+@numba.njit(cache=True)
 def deal_row(bd, T, S, r, keep_seat):
     """Deal table r's next episode: deal seed, learner's seat, line-up (`nb_pick_line_up`) and random stream from
     its key and episode counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before
