@@ -546,7 +546,13 @@ class CompiledVectorEnv(VectorEnv):
 
     def _serve_batch(self) -> None:
         """Play the batch policies' turns until every table is at a learner decision: one call of each policy over
-        every table where it is to move, then one kernel call that goes on at all of them."""
+        every table where it is to move, then one kernel call that goes on at all of them. A policy's error leaves
+        tables paused: `step` then refuses until `reset` (which deals every table anew)."""
+        self._paused_by_error = True
+        self._serve_rounds()
+        self._paused_by_error = False
+
+    def _serve_rounds(self) -> None:
         for _ in range(1_000_000):
             rows = self._paused_rows()
             if rows.size == 0:
@@ -634,6 +640,9 @@ class CompiledVectorEnv(VectorEnv):
         """
         if not self._started:
             raise RuntimeError("the vector env was never reset: call reset() first")
+        if getattr(self, "_paused_by_error", False):
+            raise RuntimeError("a batch policy failed during the last reset or step and tables are paused at its "
+                               "turn: call reset()")
         acts = self._check_actions(actions)
         self._step_kernel(acts)
         self._serve_batch()

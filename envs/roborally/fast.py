@@ -32,7 +32,9 @@ The vector env's kernels (`envs.roborally.vector`): `Tables` (one row a table), 
 random opponents only): the programming sub-steps of `action_mode="register"` (`mask_row`, `apply_row`:
 `RoboRallyGame.seat_mask` / `apply`), the turn by `turn_kernel` and the next deal by `deal_seeded`, the
 observation by `observe_row` (`RoboRallyEncoder.encode`, bit for bit), returns by `learner_return`
-(`RoboRallyGame.returns`, `potential_of` = `rules.potential`).
+(`RoboRallyGame.returns`, `potential_of` = `rules.potential`). Opponent line-ups are drawn per table per episode
+(`deal_row`); a batch policy's seat (code <= `BATCH_CODE`) pauses its table at each sub-step where it has a choice
+(`Tables.phase`) and `vec_step` goes on there with the policy's move (`SKIP` elsewhere).
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_next, nb_pick_line_up
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
-from envs.core.vector import nb_episode_seeds, nb_next
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
 from envs.roborally.rules import HAND, MAX_DAMAGE, REENTRY_DAMAGE, REGISTERS, RoboRallyGame, Robot, State
@@ -1130,6 +1132,10 @@ LEARNER_CODE = -2
 #: `Buffers.err[1]` statuses: an opponent's plan was not legal / ten thousand deals ended before the learner decided.
 ERR_OFF_PLAN = -2
 ERR_REDEALS = -3
+#: What `advance_row` stopped at: the learner's decision or the game's end / a batch policy's choice / a failure.
+ADV_DONE, ADV_PAUSE, ADV_FAIL = 0, 1, -1
+#: `opponent_action`'s answer at a batch policy's seat with a choice to make (the kernels pause there).
+WAIT = -2
 #: Observation fields the kernels write (offsets in `Settings.off`, in this order); the rest is `Settings.static`.
 OBS_FIELDS = ("own_robot", "other_robots", "facing", "own_next_flag", "own_archive", "hand", "registers", "locked",
               "robots", "round", "turn")
@@ -1145,8 +1151,11 @@ class Tables(NamedTuple):
     `seed`. Then the learner's seat `learner`, each seat's policy code `codes` (N, n), the planning opponents'
     slots `plan` (N, n, 5) with the turn they were planned `plan_turn` (-1: none) and their length `plan_len`,
     the table's key `key` and episode counter `episode`, its random-opponent stream `rng`, the reward owed to the
-    learner's next step `carry`, the episode's return `ep_ret` and learner decisions `ep_len`; `scratch`
-    (1, A) int8, `cards` (5,) int64 and `trace` (0, n, NFIELDS) are scratch.
+    learner's next step `carry`, the episode's return `ep_ret` and learner decisions `ep_len`; the line-up drawn
+    `line`; `phase`: 0 at the learner's decision, 1 paused at a batch policy's choice inside the learner's step,
+    2 paused inside an episode's opening; `mid` the learner's return where the opponents' moves began (after its
+    move, or at the deal) and `acc` the step's reward up to there; `scratch` (1, A) int8, `cards` (5,) int64 and
+    `trace` (0, n, NFIELDS) are scratch.
     """
 
     R: np.ndarray
@@ -1172,6 +1181,10 @@ class Tables(NamedTuple):
     carry: np.ndarray
     ep_ret: np.ndarray
     ep_len: np.ndarray
+    line: np.ndarray
+    phase: np.ndarray
+    mid: np.ndarray
+    acc: np.ndarray
     scratch: np.ndarray
     cards: np.ndarray
     trace: np.ndarray
@@ -1187,17 +1200,19 @@ def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:
         np.zeros((N, n, HAND), i64), np.zeros(N, i64), np.zeros(N, np.bool_), np.zeros(N, np.bool_),
         np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n, REGISTERS), i64),
         np.full((N, n), -1, i64), np.zeros((N, n), i64), np.zeros(N, np.uint64), np.zeros(N, i64),
-        np.zeros(N, np.uint64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros((1, num_actions), np.int8),
+        np.zeros(N, np.uint64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64),
+        np.zeros(N), np.zeros(N), np.zeros((1, num_actions), np.int8),
         np.zeros(REGISTERS, i64), np.zeros((0, n, NFIELDS), i32),
     )
 
 
 class Settings(NamedTuple):
     """A vector env's fixed settings: `num_actions`, `rounds` (5, or 6 with the power round), `progress` (the
-    shaped reward), `max_turns` (game turns, -1: none), `fixed_seat` (-1: drawn), `illegal_reward`, the line-up's
-    codes `line_codes[k]` (the opponent k + 1 seats after the learner); the start robots `R0` (n, NFIELDS) and
-    their potentials `phi0`; for observations `lives` (the encoder's), `static` (the board planes, D float32),
-    `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2)."""
+    shaped reward), `max_turns` (game turns, -1: none), `fixed_seat` (-1: drawn), `illegal_reward`, the line-ups
+    (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` the code of the opponent k + 1 seats after the
+    learner in line-up i, drawn per episode by the cumulative weights `line_cum`; the start robots `R0`
+    (n, NFIELDS) and their potentials `phi0`; for observations `lives` (the encoder's), `static` (the board planes,
+    D float32), `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2)."""
 
     num_actions: int
     rounds: int
@@ -1206,6 +1221,7 @@ class Settings(NamedTuple):
     fixed_seat: int
     illegal_reward: float
     line_codes: np.ndarray
+    line_cum: np.ndarray
     R0: np.ndarray
     phi0: np.ndarray
     lives: int
@@ -1365,6 +1381,13 @@ def observe_rows(bd, T, rows, seats, S, out):
         observe_row(bd, T, rows[k], seats[k], S, out, k)
 
 
+@numba.njit(cache=True)
+def mask_rows(T, rows, seats, S, out):
+    """`out[k]` = the legal actions of seat `seats[k]` at table `rows[k]` (int8, as `RoboRallyGame.seat_mask`)."""
+    for k in range(rows.shape[0]):
+        mask_row(T, rows[k], S, seats[k], out, k)
+
+
 @numba.njit(inline="always")
 def _new_hands(bd, T, r):
     """Deal table r's turn (the plain engine's shuffle) and class every hand's slots."""
@@ -1436,12 +1459,14 @@ def opponent_action(decide, bd, T, r, S, seat):
     stream), or as `agents.roborally.solo.ProgramPlanner.act` plays `decide`'s program (planned at its first
     decision of a turn that offers a choice; the only legal action where there is one; NOOP in the power
     round). `decide` draws from the table's stream (`T.rng[r:r + 1]`, the same SplitMix64 state as `nb_next`'s)
-    where it is random. -1: the plan is not legal."""
+    where it is random. -1: the plan is not legal; `WAIT`: a batch policy's seat with a choice to make."""
     count = mask_row(T, r, S, seat, T.scratch, 0)
     row = T.scratch[0]
     if count == 1:
         return _nth_legal(row, 0)
     code = T.codes[r, seat]
+    if code <= BATCH_CODE:
+        return WAIT  # a batch policy's choice: the env asks it (a forced sub-step was played above)
     if code == RANDOM_CODE:
         return _nth_legal(row, np.int64(nb_next(T.rng, r) % np.uint64(count)))
     n = T.R.shape[1]
@@ -1469,20 +1494,28 @@ def opponent_action(decide, bd, T, r, S, seat):
 
 
 @numba.njit(inline="always")
-def advance_row(decide, bd, T, B, r, S):
-    """Play table r's opponents until the learner is to act or the game ends; False when an opponent failed."""
+def advance_row(decide, bd, T, B, r, S, first):
+    """Play table r's opponents until the learner is to act, the game ends or a batch policy has a choice to make
+    (`ADV_DONE`, `ADV_PAUSE`; `ADV_FAIL`: an opponent's plan was not legal). `first` >= 0 is the move of the seat to
+    move now (a batch policy's, the env checked it), played before the kernels go on."""
     n = T.R.shape[1]
     L = T.learner[r]
     while not T.over[r]:
         seat = T.step[r] % n
-        if seat == L:
-            return True
-        a = opponent_action(decide, bd, T, r, S, seat)
-        if a < 0:
-            _fail(B, r, ERR_OFF_PLAN, seat, a)
-            return False
+        if first >= 0:
+            a = first
+            first = -1
+        else:
+            if seat == L:
+                return ADV_DONE
+            a = opponent_action(decide, bd, T, r, S, seat)
+            if a == WAIT:
+                return ADV_PAUSE
+            if a < 0:
+                _fail(B, r, ERR_OFF_PLAN, seat, a)
+                return ADV_FAIL
         apply_row(bd, T, r, S, seat, a)
-    return True
+    return ADV_DONE
 
 
 @numba.njit(inline="always")
@@ -1494,61 +1527,121 @@ def _fail(B, r, status, seat, act):
         B.err[3] = act
 
 
-@numba.njit(inline="always")
-def start_row(decide, bd, T, B, S, r):
-    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode counter),
-    seat the line-up and play the opponents up to the learner's first decision; their return goes to `carry`.
-    A deal that ends before the learner decides (never in RoboRally: the learner programs in the first turn)
-    would be dealt again from the next episode index, the seat kept, as `OpponentEnv` does."""
+# Not inlined: a call per episode costs nothing, and its four call sites would each compile a copy of the deal.
+@numba.njit(cache=True)
+def deal_row(bd, T, S, r, keep_seat):
+    """Deal table r's next episode: deal seed, learner's seat, line-up (`nb_pick_line_up`) and random stream from
+    its key and episode counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before
+    the learner's first decision, never in RoboRally: the learner programs in the first turn) keeps the learner's
+    seat and line-up, as `OpponentEnv` keeps its seat. The table enters its opening (phase 2, `open_row`)."""
     n = T.R.shape[1]
-    seat = S.fixed_seat
-    for attempt in range(10_000):
-        e = T.episode[r]
-        T.episode[r] = e + 1
-        deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
-        if attempt == 0 and S.fixed_seat < 0:
-            seat = drawn
-        T.seed[r] = deal_seed
+    e = T.episode[r]
+    T.episode[r] = e + 1
+    deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
+    if not keep_seat:
+        seat = drawn if S.fixed_seat < 0 else S.fixed_seat
+        li = nb_pick_line_up(S.line_cum, T.key[r], e)
+        T.line[r] = li
         T.learner[r] = seat
-        T.rng[r] = stream
         T.codes[r, seat] = LEARNER_CODE
         for k in range(n - 1):
-            T.codes[r, (seat + k + 1) % n] = S.line_codes[k]
-        for i in range(n):
-            for f in range(NFIELDS):
-                T.R[r, i, f] = S.R0[i, f]
-            for j in range(REGISTERS):
-                T.regs[r, i, j] = 0
-            T.used[r, i] = 0
-            T.plan_turn[r, i] = -1
-            T.plan_len[r, i] = 0
-        T.meta[r, M_WINNER] = -1
-        T.meta[r, M_TURN] = 0
-        T.meta[r, M_DECK] = 0
-        T.step[r] = 0
-        T.over[r] = False
-        T.capped[r] = False
+            T.codes[r, (seat + k + 1) % n] = S.line_codes[li, k]
         T.ep_ret[r] = 0.0
         T.ep_len[r] = 0
-        _new_hands(bd, T, r)
-        before = learner_return(bd, T, r, S)
-        if not advance_row(decide, bd, T, B, r, S):
+    T.seed[r] = deal_seed
+    T.rng[r] = stream
+    for i in range(n):
+        for f in range(NFIELDS):
+            T.R[r, i, f] = S.R0[i, f]
+        for j in range(REGISTERS):
+            T.regs[r, i, j] = 0
+        T.used[r, i] = 0
+        T.plan_turn[r, i] = -1
+        T.plan_len[r, i] = 0
+    T.meta[r, M_WINNER] = -1
+    T.meta[r, M_TURN] = 0
+    T.meta[r, M_DECK] = 0
+    T.step[r] = 0
+    T.over[r] = False
+    T.capped[r] = False
+    _new_hands(bd, T, r)
+    T.mid[r] = learner_return(bd, T, r, S)
+    T.phase[r] = 2
+
+
+@numba.njit(inline="always")
+def open_row(decide, bd, T, B, S, r, first):
+    """Play table r's opening (from its deal, or on from a batch policy's move `first` >= 0) up to the learner's
+    first decision (phase 0; the caller observes the table): the opponents' return goes to `carry`. Pauses (phase
+    stays 2) where a batch policy has a choice to make. A deal that ends before the learner decides is dealt again
+    from the next episode index (up to 10,000 times)."""
+    for _attempt in range(10_000):
+        status = advance_row(decide, bd, T, B, r, S, first)
+        first = -1
+        if status == ADV_PAUSE:
+            return
+        if status == ADV_FAIL:
+            T.phase[r] = 0
             return
         if not T.over[r]:
-            T.carry[r] = learner_return(bd, T, r, S) - before
+            T.phase[r] = 0
+            T.carry[r] = learner_return(bd, T, r, S) - T.mid[r]
             return
+        deal_row(bd, T, S, r, True)
+    T.phase[r] = 0
     _fail(B, r, ERR_REDEALS, -1, -1)
 
 
+# Two kernels (reset and step) with `advance_row` (the opponents' loop, the decide kernel inlined in it) at three
+# sites: one in reset (the opening), two in step (the learner's step, then an ended episode's next opening).
 @numba.njit(inline="always")
 def vec_reset(decide, bd, T, B, S, fresh):
-    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it (a table paused at a
+    batch policy's choice is observed when the step kernel goes on there)."""
+    B.err[0] = -1
     for r in range(T.seed.shape[0]):
         if fresh:
             T.episode[r] = 0
-        start_row(decide, bd, T, B, S, r)
-        observe_row(bd, T, r, T.learner[r], S, B.obs, r)
-        mask_row(T, r, S, T.learner[r], B.mask, r)
+        deal_row(bd, T, S, r, False)
+        open_row(decide, bd, T, B, S, r, -1)
+        if T.phase[r] == 0:
+            observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+            mask_row(T, r, S, T.learner[r], B.mask, r)
+
+
+@numba.njit(inline="always")
+def finish_step(bd, T, B, S, r, refused, a):
+    """Table r's learner step has ended (the learner's next decision, the game's end, or its action `a` refused):
+    write its reward and flags; an ended episode is observed into `final_obs` and the table dealt anew (returns
+    True: the caller plays its opening, same-step autoreset)."""
+    L = T.learner[r]
+    if refused:
+        rew = S.illegal_reward
+        term = True
+        trunc = False
+        B.illegal[r] = a
+        B.refused[r] = True
+    else:
+        rew = T.acc[r] + (learner_return(bd, T, r, S) - T.mid[r])
+        trunc = T.capped[r]
+        term = T.over[r] and not trunc
+    T.phase[r] = 0
+    T.carry[r] = 0.0
+    T.ep_ret[r] += rew
+    T.ep_len[r] += 1
+    B.reward[r] = rew
+    B.term[r] = term
+    B.trunc[r] = trunc
+    done = term or trunc
+    B.done[r] = done
+    if done:
+        observe_row(bd, T, r, L, S, B.final_obs, r)
+        B.final_seat[r] = L
+        B.final_deal[r] = T.seed[r]
+        B.final_ret[r] = T.ep_ret[r]
+        B.final_len[r] = T.ep_len[r]
+        deal_row(bd, T, S, r, False)
+    return done
 
 
 @numba.njit(inline="always")
@@ -1560,49 +1653,50 @@ def vec_step(decide, bd, T, B, S, actions):
     `illegal_reward`. Rewards as `OpponentEnv` adds them: (return after the learner's move − before) + the
     `carry` of the opponents' moves before its first decision, + (return after the opponents' − after the move).
     A game stopped by `max_turns` is a truncation (as `env()` shows it), every other end a termination.
+
+    Batch policies: a table where a batch policy has a choice to make pauses (`phase` 1 inside the learner's
+    step, 2 inside an episode's opening) with its outputs unwritten; the env calls this kernel again with that
+    policy's move at the paused tables and `SKIP` at the others, until no table is paused.
     """
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         a = actions[r]
-        L = T.learner[r]
-        B.illegal[r] = -1
-        B.refused[r] = False
-        ok = 0 <= a < S.num_actions
-        if ok:
-            mask_row(T, r, S, L, T.scratch, 0)
-            ok = T.scratch[0, a] != 0
-        if not ok:
-            rew = S.illegal_reward
-            term = True
-            trunc = False
-            B.illegal[r] = a
-            B.refused[r] = True
-        else:
-            before = learner_return(bd, T, r, S)
-            apply_row(bd, T, r, S, L, a)
-            mid = learner_return(bd, T, r, S)
-            rew = (mid - before) + T.carry[r]
-            advance_row(decide, bd, T, B, r, S)
-            rew += learner_return(bd, T, r, S) - mid
-            trunc = T.capped[r]
-            term = T.over[r] and not trunc
-        T.carry[r] = 0.0
-        T.ep_ret[r] += rew
-        T.ep_len[r] += 1
-        B.reward[r] = rew
-        B.term[r] = term
-        B.trunc[r] = trunc
-        done = term or trunc
-        B.done[r] = done
-        if done:
-            observe_row(bd, T, r, L, S, B.final_obs, r)
-            B.final_seat[r] = L
-            B.final_deal[r] = T.seed[r]
-            B.final_ret[r] = T.ep_ret[r]
-            B.final_len[r] = T.ep_len[r]
-            start_row(decide, bd, T, B, S, r)
-        observe_row(bd, T, r, T.learner[r], S, B.obs, r)
-        mask_row(T, r, S, T.learner[r], B.mask, r)
+        if a == SKIP:
+            continue
+        opening = T.phase[r] == 2
+        if not opening:
+            refused = False
+            first = -1
+            if T.phase[r] == 0:
+                L = T.learner[r]
+                B.illegal[r] = -1
+                B.refused[r] = False
+                ok = 0 <= a < S.num_actions
+                if ok:
+                    mask_row(T, r, S, L, T.scratch, 0)
+                    ok = T.scratch[0, a] != 0
+                if ok:
+                    before = learner_return(bd, T, r, S)
+                    apply_row(bd, T, r, S, L, a)
+                    mid = learner_return(bd, T, r, S)
+                    T.acc[r] = (mid - before) + T.carry[r]
+                    T.mid[r] = mid
+                    T.phase[r] = 1
+                else:
+                    refused = True
+            else:
+                first = a  # the batch policy's move, checked by the env
+            if not refused:
+                status = advance_row(decide, bd, T, B, r, S, first)
+                if status == ADV_PAUSE:
+                    continue
+            opening = finish_step(bd, T, B, S, r, refused, a)
+            a = -1  # an ended episode: the next one's opening from the deal
+        if opening:
+            open_row(decide, bd, T, B, S, r, a)
+        if T.phase[r] == 0:  # at the learner's decision (one observation site for every path)
+            observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+            mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
 @numba.njit(inline="always")

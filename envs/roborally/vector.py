@@ -8,6 +8,19 @@ NOOPs included; the observation is `RoboRallyEncoder`'s of the learner's view an
 `RoboRallyGame.returns` (`reward="win"` or `"progress"`), so a policy trained here plays in `OpponentEnv` and
 `env()` unchanged. A race stopped by the game's `max_turns` (game turns, the game's option as in `env()`) is a
 truncation, every other end a termination.
+
+Opponents: a line-up of `OpponentKernel`s (compiled, played inside the kernels) and `BatchPolicy`s (a function
+over many tables at once, e.g. a snapshot of a learned policy), or a `Pool` of line-ups drawn per table at each
+episode's start (`nb_pick_line_up`, from the episode key); `set_opponents` takes effect at each table's next
+episode. A batch policy plays exactly as the learner does: `action_mode="register"` is already sequential, one
+programming sub-step per seat in seat order (round 0 for robots 0..n-1, then round 1, ...; the power round last
+in the classic rules), every robot seeing only the locked registers of the others, so a batch opponent decides at
+its own sub-steps, from its own seat's observation (`RoboRallyEncoder` of its view) and with its own mask, the
+decisions a learned policy was trained on. Programming all registers at the turn's start instead would need a
+program-level action the learner's encoding does not have. The kernels pause a table at a batch seat's sub-step
+(its `phase`), the env calls each batch policy once over every table waiting on it and the step kernel goes on
+there; a forced sub-step (one legal action, e.g. NOOP with every register locked) is played in the kernel without
+asking, as for every opponent, since any legal answer is that action.
 """
 
 from __future__ import annotations
@@ -18,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CompiledVectorEnv, OpponentKernel, shared_kernels
+from envs.core.vector import CompiledVectorEnv, compile_line_ups
 from envs.roborally import fast
 from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.rules import Config, RoboRallyGame, potential
@@ -29,8 +42,10 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
 
     Args:
         num_envs: tables (>= 1).
-        opponents: `num_robots - 1` `OpponentKernel`s; `opponents[k]` drives the robot k + 1 seats after the
-            learner's. Kernels other than `RANDOM` must share one `kernels` object.
+        opponents: a line-up of `num_robots - 1` opponents (`OpponentKernel`s and `BatchPolicy`s; `opponents[k]`
+            drives the robot k + 1 seats after the learner's), or a `Pool` of line-ups drawn per table at each
+            episode's start. Kernels other than `RANDOM` must share one `kernels` object. `set_opponents`
+            replaces them.
         seed: the vector env's seed (None: fresh); table i's episodes follow from `table_key(seed, i)` alone,
             and each episode's `info["deal_seed"]` replays in `RoboRallyGame.deal`.
         control: `"one_seat"` (the only one so far).
@@ -46,7 +61,7 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
         self,
         num_envs: int,
         *,
-        opponents: Sequence[OpponentKernel],
+        opponents: Any,
         seed: int | None = None,
         control: str = "one_seat",
         seat: int | None = None,
@@ -69,31 +84,46 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
         self.encoder = RoboRallyEncoder(self.game)
         self.engine = fast.FastEngine(self.game)
         n = self.game.num_players
-        opponents = list(opponents)
-        if len(opponents) != n - 1:
-            raise ValueError(f"{n}-robot game needs {n - 1} opponents, got {len(opponents)}")
-        kernels = shared_kernels(opponents)
-        self.opponents = tuple(opponents)
-        self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
+        ups = compile_line_ups(opponents, n - 1, 0)
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
                     strict=strict, copy=copy, illegal_reward=illegal_reward)
-        lay = self.encoder.layout
-        b = self.game.board
-        r0 = self.engine.pack(self.game.deal(0)).robots
-        self._settings = fast.Settings(
-            self.game.num_actions, self.game.rounds, self.config.reward == "progress",
-            -1 if self.config.max_turns is None else int(self.config.max_turns), self.fixed_seat,
-            self.illegal_reward, np.array([o.code for o in opponents], np.int64), r0,
-            np.array([potential(b, r) for r in self.game.initial_robots()], np.float64), int(self.game.lives),
-            self.encoder._static.astype(np.float32), np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
-            np.array(b.flags, np.int64).reshape(-1, 2),
-        )
+        self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, self.game.num_actions)
         self._buffers = fast.Buffers(
             self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
             self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
             np.full(4, -1, np.int64),
         )
+
+    def _install(self, ups) -> None:
+        """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
+        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+        self._line_ups = ups
+        self._batch = ups.batch
+        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        lay = self.encoder.layout
+        b = self.game.board
+        r0 = self.engine.pack(self.game.deal(0)).robots
+        self._settings = fast.Settings(
+            self.game.num_actions, self.game.rounds, self.config.reward == "progress",
+            -1 if self.config.max_turns is None else int(self.config.max_turns), self.fixed_seat,
+            self.illegal_reward, ups.codes, ups.cum, r0,
+            np.array([potential(b, r) for r in self.game.initial_robots()], np.float64), int(self.game.lives),
+            self.encoder._static.astype(np.float32), np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
+            np.array(b.flags, np.int64).reshape(-1, 2),
+        )
+
+    def set_opponents(self, opponents: Any) -> None:
+        """New opponents (a line-up or a `Pool`): each table seats them at its next episode, never mid-episode.
+        New kernel opponents must share the compiled kernels of the present ones (or be random)."""
+        ups = compile_line_ups(opponents, self.num_players - 1, 0)
+        if ups.kernels is not None and self._line_ups.kernels is not None and ups.kernels is not self._line_ups.kernels:
+            raise ValueError("set_opponents: the new kernel opponents were compiled around other kernels than the "
+                             "present ones; build a new vector env for them")
+        if ups.kernels is None:
+            # tables still seated with the present kernel opponents play them out with the present kernels
+            ups = ups._replace(kernels=self._line_ups.kernels)
+        self._install(self._register_batch(ups, self._tables.codes))
 
     # --- kernels ------------------------------------------------------------------------------
     def _start_all(self, fresh: bool) -> None:
@@ -113,7 +143,8 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
         if status == fast.ERR_REDEALS:
             raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
         code = int(self._tables.codes[row, seat])
-        who = next((o.name for o in self.opponents if o.code == code), f"code {code}")
+        who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
+                   f"code {code}")
         raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} planned a program that is not legal")
 
     def _seats(self) -> np.ndarray:
@@ -121,6 +152,25 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
 
     def _deal_seeds(self) -> np.ndarray:
         return self._tables.seed
+
+    def _paused_rows(self) -> np.ndarray:
+        return np.flatnonzero(self._tables.phase)
+
+    def _to_move(self, rows: np.ndarray) -> np.ndarray:
+        return self._tables.step[rows] % self.num_players
+
+    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return self._tables.codes[rows, seats]
+
+    def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, np.int64)
+        out = np.zeros((rows.size, self.game.num_actions), np.int8)
+        fast.mask_rows(self._tables, rows, self._to_move(rows), self._settings, out)
+        return out.view(np.bool_)
+
+    def _resume_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(self.engine.board, self._tables, self._buffers, self._settings, actions)
+        self._check_err()
 
     # --- tools ---------------------------------------------------------------------------------
     def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
@@ -146,7 +196,8 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> RoboRallyVectorEnv:
-    """`num_envs` RoboRally races against compiled opponents, as a Gymnasium `VectorEnv`: `RoboRallyVectorEnv`'s
-    arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what `agents.vector_env` resolves
-    agent ids to; the game's options as further keywords)."""
+    """`num_envs` RoboRally races against compiled opponents and batch policies, as a Gymnasium `VectorEnv`:
+    `RoboRallyVectorEnv`'s arguments (`opponents`: a line-up or a `Pool` of `OpponentKernel`s, e.g.
+    `envs.core.vector.RANDOM` or what `agents.vector_env` resolves agent ids to, and `BatchPolicy`s; the game's
+    options as further keywords)."""
     return RoboRallyVectorEnv(num_envs, **kwargs)

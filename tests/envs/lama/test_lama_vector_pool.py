@@ -160,3 +160,21 @@ def test_batch_policy_of_a_shipped_policy_plays_its_distribution():
     venv.step(venv.action_masks().argmax(axis=1))
     with pytest.raises(ValueError, match="shipped"):
         agents.vector.batch_policy("lama/nope")
+
+
+def test_a_step_after_a_batch_policys_error_is_refused_until_reset():
+    state = {"fail": True}
+
+    def flaky(obs, mask, rows, rng):
+        if state["fail"]:
+            raise KeyError("boom")
+        return mask.argmax(axis=1)
+
+    venv = agents.vector_env("lama", 4, opponents=[BatchPolicy(flaky, "flaky")], seed=0, seat=1, num_players=2)
+    with pytest.raises(KeyError):
+        venv.reset()
+    with pytest.raises(RuntimeError, match="call reset"):
+        venv.step(np.zeros(4, np.int64))
+    state["fail"] = False
+    venv.reset()
+    venv.step(venv.action_masks().argmax(axis=1))
