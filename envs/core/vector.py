@@ -584,9 +584,32 @@ class CompiledVectorEnv(VectorEnv):
             self._resume_kernel(acts)
         raise RuntimeError("batch policies played 1,000,000 turns in one step")  # pragma: no cover
 
-    def set_opponents(self, opponents: Any) -> None:
-        """New opponents (a line-up or a `Pool`), taking effect at each table's next episode, never mid-episode."""
+    def _compile_opponents(self, opponents: Any) -> LineUps:
+        """The game's check and layout of `opponents` (`compile_line_ups` with its seats and parameters)."""
         raise ValueError(f"{type(self).__name__} does not take new opponents (yet)")
+
+    def _seated_codes(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The policy codes the tables are seated with now (a batch policy keeps its index while they play)."""
+        raise NotImplementedError
+
+    def _install(self, ups: LineUps) -> None:  # pragma: no cover - abstract
+        """Seat the line-ups `ups` for the tables' next episodes."""
+        raise NotImplementedError
+
+    def set_opponents(self, opponents: Any) -> None:
+        """New opponents (a line-up or a `Pool`): each table seats them at its next episode, never mid-episode.
+        New kernel opponents must share the compiled kernels of the present ones (or be random)."""
+        if self.control == "all_seats":
+            raise ValueError("control='all_seats' plays every seat itself: it takes no opponents")
+        ups = self._compile_opponents(opponents)
+        present = self._line_ups.kernels
+        if ups.kernels is not None and present is not None and ups.kernels is not present:
+            raise ValueError("set_opponents: the new kernel opponents were compiled around other kernels than the "
+                             "present ones; build a new vector env for them")
+        if ups.kernels is None:
+            # tables still seated with the present kernel opponents play them out with the present kernels
+            ups = ups._replace(kernels=present)
+        self._install(self._register_batch(ups, self._seated_codes()))
 
     def _register_batch(self, ups: LineUps, codes_in_play: np.ndarray) -> LineUps:
         """`ups` with its batch policies' codes renumbered into the env's registry (`self._batch`, updated): a

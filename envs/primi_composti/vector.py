@@ -131,19 +131,11 @@ class PrimiVectorEnv(CompiledVectorEnv):
             VALUE, VALID,
         )
 
-    def set_opponents(self, opponents: Any) -> None:
-        """New opponents (a line-up of one, or a `Pool`): each table seats them at its next episode, never
-        mid-episode. New kernel opponents must share the compiled kernels of the present ones (or be random)."""
-        if self.control == "all_seats":
-            raise ValueError("control='all_seats' plays both seats itself: it takes no opponents")
-        ups = compile_line_ups(opponents, 1, 0)
-        if ups.kernels is not None and self._line_ups.kernels is not None and ups.kernels is not self._line_ups.kernels:
-            raise ValueError("set_opponents: the new kernel opponents were compiled around other kernels than the "
-                             "present ones; build a new vector env for them")
-        if ups.kernels is None:
-            # tables still seated with the present kernel opponents play them out with the present kernels
-            ups = ups._replace(kernels=self._line_ups.kernels)
-        self._install(self._register_batch(ups, self._tables.codes))
+    def _compile_opponents(self, opponents: Any):
+        return compile_line_ups(opponents, 1, 0)
+
+    def _seated_codes(self) -> np.ndarray:
+        return self._tables.codes
 
     def _check_layout(self) -> None:
         """The kernels write the encoder's 2-player layout at fixed offsets (`fast.observe_row`): check them."""

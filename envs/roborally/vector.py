@@ -113,19 +113,12 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
             np.array(b.flags, np.int64).reshape(-1, 2),
         )
 
-    def set_opponents(self, opponents: Any) -> None:
-        """New opponents (a line-up or a `Pool`): each table seats them at its next episode, never mid-episode.
-        New kernel opponents must share the compiled kernels of the present ones (or be random)."""
-        ups = compile_line_ups(opponents, self.num_players - 1, 0)
-        if ups.kernels is not None and self._line_ups.kernels is not None and ups.kernels is not self._line_ups.kernels:
-            raise ValueError("set_opponents: the new kernel opponents were compiled around other kernels than the "
-                             "present ones; build a new vector env for them")
-        if ups.kernels is None:
-            # tables still seated with the present kernel opponents play them out with the present kernels
-            ups = ups._replace(kernels=self._line_ups.kernels)
-        self._install(self._register_batch(ups, self._tables.codes))
+    def _compile_opponents(self, opponents: Any):
+        return compile_line_ups(opponents, self.num_players - 1, 0)
 
-    # --- kernels ------------------------------------------------------------------------------
+    def _seated_codes(self) -> np.ndarray:
+        return self._tables.codes
+
     def _start_all(self, fresh: bool) -> None:
         self._tables.key[:] = self._keys
         self._buffers.err[0] = -1

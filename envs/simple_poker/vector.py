@@ -60,7 +60,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
             if isinstance(opponents, Pool) or list(opponents) or seat is not None:
                 raise ValueError("control='all_seats' plays every seat itself: give no opponents and no seat")
             opponents = [RANDOM]  # never asked: no seat is left to an opponent
-        ups = self._compile(opponents)
+        ups = self._compile_opponents(opponents)
         self._setup(num_envs, SimplePokerEncoder(self.game).observation_space, NUM_ACTIONS, 2, seed=seed, seat=seat,
                     strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         N = self.num_envs
@@ -76,7 +76,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         self._opening = np.zeros(N, np.int64)  # player 1's action when the learner sits second
         self._mask[:] = 1  # both actions are legal at every decision of this game
 
-    def _compile(self, opponents: Any):
+    def _compile_opponents(self, opponents: Any):
         """The opponents checked and laid out (`compile_line_ups`): random, behaviour strategies, batch policies."""
         n = self.config.n
         ups = compile_line_ups(opponents, 1, 2 * n, compiled=False)
@@ -96,11 +96,8 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         self._batch = ups.batch
         self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
 
-    def set_opponents(self, opponents: Any) -> None:
-        """New opponents (a line-up of one, or a `Pool`): each table seats them at its next hand."""
-        if self.control == "all_seats":
-            raise ValueError("control='all_seats' plays every seat itself: it takes no opponents")
-        self._install(self._register_batch(self._compile(opponents), self._code))
+    def _seated_codes(self) -> np.ndarray:
+        return self._code
 
     def _seat_line_up(self, rows: np.ndarray) -> None:
         """Seat a line-up at the tables `rows` (drawn from their episode keys; their episode counters not yet
