@@ -131,7 +131,7 @@ class Policy(nn.Module):
         if greedy:
             action = logits.argmax(-1)
         else:
-            u = torch.rand(logits.shape, generator=generator)
+            u = torch.rand(logits.shape, generator=generator, device=logits.device)
             action = (logits - torch.log(-torch.log(u))).argmax(-1)  # u = 0 gives -inf: that action is not drawn
         return action, logp.gather(1, action[:, None]).squeeze(1)
 
@@ -230,9 +230,14 @@ class Rollout:
             _check_all_seats(venv, self.info)
             self.next_player[:] = self.info["current_player"]
 
-    def collect(self, policy: Policy, generator: torch.Generator) -> tuple[list[float], list[int]]:
-        """Play `n_steps` decisions at every table; returns the (returns, lengths) of the episodes that ended."""
+    def collect(self, policy: Policy, generator: torch.Generator,
+                device: torch.device | None = None) -> tuple[list[float], list[int]]:
+        """Play `n_steps` decisions at every table; returns the (returns, lengths) of the episodes that ended.
+
+        With a `device` other than the CPU, each step's observations and masks go to it and the actions,
+        log-probabilities and values come back: the buffers stay numpy arrays in host memory."""
         venv, rows = self.venv, np.arange(self.n)
+        device = device or torch.device("cpu")
         ep_returns: list[float] = []
         ep_lengths: list[int] = []
         policy.eval()
@@ -241,10 +246,11 @@ class Rollout:
             self.obs[t] = self.next_obs
             self.mask[t] = _masks(venv, self.info)
             with torch.no_grad():
-                action, logp = policy.act(self.obs_t[t], self.mask_t[t], generator)
-                self.val[t] = policy.value(self.obs_t[t]).numpy()
-            self.act[t] = action.numpy()
-            self.logp[t] = logp.numpy()
+                obs, mask = self.obs_t[t].to(device), self.mask_t[t].to(device)
+                action, logp = policy.act(obs, mask, generator)
+                self.val[t] = policy.value(obs).cpu().numpy()
+            self.act[t] = action.cpu().numpy()
+            self.logp[t] = logp.cpu().numpy()
             self.next_obs, reward, term, trunc, info = venv.step(self.act[t])
             self.info = info
             self.done[t] = np.logical_or(term, trunc)
@@ -263,7 +269,7 @@ class Rollout:
             if cut.size:  # a truncated episode is valued from its last observation, not the new deal
                 final = np.stack([np.asarray(x, np.float32) for x in info["final_obs"][cut]])
                 with torch.no_grad():
-                    v = policy.value(torch.from_numpy(final)).numpy()
+                    v = policy.value(torch.from_numpy(final).to(device)).cpu().numpy()
                 if self.zero_sum:
                     fin = info.get("final_info", {})
                     if "current_player" not in fin:
@@ -276,7 +282,8 @@ class Rollout:
                 ep_lengths += np.asarray(info["episode"]["l"])[ended].tolist()
         self.next_player[:] = self.player[self.T]
         with torch.no_grad():
-            self.last_values = policy.value(torch.from_numpy(np.asarray(self.next_obs, np.float32))).numpy()
+            last = torch.from_numpy(np.asarray(self.next_obs, np.float32)).to(device)
+            self.last_values = policy.value(last).cpu().numpy()
         return ep_returns, ep_lengths
 
     def signs(self) -> np.ndarray | None:
@@ -314,6 +321,8 @@ def train(
     reward_scale: float | None = None,
     anneal_lr: bool = True,
     log: Callable[[str], None] | None = print,
+    device: str | torch.device = "cpu",
+    max_seconds: float | None = None,
 ) -> tuple[Policy, list[dict[str, Any]]]:
     """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
 
@@ -341,6 +350,11 @@ def train(
             returns, so that the critic's targets are of order 1 whatever the game's points.
         anneal_lr: decay the learning rate linearly to 0.
         log: where the progress lines go.
+        device: where the networks live and learn ("cpu", "cuda", "cuda:1", or "auto": CUDA where torch
+            sees it); the env and the rollout buffers stay on the host. The initial weights are the same
+            on every device (drawn on the CPU); sampling draws on the device, so runs on two devices differ.
+        max_seconds: a wall-clock budget: training stops after the first update that ends past it, and
+            the learning rate decays by whichever budget (steps or seconds) is further spent.
 
     Returns:
         (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
@@ -366,9 +380,14 @@ def train(
     updates = -(-int(total_steps) // batch)
     zero_sum = getattr(venv, "control", "one_seat") == "all_seats"
 
+    if max_seconds is not None and not max_seconds > 0:
+        raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds!r}")
+    dev = resolve_device(device)
     gen = torch.Generator().manual_seed(int(seed))
     rng = np.random.default_rng(int(seed))
-    policy = Policy(D, A, hidden, gen)
+    policy = Policy(D, A, hidden, gen).to(dev)
+    if dev.type != "cpu":  # sampling draws on the device, from a generator of its own
+        gen = torch.Generator(device=dev).manual_seed(int(seed))
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
 
     buf = Rollout(venv, T, zero_sum)
@@ -376,10 +395,13 @@ def train(
     steps, start = 0, time.perf_counter()
     for update in range(1, updates + 1):
         if anneal_lr:
+            spent = (update - 1) / updates
+            if max_seconds is not None:
+                spent = max(spent, (time.perf_counter() - start) / max_seconds)
             for g in optimizer.param_groups:
-                g["lr"] = lr * (1.0 - (update - 1) / updates)
+                g["lr"] = lr * max(0.0, 1.0 - spent)
         t_collect = time.perf_counter()
-        ep_returns, ep_lengths = buf.collect(policy, gen)
+        ep_returns, ep_lengths = buf.collect(policy, gen, dev)
         if reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
             zeros = np.zeros_like(buf.val)
             returns, _ = gae(buf.rew, zeros, zeros[0], buf.done, zeros, gamma, 1.0, buf.signs())
@@ -392,13 +414,14 @@ def train(
         # --- the update: flat views of the rollout, shuffled minibatches ---
         t_learn = time.perf_counter()
         policy.train()
-        b_obs, b_mask = buf.obs_t.view(batch, D), buf.mask_t.view(batch, A)
-        b_act, b_logp = buf.act_t.view(batch), buf.logp_t.view(batch)
-        b_adv, b_ret = torch.from_numpy(adv_buf).view(batch), torch.from_numpy(ret_buf).view(batch)
-        b_val = torch.from_numpy(buf.val).view(batch)
-        stats: dict[str, list[float]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")}
+        b_obs, b_mask = buf.obs_t.view(batch, D).to(dev), buf.mask_t.view(batch, A).to(dev)
+        b_act, b_logp = buf.act_t.view(batch).to(dev), buf.logp_t.view(batch).to(dev)
+        b_adv, b_ret = torch.from_numpy(adv_buf).view(batch).to(dev), torch.from_numpy(ret_buf).view(batch).to(dev)
+        b_val = torch.from_numpy(buf.val).view(batch).to(dev)
+        stats: dict[str, list[torch.Tensor]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl",
+                                                                 "clipfrac")}
         for _ in range(epochs):
-            order = torch.from_numpy(rng.permutation(batch))
+            order = torch.from_numpy(rng.permutation(batch)).to(dev)
             for lo in range(0, batch, minibatch):
                 idx = order[lo:lo + minibatch]
                 logits = policy.logits(b_obs[idx], b_mask[idx])
@@ -422,12 +445,14 @@ def train(
                 nn.utils.clip_grad_norm_(policy.actor.parameters(), max_grad_norm)
                 nn.utils.clip_grad_norm_(policy.critic.parameters(), max_grad_norm)
                 optimizer.step()
-                with torch.no_grad():
-                    stats["pg_loss"].append(pg_loss.item())
-                    stats["v_loss"].append(v_loss.item())
-                    stats["entropy"].append(entropy.item())
-                    stats["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
-                    stats["clipfrac"].append(((ratio - 1).abs() > clip).float().mean().item())
+                with torch.no_grad():  # kept as tensors: one transfer per update, not five per minibatch
+                    stats["pg_loss"].append(pg_loss.detach())
+                    stats["v_loss"].append(v_loss.detach())
+                    stats["entropy"].append(entropy.detach())
+                    stats["approx_kl"].append(((ratio - 1) - log_ratio).mean())
+                    stats["clipfrac"].append(((ratio - 1).abs() > clip).float().mean())
+        means = {k: float(v) for k, v in zip(stats, torch.stack([torch.stack(v).mean() for v in stats.values()])
+                                             .cpu().tolist())}
         learn_s = time.perf_counter() - t_learn
         var = float(np.var(ret_buf))
         wall = time.perf_counter() - start
@@ -436,7 +461,7 @@ def train(
             "collect_s": collect_s, "learn_s": learn_s,
             "episodes": len(ep_returns), "mean_return": float(np.mean(ep_returns)) if ep_returns else float("nan"),
             "mean_length": float(np.mean(ep_lengths)) if ep_lengths else float("nan"),
-            **{k: float(np.mean(v)) for k, v in stats.items()},
+            **means,
             "explained_variance": float("nan") if var == 0 else 1.0 - float(np.var(ret_buf - buf.val)) / var,
             "lr": optimizer.param_groups[0]["lr"], "reward_scale": reward_scale,
         }
@@ -448,8 +473,26 @@ def train(
                 f"ev {entry['explained_variance']:.2f}")
         if callback is not None and callback(entry, policy) is False:
             break
+        if max_seconds is not None and wall >= max_seconds:
+            if log is not None:
+                log(f"stopped after {wall:,.0f} s (max_seconds={max_seconds:g}) at {steps:,} steps")
+            break
     policy.eval()
-    return policy, history
+    return policy.cpu(), history
+
+
+def resolve_device(device: str | torch.device) -> torch.device:
+    """A torch device from "cpu", "cuda", "cuda:N" or "auto" (CUDA where torch sees it, else the CPU)."""
+    if isinstance(device, torch.device):
+        return device
+    name = str(device)
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name != "cpu" and not (name == "cuda" or (name.startswith("cuda:") and name[5:].isdigit())):
+        raise ValueError(f"unknown device {device!r}; allowed: cpu, cuda, cuda:N, auto")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but torch sees no CUDA device (allowed here: cpu, auto)")
+    return torch.device(name)
 
 
 # --- saving: the project's saved-policy format ------------------------------------------------------------------
@@ -535,6 +578,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=str, default=None, help="hidden sizes, e.g. 128,128 (default: the preset's)")
     p.add_argument("--seed", type=positive_int(low=0), default=0, help="seed of the weights, sampling and tables")
     p.add_argument("--threads", type=positive_int(64), default=1, help="torch threads (default 1)")
+    p.add_argument("--device", type=str, default="cpu", help="where the networks learn: cpu (default), cuda, "
+                   "cuda:N or auto; the env stays on the CPU")
+    p.add_argument("--max-minutes", type=nonnegative_float, default=None, help="wall-clock budget: stop after "
+                   "the update that ends past it (the learning rate decays by the budget further spent)")
+    p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
+                   "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
     return p
 
 
@@ -557,11 +606,14 @@ def main(argv: list[str] | None = None) -> int:
         options = {**pre.get("options", {}), **parse_options(envs.config_class(args.game), args.option)}
         opponents = (agents.expand_agent_ids(args.opponents) if args.opponents
                      else list(pre.get("opponents", ["random"])))
+        device = resolve_device(args.device)
+        if args.max_minutes is not None and args.max_minutes <= 0:
+            raise ValueError(f"--max-minutes must be > 0, got {args.max_minutes:g}")
         hidden = [int(h) for h in args.hidden.split(",")] if args.hidden else list(pre.get("net_arch", [128, 128]))
         if not hidden or min(hidden) < 1:
             raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
         game = envs.make_game(args.game, **options)
-        if args.control == "all_seats":
+        if args.control == "all_seats" or game.num_players == 1:
             opponents = []
         elif len(opponents) == 1 and game.num_players > 2:
             opponents = opponents * (game.num_players - 1)
@@ -590,20 +642,33 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {', '.join(opponents) or '(self-play)'}, "
           f"options {options}", flush=True)
-    started = time.time()
-    policy, history = train(venv, log_every=10, **settings)
-    os.makedirs(args.out, exist_ok=True)
-    rules = {k: v for k, v in options.items() if k not in _ENV_ONLY}
     from train.report import git_commit
 
-    provenance = {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
-                  "commit": git_commit(),
-                  "steps": history[-1]["steps"] if history else 0, "wall_s": round(time.time() - started, 1),
-                  "opponents": opponents, "env_options": options, "settings": settings}
-    save_policy(policy, args.out, args.game, rules, provenance)
+    started = time.time()
+    rules = {k: v for k, v in options.items() if k not in _ENV_ONLY}
+    os.makedirs(args.out, exist_ok=True)
+
+    def provenance(steps: int) -> dict[str, Any]:
+        return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
+                "commit": git_commit(), "steps": steps, "wall_s": round(time.time() - started, 1),
+                "device": str(device), "opponents": opponents, "env_options": options, "settings": settings}
+
+    seen: list[dict[str, Any]] = []
+
+    def snapshot(entry: dict[str, Any], policy: Policy) -> None:
+        seen.append(entry)
+        if args.save_every and entry["update"] % args.save_every == 0:
+            folder = os.path.join(args.out, "snapshots", f"{entry['steps']:012d}")
+            os.makedirs(folder, exist_ok=True)
+            save_policy(policy, folder, args.game, rules, provenance(entry["steps"]))
+            write_history(seen, os.path.join(args.out, "history.csv"))
+
+    policy, history = train(venv, log_every=10, callback=snapshot, device=device,
+                            max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
+    save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
     write_history(history, os.path.join(args.out, "history.csv"))
     with open(os.path.join(args.out, "run.json"), "w", encoding="utf-8") as f:
-        json.dump(provenance, f, indent=2)
+        json.dump(provenance(history[-1]["steps"] if history else 0), f, indent=2)
     print(f"saved: {args.out} (learned:{args.out} plays it)", flush=True)
     return 0
 
