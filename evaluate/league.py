@@ -587,11 +587,12 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--league and --paired are separate jobs: give one")
     if args.paired or args.against:
         pair = [p for p in (args.paired or "").split(",") if p]
-        if len(pair) != 2 or not args.against:
-            parser.error("--paired needs two agent ids A,B and --against ID,... (the opponents or teammates)")
+        if len(pair) != 2:
+            parser.error("--paired needs two agent ids A,B and --against ID,... (the opponents or teammates; "
+                         "none in a one-player game)")
         try:
             with backends.from_args(args) as backend:
-                res = paired.run_paired(args.game, pair[0], pair[1], args.against, games=args.games or 1000,
+                res = paired.run_paired(args.game, pair[0], pair[1], args.against or [], games=args.games or 1000,
                                         seed=args.seed, options=args.options, max_turns=args.max_turns, backend=backend)
         except ValueError as e:
             parser.error(str(e))

@@ -200,7 +200,7 @@ def format_paired(result: PairedResult) -> str:
     """The terminal table of a paired comparison."""
     opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
     lines = [
-        f"{result.game} ({opts}) — paired: A = {result.a}, B = {result.b}, against {', '.join(result.against)}; "
+        f"{result.game} ({opts}) — paired: A = {result.a}, B = {result.b}, against {', '.join(result.against) or '(none: one seat)'}; "
         f"{result.deals} deals x {len(result.per_seat)} seats, seed {result.seed}",
         f"{'seat':<8}{'score A':>10}{'score B':>10}{'A - B':>10}{'95% CI':>22}{'win A':>8}{'win B':>8}{'A - B':>9}{'95% CI':>20}",
     ]

@@ -323,6 +323,7 @@ def train(
     log: Callable[[str], None] | None = print,
     device: str | torch.device = "cpu",
     max_seconds: float | None = None,
+    init: Policy | None = None,
 ) -> tuple[Policy, list[dict[str, Any]]]:
     """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
 
@@ -355,6 +356,8 @@ def train(
             on every device (drawn on the CPU); sampling draws on the device, so runs on two devices differ.
         max_seconds: a wall-clock budget: training stops after the first update that ends past it, and
             the learning rate decays by whichever budget (steps or seconds) is further spent.
+        init: start from this policy's weights (`load_policy`: a saved run, to train on) rather than fresh
+            ones; its sizes must match the env's and `hidden`.
 
     Returns:
         (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
@@ -385,7 +388,13 @@ def train(
     dev = resolve_device(device)
     gen = torch.Generator().manual_seed(int(seed))
     rng = np.random.default_rng(int(seed))
-    policy = Policy(D, A, hidden, gen).to(dev)
+    policy = Policy(D, A, hidden, gen)
+    if init is not None:
+        if (init.obs_dim, init.num_actions, init.hidden) != (D, A, [int(h) for h in hidden]):
+            raise ValueError(f"init has observation {init.obs_dim}, {init.num_actions} actions and hidden "
+                             f"{init.hidden}; this env and hidden need {D}, {A} and {list(hidden)}")
+        policy.load_state_dict(init.state_dict())
+    policy = policy.to(dev)
     if dev.type != "cpu":  # sampling draws on the device, from a generator of its own
         gen = torch.Generator(device=dev).manual_seed(int(seed))
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
@@ -531,6 +540,46 @@ def save_policy(policy: Policy, folder: str, game: str, options: dict[str, Any],
     return folder
 
 
+def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy, float | None]:
+    """A saved run's `Policy` (actor from the student, critic from `critic.pt`) and its reward scale.
+
+    Only tensors are read (`weights_only`). The reward scale is the last one in the folder's
+    `history.csv` (None where there is none); a folder without `critic.pt` (a snapshot) gets a fresh
+    critic: a warning says so.
+    """
+    import warnings
+
+    import envs
+    from agents.learned import load_student
+
+    student = load_student(folder, envs.make_game(game, **options))
+    if student.kind != "masked_policy" or student.activation != "relu":
+        raise ValueError(f"{folder} is not a ReLU masked_policy student (this learner's actor); "
+                         f"got {student.describe()}")
+    policy = Policy(student.dims["obs_dim"], student.num_actions, student.hidden, torch.Generator().manual_seed(0))
+    net = student.net.state_dict()
+    linears = [m for m in policy.actor if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for i, layer in enumerate(linears[:-1]):
+            layer.weight.copy_(net[f"body.{2 * i}.weight"])
+            layer.bias.copy_(net[f"body.{2 * i}.bias"])
+        linears[-1].weight.copy_(net["logits.weight"])
+        linears[-1].bias.copy_(net["logits.bias"])
+    critic = os.path.join(folder, "critic.pt")
+    if os.path.exists(critic):
+        policy.critic.load_state_dict(torch.load(critic, map_location="cpu", weights_only=True))
+    else:
+        warnings.warn(f"{folder} has no critic.pt: the critic starts fresh", stacklevel=2)
+    scale = None
+    hist = os.path.join(folder, "history.csv")
+    if os.path.exists(hist):
+        with open(hist, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        if rows and rows[-1].get("reward_scale"):
+            scale = float(rows[-1]["reward_scale"])
+    return policy, scale
+
+
 def write_history(history: list[dict[str, Any]], path: str) -> None:
     """The history as CSV, one row per update."""
     if not history:
@@ -582,6 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "cuda:N or auto; the env stays on the CPU")
     p.add_argument("--max-minutes", type=nonnegative_float, default=None, help="wall-clock budget: stop after "
                    "the update that ends past it (the learning rate decays by the budget further spent)")
+    p.add_argument("--init-from", type=str, default=None, metavar="FOLDER", help="start from a saved run of this "
+                   "learner (its actor, critic.pt and reward scale; its hidden sizes)")
     p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
                    "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
     return p
@@ -613,6 +664,13 @@ def main(argv: list[str] | None = None) -> int:
         if not hidden or min(hidden) < 1:
             raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
         game = envs.make_game(args.game, **options)
+        init, init_scale = None, None
+        if args.init_from:
+            init, init_scale = load_policy(args.init_from, args.game,
+                                           {k: v for k, v in options.items() if k not in _ENV_ONLY})
+            if args.hidden and hidden != init.hidden:
+                raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
+            hidden = list(init.hidden)
         if args.control == "all_seats" or game.num_players == 1:
             opponents = []
         elif len(opponents) == 1 and game.num_players > 2:
@@ -637,10 +695,10 @@ def main(argv: list[str] | None = None) -> int:
         "ent_coef": args.ent_coef if args.ent_coef is not None else pre.get("ent_coef", 0.01),
         "gamma": args.gamma if args.gamma is not None else pre.get("gamma", 0.99),
         "gae_lambda": args.gae_lambda, "clip": args.clip, "vf_clip": args.vf_clip or None,
-        "reward_scale": args.reward_scale or None,
+        "reward_scale": args.reward_scale or init_scale,
         "hidden": hidden, "seed": args.seed,
     }
-    print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {', '.join(opponents) or '(self-play)'}, "
+    print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {', '.join(opponents) or ('(none)' if game.num_players == 1 else '(self-play)')}, "
           f"options {options}", flush=True)
     from train.report import git_commit
 
@@ -651,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
     def provenance(steps: int) -> dict[str, Any]:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": git_commit(), "steps": steps, "wall_s": round(time.time() - started, 1),
-                "device": str(device), "opponents": opponents, "env_options": options, "settings": settings}
+                "device": str(device), "init_from": args.init_from, "opponents": opponents, "env_options": options, "settings": settings}
 
     seen: list[dict[str, Any]] = []
 
@@ -663,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
             save_policy(policy, folder, args.game, rules, provenance(entry["steps"]))
             write_history(seen, os.path.join(args.out, "history.csv"))
 
-    policy, history = train(venv, log_every=10, callback=snapshot, device=device,
+    policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
                             max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
     write_history(history, os.path.join(args.out, "history.csv"))

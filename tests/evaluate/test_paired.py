@@ -53,3 +53,14 @@ def test_cli_json_and_misuse(tmp_path, capsys):
         with pytest.raises(SystemExit) as e:
             main(argv)
         assert e.value.code == 2
+
+
+def test_one_player_game_needs_no_against(capsys):
+    assert main(["the_game", "--option", "num_players=1", "--paired", "the_game/bestplays,random",
+                 "--games", "6", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "against (none: one seat)" in out and "6 deals x 1 seats" in out
+    with pytest.raises(SystemExit) as e:  # two players: the teammate is still needed
+        main(["the_game", "--option", "num_players=2", "--paired", "the_game/bestplays,random"])
+    assert e.value.code == 2
+    assert "needs 1 agent ids" in capsys.readouterr().err

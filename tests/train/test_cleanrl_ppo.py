@@ -309,3 +309,72 @@ def test_same_seed_same_policy_and_callback_stops():
     _, history = train(ToyVectorEnv(4), total_steps=1000, n_steps=2, hidden=(8,), seed=0, log=None,
                        callback=lambda entry, policy: False)
     assert len(history) == 1
+
+
+def test_device_names_and_a_missing_cuda_are_refused_by_name():
+    from train.cleanrl_ppo import resolve_device
+
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="allowed: cpu, cuda, cuda:N, auto"):
+        resolve_device("gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="sees no CUDA device"):
+            resolve_device("cuda")
+        with pytest.raises(ValueError, match="sees no CUDA device"):
+            train(ToyVectorEnv(4), total_steps=8, n_steps=2, hidden=(8,), seed=0, log=None, device="cuda:0")
+
+
+def test_max_seconds_stops_after_one_update_and_decays_the_rate_by_time():
+    _, history = train(ToyVectorEnv(4), total_steps=10_000, n_steps=2, hidden=(8,), seed=0, log=None,
+                       max_seconds=1e-9)
+    # a step budget barely begun but a spent time budget: one update, at the rate decayed by time (to 0)
+    assert len(history) == 1 and history[0]["lr"] == 0.0
+    _, history = train(ToyVectorEnv(4), total_steps=32, n_steps=2, hidden=(8,), seed=0, log=None, max_seconds=1e6)
+    assert len(history) == 4 and history[1]["lr"] == pytest.approx(3e-4 * 0.75, rel=1e-4)  # steps further spent
+    with pytest.raises(ValueError, match="max_seconds"):
+        train(ToyVectorEnv(4), total_steps=8, n_steps=2, hidden=(8,), seed=0, log=None, max_seconds=0)
+
+
+def test_init_from_a_saved_run_continues_its_weights_and_reward_scale(tmp_path):
+    import agents
+    from train.cleanrl_ppo import load_policy, write_history
+
+    options = {"num_players": 4, "rules": "official"}
+    venv = agents.vector_env("lama", 8, opponents=["lama/first"] * 3, seed=2, reward="dense", copy=False)
+    policy, history = train(venv, total_steps=64, n_steps=8, minibatch=64, hidden=(16,), seed=2, log=None)
+    folder = save_policy(policy, str(tmp_path / "run"), "lama", options)
+    write_history(history, f"{folder}/history.csv")
+    loaded, scale = load_policy(folder, "lama", options)
+    assert scale == pytest.approx(history[-1]["reward_scale"])
+    for a, b in zip(loaded.state_dict().values(), policy.state_dict().values(), strict=True):
+        torch.testing.assert_close(a, b)
+    # learning rate 0: an update leaves the weights where `init` put them (a fresh start would not be there)
+    same, _ = train(venv, total_steps=64, n_steps=8, minibatch=64, hidden=(16,), seed=9, log=None, lr=0.0,
+                    init=loaded)
+    for a, b in zip(same.state_dict().values(), policy.state_dict().values(), strict=True):
+        torch.testing.assert_close(a, b)
+    with pytest.raises(ValueError, match="hidden"):
+        train(venv, total_steps=64, n_steps=8, hidden=(32,), seed=9, log=None, init=loaded)
+
+
+def test_cli_snapshots_init_from_and_a_bad_device_in_one_line(tmp_path, capsys):
+    import os
+
+    out = str(tmp_path / "a")
+    args = ["lama", "--timesteps", "512", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64", "--epochs", "1",
+            "--hidden", "16"]
+    assert main([*args, "--out", out, "--save-every", "2"]) == 0
+    assert sorted(os.listdir(f"{out}/snapshots")) == ["000000000256", "000000000512"]
+    assert os.path.exists(f"{out}/snapshots/000000000256/policy.json")
+    assert main(["lama", "--timesteps", "128", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64",
+                 "--init-from", out, "--out", str(tmp_path / "b")]) == 0
+    import json
+
+    with open(tmp_path / "b" / "run.json", encoding="utf-8") as f:
+        run = json.load(f)
+    assert run["init_from"] == out and run["settings"]["hidden"] == [16]
+    capsys.readouterr()
+    assert main([*args, "--out", str(tmp_path / "c"), "--device", "tpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "tpu" in err and "allowed" in err
