@@ -142,6 +142,9 @@ def shrink(module: str, argv: list[str]) -> list[str]:
         if "--out" not in argv:
             argv += ["--out", f"runs/doc-{len(os.listdir('runs')) if os.path.isdir('runs') else 0}"]
         argv.append("--no-progress")
+    if module == "train.cleanrl_ppo":  # one small rollout: a few tables, a few steps each
+        for flag, value in (("--n-envs", "8"), ("--n-steps", "8"), ("--timesteps", "64")):
+            _set(argv, flag, value)
     if module == "train.distill_primi" and "--deals" not in argv:
         argv += ["--deals", "1"]
     return argv

@@ -324,6 +324,7 @@ def train(
     device: str | torch.device = "cpu",
     max_seconds: float | None = None,
     init: Policy | None = None,
+    critic_warmup: int = 0,
 ) -> tuple[Policy, list[dict[str, Any]]]:
     """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
 
@@ -358,6 +359,9 @@ def train(
             the learning rate decays by whichever budget (steps or seconds) is further spent.
         init: start from this policy's weights (`load_policy`: a saved run, to train on) rather than fresh
             ones; its sizes must match the env's and `hidden`.
+        critic_warmup: learner steps at the start in which only the critic learns (the actor's loss is
+            left out): a policy started from a student with a fresh critic keeps its play until the
+            critic's values, and so the advantages, mean something.
 
     Returns:
         (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
@@ -448,7 +452,7 @@ def train(
                     v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-vf_clip, vf_clip)
                     v_err = torch.max(v_err, (v_clipped - b_ret[idx]) ** 2)
                 v_loss = 0.5 * v_err.mean()
-                loss = pg_loss - ent_coef * entropy + vf_coef * v_loss
+                loss = vf_coef * v_loss if steps <= critic_warmup else pg_loss - ent_coef * entropy + vf_coef * v_loss
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 nn.utils.clip_grad_norm_(policy.actor.parameters(), max_grad_norm)
@@ -631,8 +635,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "cuda:N or auto; the env stays on the CPU")
     p.add_argument("--max-minutes", type=nonnegative_float, default=None, help="wall-clock budget: stop after "
                    "the update that ends past it (the learning rate decays by the budget further spent)")
-    p.add_argument("--init-from", type=str, default=None, metavar="FOLDER", help="start from a saved run of this "
-                   "learner (its actor, critic.pt and reward scale; its hidden sizes)")
+    p.add_argument("--init-from", type=str, default=None, metavar="FOLDER|ID", help="start from a saved run of this "
+                   "learner (its actor, critic.pt and reward scale; its hidden sizes) or a shipped ReLU policy "
+                   "(e.g. lama/learned: a fresh critic; see --critic-warmup)")
+    p.add_argument("--critic-warmup", type=positive_int(low=0), default=0, metavar="STEPS", help="with --init-from: "
+                   "learner steps at the start that train the critic alone (default 0)")
     p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
                    "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
     return p
@@ -665,8 +672,16 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
         game = envs.make_game(args.game, **options)
         init, init_scale = None, None
+        if args.critic_warmup and not args.init_from:
+            raise ValueError("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
         if args.init_from:
-            init, init_scale = load_policy(args.init_from, args.game,
+            from agents.pretrained import checkpoints
+
+            shipped = checkpoints()
+            if not os.path.isdir(args.init_from) and args.init_from not in shipped:
+                raise ValueError(f"--init-from {args.init_from!r} is neither a folder nor a shipped policy; shipped "
+                                 f"for {args.game}: {', '.join(k for k in sorted(shipped) if k.startswith(args.game + '/'))}")
+            init, init_scale = load_policy(shipped.get(args.init_from, args.init_from), args.game,
                                            {k: v for k, v in options.items() if k not in _ENV_ONLY})
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
@@ -699,7 +714,7 @@ def main(argv: list[str] | None = None) -> int:
         "hidden": hidden, "seed": args.seed,
     }
     print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {', '.join(opponents) or ('(none)' if game.num_players == 1 else '(self-play)')}, "
-          f"options {options}", flush=True)
+          f"options {options}, networks on {device}", flush=True)
     from train.report import git_commit
 
     started = time.time()
@@ -709,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
     def provenance(steps: int) -> dict[str, Any]:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": git_commit(), "steps": steps, "wall_s": round(time.time() - started, 1),
-                "device": str(device), "init_from": args.init_from, "opponents": opponents, "env_options": options, "settings": settings}
+                "device": str(device), "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings}
 
     seen: list[dict[str, Any]] = []
 
@@ -722,6 +737,7 @@ def main(argv: list[str] | None = None) -> int:
             write_history(seen, os.path.join(args.out, "history.csv"))
 
     policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
+                            critic_warmup=args.critic_warmup,
                             max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
     write_history(history, os.path.join(args.out, "history.csv"))

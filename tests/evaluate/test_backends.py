@@ -201,7 +201,9 @@ def test_ctrl_c_on_ray_writes_partial_json(tmp_path, interruptible):
     assert proc.poll() is None
     os.kill(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    lines = [x for x in err.strip().splitlines() if "Ray" not in x and not x.startswith("20")]  # Ray's own log lines
+    # Ray's own log lines (its start, its workers' and raylet's warnings such as a nearly full /tmp) are not ours
+    lines = [x for x in err.strip().splitlines()
+             if not ("Ray" in x or "raylet" in x or x.startswith(("20", "[", "(", " ")) or not x.strip())]
     assert proc.returncode == 130 and len(lines) == 1 and "Traceback" not in err, err
     d = json.loads(path.read_text())
     assert d["partial"] is True and d["planned_deals"] == 1000000 and 0 < d["deals"] < 1000000

@@ -378,3 +378,35 @@ def test_cli_snapshots_init_from_and_a_bad_device_in_one_line(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "c"), "--device", "tpu"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "tpu" in err and "allowed" in err
+
+
+def test_critic_warmup_keeps_the_actor_and_trains_the_critic():
+    gen = torch.Generator().manual_seed(3)
+    start = Policy(4, 5, [8], gen)
+    policy, history = train(BanditVectorEnv(32, seed=3), total_steps=256, n_steps=4, minibatch=64, hidden=(8,), seed=3,
+                            log=None, init=start, critic_warmup=256)
+    for a, b in zip(policy.actor.state_dict().values(), start.actor.state_dict().values(), strict=True):
+        torch.testing.assert_close(a, b)
+    assert any(not torch.equal(a, b) for a, b in zip(policy.critic.state_dict().values(),
+                                                      start.critic.state_dict().values(), strict=True))
+    after, _ = train(BanditVectorEnv(32, seed=3), total_steps=256, n_steps=4, minibatch=64, hidden=(8,), seed=3,
+                     log=None, init=start, critic_warmup=128)  # past the warm-up the actor learns
+    assert any(not torch.equal(a, b) for a, b in zip(after.actor.state_dict().values(),
+                                                     start.actor.state_dict().values(), strict=True))
+
+
+def test_cli_init_from_a_shipped_student_and_warmup_misuse(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "ft"
+    with pytest.warns(UserWarning, match="critic starts fresh"):  # a distilled student has no critic
+        assert main(["lama", "--init-from", "lama/learned", "--critic-warmup", "128", "--timesteps", "256",
+                     "--n-envs", "16", "--n-steps", "8", "--minibatch", "64", "--out", str(out)]) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["init_from"] == "lama/learned" and run["critic_warmup"] == 128 and run["settings"]["hidden"] == [64, 64]
+    capsys.readouterr()
+    for argv, words in ((["lama", "--init-from", "lama/nope"], ("lama/nope", "lama/learned")),
+                        (["lama", "--critic-warmup", "5"], ("--critic-warmup", "--init-from"))):
+        assert main([*argv, "--out", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and all(w in err for w in words), err
