@@ -5,7 +5,7 @@ steps per CPU-second of:
 (a) 3 x `lama/first` as compiled kernels (the peer);
 (b) 3 x a numpy batch policy (the lowest legal action: the cost of pausing the compiled step and serving the
     tables from Python, without a network);
-(c) 3 x `agents.vector.batch_policy("lama/ppo")` (the shipped PPO policy, sampled: one torch forward per
+(c) 3 x `agents.vector.batch_policy("lama/ppo-sb3")` (the shipped PPO policy, sampled: one torch forward per
     opponent turn over every waiting table, what a self-play snapshot costs);
 (d) a `Pool` of the two line-ups (a) and (c), half each.
 Simple poker (n = 10): `simple_poker/nash` as its behaviour-strategy kernel against the same strategy as a
@@ -58,13 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     n = args.tables
     lowest = BatchPolicy(lambda obs, mask, rows, rng: mask.argmax(axis=1), "lowest")
-    ppo = agents.vector.batch_policy("lama/ppo")
+    ppo = agents.vector.batch_policy("lama/ppo-sb3")
     opts = {"rules": "official", "reward": "dense"}
     rows = [
         ("3 x lama/first (kernels)", ["lama/first"] * 3),
         ("3 x numpy batch policy", [lowest] * 3),
-        ("3 x batch_policy('lama/ppo')", [ppo] * 3),
-        ("Pool: kernels / lama/ppo, half each", Pool([["lama/first"] * 3, [ppo] * 3])),
+        ("3 x batch_policy('lama/ppo-sb3')", [ppo] * 3),
+        ("Pool: kernels / lama/ppo-sb3, half each", Pool([["lama/first"] * 3, [ppo] * 3])),
     ]
     base = None
     print(f"L.A.M.A., {n} tables, learner steps per CPU-second")

@@ -48,7 +48,7 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
     for agent_id, (_, meta) in _metas(root).items():
         prov = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
         teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
-        if prov.get("method") == "ppo":
+        if prov.get("method") in ("ppo", "train.cleanrl_ppo"):  # SB3's MaskablePPO or the one-file learner
             against = ", ".join(prov.get("opponents") or []) or "self-play"
             out[agent_id] = f"PPO from the environment alone, no teacher (trained against {against})"
         else:

@@ -62,9 +62,11 @@ def test_every_loader_reads_the_one_format(lama_run):
     assert isinstance(ppo, LearnedAgent) and ppo.sample and learned.sample and not greedy.sample
     assert not agents.make(f"learned:{lama_run / 'policy'}?greedy", game, np.random.default_rng(0)).sample
     # the shipped PPO policies are students too, sampled as their figures were measured
-    shipped = agents.make("lama/ppo", game, np.random.default_rng(0))
+    shipped = agents.make("lama/ppo-sb3", game, np.random.default_rng(0))
     assert isinstance(shipped, LearnedAgent) and shipped.sample
-    assert not os.path.exists(os.path.join(agents.pretrained.checkpoints()["lama/ppo"], "model.zip"))
+    assert not os.path.exists(os.path.join(agents.pretrained.checkpoints()["lama/ppo-sb3"], "model.zip"))
+    # the one-file learner's policies play their most likely legal action, as their figures were measured
+    assert not agents.make("lama/ppo", game, np.random.default_rng(0)).sample
 
 
 def test_a_bad_activation_in_policy_json_is_refused(lama_run, tmp_path):

@@ -137,8 +137,8 @@ def test_batch_policy_of_a_shipped_policy_plays_its_distribution():
     from agents.learned import load_student
     from agents.pretrained import checkpoints
 
-    student = load_student(checkpoints()["lama/ppo"])
-    greedy = agents.vector.batch_policy("lama/ppo", play="greedy")
+    student = load_student(checkpoints()["lama/ppo-sb3"])
+    greedy = agents.vector.batch_policy("lama/ppo-sb3", play="greedy")
     venv = agents.vector_env("lama", 64, opponents=["lama/first"] * 3, seed=0)
     obs, _ = venv.reset()
     mask = venv.action_masks()
@@ -148,7 +148,7 @@ def test_batch_policy_of_a_shipped_policy_plays_its_distribution():
         logits, _ = student.net(torch.from_numpy(obs), torch.from_numpy(mask).float())
     np.testing.assert_array_equal(greedy.fn(obs, mask, np.arange(64), np.random.default_rng(0)),
                                   np.where(mask, logits.numpy(), -np.inf).argmax(axis=1))
-    sample = agents.vector.batch_policy("lama/ppo")  # the saved policy's own way: sampled
+    sample = agents.vector.batch_policy("lama/ppo-sb3")  # the saved policy's own way: sampled
     rng = np.random.default_rng(1)
     draws = np.stack([sample.fn(obs[:1].repeat(4000, 0), mask[:1].repeat(4000, 0), np.zeros(4000, np.int64), rng)])
     p = torch.softmax(logits[0].double(), -1).numpy()
