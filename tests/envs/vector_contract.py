@@ -41,6 +41,29 @@ class RandomMirror:
         return legal[z % len(legal)]
 
 
+def obs_pick(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A deterministic batch choice that depends on every observed number: the k-th legal action of each row, k
+    from the observation's bytes (so an observation encoded from the wrong seat picks other moves)."""
+    k = [int.from_bytes(o.tobytes()[-8:], "little") ^ int(o.sum() * 4096) ^ int(o @ np.arange(o.size)) for o in obs]
+    out = np.empty(len(obs), np.int64)
+    for i, m in enumerate(mask):
+        legal = np.flatnonzero(m)
+        out[i] = legal[k[i] % legal.size]
+    return out
+
+
+class PickTwin:
+    """`obs_pick` as a Python agent of the plain engine: it encodes its own seat's view with `encoder`, as a vector
+    env encodes a batch policy's observations from that policy's seat."""
+
+    def __init__(self, encoder):
+        self.enc = encoder
+
+    def act(self, view, mask):
+        """The twin's choice among the legal actions of `mask`."""
+        return int(obs_pick(self.enc.encode(view)[None], np.asarray(mask, bool)[None])[0])
+
+
 class Shadow:
     """One table replayed in the plain engine (the game and its encoder), as `OpponentEnv` plays it: the deal of
     `game.deal(deal_seed)`, the opponents Python players seated after the learner, their rewards carried into the
