@@ -706,7 +706,7 @@ def vec_step(decide, T, B, S, actions):
             if phase == 0:
                 B.illegal[r] = -1
                 B.refused[r] = False
-                before = team_return(T, r, S.win_bonus)
+                before = team_return(T, r, S.win_bonus) if move != INVALID else 0.0
             else:
                 before = T.before[r]  # a batch policy's move inside the learner's step
             if move != INVALID:
@@ -741,21 +741,20 @@ def vec_step(decide, T, B, S, actions):
             B.trunc[r] = trunc
             done = term or trunc
             B.done[r] = done
-            if not done:
-                if S.all_seats:
-                    T.learner[r] = T.player[r]
-                observe_row(T, r, T.learner[r], S.min_cards, B.obs, r)
-                mask_row(T, r, S.slot, hs, S.min_cards, B.mask, r)
-                continue
-            observe_row(T, r, L, S.min_cards, B.final_obs, r)
-            B.final_seat[r] = L
-            B.final_deal[r] = T.seed[r]
-            B.final_ret[r] = T.ep_ret[r]
-            B.final_len[r] = T.ep_len[r]
-            deal_row(T, S, r, False)
-            move = NO_MOVE  # the new episode's opening, from its deal
-        open_row(decide, T, B, S, r, move)
-        if T.phase[r] == 0:
+            if done:
+                observe_row(T, r, L, S.min_cards, B.final_obs, r)
+                B.final_seat[r] = L
+                B.final_deal[r] = T.seed[r]
+                B.final_ret[r] = T.ep_ret[r]
+                B.final_len[r] = T.ep_len[r]
+                deal_row(T, S, r, False)
+                phase = 2
+                move = NO_MOVE  # the new episode's opening, from its deal
+            elif S.all_seats:
+                T.learner[r] = T.player[r]
+        if phase == 2:
+            open_row(decide, T, B, S, r, move)
+        if T.phase[r] == 0:  # one observing site (measured: two cost the step ~4%)
             observe_row(T, r, T.learner[r], S.min_cards, B.obs, r)
             mask_row(T, r, S.slot, hs, S.min_cards, B.mask, r)
 
