@@ -52,8 +52,8 @@ import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
-from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_mix64, nb_next, nb_pick_line_up
+from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.the_game.rules import Config, State, View
 
 _EMPTY = -1

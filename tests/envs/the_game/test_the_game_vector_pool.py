@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_the_game_vector import CASE  # the shadow replay of one table in the plain engine (the shared contract)
-from vector_contract import PickTwin, RandomMirror, obs_pick
+from vector_contract import PickTwin, RandomMirror, check_set_opponents_at_next_episode, obs_pick
 
 import agents
 from agents.base import make
@@ -77,25 +77,8 @@ def test_pool_draws_line_ups_per_table_from_the_episode_key():
 
 
 def test_set_opponents_takes_effect_at_each_tables_next_episode():
-    opts = dict(num_players=2, actions="slot")
-    venv = agents.vector_env("the_game", 6, opponents=[BEST], seed=1, **opts)
-    venv.reset()
-    rng = np.random.default_rng(0)
-    asked: list[np.ndarray] = []
-    venv.set_opponents([BatchPolicy(lambda obs, mask, rows, rng_: asked.append(rows.copy()) or obs_pick(obs, mask),
-                                    "new")])
-    ended = np.zeros(6, bool)
-    for _ in range(400):
-        masks = venv.action_masks()
-        asked.clear()
-        _, _, term, trunc, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        ended |= term | trunc
-        # the new teammate is asked only at tables whose episode ended after set_opponents (this step or before)
-        for rows in asked:
-            assert ended[rows].all()
-        if ended.all() and asked:
-            break
-    assert ended.all() and asked
+    venv = agents.vector_env("the_game", 6, opponents=[BEST], seed=1, num_players=2, actions="slot")
+    check_set_opponents_at_next_episode(venv, lambda policy: [policy])
     with pytest.raises(ValueError, match="needs 1 opponents"):
         venv.set_opponents([BEST, BEST])
     solo = agents.vector_env("the_game", 2, opponents=[], control="all_seats", num_players=3)
