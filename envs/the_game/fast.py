@@ -40,7 +40,7 @@ code `RANDOM_CODE` plays uniformly random legal moves from a per-table SplitMix6
 stream. `play_on` is `advance` with no seat to pause at; the vector env's kernels
 (`vec_reset` / `vec_step` over `Tables`, one row a table, for
 `envs.the_game.vector`) call it to play the teammates up to the learner's next
-decision. `deal_order(seed)` is `rules.deal_order`'s twin (`TheGame.deal(seed)`).
+decision, pausing a table at a batch policy's turn until the env brings its move. `deal_order(seed)` is `rules.deal_order`'s twin (`TheGame.deal(seed)`).
 The strategies' kernels live with the agents (`agents.the_game.fast`).
 """
 
