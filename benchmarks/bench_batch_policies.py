@@ -9,7 +9,8 @@ steps per CPU-second of:
     opponent turn over every waiting table, what a self-play snapshot costs);
 (d) a `Pool` of the two line-ups (a) and (c), half each.
 Simple poker (n = 10): `simple_poker/nash` as its behaviour-strategy kernel against the same strategy as a
-numpy batch policy.
+numpy batch policy. The Game (3 players, `actions="slot"`): 2 x `the_game/bestplays` as kernels against one of
+them replaced by a numpy batch policy (the lowest legal action), and a `Pool` of the two line-ups.
 
     python benchmarks/bench_batch_policies.py [--seconds 3] [--tables 1024]
 """
@@ -86,6 +87,16 @@ def main(argv: list[str] | None = None) -> int:
              args.seconds)
     print(f"  {'simple_poker/nash (behaviour kernel)':40s} {k:12,.0f}   1.00x")
     print(f"  {'the same as a numpy batch policy':40s} {b:12,.0f}   {b / k:5.2f}x the kernel")
+    best = "the_game/bestplays"
+    print(f"The Game (3 players, actions='slot'), {n} tables")
+    base = None
+    for label, opps in [("2 x the_game/bestplays (kernels)", [best, best]),
+                        ("numpy batch policy + bestplays", [lowest, best]),
+                        ("Pool: the two line-ups, half each", Pool([[best, best], [lowest, best]]))]:
+        r = rate(agents.vector_env("the_game", n, opponents=opps, seed=0, num_players=3, actions="slot"),
+                 args.seconds)
+        base = base or r
+        print(f"  {label:40s} {r:12,.0f}   {r / base:5.2f}x the kernels")
     return 0
 
 

@@ -34,12 +34,13 @@ see in a given order, `unseen_orders` draws such orders): the rollouts of
 search agents.
 
 All of them run one compiled game loop, `advance`: it plays from a position until a
-given seat is to decide, the game ends or a move budget is spent, and a seat of
+seat of code `PAUSE_CODE` or below is to decide (the vector env's learner, or one of
+its batch policies), the game ends or a move budget is spent, and a seat of
 code `RANDOM_CODE` plays uniformly random legal moves from a per-table SplitMix64
-stream. `play_on` is `advance` with no seat to stop at; the vector env's kernels
+stream. `play_on` is `advance` with no seat to pause at; the vector env's kernels
 (`vec_reset` / `vec_step` over `Tables`, one row a table, for
 `envs.the_game.vector`) call it to play the teammates up to the learner's next
-decision. `deal_order(seed)` is `rules.deal_order`'s twin (`TheGame.deal(seed)`).
+decision, pausing a table at a batch policy's turn until the env brings its move. `deal_order(seed)` is `rules.deal_order`'s twin (`TheGame.deal(seed)`).
 The strategies' kernels live with the agents (`agents.the_game.fast`).
 """
 
@@ -51,8 +52,8 @@ import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
+from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_mix64, nb_next, nb_pick_line_up
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
-from envs.core.vector import nb_episode_seeds, nb_mix64, nb_next
 from envs.the_game.rules import Config, State, View
 
 _EMPTY = -1
@@ -117,13 +118,13 @@ def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played,
     (a move, or `END_TURN`) or `NO_MOVE` to let `decide` make it. `skip_empty`:
     the turn passes over seats with empty hands (`empty_hand="skip"`), else it
     comes to them and the game ends there (`"ends_game"`). Fills `info`
-    as `play_game` does. It is `advance` with no seat to stop at. Inlined into the caller's kernel
+    as `play_game` does. It is `advance` with no seat to pause at. Inlined into the caller's kernel
     (module docstring).
     """
     codes = np.zeros(hands.shape[0], np.int64)  # every seat decides by `decide`
     rng = np.zeros(1, np.uint64)
     dn, total, player, played, steps, status, act = advance(
-        decide, codes, params, hands, sizes, deck, dn, tops, placed, total, player, played, first, -1, -1,
+        decide, codes, params, hands, sizes, deck, dn, tops, placed, total, player, played, first, -1,
         min_cards, skip_empty, rng, 0)
     if status == STOP_ILLEGAL:
         info[0] = -1
@@ -136,19 +137,23 @@ def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played,
 
 
 RANDOM_CODE = -1  # a seat of this code plays uniformly random legal moves (see `advance`)
-LEARNER_CODE = -2  # a vector env's learner seat: `advance` stops there, no kernel decides for it
+PAUSE_CODE = -2  # `advance` pauses at a seat of this code or below: the vector env's learner, its batch policies
+LEARNER_CODE = PAUSE_CODE  # a vector env's learner seat (every seat under all_seats): no kernel decides for it
+assert BATCH_CODE < PAUSE_CODE  # a batch policy's seat (`BATCH_CODE - j`) pauses too
 # What `advance` stopped at (its `status`).
-STOP_SEAT = 0  # the seat `stop` is to act
+STOP_SEAT = 0  # a seat of code <= PAUSE_CODE is to act
 STOP_OVER = 1  # the game is over
 STOP_BUDGET = 2  # `budget` moves were played
 STOP_ILLEGAL = -2  # an illegal decision (seat `player`, move `act`): nothing was changed by it
 
 
 @numba.njit(inline="always")
-def advance(decide, codes, params, hands, sizes, deck, dn, tops, placed, total, player, played, first, stop, budget,
+def advance(decide, codes, params, hands, sizes, deck, dn, tops, placed, total, player, played, first, budget,
             min_cards, skip_empty, rng, rrow):
-    """The compiled game loop: play from a position until seat `stop` is to decide, the game ends, or `budget`
-    moves were played (-1: no limit) — the whole-game loops (`stop` = -1) and the vector env's steps alike.
+    """The compiled game loop: play from a position until a seat of code <= `PAUSE_CODE` is to decide (the vector
+    env's learner or one of its batch policies), the game ends, or `budget` moves were played (-1: no limit) — the
+    whole-game loops (every code >= -1: no pause) and the vector env's steps alike. One code compare a move, as
+    L.A.M.A.'s `advance` (its second compare, a seat's, cost that vector step ~5%).
 
     The position as in `play_on` (arrays changed in place, scalars returned).
     A seat decides by `decide(params, hands, seat, sizes, tops, placed, played,
@@ -156,7 +161,7 @@ def advance(decide, codes, params, hands, sizes, deck, dn, tops, placed, total, 
     `RANDOM_CODE` in `codes` plays a uniformly random legal move drawn from the
     SplitMix64 stream `rng[rrow]` (`random_move`), and a seat holding no card that
     fits once its minimum is met ends its turn (its only legal move) without
-    asking `decide` — unless it is `stop`, which is paused at every decision. A move
+    asking `decide` — unless its code pauses: a paused seat is asked at every decision. A move
     (a play or `END_TURN`) counts one step. `first` (not `NO_MOVE`) is the first
     move, checked like any other. Returns `(dn, total, player, played, steps,
     status, act)`: the new scalars, the moves played, why it stopped (`STOP_*`)
@@ -170,7 +175,7 @@ def advance(decide, codes, params, hands, sizes, deck, dn, tops, placed, total, 
         # the game ends when all cards are placed or the seat to act owes a card and none fits (rules `_settle`)
         if total == 98 or (played < required and not fit):
             return dn, total, player, played, steps, STOP_OVER, -1
-        if player == stop and not (steps == 0 and first != NO_MOVE):
+        if codes[player] <= PAUSE_CODE and not (steps == 0 and first != NO_MOVE):
             return dn, total, player, played, steps, STOP_SEAT, -1
         if steps == budget:
             return dn, total, player, played, steps, STOP_BUDGET, -1
@@ -355,12 +360,15 @@ class Tables(NamedTuple):
     `deck` (N, 98) / `dn`, `tops` (N, 4), `placed` (N, 102), `total`,
     `player`, `played`, `over`; then the episode's deal seed `seed`, the
     learner's seat `learner`, each seat's code `codes` (N, n: `LEARNER_CODE`,
-    `RANDOM_CODE` or a kernel's) and decide parameters `params` (N, n, P: the
-    opponent's code, then its float parameters), the table's key `key` and
-    episode counter `episode`, its random-seat stream `rng`, moves played
-    `turns`, the reward owed to the learner's next step `carry` (teammates'
-    moves before its first decision), the episode's return `ep_ret` and
-    learner decisions `ep_len`.
+    `RANDOM_CODE`, a kernel's, or a batch policy's `BATCH_CODE - j`) and decide
+    parameters `params` (N, n, P: the opponent's code, then its float
+    parameters), the table's key `key` and episode counter `episode`, its
+    random-seat stream `rng`, moves played `turns`, the reward owed to the
+    learner's next step `carry` (teammates' moves before its first decision),
+    the episode's return `ep_ret` and learner decisions `ep_len`; the line-up
+    drawn `line`; `phase`: 0 at the learner's decision, 1 paused at a batch
+    policy's turn inside the learner's step, 2 paused inside a new episode's
+    opening, with `before` the team's return when that step or opening began.
     """
 
     hands: np.ndarray
@@ -384,6 +392,9 @@ class Tables(NamedTuple):
     carry: np.ndarray
     ep_ret: np.ndarray
     ep_len: np.ndarray
+    line: np.ndarray
+    phase: np.ndarray
+    before: np.ndarray
 
 
 def new_tables(num_envs: int, num_players: int, hand_size: int, num_params: int) -> Tables:
@@ -395,15 +406,17 @@ def new_tables(num_envs: int, num_players: int, hand_size: int, num_params: int)
         np.zeros((N, 4), i64), np.zeros((N, 102), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64),
         np.zeros(N, np.bool_), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64),
         np.zeros((N, n, num_params)), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64),
-        np.zeros(N, i64), np.zeros(N), np.zeros(N), np.zeros(N, i64),
+        np.zeros(N, i64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64),
+        np.zeros(N),
     )
 
 
 class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: `min_cards`, `skip_empty`, `starter`, `slot` (the
     `actions="slot"` head), `win_bonus`, `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`,
-    `all_seats` (the policy acts for whoever is to move), and the line-up: `line_codes[k]` / `line_params[k]` of
-    the teammate k + 1 seats after the learner."""
+    `all_seats` (the policy acts for whoever is to move), and the line-ups (`envs.core.vector.compile_line_ups`):
+    `line_codes[i, k]` / `line_params[i, k]` of the teammate k + 1 seats after the learner in line-up i, drawn per
+    episode by the cumulative weights `line_cum`."""
 
     min_cards: int
     skip_empty: bool
@@ -416,6 +429,7 @@ class Settings(NamedTuple):
     all_seats: bool
     line_codes: np.ndarray
     line_params: np.ndarray
+    line_cum: np.ndarray
 
 
 class VectorKernels(NamedTuple):
@@ -434,11 +448,11 @@ def team_return(T, r, win_bonus):
 
 
 @numba.njit(inline="always")
-def run_row(decide, T, r, S, first, stop, budget):
+def run_row(decide, T, r, S, first, budget):
     """`advance` on table r's row (scalars stored back); returns (status, refused move, moves tried)."""
     dn, total, player, played, steps, status, act = advance(
         decide, T.codes[r], T.params[r], T.hands[r], T.sizes[r], T.deck[r], T.dn[r], T.tops[r], T.placed[r],
-        T.total[r], T.player[r], T.played[r], first, stop, budget, S.min_cards, S.skip_empty, T.rng, r)
+        T.total[r], T.player[r], T.played[r], first, budget, S.min_cards, S.skip_empty, T.rng, r)
     T.dn[r] = dn
     T.total[r] = total
     T.player[r] = player
@@ -557,82 +571,105 @@ def _fail(B, r, status, seat, act):
         B.err[3] = act
 
 
-@numba.njit(inline="always")
-def start_row(decide, T, B, S, r):
-    """Deal table r's next episode (deal seed, learner's seat and random stream from its key and episode
-    counter, `nb_episode_seeds`), seat the line-up and play the teammates up to the learner's first decision
-    (their cards placed go to `carry`). A deal that ends before the learner decides is dealt again from the next
-    episode index, the learner keeping its seat, as `OpponentEnv` does. Under `all_seats` nobody is played."""
+@numba.njit(cache=True)
+def deal_row(T, S, r, keep_seat):
+    """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
+    counter (`nb_episode_seeds`, `nb_pick_line_up`), the line-up seated (`phase` 2: the opening is to be played).
+    A deal dealt again (`keep_seat`: the last one ended before the learner's first decision) keeps the learner's
+    seat and line-up, as `OpponentEnv` keeps its seat."""
     n, hs = T.hands.shape[1], T.hands.shape[2]
-    seat = S.fixed_seat
-    for attempt in range(10_000):
-        e = T.episode[r]
-        T.episode[r] = e + 1
-        deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
-        if attempt == 0 and S.fixed_seat < 0:
-            seat = drawn  # a deal dealt again keeps the seat (as `OpponentEnv`)
-        T.seed[r] = deal_seed
+    e = T.episode[r]
+    T.episode[r] = e + 1
+    deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
+    if not keep_seat:
+        seat = drawn if S.fixed_seat < 0 else S.fixed_seat
+        li = nb_pick_line_up(S.line_cum, T.key[r], e)
+        T.line[r] = li
         T.learner[r] = seat
-        T.rng[r] = stream
         T.codes[r, seat] = LEARNER_CODE
         for k in range(n - 1):
             s = (seat + k + 1) % n
-            T.codes[r, s] = S.line_codes[k]
+            T.codes[r, s] = S.line_codes[li, k]
             for j in range(T.params.shape[2]):
-                T.params[r, s, j] = S.line_params[k, j]
-        # the deal (`TheGame.deal`): hand_size rounds, each seat taking the draw pile's last card
-        deal_order(deal_seed, T.deck[r])
-        dn = 98
-        for s in range(n):
-            T.sizes[r, s] = 0
-            for i in range(hs):
-                T.hands[r, s, i] = _EMPTY
-        for _ in range(hs):
-            for s in range(n):
-                dn -= 1
-                T.hands[r, s, T.sizes[r, s]] = T.deck[r, dn]
-                T.sizes[r, s] += 1
-        T.dn[r] = dn
-        T.tops[r, 0] = 1
-        T.tops[r, 1] = 1
-        T.tops[r, 2] = 100
-        T.tops[r, 3] = 100
-        for c in range(102):
-            T.placed[r, c] = 0
-        T.total[r] = 0
-        T.player[r] = S.starter
-        T.played[r] = 0
-        T.over[r] = False
-        T.turns[r] = 0
+                T.params[r, s, j] = S.line_params[li, k, j]
         T.ep_ret[r] = 0.0
         T.ep_len[r] = 0
-        status, act, _ = run_row(decide, T, r, S, NO_MOVE, -1 if S.all_seats else seat, 0 if S.all_seats else -1)
+    T.seed[r] = deal_seed
+    T.rng[r] = stream
+    # the deal (`TheGame.deal`): hand_size rounds, each seat taking the draw pile's last card
+    deal_order(deal_seed, T.deck[r])
+    dn = 98
+    for s in range(n):
+        T.sizes[r, s] = 0
+        for i in range(hs):
+            T.hands[r, s, i] = _EMPTY
+    for _ in range(hs):
+        for s in range(n):
+            dn -= 1
+            T.hands[r, s, T.sizes[r, s]] = T.deck[r, dn]
+            T.sizes[r, s] += 1
+    T.dn[r] = dn
+    T.tops[r, 0] = 1
+    T.tops[r, 1] = 1
+    T.tops[r, 2] = 100
+    T.tops[r, 3] = 100
+    for c in range(102):
+        T.placed[r, c] = 0
+    T.total[r] = 0
+    T.player[r] = S.starter
+    T.played[r] = 0
+    T.over[r] = False
+    T.turns[r] = 0
+    T.before[r] = 0.0  # the team's return at the deal
+    T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
+
+
+@numba.njit(inline="always")
+def open_row(decide, T, B, S, r, first):
+    """Play table r's opening (from its deal, or from a batch policy's move `first`) up to the learner's first
+    decision: the teammates' cards placed go to `carry` (the caller observes the table). A deal that ends before
+    the learner decides is dealt again from the next episode index (up to 10,000 times). Stops at a batch policy's
+    turn (phase stays 2: the step kernel goes on there with that policy's move). Under `all_seats` every seat is
+    the learner's (`LEARNER_CODE`): it stops at once, at the starter."""
+    for _attempt in range(10_000):
+        status, act, _ = run_row(decide, T, r, S, first, -1)
+        first = NO_MOVE
         if status < 0:
             _fail(B, r, status, T.player[r], act)
+            T.phase[r] = 0
             return
-        if status != STOP_OVER:
-            T.carry[r] = team_return(T, r, S.win_bonus)
+        if status == STOP_SEAT:
+            if T.codes[r, T.player[r]] <= BATCH_CODE:
+                return  # a batch policy is to move
+            T.phase[r] = 0
+            T.carry[r] = team_return(T, r, S.win_bonus) - T.before[r]
             if S.all_seats:
                 T.learner[r] = T.player[r]
             return
+        deal_row(T, S, r, True)  # over before the learner decided: deal again, keeping the seat and line-up
+    T.phase[r] = 0
     _fail(B, r, -3, -1, -1)
 
 
 # Two kernels (reset and step), `advance` inlined at the sites that need it, as L.A.M.A.'s (`envs.lama.fast`).
-# Only what takes `decide` (advance, run_row, start_row) and the per-table observe/mask (measured ~15% faster
-# inlined) are inlined at numba IR level; the other helpers (random_move, head_move, team_return, the strategies'
-# vector_decide) are plain cached functions: a fresh clone compiles each kernel pair in about 45 s under load
-# instead of 60-80 s, at the same speed.
+# Only what takes `decide` (advance, run_row, open_row) and the per-table observe/mask (measured ~15% faster
+# inlined) are inlined at numba IR level; the other helpers (deal_row, random_move, head_move, team_return, the
+# strategies' vector_decide) are plain cached functions: a fresh clone compiles each kernel pair in about 45 s under
+# load instead of 60-80 s, at the same speed.
 @numba.njit(inline="always")
 def vec_reset(decide, T, B, S, fresh):
-    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it."""
+    """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it (a table paused at a
+    batch policy's turn is observed when the step kernel goes on there)."""
     hs = T.hands.shape[2]
+    B.err[0] = -1
     for r in range(T.seed.shape[0]):
         if fresh:
             T.episode[r] = 0
-        start_row(decide, T, B, S, r)
-        observe_row(T, r, T.learner[r], S.min_cards, B.obs, r)
-        mask_row(T, r, S.slot, hs, S.min_cards, B.mask, r)
+        deal_row(T, S, r, False)
+        open_row(decide, T, B, S, r, NO_MOVE)
+        if T.phase[r] == 0:
+            observe_row(T, r, T.learner[r], S.min_cards, B.obs, r)
+            mask_row(T, r, S.slot, hs, S.min_cards, B.mask, r)
 
 
 @numba.njit(inline="always")
@@ -643,61 +680,83 @@ def vec_step(decide, T, B, S, actions):
     A refused action (out of range, naming no move, or illegal) changes nothing at the table and ends its
     episode with `illegal_reward`. Rewards: the team's cards placed (and the win bonus) since the learner's
     previous decision, plus the `carry` of the teammates' moves before its first one. Under `all_seats` the
-    action is the move of whoever is to act (`T.learner` follows the turn) and nobody else is played.
+    action is the move of whoever is to act (`T.learner` follows the turn; every seat pauses) and nobody else is
+    played.
+
+    Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
+    an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's action at
+    the paused tables and `SKIP` at the others, until no table is paused. A batch policy's turn that comes once
+    `max_turns` moves were played is not asked for: the step ends truncated there, as `OpponentEnv` cuts.
     """
     hs = T.hands.shape[2]
     A = B.mask.shape[1]
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         a = actions[r]
-        B.illegal[r] = -1
-        B.refused[r] = False
-        before = 0.0
-        bad = -1
-        steps = 0
-        status = STOP_ILLEGAL
+        if a == SKIP:
+            continue
+        move = INVALID
         if 0 <= a < A:
             move = head_move(T, r, a, S.slot, hs)
+        phase = T.phase[r]
+        if phase != 2:
+            bad = -1
+            steps = 0
+            status = STOP_ILLEGAL
+            if phase == 0:
+                B.illegal[r] = -1
+                B.refused[r] = False
+                before = team_return(T, r, S.win_bonus) if move != INVALID else 0.0
+            else:
+                before = T.before[r]  # a batch policy's move inside the learner's step
             if move != INVALID:
-                before = team_return(T, r, S.win_bonus)
                 # the learner's move always plays (the teammates before its first decision are never cut)
                 budget = max(S.max_turns - T.turns[r], 1) if S.max_turns > 0 else -1
-                if S.all_seats:
-                    budget = 1 if budget < 0 else min(budget, 1)
-                status, bad, steps = run_row(decide, T, r, S, move, -1 if S.all_seats else T.learner[r], budget)
-        L = T.learner[r]
-        if status == STOP_ILLEGAL and steps <= 1:
-            # the learner's own action was refused: `advance` changed nothing
-            rew = S.illegal_reward
-            term = True
-            trunc = False
-            B.illegal[r] = a
-            B.refused[r] = True
-        else:
-            if status < 0:
-                _fail(B, r, status, T.player[r], bad)
-            rew = team_return(T, r, S.win_bonus) - before + T.carry[r]
-            term = T.over[r]
-            trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
-        T.carry[r] = 0.0
-        T.ep_ret[r] += rew
-        T.ep_len[r] += 1
-        B.reward[r] = rew
-        B.term[r] = term
-        B.trunc[r] = trunc
-        done = term or trunc
-        B.done[r] = done
-        if done:
-            observe_row(T, r, L, S.min_cards, B.final_obs, r)
-            B.final_seat[r] = L
-            B.final_deal[r] = T.seed[r]
-            B.final_ret[r] = T.ep_ret[r]
-            B.final_len[r] = T.ep_len[r]
-            start_row(decide, T, B, S, r)
-        elif S.all_seats:
-            T.learner[r] = T.player[r]
-        observe_row(T, r, T.learner[r], S.min_cards, B.obs, r)
-        mask_row(T, r, S.slot, hs, S.min_cards, B.mask, r)
+                status, bad, steps = run_row(decide, T, r, S, move, budget)
+                if (status == STOP_SEAT and T.codes[r, T.player[r]] <= BATCH_CODE
+                        and not (S.max_turns > 0 and T.turns[r] >= S.max_turns)):
+                    T.phase[r] = 1  # a batch policy is to move: the env calls again with its action
+                    T.before[r] = before
+                    continue
+            L = T.learner[r]
+            if status == STOP_ILLEGAL and steps <= 1 and phase == 0:
+                # the learner's own action was refused: `advance` changed nothing
+                rew = S.illegal_reward
+                term = True
+                trunc = False
+                B.illegal[r] = a
+                B.refused[r] = True
+            else:
+                if status < 0:
+                    _fail(B, r, status, T.player[r], bad)
+                rew = team_return(T, r, S.win_bonus) - before + T.carry[r]
+                term = T.over[r]
+                trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
+            T.phase[r] = 0
+            T.carry[r] = 0.0
+            T.ep_ret[r] += rew
+            T.ep_len[r] += 1
+            B.reward[r] = rew
+            B.term[r] = term
+            B.trunc[r] = trunc
+            done = term or trunc
+            B.done[r] = done
+            if done:
+                observe_row(T, r, L, S.min_cards, B.final_obs, r)
+                B.final_seat[r] = L
+                B.final_deal[r] = T.seed[r]
+                B.final_ret[r] = T.ep_ret[r]
+                B.final_len[r] = T.ep_len[r]
+                deal_row(T, S, r, False)
+                phase = 2
+                move = NO_MOVE  # the new episode's opening, from its deal
+            elif S.all_seats:
+                T.learner[r] = T.player[r]
+        if phase == 2:
+            open_row(decide, T, B, S, r, move)
+        if T.phase[r] == 0:  # one observing site (measured: two cost the step ~4%)
+            observe_row(T, r, T.learner[r], S.min_cards, B.obs, r)
+            mask_row(T, r, S.slot, hs, S.min_cards, B.mask, r)
 
 
 @numba.njit(inline="always")
@@ -724,3 +783,13 @@ def observe_rows(T, rows, seats, min_cards, out):
     """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (as `TheGameEncoder`)."""
     for k in range(rows.shape[0]):
         observe_row(T, rows[k], seats[k], min_cards, out, k)
+
+
+@numba.njit(cache=True)
+def inputs_rows(T, rows, seats, slot, min_cards, obs, mask):
+    """`obs[k]` / `mask[k]`: the observation of table `rows[k]` from seat `seats[k]` and the legal actions of its
+    seat to move (int8; one call for what the batch policies are given)."""
+    hs = T.hands.shape[2]
+    for k in range(rows.shape[0]):
+        observe_row(T, rows[k], seats[k], min_cards, obs, k)
+        mask_row(T, rows[k], slot, hs, min_cards, mask, k)

@@ -13,11 +13,18 @@ Options: official rules without communication (the compiled engine's), any
 `num_players`, `hand_size`, `min_cards_per_turn`, `win_bonus`, `starter`,
 `empty_hand`, and `actions="card"` (405 ids) or `"slot"` (`4 * hand_size + 13`).
 
-Control: `"one_seat"` (the learner plays one seat; `opponents[k]`, compiled
+Control: `"one_seat"` (the learner plays one seat; `opponents[k]`, its
 teammates, sit k + 1 seats after it; solo: `num_players=1` and no opponents), or
 `"all_seats"`: the policy plays whoever is to move (no opponents),
 `info["current_player"]` says who (also `info["seat"]`), and `info["rewards"]`
 (N, n) pays every seat the team reward.
+
+Teammates: an `OpponentKernel` (compiled inside the step) or a `BatchPolicy`,
+called once per teammate turn over every table where it is to move, with
+observations encoded from the teammate's own seat (the compiled step pauses those
+tables at that seat and goes on with its moves: no rule runs in Python); a `Pool`
+of such line-ups is drawn per table at each episode's start, and `set_opponents`
+takes effect at each table's next episode (`envs.core.vector`).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CompiledVectorEnv, OpponentKernel, check_max_turns, shared_kernels
+from envs.core.vector import CompiledVectorEnv, LineUps, Pool, check_max_turns, compile_line_ups
 from envs.the_game import fast
 from envs.the_game.encoding import TheGameEncoder
 from envs.the_game.rules import Config, State, TheGame
@@ -41,9 +48,11 @@ class TheGameVectorEnv(CompiledVectorEnv):
 
     Args:
         num_envs: tables (>= 1).
-        opponents: `num_players - 1` `OpponentKernel`s (teammates); `opponents[k]`
-            sits k + 1 seats after the learner. Kernels other than `RANDOM` must
-            share one `kernels` object. Empty under `control="all_seats"`.
+        opponents: a line-up of `num_players - 1` teammates (`OpponentKernel`s and
+            `BatchPolicy`s; `opponents[k]` sits k + 1 seats after the learner), or a
+            `Pool` of line-ups drawn per table at each episode's start. Kernels other
+            than `RANDOM` must share one `kernels` object. Empty under
+            `control="all_seats"`. `set_opponents` replaces them.
         seed: the vector env's seed (None: fresh); table i's episodes follow from
             `table_key(seed, i)` alone.
         control: `"one_seat"` or `"all_seats"`.
@@ -60,7 +69,7 @@ class TheGameVectorEnv(CompiledVectorEnv):
         self,
         num_envs: int,
         *,
-        opponents: Sequence[OpponentKernel] = (),
+        opponents: Any = (),
         seed: int | None = None,
         control: str = "one_seat",
         seat: int | None = None,
@@ -81,35 +90,51 @@ class TheGameVectorEnv(CompiledVectorEnv):
         self.encoder = TheGameEncoder(self.game)
         self.control = control
         n = c.num_players
-        opponents = list(opponents)
         all_seats = control == "all_seats"
-        if all_seats and (opponents or seat is not None):
-            raise ValueError("control='all_seats' takes no opponents and no seat (the policy plays every seat)")
-        if not all_seats and len(opponents) != n - 1:
-            raise ValueError(f"{n}-player game needs {n - 1} opponents (teammates), got {len(opponents)}")
-        kernels = shared_kernels(opponents, NUM_PARAMS)
-        self.opponents = tuple(opponents)
-        self._kernels: fast.VectorKernels = kernels if kernels is not None else fast.RANDOM_KERNELS
+        if all_seats:
+            if isinstance(opponents, Pool) or len(opponents) or seat is not None:
+                raise ValueError("control='all_seats' takes no opponents and no seat (the policy plays every seat)")
+            ups = compile_line_ups([], 0, NUM_PARAMS)
+        else:
+            ups = self._compile_opponents(opponents)
         check_max_turns(max_turns)
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
                     strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         self._final_player = self._final_seat  # all_seats: the seat a final observation is encoded for
-        line_params = np.zeros((max(n - 1, 1), NUM_PARAMS))
-        for k, opp in enumerate(opponents):
-            line_params[k, : len(opp.params)] = opp.params
-        line_codes = np.full(max(n - 1, 1), fast.RANDOM_CODE, np.int64)  # all_seats: seated, never played
-        line_codes[: len(opponents)] = [o.code for o in opponents]
-        self._settings = fast.Settings(
-            c.resolved_min_cards, fast.skip_empty(c), int(c.starter), self.game.slot_head, float(c.win_bonus),
-            self.fixed_seat, -1 if max_turns is None else int(max_turns), self.illegal_reward, all_seats,
-            line_codes, line_params,
-        )
+        self._max_turns = -1 if max_turns is None else int(max_turns)
+        self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, c.resolved_hand_size, NUM_PARAMS)
         self._buffers = fast.Buffers(
             self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
             self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
             np.full(4, -1, np.int64),
         )
+
+    def _compile_opponents(self, opponents: Any) -> LineUps:
+        n = self.config.num_players
+        if isinstance(opponents, (list, tuple)) and len(opponents) != n - 1:
+            raise ValueError(f"{n}-player game needs {n - 1} opponents (teammates), got {len(opponents)}")
+        return compile_line_ups(opponents, n - 1, NUM_PARAMS)
+
+    def _install(self, ups: LineUps) -> None:
+        """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
+        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+        self._line_ups = ups
+        self._batch = ups.batch
+        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        c = self.config
+        all_seats = self.control == "all_seats"
+        codes, params = ups.codes, ups.params
+        if all_seats:  # every seat is the learner's (`advance` pauses at each): one line-up of LEARNER_CODE
+            seats = max(self.num_players - 1, 1)
+            codes, params = np.full((1, seats), fast.LEARNER_CODE, np.int64), np.zeros((1, seats, NUM_PARAMS))
+        self._settings = fast.Settings(
+            c.resolved_min_cards, fast.skip_empty(c), int(c.starter), self.game.slot_head, float(c.win_bonus),
+            self.fixed_seat, self._max_turns, self.illegal_reward, all_seats, codes, params, ups.cum,
+        )
+
+    def _seated_codes(self) -> np.ndarray:
+        return self._tables.codes
 
     # --- kernels ------------------------------------------------------------------------------
     def _start_all(self, fresh: bool) -> None:
@@ -128,12 +153,33 @@ class TheGameVectorEnv(CompiledVectorEnv):
             return
         if status == fast.STOP_ILLEGAL:
             code = int(self._tables.codes[row, seat])
-            who = next((o.name for o in self.opponents if o.code == code), f"code {code}")
+            who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
+                       f"code {code}")
             raise RuntimeError(f"table {row}: teammate {who!r} at seat {seat} chose the illegal move {move}")
         raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
 
     def _seats(self) -> np.ndarray:
         return self._tables.learner
+
+    # --- batch policies (the base's `_serve_batch` round loop) --------------------------------------------------
+    def _paused_rows(self) -> np.ndarray:
+        return np.flatnonzero(self._tables.phase)
+
+    def _to_move(self, rows: np.ndarray) -> np.ndarray:
+        return self._tables.player[rows]
+
+    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return self._tables.codes[rows, seats]
+
+    def _inputs_to_move(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros((rows.size, self.single_observation_space.shape[0]), np.float32)
+        mask = np.zeros((rows.size, self.num_actions), np.int8)
+        fast.inputs_rows(self._tables, rows, seats, self.game.slot_head, self.config.resolved_min_cards, obs, mask)
+        return obs, mask.view(np.bool_)
+
+    def _resume_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(self._tables, self._buffers, self._settings, actions)
+        self._check_err()
 
     def _deal_seeds(self) -> np.ndarray:
         return self._tables.seed
@@ -182,7 +228,8 @@ class TheGameVectorEnv(CompiledVectorEnv):
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> TheGameVectorEnv:
-    """`num_envs` tables of The Game with compiled teammates, as a Gymnasium `VectorEnv`: `TheGameVectorEnv`'s
-    arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what `agents.vector_env` resolves
-    agent ids to; the game's options as further keywords)."""
+    """`num_envs` tables of The Game with compiled teammates or batch policies, as a Gymnasium `VectorEnv`:
+    `TheGameVectorEnv`'s arguments (`opponents`: a line-up of `OpponentKernel`s (`envs.core.vector.RANDOM`, or what
+    `agents.vector_env` resolves agent ids to) and `BatchPolicy`s, or a `Pool` of line-ups; the game's options as
+    further keywords)."""
     return TheGameVectorEnv(num_envs, **kwargs)

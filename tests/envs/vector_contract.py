@@ -41,6 +41,58 @@ class RandomMirror:
         return legal[z % len(legal)]
 
 
+def obs_pick(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A deterministic batch choice that depends on every observed number: the k-th legal action of each row, k
+    from the observation's bytes (so an observation encoded from the wrong seat picks other moves)."""
+    k = [int.from_bytes(o.tobytes()[-8:], "little") ^ int(o.sum() * 4096) ^ int(o @ np.arange(o.size)) for o in obs]
+    out = np.empty(len(obs), np.int64)
+    for i, m in enumerate(mask):
+        legal = np.flatnonzero(m)
+        out[i] = legal[k[i] % legal.size]
+    return out
+
+
+class PickTwin:
+    """`obs_pick` as a Python agent of the plain engine: it encodes its own seat's view with `encoder`, as a vector
+    env encodes a batch policy's observations from that policy's seat."""
+
+    def __init__(self, encoder):
+        self.enc = encoder
+
+    def act(self, view, mask):
+        """The twin's choice among the legal actions of `mask`."""
+        return int(obs_pick(self.enc.encode(view)[None], np.asarray(mask, bool)[None])[0])
+
+
+def check_set_opponents_at_next_episode(venv, line_up: Callable[[Any], list], steps: int = 400, seed: int = 0):
+    """Seat a batch policy (`obs_pick`) with `venv.set_opponents(line_up(policy))` after a reset and step random
+    legal actions: the policy is asked only at tables whose episode ended since (each table seats new opponents at
+    its next episode, never mid-episode), and every table's episode ends within `steps`."""
+    from envs.core.vector import BatchPolicy
+
+    n = venv.num_envs
+    rng = np.random.default_rng(seed)
+    asked: list[np.ndarray] = []
+
+    def fn(obs, mask, rows, rng_):
+        asked.append(rows.copy())
+        return obs_pick(obs, mask)
+
+    venv.reset()
+    venv.set_opponents(line_up(BatchPolicy(fn, "new")))
+    ended = np.zeros(n, bool)
+    for _ in range(steps):
+        masks = venv.action_masks()
+        asked.clear()
+        _, _, term, trunc, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        ended |= term | trunc
+        for rows in asked:
+            assert ended[rows].all(), rows
+        if ended.all() and asked:
+            break
+    assert ended.all() and asked
+
+
 class Shadow:
     """One table replayed in the plain engine (the game and its encoder), as `OpponentEnv` plays it: the deal of
     `game.deal(deal_seed)`, the opponents Python players seated after the learner, their rewards carried into the
