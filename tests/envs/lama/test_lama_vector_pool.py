@@ -6,8 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_lama_vector import CASE  # the shadow replay of one table in the plain engine (the shared contract)
-from vector_contract import (check_bad_batch_policies, check_batch_policy_replay, check_pool_draws_per_table,
-                             check_set_opponents_at_next_episode)
+from vector_contract import (
+    check_bad_batch_policies,
+    check_batch_policy_replay,
+    check_pool_draws_per_table,
+    check_set_opponents_at_next_episode,
+)
 
 import agents
 from envs.core.vector import BatchPolicy
