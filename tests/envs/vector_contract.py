@@ -64,33 +64,61 @@ class PickTwin:
         return int(obs_pick(self.enc.encode(view)[None], np.asarray(mask, bool)[None])[0])
 
 
-def check_set_opponents_at_next_episode(venv, line_up: Callable[[Any], list], steps: int = 400, seed: int = 0):
-    """Seat a batch policy (`obs_pick`) with `venv.set_opponents(line_up(policy))` after a reset and step random
-    legal actions: the policy is asked only at tables whose episode ended since (each table seats new opponents at
-    its next episode, never mid-episode), and every table's episode ends within `steps`."""
+def pick_policy(calls: list | None = None, name: str = "pick", choice_only: bool = False):
+    """`obs_pick` as a batch policy that checks what the env hands it (float32 observations, bool masks, int64 rows,
+    a Generator) and appends the rows it is asked for to `calls`; under `choice_only` it must be asked only where it
+    has a choice (a game whose kernels play a forced action without asking)."""
     from envs.core.vector import BatchPolicy
 
+    def fn(obs, mask, rows, rng):
+        assert obs.dtype == np.float32 and mask.dtype == np.bool_ and rows.dtype == np.int64
+        assert isinstance(rng, np.random.Generator)
+        assert not choice_only or (mask.sum(axis=1) >= 2).all()
+        if calls is not None:
+            calls.append(rows.copy())
+        return obs_pick(obs, mask)
+
+    return BatchPolicy(fn, name)
+
+
+def check_set_opponents_at_next_episode(venv, line_up: Callable[[Any], list], steps: int = 400, seed: int = 0,
+                                       back: Any = None):
+    """Seat a batch policy (`obs_pick`) with `venv.set_opponents(line_up(policy))` after a reset and step random
+    legal actions: the policy is asked only at tables whose episode ended since (each table seats new opponents at
+    its next episode, never mid-episode), and every table's episode ends within `steps`. Then, given `back` (kernel
+    opponents, as `set_opponents` takes them), seat those: the policy plays out the episodes it sits in (asked only
+    at tables whose episode has not ended since) and every table's episode ends within `steps` again."""
     n = venv.num_envs
     rng = np.random.default_rng(seed)
     asked: list[np.ndarray] = []
 
-    def fn(obs, mask, rows, rng_):
-        asked.append(rows.copy())
-        return obs_pick(obs, mask)
+    def step() -> np.ndarray:
+        asked.clear()
+        _, _, term, trunc, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()]))
+        return term | trunc
 
     venv.reset()
-    venv.set_opponents(line_up(BatchPolicy(fn, "new")))
+    venv.set_opponents(line_up(pick_policy(asked, "new")))
     ended = np.zeros(n, bool)
     for _ in range(steps):
-        masks = venv.action_masks()
-        asked.clear()
-        _, _, term, trunc, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        ended |= term | trunc
-        for rows in asked:
+        ended |= step()
+        for rows in asked:  # this step's episode ends count: a table's next episode starts within the step
             assert ended[rows].all(), rows
         if ended.all() and asked:
             break
     assert ended.all() and asked
+    if back is None:
+        return
+    venv.set_opponents(back)
+    ended[:] = False
+    for _ in range(steps):
+        now = step()
+        for rows in asked:
+            assert not ended[rows].any(), rows
+        ended |= now
+        if ended.all():
+            break
+    assert ended.all()
 
 
 class Shadow:
@@ -297,9 +325,115 @@ class VectorCase:
         return replay(venv, game, envs.spec(self.game).encoder_class(game), seed, make_opponents, steps, rng, redeals=self.redeals,
                       return_tol=self.return_tol, inspect=self.inspect, **kw)
 
+    def twin(self, game, who, shared: dict, python: dict | None = None):
+        """The plain engine's player of a vector env's seat `who` (a line-up entry): the `PickTwin` of a batch
+        policy (encoding its own seat's view), the `RandomMirror` of a random seat, `python[who]()` where given,
+        else the agent of a kernel id (`agents.base.make` with a fresh generator)."""
+        from agents.base import make
+        from envs.core.vector import BatchPolicy
+
+        if isinstance(who, BatchPolicy):
+            return PickTwin(envs.spec(self.game).encoder_class(game))
+        if who == "random":
+            return RandomMirror(shared, self.forced_draws)
+        if python is not None and who in python:
+            return python[who]()
+        return make(who, game, np.random.default_rng(0))
+
     def random_seats(self, n: int) -> Callable[[dict], list]:
         """The Python mirrors of `n` kernel random seats sharing a table's stream."""
         return lambda shared: [RandomMirror(shared, self.forced_draws) for _ in range(n)]
+
+
+def check_batch_policy_replay(case: VectorCase, options: dict, line: list, *, tables: int, steps: int, least: int,
+                              python: dict | None = None, choice_only: bool = False, **kw) -> None:
+    """A line-up with `obs_pick` batch policies (`"pick"` in `line`) beside kernel opponents: every table replays in
+    the plain engine with the policies' twins (`case.twin`, `python` its own players of kernel ids) in their seats,
+    at least `least` episodes end, and a policy is asked once per turn over every table waiting on it (some call
+    serves several tables), not once per table. `kw` (`max_turns`) goes to the env and the replay."""
+    game = case.engine(options)
+    calls: list[np.ndarray] = []
+    pick = pick_policy(calls, choice_only=choice_only)
+    line = [pick if who == "pick" else who for who in line]
+    venv = agents.vector_env(case.game, tables, opponents=line, seed=4, **kw, **options)
+    episodes = case.replay(venv, game, 4, lambda shared: [case.twin(game, who, shared, python) for who in line],
+                           steps, np.random.default_rng(3), **kw)
+    assert episodes >= least, episodes
+    assert max(len(c) for c in calls) > 1
+
+
+def check_pool_draws_per_table(case: VectorCase, options: dict, ups: list[list], *, steps: int, least: int,
+                               python: dict | None = None) -> None:
+    """A `Pool` of three line-ups (`"pick"`: an `obs_pick` batch policy) weighted 0.5, 0.3, 0.2: every table
+    replays in the plain engine with the line-up its episode key draws (`pick_line_up`) at each episode, at least
+    `least` episodes end and every line-up is drawn."""
+    from envs.core.vector import Pool, pick_line_up, table_key
+
+    game = case.engine(options)
+    weights = [0.5, 0.3, 0.2]
+    pick = pick_policy()
+    ups = [[pick if who == "pick" else who for who in up] for up in ups]
+    venv = agents.vector_env(case.game, 6, opponents=Pool(ups, weights=weights), seed=9, **options)
+    cum = np.cumsum(weights)
+    cum[-1] = 1.0
+    seen = set()
+
+    def line_up(shared):
+        i = pick_line_up(cum, table_key(9, shared["table"]), shared["episode"])
+        seen.add(i)
+        return [case.twin(game, who, shared, python) for who in ups[i]]
+
+    episodes = case.replay(venv, game, 9, line_up, steps, np.random.default_rng(5))
+    assert episodes >= least, episodes
+    assert seen == {0, 1, 2}, seen
+
+
+def check_bad_batch_policies(game: str, options: dict, not_kernel: str, says: str, all_seats: bool = True) -> None:
+    """Bad batch policies and pools refused alike in every game whose kernels pause at a batch policy's seat, each
+    naming what is wrong. `options`: a two-seat game whose seat 0 (a batch policy's, the learner at seat 1) moves
+    first at every table; `not_kernel`: an agent id of no compiled kernel, refused with a message matching `says`;
+    `all_seats`: the game offers `control="all_seats"`, which takes no opponents."""
+    from envs.core.vector import BatchPolicy, Pool
+
+    def env(opponents, **kw):
+        return agents.vector_env(game, 3, opponents=opponents, seed=2, **{**options, **kw})
+
+    def returns(name: str, acts: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> BatchPolicy:
+        return BatchPolicy(lambda obs, mask, rows, rng: acts(mask, rows), name)
+
+    # the first action the mask forbids; out of range where every action is legal
+    venv = env([returns("bad", lambda mask, rows: np.where(mask.all(axis=1), mask.shape[1], mask.argmin(axis=1)))],
+               seat=1)
+    with pytest.raises(IllegalActionError, match=r"illegal action \d+ for seat 0 .*by batch policy 'bad' at table 0;") \
+            as e:
+        venv.reset()
+    assert e.value.seat == 0 and e.value.legal and e.value.action not in e.value.legal
+    with pytest.raises(RuntimeError, match="call reset"):  # the tables wait on the failed policy
+        venv.step(np.zeros(3, np.int64))
+    for name, acts in (("shape", lambda mask, rows: np.zeros(len(rows) + 1, np.int64)),
+                       ("float", lambda mask, rows: mask.argmax(axis=1).astype(np.float64))):
+        with pytest.raises(ValueError, match=f"batch policy '{name}' must return 3 integer actions"):
+            env([returns(name, acts)], seat=1).reset()
+    with pytest.raises(ValueError, match="callable"):
+        env([BatchPolicy(3, "x")])
+    with pytest.raises(ValueError, match="needs 2 weights"):
+        Pool([["random"], ["random"]], weights=[1])
+    for w in ([-1, 2], [0, 0], [np.nan, 1]):
+        with pytest.raises(ValueError, match="non-negative"):
+            Pool([["random"], ["random"]], weights=w)
+    with pytest.raises(ValueError, match=says):
+        env(Pool([["random"], [not_kernel]]))
+    with pytest.raises(ValueError, match="line-up 1: the game needs 1 opponents, got 2"):
+        env(Pool([["random"], ["random", "random"]]))
+    venv = env(["random"])
+    with pytest.raises(ValueError, match="needs 1 opponents"):
+        venv.set_opponents([pick_policy(), pick_policy()])
+    if all_seats:
+        with pytest.raises(ValueError, match="all_seats"):
+            env(Pool([[]]), control="all_seats")
+        solo = env([], control="all_seats")
+        with pytest.raises(ValueError, match="all_seats"):
+            solo.set_opponents(["random"])
 
 
 def _lowest_legal(masks: np.ndarray) -> np.ndarray:
