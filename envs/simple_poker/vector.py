@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.game import IllegalActionError
 from envs.core.options import make_config
 from envs.core.vector import (
     BATCH_CODE,
@@ -128,8 +129,16 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
             fast.observe(cards[sel], seat, np.full(r.size, bet_seen), n, obs)
             mask = np.ones((r.size, NUM_ACTIONS), np.bool_)
             a = np.asarray(policy.fn(obs, mask, r, self._batch_rng))
-            if a.shape != r.shape or a.dtype.kind not in "iu" or ((a != PASS) & (a != BET)).any():
-                raise ValueError(f"batch policy {policy.name!r} must return {r.size} actions in (0, 1), got {a!r}")
+            if a.shape != r.shape or a.dtype.kind not in "iu":
+                self._paused_by_error = True  # the hand is half played: `step` refuses until `reset`
+                raise ValueError(f"batch policy {policy.name!r} must return {r.size} integer actions (one per "
+                                 f"table given), got shape {a.shape} dtype {a.dtype}")
+            bad = np.flatnonzero((a != PASS) & (a != BET))
+            if bad.size:
+                self._paused_by_error = True
+                k = int(bad[0])
+                raise IllegalActionError(int(a[k]), int(seat[k]), f"by batch policy {policy.name!r} at table "
+                                         f"{int(r[k])}", legal=[PASS, BET])
             out[sel] = a
         return out
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import agents
+from envs.core.game import IllegalActionError
 from envs.core.vector import BatchPolicy, Pool, pick_line_up, table_key
 from envs.simple_poker.rules import BET, PASS
 
@@ -95,8 +96,27 @@ def test_bad_opponents_are_refused():
         agents.vector_env("simple_poker", 4, opponents=[BatchPolicy(lambda *a: 0), BatchPolicy(lambda *a: 0)], n=N)
     bad = BatchPolicy(lambda obs, mask, rows, rng: np.full(len(rows), 7, np.int64), "seven")
     venv = agents.vector_env("simple_poker", 4, opponents=[bad], seed=0, seat=1, n=N)
-    with pytest.raises(ValueError, match="seven"):
-        venv.reset()
+    with pytest.raises(IllegalActionError, match=r"7 .*seat 0.*'seven' at table 0") as e:
+        venv.reset()  # the learner sits second: the opponent (seat 0) opens every hand
+    assert e.value.seat == 0 and e.value.action == 7
+    with pytest.raises(RuntimeError, match="call reset"):
+        venv.step(np.zeros(4, np.int64))
+    answers = BatchPolicy(lambda obs, mask, rows, rng: np.full(len(rows), 9, np.int64), "nine")
+    venv = agents.vector_env("simple_poker", 4, opponents=[answers], seed=0, seat=0, n=N)
+    venv.reset()  # the learner opens: the opponent (seat 1) answers only a bet
+    with pytest.raises(IllegalActionError, match=r"'nine' at table 0") as e:
+        venv.step(np.full(4, BET))
+    assert e.value.seat == 1
+    with pytest.raises(RuntimeError, match="call reset"):
+        venv.step(np.full(4, BET))
+    venv.set_opponents([_pure(agents.vector.resolve_opponents("simple_poker", ["simple_poker/threshold?t=4"],
+                                                              {"n": N})[0])])
+    venv.reset()  # a reset deals anew, and with a sound opponent the env steps again
+    venv.step(np.full(4, BET))
+    for out, says in ((np.zeros(3, np.int64), "4 integer actions"), (np.zeros(4), "4 integer actions")):
+        shape = BatchPolicy(lambda obs, mask, rows, rng, out=out: out, "shape")
+        with pytest.raises(ValueError, match=says):
+            agents.vector_env("simple_poker", 4, opponents=[shape], seed=0, seat=1, n=N).reset()
     allseats = agents.vector_env("simple_poker", 4, opponents=[], control="all_seats", n=N)
     with pytest.raises(ValueError, match="all_seats"):
         allseats.set_opponents([bad])
