@@ -50,8 +50,10 @@ What it does, in the order of the code:
   `info["rewards"]` (`(N, 2)`, each seat's reward of the step) and, for
   truncated episodes, `info["final_info"]["current_player"]`; a vector env
   without them is refused with a `NotImplementedError` naming what is missing.
-  (No game's compiled vector env offers `all_seats` yet; the path is tested on a
-  synthetic two-player env.)
+  (Primi Composti's vector env offers it; the path is also tested on a synthetic
+  two-player env.) In a cooperative game (The Game, `GameSpec.cooperative`)
+  `all_seats` is one team policy instead: every seat's step earns the team's
+  reward and the critic values the team's return, so nothing is flipped.
 
 Saving: the actor is exactly the shape of `agents.learned`'s `masked_policy`
 student (ReLU MLP over the game's encoder observation, one logit per action), so
@@ -180,6 +182,16 @@ def _masks(venv: Any, info: dict[str, Any]) -> np.ndarray:
     if "action_mask" in info:
         return np.asarray(info["action_mask"]).astype(bool)
     return np.ones((venv.num_envs, venv.single_action_space.n), bool)
+
+
+def cooperative(venv: Any) -> bool:
+    """Whether `venv`'s game is cooperative (its `GameSpec` says so; every seat shares the team's return): then
+    `control="all_seats"` is one team policy with the team's reward at every step, and no sign flips."""
+    from envs.core.spec import registered, spec
+
+    game = getattr(venv, "game", None)
+    return game is not None and any(spec(g).cooperative and isinstance(game, spec(g).game_class)
+                                    for g in registered())
 
 
 ALL_SEATS_KEYS = ('info["current_player"] (N,)', 'info["rewards"] (N, 2)',
@@ -330,7 +342,8 @@ def train(
 
     Args:
         venv: a Gymnasium `VectorEnv`, same-step autoreset, `Discrete` actions, a flat observation;
-            `venv.control == "all_seats"` selects two-seat zero-sum self-play (see the module docstring).
+            `venv.control == "all_seats"` selects two-seat zero-sum self-play (see the module docstring),
+            except in a cooperative game (The Game), where it is one team policy: no sign flips.
         total_steps: learner decisions to collect (rounded up to whole rollouts).
         n_steps: steps per table per rollout.
         minibatch: samples per gradient step (the rollout `n_steps * N` is cut into such pieces).
@@ -385,7 +398,7 @@ def train(
     batch = T * n
     minibatch = min(int(minibatch), batch)
     updates = -(-int(total_steps) // batch)
-    zero_sum = getattr(venv, "control", "one_seat") == "all_seats"
+    zero_sum = getattr(venv, "control", "one_seat") == "all_seats" and not cooperative(venv)
 
     if max_seconds is not None and not max_seconds > 0:
         raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds!r}")

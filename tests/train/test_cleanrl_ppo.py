@@ -410,3 +410,20 @@ def test_cli_init_from_a_shipped_student_and_warmup_misuse(tmp_path, capsys):
         assert main([*argv, "--out", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and all(w in err for w in words), err
+
+
+def test_all_seats_in_a_cooperative_game_is_one_team_without_sign_flips():
+    import agents
+    from train.cleanrl_ppo import cooperative
+
+    team = agents.vector_env("the_game", 8, opponents=[], seed=4, num_players=2, control="all_seats", copy=False)
+    duel = agents.vector_env("primi_composti", 8, opponents=[], seed=4, control="all_seats", copy=False)
+    assert cooperative(team) and not cooperative(duel)
+    buf = Rollout(team, 16, zero_sum=False)
+    gen = torch.Generator().manual_seed(0)
+    buf.collect(Policy(team.single_observation_space.shape[0], team.single_action_space.n, [8], gen), gen)
+    assert buf.signs() is None and (buf.rew > 0).any()  # the team's reward (cards placed), never negated
+    _, history = train(team, total_steps=256, n_steps=16, minibatch=64, hidden=(8,), seed=0, log=None)
+    assert history[-1]["steps"] == 256
+    three = agents.vector_env("the_game", 4, opponents=[], seed=4, num_players=3, control="all_seats", copy=False)
+    train(three, total_steps=64, n_steps=16, minibatch=64, hidden=(8,), seed=0, log=None)  # not refused: 3 seats
