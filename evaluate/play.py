@@ -11,7 +11,8 @@ seat may know — built from the game's view of your seat, never from the whole
 state, so no other seat's hidden cards — then the legal moves numbered 1..k with
 their names; answer with a number or a name (or, where the game's spec reads one, a move in the game's own
 notation: in RoboRally any card of your hand by name, `M1/560`, even one the card-class reduction does not
-list, which then goes in as the interchangeable card listed, and you are told so). `?` explains the goal and the move
+list, which then goes in as the interchangeable card listed, and you are told so; `--option card_classes=false`
+lists every card). `?` explains the goal and the move
 names, `:exit` leaves (after a confirmation; no move name starts with ":"), and the
 end of input ends the game. A game with rounds says how each round ended (its
 spec's `round_summary`). RoboRally also writes a picture of

@@ -1212,7 +1212,8 @@ class Settings(NamedTuple):
     (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` the code of the opponent k + 1 seats after the
     learner in line-up i, drawn per episode by the cumulative weights `line_cum`; the start robots `R0`
     (n, NFIELDS) and their potentials `phi0`; for observations `lives` (the encoder's), `static` (the board planes,
-    D float32), `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2)."""
+    D float32), `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2); `card_classes` (the env
+    option: False offers every unused card, not one per class)."""
 
     num_actions: int
     rounds: int
@@ -1228,6 +1229,7 @@ class Settings(NamedTuple):
     static: np.ndarray
     off: np.ndarray
     flags: np.ndarray
+    card_classes: bool
 
 
 class VectorKernels(NamedTuple):
@@ -1301,7 +1303,7 @@ def mask_row(T, r, S, seat, out, o):
         count = 0
         for i in range(hl):
             if not (used >> i) & 1:
-                c = T.cls[r, seat, i]
+                c = T.cls[r, seat, i] if S.card_classes else i
                 if not (seen >> c) & 1:
                     seen |= 1 << c
                     out[o, i] = 1

@@ -40,8 +40,12 @@ from math import comb
 from envs.roborally.cards import KINDS, LAST_ROTATION
 
 
-def equivalence_classes(hand: Sequence[int], numbering: str = "classic") -> tuple[tuple[int, ...], ...]:
-    """The equivalence classes of `hand` (seed §1.1), each sorted, ordered by smallest card."""
+def equivalence_classes(hand: Sequence[int], numbering: str = "classic",
+                        card_classes: bool = True) -> tuple[tuple[int, ...], ...]:
+    """The equivalence classes of `hand` (seed §1.1), each sorted, ordered by smallest card; with
+    `card_classes=False` (the env option that offers every card) each card is a class of its own."""
+    if not card_classes:
+        return tuple((c,) for c in sorted(hand))
     kinds = KINDS[numbering]
     cards = sorted(hand)
     rotations: dict[int, list[int]] = {}
@@ -66,9 +70,9 @@ def equivalence_classes(hand: Sequence[int], numbering: str = "classic") -> tupl
     return tuple(tuple(cl) for cl in classes)
 
 
-def class_index(hand: Sequence[int], numbering: str = "classic") -> dict[int, int]:
-    """card -> index of its class in `equivalence_classes(hand)`."""
-    return {c: j for j, cl in enumerate(equivalence_classes(hand, numbering)) for c in cl}
+def class_index(hand: Sequence[int], numbering: str = "classic", card_classes: bool = True) -> dict[int, int]:
+    """card -> index of its class in `equivalence_classes(hand, numbering, card_classes)`."""
+    return {c: j for j, cl in enumerate(equivalence_classes(hand, numbering, card_classes)) for c in cl}
 
 
 @lru_cache(maxsize=65536)

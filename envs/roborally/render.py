@@ -44,6 +44,7 @@ WALL_RGB, WALL_EDGE_RGB = (246, 176, 0), (84, 52, 0)
 LASER_MOUNT_RGB, LASER_BEAM_RGB, SHOT_RGB = (196, 0, 0), (255, 70, 70), (255, 0, 0)
 PUSHER_RGB, CRUSHER_RGB, LABEL_RGB = (92, 92, 104), (72, 72, 72), (250, 250, 250)
 FLAG_RGB, FLAG_POLE_RGB, TEXT_RGB, START_RGB = (255, 236, 64), (56, 56, 56), (0, 0, 0), (96, 96, 96)
+FLAG_NUMBER_RGB = (255, 255, 255)
 
 FACING_GLYPHS = "^>v<"
 _BELT_GLYPHS = "↑→↓←"
@@ -284,7 +285,10 @@ def _draw_marks(draw, board: Board, s: int) -> None:
         draw.line([(pole, y0 + 0.12 * s), (pole, y0 + 0.88 * s)], fill=FLAG_POLE_RGB, width=max(1, s // 16))
         draw.polygon([(pole, y0 + 0.12 * s), (x0 + 0.86 * s, y0 + 0.32 * s), (pole, y0 + 0.56 * s)],
                      fill=FLAG_RGB, outline=FLAG_POLE_RGB)
-        _text(draw, (x0 + 0.5 * s, y0 + 0.34 * s), str(k), int(s * 0.3), TEXT_RGB)
+        # The flag's number large, black on a white disc below the pennant: readable at the default scale.
+        cx, cy, rr = x0 + 0.66 * s, y0 + 0.7 * s, 0.24 * s
+        draw.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], fill=FLAG_NUMBER_RGB, outline=FLAG_POLE_RGB)
+        _text(draw, (cx, cy), str(k), int(s * 0.4), TEXT_RGB)
 
 
 def _draw_robots(draw, robots: Sequence, s: int) -> None:

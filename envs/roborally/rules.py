@@ -48,7 +48,9 @@ rounds of sub-steps in which every robot, in seat order, acts once: round r
 (1..5) places one hand card into register r (`Discrete`: slot i = the i-th
 lowest card of the hand as dealt, then NOOP, then POWER_DOWN); the mask offers
 only the lowest-numbered unused card of each equivalence class of the turn's
-hand, so finished programs are exactly the seed's reduced programs. With
+hand, so finished programs are exactly the seed's reduced programs
+(`card_classes=False` offers every unused card: programs are then every
+ordered choice of cards, as on the table). With
 `power_down` a last round offers NOOP or POWER_DOWN (announce, or stay down).
 A robot that cannot act (powered down, register locked, destroyed,
 eliminated) gets exactly NOOP. The turn executes after the last sub-step.
@@ -134,6 +136,8 @@ class Config:
         power_down: robots may power down (adds the power round / POWER_DOWN actions).
         double_repair_heals: damage a double wrench repairs (1 or 2).
         action_mode: "register" (one card per sub-step) or "program" (a whole program per sub-step).
+        card_classes: the seed's card classes: the mask offers one card of each class of interchangeable cards
+            (True, the seed's reduced programs); False offers every card (every ordered program).
         reward: "win" (+1 to the winner) or "progress" (plus potential-based shaping, see `potential`).
         max_turns: game turns after which the game stops without a winner (None: never).
     """
@@ -148,6 +152,7 @@ class Config:
     power_down: bool | None = None
     double_repair_heals: int = 1
     action_mode: Literal["register", "program"] = "register"
+    card_classes: bool = True
     reward: Literal["win", "progress"] = "win"
     max_turns: int | None = 100
 
@@ -165,7 +170,7 @@ class Config:
         for key, allowed in choices.items():
             if getattr(self, key) not in allowed:
                 raise ValueError(f"{key} must be one of {list(allowed)}, got {getattr(self, key)!r}")
-        for key in ("flags_repair", "crushers", "power_down"):
+        for key in ("flags_repair", "crushers", "power_down", "card_classes"):
             v = getattr(self, key)
             if not isinstance(v, (bool, np.bool_)):
                 raise ValueError(f"{key} must be True or False, got {v!r}")
@@ -291,20 +296,21 @@ def free_registers(damage: int) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _slot_classes(hand: tuple[int, ...], numbering: str) -> tuple[int, ...]:
+def _slot_classes(hand: tuple[int, ...], numbering: str, card_classes: bool = True) -> tuple[int, ...]:
     """Class index of each slot of a sorted hand."""
-    of = {c: j for j, cl in enumerate(equivalence_classes(hand, numbering)) for c in cl}
+    of = {c: j for j, cl in enumerate(equivalence_classes(hand, numbering, card_classes)) for c in cl}
     return tuple(of[c] for c in hand)
 
 
 @lru_cache(maxsize=4096)
-def canonical_programs(hand: tuple[int, ...], k: int, numbering: str) -> tuple[int, ...]:
-    """Program-mode indices (into PROGRAM_TUPLES) of the reduced programs of `hand` with k free registers.
+def canonical_programs(hand: tuple[int, ...], k: int, numbering: str, card_classes: bool = True) -> tuple[int, ...]:
+    """Program-mode indices (into PROGRAM_TUPLES) of the reduced programs of `hand` with k free registers
+    (`card_classes=False`: of every program).
 
     Each class's cards go to its registers in ascending order; positions k..4 of
     the tuple hold the smallest unused slots in ascending order (a canonical filler).
     """
-    classes = equivalence_classes(hand, numbering)
+    classes = equivalence_classes(hand, numbering, card_classes)
     slot_of = {c: i for i, c in enumerate(hand)}
     out = []
     for prog in reduced_programs([len(c) for c in classes], k):
@@ -510,7 +516,7 @@ class RoboRallyGame:
             if not hand or rnd >= min(free_registers(r.damage), len(hand)):
                 return [NOOP]
             used = state.used[seat]
-            classes = _slot_classes(hand, self.numbering)
+            classes = _slot_classes(hand, self.numbering, self.config.card_classes)
             seen = set()
             out = []
             for i, cl in enumerate(classes):
@@ -534,7 +540,7 @@ class RoboRallyGame:
         if not hand:
             return [PROGRAM_NOOP, PROGRAM_POWER_DOWN] if power else [PROGRAM_NOOP]
         k = min(free_registers(r.damage), len(hand))
-        progs = list(canonical_programs(hand, k, self.numbering))
+        progs = list(canonical_programs(hand, k, self.numbering, self.config.card_classes))
         if power:
             progs += [p + NUM_PROGRAMS for p in progs]
         return progs

@@ -20,7 +20,7 @@ def seat_label(seat: int) -> str:
 def describe_view(game: Any, view: Any) -> str:
     """What the seat of `view` may know, as text for a person (only the view's contents): the board with
     coordinates and a legend, each robot, your registers and the cards left in your hand by name and priority,
-    and which cards wait behind an interchangeable one (the seed's card classes)."""
+    and which cards wait behind an interchangeable one (the seed's card classes, unless `card_classes=False`)."""
     from envs.roborally import render
     from envs.roborally.cards import card_name
     from envs.roborally.programs import equivalence_classes
@@ -37,16 +37,16 @@ def describe_view(game: Any, view: Any) -> str:
     lines.append(f"your registers: {regs}")
     lines.append("your hand (kind/priority; M1-M3 move, B back up, R/L turn right/left, U U-turn): "
                  + (" ".join(card_name(c, game.numbering) for c in left) or "empty"))
-    waiting = [cl for cl in equivalence_classes(left, game.numbering) if len(cl) > 1]
+    waiting = [cl for cl in equivalence_classes(left, game.numbering, game.config.card_classes) if len(cl) > 1]
     if waiting:
         behind = "; ".join(f"{card_name(cl[0], game.numbering)} before "
                            + ", ".join(card_name(c, game.numbering) for c in cl[1:]) for cl in waiting)
         example = card_name(waiting[0][1], game.numbering)
         lines.append(f"cards of one class are offered lowest first ({behind}): the seed counts every rotation card "
                      "of one kind, and moves of one kind with consecutive numbers, as one card (the same effect this "
-                     "turn), so a program differs only in its classes; every rules preset and action mode does so (no "
-                     f"env option lists the others), but you may type any card of your hand by name (e.g. {example}): "
-                     "it goes in as the lowest of its class")
+                     "turn), so a program differs only in its classes (`--option card_classes=false` lists every card); "
+                     f"you may also type any card of your hand by name (e.g. {example}): it goes in as the lowest of "
+                     "its class")
     return "\n".join(lines)
 
 
@@ -75,7 +75,8 @@ SPEC = GameSpec(
     default_lineup=("roborally/greedy", "roborally/random"),
     preset_keys=("rules",),
     reward_options=("reward",),
-    fuzz_variants=tuple([{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2}]
+    fuzz_variants=tuple([{"num_robots": k} for k in (1, 3, 4, 8)] + [{"lives": 1}, {"double_repair_heals": 2},
+                                                                     {"card_classes": False}]
                         + [{"board": b} for b in BOARDS]),
     fuzz_forms=("aec", "parallel"),
     goal=("be the first robot to touch every flag in order (F1, then F2, ...); each turn you program five "

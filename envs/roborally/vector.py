@@ -110,7 +110,7 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
             self.illegal_reward, ups.codes, ups.cum, r0,
             np.array([potential(b, r) for r in self.game.initial_robots()], np.float64), int(self.game.lives),
             self.encoder._static.astype(np.float32), np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
-            np.array(b.flags, np.int64).reshape(-1, 2),
+            np.array(b.flags, np.int64).reshape(-1, 2), bool(self.config.card_classes),
         )
 
     def _compile_opponents(self, opponents: Any):

@@ -1,10 +1,11 @@
 """RoboRally moves typed by a person: any card of the hand by its name (`M1/560`, `m1/560` or `/560`).
 
-Every rules preset and action mode offers one card of each *card class* (the seed's reduction, see
-`envs.roborally.programs`): rotation cards of one kind, and moves of one kind with consecutive
-numbers, have the same effect within a turn, so the action mask lists only the lowest unused card of
-each class and no env option lists the others. A person may still name any card of the hand: a card
-behind an interchangeable one goes in as that one, and terminal play says so. In `action_mode="program"`
+By default every rules preset and action mode offers one card of each *card class* (the seed's
+reduction, see `envs.roborally.programs`): rotation cards of one kind, and moves of one kind with
+consecutive numbers, have the same effect within a turn, so the action mask lists only the lowest
+unused card of each class; the env option `card_classes=False` lists every card. A person may name
+any card of the hand either way: with the classes, a card behind an interchangeable one goes in as
+that one, and terminal play says so. In `action_mode="program"`
 a whole program is typed as its cards in register order (`U/10 R/190 M1/530 M1/560 M2/720`, with
 `POWER_DOWN` at the end to announce a power down where that is legal).
 
@@ -68,7 +69,7 @@ def read_move(game: Any, state: Any, text: str) -> tuple[int, str] | None:
     if state.used[seat] >> slot & 1:
         register = state.registers[seat].index(card) + 1
         raise ValueError(f"{card_name(card, game.numbering)} is in register {register} already")
-    cls = class_index(hand, game.numbering)
+    cls = class_index(hand, game.numbering, game.config.card_classes)
     stand_in = min((j for j in legal if j < len(hand) and cls[hand[j]] == cls[card]), default=None)
     if stand_in is None:  # every card of the class is placed, which the check above rules out
         raise ValueError(f"{card_name(card, game.numbering)} cannot be placed now")
@@ -81,7 +82,7 @@ def _read_program(game: Any, state: Any, seat: int, hand: tuple[int, ...], chose
     k = min(free_registers(state.robots[seat].damage), len(hand))
     if len(chosen) != k:
         raise ValueError(f"a program here is {k} cards (your free registers), got {len(chosen)}")
-    cls = class_index(hand, game.numbering)
+    cls = class_index(hand, game.numbering, game.config.card_classes)
     want = tuple(cls[c] for c in chosen)
     for action in legal:
         if action >= 2 * NUM_PROGRAMS or (action >= NUM_PROGRAMS) != power:

@@ -69,13 +69,31 @@ def test_roborally_any_card_of_the_hand_by_name():
     play_session("roborally", 0, ["roborally/greedy"], {}, seed=3, ask=Script(answers, tail=None), say=out.append)
     text = "\n".join(out)
     first = text.split("you: register 1")[0]
-    assert "(no env option lists the others), but you may type any card of your hand by name (e.g. U/30)" in first
+    assert "(`--option card_classes=false` lists every card); you may also type any card of your hand by name (e.g. " \
+           "U/30)" in first
     assert out[out.index("you: register 1: U/10") - 1].startswith("playing U/30 as U/10: cards of one class have the "
                                                                   "same effect this turn")
     assert "'u/10': U/10 is in register 1 already" in text
     assert "'m3/620': M3/620: the card of priority 620 in your hand is M1/620" in text
     assert "'/999': no card of priority 999 in your hand (U/30 R/190 L/320 M1/530 M1/560 M1/620 M2/720 M2/740)" in text
     assert "you: register 2: M2/740" in text and "playing M2/740" not in text  # a card offered as it is
+
+
+def test_roborally_every_card_listed_with_card_classes_off():
+    """`card_classes=False`: the hand's every card is a listed move, a typed card goes in as itself (no note), and
+    the view says nothing of cards waiting behind others."""
+    from evaluate.roborally.person import read_move
+
+    out: list[str] = []
+    play_session("roborally", 0, ["roborally/greedy"], {"card_classes": False}, seed=3,
+                 ask=Script(["U/30"], tail=None), say=out.append)
+    first = "\n".join(out).split("you: register 1")[0]
+    assert "you: register 1: U/30" in out and "playing U/30" not in "\n".join(out)
+    assert "cards of one class" not in first
+    game = envs.make_game("roborally", card_classes=False)
+    state = game.initial_state(np.random.default_rng(3))
+    assert [game.action_to_string(state, a) for a in game.legal_actions(state)][:2] == ["register 1: U/10", "register 1: U/30"]
+    assert read_move(game, state, "U/30") == (1, "")
 
 
 def test_roborally_program_mode_reads_a_whole_program_by_its_cards():

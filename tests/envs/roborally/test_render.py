@@ -11,6 +11,7 @@ from PIL import Image
 from envs.roborally.board import load_board, parse_board, shipped_boards
 from envs.roborally.generator import generate_board
 from envs.roborally.render import (
+    FLAG_NUMBER_RGB,
     LASER_BEAM_RGB,
     PIT_RGB,
     ROBOT_COLOURS,
@@ -62,6 +63,22 @@ def test_each_robot_colour_appears_at_its_square_and_nowhere_without_robots():
         others = np.delete(np.arange(8), i)
         assert not any(has_colour(square(pic, r.x, r.y, s), ROBOT_COLOURS[j]) for j in others)
         assert not has_colour(empty.reshape(-1, 3), ROBOT_COLOURS[i])
+
+
+def test_flag_numbers_are_large_dark_digits_on_a_white_disc():
+    """Each flag's number sits on a white disc in its square's lower right, drawn large enough that the digits of
+    flags 1, 2 and 3 differ in many pixels (the old 9-pixel digit on the yellow pennant was barely readable)."""
+    b = load_board("race_medium")
+    s = 32
+    pic = rgb_array(b, scale=s)
+    discs = []
+    for x, y in b.flags:
+        disc = pic[y * s + s // 2:(y + 1) * s - 1, x * s + s // 2 - 2:(x + 1) * s - 1].reshape(-1, 3)
+        white = (disc == np.array(FLAG_NUMBER_RGB, np.uint8)).all(axis=1)
+        dark = disc.max(axis=1) < 100
+        assert white.sum() >= 40 and dark.sum() >= 8
+        discs.append(dark)
+    assert all((a != c).sum() >= 8 for i, a in enumerate(discs) for c in discs[i + 1:])
 
 
 def test_robots_off_the_board_are_not_drawn():

@@ -30,7 +30,8 @@ CASE = VectorCase(
     random_replays=(dict(rules="seed", reward="progress", max_turns=12),
                     dict(reward="win", max_turns=8),  # classic: the power round
                     dict(board="race_medium", num_robots=3, rules="seed", reward="progress", max_turns=6),
-                    dict(board="tiny", lives=1, reward="progress", crushers=True, max_turns=None)),
+                    dict(board="tiny", lives=1, reward="progress", crushers=True, max_turns=None),
+                    dict(card_classes=False, reward="progress", max_turns=8)),  # every card in the mask
     replay_size=(8, 500, 40), sb3=(["random"], dict(rules="seed", reward="progress", max_turns=10), 8, 32, 512),
     forced_draws=False)  # never dealt again: the learner programs in the first turn; a forced action draws nothing
 
@@ -89,6 +90,7 @@ def test_np_shuffle_is_numpys_shuffle():
     (["random", "roborally/greedy"], dict(num_robots=3, reward="progress", max_turns=8)),  # classic: power round
     (["roborally/random"], dict(rules="seed", reward="progress", max_turns=15)),
     (["roborally/random", "roborally/greedy", "random"], dict(board="race_medium", num_robots=4, max_turns=6)),
+    (["roborally/greedy", "random"], dict(num_robots=3, card_classes=False, reward="progress", max_turns=8)),
 ])
 def test_program_opponents_replay_move_for_move(ids, opts):
     game = RoboRallyGame(Config(**opts))

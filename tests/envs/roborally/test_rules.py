@@ -1,12 +1,16 @@
 """RoboRally engine properties: options, card conservation, determinism, masks, views."""
 
+from itertools import permutations
+
 import numpy as np
 import pytest
 
 from envs.core.game import IllegalActionError
+from envs.roborally.cards import card_name
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, reduced_programs
 from envs.roborally.rules import (
     NOOP,
+    NUM_PROGRAMS,
     POWER_DOWN,
     PROGRAM_NOOP,
     Config,
@@ -139,15 +143,20 @@ def _finished_programs(game, state, seat):
     return out
 
 
-@pytest.mark.parametrize("damage", [0, 3, 5, 7])
-def test_register_masks_give_exactly_the_reduced_programs(damage):
-    game = RoboRallyGame(Config(board="tiny"))
+def _damaged(game, damage):
+    """Seat 0 on `game`'s board with `damage` (its locked registers holding cards), seed 3's deal."""
     robots = list(game.initial_robots())
     robots[0] = Robot(robots[0].x, robots[0].y, robots[0].facing, damage=damage)
     regs = [(0,) * 5, (0,) * 5]
     if damage >= 5:
         regs[0] = (0,) * (9 - damage) + tuple(range(84, 84 - (damage - 4), -1))
-    state = game.setup(robots, seed=3, registers=regs)
+    return game.setup(robots, seed=3, registers=regs)
+
+
+@pytest.mark.parametrize("damage", [0, 3, 5, 7])
+def test_register_masks_give_exactly_the_reduced_programs(damage):
+    game = RoboRallyGame(Config(board="tiny"))
+    state = _damaged(game, damage)
     hand = state.hands[0]
     assert len(hand) == 9 - damage
     k = free_registers(damage)
@@ -158,6 +167,30 @@ def test_register_masks_give_exactly_the_reduced_programs(damage):
     got = _finished_programs(game, state, 0)
     assert got == expected
     assert len(got) == count_programs([len(c) for c in classes], k)
+
+
+@pytest.mark.parametrize("damage", [3, 5])
+def test_every_card_option_offers_every_ordered_program(damage):
+    """`card_classes=False`: the register sub-steps reach every ordered choice of k distinct hand cards, and the
+    program-mode mask lists each once; the default offers fewer first cards for the same hand."""
+    reduced = RoboRallyGame(Config(board="tiny"))
+    state = _damaged(reduced, damage)
+    hand, k = state.hands[0], free_registers(damage)
+    assert len(reduced.legal_actions(state)) < len(hand)
+    every = {p + state.registers[0][k:] for p in permutations(hand, k)}
+    game = RoboRallyGame(Config(board="tiny", card_classes=False))
+    assert _finished_programs(game, _damaged(game, damage), 0) == every
+    game = RoboRallyGame(Config(board="tiny", card_classes=False, action_mode="program"))
+    state = _damaged(game, damage)
+    legal = [a for a in game.legal_actions(state) if a < NUM_PROGRAMS]  # not the power-down twins
+    assert len(legal) == len(every) == len(set(legal))
+    assert {game.action_to_string(state, a) for a in legal} == {
+        " ".join(card_name(c, game.numbering) for c in p[:k]) for p in every}
+
+
+def test_card_classes_must_be_a_bool():
+    with pytest.raises(ValueError, match="card_classes must be True or False, got 'no'"):
+        Config(card_classes="no")
 
 
 def test_program_mode_mask_counts_reduced_programs():
