@@ -607,6 +607,21 @@ def write_history(history: list[dict[str, Any]], path: str) -> None:
         w.writerows(history)
 
 
+def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points: int = 400) -> None:
+    """`curve.csv` and `curve.png` in `out` as every training run draws them (`train.curve.write_curve`): the
+    training return against learner steps, smoothed with its band, and wall-clock minutes on a second axis; at most
+    `points` updates (evenly spaced, the last one kept)."""
+    from train.curve import WALL, write_curve
+
+    if not history:
+        return
+    keep = history[::max(1, -(-len(history) // points))]
+    if keep[-1] is not history[-1]:
+        keep.append(history[-1])
+    write_curve([{"timesteps": float(h["steps"]), "mean_return": float(h["mean_return"]), WALL: float(h["wall_s"])}
+                 for h in keep], out, title)
+
+
 # --- command line ---------------------------------------------------------------------------------------------------
 #: Environment options that are not rules: left out of the saved student's options (it plays any reward setting).
 _ENV_ONLY = ("reward",)
@@ -622,7 +637,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="a game with a compiled vector env (e.g. lama)")
     p.add_argument("--timesteps", type=positive_int(10**11), default=None, help="learner steps (default: the preset's)")
     p.add_argument("--out", type=str, required=True, help="folder for the policy (policy.json, weights.pt), "
-                   "critic.pt, history.csv and run.json")
+                   "critic.pt, history.csv, curve.csv/curve.png and run.json")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent ids, NAME*K repeats "
                    "(default: the preset's)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
@@ -740,6 +755,13 @@ def main(argv: list[str] | None = None) -> int:
                 "device": str(device), "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings}
 
     seen: list[dict[str, Any]] = []
+    from envs.core.spec import Variant
+    from envs.core.spec import spec as game_spec
+    from train.curve import lineup_label
+
+    against = (" (one policy in every seat)" if args.control == "all_seats" else
+               " against " + lineup_label(opponents) if opponents else "")
+    title = f"{game_spec(args.game).title}, {Variant(args.game, options).label()}: one-file PPO{against}"
 
     def snapshot(entry: dict[str, Any], policy: Policy) -> None:
         seen.append(entry)
@@ -748,12 +770,14 @@ def main(argv: list[str] | None = None) -> int:
             os.makedirs(folder, exist_ok=True)
             save_policy(policy, folder, args.game, rules, provenance(entry["steps"]))
             write_history(seen, os.path.join(args.out, "history.csv"))
+            write_run_curve(seen, args.out, title)
 
     policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
                             critic_warmup=args.critic_warmup,
                             max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
     write_history(history, os.path.join(args.out, "history.csv"))
+    write_run_curve(history, args.out, title)
     with open(os.path.join(args.out, "run.json"), "w", encoding="utf-8") as f:
         json.dump(provenance(history[-1]["steps"] if history else 0), f, indent=2)
     print(f"saved: {args.out} (learned:{args.out} plays it)", flush=True)

@@ -50,6 +50,8 @@ LABELS = {
     "exploitability": "exploitability\n(antes per game)",
     "agreement": "agreement with\nthe teacher (share)",
 }
+#: The column of a curve point's wall-clock seconds since the run began (a second x axis, not a panel).
+WALL = "wall_s"
 #: Columns measured on noisy samples: drawn smoothed, with a band.
 NOISY = ("mean_return",)
 
@@ -78,18 +80,21 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
     """Write the learning curve as CSV and PNG (each file atomically).
 
     Args:
-        rows: one dict per curve point, with "timesteps" (the x value) and the measured columns.
+        rows: one dict per curve point, with "timesteps" (the x value) and the measured columns; "wall_s" (the
+            run's wall-clock seconds at the point, where kept) goes to the CSV and to a second x axis over the
+            plot in minutes, not to a panel of its own.
         out: the run folder.
         title: the plot's title (the game, its options and the method).
         references: column -> (level, label), a labelled horizontal line (the equilibrium's 0, an equal share).
         xlabel: what "timesteps" counts (learner steps; a DAgger round).
     """
-    keys = sorted({k for r in rows for k in r if k != "timesteps"})
+    columns = sorted({k for r in rows for k in r if k != "timesteps"})
+    keys = [k for k in columns if k != WALL]
     with atomic_path(os.path.join(out, "curve.csv")) as tmp, open(tmp, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["timesteps"] + keys)
+        w.writerow(["timesteps"] + columns)
         for r in rows:
-            w.writerow([int(r["timesteps"])] + [r.get(k, "") for k in keys])
+            w.writerow([int(r["timesteps"])] + [r.get(k, "") for k in columns])
     import matplotlib
 
     matplotlib.use("Agg")
@@ -116,11 +121,27 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
         ax.legend(fontsize=7, loc="best")
     axes[-1, 0].set_xlabel(xlabel)
     axes[-1, 0].xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_short_count))
-    axes[0, 0].set_title(title, fontsize=10)
+    wall = np.array([r.get(WALL, float("nan")) for r in rows], dtype=float)
+    if len(x) >= 2 and np.isfinite(wall).all() and (np.diff(x) > 0).all() and (np.diff(wall) >= 0).all():
+        # Wall-clock over the same points: a second x axis on top (piecewise linear between measured points).
+        minutes = wall / 60.0
+        top = axes[0, 0].secondary_xaxis("top", functions=(lambda v: np.interp(v, x, minutes),
+                                                            lambda m: np.interp(m, minutes, x)))
+        top.set_xlabel("wall-clock (minutes)", fontsize=8)
+        top.tick_params(labelsize=7)
+    axes[0, 0].set_title(title, fontsize=10)  # placed above the wall-clock axis by matplotlib
     fig.tight_layout()
     with atomic_path(os.path.join(out, "curve.png")) as tmp:
         fig.savefig(tmp, dpi=110)
     plt.close(fig)
+
+
+def lineup_label(ids: list[str]) -> str:
+    """Agent ids as a curve title names them: repeats counted (`lama/first*3`), first-seen order."""
+    counts: dict[str, int] = {}
+    for i in ids:
+        counts[i] = counts.get(i, 0) + 1
+    return ", ".join(f"{i}*{c}" if c > 1 else i for i, c in counts.items())
 
 
 def references_for(game: Any, spec: Any, control: str) -> dict[str, tuple[float, str]]:

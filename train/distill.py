@@ -515,6 +515,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
                 t = time.time()
                 row.update(evaluate_student(cfg, student, cfg.eval_games, select_seq))
                 row["eval_seconds"] = time.time() - t
+                row["wall_s"] = before + time.time() - t0  # the run's seconds so far (a second x axis on the curve)
                 rows.append(row)
                 if best is None or row["eval_mean_score"] > best[0]:
                     best = (row["eval_mean_score"], r, _clone(student.net.state_dict()))

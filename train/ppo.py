@@ -49,7 +49,15 @@ from train.checkpoint import (
     write_checkpoint,
 )
 from train.config import TrainConfig
-from train.curve import evaluate_policy_agent, evaluate_team, references_for, summary_line, write_curve
+from train.curve import (
+    WALL,
+    evaluate_policy_agent,
+    evaluate_team,
+    lineup_label,
+    references_for,
+    summary_line,
+    write_curve,
+)
 from train.pool import OpponentPool, VectorPool, simulated_match_value
 from train.presets import GameHooks, hooks
 from train.run import StopSignals, TrainingStoppedError, check_out, make_out, provenance
@@ -367,6 +375,8 @@ class Curve:
         self.rng = np.random.default_rng(run.seeds.eval)
         self.rows: list[dict[str, float]] = []
         self.recent: deque[float] = deque(maxlen=200)
+        self.started = time.perf_counter()  # wall-clock of the curve points: since this process began training,
+        self.wall_before = 0.0  # plus the seconds of the run before a resume
         self.best: dict[str, Any] = {"exploitability": None}
 
     def measure(self, step: int) -> None:
@@ -376,7 +386,8 @@ class Curve:
         if pool is not None and pool.snapshots:
             # Measure what the run ships: the pool's meta-strategy over snapshots.
             learner = pool.mixture(np.random.default_rng(self.rng.integers(2**32)))
-        row = {"timesteps": float(step), "mean_return": float(np.mean(self.recent)) if self.recent else float("nan")}
+        row = {"timesteps": float(step), "mean_return": float(np.mean(self.recent)) if self.recent else float("nan"),
+               WALL: self.wall_before + time.perf_counter() - self.started}
         if cfg.control == "one_seat" and cfg.eval_games > 0:
             row.update(evaluate_policy_agent(game, learner, self.opponents.eval_agents, cfg.eval_games, self.rng))
         elif cfg.control == "all_seats" and cfg.eval_games > 0:
@@ -455,6 +466,7 @@ def restore(run: Run, model: Any, opponents: Opponents, curve: Curve, sched: dic
         sched.update({k: int(v) for k, v in state["schedule"].items()})
         # JSON keeps an undefined figure as null: back to NaN, as the run had it.
         curve.rows = [{k: float("nan") if v is None else float(v) for k, v in r.items()} for r in state["curve"]]
+        curve.wall_before = curve.rows[-1].get(WALL, 0.0) if curve.rows else 0.0
         curve.recent.extend(float(x) for x in state["recent"])
         set_rng_state(curve.rng, state["rng"]["curve"])
         for a, rs in zip(opponents.eval_agents, state["rng"]["eval_agents"]):
@@ -583,11 +595,8 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
                                         "timesteps": int(model.num_timesteps)})
     config = write_config(cfg, extra)
     spec = envs.spec(cfg.game)
-    counts: dict[str, int] = {}
-    for i in opponents.ids:
-        counts[i] = counts.get(i, 0) + 1
     against = (" self-play" if cfg.self_play else " (one policy in every seat)" if cfg.control == "all_seats"
-               else " against " + ", ".join(f"{i}*{c}" if c > 1 else i for i, c in counts.items()))
+               else " against " + lineup_label(opponents.ids))
     write_curve(curve.rows, cfg.out, title=f"{spec.title}, {cfg.variant.label()}: MaskablePPO{against}",
                 references=references_for(run.game, spec, cfg.control))
     summary: dict[str, Any] = {"out": cfg.out, "train_seconds": config["train_seconds"], "final": curve.rows[-1]}

@@ -367,6 +367,12 @@ def test_cli_snapshots_init_from_and_a_bad_device_in_one_line(tmp_path, capsys):
     assert main([*args, "--out", out, "--save-every", "2"]) == 0
     assert sorted(os.listdir(f"{out}/snapshots")) == ["000000000256", "000000000512"]
     assert os.path.exists(f"{out}/snapshots/000000000256/policy.json")
+    import csv
+
+    with open(f"{out}/curve.csv", encoding="utf-8") as f:  # the run's curve, as every training run draws it
+        rows = list(csv.DictReader(f))
+    assert [int(r["timesteps"]) for r in rows] == [128, 256, 384, 512] and float(rows[-1]["wall_s"]) > 0
+    assert os.path.getsize(f"{out}/curve.png") > 1000
     assert main(["lama", "--timesteps", "128", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64",
                  "--init-from", out, "--out", str(tmp_path / "b")]) == 0
     import json

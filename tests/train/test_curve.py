@@ -4,6 +4,7 @@ line is a sentence, not a dict."""
 from __future__ import annotations
 
 import matplotlib
+import pytest
 
 import envs
 from train.curve import LABELS, references_for, summary_line, write_curve
@@ -11,22 +12,28 @@ from train.curve import LABELS, references_for, summary_line, write_curve
 matplotlib.use("Agg")
 
 
-def test_curve_has_units_references_and_a_band(tmp_path, monkeypatch):
+@pytest.fixture
+def saved(monkeypatch):
+    """The figure of each `savefig` call, as {"fig": the last one}."""
     import matplotlib.pyplot as plt
 
+    kept = {}
+    real = plt.Figure.savefig
+
+    def keep(fig, path, **kw):
+        kept["fig"] = fig
+        return real(fig, path, **kw)
+
+    monkeypatch.setattr(plt.Figure, "savefig", keep)
+    return kept
+
+
+def test_curve_has_units_references_and_a_band(tmp_path, saved):
     rows = [{"timesteps": float(t), "mean_return": (-1) ** t * 0.1 * t, "exploitability": 0.5 / (t + 1),
              "eval_win_rate": 0.4, "eval_mean_score": -0.1} for t in range(12)]
     game = envs.make_game("simple_poker")
     refs = references_for(game, envs.spec("simple_poker"), "one_seat")
     assert refs["exploitability"] == (0.0, "equilibrium (0)") and refs["eval_win_rate"][0] == 0.5
-    saved = {}
-    real = plt.Figure.savefig
-
-    def keep(fig, path, **kw):
-        saved["fig"] = fig
-        return real(fig, path, **kw)
-
-    monkeypatch.setattr(plt.Figure, "savefig", keep)
     write_curve(rows, str(tmp_path), "Simple poker, simple_poker(n=3): MaskablePPO self-play", references=refs)
     assert (tmp_path / "curve.png").stat().st_size > 1000 and (tmp_path / "curve.csv").exists()
     axes = saved["fig"].axes
@@ -34,6 +41,18 @@ def test_curve_has_units_references_and_a_band(tmp_path, monkeypatch):
     assert axes[-1].get_xlabel() == "learner steps" and "n=3" in axes[0].get_title()
     legends = {t.get_text() for a in axes for t in a.get_legend().get_texts()}
     assert {"equilibrium (0)", "± 1 s.d.", "equal share (1/2): as strong as the opponents"} <= legends
+
+
+def test_wall_clock_is_a_second_axis_not_a_panel(tmp_path, saved):
+    rows = [{"timesteps": 1000.0 * t, "mean_return": 0.1 * t, "wall_s": 30.0 * t} for t in range(1, 9)]
+    write_curve(rows, str(tmp_path), "a run")
+    panels = [a for a in saved["fig"].axes if a.get_ylabel()]
+    assert [a.get_ylabel() for a in panels] == [LABELS["mean_return"]]
+    top = [a for a in panels[0].child_axes if a.get_xlabel() == "wall-clock (minutes)"]
+    assert len(top) == 1 and abs(top[0]._functions[0](4000.0) - 2.0) < 1e-9  # 4,000 steps at 120 s
+    assert (tmp_path / "curve.csv").read_text().splitlines()[0] == "timesteps,mean_return,wall_s"
+    write_curve([{k: v for k, v in r.items() if k != "wall_s"} for r in rows], str(tmp_path), "no clock")
+    assert not [a for a in saved["fig"].axes[0].child_axes if a.get_xlabel() == "wall-clock (minutes)"]
 
 
 def test_summary_line_is_a_sentence():
