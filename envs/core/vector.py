@@ -37,6 +37,9 @@ seat (unless fixed) and the stream of the table's random opponents are drawn
 other table, never `seed + i`, and episode `e` of table `i` replays alone in the
 plain engine from `Game.deal(deal_seed)` (`new_game` in L.A.M.A.).
 
+A game subclasses `CompiledVectorEnv` (simple poker: numpy steps) or `KernelTablesEnv` (the four numba games:
+their tables, kernels, batch-policy pauses and error reports handled once).
+
 Kernels are numba, not JAX: they run on the CPU, serially, and fill
 preallocated numpy buffers (`copy=False` hands those buffers out; a torch user
 wraps them with `torch.from_numpy` without a copy).
@@ -747,6 +750,95 @@ class CompiledVectorEnv(VectorEnv):
         """Nothing to release: the tables are arrays."""
 
 
+#: Error statuses a compiled step writes into `Buffers.err[1]` (row, status, seat, action): a seat's kernel chose an
+#: illegal action; a table dealt 10,000 times in a row without reaching the learner's first decision.
+ERR_ILLEGAL, ERR_REDEALS = -2, -3
+
+
+class KernelTablesEnv(CompiledVectorEnv):
+    """A `CompiledVectorEnv` whose tables are numba arrays stepped by one pair of compiled kernels (L.A.M.A., The Game,
+    Primi Composti, RoboRally): what those games share, written once.
+
+    The subclass sets, in its constructor and `_install`: `_tables` (a NamedTuple of arrays with at least `codes`
+    (N, seats), `key`, `learner`, `seed` and `phase` (N,): nonzero where the table waits on a batch policy),
+    `_buffers` (`Buffers`), `_settings` (its kernels' fixed settings), `_kernels` (`reset(*head, T, B, S, fresh)` and
+    `step(*head, T, B, S, actions)`) and `_line_ups`; it implements `_to_move`, `_masks_to_move` (or
+    `_inputs_to_move`) and `_error_text`, and `_kernel_head` where its kernels take leading arguments (a board).
+    """
+
+    _tables: Any
+    _buffers: Buffers
+    _settings: Any
+    _kernels: Any
+    _line_ups: LineUps
+
+    def _seat_line_ups(self, ups: LineUps, random_kernels: Any) -> None:
+        """Take the compiled line-ups `ups` for the tables' next episodes (the kernels built around their decide
+        kernel, or `random_kernels` where every opponent is `RANDOM` or a batch policy)."""
+        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+        self._line_ups = ups
+        self._batch = ups.batch
+        self._kernels = ups.kernels if ups.kernels is not None else random_kernels
+
+    def _kernel_buffers(self) -> Buffers:
+        """The shared `Buffers` over the arrays `_setup` allocated (no error yet)."""
+        return Buffers(self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
+                       self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len,
+                       self._refused, np.full(4, -1, np.int64))
+
+    def _kernel_head(self) -> tuple:
+        """Arguments the kernels take before the tables (none; RoboRally: its packed board)."""
+        return ()
+
+    def _seated_codes(self) -> np.ndarray:
+        return self._tables.codes
+
+    def _start_all(self, fresh: bool) -> None:
+        self._tables.key[:] = self._keys
+        self._buffers.err[0] = -1
+        self._kernels.reset(*self._kernel_head(), self._tables, self._buffers, self._settings, fresh)
+        self._check_err()
+
+    def _step_kernel(self, actions: np.ndarray) -> None:
+        self._kernels.step(*self._kernel_head(), self._tables, self._buffers, self._settings, actions)
+        self._check_err()
+
+    def _resume_kernel(self, actions: np.ndarray) -> None:
+        self._step_kernel(actions)  # the step kernel goes on at the paused tables (`SKIP` elsewhere)
+
+    def _seats(self) -> np.ndarray:
+        return self._tables.learner
+
+    def _deal_seeds(self) -> np.ndarray:
+        return self._tables.seed
+
+    def _paused_rows(self) -> np.ndarray:
+        return np.flatnonzero(self._tables.phase)
+
+    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return self._tables.codes[rows, seats]
+
+    def _seated_name(self, row: int, seat: int) -> str:
+        """The id of the opponent at `seat` of table `row` (its code where none matches)."""
+        code = int(self._tables.codes[row, seat]) if seat >= 0 else None
+        return next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
+                    f"code {code}")
+
+    def _check_err(self) -> None:
+        """Raise `RuntimeError` naming the table, the seat and the opponent where the last kernel call stopped on an
+        error (`Buffers.err`)."""
+        row, status, seat, act = (int(x) for x in self._buffers.err)
+        if row < 0:
+            return
+        if status == ERR_REDEALS:
+            raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
+        raise RuntimeError(f"table {row}: " + self._error_text(status, seat, act, self._seated_name(row, seat)))
+
+    def _error_text(self, status: int, seat: int, act: int, who: str) -> str:  # pragma: no cover - abstract
+        """What went wrong at a table, after "table ROW: " (`status` other than `ERR_REDEALS`)."""
+        raise NotImplementedError
+
+
 def _physical_memory() -> int:
     """Bytes of physical memory (2**40 where the OS does not say)."""
     try:
@@ -763,7 +855,7 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-__all__ = ["BATCH_CODE", "CONTROLS", "RANDOM", "SKIP", "BatchPolicy", "Buffers", "CompiledVectorEnv", "LineUps",
-           "OpponentKernel", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
+__all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers",
+           "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
            "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up", "pick_line_up",
            "shared_kernels", "table_key"]

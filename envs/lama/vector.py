@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CompiledVectorEnv, check_max_turns, compile_line_ups
+from envs.core.vector import ERR_ILLEGAL, KernelTablesEnv, check_max_turns, compile_line_ups
 from envs.lama import fast
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import NUM_ACTIONS, Config, LamaGame
@@ -24,7 +24,7 @@ from envs.lama.rules import NUM_ACTIONS, Config, LamaGame
 NUM_PARAMS = 4  # float parameters per opponent seat (strategy 3's A, B, C, D)
 
 
-class LamaVectorEnv(CompiledVectorEnv):
+class LamaVectorEnv(KernelTablesEnv):
     """`num_envs` L.A.M.A. tables against compiled opponents (see `envs.core.vector` for the contract).
 
     Args:
@@ -73,18 +73,11 @@ class LamaVectorEnv(CompiledVectorEnv):
         self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, NUM_PARAMS)
         self._tables.key[:] = self._keys  # refreshed from `_keys` at every reset
-        self._buffers = fast.Buffers(
-            self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
-            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
-            np.full(4, -1, np.int64),
-        )
+        self._buffers = self._kernel_buffers()
 
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
-        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
-        self._line_ups = ups
-        self._batch = ups.batch
-        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        self._seat_line_ups(ups, fast.RANDOM_KERNELS)
         self._settings = fast.Settings(
             fast.config_codes(self.config), self.config.reward == "dense", self.fixed_seat, self._max_turns,
             self.illegal_reward, float(self.config.target_points), ups.codes, ups.params, ups.cum,
@@ -93,43 +86,13 @@ class LamaVectorEnv(CompiledVectorEnv):
     def _compile_opponents(self, opponents: Any):
         return compile_line_ups(opponents, self.num_players - 1, NUM_PARAMS)
 
-    def _seated_codes(self) -> np.ndarray:
-        return self._tables.codes
-
-    def _start_all(self, fresh: bool) -> None:
-        self._tables.key[:] = self._keys
-        self._buffers.err[0] = -1
-        self._kernels.reset(self._tables, self._buffers, self._settings, fresh)
-        self._check_err()
-
-    def _step_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self._tables, self._buffers, self._settings, actions)
-        self._check_err()
-
-    def _check_err(self) -> None:
-        row, status, seat, act = (int(x) for x in self._buffers.err)
-        if row < 0:
-            return
-        code = int(self._tables.codes[row, seat]) if seat >= 0 else None
-        who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
-                   f"code {code}")
-        if status == fast.STOP_ILLEGAL:
-            raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} chose the illegal action {act}")
-        if status == -3:
-            raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
-        raise RuntimeError(f"table {row}: a game passed {fast.MAX_STEPS} moves")
-
-    def _seats(self) -> np.ndarray:
-        return self._tables.learner
-
-    def _paused_rows(self) -> np.ndarray:
-        return np.flatnonzero(self._tables.phase)
+    def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
+        if status == ERR_ILLEGAL:
+            return f"opponent {who!r} at seat {seat} chose the illegal action {act}"
+        return f"a game passed {fast.MAX_STEPS} moves"
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.cur[rows]
-
-    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        return self._tables.codes[rows, seats]
 
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         out = np.zeros((rows.size, NUM_ACTIONS), np.int8)
@@ -142,13 +105,6 @@ class LamaVectorEnv(CompiledVectorEnv):
         fast.inputs_rows(self._tables, rows, seats, self._settings.switches, float(self.config.target_points), obs,
                          mask)
         return obs, mask.view(np.bool_)
-
-    def _resume_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self._tables, self._buffers, self._settings, actions)
-        self._check_err()
-
-    def _deal_seeds(self) -> np.ndarray:
-        return self._tables.seed
 
     # --- tools ---------------------------------------------------------------------------------
     def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:

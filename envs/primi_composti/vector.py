@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CompiledVectorEnv, Pool, check_max_turns, compile_line_ups
+from envs.core.vector import KernelTablesEnv, Pool, check_max_turns, compile_line_ups
 from envs.primi_composti import fast
 from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import VALID, VALUE, Config, PrimiCompostiGame, State
@@ -44,7 +44,7 @@ from envs.primi_composti.rules import VALID, VALUE, Config, PrimiCompostiGame, S
 CONTROLS = ("one_seat", "all_seats")
 
 
-class PrimiVectorEnv(CompiledVectorEnv):
+class PrimiVectorEnv(KernelTablesEnv):
     """`num_envs` Primi Composti tables against a compiled opponent (see `envs.core.vector` for the contract).
 
     Args:
@@ -119,10 +119,7 @@ class PrimiVectorEnv(CompiledVectorEnv):
 
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
-        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
-        self._line_ups = ups
-        self._batch = ups.batch
-        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        self._seat_line_ups(ups, fast.RANDOM_KERNELS)
         cfg = self.config
         self._settings = fast.Settings(
             int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
@@ -133,9 +130,6 @@ class PrimiVectorEnv(CompiledVectorEnv):
 
     def _compile_opponents(self, opponents: Any):
         return compile_line_ups(opponents, 1, 0)
-
-    def _seated_codes(self) -> np.ndarray:
-        return self._tables.codes
 
     def _check_layout(self) -> None:
         """The kernels write the encoder's 2-player layout at fixed offsets (`fast.observe_row`): check them."""
@@ -149,49 +143,17 @@ class PrimiVectorEnv(CompiledVectorEnv):
             raise RuntimeError(f"PrimiCompostiEncoder's layout {got} is not the one the kernels write {want}")
 
     # --- kernels ------------------------------------------------------------------------------
-    def _start_all(self, fresh: bool) -> None:
-        self._tables.key[:] = self._keys
-        self._kernels.reset(self._tables, self._buffers, self._settings, fresh)
-        self._check_err()
-
-    def _step_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self._tables, self._buffers, self._settings, actions)
-        self._check_err()
-
-    def _check_err(self) -> None:
-        row, status, seat, act = (int(x) for x in self._buffers.err)
-        if row < 0:
-            return
-        code = int(self._tables.codes[row, seat])
-        who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
-                   f"code {code}")
-        raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} chose the empty hand position {act} "
-                           f"(status {status})")
-
-    def _seats(self) -> np.ndarray:
-        return self._tables.learner
-
-    def _paused_rows(self) -> np.ndarray:
-        return np.flatnonzero(self._tables.phase)
+    def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
+        return f"opponent {who!r} at seat {seat} chose the empty hand position {act} (status {status})"
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         T = self._tables
         return (T.first[rows] + T.turn[rows]) % 2
 
-    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        return self._tables.codes[rows, seats]
-
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         out = np.zeros((rows.size, self.num_actions), np.int8)
         fast.mask_rows(self._tables, np.asarray(rows, np.int64), self.config.cards_per_player, out)
         return out.view(np.bool_)
-
-    def _resume_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self._tables, self._buffers, self._settings, actions)
-        self._check_err()
-
-    def _deal_seeds(self) -> np.ndarray:
-        return self._tables.seed
 
     def _base_info(self) -> dict[str, Any]:
         info = super()._base_info()

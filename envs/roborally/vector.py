@@ -31,13 +31,13 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CompiledVectorEnv, compile_line_ups
+from envs.core.vector import KernelTablesEnv, compile_line_ups
 from envs.roborally import fast
 from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.rules import Config, RoboRallyGame, potential
 
 
-class RoboRallyVectorEnv(CompiledVectorEnv):
+class RoboRallyVectorEnv(KernelTablesEnv):
     """`num_envs` RoboRally races against compiled opponents (see `envs.core.vector` for the contract).
 
     Args:
@@ -89,18 +89,11 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
                     strict=strict, copy=copy, illegal_reward=illegal_reward)
         self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, self.game.num_actions)
-        self._buffers = fast.Buffers(
-            self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
-            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
-            np.full(4, -1, np.int64),
-        )
+        self._buffers = self._kernel_buffers()
 
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
-        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
-        self._line_ups = ups
-        self._batch = ups.batch
-        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        self._seat_line_ups(ups, fast.RANDOM_KERNELS)
         lay = self.encoder.layout
         b = self.game.board
         r0 = self.engine.pack(self.game.deal(0)).robots
@@ -116,54 +109,20 @@ class RoboRallyVectorEnv(CompiledVectorEnv):
     def _compile_opponents(self, opponents: Any):
         return compile_line_ups(opponents, self.num_players - 1, 0)
 
-    def _seated_codes(self) -> np.ndarray:
-        return self._tables.codes
+    def _kernel_head(self) -> tuple:
+        return (self.engine.board,)
 
-    def _start_all(self, fresh: bool) -> None:
-        self._tables.key[:] = self._keys
-        self._buffers.err[0] = -1
-        self._kernels.reset(self.engine.board, self._tables, self._buffers, self._settings, fresh)
-        self._check_err()
-
-    def _step_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self.engine.board, self._tables, self._buffers, self._settings, actions)
-        self._check_err()
-
-    def _check_err(self) -> None:
-        row, status, seat, act = (int(x) for x in self._buffers.err)
-        if row < 0:
-            return
-        if status == fast.ERR_REDEALS:
-            raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
-        code = int(self._tables.codes[row, seat])
-        who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
-                   f"code {code}")
-        raise RuntimeError(f"table {row}: opponent {who!r} at seat {seat} planned a program that is not legal")
-
-    def _seats(self) -> np.ndarray:
-        return self._tables.learner
-
-    def _deal_seeds(self) -> np.ndarray:
-        return self._tables.seed
-
-    def _paused_rows(self) -> np.ndarray:
-        return np.flatnonzero(self._tables.phase)
+    def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
+        return f"opponent {who!r} at seat {seat} planned a program that is not legal"
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.step[rows] % self.num_players
-
-    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        return self._tables.codes[rows, seats]
 
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, np.int64)
         out = np.zeros((rows.size, self.game.num_actions), np.int8)
         fast.mask_rows(self._tables, rows, self._to_move(rows), self._settings, out)
         return out.view(np.bool_)
-
-    def _resume_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self.engine.board, self._tables, self._buffers, self._settings, actions)
-        self._check_err()
 
     # --- tools ---------------------------------------------------------------------------------
     def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:

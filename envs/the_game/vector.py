@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import CompiledVectorEnv, LineUps, Pool, check_max_turns, compile_line_ups
+from envs.core.vector import ERR_ILLEGAL, KernelTablesEnv, LineUps, Pool, check_max_turns, compile_line_ups
 from envs.the_game import fast
 from envs.the_game.encoding import TheGameEncoder
 from envs.the_game.rules import Config, State, TheGame
@@ -43,7 +43,7 @@ from envs.the_game.rules import Config, State, TheGame
 NUM_PARAMS = 4  # float parameters per teammate seat (its code, then bestplays' three)
 
 
-class TheGameVectorEnv(CompiledVectorEnv):
+class TheGameVectorEnv(KernelTablesEnv):
     """`num_envs` tables of The Game with compiled teammates (see the module docstring and `envs.core.vector`).
 
     Args:
@@ -104,11 +104,7 @@ class TheGameVectorEnv(CompiledVectorEnv):
         self._max_turns = -1 if max_turns is None else int(max_turns)
         self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, c.resolved_hand_size, NUM_PARAMS)
-        self._buffers = fast.Buffers(
-            self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
-            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
-            np.full(4, -1, np.int64),
-        )
+        self._buffers = self._kernel_buffers()
 
     def _compile_opponents(self, opponents: Any) -> LineUps:
         n = self.config.num_players
@@ -118,10 +114,7 @@ class TheGameVectorEnv(CompiledVectorEnv):
 
     def _install(self, ups: LineUps) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
-        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
-        self._line_ups = ups
-        self._batch = ups.batch
-        self._kernels: fast.VectorKernels = ups.kernels if ups.kernels is not None else fast.RANDOM_KERNELS
+        self._seat_line_ups(ups, fast.RANDOM_KERNELS)
         c = self.config
         all_seats = self.control == "all_seats"
         codes, params = ups.codes, ups.params
@@ -133,56 +126,21 @@ class TheGameVectorEnv(CompiledVectorEnv):
             self.fixed_seat, self._max_turns, self.illegal_reward, all_seats, codes, params, ups.cum,
         )
 
-    def _seated_codes(self) -> np.ndarray:
-        return self._tables.codes
-
     # --- kernels ------------------------------------------------------------------------------
-    def _start_all(self, fresh: bool) -> None:
-        self._tables.key[:] = self._keys
-        self._buffers.err[0] = -1
-        self._kernels.reset(self._tables, self._buffers, self._settings, fresh)
-        self._check_err()
-
-    def _step_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self._tables, self._buffers, self._settings, actions)
-        self._check_err()
-
-    def _check_err(self) -> None:
-        row, status, seat, move = (int(x) for x in self._buffers.err)
-        if row < 0:
-            return
-        if status == fast.STOP_ILLEGAL:
-            code = int(self._tables.codes[row, seat])
-            who = next((o.name for up in self._line_ups.line_ups for o in up if getattr(o, "code", None) == code),
-                       f"code {code}")
-            raise RuntimeError(f"table {row}: teammate {who!r} at seat {seat} chose the illegal move {move}")
-        raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
-
-    def _seats(self) -> np.ndarray:
-        return self._tables.learner
+    def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
+        if status == ERR_ILLEGAL:
+            return f"teammate {who!r} at seat {seat} chose the illegal move {act}"
+        return f"the step kernel stopped with status {status} at seat {seat}"
 
     # --- batch policies (the base's `_serve_batch` round loop) --------------------------------------------------
-    def _paused_rows(self) -> np.ndarray:
-        return np.flatnonzero(self._tables.phase)
-
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.player[rows]
-
-    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        return self._tables.codes[rows, seats]
 
     def _inputs_to_move(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.zeros((rows.size, self.single_observation_space.shape[0]), np.float32)
         mask = np.zeros((rows.size, self.num_actions), np.int8)
         fast.inputs_rows(self._tables, rows, seats, self.game.slot_head, self.config.resolved_min_cards, obs, mask)
         return obs, mask.view(np.bool_)
-
-    def _resume_kernel(self, actions: np.ndarray) -> None:
-        self._kernels.step(self._tables, self._buffers, self._settings, actions)
-        self._check_err()
-
-    def _deal_seeds(self) -> np.ndarray:
-        return self._tables.seed
 
     def _base_info(self) -> dict[str, Any]:
         info = super()._base_info()
@@ -192,7 +150,7 @@ class TheGameVectorEnv(CompiledVectorEnv):
         return info
 
     def step(self, actions: Any):
-        """One decision at every table (see `CompiledVectorEnv.step`); under `all_seats` also
+        """One decision at every table (see `envs.core.vector.CompiledVectorEnv.step`); under `all_seats` also
         `info["rewards"]` (N, num_players): the team reward, the same for every seat."""
         out = super().step(actions)
         if self.control == "all_seats":
