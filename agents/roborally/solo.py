@@ -1,7 +1,9 @@
 """RoboRally: one robot alone on the board, and the base of the program-choosing agents.
 
 `SoloSimulator` runs the register phases of the rules engine for one robot without other robots and
-lasers; `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`); `ProgramPlanner`
+lasers, one register at a time, through the compiled lone-robot register (`envs.roborally.fast.solo_register`:
+the register physics has one readable home, `rules.RoboRallyGame._execute`, and one compiled home, `fast.py`;
+no Python copy here); `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`); `ProgramPlanner`
 chooses a whole program at a robot's first decision of a turn and plays it one register per sub-step.
 Shared by `agents.roborally.strategies` and `agents.roborally.mc`.
 """
