@@ -80,6 +80,28 @@ def test_solo_simulator_is_the_engine_register_by_register_without_lasers(tmp_pa
     assert compared >= 60 * len(shipped_boards()) and deaths > 0
 
 
+def test_solo_simulator_cache_returns_the_compiled_register():
+    """`SoloSimulator.register` caches by card kind: every answer, first or repeated, with any card of a kind, is
+    what `fast.solo_register` gives for that very card."""
+    from envs.roborally.fast import solo_register
+
+    game = RoboRallyGame(Config(board="crushers", rules="seed", crushers=True))
+    sim = SoloSimulator(game)
+    b = game.board
+    rng = np.random.default_rng(11)
+    starts = [(int(rng.integers(b.width)), int(rng.integers(b.height)), int(rng.integers(4)),
+               int(rng.integers(len(b.flags)))) for _ in range(40)]
+    hits = 0
+    for _ in range(3000):
+        x, y, f, nf = starts[rng.integers(len(starts))]
+        card, ri = int(rng.integers(85)), int(rng.integers(REGISTERS))
+        before = len(sim._memo)
+        got = sim.register((x, y, f, nf, True), card, ri)
+        hits += len(sim._memo) == before
+        assert got == tuple(solo_register(sim.board, x, y, f, nf, card, ri, True))
+    assert hits > 1000
+
+
 def test_greedy_is_the_lowest_rank_best_program():
     game = RoboRallyGame(Config(board="race_medium", rules="seed"))
     sim = SoloSimulator(game)
