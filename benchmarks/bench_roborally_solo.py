@@ -8,7 +8,13 @@ every sub-step of a few races. A digest of every move and label is printed, so t
 `SoloSimulator` (say a commit and its parent, each in its own process) can be checked to play the same races
 while their times are compared:
 
-    python benchmarks/bench_roborally_solo.py [--races 300] [--teacher-races 40]
+    PYTHONPATH=. python benchmarks/bench_roborally_solo.py [--races 300] [--teacher-races 40]
+
+(`PYTHONPATH=.`: a script's own folder, not the working directory, leads `sys.path`, so without it an installed
+checkout's code is timed instead of this one's.) Measured on the loaded 2-core machine, 3 alternating runs of
+each of two processes, median CPU seconds: the former Python copy of the register physics (commit 7598555)
+2.84 s in greedy-plain's programs over 300 races and 0.467 s for 1,248 teacher labels; `solo_register` behind
+`SoloSimulator`'s cache 1.70 s (0.60x) and 0.295 s (0.63x); the same digests.
 """
 
 from __future__ import annotations
