@@ -695,8 +695,8 @@ def np_shuffle(deck, m, seed, turn):
 # playout), the mc screening, the turns table and `agents.roborally.solo.SoloSimulator` (the Python agents' solo
 # simulation, a thin wrapper over `solo_register`). `turn_kernel` runs a whole turn of a table (occupancy grid,
 # atomic belts, lasers, damage, checkpoints, cleanup, re-entry, scratch arrays allocated per call): with one robot
-# and no lasers it ends every program where `solo_kernel` does but runs 4.7x fewer programs a second
-# (benchmarks/bench_roborally.py, "one robot alone": 2.8 M against 0.59 M on race_easy). Greedy playouts spend about
+# and no lasers it ends every program where `solo_kernel` does but runs 4.5-4.7x fewer programs a second
+# (benchmarks/bench_roborally.py, "one robot alone", two runs: 2.7-2.8 M against 0.59-0.60 M on race_easy). Greedy playouts spend about
 # 95% of their time in this search (depth 2: 5.5 k playouts/s against 106 k with random programs), so the fold would
 # cost them roughly 4x, far over the 20% a benchmark may lose. The physics here is differential-tested against
 # `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py, tests/envs/roborally/test_fast.py).
