@@ -9,7 +9,10 @@
     `tictactoe_v3.env()`, in alternating rounds;
 (c) playouts/s of the mc agent's inner loop (`agents.roborally.fast.playouts_kernel`, every reduced program of a
     9-card hand, policy `random`) with 2, 4 and 8 robots at depth 1 and 2. Goal: ≥ 10,000 depth-1 playouts in a
-    1-second decision on one core with 2 robots.
+    1-second decision on one core with 2 robots;
+(d) one robot alone: programs/s of the lone-robot loop `fast.solo_kernel` (what the flag seeker, the greedy
+    playouts and the mc screening run) against `fast.turn_kernel` on a one-robot table, the same ends: the gap
+    that keeps the separate loop (see `fast.solo_register`).
 
 Rates are per CPU-second of this process (`time.process_time`); each figure is the median of `--repeats`
 alternating rounds and ratios are medians of the per-round ratios.
@@ -22,13 +25,17 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import compare, per_cpu_second, tictactoe_env  # noqa: E402
+
+from envs.roborally.fast import NFIELDS, RF, RLIVES, RNF, RON, RX, RY, solo_kernel, turn_kernel  # noqa: E402
 
 BOARD = "race_easy"
 LIVES = 10**6
@@ -142,6 +149,76 @@ def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0, policy: 
         per = max(per + 1, int(per * min(10.0, 1.5 * seconds / max(dt, 1e-3))))
 
 
+@numba.njit(cache=True)
+def _lone_robot_ends(bd, starts, programs, mode, out):
+    """The end (x, y, facing, next_flag, alive) of every program [P, 5] from every start [S, 4] (x, y, facing,
+    next flag) into `out` [S, P, 5]: `mode` 0 runs `solo_kernel`, 1 runs `turn_kernel` on a one-robot table (the
+    board packed without lasers; the robot read from the trace of its last executed register phase)."""
+    R0 = np.zeros((1, NFIELDS), np.int32)
+    R0[0, RLIVES] = 3
+    R0[0, RON] = 1
+    deck = np.zeros(84, np.int32)
+    meta = np.zeros(3, np.int32)
+    regs = np.zeros((1, 5), np.int32)
+    trace = np.zeros((5, 1, NFIELDS), np.int32)
+    for s in range(starts.shape[0]):
+        for p in range(programs.shape[0]):
+            if mode == 0:
+                x, y, f, nf, alive = solo_kernel(bd, starts[s, 0], starts[s, 1], starts[s, 2], starts[s, 3],
+                                                 programs[p], True)
+            else:
+                R = R0.copy()
+                R[0, RX], R[0, RY], R[0, RF], R[0, RNF] = starts[s, 0], starts[s, 1], starts[s, 2], starts[s, 3]
+                for j in range(5):
+                    regs[0, j] = programs[p, j]
+                meta[0], meta[1], meta[2] = -1, 0, 0
+                done = turn_kernel(bd, R, regs, deck, meta, trace)
+                last = trace[done - 1, 0]
+                x, y, f, nf, alive = last[RX], last[RY], last[RF], last[RNF], last[RON] == 1
+            out[s, p, 0], out[s, p, 1], out[s, p, 2], out[s, p, 3], out[s, p, 4] = x, y, f, nf, alive
+
+
+def lone_robot_programs_per_sec(seconds: float, seed: int = 0) -> tuple[float, float, int]:
+    """(solo programs/s, one-robot-turn programs/s, disagreements): every reduced program of a 9-card hand run
+    alone from random squares of `race_easy` with its lasers taken out, by `fast.solo_kernel` (the lone-robot loop
+    the flag seeker and the mc screening use) and by `fast.turn_kernel` with one robot (what folding the solo loop
+    into the turn would cost). The ends must agree (alive, flags, and square and facing while alive)."""
+    from dataclasses import replace
+
+    from envs.roborally.board import PIT, board_to_text
+    from envs.roborally.fast import FastEngine
+    from envs.roborally.rules import Config, RoboRallyGame
+
+    game = _game(2)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "board.rrb"
+        path.write_text(board_to_text(replace(game.board, lasers=())))
+        fe = FastEngine(RoboRallyGame(Config(board=str(path), crushers=True)))
+    bd = fe.board
+    b = game.board
+    rng = np.random.default_rng(seed)
+    free = [(x, y) for y in range(b.height) for x in range(b.width) if b.floor[y, x] != PIT]
+    starts = np.array([(*free[rng.integers(len(free))], rng.integers(4), rng.integers(len(b.flags)))
+                       for _ in range(64)], np.int64)
+    hand = tuple(sorted(int(c) for c in rng.choice(np.arange(1, 85), 9, replace=False)))
+    programs = fe.reduced_programs(hand, 5).astype(np.int64)
+    outs = [np.zeros((len(starts), len(programs), 5), np.int64) for _ in range(2)]
+    for mode in (0, 1):
+        _lone_robot_ends(bd, starts[:1], programs[:2], mode, outs[mode][:1, :2])  # compile / load the cache
+    rates = []
+    for mode in (0, 1):
+        reps = 0
+        t0 = _clock()
+        while _clock() - t0 < seconds or reps == 0:
+            _lone_robot_ends(bd, starts, programs, mode, outs[mode])
+            reps += 1
+        rates.append(reps * len(starts) * len(programs) / (_clock() - t0))
+    a, t = outs
+    alive = a[..., 4] == 1
+    differ = (a[..., 4] != t[..., 4]) | (a[..., 3] != t[..., 3]) | (alive & (a[..., :3] != t[..., :3]).any(-1))
+    return rates[0], rates[1], int(differ.sum())
+
+
 def mc_decision_seconds(agent_id: str, n: int, decisions: int, seed: int = 0) -> float:
     """Median CPU seconds of one `program(view)` decision of `agent_id` at the start of fresh races."""
     from agents.base import make
@@ -223,6 +300,17 @@ def main() -> None:
             rates.append(rate)
         print(f"{policy:>6} {n:>6} {depth:>5} {cands:>8} {statistics.median(rates):>11,.0f}"
               + ("   goal >= 10,000 (depth 1, 2 robots)" if (policy, n, depth) == ("random", 2, 1) else ""))
+
+    print("\none robot alone (race_easy without lasers, every reduced program of a 9-card hand from 64 squares)")
+    solo, turn, ratio, differ = [], [], [], 0
+    for r in range(reps):
+        a, t, d = lone_robot_programs_per_sec(sec, seed=r)
+        solo.append(a)
+        turn.append(t)
+        ratio.append(a / t)
+        differ += d
+    print(f"solo_kernel {statistics.median(solo):12,.0f} programs/s   turn_kernel with one robot "
+          f"{statistics.median(turn):10,.0f}   solo/turn {statistics.median(ratio):.2f}x   ends that differ: {differ}")
 
     print("\none roborally/mc decision at the start of a race (median CPU seconds)")
     for agent_id in ("roborally/mc", "roborally/mc?engine=plain&budget=200"):

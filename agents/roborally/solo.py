@@ -1,7 +1,9 @@
 """RoboRally: one robot alone on the board, and the base of the program-choosing agents.
 
 `SoloSimulator` runs the register phases of the rules engine for one robot without other robots and
-lasers; `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`); `ProgramPlanner`
+lasers, one register at a time, through the compiled lone-robot register (`envs.roborally.fast.solo_register`:
+the register physics has one readable home, `rules.RoboRallyGame._execute`, and one compiled home, `fast.py`;
+no Python copy here); `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`); `ProgramPlanner`
 chooses a whole program at a robot's first decision of a turn and plays it one register per sub-step.
 Shared by `agents.roborally.strategies` and `agents.roborally.mc`.
 """
@@ -10,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.roborally.board import DX, DY, EXPRESS, GEAR_CCW, GEAR_CW, PIT
-from envs.roborally.cards import KINDS, STEPS, TURN
+from envs.roborally.board import PIT
+from envs.roborally.cards import KINDS
+from envs.roborally.fast import FastEngine
+from envs.roborally.fast import solo_register as _solo_register
 from envs.roborally.programs import equivalence_classes, program_cards
 from envs.roborally.rules import (
     HAND,
@@ -26,12 +30,19 @@ from envs.roborally.rules import (
 #: A robot alone: (x, y, facing, next_flag, alive). `next_flag == len(flags)`: finished.
 Solo = tuple[int, int, int, int, bool]
 
+#: Entries of `SoloSimulator.register`'s cache before it is emptied (about 60 MB; a board of 12 x 12 squares has
+#: 12 * 12 * 4 facings * 7 kinds and none * 5 registers = 23,040 per flag).
+_MEMO_SIZE = 1 << 18
+
 
 class SoloSimulator:
     """One robot alone on the board: the register phases of the rules engine without other robots and lasers.
 
     Damage is not tracked (without lasers only pits, the edge and crushers hurt, and they destroy), so a
-    robot's state is `Solo`. Differential-tested against `RoboRallyGame.execute_turn` with one robot on the board.
+    robot's state is `Solo`. The physics is the compiled lone-robot register `envs.roborally.fast.solo_register`
+    (one compiled home of the rules; it is differential-tested against `RoboRallyGame.execute_turn` with one robot
+    on the board); this class keeps the Python interface the program searches of the agents walk one register at a
+    time, and the board's BFS distances as nested lists (cheap to index from Python).
     """
 
     def __init__(self, game: RoboRallyGame):
@@ -40,75 +51,38 @@ class SoloSimulator:
         self.flags = b.flags
         self.w, self.h = b.width, b.height
         self._floor = b.floor.tolist()
-        self._belt = b.belt_dir.tolist()
-        self._rot = b.rotating.tolist()
-        self._walls = b.walls.tolist()
+        #: The packed board of `envs.roborally.fast.FastEngine` (crushers packed only when the game has them).
+        self.board = FastEngine(game).board
+        self.crushers = bool(game.config.crushers)
+        self._nflags = len(b.flags)
         self._kinds = KINDS[game.numbering]
-        self._flag_at = {xy: i for i, xy in enumerate(b.flags)}
-        self._pushers = [{(p.x, p.y): p.direction for p in b.pushers if r in p.registers}
-                         for r in range(1, REGISTERS + 1)]
-        crush = game.config.crushers
-        self._crushers = [{(p.x, p.y) for p in b.crushers if r in p.registers} if crush else set()
-                          for r in range(1, REGISTERS + 1)]
-        self._gear = {(x, y): (1 if self._floor[y][x] == GEAR_CW else 3)
-                      for y in range(self.h) for x in range(self.w) if self._floor[y][x] in (GEAR_CW, GEAR_CCW)}
+        self._memo: dict[tuple[int, ...], Solo] = {}
         big = b.width + b.height
         #: dist[f][y][x]: BFS steps to flag f (unreachable: width + height).
         self.dist = [[[int(v) if v >= 0 else big for v in row] for row in b.distances(xy).tolist()]
                      for xy in b.flags]
 
     def _off(self, x: int, y: int) -> bool:
+        """Whether (x, y) is off the board or a pit."""
         return not (0 <= x < self.w and 0 <= y < self.h) or self._floor[y][x] == PIT
 
-    def _convey(self, x: int, y: int, f: int, express_only: bool):
-        d = self._belt[y][x]
-        if d < 0 or (express_only and self._floor[y][x] != EXPRESS) or self._walls[y][x] >> d & 1:
-            return x, y, f, True
-        x, y = x + DX[d], y + DY[d]
-        if self._off(x, y):
-            return x, y, f, False
-        nd = self._belt[y][x]
-        if nd >= 0 and self._rot[y][x]:
-            turn = (nd - d) % 4
-            if turn in (1, 3):
-                f = (f + turn) % 4
-        return x, y, f, True
-
     def register(self, s: Solo, card: int, ri: int) -> Solo:
-        """The robot after register phase `ri` (0..4) playing `card` (0: none)."""
+        """The robot after register phase `ri` (0..4) playing `card` (0: none); a destroyed or finished robot
+        stays as it is."""
         x, y, f, nf, alive = s
-        if not alive or nf >= len(self.flags):
+        if not alive or nf >= self._nflags:
             return s
-        walls = self._walls
-        if card:
-            kind = self._kinds[card]
-            steps = STEPS[kind]
-            if steps == 0:
-                f = (f + TURN[kind]) % 4
-            else:
-                d = f if steps > 0 else (f + 2) % 4
-                for _ in range(abs(steps)):
-                    if walls[y][x] >> d & 1:
-                        break
-                    x, y = x + DX[d], y + DY[d]
-                    if self._off(x, y):
-                        return (x, y, f, nf, False)
-        x, y, f, alive = self._convey(x, y, f, True)
-        if alive:
-            x, y, f, alive = self._convey(x, y, f, False)
-        if not alive:
-            return (x, y, f, nf, False)
-        d = self._pushers[ri].get((x, y))
-        if d is not None and not walls[y][x] >> d & 1:
-            x, y = x + DX[d], y + DY[d]
-            if self._off(x, y):
-                return (x, y, f, nf, False)
-        f = (f + self._gear.get((x, y), 0)) % 4
-        if (x, y) in self._crushers[ri]:
-            return (x, y, f, nf, False)
-        if self._flag_at.get((x, y)) == nf:
-            nf += 1
-        return (x, y, f, nf, True)
+        # A cache of the compiled register, a pure function of the square, facing, next flag, the card's kind and
+        # the register: a call from Python costs about four dictionary look-ups, and the searches walk the same
+        # squares again and again (against the former Python copy of the physics, `roborally/greedy-plain` took 1.3x
+        # its time without the cache and 0.6x with it; benchmarks/bench_roborally_solo.py).
+        key = (x, y, f, nf, self._kinds[card], ri)
+        out = self._memo.get(key)
+        if out is None:
+            if len(self._memo) >= _MEMO_SIZE:
+                self._memo.clear()
+            out = self._memo[key] = _solo_register(self.board, x, y, f, nf, card, ri, self.crushers)
+        return out
 
     def run(self, s: Solo, cards) -> Solo:
         """The robot after registers 1..len(cards) with `cards` (0 = empty register)."""

@@ -59,7 +59,8 @@ class GreedyProgram(ProgramPlanner):
     """The flag seeker (see the module docstring): deterministic, uses its rng only off-plan.
 
     `engine="fast"` (the registered agent) runs the compiled flag seeker of `agents.roborally.fast`;
-    `engine="plain"` runs `greedy_program` over `SoloSimulator`, the reference the compiled one is tested against.
+    `engine="plain"` runs `greedy_program` over `SoloSimulator`, the readable search the compiled one is tested
+    against (both step the robot with the compiled `envs.roborally.fast.solo_register`).
     """
 
     name = "roborally/greedy"

@@ -9,8 +9,9 @@ import agents
 from agents.roborally.mc import parse_options
 from agents.roborally.strategies import SoloSimulator, greedy_program, solo_of
 from envs.core.play import play_game
+from envs.roborally.board import board_to_text, load_board, shipped_boards
 from envs.roborally.programs import equivalence_classes, program_cards, rank, reduced_programs
-from envs.roborally.rules import Config, RoboRallyGame
+from envs.roborally.rules import REGISTERS, Config, RoboRallyGame
 
 
 def _alone(game, rng):
@@ -47,6 +48,58 @@ def test_solo_simulator_matches_the_engine_with_one_robot(board):
         else:
             assert solo == (r.x, r.y, r.facing, r.next_flag, True)
     assert laser_deaths <= 15
+
+
+@pytest.mark.parametrize("crushers", [False, True])
+@pytest.mark.parametrize("numbering", ["classic", "roborace"])
+def test_solo_simulator_is_the_engine_register_by_register_without_lasers(tmp_path, crushers, numbering):
+    """Every shipped board with its lasers taken out, so nothing the solo simulation ignores can differ: after each
+    register phase the lone robot is where the engine's frame has it (random squares, facings, next flags and
+    programs with empty registers)."""
+    compared = deaths = 0
+    for name in shipped_boards():
+        path = tmp_path / f"{name}.rrb"
+        path.write_text(board_to_text(replace(load_board(name), lasers=())))
+        game = RoboRallyGame(Config(board=str(path), rules="seed", crushers=crushers, card_numbering=numbering))
+        sim = SoloSimulator(game)
+        rng = np.random.default_rng([len(name), crushers, numbering == "classic"])
+        for _ in range(60):
+            r0, state = _alone(game, rng)
+            cards = [int(c) if rng.random() < 0.8 else 0 for c in rng.choice(np.arange(1, 85), 5, replace=False)]
+            after = game.execute_turn(state, [cards, []])
+            s = solo_of(r0)
+            for ri, frame in enumerate(after.frames):
+                s = sim.register(s, cards[ri], ri)
+                r = frame.robots[0]
+                assert (s[4], s[3]) == (r.on_board, r.next_flag), (name, solo_of(r0), cards, ri)
+                if r.on_board:
+                    assert s[:3] == (r.x, r.y, r.facing), (name, solo_of(r0), cards, ri)
+                compared += 1
+            deaths += not s[4]
+            assert len(after.frames) == REGISTERS or after.winner == 0
+    assert compared >= 60 * len(shipped_boards()) and deaths > 0
+
+
+def test_solo_simulator_cache_returns_the_compiled_register():
+    """`SoloSimulator.register` caches by card kind: every answer, first or repeated, with any card of a kind, is
+    what `fast.solo_register` gives for that very card."""
+    from envs.roborally.fast import solo_register
+
+    game = RoboRallyGame(Config(board="crushers", rules="seed", crushers=True))
+    sim = SoloSimulator(game)
+    b = game.board
+    rng = np.random.default_rng(11)
+    starts = [(int(rng.integers(b.width)), int(rng.integers(b.height)), int(rng.integers(4)),
+               int(rng.integers(len(b.flags)))) for _ in range(40)]
+    hits = 0
+    for _ in range(3000):
+        x, y, f, nf = starts[rng.integers(len(starts))]
+        card, ri = int(rng.integers(85)), int(rng.integers(REGISTERS))
+        before = len(sim._memo)
+        got = sim.register((x, y, f, nf, True), card, ri)
+        hits += len(sim._memo) == before
+        assert got == tuple(solo_register(sim.board, x, y, f, nf, card, ri, True))
+    assert hits > 1000
 
 
 def test_greedy_is_the_lowest_rank_best_program():
