@@ -15,7 +15,8 @@ list, which then goes in as the interchangeable card listed, and you are told so
 lists every card). `?` explains the goal and the move
 names, `:exit` leaves (after a confirmation; no move name starts with ":"), and the
 end of input ends the game. A game with rounds says how each round ended (its
-spec's `round_summary`). RoboRally also writes a picture of
+spec's `round_summary`: L.A.M.A.'s round scores; RoboRally's turn, register by register: the cards that ran by
+priority and where each robot ended). RoboRally also writes a picture of
 the board to a PNG (the path is printed each turn). At the end: the result,
 the whole table, and the offer to replay the same deal with the seats shifted
 by one (you take the next seat, every agent moves along with you).

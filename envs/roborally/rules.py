@@ -238,11 +238,13 @@ class Shot(NamedTuple):
 
 
 class Frame(NamedTuple):
-    """The robots after register phase `register` (1..5) of the last executed turn, and its shots."""
+    """The robots after register phase `register` (1..5) of the last executed turn, its shots, and `cards[i]`: the
+    card robot i ran in that register (0: none, as a powered-down or destroyed robot)."""
 
     register: int
     robots: tuple[Robot, ...]
     shots: tuple[Shot, ...]
+    cards: tuple[int, ...] = ()
 
 
 class State(NamedTuple):
@@ -774,6 +776,9 @@ class RoboRallyGame:
         for ri in range(REGISTERS):
             # 1-2. Robots move in descending card order.
             order = sorted((regs[i][ri], i) for i in range(n) if on[i] and not pd[i] and regs[i][ri])
+            ran = [0] * n
+            for card, i in order:
+                ran[i] = card
             for card, i in reversed(order):
                 if not on[i]:
                     continue
@@ -849,7 +854,7 @@ class RoboRallyGame:
                     if nf[i] == nflags and winner < 0:
                         winner = i
             robots = self._freeze(px, py, fc, dmg, lives, nf, on, pd, elim, ax, ay, af, ann, stay)
-            frames.append(Frame(ri + 1, robots, tuple(shots)))
+            frames.append(Frame(ri + 1, robots, tuple(shots), tuple(ran)))
             if winner >= 0:
                 break
         if winner >= 0:

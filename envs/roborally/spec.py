@@ -50,6 +50,49 @@ def describe_view(game: Any, view: Any) -> str:
     return "\n".join(lines)
 
 
+def _robot_change(before: Any, after: Any, flags: int) -> str:
+    """How one robot changed over a register phase (or the cleanup), in words; "" when it did not."""
+    if after.eliminated and not before.eliminated:
+        return "eliminated"
+    if not after.on_board:
+        return "destroyed" if before.on_board else ""
+    parts = []
+    if (after.x, after.y, after.facing) != (before.x, before.y, before.facing) or not before.on_board:
+        parts.append(f"{'back ' if not before.on_board else ''}at ({after.x},{after.y}) facing {'NESW'[after.facing]}")
+    if after.damage != before.damage:
+        parts.append(f"damage {before.damage} -> {after.damage}")
+    if after.next_flag > before.next_flag:
+        parts.append("touched its last flag" if after.next_flag >= flags else f"touched flag {after.next_flag}")
+    return ", ".join(parts)
+
+
+def round_summary(game: Any, before: Any, after: Any, names: list[str]) -> str | None:
+    """When a move ran a turn: each register as it ran (the cards by priority, then what changed for each robot:
+    where it ended, its damage, flags touched, destruction), then the cleanup;
+    None otherwise. Hidden while programmed, the cards are public once run."""
+    from envs.roborally.cards import card_name
+
+    if after.turn == before.turn or not after.frames:
+        return None
+    flags = len(game.board.flags)
+    lines = [f"turn {after.turn} ran, register by register (cards in priority order):"]
+    prev = before.robots
+    for frame in after.frames:
+        played = sorted(((c, i) for i, c in enumerate(frame.cards) if c), reverse=True)
+        cards = ", ".join(f"{names[i]} {card_name(c, game.numbering)}" for c, i in played) or "no cards"
+        moved = [f"{names[i]} {t}" for i, (a, b) in enumerate(zip(prev, frame.robots))
+                 if (t := _robot_change(a, b, flags))]
+        lines.append(f"  register {frame.register}: {cards} -> " + ("; ".join(moved) or "nothing changed"))
+        prev = frame.robots
+    if after.winner >= 0:
+        lines.append(f"  {names[after.winner]} touched the last flag and won")
+        return "\n".join(lines)
+    cleanup = [f"{names[i]} {t}" for i, (a, b) in enumerate(zip(prev, after.robots)) if (t := _robot_change(a, b, flags))]
+    if cleanup:
+        lines.append("  cleanup (repairs, destroyed robots back at their archive): " + "; ".join(cleanup))
+    return "\n".join(lines)
+
+
 def write_picture(game: Any, view: Any, path: str, labels: Any = None) -> None:
     """A PNG of the board and the robots (public) as `view` sees them; `labels[i]` (who drives robot i: "you",
     an agent id) goes in a strip below, beside the robot's colour."""
@@ -89,6 +132,7 @@ SPEC = GameSpec(
         "NOOP: no choice to make; POWER_DOWN: announce a power-down for the next turn."
     ),
     describe_view=describe_view,
+    round_summary=round_summary,
     write_picture=write_picture,
     seat_label=seat_label,
     read_move="evaluate.roborally.person:read_move",

@@ -96,6 +96,43 @@ def test_roborally_every_card_listed_with_card_classes_off():
     assert read_move(game, state, "U/30") == (1, "")
 
 
+def test_roborally_each_register_is_told_as_it_runs():
+    """After a turn runs, terminal play tells each register: the cards that ran, by priority (each the card the
+    robot had programmed there), and where each robot ended; a flag touched is named."""
+    from envs.roborally.cards import card_name
+    from envs.roborally.spec import round_summary
+
+    game = envs.make_game("roborally")
+    names = ["robot 1", "you"]
+    state, rng, told = game.deal(3), np.random.default_rng(0), []
+    while not game.is_terminal(state) and len(told) < 4:
+        before = state
+        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        text = round_summary(game, before, state, names)
+        if state.turn == before.turn:
+            assert text is None
+            continue
+        lines = text.splitlines()
+        assert lines[0] == f"turn {state.turn} ran, register by register (cards in priority order):"
+        prev = before.robots
+        for frame, line in zip(state.frames, lines[1:]):
+            ran = sorted(((c, i) for i, c in enumerate(frame.cards) if c), reverse=True)
+            assert ran and all(c == before.registers[i][frame.register - 1] for c, i in ran)  # the programmed card
+            cards = ", ".join(f"{names[i]} {card_name(c, game.numbering)}" for c, i in ran)
+            assert line.startswith(f"  register {frame.register}: {cards} -> ")
+            for i, (a, r) in enumerate(zip(prev, frame.robots)):
+                where = f"{names[i]} at ({r.x},{r.y}) facing {'NESW'[r.facing]}"
+                moved = r.on_board and a.on_board and (a.x, a.y, a.facing) != (r.x, r.y, r.facing)
+                assert (where in line) == moved or not r.on_board
+            prev = frame.robots
+        told.append(text)
+    assert len(told) == 4 and any("register 5:" in t for t in told)
+    out: list[str] = []
+    play_session("roborally", 0, ["roborally/greedy"], {}, seed=3, ask=Script([], tail="1"), say=out.append)
+    text = "\n".join(out)
+    assert "turn 1 ran, register by register" in text and "touched the last flag and won" in text
+
+
 def test_roborally_program_mode_reads_a_whole_program_by_its_cards():
     from evaluate.roborally.person import read_move
 
