@@ -130,7 +130,19 @@ class OpponentEnv(gymnasium.Env):
 
     # --- gymnasium API -----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Deal a new game, draw the learner's seat and the opponents, play up to the learner."""
+        """Deal a new game, draw the learner's seat and the opponents, play up to the learner.
+
+        `options={"deal_seed": s, "seat": k}` plays deal `Game.deal(s)` with the learner at seat k instead (both
+        keys, or `deal_seed` alone with the seat drawn as usual): the episode a vector env's table reports by its
+        `info["deal_seed"]` and `info["seat"]` (or a `Recording`) replays here, move for move where the opponents
+        are deterministic.
+        """
+        replay = dict(options or {})
+        unknown = sorted(set(replay) - {"deal_seed", "seat"})
+        if unknown:
+            raise ValueError(f"reset options {unknown} are not supported; allowed: 'deal_seed', 'seat'")
+        if "seat" in replay and "deal_seed" not in replay:
+            raise ValueError("reset option 'seat' needs 'deal_seed' (the deal to replay)")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._reseed_opponents = True
@@ -138,6 +150,11 @@ class OpponentEnv(gymnasium.Env):
         game = self.game
         n = game.num_players
         self.learner_seat = int(self._rng.integers(n)) if self.fixed_seat is None else self.fixed_seat
+        if "seat" in replay:
+            k = replay["seat"]
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < n:
+                raise ValueError(f"reset option 'seat' must be an integer in 0..{n - 1}, got {k!r}")
+            self.learner_seat = int(k)
         self._seated: list[Any] = [None] * n
         if self.control == "one_seat":
             if callable(self.opponents):
@@ -160,13 +177,16 @@ class OpponentEnv(gymnasium.Env):
         # A deal in which the learner never gets to decide (poker: player 1 passes
         # while the learner sits second) teaches nothing: deal again.
         for _ in range(10_000):
-            self._state = game.initial_state(self._rng)
+            self._state = game.initial_state(self._rng) if "deal_seed" not in replay else game.deal(
+                _deal_seed(replay["deal_seed"]))
             self.turns = 0
             self._mask = None
             # Paid with the learner's first step (Gymnasium's reset returns no reward).
             self._carry = self._advance()
             if not game.is_terminal(self._state):
                 break
+            if "deal_seed" in replay:
+                raise ValueError(f"deal {replay['deal_seed']} ends before seat {self.learner_seat}'s first decision")
         else:
             raise RuntimeError("10,000 deals in a row ended before the learner's first decision")
         self._over = False
@@ -246,3 +266,10 @@ def _action_id(action: Any, seat: int, num_actions: int) -> int:
     if not 0 <= a < num_actions:
         raise IllegalActionError(a, seat, f"outside Discrete({num_actions})")
     return a
+
+
+def _deal_seed(seed: Any) -> int:
+    """A deal seed from a reset option (an integer >= 0, as `info["deal_seed"]` reports them)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"reset option 'deal_seed' must be an integer >= 0, got {seed!r}")
+    return int(seed)

@@ -47,7 +47,7 @@ wraps them with `torch.from_numpy` without a copy).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import gymnasium
@@ -405,6 +405,39 @@ def check_max_turns(max_turns: Any) -> None:
 CONTROLS = ("one_seat", "all_seats")
 
 
+# --- recordings -----------------------------------------------------------------------------------
+@dataclass
+class Recording:
+    """One table's episode as a vector env played it (`CompiledVectorEnv.record`): its deal and learner seat (what
+    `OpponentEnv.reset(options={"deal_seed": ..., "seat": ...})` replays), the table drawn by `render(row)` at each
+    learner decision, the action taken there and the reward that followed; `finished` once the episode ended, with
+    its `episode_return` and `length` (learner decisions) as `info["episode"]` reported them."""
+
+    row: int
+    deal_seed: int = -1
+    seat: int = -1
+    frames: list[str] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    started: bool = False
+    finished: bool = False
+    episode_return: float | None = None
+    length: int | None = None
+
+    def __str__(self) -> str:
+        """The episode as text: each frame, then the action taken and its reward."""
+        if not self.started:
+            return f"table {self.row}: waiting for its next episode to start"
+        out = [f"table {self.row}, deal {self.deal_seed}, learner seat {self.seat}"]
+        for k, frame in enumerate(self.frames):
+            out.append(frame)
+            if k < len(self.actions):
+                out.append(f"-> action {self.actions[k]}, reward {self.rewards[k]:g}")
+        if self.finished:
+            out.append(f"episode over: return {self.episode_return:g} in {self.length} decisions")
+        return "\n".join(out)
+
+
 # --- the Gymnasium base -------------------------------------------------------------------------
 class CompiledVectorEnv(VectorEnv):
     """The Gymnasium face shared by every game's batched compiled environment (see the module docstring).
@@ -499,6 +532,8 @@ class CompiledVectorEnv(VectorEnv):
         self._started = False
         self._batch: tuple = ()  # the batch policies of the opponents (`compile_line_ups`), j-th of code BATCH_CODE - j
         self._batch_rng = np.random.default_rng(np.random.SeedSequence([self._seed, 0xBA7C]))
+        self._recordings: dict[int, Recording] = {}  # by table: `record`
+        self._at_start = np.ones(n, np.bool_)  # the table's episode has not had a learner decision yet
 
     # --- what a game implements -------------------------------------------------------------
     def _start_all(self, fresh: bool) -> None:  # pragma: no cover - abstract
@@ -655,6 +690,10 @@ class CompiledVectorEnv(VectorEnv):
         self._start_all(fresh=not self._started)
         self._serve_batch()
         self._started = True
+        self._at_start[:] = True
+        for rec in self._recordings.values():  # a reset deals anew: a recording starts over with the new episode
+            if not rec.finished:
+                self._begin_recording(rec)
         info = self._base_info()
         return (self._obs.copy() if self.copy else self._obs), info
 
@@ -674,6 +713,9 @@ class CompiledVectorEnv(VectorEnv):
         self._serve_batch()
         info = self._base_info()
         done = self._done
+        self._at_start[:] = done
+        if self._recordings:
+            self._record_step(acts)
         if done.any():
             dmask = done.copy()
             if self.copy:
@@ -701,6 +743,54 @@ class CompiledVectorEnv(VectorEnv):
         if self.copy:
             return self._obs.copy(), self._reward.copy(), self._term.copy(), self._trunc.copy(), info
         return self._obs, self._reward, self._term, self._trunc, info
+
+    # --- recordings -----------------------------------------------------------------------------
+    def record(self, row: int) -> Recording:
+        """Record table `row`'s episode, from its start: at once if no learner decision of its current episode was
+        taken yet (after `reset`, or when its last episode ended in the last step), else from its next episode.
+        Returns the `Recording`, filled in place as the env steps (also `recording(row)`); a second call for the
+        same table starts a new one. Tables not recorded cost nothing."""
+        if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < self.num_envs:
+            raise ValueError(f"row must be an integer in 0..{self.num_envs - 1}, got {row!r}")
+        rec = Recording(int(row))
+        self._recordings[int(row)] = rec
+        if self._started and self._at_start[row]:
+            self._begin_recording(rec)
+        return rec
+
+    def recording(self, row: int) -> Recording:
+        """The recording of table `row` (`record`); `KeyError` naming the recorded tables when there is none."""
+        if row not in self._recordings:
+            raise KeyError(f"table {row} is not recorded (recorded: {sorted(self._recordings) or 'none'}); "
+                           f"call record({row}) first")
+        return self._recordings[row]
+
+    def _frame(self, row: int) -> str:
+        render = getattr(self, "render", None)
+        return render(row) if callable(render) else f"observation {self._obs[row].tolist()}"
+
+    def _begin_recording(self, rec: Recording) -> None:
+        r = rec.row
+        rec.deal_seed, rec.seat = int(self._deal_seeds()[r]), int(self._seats()[r])
+        rec.frames[:], rec.actions[:], rec.rewards[:] = [self._frame(r)], [], []
+        rec.started, rec.finished, rec.episode_return, rec.length = True, False, None, None
+
+    def _record_step(self, acts: np.ndarray) -> None:
+        """After a step: the recorded tables' actions, rewards and next frames; an ended episode closes its
+        recording, and a waiting recording starts with the episode just dealt."""
+        for r, rec in self._recordings.items():
+            if rec.finished:
+                continue
+            if not rec.started:
+                if self._done[r]:
+                    self._begin_recording(rec)
+                continue
+            rec.actions.append(int(self._illegal[r]) if self._refused[r] else int(acts[r]))  # a refused one too
+            rec.rewards.append(float(self._reward[r]))
+            if self._done[r]:
+                rec.finished, rec.episode_return, rec.length = True, float(self._final_ret[r]), int(self._final_len[r])
+            else:
+                rec.frames.append(self._frame(r))
 
     def _base_info(self) -> dict[str, Any]:
         every = np.ones(self.num_envs, np.bool_)
@@ -856,6 +946,6 @@ def _check_seed(seed: Any) -> int:
 
 
 __all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers",
-           "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
+           "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Recording", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
            "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up", "pick_line_up",
            "shared_kernels", "table_key"]

@@ -254,6 +254,17 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         self._observe(self._obs)
         self._mask[:] = 1  # rewritten every step, like every game's mask (a caller may hold a view of it)
 
+    def render(self, row: int = 0) -> str:
+        """Text picture of table `row`'s hand (the plain engine's `render` of its position)."""
+        from envs.simple_poker.rules import State
+
+        history: tuple[int, ...] = ()
+        if self.control == "all_seats":
+            history = (BET,) if self._player[row] == 1 else ()
+        elif self._learner[row] == 1:
+            history = (int(self._opening[row]),)
+        return self.game.render(State((int(self._c1[row]), int(self._c2[row])), history))
+
     def _seats(self) -> np.ndarray:
         return self._player if self.control == "all_seats" else self._learner
 
