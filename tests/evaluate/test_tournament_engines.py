@@ -1,0 +1,108 @@
+"""The tournament's two engines: the compiled whole-game runner plays the same deals and, for deterministic
+entrants, the same games as the agents' Python `act` (`evaluate.tournament`, `GameSpec.compiled_games`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from evaluate.tournament import run_tournament
+
+
+def _both(**case):
+    py = run_tournament(**case, progress=False, engine="python").to_dict()
+    cc = run_tournament(**case, progress=False, engine="compiled").to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    return py, cc
+
+
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["lama/first"] * 4, games=80, seed=3),
+    dict(agent_ids=["lama/third-retuned", "lama/first", "lama/second", "lama/third?a=1&b=2&c=20&d=1"], games=60,
+         seed=11, options={"rules": "seed2022"}),
+    dict(agent_ids=["lama/third", "lama/second", "lama/first"], games=45, seed=5,
+         options={"reward": "dense", "num_players": 3}),
+    dict(agent_ids=["lama/third"] * 4 + ["lama/first"] * 3, games=21, seed=2,
+         options={"rules": "seed2022", "num_players": 7}),
+    dict(agent_ids=["lama/third-default", "lama/first", "lama/first", "lama/second"], games=30, seed=1,
+         seating="fixed"),
+], ids=["first*4", "seed2022", "dense-3p", "7p", "fixed"])
+def test_compiled_engine_gives_the_python_figures(case):
+    py, cc = _both(game_name="lama", **case)
+    assert cc == py  # every win rate, score, interval, per-seat figure and the mean turns, exactly
+    assert py["games"] == case["games"] + (-case["games"]) % (1 if case.get("seating") == "fixed" else len(case["agent_ids"]))
+
+
+def test_auto_takes_the_compiled_engine_only_where_it_plays_the_same_games():
+    det = ["lama/third-retuned", "lama/first", "lama/first", "lama/first"]
+    assert run_tournament("lama", det, games=8, progress=False).engine == "compiled"
+    # a random entrant draws from another stream in the kernel; a turn cap is not in the kernel
+    assert run_tournament("lama", ["random"] + det[1:], games=8, progress=False).engine == "python"
+    assert run_tournament("lama", det, games=8, max_turns=50, progress=False).engine == "python"
+    assert run_tournament("simple_poker", ["simple_poker/nash", "random"], games=8, progress=False).engine == "python"
+
+
+def test_forcing_the_compiled_engine_where_it_cannot_run_says_why():
+    with pytest.raises(ValueError, match="agent 'random' has no deterministic compiled kernel.*lama/first"):
+        run_tournament("lama", ["lama/first", "random", "lama/first", "lama/first"], games=8, progress=False,
+                       engine="compiled")
+    with pytest.raises(ValueError, match="has no compiled tournament runner; games with one: .*lama"):
+        run_tournament("simple_poker", ["simple_poker/nash", "random"], games=8, progress=False, engine="compiled")
+    with pytest.raises(ValueError, match="drop --max-turns"):
+        run_tournament("lama", ["lama/first"] * 4, games=8, max_turns=9, progress=False, engine="compiled")
+    with pytest.raises(ValueError, match="engine must be one of auto, python, compiled"):
+        run_tournament("lama", ["lama/first"] * 4, games=8, progress=False, engine="numba")
+
+
+def test_the_compiled_runner_refuses_a_state_it_cannot_replay_from_a_seed():
+    import envs
+    from agents.lama.fast import tournament_games
+    from envs.lama.rules import DRAW
+
+    game = envs.make_game("lama")
+    play = tournament_games(game, ["lama/first"] * 4)
+    moved = game.apply(game.new_game(5), DRAW)  # one move in: not the new game of its seed
+    with pytest.raises(ValueError, match="plays new games"):
+        play([moved], [[0, 1, 2, 3]])
+
+
+def test_cli_engine_flag():
+    run = [sys.executable, "-m", "evaluate", "lama", "--games", "8", "--no-progress", "--agents"]
+    ok = subprocess.run(run + ["lama/third,lama/first*3", "--engine", "compiled"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "compiled engine" in ok.stdout.splitlines()[0]
+    bad = subprocess.run(run + ["lama/third,random*3", "--engine", "compiled"], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "'random'" in bad.stderr
+
+
+@pytest.mark.parametrize("case", [
+    dict(a_id="lama/third-retuned", b_id="lama/first", against="lama/first*3", games=25, seed=4),
+    dict(a_id="lama/second", b_id="lama/third?a=1&b=2&c=20&d=1", against=["lama/third", "lama/first"], games=20,
+         seed=9, options={"num_players": 3, "rules": "seed2022", "reward": "dense"}),
+], ids=["4p", "3p-dense"])
+def test_paired_compiled_engine_gives_the_python_figures(case):
+    from evaluate.paired import run_paired
+
+    py = run_paired("lama", **case, engine="python").to_dict()
+    cc = run_paired("lama", **case, engine="compiled").to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    assert cc == py
+
+
+def test_paired_auto_and_forced_engines():
+    from evaluate.paired import run_paired
+
+    assert run_paired("lama", "lama/third", "lama/first", "lama/first", games=3).engine == "compiled"
+    assert run_paired("lama", "lama/third", "random", "lama/first", games=3).engine == "python"
+    with pytest.raises(ValueError, match="agent 'random' has no deterministic compiled kernel"):
+        run_paired("lama", "lama/third", "lama/first", "random", games=3, engine="compiled")
+
+
+def test_cli_engine_flag_for_paired_and_elsewhere():
+    run = [sys.executable, "-m", "evaluate", "lama", "--games", "4", "--no-progress"]
+    ok = subprocess.run(run + ["--paired", "lama/third,lama/first", "--against", "lama/first*3", "--engine", "compiled"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "compiled engine" in ok.stdout.splitlines()[0]
+    bad = subprocess.run(run + ["--league", "--engine", "python"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--engine applies to tournaments and --paired" in bad.stderr
