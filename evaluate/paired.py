@@ -125,9 +125,10 @@ def _agents_for(spec: PairedSpec) -> tuple[Any, dict[str, Any], list[Any]]:
     return _AGENTS["game"], _AGENTS["focal"], _AGENTS["opponents"]
 
 
-def deal_start(game: Any, seed: int, deal: int) -> Any:
-    """The initial state of deal number `deal` of the comparison seeded `seed` (both engines start from it)."""
-    return game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal))))
+def deal_rng(seed: int, deal: int) -> np.random.Generator:
+    """The generator of deal number `deal` of the comparison seeded `seed`: its initial state is
+    `game.initial_state` of it (Python engine), or the game of `game.deal_key` of it (compiled engine)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal)))
 
 
 def paired_seatings(n: int) -> np.ndarray:
@@ -149,7 +150,7 @@ def play_paired_compiled(play: Any, game: Any, seed: int, deals: range) -> list[
     """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants A, B,
     then the opponents) from the same initial states."""
     n = game.num_players
-    returns, winners, _ = play([deal_start(game, seed, d) for d in deals], paired_seatings(n))
+    returns, winners, _ = play([game.deal_key(deal_rng(seed, d)) for d in deals], paired_seatings(n))
     seats = np.arange(n)
     out = []
     for k in range(len(deals)):
@@ -167,7 +168,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
     out = []
     for d in deals:
         scores, wins = np.zeros((2, n)), np.zeros((2, n))
-        start = deal_start(game, seed, d)
+        start = game.initial_state(deal_rng(seed, d))
         for f in range(n):
             others = [s for s in range(n) if s != f]
             for i, agent in enumerate((focal["a"], focal["b"])):

@@ -177,7 +177,7 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
     wins = np.zeros((rotations, n))
     scores = np.zeros((rotations, n))
     turns = 0
-    start = deal_start(game, seed, deal)
+    start = game.initial_state(deal_rng(seed, deal))
     for r in range(rotations):
         seated = [None] * n
         for e in range(n):
@@ -192,9 +192,10 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
     return wins, scores, turns
 
 
-def deal_start(game: Any, seed: int, deal: int) -> Any:
-    """The initial state of deal number `deal` of the tournament seeded `seed` (both engines start from it)."""
-    return game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal))))
+def deal_rng(seed: int, deal: int) -> np.random.Generator:
+    """The generator of deal number `deal` of the tournament seeded `seed`: its initial state is
+    `game.initial_state` of it (Python engine), or the game of `game.deal_key` of it (compiled engine)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal)))
 
 
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
@@ -237,10 +238,10 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
 
 def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play`: the same
-    initial states (`deal_start`) and the same seating (entrant e at seat (e + r) mod n in rotation r)."""
+    deals (`deal_rng`) and the same seating (entrant e at seat (e + r) mod n in rotation r)."""
     n = game.num_players
     seatings = np.array([[(seat - r) % n for seat in range(n)] for r in range(rotations)], np.int64)
-    returns, winners, turns = play([deal_start(game, seed, d) for d in deals], seatings)
+    returns, winners, turns = play([game.deal_key(deal_rng(seed, d)) for d in deals], seatings)
     # by seat -> by entrant: entrant e sat at seat (e + r) mod n in rotation r
     by_entrant = (np.arange(rotations)[:, None] + np.arange(n)[None, :]) % n
     rows = np.arange(rotations)[:, None]

@@ -265,9 +265,9 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 # --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
 def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
-    function `play(starts, seatings) -> (returns, winners, turns)` that plays each deal of `starts` (new games
-    from `LamaGame.initial_state`, replayed from their shuffle seed) once per row of `seatings` (rotations, n:
-    the entrant at each seat) with `play_games`, game for game what the entrants' Python agents play.
+    function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deal seed of `keys`
+    (`LamaGame.deal_key`: the game `LamaGame.deal(key)`) once per row of `seatings` (rows, n: the entrant at each
+    seat) with `play_games`, game for game what the entrants' Python agents play.
 
     Raises:
         NoKernelError: an entrant without a deterministic kernel (`random` has one, but it draws from another stream
@@ -289,15 +289,11 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
     codes_e, params_e = np.array(codes, np.int64), np.array(params, np.float64)
     config = game.config
 
-    def play(starts: list, seatings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def play(keys: list[int], seatings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         seatings = np.asarray(seatings, np.int64)
         rot, n = seatings.shape
-        for s in starts:
-            if s != game.new_game(s.seed):  # the kernel replays a deal from its seed alone
-                raise ValueError("the compiled tournament plays new games (LamaGame.initial_state); got a state "
-                                 f"that is not the new game of its seed {s.seed}")
-        seeds = np.repeat(np.array([s.seed for s in starts], np.uint64), rot)
-        d = len(starts)
+        seeds = np.repeat(np.array(keys, np.uint64), rot)
+        d = len(keys)
         res = play_games(config, seeds, np.tile(codes_e[seatings], (d, 1)), np.tile(params_e[seatings], (d, 1, 1)))
         return (res.returns(config).reshape(d, rot, n), res.wins.astype(bool).reshape(d, rot, n),
                 res.steps.reshape(d, rot))

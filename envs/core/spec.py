@@ -78,11 +78,13 @@ class GameSpec:
             (`opponent_kernel(agent_id)`, `KERNEL_IDS`); the env module then has `vector_env`.
         compiled_games: "module:function", the game's compiled whole-game runner for tournaments (`evaluate.tournament`
             takes it when every entrant has a deterministic kernel): `function(game, ids) -> play`, where `ids` are the
-            entrants' agent ids, raising `NoKernelError` for the first entrant without one; `play(starts, seatings)` plays
-            every deal `starts[d]` (states from `game.initial_state`) once per row of `seatings` (an int array
-            (rotations, n): the entrant at each seat) and returns `(returns, winners, turns)`: float (deals,
-            rotations, n) returns by seat, bool (deals, rotations, n) winners by seat, int (deals, rotations) moves —
-            game for game what `envs.core.play.play_game` gives with the entrants' Python agents.
+            entrants' agent ids, raising `NoKernelError` for the first entrant without one; `play(keys, seatings)` plays
+            every deal once per row of `seatings` (an int array (rows, n): the entrant at each seat), deal d being
+            the game `initial_state(rng)` starts for the generator that drew `keys[d] = game.deal_key(rng)` (the
+            game's engine has that method: what `initial_state` draws before it deals), and returns
+            `(returns, winners, turns)`: float (deals, rows, n) returns by seat, bool (deals, rows, n) winners by
+            seat, int (deals, rows) moves — game for game what `envs.core.play.play_game` gives with the entrants'
+            Python agents.
         exact_values: "module:function" giving exact head-to-head values of agents,
             `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it).
         exploitability: "module:function" giving each agent's exact exploitability (what a best response

@@ -56,16 +56,18 @@ def test_forcing_the_compiled_engine_where_it_cannot_run_says_why():
         run_tournament("lama", ["lama/first"] * 4, games=8, progress=False, engine="numba")
 
 
-def test_the_compiled_runner_refuses_a_state_it_cannot_replay_from_a_seed():
-    import envs
-    from agents.lama.fast import tournament_games
-    from envs.lama.rules import DRAW
+def test_the_compiled_engine_starts_where_the_python_engine_does():
+    """Both engines' deal d: `initial_state(rng)` (Python) is `deal(deal_key(rng))` (what the kernel replays)."""
+    import numpy as np
 
-    game = envs.make_game("lama")
-    play = tournament_games(game, ["lama/first"] * 4)
-    moved = game.apply(game.new_game(5), DRAW)  # one move in: not the new game of its seed
-    with pytest.raises(ValueError, match="plays new games"):
-        play([moved], [[0, 1, 2, 3]])
+    import envs
+    from evaluate.tournament import deal_rng
+
+    for options in ({}, {"rules": "seed2022", "num_players": 6}):
+        game = envs.make_game("lama", **options)
+        for d in range(5):
+            assert game.initial_state(deal_rng(7, d)) == game.deal(game.deal_key(deal_rng(7, d)))
+        assert game.initial_state(np.random.default_rng(3)) != game.initial_state(np.random.default_rng(4))
 
 
 def test_cli_engine_flag():
