@@ -166,12 +166,16 @@ class GameSpec:
         return Variant(self.id, dict(options)).checked()
 
 class NoKernelError(ValueError):
-    """An entrant that a game's compiled whole-game runner (`GameSpec.compiled_games`) cannot play: it has no
-    deterministic compiled kernel. `agent_id` names it; the message also names the agents that have one."""
+    """What a game's compiled whole-game runner (`GameSpec.compiled_games`) cannot play: an entrant without a
+    deterministic compiled kernel (`agent_id` names it; the message also names the agents that have one), or,
+    with `options_note` and no agent, game options its kernels do not play."""
 
-    def __init__(self, agent_id: str, allowed: tuple[str, ...] | list[str]) -> None:
-        super().__init__(f"agent {agent_id!r} has no deterministic compiled kernel for the compiled engine; "
-                         f"agents with one: {', '.join(allowed)}")
+    def __init__(self, agent_id: str | None, allowed: tuple[str, ...] | list[str] = (), options_note: str = "") -> None:
+        if agent_id is None:
+            super().__init__(f"the compiled engine plays {options_note} only")
+        else:
+            super().__init__(f"agent {agent_id!r} has no deterministic compiled kernel for the compiled engine; "
+                             f"agents with one: {', '.join(allowed)}")
         self.agent_id = agent_id
 
 

@@ -35,6 +35,23 @@ def test_compiled_engine_gives_the_python_figures(case):
     assert py["games"] == case["games"] + (-case["games"]) % (1 if case.get("seating") == "fixed" else len(case["agent_ids"]))
 
 
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["the_game/bestplays"] * 2, games=60, seed=3),
+    dict(agent_ids=["the_game/simplest", "the_game/bestplays", "the_game/bestplays"], games=60, seed=1,
+         options={"num_players": 3, "empty_hand": "ends_game", "win_bonus": 3.0}),
+    dict(agent_ids=["the_game/simplest"] * 2, games=20, seed=2, options={"actions": "slot"}, seating="fixed"),
+], ids=["bestplays-2p", "mixed-3p", "slot-fixed"])
+def test_compiled_engine_gives_the_python_figures_in_the_game(case):
+    py, cc = _both(game_name="the_game", **case)
+    assert cc == py
+    assert py["mean_turns"] > 50  # whole games were played
+
+
+def test_the_game_compiled_engine_counts_won_games_as_python_does():
+    py, cc = _both(game_name="the_game", agent_ids=["the_game/bestplays"] * 2, games=60, seed=3)
+    assert cc == py and py["agents"][0]["wins"] > 0  # some of these deals are won: the winners path is compared
+
+
 def test_auto_takes_the_compiled_engine_only_where_it_plays_the_same_games():
     det = ["lama/third-retuned", "lama/first", "lama/first", "lama/first"]
     assert run_tournament("lama", det, games=8, progress=False).engine == "compiled"
@@ -42,6 +59,11 @@ def test_auto_takes_the_compiled_engine_only_where_it_plays_the_same_games():
     assert run_tournament("lama", ["random"] + det[1:], games=8, progress=False).engine == "python"
     assert run_tournament("lama", det, games=8, max_turns=50, progress=False).engine == "python"
     assert run_tournament("simple_poker", ["simple_poker/nash", "random"], games=8, progress=False).engine == "python"
+    # options the compiled game loop does not play
+    bp = ["the_game/bestplays"] * 2
+    assert run_tournament("the_game", bp, games=4, progress=False).engine == "compiled"
+    assert run_tournament("the_game", bp, games=4, options={"communication": "pile_flags"},
+                          progress=False).engine == "python"
 
 
 def test_forcing_the_compiled_engine_where_it_cannot_run_says_why():
@@ -50,6 +72,9 @@ def test_forcing_the_compiled_engine_where_it_cannot_run_says_why():
                        engine="compiled")
     with pytest.raises(ValueError, match="has no compiled tournament runner; games with one: .*lama"):
         run_tournament("simple_poker", ["simple_poker/nash", "random"], games=8, progress=False, engine="compiled")
+    with pytest.raises(ValueError, match="plays rules=official, communication=none, starter=0 only"):
+        run_tournament("the_game", ["the_game/bestplays"] * 2, games=4, options={"starter": 1},
+                       progress=False, engine="compiled")
     with pytest.raises(ValueError, match="drop --max-turns"):
         run_tournament("lama", ["lama/first"] * 4, games=8, max_turns=9, progress=False, engine="compiled")
     with pytest.raises(ValueError, match="engine must be one of auto, python, compiled"):
@@ -63,10 +88,11 @@ def test_the_compiled_engine_starts_where_the_python_engine_does():
     import envs
     from evaluate.tournament import deal_rng
 
-    for options in ({}, {"rules": "seed2022", "num_players": 6}):
-        game = envs.make_game("lama", **options)
+    for name, options in (("lama", {}), ("lama", {"rules": "seed2022", "num_players": 6}), ("the_game", {})):
+        game = envs.make_game(name, **options)
+        deal = game.deal if name == "lama" else game.deal_from  # a deal seed; a deck order
         for d in range(5):
-            assert game.initial_state(deal_rng(7, d)) == game.deal(game.deal_key(deal_rng(7, d)))
+            assert game.initial_state(deal_rng(7, d)) == deal(game.deal_key(deal_rng(7, d)))
         assert game.initial_state(np.random.default_rng(3)) != game.initial_state(np.random.default_rng(4))
 
 
@@ -82,12 +108,15 @@ def test_cli_engine_flag():
     dict(a_id="lama/third-retuned", b_id="lama/first", against="lama/first*3", games=25, seed=4),
     dict(a_id="lama/second", b_id="lama/third?a=1&b=2&c=20&d=1", against=["lama/third", "lama/first"], games=20,
          seed=9, options={"num_players": 3, "rules": "seed2022", "reward": "dense"}),
-], ids=["4p", "3p-dense"])
+    dict(game_name="the_game", a_id="the_game/simplest", b_id="the_game/bestplays", against="the_game/bestplays",
+         games=15, seed=2, options={"num_players": 3}),
+], ids=["4p", "3p-dense", "the_game"])
 def test_paired_compiled_engine_gives_the_python_figures(case):
     from evaluate.paired import run_paired
 
-    py = run_paired("lama", **case, engine="python").to_dict()
-    cc = run_paired("lama", **case, engine="compiled").to_dict()
+    case = {"game_name": "lama", **case}
+    py = run_paired(**case, engine="python").to_dict()
+    cc = run_paired(**case, engine="compiled").to_dict()
     assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
     assert cc == py
 
