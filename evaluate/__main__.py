@@ -5,6 +5,7 @@ Examples::
     python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
     python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
+    python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --engine python   # not the compiled kernels
     python -m evaluate list                    # games and their agents
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
     python -m evaluate primi_composti --league --games 100                    # ratings of every agent
@@ -100,7 +101,9 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace, mo
 
 def _check_engine(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """`--engine python|compiled` chooses how tournaments and --paired play; anywhere else it is refused up front
-    (it would be silently ignored)."""
+    (it would be silently ignored). `compiled` with `--backend ray` is refused before Ray starts."""
+    if args.engine == "compiled" and args.backend != "local":
+        raise ValueError("--engine compiled plays whole games in this process: drop --backend")
     if args.engine == "auto" or args.paired or args.against:
         return
     used = [d for d in args.game_flags if getattr(args, d) != parser.get_default(d)]

@@ -137,3 +137,5 @@ def test_cli_engine_flag_for_paired_and_elsewhere():
     assert ok.returncode == 0 and "compiled engine" in ok.stdout.splitlines()[0]
     bad = subprocess.run(run + ["--league", "--engine", "python"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--engine applies to tournaments and --paired" in bad.stderr
+    ray = subprocess.run(run + ["--engine", "compiled", "--backend", "ray"], capture_output=True, text=True)
+    assert ray.returncode == 2 and ray.stderr.strip().endswith("drop --backend") and "Ray" not in ray.stderr
