@@ -3,8 +3,9 @@ and on the game's compiled whole-game runner (`GameSpec.compiled_games`), timed 
 
 Line-ups (default options, seating rotate): L.A.M.A. 4 x lama/first, and lama/third-retuned + 3 x lama/first
 (`--deals` deals each, 4 games a deal); The Game 2 x the_game/bestplays (`--deals` / 4 deals, 2 games a deal:
-its Python strategy is slower). Both engines start from the same deals and, these agents being
-deterministic, must give the same figures: the script checks that before it prints a ratio. Times are CPU
+its Python strategy is slower); Primi Composti greedy_rand against greedy_asc (`--deals` deals, 2 games a
+deal). Both engines start from the same deals and, these agents being deterministic, must give the same
+figures: the script checks that before it prints a ratio. Times are CPU
 seconds of this process (`time.process_time`: on a shared machine wall time mostly measures the neighbours);
 the compiled engine's first call (compile or cache load) is timed apart and left out of its rate.
 
@@ -18,7 +19,8 @@ import time
 
 #: (game, line-up, share of `--deals`).
 LINE_UPS = (("lama", ["lama/first"] * 4, 1.0), ("lama", ["lama/third-retuned"] + ["lama/first"] * 3, 1.0),
-            ("the_game", ["the_game/bestplays"] * 2, 0.25))
+            ("the_game", ["the_game/bestplays"] * 2, 0.25),
+            ("primi_composti", ["primi_composti/greedy_rand", "primi_composti/greedy_asc"], 1.0))
 
 
 def timed(game: str, ids: list[str], deals: int, engine: str) -> tuple[float, dict]:
@@ -48,7 +50,7 @@ def main() -> None:
         if py != cc:
             raise SystemExit(f"{ids}: the engines' figures differ")
         games = py["games"]
-        print(f"{game} {','.join(ids):<56} {games} games, same figures on both engines: "
+        print(f"{game} {','.join(ids):<58} {games} games, same figures on both engines: "
               f"python {games / py_s:8.0f} games per CPU-s, compiled {games / cc_s:10.0f} games per CPU-s, "
               f"ratio {py_s / cc_s:6.1f}x")
 

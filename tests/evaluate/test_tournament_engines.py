@@ -47,6 +47,18 @@ def test_compiled_engine_gives_the_python_figures_in_the_game(case):
     assert py["mean_turns"] > 50  # whole games were played
 
 
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["primi_composti/greedy_rand", "primi_composti/greedy_asc"], games=40, seed=3),
+    dict(agent_ids=["primi_composti/rand", "primi_composti/desc"], games=40, seed=1,
+         options={"version": 2, "cards_per_player": 6, "reward": "result"}),
+    dict(agent_ids=["primi_composti/minimax?depth=2", "primi_composti/greedy_desc"], games=20, seed=2,
+         options={"cards_per_player": 6, "reward": "score"}, seating="fixed"),
+], ids=["greedy", "v2-result", "minimax-fixed"])
+def test_compiled_engine_gives_the_python_figures_in_primi_composti(case):
+    py, cc = _both(game_name="primi_composti", **case)
+    assert cc == py
+
+
 def test_the_game_compiled_engine_counts_won_games_as_python_does():
     py, cc = _both(game_name="the_game", agent_ids=["the_game/bestplays"] * 2, games=60, seed=3)
     assert cc == py and py["agents"][0]["wins"] > 0  # some of these deals are won: the winners path is compared
@@ -63,6 +75,10 @@ def test_auto_takes_the_compiled_engine_only_where_it_plays_the_same_games():
     bp = ["the_game/bestplays"] * 2
     assert run_tournament("the_game", bp, games=4, progress=False).engine == "compiled"
     assert run_tournament("the_game", bp, games=4, options={"communication": "pile_flags"},
+                          progress=False).engine == "python"
+    gr = ["primi_composti/greedy_rand"] * 2
+    assert run_tournament("primi_composti", gr, games=4, progress=False).engine == "compiled"
+    assert run_tournament("primi_composti", gr, games=4, options={"seat0_holds_two": False},
                           progress=False).engine == "python"
 
 
@@ -88,7 +104,8 @@ def test_the_compiled_engine_starts_where_the_python_engine_does():
     import envs
     from evaluate.tournament import deal_rng
 
-    for name, options in (("lama", {}), ("lama", {"rules": "seed2022", "num_players": 6}), ("the_game", {})):
+    for name, options in (("lama", {}), ("lama", {"rules": "seed2022", "num_players": 6}), ("the_game", {}),
+                          ("primi_composti", {"num_players": 3})):
         game = envs.make_game(name, **options)
         deal = game.deal if name == "lama" else game.deal_from  # a deal seed; a deck order
         for d in range(5):
@@ -110,7 +127,9 @@ def test_cli_engine_flag():
          seed=9, options={"num_players": 3, "rules": "seed2022", "reward": "dense"}),
     dict(game_name="the_game", a_id="the_game/simplest", b_id="the_game/bestplays", against="the_game/bestplays",
          games=15, seed=2, options={"num_players": 3}),
-], ids=["4p", "3p-dense", "the_game"])
+    dict(game_name="primi_composti", a_id="primi_composti/greedy_asc", b_id="primi_composti/greedy_rand",
+         against="primi_composti/greedy_desc", games=15, seed=2, options={"cards_per_player": 6}),
+], ids=["4p", "3p-dense", "the_game", "primi_composti"])
 def test_paired_compiled_engine_gives_the_python_figures(case):
     from evaluate.paired import run_paired
 
