@@ -280,18 +280,17 @@ def tournament_games(game, ids):
         seatings = np.asarray(seatings, np.int64)
         decks = np.array(keys, np.int64).reshape(len(keys), -1)
         d, rows = decks.shape[0], seatings.shape[0]
-        returns = np.zeros((d, rows, 2))
-        winners = np.zeros((d, rows, 2), bool)
-        start = game.deal_from(decks[0].tolist()) if d else None
-        memo = {}  # final scores -> the engine's returns and winners of a finished game with them
+        finals = np.zeros((d, rows, 2), np.int64)
         for r in range(rows):
-            scores, _ = play_games(version, k, codes[seatings[r, 0]], codes[seatings[r, 1]], decks, VALUE, VALID)
-            for g in range(d):
-                key = (int(scores[g, 0]), int(scores[g, 1]))
-                if key not in memo:
-                    end = dataclasses.replace(start, scores=key, turn=turns)
-                    memo[key] = (game.returns(end), [s in game.winners(end) for s in range(2)])
-                returns[g, r], winners[g, r] = memo[key]
-        return returns, winners, np.full((d, rows), turns, np.int64)
+            finals[:, r] = play_games(version, k, codes[seatings[r, 0]], codes[seatings[r, 1]], decks, VALUE, VALID)[0]
+        # the engine's returns and winners of a finished game, once per distinct pair of final scores
+        pairs, which = np.unique(finals.reshape(-1, 2), axis=0, return_inverse=True)
+        start = game.deal_from(decks[0].tolist()) if d else None
+        ends = [dataclasses.replace(start, scores=(int(a), int(b)), turn=turns) for a, b in pairs]
+        ret = np.array([game.returns(e) for e in ends], np.float64).reshape(-1, 2)
+        won = np.array([[s in game.winners(e) for s in range(2)] for e in ends], bool).reshape(-1, 2)
+        which = which.reshape(-1)
+        return (ret[which].reshape(d, rows, 2), won[which].reshape(d, rows, 2),
+                np.full((d, rows), turns, np.int64))
 
     return play
