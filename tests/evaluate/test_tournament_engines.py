@@ -113,6 +113,30 @@ def test_the_compiled_engine_starts_where_the_python_engine_does():
         assert game.initial_state(np.random.default_rng(3)) != game.initial_state(np.random.default_rng(4))
 
 
+def test_every_declared_compiled_runner_resolves():
+    """A game that declares `compiled_games`: the runner imports, takes the default line-up (or names what it
+    cannot play), and the engine has the `deal_key` the runner replays deals from."""
+    import importlib
+
+    import envs
+    from envs.core.spec import NoKernelError
+
+    declared = [g for g in envs.available_games() if envs.spec(g).compiled_games]
+    assert {"lama", "the_game", "primi_composti"} <= set(declared)
+    for name in declared:
+        spec = envs.spec(name)
+        game = envs.make_game(name)
+        assert callable(getattr(game, "deal_key", None)), name
+        module, _, attr = spec.compiled_games.partition(":")
+        runner = getattr(importlib.import_module(module), attr)
+        try:
+            assert callable(runner(game, spec.lineup(game.num_players)))
+        except NoKernelError as e:
+            assert e.agent_id in spec.lineup(game.num_players)
+        with pytest.raises(NoKernelError, match="'random'"):
+            runner(game, ["random"] * game.num_players)
+
+
 def test_cli_engine_flag():
     run = [sys.executable, "-m", "evaluate", "lama", "--games", "8", "--no-progress", "--agents"]
     ok = subprocess.run(run + ["lama/third,lama/first*3", "--engine", "compiled"], capture_output=True, text=True)
