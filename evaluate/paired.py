@@ -148,7 +148,7 @@ def paired_seatings(n: int) -> np.ndarray:
 
 def play_paired_compiled(play: Any, game: Any, seed: int, deals: range) -> list[tuple[np.ndarray, np.ndarray]]:
     """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants A, B,
-    then the opponents) from the same initial states."""
+    then the opponents) from the same deals (`deal_rng`)."""
     n = game.num_players
     returns, winners, _ = play([game.deal_key(deal_rng(seed, d)) for d in deals], paired_seatings(n))
     seats = np.arange(n)

@@ -28,8 +28,9 @@ deals: the result is then marked `partial`.
 Engines: a game may declare a compiled whole-game runner (`GameSpec.compiled_games`). With
 `engine="auto"` (default) a tournament plays on it when every entrant has a deterministic compiled
 kernel, the backend is this process and no `max_turns` is set; otherwise in Python, one move at a
-time through the agents' `act`. Both engines play the same deals (deal d's initial state comes from
-(seed, d) as above and the kernel replays it) and, for deterministic entrants, the same games, so the
+time through the agents' `act`. Both engines play the same deals (deal d's generator comes from
+(seed, d) as above: the Python engine starts from `game.initial_state` of it, the kernel replays the deal
+from `game.deal_key` of it, what `initial_state` draws) and, for deterministic entrants, the same games, so the
 result is the same apart from its `engine` field. An entrant that draws random moves (`random`) is
 always played in Python: a compiled stream would be another sample, not the same games.
 `engine="python"` or `"compiled"` forces a path (`"compiled"` with an entrant lacking a kernel raises
@@ -200,13 +201,14 @@ def deal_rng(seed: int, deal: int) -> np.random.Generator:
 
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
                     backend: Backend | None = None) -> Any:
-    """The game's compiled `play(starts, seatings)` for the entrants `ids` (`GameSpec.compiled_games`), or None
+    """The game's compiled `play(keys, seatings)` for the entrants `ids` (`GameSpec.compiled_games`), or None
     where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
-    an entrant has no deterministic kernel, `max_turns` is set or the backend is not this process.
+    an entrant has no deterministic kernel, the runner does not play these options, `max_turns` is set or the
+    backend is not this process.
 
     Raises:
         ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why: the entrant without
-            a kernel, the game, `max_turns` or the backend).
+            a kernel, the options, the game, `max_turns` or the backend).
     """
     from envs.core.spec import NoKernelError
 
