@@ -5,6 +5,7 @@ Examples::
     python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
     python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
+    python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --engine python   # not the compiled kernels
     python -m evaluate list                    # games and their agents
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
     python -m evaluate primi_composti --league --games 100                    # ratings of every agent
@@ -61,6 +62,10 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=positive_int(low=0), default=0, help="root seed of deals and agents (default 0)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable (GAME --help lists them)")
     p.add_argument("--seating", choices=["rotate", "fixed"], default="rotate", help="rotate: every rotation, same deals replayed (duplicate play); fixed: entrant i at seat i")
+    p.add_argument("--engine", choices=["auto", "python", "compiled"], default="auto",
+                   help="tournaments and --paired: 'compiled' plays whole games on the game's compiled kernels (every "
+                        "agent needs a deterministic kernel), 'python' move by move through the agents; 'auto' (default) "
+                        "compiled where it can; the same deals and, for deterministic agents, the same figures either way")
     p.add_argument("--max-turns", type=positive_int(), default=None, help="cut games longer than this (counted as no winner)")
     p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
     p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
@@ -92,6 +97,19 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace, mo
         raise ValueError(f"--backend {args.backend} applies to tournaments, --paired, --league"
                          f"{' and ' + ', '.join('--' + f.replace('_', '-') for f in sorted(allowed)) if allowed else ''}; "
                          f"{flag} runs in this process: drop --backend")
+
+
+def _check_engine(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """`--engine python|compiled` chooses how tournaments and --paired play; anywhere else it is refused up front
+    (it would be silently ignored). `compiled` with `--backend ray` is refused before Ray starts."""
+    if args.engine == "compiled" and args.backend != "local":
+        raise ValueError("--engine compiled plays whole games in this process: drop --backend")
+    if args.engine == "auto" or args.paired or args.against:
+        return
+    used = [d for d in args.game_flags if getattr(args, d) != parser.get_default(d)]
+    other = "--league" if args.league else "--" + used[0].replace("_", "-") if used else None
+    if other is not None:
+        raise ValueError(f"--engine applies to tournaments and --paired; {other} plays its own way: drop --engine")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,6 +166,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     args.out = args.out or os.path.join("results", args.game)
     mod = _game_module(args.game)
     _check_backend(parser, args, mod)
+    _check_engine(parser, args)
     if args.paired or args.against or args.league:
         from evaluate.league import run_cli
 
@@ -163,7 +182,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         result = run_tournament(
             args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,
             seating=args.seating, max_turns=args.max_turns, progress=False if args.no_progress else None,
-            backend=backend, stop_on_interrupt=True,
+            backend=backend, stop_on_interrupt=True, engine=args.engine,
         )
     print(format_table(result))
     if args.json:

@@ -593,7 +593,8 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             with backends.from_args(args) as backend:
                 res = paired.run_paired(args.game, pair[0], pair[1], args.against or [], games=args.games or 1000,
-                                        seed=args.seed, options=args.options, max_turns=args.max_turns, backend=backend)
+                                        seed=args.seed, options=args.options, max_turns=args.max_turns, backend=backend,
+                                        engine=args.engine)
         except ValueError as e:
             parser.error(str(e))
         print(paired.format_paired(res))

@@ -15,6 +15,12 @@ The unit is the deal: per seat, the difference of a deal is A's minus B's score
 from that seat; pooled, it is the mean of that over the seats. Intervals are the
 normal 95% interval of the mean over deals (`evaluate.stats.mean_interval`).
 `--games N` is the number of deals.
+
+Engines, as for tournaments (`evaluate.tournament.compiled_runner`): with `engine="auto"` the deals are
+played on the game's compiled whole-game runner when A, B and every opponent have a deterministic
+kernel (no `max_turns`, this process), else in Python; the same deals and, those agents being
+deterministic, the same games and figures either way. An agent that draws random moves is always
+played in Python. `engine="python"` or `"compiled"` forces a path.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
+from evaluate.tournament import COMPILED_BLOCK, compiled_runner
 
 #: Spawn-key tags that keep the deal, opponent and focal generators apart.
 _DEAL, _OPPONENT, _FOCAL = 0, 1, 2
@@ -67,6 +74,8 @@ class PairedResult:
     deals: int
     pooled: PairedFigures
     per_seat: list[PairedFigures]
+    #: "python" (the agents' `act`, move by move) or "compiled" (the game's compiled whole-game runner).
+    engine: str = "python"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
@@ -116,6 +125,41 @@ def _agents_for(spec: PairedSpec) -> tuple[Any, dict[str, Any], list[Any]]:
     return _AGENTS["game"], _AGENTS["focal"], _AGENTS["opponents"]
 
 
+def deal_rng(seed: int, deal: int) -> np.random.Generator:
+    """The generator of deal number `deal` of the comparison seeded `seed`: its initial state is
+    `game.initial_state` of it (Python engine), or the game of `game.deal_key` of it (compiled engine)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal)))
+
+
+def paired_seatings(n: int) -> np.ndarray:
+    """(2·n, n): row 2·f + i seats focal agent i (entrant 0 = A, 1 = B) at seat f and opponent j (entrant 2 + j)
+    at the j-th other seat in seat order, as `play_paired_deals` does."""
+    rows = []
+    for f in range(n):
+        others = [s for s in range(n) if s != f]
+        for i in range(2):
+            row = [0] * n
+            row[f] = i
+            for j, s in enumerate(others):
+                row[s] = 2 + j
+            rows.append(row)
+    return np.array(rows, np.int64).reshape(2 * n, n)
+
+
+def play_paired_compiled(play: Any, game: Any, seed: int, deals: range) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants A, B,
+    then the opponents) from the same deals (`deal_rng`)."""
+    n = game.num_players
+    returns, winners, _ = play([game.deal_key(deal_rng(seed, d)) for d in deals], paired_seatings(n))
+    seats = np.arange(n)
+    out = []
+    for k in range(len(deals)):
+        scores = np.stack([returns[k, 2 * seats + i, seats] for i in range(2)]).astype(np.float64)
+        wins = np.stack([winners[k, 2 * seats + i, seats] for i in range(2)]).astype(np.float64)
+        out.append((scores, wins))
+    return out
+
+
 def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray]]:
     """Deals number `deals`, each played 2·n times (see the module docstring). Per deal:
     scores[focal a/b, seat] and wins[focal a/b, seat]; every figure follows from (seed, deal) alone."""
@@ -124,7 +168,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
     out = []
     for d in deals:
         scores, wins = np.zeros((2, n)), np.zeros((2, n))
-        start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, d))))
+        start = game.initial_state(deal_rng(seed, d))
         for f in range(n):
             others = [s for s in range(n) if s != f]
             for i, agent in enumerate((focal["a"], focal["b"])):
@@ -151,6 +195,7 @@ def run_paired(
     options: dict[str, Any] | None = None,
     max_turns: int | None = None,
     backend: Backend | None = None,
+    engine: str = "auto",
 ) -> PairedResult:
     """Compare agents `a_id` and `b_id` on `games` deals against the same opponents.
 
@@ -165,6 +210,8 @@ def run_paired(
         max_turns: cut games longer than this (no winner).
         backend: where the deals are played (`evaluate.backends`; default this process): the same
             result on every backend.
+        engine: `"auto"`, `"python"` or `"compiled"` (the module docstring); a forced `"compiled"` that cannot
+            run raises `ValueError` naming why.
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -182,10 +229,15 @@ def run_paired(
 
     spec = PairedSpec(game_name, tuple(options.items()), a_id, b_id, tuple(opp_ids), seed, max_turns, uuid.uuid4().hex)
     _agents_for(spec)  # a bad agent id fails here, before any task starts
+    play = compiled_runner(game_name, game, [a_id, b_id, *opp_ids], engine, max_turns, backend)
     backend = backend if backend is not None else LocalBackend()
     try:
-        per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend))
-                    for r in block]
+        if play is None:
+            per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend))
+                        for r in block]
+        else:
+            per_deal = [r for a in range(0, games, COMPILED_BLOCK)
+                        for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)))]
     finally:
         _AGENTS.clear()
     scores = {k: np.stack([r[0][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
@@ -193,7 +245,8 @@ def run_paired(
     sa, sb, wa, wb = scores["a"], scores["b"], wins["a"], wins["b"]
     pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
     per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]
-    return PairedResult(game_name, options, seed, a_id, b_id, opp_ids, games, pooled, per_seat)
+    return PairedResult(game_name, options, seed, a_id, b_id, opp_ids, games, pooled, per_seat,
+                        engine="python" if play is None else "compiled")
 
 
 def format_paired(result: PairedResult) -> str:
@@ -201,7 +254,7 @@ def format_paired(result: PairedResult) -> str:
     opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
     lines = [
         f"{result.game} ({opts}) — paired: A = {result.a}, B = {result.b}, against {', '.join(result.against) or '(none: one seat)'}; "
-        f"{result.deals} deals x {len(result.per_seat)} seats, seed {result.seed}",
+        f"{result.deals} deals x {len(result.per_seat)} seats, seed {result.seed}, {result.engine} engine",
         f"{'seat':<8}{'score A':>10}{'score B':>10}{'A - B':>10}{'95% CI':>22}{'win A':>8}{'win B':>8}{'A - B':>9}{'95% CI':>20}",
     ]
     for fig in [*result.per_seat, result.pooled]:

@@ -24,12 +24,24 @@ random choices must come from its `rng` attribute or a `reseed(rng)` hook
 elsewhere would carry its state from game to game and make the figures depend
 on how deals are grouped. Ctrl-C (with `stop_on_interrupt`) keeps the finished
 deals: the result is then marked `partial`.
+
+Engines: a game may declare a compiled whole-game runner (`GameSpec.compiled_games`). With
+`engine="auto"` (default) a tournament plays on it when every entrant has a deterministic compiled
+kernel, the backend is this process and no `max_turns` is set; otherwise in Python, one move at a
+time through the agents' `act`. Both engines play the same deals (deal d's generator comes from
+(seed, d) as above: the Python engine starts from `game.initial_state` of it, the kernel replays the deal
+from `game.deal_key` of it, what `initial_state` draws) and, for deterministic entrants, the same games, so the
+result is the same apart from its `engine` field. An entrant that draws random moves (`random`) is
+always played in Python: a compiled stream would be another sample, not the same games.
+`engine="python"` or `"compiled"` forces a path (`"compiled"` with an entrant lacking a kernel raises
+`ValueError` naming it).
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+import importlib
 import math
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -85,6 +97,8 @@ class TournamentResult:
     agents: list[AgentFigures]
     partial: bool = False
     planned_deals: int = 0
+    #: "python" (the agents' `act`, move by move) or "compiled" (the game's compiled whole-game runner).
+    engine: str = "python"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON (`partial` and `planned_deals` only for an interrupted tournament)."""
@@ -93,6 +107,9 @@ class TournamentResult:
             del d["partial"], d["planned_deals"]
         return d
 
+
+#: The values of `run_tournament`'s `engine` (and the CLI's `--engine`).
+ENGINES = ("auto", "python", "compiled")
 
 #: Spawn-key tags of `SeedSequence(seed)`: deal d's initial state is drawn from (DEAL, d); entrant e's
 #: generator in rotation r of deal d is (AGENT, d, r, e); entrant e is built with (BUILD, e).
@@ -116,6 +133,8 @@ class TournamentSpec:
 
 
 _TABLE: dict[str, Any] = {}
+#: Deals per call of a compiled runner (a few tenths of a second of games each).
+COMPILED_BLOCK = 1024
 
 
 def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
@@ -159,7 +178,7 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
     wins = np.zeros((rotations, n))
     scores = np.zeros((rotations, n))
     turns = 0
-    start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal))))
+    start = game.initial_state(deal_rng(seed, deal))
     for r in range(rotations):
         seated = [None] * n
         for e in range(n):
@@ -172,6 +191,64 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
             scores[r, e] = ret[seat]
             wins[r, e] = 1.0 if seat in won else 0.0
     return wins, scores, turns
+
+
+def deal_rng(seed: int, deal: int) -> np.random.Generator:
+    """The generator of deal number `deal` of the tournament seeded `seed`: its initial state is
+    `game.initial_state` of it (Python engine), or the game of `game.deal_key` of it (compiled engine)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal)))
+
+
+def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
+                    backend: Backend | None = None) -> Any:
+    """The game's compiled `play(keys, seatings)` for the entrants `ids` (`GameSpec.compiled_games`), or None
+    where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
+    an entrant has no deterministic kernel, the runner does not play these options, `max_turns` is set or the
+    backend is not this process.
+
+    Raises:
+        ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why: the entrant without
+            a kernel, the options, the game, `max_turns` or the backend).
+    """
+    from envs.core.spec import NoKernelError
+
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "python":
+        return None
+    forced = engine == "compiled"
+    where = envs.spec(game_name).compiled_games
+    if where is None:
+        if forced:
+            with_one = [g for g in envs.available_games() if envs.spec(g).compiled_games]
+            raise ValueError(f"--engine compiled: {game_name} has no compiled tournament runner; games with one: "
+                             f"{', '.join(with_one)}")
+        return None
+    if max_turns is not None or (backend is not None and not isinstance(backend, LocalBackend)):
+        if forced:
+            raise ValueError("--engine compiled plays whole games in this process: drop "
+                             + ("--max-turns" if max_turns is not None else "--backend"))
+        return None
+    module, _, attr = where.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)(game, ids)
+    except NoKernelError:
+        if forced:
+            raise
+        return None
+
+
+def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play`: the same
+    deals (`deal_rng`) and the same seating (entrant e at seat (e + r) mod n in rotation r)."""
+    n = game.num_players
+    seatings = np.array([[(seat - r) % n for seat in range(n)] for r in range(rotations)], np.int64)
+    returns, winners, turns = play([game.deal_key(deal_rng(seed, d)) for d in deals], seatings)
+    # by seat -> by entrant: entrant e sat at seat (e + r) mod n in rotation r
+    by_entrant = (np.arange(rotations)[:, None] + np.arange(n)[None, :]) % n
+    rows = np.arange(rotations)[:, None]
+    return [(winners[k][rows, by_entrant].astype(np.float64), returns[k][rows, by_entrant].astype(np.float64),
+             int(turns[k].sum())) for k in range(len(deals))]
 
 
 def play_deals(spec: TournamentSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, int]]:
@@ -191,6 +268,7 @@ def run_tournament(
     progress: bool | None = None,
     backend: Backend | None = None,
     stop_on_interrupt: bool = False,
+    engine: str = "auto",
 ) -> TournamentResult:
     """Play `games` games of `game_name` between the given agents.
 
@@ -207,6 +285,8 @@ def run_tournament(
             result is the same on every backend.
         stop_on_interrupt: on Ctrl-C return the finished deals' figures, marked
             `partial` (with none finished, `KeyboardInterrupt` propagates).
+        engine: `"auto"`, `"python"` or `"compiled"` (see the module docstring; `compiled_runner`). For
+            deterministic entrants both engines give the same figures.
     """
     if seating not in ("rotate", "fixed"):
         raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
@@ -227,12 +307,18 @@ def run_tournament(
     planned = math.ceil(games / rotations)
     spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex)
     seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
+    play = compiled_runner(game_name, game, ids, engine, max_turns, backend)
     backend = backend if backend is not None else LocalBackend()
     from tqdm import tqdm
 
     bar = tqdm(total=planned * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
     done: list[tuple[np.ndarray, np.ndarray, int]] = []
-    results = backend.imap(functools.partial(play_deals, spec), blocks(planned, backend))
+    if play is None:
+        results = backend.imap(functools.partial(play_deals, spec), blocks(planned, backend))
+    else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
+        step = COMPILED_BLOCK
+        results = (play_compiled(play, game, seed, rotations, range(a, min(a + step, planned)))
+                   for a in range(0, planned, step))
     try:
         for block in results:
             done.extend(block)
@@ -280,13 +366,14 @@ def run_tournament(
             per_seat.append(SeatFigures(seat, int(len(ws)), float(ws.mean()), float(ss.mean())))
         figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)), float(sm), (float(slo), float(shi)), per_seat))
     return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures,
-                            partial=deals < planned, planned_deals=planned)
+                            partial=deals < planned, planned_deals=planned,
+                            engine="python" if play is None else "compiled")
 
 
 def format_table(result: TournamentResult) -> str:
     """The terminal table of a tournament."""
     opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
-    head = f"{result.game} ({opts}) — {result.games} games ({result.deals} deals, seating {result.seating}), seed {result.seed}, {result.mean_turns:.1f} turns/game"
+    head = f"{result.game} ({opts}) — {result.games} games ({result.deals} deals, seating {result.seating}), seed {result.seed}, {result.mean_turns:.1f} turns/game, {result.engine} engine"
     w = max(12, max(len(a.label) for a in result.agents) + 2)
     lines = [head, f"{'agent':<{w}}{'win rate':>10}{'95% CI':>18}{'mean score':>12}{'95% CI':>22}   per seat win rate"]
     for a in result.agents:

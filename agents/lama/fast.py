@@ -9,6 +9,8 @@ behind the seed-table reproductions and the parameter search.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -218,7 +220,7 @@ def pimc_rollouts(keys, codes, params, switches, seat, hand, sizes, active, unse
 
 __all__ = ["FIRST", "KERNEL_IDS", "SECOND", "STRATEGY_CODES", "THIRD", "VECTOR_KERNELS", "Results", "decide",
            "determinize", "opponent_kernel", "pimc_rollouts",
-           "play_games", "play_on_states", "win_share"]
+           "play_games", "play_on_states", "tournament_games", "win_share"]
 
 
 # --- the vector env's opponents: `decide` compiled into the engine's vector kernels ------------------------------
@@ -258,3 +260,42 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
             raise ValueError(f"strategy 3 needs four finite parameters (a, b, c, d), got {agent_id!r}")
         return OpponentKernel(agent_id, THIRD, params, VECTOR_KERNELS)
     return None
+
+
+# --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
+def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
+    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
+    function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deal seed of `keys`
+    (`LamaGame.deal_key`: the game `LamaGame.deal(key)`) once per row of `seatings` (rows, n: the entrant at each
+    seat) with `play_games`, game for game what the entrants' Python agents play.
+
+    Raises:
+        NoKernelError: an entrant without a deterministic kernel (`random` has one, but it draws from another stream
+            than the Python agent: the tournament plays it in Python).
+    """
+    from envs.core.spec import NoKernelError
+
+    allowed = tuple(k for k in KERNEL_IDS if k != "random")
+    codes, params = [], []
+    for agent_id in ids:
+        try:
+            kernel = opponent_kernel(agent_id) if isinstance(agent_id, str) else None
+        except ValueError:
+            kernel = None  # an id outside the strategies' grammar (a learned agent, a search)
+        if kernel is None or kernel.code not in (FIRST, SECOND, THIRD):
+            raise NoKernelError(agent_id, allowed)
+        codes.append(kernel.code)
+        params.append(kernel.params if len(kernel.params) == 4 else (0.0,) * 4)
+    codes_e, params_e = np.array(codes, np.int64), np.array(params, np.float64)
+    config = game.config
+
+    def play(keys: list[int], seatings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        seatings = np.asarray(seatings, np.int64)
+        rot, n = seatings.shape
+        seeds = np.repeat(np.array(keys, np.uint64), rot)
+        d = len(keys)
+        res = play_games(config, seeds, np.tile(codes_e[seatings], (d, 1)), np.tile(params_e[seatings], (d, 1, 1)))
+        return (res.returns(config).reshape(d, rot, n), res.wins.astype(bool).reshape(d, rot, n),
+                res.steps.reshape(d, rot))
+
+    return play

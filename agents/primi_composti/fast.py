@@ -243,3 +243,54 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
                              f"(N >= 1); got {agent_id!r}")
         return OpponentKernel(agent_id, MINIMAX + int(depth), (), VECTOR_KERNELS)
     return None
+
+
+# --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
+def tournament_games(game, ids):
+    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
+    function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deck order of `keys`
+    (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, 2: the entrant at each seat) with
+    `play_games`, game for game what the entrants' Python agents play. The returns are the engine's own
+    (`returns` of the final scores).
+
+    Raises:
+        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python), or options the
+            whole-game loop does not play (2 players, `steal_choice="max"`, the seed's deal).
+    """
+    import dataclasses
+
+    from envs.core.spec import NoKernelError
+
+    if not engine.supports(game) or not game.config.seat0_holds_two:
+        raise NoKernelError(None, options_note="num_players=2, steal_choice=max, allow_revealed_operand=False, "
+                                               "seat0_holds_two=True")
+    allowed = tuple(k for k in KERNEL_IDS if k != "random")
+    codes = []
+    for agent_id in ids:
+        try:
+            kernel = opponent_kernel(agent_id) if isinstance(agent_id, str) else None
+        except ValueError:
+            kernel = None  # an id outside the players' grammar (a learned agent)
+        if kernel is None or kernel.code < 0:
+            raise NoKernelError(agent_id, allowed)
+        codes.append(kernel.code)
+    k, version, turns = game.config.cards_per_player, int(game.version), game.num_cards
+
+    def play(keys, seatings):
+        seatings = np.asarray(seatings, np.int64)
+        decks = np.array(keys, np.int64).reshape(len(keys), -1)
+        d, rows = decks.shape[0], seatings.shape[0]
+        finals = np.zeros((d, rows, 2), np.int64)
+        for r in range(rows):
+            finals[:, r] = play_games(version, k, codes[seatings[r, 0]], codes[seatings[r, 1]], decks, VALUE, VALID)[0]
+        # the engine's returns and winners of a finished game, once per distinct pair of final scores
+        pairs, which = np.unique(finals.reshape(-1, 2), axis=0, return_inverse=True)
+        start = game.deal_from(decks[0].tolist()) if d else None
+        ends = [dataclasses.replace(start, scores=(int(a), int(b)), turn=turns) for a, b in pairs]
+        ret = np.array([game.returns(e) for e in ends], np.float64).reshape(-1, 2)
+        won = np.array([[s in game.winners(e) for s in range(2)] for e in ends], bool).reshape(-1, 2)
+        which = which.reshape(-1)
+        return (ret[which].reshape(d, rows, 2), won[which].reshape(d, rows, 2),
+                np.full((d, rows), turns, np.int64))
+
+    return play

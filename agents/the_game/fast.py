@@ -12,6 +12,8 @@ Same decisions as `agents.the_game.strategies.BestPlaysStrategy` (default parame
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -248,7 +250,8 @@ def cards_left(agent_id: str, config: Config, games: int, seed: int = 0,
 
 __all__ = ["BESTPLAYS", "BESTPLAYS_PARAMS", "KERNELS", "KERNEL_IDS", "SIMPLEST", "VECTOR_KERNELS", "opponent_kernel",
            "vector_decide", "SIMPLEST_PARAMS", "bestplays_cards_left", "bestplays_decide",
-           "bestplays_rollouts", "bestplays_view_scores", "cards_left", "kernel_move", "play_score", "simplest_decide"]
+           "bestplays_rollouts", "bestplays_view_scores", "cards_left", "kernel_move", "play_score", "simplest_decide",
+           "tournament_games"]
 
 
 # --- the vector env's teammates: the strategies' decide kernels compiled into the engine's vector kernels ---------
@@ -296,3 +299,51 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
         code, params = _VECTOR_CODES[agent_id]
         return OpponentKernel(agent_id, code, (float(code), *map(float, params)), VECTOR_KERNELS)
     return None
+
+
+# --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
+@numba.njit(cache=True)
+def _batch_seated(orders, n, hand_size, min_cards, skip_empty, params, info):
+    for g in range(orders.shape[0]):
+        engine.play_game(vector_decide, orders[g], n, hand_size, min_cards, skip_empty, params[g], info[g])
+
+
+def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
+    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
+    function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deck order of `keys`
+    (`TheGame.deal_key`) once per row of `seatings` (rows, n: the entrant at each seat), every seat deciding by
+    its strategy's kernel (`vector_decide`), game for game what the entrants' Python agents play.
+
+    Raises:
+        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python), or options the
+            compiled game loop does not play (`envs.the_game.fast.play_games`).
+    """
+    from envs.core.spec import NoKernelError
+
+    c = game.config
+    if c.rules != "official" or c.communication != "none" or c.starter != 0:
+        raise NoKernelError(None, options_note="rules=official, communication=none, starter=0")
+    rows = []
+    for agent_id in ids:
+        kernel = _VECTOR_CODES.get(agent_id)
+        if kernel is None:
+            raise NoKernelError(agent_id, tuple(_VECTOR_CODES))
+        code, params = kernel
+        row = np.zeros(NUM_VECTOR_PARAMS)
+        row[0], row[1:1 + len(params)] = code, params
+        rows.append(row)
+    entrants = np.array(rows)
+
+    def play(keys: list, seatings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        seatings = np.asarray(seatings, np.int64)
+        rot, n = seatings.shape
+        d = len(keys)
+        orders = np.repeat(np.array(keys, np.int64).reshape(d, -1), rot, axis=0)
+        steps = np.zeros(d * rot, np.int64)
+        left = engine.play_games(c, orders, _batch_seated, np.tile(entrants[seatings], (d, 1, 1)), steps)
+        table = np.array([game.placed_returns(p) for p in range(99)])  # the engine's returns by cards placed
+        returns = table[98 - left].reshape(d, rot, n)
+        winners = np.repeat((left == 0)[:, None], n, axis=1).reshape(d, rot, n)
+        return returns, winners, steps.reshape(d, rot)
+
+    return play

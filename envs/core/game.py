@@ -52,7 +52,9 @@ class Game(Protocol[S, V]):
     Optional methods the adapters and tools use when present: `winners(state)`
     (who won; default: the best return, nobody on a draw), `legal_mask(state)`
     (a fast int8 mask), `public_info(state)` (a dict every seat may know, copied
-    into each seat's `infos` by the AEC adapter).
+    into each seat's `infos` by the AEC adapter), `deal_key(rng)` (what `initial_state` draws
+    from `rng` before it deals, from which a compiled runner replays the same deal: a game that
+    declares `GameSpec.compiled_games` has it).
 
     Implementations keep every option in a frozen `config` dataclass and all
     randomness in explicit `np.random.Generator` arguments. Chance events after

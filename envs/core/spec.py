@@ -76,6 +76,15 @@ class GameSpec:
         train_presets: the module with the game's training presets (`PRESET`, `DISTILL`, `HOOKS`), if any.
         vector_kernels: the module of the opponents' compiled kernels for the game's batched env
             (`opponent_kernel(agent_id)`, `KERNEL_IDS`); the env module then has `vector_env`.
+        compiled_games: "module:function", the game's compiled whole-game runner for tournaments (`evaluate.tournament`
+            takes it when every entrant has a deterministic kernel): `function(game, ids) -> play`, where `ids` are the
+            entrants' agent ids, raising `NoKernelError` for the first entrant without one; `play(keys, seatings)` plays
+            every deal once per row of `seatings` (an int array (rows, n): the entrant at each seat), deal d being
+            the game `initial_state(rng)` starts for the generator that drew `keys[d] = game.deal_key(rng)` (the
+            game's engine has that method: what `initial_state` draws before it deals), and returns
+            `(returns, winners, turns)`: float (deals, rows, n) returns by seat, bool (deals, rows, n) winners by
+            seat, int (deals, rows) moves — game for game what `envs.core.play.play_game` gives with the entrants'
+            Python agents.
         exact_values: "module:function" giving exact head-to-head values of agents,
             `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it).
         exploitability: "module:function" giving each agent's exact exploitability (what a best response
@@ -114,6 +123,7 @@ class GameSpec:
     evaluate_module: str | None = None
     train_presets: str | None = None
     vector_kernels: str | None = None
+    compiled_games: str | None = None
     exact_values: str | None = None
     exploitability: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
@@ -154,6 +164,20 @@ class GameSpec:
     def variant(self, **options: Any) -> Variant:
         """This game with `options` (validated now)."""
         return Variant(self.id, dict(options)).checked()
+
+class NoKernelError(ValueError):
+    """What a game's compiled whole-game runner (`GameSpec.compiled_games`) cannot play: an entrant without a
+    deterministic compiled kernel (`agent_id` names it; the message also names the agents that have one), or,
+    with `options_note` and no agent, game options its kernels do not play."""
+
+    def __init__(self, agent_id: str | None, allowed: tuple[str, ...] | list[str] = (), options_note: str = "") -> None:
+        if agent_id is None:
+            super().__init__(f"the compiled engine plays {options_note} only")
+        else:
+            super().__init__(f"agent {agent_id!r} has no deterministic compiled kernel for the compiled engine; "
+                             f"agents with one: {', '.join(allowed)}")
+        self.agent_id = agent_id
+
 
 #: id -> a spec, or the "module:attribute" where it is (imported on first use).
 _REGISTRY: dict[str, GameSpec | str] = {}

@@ -374,6 +374,11 @@ class Results:
         """(games, n) 1 for every seat tied at the fewest points (shared wins count)."""
         return (self.totals == self.totals.min(axis=1, keepdims=True)).astype(np.int64)
 
+    def returns(self, config: Config) -> np.ndarray:
+        """(games, n) each seat's return at the game's end, as `LamaGame.returns`: minus its points under
+        `reward="dense"`, else 1 for every winner and 0 for the others."""
+        return -self.totals.astype(np.float64) if config.reward == "dense" else self.wins.astype(np.float64)
+
 
 def config_codes(config: Config) -> tuple[int, int, int, int, int, int]:
     """The engine switches of `config` as the integers `play_game` takes."""

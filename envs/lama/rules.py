@@ -341,8 +341,12 @@ class LamaGame:
 
     # --- dealing ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
-        """A new game whose every shuffle follows from one seed drawn from `rng`."""
-        return self.new_game(int(rng.integers(0, 2**63)))
+        """A new game whose every shuffle follows from one seed drawn from `rng`: `deal(deal_key(rng))`."""
+        return self.new_game(self.deal_key(rng))
+
+    def deal_key(self, rng: np.random.Generator) -> int:
+        """The deal seed `initial_state` draws from `rng` (compiled runners replay the deal from it alone)."""
+        return int(rng.integers(0, 2**63))
 
     def deal(self, seed: int) -> State:
         """The game of deal seed `seed`, as `new_game` (a vector env's `info["deal_seed"]` replays here)."""

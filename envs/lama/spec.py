@@ -75,4 +75,5 @@ SPEC = GameSpec(
     evaluate_module="evaluate.lama.reproduce",
     train_presets="train.presets.lama",
     vector_kernels="agents.lama.fast",
+    compiled_games="agents.lama.fast:tournament_games",
 )

@@ -362,7 +362,11 @@ class PrimiCompostiGame:
     def initial_state(self, rng: np.random.Generator) -> State:
         """Shuffle cards 2..max and deal `cards_per_player` to every seat (rules §1, §4)."""
         # A permutation is a valid deck: `deal` without its check (speed), same state.
-        return self._deal(rng.permutation(self._deck).tolist())
+        return self._deal(self.deal_key(rng))
+
+    def deal_key(self, rng: np.random.Generator) -> list[int]:
+        """The deck order `initial_state` draws from `rng` (compiled runners replay the deal from it alone)."""
+        return rng.permutation(self._deck).tolist()
 
     def deal(self, seed: int | np.integer | np.ndarray | list[int] | tuple[int, ...]) -> State:
         """The game of deal seed `seed` (0 <= seed < 2**64): `deal_from` of the cards shuffled by

@@ -57,4 +57,5 @@ SPEC = GameSpec(
     evaluate_module="evaluate.primi_composti.reproduce",
     train_presets="train.presets.primi_composti",
     vector_kernels="agents.primi_composti.fast",
+    compiled_games="agents.primi_composti.fast:tournament_games",
 )

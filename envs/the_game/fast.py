@@ -84,10 +84,10 @@ def any_fits(hands: np.ndarray, seat: int, sizes: np.ndarray, tops: np.ndarray) 
 def play_game(decide, order, n, hs, min_cards, skip_empty, params, info):
     """One game from the shuffled deck `order` (as `rng.permutation(arange(2, 100))`).
 
-    Fills `info` = (cards left, seat, move): cards left 0 to 98, or -1 when
+    Fills `info` = (cards left, seat, move[, moves]): cards left 0 to 98, or -1 when
     `decide` chose a move the rules forbid (that seat and move are given;
-    otherwise both are -1). Inlined into the caller's batch kernel (see the
-    module docstring).
+    otherwise both are -1); a fourth entry, where `info` has one, gets the moves
+    played. Inlined into the caller's batch kernel (see the module docstring).
     """
     deck = np.empty(98, np.int64)
     for k in range(98):
@@ -134,6 +134,8 @@ def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played,
         info[0] = 98 - total
         info[1] = -1
         info[2] = -1
+    if info.shape[0] > 3:
+        info[3] = steps
 
 
 RANDOM_CODE = -1  # a seat of this code plays uniformly random legal moves (see `advance`)
@@ -308,7 +310,8 @@ def deal_orders(games: int, seed: int) -> np.ndarray:
     return np.stack([r.permutation(cards) for r in root.spawn(games)]).astype(np.int64)
 
 
-def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarray) -> np.ndarray:
+def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarray,
+               steps: np.ndarray | None = None) -> np.ndarray:
     """Cards left in each game of `orders` (official rules, no communication) on the caller's batch kernel.
 
     Args:
@@ -316,6 +319,7 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
         orders: shuffled decks, one row per game (`deal_orders`).
         batch: the caller's numba batch kernel around `play_game` (module docstring).
         params: float parameters passed to its decide kernel.
+        steps: where given, an int64 array (games,) that receives each game's moves (plays and end turns).
 
     Raises:
         IllegalActionError: a decision the rules forbid.
@@ -323,7 +327,7 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
     """
     if config.rules != "official" or config.communication != "none" or config.starter != 0:
         raise ValueError("the compiled game loop plays rules='official', communication='none', starter=0 only")
-    info = np.zeros((len(orders), 3), np.int64)
+    info = np.zeros((len(orders), 3 if steps is None else 4), np.int64)
     batch(np.ascontiguousarray(orders, dtype=np.int64), config.num_players, config.resolved_hand_size,
           config.resolved_min_cards, skip_empty(config), np.ascontiguousarray(params, dtype=np.float64), info)
     left = info[:, 0].copy()
@@ -331,6 +335,8 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
         k = int(np.flatnonzero(left < 0)[0])
         seat, move = int(info[k, 1]), int(info[k, 2])
         raise IllegalActionError(move, seat, f"chosen by the decide kernel in game {k} (move = pile * MAX_HAND + index)")
+    if steps is not None:
+        steps[:] = info[:, 3]
     return left
 
 

@@ -368,7 +368,11 @@ class TheGame:
     # --- set-up ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Shuffle 2..99 and deal `hand_size` rounds, each seat taking the last card (as the seed)."""
-        return self._deal(rng.permutation(np.arange(LOWEST, HIGHEST + 1)).tolist())
+        return self._deal(self.deal_key(rng))
+
+    def deal_key(self, rng: np.random.Generator) -> list[int]:
+        """The deck order `initial_state` draws from `rng` (compiled runners replay the deal from it alone)."""
+        return rng.permutation(np.arange(LOWEST, HIGHEST + 1)).tolist()
 
     def deal_from(self, order: list[int] | tuple[int, ...] | np.ndarray) -> State:
         """The state dealt from an explicit deck order (what `initial_state` shuffles): `hand_size`
@@ -631,6 +635,10 @@ class TheGame:
     def returns(self, state: State) -> tuple[float, ...]:
         """Every seat: +1 per card placed, + `win_bonus` once all 98 are placed (cooperative)."""
         return self._returns[state.placed]
+
+    def placed_returns(self, placed: int) -> tuple[float, ...]:
+        """`returns` of a state with `placed` cards on the piles (what compiled runners report)."""
+        return self._returns[placed]
 
     def winners(self, state: State) -> tuple[int, ...]:
         """Cooperative: every seat wins iff all 98 cards are placed; otherwise nobody (the game wins)."""

@@ -55,4 +55,5 @@ SPEC = GameSpec(
     evaluate_module="evaluate.the_game.reproduce",
     train_presets="train.presets.the_game",
     vector_kernels="agents.the_game.fast",
+    compiled_games="agents.the_game.fast:tournament_games",
 )
