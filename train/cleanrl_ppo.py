@@ -597,6 +597,21 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
     return policy, scale
 
 
+def trained_env_options(folder: str) -> dict[str, Any] | None:
+    """The env options a saved run of this learner trained with (`run.json`, else the policy's provenance), or None
+    where the folder does not say (a student distilled elsewhere)."""
+    for name in ("run.json", "policy.json"):
+        path = os.path.join(folder, name)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+        prov = d.get("provenance", d) if name == "policy.json" else d
+        if isinstance(prov, dict) and isinstance(prov.get("env_options"), dict):
+            return prov["env_options"]
+    return None
+
+
 def write_history(history: list[dict[str, Any]], path: str) -> None:
     """The history as CSV, one row per update."""
     if not history:
@@ -709,8 +724,18 @@ def main(argv: list[str] | None = None) -> int:
             if not os.path.isdir(args.init_from) and args.init_from not in shipped:
                 raise ValueError(f"--init-from {args.init_from!r} is neither a folder nor a shipped policy; shipped "
                                  f"for {args.game}: {', '.join(k for k in sorted(shipped) if k.startswith(args.game + '/'))}")
-            init, init_scale = load_policy(shipped.get(args.init_from, args.init_from), args.game,
-                                           {k: v for k, v in options.items() if k not in _ENV_ONLY})
+            folder = shipped.get(args.init_from, args.init_from)
+            init, init_scale = load_policy(folder, args.game, {k: v for k, v in options.items() if k not in _ENV_ONLY})
+            trained = trained_env_options(folder)
+            changed = {k: (trained.get(k), options.get(k)) for k in _ENV_ONLY
+                       if trained is not None and trained.get(k) != options.get(k)}
+            if init_scale is not None and (trained is None or changed):
+                import warnings
+
+                why = ", ".join(f"{k}={a!r} then, {b!r} now" for k, (a, b) in changed.items()) or "not recorded"
+                warnings.warn(f"{args.init_from}'s reward scale is not carried over (its reward options: {why}); "
+                              "this run measures its own from the first rollout", stacklevel=1)
+                init_scale = None
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
             hidden = list(init.hidden)
@@ -746,12 +771,13 @@ def main(argv: list[str] | None = None) -> int:
     from train.report import git_commit
 
     started = time.time()
+    commit = git_commit()  # the code this run started from (the checkout may move on while it runs)
     rules = {k: v for k, v in options.items() if k not in _ENV_ONLY}
     os.makedirs(args.out, exist_ok=True)
 
     def provenance(steps: int) -> dict[str, Any]:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
-                "commit": git_commit(), "steps": steps, "wall_s": round(time.time() - started, 1),
+                "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
                 "device": str(device), "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings}
 
     seen: list[dict[str, Any]] = []

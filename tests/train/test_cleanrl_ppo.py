@@ -386,6 +386,24 @@ def test_cli_snapshots_init_from_and_a_bad_device_in_one_line(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "tpu" in err and "allowed" in err
 
 
+def test_init_from_carries_the_reward_scale_only_for_the_same_reward(tmp_path):
+    import csv
+    import json
+
+    small = ["--n-envs", "16", "--n-steps", "8", "--minibatch", "64", "--epochs", "1"]
+    a = str(tmp_path / "a")
+    assert main(["lama", "--timesteps", "256", "--hidden", "16", *small, "--out", a]) == 0
+    with open(f"{a}/history.csv", encoding="utf-8") as f:
+        scale = float(list(csv.DictReader(f))[-1]["reward_scale"])
+    assert main(["lama", "--timesteps", "128", *small, "--init-from", a, "--out", str(tmp_path / "b")]) == 0
+    assert json.loads((tmp_path / "b" / "run.json").read_text())["settings"]["reward_scale"] == scale
+    with pytest.warns(UserWarning, match=r"reward scale is not carried over \(its reward options: reward='dense' "
+                                         r"then, 'win' now\)"):
+        assert main(["lama", "--timesteps", "128", *small, "--init-from", a, "--option", "reward=win",
+                     "--out", str(tmp_path / "c")]) == 0
+    assert json.loads((tmp_path / "c" / "run.json").read_text())["settings"]["reward_scale"] is None
+
+
 def test_critic_warmup_keeps_the_actor_and_trains_the_critic():
     gen = torch.Generator().manual_seed(3)
     start = Policy(4, 5, [8], gen)
