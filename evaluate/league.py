@@ -618,6 +618,16 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _saved_result(path: str, seed: int) -> LeagueResult | None:
+    """A game's league result saved beside the page, if there is one played with `seed`."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            res = LeagueResult.from_dict(json.load(f))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return res if res.seed == seed else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game.
 
@@ -626,7 +636,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     p = Parser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
     p.add_argument("--docs", default="docs/leaderboard.md", help="Markdown file to write (default docs/leaderboard.md)")
-    p.add_argument("--games", nargs="*", default=None, help="only these games (default: every available one)")
+    p.add_argument("--games", nargs="*", default=None, help="play only these games (default: every available one); the "
+                   "page keeps every other game's section from its saved result")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--deals", type=int, default=None,
                    help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on one core)")
@@ -644,7 +655,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.deals is not None and args.deals < 1:
         p.error(f"--deals must be a positive integer, got {args.deals}")
     folder = os.path.dirname(args.docs)
-    games_flag = f" --games {' '.join(chosen)}" if args.games else ""
+    kept = [g for g in envs.available_games() if g not in chosen
+            and _saved_result(os.path.join(folder, "data", f"league_{g}.json"), args.seed) is not None]
+    # The page is every game's when the games not played keep their saved sections: the command is then the whole one.
+    games_flag = f" --games {' '.join(chosen)}" if len(chosen) + len(kept) < len(envs.available_games()) else ""
     deals_flag = f" --deals {args.deals}" if args.deals else ""
     parts = [
         "# Leaderboard",
@@ -678,8 +692,16 @@ def main(argv: list[str] | None = None) -> int:
         "the same command with `--render-only` writes the page and plots again from those files, playing nothing.",
         "",
     ]
-    for g in chosen:
+    for g in envs.available_games():
         saved = os.path.join(folder, "data", f"league_{g}.json")
+        if g not in chosen:
+            # A game not asked for keeps its section, rendered from its saved result (none saved: none shown).
+            res = _saved_result(saved, args.seed)
+            if res is not None:
+                parts.append(leaderboard_markdown(
+                    res, f"python -m evaluate {g} --league --games {res.deals} --seed {res.seed}",
+                    os.path.join("img", f"league_{g}.png")))
+            continue
         if args.render_only:
             try:
                 with open(saved, encoding="utf-8") as f:

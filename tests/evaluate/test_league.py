@@ -4,6 +4,7 @@ figures; the agents left out; the options line; exploitability; CLI; the leaderb
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -162,3 +163,12 @@ def test_leaderboard_writer(tmp_path):
     with pytest.raises(SystemExit) as e:
         league.main(["--docs", str(doc), "--games", "simple_poker", "--seed", "3", "--render-only"])
     assert e.value.code == 2
+    # another game's saved result beside the page: playing one game keeps the other's section (the page stays whole)
+    import shutil
+
+    shutil.copy(Path(league.__file__).parents[1] / "docs" / "data" / "league_the_game.json", tmp_path / "data")
+    assert league.main(["--docs", str(doc), "--games", "simple_poker", "--deals", "20", "--render-only"]) == 0
+    text = doc.read_text()
+    assert "## simple_poker" in text and "## the_game" in text and "`the_game/bestplays`" in text
+    assert "python -m evaluate the_game --league --games 1000 --seed 0" in text
+    assert "--games simple_poker" in text  # lama, roborally and primi_composti have no saved result here
