@@ -655,8 +655,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.deals is not None and args.deals < 1:
         p.error(f"--deals must be a positive integer, got {args.deals}")
     folder = os.path.dirname(args.docs)
-    kept = [g for g in envs.available_games() if g not in chosen
-            and _saved_result(os.path.join(folder, "data", f"league_{g}.json"), args.seed) is not None]
+    kept = {g: res for g in envs.available_games() if g not in chosen
+            and (res := _saved_result(os.path.join(folder, "data", f"league_{g}.json"), args.seed)) is not None}
     # The page is every game's when the games not played keep their saved sections: the command is then the whole one.
     games_flag = f" --games {' '.join(chosen)}" if len(chosen) + len(kept) < len(envs.available_games()) else ""
     deals_flag = f" --deals {args.deals}" if args.deals else ""
@@ -696,8 +696,8 @@ def main(argv: list[str] | None = None) -> int:
         saved = os.path.join(folder, "data", f"league_{g}.json")
         if g not in chosen:
             # A game not asked for keeps its section, rendered from its saved result (none saved: none shown).
-            res = _saved_result(saved, args.seed)
-            if res is not None:
+            if g in kept:
+                res = kept[g]
                 parts.append(leaderboard_markdown(
                     res, f"python -m evaluate {g} --league --games {res.deals} --seed {res.seed}",
                     os.path.join("img", f"league_{g}.png")))

@@ -39,9 +39,10 @@ from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
-from evaluate.tournament import COMPILED_BLOCK, compiled_runner
+from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_rng
 
-#: Spawn-key tags that keep the deal, opponent and focal generators apart.
+#: Spawn-key tags that keep the deal, opponent and focal generators apart (deal d's generator is the tournament's,
+#: `evaluate.tournament.deal_rng`: tag 0, so deal d of a seed is the same deal in both).
 _DEAL, _OPPONENT, _FOCAL = 0, 1, 2
 
 
@@ -123,12 +124,6 @@ def _agents_for(spec: PairedSpec) -> tuple[Any, dict[str, Any], list[Any]]:
         _AGENTS.update(key=spec, game=game, focal={"a": build(spec.a), "b": build(spec.b)},
                        opponents=[build(i) for i in spec.against])
     return _AGENTS["game"], _AGENTS["focal"], _AGENTS["opponents"]
-
-
-def deal_rng(seed: int, deal: int) -> np.random.Generator:
-    """The generator of deal number `deal` of the comparison seeded `seed`: its initial state is
-    `game.initial_state` of it (Python engine), or the game of `game.deal_key` of it (compiled engine)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal)))
 
 
 def paired_seatings(n: int) -> np.ndarray:

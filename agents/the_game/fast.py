@@ -333,6 +333,7 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
         row[0], row[1:1 + len(params)] = code, params
         rows.append(row)
     entrants = np.array(rows)
+    table = np.array([game.placed_returns(p) for p in range(99)])  # the engine's returns by cards placed
 
     def play(keys: list, seatings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         seatings = np.asarray(seatings, np.int64)
@@ -341,7 +342,6 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
         orders = np.repeat(np.array(keys, np.int64).reshape(d, -1), rot, axis=0)
         steps = np.zeros(d * rot, np.int64)
         left = engine.play_games(c, orders, _batch_seated, np.tile(entrants[seatings], (d, 1, 1)), steps)
-        table = np.array([game.placed_returns(p) for p in range(99)])  # the engine's returns by cards placed
         returns = table[98 - left].reshape(d, rot, n)
         winners = np.repeat((left == 0)[:, None], n, axis=1).reshape(d, rot, n)
         return returns, winners, steps.reshape(d, rot)
