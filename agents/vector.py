@@ -133,4 +133,84 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
     return BatchPolicy(fn, label)
 
 
-__all__ = ["batch_policy", "kernel_ids", "resolve_opponents", "vector_env", "vector_games"]
+class FeatureVectorEnv:
+    """A vector env whose observations are an `ActionScorer`'s inputs: each table's context and per-action features
+    (`agents.learned` feature sets with `from_observation(obs, mask)`, computed from the wrapped env's encoder
+    observation and the table's mask), flattened as `[context (C), per_action (A x F) row-major]`.
+
+    Everything else is the wrapped env's (masks, rewards, `info`, seats, `record`, `render`); `info["final_obs"]`
+    of finished tables is converted too, with an empty mask (the context alone, what a critic reads).
+    `feature_dims` is `(C, F)`: a learner builds an action scorer from it (`train.cleanrl_ppo`).
+
+    Args:
+        venv: a compiled vector env (`vector_env`).
+        features: a registered feature set name (`agents.learned.FEATURES`).
+
+    Raises:
+        ValueError: an unknown feature set, or one that cannot read observations.
+    """
+
+    def __init__(self, venv: Any, features: str):
+        import gymnasium as gym
+        import numpy as np
+
+        from agents.learned import feature_set
+
+        fn = feature_set(features)
+        fn = fn.for_game(venv.game) if hasattr(fn, "for_game") else fn
+        if not hasattr(fn, "from_observation"):
+            raise ValueError(f"feature set {features!r} reads views only (no from_observation); it cannot run on a "
+                             "batched env's observations")
+        self.venv, self.features, self._fn = venv, features, fn
+        self._a = int(venv.single_action_space.n)
+        # The sizes, from a blank observation with no legal action (the context and A empty rows).
+        ctx, per = fn.from_observation(np.zeros(venv.single_observation_space.shape, np.float32),
+                                       np.zeros(self._a, bool))
+        self.feature_dims = (int(np.asarray(ctx).shape[0]), int(np.asarray(per).shape[1]))
+        c, f = self.feature_dims
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (c + self._a * f,), np.float32)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, venv.num_envs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.venv, name)
+
+    def convert(self, obs: Any, masks: Any) -> Any:
+        """Feature rows `(len(obs), C + A x F)` of encoder observations `obs` with bool masks `masks`."""
+        import numpy as np
+
+        obs = np.asarray(obs)
+        out = np.empty((obs.shape[0], self.single_observation_space.shape[0]), np.float32)
+        c = self.feature_dims[0]
+        for i in range(obs.shape[0]):
+            ctx, per = self._fn.from_observation(obs[i], masks[i])
+            out[i, :c] = ctx
+            out[i, c:] = per.reshape(-1)
+        return out
+
+    def _final(self, info: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        if "final_obs" in info:
+            final = np.array(info["final_obs"], dtype=object)
+            empty = np.zeros((1, self._a), bool)
+            for i in np.flatnonzero(info.get("_final_obs", np.zeros(final.shape[0], bool))):
+                final[i] = self.convert(np.asarray(final[i])[None], empty)[0]
+            info = {**info, "final_obs": final}
+        return info
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.venv.reset(seed=seed, options=options)
+        return self.convert(obs, self.venv.action_masks()), info
+
+    def step(self, actions: Any) -> tuple[Any, ...]:
+        obs, reward, term, trunc, info = self.venv.step(actions)
+        return self.convert(obs, self.venv.action_masks()), reward, term, trunc, self._final(info)
+
+
+def feature_vector_env(venv: Any, features: str) -> FeatureVectorEnv:
+    """`venv` with action-scorer inputs as observations (`FeatureVectorEnv`); its sizes are known after `reset`."""
+    return FeatureVectorEnv(venv, features)
+
+
+__all__ = ["FeatureVectorEnv", "batch_policy", "feature_vector_env", "kernel_ids", "resolve_opponents", "vector_env",
+           "vector_games"]

@@ -55,6 +55,12 @@ What it does, in the order of the code:
   `all_seats` is one team policy instead: every seat's step earns the team's
   reward and the critic values the team's return, so nothing is flipped.
 
+- **Action scorers** (`--features NAME`, or `--init-from` an `action_scorer` student such as
+  `roborally/learned`): the env is wrapped in `agents.feature_vector_env`, whose observations are each table's
+  context and per-action features (computed from the encoder's observation); the actor is one MLP that scores
+  every action from its features and the context, the critic an MLP over the context (`ScorerPolicy`). Saved as
+  an `action_scorer` student of that feature set (critic as its value head), played by sampling.
+
 Saving: the actor is exactly the shape of `agents.learned`'s `masked_policy`
 student (ReLU MLP over the game's encoder observation, one logit per action), so
 `save_policy` writes the one saved-policy format (`policy.json` + `weights.pt`,
@@ -136,6 +142,50 @@ class Policy(nn.Module):
             u = torch.rand(logits.shape, generator=generator, device=logits.device)
             action = (logits - torch.log(-torch.log(u))).argmax(-1)  # u = 0 gives -inf: that action is not drawn
         return action, logp.gather(1, action[:, None]).squeeze(1)
+
+
+class ScorerPolicy(Policy):
+    """An action scorer (`agents.learned`'s `action_scorer`): one shared actor MLP scores each action from its own
+    features and the context; the critic values the context. Observations are `FeatureVectorEnv`'s rows:
+    `[context (C), per_action (A x F)]`.
+
+    Args:
+        context_dim, feature_dim: C and F (`FeatureVectorEnv.feature_dims`).
+        num_actions: A.
+        hidden: hidden layer sizes, the same for both networks.
+        generator: the torch generator of the initial weights.
+    """
+
+    def __init__(self, context_dim: int, feature_dim: int, num_actions: int, hidden: Sequence[int],
+                 generator: torch.Generator):
+        nn.Module.__init__(self)
+        self.context_dim, self.feature_dim = int(context_dim), int(feature_dim)
+        self.obs_dim = self.context_dim + int(num_actions) * self.feature_dim
+        self.num_actions, self.hidden = int(num_actions), [int(h) for h in hidden]
+        self.features: str | None = None  # the feature set's name (`FeatureVectorEnv.features`), saved with it
+        self.actor = _mlp([self.feature_dim + self.context_dim, *self.hidden, 1], 0.01, generator)
+        self.critic = _mlp([self.context_dim, *self.hidden, 1], 1.0, generator)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        c = self.context_dim
+        per = obs[:, c:].reshape(obs.shape[0], self.num_actions, self.feature_dim)
+        ctx = obs[:, None, :c].expand(-1, self.num_actions, -1)
+        return self.actor(torch.cat([per, ctx], dim=-1)).squeeze(-1).masked_fill(~mask, MASKED_LOGIT)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(obs[:, :self.context_dim]).squeeze(-1)
+
+
+def new_policy(venv: Any, hidden: Sequence[int], generator: torch.Generator) -> Policy:
+    """The policy for `venv`'s observations: an action scorer where it gives `feature_dims` (`FeatureVectorEnv`),
+    else an MLP over the flat observation."""
+    A = int(venv.single_action_space.n)
+    dims = getattr(venv, "feature_dims", None)
+    if dims is not None:
+        policy = ScorerPolicy(dims[0], dims[1], A, hidden, generator)
+        policy.features = venv.features
+        return policy
+    return Policy(int(venv.single_observation_space.shape[0]), A, hidden, generator)
 
 
 # --- advantages ---------------------------------------------------------------------------------------
@@ -405,11 +455,15 @@ def train(
     dev = resolve_device(device)
     gen = torch.Generator().manual_seed(int(seed))
     rng = np.random.default_rng(int(seed))
-    policy = Policy(D, A, hidden, gen)
+    policy = new_policy(venv, hidden, gen)
     if init is not None:
-        if (init.obs_dim, init.num_actions, init.hidden) != (D, A, [int(h) for h in hidden]):
-            raise ValueError(f"init has observation {init.obs_dim}, {init.num_actions} actions and hidden "
-                             f"{init.hidden}; this env and hidden need {D}, {A} and {list(hidden)}")
+        if (type(init), init.obs_dim, init.num_actions, init.hidden) != (type(policy), D, A, [int(h) for h in hidden]):
+            raise ValueError(f"init is a {type(init).__name__} with observation {init.obs_dim}, {init.num_actions} "
+                             f"actions and hidden {init.hidden}; this env and hidden need a {type(policy).__name__} "
+                             f"with {D}, {A} and {list(hidden)}")
+        if getattr(init, "features", None) != getattr(policy, "features", None):
+            raise ValueError(f"init scores actions with feature set {init.features!r}, this env gives "
+                             f"{policy.features!r}")
         policy.load_state_dict(init.state_dict())
     policy = policy.to(dev)
     if dev.type != "cpu":  # sampling draws on the device, from a generator of its own
@@ -523,13 +577,22 @@ def resolve_device(device: str | torch.device) -> torch.device:
 
 # --- saving: the project's saved-policy format ------------------------------------------------------------------
 def to_student(policy: Policy, game: str, options: dict[str, Any]) -> Any:
-    """The actor as an `agents.learned` `masked_policy` student of `game` (options: the game's rules only).
+    """The actor as an `agents.learned` `masked_policy` student of `game` (options: the game's rules only); a
+    `ScorerPolicy` as an `action_scorer` student (actor -> `score`, critic -> `value`), played by sampling.
 
-    The student's MLP is `body` (Linear-ReLU-...-Linear), ReLU, `logits`: the
+    The masked policy's MLP is `body` (Linear-ReLU-...-Linear), ReLU, `logits`: the
     actor's layers one for one. Its value head is not used to act and is set to 0.
     """
     from agents.learned import Student
 
+    if isinstance(policy, ScorerPolicy):
+        student = Student(game, options, "action_scorer", list(policy.hidden), features=policy.features, play="sample")
+        student._build(policy.context_dim, policy.feature_dim)
+        state = {**{f"score.{k}": v for k, v in policy.actor.state_dict().items()},
+                 **{f"value.{k}": v for k, v in policy.critic.state_dict().items()}}
+        student.net.load_state_dict({k: v.detach().cpu().clone() for k, v in state.items()})
+        student.net.eval()
+        return student
     student = Student(game, options, "masked_policy", list(policy.hidden))
     if student.dims["obs_dim"] != policy.obs_dim or student.num_actions != policy.num_actions:
         raise ValueError(f"the policy has observation {policy.obs_dim} and {policy.num_actions} actions; {game} with "
@@ -570,18 +633,24 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
     from agents.learned import load_student
 
     student = load_student(folder, envs.make_game(game, **options))
-    if student.kind != "masked_policy" or student.activation != "relu":
-        raise ValueError(f"{folder} is not a ReLU masked_policy student (this learner's actor); "
-                         f"got {student.describe()}")
-    policy = Policy(student.dims["obs_dim"], student.num_actions, student.hidden, torch.Generator().manual_seed(0))
     net = student.net.state_dict()
-    linears = [m for m in policy.actor if isinstance(m, nn.Linear)]
-    with torch.no_grad():
-        for i, layer in enumerate(linears[:-1]):
-            layer.weight.copy_(net[f"body.{2 * i}.weight"])
-            layer.bias.copy_(net[f"body.{2 * i}.bias"])
-        linears[-1].weight.copy_(net["logits.weight"])
-        linears[-1].bias.copy_(net["logits.bias"])
+    if student.kind == "action_scorer":
+        policy = ScorerPolicy(student.dims["context_dim"], student.dims["feature_dim"], student.num_actions,
+                              student.hidden, torch.Generator().manual_seed(0))
+        policy.features = student.features
+        policy.actor.load_state_dict({k[len("score."):]: v for k, v in net.items() if k.startswith("score.")})
+    elif student.kind != "masked_policy" or student.activation != "relu":
+        raise ValueError(f"{folder} is not a ReLU masked_policy or action_scorer student (this learner's actors); "
+                         f"got {student.describe()}")
+    else:
+        policy = Policy(student.dims["obs_dim"], student.num_actions, student.hidden, torch.Generator().manual_seed(0))
+        linears = [m for m in policy.actor if isinstance(m, nn.Linear)]
+        with torch.no_grad():
+            for i, layer in enumerate(linears[:-1]):
+                layer.weight.copy_(net[f"body.{2 * i}.weight"])
+                layer.bias.copy_(net[f"body.{2 * i}.bias"])
+            linears[-1].weight.copy_(net["logits.weight"])
+            linears[-1].bias.copy_(net["logits.bias"])
     critic = os.path.join(folder, "critic.pt")
     if os.path.exists(critic):
         policy.critic.load_state_dict(torch.load(critic, map_location="cpu", weights_only=True))
@@ -683,6 +752,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(e.g. lama/learned: a fresh critic; see --critic-warmup)")
     p.add_argument("--critic-warmup", type=positive_int(low=0), default=0, metavar="STEPS", help="with --init-from: "
                    "learner steps at the start that train the critic alone (default 0)")
+    p.add_argument("--features", type=str, default=None, metavar="NAME", help="learn an action scorer over this "
+                   "feature set (agents.learned; e.g. roborally) instead of an MLP over the observation (default: "
+                   "the --init-from policy's)")
     p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
                    "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
     return p
@@ -736,6 +808,10 @@ def main(argv: list[str] | None = None) -> int:
                 warnings.warn(f"{args.init_from}'s reward scale is not carried over (its reward options: {why}); "
                               "this run measures its own from the first rollout", stacklevel=1)
                 init_scale = None
+            if args.features and args.features != getattr(init, "features", None):
+                raise ValueError(f"--features {args.features} differs from {args.init_from}'s "
+                                 f"{getattr(init, 'features', None) or 'observation MLP'}")
+            args.features = getattr(init, "features", None)
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
             hidden = list(init.hidden)
@@ -746,6 +822,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             venv = agents.vector_env(args.game, args.n_envs or pre.get("n_envs", 1024), opponents=opponents,
                                      seed=args.seed, control=args.control, copy=False, **options)
+            if args.features:
+                venv = agents.feature_vector_env(venv, args.features)
         except ValueError as e:
             if args.control == "all_seats":
                 raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "

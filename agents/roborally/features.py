@@ -48,7 +48,7 @@ class RoboRallyFeatures:
     raises, because the board is not in the view."""
 
     def __init__(self, game: Any = None):
-        self.game = game
+        self.game, self._encoder = game, None
         if game is None:
             return
         if game.config.action_mode != "register":
@@ -66,6 +66,17 @@ class RoboRallyFeatures:
     def for_game(self, game: Any) -> RoboRallyFeatures:
         """These features on `game`'s board."""
         return RoboRallyFeatures(game)
+
+    def from_observation(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The features of the view that `RoboRallyEncoder` encoded as `obs` (what a batched env gives): the same
+        arrays as from the view itself (`RoboRallyEncoder.decode` recovers all they read)."""
+        if self.game is None:
+            raise ValueError("the roborally features read the board: bind them to a game with for_game(game)")
+        if self._encoder is None:
+            from envs.roborally.encoding import RoboRallyEncoder
+
+            self._encoder = RoboRallyEncoder(self.game)
+        return self(self._encoder.decode(obs), mask)
 
     def _dist(self, s) -> float:
         x, y, _, nf, alive = s

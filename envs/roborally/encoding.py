@@ -32,7 +32,7 @@ import numpy as np
 
 from envs.core.encoding import Field, Layout
 from envs.roborally.cards import KINDS, NUM_CARDS
-from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, View
+from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, Robot, View
 
 KIND_COUNT = 7
 CARD = KIND_COUNT + 1
@@ -151,4 +151,54 @@ class RoboRallyEncoder:
         if cap:
             obs[s["turn"]][0] = min(view.turn / cap, 1.0)
         return obs
+
+    def decode(self, obs: np.ndarray) -> View:
+        """The `View` an observation was encoded from, as far as the observation holds it (its inverse on what it
+        encodes): seat 0 with the robots in relative order (own first), every robot's damage (to 10), lives (to the
+        game's), flags, status flags, square (clamped to the board) and facing; the own hand, placed slots and
+        registers; every robot's locked registers; the round (`step` = round x players) and the turn. What no
+        observation holds comes back empty: the own archive's facing, the other hands' sizes, the winner.
+
+        Raises:
+            ValueError: an observation of another length, or a turn to decode without the game's `max_turns`.
+        """
+        game = self.game
+        obs = np.asarray(obs, np.float32).reshape(-1)
+        if obs.shape[0] != self.layout.size:
+            raise ValueError(f"a RoboRally observation of this game has {self.layout.size} values, got {obs.shape[0]}")
+        cap = game.config.max_turns
+        if not cap:
+            raise ValueError("decoding a RoboRally observation needs the game's max_turns (the turn is encoded as "
+                             "turns played / max_turns)")
+        s, n, w, h = self._s, game.num_players, self.w, self.h
+        nflags, lives = len(game.board.flags), max(game.lives, 1)
+
+        def card(block: np.ndarray, at: int) -> int:  # exact: card / NUM_CARDS round-trips through float32
+            return int(round(float(block[at + KIND_COUNT]) * NUM_CARDS))
+
+        hand_block, regs_block, locked_block = obs[s["hand"]], obs[s["registers"]], obs[s["locked"]]
+        hand, used = [], 0
+        for slot in range(HAND):
+            c = card(hand_block, slot * (CARD + 1))
+            if c:
+                hand.append(c)
+                used |= int(hand_block[slot * (CARD + 1) + CARD] > 0.5) << slot
+        registers = tuple(card(regs_block, j * CARD) for j in range(REGISTERS))
+        locked = tuple(tuple(card(locked_block, (rel * REGISTERS + j) * CARD) for j in range(REGISTERS))
+                       for rel in range(n))
+        own_archive = np.flatnonzero(obs[s["own_archive"]] > 0.5)
+        robots = []
+        for rel in range(n):
+            v = obs[s["robots"]][rel * 14:(rel + 1) * 14]
+            ax, ay = (int(own_archive[0] % w), int(own_archive[0] // w)) if rel == 0 and own_archive.size else (-1, -1)
+            robots.append(Robot(
+                x=int(round(float(v[8]) * max(w - 1, 1))), y=int(round(float(v[9]) * max(h - 1, 1))),
+                facing=int(np.argmax(v[10:14])), damage=int(round(float(v[0]) * 10)),
+                lives=int(round(float(v[1]) * lives)), next_flag=int(round(float(v[2]) * nflags)),
+                on_board=bool(v[3] > 0.5), powered_down=bool(v[4] > 0.5), eliminated=bool(v[7] > 0.5),
+                archive_x=ax, archive_y=ay, announced=bool(v[5] > 0.5), stay_down=bool(v[6] > 0.5)))
+        rnd = int(np.argmax(obs[s["round"]])) if game.config.action_mode == "register" else 0
+        return View(seat=0, turn=int(round(float(obs[s["turn"]][0]) * cap)), step=rnd * n, robots=tuple(robots),
+                    hand=tuple(hand), used=used, registers=registers, locked=locked, hand_sizes=(), winner=-1,
+                    over=False)
 

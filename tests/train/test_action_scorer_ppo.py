@@ -1,0 +1,135 @@
+"""PPO over an action scorer on a batched env: RoboRally's observations decode to the views they came from, the
+features from an observation equal those from the view, `FeatureVectorEnv` gives them per table, and the one-file
+learner trains, saves and reloads a scorer as the `action_scorer` student that `learned:` plays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents.roborally.features import RoboRallyFeatures
+from envs.core.game import legal_mask
+from envs.roborally.encoding import RoboRallyEncoder
+
+torch = pytest.importorskip("torch")
+
+RACE = {"board": "race_easy", "num_robots": 2, "rules": "seed", "action_mode": "register", "max_turns": 40}
+
+
+def _views(game, games: int, seed: int):
+    """(view, mask) of every decision of random-play games."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        s = game.initial_state(rng)
+        while not game.is_terminal(s):
+            view, mask = game.view(s, game.current_player(s)), legal_mask(game, s)
+            yield view, mask
+            s = game.apply(s, int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("options", [RACE, {"board": "race_medium", "num_robots": 4, "rules": "classic",
+                                             "action_mode": "register", "max_turns": 60}])
+def test_observations_decode_to_their_views_and_give_the_same_features(options):
+    game = envs.make_game("roborally", **options)
+    enc, feats = RoboRallyEncoder(game), RoboRallyFeatures(game)
+    seen = damaged = 0
+    for view, mask in _views(game, 6, seed=4):
+        obs = enc.encode(view)
+        back = enc.decode(obs)
+        np.testing.assert_array_equal(enc.encode(back), obs)  # the decoded view encodes to the same observation
+        assert back.hand == view.hand and back.used == view.used and back.turn == view.turn
+        ctx, per = feats(view, mask)
+        ctx2, per2 = feats.from_observation(obs, mask)
+        np.testing.assert_array_equal(ctx2, ctx)
+        np.testing.assert_array_equal(per2, per)
+        seen += 1
+        damaged += view.robots[view.seat].damage > 0
+    assert seen > 200 and (options["rules"] == "seed" or damaged > 0)
+
+
+def test_decode_refuses_a_wrong_length_and_a_game_without_a_turn_cap():
+    game = envs.make_game("roborally", **RACE)
+    enc = RoboRallyEncoder(game)
+    with pytest.raises(ValueError, match="values, got 7"):
+        enc.decode(np.zeros(7, np.float32))
+    uncapped = envs.make_game("roborally", **{**RACE, "max_turns": None})
+    with pytest.raises(ValueError, match="max_turns"):
+        RoboRallyEncoder(uncapped).decode(np.zeros(RoboRallyEncoder(uncapped).layout.size, np.float32))
+
+
+def test_feature_vector_env_gives_each_tables_features_and_converts_final_observations():
+    venv = agents.vector_env("roborally", 8, opponents=["roborally/greedy"], seed=5, **RACE)
+    fv = agents.feature_vector_env(venv, "roborally")
+    c, f = fv.feature_dims
+    assert fv.single_observation_space.shape == (c + venv.single_action_space.n * f,)
+    feats = RoboRallyFeatures(venv.game)
+    obs, info = fv.reset()
+    rng = np.random.default_rng(0)
+    finals = 0
+    for _ in range(80):
+        masks = fv.action_masks()
+        raw = venv.observe(np.arange(8))
+        for i in (0, 5):
+            ctx, per = feats.from_observation(raw[i], masks[i])
+            np.testing.assert_array_equal(obs[i], np.concatenate([ctx, per.ravel()]))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, _, term, trunc, info = fv.step(actions)
+        assert obs.shape == (8, fv.single_observation_space.shape[0])
+        for i in np.flatnonzero(info.get("_final_obs", np.zeros(8, bool))):
+            assert np.asarray(info["final_obs"][i]).shape == obs[i].shape
+            finals += 1
+    assert finals > 0
+    with pytest.raises(ValueError, match="from_observation"):
+        agents.feature_vector_env(agents.vector_env("the_game", 2, opponents=[], seed=0, num_players=1), "the_game")
+
+
+def test_scorer_ppo_trains_saves_as_an_action_scorer_and_reloads(tmp_path):
+    from agents.learned import load_student
+    from train.cleanrl_ppo import ScorerPolicy, load_policy, save_policy, train
+
+    venv = agents.feature_vector_env(
+        agents.vector_env("roborally", 32, opponents=["roborally/random"], seed=2, copy=False, **RACE), "roborally")
+    policy, history = train(venv, total_steps=32 * 16 * 2, n_steps=16, minibatch=256, epochs=2, hidden=(16, 16),
+                            seed=0, log=None)
+    assert isinstance(policy, ScorerPolicy) and history[-1]["steps"] == 1024
+    folder = save_policy(policy, str(tmp_path / "p"), "roborally", {k: v for k, v in RACE.items()})
+    game = envs.make_game("roborally", **RACE)
+    student = load_student(folder, game)
+    assert student.kind == "action_scorer" and student.features == "roborally" and student.play == "sample"
+    obs, _ = venv.reset()
+    mask = torch.from_numpy(venv.action_masks())
+    x = torch.from_numpy(obs)
+    c, f = venv.feature_dims
+    with torch.no_grad():
+        want = torch.softmax(policy.logits(x, mask), -1)
+        per = x[:, c:].reshape(len(x), -1, f)
+        got = torch.softmax(student.net(x[:, :c], per, mask.float())[0], -1)
+        torch.testing.assert_close(got, want)
+        back, _ = load_policy(folder, "roborally", RACE)
+        torch.testing.assert_close(torch.softmax(back.logits(x, mask), -1), want)
+        torch.testing.assert_close(back.value(x), policy.value(x))
+    agent = agents.make(f"learned:{folder}?greedy", game, np.random.default_rng(0))
+    for view, m in _views(game, 1, seed=9):
+        assert m[agent.act(view, m)]
+
+
+def test_cli_fine_tunes_the_shipped_roborally_student_and_refuses_a_feature_mismatch(tmp_path, capsys):
+    import json
+
+    from train.cleanrl_ppo import main
+
+    out = tmp_path / "ft"
+    with pytest.warns(UserWarning, match="critic starts fresh"):
+        assert main(["roborally", "--init-from", "roborally/learned", "--option", "max_turns=100", "--timesteps",
+                     "256", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64", "--critic-warmup", "128",
+                     "--out", str(out)]) == 0
+    pol = json.loads((out / "policy.json").read_text())["architecture"]
+    assert pol["kind"] == "action_scorer" and pol["features"] == "roborally"
+    capsys.readouterr()
+    with pytest.warns(UserWarning):
+        assert main(["roborally", "--init-from", "roborally/learned", "--option", "max_turns=100", "--features",
+                     "lama", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--features lama" in err
