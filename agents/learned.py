@@ -11,7 +11,10 @@ A game plugs its per-action features in with a function `features(view, mask) ->
 (context [C], per_action [num_actions, F])` registered in `FEATURES` under a feature
 set name (the module `agents.<game>.features` is imported on first use when the name
 is not registered yet). A feature object with a `for_game(game)` method is bound to the
-student's game first (features that read the board rather than the view alone).
+student's game first (features that read the board rather than the view alone); its
+`portable_options` name the game options a student of it plays under any value of (RoboRally's
+board, robot count and turn cap: the features read them from the game), and `from_observation(obs,
+mask)`, where it has one, computes the features from the encoder's observation (batched envs).
 
 A student is saved as a folder: `policy.json` (game, options, architecture, feature
 set, provenance) and `weights.pt` (a plain state_dict). Loading reads tensors only,
@@ -321,8 +324,12 @@ def load_student(folder: str, game: Any = None) -> Student:
         want = envs.make_game(name, **options)
         if type(game.config) is not type(want.config) or game.num_actions != want.num_actions:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}; it does not play this game")
-        # options that change only the returns (a reward shaping) do not change what the student plays
-        same = {k: getattr(want.config, k) for k in envs.spec(name).reward_options}
+        # options that change only the returns (a reward shaping) do not change what the student plays, nor do
+        # those its feature set reads from the game itself (`portable_options`: e.g. RoboRally's board)
+        portable = ()
+        if arch.get("kind") == "action_scorer" and isinstance(arch.get("features"), str):
+            portable = tuple(getattr(feature_set(arch["features"]), "portable_options", ()))
+        same = {k: getattr(want.config, k) for k in (*envs.spec(name).reward_options, *portable)}
         if dataclasses.replace(game.config, **same) != want.config:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}, not {game.config}")
     try:

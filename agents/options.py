@@ -43,6 +43,27 @@ def required_options(agent_id: str) -> dict[str, Any]:
     return dict(base._OPTIONS.get(agent_id, {}))
 
 
+def portable_options(agent_id: str) -> tuple[str, ...]:
+    """The options `agent_id` plays under any value of, though it was trained on one: those its feature set reads
+    from the game (`portable_options` of an `action_scorer` student's features, e.g. RoboRally's board and robot
+    count); () for every other agent."""
+    meta = _trained_meta(agent_id)
+    if meta is None and not agent_id.startswith(("learned:", "ppo:", "openspiel:")):
+        from agents.pretrained import checkpoints
+
+        folder = checkpoints().get(agent_id.partition("?")[0])
+        meta = _read_json(os.path.join(folder, "policy.json")) if folder else None
+    arch = meta.get("architecture") if meta is not None else None
+    if not isinstance(arch, dict) or arch.get("kind") != "action_scorer" or not isinstance(arch.get("features"), str):
+        return ()
+    from agents.learned import feature_set
+
+    try:
+        return tuple(getattr(feature_set(arch["features"]), "portable_options", ()))
+    except ValueError:
+        return ()  # an unknown feature set: building the agent reports it
+
+
 def _trained_meta(agent_id: str) -> dict[str, Any] | None:
     """The metadata file of a `learned:` student (`policy.json`) or a `ppo:` run (`config.json`), or None
     (another kind of id, or a file that cannot be read: building the agent reports it)."""
@@ -55,6 +76,11 @@ def _trained_meta(agent_id: str) -> dict[str, Any] | None:
         path = agent_id[len("openspiel:"):]
     else:
         return None
+    return _read_json(path)
+
+
+def _read_json(path: str) -> dict[str, Any] | None:
+    """The JSON object in `path`, or None where it cannot be read or is not an object."""
     try:
         with open(path, encoding="utf-8") as f:
             meta = json.load(f)
@@ -98,7 +124,8 @@ def needed_options(game_name: str, agent_id: str) -> dict[str, Any]:
         raise ValueError(f"{agent_id} was trained on {other}, not {game_name}")
     need = required_options(agent_id)
     want, defaults = _fields(game_name, need), _fields(game_name, {})
-    return {k: v for k, v in need.items() if k in want and want[k] != defaults[k]}
+    portable = portable_options(agent_id)
+    return {k: v for k, v in need.items() if k in want and want[k] != defaults[k] and k not in portable}
 
 
 def resolve_options(game_name: str, agent_ids: list[str], given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -127,8 +154,8 @@ def resolve_options(game_name: str, agent_ids: list[str], given: dict[str, Any])
         need = required_options(aid)
         if not need:
             continue  # plays every variant
-        want = _fields(game_name, need)
-        wrong = [k for k in want if want[k] != have[k]]
+        want, portable = _fields(game_name, need), portable_options(aid)
+        wrong = [k for k in want if want[k] != have[k] and k not in portable]
         if not wrong:
             continue
         k = wrong[0]

@@ -45,7 +45,10 @@ CONTEXT_DIM = 5 + NUM_KINDS + 3
 
 class RoboRallyFeatures:
     """`features(view, mask) -> (context, per_action)` of one game (board and card numbering); unbound, it
-    raises, because the board is not in the view."""
+    raises, because the board is not in the view. The features read the board, the robots and the turn from the
+    game they are bound to, so a student of them plays any board, robot count and turn cap (`portable_options`)."""
+
+    portable_options = ("board", "num_robots", "max_turns")
 
     def __init__(self, game: Any = None):
         self.game, self._encoder = game, None

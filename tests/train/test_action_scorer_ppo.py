@@ -133,3 +133,22 @@ def test_cli_fine_tunes_the_shipped_roborally_student_and_refuses_a_feature_mism
                      "lama", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--features lama" in err
+
+
+def test_a_roborally_scorer_plays_any_board_and_robot_count_but_not_other_rules():
+    from agents.learned import load_student
+    from agents.pretrained import checkpoints
+
+    options, notes = agents.resolve_options("roborally", ["roborally/learned", "roborally/greedy"],
+                                            {"board": "race_medium", "num_robots": 4})
+    assert options == {"board": "race_medium", "num_robots": 4, "rules": "seed"} and len(notes) == 1
+    game = envs.make_game("roborally", **options)
+    student = load_student(checkpoints()["roborally/learned"], game)
+    agent = agents.make("roborally/learned", game, np.random.default_rng(0))
+    for view, mask in _views(game, 1, seed=3):
+        assert mask[agent.act(view, mask)]
+    assert student.kind == "action_scorer"
+    with pytest.raises(ValueError, match="rules=seed"):  # the rules still bind it
+        agents.resolve_options("roborally", ["roborally/learned"], {"rules": "classic"})
+    with pytest.raises(ValueError, match="trained on roborally with options"):
+        load_student(checkpoints()["roborally/learned"], envs.make_game("roborally", rules="classic"))
