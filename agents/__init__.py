@@ -15,13 +15,13 @@ from agents.base import (
     register_pattern,
 )
 from agents.options import describe_agent, required_options, resolve_options
-from agents.vector import feature_vector_env, vector_env
+from agents.vector import MultiVectorEnv, feature_vector_env, vector_env
 from envs.gymnasium_registry import set_agent_resolver
 
 # gymnasium.make("tabletop/<game>-v0", opponents=[ids]) resolves the ids here (envs never imports agents).
 set_agent_resolver(make, vector_env)
 
 __all__ = [
-    "Agent", "RandomAgent", "describe_agent", "expand_agent_ids", "feature_vector_env", "known_ids", "labels_for", "make", "register",
+    "Agent", "MultiVectorEnv", "RandomAgent", "describe_agent", "expand_agent_ids", "feature_vector_env", "known_ids", "labels_for", "make", "register",
     "register_pattern", "required_options", "resolve_options", "vector_env",
 ]

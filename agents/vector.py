@@ -212,5 +212,88 @@ def feature_vector_env(venv: Any, features: str) -> FeatureVectorEnv:
     return FeatureVectorEnv(venv, features)
 
 
-__all__ = ["FeatureVectorEnv", "batch_policy", "feature_vector_env", "kernel_ids", "resolve_opponents", "vector_env",
+class MultiVectorEnv:
+    """Several vector envs of one observation and action space stepped as one: the tables of `venvs[0]`, then of
+    `venvs[1]`, ... (e.g. one game on several boards and robot counts, each as `FeatureVectorEnv`: features that
+    read the board have the same size on every board). `info` is merged key by key (arrays concatenated along the
+    tables, nested dicts merged the same way; a key that only some envs give is filled with zeros/False/None for
+    the others' tables). Attributes other than the spaces and `num_envs` are the first env's.
+
+    Raises:
+        ValueError: fewer than one env, or envs whose single observation or action spaces differ.
+    """
+
+    def __init__(self, venvs: list[Any]):
+        import gymnasium as gym
+
+        if not venvs:
+            raise ValueError("MultiVectorEnv needs at least one vector env")
+        first = venvs[0]
+        for v in venvs[1:]:
+            if (v.single_observation_space.shape != first.single_observation_space.shape
+                    or v.single_action_space != first.single_action_space):
+                raise ValueError(f"MultiVectorEnv's envs must share their spaces: {v.single_observation_space.shape} "
+                                 f"and {v.single_action_space} against {first.single_observation_space.shape} and "
+                                 f"{first.single_action_space}")
+        self.venvs = list(venvs)
+        self.sizes = [int(v.num_envs) for v in venvs]
+        self.num_envs = sum(self.sizes)
+        self.single_observation_space = first.single_observation_space
+        self.single_action_space = first.single_action_space
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.venvs[0], name)
+
+    def _merge(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
+        import numpy as np
+
+        out: dict[str, Any] = {}
+        for key in dict.fromkeys(k for info in infos for k in info):
+            parts = [info.get(key) for info in infos]
+            like = next(p for p in parts if p is not None)
+            if isinstance(like, dict):
+                out[key] = self._merge([p if p is not None else {} for p in parts])
+                continue
+            like = np.asarray(like)
+            filled = []
+            for p, n in zip(parts, self.sizes):
+                if p is None:
+                    p = (np.full(n, None, object) if like.dtype == object else
+                         np.zeros((n, *like.shape[1:]), like.dtype))
+                filled.append(np.asarray(p))
+            if any(f.dtype == object for f in filled):
+                merged = np.empty(self.num_envs, object)
+                for i, x in enumerate(x for f in filled for x in f):
+                    merged[i] = x
+                out[key] = merged
+            else:
+                out[key] = np.concatenate(filled)
+        return out
+
+    def _split(self, actions: Any) -> list[Any]:
+        import numpy as np
+
+        return np.split(np.asarray(actions), np.cumsum(self.sizes)[:-1])
+
+    def action_masks(self) -> Any:
+        import numpy as np
+
+        return np.concatenate([v.action_masks() for v in self.venvs])
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> tuple[Any, dict[str, Any]]:
+        import numpy as np
+
+        outs = [v.reset(seed=None if seed is None else seed + i, options=options) for i, v in enumerate(self.venvs)]
+        return np.concatenate([o for o, _ in outs]), self._merge([i for _, i in outs])
+
+    def step(self, actions: Any) -> tuple[Any, ...]:
+        import numpy as np
+
+        outs = [v.step(a) for v, a in zip(self.venvs, self._split(actions))]
+        return (*(np.concatenate([o[k] for o in outs]) for k in range(4)), self._merge([o[4] for o in outs]))
+
+
+__all__ = ["FeatureVectorEnv", "MultiVectorEnv", "batch_policy", "feature_vector_env", "kernel_ids", "resolve_opponents", "vector_env",
            "vector_games"]

@@ -707,6 +707,13 @@ def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points:
 
 
 # --- command line ---------------------------------------------------------------------------------------------------
+def variant_seed(seed: int, i: int) -> int:
+    """The vector env seed of the run's `--also` variant i >= 1: hashed from (seed, i), child i of the run's seed."""
+    from train.seeds import child
+
+    return int(child(np.random.SeedSequence(int(seed)), i).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
 #: Environment options that are not rules: left out of the saved student's options (it plays any reward setting).
 _ENV_ONLY = ("reward",)
 
@@ -755,6 +762,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", type=str, default=None, metavar="NAME", help="learn an action scorer over this "
                    "feature set (agents.learned; e.g. roborally) instead of an MLP over the observation (default: "
                    "the --init-from policy's)")
+    p.add_argument("--also", action="append", default=[], metavar="KEY=VALUE[;KEY=VALUE]", help="more tables (as "
+                   "many again) under these option changes, stepped with the rest (e.g. 'board=race_medium;"
+                   "num_robots=4'): one policy learns several variants at once; needs spaces of one size (an action "
+                   "scorer's features); repeatable")
     p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
                    "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
     return p
@@ -815,15 +826,24 @@ def main(argv: list[str] | None = None) -> int:
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
             hidden = list(init.hidden)
-        if args.control == "all_seats" or game.num_players == 1:
-            opponents = []
-        elif len(opponents) == 1 and game.num_players > 2:
-            opponents = opponents * (game.num_players - 1)
+        variants = [options] + [{**options, **parse_options(envs.config_class(args.game), also.split(";"))}
+                                for also in args.also]
+
+        def line_up(players: int) -> list[str]:
+            if args.control == "all_seats" or players == 1:
+                return []
+            return opponents * (players - 1) if len(opponents) == 1 and players > 2 else opponents
+
         try:
-            venv = agents.vector_env(args.game, args.n_envs or pre.get("n_envs", 1024), opponents=opponents,
-                                     seed=args.seed, control=args.control, copy=False, **options)
-            if args.features:
-                venv = agents.feature_vector_env(venv, args.features)
+            venvs = []
+            for i, opts in enumerate(variants):
+                v = agents.vector_env(args.game, args.n_envs or pre.get("n_envs", 1024),
+                                      opponents=line_up(envs.make_game(args.game, **opts).num_players),
+                                      seed=args.seed if i == 0 else variant_seed(args.seed, i),
+                                      control=args.control, copy=False, **opts)
+                venvs.append(agents.feature_vector_env(v, args.features) if args.features else v)
+            venv = venvs[0] if len(venvs) == 1 else agents.MultiVectorEnv(venvs)
+            opponents = line_up(game.num_players)
         except ValueError as e:
             if args.control == "all_seats":
                 raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
@@ -844,6 +864,9 @@ def main(argv: list[str] | None = None) -> int:
         "reward_scale": args.reward_scale or init_scale,
         "hidden": hidden, "seed": args.seed,
     }
+    if args.also:
+        print(f"{prog}: {len(variants)} variants of {venv.num_envs // len(variants)} tables each: "
+              + "; ".join(str(v) for v in variants), flush=True)
     print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {', '.join(opponents) or ('(none)' if game.num_players == 1 else '(self-play)')}, "
           f"options {options}, networks on {device}", flush=True)
     from train.report import git_commit
@@ -856,7 +879,7 @@ def main(argv: list[str] | None = None) -> int:
     def provenance(steps: int) -> dict[str, Any]:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
-                "device": str(device), "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings}
+                "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings}
 
     seen: list[dict[str, Any]] = []
     from envs.core.spec import Variant

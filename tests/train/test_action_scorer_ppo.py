@@ -152,3 +152,42 @@ def test_a_roborally_scorer_plays_any_board_and_robot_count_but_not_other_rules(
         agents.resolve_options("roborally", ["roborally/learned"], {"rules": "classic"})
     with pytest.raises(ValueError, match="trained on roborally with options"):
         load_student(checkpoints()["roborally/learned"], envs.make_game("roborally", rules="classic"))
+
+
+def test_multi_vector_env_steps_several_boards_as_one_and_refuses_other_spaces():
+    a = agents.feature_vector_env(agents.vector_env("roborally", 3, opponents=["roborally/greedy"], seed=1, **RACE),
+                                  "roborally")
+    b = agents.feature_vector_env(agents.vector_env("roborally", 2, opponents=["roborally/greedy"] * 3, seed=2,
+                                                    **{**RACE, "board": "race_medium", "num_robots": 4}), "roborally")
+    multi = agents.MultiVectorEnv([a, b])
+    obs, info = multi.reset()
+    assert multi.num_envs == 5 and obs.shape == (5, a.single_observation_space.shape[0])
+    assert info["seat"].shape == (5,)
+    rng = np.random.default_rng(3)
+    ends = 0
+    for _ in range(150):
+        masks = multi.action_masks()
+        np.testing.assert_array_equal(masks, np.concatenate([a.action_masks(), b.action_masks()]))
+        obs, reward, term, trunc, info = multi.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        assert obs.shape[0] == reward.shape[0] == 5
+        if "_episode" in info:
+            assert info["episode"]["r"].shape == (5,) and info["final_obs"].shape == (5,)
+            for i in np.flatnonzero(info["_final_obs"]):
+                assert info["final_obs"][i].shape == obs[i].shape
+            ends += int(info["_episode"].sum())
+    assert ends > 0
+    raw = agents.vector_env("roborally", 2, opponents=["roborally/greedy"], seed=1, **RACE)
+    with pytest.raises(ValueError, match="share their spaces"):
+        agents.MultiVectorEnv([a, raw])
+
+
+def test_cli_also_trains_one_policy_over_several_variants(tmp_path):
+    import json
+
+    from train.cleanrl_ppo import main
+
+    out = tmp_path / "multi"
+    assert main(["roborally", "--features", "roborally", "--timesteps", "512", "--n-envs", "8", "--n-steps", "16",
+                 "--minibatch", "128", "--also", "board=race_medium;num_robots=4", "--out", str(out)]) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["also"] == ["board=race_medium;num_robots=4"] and run["steps"] == 512
