@@ -888,7 +888,8 @@ def main(argv: list[str] | None = None) -> int:
 
     against = (" (one policy in every seat)" if args.control == "all_seats" else
                " against " + lineup_label(opponents) if opponents else "")
-    title = f"{game_spec(args.game).title}, {Variant(args.game, options).label()}: one-file PPO{against}"
+    more = f" and {len(args.also)} more variant{'s' * (len(args.also) > 1)} ({'; '.join(args.also)})" if args.also else ""
+    title = f"{game_spec(args.game).title}, {Variant(args.game, options).label()}{more}: one-file PPO{against}"
 
     def snapshot(entry: dict[str, Any], policy: Policy) -> None:
         seen.append(entry)

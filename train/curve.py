@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -129,7 +130,8 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
                                                             lambda m: np.interp(m, minutes, x)))
         top.set_xlabel("wall-clock (minutes)", fontsize=8)
         top.tick_params(labelsize=7)
-    axes[0, 0].set_title(title, fontsize=10)  # placed above the wall-clock axis by matplotlib
+    # placed above the wall-clock axis by matplotlib; a long title (a game's options) wraps within the figure
+    axes[0, 0].set_title("\n".join(textwrap.wrap(title, 80)) or title, fontsize=10)
     fig.tight_layout()
     with atomic_path(os.path.join(out, "curve.png")) as tmp:
         fig.savefig(tmp, dpi=110)
