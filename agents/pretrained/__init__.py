@@ -50,7 +50,11 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
         teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
         if prov.get("method") in ("ppo", "train.cleanrl_ppo"):  # SB3's MaskablePPO or the one-file learner
             against = ", ".join(prov.get("opponents") or []) or "self-play"
-            out[agent_id] = f"PPO from the environment alone, no teacher (trained against {against})"
+            start = prov.get("init_from")
+            if isinstance(start, str) and start in _metas(root):  # fine-tuned from a shipped student
+                out[agent_id] = f"a student fine-tuned with PPO (from {start}, against {against})"
+            else:
+                out[agent_id] = f"PPO from the environment alone, no teacher (trained against {against})"
         else:
             out[agent_id] = f"learned student{teacher} (one forward pass per move, no search)"
     return out
