@@ -76,6 +76,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -762,10 +763,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", type=str, default=None, metavar="NAME", help="learn an action scorer over this "
                    "feature set (agents.learned; e.g. roborally) instead of an MLP over the observation (default: "
                    "the --init-from policy's)")
-    p.add_argument("--also", action="append", default=[], metavar="KEY=VALUE[;KEY=VALUE]", help="more tables (as "
-                   "many again) under these option changes, stepped with the rest (e.g. 'board=race_medium;"
-                   "num_robots=4'): one policy learns several variants at once; needs spaces of one size (an action "
-                   "scorer's features); repeatable")
+    p.add_argument("--also", action="append", default=[], metavar="'KEY=VALUE [KEY=VALUE]'", help="more tables (as "
+                   "many again) under these option changes, stepped with the rest (e.g. 'board=race_medium "
+                   "num_robots=4'; ';' also separates): one policy learns several variants at once; needs spaces of "
+                   "one size (an action scorer's features); repeatable")
     p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
                    "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
     return p
@@ -826,7 +827,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
             hidden = list(init.hidden)
-        variants = [options] + [{**options, **parse_options(envs.config_class(args.game), also.split(";"))}
+        variants = [options] + [{**options, **parse_options(envs.config_class(args.game), re.split(r"[;\s]+", also.strip()))}
                                 for also in args.also]
 
         def line_up(players: int) -> list[str]:

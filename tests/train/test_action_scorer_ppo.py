@@ -188,6 +188,17 @@ def test_cli_also_trains_one_policy_over_several_variants(tmp_path):
 
     out = tmp_path / "multi"
     assert main(["roborally", "--features", "roborally", "--timesteps", "512", "--n-envs", "8", "--n-steps", "16",
-                 "--minibatch", "128", "--also", "board=race_medium;num_robots=4", "--out", str(out)]) == 0
+                 "--minibatch", "128", "--also", "board=race_medium num_robots=4", "--also", "board=race_hard;max_turns=50",
+                 "--out", str(out)]) == 0
     run = json.loads((out / "run.json").read_text())
-    assert run["also"] == ["board=race_medium;num_robots=4"] and run["steps"] == 512
+    assert run["also"] == ["board=race_medium num_robots=4", "board=race_hard;max_turns=50"] and run["steps"] == 768
+
+
+def test_cli_also_refuses_an_unknown_option_and_observations_of_other_sizes_in_one_line(tmp_path, capsys):
+    from train.cleanrl_ppo import main
+
+    for argv, words in ((["--features", "roborally", "--also", "boards=race_hard"], ("boards",)),
+                        (["--also", "board=race_hard"], ("share their spaces",))):  # flat observations differ
+        assert main(["roborally", *argv, "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and all(w in err for w in words), err
