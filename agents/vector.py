@@ -67,13 +67,16 @@ def vector_env(game: str, num_envs: int = 1024, *, opponents: Any, seed: int | N
     return env_mod.vector_env(num_envs, opponents=kernels, seed=seed, **options)
 
 
-def batch_policy(source: Any, *, play: str | None = None, name: str | None = None) -> Any:
-    """A `BatchPolicy` that plays a masked policy network over many tables at once (one forward per call).
+def batch_policy(source: Any, *, play: str | None = None, name: str | None = None, game: Any = None) -> Any:
+    """A `BatchPolicy` that plays a policy network over many tables at once (one forward per call).
 
     Args:
         source: a saved policy folder (`learned:` / `ppo:` runs' `policy/`: the one saved-policy format) or a
-            shipped one's id (`"lama/ppo"`), a masked-policy `agents.learned.Student`, or an SB3 maskable policy object (a live or frozen
-            `model.policy`, e.g. a self-play snapshot).
+            shipped one's id (`"lama/ppo"`), an `agents.learned.Student`, or an SB3 maskable policy object (a live
+            or frozen `model.policy`, e.g. a self-play snapshot). An `action_scorer` student needs a feature set
+            that reads observations (`from_observation`, e.g. RoboRally's); its features are computed per table.
+        game: the engine of the env it will play in (default the student's own): an action scorer's features
+            are bound to it (RoboRally's read the board, which may differ from the one the student trained on).
         play: "sample" (draw from the masked distribution with the env's generator: Gumbel-max) or "greedy"
             (the most likely legal action, lowest id among ties); default the saved policy's own
             (`Student.play`; "sample" for an SB3 policy).
@@ -101,9 +104,24 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
         source = load_student(folder)
     else:
         label = name or "policy"
-    if isinstance(source, Student):
+    if isinstance(source, Student) and source.kind == "action_scorer":
+        from agents.learned import feature_set
+
+        feats = feature_set(source.features)
+        feats = feats.for_game(game if game is not None else source.game) if hasattr(feats, "for_game") else feats
+        if not hasattr(feats, "from_observation"):
+            raise ValueError(f"batch_policy: feature set {source.features!r} reads views only (no from_observation)")
+        net = source.net
+        default = "sample" if source.play == "sample" else "greedy"
+
+        def logits_of(obs: Any, mask: Any) -> Any:
+            rows = [feats.from_observation(o, m) for o, m in zip(obs.numpy(), mask.numpy())]
+            ctx = torch.from_numpy(np.stack([np.asarray(c, np.float32) for c, _ in rows]))
+            per = torch.from_numpy(np.stack([np.asarray(p, np.float32) for _, p in rows]))
+            return net(ctx, per, mask.float())[0]
+    elif isinstance(source, Student):
         if source.kind != "masked_policy":
-            raise ValueError(f"batch_policy takes a masked_policy student, got {source.kind!r}")
+            raise ValueError(f"batch_policy takes a masked_policy or action_scorer student, got {source.kind!r}")
         net = source.net
         default = "sample" if source.play == "sample" else "greedy"
 

@@ -202,3 +202,21 @@ def test_cli_also_refuses_an_unknown_option_and_observations_of_other_sizes_in_o
         assert main(["roborally", *argv, "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and all(w in err for w in words), err
+
+
+def test_an_action_scorer_plays_as_a_batch_policy_as_its_agent_plays_and_on_another_board():
+    game = envs.make_game("roborally", **{**RACE, "board": "race_medium", "max_turns": 100})
+    enc = RoboRallyEncoder(game)
+    from agents.vector import batch_policy
+
+    bp = batch_policy("roborally/learned", play="greedy", game=game)
+    agent = agents.make("roborally/learned", game, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    for i, (view, mask) in enumerate(_views(game, 2, seed=6)):
+        got = bp.fn(enc.encode(view)[None], (np.asarray(mask) > 0)[None], np.array([0]), rng)
+        assert int(got[0]) == agent.act(view, mask)
+    assert i > 50
+    venv = agents.vector_env("roborally", 4, opponents=[bp], seed=3, **{**RACE, "board": "race_medium"})
+    venv.reset()
+    for _ in range(40):  # the scorer drives the opponent robot of every table
+        venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
