@@ -75,6 +75,18 @@ def feature_set(name: str) -> FeatureFn:
     return FEATURES[name]
 
 
+def portable_options(arch: Any) -> tuple[str, ...]:
+    """The game options a saved student of architecture `arch` (`policy.json`'s) plays under any value of: its
+    feature set's `portable_options` for an action scorer, () otherwise (and for an unknown feature set, which
+    loading the student reports)."""
+    if not isinstance(arch, dict) or arch.get("kind") != "action_scorer" or not isinstance(arch.get("features"), str):
+        return ()
+    try:
+        return tuple(getattr(feature_set(arch["features"]), "portable_options", ()))
+    except ValueError:
+        return ()
+
+
 #: The hidden layers' activations a policy network can have (SB3's MlpPolicy default is tanh; a policy started
 #: from a distilled student keeps the student's ReLU).
 ACTIVATIONS = ("tanh", "relu")
@@ -326,10 +338,7 @@ def load_student(folder: str, game: Any = None) -> Student:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}; it does not play this game")
         # options that change only the returns (a reward shaping) do not change what the student plays, nor do
         # those its feature set reads from the game itself (`portable_options`: e.g. RoboRally's board)
-        portable = ()
-        if arch.get("kind") == "action_scorer" and isinstance(arch.get("features"), str):
-            portable = tuple(getattr(feature_set(arch["features"]), "portable_options", ()))
-        same = {k: getattr(want.config, k) for k in (*envs.spec(name).reward_options, *portable)}
+        same = {k: getattr(want.config, k) for k in (*envs.spec(name).reward_options, *portable_options(arch))}
         if dataclasses.replace(game.config, **same) != want.config:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}, not {game.config}")
     try:

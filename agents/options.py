@@ -53,15 +53,9 @@ def portable_options(agent_id: str) -> tuple[str, ...]:
 
         folder = checkpoints().get(agent_id.partition("?")[0])
         meta = _read_json(os.path.join(folder, "policy.json")) if folder else None
-    arch = meta.get("architecture") if meta is not None else None
-    if not isinstance(arch, dict) or arch.get("kind") != "action_scorer" or not isinstance(arch.get("features"), str):
-        return ()
-    from agents.learned import feature_set
+    from agents.learned import portable_options as of_architecture
 
-    try:
-        return tuple(getattr(feature_set(arch["features"]), "portable_options", ()))
-    except ValueError:
-        return ()  # an unknown feature set: building the agent reports it
+    return of_architecture(meta.get("architecture") if meta is not None else None)
 
 
 def _trained_meta(agent_id: str) -> dict[str, Any] | None:
