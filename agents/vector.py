@@ -110,7 +110,8 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
         feats = feature_set(source.features)
         feats = feats.for_game(game if game is not None else source.game) if hasattr(feats, "for_game") else feats
         if not hasattr(feats, "from_observation"):
-            raise ValueError(f"batch_policy: feature set {source.features!r} reads views only (no from_observation)")
+            raise ValueError(f"batch_policy takes a masked_policy student or an action scorer whose features read "
+                             f"observations; feature set {source.features!r} reads views only (no from_observation)")
         net = source.net
         default = "sample" if source.play == "sample" else "greedy"
 
