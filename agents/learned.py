@@ -75,6 +75,20 @@ def feature_set(name: str) -> FeatureFn:
     return FEATURES[name]
 
 
+def bound_features(name: str, game: Any) -> FeatureFn:
+    """The registered feature set `name`, bound to `game` where it reads more than the view (`for_game`)."""
+    fn = feature_set(name)
+    return fn.for_game(game) if hasattr(fn, "for_game") else fn
+
+
+def observation_features(fn: Any, obs: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(context (k, C), per_action (k, A, F)), float32, of k encoder observations and their masks, by a feature set
+    that reads observations (`fn.from_observation`)."""
+    rows = [fn.from_observation(o, m) for o, m in zip(obs, masks)]
+    return (np.stack([np.asarray(c, np.float32) for c, _ in rows]),
+            np.stack([np.asarray(p, np.float32) for _, p in rows]))
+
+
 def portable_options(arch: Any) -> tuple[str, ...]:
     """The game options a saved student of architecture `arch` (`policy.json`'s) plays under any value of: its
     feature set's `portable_options` for an action scorer, () otherwise (and for an unknown feature set, which
@@ -208,9 +222,8 @@ class Student:
             if not features:
                 raise ValueError("an action_scorer needs a feature set (features=NAME)")
             self.features = features
-            fn = feature_set(features)
             # Features that read more than the view (a board) are bound to the game the student plays.
-            self._fn = fn.for_game(self.game) if hasattr(fn, "for_game") else fn
+            self._fn = bound_features(features, self.game)
             self.dims = {}
             self.net = None  # built at the first input, when the feature sizes are known
 

@@ -105,10 +105,9 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
     else:
         label = name or "policy"
     if isinstance(source, Student) and source.kind == "action_scorer":
-        from agents.learned import feature_set
+        from agents.learned import bound_features, observation_features
 
-        feats = feature_set(source.features)
-        feats = feats.for_game(game if game is not None else source.game) if hasattr(feats, "for_game") else feats
+        feats = bound_features(source.features, game if game is not None else source.game)
         if not hasattr(feats, "from_observation"):
             raise ValueError(f"batch_policy takes a masked_policy student or an action scorer whose features read "
                              f"observations; feature set {source.features!r} reads views only (no from_observation)")
@@ -116,10 +115,8 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
         default = "sample" if source.play == "sample" else "greedy"
 
         def logits_of(obs: Any, mask: Any) -> Any:
-            rows = [feats.from_observation(o, m) for o, m in zip(obs.numpy(), mask.numpy())]
-            ctx = torch.from_numpy(np.stack([np.asarray(c, np.float32) for c, _ in rows]))
-            per = torch.from_numpy(np.stack([np.asarray(p, np.float32) for _, p in rows]))
-            return net(ctx, per, mask.float())[0]
+            ctx, per = observation_features(feats, obs.numpy(), mask.numpy())
+            return net(torch.from_numpy(ctx), torch.from_numpy(per), mask.float())[0]
     elif isinstance(source, Student):
         if source.kind != "masked_policy":
             raise ValueError(f"batch_policy takes a masked_policy or action_scorer student, got {source.kind!r}")
@@ -173,10 +170,9 @@ class FeatureVectorEnv:
         import gymnasium as gym
         import numpy as np
 
-        from agents.learned import feature_set
+        from agents.learned import bound_features
 
-        fn = feature_set(features)
-        fn = fn.for_game(venv.game) if hasattr(fn, "for_game") else fn
+        fn = bound_features(features, venv.game)
         if not hasattr(fn, "from_observation"):
             raise ValueError(f"feature set {features!r} reads views only (no from_observation); it cannot run on a "
                              "batched env's observations")
@@ -197,14 +193,10 @@ class FeatureVectorEnv:
         """Feature rows `(len(obs), C + A x F)` of encoder observations `obs` with bool masks `masks`."""
         import numpy as np
 
-        obs = np.asarray(obs)
-        out = np.empty((obs.shape[0], self.single_observation_space.shape[0]), np.float32)
-        c = self.feature_dims[0]
-        for i in range(obs.shape[0]):
-            ctx, per = self._fn.from_observation(obs[i], masks[i])
-            out[i, :c] = ctx
-            out[i, c:] = per.reshape(-1)
-        return out
+        from agents.learned import observation_features
+
+        ctx, per = observation_features(self._fn, np.asarray(obs), masks)
+        return np.concatenate([ctx, per.reshape(len(ctx), -1)], axis=1)
 
     def _final(self, info: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
