@@ -43,7 +43,7 @@ PARSE_ONLY = (
     (r"--reproduce|--tune-third|--claims", "a reproduction: many cells even at 2 games each"),
     (r"--study(?!-plot)|--study-budget(?! docs/data/roborally_budget.json --out)", "a study: Monte-Carlo races"),
     (r"--study-plot", "plots the study files the (parsed only) studies would write"),
-    (r"--league(?!.*--agents)", "a league of every agent of the game"),
+    (r"-m evaluate\b.*--league(?!.*--agents)", "a league of every agent of the game"),
     (r"train.distill_primi", "exact regret of 12-card deals against minimax_6"),
 )
 

@@ -707,6 +707,63 @@ def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points:
                  for h in keep], out, title)
 
 
+# --- a league of opponents ------------------------------------------------------------------------------------------
+class League:
+    """The opponents of a league run (`--league`): the target line-up, baseline members and frozen snapshots of the
+    learner, installed in every table group (`--also` variant) as a `Pool` that each table draws from at its next
+    reset, never mid-episode.
+
+    Half of the draws seat the target line-up (`--opponents`), the other half one member, uniformly (a baseline or a
+    snapshot), in every opponent seat; with no member yet, every draw seats the target. A snapshot plays by
+    sampling, as the learner does, through `agents.vector.batch_policy` (one forward over the tables where it is to move),
+    bound to each group's game (RoboRally's features read the group's board). The `size` newest snapshots are kept.
+
+    Args:
+        game: the game id.
+        groups: (vector env, its game options) per table group; each env takes `set_opponents`.
+        target: the target line-up for a number of players (agent ids).
+        baselines: member agent ids (each with a kernel in the game's vector env).
+        size: the snapshots kept.
+    """
+
+    def __init__(self, game: str, groups: list[tuple[Any, dict[str, Any]]], target: Callable[[int], list[str]],
+                 baselines: Sequence[str], size: int):
+        import envs
+
+        self.game, self.groups, self.target = game, list(groups), target
+        self.baselines, self.size = list(baselines), int(size)
+        self.engines = [envs.make_game(game, **opts) for _, opts in self.groups]
+        self.snapshots: list[list[Any]] = []  # one BatchPolicy per group for each snapshot, oldest first
+        self.added = 0
+        self.install()
+
+    def add(self, policy: Policy, rules: dict[str, Any]) -> None:
+        """Freeze `policy` (its present weights) as the newest snapshot and seat the new pool."""
+        from agents.vector import batch_policy
+
+        student = to_student(policy, self.game, rules)
+        self.added += 1
+        name = f"snapshot {self.added}"
+        self.snapshots.append([batch_policy(student, game=g, play="sample", name=name) for g in self.engines])
+        del self.snapshots[:-self.size]
+        self.install()
+
+    def install(self) -> None:
+        """Give every group its pool (`set_opponents`: each table seats it at its next reset)."""
+        from agents.vector import resolve_opponents
+        from envs.core.vector import Pool
+
+        for i, ((venv, opts), engine) in enumerate(zip(self.groups, self.engines)):
+            seats = engine.num_players - 1
+            members = [[b] * seats for b in self.baselines] + [[snap[i]] * seats for snap in self.snapshots]
+            pool = Pool([self.target(engine.num_players), *members], [max(len(members), 1), *[1.0] * len(members)])
+            venv.set_opponents(resolve_opponents(self.game, pool, opts))
+
+    def describe(self) -> dict[str, Any]:
+        """The league's settings and state, for the run's provenance."""
+        return {"baselines": self.baselines, "size": self.size, "snapshots_added": self.added}
+
+
 # --- command line ---------------------------------------------------------------------------------------------------
 def variant_seed(seed: int, i: int) -> int:
     """The vector env seed of the run's `--also` variant i >= 1: hashed from (seed, i), child i of the run's seed."""
@@ -769,6 +826,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "one size (an action scorer's features); repeatable")
     p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
                    "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
+    p.add_argument("--league", type=positive_int(), default=None, metavar="UPDATES", help="a league: every this "
+                   "many updates a frozen snapshot of the learner joins the opponents; each table draws its "
+                   "opponents at its next reset: half of the time the --opponents line-up, else a league member "
+                   "(--league-baselines and snapshots, uniformly), each filling every opponent seat")
+    p.add_argument("--league-baselines", type=str, default=None, metavar="IDS", help="with --league: more league "
+                   "members, comma-separated agent ids with kernels (e.g. random,roborally/random)")
+    p.add_argument("--league-size", type=positive_int(1000), default=8, metavar="K", help="with --league: the "
+                   "snapshots kept, the oldest dropped first (default 8)")
     return p
 
 
@@ -799,6 +864,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
         game = envs.make_game(args.game, **options)
         init, init_scale = None, None
+        if (args.league_baselines or args.league_size != 8) and not args.league:
+            raise ValueError("--league-baselines and --league-size apply with --league UPDATES")
         if args.critic_warmup and not args.init_from:
             raise ValueError("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
         if args.init_from:
@@ -830,10 +897,12 @@ def main(argv: list[str] | None = None) -> int:
         variants = [options] + [{**options, **parse_options(envs.config_class(args.game), re.split(r"[;\s]+", also.strip()))}
                                 for also in args.also]
 
+        given = list(opponents)
+
         def line_up(players: int) -> list[str]:
             if args.control == "all_seats" or players == 1:
                 return []
-            return opponents * (players - 1) if len(opponents) == 1 and players > 2 else opponents
+            return given * (players - 1) if len(given) == 1 and players > 2 else list(given)
 
         try:
             venvs = []
@@ -845,6 +914,13 @@ def main(argv: list[str] | None = None) -> int:
                 venvs.append(agents.feature_vector_env(v, args.features) if args.features else v)
             venv = venvs[0] if len(venvs) == 1 else agents.MultiVectorEnv(venvs)
             opponents = line_up(game.num_players)
+            league = None
+            if args.league:
+                if args.control == "all_seats" or game.num_players == 1:
+                    raise ValueError("--league needs opponent seats: a game of two or more players, control one_seat")
+                league = League(args.game, list(zip(venvs, variants)), line_up,
+                                agents.expand_agent_ids(args.league_baselines) if args.league_baselines else [],
+                                args.league_size)
         except ValueError as e:
             if args.control == "all_seats":
                 raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
@@ -880,7 +956,8 @@ def main(argv: list[str] | None = None) -> int:
     def provenance(steps: int) -> dict[str, Any]:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
-                "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings}
+                "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings,
+                **({"league": {"every": args.league, **league.describe()}} if league is not None else {})}
 
     seen: list[dict[str, Any]] = []
     from envs.core.spec import Variant
@@ -892,8 +969,16 @@ def main(argv: list[str] | None = None) -> int:
     more = f" and {len(args.also)} more variant{'s' * (len(args.also) > 1)} ({'; '.join(args.also)})" if args.also else ""
     title = f"{game_spec(args.game).title}, {Variant(args.game, options).label()}{more}: one-file PPO{against}"
 
+    if league is not None:
+        title += f", a league ({', '.join([*league.baselines, 'snapshots'])})"
+        print(f"{prog}: a league: a snapshot every {args.league} updates (the {league.size} newest kept); half of the "
+              f"draws {lineup_label(opponents)}, half one of {', '.join([*league.baselines, 'the snapshots'])}",
+              flush=True)
+
     def snapshot(entry: dict[str, Any], policy: Policy) -> None:
         seen.append(entry)
+        if league is not None and entry["update"] % args.league == 0:
+            league.add(policy, rules)
         if args.save_every and entry["update"] % args.save_every == 0:
             folder = os.path.join(args.out, "snapshots", f"{entry['steps']:012d}")
             os.makedirs(folder, exist_ok=True)

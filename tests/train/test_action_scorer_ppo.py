@@ -222,3 +222,58 @@ def test_an_action_scorer_plays_as_a_batch_policy_as_its_agent_plays_and_on_anot
     venv.reset()
     for _ in range(40):  # the scorer drives the opponent robot of every table
         venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+
+
+def test_a_league_seats_the_target_half_the_time_and_snapshots_that_play_in_every_opponent_seat():
+    from envs.core.vector import BATCH_CODE, BatchPolicy
+    from train.cleanrl_ppo import League, ScorerPolicy
+
+    groups = []
+    for opts in (RACE, {**RACE, "num_robots": 4}):
+        venv = agents.feature_vector_env(agents.vector_env("roborally", 8, opponents=["roborally/greedy"] * (
+            opts["num_robots"] - 1), seed=5, **opts), "roborally")
+        groups.append((venv, opts))
+    league = League("roborally", groups, lambda n: ["roborally/greedy"] * (n - 1), ["random"], size=2)
+    for venv, _ in groups:  # before any snapshot: the target and the baseline, half each
+        assert len(venv._line_ups.line_ups) == 2
+        np.testing.assert_allclose(np.diff(venv._line_ups.cum, prepend=0.0), [0.5, 0.5])
+    c, f = groups[0][0].feature_dims
+    policy = ScorerPolicy(c, f, groups[0][0].single_action_space.n, [16], torch.Generator().manual_seed(0))
+    policy.features = "roborally"
+    for _ in range(3):
+        league.add(policy, {"rules": "seed"})
+    assert league.added == 3 and len(league.snapshots) == 2  # the oldest dropped
+    for i, (venv, opts) in enumerate(groups):
+        ups = venv._line_ups.line_ups
+        # target, random, snapshot 2, snapshot 3; the target half, the three members a sixth each
+        np.testing.assert_allclose(np.diff(venv._line_ups.cum, prepend=0.0), [0.5] + [1 / 6] * 3)
+        assert [type(m) for m in ups[2]] == [BatchPolicy] * (opts["num_robots"] - 1)
+        assert [u[0].name for u in ups[2:]] == ["snapshot 2", "snapshot 3"] and ups[2][0] is league.snapshots[0][i]
+        venv.reset()
+        seated = set()
+        for _ in range(200):
+            venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+            seated |= set(np.unique(venv._seated_codes()).tolist())
+            if min(seated) <= BATCH_CODE:
+                venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))  # the snapshot plays
+                break
+        assert min(seated) <= BATCH_CODE  # some table drew a snapshot, which then played its robots
+
+
+def test_cli_league_runs_over_variants_and_refuses_misuse_in_one_line(tmp_path, capsys):
+    import json
+
+    from train.cleanrl_ppo import main
+
+    out = tmp_path / "league"
+    assert main(["roborally", "--features", "roborally", "--timesteps", "512", "--n-envs", "8", "--n-steps", "16",
+                 "--minibatch", "128", "--also", "num_robots=4", "--league", "1", "--league-baselines", "random",
+                 "--league-size", "2", "--out", str(out)]) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["league"] == {"every": 1, "baselines": ["random"], "size": 2, "snapshots_added": 2}
+    for argv, words in ((["roborally", "--league-baselines", "random"], ("--league UPDATES",)),
+                        (["roborally", "--league", "1", "--league-baselines", "lama/first"], ("lama/first", "allowed")),
+                        (["the_game", "--league", "1"], ("opponent seats",))):  # The Game solo: no opponents
+        assert main([*argv, "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and all(w in err for w in words), err
