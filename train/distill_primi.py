@@ -2,6 +2,7 @@
 
     python -m train.distill_primi --agent primi_composti/learned --against primi_composti/minimax?depth=6 --deals 200
     python -m train.distill_primi --agent primi_composti/learned-v2 --against primi_composti/minimax?depth=4 --version 2 --no-regret
+    python -m train.distill_primi --agent learned:runs/primi-ppo --option observation_hints=True --deals 200
 
 Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0,
 deals 0..199: the deals of the regret table in docs/primi_composti.md; distillation draws its deals from
@@ -23,6 +24,7 @@ import numpy as np
 import agents
 from agents.primi_composti.solvers import best_card, make_solver, state_value
 from envs.core.game import legal_mask
+from envs.core.options import make_config, parse_options
 from envs.core.play import play_out
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
@@ -78,13 +80,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--start", type=int, default=0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-regret", action="store_true")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="another game option, repeatable (e.g. observation_hints=True for a policy trained with it)")
     p.add_argument("--json", default="")
     args = p.parse_args(argv)
     try:
         check_outputs(args)
+        options = {"version": args.version, "cards_per_player": args.cards, **parse_options(Config, args.option)}
+        game = PrimiCompostiGame(make_config(Config, options))
     except ValueError as e:
         p.error(str(e))
-    game = PrimiCompostiGame(Config(version=args.version, cards_per_player=args.cards))
     decks = fast.random_decks(np.random.default_rng(args.seed), args.start + args.deals, args.cards)[args.start:]
     try:
         agent = agents.make(args.agent, game, rng=np.random.default_rng(1), game_name="primi_composti")
@@ -93,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     result: dict[str, Any] = {"agent": args.agent, "version": args.version, "cards_per_player": args.cards,
+                              "options": {k: v for k, v in options.items() if k not in ("version", "cards_per_player")},
                               "deals": args.deals, "start": args.start, "seed": args.seed, "head_to_head": {}}
     for name, opp in opponents.items():
         t = time.time()
