@@ -28,7 +28,7 @@ SIZES = {
     "--games": "2", "--timesteps": "64", "--episodes": "2", "--races": "2", "--solve-deals": "1", "--rounds": "1",
     "--games-per-round": "1", "--workers": "1", "--candidates": "2", "--search-games": "2", "--retest-games": "2",
     "--critic-warmup": "32", "--eval-games": "1", "--final-eval-games": "0", "--deals": "1", "--cards": "4",
-    "--eval-every": "64", "--turns": "2",
+    "--eval-every": "64", "--turns": "2", "--final-games": "2",
 }
 #: Jobs of `python -m evaluate GAME` that play no tournament (no --games to add).
 NO_GAMES = ("--exact", "--boards", "--study", "--study-budget", "--study-plot", "--merge-solves", "--solve-deals",

@@ -687,24 +687,103 @@ def write_history(history: list[dict[str, Any]], path: str) -> None:
     if not history:
         return
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(history[0]))
+        w = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for h in history for k in h)))
         w.writeheader()
         w.writerows(history)
 
 
-def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points: int = 400) -> None:
+def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points: int = 400,
+                    references: dict[str, Any] | None = None) -> None:
     """`curve.csv` and `curve.png` in `out` as every training run draws them (`train.curve.write_curve`): the
-    training return against learner steps, smoothed with its band, and wall-clock minutes on a second axis; at most
-    `points` updates (evenly spaced, the last one kept)."""
+    training return against learner steps, smoothed with its band, the evaluation points (`Evaluator`: win rate
+    and mean score, with `references`' levels as lines) and wall-clock minutes on a second axis; at most `points`
+    updates (evenly spaced, the last one and every evaluated one kept)."""
     from train.curve import WALL, write_curve
 
     if not history:
         return
-    keep = history[::max(1, -(-len(history) // points))]
-    if keep[-1] is not history[-1]:
-        keep.append(history[-1])
-    write_curve([{"timesteps": float(h["steps"]), "mean_return": float(h["mean_return"]), WALL: float(h["wall_s"])}
-                 for h in keep], out, title)
+    step = max(1, -(-len(history) // points))
+    keep = [h for i, h in enumerate(history) if i % step == 0 or i == len(history) - 1 or EVAL_KEYS[0] in h]
+    write_curve([{"timesteps": float(h["steps"]), "mean_return": float(h["mean_return"]), WALL: float(h["wall_s"]),
+                  **{k: float(h[k]) for k in EVAL_KEYS if k in h}} for h in keep], out, title, references=references)
+
+
+# --- evaluation games: the curve's win rate, the baselines' levels, the final paired comparison ---------------------
+#: The history's columns of an evaluation point (`train.curve.evaluate_policy_agent`'s).
+EVAL_KEYS = ("eval_win_rate", "eval_mean_score")
+_EVAL_STREAM = 0xE7A1  # the spawn key of the evaluation games' stream (not the vector env's tables')
+
+
+class Evaluator:
+    """The learner's evaluation games (`--eval-every`), as the SB3 runs play them (`train.curve.evaluate_policy_agent`:
+    seats drawn at random, a game cut at `EVAL_MAX_TURNS` has no winner): the policy, exported as the student it is
+    saved as and played its way (argmax, or a sample for an action scorer), in Python against the run's opponents.
+    Every point plays the same games (deals, seats, the opponents' generators: one stream of the run's seed), so
+    the points differ by the policy alone; `baselines` are measured once on those games, as reference lines.
+
+    Args:
+        game: the game id; options: the game's options (the run's first variant).
+        opponents: the opponents' agent ids (each seat draws one of them, as the SB3 runs do).
+        games: evaluation games a point.
+        seed: the run's seed.
+        baselines: agent ids measured in the learner's place.
+    """
+
+    def __init__(self, game: str, options: dict[str, Any], opponents: Sequence[str], games: int, seed: int,
+                 baselines: Sequence[str] = ()):
+        import envs
+
+        self.game_name, self.options, self.games, self.seed = game, dict(options), int(games), int(seed)
+        self.game = envs.make_game(game, **self.options)
+        self.opponent_ids = list(dict.fromkeys(opponents))
+        self.levels = {b: self.measure_agent(b) for b in baselines}
+
+    def _stream(self, *key: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_EVAL_STREAM, *key)))
+
+    def measure_agent(self, agent: Any) -> dict[str, float]:
+        """Win rate and mean score of `agent` (an agent or an agent id) on the evaluation games."""
+        import agents
+        from train.curve import evaluate_policy_agent
+
+        if isinstance(agent, str):
+            agent = agents.make(agent, self.game, rng=self._stream(2), game_name=self.game_name)
+        opponents = [agents.make(i, self.game, rng=self._stream(1, j), game_name=self.game_name)
+                     for j, i in enumerate(self.opponent_ids)]
+        return evaluate_policy_agent(self.game, agent, opponents, self.games, self._stream(0))
+
+    def measure(self, policy: Policy, rules: dict[str, Any]) -> dict[str, float]:
+        """The policy's win rate and mean score on the evaluation games."""
+        from agents.learned import LearnedAgent
+
+        student = to_student(policy, self.game_name, rules)
+        return self.measure_agent(LearnedAgent(student, self._stream(2), sample=student.play == "sample",
+                                               name="learner"))
+
+    def references(self) -> dict[str, list[tuple[float, str]]]:
+        """The curve's lines: an equal share where the learner holds one seat of n, and each baseline's level."""
+        n = self.game.num_players
+        lines: dict[str, list[tuple[float, str]]] = {k: [] for k in EVAL_KEYS}
+        if n > 1:
+            lines["eval_win_rate"].append((1.0 / n, f"equal share (1/{n})"))
+        for b, level in self.levels.items():
+            for k in EVAL_KEYS:
+                lines[k].append((level[k], f"{b} in the seat ({level[k]:.3f})"))
+        return {k: v for k, v in lines.items() if v}
+
+
+def final_paired(folder: str, game: str, options: dict[str, Any], against: Sequence[str], baselines: Sequence[str],
+                 games: int, seed: int) -> list[Any]:
+    """`evaluate.paired.run_paired` of the saved policy (`learned:<folder>`) against each of `baselines` in its
+    seat, against the run's opponents, on `games` deals of `seed` (a stream the run never trained or evaluated on)."""
+    from evaluate.paired import format_paired, run_paired
+
+    out = []
+    for b in baselines:
+        res = run_paired(game, f"learned:{folder}", b, list(against), games=games, seed=seed, options=options)
+        print(format_paired(res), flush=True)
+        out.append(res)
+    return out
 
 
 # --- a league of opponents ------------------------------------------------------------------------------------------
@@ -834,6 +913,20 @@ def build_parser() -> argparse.ArgumentParser:
                    "members, comma-separated agent ids with kernels (e.g. random,roborally/random)")
     p.add_argument("--league-size", type=positive_int(1000), default=8, metavar="K", help="with --league: the "
                    "snapshots kept, the oldest dropped first (default 8)")
+    p.add_argument("--eval-every", type=positive_int(), default=None, metavar="UPDATES", help="play evaluation games "
+                   "every this many updates (and at the end): the policy's win rate and mean score on the curve, "
+                   "the same games each time (the run's first variant, against its opponents, in Python)")
+    p.add_argument("--eval-games", type=positive_int(), default=200, metavar="N", help="evaluation games a point "
+                   "(default 200)")
+    p.add_argument("--eval-baselines", type=str, default=None, metavar="IDS", help="with --eval-every: agents measured "
+                   "once on the same games in the policy's place, drawn as lines (e.g. lama/first,lama/learned)")
+    p.add_argument("--final-paired", type=str, default=None, metavar="IDS", help="after training, the saved policy "
+                   "against each of these agents in its seat, paired on the same deals (evaluate's --paired), "
+                   "written to OUT/eval.json")
+    p.add_argument("--final-games", type=positive_int(), default=500, metavar="N", help="deals of --final-paired "
+                   "(default 500; each played in every seat by both agents)")
+    p.add_argument("--final-seed", type=positive_int(low=0), default=None, metavar="S", help="seed of --final-paired's "
+                   "deals (default 1,000,000 + --seed: deals never used to train or to evaluate)")
     return p
 
 
@@ -866,6 +959,10 @@ def main(argv: list[str] | None = None) -> int:
         init, init_scale = None, None
         if (args.league_baselines or args.league_size != 8) and not args.league:
             raise ValueError("--league-baselines and --league-size apply with --league UPDATES")
+        if args.eval_baselines and not args.eval_every:
+            raise ValueError("--eval-baselines applies with --eval-every UPDATES")
+        if (args.final_seed is not None or args.final_games != 500) and not args.final_paired:
+            raise ValueError("--final-games and --final-seed apply with --final-paired IDS")
         if args.critic_warmup and not args.init_from:
             raise ValueError("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
         if args.init_from:
@@ -921,6 +1018,16 @@ def main(argv: list[str] | None = None) -> int:
                 league = League(args.game, list(zip(venvs, variants)), line_up,
                                 agents.expand_agent_ids(args.league_baselines) if args.league_baselines else [],
                                 args.league_size)
+            if (args.eval_every or args.final_paired) and args.control == "all_seats":
+                raise ValueError("--eval-every and --final-paired measure one seat against the opponents: "
+                                 "control one_seat")
+            final_ids = agents.expand_agent_ids(args.final_paired) if args.final_paired else []
+            for agent_id in final_ids:
+                agents.make(agent_id, game, rng=np.random.default_rng(0), game_name=args.game)  # a bad id fails now
+            evaluator = None
+            if args.eval_every:
+                evaluator = Evaluator(args.game, options, opponents, args.eval_games, args.seed,
+                                      agents.expand_agent_ids(args.eval_baselines) if args.eval_baselines else [])
         except ValueError as e:
             if args.control == "all_seats":
                 raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
@@ -975,26 +1082,47 @@ def main(argv: list[str] | None = None) -> int:
               f"draws {lineup_label(opponents)}, half one of {', '.join([*league.baselines, 'the snapshots'])}",
               flush=True)
 
+    references = evaluator.references() if evaluator is not None else None
+    if evaluator is not None and evaluator.levels:
+        print(f"{prog}: evaluation games ({args.eval_games} a point): "
+              + ", ".join(f"{b} wins {v['eval_win_rate']:.3f}" for b, v in evaluator.levels.items()), flush=True)
+
     def snapshot(entry: dict[str, Any], policy: Policy) -> None:
         seen.append(entry)
         if league is not None and entry["update"] % args.league == 0:
             league.add(policy, rules)
+        if evaluator is not None and entry["update"] % args.eval_every == 0:
+            entry.update(evaluator.measure(policy, rules))
+            print(f"evaluation at {entry['steps']:,} steps: wins {entry['eval_win_rate']:.3f}, mean score "
+                  f"{entry['eval_mean_score']:.3f} ({args.eval_games} games)", flush=True)
         if args.save_every and entry["update"] % args.save_every == 0:
             folder = os.path.join(args.out, "snapshots", f"{entry['steps']:012d}")
             os.makedirs(folder, exist_ok=True)
             save_policy(policy, folder, args.game, rules, provenance(entry["steps"]))
             write_history(seen, os.path.join(args.out, "history.csv"))
-            write_run_curve(seen, args.out, title)
+            write_run_curve(seen, args.out, title, references=references)
 
     policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
                             critic_warmup=args.critic_warmup,
                             max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
+    if evaluator is not None and history and EVAL_KEYS[0] not in history[-1]:
+        history[-1].update(evaluator.measure(policy, rules))  # the policy the run saves, measured
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
     write_history(history, os.path.join(args.out, "history.csv"))
-    write_run_curve(history, args.out, title)
+    write_run_curve(history, args.out, title, references=references)
+    run_info = provenance(history[-1]["steps"] if history else 0)
+    if evaluator is not None:
+        run_info["evaluation"] = {"every": args.eval_every, "games": args.eval_games, "baselines": evaluator.levels,
+                                  "last": {k: history[-1][k] for k in EVAL_KEYS if history and k in history[-1]}}
     with open(os.path.join(args.out, "run.json"), "w", encoding="utf-8") as f:
-        json.dump(provenance(history[-1]["steps"] if history else 0), f, indent=2)
+        json.dump(run_info, f, indent=2)
     print(f"saved: {args.out} (learned:{args.out} plays it)", flush=True)
+    if final_ids:
+        seed = args.final_seed if args.final_seed is not None else 1_000_000 + args.seed
+        results = final_paired(args.out, args.game, options, opponents, final_ids, args.final_games, seed)
+        from evaluate.jsonio import write_json
+
+        write_json(os.path.join(args.out, "eval.json"), {"paired": [r.to_dict() for r in results]})
     return 0
 
 

@@ -76,7 +76,7 @@ def _short_count(v: float, _pos: object = None) -> str:
     return f"{v:g}"
 
 
-def write_curve(rows: list[dict[str, float]], out: str, title: str, references: dict[str, tuple[float, str]] | None = None,
+def write_curve(rows: list[dict[str, float]], out: str, title: str, references: dict[str, Any] | None = None,
                 xlabel: str = "learner steps") -> None:
     """Write the learning curve as CSV and PNG (each file atomically).
 
@@ -86,7 +86,8 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
             plot in minutes, not to a panel of its own.
         out: the run folder.
         title: the plot's title (the game, its options and the method).
-        references: column -> (level, label), a labelled horizontal line (the equilibrium's 0, an equal share).
+        references: column -> (level, label), a labelled horizontal line (the equilibrium's 0, an equal share), or a
+            list of such (a baseline's measured level beside the equal share).
         xlabel: what "timesteps" counts (learner steps; a DAgger round).
     """
     columns = sorted({k for r in rows for k in r if k != "timesteps"})
@@ -112,11 +113,16 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
             ax.plot(x, y, color="0.75", lw=0.8, label="each point")
             ax.plot(x, mean, color="C0", lw=1.8, label=f"running mean of {width} points")
             ax.fill_between(x, mean - sd, mean + sd, color="C0", alpha=0.2, label="± 1 s.d.")
-        else:
-            ax.plot(x, y, marker="o", ms=3, color="C0", label="measured")
-        if k in references:
-            level, label = references[k]
-            ax.axhline(level, color="C3", ls="--", lw=1.2, label=label)
+        else:  # measured at some points only (evaluations among every update's training return): those points
+            ok = np.isfinite(y)
+            ax.plot(x[ok], y[ok], marker="o", ms=3, color="C0", label="measured")
+        lines = references.get(k, [])
+        lines = [lines] if isinstance(lines, tuple) else list(lines)
+        shares = [line for line in lines if line[1].startswith("equal share")]
+        for j, (level, label) in enumerate(shares + [line for line in lines if line not in shares]):
+            # an equal share in grey whatever else is drawn, so a baseline keeps its colour in every panel
+            color = "0.45" if j < len(shares) else f"C{3 + j - len(shares)}"
+            ax.axhline(level, color=color, ls="--", lw=1.2, label=label)
         ax.set_ylabel(LABELS.get(k, k.replace("_", " ")), fontsize=8)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="best")

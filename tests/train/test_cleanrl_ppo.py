@@ -451,3 +451,41 @@ def test_all_seats_in_a_cooperative_game_is_one_team_without_sign_flips():
     assert history[-1]["steps"] == 256
     three = agents.vector_env("the_game", 4, opponents=[], seed=4, num_players=3, control="all_seats", copy=False)
     train(three, total_steps=64, n_steps=16, minibatch=64, hidden=(8,), seed=0, log=None)  # not refused: 3 seats
+
+
+def test_cli_evaluation_points_baseline_lines_and_a_final_paired_comparison(tmp_path, capsys):
+    import csv
+    import json
+
+    import envs
+    from agents.learned import load_learned_agent
+    from train.cleanrl_ppo import Evaluator
+
+    out = str(tmp_path / "e")
+    assert main(["lama", "--timesteps", "256", "--n-envs", "8", "--n-steps", "8", "--minibatch", "64", "--epochs", "1",
+                 "--hidden", "16", "--eval-every", "2", "--eval-games", "6", "--eval-baselines", "lama/first",
+                 "--final-paired", "lama/first", "--final-games", "2", "--out", out]) == 0
+    with open(f"{out}/history.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [bool(r["eval_win_rate"]) for r in rows] == [False, True, False, True]
+    run = json.load(open(f"{out}/run.json", encoding="utf-8"))
+    options = {"num_players": 4, "rules": "official", "reward": "dense"}
+    ev = Evaluator("lama", options, ["lama/first"] * 3, 6, 0)
+    assert run["evaluation"]["baselines"]["lama/first"] == ev.measure_agent("lama/first")  # the same games again
+    # the last point measured the policy the run saved: played from its folder on the same games, the same figures
+    saved = load_learned_agent(out, envs.make_game("lama", **options), ev._stream(2))
+    assert ev.measure_agent(saved) == {k: float(rows[-1][k]) for k in ("eval_win_rate", "eval_mean_score")}
+    paired = json.load(open(f"{out}/eval.json", encoding="utf-8"))["paired"]
+    assert [(p["a"], p["b"], p["deals"]) for p in paired] == [(f"learned:{out}", "lama/first", 2)]
+    assert "paired: A = learned:" in capsys.readouterr().out
+
+
+def test_cli_evaluation_misuse_is_one_line(tmp_path, capsys):
+    base = ["--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]
+    for argv, words in ((["lama", "--eval-baselines", "lama/first"], ("--eval-every",)),
+                        (["lama", "--final-games", "9"], ("--final-paired",)),
+                        (["lama", "--final-paired", "lama/fifth"], ("lama/fifth",)),
+                        (["primi_composti", "--control", "all_seats", "--eval-every", "1"], ("one_seat",))):
+        assert main([*argv, *base]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and all(w in err for w in words), err
