@@ -170,6 +170,29 @@ class RayBackend:
         self.close()
 
 
+#: slot -> (key, value): what `per_process` built in this process.
+_PER_PROCESS: dict[str, tuple[Any, Any]] = {}
+
+
+def per_process(slot: str, key: Any, build: Callable[[], Any]) -> Any:
+    """`build()`, made once per process for `key` and kept in `slot` until another key asks for that slot (one
+    value a slot: a tournament's game and entrants, a league's copies, a labelling worker's teacher, a solver of
+    one setting). A backend's tasks call it so that the expensive part of a job (a search agent, a network, a
+    400 MB table) is built once per worker process, not once per block of deals; `key` holds everything the
+    value depends on (a run id where a file may change between runs), so a reused value is the one `build()`
+    would make now."""
+    held = _PER_PROCESS.get(slot)
+    if held is None or held[0] != key:
+        _PER_PROCESS.pop(slot, None)  # the old value goes before the new one is built
+        _PER_PROCESS[slot] = (key, build())
+    return _PER_PROCESS[slot][1]
+
+
+def forget(slot: str) -> None:
+    """Drop what `per_process` holds in `slot` (a run that is over frees its agents)."""
+    _PER_PROCESS.pop(slot, None)
+
+
 def blocks(count: int, backend: Backend, max_size: int = 1000) -> list[range]:
     """Item numbers 0..count-1 in blocks of consecutive numbers, one task each: one number per block in
     this process (progress and Ctrl-C item by item), else about four blocks per worker (at most

@@ -57,7 +57,7 @@ import envs
 from envs.core.options import make_config
 from envs.core.play import play_game, reseed_agent
 from evaluate import backends
-from evaluate.backends import Backend, LocalBackend, blocks
+from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.cli import Parser, check_outputs
 from evaluate.jsonio import write_json as _write_json
 
@@ -240,19 +240,23 @@ class LeagueSpec:
     run: str = ""
 
 
-_COPIES: dict[str, Any] = {}
+_SLOT = "league"  # the per-process slot of a league's game and entrant copies (`evaluate.backends.per_process`)
 
 
 def _copies_for(spec: LeagueSpec) -> dict[str, list[Any]]:
     """n copies of every entrant (a line-up may seat n − 1 copies of one), built once per process and
     re-seeded before every game, so reusing them across deals changes nothing."""
-    if _COPIES.get("key") != spec:
-        _COPIES.clear()
+    return _built_for(spec)[1]
+
+
+def _built_for(spec: LeagueSpec) -> tuple[Any, dict[str, list[Any]]]:
+    """The league's game and entrant copies of this process (`_copies_for`)."""
+    def build() -> tuple[Any, dict[str, list[Any]]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
-        copies = {i: [agent_registry.make(i, game, np.random.default_rng(spec.seed), game_name=spec.game_name)
-                      for _ in range(game.num_players)] for i in spec.ids}
-        _COPIES.update(key=spec, game=game, copies=copies)
-    return _COPIES["copies"]
+        return game, {i: [agent_registry.make(i, game, np.random.default_rng(spec.seed), game_name=spec.game_name)
+                          for _ in range(game.num_players)] for i in spec.ids}
+
+    return per_process(_SLOT, spec, build)
 
 
 def play_league_deals(spec: LeagueSpec, deals: range) -> list[tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]]:
@@ -263,8 +267,8 @@ def play_league_deals(spec: LeagueSpec, deals: range) -> list[tuple[np.ndarray, 
 
 
 def _league_deal(spec: LeagueSpec, d: int) -> tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]:
-    copies = _copies_for(spec)
-    game, ids, seed = _COPIES["game"], spec.ids, spec.seed
+    game, copies = _built_for(spec)
+    ids, seed = spec.ids, spec.seed
     n, k = game.num_players, len(ids)
     wins = np.zeros((k, k))
     played: list[tuple[list[int], tuple[float, ...]]] = []
@@ -383,7 +387,7 @@ def run_league(
     built = {i: c[0] for i, c in copies.items()}
     exact = _exact_values(game_name, game, ids, built)
     exploit = _exploitability(game_name, game, ids, built)
-    _COPIES.clear()
+    forget(_SLOT)
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
     notes = _notes(ids, total, ratings, prints, exact)

@@ -36,7 +36,7 @@ import agents as agent_registry
 import envs
 from agents import expand_agent_ids
 from envs.core.play import play_game, reseed_agent
-from evaluate.backends import Backend, LocalBackend, blocks
+from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
 from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_rng
@@ -108,22 +108,21 @@ class PairedSpec:
     run: str = ""
 
 
-_AGENTS: dict[str, Any] = {}
+_SLOT = "paired"  # the per-process slot of a comparison's game and agents (`evaluate.backends.per_process`)
 
 
 def _agents_for(spec: PairedSpec) -> tuple[Any, dict[str, Any], list[Any]]:
     """The game, the two focal agents and the opponents of `spec`, built once per process (every game
     re-seeds them, so reusing them across deals changes nothing)."""
-    if _AGENTS.get("key") != spec:
-        _AGENTS.clear()
+    def build_all() -> tuple[Any, dict[str, Any], list[Any]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
 
         def build(agent_id: str) -> Any:
             return agent_registry.make(agent_id, game, np.random.default_rng(spec.seed), game_name=spec.game_name)
 
-        _AGENTS.update(key=spec, game=game, focal={"a": build(spec.a), "b": build(spec.b)},
-                       opponents=[build(i) for i in spec.against])
-    return _AGENTS["game"], _AGENTS["focal"], _AGENTS["opponents"]
+        return game, {"a": build(spec.a), "b": build(spec.b)}, [build(i) for i in spec.against]
+
+    return per_process(_SLOT, spec, build_all)
 
 
 def paired_seatings(n: int) -> np.ndarray:
@@ -234,7 +233,7 @@ def run_paired(
             per_deal = [r for a in range(0, games, COMPILED_BLOCK)
                         for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)))]
     finally:
-        _AGENTS.clear()
+        forget(_SLOT)
     scores = {k: np.stack([r[0][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
     wins = {k: np.stack([r[1][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
     sa, sb, wa, wb = scores["a"], scores["b"], wins["a"], wins["b"]

@@ -53,7 +53,7 @@ import agents as agent_registry
 import envs
 from agents import expand_agent_ids, labels_for
 from envs.core.play import play_game, reseed_agent
-from evaluate.backends import Backend, LocalBackend, blocks
+from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval, wilson_interval
 
@@ -132,7 +132,7 @@ class TournamentSpec:
     run: str = ""
 
 
-_TABLE: dict[str, Any] = {}
+_SLOT = "tournament"  # the per-process slot of a tournament's game and entrants (`evaluate.backends.per_process`)
 #: Deals per call of a compiled runner (a few tenths of a second of games each).
 COMPILED_BLOCK = 1024
 
@@ -141,15 +141,15 @@ def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
     """The game and the entrants of `spec`, built once per process and run, and reused for every block
     of deals of that run (an agent may be expensive to build: a search, a network). Reuse is safe
     because every game re-seeds every agent (`play_deal`) and `play_game` resets them."""
-    if _TABLE.get("key") != spec:
-        _TABLE.clear()  # one tournament's agents at a time
+    def build() -> tuple[Any, list[Any]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
         built = [agent_registry.make(a, game, np.random.default_rng(np.random.SeedSequence(spec.seed, spawn_key=(_BUILD, e))),
                                      game_name=spec.game_name) for e, a in enumerate(spec.ids)]
         for a, agent in zip(spec.ids, built):
             check_reseedable(agent, a)
-        _TABLE.update(key=spec, game=game, built=built)
-    return _TABLE["game"], _TABLE["built"]
+        return game, built
+
+    return per_process(_SLOT, spec, build)  # one tournament's agents at a time
 
 
 def check_reseedable(agent: Any, agent_id: str) -> None:
@@ -331,7 +331,7 @@ def run_tournament(
         if close is not None:
             close()  # stops collecting; a local Ray instance the run started is shut down after
         bar.close()
-        _TABLE.clear()
+        forget(_SLOT)
     deals = len(done)
     wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
     scores = np.stack([d[1] for d in done])

@@ -152,22 +152,21 @@ def resolve_kind(cfg: DistillConfig) -> tuple[str, str | None]:
 
 # --- labelling (in-process or in worker processes) -----------------------------------------
 
-_WORKER: dict[str, Any] = {}
-
-
 def _worker_setup(cfg: DistillConfig, kind: str, features: str | None) -> dict[str, Any]:
     """The game, teacher and student of this process (built once, reused across rounds)."""
     import agents
     import envs
     from agents.learned import Student
+    from evaluate.backends import per_process
 
-    key = (cfg.game, tuple(sorted(cfg.options.items())), cfg.teacher, kind, features, tuple(cfg.hidden))
-    if _WORKER.get("key") != key:
+    def build() -> dict[str, Any]:
         game = envs.make_game(cfg.game, **cfg.options)
         teacher = agents.make(cfg.teacher, game, rng=np.random.default_rng(0), game_name=cfg.game)
-        student = Student(cfg.game, cfg.options, kind, cfg.hidden, features, game=game)
-        _WORKER.update(key=key, game=game, teacher=teacher, student=student)
-    return _WORKER
+        return {"game": game, "teacher": teacher,
+                "student": Student(cfg.game, cfg.options, kind, cfg.hidden, features, game=game)}
+
+    key = (cfg.game, tuple(sorted(cfg.options.items())), cfg.teacher, kind, features, tuple(cfg.hidden))
+    return per_process("distill labelling", key, build)
 
 
 def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict[str, Any] | None, beta: float,

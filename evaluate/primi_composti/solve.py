@@ -37,7 +37,7 @@ from agents.primi_composti import fast as strategies
 from agents.primi_composti.solvers import Solver, best_card, make_solver, solve_deal, state_value
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
-from evaluate.backends import Backend, LocalBackend
+from evaluate.backends import Backend, LocalBackend, per_process
 from evaluate.stats import mean_interval, wilson_interval
 
 
@@ -130,18 +130,18 @@ class _DealJob:
     of: int
 
 
-#: One solver per process and setting, built and warmed up once (a version-2 table is up to 400 MB).
-_SOLVERS: dict[tuple, Solver] = {}
-
-
 def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, float]]:
     """Solve one deal exactly, then play each player against the solver in both seats:
     (the deal's record, the player's two regrets, the regret games' seconds)."""
     key = (job.version, tt_bits_for(job.cards_per_player, job.version), job.threads, job.fast_solver)
-    solver = _SOLVERS.get(key)
-    if solver is None:
-        solver = _SOLVERS[key] = make_solver(job.version, tt_bits=key[1], threads=job.threads, fast=job.fast_solver)
+
+    def build() -> Solver:
+        solver = make_solver(job.version, tt_bits=key[1], threads=job.threads, fast=job.fast_solver)
         _warm_up(job.version, solver)
+        return solver
+
+    # one solver per process, built and warmed up once (a version-2 table is up to 400 MB)
+    solver = per_process("primi_composti solver", key, build)
     game = PrimiCompostiGame(Config(version=job.version, cards_per_player=job.cards_per_player))
     s = game.deal(job.deck)
     r = solve_deal(game, s, solver)
