@@ -347,10 +347,8 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
     death costs the largest table value + 1 (a stand-in for the restart on the archive). It starts from BFS steps
     / 3 (a robot covers about 3 squares a turn) plus 3 turns per later flag, draws one hand per state and sweep
     (all hands drawn first from `seed`), and uses α = 1 in the first sweep and 1/2 after. `engine="fast"` runs
-    the sweeps compiled (15-45 s a board on one core), `"plain"` in Python (the reference: the same hands give
-    the same table). Cached per (board, numbering, crushers, sweeps, seed) in memory, and the compiled tables
-    also on disk (`envs.core.cache`: keyed by the compiled board, the hands and the code; `TABLETOP_RL_CACHE=off`
-    turns it off).
+    the sweeps compiled (seconds), `"plain"` in Python (the reference: the same hands give the same table).
+    Cached per (board, numbering, crushers, sweeps, seed) in memory.
     """
     game = sim.game
     key = (game.config.board, game.numbering, game.config.crushers, sweeps, seed)
@@ -369,24 +367,9 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
     keys = rng.random((sweeps, k_flags, len(squares), 4, 84))
     hands = np.sort(np.argsort(keys, axis=-1)[..., :9] + 1, axis=-1).astype(np.int64)
     if engine == "fast":
-        import envs.roborally.board
-        import envs.roborally.fast
-        import envs.roborally.rules
-        from envs.core.cache import cached_array
+        from envs.roborally.fast import FastEngine
 
-        bd = envs.roborally.fast.FastEngine(game).board
-        crushers = bool(game.config.crushers)
-
-        def sweep() -> np.ndarray:
-            out = table.copy()
-            _turns_sweeps(bd, squares, hands, out, crushers)
-            return out
-
-        # tens of seconds a board: kept on disk between processes (envs.core.cache), keyed by every input and
-        # by the code that computes it
-        code = [__file__, envs.roborally.fast.__file__, envs.roborally.rules.__file__, envs.roborally.board.__file__]
-        table = cached_array("roborally-turns", [*(np.asarray(a) for a in bd), table, squares, hands, crushers],
-                             sweep, sources=code, shape=table.shape)
+        _turns_sweeps(FastEngine(game).board, squares, hands, table, game.config.crushers)
     else:
         for sweep in range(sweeps):
             alpha = 1.0 if sweep == 0 else 0.5
