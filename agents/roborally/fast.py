@@ -86,11 +86,11 @@ def random_program(hand, n, k, kinds, rng, out):
     classes_to_cards(hand, n, cls, seq, k, out)
 
 
-_SEEN_SIZE = 4096  # > 4 × the at most 9 + 72 + 504 inner nodes of a 5-register search
+SEEN_SIZE = 4096  # > 4 × the at most 9 + 72 + 504 inner nodes of a 5-register search
 
 
 @numba.njit(cache=True)
-def _seen_before(seen, depth, x, y, f, nf, mults, m):
+def seen_before(seen, depth, x, y, f, nf, mults, m):
     """Whether the search node (registers done, robot alone, classes left) was met before; records it if not.
 
     Nodes are packed into one int64 (x, y < 64, flags < 16, multiplicities < 16) in an open-addressing table."""
@@ -98,11 +98,11 @@ def _seen_before(seen, depth, x, y, f, nf, mults, m):
     for c in range(m):
         key = key * 16 + mults[c]
     key += 1  # 0 marks an empty slot
-    h = ((key * 0x2545F4914F6CDD1D) >> 40) & (_SEEN_SIZE - 1)  # int64 multiplier (wraps); its high bits mix
+    h = ((key * 0x2545F4914F6CDD1D) >> 40) & (SEEN_SIZE - 1)  # int64 multiplier (wraps); its high bits mix
     while seen[h] != 0:
         if seen[h] == key:
             return True
-        h = (h + 1) & (_SEEN_SIZE - 1)
+        h = (h + 1) & (SEEN_SIZE - 1)
     seen[h] = key
     return False
 
@@ -144,7 +144,7 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     sx[0], sy[0], sf[0], sn[0] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
     seq = np.full(REGISTERS, -1, np.int64)
     best = np.zeros(REGISTERS, np.int64)
-    seen = np.zeros(_SEEN_SIZE, np.int64)
+    seen = np.zeros(SEEN_SIZE, np.int64)
     have = False
     b0, b1, b2 = 0, 0, 0
     depth = 0
@@ -157,7 +157,7 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
                                            ccards[c, used0[c] - mults[c] - 1], depth, True)
         leaf = not alive or nf >= nflags or depth == k - 1
         if not leaf:
-            if depth > 0 and nflags < 16 and _seen_before(seen, depth, x, y, f, nf, mults, m):
+            if depth > 0 and nflags < 16 and seen_before(seen, depth, x, y, f, nf, mults, m):
                 continue
             sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
             depth += 1

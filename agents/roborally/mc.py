@@ -43,10 +43,11 @@ from urllib.parse import parse_qsl
 import numba
 import numpy as np
 
+from agents.roborally.fast import SEEN_SIZE, seen_before
 from agents.roborally.solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
-from envs.roborally.fast import enumerate_programs, solo_kernel
+from envs.roborally.fast import hand_multiplicities, next_class, solo_kernel, solo_register
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, reduced_programs, unrank
-from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers, locked_count
+from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, State, View, free_registers, locked_count
 
 #: Option name -> (allowed values or type, default).
 OPTIONS = {
@@ -347,7 +348,8 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
     death costs the largest table value + 1 (a stand-in for the restart on the archive). It starts from BFS steps
     / 3 (a robot covers about 3 squares a turn) plus 3 turns per later flag, draws one hand per state and sweep
     (all hands drawn first from `seed`), and uses α = 1 in the first sweep and 1/2 after. `engine="fast"` runs
-    the sweeps compiled (seconds), `"plain"` in Python (the reference: the same hands give the same table).
+    the sweeps compiled (1-3 s a board on one core: `_turns_min` searches each hand depth first), `"plain"` in
+    Python (the reference: the same hands give the same table).
     Cached per (board, numbering, crushers, sweeps, seed) in memory.
     """
     game = sim.game
@@ -386,9 +388,10 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
 
 @numba.njit(cache=True)
 def _turns_sweeps(bd, squares, hands, table, crushers_on):
-    """`turns_table`'s sweeps, compiled: every reduced program of each hand simulated alone."""
+    """`turns_table`'s sweeps, compiled: the least table value over the reduced programs of each hand
+    (`_turns_min`)."""
     sweeps, k_flags = hands.shape[0], hands.shape[1]
-    kinds = bd[14]
+    seen = np.zeros(SEEN_SIZE, np.int64)
     for sweep in range(sweeps):
         alpha = 1.0 if sweep == 0 else 0.5
         worst = table.max() + 1.0
@@ -396,14 +399,53 @@ def _turns_sweeps(bd, squares, hands, table, crushers_on):
             for q in range(squares.shape[0]):
                 x, y = squares[q, 0], squares[q, 1]
                 for face in range(4):
-                    progs = enumerate_programs(hands[sweep, f, q, face], 9, REGISTERS, kinds)
-                    best = worst
-                    for p in range(progs.shape[0]):
-                        ex, ey, ef, enf, alive = solo_kernel(bd, x, y, face, f, progs[p], crushers_on)
-                        v = table[enf, ey, ex, ef] if alive else worst
-                        if v < best:
-                            best = v
+                    best = _turns_min(bd, x, y, face, f, hands[sweep, f, q, face], table, worst, crushers_on, seen)
                     table[f, y, x, face] += alpha * (1.0 + best - table[f, y, x, face])
+
+
+@numba.njit(cache=True)
+def _turns_min(bd, x0, y0, f0, nf0, hand, table, worst, crushers_on, seen):
+    """The least `table` value (`worst` for death) at the end of a reduced 5-register program of the sorted 9-card
+    `hand`, the robot alone from (x0, y0, f0) with next flag nf0: the minimum over every program that
+    `enumerate_programs` lists, each run as `solo_kernel` runs it, found depth first as the flag seeker searches
+    (`agents.roborally.fast.greedy_program`): each register simulated once per prefix, a prefix stopped at death
+    or at the last flag (all its completions end there), and a node met before skipped (the same registers done,
+    lone-robot state and classes left have the same completions, so the same least value)."""
+    nflags = bd[9]
+    kinds = bd[14]
+    n = hand.shape[0]
+    cls = np.empty(HAND, np.int64)
+    mults = np.zeros(HAND, np.int64)
+    m = hand_multiplicities(hand, n, kinds, cls, mults)
+    k = min(REGISTERS, n)
+    card = np.zeros(HAND, np.int64)  # a card of each class (they move a lone robot alike)
+    for s in range(n):
+        card[cls[s]] = hand[s]
+    sx = np.empty(REGISTERS + 1, np.int64)
+    sy = np.empty(REGISTERS + 1, np.int64)
+    sf = np.empty(REGISTERS + 1, np.int64)
+    sn = np.empty(REGISTERS + 1, np.int64)
+    sx[0], sy[0], sf[0], sn[0] = x0, y0, f0, nf0
+    seq = np.full(REGISTERS, -1, np.int64)
+    seen[:] = 0
+    best = worst
+    depth = 0
+    while depth >= 0:
+        if not next_class(seq, mults, m, depth):
+            depth -= 1
+            continue
+        x, y, f, nf, alive = solo_register(bd, sx[depth], sy[depth], sf[depth], sn[depth], card[seq[depth]], depth,
+                                           crushers_on)
+        if alive and nf < nflags and depth < k - 1:
+            if depth > 0 and nflags < 16 and seen_before(seen, depth, x, y, f, nf, mults, m):
+                continue
+            sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
+            depth += 1
+            continue
+        v = table[nf, y, x, f] if alive else worst
+        if v < best:
+            best = v
+    return best
 
 
 def _search_min(sim: SoloSimulator, start: Solo, classes, table: np.ndarray, worst: float) -> float:

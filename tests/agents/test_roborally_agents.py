@@ -202,3 +202,35 @@ def test_turns_table_compiled_equals_plain_and_finishing_is_zero():
     assert np.array_equal(turns_table(sim, sweeps=2, seed=3, engine="fast"), plain)
     assert fast.shape == (len(game.board.flags) + 1, game.board.height, game.board.width, 4)
     assert (plain[-1] == 0).all() and (plain[:-1] >= 1).all()
+
+
+def test_turns_search_finds_the_least_value_over_every_program():
+    """`_turns_min` (depth first, prefixes shared, repeated nodes skipped) against every program of
+    `enumerate_programs` run whole by `solo_kernel`, on a board with crushers and random hands and squares."""
+    from agents.roborally.fast import SEEN_SIZE
+    from agents.roborally.mc import _turns_min
+    from envs.roborally.elements import PIT
+    from envs.roborally.fast import FastEngine, enumerate_programs, solo_kernel
+
+    game = RoboRallyGame(Config(board="race_hard", rules="classic", crushers=True))
+    bd = FastEngine(game).board
+    nflags, kinds = bd[9], bd[14]
+    rng = np.random.default_rng(5)
+    table = rng.random((nflags + 1, bd[1], bd[0], 4)) * 10
+    table[-1] = 0.0
+    worst = float(table.max()) + 1.0
+    seen = np.zeros(SEEN_SIZE, np.int64)
+    checked = alive_somewhere = 0
+    while checked < 12:
+        x, y, f, nf = int(rng.integers(bd[0])), int(rng.integers(bd[1])), int(rng.integers(4)), int(rng.integers(nflags))
+        if bd[2][y, x] == PIT:  # a robot never stands on a pit
+            continue
+        hand = np.sort(rng.choice(np.arange(1, 85), 9, replace=False)).astype(np.int64)
+        want = worst
+        for prog in enumerate_programs(hand, 9, 5, kinds):
+            ex, ey, ef, enf, alive = solo_kernel(bd, x, y, f, nf, prog, True)
+            want = min(want, table[enf, ey, ex, ef] if alive else worst)
+        assert _turns_min(bd, x, y, f, nf, hand, table, worst, True, seen) == want
+        checked += 1
+        alive_somewhere += want < worst
+    assert alive_somewhere >= 8  # mostly hands with a program that survives: the minimum is a table value
