@@ -53,7 +53,7 @@ def setting_flags() -> dict[str, tuple[dataclasses.Field, tuple[str, ...]]]:
 
 
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
-RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "option", "overwrite", "init_from", "hidden",
+RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "eval_baselines", "option", "overwrite", "init_from", "hidden",
              *setting_flags())
 
 
@@ -143,6 +143,9 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
     p.add_argument("--baselines", type=str, default=None, help="with --self-play: baseline agent ids added to the pool")
+    p.add_argument("--eval-baselines", type=str, default=None, metavar="IDS",
+                   help="agents measured once in the policy's place against its evaluation opponents, drawn as lines "
+                        "on the curve (e.g. lama/first,lama/learned)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
     for dest, (f, methods) in setting_flags().items():  # generated from the config fields (train.run.setting)
         meta = f.metadata
@@ -224,6 +227,10 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
         values["baselines"] = [b for b in args.baselines.split(",") if b]
+    if args.eval_baselines is not None:
+        from agents import expand_agent_ids
+
+        values["eval_baselines"] = expand_agent_ids(args.eval_baselines)
     if args.opponents or args.baselines:
         # opponents trained on a variant bring its options (the user's own --option and the preset's checked)
         options = apply_opponent_options(args.game, values.get("opponents", []) + values.get("baselines", []), options,
@@ -348,6 +355,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.method == "distill":
         if args.resume is not None:
             p.error("--resume takes the method from the run's checkpoint; drop distill")
+        for flag in ("self_play", "baselines", "eval_baselines"):
+            if getattr(args, flag) not in (None, False):
+                p.error(f"--{flag.replace('_', '-')} applies to ppo and finetune runs, not distill")
         if args.game not in envs.available_games():
             p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
         from train.distill import distill_main

@@ -732,44 +732,36 @@ class Evaluator:
     def __init__(self, game: str, options: dict[str, Any], opponents: Sequence[str], games: int, seed: int,
                  baselines: Sequence[str] = ()):
         import envs
+        from train.curve import baseline_levels
 
-        self.game_name, self.options, self.games, self.seed = game, dict(options), int(games), int(seed)
+        self.game_name, self.options, self.games = game, dict(options), int(games)
         self.game = envs.make_game(game, **self.options)
         self.opponent_ids = list(dict.fromkeys(opponents))
-        self.levels = {b: self.measure_agent(b) for b in baselines}
-
-    def _stream(self, *key: int) -> np.random.Generator:
-        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_EVAL_STREAM, *key)))
+        self.seq = np.random.SeedSequence(int(seed), spawn_key=(_EVAL_STREAM,))  # the evaluation games' stream
+        self.levels = baseline_levels(self.game, game, list(baselines), self.opponent_ids, self.games, self.seq)
 
     def measure_agent(self, agent: Any) -> dict[str, float]:
         """Win rate and mean score of `agent` (an agent or an agent id) on the evaluation games."""
-        import agents
-        from train.curve import evaluate_policy_agent
+        from train.curve import measure_on
 
-        if isinstance(agent, str):
-            agent = agents.make(agent, self.game, rng=self._stream(2), game_name=self.game_name)
-        opponents = [agents.make(i, self.game, rng=self._stream(1, j), game_name=self.game_name)
-                     for j, i in enumerate(self.opponent_ids)]
-        return evaluate_policy_agent(self.game, agent, opponents, self.games, self._stream(0))
+        return measure_on(self.game, self.game_name, agent, self.opponent_ids, self.games, self.seq)
 
     def measure(self, policy: Policy, rules: dict[str, Any]) -> dict[str, float]:
         """The policy's win rate and mean score on the evaluation games."""
         from agents.learned import LearnedAgent
+        from train.curve import eval_rngs
 
         student = to_student(policy, self.game_name, rules)
-        return self.measure_agent(LearnedAgent(student, self._stream(2), sample=student.play == "sample",
-                                               name="learner"))
+        rng = eval_rngs(self.seq, len(self.opponent_ids))[1]
+        return self.measure_agent(LearnedAgent(student, rng, sample=student.play == "sample", name="learner"))
 
     def references(self) -> dict[str, list[tuple[float, str]]]:
         """The curve's lines: an equal share where the learner holds one seat of n, and each baseline's level."""
-        n = self.game.num_players
-        lines: dict[str, list[tuple[float, str]]] = {k: [] for k in EVAL_KEYS}
-        if n > 1:
-            lines["eval_win_rate"].append((1.0 / n, f"equal share (1/{n})"))
-        for b, level in self.levels.items():
-            for k in EVAL_KEYS:
-                lines[k].append((level[k], f"{b} in the seat ({level[k]:.3f})"))
-        return {k: v for k, v in lines.items() if v}
+        from envs.core.spec import spec
+        from train.curve import references_for
+
+        refs = references_for(self.game, spec(self.game_name), "one_seat", self.levels)
+        return {k: v for k, v in refs.items() if k in EVAL_KEYS}
 
 
 def final_paired(folder: str, game: str, options: dict[str, Any], against: Sequence[str], baselines: Sequence[str],

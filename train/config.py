@@ -40,6 +40,8 @@ class TrainConfig(RunConfig):
     opponents: list[str] = field(default_factory=lambda: ["random"])
     self_play: bool = False
     baselines: list[str] = field(default_factory=list)
+    #: Agents measured once in the learner's place against its evaluation opponents, drawn as lines on the curve.
+    eval_baselines: list[str] = field(default_factory=list)
     control: str = "one_seat"
     timesteps: int = setting(50_000, help="learner steps (default: the game's preset)", high=MAX_TIMESTEPS)
     n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)

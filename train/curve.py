@@ -152,16 +152,51 @@ def lineup_label(ids: list[str]) -> str:
     return ", ".join(f"{i}*{c}" if c > 1 else i for i, c in counts.items())
 
 
-def references_for(game: Any, spec: Any, control: str) -> dict[str, tuple[float, str]]:
-    """The reference lines of a run's curve: exploitability's equilibrium (0), and the win rate of a player
-    no better than its opponents (an equal share, 1/n) where the learner holds one seat of a competitive game."""
-    refs = {"exploitability": (0.0, "equilibrium (0)")}
+def references_for(game: Any, spec: Any, control: str, levels: dict[str, dict[str, float]] | None = None
+                   ) -> dict[str, list[tuple[float, str]]]:
+    """The reference lines of a run's curve: exploitability's equilibrium (0), the win rate of a player
+    no better than its opponents (an equal share, 1/n) where the learner holds one seat of a competitive game,
+    and each baseline's measured level (`baseline_levels`) in its win rate and score panels."""
+    refs: dict[str, list[tuple[float, str]]] = {"exploitability": [(0.0, "equilibrium (0)")]}
     n = game.num_players
     if control == "one_seat" and not spec.cooperative and n > 1:
-        refs["eval_win_rate"] = (1.0 / n, f"equal share (1/{n}): as strong as the opponents")
+        refs["eval_win_rate"] = [(1.0 / n, f"equal share (1/{n}): as strong as the opponents")]
     if spec.zero_sum:
-        refs["eval_mean_score"] = (0.0, "break even (0)")
+        refs["eval_mean_score"] = [(0.0, "break even (0)")]
+    for name, level in (levels or {}).items():
+        for k, v in level.items():
+            refs.setdefault(k, []).append((v, f"{name} in the seat ({v:.3f})"))
     return refs
+
+
+def eval_rngs(seq: np.random.SeedSequence, opponents: int) -> tuple[np.random.Generator, np.random.Generator,
+                                                                     list[np.random.Generator]]:
+    """Fresh generators of one set of evaluation games, the same at every call: the games' (deals and seats),
+    the measured agent's and each opponent's (children 0, 1, 2, ... of `seq`)."""
+    kids = [np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, k)))
+            for k in range(opponents + 2)]
+    return kids[0], kids[1], kids[2:]
+
+
+def measure_on(game: Any, game_name: str, agent: Any, opponents: list[str], games: int,
+               seq: np.random.SeedSequence) -> dict[str, float]:
+    """`evaluate_policy_agent` of `agent` (an agent, or an agent id built with its generator of `eval_rngs`)
+    against `opponents` (agent ids) on the `games` evaluation games of `seq`: whatever is measured on the same
+    `seq` meets the same deals, seats and opponents' generators, so two figures differ by the agent alone."""
+    import agents
+
+    game_rng, agent_rng, opponent_rngs = eval_rngs(seq, len(opponents))
+    if isinstance(agent, str):
+        agent = agents.make(agent, game, rng=agent_rng, game_name=game_name)
+    opps = [agents.make(i, game, rng=r, game_name=game_name) for i, r in zip(opponents, opponent_rngs)]
+    return evaluate_policy_agent(game, agent, opps, games, game_rng)
+
+
+def baseline_levels(game: Any, game_name: str, baselines: list[str], opponents: list[str], games: int,
+                    seq: np.random.SeedSequence) -> dict[str, dict[str, float]]:
+    """Each baseline's evaluation figures (win rate and mean score) in the learner's place against the run's
+    `opponents`, all on the same games (`measure_on`): the levels a curve draws as lines."""
+    return {b: measure_on(game, game_name, b, opponents, games, seq) for b in baselines}
 
 
 def summary_line(game_name: str, options: dict[str, Any], row: dict[str, float], eval_games: int, steps_word: str = "steps",

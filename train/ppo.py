@@ -51,6 +51,7 @@ from train.checkpoint import (
 from train.config import TrainConfig
 from train.curve import (
     WALL,
+    baseline_levels,
     evaluate_policy_agent,
     evaluate_team,
     lineup_label,
@@ -593,12 +594,18 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
         save_student(to_student(model.policy, cfg, run.game), os.path.join(cfg.out, POLICY_DIR),
                      provenance=prov | {"seed": cfg.seed, "options": cfg.options, "opponents": opponents.ids,
                                         "timesteps": int(model.num_timesteps)})
+    # the baselines' levels: each in the learner's place against its evaluation opponents, on one set of games
+    levels = (baseline_levels(run.game, cfg.game, list(cfg.eval_baselines), opponents.ids or ["random"],
+                              cfg.eval_games, child(run.seeds.eval, 1))
+              if cfg.eval_baselines and cfg.control == "one_seat" and cfg.eval_games > 0 else {})
+    if levels:
+        extra["eval_baseline_levels"] = levels
     config = write_config(cfg, extra)
     spec = envs.spec(cfg.game)
     against = (" self-play" if cfg.self_play else " (one policy in every seat)" if cfg.control == "all_seats"
                else " against " + lineup_label(opponents.ids))
     write_curve(curve.rows, cfg.out, title=f"{spec.title}, {cfg.variant.label()}: MaskablePPO{against}",
-                references=references_for(run.game, spec, cfg.control))
+                references=references_for(run.game, spec, cfg.control, levels))
     summary: dict[str, Any] = {"out": cfg.out, "train_seconds": config["train_seconds"], "final": curve.rows[-1]}
     if cfg.final_eval_games > 0:
         me = f"ppo:{cfg.out}"

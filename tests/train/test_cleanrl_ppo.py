@@ -460,6 +460,7 @@ def test_cli_evaluation_points_baseline_lines_and_a_final_paired_comparison(tmp_
     import envs
     from agents.learned import load_learned_agent
     from train.cleanrl_ppo import Evaluator
+    from train.curve import eval_rngs
 
     out = str(tmp_path / "e")
     assert main(["lama", "--timesteps", "256", "--n-envs", "8", "--n-steps", "8", "--minibatch", "64", "--epochs", "1",
@@ -473,7 +474,7 @@ def test_cli_evaluation_points_baseline_lines_and_a_final_paired_comparison(tmp_
     ev = Evaluator("lama", options, ["lama/first"] * 3, 6, 0)
     assert run["evaluation"]["baselines"]["lama/first"] == ev.measure_agent("lama/first")  # the same games again
     # the last point measured the policy the run saved: played from its folder on the same games, the same figures
-    saved = load_learned_agent(out, envs.make_game("lama", **options), ev._stream(2))
+    saved = load_learned_agent(out, envs.make_game("lama", **options), eval_rngs(ev.seq, 1)[1])
     assert ev.measure_agent(saved) == {k: float(rows[-1][k]) for k in ("eval_win_rate", "eval_mean_score")}
     paired = json.load(open(f"{out}/eval.json", encoding="utf-8"))["paired"]
     assert [(p["a"], p["b"], p["deals"]) for p in paired] == [(f"learned:{out}", "lama/first", 2)]

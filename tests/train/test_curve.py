@@ -32,15 +32,19 @@ def test_curve_has_units_references_and_a_band(tmp_path, saved):
     rows = [{"timesteps": float(t), "mean_return": (-1) ** t * 0.1 * t, "exploitability": 0.5 / (t + 1),
              "eval_win_rate": 0.4, "eval_mean_score": -0.1} for t in range(12)]
     game = envs.make_game("simple_poker")
-    refs = references_for(game, envs.spec("simple_poker"), "one_seat")
-    assert refs["exploitability"] == (0.0, "equilibrium (0)") and refs["eval_win_rate"][0] == 0.5
+    levels = {"simple_poker/nash": {"eval_win_rate": 0.45, "eval_mean_score": 0.05}}
+    refs = references_for(game, envs.spec("simple_poker"), "one_seat", levels)
+    assert refs["exploitability"] == [(0.0, "equilibrium (0)")] and refs["eval_win_rate"][0][0] == 0.5
+    assert refs["eval_win_rate"][1] == (0.45, "simple_poker/nash in the seat (0.450)")
+    assert refs["eval_mean_score"] == [(0.0, "break even (0)"), (0.05, "simple_poker/nash in the seat (0.050)")]
     write_curve(rows, str(tmp_path), "Simple poker, simple_poker(n=3): MaskablePPO self-play", references=refs)
     assert (tmp_path / "curve.png").stat().st_size > 1000 and (tmp_path / "curve.csv").exists()
     axes = saved["fig"].axes
     assert [a.get_ylabel() for a in axes] == [LABELS[k] for k in sorted(rows[0]) if k != "timesteps"]
     assert axes[-1].get_xlabel() == "learner steps" and "n=3" in axes[0].get_title()
     legends = {t.get_text() for a in axes for t in a.get_legend().get_texts()}
-    assert {"equilibrium (0)", "± 1 s.d.", "equal share (1/2): as strong as the opponents"} <= legends
+    assert {"equilibrium (0)", "± 1 s.d.", "equal share (1/2): as strong as the opponents",
+            "simple_poker/nash in the seat (0.450)"} <= legends
 
 
 def test_wall_clock_is_a_second_axis_not_a_panel(tmp_path, saved):

@@ -81,6 +81,24 @@ def test_train_against_fixed_opponent(tmp_path):
     assert cfg["play"] == "last" and cfg["opponents"] == ["simple_poker/threshold?t=1"] and not cfg["self_play"]
 
 
+def test_eval_baselines_are_measured_on_one_set_of_games_and_refused_by_distill(tmp_path):
+    import envs
+    from train.curve import baseline_levels
+    from train.seeds import RunSeeds, child
+
+    cfg = _train_cli(tmp_path / "eb", "--opponents", "simple_poker/nash", "--timesteps", "512", "--n-envs", "1",
+                     "--eval-every", "512", "--eval-games", "30", "--eval-baselines", "random,simple_poker/nash",
+                     "--final-eval-games", "0")
+    game = envs.make_game("simple_poker", **cfg["options"])
+    again = baseline_levels(game, "simple_poker", ["random", "simple_poker/nash"], ["simple_poker/nash"], 30,
+                            child(RunSeeds.from_seed(cfg["seed"], 1).eval, 1))
+    assert cfg["eval_baseline_levels"] == again and cfg["eval_baselines"] == ["random", "simple_poker/nash"]
+    bad = subprocess.run([sys.executable, "-m", "train", "distill", "simple_poker", "--eval-baselines", "random"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "python -m train: error: --eval-baselines applies to ppo and finetune runs, not distill"]
+
+
 def test_train_cli_rejects_bad_input():
     bad = subprocess.run([sys.executable, "-m", "train", "simple_poker", "--option", "n=0"], capture_output=True, text=True)
     assert bad.returncode == 2 and "n must be an integer >= 2" in bad.stderr
