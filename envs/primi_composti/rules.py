@@ -471,19 +471,7 @@ class PrimiCompostiGame:
                     )
                 bonus = self.stolen_value(pair, stacks, seat)
         elif tops_only:
-            # `_best_top_pair` inlined (speed): same loop, same result.
-            pair, bonus = None, 0
-            tops = [st[-1] if st else 0 for st in stacks]
-            pv = _PAIR_VALUE[card]
-            for k, sa, sb, what in top_pairs[seat]:
-                v = pv[tops[sa]][tops[sb]]
-                if v:
-                    if what:
-                        v = _VALUE[tops[sa]] if what == 1 else _VALUE[tops[sb]]
-                    if v > bonus:
-                        pair, bonus = k, v
-                        if v == 4:
-                            break
+            pair, bonus = self._best_top_pair(stacks, seat, card)
         else:
             pair, bonus = self.best_pair(stacks, seat, card)
 
