@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from agents.lama.strategies import DEFAULT, RETUNED, TUNED
+from envs.core import kernels
 from envs.core.game import IllegalActionError
 from envs.lama import fast as engine
 from envs.lama.rules import DRAW, LLAMA, QUIT, Config
@@ -161,7 +162,7 @@ def determinize(key, seat, hand, sizes, unseen, hands, draw):
         for _ in range(unseen[v]):
             pool[m] = v
             m += 1
-    engine.shuffle(pool, m, key)
+    kernels.shuffle(pool, m, key)
     pos = 0
     for i in range(sizes.shape[0]):
         for v in range(7):

@@ -179,16 +179,16 @@ class GameAECEnv(AECEnv, EzPickle):
     # --- spaces -----------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The observation space of `agent` (the same object for every seat)."""
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):
-            self._seat_of(agent)
-            raise
+        return self._space_of(self.observation_spaces, agent)
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
         """The action space of `agent` (the same object for every seat)."""
+        return self._space_of(self.action_spaces, agent)
+
+    def _space_of(self, spaces: dict, agent: str) -> gymnasium.spaces.Space:
+        """`spaces[agent]`; an unknown agent raises `_seat_of`'s `UnknownAgentError`."""
         try:
-            return self.action_spaces[agent]
+            return spaces[agent]
         except (KeyError, TypeError):
             self._seat_of(agent)
             raise

@@ -47,6 +47,7 @@ wraps them with `torch.from_numpy` without a copy).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -853,7 +854,7 @@ class KernelTablesEnv(CompiledVectorEnv):
     (N, seats), `key`, `learner`, `seed` and `phase` (N,): nonzero where the table waits on a batch policy),
     `_buffers` (`Buffers`), `_settings` (its kernels' fixed settings), `_kernels` (`reset(*head, T, B, S, fresh)` and
     `step(*head, T, B, S, actions)`) and `_line_ups`; it implements `_to_move`, `_masks_to_move` (or
-    `_inputs_to_move`) and `_error_text`, and `_kernel_head` where its kernels take leading arguments (a board).
+    `_inputs_to_move`), `_error_text` and `_observe_rows`, and `_kernel_head` where its kernels take leading arguments (a board).
     """
 
     _tables: Any
@@ -927,6 +928,19 @@ class KernelTablesEnv(CompiledVectorEnv):
     def _error_text(self, status: int, seat: int, act: int, who: str) -> str:  # pragma: no cover - abstract
         """What went wrong at a table, after "table ROW: " (`status` other than `ERR_REDEALS`)."""
         raise NotImplementedError
+
+    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+        """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (the game's compiled `observe_rows`)."""
+        raise NotImplementedError
+
+    # --- tools ---------------------------------------------------------------------------------
+    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
+        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+        self._observe_rows(rows, seats, out)
+        return out
 
 
 def _physical_memory() -> int:

@@ -35,35 +35,17 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from envs.core import kernels
 from envs.core.game import IllegalActionError
-from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_pick_line_up
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring); was defined here
 from envs.lama.rules import DRAW, QUIT, Config, State
 
 MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
 
 _U = np.uint64
-_GOLDEN = _U(0x9E3779B97F4A7C15)
-_MIX1 = _U(0xBF58476D1CE4E5B9)
-_MIX2 = _U(0x94D049BB133111EB)
 _ROUND_MIX = _U(0xD1B54A32D192ED03)
 _RESHUFFLE_MIX = _U(0x8CB92BA72F3D8DD7)
-
-
-@numba.njit(cache=True)
-def shuffle(cards, n, key):
-    """In-place Fisher–Yates of cards[:n], as `rules.shuffled`."""
-    s = key
-    for i in range(n - 1, 0, -1):
-        s = s + _GOLDEN
-        z = s
-        z = (z ^ (z >> _U(30))) * _MIX1
-        z = (z ^ (z >> _U(27))) * _MIX2
-        z = z ^ (z >> _U(31))
-        j = np.int64(z % _U(i + 1))
-        t = cards[i]
-        cards[i] = cards[j]
-        cards[j] = t
 
 
 @numba.njit(cache=True)
@@ -100,7 +82,7 @@ def deal(seed, rnd, cards, disc, hands, sizes, active, draw):
     for v in range(7):
         for c in range(8):
             cards[v * 8 + c] = v
-    shuffle(cards, 56, _key(seed, rnd, 0))
+    kernels.shuffle(cards, 56, _key(seed, rnd, 0))
     disc[0] = cards[0]
     for i in range(n):
         for v in range(7):
@@ -251,7 +233,7 @@ def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, n
                 m = nd - 1
                 for c in range(m):
                     cards[c] = disc[c]
-                shuffle(cards, m, _key(seed, rnd, reshuffles))
+                kernels.shuffle(cards, m, _key(seed, rnd, reshuffles))
                 for c in range(m):
                     draw[c] = cards[c]
                 ndraw = m
@@ -330,13 +312,7 @@ def random_legal(hands, cur, top, cd, rng, rrow):
         m += 1
     if cd:
         m += 1
-    s = rng[rrow] + _GOLDEN
-    rng[rrow] = s
-    z = s
-    z = (z ^ (z >> _U(30))) * _MIX1
-    z = (z ^ (z >> _U(27))) * _MIX2
-    z = z ^ (z >> _U(31))
-    k = np.int64(z % _U(m))
+    k = np.int64(nb_next(rng, rrow) % _U(m))
     if hands[cur, lo] > 0:
         if k == 0:
             return lo
@@ -693,38 +669,15 @@ def inputs_rows(T, rows, seats, switches, target, obs, mask):
 
 
 @numba.njit(inline="always")
-def _fail(B, r, status, seat, act):
-    if B.err[0] < 0:
-        B.err[0] = r
-        B.err[1] = status
-        B.err[2] = seat
-        B.err[3] = act
-
-
-@numba.njit(inline="always")
 def deal_row(T, S, r, keep_seat):
     """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
     counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before the learner's first
     decision) keeps the learner's seat and line-up, as `OpponentEnv` keeps its seat."""
     n = T.hands.shape[1]
-    e = T.episode[r]
-    T.episode[r] = e + 1
-    deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
-    if not keep_seat:
-        seat = drawn if S.fixed_seat < 0 else S.fixed_seat
-        li = nb_pick_line_up(S.line_cum, T.key[r], e)
-        T.line[r] = li
-        T.learner[r] = seat
-        T.codes[r, seat] = PAUSE_CODE  # the learner's seat: never decided by a kernel (`advance` stops there)
-        for k in range(n - 1):
-            s = (seat + k + 1) % n
-            T.codes[r, s] = S.line_codes[li, k]
-            for j in range(T.params.shape[2]):
-                T.params[r, s, j] = S.line_params[li, k, j]
-        T.ep_ret[r] = 0.0
-        T.ep_len[r] = 0
-    T.seed[r] = deal_seed
-    T.rng[r] = stream
+    # the learner's seat is `PAUSE_CODE`: never decided by a kernel (`advance` stops there)
+    deal_seed, li = kernels.next_episode(T, S, r, keep_seat, PAUSE_CODE)
+    if li >= 0:
+        kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
     for i in range(n):
         T.totals[r, i] = 0
         T.won[r, i] = 0
@@ -751,7 +704,7 @@ def open_row(decide, T, B, S, r, first):
         status, act, _ = run_row(decide, T, r, S.switches, first, -1)
         first = -1
         if status < 0:
-            _fail(B, r, status, T.cur[r], act)
+            kernels.fail(B.err, r, status, T.cur[r], act)
             T.phase[r] = 0
             return
         if status == STOP_SEAT and T.cur[r] != T.learner[r]:
@@ -762,7 +715,7 @@ def open_row(decide, T, B, S, r, first):
             return
         deal_row(T, S, r, True)  # over before the learner decided: deal again, keeping the seat and line-up
     T.phase[r] = 0
-    _fail(B, r, -3, -1, -1)
+    kernels.fail(B.err, r, ERR_REDEALS, -1, -1)
 
 
 # Two kernels (reset and step), `advance` inlined at three sites (one in reset, two in step): the fastest layout
@@ -795,7 +748,8 @@ def vec_step(decide, T, B, S, actions):
     Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
     an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
     the paused tables and `SKIP` at the others, until no table is paused. (The layout of the plain path is the
-    fastest measured: a version with the step's end in a helper ran the kernel 20-35% slower.)
+    fastest measured: a version with the step's end in a called helper ran the kernel 20-35% slower; the shared
+    bookkeeping of `envs.core.kernels` is inlined at IR level and measured no slower.)
     """
     scoring = S.switches[0]
     B.err[0] = -1
@@ -810,8 +764,7 @@ def vec_step(decide, T, B, S, actions):
             steps = 0
             status = STOP_ILLEGAL
             if phase == 0:
-                B.illegal[r] = -1
-                B.refused[r] = False
+                kernels.unrefused(B, r)
                 before = learner_return(T, r, S.dense) if a >= 0 else 0.0
             else:
                 before = T.before[r]  # a batch policy's move inside the learner's step
@@ -824,35 +777,19 @@ def vec_step(decide, T, B, S, actions):
                     continue
             if status == STOP_ILLEGAL and steps <= 1 and phase == 0:
                 # the learner's own action was refused: `advance` changed nothing
-                rew = S.illegal_reward
-                term = True
-                trunc = False
-                B.illegal[r] = a
-                B.refused[r] = True
+                rew, term, trunc = kernels.refuse(B, r, a, S.illegal_reward)
             else:
                 if status < 0:
-                    _fail(B, r, status, T.cur[r], bad)
+                    kernels.fail(B.err, r, status, T.cur[r], bad)
                 rew = learner_return(T, r, S.dense) - before + T.carry[r]
                 term = T.over[r]
                 trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
-            T.phase[r] = 0
-            T.carry[r] = 0.0
-            T.ep_ret[r] += rew
-            T.ep_len[r] += 1
-            B.reward[r] = rew
-            B.term[r] = term
-            B.trunc[r] = trunc
-            done = term or trunc
-            B.done[r] = done
-            if not done:
+            if not kernels.end_step(T, B, r, rew, term, trunc):
                 observe_row(T, r, L, scoring, S.target, B.obs, r)
                 mask_row(T, r, S.switches, B.mask, r)
                 continue
             observe_row(T, r, L, scoring, S.target, B.final_obs, r)
-            B.final_seat[r] = L
-            B.final_deal[r] = T.seed[r]
-            B.final_ret[r] = T.ep_ret[r]
-            B.final_len[r] = T.ep_len[r]
+            kernels.record_final(T, B, r, L)
             deal_row(T, S, r, False)
             a = -1  # the new episode's opening, from its deal
         open_row(decide, T, B, S, r, a)

@@ -41,6 +41,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 
 from envs.core.game import IllegalActionError
+from envs.core.shuffle import shuffled  # the deal's Fisher–Yates (one home for every card game)
 
 LLAMA = 0
 VALUES = 7  # card values 0 (llama), 1..6
@@ -90,25 +91,6 @@ def shuffle_key(seed: int, round_index: int, reshuffle_index: int) -> int:
     """The generator state for one shuffle: round `round_index`'s deal
     (`reshuffle_index` 0) or its k-th reshuffle of the discard pile (k >= 1)."""
     return (seed ^ (((round_index + 1) * _ROUND_MIX) & _M64) ^ ((reshuffle_index * _RESHUFFLE_MIX) & _M64)) & _M64
-
-
-def shuffled(cards: list[int] | tuple[int, ...], key: int) -> list[int]:
-    """`cards` in a uniformly random order drawn from generator state `key`.
-
-    Fisher–Yates with SplitMix64 draws (`j = r mod (i+1)`; the modulo bias is
-    below 2^-58 for 56 cards). Mirrored exactly by `envs.lama.fast`.
-    """
-    out = list(cards)
-    s = key
-    for i in range(len(out) - 1, 0, -1):
-        s = (s + _GOLDEN) & _M64
-        z = s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-        z ^= z >> 31
-        j = z % (i + 1)
-        out[i], out[j] = out[j], out[i]
-    return out
 
 
 _SPLITMIX_STEPS = np.arange(1, DECK_SIZE + 2, dtype=np.uint64) * np.uint64(_GOLDEN)  # t * golden (mod 2^64)

@@ -10,7 +10,6 @@ the learner's `LamaGame.returns` since its previous decision (`reward="win"` or
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -106,16 +105,11 @@ class LamaVectorEnv(KernelTablesEnv):
                          mask)
         return obs, mask.view(np.bool_)
 
-    # --- tools ---------------------------------------------------------------------------------
-    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
-        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         fast.observe_rows(self._tables, rows, seats, fast.config_codes(self.config)[0],
                           float(self.config.target_points), out)
-        return out
 
+    # --- tools ---------------------------------------------------------------------------------
     def render(self, row: int = 0) -> str:
         """Text picture of table `row` (the plain engine's `render` of its position)."""
         T = self._tables

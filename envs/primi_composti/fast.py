@@ -25,7 +25,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_pick_line_up
+from envs.core import kernels
+from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_next, nb_pick_line_up
+from envs.core.vector import Buffers as SharedBuffers
 from envs.primi_composti.rules import MAX_CARD
 
 _PA = np.array([0, 0, 0, 1, 1, 2], dtype=np.int64)
@@ -110,20 +112,12 @@ def undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value):
 
 
 @njit(cache=True)
-def setup(deck, k, hands, alive, stacks, heights, scores):
-    """Deal `deck` (seat 0 gets deck[:k], seat 1 deck[k:2k]; halves swapped if card 2
-    is not in seat 0's) into the given buffers."""
-    swap = True
+def deal_halves(deck, k, swap, hands, alive, heights, scores):
+    """Seat 0 gets deck[:k] and seat 1 deck[k:2k] (the halves swapped where `swap`), every card alive; the stacks
+    empty and the scores 0 (the start of `setup` and `deal_seed`)."""
     for i in range(k):
-        if deck[i] == 2:
-            swap = False
-    for i in range(k):
-        if swap:
-            hands[0, i] = deck[k + i]
-            hands[1, i] = deck[i]
-        else:
-            hands[0, i] = deck[i]
-            hands[1, i] = deck[k + i]
+        hands[0, i] = deck[k + i] if swap else deck[i]
+        hands[1, i] = deck[i] if swap else deck[k + i]
     full = (1 << k) - 1
     alive[0] = full
     alive[1] = full
@@ -131,6 +125,17 @@ def setup(deck, k, hands, alive, stacks, heights, scores):
         heights[s] = 0
     scores[0] = 0
     scores[1] = 0
+
+
+@njit(cache=True)
+def setup(deck, k, hands, alive, stacks, heights, scores):
+    """Deal `deck` (seat 0 gets deck[:k], seat 1 deck[k:2k]; halves swapped if card 2
+    is not in seat 0's) into the given buffers."""
+    swap = True
+    for i in range(k):
+        if deck[i] == 2:
+            swap = False
+    deal_halves(deck, k, swap, hands, alive, heights, scores)
 
 
 def random_decks(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
@@ -172,9 +177,6 @@ def supports(game) -> bool:
 
 # --- the deal of a seed (`rules.shuffled_cards` compiled) -------------------------------------------------------
 _U = np.uint64
-_GOLDEN = _U(0x9E3779B97F4A7C15)
-_MIX1 = _U(0xBF58476D1CE4E5B9)
-_MIX2 = _U(0x94D049BB133111EB)
 
 
 @njit(cache=True)
@@ -182,17 +184,7 @@ def shuffle_cards(order, m, seed):
     """`order[:m]` = the cards 2..m+1 in the order of deal seed `seed` (`rules.shuffled_cards`, bit for bit)."""
     for i in range(m):
         order[i] = i + 2
-    s = seed
-    for i in range(m - 1, 0, -1):
-        s = s + _GOLDEN
-        z = s
-        z = (z ^ (z >> _U(30))) * _MIX1
-        z = (z ^ (z >> _U(27))) * _MIX2
-        z = z ^ (z >> _U(31))
-        j = np.int64(z % _U(i + 1))
-        t = order[i]
-        order[i] = order[j]
-        order[j] = t
+    kernels.shuffle(order, m, seed)
 
 
 @njit(cache=True)
@@ -204,17 +196,7 @@ def deal_seed(seed, k, seat0_holds_two, order, hands, alive, stacks, heights, sc
     for i in range(2 * k):
         if order[i] == 2:
             holder = i // k
-    swap = seat0_holds_two and holder == 1
-    for i in range(k):
-        hands[0, i] = order[k + i] if swap else order[i]
-        hands[1, i] = order[i] if swap else order[k + i]
-    full = (1 << k) - 1
-    alive[0] = full
-    alive[1] = full
-    for s in range(4):
-        heights[s] = 0
-    scores[0] = 0
-    scores[1] = 0
+    deal_halves(order, k, seat0_holds_two and holder == 1, hands, alive, heights, scores)
     return 0 if seat0_holds_two else holder
 
 
@@ -288,30 +270,10 @@ def new_tables(num_envs: int, k: int) -> Tables:
     )
 
 
-class Buffers(NamedTuple):
-    """What a vector step hands back (filled in place): observations `obs` (N, D) float32 and masks `mask`
-    (N, A) int8 of the next decision, `reward`, `term`, `trunc`; for tables whose episode ended (`done`):
-    `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`, `final_player` (the seat the final
-    observation is encoded for); `refused` whether the action was refused and `illegal` which it was; `err`
-    (row, status, seat, action) of the first opponent kernel failure (row -1: none); under `all_seats`
-    `rewards` (N, 2), every seat's reward of the step."""
-
-    obs: np.ndarray
-    mask: np.ndarray
-    reward: np.ndarray
-    term: np.ndarray
-    trunc: np.ndarray
-    final_obs: np.ndarray
-    done: np.ndarray
-    illegal: np.ndarray
-    final_seat: np.ndarray
-    final_deal: np.ndarray
-    final_ret: np.ndarray
-    final_len: np.ndarray
-    refused: np.ndarray
-    err: np.ndarray
-    final_player: np.ndarray
-    rewards: np.ndarray
+Buffers = NamedTuple("Buffers", [(name, np.ndarray) for name in (*SharedBuffers._fields, "final_player", "rewards")])
+Buffers.__doc__ = """What a vector step hands back (filled in place): the shared `envs.core.vector.Buffers`' fields, then
+`final_player` (the seat the final observation is encoded for) and, under `all_seats`, `rewards` (N, 2), every seat's
+reward of the step."""
 
 
 class Settings(NamedTuple):
@@ -390,13 +352,7 @@ def random_position(hands, alive, rng, r, mover, k):
     for i in range(k):
         if (live >> i) & 1:
             count += 1
-    s = rng[r] + _GOLDEN
-    rng[r] = s
-    z = s
-    z = (z ^ (z >> _U(30))) * _MIX1
-    z = (z ^ (z >> _U(27))) * _MIX2
-    z = z ^ (z >> _U(31))
-    want = np.int64(z % _U(count))
+    want = np.int64(nb_next(rng, r) % _U(count))
     for i in range(k):
         if (live >> i) & 1:
             c = hands[r, mover, i]
@@ -513,15 +469,6 @@ def observe_rows(T, rows, seats, S, out):
 
 
 @njit(inline="always")
-def _fail(err, r, status, seat, act):
-    if err[0] < 0:
-        err[0] = r
-        err[1] = status
-        err[2] = seat
-        err[3] = act
-
-
-@njit(inline="always")
 def position_of(hands, alive, turn, r, seat, a, k):
     """The hand position of seat `seat` at table r that holds the card of action `a` (-1: none, or the game is
     over)."""
@@ -587,7 +534,7 @@ def open_row(decide, T, B, S, r):
     if status == STOP_BATCH:
         return False
     if status < 0:
-        _fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
+        kernels.fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
     T.phase[r] = 0
     return True
 
@@ -628,7 +575,7 @@ def vec_step(decide, T, B, S, actions):
     hands, alive, stacks, heights, scores, turn, first = T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
     phase = T.phase
-    obs, mask, rewards, illegal, refused = B.obs, B.mask, B.rewards, B.illegal, B.refused
+    obs, mask, rewards = B.obs, B.mask, B.rewards
     version, k, value, valid = S.version, S.k, S.value, S.valid
     ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
     m = 2 * k
@@ -642,15 +589,10 @@ def vec_step(decide, T, B, S, actions):
         cur = (first[r] + turn[r]) % 2  # the learner (phase 0) or a batch policy (phases 1 and 2)
         pos = position_of(hands, alive, turn, r, cur, a, k)
         if ph == 0:
-            illegal[r] = -1
-            refused[r] = False
+            kernels.unrefused(B, r)
         if pos < 0 and ph == 0:
             # the learner's action was refused: nothing changed at the table
-            rew = S.illegal_reward
-            term = True
-            trunc = False
-            illegal[r] = a
-            refused[r] = True
+            rew, term, trunc = kernels.refuse(B, r, a, S.illegal_reward)
             if all_seats:
                 rewards[r, L] = rew
                 rewards[r, 1 - L] = 0.0
@@ -677,7 +619,7 @@ def vec_step(decide, T, B, S, actions):
                         phase[r] = 1  # the env calls again with the batch policy's move
                         continue
             if status < 0:
-                _fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
+                kernels.fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
             now = seat_return(turn, scores, r, L, m, ss, sres)
             rew = now + carry[r]  # the change of the learner's return since its previous decision
             if ph != 2:  # (phase 2: the opening goes on, its moves count in the learner's first reward)
@@ -692,19 +634,11 @@ def vec_step(decide, T, B, S, actions):
             else:
                 ep_ret[r] += rew
             ep_len[r] += 1
-            B.reward[r] = rew
-            B.term[r] = term
-            B.trunc[r] = trunc
-            done = term or trunc
-            B.done[r] = done
-            if done:
+            if kernels.step_outputs(B, r, rew, term, trunc):
                 observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints,
                             value, valid, B.final_obs, r)
-                B.final_seat[r] = 0 if all_seats else L
+                kernels.record_final(T, B, r, 0 if all_seats else L)
                 B.final_player[r] = L
-                B.final_deal[r] = T.seed[r]
-                B.final_ret[r] = ep_ret[r]
-                B.final_len[r] = ep_len[r]
                 deal_row(T, S, r)  # phase 2 (one seat): its opening below
         if phase[r] == 2 and not open_row(decide, T, B, S, r):
             continue  # paused at a batch policy's turn in the opening

@@ -34,6 +34,7 @@ from typing import Literal
 import numpy as np
 
 from envs.core.game import IllegalActionError, unchecked_constructor
+from envs.core.shuffle import shuffled
 
 MAX_PLAYERS = 6
 MAX_CARD = 12 * MAX_PLAYERS + 1  # 73
@@ -84,24 +85,11 @@ _new = object.__new__
 _PAIR_VALUE = ((VALUE[None, :, None] + VALUE[None, None, :]) * VALID).tolist()
 
 
-_M64 = (1 << 64) - 1
-
-
 def shuffled_cards(cards: tuple[int, ...] | list[int], seed: int) -> list[int]:
     """`cards` in the order of deal seed `seed`: Fisher–Yates from the last card down, card i swapped with
     card `z mod (i + 1)`, z the SplitMix64 draws of the stream started at `seed` (what `deal(seed)` deals;
     compiled twin: `envs.primi_composti.fast.shuffle_cards`)."""
-    out = list(cards)
-    s = seed & _M64
-    for i in range(len(out) - 1, 0, -1):
-        s = (s + 0x9E3779B97F4A7C15) & _M64
-        z = s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-        z ^= z >> 31
-        j = z % (i + 1)
-        out[i], out[j] = out[j], out[i]
-    return out
+    return shuffled(cards, seed)
 
 
 @dataclass(frozen=True)
@@ -483,19 +471,7 @@ class PrimiCompostiGame:
                     )
                 bonus = self.stolen_value(pair, stacks, seat)
         elif tops_only:
-            # `_best_top_pair` inlined (speed): same loop, same result.
-            pair, bonus = None, 0
-            tops = [st[-1] if st else 0 for st in stacks]
-            pv = _PAIR_VALUE[card]
-            for k, sa, sb, what in top_pairs[seat]:
-                v = pv[tops[sa]][tops[sb]]
-                if v:
-                    if what:
-                        v = _VALUE[tops[sa]] if what == 1 else _VALUE[tops[sb]]
-                    if v > bonus:
-                        pair, bonus = k, v
-                        if v == 4:
-                            break
+            pair, bonus = self._best_top_pair(stacks, seat, card)
         else:
             pair, bonus = self.best_pair(stacks, seat, card)
 

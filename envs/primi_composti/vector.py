@@ -30,7 +30,6 @@ final observation is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -111,11 +110,7 @@ class PrimiVectorEnv(KernelTablesEnv):
         n = self.num_envs
         self._final_player = np.zeros(n, np.int64)
         self._rewards = self._seat_rewards  # all_seats: the base reports them as info["rewards"]
-        self._buffers = fast.Buffers(
-            self._obs, self._mask, self._reward, self._term, self._trunc, self._final_obs, self._done,
-            self._illegal, self._final_seat, self._final_deal, self._final_ret, self._final_len, self._refused,
-            np.full(4, -1, np.int64), self._final_player, self._rewards,
-        )
+        self._buffers = fast.Buffers(*self._kernel_buffers(), self._final_player, self._rewards)
 
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
@@ -162,15 +157,10 @@ class PrimiVectorEnv(KernelTablesEnv):
             info["_current_player"] = info["_seat"]
         return info
 
-    # --- tools ---------------------------------------------------------------------------------
-    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
-        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         fast.observe_rows(self._tables, rows, seats, self._settings, out)
-        return out
 
+    # --- tools ---------------------------------------------------------------------------------
     def state(self, row: int) -> State:
         """Table `row`'s position as a plain-engine `State` (hands in dealt order; `last` is not kept)."""
         T = self._tables

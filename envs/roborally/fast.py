@@ -45,7 +45,8 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_next, nb_pick_line_up
+from envs.core import kernels
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
@@ -98,11 +99,7 @@ class FastState:
 @numba.njit(cache=True)
 def rng_next(rng):
     """The next SplitMix64 output of the uint64 [1] state `rng`."""
-    rng[0] = rng[0] + _GOLDEN
-    z = rng[0]
-    z = (z ^ (z >> _U(30))) * _MIX1
-    z = (z ^ (z >> _U(27))) * _MIX2
-    return z ^ (z >> _U(31))
+    return nb_next(rng, 0)
 
 
 @numba.njit(cache=True)
@@ -1140,9 +1137,9 @@ class FastEngine:
 #: were compiled around (`agents.roborally.fast`).
 RANDOM_CODE = -1
 LEARNER_CODE = -2
-#: `Buffers.err[1]` statuses: an opponent's plan was not legal / ten thousand deals ended before the learner decided.
+#: `Buffers.err[1]` status: an opponent's plan was not legal (`ERR_REDEALS`: ten thousand deals ended before the
+#: learner decided).
 ERR_OFF_PLAN = -2
-ERR_REDEALS = -3
 #: What `advance_row` stopped at: the learner's decision or the game's end / a batch policy's choice / a failure.
 ADV_DONE, ADV_PAUSE, ADV_FAIL = 0, 1, -1
 #: `opponent_action`'s answer at a batch policy's seat with a choice to make (the kernels pause there).
@@ -1525,19 +1522,10 @@ def advance_row(decide, bd, T, B, r, S, first):
             if a == WAIT:
                 return ADV_PAUSE
             if a < 0:
-                _fail(B, r, ERR_OFF_PLAN, seat, a)
+                kernels.fail(B.err, r, ERR_OFF_PLAN, seat, a)
                 return ADV_FAIL
         apply_row(bd, T, r, S, seat, a)
     return ADV_DONE
-
-
-@numba.njit(inline="always")
-def _fail(B, r, status, seat, act):
-    if B.err[0] < 0:
-        B.err[0] = r
-        B.err[1] = status
-        B.err[2] = seat
-        B.err[3] = act
 
 
 # Not inlined: a call per episode costs nothing, and its four call sites would each compile a copy of the deal.
@@ -1548,21 +1536,7 @@ def deal_row(bd, T, S, r, keep_seat):
     the learner's first decision, never in RoboRally: the learner programs in the first turn) keeps the learner's
     seat and line-up, as `OpponentEnv` keeps its seat. The table enters its opening (phase 2, `open_row`)."""
     n = T.R.shape[1]
-    e = T.episode[r]
-    T.episode[r] = e + 1
-    deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
-    if not keep_seat:
-        seat = drawn if S.fixed_seat < 0 else S.fixed_seat
-        li = nb_pick_line_up(S.line_cum, T.key[r], e)
-        T.line[r] = li
-        T.learner[r] = seat
-        T.codes[r, seat] = LEARNER_CODE
-        for k in range(n - 1):
-            T.codes[r, (seat + k + 1) % n] = S.line_codes[li, k]
-        T.ep_ret[r] = 0.0
-        T.ep_len[r] = 0
-    T.seed[r] = deal_seed
-    T.rng[r] = stream
+    deal_seed, _ = kernels.next_episode(T, S, r, keep_seat, LEARNER_CODE)
     for i in range(n):
         for f in range(NFIELDS):
             T.R[r, i, f] = S.R0[i, f]
@@ -1602,7 +1576,7 @@ def open_row(decide, bd, T, B, S, r, first):
             return
         deal_row(bd, T, S, r, True)
     T.phase[r] = 0
-    _fail(B, r, ERR_REDEALS, -1, -1)
+    kernels.fail(B.err, r, ERR_REDEALS, -1, -1)
 
 
 # Two kernels (reset and step) with `advance_row` (the opponents' loop, the decide kernel inlined in it) at three
@@ -1629,30 +1603,15 @@ def finish_step(bd, T, B, S, r, refused, a):
     True: the caller plays its opening, same-step autoreset)."""
     L = T.learner[r]
     if refused:
-        rew = S.illegal_reward
-        term = True
-        trunc = False
-        B.illegal[r] = a
-        B.refused[r] = True
+        rew, term, trunc = kernels.refuse(B, r, a, S.illegal_reward)
     else:
         rew = T.acc[r] + (learner_return(bd, T, r, S) - T.mid[r])
         trunc = T.capped[r]
         term = T.over[r] and not trunc
-    T.phase[r] = 0
-    T.carry[r] = 0.0
-    T.ep_ret[r] += rew
-    T.ep_len[r] += 1
-    B.reward[r] = rew
-    B.term[r] = term
-    B.trunc[r] = trunc
-    done = term or trunc
-    B.done[r] = done
+    done = kernels.end_step(T, B, r, rew, term, trunc)
     if done:
         observe_row(bd, T, r, L, S, B.final_obs, r)
-        B.final_seat[r] = L
-        B.final_deal[r] = T.seed[r]
-        B.final_ret[r] = T.ep_ret[r]
-        B.final_len[r] = T.ep_len[r]
+        kernels.record_final(T, B, r, L)
         deal_row(bd, T, S, r, False)
     return done
 
@@ -1682,8 +1641,7 @@ def vec_step(decide, bd, T, B, S, actions):
             first = -1
             if T.phase[r] == 0:
                 L = T.learner[r]
-                B.illegal[r] = -1
-                B.refused[r] = False
+                kernels.unrefused(B, r)
                 ok = 0 <= a < S.num_actions
                 if ok:
                     mask_row(T, r, S, L, T.scratch, 0)

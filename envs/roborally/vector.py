@@ -25,7 +25,6 @@ asking, as for every opponent, since any legal answer is that action.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -124,15 +123,10 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         fast.mask_rows(self._tables, rows, self._to_move(rows), self._settings, out)
         return out.view(np.bool_)
 
-    # --- tools ---------------------------------------------------------------------------------
-    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
-        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         fast.observe_rows(self.engine.board, self._tables, rows, seats, self._settings, out)
-        return out
 
+    # --- tools ---------------------------------------------------------------------------------
     def robots(self, row: int) -> tuple:
         """The `rules.Robot`s of table `row` now."""
         T = self._tables

@@ -51,8 +51,9 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from envs.core import kernels
 from envs.core.game import IllegalActionError
-from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_mix64, nb_next, nb_pick_line_up
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.the_game.rules import Config, State, View
 
@@ -341,7 +342,6 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
 
 
 # --- deals by seed (the compiled twin of `rules.deal_order`) ---------------------------------------------------
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @numba.njit(cache=True)
@@ -349,13 +349,7 @@ def deal_order(seed, out):
     """`out[:98]` = the deck order of deal seed `seed` (uint64), as `envs.the_game.rules.deal_order`."""
     for k in range(98):
         out[k] = k + 2
-    s = seed
-    for i in range(97, 0, -1):
-        s = s + _GOLDEN
-        j = np.int64(nb_mix64(s) % np.uint64(i + 1))
-        t = out[i]
-        out[i] = out[j]
-        out[j] = t
+    kernels.shuffle(out, 98, seed)
 
 
 # --- the vector env's kernels: many tables, one row each ------------------------------------------------------
@@ -569,39 +563,15 @@ def mask_row(T, r, slot, hs, min_cards, out, o):
 
 
 @numba.njit(cache=True)
-def _fail(B, r, status, seat, act):
-    if B.err[0] < 0:
-        B.err[0] = r
-        B.err[1] = status
-        B.err[2] = seat
-        B.err[3] = act
-
-
-@numba.njit(cache=True)
 def deal_row(T, S, r, keep_seat):
     """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
     counter (`nb_episode_seeds`, `nb_pick_line_up`), the line-up seated (`phase` 2: the opening is to be played).
     A deal dealt again (`keep_seat`: the last one ended before the learner's first decision) keeps the learner's
     seat and line-up, as `OpponentEnv` keeps its seat."""
     n, hs = T.hands.shape[1], T.hands.shape[2]
-    e = T.episode[r]
-    T.episode[r] = e + 1
-    deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
-    if not keep_seat:
-        seat = drawn if S.fixed_seat < 0 else S.fixed_seat
-        li = nb_pick_line_up(S.line_cum, T.key[r], e)
-        T.line[r] = li
-        T.learner[r] = seat
-        T.codes[r, seat] = LEARNER_CODE
-        for k in range(n - 1):
-            s = (seat + k + 1) % n
-            T.codes[r, s] = S.line_codes[li, k]
-            for j in range(T.params.shape[2]):
-                T.params[r, s, j] = S.line_params[li, k, j]
-        T.ep_ret[r] = 0.0
-        T.ep_len[r] = 0
-    T.seed[r] = deal_seed
-    T.rng[r] = stream
+    deal_seed, li = kernels.next_episode(T, S, r, keep_seat, LEARNER_CODE)
+    if li >= 0:
+        kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
     # the deal (`TheGame.deal`): hand_size rounds, each seat taking the draw pile's last card
     deal_order(deal_seed, T.deck[r])
     dn = 98
@@ -641,7 +611,7 @@ def open_row(decide, T, B, S, r, first):
         status, act, _ = run_row(decide, T, r, S, first, -1)
         first = NO_MOVE
         if status < 0:
-            _fail(B, r, status, T.player[r], act)
+            kernels.fail(B.err, r, status, T.player[r], act)
             T.phase[r] = 0
             return
         if status == STOP_SEAT:
@@ -654,7 +624,7 @@ def open_row(decide, T, B, S, r, first):
             return
         deal_row(T, S, r, True)  # over before the learner decided: deal again, keeping the seat and line-up
     T.phase[r] = 0
-    _fail(B, r, -3, -1, -1)
+    kernels.fail(B.err, r, ERR_REDEALS, -1, -1)
 
 
 # Two kernels (reset and step), `advance` inlined at the sites that need it, as L.A.M.A.'s (`envs.lama.fast`).
@@ -710,8 +680,7 @@ def vec_step(decide, T, B, S, actions):
             steps = 0
             status = STOP_ILLEGAL
             if phase == 0:
-                B.illegal[r] = -1
-                B.refused[r] = False
+                kernels.unrefused(B, r)
                 before = team_return(T, r, S.win_bonus) if move != INVALID else 0.0
             else:
                 before = T.before[r]  # a batch policy's move inside the learner's step
@@ -727,32 +696,16 @@ def vec_step(decide, T, B, S, actions):
             L = T.learner[r]
             if status == STOP_ILLEGAL and steps <= 1 and phase == 0:
                 # the learner's own action was refused: `advance` changed nothing
-                rew = S.illegal_reward
-                term = True
-                trunc = False
-                B.illegal[r] = a
-                B.refused[r] = True
+                rew, term, trunc = kernels.refuse(B, r, a, S.illegal_reward)
             else:
                 if status < 0:
-                    _fail(B, r, status, T.player[r], bad)
+                    kernels.fail(B.err, r, status, T.player[r], bad)
                 rew = team_return(T, r, S.win_bonus) - before + T.carry[r]
                 term = T.over[r]
                 trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
-            T.phase[r] = 0
-            T.carry[r] = 0.0
-            T.ep_ret[r] += rew
-            T.ep_len[r] += 1
-            B.reward[r] = rew
-            B.term[r] = term
-            B.trunc[r] = trunc
-            done = term or trunc
-            B.done[r] = done
-            if done:
+            if kernels.end_step(T, B, r, rew, term, trunc):
                 observe_row(T, r, L, S.min_cards, B.final_obs, r)
-                B.final_seat[r] = L
-                B.final_deal[r] = T.seed[r]
-                B.final_ret[r] = T.ep_ret[r]
-                B.final_len[r] = T.ep_len[r]
+                kernels.record_final(T, B, r, L)
                 deal_row(T, S, r, False)
                 phase = 2
                 move = NO_MOVE  # the new episode's opening, from its deal

@@ -51,6 +51,7 @@ from typing import Literal
 import numpy as np
 
 from envs.core.game import IllegalActionError, unchecked_constructor
+from envs.core.shuffle import shuffled
 
 NUM_CARDS = 98
 LOWEST, HIGHEST = 2, 99
@@ -69,8 +70,6 @@ PILE_NAMES = ("up0", "up1", "down0", "down1")
 EMPTY_HAND_RULES = ("skip", "ends_game")
 #: Values of `Config.actions`: the 405-way card x pile head (the default) or hand slot x pile.
 ACTION_HEADS = ("card", "slot")
-_M64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 
 
 def play_action(card: int, pile: int) -> int:
@@ -96,17 +95,7 @@ def slot_num_actions(hand_size: int) -> int:
 def deal_order(seed: int) -> list[int]:
     """The deck order of deal seed `seed` (0 <= seed < 2**64): 2..99 shuffled by Fisher–Yates with SplitMix64
     draws from generator state `seed` (`j = draw mod (i + 1)`), mirrored by `envs.the_game.fast.deal_order`."""
-    out = list(range(LOWEST, HIGHEST + 1))
-    s = int(seed) & _M64
-    for i in range(len(out) - 1, 0, -1):
-        s = (s + _GOLDEN) & _M64
-        z = s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-        z ^= z >> 31
-        j = z % (i + 1)
-        out[i], out[j] = out[j], out[i]
-    return out
+    return shuffled(range(LOWEST, HIGHEST + 1), seed)
 
 
 def default_hand_size(num_players: int) -> int:

@@ -29,7 +29,6 @@ takes effect at each table's next episode (`envs.core.vector`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -159,15 +158,10 @@ class TheGameVectorEnv(KernelTablesEnv):
             out[4]["_rewards"] = np.ones(self.num_envs, np.bool_)
         return out
 
-    # --- tools ---------------------------------------------------------------------------------
-    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-        """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        seats = self._tables.learner[rows] if seats is None else np.asarray(seats, dtype=np.int64).reshape(-1)
-        out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
+    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         fast.observe_rows(self._tables, rows, seats, self.config.resolved_min_cards, out)
-        return out
 
+    # --- tools ---------------------------------------------------------------------------------
     def state(self, row: int) -> State:
         """Table `row`'s position as a plain-engine `State` (pile histories are not kept: each pile is its start
         card and its top; everything the rules and the observation read is exact)."""
