@@ -144,8 +144,8 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
     p.add_argument("--baselines", type=str, default=None, help="with --self-play: baseline agent ids added to the pool")
     p.add_argument("--eval-baselines", type=str, default=None, metavar="IDS",
-                   help="agents measured once in the policy's place against its evaluation opponents, drawn as lines "
-                        "on the curve (e.g. lama/first,lama/learned)")
+                   help="comma-separated agent ids measured once in the policy's place against its evaluation "
+                        "opponents, drawn as lines on the curve (e.g. the opponents' own strategy and a distilled student)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
     for dest, (f, methods) in setting_flags().items():  # generated from the config fields (train.run.setting)
         meta = f.metadata
