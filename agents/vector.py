@@ -57,11 +57,14 @@ def resolve_opponents(game: str, opponents: Any, options: dict[str, Any] | None 
     return out
 
 
-def vector_env(game: str, num_envs: int = 1024, *, opponents: Any, seed: int | None = None, **options: Any):
+def vector_env(game: str | envs.Variant, num_envs: int = 1024, *, opponents: Any, seed: int | None = None,
+               **options: Any):
     """`envs.<game>_v0.vector_env(num_envs, opponents=<kernels>, seed=seed, **options)` with `opponents` given as
     agent ids (e.g. `["lama/first"] * 3`), batch policies (`envs.core.vector.BatchPolicy`, e.g. `batch_policy`
     of a saved model) or a `Pool` of such line-ups; `options` are the env's (control, seat, strict, copy,
-    illegal_reward, max_turns) and the game's options."""
+    illegal_reward, max_turns) and the game's options. `game` is an id or an `envs.Variant` (whose options
+    `options` update)."""
+    game, options = envs.resolve(game, options)
     kernels = resolve_opponents(game, opponents, options)
     env_mod = importlib.import_module(_hook(game)[0])
     return env_mod.vector_env(num_envs, opponents=kernels, seed=seed, **options)

@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from envs.core.game import Game, IllegalActionError
-from envs.core.spec import GameSpec, Variant, register, registered, spec, unregister
+from envs.core.spec import GameSpec, Variant, register, registered, resolve, spec, spec_of, unregister
 from envs.gymnasium_registry import register_with_gymnasium
 
 # The built-in games, one line each: the spec is imported when a tool first asks for it.
@@ -54,9 +54,11 @@ def load(game: str) -> ModuleType:
     return importlib.import_module(spec(game).env_module)
 
 
-def make_game(game: str, **options: Any) -> Game:
-    """The rules engine of `game` built from options (the env's keyword arguments)."""
-    return spec(game).make_game(**options)
+def make_game(game: str | Variant, **options: Any) -> Game:
+    """The rules engine of `game` (an id, or a `Variant` whose options `options` update) built from options
+    (the env's keyword arguments)."""
+    game_id, options = resolve(game, options)
+    return spec(game_id).make_game(**options)
 
 
 def make_encoder(game: str, engine: Game) -> Any:
@@ -147,6 +149,7 @@ def __getattr__(name: str) -> ModuleType:
 
 __all__ = [
     "GAMES", "Game", "GameSpec", "IllegalActionError", "Variant", "available_games", "config_class", "load",
-    "make_encoder", "make_game", "register", "register_from", "register_with_pettingzoo", "registered", "spec",
+    "make_encoder", "make_game", "register", "register_from", "register_with_pettingzoo", "registered", "resolve", "spec",
+    "spec_of",
     "unregister",
 ]

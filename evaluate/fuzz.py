@@ -351,12 +351,12 @@ def _envs(mod: Any, form: str, options: dict[str, Any]) -> tuple[Any, Any, Any]:
     return mod.raw_env(**options), mod.raw_env(**options), mod.env(**options)
 
 
-def fuzz(game: str, episodes: int, seed: int = 0, options: dict[str, Any] | None = None, replays: bool = True,
+def fuzz(game: str | envs.Variant, episodes: int, seed: int = 0, options: dict[str, Any] | None = None, replays: bool = True,
          form: str = "aec") -> FuzzReport:
     """Play `episodes` random legal episodes of `game` in one env form and check the invariants.
 
     Args:
-        game: a game id.
+        game: a game id, or an `envs.Variant`: that one variant (its options, updated by `options`).
         episodes: how many episodes (round robin over `variants(game)` unless
             `options` names one variant).
         seed: episode `i` is dealt from seed `seed + i` (its reproducer seed).
@@ -370,6 +370,8 @@ def fuzz(game: str, episodes: int, seed: int = 0, options: dict[str, Any] | None
     """
     if episodes < 1:
         raise ValueError(f"episodes must be a positive integer, got {episodes!r}")
+    if isinstance(game, envs.Variant):
+        game, options = envs.resolve(game, options)
     forms = envs.spec(game).fuzz_forms
     if form not in forms:
         raise ValueError(f"form must be one of {list(forms)} for {game}, got {form!r}")

@@ -78,6 +78,11 @@ class PairedResult:
     #: "python" (the agents' `act`, move by move) or "compiled" (the game's compiled whole-game runner).
     engine: str = "python"
 
+    @property
+    def variant(self) -> envs.Variant:
+        """The game and options played."""
+        return envs.Variant(self.game, self.options)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
         return asdict(self)
@@ -180,7 +185,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
 
 
 def run_paired(
-    game_name: str,
+    game_name: str | envs.Variant,
     a_id: str,
     b_id: str,
     against: list[str] | str,
@@ -194,7 +199,7 @@ def run_paired(
     """Compare agents `a_id` and `b_id` on `games` deals against the same opponents.
 
     Args:
-        game_name: a game id.
+        game_name: a game id, or an `envs.Variant` (its options, updated by `options`).
         a_id, b_id: the two focal agents.
         against: the n − 1 opponents (teammates), seated in seat order around the
             focal seat; a single id is repeated for every other seat.
@@ -209,7 +214,7 @@ def run_paired(
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
-    options = dict(options or {})
+    game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
     n = game.num_players
     opp_ids = expand_agent_ids(against)

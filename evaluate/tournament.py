@@ -100,6 +100,11 @@ class TournamentResult:
     #: "python" (the agents' `act`, move by move) or "compiled" (the game's compiled whole-game runner).
     engine: str = "python"
 
+    @property
+    def variant(self) -> envs.Variant:
+        """The game and options played."""
+        return envs.Variant(self.game, self.options)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON (`partial` and `planned_deals` only for an interrupted tournament)."""
         d = asdict(self)
@@ -258,7 +263,7 @@ def play_deals(spec: TournamentSpec, deals: range) -> list[tuple[np.ndarray, np.
 
 
 def run_tournament(
-    game_name: str,
+    game_name: str | envs.Variant,
     agent_ids: list[str] | str,
     games: int = 1000,
     seed: int = 0,
@@ -273,7 +278,7 @@ def run_tournament(
     """Play `games` games of `game_name` between the given agents.
 
     Args:
-        game_name: a game id (`envs.GAMES`).
+        game_name: a game id (`envs.GAMES`), or an `envs.Variant` (its options, updated by `options`).
         agent_ids: one agent id per seat (`"id*k"` repeats an id).
         games: total games; with rotation they are grouped in deals of n games.
         seed: root seed of the deals and of every agent's generator (see `play_deal`).
@@ -294,7 +299,7 @@ def run_tournament(
         raise ValueError(f"games must be >= 1, got {games}")
     if max_turns is not None and max_turns < 1:
         raise ValueError(f"max_turns must be >= 1, got {max_turns}")
-    options = dict(options or {})
+    game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
     n = game.num_players
     ids = expand_agent_ids(agent_ids)

@@ -145,18 +145,22 @@ class RLlibEnv(MultiAgentEnv):
         return obs, rewards, terms, truncs, {a: {} for a in agents}
 
 
-def ppo_config(game: str, options: dict[str, Any] | None = None, *, max_turns: int | None = None,
+def ppo_config(game: Any, options: dict[str, Any] | None = None, *, max_turns: int | None = None,
                hidden: tuple[int, ...] = (64, 64), train_batch_size: int = 4000, minibatch_size: int = 256,
                num_epochs: int = 10, lr: float = 3e-4, num_env_runners: int = 0, seed: int | None = 0):
     """Multi-agent PPO on `game`: one action-masking policy per seat (`policy_mapping_fn`: the
     seat's name), so each seat's return is reported on its own. `num_env_runners` > 0 samples in
-    Ray workers (on a cluster when Ray is started with an address)."""
+    Ray workers (on a cluster when Ray is started with an address). `game` is an id or an `envs.Variant` (whose
+    options `options` update)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    env_config = {"game": game, "options": dict(options or {}), "max_turns": max_turns}
+    import envs
+
+    game, options = envs.resolve(game, options)
+    env_config = {"game": game, "options": options, "max_turns": max_turns}
     seats = RLlibEnv(env_config).possible_agents
     spec = MultiRLModuleSpec(rl_module_specs={
         s: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={"head_fcnet_hiddens": list(hidden)})

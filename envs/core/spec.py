@@ -271,3 +271,60 @@ class Variant:
         """`lama(rules=seed2022)`, for titles and logs."""
         inner = ", ".join(f"{k}={v}" for k, v in sorted(self.options.items()))
         return f"{self.game}({inner})" if inner else self.game
+
+    @classmethod
+    def of(cls, engine: Any) -> Variant:
+        """The variant an engine was built from: its registered game and the fewest options that build its
+        `config` (none that another implies, such as a rules preset's fields; `Variant.of(v.make_game())` builds
+        the same engine as `v`).
+
+        Raises:
+            ValueError: the engine is not of a registered game (or has no `config`).
+        """
+        game_spec = spec_of(engine)
+        config = engine.config
+
+        def build(opts: dict[str, Any]) -> Any:
+            try:
+                return make_config(game_spec.config_class, opts)
+            except ValueError:
+                return None
+
+        options: dict[str, Any] = {}
+        for o in game_spec.options():  # name each option the config built so far does not already hold
+            built = build(options)
+            if built is None or getattr(built, o.name) != getattr(config, o.name):
+                options[o.name] = getattr(config, o.name)
+        for name in list(options):  # then drop the ones another option implies (a rules preset's fields)
+            fewer = {k: v for k, v in options.items() if k != name}
+            if build(fewer) == config:
+                options = fewer
+        return cls(game_spec.id, options)
+
+
+def resolve(game: str | Variant, options: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """`(game id, options)` of a game named by its id or given as a `Variant`; `options` update a variant's own
+    (as `gymnasium.make`'s keyword arguments update a registered spec's). Every layer that takes a game takes
+    either.
+
+    Raises:
+        TypeError: `game` is neither.
+    """
+    if isinstance(game, Variant):
+        return game.game, {**dict(game.options), **dict(options or {})}
+    if isinstance(game, str):
+        return game, dict(options or {})
+    raise TypeError(f"a game is its id (str) or an envs.Variant, got {type(game).__name__}")
+
+
+def spec_of(engine: Any) -> GameSpec:
+    """The spec of the registered game whose engine class built `engine` (the engine knows its game).
+
+    Raises:
+        ValueError: no registered game builds engines of this class.
+    """
+    for game_id in registered():
+        found = spec(game_id)
+        if isinstance(engine, found.game_class):
+            return found
+    raise ValueError(f"{type(engine).__name__} is not the engine of a registered game ({', '.join(registered())})")
