@@ -1,7 +1,7 @@
 """Paired comparison of The Game's agents on the same deals (cards left, lower is better).
 
     python benchmarks/the_game_paired.py --players 1 --games 100 --seed 12345 \
-        --agents the_game/bestplays,the_game/rollout [--out results.json]
+        --agents the_game/bestplays,the_game/rollout [--option actions=slot] [--out results.json]
 
 Every agent plays every seat of the same `games` deals (`evaluate.the_game.reproduce.simulate`
 with one seed, so deal g is the same for all agents); the table gives each agent's
@@ -17,14 +17,16 @@ import time
 
 import numpy as np
 
+from envs.core.options import make_config, parse_options
 from envs.the_game.rules import Config, TheGame
 from evaluate.stats import mean_interval
 from evaluate.the_game.reproduce import simulate
 
 
-def paired(players: int, agents: list[str], games: int, seed: int) -> dict:
-    """Per-agent cards left on the same deals, seconds per game and the paired differences from `agents[0]`."""
-    game = TheGame(Config(num_players=players))
+def paired(players: int, agents: list[str], games: int, seed: int, options: dict | None = None) -> dict:
+    """Per-agent cards left on the same deals, seconds per game and the paired differences from `agents[0]`
+    (`options`: more game options, e.g. `actions="slot"` for a policy trained on that head)."""
+    game = TheGame(make_config(Config, {**(options or {}), "num_players": players}))
     rows = {}
     for a in agents:
         t = time.perf_counter()
@@ -35,7 +37,7 @@ def paired(players: int, agents: list[str], games: int, seed: int) -> dict:
         x = np.array(rows[a]["cards_left"], dtype=float)
         m, lo, hi = mean_interval(x - base)
         rows[a].update(mean=float(x.mean()), wins=float((x == 0).mean()), diff=m, diff_low=lo, diff_high=hi)
-    return {"players": players, "games": games, "seed": seed, "agents": rows}
+    return {"players": players, "options": dict(options or {}), "games": games, "seed": seed, "agents": rows}
 
 
 def main() -> None:
@@ -45,9 +47,14 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=12345)
     ap.add_argument("--agents", default="the_game/bestplays,the_game/rollout")
+    ap.add_argument("--option", action="append", default=[], help="KEY=VALUE game option (repeatable)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    res = paired(args.players, args.agents.split(","), args.games, args.seed)
+    try:
+        options = parse_options(Config, args.option)
+    except ValueError as e:
+        ap.error(str(e))
+    res = paired(args.players, args.agents.split(","), args.games, args.seed, options)
     for a, r in res["agents"].items():
         print(f"{args.players}p {a:32s} {r['mean']:6.2f} cards  wins {r['wins']:.0%}  "
               f"diff {r['diff']:+.2f} [{r['diff_low']:+.2f}, {r['diff_high']:+.2f}]  {r['s_per_game']:.2f} s/game")
