@@ -66,6 +66,9 @@ def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, dept
     return best
 
 
+# minimax_choice repeats alphabeta's loop on purpose: one recursive kernel returning (value, position) would fold
+# them, but numba's on-disk cache of a recursive kernel with a tuple result crashes when it is loaded again
+# (a segfault in the second process; numba 0.68.1, tried 2026-11-26).
 @njit(cache=True)
 def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid):
     """Position (in the mover's dealt hand) of the card minimax_depth plays: the

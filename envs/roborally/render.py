@@ -15,18 +15,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from envs.roborally.board import (
-    BELT,
-    DX,
-    DY,
-    EXPRESS,
-    GEAR_CCW,
-    GEAR_CW,
-    PIT,
-    REPAIR,
-    REPAIR2,
-    Board,
-)
+from envs.roborally.board import BELT, DX, DY, EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2, Board
 
 # Eight well-separated colours (the "tab10" palette without its red, which marks lasers).
 ROBOT_COLOURS = (

@@ -72,18 +72,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 
 from envs.core.game import IllegalActionError, unchecked_constructor
-from envs.roborally.board import (
-    DX,
-    DY,
-    EXPRESS,
-    GEAR_CCW,
-    GEAR_CW,
-    PIT,
-    REPAIR,
-    REPAIR2,
-    Board,
-    load_board,
-)
+from envs.roborally.board import DX, DY, EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2, Board, load_board
 from envs.roborally.cards import KINDS, NUM_CARDS, STEPS, TURN, card_name
 from envs.roborally.programs import equivalence_classes, reduced_programs
 
