@@ -55,6 +55,10 @@ What it does, in the order of the code:
   `all_seats` is one team policy instead: every seat's step earns the team's
   reward and the critic values the team's return, so nothing is flipped.
 
+- **An asymmetric critic** (`--privileged-critic`): the critic also reads what the position hides from the
+  learner (`venv.privileged_observations()`: in L.A.M.A. the other seats' hands and the draw pile), the actor
+  only its observation, so the saved policy plays from what a seat sees. Stored with the samples, as the masks.
+
 - **Action scorers** (`--features NAME`, or `--init-from` an `action_scorer` student such as
   `roborally/learned`): the env is wrapped in `agents.feature_vector_env`, whose observations are each table's
   context and per-action features (computed from the encoder's observation); the actor is one MLP that scores
@@ -115,20 +119,26 @@ class Policy(nn.Module):
         num_actions: A.
         hidden: hidden layer sizes, the same for both networks.
         generator: the torch generator of the initial weights.
+        privileged_dim: an asymmetric critic's extra input (the env's `privileged_observations()`, what the
+            position hides from the learner), appended to the observation; 0: the critic sees what the actor sees.
     """
 
-    def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int], generator: torch.Generator):
+    def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int], generator: torch.Generator,
+                 privileged_dim: int = 0):
         super().__init__()
         self.obs_dim, self.num_actions, self.hidden = int(obs_dim), int(num_actions), [int(h) for h in hidden]
+        self.privileged_dim = int(privileged_dim)
         self.actor = _mlp([self.obs_dim, *self.hidden, self.num_actions], 0.01, generator)
-        self.critic = _mlp([self.obs_dim, *self.hidden, 1], 1.0, generator)
+        self.critic = _mlp([self.obs_dim + self.privileged_dim, *self.hidden, 1], 1.0, generator)
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Logits `(B, A)` with `MASKED_LOGIT` where the bool `mask` is False."""
         return self.actor(obs).masked_fill(~mask, MASKED_LOGIT)
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
-        """The critic's value `(B,)`."""
+    def value(self, obs: torch.Tensor, privileged: torch.Tensor | None = None) -> torch.Tensor:
+        """The critic's value `(B,)` (of the observation and, for an asymmetric critic, the privileged rows)."""
+        if self.privileged_dim:
+            obs = torch.cat([obs, privileged], dim=1)
         return self.critic(obs).squeeze(-1)
 
     @torch.no_grad()
@@ -173,20 +183,37 @@ class ScorerPolicy(Policy):
         ctx = obs[:, None, :c].expand(-1, self.num_actions, -1)
         return self.actor(torch.cat([per, ctx], dim=-1)).squeeze(-1).masked_fill(~mask, MASKED_LOGIT)
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
+    def value(self, obs: torch.Tensor, privileged: torch.Tensor | None = None) -> torch.Tensor:
         return self.critic(obs[:, :self.context_dim]).squeeze(-1)
 
 
-def new_policy(venv: Any, hidden: Sequence[int], generator: torch.Generator) -> Policy:
+def new_policy(venv: Any, hidden: Sequence[int], generator: torch.Generator, privileged: bool = False) -> Policy:
     """The policy for `venv`'s observations: an action scorer where it gives `feature_dims` (`FeatureVectorEnv`),
-    else an MLP over the flat observation."""
+    else an MLP over the flat observation (with `privileged`, its critic also reads `privileged_dim(venv)` more)."""
     A = int(venv.single_action_space.n)
     dims = getattr(venv, "feature_dims", None)
     if dims is not None:
+        if privileged:
+            raise ValueError("an asymmetric critic (privileged) is for an MLP policy over the observation, not an "
+                             "action scorer")
         policy = ScorerPolicy(dims[0], dims[1], A, hidden, generator)
         policy.features = venv.features
         return policy
-    return Policy(int(venv.single_observation_space.shape[0]), A, hidden, generator)
+    return Policy(int(venv.single_observation_space.shape[0]), A, hidden, generator,
+                  privileged_dim(venv) if privileged else 0)
+
+
+def privileged_dim(venv: Any) -> int:
+    """The width of `venv.privileged_observations()` rows (an asymmetric critic's extra input).
+
+    Raises:
+        ValueError: the vector env has no `privileged_observations()` (naming the env).
+    """
+    fn = getattr(venv, "privileged_observations", None)
+    if fn is None:
+        raise ValueError(f"{type(venv).__name__} gives no privileged_observations() for an asymmetric critic "
+                         "(L.A.M.A.'s vector env does)")
+    return int(fn().shape[1])
 
 
 # --- advantages ---------------------------------------------------------------------------------------
@@ -271,11 +298,13 @@ class Rollout:
     each observation (`all_seats`).
     """
 
-    def __init__(self, venv: Any, n_steps: int, zero_sum: bool):
+    def __init__(self, venv: Any, n_steps: int, zero_sum: bool, privileged: int = 0):
         T, n = int(n_steps), int(venv.num_envs)
         D, A = int(venv.single_observation_space.shape[0]), int(venv.single_action_space.n)
         self.venv, self.T, self.n, self.zero_sum = venv, T, n, zero_sum
         self.obs = np.zeros((T, n, D), np.float32)
+        self.priv = np.zeros((T, n, privileged), np.float32)  # an asymmetric critic's rows (width 0: none)
+        self.priv_t = torch.from_numpy(self.priv)
         self.mask = np.zeros((T, n, A), np.bool_)
         self.act = np.zeros((T, n), np.int64)
         self.logp = np.zeros((T, n), np.float32)
@@ -288,6 +317,7 @@ class Rollout:
         self.obs_t, self.mask_t, self.act_t, self.logp_t = (
             torch.from_numpy(b) for b in (self.obs, self.mask, self.act, self.logp))
         self.next_obs, self.info = venv.reset()
+        self.next_priv = venv.privileged_observations() if privileged else None
         self.next_player = np.zeros(n, np.int64)  # the seat to move at `next_obs` (all_seats)
         if zero_sum:
             _check_all_seats(venv, self.info)
@@ -305,17 +335,23 @@ class Rollout:
         ep_lengths: list[int] = []
         policy.eval()
         self.player[0] = self.next_player
+        privileged = self.next_priv is not None
         for t in range(self.T):
             self.obs[t] = self.next_obs
             self.mask[t] = _masks(venv, self.info)
+            if privileged:
+                self.priv[t] = self.next_priv
             with torch.no_grad():
                 obs, mask = self.obs_t[t].to(device), self.mask_t[t].to(device)
                 action, logp = policy.act(obs, mask, generator)
-                self.val[t] = policy.value(obs).cpu().numpy()
+                value = policy.value(obs, self.priv_t[t].to(device)) if privileged else policy.value(obs)
+                self.val[t] = value.cpu().numpy()
             self.act[t] = action.cpu().numpy()
             self.logp[t] = logp.cpu().numpy()
             self.next_obs, reward, term, trunc, info = venv.step(self.act[t])
             self.info = info
+            if privileged:
+                self.next_priv = venv.privileged_observations()
             self.done[t] = np.logical_or(term, trunc)
             if self.zero_sum:
                 if "rewards" not in info or "current_player" not in info:
@@ -330,6 +366,10 @@ class Rollout:
             self.boot[t] = 0.0
             cut = np.flatnonzero(np.logical_and(trunc, np.logical_not(term)))
             if cut.size:  # a truncated episode is valued from its last observation, not the new deal
+                if privileged:
+                    raise NotImplementedError("an asymmetric critic cannot value a truncated episode's last "
+                                              "observation (the env gives no privileged rows of it): run without "
+                                              "truncation (max_turns)")
                 final = np.stack([np.asarray(x, np.float32) for x in info["final_obs"][cut]])
                 with torch.no_grad():
                     v = policy.value(torch.from_numpy(final).to(device)).cpu().numpy()
@@ -346,7 +386,8 @@ class Rollout:
         self.next_player[:] = self.player[self.T]
         with torch.no_grad():
             last = torch.from_numpy(np.asarray(self.next_obs, np.float32)).to(device)
-            self.last_values = policy.value(last).cpu().numpy()
+            value = policy.value(last, torch.from_numpy(self.next_priv).to(device)) if privileged else policy.value(last)
+            self.last_values = value.cpu().numpy()
         return ep_returns, ep_lengths
 
     def signs(self) -> np.ndarray | None:
@@ -388,6 +429,7 @@ def train(
     max_seconds: float | None = None,
     init: Policy | None = None,
     critic_warmup: int = 0,
+    privileged_critic: bool = False,
 ) -> tuple[Policy, list[dict[str, Any]]]:
     """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
 
@@ -426,6 +468,10 @@ def train(
         critic_warmup: learner steps at the start in which only the critic learns (the actor's loss is
             left out): a policy started from a student with a fresh critic keeps its play until the
             critic's values, and so the advantages, mean something.
+        privileged_critic: an asymmetric critic: it also reads what each position hides from the learner
+            (`venv.privileged_observations()`, e.g. the other seats' hands), the actor only its observation; the
+            saved policy is the actor alone, so it plays as any other. An `init` whose critic reads other inputs
+            keeps its actor and gets a fresh critic (a warning says so; see `critic_warmup`).
 
     Returns:
         (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
@@ -456,7 +502,7 @@ def train(
     dev = resolve_device(device)
     gen = torch.Generator().manual_seed(int(seed))
     rng = np.random.default_rng(int(seed))
-    policy = new_policy(venv, hidden, gen)
+    policy = new_policy(venv, hidden, gen, privileged_critic)
     if init is not None:
         if (type(init), init.obs_dim, init.num_actions, init.hidden) != (type(policy), D, A, [int(h) for h in hidden]):
             raise ValueError(f"init is a {type(init).__name__} with observation {init.obs_dim}, {init.num_actions} "
@@ -465,13 +511,20 @@ def train(
         if getattr(init, "features", None) != getattr(policy, "features", None):
             raise ValueError(f"init scores actions with feature set {init.features!r}, this env gives "
                              f"{policy.features!r}")
-        policy.load_state_dict(init.state_dict())
+        if getattr(init, "privileged_dim", 0) == getattr(policy, "privileged_dim", 0):
+            policy.load_state_dict(init.state_dict())
+        else:
+            import warnings
+
+            warnings.warn(f"init's critic reads {init.privileged_dim} privileged inputs, this run's "
+                          f"{policy.privileged_dim}: the actor is kept, the critic starts fresh", stacklevel=2)
+            policy.actor.load_state_dict(init.actor.state_dict())
     policy = policy.to(dev)
     if dev.type != "cpu":  # sampling draws on the device, from a generator of its own
         gen = torch.Generator(device=dev).manual_seed(int(seed))
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
 
-    buf = Rollout(venv, T, zero_sum)
+    buf = Rollout(venv, T, zero_sum, getattr(policy, "privileged_dim", 0))
     history: list[dict[str, Any]] = []
     steps, start = 0, time.perf_counter()
     for update in range(1, updates + 1):
@@ -499,6 +552,7 @@ def train(
         b_act, b_logp = buf.act_t.view(batch).to(dev), buf.logp_t.view(batch).to(dev)
         b_adv, b_ret = torch.from_numpy(adv_buf).view(batch).to(dev), torch.from_numpy(ret_buf).view(batch).to(dev)
         b_val = torch.from_numpy(buf.val).view(batch).to(dev)
+        b_priv = buf.priv_t.view(batch, buf.priv.shape[2]).to(dev)
         stats: dict[str, list[torch.Tensor]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl",
                                                                  "clipfrac")}
         for _ in range(epochs):
@@ -514,7 +568,7 @@ def train(
                 adv = b_adv[idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
-                value = policy.value(b_obs[idx])
+                value = policy.value(b_obs[idx], b_priv[idx]) if b_priv.shape[1] else policy.value(b_obs[idx])
                 v_err = (value - b_ret[idx]) ** 2
                 if vf_clip is not None:
                     v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-vf_clip, vf_clip)
@@ -654,7 +708,12 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
             linears[-1].bias.copy_(net["logits.bias"])
     critic = os.path.join(folder, "critic.pt")
     if os.path.exists(critic):
-        policy.critic.load_state_dict(torch.load(critic, map_location="cpu", weights_only=True))
+        state = torch.load(critic, map_location="cpu", weights_only=True)
+        extra = int(state["0.weight"].shape[1]) - int(policy.critic[0].in_features)
+        if extra > 0 and isinstance(policy, Policy) and not isinstance(policy, ScorerPolicy):  # an asymmetric critic
+            policy.privileged_dim = extra
+            policy.critic = _mlp([policy.obs_dim + extra, *policy.hidden, 1], 1.0, torch.Generator().manual_seed(0))
+        policy.critic.load_state_dict(state)
     else:
         warnings.warn(f"{folder} has no critic.pt: the critic starts fresh", stacklevel=2)
     scale = None
@@ -886,6 +945,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init-from", type=str, default=None, metavar="FOLDER|ID", help="start from a saved run of this "
                    "learner (its actor, critic.pt and reward scale; its hidden sizes) or a shipped ReLU policy "
                    "(e.g. lama/learned: a fresh critic; see --critic-warmup)")
+    p.add_argument("--privileged-critic", action="store_true", help="an asymmetric critic: it also reads what each "
+                   "position hides from the learner (the vector env's privileged_observations(), e.g. the other "
+                   "hands); the actor, and so the saved policy, reads only its observation")
     p.add_argument("--critic-warmup", type=positive_int(low=0), default=0, metavar="STEPS", help="with --init-from: "
                    "learner steps at the start that train the critic alone (default 0)")
     p.add_argument("--features", type=str, default=None, metavar="NAME", help="learn an action scorer over this "
@@ -1016,6 +1078,8 @@ def main(argv: list[str] | None = None) -> int:
             final_ids = agents.expand_agent_ids(args.final_paired) if args.final_paired else []
             for agent_id in final_ids:
                 agents.make(agent_id, game, rng=np.random.default_rng(0), game_name=args.game)  # a bad id fails now
+            if args.privileged_critic:
+                privileged_dim(venv)  # a vector env without privileged rows fails now, in one line
             evaluator = None
             if args.eval_every:
                 evaluator = Evaluator(args.game, options, opponents, args.eval_games, args.seed,
@@ -1055,7 +1119,8 @@ def main(argv: list[str] | None = None) -> int:
     def provenance(steps: int) -> dict[str, Any]:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
-                "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup, "opponents": opponents, "env_options": options, "settings": settings,
+                "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup,
+                "privileged_critic": args.privileged_critic, "opponents": opponents, "env_options": options, "settings": settings,
                 **({"league": {"every": args.league, **league.describe()}} if league is not None else {})}
 
     seen: list[dict[str, Any]] = []
@@ -1095,7 +1160,7 @@ def main(argv: list[str] | None = None) -> int:
             write_run_curve(seen, args.out, title, references=references)
 
     policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
-                            critic_warmup=args.critic_warmup,
+                            critic_warmup=args.critic_warmup, privileged_critic=args.privileged_critic,
                             max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
     if evaluator is not None and history and EVAL_KEYS[0] not in history[-1]:
         history[-1].update(evaluator.measure(policy, rules))  # the policy the run saves, measured

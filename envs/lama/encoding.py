@@ -13,7 +13,7 @@ from struct import pack as _pack
 import numpy as np
 
 from envs.core.encoding import Field, Layout
-from envs.lama.rules import DECK_SIZE, VALUES, LamaGame, View, hand_points
+from envs.lama.rules import DECK_SIZE, VALUES, LamaGame, State, View, hand_points
 
 # A hand never holds more than the 56 cards of a round, so a round score is
 # below 560 and a total below target + 560.
@@ -140,6 +140,24 @@ class LamaEncoder:
             + [hp]
             + to_act
         )
+        return np.array(vals, dtype=np.float32)
+
+
+    def privileged_size(self) -> int:
+        """The length of `privileged`."""
+        return VALUES * (self.n - 1) + 2 * VALUES
+
+    def privileged(self, state: State, seat: int) -> np.ndarray:
+        """What `state` hides from `seat`, for a critic that may know it (an asymmetric critic; never a policy's
+        input): each other seat's hand (counts per value / 8, the seats after `seat` in order), the draw pile's
+        counts per value / 8, and its top card (one-hot; zeros when it is empty). `fast.privileged_rows` is the
+        compiled twin."""
+        vals: list[float] = []
+        for k in range(1, self.n):
+            vals += [c / 8 for c in state.hands[(seat + k) % self.n]]
+        pile = state.draw_pile
+        vals += [pile.count(v) / 8 for v in range(VALUES)]
+        vals += _ONE_HOT[pile[-1]] if pile else [0.0] * VALUES
         return np.array(vals, dtype=np.float32)
 
 

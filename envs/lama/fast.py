@@ -653,6 +653,29 @@ def observe_rows(T, rows, seats, scoring, target, out):
 
 
 @numba.njit(cache=True)
+def privileged_rows(T, rows, seats, out):
+    """`out[k]` = what table `rows[k]` hides from seat `seats[k]` (`LamaEncoder.privileged`, bit for bit): the
+    other seats' hands in order after it, the draw pile's counts and its top card."""
+    n = T.hands.shape[1]
+    pile = 7 * (n - 1)
+    for k in range(rows.shape[0]):
+        r, seat = rows[k], seats[k]
+        for j in range(1, n):
+            s = (seat + j) % n
+            for v in range(7):
+                out[k, 7 * (j - 1) + v] = T.hands[r, s, v] / 8.0
+        for v in range(14):
+            out[k, pile + v] = 0.0
+        nd = T.ndraw[r]
+        for c in range(nd):
+            out[k, pile + T.draw[r, c]] += 1.0
+        for v in range(7):
+            out[k, pile + v] = out[k, pile + v] / 8.0
+        if nd > 0:
+            out[k, pile + 7 + T.draw[r, nd - 1]] = 1.0
+
+
+@numba.njit(cache=True)
 def mask_rows(T, rows, switches, out):
     """`out[k]` = the legal actions of the seat to move at table `rows[k]` (int8, as `LamaGame.legal_mask`)."""
     for k in range(rows.shape[0]):

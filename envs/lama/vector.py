@@ -18,7 +18,7 @@ from envs.core.options import make_config
 from envs.core.vector import ERR_ILLEGAL, KernelTablesEnv, check_max_turns, compile_line_ups
 from envs.lama import fast
 from envs.lama.encoding import LamaEncoder
-from envs.lama.rules import NUM_ACTIONS, Config, LamaGame
+from envs.lama.rules import NUM_ACTIONS, Config, LamaGame, State
 
 NUM_PARAMS = 4  # float parameters per opponent seat (strategy 3's A, B, C, D)
 
@@ -109,21 +109,29 @@ class LamaVectorEnv(KernelTablesEnv):
         fast.observe_rows(self._tables, rows, seats, fast.config_codes(self.config)[0],
                           float(self.config.target_points), out)
 
+    def privileged_observations(self) -> np.ndarray:
+        """`(N, P)` float32: what each table hides from the learner at the decision of the last observation
+        returned (`LamaEncoder.privileged`: the other seats' hands, the draw pile's counts and top card), for an
+        asymmetric critic (`train.cleanrl_ppo --privileged-critic`); never a policy's input."""
+        out = np.zeros((self.num_envs, self.encoder.privileged_size()), np.float32)
+        fast.privileged_rows(self._tables, np.arange(self.num_envs), self._tables.learner, out)
+        return out
+
     # --- tools ---------------------------------------------------------------------------------
-    def render(self, row: int = 0) -> str:
-        """Text picture of table `row` (the plain engine's `render` of its position)."""
+    def state(self, row: int) -> State:
+        """Table `row`'s position as a plain-engine `State` (`starter` and `last_scores` are not kept: 0)."""
         T = self._tables
         n = self.num_players
-        disc = tuple(int(x) for x in T.disc[row, : T.nd[row]])
-        from envs.lama.rules import State
+        return State(int(T.seed[row]), int(T.rnd[row]), int(T.resh[row]),
+                     tuple(tuple(int(x) for x in T.hands[row, i]) for i in range(n)),
+                     tuple(int(x) for x in T.draw[row, : T.ndraw[row]]), tuple(int(x) for x in T.disc[row, : T.nd[row]]),
+                     tuple(int(x) for x in T.stock[row]), tuple(bool(x) for x in T.active[row]), int(T.cur[row]),
+                     0, tuple(int(x) for x in T.totals[row]), tuple(int(x) for x in T.won[row]), (0,) * n,
+                     bool(T.over[row]))
 
-        state = State(int(T.seed[row]), int(T.rnd[row]), int(T.resh[row]),
-                      tuple(tuple(int(x) for x in T.hands[row, i]) for i in range(n)),
-                      tuple(int(x) for x in T.draw[row, : T.ndraw[row]]), disc,
-                      tuple(int(x) for x in T.stock[row]), tuple(bool(x) for x in T.active[row]), int(T.cur[row]),
-                      0, tuple(int(x) for x in T.totals[row]), tuple(int(x) for x in T.won[row]), (0,) * n,
-                      bool(T.over[row]))
-        return f"table {row} (learner player_{int(T.learner[row])}):\n" + self.game.render(state)
+    def render(self, row: int = 0) -> str:
+        """Text picture of table `row` (the plain engine's `render` of its position)."""
+        return f"table {row} (learner player_{int(self._tables.learner[row])}):\n" + self.game.render(self.state(row))
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> LamaVectorEnv:

@@ -490,3 +490,65 @@ def test_cli_evaluation_misuse_is_one_line(tmp_path, capsys):
         assert main([*argv, *base]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and all(w in err for w in words), err
+
+
+def test_lama_privileged_rows_are_the_encoders_hidden_state():
+    """`LamaVectorEnv.privileged_observations()` (compiled) is `LamaEncoder.privileged` of each table's position
+    from the learner's seat, at every decision of random play, across autoresets."""
+    import agents
+
+    venv = agents.vector_env("lama", 16, opponents=["lama/first", "random", "lama/second"], seed=5)
+    venv.reset()
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(120):
+        rows = venv.privileged_observations()
+        assert rows.shape == (16, venv.encoder.privileged_size()) and rows.dtype == np.float32
+        for r in range(16):
+            want = venv.encoder.privileged(venv.state(r), int(venv._tables.learner[r]))
+            np.testing.assert_array_equal(rows[r], want)
+            checked += 1
+        mask = venv.action_masks()
+        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    assert checked == 16 * 120
+
+
+def test_privileged_critic_reads_the_hidden_rows_and_saves_the_actor_alone(tmp_path, capsys):
+    import json
+
+    import agents
+    from train.cleanrl_ppo import load_policy
+
+    venv = agents.vector_env("lama", 8, opponents=["lama/first"] * 3, seed=2, copy=False)
+    policy, _ = train(venv, total_steps=64, n_steps=8, minibatch=64, hidden=(16,), seed=2, log=None,
+                      privileged_critic=True)
+    width = venv.encoder.privileged_size()
+    assert policy.privileged_dim == width and policy.critic[0].in_features == policy.obs_dim + width
+    assert policy.actor[0].in_features == policy.obs_dim
+    # the value changes with the hidden rows alone (the observation held fixed)
+    obs = torch.zeros(2, policy.obs_dim)
+    hidden = torch.stack([torch.zeros(width), torch.ones(width)])
+    values = policy.value(obs, hidden)
+    assert values[0] != values[1]
+    options = {"num_players": 4, "rules": "official"}
+    folder = save_policy(policy, str(tmp_path / "run"), "lama", options)
+    loaded, _ = load_policy(folder, "lama", options)  # the critic's width is read from critic.pt
+    assert loaded.privileged_dim == width
+    torch.testing.assert_close(loaded.value(obs, hidden), values)
+    # a run without it, from that one: the actor is kept, the critic starts fresh (a warning says so)
+    with pytest.warns(UserWarning, match="the actor is kept, the critic starts fresh"):
+        plain, _ = train(venv, total_steps=64, n_steps=8, minibatch=64, hidden=(16,), seed=3, log=None, lr=0.0,
+                         init=loaded)
+    assert plain.privileged_dim == 0
+    for a, b in zip(plain.actor.state_dict().values(), policy.actor.state_dict().values(), strict=True):
+        torch.testing.assert_close(a, b)
+    # the CLI records it; a vector env without privileged rows is refused in one line
+    out = tmp_path / "cli"
+    assert main(["lama", "--privileged-critic", "--timesteps", "128", "--n-envs", "16", "--n-steps", "8",
+                 "--minibatch", "64", "--hidden", "16", "--out", str(out)]) == 0
+    assert json.loads((out / "run.json").read_text())["privileged_critic"] is True
+    capsys.readouterr()
+    assert main(["primi_composti", "--privileged-critic", "--timesteps", "128", "--n-envs", "16", "--n-steps", "8",
+                 "--out", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "privileged_observations" in err, err
