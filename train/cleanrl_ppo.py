@@ -210,10 +210,13 @@ def privileged_dim(venv: Any) -> int:
         ValueError: the vector env has no `privileged_observations()` (naming the env).
     """
     fn = getattr(venv, "privileged_observations", None)
-    if fn is None:
-        raise ValueError(f"{type(venv).__name__} gives no privileged_observations() for an asymmetric critic "
-                         "(L.A.M.A.'s vector env does)")
-    return int(fn().shape[1])
+    try:
+        if fn is not None:
+            return int(fn().shape[1])
+    except NotImplementedError:
+        pass
+    raise ValueError(f"{type(venv).__name__} gives no privileged_observations() for an asymmetric critic "
+                     "(the vector envs of L.A.M.A. and The Game do)")
 
 
 # --- advantages ---------------------------------------------------------------------------------------

@@ -934,6 +934,24 @@ class KernelTablesEnv(CompiledVectorEnv):
         raise NotImplementedError
 
     # --- tools ---------------------------------------------------------------------------------
+    def privileged_observations(self) -> np.ndarray:
+        """`(N, P)` float32: what each table hides from the seat of the last observation returned (the encoder's
+        `privileged(state, seat)`, written by the game's compiled twin), for an asymmetric critic
+        (`train.cleanrl_ppo --privileged-critic`); never a policy's input.
+
+        Raises:
+            NotImplementedError: the game's vector env has no privileged rows.
+        """
+        size = getattr(self.encoder, "privileged_size", None)
+        if size is None:
+            raise NotImplementedError(f"{type(self).__name__} gives no privileged observations")
+        out = np.zeros((self.num_envs, size()), np.float32)
+        self._privileged_rows(np.arange(self.num_envs), self._seats(), out)
+        return out
+
+    def _privileged_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
+
     def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)

@@ -109,13 +109,8 @@ class LamaVectorEnv(KernelTablesEnv):
         fast.observe_rows(self._tables, rows, seats, fast.config_codes(self.config)[0],
                           float(self.config.target_points), out)
 
-    def privileged_observations(self) -> np.ndarray:
-        """`(N, P)` float32: what each table hides from the learner at the decision of the last observation
-        returned (`LamaEncoder.privileged`: the other seats' hands, the draw pile's counts and top card), for an
-        asymmetric critic (`train.cleanrl_ppo --privileged-critic`); never a policy's input."""
-        out = np.zeros((self.num_envs, self.encoder.privileged_size()), np.float32)
-        fast.privileged_rows(self._tables, np.arange(self.num_envs), self._tables.learner, out)
-        return out
+    def _privileged_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        fast.privileged_rows(self._tables, rows, seats, out)  # LamaEncoder.privileged: the other hands, the pile
 
     # --- tools ---------------------------------------------------------------------------------
     def state(self, row: int) -> State:

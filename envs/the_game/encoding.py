@@ -11,7 +11,7 @@ from array import array
 import numpy as np
 
 from envs.core.encoding import Field, Layout
-from envs.the_game.rules import LOWEST, NUM_CARDS, NUM_PILES, TheGame, View
+from envs.the_game.rules import LOWEST, NUM_CARDS, NUM_PILES, State, TheGame, View
 
 _F32 = np.dtype(np.float32)
 
@@ -73,6 +73,23 @@ class TheGameEncoder:
         self._others = [[(seat + k) % n for k in range(n)] for seat in range(n)]  # seats by offset from `seat`
         self._scalar_pos = (self._tops, self._deck, self._sizes)
         self._turn_pos = (self._act, self._played, self._req, self._fset)
+
+    def privileged_size(self) -> int:
+        """The length of `privileged`."""
+        return NUM_CARDS * self.n
+
+    def privileged(self, state: State, seat: int) -> np.ndarray:
+        """What `state` hides from `seat`, for a critic that may know it (an asymmetric critic; never a policy's
+        input): each other seat's hand (1 per card 2..99 held, the seats after `seat` in order), then the next
+        hand-size cards of the draw pile (1 per card; they are drawn from its end). `fast.privileged_rows` is the
+        compiled twin."""
+        out = np.zeros(self.privileged_size(), np.float32)
+        for k in range(1, self.n):
+            for c in state.hands[(seat + k) % self.n]:
+                out[NUM_CARDS * (k - 1) + c - LOWEST] = 1.0
+        for c in state.deck[-self.hand_size:]:
+            out[NUM_CARDS * (self.n - 1) + c - LOWEST] = 1.0
+        return out
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view` (a new float32 array)."""

@@ -738,6 +738,24 @@ RANDOM_KERNELS = VectorKernels(_random_reset, _random_step)
 
 
 @numba.njit(cache=True)
+def privileged_rows(T, rows, seats, out):
+    """`out[k]` = what table `rows[k]` hides from seat `seats[k]` (`TheGameEncoder.privileged`, bit for bit): the
+    other seats' hands in order after it, then the draw pile's next hand-size cards."""
+    n, hs = T.hands.shape[1], T.hands.shape[2]
+    for k in range(rows.shape[0]):
+        r, seat = rows[k], seats[k]
+        for j in range(out.shape[1]):
+            out[k, j] = 0.0
+        for j in range(1, n):
+            s = (seat + j) % n
+            for i in range(T.sizes[r, s]):
+                out[k, 98 * (j - 1) + T.hands[r, s, i] - 2] = 1.0
+        dn = T.dn[r]
+        for i in range(max(0, dn - hs), dn):
+            out[k, 98 * (n - 1) + T.deck[r, i] - 2] = 1.0
+
+
+@numba.njit(cache=True)
 def observe_rows(T, rows, seats, min_cards, out):
     """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (as `TheGameEncoder`)."""
     for k in range(rows.shape[0]):

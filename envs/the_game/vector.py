@@ -161,6 +161,9 @@ class TheGameVectorEnv(KernelTablesEnv):
     def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         fast.observe_rows(self._tables, rows, seats, self.config.resolved_min_cards, out)
 
+    def _privileged_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        fast.privileged_rows(self._tables, rows, seats, out)  # TheGameEncoder.privileged: the others' hands, the deck
+
     # --- tools ---------------------------------------------------------------------------------
     def state(self, row: int) -> State:
         """Table `row`'s position as a plain-engine `State` (pile histories are not kept: each pile is its start

@@ -492,25 +492,31 @@ def test_cli_evaluation_misuse_is_one_line(tmp_path, capsys):
         assert len(err.splitlines()) == 1 and all(w in err for w in words), err
 
 
-def test_lama_privileged_rows_are_the_encoders_hidden_state():
-    """`LamaVectorEnv.privileged_observations()` (compiled) is `LamaEncoder.privileged` of each table's position
-    from the learner's seat, at every decision of random play, across autoresets."""
+@pytest.mark.parametrize("game, kwargs", [
+    ("lama", {"opponents": ["lama/first", "random", "lama/second"]}),
+    ("the_game", {"opponents": [], "num_players": 1}),
+    ("the_game", {"opponents": ["the_game/bestplays", "random"], "num_players": 3}),
+    ("the_game", {"opponents": [], "num_players": 3, "control": "all_seats", "actions": "slot"}),
+])
+def test_privileged_rows_are_the_encoders_hidden_state(game, kwargs):
+    """`privileged_observations()` (compiled) is the encoder's `privileged` of each table's position from the seat
+    of its observation, at every decision of random play, across autoresets (L.A.M.A.: the other hands and the
+    draw pile; The Game: the teammates' hands and the next cards of the deck)."""
     import agents
 
-    venv = agents.vector_env("lama", 16, opponents=["lama/first", "random", "lama/second"], seed=5)
-    venv.reset()
+    venv = agents.vector_env(game, 16, seed=5, **kwargs)
+    obs, _ = venv.reset()
     rng = np.random.default_rng(5)
-    checked = 0
     for _ in range(120):
         rows = venv.privileged_observations()
         assert rows.shape == (16, venv.encoder.privileged_size()) and rows.dtype == np.float32
+        seats = venv._seats()
         for r in range(16):
-            want = venv.encoder.privileged(venv.state(r), int(venv._tables.learner[r]))
-            np.testing.assert_array_equal(rows[r], want)
-            checked += 1
+            np.testing.assert_array_equal(venv.observe([r], [seats[r]])[0], obs[r])  # the seat the row is for
+            np.testing.assert_array_equal(rows[r], venv.encoder.privileged(venv.state(r), int(seats[r])))
         mask = venv.action_masks()
-        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
-    assert checked == 16 * 120
+        obs, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    assert rows.sum() > 0
 
 
 def test_privileged_critic_reads_the_hidden_rows_and_saves_the_actor_alone(tmp_path, capsys):
