@@ -856,7 +856,7 @@ class League:
         groups: (vector env, its game options) per table group; each env takes `set_opponents`.
         target: the target line-up for a number of players (agent ids).
         baselines: member agent ids (each with a kernel in the game's vector env).
-        size: the snapshots kept.
+        size: the snapshots kept (0: none; the league is then a fixed mix of the target and the baselines).
     """
 
     def __init__(self, game: str, groups: list[tuple[Any, dict[str, Any]]], target: Callable[[int], list[str]],
@@ -874,6 +874,8 @@ class League:
         """Freeze `policy` (its present weights) as the newest snapshot and seat the new pool."""
         from agents.vector import batch_policy
 
+        if self.size == 0:
+            return
         student = to_student(policy, self.game, rules)
         self.added += 1
         name = f"snapshot {self.added}"
@@ -968,8 +970,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(--league-baselines and snapshots, uniformly), each filling every opponent seat")
     p.add_argument("--league-baselines", type=str, default=None, metavar="IDS", help="with --league: more league "
                    "members, comma-separated agent ids with kernels (e.g. random,roborally/random)")
-    p.add_argument("--league-size", type=positive_int(1000), default=8, metavar="K", help="with --league: the "
-                   "snapshots kept, the oldest dropped first (default 8)")
+    p.add_argument("--league-size", type=positive_int(1000, low=0), default=8, metavar="K", help="with --league: the "
+                   "snapshots kept, the oldest dropped first (default 8; 0: none, a fixed mix of the --opponents "
+                   "line-up, half of the draws, and the --league-baselines)")
     p.add_argument("--eval-every", type=positive_int(), default=None, metavar="UPDATES", help="play evaluation games "
                    "every this many updates (and at the end): the policy's win rate and mean score on the curve, "
                    "the same games each time (the run's first variant, against its opponents, in Python)")

@@ -258,6 +258,10 @@ def test_a_league_seats_the_target_half_the_time_and_snapshots_that_play_in_ever
                 venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))  # the snapshot plays
                 break
         assert min(seated) <= BATCH_CODE  # some table drew a snapshot, which then played its robots
+    fixed = League("roborally", groups[:1], lambda n: ["roborally/greedy"] * (n - 1), ["random"], size=0)
+    fixed.add(policy, {"rules": "seed"})  # size 0: no snapshot joins; a fixed mix, half target, half random
+    assert fixed.added == 0 and fixed.snapshots == []
+    np.testing.assert_allclose(np.diff(groups[0][0]._line_ups.cum, prepend=0.0), [0.5, 0.5])
 
 
 def test_cli_league_runs_over_variants_and_refuses_misuse_in_one_line(tmp_path, capsys):
