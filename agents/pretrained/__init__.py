@@ -50,6 +50,9 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
         teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
         if prov.get("method") in ("ppo", "train.cleanrl_ppo"):  # SB3's MaskablePPO or the one-file learner
             against = ", ".join(prov.get("opponents") or []) or "self-play"
+            league = prov.get("league") if isinstance(prov.get("league"), dict) else {}
+            if league.get("baselines"):
+                against += "; in a league with " + ", ".join(league["baselines"])
             start = prov.get("init_from")
             if isinstance(start, str) and start in _metas(root):  # fine-tuned from a shipped student
                 out[agent_id] = f"a student fine-tuned with PPO (from {start}, against {against})"
