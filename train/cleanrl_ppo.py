@@ -56,8 +56,10 @@ What it does, in the order of the code:
   reward and the critic values the team's return, so nothing is flipped.
 
 - **An asymmetric critic** (`--privileged-critic`): the critic also reads what the position hides from the
-  learner (`venv.privileged_observations()`: in L.A.M.A. the other seats' hands and the draw pile), the actor
-  only its observation, so the saved policy plays from what a seat sees. Stored with the samples, as the masks.
+  learner (`venv.privileged_observations()`: in L.A.M.A. the other seats' hands and the draw pile, in The Game
+  the teammates' hands and the deck's next cards), the actor only its observation, so the saved policy plays
+  from what a seat sees. Stored with the samples, as the masks. A truncated episode is refused (its last
+  position's hidden rows are gone with the autoreset).
 
 - **Action scorers** (`--features NAME`, or `--init-from` an `action_scorer` student such as
   `roborally/learned`): the env is wrapped in `agents.feature_vector_env`, whose observations are each table's
