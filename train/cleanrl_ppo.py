@@ -218,7 +218,7 @@ def privileged_dim(venv: Any) -> int:
     except NotImplementedError:
         pass
     raise ValueError(f"{type(venv).__name__} gives no privileged_observations() for an asymmetric critic "
-                     "(the vector envs of L.A.M.A. and The Game do)")
+                     "(a game's vector env gives them where its encoder has privileged(state, seat))")
 
 
 # --- advantages ---------------------------------------------------------------------------------------

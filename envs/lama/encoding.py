@@ -142,7 +142,6 @@ class LamaEncoder:
         )
         return np.array(vals, dtype=np.float32)
 
-
     def privileged_size(self) -> int:
         """The length of `privileged`."""
         return VALUES * (self.n - 1) + 2 * VALUES
