@@ -10,6 +10,7 @@ Examples::
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
     python -m evaluate primi_composti --league --games 100                    # ratings of every agent
     python -m evaluate simple_poker --paired simple_poker/nash,random --against simple_poker/nash
+    python -m evaluate the_game --option num_players=2 --paired the_game/bestplays,the_game/simplest --against self
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray            # deals as Ray tasks
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray --address HEAD:6379  # a cluster
 
@@ -71,8 +72,11 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
     p.add_argument("--out", type=str, default=None, help="folder for plots and reports (default results/<game>)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--paired", type=str, default=None, metavar="A,B", help="paired comparison of agents A and B on the same deals and seats (with --against)")
-    p.add_argument("--against", type=str, default=None, metavar="ID,...", help="the opponents (teammates) of a --paired comparison")
+    p.add_argument("--paired", type=str, default=None, metavar="A,B[,C...]",
+                   help="paired comparison of agent A with B (and C, ...) on the same deals and seats (with --against)")
+    p.add_argument("--against", type=str, default=None, metavar="ID,...",
+                   help="the opponents (teammates) of a --paired comparison; 'self': a copy of the focal agent in every "
+                        "seat (a cooperative game's self-team protocol)")
     p.add_argument("--league", action="store_true", help="round robin of every agent (or --agents) with ratings and 95%% intervals")
     backends.add_arguments(p)  # --backend ray [--address HOST:6379]: the deals as Ray tasks
     p.set_defaults(game_flags=())
@@ -131,10 +135,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def named_agents(args: argparse.Namespace) -> list[str]:
-    """Every agent id the command line names (--agents, --paired, --against)."""
+    """Every agent id the command line names (--agents, --paired, --against; not `--against self`)."""
     from agents import expand_agent_ids
+    from evaluate.paired import SELF
 
-    return [i for flag in (args.agents, args.paired, args.against) if flag for i in expand_agent_ids(flag)]
+    return [i for flag in (args.agents, args.paired, args.against) if flag for i in expand_agent_ids(flag) if i != SELF]
 
 
 def apply_agent_options(game: str, ids: list[str], options: dict) -> dict:

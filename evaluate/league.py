@@ -584,26 +584,27 @@ def write_json(result: LeagueResult, path: str, timing: bool = False) -> None:
 
 
 def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """`python -m evaluate GAME --league` / `--paired A,B --against ...` (parsed by evaluate.__main__)."""
+    """`python -m evaluate GAME --league` / `--paired A,B[,C...] --against ...` (parsed by evaluate.__main__)."""
     from evaluate import paired
 
     if args.league and args.paired:
         parser.error("--league and --paired are separate jobs: give one")
     if args.paired or args.against:
-        pair = [p for p in (args.paired or "").split(",") if p]
-        if len(pair) != 2:
-            parser.error("--paired needs two agent ids A,B and --against ID,... (the opponents or teammates; "
-                         "none in a one-player game)")
+        ids = [p for p in (args.paired or "").split(",") if p]
+        if len(ids) < 2:
+            parser.error("--paired needs two or more agent ids A,B[,C...] (A compared with each) and --against "
+                         f"ID,... (the opponents or teammates; {paired.SELF!r}: copies of the focal agent; none in "
+                         "a one-player game)")
         try:
             with backends.from_args(args) as backend:
-                res = paired.run_paired(args.game, pair[0], pair[1], args.against or [], games=args.games or 1000,
-                                        seed=args.seed, options=args.options, max_turns=args.max_turns, backend=backend,
-                                        engine=args.engine)
+                results = paired.run_paired_many(args.game, ids, args.against or [], games=args.games or 1000,
+                                                 seed=args.seed, options=args.options, max_turns=args.max_turns,
+                                                 backend=backend, engine=args.engine)
         except ValueError as e:
             parser.error(str(e))
-        print(paired.format_paired(res))
+        print("\n\n".join(paired.format_paired(r) for r in results))
         if args.json:
-            paired.write_json(res, args.json)
+            paired.write_json(results, args.json)
             print(f"wrote {args.json}")
         return 0
     try:

@@ -1,23 +1,32 @@
-"""Paired comparison of two agents: same seat, same deals, same opponents.
+"""Paired comparison of agents: same seat, same deals, same opponents.
 
     python -m evaluate simple_poker --paired simple_poker/nash,random --against simple_poker/nash --games 2000
+    python -m evaluate lama --paired lama/first,lama/second,lama/third --against 'lama/first*3'   # A - B and A - C
+    python -m evaluate the_game --option num_players=2 --paired the_game/bestplays,the_game/simplest --against self
 
-Each *deal* (one seeded initial state) is played 2·n times: for every focal seat
-f, agent A sits at f with the opponents (teammates in The Game) at the other
-seats, then B replaces A on the same deal. Every opponent draws its random
-choices from a generator seeded by (root seed, deal, focal seat, its seat), and
-the focal agent from one seeded by (root seed, deal, focal seat), so the only
-thing that differs between A's and B's replay of a deal is the focal agent: the
-difference of their results is the difference the agents make, with the deal's
-luck cancelled (the paired protocol of "Learning from teachers", section 6).
+Each *deal* (one seeded initial state) is played k·n times for k focal agents
+A, B, C, ...: for every focal seat f, agent A sits at f with the opponents
+(teammates in The Game) at the other seats, then B, C, ... replace A on the same
+deal. Every opponent draws its random choices from a generator seeded by (root
+seed, deal, focal seat, its seat), and the focal agent from one seeded by (root
+seed, deal, focal seat), so the only thing that differs between the replays of
+a deal is the focal agent: the difference of their results is the difference the
+agents make, with the deal's luck cancelled (the paired protocol of "Learning
+from teachers", section 6). A's games do not depend on who else is compared, so
+`--paired A,B,C` gives the figures of `--paired A,B` and of `--paired A,C`.
 
-The unit is the deal: per seat, the difference of a deal is A's minus B's score
-from that seat; pooled, it is the mean of that over the seats. Intervals are the
-normal 95% interval of the mean over deals (`evaluate.stats.mean_interval`).
-`--games N` is the number of deals.
+`against="self"` (`--against self`) is the self-team protocol of a cooperative
+game: every seat holds a copy of the focal agent (each with its own generator,
+seeded by (root seed, deal, seat)), so each deal is played k times, once per
+agent's team, and seat s's figures are that seat's return in its team's game.
+
+The unit is the deal: per seat, the difference of a deal is A's minus the other
+agent's score from that seat; pooled, it is the mean of that over the seats.
+Intervals are the normal 95% interval of the mean over deals
+(`evaluate.stats.mean_interval`). `--games N` is the number of deals.
 
 Engines, as for tournaments (`evaluate.tournament.compiled_runner`): with `engine="auto"` the deals are
-played on the game's compiled whole-game runner when A, B and every opponent have a deterministic
+played on the game's compiled whole-game runner when every focal agent and opponent have a deterministic
 kernel (no `max_turns`, this process), else in Python; the same deals and, those agents being
 deterministic, the same games and figures either way. An agent that draws random moves is always
 played in Python. `engine="python"` or `"compiled"` forces a path.
@@ -27,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -44,6 +54,9 @@ from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_rng
 #: Spawn-key tags that keep the deal, opponent and focal generators apart (deal d's generator is the tournament's,
 #: `evaluate.tournament.deal_rng`: tag 0, so deal d of a seed is the same deal in both).
 _DEAL, _OPPONENT, _FOCAL = 0, 1, 2
+
+#: The `against` value that seats a copy of the focal agent at every other seat (the self-team protocol).
+SELF = "self"
 
 
 @dataclass
@@ -64,7 +77,8 @@ class PairedFigures:
 
 @dataclass
 class PairedResult:
-    """Everything a paired comparison measured (JSON-serialisable with `to_dict`)."""
+    """Everything a paired comparison of A with B measured (JSON-serialisable with `to_dict`); `against` is
+    `["self"]` under the self-team protocol."""
 
     game: str
     options: dict[str, Any]
@@ -82,6 +96,11 @@ class PairedResult:
     def variant(self) -> envs.Variant:
         """The game and options played."""
         return envs.Variant(self.game, self.options)
+
+    @property
+    def team(self) -> bool:
+        """Whether every seat held a copy of the focal agent (`against="self"`)."""
+        return self.against == [SELF]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
@@ -103,9 +122,9 @@ class PairedSpec:
 
     game_name: str
     options: tuple[tuple[str, Any], ...]
-    a: str
-    b: str
-    against: tuple[str, ...]
+    focal: tuple[str, ...]  # A first
+    against: tuple[str, ...]  # empty under the self-team protocol
+    team: bool
     seed: int
     max_turns: int | None
     #: One per run: a process reuses its built agents within a run, never across runs (a learned
@@ -116,67 +135,87 @@ class PairedSpec:
 _SLOT = "paired"  # the per-process slot of a comparison's game and agents (`evaluate.backends.per_process`)
 
 
-def _agents_for(spec: PairedSpec) -> tuple[Any, dict[str, Any], list[Any]]:
-    """The game, the two focal agents and the opponents of `spec`, built once per process (every game
-    re-seeds them, so reusing them across deals changes nothing)."""
-    def build_all() -> tuple[Any, dict[str, Any], list[Any]]:
+def _agents_for(spec: PairedSpec) -> tuple[Any, list[list[Any]], list[Any]]:
+    """The game, the focal agents (n copies of each under the self-team protocol, else one) and the opponents
+    of `spec`, built once per process (every game re-seeds them, so reusing them across deals changes nothing)."""
+    def build_all() -> tuple[Any, list[list[Any]], list[Any]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
 
         def build(agent_id: str) -> Any:
             return agent_registry.make(agent_id, game, np.random.default_rng(spec.seed), game_name=spec.game_name)
 
-        return game, {"a": build(spec.a), "b": build(spec.b)}, [build(i) for i in spec.against]
+        copies = game.num_players if spec.team else 1
+        return game, [[build(i) for _ in range(copies)] for i in spec.focal], [build(i) for i in spec.against]
 
     return per_process(_SLOT, spec, build_all)
 
 
-def paired_seatings(n: int) -> np.ndarray:
-    """(2·n, n): row 2·f + i seats focal agent i (entrant 0 = A, 1 = B) at seat f and opponent j (entrant 2 + j)
-    at the j-th other seat in seat order, as `play_paired_deals` does."""
+def paired_seatings(n: int, k: int = 2, team: bool = False) -> np.ndarray:
+    """The line-ups of one deal over the entrants (focal agents 0..k−1, A first, then the opponents), as
+    `play_paired_deals` plays them. Self-team (`team`): (k, n), row i every seat focal agent i. Otherwise
+    (k·n, n): row k·f + i seats focal agent i at seat f and opponent j (entrant k + j) at the j-th other seat
+    in seat order."""
+    if team:
+        return np.repeat(np.arange(k, dtype=np.int64)[:, None], n, axis=1)
     rows = []
     for f in range(n):
         others = [s for s in range(n) if s != f]
-        for i in range(2):
+        for i in range(k):
             row = [0] * n
             row[f] = i
             for j, s in enumerate(others):
-                row[s] = 2 + j
+                row[s] = k + j
             rows.append(row)
-    return np.array(rows, np.int64).reshape(2 * n, n)
+    return np.array(rows, np.int64).reshape(k * n, n)
 
 
-def play_paired_compiled(play: Any, game: Any, seed: int, deals: range) -> list[tuple[np.ndarray, np.ndarray]]:
-    """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants A, B,
-    then the opponents) from the same deals (`deal_rng`)."""
+def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int = 2,
+                         team: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants: the k
+    focal agents, then the opponents) from the same deals (`deal_rng`)."""
     n = game.num_players
-    returns, winners, _ = play([game.deal_key(deal_rng(seed, d)) for d in deals], paired_seatings(n))
+    returns, winners, _ = play([game.deal_key(deal_rng(seed, d)) for d in deals], paired_seatings(n, k, team))
     seats = np.arange(n)
     out = []
-    for k in range(len(deals)):
-        scores = np.stack([returns[k, 2 * seats + i, seats] for i in range(2)]).astype(np.float64)
-        wins = np.stack([winners[k, 2 * seats + i, seats] for i in range(2)]).astype(np.float64)
+    for g in range(len(deals)):
+        if team:  # row i: agent i's team; seat s's figures from that one game
+            scores, wins = returns[g].astype(np.float64), winners[g].astype(np.float64)
+        else:  # row k·f + i: agent i at focal seat f
+            scores = np.stack([returns[g, k * seats + i, seats] for i in range(k)]).astype(np.float64)
+            wins = np.stack([winners[g, k * seats + i, seats] for i in range(k)]).astype(np.float64)
         out.append((scores, wins))
     return out
 
 
 def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Deals number `deals`, each played 2·n times (see the module docstring). Per deal:
-    scores[focal a/b, seat] and wins[focal a/b, seat]; every figure follows from (seed, deal) alone."""
+    """Deals number `deals`, each played k·n times, or k times under the self-team protocol (see the module
+    docstring). Per deal: scores[focal agent, seat] and wins[focal agent, seat]; every figure follows from
+    (seed, deal) alone."""
     game, focal, opponents = _agents_for(spec)
     n, seed = game.num_players, spec.seed
+
+    def rng(*key: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+
     out = []
     for d in deals:
-        scores, wins = np.zeros((2, n)), np.zeros((2, n))
+        scores, wins = np.zeros((len(focal), n)), np.zeros((len(focal), n))
         start = game.initial_state(deal_rng(seed, d))
-        for f in range(n):
-            others = [s for s in range(n) if s != f]
-            for i, agent in enumerate((focal["a"], focal["b"])):
+        for i, copies in enumerate(focal):
+            if spec.team:
+                for s, agent in enumerate(copies):
+                    reseed_agent(agent, rng(_FOCAL, d, s))
+                ret, won, _ = play_game(game, copies, start, max_turns=spec.max_turns)
+                scores[i] = ret
+                wins[i] = [1.0 if s in won else 0.0 for s in range(n)]
+                continue
+            for f in range(n):
                 seated: list[Any] = [None] * n
-                seated[f] = agent
-                reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FOCAL, d, f))))
-                for opp, s in zip(opponents, others):
+                seated[f] = copies[0]
+                reseed_agent(copies[0], rng(_FOCAL, d, f))
+                for opp, s in zip(opponents, [s for s in range(n) if s != f]):
                     seated[s] = opp
-                    reseed_agent(opp, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_OPPONENT, d, f, s))))
+                    reseed_agent(opp, rng(_OPPONENT, d, f, s))
                 ret, won, _ = play_game(game, seated, start, max_turns=spec.max_turns)
                 scores[i, f] = ret[f]
                 wins[i, f] = 1.0 if f in won else 0.0
@@ -188,22 +227,58 @@ def run_paired(
     game_name: str | envs.Variant,
     a_id: str,
     b_id: str,
-    against: list[str] | str,
+    against: Sequence[str] | str,
+    **kwargs: Any,
+) -> PairedResult:
+    """Compare agents `a_id` and `b_id` on the same deals: `run_paired_many` of the two (its keyword arguments)."""
+    return run_paired_many(game_name, [a_id, b_id], against, **kwargs)[0]
+
+
+def _opponents(game_name: str, n: int, against: Sequence[str] | str) -> list[str]:
+    """The n − 1 opponent ids that `against` names ([] for `"self"`).
+
+    Raises:
+        ValueError: one line naming what `against` may be.
+    """
+    ids = expand_agent_ids(against)
+    if SELF in ids:
+        if ids != [SELF]:
+            raise ValueError(f"against: {SELF!r} (a copy of the focal agent in every other seat) stands alone, "
+                             f"got {ids}")
+        return []
+    if len(ids) == 1 and n > 2:
+        ids = ids * (n - 1)
+    if len(ids) != n - 1:
+        raise ValueError(
+            f"{game_name} with these options seats {n} players: --against needs {n - 1} agent ids "
+            f"(or one, repeated; or {SELF!r}: copies of the focal agent), got {len(ids)}: {ids}"
+        )
+    return ids
+
+
+def run_paired_many(
+    game_name: str | envs.Variant,
+    ids: Sequence[str],
+    against: Sequence[str] | str,
     games: int = 1000,
     seed: int = 0,
     options: dict[str, Any] | None = None,
     max_turns: int | None = None,
     backend: Backend | None = None,
     engine: str = "auto",
-) -> PairedResult:
-    """Compare agents `a_id` and `b_id` on `games` deals against the same opponents.
+) -> list[PairedResult]:
+    """Compare the first of `ids` (A) with each of the others on `games` deals against the same opponents.
+
+    Every agent plays the same games (the module docstring); A's games are played once, whatever the
+    number of agents, and each comparison is the one `run_paired` of A and that agent gives.
 
     Args:
         game_name: a game id, or an `envs.Variant` (its options, updated by `options`).
-        a_id, b_id: the two focal agents.
-        against: the n − 1 opponents (teammates), seated in seat order around the
-            focal seat; a single id is repeated for every other seat.
-        games: number of deals (each is played 2·n times).
+        ids: the focal agents, A first (at least two).
+        against: the n − 1 opponents (teammates), seated in seat order around the focal seat; a single id
+            is repeated for every other seat; `"self"`: a copy of the focal agent in every seat (the
+            self-team protocol of a cooperative game).
+        games: number of deals (each is played k·n times, or k times under the self-team protocol).
         seed: root seed of the deals and every generator.
         options: the game's options.
         max_turns: cut games longer than this (no winner).
@@ -211,24 +286,27 @@ def run_paired(
             result on every backend.
         engine: `"auto"`, `"python"` or `"compiled"` (the module docstring); a forced `"compiled"` that cannot
             run raises `ValueError` naming why.
+
+    Returns:
+        One `PairedResult` per agent after the first: A minus that agent.
     """
+    ids = list(ids)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    if len(ids) < 2:
+        raise ValueError(f"a paired comparison needs at least two agent ids (A first), got {ids}")
+    if SELF in ids:
+        raise ValueError(f"{SELF!r} names the teammates (against={SELF!r}), not a focal agent")
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
-    n = game.num_players
-    opp_ids = expand_agent_ids(against)
-    if len(opp_ids) == 1 and n > 2:
-        opp_ids = opp_ids * (n - 1)
-    if len(opp_ids) != n - 1:
-        raise ValueError(
-            f"{game_name} with these options seats {n} players: --against needs {n - 1} agent ids "
-            f"(or one, repeated), got {len(opp_ids)}: {opp_ids}"
-        )
+    n, k = game.num_players, len(ids)
+    opp_ids = _opponents(game_name, n, against)
+    team = n > 1 and not opp_ids
 
-    spec = PairedSpec(game_name, tuple(options.items()), a_id, b_id, tuple(opp_ids), seed, max_turns, uuid.uuid4().hex)
+    spec = PairedSpec(game_name, tuple(options.items()), tuple(ids), tuple(opp_ids), team, seed, max_turns,
+                      uuid.uuid4().hex)
     _agents_for(spec)  # a bad agent id fails here, before any task starts
-    play = compiled_runner(game_name, game, [a_id, b_id, *opp_ids], engine, max_turns, backend)
+    play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend)
     backend = backend if backend is not None else LocalBackend()
     try:
         if play is None:
@@ -236,23 +314,29 @@ def run_paired(
                         for r in block]
         else:
             per_deal = [r for a in range(0, games, COMPILED_BLOCK)
-                        for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)))]
+                        for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team)]
     finally:
         forget(_SLOT)
-    scores = {k: np.stack([r[0][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
-    wins = {k: np.stack([r[1][i] for r in per_deal]) for i, k in enumerate(("a", "b"))}
-    sa, sb, wa, wb = scores["a"], scores["b"], wins["a"], wins["b"]
-    pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
-    per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]
-    return PairedResult(game_name, options, seed, a_id, b_id, opp_ids, games, pooled, per_seat,
-                        engine="python" if play is None else "compiled")
+    scores = np.stack([r[0] for r in per_deal], axis=1)  # [agent, deal, seat]
+    wins = np.stack([r[1] for r in per_deal], axis=1)
+    against_ids = [SELF] if team else opp_ids
+    out = []
+    for i in range(1, k):
+        sa, sb, wa, wb = scores[0], scores[i], wins[0], wins[i]
+        pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
+        per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]
+        out.append(PairedResult(game_name, options, seed, ids[0], ids[i], against_ids, games, pooled, per_seat,
+                                engine="python" if play is None else "compiled"))
+    return out
 
 
 def format_paired(result: PairedResult) -> str:
     """The terminal table of a paired comparison."""
     opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
+    against = ("self (copies of the focal agent in every seat)" if result.team
+               else ", ".join(result.against) or "(none: one seat)")
     lines = [
-        f"{result.game} ({opts}) — paired: A = {result.a}, B = {result.b}, against {', '.join(result.against) or '(none: one seat)'}; "
+        f"{result.game} ({opts}) — paired: A = {result.a}, B = {result.b}, against {against}; "
         f"{result.deals} deals x {len(result.per_seat)} seats, seed {result.seed}, {result.engine} engine",
         f"{'seat':<8}{'score A':>10}{'score B':>10}{'A - B':>10}{'95% CI':>22}{'win A':>8}{'win B':>8}{'A - B':>9}{'95% CI':>20}",
     ]
@@ -270,6 +354,7 @@ def format_paired(result: PairedResult) -> str:
     return "\n".join(lines)
 
 
-def write_json(result: PairedResult, path: str) -> None:
-    """Write the result as JSON."""
-    _write_json(path, result.to_dict())
+def write_json(results: Sequence[PairedResult], path: str) -> None:
+    """Write the comparisons (A with each other agent, `run_paired_many`) as JSON: `{"comparisons": [...]}`,
+    one `PairedResult.to_dict` each."""
+    _write_json(path, {"comparisons": [r.to_dict() for r in results]})

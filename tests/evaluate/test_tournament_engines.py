@@ -164,6 +164,19 @@ def test_paired_compiled_engine_gives_the_python_figures(case):
     assert cc == py
 
 
+@pytest.mark.parametrize("game,ids,against,options", [
+    ("lama", ["lama/third", "lama/first", "lama/second"], "lama/first", {}),
+    ("the_game", ["the_game/bestplays", "the_game/simplest", "the_game/bestplays"], "self", {"num_players": 2}),
+], ids=["lama-3-agents", "the_game-self-team"])
+def test_paired_many_compiled_gives_the_python_figures(game, ids, against, options):
+    from evaluate.paired import run_paired_many
+
+    py = [r.to_dict() for r in run_paired_many(game, ids, against, games=6, seed=3, options=options, engine="python")]
+    cc = [r.to_dict() for r in run_paired_many(game, ids, against, games=6, seed=3, options=options, engine="compiled")]
+    assert [(p.pop("engine"), c.pop("engine")) for p, c in zip(py, cc)] == [("python", "compiled")] * 2
+    assert cc == py
+
+
 def test_paired_auto_and_forced_engines():
     from evaluate.paired import run_paired
 
