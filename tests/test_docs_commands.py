@@ -45,6 +45,7 @@ PARSE_ONLY = (
     (r"--study-plot", "plots the study files the (parsed only) studies would write"),
     (r"-m evaluate\b.*--league(?!.*--agents)", "a league of every agent of the game"),
     (r"train.distill_primi", "exact regret of 12-card deals against minimax_6"),
+    (r"--paired .*the_game/rollout", "the rollout teacher takes seconds a game"),
 )
 
 
