@@ -4,7 +4,9 @@ The greedy and minimax players of `agents.primi_composti.strategies` on the engi
 path (`envs.primi_composti.fast`: same configuration, same array layout), and a
 whole-game loop that plays many deals at once for tournaments and the paper
 reproductions. Differential-tested against the plain players: same deals, same
-moves, same scores.
+moves, same scores. The simple and greedy players play any number of seats (as the
+engine's kernels: the seats are the arrays'); minimax and the whole-game loop are the
+seed's 2-player algorithms (`opponent_kernel` and `tournament_games` refuse more seats).
 
 Policy codes: 0 asc, 1 desc, 2 rand (dealt order), 3 greedy_asc, 4 greedy_desc,
 5 greedy_rand, 10 + d = minimax_d.
@@ -121,8 +123,9 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
             ):
                 best_i = i
         return best_i
-    # Greedy: scan in the tie-break order, keep the first strictly better card.
-    top = 6 if version == 1 else 5
+    # Greedy: scan in the tie-break order, keep the first strictly better card, up to the most a card can gain
+    # (v2 with 2 players: one opponent's prime and composite tops, 3, plus a prime's 2).
+    top = 6 if version == 1 or hands.shape[0] > 2 else 5
     if policy == 5:
         # greedy_rand scans in dealt order: no order array to build (the vector env's hot opponent)
         best = -1
@@ -229,7 +232,12 @@ KERNEL_IDS = ("random", *(f"primi_composti/{p}" for p in POLICY_CODES), "primi_c
 
 def opponent_kernel(agent_id: str, options: dict | None = None):
     """The `OpponentKernel` of `agent_id` for `envs.primi_composti_v0.vector_env` (any game `options`), or None when
-    the agent has no kernel (the kernels play the seed's players exactly as `SeedPlayer`: same cards)."""
+    the agent has no kernel (the kernels play the seed's players exactly as `SeedPlayer`: same cards).
+
+    Raises:
+        ValueError: a minimax id without its depth, or under `num_players` other than 2 (the seed's minimax
+            searches a 2-player game of complete information).
+    """
     from agents.base import parse_id
     from envs.core.vector import RANDOM, OpponentKernel
 
@@ -244,6 +252,10 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
         if set(kwargs) != {"depth"} or not str(depth).isdigit() or int(depth) < 1:
             raise ValueError(f"primi_composti/minimax takes its search depth: primi_composti/minimax?depth=N "
                              f"(N >= 1); got {agent_id!r}")
+        players = (options or {}).get("num_players", 2)
+        if players != 2:
+            raise ValueError(f"{agent_id} plays num_players=2 only (a 2-player search of complete information); "
+                             f"got num_players={players}")
         return OpponentKernel(agent_id, MINIMAX + int(depth), (), VECTOR_KERNELS)
     return None
 
@@ -264,7 +276,7 @@ def tournament_games(game, ids):
 
     from envs.core.spec import NoKernelError
 
-    if not engine.supports(game) or not game.config.seat0_holds_two:
+    if not engine.supports(game) or game.num_players != 2 or not game.config.seat0_holds_two:
         raise NoKernelError(None, options_note="num_players=2, steal_choice=max, allow_revealed_operand=False, "
                                                "seat0_holds_two=True")
     allowed = tuple(k for k in KERNEL_IDS if k != "random")

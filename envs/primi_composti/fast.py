@@ -1,15 +1,17 @@
-"""The engine's compiled kernels for the seed's 2-player game (numba, `cache=True`).
+"""The engine's compiled kernels (numba, `cache=True`): the seed's max-steal game for 2 to 6 players.
 
-Covers exactly the configuration the seed studies: 2 players, `steal_choice="max"`,
-no revealed operand, any `cards_per_player`, versions 1 and 2, seat 0 = the
-holder of card 2. Everything here is differential-tested against the plain
-engine (`envs.primi_composti.rules`): same deals, same moves, same stacks and scores.
-The players' kernels built on these (greedy, minimax) live with the players, in
-`agents.primi_composti.fast`; the exact solvers in `agents.primi_composti.solvers`.
+Covers `steal_choice="max"` without the revealed operand (the seed's rules), any
+`num_players` (2..6) and `cards_per_player`, versions 1 and 2, either
+`seat0_holds_two` (`SUPPORTED`, `supports`). Everything here is differential-tested
+against the plain engine (`envs.primi_composti.rules`): same deals, same moves,
+same stacks and scores. The number of seats is the arrays' (`hands.shape[0]`), so
+one compiled kernel serves every player count; the 2-player searches (minimax and
+the exact solvers, which live with the players: `agents.primi_composti.fast` and
+`agents.primi_composti.solvers`) pay nothing measurable for it.
 
 Layout: `hands[p, i]` is seat p's i-th dealt card, `alive[p]` a bit mask of the
 positions not yet played; `stacks[s, h]` with heights `heights[s]` (s = 2·seat
-primes, 2·seat+1 composites); `scores[p]`. Operand pairs are the 6 stack pairs
+primes, 2·seat+1 composites); `scores[p]`. Operand pairs are the stack-top pairs
 (i < j) in index order, as in the plain engine. `value` and `valid` are
 `rules.VALUE` and `rules.VALID` (passed in, so one compiled kernel serves all callers).
 
@@ -30,60 +32,62 @@ from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_next, nb_pic
 from envs.core.vector import Buffers as SharedBuffers
 from envs.primi_composti.rules import MAX_CARD
 
-_PA = np.array([0, 0, 0, 1, 1, 2], dtype=np.int64)
-_PB = np.array([1, 2, 3, 2, 3, 3], dtype=np.int64)
 
-
-@njit(cache=True)
-def best_bonus(version, c, mover, stacks, heights, value, valid):
-    """(bonus, pair) of the seed's choice for card c: v1 best VALUE(A)+VALUE(B),
-    v2 most stolen value; first best pair on ties; (0, -1) if none."""
+@njit(inline="always")
+def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns):
+    """`best_bonus` over the first `ns` stacks (the loop, with its bound as an argument)."""
     best = 0
     bp = -1
-    for k in range(6):
-        i = _PA[k]
-        j = _PB[k]
-        if heights[i] == 0 or heights[j] == 0:
+    for i in range(ns - 1):
+        if heights[i] == 0:
             continue
         a = stacks[i, heights[i] - 1]
-        b = stacks[j, heights[j] - 1]
-        if not valid[c, a, b]:
-            continue
-        if version == 1:
-            v = value[a] + value[b]
-        else:
-            v = 0
-            if i // 2 != mover:
-                v += value[a]
-            if j // 2 != mover:
-                v += value[b]
-        if v > best:
-            best = v
-            bp = k
+        va = value[a] if version == 1 or i // 2 != mover else 0
+        for j in range(i + 1, ns):
+            if heights[j] == 0:
+                continue
+            b = stacks[j, heights[j] - 1]
+            if not valid[c, a, b]:
+                continue
+            v = va + (value[b] if version == 1 or j // 2 != mover else 0)
+            if v > best:
+                best = v
+                bp = i * ns + j
+                if v == 4:  # the most a pair can give: later ties never win
+                    return best, bp
     return best, bp
 
 
 @njit(cache=True)
+def best_bonus(version, c, mover, stacks, heights, value, valid):
+    """(bonus, pair) of the seed's choice for card c: v1 best VALUE(A)+VALUE(B), v2 most stolen value; the first
+    best pair on ties, pairs of stack tops i < j in index order (`PrimiCompostiGame.operand_pairs`); pair = i·S + j
+    (S stacks), (0, -1) if none. The number of stacks (2 a seat) is the arrays'."""
+    if heights.shape[0] == 4:
+        # 2 players, the searches' hot path: a constant bound, so the compiler unrolls the 6 pairs (measured: v1
+        # minimax_5 and the v1 exact search ~1.5x slower with the bound read from the array alone)
+        return top_pairs_bonus(version, c, mover, stacks, heights, value, valid, 4)
+    return top_pairs_bonus(version, c, mover, stacks, heights, value, valid, heights.shape[0])
+
+
+@njit(cache=True)
 def do_move(version, c, mover, stacks, heights, scores, value, valid):
-    """Play card c for `mover` in place; returns an undo code (bit 0: took the
-    opponent's prime top, bit 1: its composite top)."""
+    """Play card c for `mover` in place; returns (undo code, bonus), the undo code with bit s set for each stack s
+    whose top the mover took (version 2: the operands on other seats' stacks, first operand first)."""
     bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid)
     undo = 0
-    if version == 1:
-        scores[mover] += bonus + value[c]
-    else:
-        opp = 1 - mover
-        if bp >= 0:
-            for s in (_PA[bp], _PB[bp]):
-                if s // 2 == opp:
-                    card = stacks[s, heights[s] - 1]
-                    heights[s] -= 1
-                    own = 2 * mover + (s % 2)
-                    stacks[own, heights[own]] = card
-                    heights[own] += 1
-                    undo |= 1 << (s % 2)
-        scores[mover] += bonus + value[c]
-        scores[opp] -= bonus
+    scores[mover] += bonus + value[c]
+    if version == 2 and bp >= 0:
+        ns = heights.shape[0]
+        for s in (bp // ns, bp % ns):
+            if s // 2 != mover:
+                card = stacks[s, heights[s] - 1]
+                heights[s] -= 1
+                own = 2 * mover + (s % 2)  # a prime stack holds primes only
+                stacks[own, heights[own]] = card
+                heights[own] += 1
+                scores[s // 2] -= value[card]
+                undo |= 1 << s
     own = 2 * mover + (0 if value[c] == 2 else 1)
     stacks[own, heights[own]] = c
     heights[own] += 1
@@ -95,84 +99,91 @@ def undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value):
     """Reverse `do_move`."""
     own = 2 * mover + (0 if value[c] == 2 else 1)
     heights[own] -= 1
-    if version == 1:
-        scores[mover] -= bonus + value[c]
-        return
-    opp = 1 - mover
-    for t in range(2):
-        if undo & (1 << t):
-            o = 2 * mover + t
+    scores[mover] -= bonus + value[c]
+    s = heights.shape[0] - 1
+    while undo:  # the taken cards back, last taken first
+        if (undo >> s) & 1:
+            o = 2 * mover + (s % 2)
             card = stacks[o, heights[o] - 1]
             heights[o] -= 1
-            s = 2 * opp + t
             stacks[s, heights[s]] = card
             heights[s] += 1
-    scores[mover] -= bonus + value[c]
-    scores[opp] += bonus
+            scores[s // 2] += value[card]
+            undo ^= 1 << s
+        s -= 1
 
 
 @njit(cache=True)
-def deal_halves(deck, k, swap, hands, alive, heights, scores):
-    """Seat 0 gets deck[:k] and seat 1 deck[k:2k] (the halves swapped where `swap`), every card alive; the stacks
-    empty and the scores 0 (the start of `setup` and `deal_seed`)."""
-    for i in range(k):
-        hands[0, i] = deck[k + i] if swap else deck[i]
-        hands[1, i] = deck[i] if swap else deck[k + i]
+def deal_hands(deck, k, swap, hands, alive, heights, scores):
+    """Seat p gets deck[p·k:(p+1)·k], seats 0 and `swap` exchanging theirs (swap 0: none), every card alive; the
+    stacks empty and the scores 0 (the start of `setup` and `deal_seed`; the number of seats is the arrays')."""
+    n = hands.shape[0]
     full = (1 << k) - 1
-    alive[0] = full
-    alive[1] = full
-    for s in range(4):
+    for p in range(n):
+        src = swap if p == 0 else (0 if p == swap else p)
+        for i in range(k):
+            hands[p, i] = deck[src * k + i]
+        alive[p] = full
+        scores[p] = 0
+    for s in range(2 * n):
         heights[s] = 0
-    scores[0] = 0
-    scores[1] = 0
+
+
+@njit(cache=True)
+def holder_of_two(deck, k, n):
+    """The seat dealt card 2 from `deck` (k cards to each of n seats, in seat order)."""
+    for i in range(n * k):
+        if deck[i] == 2:
+            return i // k
+    return 0
 
 
 @njit(cache=True)
 def setup(deck, k, hands, alive, stacks, heights, scores):
-    """Deal `deck` (seat 0 gets deck[:k], seat 1 deck[k:2k]; halves swapped if card 2
-    is not in seat 0's) into the given buffers."""
-    swap = True
-    for i in range(k):
-        if deck[i] == 2:
-            swap = False
-    deal_halves(deck, k, swap, hands, alive, heights, scores)
+    """Deal `deck` (seat p gets deck[p·k:(p+1)·k]; the holder of card 2 swaps hands with seat 0: the seed's deal)
+    into the given buffers."""
+    deal_hands(deck, k, holder_of_two(deck, k, hands.shape[0]), hands, alive, heights, scores)
 
 
 def random_decks(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
-    """n shuffled decks of the cards 2..2k+1 (one row each), from `rng`."""
+    """n shuffled decks of a 2-player game's cards 2..2k+1 (one row each), from `rng`."""
     base = np.tile(np.arange(2, 2 * k + 2, dtype=np.int64), (n, 1))
     return rng.permuted(base, axis=1)
 
 
 def state_arrays(game, state):
-    """The fast-path buffers of a plain-engine state (2 players, seed configuration)."""
+    """The fast-path buffers of a plain-engine state (`steal_choice="max"`, no revealed operand)."""
     return position_arrays(state.hands, state.stacks, state.scores, game.cards_per_player)
 
 
 def position_arrays(hands_in, stacks_in, scores_in, k: int):
-    """The fast-path buffers (hands, alive, stacks, heights, scores) of a 2-player position
-    with `k` cards dealt to each player: the hands' remaining cards keep their relative dealt
-    order, played positions are dead."""
-    hands = np.zeros((2, k), dtype=np.int64)
-    alive = np.zeros(2, dtype=np.int64)
-    for p in range(2):
+    """The fast-path buffers (hands, alive, stacks, heights, scores) of a position of `len(hands_in)` seats with `k`
+    cards dealt to each: the hands' remaining cards keep their relative dealt order, played positions are dead."""
+    n = len(hands_in)
+    hands = np.zeros((n, k), dtype=np.int64)
+    alive = np.zeros(n, dtype=np.int64)
+    for p in range(n):
         h = hands_in[p]
         for i, c in enumerate(h):
             hands[p, i] = c
         alive[p] = (1 << len(h)) - 1
-    stacks = np.zeros((4, 2 * k), dtype=np.int64)
-    heights = np.zeros(4, dtype=np.int64)
-    for s in range(4):
+    stacks = np.zeros((2 * n, n * k), dtype=np.int64)
+    heights = np.zeros(2 * n, dtype=np.int64)
+    for s in range(2 * n):
         for h, c in enumerate(stacks_in[s]):
             stacks[s, h] = c
         heights[s] = len(stacks_in[s])
     return hands, alive, stacks, heights, np.array(scores_in, dtype=np.int64)
 
 
+#: What the compiled engine plays, for the messages of those that refuse other options.
+SUPPORTED = "steal_choice='max' and allow_revealed_operand=False (any num_players 2..6)"
+
+
 def supports(game) -> bool:
-    """Whether the fast path implements `game`'s configuration."""
+    """Whether the compiled engine implements `game`'s configuration (`SUPPORTED`)."""
     cfg = game.config
-    return game.num_players == 2 and cfg.steal_choice == "max" and not cfg.allow_revealed_operand and MAX_CARD >= game.max_card
+    return cfg.steal_choice == "max" and not cfg.allow_revealed_operand and MAX_CARD >= game.max_card
 
 
 # --- the deal of a seed (`rules.shuffled_cards` compiled) -------------------------------------------------------
@@ -189,20 +200,18 @@ def shuffle_cards(order, m, seed):
 
 @njit(cache=True)
 def deal_seed(seed, k, seat0_holds_two, order, hands, alive, stacks, heights, scores):
-    """Deal the 2-player game of deal seed `seed` (`PrimiCompostiGame.deal(seed)`) into the buffers (`order` is
-    scratch of 2k); returns the seat that plays first (the holder of card 2)."""
-    shuffle_cards(order, 2 * k, seed)
-    holder = 0
-    for i in range(2 * k):
-        if order[i] == 2:
-            holder = i // k
-    deal_halves(order, k, seat0_holds_two and holder == 1, hands, alive, heights, scores)
+    """Deal the game of deal seed `seed` (`PrimiCompostiGame.deal(seed)`; as many seats as `hands` has rows) into the
+    buffers (`order` is scratch of n·k); returns the seat that plays first (the holder of card 2)."""
+    n = hands.shape[0]
+    shuffle_cards(order, n * k, seed)
+    holder = holder_of_two(order, k, n)
+    deal_hands(order, k, holder if seat0_holds_two else 0, hands, alive, heights, scores)
     return 0 if seat0_holds_two else holder
 
 
 # --- the vector env's kernels: many tables, one row each ------------------------------------------------------
-# Every table is a 2-player game of the seed's configuration in the layout above, one row a table. The learner's
-# moves come from outside, the opponent's from a decide kernel passed in (inlined by the caller, as the players'
+# Every table is a game of n seats (2..6) in the layout above, one row a table (n is the arrays'). The learner's
+# moves come from outside, the opponents' from a decide kernel passed in (inlined by the caller, as the players'
 # kernels in `agents.primi_composti.fast` are), with the signature of `agents.primi_composti.fast.choose`:
 #
 #     decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid) -> hand position
@@ -224,17 +233,19 @@ STOP_ILLEGAL = -2  # the decide kernel chose a position that holds no card (noth
 class Tables(NamedTuple):
     """Every table of a vector env as arrays, one row a table (N tables, k cards a hand).
 
-    The position in `setup`'s layout (`hands` (N, 2, k), `alive` (N, 2),
-    `stacks` (N, 4, 2k), `heights` (N, 4), `scores` (N, 2)), cards played
+    The position of n seats in `setup`'s layout (`hands` (N, n, k), `alive` (N, n),
+    `stacks` (N, 2n, n·k), `heights` (N, 2n), `scores` (N, n)), cards played
     `turn` and the first mover `first`; the episode's deal seed `seed`; the
     learner's seat `learner` (under `all_seats`: the seat to move); each seat's
-    policy code `codes` (N, 2); the table's key `key`, episode counter `episode`
-    and random-opponent stream `rng`; `carry`, minus the learner's return at its
-    previous decision (0 at the deal: the learner's next reward is its return then
-    plus `carry`, the opponent's moves in between included); the episode's return
+    policy code `codes` (N, n); the table's key `key`, episode counter `episode`
+    and random-opponent stream `rng`; `carry`, the learner's reward so far in the
+    step under way (summed as `OpponentEnv` sums it: the opponents' opening before
+    its first decision, then its own move's change of its return) and `mark`, its
+    return after its last move (the base of the opponents' moves that follow); the episode's return
     `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at the
     learner's decision, 1 paused at a batch policy's turn inside the learner's
-    step, 2 paused inside a new episode's opening; `order` is scratch (2k,).
+    step, 2 paused inside a new episode's opening; `order` (n·k,) and `before`
+    (n,: every seat's return before an `all_seats` move) are scratch.
     """
 
     hands: np.ndarray
@@ -251,28 +262,31 @@ class Tables(NamedTuple):
     episode: np.ndarray
     rng: np.ndarray
     carry: np.ndarray
+    mark: np.ndarray
     ep_ret: np.ndarray
     ep_len: np.ndarray
     line: np.ndarray
     phase: np.ndarray
     order: np.ndarray
+    before: np.ndarray
 
 
-def new_tables(num_envs: int, k: int) -> Tables:
-    """Zeroed `Tables` for `num_envs` tables of `k` cards a hand."""
-    N = num_envs
+def new_tables(num_envs: int, num_players: int, k: int) -> Tables:
+    """Zeroed `Tables` for `num_envs` tables of `num_players` seats and `k` cards a hand."""
+    N, n = num_envs, num_players
     i64 = np.int64
     return Tables(
-        np.zeros((N, 2, k), i64), np.zeros((N, 2), i64), np.zeros((N, 4, 2 * k), i64), np.zeros((N, 4), i64),
-        np.zeros((N, 2), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
-        np.zeros((N, 2), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
-        np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(2 * k, i64),
+        np.zeros((N, n, k), i64), np.zeros((N, n), i64), np.zeros((N, 2 * n, n * k), i64), np.zeros((N, 2 * n), i64),
+        np.zeros((N, n), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
+        np.zeros((N, n), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
+        np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(n * k, i64),
+        np.zeros(n),
     )
 
 
 Buffers = NamedTuple("Buffers", [(name, np.ndarray) for name in (*SharedBuffers._fields, "final_player", "rewards")])
 Buffers.__doc__ = """What a vector step hands back (filled in place): the shared `envs.core.vector.Buffers`' fields, then
-`final_player` (the seat the final observation is encoded for) and, under `all_seats`, `rewards` (N, 2), every seat's
+`final_player` (the seat the final observation is encoded for) and, under `all_seats`, `rewards` (N, n), every seat's
 reward of the step."""
 
 
@@ -280,8 +294,8 @@ class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: the game (`version`, `k` cards a hand,
     `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`
     (`observation_hints`), `max_score` (the encoder's score scale), `fixed_seat` (-1: drawn), `max_turns`
-    (-1: none), `illegal_reward`, `all_seats`, the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i]`
-    the opponent's code in line-up i, drawn per episode by the cumulative weights `line_cum`, and `value` /
+    (-1: none), `illegal_reward`, `all_seats`, the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i, j]`
+    the code of line-up i's opponent j (j + 1 seats after the learner), drawn per episode by the cumulative weights `line_cum`, and `value` /
     `valid` (`rules.VALUE`, `rules.VALID`)."""
 
     version: int
@@ -314,25 +328,30 @@ class VectorKernels(NamedTuple):
 # than the rule it serves); a few separate arrays cost a few ns.
 @njit(inline="always")
 def seat_return(turn, scores, r, s, m, score_scores, score_result):
-    """`PrimiCompostiGame.returns(state)[s]` of table r (2 players, `m` cards in all), float for float."""
+    """`PrimiCompostiGame.returns(state)[s]` of table r (`m` cards in all), float for float: x(s) − mean of the
+    others' x, x the score and/or the result (+1 for each seat of the highest score unless all are equal)."""
+    n = scores.shape[1]
     terminal = turn[r] >= m
-    if score_scores:
-        x0 = float(scores[r, 0])
-        x1 = float(scores[r, 1])
-    elif not terminal:
+    if not score_scores and not terminal:
         return 0.0
-    else:
-        x0 = 0.0
-        x1 = 0.0
+    best = scores[r, 0]
+    draw = True
     if terminal and score_result:
-        if scores[r, 0] > scores[r, 1]:
-            x0 = x0 + 1.0
-        elif scores[r, 1] > scores[r, 0]:
-            x1 = x1 + 1.0
-    tot = x0 + x1
-    if s == 0:
-        return x0 - (tot - x0)
-    return x1 - (tot - x1)
+        for p in range(1, n):
+            if scores[r, p] != best:
+                draw = False
+            if scores[r, p] > best:
+                best = scores[r, p]
+    tot = 0.0
+    xs = 0.0
+    for p in range(n):
+        x = float(scores[r, p]) if score_scores else 0.0
+        if terminal and score_result and not draw and scores[r, p] == best:
+            x = x + 1.0
+        tot += x
+        if p == s:
+            xs = x
+    return xs - (tot - xs) / (n - 1)
 
 
 @njit(inline="always")
@@ -370,9 +389,10 @@ def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, r
             value, valid):
     """Play table r on until seat `stop` is to move, every card is played, `budget` moves were played (-1:
     no limit), or a batch policy is to move; returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`)."""
+    n = hands.shape[1]
     steps = 0
-    while turn[r] < 2 * k:
-        cur = (first[r] + turn[r]) % 2
+    while turn[r] < n * k:
+        cur = (first[r] + turn[r]) % n
         if cur == stop:
             return STOP_SEAT, -1
         if steps == budget:
@@ -395,29 +415,33 @@ def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, r
 @njit(inline="always")
 def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version, max_score, hints, value, valid,
                 out, o):
-    """`PrimiCompostiEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit; 2
-    players, so the opponent's hand is known)."""
-    m = 2 * k
-    # the encoder's layout with 2 players (checked against `Layout` by the env): own hand, the other hand, unseen,
-    # stack membership (4 stacks), stack tops (4), stack heights, scores (2), hand sizes (2), turn, hand gains
-    other_at, unseen_at, member_at, top_at, height_at = m, 2 * m, 3 * m, 7 * m, 11 * m
-    score_at = 12 * m
+    """`PrimiCompostiEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit): the
+    other hands are shown with 2 players only (`View`: with more they are hidden, their cards unseen)."""
+    n = hands.shape[1]
+    m = n * k
+    # the encoder's layout (checked against `Layout` by the env): own hand, the other hands ((n - 1)·m), unseen,
+    # stack membership (2n stacks), stack tops (2n), stack heights, scores (n), hand sizes (n), turn, hand gains
+    other_at, unseen_at, member_at = m, n * m, (n + 1) * m
+    top_at = member_at + 2 * n * m
+    height_at = top_at + 2 * n * m
+    score_at = height_at + m
     for j in range(out.shape[1]):
         out[o, j] = 0.0
     for c in range(m):
         out[o, unseen_at + c] = 1.0
-    for rel in range(2):
-        s = (seat + rel) % 2
+    for rel in range(n):
+        s = (seat + rel) % n
         live = alive[r, s]
-        base = 0 if rel == 0 else other_at
         left = 0
         for i in range(k):
             if (live >> i) & 1:
                 left += 1
                 c = hands[r, s, i] - 2
-                out[o, base + c] = 1.0
                 if rel == 0:
+                    out[o, c] = 1.0
                     out[o, unseen_at + c] = 0.0
+                elif n == 2:
+                    out[o, other_at + c] = 1.0
         for t in range(2):
             st = 2 * s + t
             slot = 2 * rel + t
@@ -430,10 +454,10 @@ def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version
             if h > 0:
                 out[o, top_at + slot * m + stacks[r, st, h - 1] - 2] = 1.0
         out[o, score_at + rel] = scores[r, s] / max_score
-        out[o, score_at + 2 + rel] = left / k
-    out[o, score_at + 4] = turn[r] / m
+        out[o, score_at + n + rel] = left / k
+    out[o, score_at + 2 * n] = turn[r] / m
     if hints:
-        gain_at = score_at + 5
+        gain_at = score_at + 2 * n + 1
         live = alive[r, seat]
         for i in range(k):
             if (live >> i) & 1:
@@ -445,10 +469,11 @@ def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version
 @njit(inline="always")
 def mask_row(hands, alive, turn, first, r, k, out, o):
     """`PrimiCompostiGame.legal_mask` of table r's seat to move into `out[o]` (int8; action c − 2 plays card c)."""
+    n = hands.shape[1]
     for a in range(out.shape[1]):
         out[o, a] = 0
-    if turn[r] < 2 * k:
-        cur = (first[r] + turn[r]) % 2
+    if turn[r] < n * k:
+        cur = (first[r] + turn[r]) % n
         live = alive[r, cur]
         for i in range(k):
             if (live >> i) & 1:
@@ -472,8 +497,9 @@ def observe_rows(T, rows, seats, S, out):
 def position_of(hands, alive, turn, r, seat, a, k):
     """The hand position of seat `seat` at table r that holds the card of action `a` (-1: none, or the game is
     over)."""
+    m = hands.shape[1] * k
     pos = -1
-    if 0 <= a < 2 * k and turn[r] < 2 * k:
+    if 0 <= a < m and turn[r] < m:
         live = alive[r, seat]
         for i in range(k):
             if (live >> i) & 1 and hands[r, seat, i] == a + 2:
@@ -493,21 +519,22 @@ def deal_row(T, S, r):
     """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
     counter, the line-up seated (under `all_seats` the seat to move is the learner). The opening (`open_row`)
     follows. Every deal reaches the learner's first decision (each hand holds a card): no deal is dealt again."""
+    n = T.hands.shape[1]
     e = T.episode[r]
     T.episode[r] = e + 1
-    deal, drawn, stream = nb_episode_seeds(T.key[r], e, 2)
+    deal, drawn, stream = nb_episode_seeds(T.key[r], e, n)
     T.seed[r] = deal
     T.rng[r] = stream
     T.first[r] = deal_seed(deal, S.k, S.seat0_holds_two, T.order, T.hands[r], T.alive[r], T.stacks[r],
                            T.heights[r], T.scores[r])
     T.turn[r] = 0
-    T.carry[r] = 0.0  # minus the learner's return at the deal: every return is 0 before the first card
+    T.carry[r] = 0.0
     T.ep_ret[r] = 0.0
     T.ep_len[r] = 0
     if S.all_seats:
         T.learner[r] = T.first[r]  # the seat to move
-        T.codes[r, 0] = LEARNER_CODE
-        T.codes[r, 1] = LEARNER_CODE
+        for s in range(n):
+            T.codes[r, s] = LEARNER_CODE
         T.phase[r] = 0
         return
     seat = drawn if S.fixed_seat < 0 else S.fixed_seat
@@ -515,14 +542,15 @@ def deal_row(T, S, r):
     T.line[r] = li
     T.learner[r] = seat
     T.codes[r, seat] = LEARNER_CODE
-    T.codes[r, 1 - seat] = S.line_codes[li]
+    for j in range(n - 1):
+        T.codes[r, (seat + 1 + j) % n] = S.line_codes[li, j]
     T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
 
 
 @njit(inline="always")
 def open_row(decide, T, B, S, r):
     """Play table r's opening (from its deal, or on from a batch policy's move) up to the learner's first decision
-    (the opponent's reward counts in the learner's first one, through `carry`). Returns False where it stops at a
+    (the opponents' rewards count in the learner's first one, through `carry`). Returns False where it stops at a
     batch policy's turn (phase 2: the step kernel plays that policy's move and comes back here), else True (phase
     0: the caller observes the table)."""
     if S.all_seats:
@@ -534,7 +562,9 @@ def open_row(decide, T, B, S, r):
     if status == STOP_BATCH:
         return False
     if status < 0:
-        kernels.fail(B.err, r, status, (T.first[r] + T.turn[r]) % 2, bad)
+        kernels.fail(B.err, r, status, (T.first[r] + T.turn[r]) % T.hands.shape[1], bad)
+    # the opponents' opening, paid with the learner's first reward (every return is 0 at the deal)
+    T.carry[r] = seat_return(T.turn, T.scores, r, seat, T.hands.shape[1] * S.k, S.score_scores, S.score_result)
     T.phase[r] = 0
     return True
 
@@ -559,13 +589,13 @@ def vec_reset(decide, T, B, S, fresh):
 @njit(inline="always")
 def vec_step(decide, T, B, S, actions):
     """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move), then (one
-    seat) the opponent up to the learner's next one; an ended episode is observed into `final_obs` and the
+    seat) the opponents up to the learner's next one; an ended episode is observed into `final_obs` and the
     table dealt anew in the same call (same-step autoreset).
 
     A refused action (out of range, or a card not in the hand) changes nothing at the table and ends its
     episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision (the
-    deal, for its first: the opponent's opening move counts), through `carry`; under `all_seats`
-    `B.rewards[r, s]` is the change of seat s's return in the step and the reward the mover's.
+    deal, for its first: the opponents' opening moves count), through `carry`; under `all_seats`
+    `B.rewards[r, s]` is the change of seat s's return in the step, the reward the mover's and `ep_ret` player_0's.
 
     Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
     an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
@@ -574,11 +604,13 @@ def vec_step(decide, T, B, S, actions):
     # the arrays and settings as locals, once (see the note on speed above)
     hands, alive, stacks, heights, scores, turn, first = T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
-    phase = T.phase
+    phase, mark = T.phase, T.mark
     obs, mask, rewards = B.obs, B.mask, B.rewards
     version, k, value, valid = S.version, S.k, S.value, S.valid
     ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
-    m = 2 * k
+    n = hands.shape[1]
+    m = n * k
+    before = T.before
     B.err[0] = -1
     for r in range(T.seed.shape[0]):
         a = actions[r]
@@ -586,31 +618,45 @@ def vec_step(decide, T, B, S, actions):
             continue
         ph = phase[r]
         L = learner[r]
-        cur = (first[r] + turn[r]) % 2  # the learner (phase 0) or a batch policy (phases 1 and 2)
+        cur = (first[r] + turn[r]) % n  # the learner (phase 0) or a batch policy (phases 1 and 2)
         pos = position_of(hands, alive, turn, r, cur, a, k)
+        rew = 0.0
+        p0 = 0.0
         if ph == 0:
             kernels.unrefused(B, r)
         if pos < 0 and ph == 0:
             # the learner's action was refused: nothing changed at the table
             rew, term, trunc = kernels.refuse(B, r, a, S.illegal_reward)
             if all_seats:
-                rewards[r, L] = rew
-                rewards[r, 1 - L] = 0.0
+                for s in range(n):
+                    rewards[r, s] = rew if s == L else 0.0
+                p0 = rew if L == 0 else 0.0
         elif all_seats:
-            b0 = seat_return(turn, scores, r, 0, m, ss, sres)
-            b1 = seat_return(turn, scores, r, 1, m, ss, sres)
+            for s in range(n):
+                before[s] = seat_return(turn, scores, r, s, m, ss, sres)
             play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
-            r0 = seat_return(turn, scores, r, 0, m, ss, sres) - b0
-            r1 = seat_return(turn, scores, r, 1, m, ss, sres) - b1
-            rewards[r, 0] = r0
-            rewards[r, 1] = r1
-            rew = r0 if L == 0 else r1
+            for s in range(n):
+                d = seat_return(turn, scores, r, s, m, ss, sres) - before[s]
+                rewards[r, s] = d
+                if s == L:
+                    rew = d
+                if s == 0:
+                    p0 = d
             term = turn[r] >= m
             trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
         else:
             status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks them first)
             if pos >= 0:
-                play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                if ph == 0:
+                    # the learner's reward as `OpponentEnv` sums it, float for float (returns are fractions with
+                    # more than 2 players): ((R1 - R0) + carry) + (R2 - R1), R0 at its decision, R1 after its card,
+                    # R2 at its next decision
+                    now = seat_return(turn, scores, r, L, m, ss, sres)
+                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                    mark[r] = seat_return(turn, scores, r, L, m, ss, sres)
+                    carry[r] = (mark[r] - now) + carry[r]
+                else:
+                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
                 status, bad = STOP_SEAT, -1
                 if ph != 2:  # (phase 2: a batch policy's move in the opening, which goes on below)
                     status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r,
@@ -619,20 +665,15 @@ def vec_step(decide, T, B, S, actions):
                         phase[r] = 1  # the env calls again with the batch policy's move
                         continue
             if status < 0:
-                kernels.fail(B.err, r, status, (first[r] + turn[r]) % 2, bad)
-            now = seat_return(turn, scores, r, L, m, ss, sres)
-            rew = now + carry[r]  # the change of the learner's return since its previous decision
+                kernels.fail(B.err, r, status, (first[r] + turn[r]) % n, bad)
             if ph != 2:  # (phase 2: the opening goes on, its moves count in the learner's first reward)
-                carry[r] = -now
+                rew = carry[r] + (seat_return(turn, scores, r, L, m, ss, sres) - mark[r])
+                carry[r] = 0.0
             term = turn[r] >= m
             trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
         if ph != 2:  # the step has ended: its reward and flags (phase 2 is still in the episode's opening)
             phase[r] = 0
-            if all_seats:
-                # player_0's return (zero-sum: player_1's is its negative)
-                ep_ret[r] += rew if L == 0 else (0.0 if pos < 0 else -rew)
-            else:
-                ep_ret[r] += rew
+            ep_ret[r] += p0 if all_seats else rew  # all_seats: player_0's return
             ep_len[r] += 1
             if kernels.step_outputs(B, r, rew, term, trunc):
                 observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints,
@@ -643,7 +684,7 @@ def vec_step(decide, T, B, S, actions):
         if phase[r] == 2 and not open_row(decide, T, B, S, r):
             continue  # paused at a batch policy's turn in the opening
         if all_seats:
-            learner[r] = (first[r] + turn[r]) % 2  # the seat to move
+            learner[r] = (first[r] + turn[r]) % n  # the seat to move
         observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score, S.hints,
                     value, valid, obs, r)
         mask_row(hands, alive, turn, first, r, k, mask, r)
@@ -664,5 +705,5 @@ def _random_step(T, B, S, actions):
     vec_step(_no_decide, T, B, S, actions)
 
 
-#: The env's own kernels: the opponent plays random legal cards (`RANDOM_CODE`); `all_seats` needs no other.
+#: The env's own kernels: the opponents play random legal cards (`RANDOM_CODE`); `all_seats` needs no other.
 RANDOM_KERNELS = VectorKernels(_random_reset, _random_step)

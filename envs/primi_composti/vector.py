@@ -9,23 +9,25 @@ the learner's view), the reward the change of the learner's
 plays in `OpponentEnv` and `env()` unchanged. Episode `e` of a table replays
 alone in the plain engine from `PrimiCompostiGame.deal(info["deal_seed"])`.
 
-The compiled engine plays the seed's configuration: 2 players,
-`steal_choice="max"`, no revealed operand (versions 1 and 2, any
-`cards_per_player`, either `seat0_holds_two`, every `reward`, `observation_hints`).
+The compiled engine plays the seed's max-steal rules for 2 to 6 players:
+`steal_choice="max"`, no revealed operand (versions 1 and 2, any `num_players`
+and `cards_per_player`, either `seat0_holds_two`, every `reward`,
+`observation_hints`); with more than 2 players the other hands are hidden, as in
+`View`, so the observation shows them unseen.
 
-The opponent seat takes an `OpponentKernel` (compiled inside the step) or a
+The opponent seats (`num_players - 1`: `opponents[k]` sits k + 1 seats after the
+learner) each take an `OpponentKernel` (compiled inside the step) or a
 `BatchPolicy`, called once per opponent turn over every table where it is to move
-(the opening where the learner sits second, the answer to each learner move) with
-observations of the opponent's own seat; a `Pool` of such line-ups is drawn per
-table at each episode's start, and `set_opponents` takes effect at each table's
-next episode (`envs.core.vector`).
+(the opening before the learner's first card, the answers to each learner move)
+with observations of the opponent's own seat; a `Pool` of such line-ups is drawn
+per table at each episode's start, and `set_opponents` takes effect at each
+table's next episode (`envs.core.vector`).
 
 `control="all_seats"` (self-play): the policy moves for whichever seat is to
 move; `info["current_player"]` (also `info["seat"]`) says who, the observation is
-that seat's, `info["rewards"]` `(N, 2)` is each seat's reward of the step and
-`reward` the mover's; `info["episode"]["r"]` is player_0's return (player_1's is
-its negative) and `info["final_info"]["current_player"]` the seat whose view a
-final observation is.
+that seat's, `info["rewards"]` `(N, num_players)` is each seat's reward of the
+step and `reward` the mover's; `info["episode"]["r"]` is player_0's return and
+`info["final_info"]["current_player"]` the seat whose view a final observation is.
 """
 
 from __future__ import annotations
@@ -44,23 +46,24 @@ CONTROLS = ("one_seat", "all_seats")
 
 
 class PrimiVectorEnv(KernelTablesEnv):
-    """`num_envs` Primi Composti tables against a compiled opponent (see `envs.core.vector` for the contract).
+    """`num_envs` Primi Composti tables against compiled opponents (see `envs.core.vector` for the contract).
 
     Args:
         num_envs: tables (>= 1).
-        opponents: a line-up of one opponent (an `OpponentKernel` or a
-            `BatchPolicy`), or a `Pool` of such line-ups drawn per table at each
-            episode's start; a line-up is ignored (may be empty) under
-            `control="all_seats"`, a `Pool` refused. `set_opponents` replaces them.
+        opponents: a line-up of `num_players - 1` opponents (`OpponentKernel`s
+            and `BatchPolicy`s; `opponents[k]` sits k + 1 seats after the learner),
+            or a `Pool` of such line-ups drawn per table at each episode's start;
+            a line-up is ignored (may be empty) under `control="all_seats"`, a
+            `Pool` refused. `set_opponents` replaces them.
         seed: the vector env's seed (None: fresh); table i's episodes follow
             from `table_key(seed, i)` alone.
-        control: `"one_seat"` (a learner against the opponent) or `"all_seats"`
-            (the policy moves for both seats; see the module docstring).
+        control: `"one_seat"` (a learner against the opponents) or `"all_seats"`
+            (the policy moves for every seat; see the module docstring).
         seat: fix the learner's seat (None: drawn per episode from the table's stream; one seat only).
         strict: raise `IllegalActionError` on a refused action.
         copy: return fresh arrays (True) or the env's own buffers (False).
         illegal_reward: the reward of a refused action (non-strict).
-        max_turns: truncate an episode after this many moves (both seats'), as `OpponentEnv`.
+        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv`.
         **options: game options (`envs.primi_composti.rules.Config`).
     """
 
@@ -83,30 +86,30 @@ class PrimiVectorEnv(KernelTablesEnv):
         self.config: Config = make_config(Config, options)
         self.game = PrimiCompostiGame(self.config)
         if not fast.supports(self.game):
-            raise ValueError("Primi Composti's vector env plays the compiled engine's configuration: num_players=2, "
-                             "steal_choice='max', allow_revealed_operand=False; got "
-                             f"num_players={self.config.num_players}, steal_choice={self.config.steal_choice!r}, "
+            raise ValueError(f"Primi Composti's vector env plays the compiled engine's options: {fast.SUPPORTED}; got "
+                             f"steal_choice={self.config.steal_choice!r}, "
                              f"allow_revealed_operand={self.config.allow_revealed_operand}")
         self.encoder = PrimiCompostiEncoder(self.game)
         self.control = control
-        all_seats = control == "all_seats"
-        if all_seats:
+        n = self.game.num_players
+        if control == "all_seats":
             if isinstance(opponents, Pool):
-                raise ValueError("control='all_seats' plays both seats itself: it takes no Pool of opponents")
+                raise ValueError("control='all_seats' plays every seat itself: it takes no Pool of opponents")
             if seat is not None:
-                raise ValueError("seat must be None under control='all_seats' (the policy moves for both seats)")
+                raise ValueError("seat must be None under control='all_seats' (the policy moves for every seat)")
             ups = compile_line_ups([], 0, 0)  # no opponent seat: one empty line-up, never drawn from
         else:
-            if isinstance(opponents, (list, tuple)) and len(opponents) != 1:
-                raise ValueError(f"2-player game needs 1 opponent, got {len(opponents)}")
-            ups = compile_line_ups(opponents, 1, 0)
+            if isinstance(opponents, (list, tuple)) and len(opponents) != n - 1:
+                raise ValueError(f"a {n}-player game needs {n - 1} opponent{'s' if n > 2 else ''} (num_players - 1), "
+                                 f"got {len(opponents)}")
+            ups = compile_line_ups(opponents, n - 1, 0)
         check_max_turns(max_turns)
         self._check_layout()
-        self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, 2, seed=seed, seat=seat,
+        self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
                     strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         self._max_turns = -1 if max_turns is None else int(max_turns)
         self._install(ups)
-        self._tables = fast.new_tables(self.num_envs, int(self.config.cards_per_player))
+        self._tables = fast.new_tables(self.num_envs, n, int(self.config.cards_per_player))
         n = self.num_envs
         self._final_player = np.zeros(n, np.int64)
         self._rewards = self._seat_rewards  # all_seats: the base reports them as info["rewards"]
@@ -119,20 +122,22 @@ class PrimiVectorEnv(KernelTablesEnv):
         self._settings = fast.Settings(
             int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
             cfg.reward != "score", bool(cfg.observation_hints), float(self.encoder.max_score), self.fixed_seat,
-            self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes[:, 0].copy(), ups.cum,
-            VALUE, VALID,
+            self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes, ups.cum, VALUE, VALID,
         )
 
     def _compile_opponents(self, opponents: Any):
-        return compile_line_ups(opponents, 1, 0)
+        return compile_line_ups(opponents, self.num_players - 1, 0)
 
     def _check_layout(self) -> None:
-        """The kernels write the encoder's 2-player layout at fixed offsets (`fast.observe_row`): check them."""
-        m = self.game.num_cards
-        want = {"own_hand": 0, "other_hands": m, "unseen": 2 * m, "stack_member": 3 * m, "stack_top": 7 * m,
-                "stack_height": 11 * m, "scores": 12 * m, "hand_sizes": 12 * m + 2, "turn": 12 * m + 4}
+        """The kernels write the encoder's layout at offsets computed from n seats and M cards (`fast.observe_row`):
+        check them against the encoder's."""
+        n, m = self.game.num_players, self.game.num_cards
+        score_at = (5 * n + 2) * m
+        want = {"own_hand": 0, "other_hands": m, "unseen": n * m, "stack_member": (n + 1) * m,
+                "stack_top": (3 * n + 1) * m, "stack_height": (5 * n + 1) * m, "scores": score_at,
+                "hand_sizes": score_at + n, "turn": score_at + 2 * n}
         if self.config.observation_hints:
-            want["hand_gain"] = 12 * m + 5
+            want["hand_gain"] = score_at + 2 * n + 1
         got = {name: s.start for name, s in self.encoder.layout.slices.items()}
         if got != want:  # pragma: no cover - guards a change of the encoder
             raise RuntimeError(f"PrimiCompostiEncoder's layout {got} is not the one the kernels write {want}")
@@ -143,7 +148,7 @@ class PrimiVectorEnv(KernelTablesEnv):
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         T = self._tables
-        return (T.first[rows] + T.turn[rows]) % 2
+        return (T.first[rows] + T.turn[rows]) % self.num_players
 
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         out = np.zeros((rows.size, self.num_actions), np.int8)
@@ -164,12 +169,11 @@ class PrimiVectorEnv(KernelTablesEnv):
     def state(self, row: int) -> State:
         """Table `row`'s position as a plain-engine `State` (hands in dealt order; `last` is not kept)."""
         T = self._tables
-        k = self.config.cards_per_player
+        k, n = self.config.cards_per_player, self.num_players
         hands = tuple(tuple(int(T.hands[row, s, i]) for i in range(k) if (int(T.alive[row, s]) >> i) & 1)
-                      for s in range(2))
-        stacks = tuple(tuple(int(x) for x in T.stacks[row, s, : T.heights[row, s]]) for s in range(4))
-        return State(hands, stacks, (int(T.scores[row, 0]), int(T.scores[row, 1])), int(T.turn[row]),
-                     int(T.first[row]))
+                      for s in range(n))
+        stacks = tuple(tuple(int(x) for x in T.stacks[row, s, : T.heights[row, s]]) for s in range(2 * n))
+        return State(hands, stacks, tuple(int(x) for x in T.scores[row]), int(T.turn[row]), int(T.first[row]))
 
     def render(self, row: int = 0) -> str:
         """Text picture of table `row` (the plain engine's `render` of its position)."""
@@ -178,8 +182,8 @@ class PrimiVectorEnv(KernelTablesEnv):
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> PrimiVectorEnv:
-    """`num_envs` Primi Composti tables against a compiled opponent or a batch policy, as a Gymnasium `VectorEnv`:
-    `PrimiVectorEnv`'s arguments (`opponents`: a line-up of one `OpponentKernel` (`envs.core.vector.RANDOM`, or
-    what `agents.vector_env` resolves agent ids to) or `BatchPolicy`, or a `Pool`; the game's options as further
-    keywords)."""
+    """`num_envs` Primi Composti tables against compiled opponents or batch policies, as a Gymnasium `VectorEnv`:
+    `PrimiVectorEnv`'s arguments (`opponents`: a line-up of `num_players - 1` `OpponentKernel`s
+    (`envs.core.vector.RANDOM`, or what `agents.vector_env` resolves agent ids to) or `BatchPolicy`s, or a `Pool`;
+    the game's options as further keywords)."""
     return PrimiVectorEnv(num_envs, **kwargs)
