@@ -241,7 +241,7 @@ class Tables(NamedTuple):
     and random-opponent stream `rng`; `carry`, the learner's reward so far in the
     step under way (summed as `OpponentEnv` sums it: the opponents' opening before
     its first decision, then its own move's change of its return) and `mark`, its
-    return after its last move (the base of the opponents' moves that follow); the episode's return
+    return at its decision or, inside a step, after its card; the episode's return
     `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at the
     learner's decision, 1 paused at a batch policy's turn inside the learner's
     step, 2 paused inside a new episode's opening; `order` (n·k,) and `before`
@@ -565,6 +565,7 @@ def open_row(decide, T, B, S, r):
         kernels.fail(B.err, r, status, (T.first[r] + T.turn[r]) % T.hands.shape[1], bad)
     # the opponents' opening, paid with the learner's first reward (every return is 0 at the deal)
     T.carry[r] = seat_return(T.turn, T.scores, r, seat, T.hands.shape[1] * S.k, S.score_scores, S.score_result)
+    T.mark[r] = T.carry[r]
     T.phase[r] = 0
     return True
 
@@ -649,12 +650,12 @@ def vec_step(decide, T, B, S, actions):
             if pos >= 0:
                 if ph == 0:
                     # the learner's reward as `OpponentEnv` sums it, float for float (returns are fractions with
-                    # more than 2 players): ((R1 - R0) + carry) + (R2 - R1), R0 at its decision, R1 after its card,
-                    # R2 at its next decision
-                    now = seat_return(turn, scores, r, L, m, ss, sres)
+                    # more than 2 players): ((R1 - R0) + carry) + (R2 - R1), R0 at its decision (`mark`), R1 after
+                    # its card, R2 at its next decision
                     play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
-                    mark[r] = seat_return(turn, scores, r, L, m, ss, sres)
-                    carry[r] = (mark[r] - now) + carry[r]
+                    now = seat_return(turn, scores, r, L, m, ss, sres)
+                    carry[r] = (now - mark[r]) + carry[r]
+                    mark[r] = now
                 else:
                     play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
                 status, bad = STOP_SEAT, -1
@@ -667,8 +668,10 @@ def vec_step(decide, T, B, S, actions):
             if status < 0:
                 kernels.fail(B.err, r, status, (first[r] + turn[r]) % n, bad)
             if ph != 2:  # (phase 2: the opening goes on, its moves count in the learner's first reward)
-                rew = carry[r] + (seat_return(turn, scores, r, L, m, ss, sres) - mark[r])
+                now = seat_return(turn, scores, r, L, m, ss, sres)
+                rew = carry[r] + (now - mark[r])
                 carry[r] = 0.0
+                mark[r] = now
             term = turn[r] >= m
             trunc = (not term) and (status < 0 or (max_turns > 0 and turn[r] >= max_turns))
         if ph != 2:  # the step has ended: its reward and flags (phase 2 is still in the episode's opening)
