@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_primi_vector import CASE, GREEDY  # the shadow replay of one table in the plain engine (shared contract)
+from test_primi_vector import CASE, GREEDY, N_CASE  # the shadow replay of one table in the plain engine (shared contract)
 from vector_contract import (
     check_bad_batch_policies,
     check_batch_policy_replay,
@@ -31,6 +31,19 @@ def test_pool_draws_line_ups_per_table_from_the_episode_key():
     game = CASE.engine(opts)
     check_pool_draws_per_table(CASE, opts, [[GREEDY], ["pick"], ["random"]], steps=60, least=1,
                                python={GREEDY: lambda: SeedPlayer(game, None, "greedy_rand", fast=False)})
+
+
+def test_n_players_batch_policies_and_pools_replay_in_the_plain_engine():
+    """3 and 4 players: batch policies beside kernel opponents (each asked with its own seat's view, the other hands
+    hidden), and a Pool of 3-seat line-ups drawn per table."""
+    opts = dict(num_players=3, version=2, cards_per_player=4, seat0_holds_two=False)
+    game = N_CASE.engine(opts)
+    python = {GREEDY: lambda: SeedPlayer(game, None, "greedy_rand", fast=False)}
+    check_batch_policy_replay(N_CASE, opts, ["pick", GREEDY], tables=6, steps=24, least=6 * 4, python=python)
+    opts4 = dict(num_players=4, cards_per_player=3)
+    game4 = N_CASE.engine(opts4)
+    check_pool_draws_per_table(N_CASE, opts4, [[GREEDY, "pick", "random"], ["pick"] * 3, ["random"] * 3], steps=40,
+                               least=6 * 4, python={GREEDY: lambda: SeedPlayer(game4, None, "greedy_rand", fast=False)})
 
 
 def test_set_opponents_takes_effect_at_each_tables_next_episode():
