@@ -4,9 +4,9 @@ The greedy and minimax players of `agents.primi_composti.strategies` on the engi
 path (`envs.primi_composti.fast`: same configuration, same array layout), and a
 whole-game loop that plays many deals at once for tournaments and the paper
 reproductions. Differential-tested against the plain players: same deals, same
-moves, same scores. The simple and greedy players play any number of seats (as the
-engine's kernels: the seats are the arrays'); minimax and the whole-game loop are the
-seed's 2-player algorithms (`opponent_kernel` and `tournament_games` refuse more seats).
+moves, same scores. The simple and greedy players and the whole-game loop play any
+number of seats (as the engine's kernels: the seats are the arrays'); minimax is the
+seed's 2-player search (`opponent_kernel` and `tournament_games` refuse it at more seats).
 
 Policy codes: 0 asc, 1 desc, 2 rand (dealt order), 3 greedy_asc, 4 greedy_desc,
 5 greedy_rand, 10 + d = minimax_d.
@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from envs.primi_composti import fast as engine
-from envs.primi_composti.fast import best_bonus, do_move, setup, state_arrays, undo_move
+from envs.primi_composti.fast import best_bonus, deal_deck, do_move, state_arrays, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
 ASC, DESC, RAND, GREEDY_ASC, GREEDY_DESC, GREEDY_RAND = 0, 1, 2, 3, 4, 5
@@ -174,35 +174,36 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
 
 
 @njit(cache=True)
-def play_games(version, k, pol0, pol1, decks, value, valid):
-    """Play one game per deck row, seat 0 (holder of 2, starts) with `pol0`; returns
-    the final scores (n, 2) and the cards played (n, 2k)."""
-    n = decks.shape[0]
-    out = np.zeros((n, 2), dtype=np.int64)
-    moves = np.zeros((n, 2 * k), dtype=np.int64)
-    hands = np.zeros((2, k), dtype=np.int64)
-    alive = np.zeros(2, dtype=np.int64)
-    stacks = np.zeros((4, 2 * k), dtype=np.int64)
-    heights = np.zeros(4, dtype=np.int64)
-    scores = np.zeros(2, dtype=np.int64)
-    for g in range(n):
-        setup(decks[g], k, hands, alive, stacks, heights, scores)
-        for t in range(2 * k):
-            mover = t % 2
-            pol = pol0 if mover == 0 else pol1
-            i = choose(pol, version, hands, alive, stacks, heights, scores, 0, mover, value, valid)
+def play_games(version, k, pols, decks, seat0_holds_two, value, valid):
+    """Play one game per deck row (`deal_deck`: the holder of card 2 starts), seat p with policy `pols[p]`, as many
+    seats as `pols`; returns the final scores (games, n) and the cards played (games, n·k)."""
+    games = decks.shape[0]
+    n = pols.shape[0]
+    out = np.zeros((games, n), dtype=np.int64)
+    moves = np.zeros((games, n * k), dtype=np.int64)
+    hands = np.zeros((n, k), dtype=np.int64)
+    alive = np.zeros(n, dtype=np.int64)
+    stacks = np.zeros((2 * n, n * k), dtype=np.int64)
+    heights = np.zeros(2 * n, dtype=np.int64)
+    scores = np.zeros(n, dtype=np.int64)
+    for g in range(games):
+        first = deal_deck(decks[g], k, seat0_holds_two, hands, alive, heights, scores)
+        for t in range(n * k):
+            mover = (first + t) % n
+            i = choose(pols[mover], version, hands, alive, stacks, heights, scores, first, mover, value, valid)
             c = hands[mover, i]
             alive[mover] ^= 1 << i
             do_move(version, c, mover, stacks, heights, scores, value, valid)
             moves[g, t] = c
-        out[g, 0] = scores[0]
-        out[g, 1] = scores[1]
+        for p in range(n):
+            out[g, p] = scores[p]
     return out, moves
 
 
 def simulate(version: int, k: int, p0: str, p1: str, decks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Final scores (n, 2) and played cards (n, 2k) of `p0` (seat 0, starts) vs `p1` on `decks`."""
-    return play_games(int(version), int(k), policy_code(p0), policy_code(p1), np.ascontiguousarray(decks, dtype=np.int64), VALUE, VALID)
+    pols = np.array([policy_code(p0), policy_code(p1)], np.int64)
+    return play_games(int(version), int(k), pols, np.ascontiguousarray(decks, dtype=np.int64), True, VALUE, VALID)
 
 
 def choose_card(game, state, policy: str) -> int:
@@ -264,48 +265,49 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 def tournament_games(game, ids):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
     function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deck order of `keys`
-    (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, 2: the entrant at each seat) with
+    (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, num_players: the entrant at each seat) with
     `play_games`, game for game what the entrants' Python agents play. The returns are the engine's own
     (`returns` of the final scores).
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python), or options the
-            whole-game loop does not play (2 players, `steal_choice="max"`, the seed's deal).
+        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python; minimax beyond 2
+            players), or options the whole-game loop does not play (`steal_choice="max"`, no revealed operand).
     """
     import dataclasses
 
     from envs.core.spec import NoKernelError
 
-    if not engine.supports(game) or game.num_players != 2 or not game.config.seat0_holds_two:
-        raise NoKernelError(None, options_note="num_players=2, steal_choice=max, allow_revealed_operand=False, "
-                                               "seat0_holds_two=True")
+    if not engine.supports(game):
+        raise NoKernelError(None, options_note="steal_choice=max, allow_revealed_operand=False")
     allowed = tuple(k for k in KERNEL_IDS if k != "random")
     codes = []
     for agent_id in ids:
         try:
-            kernel = opponent_kernel(agent_id) if isinstance(agent_id, str) else None
+            kernel = opponent_kernel(agent_id, {"num_players": game.num_players}) if isinstance(agent_id, str) else None
         except ValueError:
             kernel = None  # an id outside the players' grammar (a learned agent)
         if kernel is None or kernel.code < 0:
             raise NoKernelError(agent_id, allowed)
         codes.append(kernel.code)
-    k, version, turns = game.config.cards_per_player, int(game.version), game.num_cards
+    k, version, turns, n = game.config.cards_per_player, int(game.version), game.num_cards, game.num_players
+    seat0 = bool(game.config.seat0_holds_two)
+    codes = np.array(codes, np.int64)
 
     def play(keys, seatings):
         seatings = np.asarray(seatings, np.int64)
         decks = np.array(keys, np.int64).reshape(len(keys), -1)
         d, rows = decks.shape[0], seatings.shape[0]
-        finals = np.zeros((d, rows, 2), np.int64)
+        finals = np.zeros((d, rows, n), np.int64)
         for r in range(rows):
-            finals[:, r] = play_games(version, k, codes[seatings[r, 0]], codes[seatings[r, 1]], decks, VALUE, VALID)[0]
-        # the engine's returns and winners of a finished game, once per distinct pair of final scores
-        pairs, which = np.unique(finals.reshape(-1, 2), axis=0, return_inverse=True)
+            finals[:, r] = play_games(version, k, codes[seatings[r]], decks, seat0, VALUE, VALID)[0]
+        # the engine's returns and winners of a finished game, once per distinct set of final scores
+        ends_at, which = np.unique(finals.reshape(-1, n), axis=0, return_inverse=True)
         start = game.deal_from(decks[0].tolist()) if d else None
-        ends = [dataclasses.replace(start, scores=(int(a), int(b)), turn=turns) for a, b in pairs]
-        ret = np.array([game.returns(e) for e in ends], np.float64).reshape(-1, 2)
-        won = np.array([[s in game.winners(e) for s in range(2)] for e in ends], bool).reshape(-1, 2)
+        ends = [dataclasses.replace(start, scores=tuple(int(x) for x in e), turn=turns) for e in ends_at]
+        ret = np.array([game.returns(e) for e in ends], np.float64).reshape(-1, n)
+        won = np.array([[s in game.winners(e) for s in range(n)] for e in ends], bool).reshape(-1, n)
         which = which.reshape(-1)
-        return (ret[which].reshape(d, rows, 2), won[which].reshape(d, rows, 2),
+        return (ret[which].reshape(d, rows, n), won[which].reshape(d, rows, n),
                 np.full((d, rows), turns, np.int64))
 
     return play

@@ -116,7 +116,7 @@ def undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value):
 @njit(cache=True)
 def deal_hands(deck, k, swap, hands, alive, heights, scores):
     """Seat p gets deck[p·k:(p+1)·k], seats 0 and `swap` exchanging theirs (swap 0: none), every card alive; the
-    stacks empty and the scores 0 (the start of `setup` and `deal_seed`; the number of seats is the arrays')."""
+    stacks empty and the scores 0 (the start of `deal_deck`; the number of seats is the arrays')."""
     n = hands.shape[0]
     full = (1 << k) - 1
     for p in range(n):
@@ -130,19 +130,17 @@ def deal_hands(deck, k, swap, hands, alive, heights, scores):
 
 
 @njit(cache=True)
-def holder_of_two(deck, k, n):
-    """The seat dealt card 2 from `deck` (k cards to each of n seats, in seat order)."""
+def deal_deck(deck, k, seat0_holds_two, hands, alive, heights, scores):
+    """`PrimiCompostiGame.deal_from(deck)` into the buffers (as many seats as `hands` has rows): seat p gets
+    deck[p·k:(p+1)·k], the holder of card 2 swapping hands with seat 0 under `seat0_holds_two` (the seed's deal);
+    returns the seat that plays first (the holder of card 2)."""
+    n = hands.shape[0]
+    holder = 0
     for i in range(n * k):
         if deck[i] == 2:
-            return i // k
-    return 0
-
-
-@njit(cache=True)
-def setup(deck, k, hands, alive, stacks, heights, scores):
-    """Deal `deck` (seat p gets deck[p·k:(p+1)·k]; the holder of card 2 swaps hands with seat 0: the seed's deal)
-    into the given buffers."""
-    deal_hands(deck, k, holder_of_two(deck, k, hands.shape[0]), hands, alive, heights, scores)
+            holder = i // k
+    deal_hands(deck, k, holder if seat0_holds_two else 0, hands, alive, heights, scores)
+    return 0 if seat0_holds_two else holder
 
 
 def random_decks(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
@@ -202,11 +200,8 @@ def shuffle_cards(order, m, seed):
 def deal_seed(seed, k, seat0_holds_two, order, hands, alive, stacks, heights, scores):
     """Deal the game of deal seed `seed` (`PrimiCompostiGame.deal(seed)`; as many seats as `hands` has rows) into the
     buffers (`order` is scratch of n·k); returns the seat that plays first (the holder of card 2)."""
-    n = hands.shape[0]
-    shuffle_cards(order, n * k, seed)
-    holder = holder_of_two(order, k, n)
-    deal_hands(order, k, holder if seat0_holds_two else 0, hands, alive, heights, scores)
-    return 0 if seat0_holds_two else holder
+    shuffle_cards(order, hands.shape[0] * k, seed)
+    return deal_deck(order, k, seat0_holds_two, hands, alive, heights, scores)
 
 
 # --- the vector env's kernels: many tables, one row each ------------------------------------------------------
@@ -233,7 +228,7 @@ STOP_ILLEGAL = -2  # the decide kernel chose a position that holds no card (noth
 class Tables(NamedTuple):
     """Every table of a vector env as arrays, one row a table (N tables, k cards a hand).
 
-    The position of n seats in `setup`'s layout (`hands` (N, n, k), `alive` (N, n),
+    The position of n seats in the layout above (`hands` (N, n, k), `alive` (N, n),
     `stacks` (N, 2n, n·k), `heights` (N, 2n), `scores` (N, n)), cards played
     `turn` and the first mover `first`; the episode's deal seed `seed`; the
     learner's seat `learner` (under `all_seats`: the seat to move); each seat's

@@ -46,6 +46,13 @@ def test_minimax_needs_two_players():
         agents.make("primi_composti/minimax?depth=3", PrimiCompostiGame(Config(num_players=3)), np.random.default_rng(0))
     with pytest.raises(ValueError):
         agents.make("primi_composti/minimax?depth=0", PrimiCompostiGame(Config()), np.random.default_rng(0))
+    # its kernel too: no vector env seat and no compiled tournament beyond 2 players
+    from envs.core.spec import NoKernelError
+
+    with pytest.raises(ValueError, match="num_players=2"):
+        strategies.opponent_kernel("primi_composti/minimax?depth=2", {"num_players": 4})
+    with pytest.raises(NoKernelError):
+        strategies.tournament_games(PrimiCompostiGame(Config(num_players=3)), ["primi_composti/minimax?depth=2"] * 3)
 
 
 def _state(hand0, stacks, hand1=(20, 21, 22, 24, 25)):

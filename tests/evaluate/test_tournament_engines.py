@@ -53,7 +53,11 @@ def test_compiled_engine_gives_the_python_figures_in_the_game(case):
          options={"version": 2, "cards_per_player": 6, "reward": "result"}),
     dict(agent_ids=["primi_composti/minimax?depth=2", "primi_composti/greedy_desc"], games=20, seed=2,
          options={"cards_per_player": 6, "reward": "score"}, seating="fixed"),
-], ids=["greedy", "v2-result", "minimax-fixed"])
+    dict(agent_ids=["primi_composti/greedy_rand", "primi_composti/greedy_asc", "primi_composti/rand"], games=30,
+         seed=4, options={"num_players": 3, "version": 2, "cards_per_player": 5, "seat0_holds_two": False}),
+    dict(agent_ids=["primi_composti/greedy_desc", "primi_composti/greedy_rand"] * 2, games=20, seed=5,
+         options={"num_players": 4, "cards_per_player": 4, "reward": "result"}),
+], ids=["greedy", "v2-result", "minimax-fixed", "v2-3p", "4p"])
 def test_compiled_engine_gives_the_python_figures_in_primi_composti(case):
     py, cc = _both(game_name="primi_composti", **case)
     assert cc == py
@@ -78,8 +82,10 @@ def test_auto_takes_the_compiled_engine_only_where_it_plays_the_same_games():
                           progress=False).engine == "python"
     gr = ["primi_composti/greedy_rand"] * 2
     assert run_tournament("primi_composti", gr, games=4, progress=False).engine == "compiled"
-    assert run_tournament("primi_composti", gr, games=4, options={"seat0_holds_two": False},
+    assert run_tournament("primi_composti", gr, games=4, options={"version": 2, "steal_choice": "player"},
                           progress=False).engine == "python"
+    assert run_tournament("primi_composti", gr + ["primi_composti/rand"], games=3, options={"num_players": 3},
+                          progress=False).engine == "compiled"
 
 
 def test_forcing_the_compiled_engine_where_it_cannot_run_says_why():

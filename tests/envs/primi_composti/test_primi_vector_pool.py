@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_primi_vector import CASE, GREEDY, N_CASE  # the shadow replay of one table in the plain engine (shared contract)
+from test_primi_vector import (  # the shadow replay of one table in the plain engine (shared contract)
+    CASE,
+    GREEDY,
+    N_CASE,
+)
 from vector_contract import (
     check_bad_batch_policies,
     check_batch_policy_replay,
