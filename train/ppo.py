@@ -405,8 +405,9 @@ class Curve:
 
 def schedule(cfg: TrainConfig) -> dict[str, int]:
     """Steps between curve points, snapshots and checkpoints, and the first of each (a fresh run's callback state)."""
-    # Tiny runs still get a curve and a pool: at least ~10 points of each.
-    every = {"eval": max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1)),
+    # Tiny runs still get a curve and a pool: at least ~10 points of each, but at most a curve point a rollout (the
+    # policy changes only between rollouts; a run shorter than ten rollouts of 128 tables measured at every step).
+    every = {"eval": max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1), min(cfg.eval_every, cfg.n_envs * cfg.n_steps)),
              "snap": max(1, min(cfg.snapshot_every, cfg.timesteps // 10 or 1)),
              "ckpt": cfg.checkpoint_every or max(1, cfg.timesteps // 10)}
     return {"eval_every": every["eval"], "snapshot_every": every["snap"], "checkpoint_every": every["ckpt"],
