@@ -36,9 +36,19 @@ def policy_code(name: str) -> int:
 
 
 @njit(cache=True)
-def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, depth, alpha, beta, value, valid):
+def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, depth, alpha, beta, value, valid,
+              revealed=False):
     """Minimax value (score[first] − score[other]) of the position `depth` plies
-    deep, alpha-beta in dealt order (rules §5)."""
+    deep, alpha-beta in dealt order (rules §5); `revealed`: the official footnote's operand pairs too."""
+    return search(version, hands, alive, stacks, heights, scores, first, mover, depth, alpha, beta, value, valid,
+                  revealed)
+
+
+# `alphabeta`'s recursion, `revealed` without a default: numba 0.68.1 crashes (a segfault) on a recursive kernel
+# called with an omitted default argument (tried 2026-11-27).
+@njit(cache=True)
+def search(version, hands, alive, stacks, heights, scores, first, mover, depth, alpha, beta, value, valid, revealed):
+    """`alphabeta`."""
     if depth == 0 or alive[mover] == 0:
         return scores[first] - scores[1 - first]
     k = hands.shape[1]
@@ -49,8 +59,9 @@ def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, dept
             continue
         c = hands[mover, i]
         alive[mover] ^= 1 << i
-        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
-        v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid)
+        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed)
+        v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid,
+                   revealed)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         alive[mover] ^= 1 << i
         if maximizing:
@@ -72,7 +83,7 @@ def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, dept
 # them, but numba's on-disk cache of a recursive kernel with a tuple result crashes when it is loaded again
 # (a segfault in the second process; numba 0.68.1, tried 2026-11-26).
 @njit(cache=True)
-def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid):
+def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid, revealed=False):
     """Position (in the mover's dealt hand) of the card minimax_depth plays: the
     first child, in dealt order, with the strictly best value."""
     k = hands.shape[1]
@@ -86,8 +97,9 @@ def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover,
             continue
         c = hands[mover, i]
         alive[mover] ^= 1 << i
-        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
-        v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid)
+        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed)
+        v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid,
+                   revealed)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         alive[mover] ^= 1 << i
         if maximizing:
@@ -106,11 +118,14 @@ def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover,
 
 
 @njit(cache=True)
-def choose(policy, version, hands, alive, stacks, heights, scores, first, mover, value, valid):
-    """Position (in the mover's dealt hand) of the card `policy` plays (rules §5)."""
+def choose(policy, version, hands, alive, stacks, heights, scores, first, mover, value, valid, revealed=False):
+    """Position (in the mover's dealt hand) of the card `policy` plays (rules §5; `revealed`: with the official
+    footnote's operand pairs, `allow_revealed_operand`). The card is played with the seed's operand pair (`do_move`'s
+    default), under either `steal_choice`, as `SeedPlayer` plays it."""
     k = hands.shape[1]
     if policy >= 10:
-        return minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, policy - 10, value, valid)
+        return minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, policy - 10, value, valid,
+                              revealed)
     if policy == 0 or policy == 1 or policy == 2:
         best_i = -1
         for i in range(k):
@@ -124,8 +139,9 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
                 best_i = i
         return best_i
     # Greedy: scan in the tie-break order, keep the first strictly better card, up to the most a card can gain
-    # (v2 with 2 players: one opponent's prime and composite tops, 3, plus a prime's 2).
-    top = 6 if version == 1 or hands.shape[0] > 2 else 5
+    # (v2 with 2 players: one opponent's prime and composite tops, 3, plus a prime's 2; the revealed operand: two
+    # primes of one opponent's stack, 4, plus 2).
+    top = 6 if version == 1 or hands.shape[0] > 2 or revealed else 5
     if policy == 5:
         # greedy_rand scans in dealt order: no order array to build (the vector env's hot opponent)
         best = -1
@@ -133,7 +149,7 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
         for i in range(k):
             if (alive[mover] >> i) & 1:
                 c = hands[mover, i]
-                bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid)
+                bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
                 s = bonus + value[c]
                 if s > best:
                     best = s
@@ -163,7 +179,7 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
     for t in range(n):
         i = order[t]
         c = hands[mover, i]
-        bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid)
+        bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
         s = bonus + value[c]
         if s > best:
             best = s
@@ -210,7 +226,8 @@ def choose_card(game, state, policy: str) -> int:
     """The card `policy` plays in a plain-engine `state`, computed by the fast path."""
     hands, alive, stacks, heights, scores = state_arrays(game, state)
     mover = game.current_player(state)
-    i = choose(policy_code(policy), game.version, hands, alive, stacks, heights, scores, state.first, mover, VALUE, VALID)
+    i = choose(policy_code(policy), game.version, hands, alive, stacks, heights, scores, state.first, mover, VALUE, VALID,
+               bool(game.config.allow_revealed_operand))
     return int(hands[mover, i])
 
 
@@ -277,7 +294,7 @@ def tournament_games(game, ids):
 
     from envs.core.spec import NoKernelError
 
-    if not engine.supports(game):
+    if not engine.seed_rules(game):
         raise NoKernelError(None, options_note="steal_choice=max, allow_revealed_operand=False")
     allowed = tuple(k for k in KERNEL_IDS if k != "random")
     codes = []

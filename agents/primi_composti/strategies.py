@@ -17,12 +17,12 @@ semantics in this project's Primi Composti rules specification, §4–5.
 * `solver`: perfect play (exact value of the rest of the game, see
   `agents.primi_composti.solvers`); 2 players, seed configuration.
 
-Every player works with any option set through the plain engine; with the
-seed's rules (`steal_choice="max"`, no revealed operand; greedy players at any
-player count, minimax with its 2 players) the greedy/minimax players run on their
-compiled kernels (`agents.primi_composti.fast`, on the engine's fast path),
-differential-tested to make the same choices. With `steal_choice="player"` the
-players use the seed's max-steal operand choice for the card they pick.
+Every player works with any option set through the plain engine; the greedy/minimax
+players run on their compiled kernels (`agents.primi_composti.fast`, on the engine's
+fast path; greedy players at any player count, minimax with its 2 players) under every
+option, differential-tested to make the same choices. With `steal_choice="player"` the
+players use the seed's max-steal operand choice for the card they pick. The solver
+plays the seed's rules only (`steal_choice="max"`, no revealed operand).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class SolverPlayer:
     name = "primi_composti/solver"
 
     def __init__(self, game: PrimiCompostiGame, rng: np.random.Generator | None = None):
-        if game.num_players != 2 or not fast_path.supports(game):
+        if game.num_players != 2 or not fast_path.seed_rules(game):
             raise ValueError("the solver plays the seed's configuration: 2 players, steal_choice='max', no revealed operand")
         self.game = game
         self.solver = make_solver(game.version, tt_bits=20)  # kept across decisions (v2: later ones reuse its table)

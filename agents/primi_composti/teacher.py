@@ -92,7 +92,7 @@ class PrimiTeacher(TeacherAgent):
 
     def __init__(self, game: Any, rng: np.random.Generator | None = None, exact_cards: int = EXACT_CARDS_V2,
                  fallback_depth: int = FALLBACK_DEPTH_V2):
-        if game.num_players != 2 or not fast_path.supports(game):
+        if game.num_players != 2 or not fast_path.seed_rules(game):
             raise ValueError("the Primi Composti teacher plays the seed's configuration: 2 players, steal_choice='max', "
                              "no revealed operand")
         if exact_cards < 0 or fallback_depth < 1:

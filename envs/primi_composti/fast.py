@@ -1,8 +1,13 @@
-"""The engine's compiled kernels (numba, `cache=True`): the seed's max-steal game for 2 to 6 players.
+"""The engine's compiled kernels (numba, `cache=True`): Primi Composti for 2 to 6 players, every option.
 
-Covers `steal_choice="max"` without the revealed operand (the seed's rules), any
-`num_players` (2..6) and `cards_per_player`, versions 1 and 2, either
-`seat0_holds_two` (`SUPPORTED`, `supports`). Everything here is differential-tested
+Covers every `Config` (`SUPPORTED`, `supports`): versions 1 and 2, any `num_players`
+(2..6) and `cards_per_player`, either `seat0_holds_two`, and version 2's official
+options: `steal_choice="player"` (the action names the operand pair: `do_move`'s
+`choice`) and `allow_revealed_operand` (a stack's top and the card below it are a
+pair too: `revealed`). Both are arguments with the seed's rules as defaults, so the
+callers that play the seed's max-steal game (the players' kernels, the solvers)
+compile the kernels without them (`seed_rules`: what the solvers and the tournament
+runner play). Everything here is differential-tested
 against the plain engine (`envs.primi_composti.rules`): same deals, same moves,
 same stacks and scores. The number of seats is the arrays' (`hands.shape[0]`), so
 one compiled kernel serves every player count; the 2-player paths on these kernels
@@ -12,8 +17,9 @@ env) pay nothing measurable for it (`best_bonus`).
 
 Layout: `hands[p, i]` is seat p's i-th dealt card, `alive[p]` a bit mask of the
 positions not yet played; `stacks[s, h]` with heights `heights[s]` (s = 2·seat
-primes, 2·seat+1 composites); `scores[p]`. Operand pairs are the stack-top pairs
-(i < j) in index order, as in the plain engine. `value` and `valid` are
+primes, 2·seat+1 composites); `scores[p]`. Operand pairs are those of the plain
+engine's `operand_pairs`, in its order: the stack-top pairs (i < j) in index order,
+then (revealed operand) each stack's top with the card below it (`pair_stacks`). `value` and `valid` are
 `rules.VALUE` and `rules.VALID` (passed in, so one compiled kernel serves all callers).
 
 Also here: the deal of a seed (`shuffle_cards`, `deal_seed`: `PrimiCompostiGame.deal(seed)` compiled) and
@@ -35,7 +41,7 @@ from envs.primi_composti.rules import MAX_CARD
 
 
 @njit(inline="always")
-def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns):
+def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns, revealed):
     """`best_bonus` over the first `ns` stacks (the loop, with its bound as an argument)."""
     best = 0
     bp = -1
@@ -56,28 +62,95 @@ def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns):
                 bp = i * ns + j
                 if v == 4:  # the most a pair can give: later ties never win
                     return best, bp
+    if revealed:
+        # then the one-stack pairs (top, the card it covers), after every two-stack pair (`operand_pairs`)
+        for i in range(ns):
+            h = heights[i]
+            if h < 2:
+                continue
+            a = stacks[i, h - 1]
+            b = stacks[i, h - 2]
+            if not valid[c, a, b]:
+                continue
+            v = value[a] + value[b] if version == 1 or i // 2 != mover else 0
+            if v > best:
+                best = v
+                bp = i * ns + i
+                if v == 4:
+                    return best, bp
     return best, bp
 
 
 @njit(cache=True)
-def best_bonus(version, c, mover, stacks, heights, value, valid):
+def best_bonus(version, c, mover, stacks, heights, value, valid, revealed=False):
     """(bonus, pair) of the seed's choice for card c: v1 best VALUE(A)+VALUE(B), v2 most stolen value; the first
-    best pair on ties, pairs of stack tops i < j in index order (`PrimiCompostiGame.operand_pairs`); pair = i·S + j
-    (S stacks), (0, -1) if none. The number of stacks (2 a seat) is the arrays'."""
+    best pair on ties, in `PrimiCompostiGame.operand_pairs` order: the tops of stacks i < j in index order, then
+    (`revealed`: the official footnote) each stack's top with the card below it; pair = i·S + j (S stacks; i = j
+    for a one-stack pair), (0, -1) if none. The number of stacks (2 a seat) is the arrays'."""
     if heights.shape[0] == 4:
         # 2 players, the hot path of the searches and the vector env: a constant bound the compiler can unroll.
         # Measured against the 2-player-only kernels (best of 6 alternating runs, loaded 2-core machine): with the
         # bound read from the array alone greedy_rand-vs-rand games/s 0.90x, the vector env vs greedy_rand 0.96x;
         # with this branch 1.02x and 1.02x
-        return top_pairs_bonus(version, c, mover, stacks, heights, value, valid, 4)
-    return top_pairs_bonus(version, c, mover, stacks, heights, value, valid, heights.shape[0])
+        return top_pairs_bonus(version, c, mover, stacks, heights, value, valid, 4, revealed)
+    return top_pairs_bonus(version, c, mover, stacks, heights, value, valid, heights.shape[0], revealed)
+
+
+@njit(inline="always")
+def pair_stacks(q, ns):
+    """The stacks (i, j) of operand pair q (`PrimiCompostiGame.operand_pairs[q]` of `ns` stacks): the pairs of
+    tops i < j in index order, then i = j (a stack's top and the card below it: the revealed operand)."""
+    for i in range(ns - 1):
+        if q < ns - 1 - i:
+            return i, i + 1 + q
+        q -= ns - 1 - i
+    return q, q
+
+
+@njit(inline="always")
+def pair_cards(q, stacks, heights):
+    """(i, j, a, b): the stacks of operand pair q (`pair_stacks`) and its two cards, the tops of i and j or (i = j)
+    the top of i and the card below it; card 0 (which combines with nothing) where a position is empty."""
+    i, j = pair_stacks(q, heights.shape[0])
+    hi = heights[i]
+    a = stacks[i, hi - 1] if hi > 0 else 0
+    if i == j:
+        b = stacks[i, hi - 2] if hi > 1 else 0
+    else:
+        b = stacks[j, heights[j] - 1] if heights[j] > 0 else 0
+    return i, j, a, b
+
+
+@njit(inline="always")
+def chosen_pair(version, c, q, mover, stacks, heights, value, valid):
+    """(bonus, pair) of operand pair q played with card c (`steal_choice="player"`), as `best_bonus` gives them
+    (pair = i·S + j), or (0, -1) where q < 0 (no operation); (-1, -1) where the pair does not combine to c (an
+    empty position is card 0, which combines with nothing). The bonus: VALUE(A)+VALUE(B) (v1), the value of the
+    operands on other seats' stacks (v2, `PrimiCompostiGame.stolen_value`)."""
+    if q < 0:
+        return 0, -1
+    i, j, a, b = pair_cards(q, stacks, heights)
+    if not valid[c, a, b]:
+        return -1, -1
+    v = (value[a] if version == 1 or i // 2 != mover else 0) + (value[b] if version == 1 or j // 2 != mover else 0)
+    return v, i * heights.shape[0] + j
+
+
+#: Bit `UNDO_TWICE + s` of an undo code: two cards were taken from stack s (a one-stack pair, the revealed operand).
+UNDO_TWICE = 16
 
 
 @njit(cache=True)
-def do_move(version, c, mover, stacks, heights, scores, value, valid):
+def do_move(version, c, mover, stacks, heights, scores, value, valid, revealed=False, choice=-1):
     """Play card c for `mover` in place; returns (undo code, bonus), the undo code with bit s set for each stack s
-    whose top the mover took (version 2: the operands on other seats' stacks, first operand first)."""
-    bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid)
+    whose top the mover took (version 2: the operands on other seats' stacks, first operand first; both from stack
+    s: bits s and `UNDO_TWICE` + s). `choice` -1: the seed's pair (`best_bonus`, over the revealed operand's pairs
+    too under `revealed`); 0: no operation; q + 1: operand pair q (`steal_choice="player"`; the caller checked
+    that it combines to c: `chosen_pair`)."""
+    if choice < 0:
+        bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
+    else:
+        bonus, bp = chosen_pair(version, c, choice - 1, mover, stacks, heights, value, valid)
     undo = 0
     scores[mover] += bonus + value[c]
     if version == 2 and bp >= 0:
@@ -90,11 +163,25 @@ def do_move(version, c, mover, stacks, heights, scores, value, valid):
                 stacks[own, heights[own]] = card
                 heights[own] += 1
                 scores[s // 2] -= value[card]
-                undo |= 1 << s
+                if revealed and (undo >> s) & 1:
+                    undo |= 1 << (s + UNDO_TWICE)  # a second card from stack s: the one the first uncovered
+                else:
+                    undo |= 1 << s
     own = 2 * mover + (0 if value[c] == 2 else 1)
     stacks[own, heights[own]] = c
     heights[own] += 1
     return undo, bonus
+
+
+@njit(inline="always")
+def give_back(mover, s, stacks, heights, scores, value):
+    """Move the top of the mover's own stack of stack s's kind back onto stack s (a taken card, undone)."""
+    o = 2 * mover + (s % 2)
+    card = stacks[o, heights[o] - 1]
+    heights[o] -= 1
+    stacks[s, heights[s]] = card
+    heights[s] += 1
+    scores[s // 2] += value[card]
 
 
 @njit(cache=True)
@@ -104,14 +191,14 @@ def undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value):
     heights[own] -= 1
     scores[mover] -= bonus + value[c]
     s = heights.shape[0] - 1
+    if undo >> UNDO_TWICE:  # two cards from one stack: the second taken goes back first
+        while not (undo >> (s + UNDO_TWICE)) & 1:
+            s -= 1
+        give_back(mover, s, stacks, heights, scores, value)
+        undo ^= 1 << (s + UNDO_TWICE)
     while undo:  # the taken cards back, last taken first
         if (undo >> s) & 1:
-            o = 2 * mover + (s % 2)
-            card = stacks[o, heights[o] - 1]
-            heights[o] -= 1
-            stacks[s, heights[s]] = card
-            heights[s] += 1
-            scores[s // 2] += value[card]
+            give_back(mover, s, stacks, heights, scores, value)
             undo ^= 1 << s
         s -= 1
 
@@ -153,7 +240,7 @@ def random_decks(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 
 
 def state_arrays(game, state):
-    """The fast-path buffers of a plain-engine state (`steal_choice="max"`, no revealed operand)."""
+    """The fast-path buffers of a plain-engine state."""
     return position_arrays(state.hands, state.stacks, state.scores, game.cards_per_player)
 
 
@@ -178,13 +265,21 @@ def position_arrays(hands_in, stacks_in, scores_in, k: int):
 
 
 #: What the compiled engine plays, for the messages of those that refuse other options.
-SUPPORTED = "steal_choice='max' and allow_revealed_operand=False (any num_players 2..6)"
+SUPPORTED = ("versions 1 and 2, steal_choice='max' or 'player', allow_revealed_operand False or True, any "
+             "num_players 2..6 and cards_per_player")
+#: The seed's rules: what the exact solvers and the compiled tournament runner play (they search the seed's choice).
+SEED_RULES = "steal_choice='max' and allow_revealed_operand=False"
 
 
 def supports(game) -> bool:
-    """Whether the compiled engine implements `game`'s configuration (`SUPPORTED`)."""
+    """Whether the compiled engine implements `game`'s configuration (`SUPPORTED`: every `Config`)."""
+    return MAX_CARD >= game.max_card
+
+
+def seed_rules(game) -> bool:
+    """Whether `game` plays the seed's rules (`SEED_RULES`): the max-steal choice among the tops of two stacks."""
     cfg = game.config
-    return cfg.steal_choice == "max" and not cfg.allow_revealed_operand and MAX_CARD >= game.max_card
+    return cfg.steal_choice == "max" and not cfg.allow_revealed_operand and supports(game)
 
 
 # --- the deal of a seed (`rules.shuffled_cards` compiled) -------------------------------------------------------
@@ -212,13 +307,15 @@ def deal_seed(seed, k, seat0_holds_two, order, hands, alive, stacks, heights, sc
 # moves come from outside, the opponents' from a decide kernel passed in (inlined by the caller, as the players'
 # kernels in `agents.primi_composti.fast` are), with the signature of `agents.primi_composti.fast.choose`:
 #
-#     decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid) -> hand position
+#     decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid[, revealed]) -> position
 #
-# A seat of code `RANDOM_CODE` plays a uniformly random legal card from the table's SplitMix64 stream instead; at a
+# (the card is played with the seed's operand pair, as `SeedPlayer` plays it under either `steal_choice`). A seat of
+# code `RANDOM_CODE` plays a uniformly random legal action from the table's SplitMix64 stream instead (the j-th legal
+# action in id order, j = draw mod their number: `random_position`, `random_action`); at a
 # seat of a batch policy's code (<= `BATCH_CODE`) the table pauses: the env asks the policy, over every table where
 # it is to move, and calls the step kernel again with its moves (`SKIP` at the other tables).
 
-RANDOM_CODE = -1  # the env's own random opponent (`random_position`)
+RANDOM_CODE = -1  # the env's own random opponent (`random_position`, `random_action`)
 LEARNER_CODE = -2  # the learner's seat: never decided by a kernel
 # What `advance` stopped at.
 STOP_SEAT = 0  # the seat `stop` is to move
@@ -242,8 +339,9 @@ class Tables(NamedTuple):
     return at its decision or, inside a step, after its card; the episode's return
     `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at the
     learner's decision, 1 paused at a batch policy's turn inside the learner's
-    step, 2 paused inside a new episode's opening; `order` (n·k,) and `before`
-    (n,: every seat's return before an `all_seats` move) are scratch.
+    step, 2 paused inside a new episode's opening; `order` (n·k,), `before`
+    (n,: every seat's return before an `all_seats` move) and `legal` (1, actions: a random seat's legal actions
+    under `steal_choice="player"`) are scratch.
     """
 
     hands: np.ndarray
@@ -267,10 +365,12 @@ class Tables(NamedTuple):
     phase: np.ndarray
     order: np.ndarray
     before: np.ndarray
+    legal: np.ndarray
 
 
-def new_tables(num_envs: int, num_players: int, k: int) -> Tables:
-    """Zeroed `Tables` for `num_envs` tables of `num_players` seats and `k` cards a hand."""
+def new_tables(num_envs: int, num_players: int, k: int, choices: int = 1) -> Tables:
+    """Zeroed `Tables` for `num_envs` tables of `num_players` seats, `k` cards a hand and `choices` operand choices
+    a card (`PrimiCompostiGame.num_choices`)."""
     N, n = num_envs, num_players
     i64 = np.int64
     return Tables(
@@ -278,7 +378,7 @@ def new_tables(num_envs: int, num_players: int, k: int) -> Tables:
         np.zeros((N, n), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
         np.zeros((N, n), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
         np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(n * k, i64),
-        np.zeros(n),
+        np.zeros(n), np.zeros((1, n * k * choices), np.int8),
     )
 
 
@@ -293,8 +393,10 @@ class Settings(NamedTuple):
     `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`
     (`observation_hints`), `max_score` (the encoder's score scale), `fixed_seat` (-1: drawn), `max_turns`
     (-1: none), `illegal_reward`, `all_seats`, the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i, j]`
-    the code of line-up i's opponent j (j + 1 seats after the learner), drawn per episode by the cumulative weights `line_cum`, and `value` /
-    `valid` (`rules.VALUE`, `rules.VALID`)."""
+    the code of line-up i's opponent j (j + 1 seats after the learner), drawn per episode by the cumulative weights `line_cum`, `value` /
+    `valid` (`rules.VALUE`, `rules.VALID`), `revealed` (`allow_revealed_operand`) and `choices`
+    (`PrimiCompostiGame.num_choices`: 1 under `steal_choice="max"`, where action c − 2 plays card c with the seed's
+    pair; more under `"player"`, where action (c − 2)·choices + q plays it with operand choice q)."""
 
     version: int
     k: int
@@ -311,6 +413,8 @@ class Settings(NamedTuple):
     line_cum: np.ndarray
     value: np.ndarray
     valid: np.ndarray
+    revealed: bool
+    choices: int
 
 
 class VectorKernels(NamedTuple):
@@ -353,11 +457,22 @@ def seat_return(turn, scores, r, s, m, score_scores, score_result):
 
 
 @njit(inline="always")
-def play_position(hands, alive, stacks, heights, scores, turn, r, mover, i, version, value, valid):
-    """Seat `mover` of table r plays the card at position i of its dealt hand (`do_move`)."""
+def play_position(hands, alive, stacks, heights, scores, turn, r, mover, i, version, value, valid, revealed, choice):
+    """Seat `mover` of table r plays the card at position i of its dealt hand with operand choice `choice` (-1: the
+    seed's pair; `do_move`)."""
     alive[r, mover] ^= 1 << i
-    do_move(version, hands[r, mover, i], mover, stacks[r], heights[r], scores[r], value, valid)
+    if choice < 0 and not revealed:  # the seed's rules: `do_move` as the players' kernels compile it (speed)
+        do_move(version, hands[r, mover, i], mover, stacks[r], heights[r], scores[r], value, valid)
+    else:
+        do_move(version, hands[r, mover, i], mover, stacks[r], heights[r], scores[r], value, valid, revealed, choice)
     turn[r] += 1
+
+
+@njit(inline="always")
+def choice_of(a, choices):
+    """The operand choice of action `a` as `do_move` takes it: -1 (the seed's pair) when a card has one choice
+    (`steal_choice="max"`), else `a mod choices` (0: no operation, q + 1: operand pair q)."""
+    return -1 if choices == 1 else a % choices
 
 
 @njit(inline="always")
@@ -382,11 +497,32 @@ def random_position(hands, alive, rng, r, mover, k):
     return -1
 
 
+@njit(cache=True)
+def random_action(hands, alive, stacks, heights, turn, first, rng, r, k, revealed, choices, valid, legal):
+    """A uniformly random legal action of table r's seat to move when a card has several operand choices
+    (`steal_choice="player"`), from the stream `rng[r]`: the j-th legal action in id order, j = draw mod the number
+    of legal actions (`random_position`'s rule over the actions: the plain engine's `random` agent draws uniformly
+    among the same legal actions); `legal` (1, actions) is scratch for the mask."""
+    mask_row(hands, alive, stacks, heights, turn, first, r, k, revealed, choices, valid, legal, 0)
+    count = 0
+    for a in range(legal.shape[1]):
+        count += legal[0, a]
+    want = np.int64(nb_next(rng, r) % _U(count))
+    for a in range(legal.shape[1]):
+        if legal[0, a]:
+            if want == 0:
+                return a
+            want -= 1
+    return -1
+
+
 @njit(inline="always")
 def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r, stop, budget, version, k,
-            value, valid):
+            value, valid, revealed, choices, legal):
     """Play table r on until seat `stop` is to move, every card is played, `budget` moves were played (-1:
-    no limit), or a batch policy is to move; returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`)."""
+    no limit), or a batch policy is to move; returns (status `STOP_*`, the refused position when `STOP_ILLEGAL`).
+    A random seat draws a card (`random_position`), or with several operand choices a card and its choice
+    (`random_action`); a decide kernel picks a card, played with the seed's pair (as `SeedPlayer` plays it)."""
     n = hands.shape[1]
     steps = 0
     while turn[r] < n * k:
@@ -398,21 +534,31 @@ def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, r
         code = codes[r, cur]
         if code <= BATCH_CODE:
             return STOP_BATCH, -1
+        choice = -1
         if code == RANDOM_CODE:
-            i = random_position(hands, alive, rng, r, cur, k)
-        else:
+            if choices == 1:
+                i = random_position(hands, alive, rng, r, cur, k)
+            else:
+                a = random_action(hands, alive, stacks, heights, turn, first, rng, r, k, revealed, choices, valid,
+                                  legal)
+                choice = a % choices
+                i = position_of(hands, alive, stacks, heights, turn, r, cur, a, k, choices, valid)
+        elif revealed:
+            i = decide(code, version, hands[r], alive[r], stacks[r], heights[r], scores[r], first[r], cur, value,
+                       valid, True)
+        else:  # (the seed's rules: the decide kernel as the players' kernels compile it; speed)
             i = decide(code, version, hands[r], alive[r], stacks[r], heights[r], scores[r], first[r], cur, value,
                        valid)
         if i < 0 or i >= k or not (alive[r, cur] >> i) & 1:
             return STOP_ILLEGAL, i
-        play_position(hands, alive, stacks, heights, scores, turn, r, cur, i, version, value, valid)
+        play_position(hands, alive, stacks, heights, scores, turn, r, cur, i, version, value, valid, revealed, choice)
         steps += 1
     return STOP_OVER, -1
 
 
 @njit(inline="always")
 def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version, max_score, hints, value, valid,
-                out, o):
+                revealed, out, o):
     """`PrimiCompostiEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit): the
     other hands are shown with 2 players only (`View`: with more they are hidden, their cards unseen)."""
     n = hands.shape[1]
@@ -460,28 +606,67 @@ def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version
         for i in range(k):
             if (live >> i) & 1:
                 c = hands[r, seat, i]
-                bonus, _ = best_bonus(version, c, seat, stacks[r], heights[r], value, valid)
+                bonus, _ = best_bonus(version, c, seat, stacks[r], heights[r], value, valid, revealed)
                 out[o, gain_at + c - 2] = min(1.0, (bonus + value[c]) / 8.0)
 
 
-@njit(inline="always")
-def mask_row(hands, alive, turn, first, r, k, out, o):
-    """`PrimiCompostiGame.legal_mask` of table r's seat to move into `out[o]` (int8; action c − 2 plays card c)."""
+# The choices of `steal_choice="player"` out of line (`cache=True`, not inlined): the seed's rules' hot path stays
+# as small as before them (measured: inlined, the vector env's default path lost 5-7%).
+@njit(cache=True)
+def choice_mask(hands, alive, stacks, heights, r, cur, k, revealed, choices, valid, out, o):
+    """`mask_row`'s actions of seat `cur` at table r with `choices` > 1 operand choices a card (`out[o]` zeroed)."""
     n = hands.shape[1]
+    live = alive[r, cur]
+    ns = 2 * n
+    for i in range(k):
+        if (live >> i) & 1:
+            c = hands[r, cur, i]
+            q = (c - 2) * choices
+            out[o, q] = 1
+            # the operand pairs in `operand_pairs` order (`pair_stacks`)
+            for x in range(ns - 1):
+                hx = heights[r, x]
+                if hx == 0:
+                    q += ns - 1 - x
+                    continue
+                a = stacks[r, x, hx - 1]
+                for y in range(x + 1, ns):
+                    q += 1
+                    hy = heights[r, y]
+                    if hy > 0 and valid[c, a, stacks[r, y, hy - 1]]:
+                        out[o, q] = 1
+            if revealed:
+                for x in range(ns):
+                    q += 1
+                    hx = heights[r, x]
+                    if hx > 1 and valid[c, stacks[r, x, hx - 1], stacks[r, x, hx - 2]]:
+                        out[o, q] = 1
+
+
+@njit(inline="always")
+def mask_row(hands, alive, stacks, heights, turn, first, r, k, revealed, choices, valid, out, o):
+    """`PrimiCompostiGame.legal_mask` of table r's seat to move into `out[o]` (int8): action c − 2 plays card c, or
+    with K = `choices` > 1 a card (`steal_choice="player"`) action (c − 2)·K plays it alone and (c − 2)·K + q + 1
+    with operand pair q, where that pair combines to c (`valid_pairs`)."""
+    n = hands.shape[1]
+    m = n * k
     for a in range(out.shape[1]):
         out[o, a] = 0
-    if turn[r] < n * k:
+    if turn[r] < m:
         cur = (first[r] + turn[r]) % n
         live = alive[r, cur]
-        for i in range(k):
-            if (live >> i) & 1:
-                out[o, hands[r, cur, i] - 2] = 1
+        if choices == 1:
+            for i in range(k):
+                if (live >> i) & 1:
+                    out[o, hands[r, cur, i] - 2] = 1
+            return
+        choice_mask(hands, alive, stacks, heights, r, cur, k, revealed, choices, valid, out, o)
 
 
 @njit(inline="always")
 def _observe(T, S, r, seat, out, o):
     observe_row(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, seat, S.k, S.version, S.max_score,
-                S.hints, S.value, S.valid, out, o)
+                S.hints, S.value, S.valid, S.revealed, out, o)
 
 
 @njit(cache=True)
@@ -492,24 +677,44 @@ def observe_rows(T, rows, seats, S, out):
 
 
 @njit(inline="always")
-def position_of(hands, alive, turn, r, seat, a, k):
-    """The hand position of seat `seat` at table r that holds the card of action `a` (-1: none, or the game is
-    over)."""
+def position_of(hands, alive, stacks, heights, turn, r, seat, a, k, choices, valid):
+    """The hand position of seat `seat` at table r that holds the card of action `a` (`choices` operand choices a
+    card, as `mask_row`; -1: no such card, an operand pair that does not combine to it, or the game is over)."""
     m = hands.shape[1] * k
     pos = -1
-    if 0 <= a < m and turn[r] < m:
-        live = alive[r, seat]
-        for i in range(k):
-            if (live >> i) & 1 and hands[r, seat, i] == a + 2:
-                pos = i
+    if choices == 1:  # (the seed's rules: no division on their hot path)
+        if 0 <= a < m and turn[r] < m:
+            live = alive[r, seat]
+            for i in range(k):
+                if (live >> i) & 1 and hands[r, seat, i] == a + 2:
+                    pos = i
+    elif 0 <= a < m * choices and turn[r] < m:
+        pos = choice_position(hands, alive, stacks, heights, r, seat, a, k, choices, valid)
     return pos
 
 
 @njit(cache=True)
-def mask_rows(T, rows, k, out):
+def choice_position(hands, alive, stacks, heights, r, seat, a, k, choices, valid):
+    """`position_of` with `choices` > 1 operand choices a card (out of line, as `choice_mask`)."""
+    c = a // choices + 2
+    live = alive[r, seat]
+    pos = -1
+    for i in range(k):
+        if (live >> i) & 1 and hands[r, seat, i] == c:
+            pos = i
+    if pos >= 0 and a % choices > 0:
+        _, _, x, y = pair_cards(a % choices - 1, stacks[r], heights[r])
+        if not valid[c, x, y]:
+            pos = -1
+    return pos
+
+
+@njit(cache=True)
+def mask_rows(T, rows, S, out):
     """`out[j]` = the legal actions of the seat to move at table `rows[j]` (int8, as `legal_mask`)."""
     for j in range(rows.shape[0]):
-        mask_row(T.hands, T.alive, T.turn, T.first, rows[j], k, out, j)
+        mask_row(T.hands, T.alive, T.stacks, T.heights, T.turn, T.first, rows[j], S.k, S.revealed, S.choices, S.valid,
+                 out, j)
 
 
 @njit(inline="always")
@@ -556,7 +761,7 @@ def open_row(decide, T, B, S, r):
     seat = T.learner[r]
     status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes, T.rng,
                           r, seat, S.max_turns - T.turn[r] if S.max_turns > 0 else -1, S.version, S.k, S.value,
-                          S.valid)
+                          S.valid, S.revealed, S.choices, T.legal)
     if status == STOP_BATCH:
         return False
     if status < 0:
@@ -582,7 +787,8 @@ def vec_reset(decide, T, B, S, fresh):
         deal_row(T, S, r)
         if open_row(decide, T, B, S, r):
             _observe(T, S, r, T.learner[r], B.obs, r)
-            mask_row(T.hands, T.alive, T.turn, T.first, r, S.k, B.mask, r)
+            mask_row(T.hands, T.alive, T.stacks, T.heights, T.turn, T.first, r, S.k, S.revealed, S.choices, S.valid,
+                     B.mask, r)
 
 
 @njit(inline="always")
@@ -591,7 +797,8 @@ def vec_step(decide, T, B, S, actions):
     seat) the opponents up to the learner's next one; an ended episode is observed into `final_obs` and the
     table dealt anew in the same call (same-step autoreset).
 
-    A refused action (out of range, or a card not in the hand) changes nothing at the table and ends its
+    A refused action (out of range, a card not in the hand, or an operand pair that does not combine to the card)
+    changes nothing at the table and ends its
     episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision (the
     deal, for its first: the opponents' opening moves count), through `carry`; under `all_seats`
     `B.rewards[r, s]` is the change of seat s's return in the step, the reward the mover's and `ep_ret` player_0's.
@@ -605,7 +812,8 @@ def vec_step(decide, T, B, S, actions):
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
     phase, mark = T.phase, T.mark
     obs, mask, rewards = B.obs, B.mask, B.rewards
-    version, k, value, valid = S.version, S.k, S.value, S.valid
+    version, k, value, valid, revealed, choices = S.version, S.k, S.value, S.valid, S.revealed, S.choices
+    legal = T.legal
     ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
     n = hands.shape[1]
     m = n * k
@@ -618,7 +826,8 @@ def vec_step(decide, T, B, S, actions):
         ph = phase[r]
         L = learner[r]
         cur = (first[r] + turn[r]) % n  # the learner (phase 0) or a batch policy (phases 1 and 2)
-        pos = position_of(hands, alive, turn, r, cur, a, k)
+        pos = position_of(hands, alive, stacks, heights, turn, r, cur, a, k, choices, valid)
+        choice = choice_of(a, choices)
         rew = 0.0
         p0 = 0.0
         if ph == 0:
@@ -633,7 +842,8 @@ def vec_step(decide, T, B, S, actions):
         elif all_seats:
             for s in range(n):
                 before[s] = seat_return(turn, scores, r, s, m, ss, sres)
-            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid)
+            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid, revealed,
+                          choice)
             for s in range(n):
                 d = seat_return(turn, scores, r, s, m, ss, sres) - before[s]
                 rewards[r, s] = d
@@ -650,16 +860,19 @@ def vec_step(decide, T, B, S, actions):
                     # the learner's reward as `OpponentEnv` sums it, float for float (returns are fractions with
                     # more than 2 players): ((R1 - R0) + carry) + (R2 - R1), R0 at its decision (`mark`), R1 after
                     # its card, R2 at its next decision
-                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid,
+                                  revealed, choice)
                     now = seat_return(turn, scores, r, L, m, ss, sres)
                     carry[r] = (now - mark[r]) + carry[r]
                     mark[r] = now
                 else:
-                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid)
+                    play_position(hands, alive, stacks, heights, scores, turn, r, cur, pos, version, value, valid,
+                                  revealed, choice)
                 status, bad = STOP_SEAT, -1
                 if ph != 2:  # (phase 2: a batch policy's move in the opening, which goes on below)
                     status, bad = advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, rng, r,
-                                          L, max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid)
+                                          L, max_turns - turn[r] if max_turns > 0 else -1, version, k, value, valid,
+                                          revealed, choices, legal)
                     if status == STOP_BATCH:
                         phase[r] = 1  # the env calls again with the batch policy's move
                         continue
@@ -678,7 +891,7 @@ def vec_step(decide, T, B, S, actions):
             ep_len[r] += 1
             if kernels.step_outputs(B, r, rew, term, trunc):
                 observe_row(hands, alive, stacks, heights, scores, turn, r, L, k, version, S.max_score, S.hints,
-                            value, valid, B.final_obs, r)
+                            value, valid, revealed, B.final_obs, r)
                 kernels.record_final(T, B, r, 0 if all_seats else L)
                 B.final_player[r] = L
                 deal_row(T, S, r)  # phase 2 (one seat): its opening below
@@ -687,12 +900,12 @@ def vec_step(decide, T, B, S, actions):
         if all_seats:
             learner[r] = (first[r] + turn[r]) % n  # the seat to move
         observe_row(hands, alive, stacks, heights, scores, turn, r, learner[r], k, version, S.max_score, S.hints,
-                    value, valid, obs, r)
-        mask_row(hands, alive, turn, first, r, k, mask, r)
+                    value, valid, revealed, obs, r)
+        mask_row(hands, alive, stacks, heights, turn, first, r, k, revealed, choices, valid, mask, r)
 
 
 @njit(inline="always")
-def _no_decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid):
+def _no_decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid, revealed=False):
     return -1  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 
 

@@ -9,11 +9,18 @@ the learner's view), the reward the change of the learner's
 plays in `OpponentEnv` and `env()` unchanged. Episode `e` of a table replays
 alone in the plain engine from `PrimiCompostiGame.deal(info["deal_seed"])`.
 
-The compiled engine plays the seed's max-steal rules for 2 to 6 players:
-`steal_choice="max"`, no revealed operand (versions 1 and 2, any `num_players`
-and `cards_per_player`, either `seat0_holds_two`, every `reward`,
-`observation_hints`); with more than 2 players the other hands are hidden, as in
-`View`, so the observation shows them unseen.
+The compiled engine plays every option of the plain engine for 2 to 6 players
+(versions 1 and 2, any `num_players` and `cards_per_player`, either
+`seat0_holds_two`, every `reward`, `observation_hints`, and version 2's official
+`steal_choice="player"` and `allow_revealed_operand`); with more than 2 players
+the other hands are hidden, as in `View`, so the observation shows them unseen.
+Under `steal_choice="player"` the action is `OpponentEnv`'s (`(c − 2)·num_choices
++ k`: card c alone, k = 0, or with operand pair k − 1); a pair that does not
+combine to the card is refused as any illegal action. The env's `random` opponent
+draws the j-th legal action in id order (j = its stream's draw mod their number:
+uniform over the legal actions, as the plain engine's `random` agent), and the seed
+players' kernels pick a card and play it with the seed's max-steal pair, as
+`SeedPlayer` does.
 
 The opponent seats (`num_players - 1`: `opponents[k]` sits k + 1 seats after the
 learner) each take an `OpponentKernel` (compiled inside the step) or a
@@ -85,10 +92,8 @@ class PrimiVectorEnv(KernelTablesEnv):
             raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
         self.config: Config = make_config(Config, options)
         self.game = PrimiCompostiGame(self.config)
-        if not fast.supports(self.game):
-            raise ValueError(f"Primi Composti's vector env plays the compiled engine's options: {fast.SUPPORTED}; got "
-                             f"steal_choice={self.config.steal_choice!r}, "
-                             f"allow_revealed_operand={self.config.allow_revealed_operand}")
+        if not fast.supports(self.game):  # pragma: no cover - every Config today
+            raise ValueError(f"Primi Composti's vector env plays the compiled engine's options: {fast.SUPPORTED}")
         self.encoder = PrimiCompostiEncoder(self.game)
         self.control = control
         n = self.game.num_players
@@ -109,7 +114,7 @@ class PrimiVectorEnv(KernelTablesEnv):
                     strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         self._max_turns = -1 if max_turns is None else int(max_turns)
         self._install(ups)
-        self._tables = fast.new_tables(self.num_envs, n, int(self.config.cards_per_player))
+        self._tables = fast.new_tables(self.num_envs, n, int(self.config.cards_per_player), self.game.num_choices)
         n = self.num_envs
         self._final_player = np.zeros(n, np.int64)
         self._rewards = self._seat_rewards  # all_seats: the base reports them as info["rewards"]
@@ -123,6 +128,7 @@ class PrimiVectorEnv(KernelTablesEnv):
             int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
             cfg.reward != "score", bool(cfg.observation_hints), float(self.encoder.max_score), self.fixed_seat,
             self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes, ups.cum, VALUE, VALID,
+            bool(cfg.allow_revealed_operand), int(self.game.num_choices),
         )
 
     def _compile_opponents(self, opponents: Any):
@@ -152,7 +158,7 @@ class PrimiVectorEnv(KernelTablesEnv):
 
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         out = np.zeros((rows.size, self.num_actions), np.int8)
-        fast.mask_rows(self._tables, np.asarray(rows, np.int64), self.config.cards_per_player, out)
+        fast.mask_rows(self._tables, np.asarray(rows, np.int64), self._settings, out)
         return out.view(np.bool_)
 
     def _base_info(self) -> dict[str, Any]:

@@ -142,29 +142,42 @@ def test_fast_path_equals_plain_engine(version, k):
             assert s.scores == tuple(scores[d].tolist())
 
 
-@pytest.mark.parametrize("n,version", [(3, 1), (3, 2), (4, 2), (6, 1), (6, 2)])
-def test_compiled_moves_and_greedy_players_equal_the_plain_engine_at_n_players(n, version):
-    """More than 2 players: the greedy kernels (`SeedPlayer`'s fast path) pick the plain players' cards, `do_move`
+OFFICIAL = {"steal_choice": "player", "allow_revealed_operand": True}
+
+
+@pytest.mark.parametrize("n,version,opts", [(3, 1, {}), (3, 2, {}), (4, 2, {}), (6, 1, {}), (6, 2, {}),
+                                            (2, 2, {"allow_revealed_operand": True}), (2, 2, OFFICIAL),
+                                            (3, 2, {"steal_choice": "player"}), (4, 2, OFFICIAL)])
+def test_compiled_moves_and_greedy_players_equal_the_plain_engine_at_n_players(n, version, opts):
+    """More than 2 players, and version 2's official options: the greedy kernels (`SeedPlayer`'s fast path) pick the
+    plain players' cards, `do_move` (the seed's pair, or under `steal_choice="player"` a drawn legal operand choice)
     leaves the plain engine's stacks and scores, and `undo_move` restores the position, at every move."""
     from envs.primi_composti.rules import VALID, VALUE
 
-    game = PrimiCompostiGame(Config(num_players=n, version=version, cards_per_player=5, seat0_holds_two=False))
+    game = PrimiCompostiGame(Config(num_players=n, version=version, cards_per_player=5, seat0_holds_two=False, **opts))
+    revealed = game.config.allow_revealed_operand
     rng = np.random.default_rng(n + 10 * version)
-    for g in range(3):
+    twice = 0
+    for g in range(3 if n > 2 else 12):
         s = game.deal(int(rng.integers(2**63)))
         while not game.is_terminal(s):
             policy = ("greedy_rand", "greedy_asc", "greedy_desc")[(s.turn + g) % 3]
             c = SeedPlayer(game, None, policy, fast=False).card(s)
             assert SeedPlayer(game, None, policy).card(s) == c
+            a = game.action_of(c) if not game.player_choice else int(rng.choice(game.legal_actions(s)))
+            c = game.card_of(a)
             hands, alive, stacks, heights, scores = fast.state_arrays(game, s)
             before = (s.stacks, s.scores)
             mover = game.current_player(s)
-            undo, bonus = fast.do_move(version, c, mover, stacks, heights, scores, VALUE, VALID)
-            s = game.apply(s, game.action_of(c))
+            choice = game.choice_of(a) if game.player_choice else -1
+            undo, bonus = fast.do_move(version, c, mover, stacks, heights, scores, VALUE, VALID, revealed, choice)
+            twice += undo >= 1 << fast.UNDO_TWICE
+            s = game.apply(s, a)
             assert tuple(tuple(stacks[i, : heights[i]].tolist()) for i in range(2 * n)) == s.stacks
             assert tuple(scores.tolist()) == s.scores
             fast.undo_move(version, c, mover, stacks, heights, scores, undo, bonus, VALUE)
             assert (tuple(tuple(stacks[i, : heights[i]].tolist()) for i in range(2 * n)), tuple(scores.tolist())) == before
+    assert twice or not revealed  # some move took two cards of one stack
 
 
 def test_registry_lists_players():

@@ -32,8 +32,8 @@ nodes, no faster). Iterative deepening is not used: the tree is only 2k plies de
 and the table's best-card hints already give the ordering it would provide.
 
 Configuration covered: 2 players, `steal_choice="max"`, no revealed operand,
-any `cards_per_player` (cards up to 62), versions 1 and 2 (the same as
-`envs.primi_composti.fast`, whose move code it uses).
+any `cards_per_player` (cards up to 62), versions 1 and 2 (`envs.primi_composti.fast.seed_rules`; its move
+code is that module's `do_move` with the seed's defaults).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import pytest
 
 import agents
 from agents.primi_composti.strategies import SeedPlayer
+from envs.core.game import IllegalActionError
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame, shuffled_cards
 
@@ -33,9 +34,8 @@ CASE = VectorCase(
     refused=((["primi_composti/minimax"], {}, "depth"),
              (["primi_composti/minimax?depth=2"] * 2, dict(num_players=3), "num_players=2"),
              ([GREEDY], dict(num_players=3), "3-player game needs 2 opponents"),
-             ([GREEDY] * 5, dict(num_players=4), "4-player game needs 3 opponents"),
-             (None, dict(version=2, steal_choice="player"), "steal_choice='max'"),
-             (None, dict(version=2, allow_revealed_operand=True), "allow_revealed_operand=False")),
+             ([GREEDY] * 5, dict(num_players=4), "4-player game needs 3 opponents")),
+    heads=({}, dict(version=2, steal_choice="player", allow_revealed_operand=True)),  # the official operand choice
     # thousands of episodes across the option sets (30 deals a table)
     random_replays=(dict(), dict(version=2), dict(version=2, cards_per_player=5, reward="result", seat0_holds_two=False),
                     dict(cards_per_player=3, reward="score", observation_hints=True),
@@ -48,8 +48,77 @@ class TestVectorContract(VectorContract):
     case = CASE
 
 
+#: Version 2's official options (the plain engine's `steal_choice="player"` and `allow_revealed_operand`).
+PLAYER, REVEALED = dict(version=2, steal_choice="player"), dict(version=2, allow_revealed_operand=True)
+OFFICIAL = dict(PLAYER, allow_revealed_operand=True)
+
+
+@pytest.mark.parametrize("opts", [PLAYER, REVEALED, OFFICIAL, dict(OFFICIAL, observation_hints=True, cards_per_player=6),
+                                  dict(PLAYER, num_players=3, cards_per_player=6),
+                                  dict(REVEALED, num_players=3, cards_per_player=6, reward="score"),
+                                  dict(OFFICIAL, num_players=3, cards_per_player=6, seat0_holds_two=False)],
+                         ids=["player", "revealed", "both", "both-hints", "3p-player", "3p-revealed", "3p-both"])
+def test_official_options_replay_in_the_plain_engine(opts):
+    """Random-legal learner against random seats under version 2's official options: the action space is the plain
+    engine's (a card and its operand pair), and every table replays action for action in the plain engine (the random
+    seats draw the j-th legal action, as `RandomMirror`)."""
+    game = PrimiCompostiGame(Config(**opts))
+    n = game.num_players
+    venv = agents.vector_env("primi_composti", 8, opponents=["random"] * (n - 1), seed=12, **opts)
+    assert venv.single_action_space.n == game.num_actions == game.num_cards * game.num_choices
+    assert fast.supports(game) and not fast.seed_rules(game)
+    episodes = N_CASE.replay(venv, game, 12, N_CASE.random_seats(n - 1), 8 * game.cards_per_player,
+                             np.random.default_rng(1))
+    assert episodes >= 8 * 7, episodes
+
+
+def test_an_operand_pair_that_does_not_combine_is_refused_as_other_illegal_actions():
+    """`steal_choice="player"`: a card in hand named with an operand pair that does not make it is refused as an
+    illegal card is: that table's episode ends with `illegal_reward`, the other tables play on as a twin env's, and
+    under `strict` it raises naming the legal actions and changes nothing."""
+    opts = dict(OFFICIAL, cards_per_player=6)
+    game = PrimiCompostiGame(Config(**opts))
+    venv, twin = (agents.vector_env("primi_composti", 4, opponents=[GREEDY], seed=3, illegal_reward=-2.0, **opts)
+                  for _ in range(2))
+    strict = agents.vector_env("primi_composti", 4, opponents=[GREEDY], seed=3, strict=True, **opts)
+    for env in (venv, twin, strict):
+        env.reset()
+    others = [0, 2, 3]
+    refused = 0
+    for step in range(40):
+        acts, twin_acts = venv.action_masks().argmax(axis=1), twin.action_masks().argmax(axis=1)
+        if step % 4 == 1:
+            masks = venv.action_masks()
+            s = venv.state(1)
+            hand = s.hands[game.current_player(s)]
+            acts[1] = next(game.action_of(c, q) for c in hand for q in range(1, game.num_choices)
+                           if not masks[1, game.action_of(c, q)])
+            bad = twin_acts.copy()
+            bad[1] = next(game.action_of(c, q) for c in twin.state(1).hands[game.current_player(twin.state(1))]
+                          for q in range(1, game.num_choices) if not twin.action_masks()[1, game.action_of(c, q)])
+            with pytest.raises(IllegalActionError, match="table 1") as e:
+                strict.step(bad)
+            assert list(e.value.legal) == np.flatnonzero(twin.action_masks()[1]).tolist()
+        o, r, t, _, info = venv.step(acts)
+        o2, r2, t2, _, _ = twin.step(twin_acts)
+        o3, r3, t3, _, _ = strict.step(twin_acts)  # the strict env refused and changed nothing: it is the twin
+        np.testing.assert_array_equal(o3, o2)
+        np.testing.assert_array_equal(r3, r2)
+        if step % 4 == 1:
+            refused += 1
+            assert r[1] == -2.0 and t[1] and info["illegal_action"][1] == acts[1] and info["_illegal_action"][1]
+            assert not info["_illegal_action"][others].any()
+        np.testing.assert_array_equal(o[others], o2[others])
+        np.testing.assert_array_equal(r[others], r2[others])
+        np.testing.assert_array_equal(t[others], t2[others])
+    assert refused == 10
+
+
 @pytest.mark.parametrize("policy,opts", [
     ("greedy_rand", dict()), ("greedy_rand", dict(version=2, observation_hints=True)),
+    ("greedy_rand", dict(OFFICIAL, observation_hints=True, cards_per_player=6)),
+    ("greedy_asc", dict(REVEALED, cards_per_player=6)), ("greedy_desc", dict(PLAYER, cards_per_player=6)),
+    ("minimax_2", dict(OFFICIAL, cards_per_player=6)), ("minimax_3", dict(REVEALED, cards_per_player=5)),
     ("greedy_asc", dict(version=2, cards_per_player=6)), ("greedy_desc", dict(cards_per_player=6)),
     ("asc", dict(cards_per_player=4)), ("desc", dict(version=2, cards_per_player=4)),
     ("rand", dict(cards_per_player=5, seat0_holds_two=False)),
@@ -73,6 +142,7 @@ N_CASE = dataclasses.replace(CASE, return_tol=1e-6)
 
 @pytest.mark.parametrize("line,opts", [
     ([GREEDY, "random"], dict(num_players=3, cards_per_player=4)),
+    (["random", GREEDY], dict(OFFICIAL, num_players=3, cards_per_player=4, observation_hints=True)),
     (["random", GREEDY], dict(num_players=3, version=2, cards_per_player=5, seat0_holds_two=False, reward="score")),
     ([GREEDY] * 3, dict(num_players=4, version=2, cards_per_player=4, observation_hints=True)),
     ([GREEDY, "random", GREEDY], dict(num_players=4, cards_per_player=3, reward="result", seat0_holds_two=False)),
@@ -95,7 +165,7 @@ def test_n_players_replay_in_the_plain_engine(line, opts):
     assert not obs[:, other].any()  # more than 2 players: the other hands are not in the view
 
 
-@pytest.mark.parametrize("opts", [dict(num_players=3, cards_per_player=4),
+@pytest.mark.parametrize("opts", [dict(num_players=3, cards_per_player=4), dict(OFFICIAL, num_players=3, cards_per_player=4),
                                   dict(num_players=4, version=2, cards_per_player=3, seat0_holds_two=False,
                                        observation_hints=True),
                                   dict(num_players=6, version=2, cards_per_player=2, reward="result")])
@@ -111,7 +181,8 @@ def test_n_players_all_seats_replays_in_the_plain_engine(opts):
 
 
 def test_all_seats_replays_in_the_plain_engine():
-    for opts in (dict(cards_per_player=4), dict(version=2, cards_per_player=6, seat0_holds_two=False)):
+    for opts in (dict(cards_per_player=4), dict(version=2, cards_per_player=6, seat0_holds_two=False),
+                 dict(OFFICIAL, cards_per_player=5)):
         game = PrimiCompostiGame(Config(**opts))
         venv = agents.vector_env("primi_composti", 8, opponents=[], control="all_seats", seed=5, **opts)
         episodes = CASE.replay(venv, game, 5, None, 20 * 2 * game.cards_per_player, np.random.default_rng(2),
