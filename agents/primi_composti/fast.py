@@ -234,16 +234,27 @@ def choose_card(game, state, policy: str) -> int:
 # --- the vector env's opponents: `choose` compiled into the engine's vector kernels ------------------------------
 @njit(cache=True)
 def _vector_reset(T, B, S, fresh):
-    engine.vec_reset(choose, T, B, S, fresh)
+    engine.vec_reset(choose, T, B, S, fresh, False, 1)
 
 
 @njit(cache=True)
 def _vector_step(T, B, S, actions):
-    engine.vec_step(choose, T, B, S, actions)
+    engine.vec_step(choose, T, B, S, actions, False, 1)
 
 
-#: `envs.primi_composti.fast.vec_reset` / `vec_step` with the seed players' `choose` (what `opponent_kernel` carries).
-VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step)
+@njit(cache=True)
+def _vector_reset_official(T, B, S, fresh):
+    engine.vec_reset(choose, T, B, S, fresh, S.revealed, S.choices)
+
+
+@njit(cache=True)
+def _vector_step_official(T, B, S, actions):
+    engine.vec_step(choose, T, B, S, actions, S.revealed, S.choices)
+
+
+#: `envs.primi_composti.fast.vec_reset` / `vec_step` with the seed players' `choose` (what `opponent_kernel` carries;
+#: the seed's rules and the official options, `VectorKernels`).
+VECTOR_KERNELS = engine.VectorKernels(_vector_reset, _vector_step, _vector_reset_official, _vector_step_official)
 #: The agent ids `opponent_kernel` resolves (and the family `primi_composti/minimax?depth=N`).
 KERNEL_IDS = ("random", *(f"primi_composti/{p}" for p in POLICY_CODES), "primi_composti/minimax?depth=N")
 

@@ -121,7 +121,9 @@ def pair_cards(q, stacks, heights):
     return i, j, a, b
 
 
-@njit(inline="always")
+# Out of line (not inlined into `do_move`): inlined, it made `do_move`/`undo_move` of the seed's rules ~10% slower
+# (measured, 2026-11-27).
+@njit(cache=True)
 def chosen_pair(version, c, q, mover, stacks, heights, value, valid):
     """(bonus, pair) of operand pair q played with card c (`steal_choice="player"`), as `best_bonus` gives them
     (pair = i·S + j), or (0, -1) where q < 0 (no operation); (-1, -1) where the pair does not combine to c (an
@@ -163,10 +165,9 @@ def do_move(version, c, mover, stacks, heights, scores, value, valid, revealed=F
                 stacks[own, heights[own]] = card
                 heights[own] += 1
                 scores[s // 2] -= value[card]
-                if revealed and (undo >> s) & 1:
-                    undo |= 1 << (s + UNDO_TWICE)  # a second card from stack s: the one the first uncovered
-                else:
-                    undo |= 1 << s
+                undo |= 1 << s
+        if revealed and undo and bp // ns == bp % ns:  # two cards from one stack: the top, then the one below
+            undo |= undo << UNDO_TWICE
     own = 2 * mover + (0 if value[c] == 2 else 1)
     stacks[own, heights[own]] = c
     heights[own] += 1
@@ -191,15 +192,13 @@ def undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value):
     heights[own] -= 1
     scores[mover] -= bonus + value[c]
     s = heights.shape[0] - 1
-    if undo >> UNDO_TWICE:  # two cards from one stack: the second taken goes back first
-        while not (undo >> (s + UNDO_TWICE)) & 1:
-            s -= 1
-        give_back(mover, s, stacks, heights, scores, value)
-        undo ^= 1 << (s + UNDO_TWICE)
     while undo:  # the taken cards back, last taken first
         if (undo >> s) & 1:
             give_back(mover, s, stacks, heights, scores, value)
             undo ^= 1 << s
+            if undo >> UNDO_TWICE:  # two cards of stack s (its only take): the one taken first goes back too
+                give_back(mover, s, stacks, heights, scores, value)
+                undo = 0
         s -= 1
 
 
@@ -419,10 +418,20 @@ class Settings(NamedTuple):
 
 class VectorKernels(NamedTuple):
     """The compiled `reset(T, B, S, fresh)` and `step(T, B, S, actions)` of a vector env, built around one
-    decide kernel (`vec_reset` / `vec_step` inlined with it as a global)."""
+    decide kernel (`vec_reset` / `vec_step` inlined with it as a global): `reset`/`step` for the seed's rules (the
+    options compiled out as constants), `official_reset`/`official_step` for version 2's official options (read
+    from `Settings`); `of(game)` picks the pair a game plays."""
 
     reset: Any
     step: Any
+    official_reset: Any
+    official_step: Any
+
+    def of(self, game) -> VectorKernels:
+        """These kernels as `game` plays them: `reset`/`step` are the official ones unless `seed_rules(game)`."""
+        if seed_rules(game):
+            return self
+        return VectorKernels(self.official_reset, self.official_step, self.official_reset, self.official_step)
 
 
 # Speed: the helpers below take the arrays they use, never the `Tables` tuple. Binding a tuple of arrays to an
@@ -751,7 +760,7 @@ def deal_row(T, S, r):
 
 
 @njit(inline="always")
-def open_row(decide, T, B, S, r):
+def open_row(decide, T, B, S, r, revealed, choices):
     """Play table r's opening (from its deal, or on from a batch policy's move) up to the learner's first decision
     (the opponents' rewards count in the learner's first one, through `carry`). Returns False where it stops at a
     batch policy's turn (phase 2: the step kernel plays that policy's move and comes back here), else True (phase
@@ -761,7 +770,7 @@ def open_row(decide, T, B, S, r):
     seat = T.learner[r]
     status, bad = advance(decide, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first, T.codes, T.rng,
                           r, seat, S.max_turns - T.turn[r] if S.max_turns > 0 else -1, S.version, S.k, S.value,
-                          S.valid, S.revealed, S.choices, T.legal)
+                          S.valid, revealed, choices, T.legal)
     if status == STOP_BATCH:
         return False
     if status < 0:
@@ -777,7 +786,7 @@ def open_row(decide, T, B, S, r):
 # policies and as L.A.M.A.'s (`envs.lama.fast`): the opening of an episode dealt anew (or resumed from a batch
 # policy's move) has its own site, and every table reaching a decision is observed at one site, the loop body's end.
 @njit(inline="always")
-def vec_reset(decide, T, B, S, fresh):
+def vec_reset(decide, T, B, S, fresh, revealed, choices):
     """Start every table's next episode (`fresh`: from episode 0 of its key) and observe it (a table paused at a
     batch policy's turn is observed when the step kernel goes on there)."""
     B.err[0] = -1
@@ -785,14 +794,14 @@ def vec_reset(decide, T, B, S, fresh):
         if fresh:
             T.episode[r] = 0
         deal_row(T, S, r)
-        if open_row(decide, T, B, S, r):
+        if open_row(decide, T, B, S, r, revealed, choices):
             _observe(T, S, r, T.learner[r], B.obs, r)
-            mask_row(T.hands, T.alive, T.stacks, T.heights, T.turn, T.first, r, S.k, S.revealed, S.choices, S.valid,
+            mask_row(T.hands, T.alive, T.stacks, T.heights, T.turn, T.first, r, S.k, revealed, choices, S.valid,
                      B.mask, r)
 
 
 @njit(inline="always")
-def vec_step(decide, T, B, S, actions):
+def vec_step(decide, T, B, S, actions, revealed, choices):
     """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move), then (one
     seat) the opponents up to the learner's next one; an ended episode is observed into `final_obs` and the
     table dealt anew in the same call (same-step autoreset).
@@ -812,7 +821,7 @@ def vec_step(decide, T, B, S, actions):
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
     phase, mark = T.phase, T.mark
     obs, mask, rewards = B.obs, B.mask, B.rewards
-    version, k, value, valid, revealed, choices = S.version, S.k, S.value, S.valid, S.revealed, S.choices
+    version, k, value, valid = S.version, S.k, S.value, S.valid
     legal = T.legal
     ss, sres, max_turns, all_seats = S.score_scores, S.score_result, S.max_turns, S.all_seats
     n = hands.shape[1]
@@ -895,7 +904,7 @@ def vec_step(decide, T, B, S, actions):
                 kernels.record_final(T, B, r, 0 if all_seats else L)
                 B.final_player[r] = L
                 deal_row(T, S, r)  # phase 2 (one seat): its opening below
-        if phase[r] == 2 and not open_row(decide, T, B, S, r):
+        if phase[r] == 2 and not open_row(decide, T, B, S, r, revealed, choices):
             continue  # paused at a batch policy's turn in the opening
         if all_seats:
             learner[r] = (first[r] + turn[r]) % n  # the seat to move
@@ -909,15 +918,28 @@ def _no_decide(code, version, hands, alive, stacks, heights, scores, first, move
     return -1  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 
 
+# Each decide kernel compiles twice: the seed's rules with the options as constants (their hot path as small as
+# before the options: measured, reading them from `Settings` made it ~5% slower), and the official options read
+# from `Settings` (compiled on first use).
 @njit(cache=True)
 def _random_reset(T, B, S, fresh):
-    vec_reset(_no_decide, T, B, S, fresh)
+    vec_reset(_no_decide, T, B, S, fresh, False, 1)
 
 
 @njit(cache=True)
 def _random_step(T, B, S, actions):
-    vec_step(_no_decide, T, B, S, actions)
+    vec_step(_no_decide, T, B, S, actions, False, 1)
 
 
-#: The env's own kernels: the opponents play random legal cards (`RANDOM_CODE`); `all_seats` needs no other.
-RANDOM_KERNELS = VectorKernels(_random_reset, _random_step)
+@njit(cache=True)
+def _random_reset_official(T, B, S, fresh):
+    vec_reset(_no_decide, T, B, S, fresh, S.revealed, S.choices)
+
+
+@njit(cache=True)
+def _random_step_official(T, B, S, actions):
+    vec_step(_no_decide, T, B, S, actions, S.revealed, S.choices)
+
+
+#: The env's own kernels: the opponents play random legal moves (`RANDOM_CODE`); `all_seats` needs no other.
+RANDOM_KERNELS = VectorKernels(_random_reset, _random_step, _random_reset_official, _random_step_official)

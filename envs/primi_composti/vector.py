@@ -123,6 +123,7 @@ class PrimiVectorEnv(KernelTablesEnv):
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
         self._seat_line_ups(ups, fast.RANDOM_KERNELS)
+        self._kernels = self._kernels.of(self.game)  # the seed's rules' kernels, or the official options'
         cfg = self.config
         self._settings = fast.Settings(
             int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
