@@ -59,7 +59,10 @@ def search(version, hands, alive, stacks, heights, scores, first, mover, depth, 
             continue
         c = hands[mover, i]
         alive[mover] ^= 1 << i
-        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed)
+        if revealed:
+            undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, True)
+        else:  # (`do_move` as the seed's rules compile it: speed)
+            undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
         v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid,
                    revealed)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
@@ -97,7 +100,10 @@ def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover,
             continue
         c = hands[mover, i]
         alive[mover] ^= 1 << i
-        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed)
+        if revealed:
+            undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, True)
+        else:  # (`do_move` as the seed's rules compile it: speed)
+            undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
         v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid,
                    revealed)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
