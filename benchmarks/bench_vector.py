@@ -15,7 +15,8 @@
     register, progress reward, 40 turns) against `random` (target >= 100,000 at 1,024 tables) and
     `roborally/greedy`, as (a), beside `OpponentEnv` with the same opponents.
 (e) Primi Composti's vector env (version 1, 2 players, 12 cards each) against `primi_composti/greedy_rand`, as
-    (a), with `minimax?depth=2`/`4` opponents beside it, and MaskablePPO on it against the cost-free env as (b);
+    (a), with `minimax?depth=2`/`4` opponents beside it, version 2 under its official options (the player's
+    choice of operands, the revealed operand) against the seed's rules of version 2, and MaskablePPO on it against the cost-free env as (b);
     target >= 1,000,000 learner steps/s at 1,024 tables.
 (f) The Game's vector env (`actions="slot"`), solo and with a `the_game/bestplays` teammate, as (a), against
     `OpponentEnv` of the same options in the same process; target >= 500,000 at 1,024 tables.
@@ -46,6 +47,9 @@ from benchmarks.common import per_cpu_second  # noqa: E402
 LAMA = ("lama", ["lama/first"] * 3, {"rules": "official", "reward": "dense"})
 POKER = ("simple_poker", ["simple_poker/nash"], {})
 PRIMI = ("primi_composti", ["primi_composti/greedy_rand"], {"version": 1})
+PRIMI_V2_OPTIONS = (("the seed's rules", {}), ("allow_revealed_operand", {"allow_revealed_operand": True}),
+                    ("steal_choice=player", {"steal_choice": "player"}),
+                    ("both", {"steal_choice": "player", "allow_revealed_operand": True}))
 ROBORALLY = {"board": "race_easy", "num_robots": 2, "rules": "seed", "reward": "progress", "max_turns": 40}
 THE_GAME_CASES = (("solo", {"num_players": 1, "actions": "slot"}, []),
                   ("2 players, teammate the_game/bestplays", {"num_players": 2, "actions": "slot"},
@@ -252,6 +256,14 @@ def primi_table(seconds: float, ppo_steps: int) -> None:
         v = vector_steps_per_sec(game, [f"primi_composti/minimax?depth={depth}"], options, n, seconds, copy=False)
         print(f"  vs minimax?depth={depth}, num_envs={n:<5}     {v:>12,.0f} learner steps/s  "
               f"({1e6 / v:,.1f} us a step, the opponent's search included)")
+    # Version 2 under its official options (the rules' footnote and the player's own choice of operands) beside the
+    # seed's rules of the same version, in this run: the player's choice multiplies the action head by 1 + the pairs.
+    base = None
+    for label, extra in PRIMI_V2_OPTIONS:
+        v = vector_steps_per_sec(game, ["primi_composti/greedy_rand"], {"version": 2, **extra}, 1024, seconds,
+                                 copy=False)
+        base = base or v
+        print(f"  version 2, {label:<34} {v:>12,.0f} learner steps/s  ({v / base:.2f}x the seed's rules)")
     ppo_rows(*PRIMI, ppo_steps)
 
 
