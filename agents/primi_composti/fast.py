@@ -196,9 +196,11 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
 
 
 @njit(cache=True)
-def play_games(version, k, pols, decks, seat0_holds_two, value, valid):
+def play_games(version, k, pols, decks, seat0_holds_two, value, valid, revealed=False):
     """Play one game per deck row (`deal_deck`: the holder of card 2 starts), seat p with policy `pols[p]`, as many
-    seats as `pols`; returns the final scores (games, n) and the cards played (games, n·k)."""
+    seats as `pols`; returns the final scores (games, n) and the cards played (games, n·k). `revealed`: version 2
+    with the official footnote's operand pairs (`allow_revealed_operand`); every card is played with the seed's
+    operand pair (`choose`), under either `steal_choice`."""
     games = decks.shape[0]
     n = pols.shape[0]
     out = np.zeros((games, n), dtype=np.int64)
@@ -212,10 +214,16 @@ def play_games(version, k, pols, decks, seat0_holds_two, value, valid):
         first = deal_deck(decks[g], k, seat0_holds_two, hands, alive, heights, scores)
         for t in range(n * k):
             mover = (first + t) % n
-            i = choose(pols[mover], version, hands, alive, stacks, heights, scores, first, mover, value, valid)
-            c = hands[mover, i]
+            c = 0
+            if revealed:  # two call sites: the seed's rules keep `do_move` compiled with the option as a constant
+                i = choose(pols[mover], version, hands, alive, stacks, heights, scores, first, mover, value, valid, True)
+                c = hands[mover, i]
+                do_move(version, c, mover, stacks, heights, scores, value, valid, True)
+            else:
+                i = choose(pols[mover], version, hands, alive, stacks, heights, scores, first, mover, value, valid)
+                c = hands[mover, i]
+                do_move(version, c, mover, stacks, heights, scores, value, valid)
             alive[mover] ^= 1 << i
-            do_move(version, c, mover, stacks, heights, scores, value, valid)
             moves[g, t] = c
         for p in range(n):
             out[g, p] = scores[p]
@@ -305,14 +313,14 @@ def tournament_games(game, ids):
 
     Raises:
         NoKernelError: an entrant without a deterministic kernel (`random` is played in Python; minimax beyond 2
-            players), or options the whole-game loop does not play (`steal_choice="max"`, no revealed operand).
+            players).
     """
     import dataclasses
 
     from envs.core.spec import NoKernelError
 
-    if not engine.seed_rules(game):
-        raise NoKernelError(None, options_note="steal_choice=max, allow_revealed_operand=False")
+    # Every option set: the kernels play the seed's operand pair under either `steal_choice`, as their Python agents.
+    revealed = bool(game.config.allow_revealed_operand)
     allowed = tuple(k for k in KERNEL_IDS if k != "random")
     codes = []
     for agent_id in ids:
@@ -333,7 +341,7 @@ def tournament_games(game, ids):
         d, rows = decks.shape[0], seatings.shape[0]
         finals = np.zeros((d, rows, n), np.int64)
         for r in range(rows):
-            finals[:, r] = play_games(version, k, codes[seatings[r]], decks, seat0, VALUE, VALID)[0]
+            finals[:, r] = play_games(version, k, codes[seatings[r]], decks, seat0, VALUE, VALID, revealed)[0]
         # the engine's returns and winners of a finished game, once per distinct set of final scores
         ends_at, which = np.unique(finals.reshape(-1, n), axis=0, return_inverse=True)
         start = game.deal_from(decks[0].tolist()) if d else None

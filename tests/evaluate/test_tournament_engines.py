@@ -57,7 +57,11 @@ def test_compiled_engine_gives_the_python_figures_in_the_game(case):
          seed=4, options={"num_players": 3, "version": 2, "cards_per_player": 5, "seat0_holds_two": False}),
     dict(agent_ids=["primi_composti/greedy_desc", "primi_composti/greedy_rand"] * 2, games=20, seed=5,
          options={"num_players": 4, "cards_per_player": 4, "reward": "result"}),
-], ids=["greedy", "v2-result", "minimax-fixed", "v2-3p", "4p"])
+    dict(agent_ids=["primi_composti/minimax?depth=2", "primi_composti/greedy_rand"], games=30, seed=6,
+         options={"version": 2, "cards_per_player": 6, "steal_choice": "player", "allow_revealed_operand": True}),
+    dict(agent_ids=["primi_composti/greedy_asc", "primi_composti/greedy_rand", "primi_composti/desc"], games=30,
+         seed=7, options={"num_players": 3, "version": 2, "cards_per_player": 5, "allow_revealed_operand": True}),
+], ids=["greedy", "v2-result", "minimax-fixed", "v2-3p", "4p", "v2-official", "v2-revealed-3p"])
 def test_compiled_engine_gives_the_python_figures_in_primi_composti(case):
     py, cc = _both(game_name="primi_composti", **case)
     assert cc == py
@@ -83,7 +87,7 @@ def test_auto_takes_the_compiled_engine_only_where_it_plays_the_same_games():
     gr = ["primi_composti/greedy_rand"] * 2
     assert run_tournament("primi_composti", gr, games=4, progress=False).engine == "compiled"
     assert run_tournament("primi_composti", gr, games=4, options={"version": 2, "steal_choice": "player"},
-                          progress=False).engine == "python"
+                          progress=False).engine == "compiled"
     assert run_tournament("primi_composti", gr + ["primi_composti/rand"], games=3, options={"num_players": 3},
                           progress=False).engine == "compiled"
 
