@@ -30,6 +30,9 @@ played on the game's compiled whole-game runner when every focal agent and oppon
 kernel (no `max_turns`, this process), else in Python; the same deals and, those agents being
 deterministic, the same games and figures either way. An agent that draws random moves is always
 played in Python. `engine="python"` or `"compiled"` forces a path.
+
+`decks=` plays given deck orders instead of the seed's deals, in the games whose deal is one (as for
+tournaments: `evaluate.tournament.check_decks`).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
-from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_rng
+from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, deal_keys, deal_start
 
 #: Spawn-key tags that keep the deal, opponent and focal generators apart (deal d's generator is the tournament's,
 #: `evaluate.tournament.deal_rng`: tag 0, so deal d of a seed is the same deal in both).
@@ -130,6 +133,8 @@ class PairedSpec:
     #: One per run: a process reuses its built agents within a run, never across runs (a learned
     #: agent's file may have changed in between).
     run: str = ""
+    #: Explicit deck orders (deal d is `decks[d]`), or None: the seeded deals.
+    decks: tuple[tuple[int, ...], ...] | None = None
 
 
 _SLOT = "paired"  # the per-process slot of a comparison's game and agents (`evaluate.backends.per_process`)
@@ -169,12 +174,12 @@ def paired_seatings(n: int, k: int = 2, team: bool = False) -> np.ndarray:
     return np.array(rows, np.int64).reshape(k * n, n)
 
 
-def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int = 2,
-                         team: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
+def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int = 2, team: bool = False,
+                         decks: tuple[tuple[int, ...], ...] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants: the k
-    focal agents, then the opponents) from the same deals (`deal_rng`)."""
+    focal agents, then the opponents) from the same deals (`evaluate.tournament.deal_keys`)."""
     n = game.num_players
-    returns, winners, _ = play([game.deal_key(deal_rng(seed, d)) for d in deals], paired_seatings(n, k, team))
+    returns, winners, _ = play(deal_keys(game, seed, deals, decks), paired_seatings(n, k, team))
     seats = np.arange(n)
     out = []
     for g in range(len(deals)):
@@ -200,7 +205,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
     out = []
     for d in deals:
         scores, wins = np.zeros((len(focal), n)), np.zeros((len(focal), n))
-        start = game.initial_state(deal_rng(seed, d))
+        start = deal_start(game, seed, d, spec.decks)
         for i, copies in enumerate(focal):
             if spec.team:
                 for s, agent in enumerate(copies):
@@ -266,6 +271,7 @@ def run_paired_many(
     max_turns: int | None = None,
     backend: Backend | None = None,
     engine: str = "auto",
+    decks: Any = None,
 ) -> list[PairedResult]:
     """Compare the first of `ids` (A) with each of the others on `games` deals against the same opponents.
 
@@ -286,6 +292,8 @@ def run_paired_many(
             result on every backend.
         engine: `"auto"`, `"python"` or `"compiled"` (the module docstring); a forced `"compiled"` that cannot
             run raises `ValueError` naming why.
+        decks: explicit deck orders, deal d dealt from `decks[d]` (`evaluate.tournament.check_decks`: the games
+            whose deal is a deck order; at least `games` of them); None (default): the deals of `seed`.
 
     Returns:
         One `PairedResult` per agent after the first: A minus that agent.
@@ -303,8 +311,9 @@ def run_paired_many(
     opp_ids = _opponents(game_name, n, against)
     team = n > 1 and not opp_ids
 
+    decks = check_decks(game_name, game, decks, games)
     spec = PairedSpec(game_name, tuple(options.items()), tuple(ids), tuple(opp_ids), team, seed, max_turns,
-                      uuid.uuid4().hex)
+                      uuid.uuid4().hex, decks)
     _agents_for(spec)  # a bad agent id fails here, before any task starts
     play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend)
     backend = backend if backend is not None else LocalBackend()
@@ -314,7 +323,8 @@ def run_paired_many(
                         for r in block]
         else:
             per_deal = [r for a in range(0, games, COMPILED_BLOCK)
-                        for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team)]
+                        for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team,
+                                                      decks)]
     finally:
         forget(_SLOT)
     scores = np.stack([r[0] for r in per_deal], axis=1)  # [agent, deal, seat]

@@ -35,6 +35,11 @@ result is the same apart from its `engine` field. An entrant that draws random m
 always played in Python: a compiled stream would be another sample, not the same games.
 `engine="python"` or `"compiled"` forces a path (`"compiled"` with an entrant lacking a kernel raises
 `ValueError` naming it).
+
+Explicit deals: `decks` replaces the seeded deals by given deck orders in the games whose deal is one
+(Primi Composti, The Game): deal d starts from `game.deal_from(decks[d])` in Python and from the same
+order on the compiled runner; the agents' generators still follow from (seed, d). Studies whose figures
+were measured on a fixed set of deck orders (the exact-regret table of `train.distill_primi`) play them so.
 """
 
 from __future__ import annotations
@@ -135,6 +140,8 @@ class TournamentSpec:
     #: One per run: a process reuses its built agents within a run, never across runs (a learned
     #: agent's file may have changed in between).
     run: str = ""
+    #: Explicit deck orders (deal d is `decks[d]`), or None: the seeded deals.
+    decks: tuple[tuple[int, ...], ...] | None = None
 
 
 _SLOT = "tournament"  # the per-process slot of a tournament's game and entrants (`evaluate.backends.per_process`)
@@ -169,12 +176,13 @@ def check_reseedable(agent: Any, agent_id: str) -> None:
 
 
 def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None, seed: int,
-              deal: int) -> tuple[np.ndarray, np.ndarray, int]:
+              deal: int, decks: tuple[tuple[int, ...], ...] | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Deal number `deal` of the tournament seeded `seed`, played once per rotation.
 
     Everything random in it follows from (`seed`, `deal`): the initial state, and, before each
     rotation, every entrant's generator (`reseed_agent`), so a deal gives the same games whichever
-    process plays it and whatever was played before: any deal can be replayed alone.
+    process plays it and whatever was played before: any deal can be replayed alone. With `decks`,
+    the initial state is dealt from `decks[deal]` instead (`deal_start`).
 
     Returns:
         wins[rotation, entrant] (1 or 0), scores[rotation, entrant] and the turns played.
@@ -183,7 +191,7 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
     wins = np.zeros((rotations, n))
     scores = np.zeros((rotations, n))
     turns = 0
-    start = game.initial_state(deal_rng(seed, deal))
+    start = deal_start(game, seed, deal, decks)
     for r in range(rotations):
         seated = [None] * n
         for e in range(n):
@@ -202,6 +210,48 @@ def deal_rng(seed: int, deal: int) -> np.random.Generator:
     """The generator of deal number `deal` of the tournament seeded `seed`: its initial state is
     `game.initial_state` of it (Python engine), or the game of `game.deal_key` of it (compiled engine)."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DEAL, deal)))
+
+
+def check_decks(game_name: str, game: Any, decks: Any, deals: int) -> tuple[tuple[int, ...], ...] | None:
+    """`decks` as a tuple of deck orders (None stays None), checked: the game deals from a deck order,
+    there are at least `deals` of them, and each is a deal of this game.
+
+    Raises:
+        ValueError: one line naming what is wrong (the games that take decks, the count, the bad deck).
+    """
+    if decks is None:
+        return None
+    key = game.deal_key(np.random.default_rng(0))
+    if not (isinstance(key, list) and hasattr(game, "deal_from")):
+        raise ValueError(f"decks: {game_name}'s deals are not deck orders (its deal is a seed); explicit decks are "
+                         f"dealt in {', '.join(DECK_GAMES)}")
+    out = tuple(tuple(int(c) for c in d) for d in decks)
+    if len(out) < deals:
+        raise ValueError(f"decks: {deals} deals need {deals} deck orders, got {len(out)}")
+    for i, d in enumerate(out[:deals]):
+        try:
+            game.deal_from(d)
+        except ValueError as e:
+            raise ValueError(f"decks[{i}]: {e}") from None
+    return out[:deals]
+
+
+#: The games whose deal is a deck order (`check_decks`).
+DECK_GAMES = ("primi_composti", "the_game")
+
+
+def deal_start(game: Any, seed: int, deal: int, decks: tuple[tuple[int, ...], ...] | None = None) -> Any:
+    """The initial state of deal number `deal`: `game.initial_state(deal_rng(seed, deal))`, or
+    `game.deal_from(decks[deal])` with explicit decks."""
+    return game.initial_state(deal_rng(seed, deal)) if decks is None else game.deal_from(decks[deal])
+
+
+def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], ...] | None = None) -> list[Any]:
+    """What a compiled runner replays deals number `deals` from: `game.deal_key` of their generators, or the
+    explicit deck orders (the same deals as `deal_start`)."""
+    if decks is None:
+        return [game.deal_key(deal_rng(seed, d)) for d in deals]
+    return [list(decks[d]) for d in deals]
 
 
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
@@ -243,12 +293,13 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
         return None
 
 
-def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range) -> list[tuple[np.ndarray, np.ndarray, int]]:
+def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
+                  decks: tuple[tuple[int, ...], ...] | None = None) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play`: the same
-    deals (`deal_rng`) and the same seating (entrant e at seat (e + r) mod n in rotation r)."""
+    deals (`deal_keys`) and the same seating (entrant e at seat (e + r) mod n in rotation r)."""
     n = game.num_players
     seatings = np.array([[(seat - r) % n for seat in range(n)] for r in range(rotations)], np.int64)
-    returns, winners, turns = play([game.deal_key(deal_rng(seed, d)) for d in deals], seatings)
+    returns, winners, turns = play(deal_keys(game, seed, deals, decks), seatings)
     # by seat -> by entrant: entrant e sat at seat (e + r) mod n in rotation r
     by_entrant = (np.arange(rotations)[:, None] + np.arange(n)[None, :]) % n
     rows = np.arange(rotations)[:, None]
@@ -259,7 +310,7 @@ def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range)
 def play_deals(spec: TournamentSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """`play_deal` for each deal number in `deals` (one task of a backend: a block of consecutive deals)."""
     game, built = seated_for(spec)
-    return [play_deal(game, built, spec.rotations, spec.max_turns, spec.seed, d) for d in deals]
+    return [play_deal(game, built, spec.rotations, spec.max_turns, spec.seed, d, spec.decks) for d in deals]
 
 
 def run_tournament(
@@ -274,6 +325,7 @@ def run_tournament(
     backend: Backend | None = None,
     stop_on_interrupt: bool = False,
     engine: str = "auto",
+    decks: Any = None,
 ) -> TournamentResult:
     """Play `games` games of `game_name` between the given agents.
 
@@ -292,6 +344,8 @@ def run_tournament(
             `partial` (with none finished, `KeyboardInterrupt` propagates).
         engine: `"auto"`, `"python"` or `"compiled"` (see the module docstring; `compiled_runner`). For
             deterministic entrants both engines give the same figures.
+        decks: explicit deck orders, one a deal (the module docstring; `check_decks`): at least as many as
+            the deals played; None (default): the deals of `seed`.
     """
     if seating not in ("rotate", "fixed"):
         raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
@@ -310,7 +364,9 @@ def run_tournament(
         )
     rotations = n if seating == "rotate" else 1
     planned = math.ceil(games / rotations)
-    spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex)
+    decks = check_decks(game_name, game, decks, planned)
+    spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex,
+                          decks)
     seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
     play = compiled_runner(game_name, game, ids, engine, max_turns, backend)
     backend = backend if backend is not None else LocalBackend()
@@ -322,7 +378,7 @@ def run_tournament(
         results = backend.imap(functools.partial(play_deals, spec), blocks(planned, backend))
     else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
         step = COMPILED_BLOCK
-        results = (play_compiled(play, game, seed, rotations, range(a, min(a + step, planned)))
+        results = (play_compiled(play, game, seed, rotations, range(a, min(a + step, planned)), decks)
                    for a in range(0, planned, step))
     try:
         for block in results:

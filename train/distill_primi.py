@@ -8,7 +8,9 @@ Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deal
 deals 0..199: the deals of the regret table in docs/primi_composti.md; distillation draws its deals from
 `SeedSequence` streams of its own seed, never these). Every deal is played twice, the agent holding each
 of the two hands in turn against the same opponent; the per-deal figure is the mean of the agent's score
-difference in its two games, with a normal 95% interval (`evaluate.stats.mean_interval`). Regret (version 1):
+difference in its two games, with a normal 95% interval (`evaluate.stats.mean_interval`): a tournament with seat
+rotation on these decks (`evaluate.tournament.run_tournament(..., decks=)`, on the compiled runner where both
+agents have kernels). Regret (version 1):
 the deal's exact value for the agent's seat minus its final score difference against perfect play, as in
 `evaluate.primi_composti.solve`, both seats.
 """
@@ -25,26 +27,21 @@ import agents
 from agents.primi_composti.solvers import best_card, make_solver, state_value
 from envs.core.game import legal_mask
 from envs.core.options import make_config, parse_options
-from envs.core.play import play_out
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 from evaluate.cli import Parser, check_outputs
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval
+from evaluate.tournament import AgentFigures, run_tournament
 
 
-def head_to_head(game: PrimiCompostiGame, a: Any, b: Any, decks: np.ndarray) -> np.ndarray:
-    """Per deal: the mean over both seats of a's final score minus b's."""
-    out = []
-    for d in decks:
-        s = game.deal(d)
-        diffs = []
-        for seat_a in (0, 1):
-            seated = [a, b] if seat_a == 0 else [b, a]
-            final = play_out(game, seated, s)[0]
-            diffs.append(final.scores[seat_a] - final.scores[1 - seat_a])
-        out.append(np.mean(diffs))
-    return np.array(out)
+def head_to_head(options: dict[str, Any], a_id: str, b_id: str, decks: np.ndarray, seed: int = 0) -> AgentFigures:
+    """Agent `a_id` against `b_id` on both seats of each deck: the tournament figures of `a_id`, whose mean score
+    (its return under `reward="score"`: its final score minus the other's, no win bonus) over the deals, each the
+    mean of its two games, is the head-to-head figure."""
+    result = run_tournament("primi_composti", [a_id, b_id], games=2 * len(decks), seed=seed,
+                            options={**options, "reward": "score"}, progress=False, decks=decks)
+    return result.agents[0]
 
 
 def regrets(game: PrimiCompostiGame, a: Any, decks: np.ndarray) -> np.ndarray:
@@ -93,19 +90,20 @@ def main(argv: list[str] | None = None) -> int:
     decks = fast.random_decks(np.random.default_rng(args.seed), args.start + args.deals, args.cards)[args.start:]
     try:
         agent = agents.make(args.agent, game, rng=np.random.default_rng(1), game_name="primi_composti")
-        opponents = {o: agents.make(o, game, rng=np.random.default_rng(2), game_name="primi_composti")
-                     for o in args.against.split(",") if o}
+        for o in args.against.split(","):
+            if o:
+                agents.make(o, game, rng=np.random.default_rng(2), game_name="primi_composti")
     except ValueError as e:
         p.error(str(e))
     result: dict[str, Any] = {"agent": args.agent, "version": args.version, "cards_per_player": args.cards,
                               "options": {k: v for k, v in options.items() if k not in ("version", "cards_per_player")},
                               "deals": args.deals, "start": args.start, "seed": args.seed, "head_to_head": {}}
-    for name, opp in opponents.items():
+    for name in dict.fromkeys(o for o in args.against.split(",") if o):
         t = time.time()
-        diff = head_to_head(game, agent, opp, decks)
-        m, lo, hi = mean_interval(diff)
+        fig = head_to_head(options, args.agent, name, decks, seed=args.seed)
+        m, (lo, hi) = fig.mean_score, fig.score_ci95
         result["head_to_head"][name] = {"mean_difference": m, "ci": (lo, hi), "seconds": time.time() - t,
-                                        "per_deal": diff.tolist()}
+                                        "games": fig.games, "win_rate": fig.win_rate}
         print(f"{args.agent} vs {name}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal (mean of both seats), "
               f"{args.deals} deals, {time.time() - t:.0f} s", flush=True)
     if not args.no_regret:
