@@ -270,23 +270,33 @@ def _masks(venv: Any, info: dict[str, Any]) -> np.ndarray:
 def cooperative(venv: Any) -> bool:
     """Whether `venv`'s game is cooperative (its `GameSpec` says so; every seat shares the team's return): then
     `control="all_seats"` is one team policy with the team's reward at every step, and no sign flips."""
+    return bool(_spec_says(venv, "cooperative"))
+
+
+def _spec_says(venv: Any, flag: str) -> bool | None:
+    """Whether the `GameSpec` of `venv`'s game sets `flag` (`cooperative`, `zero_sum`); None for a vector env of no
+    registered game (a user's own: its word is taken)."""
     from envs.core.spec import registered, spec
 
     game = getattr(venv, "game", None)
-    return game is not None and any(spec(g).cooperative and isinstance(game, spec(g).game_class)
-                                    for g in registered())
+    specs = [spec(g) for g in registered() if game is not None and isinstance(game, spec(g).game_class)]
+    return bool(getattr(specs[0], flag)) if specs else None
 
 
 ALL_SEATS_KEYS = ('info["current_player"] (N,)', 'info["rewards"] (N, 2)',
                   'info["final_info"]["current_player"] for truncated tables')
 
 
-def _check_all_seats(venv: Any, info: dict[str, Any]) -> None:
-    """Raise NotImplementedError naming what an `all_seats` vector env lacks for two-seat zero-sum self-play."""
-    missing = [] if "current_player" in info else [ALL_SEATS_KEYS[0] + " from reset and step"]
+def _check_all_seats(venv: Any, info: dict[str, Any] | None) -> None:
+    """Raise NotImplementedError naming what an `all_seats` vector env lacks for two-seat zero-sum self-play (`info`:
+    its reset's; None: the game alone is checked)."""
+    missing = [] if info is None or "current_player" in info else [ALL_SEATS_KEYS[0] + " from reset and step"]
     players = getattr(venv, "num_players", None)
     if players != 2:
         missing.append(f"num_players == 2 (got {players!r}; the sign flip is for two-player zero-sum games)")
+    if _spec_says(venv, "zero_sum") is False:
+        missing.append("a zero-sum game (its GameSpec's zero_sum: the sign flip takes the other seat's value as "
+                       "minus ours)")
     if missing:
         raise NotImplementedError(f"control='all_seats' self-play needs a vector env that gives {', '.join(missing)}; "
                                   f"{type(venv).__name__} does not")
@@ -1086,6 +1096,9 @@ def main(argv: list[str] | None = None) -> int:
             final_ids = agents.expand_agent_ids(args.final_paired) if args.final_paired else []
             for agent_id in final_ids:
                 agents.make(agent_id, game, rng=np.random.default_rng(0), game_name=args.game)  # a bad id fails now
+            if args.control == "all_seats" and not any(cooperative(v) for v in venvs):
+                for v in venvs:
+                    _check_all_seats(v, None)  # a game this learner cannot self-play fails now, in one line
             if args.privileged_critic:
                 privileged_dim(venv)  # a vector env without privileged rows fails now, in one line
             evaluator = None

@@ -114,6 +114,10 @@ def build_opponents(run: Run) -> Opponents:
         # SB3 would credit each seat with the other's moves: zero-sum self-play needs sign-flipped advantages
         raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games; {cfg.game} is zero-sum: "
                          f"use --self-play, or `python -m train.cleanrl_ppo {cfg.game} --control all_seats`")
+    if cfg.control == "all_seats" and not envs.spec(cfg.game).cooperative:
+        # each seat has its own return: one SB3 trajectory through every seat's moves would mix them
+        raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games (one team return); "
+                         f"{cfg.game}'s seats each have their own: use --self-play or --opponents")
     if cfg.control == "all_seats":
         ids: list[str] = []
     elif cfg.self_play:

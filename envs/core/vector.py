@@ -200,6 +200,12 @@ class Buffers(NamedTuple):
     err: np.ndarray
 
 
+SeatBuffers = NamedTuple("SeatBuffers", [(name, np.ndarray) for name in (*Buffers._fields, "final_player", "rewards")])
+SeatBuffers.__doc__ = """`Buffers` and two more, for the games whose vector env offers `control="all_seats"` with
+compiled kernels (L.A.M.A., Primi Composti): `final_player` (the seat a final observation is encoded for) and, under
+`all_seats`, `rewards` (N, seats), every seat's reward of the step. One class for those games, as `Buffers`."""
+
+
 # --- opponents ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class OpponentKernel:
@@ -977,7 +983,7 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-__all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers",
+__all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers", "SeatBuffers",
            "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Recording", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
            "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up", "pick_line_up",
            "shared_kernels", "table_key"]

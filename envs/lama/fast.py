@@ -37,8 +37,8 @@ import numpy as np
 
 from envs.core import kernels
 from envs.core.game import IllegalActionError
-from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
-from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring); was defined here
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_episode_seeds, nb_next
+from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with Primi Composti
 from envs.lama.rules import DRAW, QUIT, Config, State
 
 MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
@@ -517,9 +517,10 @@ def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
 
 class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: `switches` (`config_codes`), `dense` (reward),
-    `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`, `target` (float, for observations), and
+    `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`, `target` (float, for observations),
     the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` / `line_params[i, k]` of the opponent
-    k + 1 seats after the learner in line-up i, drawn per episode by the cumulative weights `line_cum`."""
+    k + 1 seats after the learner in line-up i, drawn per episode by the cumulative weights `line_cum`, and
+    `all_seats` (the policy moves for every seat; no line-up is drawn)."""
 
     switches: tuple
     dense: bool
@@ -530,6 +531,7 @@ class Settings(NamedTuple):
     line_codes: np.ndarray
     line_params: np.ndarray
     line_cum: np.ndarray
+    all_seats: bool = False
 
 
 class VectorKernels(NamedTuple):
@@ -542,9 +544,14 @@ class VectorKernels(NamedTuple):
 
 @numba.njit(inline="always")
 def learner_return(T, r, dense):
-    """Table r's learner's return so far (`LamaGame.returns`): minus its points (dense), or 1 for a winner at
+    """Table r's learner's return so far (`seat_return` of its seat)."""
+    return seat_return(T, r, T.learner[r], dense)
+
+
+@numba.njit(inline="always")
+def seat_return(T, r, L, dense):
+    """Seat L's return so far at table r (`LamaGame.returns`): minus its points (dense), or 1 for a winner at
     the game's end (shared wins count)."""
-    L = T.learner[r]
     if dense:
         return -float(T.totals[r, L])
     if not T.over[r]:
@@ -697,10 +704,22 @@ def deal_row(T, S, r, keep_seat):
     counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before the learner's first
     decision) keeps the learner's seat and line-up, as `OpponentEnv` keeps its seat."""
     n = T.hands.shape[1]
-    # the learner's seat is `PAUSE_CODE`: never decided by a kernel (`advance` stops there)
-    deal_seed, li = kernels.next_episode(T, S, r, keep_seat, PAUSE_CODE)
-    if li >= 0:
-        kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
+    if S.all_seats:  # every seat is the policy's (`PAUSE_CODE`); the seat to move is the learner, seat 0 at a deal
+        e = T.episode[r]
+        T.episode[r] = e + 1
+        deal_seed, _, stream = nb_episode_seeds(T.key[r], e, n)
+        T.seed[r] = deal_seed
+        T.rng[r] = stream
+        T.ep_ret[r] = 0.0
+        T.ep_len[r] = 0
+        T.learner[r] = 0
+        for i in range(n):
+            T.codes[r, i] = PAUSE_CODE
+    else:
+        # the learner's seat is `PAUSE_CODE`: never decided by a kernel (`advance` stops there)
+        deal_seed, li = kernels.next_episode(T, S, r, keep_seat, PAUSE_CODE)
+        if li >= 0:
+            kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
     for i in range(n):
         T.totals[r, i] = 0
         T.won[r, i] = 0
@@ -714,7 +733,7 @@ def deal_row(T, S, r, keep_seat):
     T.over[r] = False
     T.turns[r] = 0
     T.before[r] = learner_return(T, r, S.dense)
-    T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
+    T.phase[r] = 0 if S.all_seats else 2  # in the episode's opening until the learner's first decision (`open_row`)
 
 
 @numba.njit(inline="always")
@@ -722,7 +741,11 @@ def open_row(decide, T, B, S, r, first):
     """Play table r's opening (from its deal, or from a batch policy's move `first` >= 0) up to the learner's first
     decision: the opponents' return goes to `carry` (the caller observes the table). A deal that ends before the
     learner decides is dealt again from the next episode index (up to 10,000 times). Stops at a batch policy's
-    turn (phase 2: the step kernel goes on there with that policy's move)."""
+    turn (phase 2: the step kernel goes on there with that policy's move). Under `all_seats` nobody moves before
+    the seat to move: nothing to play."""
+    if S.all_seats:
+        T.carry[r] = 0.0
+        return
     for _attempt in range(10_000):
         status, act, _ = run_row(decide, T, r, S.switches, first, -1)
         first = -1
@@ -776,6 +799,9 @@ def vec_step(decide, T, B, S, actions):
     """
     scoring = S.switches[0]
     B.err[0] = -1
+    if S.all_seats:
+        _step_all_seats(decide, T, B, S, actions)
+        return
     for r in range(T.seed.shape[0]):
         a = actions[r]
         if a == SKIP:
@@ -819,6 +845,52 @@ def vec_step(decide, T, B, S, actions):
         if T.phase[r] == 0:
             observe_row(T, r, T.learner[r], scoring, S.target, B.obs, r)
             mask_row(T, r, S.switches, B.mask, r)
+
+
+@numba.njit(inline="always")
+def _step_all_seats(decide, T, B, S, actions):
+    """`vec_step` under `control="all_seats"`: `actions[r]` is the move of table r's seat to move (its `learner`);
+    `B.rewards[r, s]` is the change of seat s's return in the step, the reward the mover's, `ep_ret` player_0's
+    return; an ended episode's final observation is the mover's (`B.final_player`). A refused action changes
+    nothing and ends the episode with `illegal_reward` to the mover."""
+    n = T.hands.shape[1]
+    scoring = S.switches[0]
+    before = np.zeros(n)
+    for r in range(T.seed.shape[0]):
+        a = actions[r]
+        L = T.learner[r]
+        kernels.unrefused(B, r)
+        status = STOP_ILLEGAL
+        steps = 0
+        bad = -1
+        if a >= 0:
+            for s in range(n):
+                before[s] = seat_return(T, r, s, S.dense)
+            budget = S.max_turns - T.turns[r] if S.max_turns > 0 else -1
+            status, bad, steps = run_row(decide, T, r, S.switches, a, budget)
+        if status == STOP_ILLEGAL and steps <= 1:
+            rew, term, trunc = kernels.refuse(B, r, a, S.illegal_reward)
+            for s in range(n):
+                B.rewards[r, s] = rew if s == L else 0.0
+        else:
+            if status < 0:
+                kernels.fail(B.err, r, status, T.cur[r], bad)
+            for s in range(n):
+                B.rewards[r, s] = seat_return(T, r, s, S.dense) - before[s]
+            rew = B.rewards[r, L]
+            term = T.over[r]
+            trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
+        T.phase[r] = 0
+        T.ep_ret[r] += B.rewards[r, 0]
+        T.ep_len[r] += 1
+        if kernels.step_outputs(B, r, rew, term, trunc):
+            observe_row(T, r, L, scoring, S.target, B.final_obs, r)
+            kernels.record_final(T, B, r, 0)
+            B.final_player[r] = L
+            deal_row(T, S, r, False)
+        T.learner[r] = T.cur[r]  # the seat to move
+        observe_row(T, r, T.learner[r], scoring, S.target, B.obs, r)
+        mask_row(T, r, S.switches, B.mask, r)
 
 
 @numba.njit(inline="always")

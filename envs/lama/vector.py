@@ -6,6 +6,13 @@ bad input) and the compiled engine's vector kernels (`envs.lama.fast`: the same
 `OpponentEnv`'s (`LamaEncoder` of the learner's view), the reward the change of
 the learner's `LamaGame.returns` since its previous decision (`reward="win"` or
 `"dense"`), so a policy trained here plays in `OpponentEnv` and `env()` unchanged.
+
+`control="all_seats"` (self-play, Pgx's shape): the policy moves for whichever seat is to move;
+`info["current_player"]` (also `info["seat"]`) says who, the observation is that seat's, `info["rewards"]`
+`(N, num_players)` is each seat's reward of the step (the change of its `LamaGame.returns`) and `reward` the
+mover's; `info["episode"]["r"]` is player_0's return and `info["final_info"]["current_player"]` the seat whose
+view a final observation is. Episode e of a table replays alone from `LamaGame.deal(info["deal_seed"])`, every
+seat's move the policy's.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import ERR_ILLEGAL, KernelTablesEnv, check_max_turns, compile_line_ups
+from envs.core.vector import CONTROLS, ERR_ILLEGAL, KernelTablesEnv, Pool, check_max_turns, compile_line_ups
 from envs.lama import fast
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import NUM_ACTIONS, Config, LamaGame, State
@@ -32,10 +39,12 @@ class LamaVectorEnv(KernelTablesEnv):
             `BatchPolicy`s; `opponents[k]` sits k + 1 seats after the learner), or a
             `Pool` of line-ups drawn per table at each episode's start. Kernels other
             than `RANDOM` must share one `kernels` object (they were compiled around
-            one decide kernel). `set_opponents` replaces them.
+            one decide kernel). `set_opponents` replaces them. Under `control="all_seats"`
+            an empty line-up (none is seated).
         seed: the vector env's seed (None: fresh); table i's episodes follow
             from `table_key(seed, i)` alone.
-        control: `"one_seat"` (the only one so far).
+        control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy moves for every
+            seat; see the module docstring).
         seat: fix the learner's seat (None: drawn per episode from the table's stream).
         strict: raise `IllegalActionError` on a refused action.
         copy: return fresh arrays (True) or the env's own buffers (False).
@@ -48,7 +57,7 @@ class LamaVectorEnv(KernelTablesEnv):
         self,
         num_envs: int,
         *,
-        opponents: Any,
+        opponents: Any = (),
         seed: int | None = None,
         control: str = "one_seat",
         seat: int | None = None,
@@ -58,21 +67,29 @@ class LamaVectorEnv(KernelTablesEnv):
         max_turns: int | None = None,
         **options: Any,
     ):
-        if control != "one_seat":
-            raise ValueError(f"control must be 'one_seat' for L.A.M.A.'s vector env (so far), got {control!r}")
+        if control not in CONTROLS:
+            raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
         self.config: Config = make_config(Config, options)
         self.game = LamaGame(self.config)
         self.encoder = LamaEncoder(self.game)
+        self.control = control
         n = self.config.num_players
-        ups = compile_line_ups(opponents, n - 1, NUM_PARAMS)
+        if control == "all_seats":
+            if isinstance(opponents, Pool) or len(opponents):
+                raise ValueError("control='all_seats' plays every seat itself: it takes no opponents (give none)")
+            if seat is not None:
+                raise ValueError("seat must be None under control='all_seats' (the policy moves for every seat)")
+            ups = compile_line_ups([], 0, NUM_PARAMS)  # no opponent seat: one empty line-up, never drawn from
+        else:
+            ups = compile_line_ups(opponents, n - 1, NUM_PARAMS)
         check_max_turns(max_turns)
         self._setup(num_envs, self.encoder.observation_space, NUM_ACTIONS, n, seed=seed, seat=seat, strict=strict,
-                    copy=copy, illegal_reward=illegal_reward)
+                    copy=copy, illegal_reward=illegal_reward, control=control)
         self._max_turns = -1 if max_turns is None else int(max_turns)
         self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, NUM_PARAMS)
         self._tables.key[:] = self._keys  # refreshed from `_keys` at every reset
-        self._buffers = self._kernel_buffers()
+        self._buffers = fast.Buffers(*self._kernel_buffers(), self._final_player, self._seat_rewards)
 
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
@@ -80,6 +97,7 @@ class LamaVectorEnv(KernelTablesEnv):
         self._settings = fast.Settings(
             fast.config_codes(self.config), self.config.reward == "dense", self.fixed_seat, self._max_turns,
             self.illegal_reward, float(self.config.target_points), ups.codes, ups.params, ups.cum,
+            self.control == "all_seats",
         )
 
     def _compile_opponents(self, opponents: Any):
@@ -92,6 +110,13 @@ class LamaVectorEnv(KernelTablesEnv):
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.cur[rows]
+
+    def _base_info(self) -> dict[str, Any]:
+        info = super()._base_info()
+        if self.control == "all_seats":
+            info["current_player"] = info["seat"]
+            info["_current_player"] = info["_seat"]
+        return info
 
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         out = np.zeros((rows.size, NUM_ACTIONS), np.int8)
@@ -126,7 +151,8 @@ class LamaVectorEnv(KernelTablesEnv):
 
     def render(self, row: int = 0) -> str:
         """Text picture of table `row` (the plain engine's `render` of its position)."""
-        return f"table {row} (learner player_{int(self._tables.learner[row])}):\n" + self.game.render(self.state(row))
+        who = "to move" if self.control == "all_seats" else "learner"
+        return f"table {row} ({who} player_{int(self._tables.learner[row])}):\n" + self.game.render(self.state(row))
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> LamaVectorEnv:

@@ -36,7 +36,7 @@ from numba import njit
 
 from envs.core import kernels
 from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_next, nb_pick_line_up
-from envs.core.vector import Buffers as SharedBuffers
+from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A.
 from envs.primi_composti.rules import MAX_CARD
 
 
@@ -379,12 +379,6 @@ def new_tables(num_envs: int, num_players: int, k: int, choices: int = 1) -> Tab
         np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(n * k, i64),
         np.zeros(n), np.zeros((1, n * k * choices), np.int8),
     )
-
-
-Buffers = NamedTuple("Buffers", [(name, np.ndarray) for name in (*SharedBuffers._fields, "final_player", "rewards")])
-Buffers.__doc__ = """What a vector step hands back (filled in place): the shared `envs.core.vector.Buffers`' fields, then
-`final_player` (the seat the final observation is encoded for) and, under `all_seats`, `rewards` (N, n), every seat's
-reward of the step."""
 
 
 class Settings(NamedTuple):

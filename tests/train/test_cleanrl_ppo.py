@@ -292,10 +292,13 @@ def test_lama_strict_env_student_round_trip(tmp_path):
     assert agent.act(view, m) in legal
 
 
-def test_cli_refuses_all_seats_for_lama_in_one_line(tmp_path, capsys):
+def test_cli_refuses_all_seats_self_play_where_the_sign_flip_does_not_hold_in_one_line(tmp_path, capsys):
+    """L.A.M.A.'s vector env has `all_seats`, but its returns do not sum to zero (and it seats 4): the two-seat
+    zero-sum self-play of this learner does not apply, and the command says why."""
     assert main(["lama", "--control", "all_seats", "--out", str(tmp_path / "x"), "--timesteps", "10"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "all_seats" in err and "current_player" in err
+    assert len(err.splitlines()) == 1 and "all_seats" in err and "num_players == 2 (got 4" in err
+    assert "a zero-sum game" in err and not (tmp_path / "x").exists()
 
 
 def test_same_seed_same_policy_and_callback_stops():

@@ -18,7 +18,7 @@ from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E4
 
 CASE = VectorCase(
     "lama", ["random", "lama/first", "random"], not_kernels="lama/pimc",
-    allowed="random, lama/first", num_actions=NUM_ACTIONS, refused=((None, dict(control="all_seats"), "control"),),
+    allowed="random, lama/first", num_actions=NUM_ACTIONS, refused=((None, dict(control="all_seats"), "takes no opponents"),),
     random_replays=(dict(num_players=4, reward="dense"), dict(rules="seed2022", num_players=3),
                     dict(num_players=2, empty_deck="reshuffle", target_points=15),
                     dict(rules="seed2022", num_players=2, target_points=12, reward="dense")),
@@ -56,3 +56,22 @@ def test_fixed_seat():
     assert (info["seat"] == 1).all()
     CASE.replay(venv, game, 2, lambda shared: [FirstStrategy(), FirstStrategy()], 100, np.random.default_rng(2),
             fixed_seat=1)
+
+
+@pytest.mark.parametrize("opts,steps", [(dict(), 150), (dict(num_players=3, reward="dense"), 150),
+                                        (dict(rules="seed2022", num_players=2, target_points=12), 100)])
+def test_all_seats_replays_in_the_plain_engine(opts, steps):
+    """`control="all_seats"`: the policy moves for every seat; each table replays alone in the plain engine from its
+    deal seed, every seat's reward (`info["rewards"]`), the mover's observation and mask at every step."""
+    game = LamaGame(Config(**opts))
+    venv = agents.vector_env("lama", 6, opponents=[], control="all_seats", seed=4, **opts)
+    assert CASE.replay(venv, game, 4, None, steps, np.random.default_rng(3), all_seats=True) >= 6
+    _, _, _, _, info = venv.step(venv.action_masks().argmax(axis=1))
+    assert info["rewards"].shape == (6, game.num_players) and info["current_player"].shape == (6,)
+
+
+def test_all_seats_refuses_opponents_and_a_seat():
+    with pytest.raises(ValueError, match="takes no opponents"):
+        agents.vector_env("lama", 2, opponents=["lama/first"] * 3, control="all_seats")
+    with pytest.raises(ValueError, match="seat must be None under control='all_seats'"):
+        agents.vector_env("lama", 2, opponents=[], control="all_seats", seat=1)
