@@ -46,8 +46,8 @@ import numba
 import numpy as np
 
 from envs.core import kernels
-from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
-from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_episode_seeds, nb_next
+from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A., Primi
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
 from envs.roborally.rules import HAND, MAX_DAMAGE, REENTRY_DAMAGE, REGISTERS, RoboRallyGame, Robot, State
@@ -1221,7 +1221,8 @@ class Settings(NamedTuple):
     learner in line-up i, drawn per episode by the cumulative weights `line_cum`; the start robots `R0`
     (n, NFIELDS) and their potentials `phi0`; for observations `lives` (the encoder's), `static` (the board planes,
     D float32), `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2); `card_classes` (the env
-    option: False offers every unused card, not one per class)."""
+    option: False offers every unused card, not one per class); `all_seats` (the policy programs every robot; no
+    line-up is drawn)."""
 
     num_actions: int
     rounds: int
@@ -1238,6 +1239,7 @@ class Settings(NamedTuple):
     off: np.ndarray
     flags: np.ndarray
     card_classes: bool
+    all_seats: bool = False
 
 
 class VectorKernels(NamedTuple):
@@ -1269,7 +1271,12 @@ def potential_of(bd, R, i):
 @numba.njit(inline="always")
 def learner_return(bd, T, r, S):
     """`RoboRallyGame.returns(state)[learner]` of table r."""
-    L = T.learner[r]
+    return seat_return(bd, T, r, S, T.learner[r])
+
+
+@numba.njit(inline="always")
+def seat_return(bd, T, r, S, L):
+    """`RoboRallyGame.returns(state)[L]` of table r."""
     R = T.R[r]
     w = 1.0 if T.meta[r, M_WINNER] == L else 0.0
     if not S.progress:
@@ -1536,7 +1543,19 @@ def deal_row(bd, T, S, r, keep_seat):
     the learner's first decision, never in RoboRally: the learner programs in the first turn) keeps the learner's
     seat and line-up, as `OpponentEnv` keeps its seat. The table enters its opening (phase 2, `open_row`)."""
     n = T.R.shape[1]
-    deal_seed, _ = kernels.next_episode(T, S, r, keep_seat, LEARNER_CODE)
+    if S.all_seats:  # every robot is the policy's; the seat to move is the learner, robot 0 at a deal
+        e = T.episode[r]
+        T.episode[r] = e + 1
+        deal_seed, _, stream = nb_episode_seeds(T.key[r], e, n)
+        T.seed[r] = deal_seed
+        T.rng[r] = stream
+        T.ep_ret[r] = 0.0
+        T.ep_len[r] = 0
+        T.learner[r] = 0
+        for i in range(n):
+            T.codes[r, i] = LEARNER_CODE
+    else:
+        deal_seed, _ = kernels.next_episode(T, S, r, keep_seat, LEARNER_CODE)
     for i in range(n):
         for f in range(NFIELDS):
             T.R[r, i, f] = S.R0[i, f]
@@ -1553,7 +1572,7 @@ def deal_row(bd, T, S, r, keep_seat):
     T.capped[r] = False
     _new_hands(bd, T, r)
     T.mid[r] = learner_return(bd, T, r, S)
-    T.phase[r] = 2
+    T.phase[r] = 0 if S.all_seats else 2  # all_seats: nobody moves before the seat to move (no opening)
 
 
 @numba.njit(inline="always")
@@ -1631,6 +1650,9 @@ def vec_step(decide, bd, T, B, S, actions):
     policy's move at the paused tables and `SKIP` at the others, until no table is paused.
     """
     B.err[0] = -1
+    if S.all_seats:
+        _step_all_seats(bd, T, B, S, actions)
+        return
     for r in range(T.seed.shape[0]):
         a = actions[r]
         if a == SKIP:
@@ -1668,6 +1690,48 @@ def vec_step(decide, bd, T, B, S, actions):
         if T.phase[r] == 0:  # at the learner's decision (one observation site for every path)
             observe_row(bd, T, r, T.learner[r], S, B.obs, r)
             mask_row(T, r, S, T.learner[r], B.mask, r)
+
+
+@numba.njit(inline="always")
+def _step_all_seats(bd, T, B, S, actions):
+    """`vec_step` under `control="all_seats"`: `actions[r]` is the sub-step of table r's robot to move (its
+    `learner`); `B.rewards[r, s]` is the change of robot s's return in the step, the reward the mover's, `ep_ret`
+    robot 0's return; an ended episode's final observation is the mover's (`B.final_player`). A refused action
+    changes nothing and ends the episode with `illegal_reward` to the mover."""
+    n = T.R.shape[1]
+    before = np.zeros(n)
+    for r in range(T.seed.shape[0]):
+        a = actions[r]
+        L = T.learner[r]
+        kernels.unrefused(B, r)
+        ok = 0 <= a < S.num_actions
+        if ok:
+            mask_row(T, r, S, L, T.scratch, 0)
+            ok = T.scratch[0, a] != 0
+        if ok:
+            for s in range(n):
+                before[s] = seat_return(bd, T, r, S, s)
+            apply_row(bd, T, r, S, L, a)
+            for s in range(n):
+                B.rewards[r, s] = seat_return(bd, T, r, S, s) - before[s]
+            rew = B.rewards[r, L]
+            trunc = T.capped[r]
+            term = T.over[r] and not trunc
+        else:
+            rew, term, trunc = kernels.refuse(B, r, a, S.illegal_reward)
+            for s in range(n):
+                B.rewards[r, s] = rew if s == L else 0.0
+        T.phase[r] = 0
+        T.ep_ret[r] += B.rewards[r, 0]
+        T.ep_len[r] += 1
+        if kernels.step_outputs(B, r, rew, term, trunc):
+            observe_row(bd, T, r, L, S, B.final_obs, r)
+            kernels.record_final(T, B, r, 0)
+            B.final_player[r] = L
+            deal_row(bd, T, S, r, False)
+        T.learner[r] = T.step[r] % n  # the robot to move
+        observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+        mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
 @numba.njit(inline="always")

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.options import make_config
-from envs.core.vector import KernelTablesEnv, compile_line_ups
+from envs.core.vector import CONTROLS, KernelTablesEnv, Pool, compile_line_ups
 from envs.roborally import fast
 from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.rules import Config, RoboRallyGame, potential
@@ -47,7 +47,9 @@ class RoboRallyVectorEnv(KernelTablesEnv):
             replaces them.
         seed: the vector env's seed (None: fresh); table i's episodes follow from `table_key(seed, i)` alone,
             and each episode's `info["deal_seed"]` replays in `RoboRallyGame.deal`.
-        control: `"one_seat"` (the only one so far).
+        control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy programs every robot,
+            sub-step by sub-step: `info["current_player"]` the robot to move, `info["rewards"]` every robot's
+            reward of the step, `info["episode"]["r"]` robot 0's return; give no opponents).
         seat: fix the learner's robot (None: drawn per episode from the table's stream).
         strict: raise `IllegalActionError` on a refused action.
         copy: return fresh arrays (True) or the env's own buffers (False).
@@ -60,7 +62,7 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         self,
         num_envs: int,
         *,
-        opponents: Any,
+        opponents: Any = (),
         seed: int | None = None,
         control: str = "one_seat",
         seat: int | None = None,
@@ -69,8 +71,8 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         illegal_reward: float = -1.0,
         **options: Any,
     ):
-        if control != "one_seat":
-            raise ValueError(f"control must be 'one_seat' for RoboRally's vector env (so far), got {control!r}")
+        if control not in CONTROLS:
+            raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
         if "max_cycles" in options:
             from envs.roborally.env import game_turn_limit
 
@@ -83,12 +85,20 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         self.encoder = RoboRallyEncoder(self.game)
         self.engine = fast.FastEngine(self.game)
         n = self.game.num_players
-        ups = compile_line_ups(opponents, n - 1, 0)
+        self.control = control
+        if control == "all_seats":
+            if isinstance(opponents, Pool) or len(opponents):
+                raise ValueError("control='all_seats' plays every seat itself: it takes no opponents (give none)")
+            if seat is not None:
+                raise ValueError("seat must be None under control='all_seats' (the policy moves for every seat)")
+            ups = compile_line_ups([], 0, 0)  # no opponent seat: one empty line-up, never drawn from
+        else:
+            ups = compile_line_ups(opponents, n - 1, 0)
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
-                    strict=strict, copy=copy, illegal_reward=illegal_reward)
+                    strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, self.game.num_actions)
-        self._buffers = self._kernel_buffers()
+        self._buffers = fast.Buffers(*self._kernel_buffers(), self._final_player, self._seat_rewards)
 
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
@@ -102,7 +112,7 @@ class RoboRallyVectorEnv(KernelTablesEnv):
             self.illegal_reward, ups.codes, ups.cum, r0,
             np.array([potential(b, r) for r in self.game.initial_robots()], np.float64), int(self.game.lives),
             self.encoder._static.astype(np.float32), np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
-            np.array(b.flags, np.int64).reshape(-1, 2), bool(self.config.card_classes),
+            np.array(b.flags, np.int64).reshape(-1, 2), bool(self.config.card_classes), self.control == "all_seats",
         )
 
     def _compile_opponents(self, opponents: Any):
@@ -116,6 +126,13 @@ class RoboRallyVectorEnv(KernelTablesEnv):
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.step[rows] % self.num_players
+
+    def _base_info(self) -> dict[str, Any]:
+        info = super()._base_info()
+        if self.control == "all_seats":
+            info["current_player"] = info["seat"]
+            info["_current_player"] = info["_seat"]
+        return info
 
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, np.int64)
@@ -137,7 +154,8 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         from envs.roborally import render
 
         T = self._tables
-        return (f"table {row} (learner robot {int(T.learner[row]) + 1}), turn {int(T.meta[row, fast.M_TURN]) + 1}, "
+        who = "to move" if self.control == "all_seats" else "learner"
+        return (f"table {row} ({who} robot {int(T.learner[row]) + 1}), turn {int(T.meta[row, fast.M_TURN]) + 1}, "
                 f"sub-step {int(T.step[row])}:\n" + render.ansi(self.game.board, self.robots(row)))
 
 

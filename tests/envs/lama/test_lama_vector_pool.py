@@ -35,8 +35,7 @@ def test_set_opponents_takes_effect_at_each_tables_next_episode():
 
 
 def test_bad_batch_policies_and_pools_are_refused_with_a_name():
-    check_bad_batch_policies("lama", dict(num_players=2), CASE.not_kernels, f"allowed: {CASE.allowed}",
-                             all_seats=False)
+    check_bad_batch_policies("lama", dict(num_players=2), CASE.not_kernels, f"allowed: {CASE.allowed}")
 
 
 def test_batch_policy_of_a_shipped_policy_plays_its_distribution():

@@ -25,7 +25,7 @@ CASE = VectorCase(
     not_kernels="roborally/mc", allowed="random, roborally/greedy, roborally/random",
     num_actions=RoboRallyGame(Config(num_robots=3)).num_actions, options=dict(num_robots=3, max_turns=10),
     refused=((["random"], dict(num_robots=2, action_mode="program"), "action_mode"),
-             (["random"], dict(num_robots=2, control="all_seats"), "control"),
+             (["random"], dict(num_robots=2, control="all_seats"), "takes no opponents"),
              (["random"], dict(num_robots=2, board="nowhere"), "board")),
     random_replays=(dict(rules="seed", reward="progress", max_turns=12),
                     dict(reward="win", max_turns=8),  # classic: the power round
@@ -119,3 +119,18 @@ def test_render():
     env = agents.vector_env("roborally", 3, opponents=["random"], seed=0)
     env.reset()
     assert "robot" in env.render(0)
+
+
+@pytest.mark.parametrize("opts,steps", [(dict(rules="seed", reward="progress", max_turns=6), 200),
+                                        (dict(num_robots=4, reward="win", max_turns=3), 150),
+                                        (dict(board="tiny", lives=1, reward="progress", max_turns=None), 150)])
+def test_all_seats_replays_in_the_plain_engine(opts, steps):
+    """`control="all_seats"`: the policy programs every robot, sub-step by sub-step; each table replays alone in the
+    plain engine from its deal seed: every robot's reward (`info["rewards"]`), the mover's observation and mask."""
+    game = RoboRallyGame(Config(**opts))
+    venv = agents.vector_env("roborally", 4, opponents=[], control="all_seats", seed=2, **opts)
+    assert CASE.replay(venv, game, 2, None, steps, np.random.default_rng(5), all_seats=True) >= 4
+    _, _, _, _, info = venv.step(venv.action_masks().argmax(axis=1))
+    assert info["rewards"].shape == (4, game.num_players)
+    with pytest.raises(ValueError, match="seat must be None under control='all_seats'"):
+        agents.vector_env("roborally", 2, opponents=[], control="all_seats", seat=0, **opts)

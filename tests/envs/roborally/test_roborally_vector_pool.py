@@ -81,6 +81,6 @@ def test_a_learned_policy_snapshot_is_an_opponent():
 
 def test_bad_batch_policies_and_pools_are_refused_with_a_name():
     check_bad_batch_policies("roborally", dict(rules="seed", max_turns=5), CASE.not_kernels,
-                             f"allowed: {CASE.allowed}", all_seats=False)
+                             f"allowed: {CASE.allowed}")
     with pytest.raises(ValueError, match="needs 2 opponents"):
         agents.vector_env("roborally", 3, opponents=Pool([["random", "random"], ["random"]]), num_robots=3)
