@@ -54,6 +54,15 @@ What it does, in the order of the code:
   two-player env.) In a cooperative game (The Game, `GameSpec.cooperative`)
   `all_seats` is one team policy instead: every seat's step earns the team's
   reward and the critic values the team's return, so nothing is flipped.
+- **Per-seat self-play** (`all_seats` with more than two seats, or seats with
+  returns of their own: Primi Composti at 3-6 players, L.A.M.A., RoboRally):
+  each seat's decisions are a trajectory of their own (`gae_seats`): the reward
+  of a decision is what its seat receives up to its next decision
+  (`info["rewards"]`, the other seats' moves included), its next value the
+  critic's at that decision, the discount once per own decision; at a
+  rollout's end each seat is valued from its own view of the last position
+  (`venv.observe(rows, seats)`); a truncated episode is valued 0 for every seat
+  (the game's turn cap is its end). Not with an asymmetric critic.
 
 - **An asymmetric critic** (`--privileged-critic`): the critic also reads what the position hides from the
   learner (`venv.privileged_observations()`: in L.A.M.A. the other seats' hands and the draw pile, in The Game
@@ -257,6 +266,49 @@ def gae(rewards: np.ndarray, values: np.ndarray, last_values: np.ndarray, dones:
     return adv, adv + values
 
 
+def gae_seats(rewards: np.ndarray, players: np.ndarray, values: np.ndarray, last_values: np.ndarray,
+              dones: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-seat GAE of an `all_seats` rollout `(T, N)` in which every seat has its own return (more than two seats,
+    or a game whose returns do not sum to zero): each seat's decisions form their own trajectory.
+
+    The reward of seat p's decision at step t is everything seat p receives from that step up to its next decision
+    in the same episode (the other seats' moves included), and its next value the critic's value at that decision;
+    an episode's end closes every seat's trajectory (a truncated one is valued 0: the turn cap is the game's end).
+    The discount applies once per own decision.
+
+    Args:
+        rewards: `(T, N, P)`, every seat's reward of each step (`info["rewards"]`).
+        players: `(T, N)`, the seat that decided at each step.
+        values: `(T, N)`, the critic's value of each decision, for its seat.
+        last_values: `(N, P)`, each seat's value of the position after the last step, from its own view.
+        dones: `(T, N)`, the episode ended with step t.
+        gamma, lam: discount and GAE lambda.
+
+    Returns:
+        (advantages, returns = advantages + values), float32 `(T, N)`.
+    """
+    T, N, P = rewards.shape
+    rows = np.arange(N)
+    adv = np.zeros((T, N), np.float32)
+    next_value = last_values.astype(np.float32).copy()
+    next_adv = np.zeros((N, P), np.float32)
+    acc = np.zeros((N, P), np.float32)  # each seat's rewards from the step being looked at to its next decision
+    for t in range(T - 1, -1, -1):
+        d = dones[t]
+        next_value[d] = 0.0
+        next_adv[d] = 0.0
+        acc[d] = 0.0
+        acc += rewards[t]
+        p = players[t]
+        delta = acc[rows, p] + gamma * next_value[rows, p] - values[t]
+        a = (delta + gamma * lam * next_adv[rows, p]).astype(np.float32)
+        adv[t] = a
+        next_value[rows, p] = values[t]
+        next_adv[rows, p] = a
+        acc[rows, p] = 0.0
+    return adv, adv + values
+
+
 # --- the vector env's side ------------------------------------------------------------------------------
 def _masks(venv: Any, info: dict[str, Any]) -> np.ndarray:
     """The learner's legal actions, bool `(N, A)`: `action_masks()`, else `info["action_mask"]`, else all legal."""
@@ -287,16 +339,26 @@ ALL_SEATS_KEYS = ('info["current_player"] (N,)', 'info["rewards"] (N, 2)',
                   'info["final_info"]["current_player"] for truncated tables')
 
 
-def _check_all_seats(venv: Any, info: dict[str, Any] | None) -> None:
-    """Raise NotImplementedError naming what an `all_seats` vector env lacks for two-seat zero-sum self-play (`info`:
-    its reset's; None: the game alone is checked)."""
-    missing = [] if info is None or "current_player" in info else [ALL_SEATS_KEYS[0] + " from reset and step"]
+def self_play_mode(venv: Any) -> str:
+    """How `train` plays `venv`: "one" (one seat, or one team policy in a cooperative game), "flip" (`all_seats` in a
+    two-player zero-sum game: sign-flipped advantages) or "seats" (`all_seats` with more seats, or seats with returns
+    of their own: per-seat advantages, `gae_seats`). A vector env of no registered game is taken at its word: two
+    seats are zero-sum."""
+    if getattr(venv, "control", "one_seat") != "all_seats" or cooperative(venv):
+        return "one"
+    if getattr(venv, "num_players", None) == 2 and _spec_says(venv, "zero_sum") is not False:
+        return "flip"
+    return "seats"
+
+
+def _check_all_seats(venv: Any, info: dict[str, Any], mode: str = "flip") -> None:
+    """Raise NotImplementedError naming what an `all_seats` vector env lacks for self-play (`info`: its reset's)."""
+    missing = [] if "current_player" in info else [ALL_SEATS_KEYS[0] + " from reset and step"]
     players = getattr(venv, "num_players", None)
-    if players != 2:
+    if mode == "flip" and players != 2:
         missing.append(f"num_players == 2 (got {players!r}; the sign flip is for two-player zero-sum games)")
-    if _spec_says(venv, "zero_sum") is False:
-        missing.append("a zero-sum game (its GameSpec's zero_sum: the sign flip takes the other seat's value as "
-                       "minus ours)")
+    if mode == "seats" and not callable(getattr(venv, "observe", None)):
+        missing.append("observe(rows, seats) (each seat's value at a rollout's end)")
     if missing:
         raise NotImplementedError(f"control='all_seats' self-play needs a vector env that gives {', '.join(missing)}; "
                                   f"{type(venv).__name__} does not")
@@ -313,10 +375,16 @@ class Rollout:
     each observation (`all_seats`).
     """
 
-    def __init__(self, venv: Any, n_steps: int, zero_sum: bool, privileged: int = 0):
+    def __init__(self, venv: Any, n_steps: int, zero_sum: bool | str, privileged: int = 0):
         T, n = int(n_steps), int(venv.num_envs)
         D, A = int(venv.single_observation_space.shape[0]), int(venv.single_action_space.n)
-        self.venv, self.T, self.n, self.zero_sum = venv, T, n, zero_sum
+        # zero_sum: True / "flip" two-seat sign flips, "seats" per-seat trajectories, False / "one" one learner
+        mode = ("flip" if zero_sum else "one") if isinstance(zero_sum, bool) else zero_sum
+        self.seats = mode == "seats"
+        self.venv, self.T, self.n, self.zero_sum = venv, T, n, mode in ("flip", "seats")
+        if self.seats and privileged:
+            raise NotImplementedError("an asymmetric critic with per-seat self-play (more than two seats, or seats "
+                                      "with their own returns) is not supported: drop --privileged-critic")
         self.obs = np.zeros((T, n, D), np.float32)
         self.priv = np.zeros((T, n, privileged), np.float32)  # an asymmetric critic's rows (width 0: none)
         self.priv_t = torch.from_numpy(self.priv)
@@ -329,13 +397,16 @@ class Rollout:
         self.boot = np.zeros((T, n), np.float32)
         self.player = np.zeros((T + 1, n), np.int64)
         self.last_values = np.zeros(n, np.float32)
+        P = int(getattr(venv, "num_players", 1)) if self.seats else 0
+        self.rew_all = np.zeros((T, n, P), np.float32)  # per-seat self-play: every seat's reward of each step
+        self.last_seat_values = np.zeros((n, P), np.float32)
         self.obs_t, self.mask_t, self.act_t, self.logp_t = (
             torch.from_numpy(b) for b in (self.obs, self.mask, self.act, self.logp))
         self.next_obs, self.info = venv.reset()
         self.next_priv = venv.privileged_observations() if privileged else None
         self.next_player = np.zeros(n, np.int64)  # the seat to move at `next_obs` (all_seats)
-        if zero_sum:
-            _check_all_seats(venv, self.info)
+        if self.zero_sum:
+            _check_all_seats(venv, self.info, mode)
             self.next_player[:] = self.info["current_player"]
 
     def collect(self, policy: Policy, generator: torch.Generator,
@@ -374,7 +445,10 @@ class Rollout:
                                               f"{ALL_SEATS_KEYS[1]} from every step; {type(venv).__name__} gave "
                                               f"{', '.join(k for k in ('rewards', 'current_player') if k not in info)} "
                                               "no value")
-                self.rew[t] = np.asarray(info["rewards"], np.float32)[rows, self.player[t]]
+                seat_rewards = np.asarray(info["rewards"], np.float32)
+                self.rew[t] = seat_rewards[rows, self.player[t]]
+                if self.seats:
+                    self.rew_all[t] = seat_rewards
                 self.player[t + 1] = info["current_player"]
             else:
                 self.rew[t] = reward
@@ -388,7 +462,9 @@ class Rollout:
                 final = np.stack([np.asarray(x, np.float32) for x in info["final_obs"][cut]])
                 with torch.no_grad():
                     v = policy.value(torch.from_numpy(final).to(device)).cpu().numpy()
-                if self.zero_sum:
+                if self.seats:
+                    v[:] = 0.0  # per-seat self-play values every seat's truncated episode at 0 (`gae_seats`)
+                elif self.zero_sum:
                     fin = info.get("final_info", {})
                     if "current_player" not in fin:
                         raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[2]}")
@@ -403,6 +479,10 @@ class Rollout:
             last = torch.from_numpy(np.asarray(self.next_obs, np.float32)).to(device)
             value = policy.value(last, torch.from_numpy(self.next_priv).to(device)) if privileged else policy.value(last)
             self.last_values = value.cpu().numpy()
+            if self.seats:  # every seat's value of the last position, from its own view
+                for p in range(self.last_seat_values.shape[1]):
+                    seen = np.asarray(venv.observe(rows, np.full(self.n, p, np.int64)), np.float32)
+                    self.last_seat_values[:, p] = policy.value(torch.from_numpy(seen).to(device)).cpu().numpy()
         return ep_returns, ep_lengths
 
     def signs(self) -> np.ndarray | None:
@@ -412,8 +492,23 @@ class Rollout:
         return np.where(self.player[1:] == self.player[:-1], 1.0, -1.0).astype(np.float32)
 
     def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
-        """`gae` of the collected rollout: (advantages, returns)."""
+        """`gae` of the collected rollout (`gae_seats` in per-seat self-play): (advantages, returns)."""
+        if self.seats:
+            return gae_seats(self.rew_all, self.player[:-1], self.val, self.last_seat_values, self.done, gamma, lam)
         return gae(self.rew, self.val, self.last_values, self.done, self.boot, gamma, lam, self.signs())
+
+    def returns_to_go(self, gamma: float) -> np.ndarray:
+        """The discounted returns-to-go of the collected rewards (values 0, lambda 1): what the reward scale reads."""
+        if self.seats:
+            zeros = np.zeros((self.n, self.rew_all.shape[2]), np.float32)
+            return gae_seats(self.rew_all, self.player[:-1], np.zeros_like(self.val), zeros, self.done, gamma, 1.0)[0]
+        zeros = np.zeros_like(self.val)
+        return gae(self.rew, zeros, zeros[0], self.done, zeros, gamma, 1.0, self.signs())[0]
+
+    def scale(self, k: float) -> None:
+        """Multiply the collected rewards by `k`."""
+        self.rew *= k
+        self.rew_all *= k
 
 
 
@@ -450,8 +545,9 @@ def train(
 
     Args:
         venv: a Gymnasium `VectorEnv`, same-step autoreset, `Discrete` actions, a flat observation;
-            `venv.control == "all_seats"` selects two-seat zero-sum self-play (see the module docstring),
-            except in a cooperative game (The Game), where it is one team policy: no sign flips.
+            `venv.control == "all_seats"` selects self-play (see the module docstring): sign flips in a
+            two-player zero-sum game, per-seat trajectories with more seats or seats of their own returns, one
+            team policy in a cooperative game (The Game).
         total_steps: learner decisions to collect (rounded up to whole rollouts).
         n_steps: steps per table per rollout.
         minibatch: samples per gradient step (the rollout `n_steps * N` is cut into such pieces).
@@ -510,7 +606,7 @@ def train(
     batch = T * n
     minibatch = min(int(minibatch), batch)
     updates = -(-int(total_steps) // batch)
-    zero_sum = getattr(venv, "control", "one_seat") == "all_seats" and not cooperative(venv)
+    mode = self_play_mode(venv)
 
     if max_seconds is not None and not max_seconds > 0:
         raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds!r}")
@@ -539,7 +635,7 @@ def train(
         gen = torch.Generator(device=dev).manual_seed(int(seed))
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
 
-    buf = Rollout(venv, T, zero_sum, getattr(policy, "privileged_dim", 0))
+    buf = Rollout(venv, T, mode, getattr(policy, "privileged_dim", 0))
     history: list[dict[str, Any]] = []
     steps, start = 0, time.perf_counter()
     for update in range(1, updates + 1):
@@ -552,10 +648,8 @@ def train(
         t_collect = time.perf_counter()
         ep_returns, ep_lengths = buf.collect(policy, gen, dev)
         if reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
-            zeros = np.zeros_like(buf.val)
-            returns, _ = gae(buf.rew, zeros, zeros[0], buf.done, zeros, gamma, 1.0, buf.signs())
-            reward_scale = 1.0 / max(float(returns.std()), 1e-8)
-        buf.rew *= reward_scale
+            reward_scale = 1.0 / max(float(buf.returns_to_go(gamma).std()), 1e-8)
+        buf.scale(reward_scale)
         adv_buf, ret_buf = buf.advantages(gamma, gae_lambda)
         steps += batch
         collect_s = time.perf_counter() - t_collect
@@ -938,7 +1032,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the preset's)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
     p.add_argument("--control", choices=["one_seat", "all_seats"], default="one_seat",
-                   help="all_seats: one policy at both seats of a two-player zero-sum game (sign-flipped advantages)")
+                   help="all_seats: one policy in every seat (self-play: sign-flipped advantages in a two-player zero-sum "
+                        "game, per-seat trajectories otherwise, one team in The Game)")
     p.add_argument("--n-envs", type=positive_int(8192), default=None, help="tables (default: the preset's)")
     p.add_argument("--n-steps", type=positive_int(4096), default=None, help="steps per table per rollout")
     p.add_argument("--minibatch", type=positive_int(), default=None, help="samples per gradient step")
@@ -1096,9 +1191,9 @@ def main(argv: list[str] | None = None) -> int:
             final_ids = agents.expand_agent_ids(args.final_paired) if args.final_paired else []
             for agent_id in final_ids:
                 agents.make(agent_id, game, rng=np.random.default_rng(0), game_name=args.game)  # a bad id fails now
-            if args.control == "all_seats" and not any(cooperative(v) for v in venvs):
-                for v in venvs:
-                    _check_all_seats(v, None)  # a game this learner cannot self-play fails now, in one line
+            if args.privileged_critic and any(self_play_mode(v) == "seats" for v in venvs):
+                raise ValueError("--privileged-critic with per-seat self-play (more than two seats, or seats with "
+                                 "their own returns) is not supported")
             if args.privileged_critic:
                 privileged_dim(venv)  # a vector env without privileged rows fails now, in one line
             evaluator = None

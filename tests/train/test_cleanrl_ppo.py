@@ -3,13 +3,15 @@ learning a masked bandit, and the saved student playing as `learned:`."""
 
 from __future__ import annotations
 
+import csv
+
 import gymnasium
 import numpy as np
 import pytest
 import torch
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from train.cleanrl_ppo import MASKED_LOGIT, Policy, Rollout, gae, main, save_policy, train
+from train.cleanrl_ppo import MASKED_LOGIT, Policy, Rollout, gae, gae_seats, main, save_policy, train
 
 torch.set_num_threads(1)
 
@@ -292,13 +294,64 @@ def test_lama_strict_env_student_round_trip(tmp_path):
     assert agent.act(view, m) in legal
 
 
-def test_cli_refuses_all_seats_self_play_where_the_sign_flip_does_not_hold_in_one_line(tmp_path, capsys):
-    """L.A.M.A.'s vector env has `all_seats`, but its returns do not sum to zero (and it seats 4): the two-seat
-    zero-sum self-play of this learner does not apply, and the command says why."""
-    assert main(["lama", "--control", "all_seats", "--out", str(tmp_path / "x"), "--timesteps", "10"]) == 2
+def _per_seat_reference(rewards, players, values, last_values, dones, gamma, lam):
+    """`gae_seats` written the long way: each (table, seat)'s decisions cut out as a trajectory of its own (the
+    rewards up to its next decision summed), plain single-agent GAE over it."""
+    T, N, P = rewards.shape
+    adv = np.zeros((T, N))
+    for i in range(N):
+        for p in range(P):
+            nxt = {}
+            delta = {}
+            for t in (t for t in range(T) if players[t, i] == p):
+                total, nxt[t], v_next = 0.0, None, last_values[i, p]
+                for u in range(t, T):
+                    total += rewards[u, i, p]
+                    if dones[u, i]:
+                        v_next = 0.0
+                        break
+                    if u + 1 < T and players[u + 1, i] == p:
+                        nxt[t], v_next = u + 1, values[u + 1, i]
+                        break
+                delta[t] = total + gamma * v_next - values[t, i]
+            for t in sorted(delta, reverse=True):
+                adv[t, i] = delta[t] + (gamma * lam * adv[nxt[t], i] if nxt[t] is not None else 0.0)
+    return adv
+
+
+def test_per_seat_advantages_follow_each_seats_own_trajectory():
+    rng = np.random.default_rng(3)
+    T, N, P = 40, 5, 3
+    rewards = rng.normal(size=(T, N, P)).astype(np.float32)
+    players = rng.integers(0, P, size=(T, N))
+    values = rng.normal(size=(T, N)).astype(np.float32)
+    last = rng.normal(size=(N, P)).astype(np.float32)
+    dones = rng.random((T, N)) < 0.15
+    adv, ret = gae_seats(rewards, players, values, last, dones, 0.9, 0.8)
+    np.testing.assert_allclose(adv, _per_seat_reference(rewards, players, values, last, dones, 0.9, 0.8),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ret, adv + values)
+
+
+def test_per_seat_self_play_runs_where_the_sign_flip_does_not_hold(tmp_path, capsys):
+    """More than two seats (Primi Composti at 3 players) or seats with returns of their own (L.A.M.A.): one policy
+    in every seat, each seat's decisions their own trajectory (`gae_seats`); an asymmetric critic is refused there
+    in one line."""
+    for game, opts in (("primi_composti", ["--option", "num_players=3", "--option", "cards_per_player=4"]),
+                       ("lama", ["--option", "num_players=3"])):
+        out = tmp_path / game
+        assert main([game, "--control", "all_seats", *opts, "--n-envs", "8", "--n-steps", "16", "--minibatch", "64",
+                     "--epochs", "1", "--timesteps", "256", "--out", str(out)]) == 0
+        assert (out / "policy.json").exists()
+        hist = list(csv.DictReader(open(out / "history.csv", encoding="utf-8")))
+        assert len(hist) == 2 and all(np.isfinite(float(r["v_loss"])) for r in hist)
+    capsys.readouterr()
+    assert main(["lama", "--control", "all_seats", "--privileged-critic", "--out", str(tmp_path / "x"),
+                 "--timesteps", "10"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "all_seats" in err and "num_players == 2 (got 4" in err
-    assert "a zero-sum game" in err and not (tmp_path / "x").exists()
+    assert len(err.splitlines()) == 1 and "--privileged-critic with per-seat self-play" in err
+    assert not (tmp_path / "x").exists()
+
 
 
 def test_same_seed_same_policy_and_callback_stops():
