@@ -221,7 +221,8 @@ def check_decks(game_name: str, game: Any, decks: Any, deals: int) -> tuple[tupl
     """
     if decks is None:
         return None
-    key = game.deal_key(np.random.default_rng(0))
+    deal_key = getattr(game, "deal_key", None)
+    key = deal_key(np.random.default_rng(0)) if callable(deal_key) else None
     if not (isinstance(key, list) and hasattr(game, "deal_from")):
         raise ValueError(f"decks: {game_name}'s deals are not deck orders (its deal is a seed); explicit decks are "
                          f"dealt in {', '.join(DECK_GAMES)}")

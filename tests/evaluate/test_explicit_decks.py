@@ -58,6 +58,9 @@ def test_bad_decks_are_one_clear_error():
     pc = ["primi_composti/greedy_rand", "primi_composti/greedy_asc"]
     with pytest.raises(ValueError, match=r"^decks: lama's deals are not deck orders.*primi_composti, the_game$"):
         run_tournament("lama", ["lama/first"] * 4, games=4, progress=False, decks=[list(range(56))])
+    for game, ids in (("simple_poker", ["random", "random"]), ("roborally", ["random", "random"])):
+        with pytest.raises(ValueError, match=rf"^decks: {game}'s deals are not deck orders"):
+            run_paired_many(game, ids, "random", games=1, decks=[[1, 2]])
     with pytest.raises(ValueError, match=r"^decks: 3 deals need 3 deck orders, got 2$"):
         run_tournament("primi_composti", pc, games=6, options=opts, progress=False, decks=[range(2, 10)] * 2)
     with pytest.raises(ValueError, match=r"^decks\[1\]: a deck must be a permutation of the cards 2\.\.9$"):
