@@ -246,6 +246,20 @@ def roborally_rows(seconds: float) -> None:
                   "100,000" if opponents == ["random"] else "", aec=False, batch=5)
 
 
+def all_seats_rows(seconds: float) -> None:
+    """`control="all_seats"` (one policy for every seat, random legal moves) against `env()` of the same game, all
+    seats' decisions a second, like with like: L.A.M.A. and RoboRally, whose all-seat kernels are the one-seat ones
+    with a flag."""
+    for title, game, options in (("L.A.M.A. (official, 4 players, dense)", *LAMA[::2]),
+                                 ("RoboRally (race_easy, 2 robots, rules=seed, progress, 40 turns)", "roborally",
+                                  ROBORALLY)):
+        base = aec_steps_per_sec(game, options, seconds)
+        v = vector_steps_per_sec(game, [], {**options, "control": "all_seats"}, 1024, seconds, copy=False, batch=5)
+        print(f"{title}, control='all_seats', every seat's decisions per CPU-second:")
+        print(f"  {game + '_v0.env() (AEC, all seats)':<37}{base:>12,.0f} steps/s")
+        print(f"  vector_env num_envs=1024 copy=False   {v:>12,.0f} steps/s  = {v / base:,.1f}x env()")
+
+
 def primi_table(seconds: float, ppo_steps: int) -> None:
     """(e): Primi Composti's rows."""
     game, opponents, options = PRIMI
@@ -284,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     game_rows(f"L.A.M.A. ({LAMA[2]['rules']}, 4 players, dense) vs 3 x lama/first", *LAMA, args.seconds, "1,000,000")
     game_rows("simple poker (n=3) vs simple_poker/nash", *POKER, args.seconds, "2,000,000")
     roborally_rows(args.seconds)
+    all_seats_rows(args.seconds)
     primi_table(args.seconds, args.ppo_steps)
     the_game_rows(args.seconds)
     print("L.A.M.A.:")
