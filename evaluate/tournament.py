@@ -225,7 +225,7 @@ def check_decks(game_name: str, game: Any, decks: Any, deals: int) -> tuple[tupl
     key = deal_key(np.random.default_rng(0)) if callable(deal_key) else None
     if not (isinstance(key, list) and hasattr(game, "deal_from")):
         raise ValueError(f"decks: {game_name}'s deals are not deck orders (its deal is a seed); explicit decks are "
-                         f"dealt in {', '.join(DECK_GAMES)}")
+                         f"dealt in {', '.join(sorted(deck_games()))}")
     out = tuple(tuple(int(c) for c in d) for d in decks)
     if len(out) < deals:
         raise ValueError(f"decks: {deals} deals need {deals} deck orders, got {len(out)}")
@@ -237,8 +237,15 @@ def check_decks(game_name: str, game: Any, decks: Any, deals: int) -> tuple[tupl
     return out[:deals]
 
 
-#: The games whose deal is a deck order (`check_decks`).
-DECK_GAMES = ("primi_composti", "the_game")
+def deck_games() -> list[str]:
+    """The registered games whose deal is a deck order (`deal_key` gives a list, `deal_from` deals it)."""
+    out = []
+    for g in envs.available_games():
+        game = envs.make_game(g)
+        key = getattr(game, "deal_key", None)
+        if callable(key) and hasattr(game, "deal_from") and isinstance(key(np.random.default_rng(0)), list):
+            out.append(g)
+    return out
 
 
 def deal_start(game: Any, seed: int, deal: int, decks: tuple[tuple[int, ...], ...] | None = None) -> Any:

@@ -141,9 +141,13 @@ def test_max_turns_truncates_counting_every_seats_moves():
 
 def test_one_buffers_class_for_every_game():
     """numba types a named tuple's arguments by their arrays, not by its class: a second look-alike `Buffers` class
-    in the process sent every kernel call of one game down numba's slow typing path, so there is one."""
-    from envs.core.vector import Buffers
+    in the process sent every kernel call of one game down numba's slow typing path, so there is one of each shape:
+    `Buffers`, and `SeatBuffers` (with the all-seat fields) for the games whose kernels write them."""
+    from envs.core.vector import Buffers, SeatBuffers
     from envs.lama import fast as lama_fast
+    from envs.primi_composti import fast as primi_fast
+    from envs.roborally import fast as roborally_fast
     from envs.the_game import fast
 
-    assert fast.Buffers is Buffers and lama_fast.Buffers is Buffers
+    assert fast.Buffers is Buffers
+    assert lama_fast.Buffers is SeatBuffers and primi_fast.Buffers is SeatBuffers and roborally_fast.Buffers is SeatBuffers
