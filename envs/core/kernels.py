@@ -42,13 +42,21 @@ def next_episode(T, S, r, keep_seat, learner_code):
     (`nb_episode_seeds`); unless `keep_seat`, the learner's seat (drawn, or `S.fixed_seat`), the line-up
     (`nb_pick_line_up`) seated after it (`learner_code` at the learner's seat) and a zeroed episode return and
     length. A deal dealt again (`keep_seat`: the last one ended before the learner's first decision) keeps the seat
-    and line-up, as `OpponentEnv` keeps its seat. Returns the deal seed and the line-up drawn (-1 where kept)."""
+    and line-up, as `OpponentEnv` keeps its seat. Under `S.all_seats` every seat is `learner_code`, no line-up is
+    drawn, the return and length are zeroed and the learner (the seat to move) is seat 0 until the caller's
+    opening says otherwise. Returns the deal seed and the line-up drawn (-1 where kept or under `all_seats`)."""
     n = T.codes.shape[1]
     e = T.episode[r]
     T.episode[r] = e + 1
     deal_seed, drawn, stream = nb_episode_seeds(T.key[r], e, n)
     li = -1
-    if not keep_seat:
+    if S.all_seats:
+        T.learner[r] = 0
+        for i in range(n):
+            T.codes[r, i] = learner_code
+        T.ep_ret[r] = 0.0
+        T.ep_len[r] = 0
+    elif not keep_seat:
         seat = drawn if S.fixed_seat < 0 else S.fixed_seat
         li = nb_pick_line_up(S.line_cum, T.key[r], e)
         T.line[r] = li

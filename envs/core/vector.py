@@ -807,7 +807,8 @@ class CompiledVectorEnv(VectorEnv):
             "action_mask": self._mask.copy(), "_action_mask": every,
         }
         if self.control == "all_seats":
-            info.update(current_player=self._player.copy(), _current_player=every,
+            # under all_seats the seat an observation is for is whoever moves there
+            info.update(current_player=info["seat"].copy(), _current_player=every,
                         rewards=self._seat_rewards.copy(), _rewards=every)
         return info
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from envs.core import kernels
 from envs.core.game import IllegalActionError
-from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_episode_seeds, nb_next
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with Primi Composti
 from envs.lama.rules import DRAW, QUIT, Config, State
 
@@ -704,22 +704,10 @@ def deal_row(T, S, r, keep_seat):
     counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before the learner's first
     decision) keeps the learner's seat and line-up, as `OpponentEnv` keeps its seat."""
     n = T.hands.shape[1]
-    if S.all_seats:  # every seat is the policy's (`PAUSE_CODE`); the seat to move is the learner, seat 0 at a deal
-        e = T.episode[r]
-        T.episode[r] = e + 1
-        deal_seed, _, stream = nb_episode_seeds(T.key[r], e, n)
-        T.seed[r] = deal_seed
-        T.rng[r] = stream
-        T.ep_ret[r] = 0.0
-        T.ep_len[r] = 0
-        T.learner[r] = 0
-        for i in range(n):
-            T.codes[r, i] = PAUSE_CODE
-    else:
-        # the learner's seat is `PAUSE_CODE`: never decided by a kernel (`advance` stops there)
-        deal_seed, li = kernels.next_episode(T, S, r, keep_seat, PAUSE_CODE)
-        if li >= 0:
-            kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
+    # the learner's seat (every seat under all_seats; seat 0 moves first) is `PAUSE_CODE`: never decided by a kernel
+    deal_seed, li = kernels.next_episode(T, S, r, keep_seat, PAUSE_CODE)
+    if li >= 0:
+        kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
     for i in range(n):
         T.totals[r, i] = 0
         T.won[r, i] = 0

@@ -111,13 +111,6 @@ class LamaVectorEnv(KernelTablesEnv):
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.cur[rows]
 
-    def _base_info(self) -> dict[str, Any]:
-        info = super()._base_info()
-        if self.control == "all_seats":
-            info["current_player"] = info["seat"]
-            info["_current_player"] = info["_seat"]
-        return info
-
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         out = np.zeros((rows.size, NUM_ACTIONS), np.int8)
         fast.mask_rows(self._tables, np.asarray(rows, np.int64), self._settings.switches, out)

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from envs.core import kernels
-from envs.core.vector import BATCH_CODE, SKIP, nb_episode_seeds, nb_next, nb_pick_line_up
+from envs.core.vector import BATCH_CODE, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A.
 from envs.primi_composti.rules import MAX_CARD
 
@@ -725,31 +725,15 @@ def deal_row(T, S, r):
     """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
     counter, the line-up seated (under `all_seats` the seat to move is the learner). The opening (`open_row`)
     follows. Every deal reaches the learner's first decision (each hand holds a card): no deal is dealt again."""
-    n = T.hands.shape[1]
-    e = T.episode[r]
-    T.episode[r] = e + 1
-    deal, drawn, stream = nb_episode_seeds(T.key[r], e, n)
-    T.seed[r] = deal
-    T.rng[r] = stream
+    deal, _ = kernels.next_episode(T, S, r, False, LEARNER_CODE)
     T.first[r] = deal_seed(deal, S.k, S.seat0_holds_two, T.order, T.hands[r], T.alive[r], T.stacks[r],
                            T.heights[r], T.scores[r])
     T.turn[r] = 0
     T.carry[r] = 0.0
-    T.ep_ret[r] = 0.0
-    T.ep_len[r] = 0
     if S.all_seats:
         T.learner[r] = T.first[r]  # the seat to move
-        for s in range(n):
-            T.codes[r, s] = LEARNER_CODE
         T.phase[r] = 0
         return
-    seat = drawn if S.fixed_seat < 0 else S.fixed_seat
-    li = nb_pick_line_up(S.line_cum, T.key[r], e)
-    T.line[r] = li
-    T.learner[r] = seat
-    T.codes[r, seat] = LEARNER_CODE
-    for j in range(n - 1):
-        T.codes[r, (seat + 1 + j) % n] = S.line_codes[li, j]
     T.phase[r] = 2  # in the episode's opening until the learner's first decision (`open_row`)
 
 

@@ -162,13 +162,6 @@ class PrimiVectorEnv(KernelTablesEnv):
         fast.mask_rows(self._tables, np.asarray(rows, np.int64), self._settings, out)
         return out.view(np.bool_)
 
-    def _base_info(self) -> dict[str, Any]:
-        info = super()._base_info()
-        if self.control == "all_seats":
-            info["current_player"] = info["seat"]
-            info["_current_player"] = info["_seat"]
-        return info
-
     def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         fast.observe_rows(self._tables, rows, seats, self._settings, out)
 

@@ -46,7 +46,7 @@ import numba
 import numpy as np
 
 from envs.core import kernels
-from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_episode_seeds, nb_next
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A., Primi
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
@@ -1543,19 +1543,7 @@ def deal_row(bd, T, S, r, keep_seat):
     the learner's first decision, never in RoboRally: the learner programs in the first turn) keeps the learner's
     seat and line-up, as `OpponentEnv` keeps its seat. The table enters its opening (phase 2, `open_row`)."""
     n = T.R.shape[1]
-    if S.all_seats:  # every robot is the policy's; the seat to move is the learner, robot 0 at a deal
-        e = T.episode[r]
-        T.episode[r] = e + 1
-        deal_seed, _, stream = nb_episode_seeds(T.key[r], e, n)
-        T.seed[r] = deal_seed
-        T.rng[r] = stream
-        T.ep_ret[r] = 0.0
-        T.ep_len[r] = 0
-        T.learner[r] = 0
-        for i in range(n):
-            T.codes[r, i] = LEARNER_CODE
-    else:
-        deal_seed, _ = kernels.next_episode(T, S, r, keep_seat, LEARNER_CODE)
+    deal_seed, _ = kernels.next_episode(T, S, r, keep_seat, LEARNER_CODE)  # all_seats: every robot, robot 0 to move
     for i in range(n):
         for f in range(NFIELDS):
             T.R[r, i, f] = S.R0[i, f]
@@ -1664,11 +1652,7 @@ def vec_step(decide, bd, T, B, S, actions):
             if T.phase[r] == 0:
                 L = T.learner[r]
                 kernels.unrefused(B, r)
-                ok = 0 <= a < S.num_actions
-                if ok:
-                    mask_row(T, r, S, L, T.scratch, 0)
-                    ok = T.scratch[0, a] != 0
-                if ok:
+                if _legal(T, r, S, L, a):
                     before = learner_return(bd, T, r, S)
                     apply_row(bd, T, r, S, L, a)
                     mid = learner_return(bd, T, r, S)
@@ -1688,8 +1672,23 @@ def vec_step(decide, bd, T, B, S, actions):
         if opening:
             open_row(decide, bd, T, B, S, r, a)
         if T.phase[r] == 0:  # at the learner's decision (one observation site for every path)
-            observe_row(bd, T, r, T.learner[r], S, B.obs, r)
-            mask_row(T, r, S, T.learner[r], B.mask, r)
+            _observe_learner(bd, T, B, S, r)
+
+
+@numba.njit(inline="always")
+def _legal(T, r, S, seat, a):
+    """Whether `a` is one of `seat`'s legal sub-steps at table r (its mask written to `T.scratch[0]`)."""
+    if not 0 <= a < S.num_actions:
+        return False
+    mask_row(T, r, S, seat, T.scratch, 0)
+    return T.scratch[0, a] != 0
+
+
+@numba.njit(inline="always")
+def _observe_learner(bd, T, B, S, r):
+    """Write table r's observation and mask from its learner's seat (the robot to move) to `B.obs`, `B.mask`."""
+    observe_row(bd, T, r, T.learner[r], S, B.obs, r)
+    mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
 @numba.njit(inline="always")
@@ -1704,11 +1703,7 @@ def _step_all_seats(bd, T, B, S, actions):
         a = actions[r]
         L = T.learner[r]
         kernels.unrefused(B, r)
-        ok = 0 <= a < S.num_actions
-        if ok:
-            mask_row(T, r, S, L, T.scratch, 0)
-            ok = T.scratch[0, a] != 0
-        if ok:
+        if _legal(T, r, S, L, a):
             for s in range(n):
                 before[s] = seat_return(bd, T, r, S, s)
             apply_row(bd, T, r, S, L, a)
@@ -1730,8 +1725,7 @@ def _step_all_seats(bd, T, B, S, actions):
             B.final_player[r] = L
             deal_row(bd, T, S, r, False)
         T.learner[r] = T.step[r] % n  # the robot to move
-        observe_row(bd, T, r, T.learner[r], S, B.obs, r)
-        mask_row(T, r, S, T.learner[r], B.mask, r)
+        _observe_learner(bd, T, B, S, r)
 
 
 @numba.njit(inline="always")

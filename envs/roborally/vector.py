@@ -127,13 +127,6 @@ class RoboRallyVectorEnv(KernelTablesEnv):
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.step[rows] % self.num_players
 
-    def _base_info(self) -> dict[str, Any]:
-        info = super()._base_info()
-        if self.control == "all_seats":
-            info["current_player"] = info["seat"]
-            info["_current_player"] = info["_seat"]
-        return info
-
     def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, np.int64)
         out = np.zeros((rows.size, self.game.num_actions), np.int8)

@@ -115,14 +115,11 @@ class TheGameVectorEnv(KernelTablesEnv):
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
         self._seat_line_ups(ups, fast.RANDOM_KERNELS)
         c = self.config
-        all_seats = self.control == "all_seats"
-        codes, params = ups.codes, ups.params
-        if all_seats:  # every seat is the learner's (`advance` pauses at each): one line-up of LEARNER_CODE
-            seats = max(self.num_players - 1, 1)
-            codes, params = np.full((1, seats), fast.LEARNER_CODE, np.int64), np.zeros((1, seats, NUM_PARAMS))
+        # under all_seats every seat is the learner's (`kernels.next_episode` seats LEARNER_CODE; `advance` pauses at each)
         self._settings = fast.Settings(
             c.resolved_min_cards, fast.skip_empty(c), int(c.starter), self.game.slot_head, float(c.win_bonus),
-            self.fixed_seat, self._max_turns, self.illegal_reward, all_seats, codes, params, ups.cum,
+            self.fixed_seat, self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes, ups.params,
+            ups.cum,
         )
 
     # --- kernels ------------------------------------------------------------------------------
@@ -140,13 +137,6 @@ class TheGameVectorEnv(KernelTablesEnv):
         mask = np.zeros((rows.size, self.num_actions), np.int8)
         fast.inputs_rows(self._tables, rows, seats, self.game.slot_head, self.config.resolved_min_cards, obs, mask)
         return obs, mask.view(np.bool_)
-
-    def _base_info(self) -> dict[str, Any]:
-        info = super()._base_info()
-        if self.control == "all_seats":
-            info["current_player"] = info["seat"]
-            info["_current_player"] = info["_seat"]
-        return info
 
     def step(self, actions: Any):
         """One decision at every table (see `envs.core.vector.CompiledVectorEnv.step`); under `all_seats` also
