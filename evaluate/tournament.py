@@ -36,6 +36,12 @@ always played in Python: a compiled stream would be another sample, not the same
 `engine="python"` or `"compiled"` forces a path (`"compiled"` with an entrant lacking a kernel raises
 `ValueError` naming it).
 
+Records and timing: `records=True` keeps every game's deal, rotation, winning entrants and moves
+(`TournamentResult.records`, on either engine); `timing=True` times every entrant's `act` calls
+(`TournamentResult.decision_time`: seconds and calls; the Python engine, whose moves are the agents' own).
+`start_deal` plays deals `start_deal`, `start_deal + 1`, ... instead of 0, 1, ...: a study played in chunks
+plays the same deals and games as one played at once.
+
 Explicit deals: `decks` replaces the seeded deals by given deck orders in the games whose deal is one
 (Primi Composti, The Game): deal d starts from `game.deal_from(decks[d])` in Python and from the same
 order on the compiled runner; the agents' generators still follow from (seed, d). Studies whose figures
@@ -48,6 +54,7 @@ import csv
 import functools
 import importlib
 import math
+import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -89,6 +96,17 @@ class AgentFigures:
 
 
 @dataclass
+class GameRecord:
+    """One game of a tournament (`run_tournament(..., records=True)`): its deal and rotation, the entrants
+    that won it (indices into the line-up; none for a game cut or without a winner) and the moves played."""
+
+    deal: int
+    rotation: int
+    winners: tuple[int, ...]
+    moves: int
+
+
+@dataclass
 class TournamentResult:
     """Everything a tournament measured (JSON-serialisable with `to_dict`)."""
 
@@ -104,6 +122,10 @@ class TournamentResult:
     planned_deals: int = 0
     #: "python" (the agents' `act`, move by move) or "compiled" (the game's compiled whole-game runner).
     engine: str = "python"
+    #: Every game played (`records=True`), else None.
+    records: list[GameRecord] | None = None
+    #: Per entrant [seconds, calls] of its `act` (`timing=True`), else None.
+    decision_time: list[list[float]] | None = None
 
     @property
     def variant(self) -> envs.Variant:
@@ -115,6 +137,9 @@ class TournamentResult:
         d = asdict(self)
         if not self.partial:
             del d["partial"], d["planned_deals"]
+        for key in ("records", "decision_time"):
+            if d[key] is None:
+                del d[key]
         return d
 
 
@@ -142,6 +167,8 @@ class TournamentSpec:
     run: str = ""
     #: Explicit deck orders (deal d is `decks[d]`), or None: the seeded deals.
     decks: tuple[tuple[int, ...], ...] | None = None
+    #: Time every entrant's `act` (`Clocked`).
+    timing: bool = False
 
 
 _SLOT = "tournament"  # the per-process slot of a tournament's game and entrants (`evaluate.backends.per_process`)
@@ -175,8 +202,36 @@ def check_reseedable(agent: Any, agent_id: str) -> None:
                          "before each game: keep it in `rng` or give the agent a `reseed(rng)` method")
 
 
+class Clocked:
+    """An entrant seated for a game with its `act` calls timed into `clock[e]` (seconds, calls); `reset` is passed
+    on (`play_game` calls nothing else)."""
+
+    __slots__ = ("agent", "clock", "e")
+
+    def __init__(self, agent: Any, clock: np.ndarray, e: int):
+        self.agent, self.clock, self.e = agent, clock, e
+
+    def reset(self) -> None:
+        reset = getattr(self.agent, "reset", None)
+        if reset is not None:
+            reset()
+
+    def act(self, view: Any, mask: Any) -> int:
+        t = time.perf_counter()
+        try:
+            return self.agent.act(view, mask)
+        finally:
+            self.clock[self.e, 0] += time.perf_counter() - t
+            self.clock[self.e, 1] += 1
+
+
+#: What a deal gives: wins[rotation, entrant], scores[rotation, entrant], moves[rotation] and, when timed, the
+#: entrants' [seconds, calls] of `act` (else None).
+DealFigures = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
+
+
 def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None, seed: int,
-              deal: int, decks: tuple[tuple[int, ...], ...] | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+              deal: int, decks: tuple[tuple[int, ...], ...] | None = None, timing: bool = False) -> DealFigures:
     """Deal number `deal` of the tournament seeded `seed`, played once per rotation.
 
     Everything random in it follows from (`seed`, `deal`): the initial state, and, before each
@@ -185,25 +240,27 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
     the initial state is dealt from `decks[deal]` instead (`deal_start`).
 
     Returns:
-        wins[rotation, entrant] (1 or 0), scores[rotation, entrant] and the turns played.
+        wins[rotation, entrant] (1 or 0), scores[rotation, entrant], the moves of each rotation's game and, with
+        `timing`, each entrant's [seconds, calls] of `act` (`Clocked`; else None).
     """
     n = game.num_players
     wins = np.zeros((rotations, n))
     scores = np.zeros((rotations, n))
-    turns = 0
+    turns = np.zeros(rotations, np.int64)
+    clock = np.zeros((n, 2)) if timing else None
     start = deal_start(game, seed, deal, decks)
     for r in range(rotations):
         seated = [None] * n
         for e in range(n):
             reseed_agent(built[e], np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_AGENT, deal, r, e))))
-            seated[(e + r) % n] = built[e]
+            seated[(e + r) % n] = built[e] if clock is None else Clocked(built[e], clock, e)
         ret, won, t = play_game(game, seated, start, max_turns)
-        turns += t
+        turns[r] = t
         for e in range(n):
             seat = (e + r) % n
             scores[r, e] = ret[seat]
             wins[r, e] = 1.0 if seat in won else 0.0
-    return wins, scores, turns
+    return wins, scores, turns, clock
 
 
 def deal_rng(seed: int, deal: int) -> np.random.Generator:
@@ -302,7 +359,7 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
 
 
 def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
-                  decks: tuple[tuple[int, ...], ...] | None = None) -> list[tuple[np.ndarray, np.ndarray, int]]:
+                  decks: tuple[tuple[int, ...], ...] | None = None) -> list[DealFigures]:
     """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play`: the same
     deals (`deal_keys`) and the same seating (entrant e at seat (e + r) mod n in rotation r)."""
     n = game.num_players
@@ -312,13 +369,14 @@ def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
     by_entrant = (np.arange(rotations)[:, None] + np.arange(n)[None, :]) % n
     rows = np.arange(rotations)[:, None]
     return [(winners[k][rows, by_entrant].astype(np.float64), returns[k][rows, by_entrant].astype(np.float64),
-             int(turns[k].sum())) for k in range(len(deals))]
+             np.asarray(turns[k], np.int64).reshape(rotations), None) for k in range(len(deals))]
 
 
-def play_deals(spec: TournamentSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, int]]:
+def play_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
     """`play_deal` for each deal number in `deals` (one task of a backend: a block of consecutive deals)."""
     game, built = seated_for(spec)
-    return [play_deal(game, built, spec.rotations, spec.max_turns, spec.seed, d, spec.decks) for d in deals]
+    return [play_deal(game, built, spec.rotations, spec.max_turns, spec.seed, d, spec.decks, spec.timing)
+            for d in deals]
 
 
 def run_tournament(
@@ -334,6 +392,9 @@ def run_tournament(
     stop_on_interrupt: bool = False,
     engine: str = "auto",
     decks: Any = None,
+    start_deal: int = 0,
+    records: bool = False,
+    timing: bool = False,
 ) -> TournamentResult:
     """Play `games` games of `game_name` between the given agents.
 
@@ -354,6 +415,10 @@ def run_tournament(
             deterministic entrants both engines give the same figures.
         decks: explicit deck orders, one a deal (the module docstring; `check_decks`): at least as many as
             the deals played; None (default): the deals of `seed`.
+        start_deal: the first deal's number (deals `start_deal` .. `start_deal` + deals - 1 are played).
+        records: keep every game (`TournamentResult.records`).
+        timing: time every entrant's `act` (`TournamentResult.decision_time`); plays in Python (`engine="auto"`),
+            refused with `engine="compiled"`.
     """
     if seating not in ("rotate", "fixed"):
         raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
@@ -361,6 +426,11 @@ def run_tournament(
         raise ValueError(f"games must be >= 1, got {games}")
     if max_turns is not None and max_turns < 1:
         raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+    if isinstance(start_deal, bool) or not isinstance(start_deal, (int, np.integer)) or start_deal < 0:
+        raise ValueError(f"start_deal must be an integer >= 0, got {start_deal!r}")
+    if timing and engine == "compiled":
+        raise ValueError("timing times the agents' own moves: it plays in Python (engine 'auto' or 'python'), "
+                         "not on the compiled runner")
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
     n = game.num_players
@@ -372,21 +442,23 @@ def run_tournament(
         )
     rotations = n if seating == "rotate" else 1
     planned = math.ceil(games / rotations)
-    decks = check_decks(game_name, game, decks, planned)
+    start = int(start_deal)
+    decks = check_decks(game_name, game, decks, start + planned)
     spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex,
-                          decks)
+                          decks, bool(timing))
     seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
-    play = compiled_runner(game_name, game, ids, engine, max_turns, backend)
+    play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend)
     backend = backend if backend is not None else LocalBackend()
     from tqdm import tqdm
 
     bar = tqdm(total=planned * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
-    done: list[tuple[np.ndarray, np.ndarray, int]] = []
+    done: list[DealFigures] = []
     if play is None:
-        results = backend.imap(functools.partial(play_deals, spec), blocks(planned, backend))
+        parts = [range(b.start + start, b.stop + start) for b in blocks(planned, backend)]
+        results = backend.imap(functools.partial(play_deals, spec), parts)
     else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
         step = COMPILED_BLOCK
-        results = (play_compiled(play, game, seed, rotations, range(a, min(a + step, planned)), decks)
+        results = (play_compiled(play, game, seed, rotations, range(start + a, start + min(a + step, planned)), decks)
                    for a in range(0, planned, step))
     try:
         for block in results:
@@ -404,7 +476,7 @@ def run_tournament(
     deals = len(done)
     wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
     scores = np.stack([d[1] for d in done])
-    total_turns = sum(d[2] for d in done)
+    total_turns = int(sum(d[2].sum() for d in done))
     figures = []
     labels = labels_for(ids)
     count = deals * rotations
@@ -434,9 +506,14 @@ def run_tournament(
                 continue
             per_seat.append(SeatFigures(seat, int(len(ws)), float(ws.mean()), float(ss.mean())))
         figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)), float(sm), (float(slo), float(shi)), per_seat))
+    kept = None
+    if records:
+        kept = [GameRecord(start + k, r, tuple(int(e) for e in np.flatnonzero(d[0][r])), int(d[2][r]))
+                for k, d in enumerate(done) for r in range(rotations)]
+    clock = [[float(x) for x in row] for row in sum(d[3] for d in done)] if timing else None
     return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures,
                             partial=deals < planned, planned_deals=planned,
-                            engine="python" if play is None else "compiled")
+                            engine="python" if play is None else "compiled", records=kept, decision_time=clock)
 
 
 def format_table(result: TournamentResult) -> str:

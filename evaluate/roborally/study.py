@@ -5,32 +5,34 @@
     python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
     python -m evaluate roborally --study-plot --study docs/data/roborally_results.json --study-budget docs/data/roborally_budget.json
 
-A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B). Races come in
-*deals*: one seeded start state replayed once per rotation of the seats (duplicate play, as in
-`evaluate.tournament`), so A and B meet the same cards from every seat. Every race goes through the one game loop
-(`envs.core.play.play_game`). Per cell the report gives each agent's win rate (any of its robots wins) with the
-tournament's interval (normal over deals, never narrower than Wilson's over races), race length in turns (mean and
-median of won races, per winning agent), how races ended (win / max_turns / every robot eliminated) and the mean
-wall time of one decision (one program) per agent.
+A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B). Every cell is
+a tournament of the one runner (`evaluate.tournament.run_tournament`, Python engine): races come in *deals*, one
+seeded start state replayed once per rotation of the seats (duplicate play), so A and B meet the same cards from
+every seat, and every robot's generator is re-seeded before each race from (seed, deal, rotation, entrant). Deal d
+of a seed is the same start in every pairing of a board and robot count, and a race is the same whichever chunk
+plays it. Per cell the report gives each agent's win rate (any of its robots wins) with the tournament's interval
+(normal over deals, never narrower than Wilson's over races), race length in turns (mean and median of won races,
+per winning agent), how races ended (win / max_turns / every robot eliminated) and the mean wall time of one
+decision per agent: its `act` time over a turn's register sub-steps (one program), turns its robots sat out
+included.
 
 The study writes its JSON after every `--chunk` deals, so a stopped study keeps what it finished, and a restarted one
-skips the deals already in the file (per cell, by deal index).
+skips the deals already in the file (per cell, by deal index). Files written by the study's former loop (its own
+seeding, generators carried from race to race) are refused: they are other deals.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from typing import Any
 
 import numpy as np
 
-import agents as agent_registry
 import envs
-from envs.core.play import play_game
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, wilson_interval
+from evaluate.tournament import run_tournament
 
 GAME = "roborally"
 BOARDS = ("race_easy", "race_medium", "race_hard")
@@ -42,34 +44,8 @@ PAIRINGS = (("roborally/mc", "roborally/greedy"), ("roborally/mc", "roborally/ra
 RACE_OPTIONS = {"rules": "seed", "max_turns": 60}
 BUDGETS = (100, 1000, 10000, 20000)
 DEPTHS = (1, 2, 3)
-
-
-class Timed:
-    """Wraps an agent and times its decisions: a decision is a call to its `program` (one per turn)."""
-
-    def __init__(self, agent: Any):
-        self.agent = agent
-        self.seconds = 0.0
-        self.decisions = 0
-        inner = agent.program
-
-        def program(view):
-            t = time.perf_counter()
-            try:
-                return inner(view)
-            finally:
-                self.seconds += time.perf_counter() - t
-                self.decisions += 1
-
-        agent.program = program
-
-    def reset(self) -> None:
-        """Forward to the agent."""
-        self.agent.reset()
-
-    def act(self, view, mask):
-        """Forward to the agent."""
-        return self.agent.act(view, mask)
+#: The deals a study file holds: the tournament runner's (`settings["deals"]`; absent in the former loop's files).
+DEALS = "evaluate.tournament"
 
 
 def cell_key(board: str, n: int, a: str, b: str) -> str:
@@ -79,31 +55,30 @@ def cell_key(board: str, n: int, a: str, b: str) -> str:
 
 def play_cell(board: str, n: int, a: str, b: str, deals: range, seed: int = 0,
               options: dict | None = None) -> dict:
-    """Play `deals` of one cell; returns raw records and timings (see `summarise`)."""
+    """Play the consecutive deal numbers `deals` of one cell (a tournament of `[a, b] * (n // 2)` with seat
+    rotation, seeded `seed`); returns raw records (`[deal, rotation, winner, turns, ending]` a race) and each
+    agent's `[seconds, turns]` of decisions (see `summarise`)."""
+    if deals.step != 1:
+        raise ValueError(f"deals must be consecutive, got {deals}")
+    if not len(deals):
+        return {"races": [], "timing": {}}
     opts = {**RACE_OPTIONS, **(options or {}), "board": board, "num_robots": n}
     game = envs.make_game(GAME, **opts)
     entrants = [a, b] * (n // 2)
-    root = np.random.SeedSequence([seed, n, sum(map(ord, board))])
-    deal_seq, *agent_seqs = root.spawn(1 + n)
-    built = [Timed(agent_registry.make(x, game, np.random.default_rng(s), game_name=GAME))
-             for x, s in zip(entrants, agent_seqs)]
-    deal_rngs = deal_seq.spawn(max(deals) + 1 if len(deals) else 0)
+    res = run_tournament(GAME, entrants, games=len(deals) * n, seed=seed, options=opts, start_deal=deals.start,
+                         records=True, timing=True, progress=False)
     races = []
-    for d in deals:
-        start = game.initial_state(np.random.default_rng(deal_rngs[d]))
-        for r in range(n):
-            seated = [built[(s - r) % n] for s in range(n)]  # entrant e sits at seat (e + r) mod n
-            _, won, moves = play_game(game, seated, start)
-            # Every turn is exactly `steps_per_turn` sub-steps (robots that cannot act play NOOP).
-            turns = moves // game.steps_per_turn
-            winner = entrants[(won[0] - r) % n] if won else None
-            ending = "win" if won else ("max_turns" if turns >= game.config.max_turns else "eliminated")
-            races.append([d, r, winner, turns, ending])
-    timing = {}
-    for e, t in zip(entrants, built):
-        s, k = timing.get(e, (0.0, 0))
-        timing[e] = (s + t.seconds, k + t.decisions)
-    return {"races": races, "timing": {e: list(v) for e, v in timing.items()}}
+    for g in res.records:
+        # Every turn is exactly `steps_per_turn` sub-steps (robots that cannot act play NOOP).
+        turns = g.moves // game.steps_per_turn
+        winner = entrants[g.winners[0]] if g.winners else None
+        ending = "win" if g.winners else ("max_turns" if turns >= game.config.max_turns else "eliminated")
+        races.append([g.deal, g.rotation, winner, turns, ending])
+    timing: dict[str, list[float]] = {}
+    for e, (seconds, calls) in zip(entrants, res.decision_time):
+        s, k = timing.get(e, [0.0, 0.0])
+        timing[e] = [s + seconds, k + calls / game.rounds]  # a robot's turn: `rounds` sub-steps, one program
+    return {"races": races, "timing": timing}
 
 
 def summarise(cell: dict, a: str, b: str) -> dict:
@@ -143,7 +118,11 @@ def run_cells(path: str, cells: list[tuple[str, int, str, str]], races: int, chu
               log=print) -> dict:
     """Play every cell up to `races` races (whole deals), appending to and rewriting `path` after every chunk."""
     data = load(path)
-    data.setdefault("settings", {"race_options": RACE_OPTIONS, "seed": seed})
+    if data and data.get("settings", {}).get("deals") != DEALS:
+        raise ValueError(f"{path} holds races of the study's former loop (other deals); write to a new file")
+    if data and data["settings"].get("seed") != seed:
+        raise ValueError(f"{path} holds deals of seed {data['settings'].get('seed')}, not {seed}")
+    data.setdefault("settings", {"race_options": RACE_OPTIONS, "seed": seed, "deals": DEALS})
     data.setdefault("cells", {})
     for board, n, a, b in cells:
         key = cell_key(board, n, a, b)
@@ -152,16 +131,28 @@ def run_cells(path: str, cells: list[tuple[str, int, str, str]], races: int, chu
         done = {r[0] for r in raw["races"]}
         todo = [d for d in range(target) if d not in done]
         for i in range(0, len(todo), chunk):
-            part = play_cell(board, n, a, b, range(todo[i], todo[min(i + chunk, len(todo)) - 1] + 1), seed)
-            raw["races"] += part["races"]
-            for e, (s, k) in part["timing"].items():
-                s0, k0 = raw["timing"].get(e, (0.0, 0))
-                raw["timing"][e] = [s0 + s, k0 + k]
+            for first, last in _spans(todo[i:i + chunk]):
+                part = play_cell(board, n, a, b, range(first, last + 1), seed)
+                raw["races"] += part["races"]
+                for e, (s, k) in part["timing"].items():
+                    s0, k0 = raw["timing"].get(e, (0.0, 0))
+                    raw["timing"][e] = [s0 + s, k0 + k]
             data["cells"][key]["summary"] = summarise(raw, a, b)
             write_json(path, data, indent=None)  # one line: thousands of race records
             sm = data["cells"][key]["summary"]["agents"][a]
             log(f"{key}: {len(raw['races'])} races, {a} {sm['win_rate']:.3f} {sm['ci95']}")
     return data
+
+
+def _spans(deals: list[int]) -> list[tuple[int, int]]:
+    """Sorted deal numbers as runs of consecutive ones, (first, last) each."""
+    out: list[tuple[int, int]] = []
+    for d in deals:
+        if out and d == out[-1][1] + 1:
+            out[-1] = (out[-1][0], d)
+        else:
+            out.append((d, d))
+    return out
 
 
 def study_cells(boards=BOARDS, sizes=(2, 4), pairings=PAIRINGS) -> list[tuple[str, int, str, str]]:

@@ -3,7 +3,10 @@
 
 import json
 
+import pytest
+
 from evaluate.roborally.study import budget_cells, play_cell, plot, run_cells, study_cells, summarise
+from evaluate.tournament import run_tournament
 
 
 def test_play_cell_rotates_seats_over_each_deal():
@@ -45,3 +48,27 @@ def test_grids():
     assert all(a.startswith("roborally/mc?budget=") and b == "roborally/greedy" for _, _, a, b in budget_cells())
     budgets = [int(a.split("budget=")[1].split("&")[0]) for _, _, a, _ in budget_cells()]
     assert len(budgets) == 12 and budgets == sorted(budgets) and max(budgets) == 20000
+
+
+def test_a_cell_is_a_tournament_and_chunks_do_not_change_its_races():
+    whole = play_cell("race_easy", 2, "roborally/greedy", "roborally/random", range(3), seed=4)
+    parts = [play_cell("race_easy", 2, "roborally/greedy", "roborally/random", deals, seed=4)
+             for deals in (range(0, 1), range(1, 3))]
+    assert parts[0]["races"] + parts[1]["races"] == whole["races"]
+    # the runner's games: deal d of the seed, greedy (entrant 0) at seat r in rotation r
+    res = run_tournament("roborally", ["roborally/greedy", "roborally/random"], games=6, seed=4, progress=False,
+                         records=True, options={"rules": "seed", "max_turns": 60, "board": "race_easy"})
+    names = ("roborally/greedy", "roborally/random")
+    assert [r[2] for r in whole["races"]] == [names[g.winners[0]] if g.winners else None for g in res.records]
+
+
+def test_a_file_of_the_former_loop_is_refused(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"settings": {"race_options": {}, "seed": 0}, "cells": {}}))
+    with pytest.raises(ValueError, match="former loop"):
+        run_cells(str(path), [("race_easy", 2, "roborally/greedy", "roborally/random")], races=2)
+    run_cells(str(tmp_path / "new.json"), [("race_easy", 2, "roborally/greedy", "roborally/random")], races=2,
+              log=lambda _: None)
+    with pytest.raises(ValueError, match="deals of seed 0, not 1"):
+        run_cells(str(tmp_path / "new.json"), [("race_easy", 2, "roborally/greedy", "roborally/random")], races=2,
+                  seed=1)
