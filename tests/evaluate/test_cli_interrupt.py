@@ -70,7 +70,7 @@ def test_every_deal_replays_alone(game_name, ids):
         for x, y in zip(alone, together[d]):
             assert np.array_equal(x, y)
     # random seats really draw from their own streams: the deals are not all alike
-    assert len({tuple(w.ravel()) + (t,) for w, _, t in together}) > 1
+    assert len({tuple(w.ravel()) + tuple(t) for w, _, t, _ in together}) > 1
 
 
 def test_an_agent_with_a_hidden_generator_is_refused():
