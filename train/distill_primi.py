@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.primi_composti.solvers import best_card, make_solver, state_value
+from agents.primi_composti.solvers import best_action, solver_for, state_value
 from envs.core.game import legal_mask
 from envs.core.options import make_config, parse_options
 from envs.primi_composti import fast
@@ -46,7 +46,7 @@ def head_to_head(options: dict[str, Any], a_id: str, b_id: str, decks: np.ndarra
 
 def regrets(game: PrimiCompostiGame, a: Any, decks: np.ndarray) -> np.ndarray:
     """Per deal and seat: the exact value for the agent's seat minus its final score difference against the solver."""
-    solver = make_solver(game.version)
+    solver = solver_for(game)
     out = []
     for d in decks:
         s0 = game.deal(d)
@@ -59,7 +59,7 @@ def regrets(game: PrimiCompostiGame, a: Any, decks: np.ndarray) -> np.ndarray:
                 if mover == seat:
                     act = a.act(game.view(s, mover), legal_mask(game, s))
                 else:
-                    act = game.action_of(best_card(game, s, solver))
+                    act = best_action(game, s, solver)
                 s = game.apply(s, int(act))
             value_for_seat = v if seat == s0.first else -v
             out.append(value_for_seat - (s.scores[seat] - s.scores[1 - seat]))

@@ -15,14 +15,14 @@ semantics in this project's Primi Composti rules specification, §4–5.
   first child with the strictly best value is played. 2 players only (the seed's
   setting: complete information).
 * `solver`: perfect play (exact value of the rest of the game, see
-  `agents.primi_composti.solvers`); 2 players, seed configuration.
+  `agents.primi_composti.solvers`); 2 players, the seed's rules or the official options.
 
 Every player works with any option set through the plain engine; the greedy/minimax
 players run on their compiled kernels (`agents.primi_composti.fast`, on the engine's
 fast path; greedy players at any player count, minimax with its 2 players) under every
 option, differential-tested to make the same choices. With `steal_choice="player"` the
 players use the seed's max-steal operand choice for the card they pick. The solver
-plays the seed's rules only (`steal_choice="max"`, no revealed operand).
+plays the game's rules: under `steal_choice="player"` it names the operand pair too.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import numpy as np
 
 from agents.base import old_spelling, positive_int, register
 from agents.primi_composti import fast as kernels
-from agents.primi_composti.solvers import best_card, make_solver
+from agents.primi_composti.solvers import best_action, solver_for
 from envs.primi_composti import fast as fast_path
 from envs.primi_composti.rules import PrimiCompostiGame, State, View
 
@@ -167,20 +167,19 @@ class SeedPlayer:
 
 
 class SolverPlayer:
-    """Perfect play: the first card (dealt order) of optimal value, from the exact solver."""
+    """Perfect play: the first card (dealt order) of optimal value (under `steal_choice="player"` with its lowest
+    optimal operand choice), from the exact solver of the game's rules (`solvers.solver_for`: the seed's rules and
+    version 2's official options; the official ones on the reference solver, practical to about 8 cards a hand)."""
 
     name = "primi_composti/solver"
 
     def __init__(self, game: PrimiCompostiGame, rng: np.random.Generator | None = None):
-        if game.num_players != 2 or not fast_path.seed_rules(game):
-            raise ValueError("the solver plays the seed's configuration: 2 players, steal_choice='max', no revealed operand")
         self.game = game
-        self.solver = make_solver(game.version, tt_bits=20)  # kept across decisions (v2: later ones reuse its table)
+        self.solver = solver_for(game, tt_bits=20)  # kept across decisions (v2: later ones reuse its table)
 
     def act(self, view: View, action_mask: np.ndarray) -> int:
         """The optimal action."""
-        state = self.game.state_of_view(view)
-        return self.game.action_of(best_card(self.game, state, self.solver))
+        return best_action(self.game, self.game.state_of_view(view), self.solver)
 
 
 def _seed(policy: str):

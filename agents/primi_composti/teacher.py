@@ -11,9 +11,20 @@
 
 A card's value is the mover's gain (its score now minus the opponent's, from here
 to the end, or to the horizon for the fallback) when it plays that card and both
-play on perfectly (or by depth-limited minimax). 2 players, the seed's
-configuration (the fast path's). Source: Giacomin, Meneghetti, Roncolato, "Prime
-Strategies: Game Theoretic Insights into Primi Composti", §IV (alpha-beta).
+play on perfectly (or by depth-limited minimax). 2 players.
+
+Version 2's official options are played too: with `allow_revealed_operand` the
+moves are the cards (the max-steal pair counts the revealed operand's pairs);
+with `steal_choice="player"` every legal action (a card and the operand pair it
+names, or none) gets its value (`action_values`; `card_values` gives a card its
+best choice's). Exact values come from the reference solver with those options
+(`solvers.solver_for`; the fast solvers play the seed's rules), once at most
+`exact_cards` cards are left (default `EXACT_CARDS_OFFICIAL` under
+`steal_choice="player"`, whose wider tree the reference solver searches more
+slowly); the fallback plays the action, then both sides the seed's minimax
+(max-steal pairs, revealed ones counted under the footnote) to the horizon.
+Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies: Game Theoretic
+Insights into Primi Composti", §IV (alpha-beta).
 """
 
 from __future__ import annotations
@@ -24,40 +35,49 @@ import numpy as np
 
 from agents.base import old_spelling, positive_int, register
 from agents.primi_composti.fast import alphabeta
-from agents.primi_composti.solvers import make_solver
+from agents.primi_composti.solvers import solver_for
 from agents.search.teacher import TeacherAgent
 from envs.primi_composti import fast as fast_path
-from envs.primi_composti.fast import do_move, undo_move
+from envs.primi_composti.fast import chosen_pair, do_move, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
 #: Version 2 default: exact values once at most this many cards are left in both hands
 #: (measured label cost in docs/primi_composti.md, "Learned policies").
 EXACT_CARDS_V2 = 14
+#: ... and under `steal_choice="player"` (its tree is wider: the reference solver took about 1 s for a 7-card-a-hand
+#: deal with both official options, 2026-11-28).
+EXACT_CARDS_OFFICIAL = 12
 FALLBACK_DEPTH_V2 = 6
 
 
-def card_values_depth(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid, out):
+def _gain_after(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid, revealed, choice):
+    """The mover's score-difference gain over the next `depth` plies after playing its hand position i with
+    operand `choice` (`do_move`'s), both sides then playing the seed's minimax."""
+    c = hands[mover, i]
+    sign = 1 if mover == first else -1
+    now = int(scores[first] - scores[1 - first])
+    alive[mover] ^= 1 << i
+    undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed, choice)
+    v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, -1000000, 1000000,
+                  value, valid, revealed)
+    undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
+    alive[mover] ^= 1 << i
+    return sign * (v - now)
+
+
+def card_values_depth(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid, out,
+                      revealed=False):
     """out[i] = the mover's score-difference gain over the next `depth` plies after
     playing its hand position i (alpha-beta with a full window per card, so each
     value is exact at that depth; the seed's minimax leaf), -10^6 for dead positions.
 
     Plain Python around the fast path's compiled kernels (a new compiled caller of
     those cached kernels fails to link when they were loaded from numba's cache)."""
-    k = hands.shape[1]
-    sign = 1 if mover == first else -1
-    now = int(scores[first] - scores[1 - first])
-    for i in range(k):
+    for i in range(hands.shape[1]):
         out[i] = -1000000
-        if not (alive[mover] >> i) & 1:
-            continue
-        c = hands[mover, i]
-        alive[mover] ^= 1 << i
-        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
-        v = alphabeta(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, -1000000, 1000000,
-                      value, valid)
-        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
-        alive[mover] ^= 1 << i
-        out[i] = sign * (v - now)
+        if (alive[mover] >> i) & 1:
+            out[i] = _gain_after(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid,
+                                 revealed, -1)
 
 
 def view_arrays(view: Any) -> tuple[np.ndarray, ...]:
@@ -67,52 +87,84 @@ def view_arrays(view: Any) -> tuple[np.ndarray, ...]:
     return fast_path.position_arrays(view.hands, view.stacks, view.scores, k)
 
 
-def depth_values(version: int, view: Any, depth: int) -> dict[int, int]:
+def depth_values(version: int, view: Any, depth: int, revealed: bool = False) -> dict[int, int]:
     """Card -> its depth-`depth` minimax gain for the mover of `view` (see `card_values_depth`)."""
     hands, alive, stacks, heights, scores = view_arrays(view)
     mover = view.seat
     out = np.empty(hands.shape[1], dtype=np.int64)
-    card_values_depth(version, hands, alive, stacks, heights, scores, view.first, mover, depth, VALUE, VALID, out)
+    card_values_depth(version, hands, alive, stacks, heights, scores, view.first, mover, depth, VALUE, VALID, out,
+                      revealed)
     return {int(hands[mover, i]): int(out[i]) for i in range(len(view.hands[mover]))}
 
 
+def choice_depth_values(view: Any, depth: int, npairs: int, revealed: bool) -> dict[tuple[int, int], int]:
+    """(card, choice) -> the depth-`depth` gain of every legal move of version 2 under `steal_choice="player"`
+    (`npairs` operand pairs; choice 0 none, q + 1 pair q where it combines to the card)."""
+    hands, alive, stacks, heights, scores = view_arrays(view)
+    mover = view.seat
+    out = {}
+    for i in range(len(view.hands[mover])):
+        c = int(hands[mover, i])
+        for choice in range(npairs + 1):
+            if chosen_pair(2, c, choice - 1, mover, stacks, heights, VALUE, VALID)[0] >= 0:
+                out[(c, choice)] = _gain_after(2, hands, alive, stacks, heights, scores, view.first, mover, i, depth,
+                                               VALUE, VALID, revealed, choice)
+    return out
+
+
 class PrimiTeacher(TeacherAgent):
-    """Per-card values of Primi Composti (see the module docstring); also an agent
-    (the first best card in action order).
+    """Per-action values of Primi Composti (see the module docstring); also an agent
+    (the first best action in action order).
 
     Args:
-        game: the engine (2 players, the seed's configuration).
+        game: the engine (2 players; the seed's rules or version 2's official options).
         rng: unused by the values (they are deterministic); kept for the agent protocol.
-        exact_cards: version 2: exact values once at most this many cards are left in both hands.
+        exact_cards: version 2: exact values once at most this many cards are left in both hands (default
+            `EXACT_CARDS_V2`, `EXACT_CARDS_OFFICIAL` under `steal_choice="player"`).
         fallback_depth: version 2: the minimax depth of the values before that.
     """
 
     #: Values are score-difference points: the distillation's value head reads them / value_scale.
     value_scale = 10.0
 
-    def __init__(self, game: Any, rng: np.random.Generator | None = None, exact_cards: int = EXACT_CARDS_V2,
+    def __init__(self, game: Any, rng: np.random.Generator | None = None, exact_cards: int | None = None,
                  fallback_depth: int = FALLBACK_DEPTH_V2):
-        if game.num_players != 2 or not fast_path.seed_rules(game):
-            raise ValueError("the Primi Composti teacher plays the seed's configuration: 2 players, steal_choice='max', "
-                             "no revealed operand")
+        if game.num_players != 2:
+            raise ValueError(f"the Primi Composti teacher plays 2 players (complete information), got "
+                             f"num_players={game.num_players}")
+        if exact_cards is None:
+            exact_cards = EXACT_CARDS_OFFICIAL if game.player_choice else EXACT_CARDS_V2
         if exact_cards < 0 or fallback_depth < 1:
             raise ValueError(f"need exact_cards >= 0 and fallback_depth >= 1, got {exact_cards}, {fallback_depth}")
         self.game, self.rng = game, rng if rng is not None else np.random.default_rng(0)
         self.exact_cards, self.fallback_depth = exact_cards, fallback_depth
         self.name = "primi_composti/teacher"
-        self.solver = make_solver(game.version, tt_bits=20 if game.version == 2 else 16)
+        self.solver = solver_for(game, tt_bits=20 if game.version == 2 else 16)
+        self.revealed = bool(game.config.allow_revealed_operand)
+
+    def _values(self, view: Any) -> dict[tuple[int, int], int]:
+        """(card, choice) -> value for the mover of `view` (choice 0 without `steal_choice="player"`)."""
+        if self.game.version == 2 and sum(view.hand_sizes) > self.exact_cards:
+            if self.game.player_choice:
+                return choice_depth_values(view, self.fallback_depth, self.solver.npairs, self.revealed)
+            return {(c, 0): v for c, v in depth_values(2, view, self.fallback_depth, self.revealed).items()}
+        hands = tuple(view.hands)
+        if self.game.player_choice:
+            return self.solver.choice_values(hands, view.stacks, view.seat)
+        return {(c, 0): v for c, v in self.solver.move_values(hands, view.stacks, view.seat).items()}
 
     def card_values(self, view: Any) -> dict[int, int]:
-        """Card -> value for the mover of `view`."""
-        if self.game.version == 2 and sum(view.hand_sizes) > self.exact_cards:
-            return depth_values(2, view, self.fallback_depth)
-        return self.solver.move_values(tuple(view.hands), view.stacks, view.seat)
+        """Card -> value for the mover of `view` (under `steal_choice="player"`: its best operand choice's)."""
+        out: dict[int, int] = {}
+        for (c, _choice), v in self._values(view).items():
+            out[c] = max(out.get(c, v), v)
+        return out
 
     def action_values(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """float64 [num_actions]: each legal card's value, NaN elsewhere."""
+        """float64 [num_actions]: each legal action's value, NaN elsewhere."""
         out = np.full(self.game.num_actions, np.nan)
-        for c, v in self.card_values(view).items():
-            out[self.game.action_of(c)] = v
+        for (c, choice), v in self._values(view).items():
+            out[self.game.action_of(c, choice)] = v
         return out
 
 

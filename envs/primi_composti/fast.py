@@ -5,9 +5,9 @@ Covers every `Config` (`SUPPORTED`, `supports`): versions 1 and 2, any `num_play
 options: `steal_choice="player"` (the action names the operand pair: `do_move`'s
 `choice`) and `allow_revealed_operand` (a stack's top and the card below it are a
 pair too: `revealed`). Both are arguments with the seed's rules as defaults, so the
-callers that play the seed's max-steal game (the players' kernels, the solvers)
-compile the kernels without them (`seed_rules`: what the solvers and the tournament
-runner play). Everything here is differential-tested
+callers that play the seed's max-steal game (the players' kernels, the fast solvers)
+compile the kernels without them (`seed_rules`; the reference solver passes them for
+the official options). Everything here is differential-tested
 against the plain engine (`envs.primi_composti.rules`): same deals, same moves,
 same stacks and scores. The number of seats is the arrays' (`hands.shape[0]`), so
 one compiled kernel serves every player count; the 2-player paths on these kernels
@@ -266,7 +266,7 @@ def position_arrays(hands_in, stacks_in, scores_in, k: int):
 #: What the compiled engine plays, for the messages of those that refuse other options.
 SUPPORTED = ("versions 1 and 2, steal_choice='max' or 'player', allow_revealed_operand False or True, any "
              "num_players 2..6 and cards_per_player")
-#: The seed's rules: what the exact solvers and the compiled tournament runner play (they search the seed's choice).
+#: The seed's rules: what the fast exact solvers play (the reference solver plays the official options too).
 SEED_RULES = "steal_choice='max' and allow_revealed_operand=False"
 
 

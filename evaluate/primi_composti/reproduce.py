@@ -315,14 +315,15 @@ def run(args: argparse.Namespace) -> bool:
             print(f"wrote {args.json}")
         return True
     if getattr(args, "solve_deals", 0):
-        from evaluate.primi_composti.solve import format_study, solve_study
+        from evaluate.primi_composti.solve import format_study, solve_study, study_rules
 
         opts = dict(args.options)
+        rules = study_rules(opts)  # before the backend starts: a bad option is one line
         with backends.from_args(args) as backend:
             study = solve_study(
                 int(opts.get("version", 1)), int(opts.get("cards_per_player", 12)), args.solve_deals, args.seed,
                 [p for p in args.regret_players.split(",") if p], start=args.solve_from, threads=args.solve_threads,
-                backend=backend,
+                backend=backend, rules=rules,
             )
         print(format_study(study))
         if args.json:

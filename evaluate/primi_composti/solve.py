@@ -14,6 +14,11 @@ with the same figures (timings aside):
 
     python -m evaluate primi_composti --solve-deals 200 --backend ray --option version=2 --option cards_per_player=12
 
+Version 2's official options are solved too (on the reference solver, which alone
+plays them; practical to about 8 cards a hand):
+
+    python -m evaluate primi_composti --solve-deals 50 --option version=2 --option cards_per_player=6 --option steal_choice=player --option allow_revealed_operand=true
+
 For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
 value is the final score difference P1 − P2 under perfect play by both sides
 (`agents.primi_composti.solvers`). Reported: its mean with a 95% interval, how
@@ -34,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from agents.primi_composti import fast as strategies
-from agents.primi_composti.solvers import Solver, best_card, make_solver, solve_deal, state_value
+from agents.primi_composti.solvers import Solver, best_action, solve_deal, solver_for, state_value
+from agents.primi_composti.strategies import seed_action
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 from evaluate.backends import Backend, LocalBackend, per_process
@@ -48,8 +54,11 @@ def regret_game(game: PrimiCompostiGame, state, player: str, seat: int, solver: 
     s = state
     while not game.is_terminal(s):
         mover = game.current_player(s)
-        c = strategies.choose_card(game, s, player) if mover == seat else best_card(game, s, solver)
-        s = game.apply(s, game.action_of(c))
+        if mover == seat:  # the seed's player: its card with the seed's max-steal pair
+            a = seed_action(game, s, strategies.choose_card(game, s, player))
+        else:
+            a = best_action(game, s, solver)
+        s = game.apply(s, a)
     d = s.scores[seat] - s.scores[1 - seat]
     return value_for_seat - d
 
@@ -91,23 +100,54 @@ def summarize(version: int, cards_per_player: int, per_deal: list[dict[str, Any]
     }
 
 
+#: The options a solve study plays besides `version` and `cards_per_player`: version 2's official rules (the value
+#: and the perfect play do not depend on the others: the reward, the observation).
+RULES = {"steal_choice": "max", "allow_revealed_operand": False}
+_IGNORED = ("reward", "observation_hints")
+
+
+def study_rules(options: dict[str, Any]) -> dict[str, Any]:
+    """The official rules of `options` (`RULES` with the given values; `version` and `cards_per_player` are the
+    study's own arguments); ValueError on an option a solve study cannot play (more players, another deal)."""
+    out = dict(RULES)
+    for key, v in options.items():
+        if key in RULES:
+            out[key] = v
+        elif key not in ("version", "cards_per_player") + _IGNORED and v != getattr(Config(), key, object()):
+            raise ValueError(f"a solve study plays 2 players with the seed's deal; it takes the options version, "
+                             f"cards_per_player, {', '.join(RULES)}, got {key}={v!r}")
+    return out
+
+
+def _rules_note(rules: dict[str, Any]) -> str:
+    """' (steal_choice='player', allow_revealed_operand=True)' where a study plays official rules, else ''."""
+    diff = [f"{k}={v!r}" for k, v in rules.items() if v != RULES[k]]
+    return f" ({', '.join(diff)})" if diff else ""
+
+
 def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str], start: int = 0,
-                threads: int = 1, fast_solver: bool = True, backend: Backend | None = None) -> dict[str, Any]:
+                threads: int = 1, fast_solver: bool = True, backend: Backend | None = None,
+                rules: dict[str, Any] | None = None) -> dict[str, Any]:
     """Solve deals start .. start+deals−1 of the seed's deal sequence exactly and
     measure the regret of `players` (splitting a study by `start` across processes
     gives the same deals as one run; `merge_studies` joins the parts). Each deal is
     one job of `backend` (default: this process; `evaluate.backends.get_backend("ray", ...)`
-    spreads them over Ray workers): every figure but the timings is the same on any backend."""
+    spreads them over Ray workers): every figure but the timings is the same on any backend.
+    `rules`: version 2's official options (`RULES`; `study_rules` checks a CLI's options)."""
     if deals < 1 or start < 0:
         raise ValueError(f"need deals >= 1 and start >= 0, got deals={deals}, start={start}")
+    rules = study_rules(rules or {})
+    Config(version=version, cards_per_player=cards_per_player, **rules)  # a bad value: ValueError naming the allowed
     rng = np.random.default_rng(seed)
     decks = fast.random_decks(rng, start + deals, cards_per_player)[start:]
-    jobs = [_DealJob(version, cards_per_player, start + i, [int(c) for c in d], tuple(players), threads, fast_solver, len(decks))
+    jobs = [_DealJob(version, cards_per_player, start + i, [int(c) for c in d], tuple(players), threads, fast_solver, len(decks),
+                     tuple(rules.items()))
             for i, d in enumerate(decks)]
     results = (backend or LocalBackend()).map(_solve_one, jobs)
     per_deal = [r[0] for r in results]
     out = summarize(version, cards_per_player, per_deal)
     out["seed"] = seed
+    out.update(rules)
     for p in players:
         regs = [x for r in results for x in r[1][p]]
         rm, rlo, rhi = mean_interval(regs)
@@ -128,21 +168,27 @@ class _DealJob:
     threads: int
     fast_solver: bool
     of: int
+    rules: tuple[tuple[str, Any], ...] = ()
+
+    def game(self, cards_per_player: int | None = None) -> PrimiCompostiGame:
+        """The game of this job's rules (`cards_per_player` defaults to the job's)."""
+        return PrimiCompostiGame(Config(version=self.version, cards_per_player=cards_per_player or self.cards_per_player,
+                                        **dict(self.rules)))
 
 
 def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, float]]:
     """Solve one deal exactly, then play each player against the solver in both seats:
     (the deal's record, the player's two regrets, the regret games' seconds)."""
-    key = (job.version, tt_bits_for(job.cards_per_player, job.version), job.threads, job.fast_solver)
+    key = (job.version, tt_bits_for(job.cards_per_player, job.version), job.threads, job.fast_solver, job.rules)
+    game = job.game()
 
     def build() -> Solver:
-        solver = make_solver(job.version, tt_bits=key[1], threads=job.threads, fast=job.fast_solver)
-        _warm_up(job.version, solver)
+        solver = solver_for(game, tt_bits=key[1], threads=job.threads, fast=job.fast_solver)
+        _warm_up(job.game(4), solver)
         return solver
 
     # one solver per process, built and warmed up once (a version-2 table is up to 400 MB)
     solver = per_process("primi_composti solver", key, build)
-    game = PrimiCompostiGame(Config(version=job.version, cards_per_player=job.cards_per_player))
     s = game.deal(job.deck)
     r = solve_deal(game, s, solver)
     record = {"index": job.index, "value": r.value, "seconds": r.seconds, "nodes": r.nodes}
@@ -159,9 +205,9 @@ def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dic
     return record, regs, secs
 
 
-def _warm_up(version: int, solver) -> None:
-    """Compile / load the solver's machine code on a small deal, so that it is not timed."""
-    game = PrimiCompostiGame(Config(version=version, cards_per_player=4))
+def _warm_up(game: PrimiCompostiGame, solver) -> None:
+    """Compile / load the solver's machine code on a small deal of `game` (4 cards a hand), so that it is not
+    timed."""
     solver.clear()
     state_value(game, game.deal(fast.random_decks(np.random.default_rng(0), 1, 4)[0]), solver)
     solver.clear()
@@ -171,16 +217,18 @@ def merge_studies(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Join studies of disjoint deal ranges (same version, size and seed) into one."""
     if not parts:
         raise ValueError("nothing to merge")
-    keys = {(p["version"], p["cards_per_player"], p.get("seed")) for p in parts}
+    keys = {(p["version"], p["cards_per_player"], p.get("seed"), *(p.get(k, v) for k, v in RULES.items())) for p in parts}
     if len(keys) != 1:
-        raise ValueError(f"studies differ in version / cards_per_player / seed: {sorted(keys, key=str)}")
+        raise ValueError(f"studies differ in version / cards_per_player / seed / {' / '.join(RULES)}: "
+                         f"{sorted(keys, key=str)}")
     per_deal = sorted((r for p in parts for r in p["per_deal"]), key=lambda r: r["index"])
     idx = [r["index"] for r in per_deal]
     if len(set(idx)) != len(idx):
         raise ValueError("the studies overlap (a deal index appears twice)")
-    version, k, seed = keys.pop()
+    version, k, seed, *official = keys.pop()
     out = summarize(version, k, per_deal)
     out["seed"] = seed
+    out.update(zip(RULES, official))
     return out
 
 
@@ -194,7 +242,8 @@ def format_study(s: dict[str, Any]) -> str:
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     ci = lambda c: f"[{100 * c[0]:.1f}, {100 * c[1]:.1f}]"  # noqa: E731
     lines = [
-        f"version {s['version']}, {s['cards_per_player']} cards per player: {s['deals']} random deals solved exactly",
+        f"version {s['version']}, {s['cards_per_player']} cards per player{_rules_note({k: s.get(k, v) for k, v in RULES.items()})}: "
+        f"{s['deals']} random deals solved exactly",
         f"  value P1 − P2 under perfect play: mean {s['value_mean']:+.2f} [{s['value_ci'][0]:+.2f}, {s['value_ci'][1]:+.2f}]",
         f"  perfect play: P1 wins {pct(s['p1_wins'])} {ci(s['p1_wins_ci'])}, ties {pct(s['ties'])} {ci(s['ties_ci'])}, "
         f"P2 wins {pct(s['p2_wins'])} {ci(s['p2_wins_ci'])}",

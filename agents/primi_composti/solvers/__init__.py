@@ -1,4 +1,4 @@
-"""Exact analysis of 2-player Primi Composti (the seed's configuration): the public API.
+"""Exact analysis of 2-player Primi Composti (the seed's rules and the official options): the public API.
 
 Four exact solvers implement the `agents.search.base.Solver` protocol; they give
 the same values and differ in speed:
@@ -11,7 +11,11 @@ the same values and differ in speed:
 * `RetrogradeV1` (`retrograde_v1`): version 1 by retrograde analysis, every
   state once (what `make_solver(1)` gives: a full 12-card deal in about 0.4 s).
 
-The functions below take a plain-engine `game` and `state` and any of them.
+The fast solvers play the seed's rules; version 2's official options
+(`steal_choice="player"`, `allow_revealed_operand`) are played by the reference
+solver alone (`ReferenceSolver(2, revealed=..., player_choice=...)`, what
+`solver_for(game)` gives for such a game). The functions below take a
+plain-engine `game` and `state` and a solver of the game's rules (`solver_for`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from agents.search.base import Solver
 
 __all__ = [
     "AlphaBetaV1", "AlphaBetaV2", "DealSolution", "ReferenceSolver", "RetrogradeV1", "Solver",
-    "best_card", "card_values", "make_solver", "solve_deal", "state_value",
+    "action_values", "best_action", "best_card", "card_values", "make_solver", "solve_deal", "solver_for", "state_value",
 ]
 
 
@@ -46,9 +50,40 @@ def make_solver(version: int, tt_bits: int = TT_BITS, threads: int = 1, fast: bo
     return AlphaBetaV2(tt_bits=tt_bits, threads=threads)
 
 
+def _official(game) -> tuple[bool, bool]:
+    """(revealed, player_choice): the official options of version 2 that `game` plays."""
+    return bool(game.config.allow_revealed_operand), bool(game.player_choice)
+
+
+def solver_for(game, tt_bits: int = TT_BITS, threads: int = 1, fast: bool = True) -> Solver:
+    """The fastest exact solver of `game`'s rules (2 players): `make_solver(version)` for the seed's rules; the
+    reference solver with the official options for version 2's `steal_choice="player"` and
+    `allow_revealed_operand` (the fast solvers do not play them)."""
+    if game.num_players != 2:
+        raise ValueError(f"the exact solvers play 2 players (complete information), got num_players={game.num_players}")
+    revealed, choice = _official(game)
+    if not (revealed or choice):
+        return make_solver(game.version, tt_bits=tt_bits, threads=threads, fast=fast)
+    if threads != 1:
+        raise ValueError(f"threads must be 1 under the official options (the reference solver), got {threads!r}")
+    return ReferenceSolver(game.version, tt_bits=tt_bits, revealed=revealed, player_choice=choice)
+
+
+def _checked(game, solver: Solver | None) -> Solver:
+    """`solver`, or the reference solver of `game`'s rules; ValueError where `solver` plays other rules."""
+    if solver is None:
+        return solver_for(game, fast=False)
+    want = _official(game)
+    have = (bool(getattr(solver, "revealed", False)), bool(getattr(solver, "player_choice", False)))
+    if have != want or solver.version != game.version:
+        raise ValueError(f"the solver plays version {solver.version} with (allow_revealed_operand, player choice) = "
+                         f"{have}, the game version {game.version} with {want}: make it with solver_for(game)")
+    return solver
+
+
 def state_value(game, state, solver: Solver | None = None) -> int:
     """Exact final score difference (first player − second) of `state` under perfect play."""
-    solver = solver or ReferenceSolver(game.version)
+    solver = _checked(game, solver)
     mover = game.current_player(state)
     rest = solver.value(state.hands, state.stacks, mover)
     if mover != state.first:
@@ -57,9 +92,26 @@ def state_value(game, state, solver: Solver | None = None) -> int:
 
 
 def card_values(game, state, solver: Solver | None = None) -> dict[int, int]:
-    """Exact value for the mover (its gain now − the opponent's value after) of every card in hand."""
-    solver = solver or ReferenceSolver(game.version)
-    return solver.move_values(state.hands, state.stacks, game.current_player(state))
+    """Exact value for the mover (its gain now − the opponent's value after) of every card in hand (under
+    `steal_choice="player"` a card's best move: its best operand choice)."""
+    solver = _checked(game, solver)
+    mover = game.current_player(state)
+    if not game.player_choice:
+        return solver.move_values(state.hands, state.stacks, mover)
+    out: dict[int, int] = {}
+    for (c, _choice), v in solver.choice_values(state.hands, state.stacks, mover).items():
+        out[c] = max(out.get(c, v), v)
+    return out
+
+
+def action_values(game, state, solver: Solver | None = None) -> dict[int, int]:
+    """Exact value for the mover of every legal action (`game.legal_actions`; under `steal_choice="player"` each
+    card with each operand choice it may name)."""
+    solver = _checked(game, solver)
+    mover = game.current_player(state)
+    if not game.player_choice:
+        return {game.action_of(c): v for c, v in solver.move_values(state.hands, state.stacks, mover).items()}
+    return {game.action_of(c, k): v for (c, k), v in solver.choice_values(state.hands, state.stacks, mover).items()}
 
 
 def best_card(game, state, solver: Solver | None = None) -> int:
@@ -67,6 +119,15 @@ def best_card(game, state, solver: Solver | None = None) -> int:
     vals = card_values(game, state, solver)
     best = max(vals.values())
     return next(c for c in state.hands[game.current_player(state)] if vals[c] == best)
+
+
+def best_action(game, state, solver: Solver | None = None) -> int:
+    """The first action of optimal value: the first card (dealt order) of optimal value, with (under
+    `steal_choice="player"`) its lowest optimal operand choice."""
+    vals = action_values(game, state, solver)
+    best = max(vals.values())
+    order = {c: i for i, c in enumerate(state.hands[game.current_player(state)])}
+    return min((a for a, v in vals.items() if v == best), key=lambda a: (order[game.card_of(a)], a))
 
 
 @dataclass
@@ -80,7 +141,7 @@ class DealSolution:
 
 def solve_deal(game, state, solver: Solver | None = None) -> DealSolution:
     """Solve one dealt position from scratch (the solver's memory is cleared first)."""
-    solver = solver or ReferenceSolver(game.version)
+    solver = _checked(game, solver)
     solver.clear()
     before = solver.nodes
     t = time.perf_counter()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from envs.primi_composti.fast import do_move
+from envs.primi_composti.fast import chosen_pair, do_move
 from envs.primi_composti.rules import VALID, VALUE
 
 INF = 1000000  # beyond any score difference: the open search window
@@ -131,27 +131,55 @@ def check_threads(threads: int) -> int:
 
 class ChildValues:
     """`move_values` for a solver with `version` and `value`: each card's gain now
-    (the engine's compiled move) minus the opponent's value of the position after it."""
+    (the engine's compiled move) minus the opponent's value of the position after it;
+    `choice_values` the same for every move of a card and its operand pair (`steal_choice="player"`)."""
 
     version: int
+    #: version 2's official options the solver plays (the fast solvers: the seed's rules, neither)
+    revealed = False
+    player_choice = False
+    npairs = 0
 
     def move_values(self, hands, stacks, mover: int) -> dict[int, int]:
-        """Exact value for `mover` of playing each card of its hand (hand order)."""
+        """Exact value for `mover` of playing each card of its hand (hand order) with the seed's operand pair
+        (with `player_choice` the player names it: use `choice_values`)."""
+        if self.player_choice:
+            raise ValueError("a move under steal_choice='player' is a card and its operand pair: use choice_values")
+        return {int(c): self._child(hands, stacks, mover, int(c), -1) for c in hands[mover]}
+
+    def choice_values(self, hands, stacks, mover: int) -> dict[tuple[int, int], int]:
+        """Exact value for `mover` of every legal move (card, choice): choice 0 plays the card with no operation,
+        q + 1 with operand pair q (`PrimiCompostiGame.operand_pairs[q]`) where it combines to the card; cards in
+        hand order, choices ascending. Without `player_choice`: (card, 0) for the card with the seed's pair."""
+        if not self.player_choice:
+            return {(c, 0): v for c, v in self.move_values(hands, stacks, mover).items()}
+        st, heights = self._stacks(hands, stacks)
+        out = {}
+        for c in hands[mover]:
+            for choice in range(self.npairs + 1):
+                if chosen_pair(2, int(c), choice - 1, mover, st, heights, VALUE, VALID)[0] >= 0:
+                    out[(int(c), choice)] = self._child(hands, stacks, mover, int(c), choice)
+        return out
+
+    @staticmethod
+    def _stacks(hands, stacks) -> tuple[np.ndarray, np.ndarray]:
         cap = sum(len(h) for h in hands) + sum(len(s) for s in stacks) + 1
         st = np.zeros((4, cap), dtype=np.int64)
         heights = np.zeros(4, dtype=np.int64)
         for s in range(4):
             st[s, :len(stacks[s])] = stacks[s]
             heights[s] = len(stacks[s])
-        out = {}
-        for c in hands[mover]:
-            cs, ch, scores = st.copy(), heights.copy(), np.zeros(2, dtype=np.int64)
-            do_move(self.version, int(c), mover, cs, ch, scores, VALUE, VALID)
-            d = int(scores[mover] - scores[1 - mover])
-            rest = [tuple(hands[0]), tuple(hands[1])]
-            rest[mover] = tuple(x for x in hands[mover] if x != c)
-            if rest[0] or rest[1]:
-                child = tuple(tuple(int(x) for x in cs[s, :ch[s]]) for s in range(4))
-                d -= self.value(tuple(rest), child, 1 - mover)
-            out[int(c)] = d
-        return out
+        return st, heights
+
+    def _child(self, hands, stacks, mover: int, c: int, choice: int) -> int:
+        """The mover's gain of move (c, choice) (`do_move`'s choice) minus the opponent's value after it."""
+        cs, ch = self._stacks(hands, stacks)
+        scores = np.zeros(2, dtype=np.int64)
+        do_move(self.version, c, mover, cs, ch, scores, VALUE, VALID, self.revealed, choice)
+        d = int(scores[mover] - scores[1 - mover])
+        rest = [tuple(hands[0]), tuple(hands[1])]
+        rest[mover] = tuple(x for x in hands[mover] if x != c)
+        if rest[0] or rest[1]:
+            child = tuple(tuple(int(x) for x in cs[s, :ch[s]]) for s in range(4))
+            d -= self.value(tuple(rest), child, 1 - mover)
+        return d

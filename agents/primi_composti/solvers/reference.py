@@ -31,9 +31,13 @@ equal δ (+25% nodes in v1 at 9 cards) and enhanced transposition cutoffs (fewer
 nodes, no faster). Iterative deepening is not used: the tree is only 2k plies deep
 and the table's best-card hints already give the ordering it would provide.
 
-Configuration covered: 2 players, `steal_choice="max"`, no revealed operand,
-any `cards_per_player` (cards up to 62), versions 1 and 2 (`envs.primi_composti.fast.seed_rules`; its move
-code is that module's `do_move` with the seed's defaults).
+Configuration covered: 2 players, any `cards_per_player` (cards up to 62), versions 1 and 2, and version 2's
+official options (the only exact solver that plays them): `revealed` (`allow_revealed_operand`: a stack's top
+and the card below it are an operand pair too) and `player_choice` (`steal_choice="player"`: a move is a card and
+its operand pair, or none; the search branches on both). Its move code is `envs.primi_composti.fast.do_move`, the
+engine's compiled move, with those options as arguments. Under the official options the value has the same
+meaning (the mover's score-difference gain to the end, perfect play) and the same bounds hold: a move still gains
+its mover at least VALUE(c) and at most VALUE(c) + 2·b(c), whatever pair it names.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from agents.primi_composti.solvers._kernels import INF, ChildValues, bound_window, keep_best, mtdf, popcount
-from envs.primi_composti.fast import best_bonus, do_move, undo_move
+from envs.primi_composti.fast import best_bonus, chosen_pair, do_move, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -91,9 +95,19 @@ def _hash(version, hand0, hand1, mover, stacks, heights, zh, zs, zm, maxcard):
 
 
 @njit(cache=True)
-def _delta_of(version, c, mover, stacks, heights, value, valid):
-    bonus, _pair = best_bonus(version, c, mover, stacks, heights, value, valid)
+def _delta_of(version, c, mover, stacks, heights, value, valid, revealed):
+    """The mover's score-difference gain of playing c with the seed's pair: the largest of any move of c (a player's
+    own choice of pair gains at most as much now)."""
+    bonus, _pair = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
     return bonus + value[c] if version == 1 else 2 * bonus + value[c]
+
+
+@njit(cache=True)
+def _choice_delta(c, choice, mover, stacks, heights, value, valid):
+    """Version 2, `steal_choice="player"`: the gain of playing c with `choice` (0 none, q + 1 operand pair q), or
+    -1 where that pair does not combine to c."""
+    bonus, _pair = chosen_pair(2, c, choice - 1, mover, stacks, heights, value, valid)
+    return -1 if bonus < 0 else 2 * bonus + value[c]
 
 
 @njit(cache=True)
@@ -109,8 +123,9 @@ def _bonus_bound(c, avail, pair_mask, pair_val, pair_n):
 
 
 @njit(cache=True)
-def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, value, valid):
-    """do_move for card c, and the child's Zobrist key (updated incrementally)."""
+def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, value, valid, revealed, choice):
+    """do_move for card c (`choice`: -1 the seed's pair, else the player's), and the child's Zobrist key (updated
+    incrementally)."""
     k1 = h1 ^ zh[0, mover, c] ^ zm[0]
     k2 = h2 ^ zh[1, mover, c] ^ zm[1]
     own = 2 * mover + (0 if value[c] == 2 else 1)
@@ -124,7 +139,7 @@ def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, v
     else:
         for s in range(4):
             ch0[s] = heights[s]
-    undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
+    undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed, choice)
     if version == 2:
         # Cards left the opponent's stacks above their new heights and joined the mover's.
         for s in range(4):
@@ -136,11 +151,39 @@ def _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, v
     return undo, bonus, k1, k2
 
 
+#: A move in the candidate lists: card · MOVE_CARD + (choice + 1), choice -1 (the seed's pair) or 0..npairs.
+MOVE_CARD = 32
+
+
+@njit(cache=True)
+def _last_two(version, c, e, hm, ho, hands, mover, stacks, heights, scores, value, valid, revealed, npairs):
+    """The value of the last two plies: the mover plays its last card c, the opponent its last card e."""
+    opp = 1 - mover
+    best = -INF
+    hands[mover] = 0
+    for choice in range(0 if npairs > 0 else -1, npairs + 1 if npairs > 0 else 0):
+        if npairs > 0:
+            d = _choice_delta(c, choice, mover, stacks, heights, value, valid)
+            if d < 0:
+                continue
+        else:
+            d = _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
+        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed, choice)
+        d2 = _delta_of(version, e, opp, stacks, heights, value, valid, revealed)
+        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
+        if d - d2 > best:
+            best = d - d2
+    hands[mover] = hm
+    return best
+
+
 @njit(cache=True)
 def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt,
-            zh, zs, zm, cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound):
+            zh, zs, zm, cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound,
+            revealed, npairs):
     """Exact value of the rest of the game for `mover` (hands: card bit masks),
-    fail-soft alpha-beta with principal-variation search."""
+    fail-soft alpha-beta with principal-variation search. `revealed`: the revealed-operand rule; `npairs` > 0: the
+    mover names the pair (`steal_choice="player"`, `npairs` operand pairs), 0: the seed's max-steal pair."""
     counter[0] += 1
     hm = hands[mover]
     if hm == 0:
@@ -150,22 +193,16 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
     nm = popcount(hm)
     no = popcount(ho)
     if nm == 1 and no <= 1:
-        # Last one or two plies: no search needed.
+        # Last one or two plies: no search needed (the last card gains most with the largest steal).
         c = 0
         while not (hm >> c) & 1:
             c += 1
-        d = _delta_of(version, c, mover, stacks, heights, value, valid)
         if no == 0:
-            return d
-        hands[mover] = 0
-        undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
+            return _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
         e = 0
         while not (ho >> e) & 1:
             e += 1
-        d2 = _delta_of(version, e, opp, stacks, heights, value, valid)
-        undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
-        hands[mover] = hm
-        return d - d2
+        return _last_two(version, c, e, hm, ho, hands, mover, stacks, heights, scores, value, valid, revealed, npairs)
     # Two-slot bucket: slot 0 keeps the deepest entry, slot 1 the latest.
     depth = nm + no
     mask = np.uint64(tt.shape[0] - 2)
@@ -213,40 +250,51 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
         if cut:
             return v
     alpha0 = alpha
-    # Candidates ordered: the table's best card, then by immediate gain δ.
+    # Candidates ordered: the table's best card (every pair of it), then by immediate gain δ.
     n = 0
     for c in range(2, maxcard + 1):
         if (hm >> c) & 1:
-            d = _delta_of(version, c, mover, stacks, heights, value, valid)
-            key = d + ((np.int64(1) << 40) if c == hint else 0)
-            j = n
-            while j > 0 and cand[ply, j - 1, 1] < key:
-                cand[ply, j, 0] = cand[ply, j - 1, 0]
-                cand[ply, j, 1] = cand[ply, j - 1, 1]
-                deltas[ply, j] = deltas[ply, j - 1]
-                j -= 1
-            cand[ply, j, 0] = c
-            cand[ply, j, 1] = key
-            deltas[ply, j] = d
-            n += 1
+            for choice in range(0 if npairs > 0 else -1, npairs + 1 if npairs > 0 else 0):
+                if npairs > 0:
+                    d = _choice_delta(c, choice, mover, stacks, heights, value, valid)
+                    if d < 0:
+                        continue
+                else:
+                    d = _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
+                key = d + ((np.int64(1) << 40) if c == hint else 0)
+                j = n
+                while j > 0 and cand[ply, j - 1, 1] < key:
+                    cand[ply, j, 0] = cand[ply, j - 1, 0]
+                    cand[ply, j, 1] = cand[ply, j - 1, 1]
+                    deltas[ply, j] = deltas[ply, j - 1]
+                    j -= 1
+                cand[ply, j, 0] = c * MOVE_CARD + choice + 1
+                cand[ply, j, 1] = key
+                deltas[ply, j] = d
+                n += 1
     ch0 = np.empty(4, dtype=np.int64)
     best = -INF
     best_c = -1
     for t in range(n):
-        c = cand[ply, t, 0]
+        c = cand[ply, t, 0] // MOVE_CARD
+        choice = cand[ply, t, 0] % MOVE_CARD - 1
         d = deltas[ply, t]
         hands[mover] ^= np.int64(1) << c
-        undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, value, valid)
+        undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, value, valid,
+                                    revealed, choice)
         if t == 0:
             v = d - _search(version, hands, opp, stacks, heights, d - beta, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm, cand,
-                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound)
+                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound,
+                            revealed, npairs)
         else:
-            # Principal-variation search: prove the card is no better with a null window first.
-            v = d - _search(version, hands, opp, stacks, heights, d - alpha - 1, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm, cand,
-                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound)
+            # Principal-variation search: prove the move is no better with a null window first.
+            v = d - _search(version, hands, opp, stacks, heights, d - alpha - 1, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm,
+                            cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard,
+                            use_bound, revealed, npairs)
             if alpha < v < beta:
                 v = d - _search(version, hands, opp, stacks, heights, d - beta, d - v, ply + 1, k1, k2, tt, zh, zs, zm, cand,
-                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound)
+                                deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard,
+                                use_bound, revealed, npairs)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         hands[mover] ^= np.int64(1) << c
         best, best_c, alpha, cutoff = keep_best(v, c, best, best_c, alpha, beta)
@@ -292,6 +340,11 @@ def _pair_tables(maxcard: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return pm, pv, pn, ub
 
 
+#: Operand pairs of 2 players (4 stacks): the 6 pairs of tops, then (revealed operand) each stack's top with the
+#: card below it (`PrimiCompostiGame.operand_pairs`).
+TOP_PAIRS, REVEALED_PAIRS = 6, 4
+
+
 class ReferenceSolver(ChildValues):
     """Exact values of 2-player positions, general and plain (reuses one transposition table).
 
@@ -301,23 +354,32 @@ class ReferenceSolver(ChildValues):
         use_bound: prune with the score bounds (see `_search`); exact either way.
         mtdf: drive the search by MTD(f) from `guess`; else one full-window search.
         guess: MTD(f)'s first guess (default: the typical deal value of the version).
+        revealed: version 2's official footnote (`allow_revealed_operand=True`).
+        player_choice: version 2's official `steal_choice="player"`: a move names its operand pair, or none
+            (`choice_values` gives each move's value).
     """
 
     threads = 1
 
     def __init__(self, version: int, tt_bits: int = TT_BITS, use_bound: bool = True, mtdf: bool = True,
-                 guess: int | None = None):
+                 guess: int | None = None, revealed: bool = False, player_choice: bool = False):
         if version not in (1, 2):
             raise ValueError(f"version must be 1 or 2, got {version!r}")
+        if (revealed or player_choice) and version != 2:
+            raise ValueError("revealed and player_choice are version 2's options (nothing is taken in version 1)")
         self.version = int(version)
+        self.revealed = bool(revealed)
+        self.player_choice = bool(player_choice)
+        #: operand pairs a move may name (0: the seed's max-steal pair, no choice)
+        self.npairs = (TOP_PAIRS + REVEALED_PAIRS * self.revealed) if self.player_choice else 0
         self.mtdf = bool(mtdf)
         # First guess of MTD(f): near the typical value of a deal (perfect play favours the second player).
         self.guess = int(guess) if guess is not None else (-1 if self.version == 1 else -3)
         self.use_bound = bool(use_bound)
         # Entry: [key word 1, (32 bits of key word 2) | value (16) | depth (5) best card (7) flag (2)].
         self.tt = np.zeros((1 << tt_bits, 2), dtype=np.uint64)
-        self.cand = np.zeros((80, 40, 2), dtype=np.int64)
-        self.deltas = np.zeros((80, 40), dtype=np.int64)
+        self.cand = np.zeros((80, 40 * (self.npairs + 1), 2), dtype=np.int64)
+        self.deltas = np.zeros((80, 40 * (self.npairs + 1)), dtype=np.int64)
         self.counter = np.zeros(1, dtype=np.int64)  # nodes searched since the solver was made
         self._scores = np.zeros(2, dtype=np.int64)  # scratch scores for the engine's move code
         self._pairs: dict[int, tuple] = {}
@@ -356,7 +418,7 @@ class ReferenceSolver(ChildValues):
         def probe(a: int, b: int) -> int:
             return int(_search(self.version, h, mover, st, heights, a, b, 0, k1, k2, self.tt, _ZH, _ZS, _ZM, self.cand,
                                self.deltas, self.counter, self._scores, VALUE, VALID, pm, pv, pn, ub, maxcard,
-                               self.use_bound))
+                               self.use_bound, self.revealed, self.npairs))
 
         if not self.mtdf:
             return probe(-INF, INF)

@@ -13,10 +13,11 @@ from evaluate.primi_composti.solve import format_study, regret_game, solve_study
 
 
 def full_minimax(game, s):
+    """Plain full-tree minimax over every legal action (a card, and under steal_choice="player" its pair)."""
     if game.is_terminal(s):
         return s.scores[s.first] - s.scores[1 - s.first]
     m = game.current_player(s)
-    vals = [full_minimax(game, game.apply(s, game.action_of(c))) for c in s.hands[m]]
+    vals = [full_minimax(game, game.apply(s, a)) for a in game.legal_actions(s)]
     return max(vals) if m == s.first else min(vals)
 
 
