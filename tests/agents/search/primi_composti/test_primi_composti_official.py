@@ -224,3 +224,23 @@ def test_student_features_bound_to_official_rules_give_each_move_its_gains(opts)
     if game.player_choice:
         with pytest.raises(ValueError, match="for_game"):
             feature_set("primi_composti_v2")(view, mask)
+
+
+@pytest.mark.parametrize("name", ["v2_6_steal_choice", "v2_6_allow_revealed_operand", "v2_6_steal_choice_allow_revealed_operand"])
+def test_stored_official_study_values_are_the_solvers(name):
+    # docs/primi_composti.md's official-rules table comes from these files: their first deals solve to the stored
+    # values again, and their summaries are those of their per-deal records.
+    from pathlib import Path
+
+    from evaluate.primi_composti.solve import RULES, summarize
+
+    path = Path(__file__).resolve().parents[4] / "docs" / "data" / "primi_composti_solve_v2_official" / f"{name}.json"
+    study = json.loads(path.read_text())
+    rules = {k: study[k] for k in RULES}
+    assert rules != RULES  # an official rule set
+    game = _game(study["cards_per_player"], **rules)
+    decks = fast.random_decks(np.random.default_rng(study["seed"]), 6, study["cards_per_player"])
+    solver = solver_for(game, tt_bits=16)
+    assert [solve_deal(game, game.deal(d), solver).value for d in decks] == [r["value"] for r in study["per_deal"][:6]]
+    again = summarize(2, study["cards_per_player"], study["per_deal"])
+    assert again["value_mean"] == study["value_mean"] and again["p2_wins"] == study["p2_wins"]
