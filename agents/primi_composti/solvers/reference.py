@@ -103,11 +103,19 @@ def _delta_of(version, c, mover, stacks, heights, value, valid, revealed):
 
 
 @njit(cache=True)
-def _choice_delta(c, choice, mover, stacks, heights, value, valid):
-    """Version 2, `steal_choice="player"`: the gain of playing c with `choice` (0 none, q + 1 operand pair q), or
-    -1 where that pair does not combine to c."""
+def _move_delta(version, c, choice, mover, stacks, heights, value, valid, revealed):
+    """The mover's gain of move (c, choice): `choice` -1 the seed's pair (`_delta_of`), else (version 2,
+    `steal_choice="player"`) 0 none or q + 1 operand pair q; -1 where that pair does not combine to c."""
+    if choice < 0:
+        return _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
     bonus, _pair = chosen_pair(2, c, choice - 1, mover, stacks, heights, value, valid)
     return -1 if bonus < 0 else 2 * bonus + value[c]
+
+
+@njit(inline="always")
+def _choices(npairs):
+    """The range of a card's move choices: -1 alone (the seed's pair), or 0..npairs (the player names it)."""
+    return (0, npairs + 1) if npairs > 0 else (-1, 0)
 
 
 @njit(cache=True)
@@ -161,13 +169,11 @@ def _last_two(version, c, e, hm, ho, hands, mover, stacks, heights, scores, valu
     opp = 1 - mover
     best = -INF
     hands[mover] = 0
-    for choice in range(0 if npairs > 0 else -1, npairs + 1 if npairs > 0 else 0):
-        if npairs > 0:
-            d = _choice_delta(c, choice, mover, stacks, heights, value, valid)
-            if d < 0:
-                continue
-        else:
-            d = _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
+    lo, hi = _choices(npairs)
+    for choice in range(lo, hi):
+        d = _move_delta(version, c, choice, mover, stacks, heights, value, valid, revealed)
+        if d < 0:
+            continue
         undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, revealed, choice)
         d2 = _delta_of(version, e, opp, stacks, heights, value, valid, revealed)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
@@ -254,13 +260,11 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
     n = 0
     for c in range(2, maxcard + 1):
         if (hm >> c) & 1:
-            for choice in range(0 if npairs > 0 else -1, npairs + 1 if npairs > 0 else 0):
-                if npairs > 0:
-                    d = _choice_delta(c, choice, mover, stacks, heights, value, valid)
-                    if d < 0:
-                        continue
-                else:
-                    d = _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
+            lo, hi = _choices(npairs)
+            for choice in range(lo, hi):
+                d = _move_delta(version, c, choice, mover, stacks, heights, value, valid, revealed)
+                if d < 0:
+                    continue
                 key = d + ((np.int64(1) << 40) if c == hint else 0)
                 j = n
                 while j > 0 and cand[ply, j - 1, 1] < key:
