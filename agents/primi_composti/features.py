@@ -25,6 +25,7 @@ import numpy as np
 
 from agents.learned import FEATURES
 from agents.primi_composti.teacher import card_values_depth, choice_depth_values, view_arrays
+from envs.primi_composti.fast import official_options
 from envs.primi_composti.rules import VALID, VALUE
 
 DEPTHS = (1, 2, 3, 4, 5, 6)
@@ -79,8 +80,7 @@ class PrimiFeatures:
 
     def for_game(self, game: Any) -> PrimiFeatures:
         """These features under `game`'s official options of version 2."""
-        npairs = len(game.operand_pairs) if game.player_choice else 0
-        return PrimiFeatures(self.version, bool(game.config.allow_revealed_operand), npairs)
+        return PrimiFeatures(self.version, *official_options(game))
 
     def __call__(self, view: Any, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return features_for(self.version, view, action_mask, self.revealed, self.npairs)

@@ -38,7 +38,7 @@ from agents.primi_composti.fast import alphabeta
 from agents.primi_composti.solvers import solver_for
 from agents.search.teacher import TeacherAgent
 from envs.primi_composti import fast as fast_path
-from envs.primi_composti.fast import chosen_pair, do_move, undo_move
+from envs.primi_composti.fast import do_move, legal_choices, official_options, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
 #: Version 2 default: exact values once at most this many cards are left in both hands
@@ -106,10 +106,9 @@ def choice_depth_values(view: Any, depth: int, npairs: int, revealed: bool) -> d
     out = {}
     for i in range(len(view.hands[mover])):
         c = int(hands[mover, i])
-        for choice in range(npairs + 1):
-            if chosen_pair(2, c, choice - 1, mover, stacks, heights, VALUE, VALID)[0] >= 0:
-                out[(c, choice)] = _gain_after(2, hands, alive, stacks, heights, scores, view.first, mover, i, depth,
-                                               VALUE, VALID, revealed, choice)
+        for choice in legal_choices(c, mover, stacks, heights, npairs):
+            out[(c, choice)] = _gain_after(2, hands, alive, stacks, heights, scores, view.first, mover, i, depth,
+                                           VALUE, VALID, revealed, choice)
     return out
 
 
@@ -141,13 +140,13 @@ class PrimiTeacher(TeacherAgent):
         self.exact_cards, self.fallback_depth = exact_cards, fallback_depth
         self.name = "primi_composti/teacher"
         self.solver = solver_for(game, tt_bits=20 if game.version == 2 else 16)
-        self.revealed = bool(game.config.allow_revealed_operand)
+        self.revealed, self.npairs = official_options(game)
 
     def _values(self, view: Any) -> dict[tuple[int, int], int]:
         """(card, choice) -> value for the mover of `view` (choice 0 without `steal_choice="player"`)."""
         if self.game.version == 2 and sum(view.hand_sizes) > self.exact_cards:
             if self.game.player_choice:
-                return choice_depth_values(view, self.fallback_depth, self.solver.npairs, self.revealed)
+                return choice_depth_values(view, self.fallback_depth, self.npairs, self.revealed)
             return {(c, 0): v for c, v in depth_values(2, view, self.fallback_depth, self.revealed).items()}
         hands = tuple(view.hands)
         if self.game.player_choice:

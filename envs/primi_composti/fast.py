@@ -37,7 +37,7 @@ from numba import njit
 from envs.core import kernels
 from envs.core.vector import BATCH_CODE, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A.
-from envs.primi_composti.rules import MAX_CARD
+from envs.primi_composti.rules import MAX_CARD, VALID, VALUE
 
 
 @njit(inline="always")
@@ -279,6 +279,18 @@ def seed_rules(game) -> bool:
     """Whether `game` plays the seed's rules (`SEED_RULES`): the max-steal choice among the tops of two stacks."""
     cfg = game.config
     return cfg.steal_choice == "max" and not cfg.allow_revealed_operand and supports(game)
+
+
+def official_options(game) -> tuple[bool, int]:
+    """(revealed, npairs) of `game`, as the kernels take them: `revealed` the revealed-operand rule, `npairs` the
+    number of operand pairs a move may name under `steal_choice="player"` (0: the seed's max-steal pair)."""
+    return bool(game.config.allow_revealed_operand), len(game.operand_pairs) if game.player_choice else 0
+
+
+def legal_choices(c, mover, stacks, heights, npairs):
+    """The operand choices card c may be played with under `steal_choice="player"` (`npairs` pairs, version 2): 0
+    (no operation) and q + 1 for each pair q that combines to c (`chosen_pair`), ascending."""
+    return [q for q in range(npairs + 1) if chosen_pair(2, c, q - 1, mover, stacks, heights, VALUE, VALID)[0] >= 0]
 
 
 # --- the deal of a seed (`rules.shuffled_cards` compiled) -------------------------------------------------------

@@ -28,6 +28,7 @@ from agents.primi_composti.solvers.alphabeta_v2 import AlphaBetaV2
 from agents.primi_composti.solvers.reference import TT_BITS, ReferenceSolver
 from agents.primi_composti.solvers.retrograde_v1 import RetrogradeV1
 from agents.search.base import Solver
+from envs.primi_composti.fast import official_options
 
 __all__ = [
     "AlphaBetaV1", "AlphaBetaV2", "DealSolution", "ReferenceSolver", "RetrogradeV1", "Solver",
@@ -52,7 +53,8 @@ def make_solver(version: int, tt_bits: int = TT_BITS, threads: int = 1, fast: bo
 
 def _official(game) -> tuple[bool, bool]:
     """(revealed, player_choice): the official options of version 2 that `game` plays."""
-    return bool(game.config.allow_revealed_operand), bool(game.player_choice)
+    revealed, npairs = official_options(game)
+    return revealed, npairs > 0
 
 
 def solver_for(game, tt_bits: int = TT_BITS, threads: int = 1, fast: bool = True) -> Solver:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from envs.primi_composti.fast import chosen_pair, do_move
+from envs.primi_composti.fast import do_move, legal_choices
 from envs.primi_composti.rules import VALID, VALUE
 
 INF = 1000000  # beyond any score difference: the open search window
@@ -154,12 +154,8 @@ class ChildValues:
         if not self.player_choice:
             return {(c, 0): v for c, v in self.move_values(hands, stacks, mover).items()}
         st, heights = self._stacks(hands, stacks)
-        out = {}
-        for c in hands[mover]:
-            for choice in range(self.npairs + 1):
-                if chosen_pair(2, int(c), choice - 1, mover, st, heights, VALUE, VALID)[0] >= 0:
-                    out[(int(c), choice)] = self._child(hands, stacks, mover, int(c), choice)
-        return out
+        return {(int(c), q): self._child(hands, stacks, mover, int(c), q)
+                for c in hands[mover] for q in legal_choices(int(c), mover, st, heights, self.npairs)}
 
     @staticmethod
     def _stacks(hands, stacks) -> tuple[np.ndarray, np.ndarray]:
