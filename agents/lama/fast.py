@@ -130,7 +130,9 @@ def play_on_states(
     strats = np.array(np.broadcast_to(np.asarray(strategies, dtype=np.int64), (g, n)), order="C")
     if not np.isin(strats, (FIRST, SECOND, THIRD)).all():
         raise ValueError("strategies must be codes 1/2/3")
-    p = np.array(np.broadcast_to(np.zeros(4) if params is None else np.asarray(params, np.float64), (g, n, 4)))
+    # C order always: the kernel is compiled for exactly these types (a copied broadcast may come out F or A)
+    p = np.array(np.broadcast_to(np.zeros(4) if params is None else np.asarray(params, np.float64), (g, n, 4)),
+                 order="C")
     first = np.full(g, -1, np.int64) if first_actions is None else np.array(first_actions, dtype=np.int64)
     packed = [engine.pack_state(s) for s in states]
 
