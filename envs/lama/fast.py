@@ -784,12 +784,12 @@ def vec_step(decide, T, B, S, actions):
     the paused tables and `SKIP` at the others, until no table is paused. (The layout of the plain path is the
     fastest measured: a version with the step's end in a called helper ran the kernel 20-35% slower; the shared
     bookkeeping of `envs.core.kernels` is inlined at IR level and measured no slower.)
+
+    `control="all_seats"` is `_step_all_seats`, which only the env's own kernels call (an env playing every seat
+    takes no opponents): left out of the opponents' kernels, it no longer doubles their compile time.
     """
     scoring = S.switches[0]
     B.err[0] = -1
-    if S.all_seats:
-        _step_all_seats(decide, T, B, S, actions)
-        return
     for r in range(T.seed.shape[0]):
         a = actions[r]
         if a == SKIP:
@@ -841,6 +841,7 @@ def _step_all_seats(decide, T, B, S, actions):
     `B.rewards[r, s]` is the change of seat s's return in the step, the reward the mover's, `ep_ret` player_0's
     return; an ended episode's final observation is the mover's (`B.final_player`). A refused action changes
     nothing and ends the episode with `illegal_reward` to the mover."""
+    B.err[0] = -1
     n = T.hands.shape[1]
     scoring = S.switches[0]
     before = np.zeros(n)
@@ -893,7 +894,10 @@ def _random_reset(T, B, S, fresh):
 
 @numba.njit(cache=True)
 def _random_step(T, B, S, actions):
-    vec_step(_no_decide, T, B, S, actions)
+    if S.all_seats:  # only the env's own kernels play every seat (an env under all_seats takes no opponents)
+        _step_all_seats(_no_decide, T, B, S, actions)
+    else:
+        vec_step(_no_decide, T, B, S, actions)
 
 
 #: The env's own kernels: every opponent plays random legal moves (`RANDOM_CODE`).

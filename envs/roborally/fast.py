@@ -1636,11 +1636,11 @@ def vec_step(decide, bd, T, B, S, actions):
     Batch policies: a table where a batch policy has a choice to make pauses (`phase` 1 inside the learner's
     step, 2 inside an episode's opening) with its outputs unwritten; the env calls this kernel again with that
     policy's move at the paused tables and `SKIP` at the others, until no table is paused.
+
+    `control="all_seats"` is `_step_all_seats`, which only the env's own kernels call (an env playing every robot
+    takes no opponents): left out of the opponents' kernels, it no longer doubles their compile time.
     """
     B.err[0] = -1
-    if S.all_seats:
-        _step_all_seats(bd, T, B, S, actions)
-        return
     for r in range(T.seed.shape[0]):
         a = actions[r]
         if a == SKIP:
@@ -1697,6 +1697,7 @@ def _step_all_seats(bd, T, B, S, actions):
     `learner`); `B.rewards[r, s]` is the change of robot s's return in the step, the reward the mover's, `ep_ret`
     robot 0's return; an ended episode's final observation is the mover's (`B.final_player`). A refused action
     changes nothing and ends the episode with `illegal_reward` to the mover."""
+    B.err[0] = -1
     n = T.R.shape[1]
     before = np.zeros(n)
     for r in range(T.seed.shape[0]):
@@ -1741,7 +1742,10 @@ def _random_reset(bd, T, B, S, fresh):
 
 @numba.njit(cache=True)
 def _random_step(bd, T, B, S, actions):
-    vec_step(_no_decide, bd, T, B, S, actions)
+    if S.all_seats:  # only the env's own kernels play every robot (an env under all_seats takes no opponents)
+        _step_all_seats(bd, T, B, S, actions)
+    else:
+        vec_step(_no_decide, bd, T, B, S, actions)
 
 
 #: The env's own kernels: every opponent plays random legal actions (`RANDOM_CODE`).
