@@ -85,6 +85,12 @@ class GameSpec:
             `(returns, winners, turns)`: float (deals, rows, n) returns by seat, bool (deals, rows, n) winners by
             seat, int (deals, rows) moves — game for game what `envs.core.play.play_game` gives with the entrants'
             Python agents.
+        kernel_variants: option sets under which the game's compiled kernels are warmed before the test suite
+            (`.ci/compile_kernels.py` compiles the vector env's kernels, with random and with strategy opponents,
+            and the compiled tournament runner under each): one set per distinct compiled kernel (official rules
+            compiled apart from the seed's), each seating two players or more. Default: the default options.
+        warm_up: `python -m evaluate` argument strings, a game or two each, that compile the kernels of the game's
+            players beyond those (search players: `.ci/compile_kernels.py` runs them too).
         exact_values: "module:function" giving exact head-to-head values of agents,
             `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it).
         exploitability: "module:function" giving each agent's exact exploitability (what a best response
@@ -124,6 +130,8 @@ class GameSpec:
     train_presets: str | None = None
     vector_kernels: str | None = None
     compiled_games: str | None = None
+    kernel_variants: tuple[Mapping[str, Any], ...] = ({},)
+    warm_up: tuple[str, ...] = ()
     exact_values: str | None = None
     exploitability: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
@@ -135,6 +143,12 @@ class GameSpec:
             raise ValueError(f"{self.id}: default_lineup needs at least one agent id")
         if not self.fuzz_forms or not set(self.fuzz_forms) <= set(FUZZ_FORMS):
             raise ValueError(f"{self.id}: fuzz_forms must be some of {list(FUZZ_FORMS)}, got {self.fuzz_forms!r}")
+        if not self.kernel_variants:
+            raise ValueError(f"{self.id}: kernel_variants needs at least one option set ({{}}: the default options)")
+        for line in self.warm_up:
+            if line.split(" ", 1)[0] != self.id:
+                raise ValueError(f"{self.id}: a warm_up line is `python -m evaluate {self.id} ...`'s arguments, "
+                                 f"starting with the game's id; got {line!r}")
 
     def make_game(self, **options: Any) -> Any:
         """The rules engine for these options (a bad option raises `ValueError` naming the allowed ones)."""

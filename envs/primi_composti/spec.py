@@ -58,4 +58,12 @@ SPEC = GameSpec(
     train_presets="train.presets.primi_composti",
     vector_kernels="agents.primi_composti.fast",
     compiled_games="agents.primi_composti.fast:tournament_games",
+    kernel_variants=({}, {"version": 2, "steal_choice": "player"}),  # the official options' kernels are their own
+    warm_up=(  # the exact solver's kernels, for each version and the official options
+        "primi_composti --agents primi_composti/solver,primi_composti/greedy_rand --games 1 --option cards_per_player=4",
+        "primi_composti --option version=2 --agents primi_composti/solver,primi_composti/greedy_rand --games 1 "
+        "--option cards_per_player=4",
+        "primi_composti --option version=2 --option steal_choice=player --agents primi_composti/solver,"
+        "primi_composti/greedy_rand --games 1 --option cards_per_player=4",
+    ),
 )

@@ -148,4 +148,5 @@ SPEC = GameSpec(
     evaluate_module="evaluate.roborally.boards",
     train_presets="train.presets.roborally",
     vector_kernels="agents.roborally.fast",
+    warm_up=("roborally --agents roborally/mc?budget=10,roborally/greedy --games 1",),
 )

@@ -5,6 +5,8 @@ PettingZoo checks — and the shared tools name no game."""
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib.util
 import json
 import os
 import pathlib
@@ -119,7 +121,7 @@ def test_command_lines_and_training(tmp_path):
 SHARED = ["envs/core", "agents/base.py", "agents/policy.py", "agents/learned.py", "agents/search",
           "evaluate/__main__.py", "evaluate/cli.py", "evaluate/fuzz.py", "evaluate/league.py", "evaluate/play.py",
           "evaluate/paired.py", "evaluate/tournament.py", "evaluate/backends.py", "evaluate/stats.py",
-          "evaluate/jsonio.py", "train/__main__.py", "train/presets/__init__.py"]
+          "evaluate/jsonio.py", "train/__main__.py", "train/presets/__init__.py", ".ci/compile_kernels.py"]
 GAME_WORD = re.compile(r"(?<![a-z])(lama|simple_poker|the_game|roborally|primi_composti|tictactoe)(?![a-z])")
 
 
@@ -178,3 +180,33 @@ def test_a_spec_builds_its_engine_and_lineup():
     rng = np.random.default_rng(0)
     agent = agents.make("tictactoe/lines", game, rng, game_name="tictactoe")
     assert agent.act(game.view(state, 0), np.ones(9, dtype=np.int8)) == 4
+
+
+def test_ci_compiles_the_kernels_its_specs_declare():
+    """`.ci/compile_kernels.py` takes its jobs from the registered specs: an added game's `warm_up` lines run (here
+    in this process), and every game with compiled kernels gets its vector env (strategy opponents and all seats)
+    and its tournaments under each of its `kernel_variants`."""
+    loader = importlib.util.spec_from_file_location("compile_kernels", ROOT / ".ci" / "compile_kernels.py")
+    ck = importlib.util.module_from_spec(loader)
+    sys.modules.setdefault("compile_kernels", ck)  # its dataclass looks its module up there
+    loader.loader.exec_module(ck)
+    line = "tictactoe --agents tictactoe/lines,random --games 2"
+    envs.unregister(SPEC.id)
+    envs.register(dataclasses.replace(SPEC, warm_up=(line,)))
+    try:
+        jobs = {j.name: j for j in ck.jobs()}
+        name, seconds = ck._run(jobs[f"tictactoe: python -m evaluate {line}"])
+    finally:
+        envs.unregister(SPEC.id)
+        envs.register(SPEC)
+    assert name.endswith(line) and seconds >= 0
+    for game in envs.registered():
+        spec = envs.spec(game)
+        for options in spec.kernel_variants:
+            said = "".join(f", {k}={v}" for k, v in options.items())
+            assert (f"{game} vector env, all seats{said}" in jobs) == bool(spec.vector_kernels)
+            assert (f"{game} tournament{said}" in jobs) == bool(spec.compiled_games)
+    with pytest.raises(ValueError, match="starting with the game's id"):
+        dataclasses.replace(SPEC, warm_up=("--games 1",))
+    with pytest.raises(ValueError, match="kernel_variants"):
+        dataclasses.replace(SPEC, kernel_variants=())
