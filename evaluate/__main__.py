@@ -67,7 +67,8 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
                    help="tournaments and --paired: 'compiled' plays whole games on the game's compiled kernels (every "
                         "agent needs a deterministic kernel), 'python' move by move through the agents; 'auto' (default) "
                         "compiled where it can; the same deals and, for deterministic agents, the same figures either way")
-    p.add_argument("--max-turns", type=positive_int(), default=None, help="cut games longer than this (counted as no winner)")
+    p.add_argument("--max-turns", type=positive_int(), default=None, help="cut games longer than this (counted as no winner; default: the game's own limit "
+                   "for rules that let a game go on for ever, L.A.M.A. 10,000)")
     p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
     p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
     p.add_argument("--out", type=str, default=None, help="folder for plots and reports (default results/<game>)")

@@ -52,7 +52,7 @@ from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
-from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, deal_keys, deal_start
+from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, deal_keys, deal_start, move_limit
 
 #: Spawn-key tags that keep the deal, opponent and focal generators apart (deal d's generator is the tournament's,
 #: `evaluate.tournament.deal_rng`: tag 0, so deal d of a seed is the same deal in both).
@@ -287,7 +287,8 @@ def run_paired_many(
         games: number of deals (each is played k·n times, or k times under the self-team protocol).
         seed: root seed of the deals and every generator.
         options: the game's options.
-        max_turns: cut games longer than this (no winner).
+        max_turns: cut games longer than this (no winner); None: the game's `max_game_length` (for rules that let a
+            game go on for ever), if it declares one.
         backend: where the deals are played (`evaluate.backends`; default this process): the same
             result on every backend.
         engine: `"auto"`, `"python"` or `"compiled"` (the module docstring); a forced `"compiled"` that cannot
@@ -307,6 +308,7 @@ def run_paired_many(
         raise ValueError(f"{SELF!r} names the teammates (against={SELF!r}), not a focal agent")
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
+    max_turns = move_limit(game_name, max_turns)
     n, k = game.num_players, len(ids)
     opp_ids = _opponents(game_name, n, against)
     team = n > 1 and not opp_ids

@@ -53,6 +53,7 @@ from __future__ import annotations
 import csv
 import functools
 import importlib
+import inspect
 import math
 import time
 import uuid
@@ -126,6 +127,10 @@ class TournamentResult:
     records: list[GameRecord] | None = None
     #: Per entrant [seconds, calls] of its `act` (`timing=True`), else None.
     decision_time: list[list[float]] | None = None
+    #: The move limit games were cut at (`max_turns`, or the game's `max_game_length`), None: none.
+    max_turns: int | None = None
+    #: Games that reached it (cut with no winner, unless that move ended them).
+    at_move_limit: int = 0
 
     @property
     def variant(self) -> envs.Variant:
@@ -137,9 +142,11 @@ class TournamentResult:
         d = asdict(self)
         if not self.partial:
             del d["partial"], d["planned_deals"]
-        for key in ("records", "decision_time"):
+        for key in ("records", "decision_time", "max_turns"):
             if d[key] is None:
                 del d[key]
+        if self.max_turns is None:
+            del d["at_move_limit"]
         return d
 
 
@@ -319,12 +326,18 @@ def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], 
     return [list(decks[d]) for d in deals]
 
 
+def move_limit(game_name: str, max_turns: int | None) -> int | None:
+    """The move limit of a tournament or paired run of `game_name`: `max_turns` where given, else the game's
+    `max_game_length` (None for a game whose every game ends)."""
+    return max_turns if max_turns is not None else envs.spec(game_name).max_game_length
+
+
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
                     backend: Backend | None = None) -> Any:
     """The game's compiled `play(keys, seatings)` for the entrants `ids` (`GameSpec.compiled_games`), or None
     where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
-    an entrant has no deterministic kernel, the runner does not play these options, `max_turns` is set or the
-    backend is not this process.
+    an entrant has no deterministic kernel, the runner does not play these options, `max_turns` is set and the
+    runner cannot cut games (it takes no `max_turns`), or the backend is not this process.
 
     Raises:
         ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why: the entrant without
@@ -344,14 +357,22 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
             raise ValueError(f"--engine compiled: {game_name} has no compiled tournament runner; games with one: "
                              f"{', '.join(with_one)}")
         return None
-    if max_turns is not None or (backend is not None and not isinstance(backend, LocalBackend)):
+    if backend is not None and not isinstance(backend, LocalBackend):
         if forced:
-            raise ValueError("--engine compiled plays whole games in this process: drop "
-                             + ("--max-turns" if max_turns is not None else "--backend"))
+            raise ValueError("--engine compiled plays whole games in this process: drop --backend")
         return None
     module, _, attr = where.partition(":")
+    runner = getattr(importlib.import_module(module), attr)
+    if max_turns is not None:
+        if "max_turns" not in inspect.signature(runner).parameters:
+            if forced:
+                raise ValueError(f"--engine compiled: {game_name}'s compiled runner does not cut games: drop --max-turns")
+            return None
+        args = (game, ids, max_turns)
+    else:
+        args = (game, ids)
     try:
-        return getattr(importlib.import_module(module), attr)(game, ids)
+        return runner(*args)
     except NoKernelError:
         if forced:
             raise
@@ -405,7 +426,8 @@ def run_tournament(
         seed: root seed of the deals and of every agent's generator (see `play_deal`).
         options: the game's options (as for its env).
         seating: `"rotate"` or `"fixed"`.
-        max_turns: stop a game after this many turns (no winner).
+        max_turns: stop a game after this many turns (no winner); None: the game's `max_game_length` (for rules
+            that let a game go on for ever), if it declares one.
         progress: show a progress bar (`None`: only on a terminal).
         backend: where the deals are played (`evaluate.backends`; default this process). The
             result is the same on every backend.
@@ -433,6 +455,7 @@ def run_tournament(
                          "not on the compiled runner")
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
+    max_turns = move_limit(game_name, max_turns)
     n = game.num_players
     ids = expand_agent_ids(agent_ids)
     if len(ids) != n:
@@ -477,6 +500,7 @@ def run_tournament(
     wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
     scores = np.stack([d[1] for d in done])
     total_turns = int(sum(d[2].sum() for d in done))
+    at_limit = 0 if max_turns is None else int(sum((d[2] >= max_turns).sum() for d in done))
     figures = []
     labels = labels_for(ids)
     count = deals * rotations
@@ -513,7 +537,8 @@ def run_tournament(
     clock = [[float(x) for x in row] for row in sum(d[3] for d in done)] if timing else None
     return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures,
                             partial=deals < planned, planned_deals=planned,
-                            engine="python" if play is None else "compiled", records=kept, decision_time=clock)
+                            engine="python" if play is None else "compiled", records=kept, decision_time=clock,
+                            max_turns=max_turns, at_move_limit=at_limit)
 
 
 def format_table(result: TournamentResult) -> str:
@@ -528,6 +553,9 @@ def format_table(result: TournamentResult) -> str:
             f"{a.label:<{w}}{a.win_rate:>10.3f}{f'[{a.ci95[0]:.3f}, {a.ci95[1]:.3f}]':>18}{a.mean_score:>12.3f}"
             f"{f'[{a.score_ci95[0]:.3f}, {a.score_ci95[1]:.3f}]':>22}   {seats}"
         )
+    if result.at_move_limit:
+        lines.append(f"{result.at_move_limit} of {result.games} games reached the move limit ({result.max_turns:,} moves) "
+                     "and were cut, with no winner (--max-turns sets the limit)")
     return "\n".join(lines)
 
 

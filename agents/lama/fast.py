@@ -72,9 +72,9 @@ def decide(code, params, hands, seat, sizes, top, can_draw):
 
 
 @numba.njit(cache=True, parallel=True)
-def _batch(seeds, codes, params, switches, totals, won, info):
+def _batch(seeds, codes, params, switches, totals, won, info, budget):
     for k in numba.prange(seeds.shape[0]):
-        engine.play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k])
+        engine.play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k], budget)
 
 
 def play_games(
@@ -82,8 +82,10 @@ def play_games(
     seeds: np.ndarray,
     strategies: np.ndarray | list[int],
     params: np.ndarray | list[float] | None = None,
+    max_turns: int | None = None,
 ) -> Results:
-    """Play one game per seed (as `envs.lama.fast.play_games`) with fixed seat strategies.
+    """Play one game per seed (as `envs.lama.fast.play_games`) with fixed seat strategies, each cut after
+    `max_turns` moves where given.
 
     `strategies` holds 1, 2 or 3 per seat (n,) or per game and seat (games, n);
     `params` strategy 3's (A, B, C, D) as (4,), (n, 4) or (games, n, 4), ignored
@@ -94,7 +96,7 @@ def play_games(
     g = np.asarray(seeds).shape[0]
     if strats.shape not in ((n,), (g, n)) or not np.isin(strats, (FIRST, SECOND, THIRD)).all():
         raise ValueError(f"strategies must be codes 1/2/3 of shape ({n},) or ({g}, {n})")
-    return engine.play_games(config, seeds, _batch, strats, np.zeros(4) if params is None else params)
+    return engine.play_games(config, seeds, _batch, strats, np.zeros(4) if params is None else params, max_turns)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -103,7 +105,8 @@ def _batch_on(seeds, codes, params, switches, hands, sizes, active, draw, ndraw,
     for k in numba.prange(seeds.shape[0]):
         cards = np.zeros(64, np.int64)
         engine.play_on(decide, seeds[k], codes[k], params[k], switches, hands[k], sizes[k], active[k], draw[k],
-                       ndraw[k], disc[k], nd[k], cards, rnd[k], resh[k], cur[k], first[k], totals[k], won[k], info[k])
+                       ndraw[k], disc[k], nd[k], cards, rnd[k], resh[k], cur[k], first[k], totals[k], won[k], info[k],
+                       -1)
 
 
 def play_on_states(
@@ -217,7 +220,7 @@ def pimc_rollouts(keys, codes, params, switches, seat, hand, sizes, active, unse
             tot = totals.copy()
             wn = won.copy()
             engine.play_on(decide, future, codes, params, switches, h, sz, ac, dr, nd0, dc, nd, cards, rnd, resh,
-                           seat, actions[j], tot, wn, info)
+                           seat, actions[j], tot, wn, info, -1)
             out[k, j] = np.nan if info[1] < 0 else win_share(tot, seat)
 
 
@@ -266,11 +269,12 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 
 
 # --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
-def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
+def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
     function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deal seed of `keys`
     (`LamaGame.deal_key`: the game `LamaGame.deal(key)`) once per row of `seatings` (rows, n: the entrant at each
-    seat) with `play_games`, game for game what the entrants' Python agents play.
+    seat) with `play_games`, each cut after `max_turns` moves where given, game for game what the entrants' Python
+    agents play.
 
     Raises:
         NoKernelError: an entrant without a deterministic kernel (`random` has one, but it draws from another stream
@@ -297,7 +301,8 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
         rot, n = seatings.shape
         seeds = np.repeat(np.array(keys, np.uint64), rot)
         d = len(keys)
-        res = play_games(config, seeds, np.tile(codes_e[seatings], (d, 1)), np.tile(params_e[seatings], (d, 1, 1)))
+        res = play_games(config, seeds, np.tile(codes_e[seatings], (d, 1)), np.tile(params_e[seatings], (d, 1, 1)),
+                         max_turns)
         return (res.returns(config).reshape(d, rot, n), res.wins.astype(bool).reshape(d, rot, n),
                 res.steps.reshape(d, rot))
 

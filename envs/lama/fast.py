@@ -18,11 +18,11 @@ kernel as a global (`play_game` is inlined, so the decisions are direct calls
 and the batch kernel is cached)::
 
     @numba.njit(cache=True, parallel=True)
-    def batch(seeds, codes, params, switches, totals, won, info):
+    def batch(seeds, codes, params, switches, totals, won, info, budget):
         for k in numba.prange(seeds.shape[0]):
-            play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k])
+            play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k], budget)
 
-and `play_games(config, seeds, batch, codes, params)` prepares the arrays,
+and `play_games(config, seeds, batch, codes, params, max_turns)` prepares the arrays,
 runs it and checks the outcome. The strategies' kernels live with the agents
 (`agents.lama.fast`); the engine knows no agent.
 """
@@ -41,7 +41,8 @@ from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with Primi Composti
 from envs.lama.rules import DRAW, QUIT, Config, State
 
-MAX_STEPS = 1_000_000  # per game; `play_games` raises if a game hits it (never seen in practice)
+MAX_STEPS = 1_000_000  # per game, where no move limit is given; `play_games` raises if a game hits it
+CUT = -3  # `info[2]` of a game cut at its move limit (`budget` moves, not over)
 
 _U = np.uint64
 _ROUND_MIX = _U(0xD1B54A32D192ED03)
@@ -98,13 +99,15 @@ def deal(seed, rnd, cards, disc, hands, sizes, active, draw):
 
 
 @numba.njit(inline="always")
-def play_game(decide, seed, codes, params, switches, totals, won, info):
-    """One game of shuffle seed `seed`, seat i deciding by `decide(codes[i], params, hands, i, ...)`.
+def play_game(decide, seed, codes, params, switches, totals, won, info, budget):
+    """One game of shuffle seed `seed`, seat i deciding by `decide(codes[i], params, hands, i, ...)`, cut after
+    `budget` moves (-1: no limit; as `envs.core.play.play_game`'s `max_turns`).
 
     `switches` are `config_codes(config)`. Fills `totals` and `won` (length n:
-    final points, rounds won) and `info` = (rounds, steps, seat, action): steps
-    is -1 past `MAX_STEPS`, -2 when `decide` chose an illegal action (that seat
-    and action are given); otherwise seat and action are -1.
+    final points, rounds won; at a cut, those of the rounds ended) and `info` =
+    (rounds, steps, seat, action): steps is -1 past `MAX_STEPS`, -2 when
+    `decide` chose an illegal action (that seat and action are given);
+    otherwise seat and action are -1, or seat is `CUT` for a game cut at `budget`.
 
     Inlined into each caller's batch kernel at numba IR level: `decide` then
     becomes a direct call there (as fast as a hand-written loop) and the batch
@@ -122,12 +125,12 @@ def play_game(decide, seed, codes, params, switches, totals, won, info):
         won[i] = 0
     ndraw = deal(seed, 0, cards, disc, hands, sizes, active, draw)
     play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, 1, cards, 0, 0, 0, -1,
-            totals, won, info)
+            totals, won, info, budget)
 
 
 @numba.njit(inline="always")
 def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, cards, rnd,
-            reshuffles, cur, first_action, totals, won, info):
+            reshuffles, cur, first_action, totals, won, info, budget):
     """Play on from a mid-round position to the end of the game (what `play_game` runs after its first deal).
 
     The position: `hands` (n, 7) counts, `sizes` (n,), `active` (n,), the draw
@@ -138,7 +141,7 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
     exactly as `LamaGame` does. `first_action` >= 0 is taken as the first
     decision instead of asking `decide` (a forced move, checked like any other).
     Every array is modified in place; `info` as in `play_game`, steps counted
-    from this position. It is `advance` with no seat to stop at.
+    from this position, cut after `budget` moves (-1: no limit). It is `advance` with no seat to stop at.
     """
     stock = np.empty(7, np.int64)  # the round's cards per value: observations only, not the rules
     for v in range(7):
@@ -146,10 +149,10 @@ def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, n
     rng = np.zeros(1, np.uint64)  # the stream of seats of code RANDOM_CODE
     ndraw, nd, rnd, reshuffles, cur, steps, status, act = advance(
         decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, stock, cards, rnd,
-        reshuffles, cur, first_action, -1, totals, won, rng, 0)
+        reshuffles, cur, first_action, budget, totals, won, rng, 0)
     info[0] = rnd + 1
-    info[1] = steps if status == STOP_OVER else status
-    info[2] = cur if status == STOP_ILLEGAL else -1
+    info[1] = steps if status == STOP_OVER or status == STOP_BUDGET else status
+    info[2] = cur if status == STOP_ILLEGAL else (CUT if status == STOP_BUDGET else -1)
     info[3] = act if status == STOP_ILLEGAL else -1
 
 
@@ -337,6 +340,7 @@ class Results:
         rounds: (games,) rounds played.
         steps: (games,) actions taken.
         codes: (games, n) the policy code of each seat, as given.
+        cut: (games,) True for a game cut at its move limit (not over: no winner), or None: none was.
     """
 
     totals: np.ndarray
@@ -344,14 +348,18 @@ class Results:
     rounds: np.ndarray
     steps: np.ndarray
     codes: np.ndarray
+    cut: np.ndarray | None = None
 
     @property
     def wins(self) -> np.ndarray:
-        """(games, n) 1 for every seat tied at the fewest points (shared wins count)."""
-        return (self.totals == self.totals.min(axis=1, keepdims=True)).astype(np.int64)
+        """(games, n) 1 for every seat tied at the fewest points (shared wins count); none in a cut game."""
+        won = self.totals == self.totals.min(axis=1, keepdims=True)
+        if self.cut is not None:
+            won &= ~self.cut[:, None]
+        return won.astype(np.int64)
 
     def returns(self, config: Config) -> np.ndarray:
-        """(games, n) each seat's return at the game's end, as `LamaGame.returns`: minus its points under
+        """(games, n) each seat's return at the game's end (or cut), as `LamaGame.returns`: minus its points under
         `reward="dense"`, else 1 for every winner and 0 for the others."""
         return -self.totals.astype(np.float64) if config.reward == "dense" else self.wins.astype(np.float64)
 
@@ -374,8 +382,10 @@ def play_games(
     batch: Any,
     codes: np.ndarray | list[int],
     params: np.ndarray | list[float] | None = None,
+    max_turns: int | None = None,
 ) -> Results:
-    """Play one game per seed on the caller's batch kernel (see the module docstring).
+    """Play one game per seed on the caller's batch kernel (see the module docstring), each cut after `max_turns`
+    moves where given (`Results.cut`: no winner, as `envs.core.play.play_game` cuts a game).
 
     Args:
         config: the game's options (`Config`).
@@ -385,11 +395,17 @@ def play_games(
         codes: each seat's policy code, passed to its decide kernel: shape (n,) or (games, n).
         params: each seat's float parameters, passed to it: shape (k,),
             (n, k) or (games, n, k); default no parameters.
+        max_turns: the move limit of a game (None: none; the seed's reshuffle lets players who never fold play
+            for ever, and a game past `MAX_STEPS` moves raises).
 
     Raises:
         IllegalActionError: a decision the rules forbid (the first game's seat and action).
-        ValueError: codes or params of the wrong shape.
+        ValueError: codes or params of the wrong shape, a `max_turns` below 1.
+        RuntimeError: a game past `MAX_STEPS` moves with no `max_turns`.
     """
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                  or max_turns < 1):
+        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
     n = config.num_players
     # fresh writable C arrays: the kernels are compiled for exactly these types
     seeds = np.array(seeds, dtype=np.uint64, order="C")
@@ -405,7 +421,7 @@ def play_games(
     totals = np.zeros((g, n), np.int64)
     won = np.zeros((g, n), np.int64)
     info = np.zeros((g, 4), np.int64)
-    batch(seeds, c, p, config_codes(config), totals, won, info)
+    batch(seeds, c, p, config_codes(config), totals, won, info, -1 if max_turns is None else int(max_turns))
     rounds, steps = info[:, 0].copy(), info[:, 1].copy()
     if (steps == -2).any():
         k = int(np.flatnonzero(steps == -2)[0])
@@ -413,8 +429,9 @@ def play_games(
         raise IllegalActionError(action, seat, f"chosen by the decide kernel in the game of seed {int(seeds[k])}")
     if (steps < 0).any():
         bad = seeds[steps < 0][:5].tolist()
-        raise RuntimeError(f"{int((steps < 0).sum())} game(s) exceeded {MAX_STEPS} steps (seeds {bad}); statistics would be biased")
-    return Results(totals, won, rounds, steps, c)
+        raise RuntimeError(f"{int((steps < 0).sum())} game(s) exceeded {MAX_STEPS} steps (seeds {bad}); statistics "
+                           "would be biased: a move limit (max_turns) cuts such games")
+    return Results(totals, won, rounds, steps, c, info[:, 2] == CUT)
 
 
 @dataclass

@@ -28,10 +28,16 @@ def _both(**case):
          options={"rules": "seed2022", "num_players": 7}),
     dict(agent_ids=["lama/third-default", "lama/first", "lama/first", "lama/second"], games=30, seed=1,
          seating="fixed"),
-], ids=["first*4", "seed2022", "dense-3p", "7p", "fixed"])
+    # a move limit inside most games: both engines cut them at the same move, with no winner
+    dict(agent_ids=["lama/third-retuned", "lama/first", "lama/second", "lama/third"], games=60, seed=4, max_turns=150),
+    dict(agent_ids=["lama/third", "lama/second", "lama/first"], games=45, seed=6, max_turns=90,
+         options={"reward": "dense", "num_players": 3, "rules": "seed2022"}),
+], ids=["first*4", "seed2022", "dense-3p", "7p", "fixed", "cut", "cut-dense-seed2022"])
 def test_compiled_engine_gives_the_python_figures(case):
     py, cc = _both(game_name="lama", **case)
     assert cc == py  # every win rate, score, interval, per-seat figure and the mean turns, exactly
+    if "max_turns" in case:  # some games were cut, not all: both paths are compared
+        assert 0 < py["at_move_limit"] < case["games"]
     assert py["games"] == case["games"] + (-case["games"]) % (1 if case.get("seating") == "fixed" else len(case["agent_ids"]))
 
 
@@ -75,9 +81,11 @@ def test_the_game_compiled_engine_counts_won_games_as_python_does():
 def test_auto_takes_the_compiled_engine_only_where_it_plays_the_same_games():
     det = ["lama/third-retuned", "lama/first", "lama/first", "lama/first"]
     assert run_tournament("lama", det, games=8, progress=False).engine == "compiled"
-    # a random entrant draws from another stream in the kernel; a turn cap is not in the kernel
+    # a random entrant draws from another stream in the kernel; a move limit is (`max_turns`)
     assert run_tournament("lama", ["random"] + det[1:], games=8, progress=False).engine == "python"
-    assert run_tournament("lama", det, games=8, max_turns=50, progress=False).engine == "python"
+    assert run_tournament("lama", det, games=8, max_turns=50, progress=False).engine == "compiled"
+    assert run_tournament("the_game", ["the_game/bestplays"] * 2, games=4, max_turns=50,
+                          progress=False).engine == "python"  # its runner cuts no game
     assert run_tournament("simple_poker", ["simple_poker/nash", "random"], games=8, progress=False).engine == "python"
     # options the compiled game loop does not play
     bp = ["the_game/bestplays"] * 2
@@ -101,8 +109,8 @@ def test_forcing_the_compiled_engine_where_it_cannot_run_says_why():
     with pytest.raises(ValueError, match="plays rules=official, communication=none, starter=0 only"):
         run_tournament("the_game", ["the_game/bestplays"] * 2, games=4, options={"starter": 1},
                        progress=False, engine="compiled")
-    with pytest.raises(ValueError, match="drop --max-turns"):
-        run_tournament("lama", ["lama/first"] * 4, games=8, max_turns=9, progress=False, engine="compiled")
+    with pytest.raises(ValueError, match="the_game's compiled runner does not cut games: drop --max-turns"):
+        run_tournament("the_game", ["the_game/bestplays"] * 2, games=4, max_turns=9, progress=False, engine="compiled")
     with pytest.raises(ValueError, match="engine must be one of auto, python, compiled"):
         run_tournament("lama", ["lama/first"] * 4, games=8, progress=False, engine="numba")
 
@@ -205,3 +213,21 @@ def test_cli_engine_flag_for_paired_and_elsewhere():
     assert bad.returncode == 2 and "--engine applies to tournaments and --paired" in bad.stderr
     ray = subprocess.run(run + ["--engine", "compiled", "--backend", "ray"], capture_output=True, text=True)
     assert ray.returncode == 2 and ray.stderr.strip().endswith("drop --backend") and "Ray" not in ray.stderr
+
+
+def test_a_game_that_never_ends_is_cut_at_the_games_move_limit():
+    """L.A.M.A.'s seed reshuffle lets players who never fold go on for ever: deal 584 of seed 5 at this table
+    does, in its third seating (found by 2,000 deals of it). Both engines cut it at the game's `max_game_length`, with no winner, and say
+    so; before, the compiled engine raised past a million moves and the Python engine never returned."""
+    import envs
+    from evaluate.tournament import format_table
+
+    limit = envs.spec("lama").max_game_length
+    case = dict(agent_ids=["lama/second", "lama/first", "lama/third", "lama/third-retuned"], games=4, seed=5,
+                options={"rules": "seed2022"}, start_deal=584, records=True)
+    py, cc = _both(game_name="lama", **case)
+    assert cc == py
+    assert py["max_turns"] == limit and py["at_move_limit"] >= 1
+    assert any(r["moves"] == limit and not r["winners"] for r in py["records"])
+    text = format_table(run_tournament("lama", **case, progress=False))
+    assert f"reached the move limit ({limit:,} moves) and were cut" in text

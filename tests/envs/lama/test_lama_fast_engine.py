@@ -22,15 +22,15 @@ def _always_llama(code, params, hands, seat, sizes, top, can_draw):
 
 
 @numba.njit
-def _batch_draw(seeds, codes, params, switches, totals, won, info):
+def _batch_draw(seeds, codes, params, switches, totals, won, info, budget):
     for k in range(seeds.shape[0]):
-        fast.play_game(_draw_else_quit, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k])
+        fast.play_game(_draw_else_quit, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k], budget)
 
 
 @numba.njit
-def _batch_llama(seeds, codes, params, switches, totals, won, info):
+def _batch_llama(seeds, codes, params, switches, totals, won, info, budget):
     for k in range(seeds.shape[0]):
-        fast.play_game(_always_llama, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k])
+        fast.play_game(_always_llama, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k], budget)
 
 
 class DrawElseQuit:
