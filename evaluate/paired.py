@@ -48,11 +48,12 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents import expand_agent_ids
+from envs.core.game import default_max_turns
 from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
-from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, deal_keys, deal_start, move_limit
+from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, deal_keys, deal_start
 
 #: Spawn-key tags that keep the deal, opponent and focal generators apart (deal d's generator is the tournament's,
 #: `evaluate.tournament.deal_rng`: tag 0, so deal d of a seed is the same deal in both).
@@ -308,7 +309,7 @@ def run_paired_many(
         raise ValueError(f"{SELF!r} names the teammates (against={SELF!r}), not a focal agent")
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
-    max_turns = move_limit(game_name, max_turns)
+    max_turns = default_max_turns(game, max_turns)
     n, k = game.num_players, len(ids)
     opp_ids = _opponents(game_name, n, against)
     team = n > 1 and not opp_ids

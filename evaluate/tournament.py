@@ -65,6 +65,7 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents import expand_agent_ids, labels_for
+from envs.core.game import default_max_turns
 from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
@@ -326,12 +327,6 @@ def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], 
     return [list(decks[d]) for d in deals]
 
 
-def move_limit(game_name: str, max_turns: int | None) -> int | None:
-    """The move limit of a tournament or paired run of `game_name`: `max_turns` where given, else the game's
-    `max_game_length` (None for a game whose every game ends)."""
-    return max_turns if max_turns is not None else envs.spec(game_name).max_game_length
-
-
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
                     backend: Backend | None = None) -> Any:
     """The game's compiled `play(keys, seatings)` for the entrants `ids` (`GameSpec.compiled_games`), or None
@@ -455,7 +450,7 @@ def run_tournament(
                          "not on the compiled runner")
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
-    max_turns = move_limit(game_name, max_turns)
+    max_turns = default_max_turns(game, max_turns)
     n = game.num_players
     ids = expand_agent_ids(agent_ids)
     if len(ids) != n:

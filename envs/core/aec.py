@@ -16,7 +16,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.core.game import Game, IllegalActionError, legal_mask
+from envs.core.game import Game, IllegalActionError, default_max_turns, legal_mask
 from envs.core.options import make_config
 
 
@@ -72,8 +72,9 @@ class GameAECEnv(AECEnv, EzPickle):
     observation, which is then the plain `Box`. Illegal actions raise
     `IllegalActionError` (use the module's `env()` for PettingZoo's standard
     illegal-move handling); so does an action that is not a Python `int` or a
-    NumPy integer (a bool, a float, a string). `max_turns` (default: none)
-    truncates an episode after that many steps (moves of any seat); `max_cycles`
+    NumPy integer (a bool, a float, a string). `max_turns` (default: none, or the game's
+    `max_game_length` where its rules let a game go on for ever) truncates an episode after that many steps
+    (moves of any seat); `max_cycles`
     is accepted as PettingZoo's name for it. The seat's information set is
     `env.view(agent)`; `state()` is every seat's encoded view in one float array
     (PettingZoo's global state, `state_space`); `game_state` is the engine state.
@@ -121,8 +122,8 @@ class GameAECEnv(AECEnv, EzPickle):
         ):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.render_mode = render_mode
-        self.max_turns = None if max_turns is None else int(max_turns)
         self.game: Game = self.make_game(**options)
+        self.max_turns = default_max_turns(self.game, None if max_turns is None else int(max_turns))
         self.encoder = self.make_encoder(self.game)
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]

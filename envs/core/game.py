@@ -54,7 +54,9 @@ class Game(Protocol[S, V]):
     (a fast int8 mask), `public_info(state)` (a dict every seat may know, copied
     into each seat's `infos` by the AEC adapter), `deal_key(rng)` (what `initial_state` draws
     from `rng` before it deals, from which a compiled runner replays the same deal: a game that
-    declares `GameSpec.compiled_games` has it).
+    declares `GameSpec.compiled_games` has it), and the attribute `max_game_length`: where the rules let a game
+    go on for ever (L.A.M.A.'s seed reshuffle), the move at which every env form truncates an episode and
+    tournaments cut a game when the user sets no `max_turns` (`default_max_turns`); far above any game that ends.
 
     Implementations keep every option in a frozen `config` dataclass and all
     randomness in explicit `np.random.Generator` arguments. Chance events after
@@ -99,6 +101,11 @@ class Game(Protocol[S, V]):
 
     def render(self, state: S) -> str:
         """A text picture of the whole state."""
+
+
+def default_max_turns(game: Game, max_turns: int | None) -> int | None:
+    """`max_turns` where given, else the game's own `max_game_length` (None: every game of it ends)."""
+    return max_turns if max_turns is not None else getattr(game, "max_game_length", None)
 
 
 def winners(game: Game, state: Any) -> tuple[int, ...]:

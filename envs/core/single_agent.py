@@ -33,7 +33,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from envs.core.game import Game, IllegalActionError, legal_mask
+from envs.core.game import Game, IllegalActionError, default_max_turns, legal_mask
 from envs.core.play import play_out, reseed_agent
 
 OpponentSource = Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]]
@@ -51,7 +51,8 @@ class OpponentEnv(gymnasium.Env):
             have it called at the start of each episode.
         control: `"one_seat"` (default) or `"all_seats"` (cooperative games only).
         seat: fix the learner's seat instead of drawing it each episode.
-        max_turns: truncate an episode after this many engine steps.
+        max_turns: truncate an episode after this many engine steps (default: none, or the game's
+            `max_game_length` where its rules let a game go on for ever).
         seed: seed of the env's own generator (deals, seats, opponents' choices
             come from it; listed opponents are re-seeded from it at the next reset).
         strict: raise `IllegalActionError` on an action the rules refuse instead
@@ -92,7 +93,7 @@ class OpponentEnv(gymnasium.Env):
         self.opponents = opponents
         self.control = control
         self.fixed_seat = seat
-        self.max_turns = max_turns
+        self.max_turns = default_max_turns(game, max_turns)
         self.render_mode = render_mode
         self.observation_space = encoder.observation_space
         self.action_space = gymnasium.spaces.Discrete(game.num_actions)

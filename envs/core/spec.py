@@ -87,9 +87,6 @@ class GameSpec:
             Python agents. A runner that can cut games takes a third argument, `max_turns` (None: none; a game cut
             after that many moves has no winner, as in `play_game`); one without it plays only where no move
             limit is set.
-        max_game_length: the move limit of a tournament or paired run that sets none (`--max-turns`), for rules that
-            let a game go on for ever (L.A.M.A.'s seed reshuffle: players who never fold can draw and play
-            llamas round after round); far above any game that ends. None: no limit.
         kernel_variants: option sets under which the game's compiled kernels are warmed before the test suite
             (`.ci/compile_kernels.py` compiles the vector env's kernels, with random and with strategy opponents,
             and the compiled tournament runner under each): one set per distinct compiled kernel (official rules
@@ -135,7 +132,6 @@ class GameSpec:
     train_presets: str | None = None
     vector_kernels: str | None = None
     compiled_games: str | None = None
-    max_game_length: int | None = None
     kernel_variants: tuple[Mapping[str, Any], ...] = ({},)
     warm_up: tuple[str, ...] = ()
     exact_values: str | None = None
@@ -149,8 +145,6 @@ class GameSpec:
             raise ValueError(f"{self.id}: default_lineup needs at least one agent id")
         if not self.fuzz_forms or not set(self.fuzz_forms) <= set(FUZZ_FORMS):
             raise ValueError(f"{self.id}: fuzz_forms must be some of {list(FUZZ_FORMS)}, got {self.fuzz_forms!r}")
-        if self.max_game_length is not None and not (isinstance(self.max_game_length, int) and self.max_game_length > 0):
-            raise ValueError(f"{self.id}: max_game_length must be a positive integer or None, got {self.max_game_length!r}")
         if not self.kernel_variants:
             raise ValueError(f"{self.id}: kernel_variants needs at least one option set ({{}}: the default options)")
         for line in self.warm_up:

@@ -76,8 +76,4 @@ SPEC = GameSpec(
     train_presets="train.presets.lama",
     vector_kernels="agents.lama.fast",
     compiled_games="agents.lama.fast:tournament_games",
-    # the seed's reshuffle lets players who never fold go on for ever (seed2022, strategies 2, 1, 3 and third-retuned
-    # at one table: one of 8,000 games, seed 5); the longest game that ended there: 970 moves
-    max_game_length=10_000,
-    warm_up=("lama --agents lama/pimc?k=4,lama/first*3 --games 1",),
 )

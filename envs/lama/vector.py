@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.game import default_max_turns
 from envs.core.options import make_config
 from envs.core.vector import CONTROLS, ERR_ILLEGAL, KernelTablesEnv, Pool, check_max_turns, compile_line_ups
 from envs.lama import fast
@@ -85,6 +86,7 @@ class LamaVectorEnv(KernelTablesEnv):
         check_max_turns(max_turns)
         self._setup(num_envs, self.encoder.observation_space, NUM_ACTIONS, n, seed=seed, seat=seat, strict=strict,
                     copy=copy, illegal_reward=illegal_reward, control=control)
+        max_turns = default_max_turns(self.game, max_turns)  # the seed's reshuffle: a game may never end
         self._max_turns = -1 if max_turns is None else int(max_turns)
         self._install(ups)
         self._tables = fast.new_tables(self.num_envs, n, NUM_PARAMS)

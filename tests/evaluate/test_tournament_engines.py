@@ -222,7 +222,7 @@ def test_a_game_that_never_ends_is_cut_at_the_games_move_limit():
     import envs
     from evaluate.tournament import format_table
 
-    limit = envs.spec("lama").max_game_length
+    limit = envs.make_game("lama").max_game_length
     case = dict(agent_ids=["lama/second", "lama/first", "lama/third", "lama/third-retuned"], games=4, seed=5,
                 options={"rules": "seed2022"}, start_deal=584, records=True)
     py, cc = _both(game_name="lama", **case)
