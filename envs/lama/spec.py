@@ -76,4 +76,5 @@ SPEC = GameSpec(
     train_presets="train.presets.lama",
     vector_kernels="agents.lama.fast",
     compiled_games="agents.lama.fast:tournament_games",
+    warm_up=("lama --agents lama/pimc?k=4,lama/first*3 --games 1",),
 )
