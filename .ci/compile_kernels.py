@@ -102,8 +102,13 @@ def jobs() -> list[Job]:
     return vector + tournaments + warm_up
 
 
+def _on_path() -> None:
+    """Each worker's start (the pool's initializer): the repository importable."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+
+
 def _run(job: Job) -> tuple[str, float]:
-    sys.path.insert(0, ROOT)
     t0 = time.perf_counter()
     try:
         job.run(*job.args, **job.kwargs)
@@ -119,11 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
-    sys.path.insert(0, ROOT)
+    _on_path()
     todo = [j for j in jobs() if args.only is None or any(s in j.name for s in args.only)]
     t0 = time.perf_counter()
     failed = 0
-    with cf.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with cf.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                initializer=_on_path) as pool:
         futures = {pool.submit(_run, j): j.name for j in todo}
         for fut in cf.as_completed(futures):
             try:

@@ -53,7 +53,6 @@ from __future__ import annotations
 import csv
 import functools
 import importlib
-import inspect
 import math
 import time
 import uuid
@@ -331,8 +330,8 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
                     backend: Backend | None = None) -> Any:
     """The game's compiled `play(keys, seatings)` for the entrants `ids` (`GameSpec.compiled_games`), or None
     where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
-    an entrant has no deterministic kernel, the runner does not play these options, `max_turns` is set and the
-    runner cannot cut games (it takes no `max_turns`), or the backend is not this process.
+    an entrant has no deterministic kernel, the runner does not play these options (or cannot cut games at
+    `max_turns`: it raises `NoKernelError`), or the backend is not this process.
 
     Raises:
         ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why: the entrant without
@@ -358,16 +357,8 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
         return None
     module, _, attr = where.partition(":")
     runner = getattr(importlib.import_module(module), attr)
-    if max_turns is not None:
-        if "max_turns" not in inspect.signature(runner).parameters:
-            if forced:
-                raise ValueError(f"--engine compiled: {game_name}'s compiled runner does not cut games: drop --max-turns")
-            return None
-        args = (game, ids, max_turns)
-    else:
-        args = (game, ids)
     try:
-        return runner(*args)
+        return runner(game, ids, max_turns)
     except NoKernelError:
         if forced:
             raise

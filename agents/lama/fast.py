@@ -153,7 +153,7 @@ def play_on_states(
         raise IllegalActionError(int(info[k, 3]), int(info[k, 2]), f"in the play-on from state {k}")
     if (info[:, 1] < 0).any():
         raise RuntimeError(f"state(s) {np.flatnonzero(info[:, 1] < 0)[:5].tolist()} exceeded {engine.MAX_STEPS} steps")
-    return Results(totals, won, info[:, 0].copy(), info[:, 1].copy(), strats)
+    return Results(totals, won, info[:, 0].copy(), info[:, 1].copy(), strats, np.zeros(g, np.bool_))  # none cut
 
 
 @numba.njit(cache=True)

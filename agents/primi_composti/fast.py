@@ -304,7 +304,7 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 
 
 # --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
-def tournament_games(game, ids):
+def tournament_games(game, ids, max_turns=None):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
     function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deck order of `keys`
     (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, num_players: the entrant at each seat) with
@@ -313,11 +313,14 @@ def tournament_games(game, ids):
 
     Raises:
         NoKernelError: an entrant without a deterministic kernel (`random` is played in Python; minimax beyond 2
-            players).
+            players), or a move limit (`max_turns`): `play_games` does not cut games.
     """
     import dataclasses
 
     from envs.core.spec import NoKernelError
+
+    if max_turns is not None:
+        raise NoKernelError(None, options_note="games without a move limit (drop --max-turns)")
 
     # Every option set: the kernels play the seed's operand pair under either `steal_choice`, as their Python agents.
     revealed = bool(game.config.allow_revealed_operand)

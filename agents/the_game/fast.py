@@ -308,18 +308,21 @@ def _batch_seated(orders, n, hand_size, min_cards, skip_empty, params, info):
         engine.play_game(vector_decide, orders[g], n, hand_size, min_cards, skip_empty, params[g], info[g])
 
 
-def tournament_games(game: Any, ids: list[str] | tuple[str, ...]):
+def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
     function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deck order of `keys`
     (`TheGame.deal_key`) once per row of `seatings` (rows, n: the entrant at each seat), every seat deciding by
     its strategy's kernel (`vector_decide`), game for game what the entrants' Python agents play.
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python), or options the
-            compiled game loop does not play (`envs.the_game.fast.play_games`).
+        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python), options the
+            compiled game loop does not play (`envs.the_game.fast.play_games`), or a move limit (`max_turns`): the
+            loop does not cut games.
     """
     from envs.core.spec import NoKernelError
 
+    if max_turns is not None:
+        raise NoKernelError(None, options_note="games without a move limit (drop --max-turns)")
     c = game.config
     if c.rules != "official" or c.communication != "none" or c.starter != 0:
         raise NoKernelError(None, options_note="rules=official, communication=none, starter=0")

@@ -77,16 +77,15 @@ class GameSpec:
         vector_kernels: the module of the opponents' compiled kernels for the game's batched env
             (`opponent_kernel(agent_id)`, `KERNEL_IDS`); the env module then has `vector_env`.
         compiled_games: "module:function", the game's compiled whole-game runner for tournaments (`evaluate.tournament`
-            takes it when every entrant has a deterministic kernel): `function(game, ids) -> play`, where `ids` are the
-            entrants' agent ids, raising `NoKernelError` for the first entrant without one; `play(keys, seatings)` plays
+            takes it when every entrant has a deterministic kernel): `function(game, ids, max_turns) -> play`, where
+            `ids` are the entrants' agent ids, raising `NoKernelError` for the first entrant without one (or, with
+            `options_note`, for options or a move limit it does not play); `play(keys, seatings)` plays
             every deal once per row of `seatings` (an int array (rows, n): the entrant at each seat), deal d being
             the game `initial_state(rng)` starts for the generator that drew `keys[d] = game.deal_key(rng)` (the
             game's engine has that method: what `initial_state` draws before it deals), and returns
             `(returns, winners, turns)`: float (deals, rows, n) returns by seat, bool (deals, rows, n) winners by
             seat, int (deals, rows) moves — game for game what `envs.core.play.play_game` gives with the entrants'
-            Python agents. A runner that can cut games takes a third argument, `max_turns` (None: none; a game cut
-            after that many moves has no winner, as in `play_game`); one without it plays only where no move
-            limit is set.
+            Python agents, a game cut after `max_turns` moves (None: none) having no winner, as in `play_game`.
         kernel_variants: option sets under which the game's compiled kernels are warmed before the test suite
             (`.ci/compile_kernels.py` compiles the vector env's kernels, with random and with strategy opponents,
             and the compiled tournament runner under each): one set per distinct compiled kernel (official rules

@@ -340,7 +340,7 @@ class Results:
         rounds: (games,) rounds played.
         steps: (games,) actions taken.
         codes: (games, n) the policy code of each seat, as given.
-        cut: (games,) True for a game cut at its move limit (not over: no winner), or None: none was.
+        cut: (games,) True for a game cut at its move limit (not over: no winner).
     """
 
     totals: np.ndarray
@@ -348,14 +348,12 @@ class Results:
     rounds: np.ndarray
     steps: np.ndarray
     codes: np.ndarray
-    cut: np.ndarray | None = None
+    cut: np.ndarray
 
     @property
     def wins(self) -> np.ndarray:
         """(games, n) 1 for every seat tied at the fewest points (shared wins count); none in a cut game."""
-        won = self.totals == self.totals.min(axis=1, keepdims=True)
-        if self.cut is not None:
-            won &= ~self.cut[:, None]
+        won = (self.totals == self.totals.min(axis=1, keepdims=True)) & ~self.cut[:, None]
         return won.astype(np.int64)
 
     def returns(self, config: Config) -> np.ndarray:

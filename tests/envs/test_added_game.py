@@ -203,7 +203,7 @@ def test_ci_compiles_the_kernels_its_specs_declare():
     for game in envs.registered():
         spec = envs.spec(game)
         for options in spec.kernel_variants:
-            said = "".join(f", {k}={v}" for k, v in options.items())
+            said = ck._described(options)
             assert (f"{game} vector env, all seats{said}" in jobs) == bool(spec.vector_kernels)
             assert (f"{game} tournament{said}" in jobs) == bool(spec.compiled_games)
     with pytest.raises(ValueError, match="starting with the game's id"):

@@ -109,7 +109,7 @@ def test_forcing_the_compiled_engine_where_it_cannot_run_says_why():
     with pytest.raises(ValueError, match="plays rules=official, communication=none, starter=0 only"):
         run_tournament("the_game", ["the_game/bestplays"] * 2, games=4, options={"starter": 1},
                        progress=False, engine="compiled")
-    with pytest.raises(ValueError, match="the_game's compiled runner does not cut games: drop --max-turns"):
+    with pytest.raises(ValueError, match="plays games without a move limit \\(drop --max-turns\\)"):
         run_tournament("the_game", ["the_game/bestplays"] * 2, games=4, max_turns=9, progress=False, engine="compiled")
     with pytest.raises(ValueError, match="engine must be one of auto, python, compiled"):
         run_tournament("lama", ["lama/first"] * 4, games=8, progress=False, engine="numba")
@@ -153,6 +153,10 @@ def test_every_declared_compiled_runner_resolves():
             assert e.agent_id in spec.lineup(game.num_players)
         with pytest.raises(NoKernelError, match="'random'"):
             runner(game, ["random"] * game.num_players)
+        try:  # a move limit: the runner cuts games there, or says it cannot
+            assert callable(runner(game, spec.lineup(game.num_players), 50))
+        except NoKernelError as e:
+            assert e.agent_id in spec.lineup(game.num_players) or "move limit" in str(e)
 
 
 def test_cli_engine_flag():
