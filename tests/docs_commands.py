@@ -97,8 +97,9 @@ def _strip_comment(text: str) -> str:
 
 
 def doc_commands() -> list[tuple[str, int, str, dict[str, str]]]:
-    """(file, line, command, environment) of every command in the documentation, in order, duplicates once;
-    the environment holds the variables a code block `export`s before it."""
+    """(file, line, command, environment) of every command in the documentation, in order, a file's duplicates
+    once (each file stands alone: a command that reads what an earlier one wrote finds it in its own file); the
+    environment holds the variables a code block `export`s before it."""
     seen, out = set(), []
     for path in doc_files():
         with open(os.path.join(ROOT, path), encoding="utf-8") as f:
@@ -133,8 +134,8 @@ def doc_commands() -> list[tuple[str, int, str, dict[str, str]]]:
                     continue  # "python -m train: ..." names the command (a layout listing, an error line)
                 cmd = re.sub(r"\s*\[[^\]]*\]", "", part[m.start():]).strip()
                 cmd = " ".join(cmd.split())
-                if cmd not in seen:
-                    seen.add(cmd)
+                if (path, cmd) not in seen:  # per file: a file's later commands may read what it wrote
+                    seen.add((path, cmd))
                     out.append((path, line, cmd, dict(env)))
             if not is_block:
                 loop = None
