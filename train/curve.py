@@ -68,6 +68,20 @@ def _smooth(y: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return mean, sd
 
 
+def _through(xp: np.ndarray, fp: np.ndarray) -> Any:
+    """The piecewise linear function through the points (xp increasing), continued beyond either end at the
+    whole run's mean slope: held flat there, as `np.interp` holds it, the plot's margins would put several ticks
+    of a second axis onto its last point."""
+    slope = (fp[-1] - fp[0]) / (xp[-1] - xp[0])
+
+    def f(v: Any) -> np.ndarray:
+        v = np.asarray(v, dtype=float)
+        before, after = fp[0] + (v - xp[0]) * slope, fp[-1] + (v - xp[-1]) * slope
+        return np.where(v < xp[0], before, np.where(v > xp[-1], after, np.interp(v, xp, fp)))
+
+    return f
+
+
 def _short_count(v: float, _pos: object = None) -> str:
     """A tick label that stays narrow: 800, 25k, 2.5M."""
     for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -129,11 +143,11 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
     axes[-1, 0].set_xlabel(xlabel)
     axes[-1, 0].xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_short_count))
     wall = np.array([r.get(WALL, float("nan")) for r in rows], dtype=float)
-    if len(x) >= 2 and np.isfinite(wall).all() and (np.diff(x) > 0).all() and (np.diff(wall) >= 0).all():
+    if (len(x) >= 2 and np.isfinite(wall).all() and (np.diff(x) > 0).all() and (np.diff(wall) >= 0).all()
+            and wall[-1] > wall[0]):
         # Wall-clock over the same points: a second x axis on top (piecewise linear between measured points).
         minutes = wall / 60.0
-        top = axes[0, 0].secondary_xaxis("top", functions=(lambda v: np.interp(v, x, minutes),
-                                                            lambda m: np.interp(m, minutes, x)))
+        top = axes[0, 0].secondary_xaxis("top", functions=(_through(x, minutes), _through(minutes, x)))
         top.set_xlabel("wall-clock (minutes)", fontsize=8)
         top.tick_params(labelsize=7)
     # placed above the wall-clock axis by matplotlib; a long title (a game's options) wraps within the figure

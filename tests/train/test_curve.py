@@ -54,6 +54,11 @@ def test_wall_clock_is_a_second_axis_not_a_panel(tmp_path, saved):
     assert [a.get_ylabel() for a in panels] == [LABELS["mean_return"]]
     top = [a for a in panels[0].child_axes if a.get_xlabel() == "wall-clock (minutes)"]
     assert len(top) == 1 and abs(top[0]._functions[0](4000.0) - 2.0) < 1e-9  # 4,000 steps at 120 s
+    # beyond the last point (the plot's margin) the clock goes on at the run's rate, not held at 4 minutes
+    assert abs(top[0]._functions[0](9000.0) - 4.5) < 1e-9 and abs(top[0]._functions[1](4.5) - 9000.0) < 1e-9
+    ticks = [t for t in top[0].get_xticks() if panels[0].get_xlim()[0] <= top[0]._functions[1](t)
+             <= panels[0].get_xlim()[1]]
+    assert len({round(float(top[0]._functions[1](t))) for t in ticks}) == len(ticks)  # no two ticks at one place
     assert (tmp_path / "curve.csv").read_text().splitlines()[0] == "timesteps,mean_return,wall_s"
     write_curve([{k: v for k, v in r.items() if k != "wall_s"} for r in rows], str(tmp_path), "no clock")
     assert not [a for a in saved["fig"].axes[0].child_axes if a.get_xlabel() == "wall-clock (minutes)"]
