@@ -95,6 +95,11 @@ class PairedResult:
     per_seat: list[PairedFigures]
     #: "python" (the agents' `act`, move by move) or "compiled" (the game's compiled whole-game runner).
     engine: str = "python"
+    #: The move limit games were cut at (`max_turns`, or the game's `max_game_length`), None: none.
+    max_turns: int | None = None
+    #: A's and B's games that reached it (cut with no winner, unless that move ended them), of `deals` x seats
+    #: each (`deals` under the self-team protocol).
+    at_move_limit: tuple[int, int] = (0, 0)
 
     @property
     def variant(self) -> envs.Variant:
@@ -107,8 +112,11 @@ class PairedResult:
         return self.against == [SELF]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON."""
-        return asdict(self)
+        """Plain dict for JSON (`max_turns` and `at_move_limit` only where a move limit was set)."""
+        d = asdict(self)
+        if self.max_turns is None:
+            del d["max_turns"], d["at_move_limit"]
+        return d
 
 
 def _figures(seat: int | None, sa: np.ndarray, sb: np.ndarray, wa: np.ndarray, wb: np.ndarray) -> PairedFigures:
@@ -176,43 +184,50 @@ def paired_seatings(n: int, k: int = 2, team: bool = False) -> np.ndarray:
 
 
 def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int = 2, team: bool = False,
-                         decks: tuple[tuple[int, ...], ...] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+                         decks: tuple[tuple[int, ...], ...] | None = None, max_turns: int | None = None
+                         ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants: the k
-    focal agents, then the opponents) from the same deals (`evaluate.tournament.deal_keys`)."""
+    focal agents, then the opponents, games cut at `max_turns` moves) from the same deals
+    (`evaluate.tournament.deal_keys`)."""
     n = game.num_players
-    returns, winners, _ = play(deal_keys(game, seed, deals, decks), paired_seatings(n, k, team))
+    returns, winners, turns = play(deal_keys(game, seed, deals, decks), paired_seatings(n, k, team))
+    limited = np.zeros_like(turns, dtype=bool) if max_turns is None else turns >= max_turns
     seats = np.arange(n)
     out = []
     for g in range(len(deals)):
         if team:  # row i: agent i's team; seat s's figures from that one game
             scores, wins = returns[g].astype(np.float64), winners[g].astype(np.float64)
+            cut = limited[g].astype(np.int64)
         else:  # row k·f + i: agent i at focal seat f
             scores = np.stack([returns[g, k * seats + i, seats] for i in range(k)]).astype(np.float64)
             wins = np.stack([winners[g, k * seats + i, seats] for i in range(k)]).astype(np.float64)
-        out.append((scores, wins))
+            cut = np.array([limited[g, k * seats + i].sum() for i in range(k)], np.int64)
+        out.append((scores, wins, cut))
     return out
 
 
-def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray]]:
+def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Deals number `deals`, each played k·n times, or k times under the self-team protocol (see the module
-    docstring). Per deal: scores[focal agent, seat] and wins[focal agent, seat]; every figure follows from
-    (seed, deal) alone."""
+    docstring). Per deal: scores[focal agent, seat], wins[focal agent, seat] and cut[focal agent] (its games
+    that reached the move limit); every figure follows from (seed, deal) alone."""
     game, focal, opponents = _agents_for(spec)
     n, seed = game.num_players, spec.seed
 
     def rng(*key: int) -> np.random.Generator:
         return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
 
+    limit = spec.max_turns if spec.max_turns is not None else float("inf")
     out = []
     for d in deals:
         scores, wins = np.zeros((len(focal), n)), np.zeros((len(focal), n))
+        cut = np.zeros(len(focal), np.int64)
         start = deal_start(game, seed, d, spec.decks)
         for i, copies in enumerate(focal):
             if spec.team:
                 for s, agent in enumerate(copies):
                     reseed_agent(agent, rng(_FOCAL, d, s))
-                ret, won, _ = play_game(game, copies, start, max_turns=spec.max_turns)
-                scores[i] = ret
+                ret, won, moves = play_game(game, copies, start, max_turns=spec.max_turns)
+                scores[i], cut[i] = ret, moves >= limit
                 wins[i] = [1.0 if s in won else 0.0 for s in range(n)]
                 continue
             for f in range(n):
@@ -222,10 +237,11 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
                 for opp, s in zip(opponents, [s for s in range(n) if s != f]):
                     seated[s] = opp
                     reseed_agent(opp, rng(_OPPONENT, d, f, s))
-                ret, won, _ = play_game(game, seated, start, max_turns=spec.max_turns)
+                ret, won, moves = play_game(game, seated, start, max_turns=spec.max_turns)
                 scores[i, f] = ret[f]
                 wins[i, f] = 1.0 if f in won else 0.0
-        out.append((scores, wins))
+                cut[i] += moves >= limit
+        out.append((scores, wins, cut))
     return out
 
 
@@ -327,11 +343,12 @@ def run_paired_many(
         else:
             per_deal = [r for a in range(0, games, COMPILED_BLOCK)
                         for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team,
-                                                      decks)]
+                                                      decks, max_turns)]
     finally:
         forget(_SLOT)
     scores = np.stack([r[0] for r in per_deal], axis=1)  # [agent, deal, seat]
     wins = np.stack([r[1] for r in per_deal], axis=1)
+    cut = np.sum([r[2] for r in per_deal], axis=0)  # [agent]
     against_ids = [SELF] if team else opp_ids
     out = []
     for i in range(1, k):
@@ -339,7 +356,8 @@ def run_paired_many(
         pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
         per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]
         out.append(PairedResult(game_name, options, seed, ids[0], ids[i], against_ids, games, pooled, per_seat,
-                                engine="python" if play is None else "compiled"))
+                                engine="python" if play is None else "compiled", max_turns=max_turns,
+                                at_move_limit=(int(cut[0]), int(cut[i]))))
     return out
 
 
@@ -364,6 +382,10 @@ def format_paired(result: PairedResult) -> str:
     verdict = ("A scores more than B" if lo > 0 else "B scores more than A" if hi < 0
                else "no difference detected (the interval contains 0)")
     lines.append(f"pooled mean score: {verdict}, at 95% confidence")
+    if any(result.at_move_limit):
+        games = result.deals * (1 if result.team else len(result.per_seat))
+        lines.append(f"{result.at_move_limit[0]} of A's {games} games and {result.at_move_limit[1]} of B's reached the "
+                     f"move limit ({result.max_turns:,} moves) and were cut, with no winner (--max-turns sets the limit)")
     return "\n".join(lines)
 
 

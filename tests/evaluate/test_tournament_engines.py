@@ -175,15 +175,24 @@ def test_cli_engine_flag():
          games=15, seed=2, options={"num_players": 3}),
     dict(game_name="primi_composti", a_id="primi_composti/greedy_asc", b_id="primi_composti/greedy_rand",
          against="primi_composti/greedy_desc", games=15, seed=2, options={"cards_per_player": 6}),
-], ids=["4p", "3p-dense", "the_game", "primi_composti"])
+    # a move limit inside many games: both engines cut them at the same move, and count them
+    dict(a_id="lama/third-retuned", b_id="lama/second", against="lama/first", games=10, seed=4, max_turns=150),
+], ids=["4p", "3p-dense", "the_game", "primi_composti", "cut"])
 def test_paired_compiled_engine_gives_the_python_figures(case):
-    from evaluate.paired import run_paired
+    from evaluate.paired import format_paired, run_paired
 
     case = {"game_name": "lama", **case}
     py = run_paired(**case, engine="python").to_dict()
-    cc = run_paired(**case, engine="compiled").to_dict()
+    result = run_paired(**case, engine="compiled")
+    cc = result.to_dict()
     assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
     assert cc == py
+    if "max_turns" in case:  # some of A's and of B's 40 games were cut, not all
+        assert py["max_turns"] == 150 and all(0 < c < 40 for c in py["at_move_limit"])
+        assert (f"{result.at_move_limit[0]} of A's 40 games and {result.at_move_limit[1]} of B's reached the move "
+                "limit (150 moves)") in format_paired(result)
+    elif case["game_name"] != "lama":  # no move limit: nothing said of one
+        assert "max_turns" not in py and "move limit" not in format_paired(result)
 
 
 @pytest.mark.parametrize("game,ids,against,options", [
