@@ -48,12 +48,12 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents import expand_agent_ids
-from envs.core.game import default_max_turns
+from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
-from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, deal_keys, deal_start
+from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, cut_games_line, deal_keys, deal_start
 
 #: Spawn-key tags that keep the deal, opponent and focal generators apart (deal d's generator is the tournament's,
 #: `evaluate.tournament.deal_rng`: tag 0, so deal d of a seed is the same deal in both).
@@ -191,7 +191,7 @@ def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int =
     (`evaluate.tournament.deal_keys`)."""
     n = game.num_players
     returns, winners, turns = play(deal_keys(game, seed, deals, decks), paired_seatings(n, k, team))
-    limited = np.zeros_like(turns, dtype=bool) if max_turns is None else turns >= max_turns
+    limited = at_move_limit(turns, max_turns)
     seats = np.arange(n)
     out = []
     for g in range(len(deals)):
@@ -216,7 +216,6 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
     def rng(*key: int) -> np.random.Generator:
         return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
 
-    limit = spec.max_turns if spec.max_turns is not None else float("inf")
     out = []
     for d in deals:
         scores, wins = np.zeros((len(focal), n)), np.zeros((len(focal), n))
@@ -227,7 +226,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
                 for s, agent in enumerate(copies):
                     reseed_agent(agent, rng(_FOCAL, d, s))
                 ret, won, moves = play_game(game, copies, start, max_turns=spec.max_turns)
-                scores[i], cut[i] = ret, moves >= limit
+                scores[i], cut[i] = ret, at_move_limit(moves, spec.max_turns)
                 wins[i] = [1.0 if s in won else 0.0 for s in range(n)]
                 continue
             for f in range(n):
@@ -240,7 +239,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
                 ret, won, moves = play_game(game, seated, start, max_turns=spec.max_turns)
                 scores[i, f] = ret[f]
                 wins[i, f] = 1.0 if f in won else 0.0
-                cut[i] += moves >= limit
+                cut[i] += at_move_limit(moves, spec.max_turns)
         out.append((scores, wins, cut))
     return out
 
@@ -384,8 +383,8 @@ def format_paired(result: PairedResult) -> str:
     lines.append(f"pooled mean score: {verdict}, at 95% confidence")
     if any(result.at_move_limit):
         games = result.deals * (1 if result.team else len(result.per_seat))
-        lines.append(f"{result.at_move_limit[0]} of A's {games} games and {result.at_move_limit[1]} of B's reached the "
-                     f"move limit ({result.max_turns:,} moves) and were cut, with no winner (--max-turns sets the limit)")
+        lines.append(cut_games_line(f"{result.at_move_limit[0]} of A's {games} games and {result.at_move_limit[1]} of B's",
+                                    result.max_turns))
     return "\n".join(lines)
 
 

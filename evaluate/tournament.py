@@ -64,7 +64,7 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents import expand_agent_ids, labels_for
-from envs.core.game import default_max_turns
+from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
@@ -486,7 +486,7 @@ def run_tournament(
     wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
     scores = np.stack([d[1] for d in done])
     total_turns = int(sum(d[2].sum() for d in done))
-    at_limit = 0 if max_turns is None else int(sum((d[2] >= max_turns).sum() for d in done))
+    at_limit = int(sum(at_move_limit(d[2], max_turns).sum() for d in done))
     figures = []
     labels = labels_for(ids)
     count = deals * rotations
@@ -540,9 +540,14 @@ def format_table(result: TournamentResult) -> str:
             f"{f'[{a.score_ci95[0]:.3f}, {a.score_ci95[1]:.3f}]':>22}   {seats}"
         )
     if result.at_move_limit:
-        lines.append(f"{result.at_move_limit} of {result.games} games reached the move limit ({result.max_turns:,} moves) "
-                     "and were cut, with no winner (--max-turns sets the limit)")
+        lines.append(cut_games_line(f"{result.at_move_limit} of {result.games} games", result.max_turns))
     return "\n".join(lines)
+
+
+def cut_games_line(counted: str, max_turns: int | None) -> str:
+    """The line under a results table that says how many games (`counted`, e.g. "3 of 200 games") were cut."""
+    return (f"{counted} reached the move limit ({max_turns:,} moves) and were cut, with no winner "
+            "(--max-turns sets the limit)")
 
 
 def write_json(result: TournamentResult, path: str) -> None:

@@ -320,7 +320,7 @@ def tournament_games(game, ids, max_turns=None):
     from envs.core.spec import NoKernelError
 
     if max_turns is not None:
-        raise NoKernelError(None, options_note="games without a move limit (drop --max-turns)")
+        raise NoKernelError.move_limit()
 
     # Every option set: the kernels play the seed's operand pair under either `steal_choice`, as their Python agents.
     revealed = bool(game.config.allow_revealed_operand)

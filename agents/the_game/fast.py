@@ -322,7 +322,7 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int
     from envs.core.spec import NoKernelError
 
     if max_turns is not None:
-        raise NoKernelError(None, options_note="games without a move limit (drop --max-turns)")
+        raise NoKernelError.move_limit()
     c = game.config
     if c.rules != "official" or c.communication != "none" or c.starter != 0:
         raise NoKernelError(None, options_note="rules=official, communication=none, starter=0")

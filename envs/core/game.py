@@ -108,6 +108,14 @@ def default_max_turns(game: Game, max_turns: int | None) -> int | None:
     return max_turns if max_turns is not None else getattr(game, "max_game_length", None)
 
 
+def at_move_limit(moves: Any, max_turns: int | None) -> Any:
+    """Whether a game of `moves` moves reached the move limit `max_turns` (None: no limit) and was cut: a bool,
+    or a bool array for an array of move counts."""
+    if max_turns is None:
+        return np.zeros(np.shape(moves), dtype=bool) if np.ndim(moves) else False
+    return np.asarray(moves) >= max_turns if np.ndim(moves) else moves >= max_turns
+
+
 def winners(game: Game, state: Any) -> tuple[int, ...]:
     """The seats that won a finished game.
 

@@ -193,6 +193,11 @@ class NoKernelError(ValueError):
                              f"agents with one: {', '.join(allowed)}")
         self.agent_id = agent_id
 
+    @classmethod
+    def move_limit(cls) -> NoKernelError:
+        """For a runner whose compiled loop plays every game to its end and cannot cut one at a move limit."""
+        return cls(None, options_note="games without a move limit (drop --max-turns)")
+
 
 #: id -> a spec, or the "module:attribute" where it is (imported on first use).
 _REGISTRY: dict[str, GameSpec | str] = {}
