@@ -2,7 +2,9 @@
 
 Two architectures, both with a value head:
 
-* `MaskedPolicy`: an MLP over the game's encoder observation, one logit per action.
+* `MaskedPolicy`: an MLP over the game's encoder observation, one logit per action (with
+  `action_table`, plus a learned logit per value of each action's key in the observation, the
+  encoder's `action_keys`: The Game's gap of a card on a pile).
 * `ActionScorer`: one shared MLP scores every action from its own feature vector and
   a context vector (games whose actions have structure: a card onto a pile, a card
   with its gains); the value head reads the context.
@@ -143,20 +145,28 @@ def _networks() -> tuple[type, type]:
     import torch.nn as nn
 
     class MaskedPolicy(nn.Module):
-        """MLP over an observation -> masked logits over actions, plus a value."""
+        """MLP over an observation -> masked logits over actions, plus a value. With an action table
+        (`action_keys`, the encoder's, and its `num_keys`), each action's logit also gets the table's entry at the
+        action's key in the observation (`table_logits`)."""
 
-        def __init__(self, obs_dim: int, num_actions: int, hidden: list[int], activation: str = "relu"):
+        def __init__(self, obs_dim: int, num_actions: int, hidden: list[int], activation: str = "relu",
+                     action_keys: Callable[[np.ndarray], np.ndarray] | None = None, num_keys: int = 0):
             super().__init__()
             self.body = _mlp([obs_dim, *hidden], activation)
             self.act = activation_fn(activation)()
             self.logits = nn.Linear(hidden[-1], num_actions)
             self.value = nn.Linear(hidden[-1], 1)
+            self.action_keys = action_keys
+            if action_keys is not None:
+                self.table = nn.Parameter(torch.zeros(int(num_keys)))
 
         def forward(self, obs: Any, mask: Any) -> tuple[Any, Any]:
             """(logits [B, A] with -1e9 on masked actions, value [B])."""
             h = self.act(self.body(obs))
-            logits = self.logits(h).masked_fill(mask <= 0, -1e9)
-            return logits, self.value(h).squeeze(-1)
+            logits = self.logits(h)
+            if self.action_keys is not None:
+                logits = logits + table_logits(self.table, self.action_keys(obs.detach().cpu().numpy()), obs.device)
+            return logits.masked_fill(mask <= 0, -1e9), self.value(h).squeeze(-1)
 
     class ActionScorer(nn.Module):
         """One shared scorer of (action features, context) -> logit; value from the context."""
@@ -179,6 +189,28 @@ def _networks() -> tuple[type, type]:
 _NETS: tuple[type, type] | None = None
 
 
+def table_logits(table: Any, keys: Any, device: Any = None) -> Any:
+    """An action table's logits `(B, A)`: `table[keys]`, 0 where a key is `len(table)` (an action without an
+    entry). `keys`: an integer array or tensor `(B, A)` (an encoder's `action_keys`)."""
+    import torch
+
+    keys = torch.as_tensor(keys, device=device if device is not None else table.device).long()
+    return torch.cat([table, table.new_zeros(1)])[keys]
+
+
+def action_keys_of(encoder: Any, game_name: str) -> tuple[Callable[[np.ndarray], np.ndarray], int]:
+    """(`encoder.action_keys`, `encoder.num_action_keys`): what an action table looks its entries up by.
+
+    Raises:
+        ValueError: the game's encoder gives no action keys.
+    """
+    fn, k = getattr(encoder, "action_keys", None), getattr(encoder, "num_action_keys", None)
+    if fn is None or not k:
+        raise ValueError(f"{game_name}'s observations give no action keys (encoder.action_keys) for an action table; "
+                         "games with them: the_game")
+    return fn, int(k)
+
+
 class Student:
     """A student policy for one game: its network and how views become its inputs.
 
@@ -193,10 +225,13 @@ class Student:
             policy's tanh, a distilled student's ReLU).
         play: how its agent acts by default: "argmax" (a distilled student) or "sample" (a policy learned by
             RL, whose figures are measured sampling it); `learned:<folder>?sample` / `?greedy` choose.
+        action_table: masked_policy only: the number of entries of a learned table of logits looked up by each
+            action's key in the observation (the encoder's `action_keys`, e.g. The Game's gap of a card on a
+            pile) and added to the MLP's; it must equal the encoder's `num_action_keys`. 0: none.
     """
 
     def __init__(self, game_name: str, options: dict[str, Any], kind: str, hidden: list[int], features: str | None = None,
-                 game: Any = None, activation: str = "relu", play: str = "argmax"):
+                 game: Any = None, activation: str = "relu", play: str = "argmax", action_table: int = 0):
         import envs
 
         if kind not in KINDS:
@@ -210,6 +245,11 @@ class Student:
             raise ValueError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
         self.game_name, self.options, self.kind, self.hidden = game_name, dict(options), kind, list(hidden)
         self.activation, self.play = activation, play
+        if isinstance(action_table, bool) or not isinstance(action_table, int) or action_table < 0:
+            raise ValueError(f"action_table must be an integer >= 0, got {action_table!r}")
+        if action_table and kind != "masked_policy":
+            raise ValueError(f"an action table is for a masked_policy student, not an {kind}")
+        self.action_table = action_table
         self.game = game if game is not None else envs.make_game(game_name, **self.options)
         self.num_actions = int(self.game.num_actions)
         masked_policy, action_scorer = _networks()
@@ -217,7 +257,12 @@ class Student:
             self.features = None
             self.encoder = envs.make_encoder(game_name, self.game)
             self.dims = {"obs_dim": int(np.prod(self.encoder.observation_space.shape))}
-            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden, activation)
+            keys: Callable[[np.ndarray], np.ndarray] | None = None
+            if action_table:
+                keys, k = action_keys_of(self.encoder, game_name)
+                if k != action_table:
+                    raise ValueError(f"an action table of {action_table} entries; {game_name}'s action keys take {k}")
+            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden, activation, keys, action_table)
         else:
             if not features:
                 raise ValueError("an action_scorer needs a feature set (features=NAME)")
@@ -266,6 +311,8 @@ class Student:
         out = {"kind": self.kind, "hidden": self.hidden, "features": self.features, **self.dims}
         if self.activation != "relu" or self.play != "argmax":  # students saved before these keys read as relu, argmax
             out.update(activation=self.activation, play=self.play)
+        if self.action_table:
+            out["action_table"] = self.action_table
         return out
 
 
@@ -356,7 +403,8 @@ def load_student(folder: str, game: Any = None) -> Student:
             raise ValueError(f"student {folder!r} was trained on {name} with options {options}, not {game.config}")
     try:
         student = Student(name, options, arch.get("kind"), arch.get("hidden"), arch.get("features"), game=game,
-                          activation=arch.get("activation", "relu"), play=arch.get("play", "argmax"))
+                          activation=arch.get("activation", "relu"), play=arch.get("play", "argmax"),
+                          action_table=arch.get("action_table", 0))
         if student.kind == "action_scorer":
             student._build(int(arch["context_dim"]), int(arch["feature_dim"]))
     except (KeyError, TypeError, ValueError) as e:

@@ -70,6 +70,11 @@ What it does, in the order of the code:
   from what a seat sees. Stored with the samples, as the masks. A truncated episode is refused (its last
   position's hidden rows are gone with the autoreset).
 
+- **An action table** (`--action-table`): where the game's encoder gives each action a key in the observation
+  (`encoder.action_keys`; The Game: a card's gap on the pile and its backwards-trick partner), the actor adds
+  `table[key]`, a learned logit per key value, to the MLP's. Keys are computed once per collected step and
+  stored with the samples; saved in the `masked_policy` student (`"action_table"`).
+
 - **Action scorers** (`--features NAME`, or `--init-from` an `action_scorer` student such as
   `roborally/learned`): the env is wrapped in `agents.feature_vector_env`, whose observations are each table's
   context and per-action features (computed from the encoder's observation); the actor is one MLP that scores
@@ -100,6 +105,8 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn as nn
+
+from agents.learned import action_keys_of, table_logits
 
 MASKED_LOGIT = -1e9  # as agents.learned's MaskedPolicy: exp() of it is exactly 0 next to any legal logit
 
@@ -132,19 +139,35 @@ class Policy(nn.Module):
         generator: the torch generator of the initial weights.
         privileged_dim: an asymmetric critic's extra input (the env's `privileged_observations()`, what the
             position hides from the learner), appended to the observation; 0: the critic sees what the actor sees.
+        action_keys: an action table (`--action-table`): the encoder's `(action_keys, num_action_keys)`; each
+            action's logit also gets `table[key]`, a learned entry (from 0) per value of the action's key in the
+            observation (The Game: the card's gap on the pile and whether its backwards-trick partner is held),
+            shared by all actions: what the MLP would learn per action, learned once. None: the MLP alone.
     """
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int], generator: torch.Generator,
-                 privileged_dim: int = 0):
+                 privileged_dim: int = 0, action_keys: tuple[Callable[[np.ndarray], np.ndarray], int] | None = None):
         super().__init__()
         self.obs_dim, self.num_actions, self.hidden = int(obs_dim), int(num_actions), [int(h) for h in hidden]
         self.privileged_dim = int(privileged_dim)
         self.actor = _mlp([self.obs_dim, *self.hidden, self.num_actions], 0.01, generator)
         self.critic = _mlp([self.obs_dim + self.privileged_dim, *self.hidden, 1], 1.0, generator)
+        self.action_keys = None if action_keys is None else action_keys[0]
+        self.table = None if action_keys is None else nn.Parameter(torch.zeros(int(action_keys[1])))
 
-    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Logits `(B, A)` with `MASKED_LOGIT` where the bool `mask` is False."""
-        return self.actor(obs).masked_fill(~mask, MASKED_LOGIT)
+    def keys(self, obs: np.ndarray) -> np.ndarray | None:
+        """The action table's keys of observations `obs` (numpy, `(B, D)`); None without a table."""
+        return None if self.action_keys is None else self.action_keys(obs)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor, keys: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits `(B, A)` with `MASKED_LOGIT` where the bool `mask` is False (`keys`: the action table's keys of
+        `obs`, computed from it where not given)."""
+        out = self.actor(obs)
+        if self.table is not None:
+            if keys is None:
+                keys = torch.from_numpy(self.keys(obs.detach().cpu().numpy()))
+            out = out + table_logits(self.table, keys, obs.device)
+        return out.masked_fill(~mask, MASKED_LOGIT)
 
     def value(self, obs: torch.Tensor, privileged: torch.Tensor | None = None) -> torch.Tensor:
         """The critic's value `(B,)` (of the observation and, for an asymmetric critic, the privileged rows)."""
@@ -154,9 +177,9 @@ class Policy(nn.Module):
 
     @torch.no_grad()
     def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None,
-            greedy: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+            greedy: bool = False, keys: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(actions `(B,)` int64, their log-probabilities): a sample (Gumbel-max) or the most likely legal action."""
-        logits = self.logits(obs, mask)
+        logits = self.logits(obs, mask, keys)
         logp = torch.log_softmax(logits, dim=-1)
         if greedy:
             action = logits.argmax(-1)
@@ -187,8 +210,9 @@ class ScorerPolicy(Policy):
         self.features: str | None = None  # the feature set's name (`FeatureVectorEnv.features`), saved with it
         self.actor = _mlp([self.feature_dim + self.context_dim, *self.hidden, 1], 0.01, generator)
         self.critic = _mlp([self.context_dim, *self.hidden, 1], 1.0, generator)
+        self.action_keys, self.table = None, None  # its features are per action already
 
-    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor, keys: torch.Tensor | None = None) -> torch.Tensor:
         c = self.context_dim
         per = obs[:, c:].reshape(obs.shape[0], self.num_actions, self.feature_dim)
         ctx = obs[:, None, :c].expand(-1, self.num_actions, -1)
@@ -198,20 +222,25 @@ class ScorerPolicy(Policy):
         return self.critic(obs[:, :self.context_dim]).squeeze(-1)
 
 
-def new_policy(venv: Any, hidden: Sequence[int], generator: torch.Generator, privileged: bool = False) -> Policy:
+def new_policy(venv: Any, hidden: Sequence[int], generator: torch.Generator, privileged: bool = False,
+               action_table: bool = False) -> Policy:
     """The policy for `venv`'s observations: an action scorer where it gives `feature_dims` (`FeatureVectorEnv`),
-    else an MLP over the flat observation (with `privileged`, its critic also reads `privileged_dim(venv)` more)."""
+    else an MLP over the flat observation (with `privileged`, its critic also reads `privileged_dim(venv)` more;
+    with `action_table`, its actor adds a table looked up by the encoder's `action_keys`)."""
     A = int(venv.single_action_space.n)
     dims = getattr(venv, "feature_dims", None)
     if dims is not None:
-        if privileged:
-            raise ValueError("an asymmetric critic (privileged) is for an MLP policy over the observation, not an "
-                             "action scorer")
+        if privileged or action_table:
+            raise ValueError(f"{'an asymmetric critic (privileged)' if privileged else 'an action table'} is for an "
+                             "MLP policy over the observation, not an action scorer")
         policy = ScorerPolicy(dims[0], dims[1], A, hidden, generator)
         policy.features = venv.features
         return policy
+    keys = None
+    if action_table:
+        keys = action_keys_of(getattr(venv, "encoder", None), type(venv).__name__)
     return Policy(int(venv.single_observation_space.shape[0]), A, hidden, generator,
-                  privileged_dim(venv) if privileged else 0)
+                  privileged_dim(venv) if privileged else 0, keys)
 
 
 def privileged_dim(venv: Any) -> int:
@@ -375,7 +404,7 @@ class Rollout:
     each observation (`all_seats`).
     """
 
-    def __init__(self, venv: Any, n_steps: int, zero_sum: bool | str, privileged: int = 0):
+    def __init__(self, venv: Any, n_steps: int, zero_sum: bool | str, privileged: int = 0, keys: bool = False):
         T, n = int(n_steps), int(venv.num_envs)
         D, A = int(venv.single_observation_space.shape[0]), int(venv.single_action_space.n)
         # zero_sum: True / "flip" two-seat sign flips, "seats" per-seat trajectories, False / "one" one learner
@@ -389,6 +418,9 @@ class Rollout:
         self.priv = np.zeros((T, n, privileged), np.float32)  # an asymmetric critic's rows (width 0: none)
         self.priv_t = torch.from_numpy(self.priv)
         self.mask = np.zeros((T, n, A), np.bool_)
+        # an action table's keys of each observation (`Policy.keys`), computed once as the samples are collected
+        self.keys = np.zeros((T, n, A) if keys else (T, n, 0), np.int16)
+        self.keys_t = torch.from_numpy(self.keys)
         self.act = np.zeros((T, n), np.int64)
         self.logp = np.zeros((T, n), np.float32)
         self.val = np.zeros((T, n), np.float32)
@@ -427,9 +459,13 @@ class Rollout:
             self.mask[t] = _masks(venv, self.info)
             if privileged:
                 self.priv[t] = self.next_priv
+            keys = None
+            if self.keys.shape[2]:
+                self.keys[t] = policy.keys(self.obs[t])
+                keys = self.keys_t[t].to(device)
             with torch.no_grad():
                 obs, mask = self.obs_t[t].to(device), self.mask_t[t].to(device)
-                action, logp = policy.act(obs, mask, generator)
+                action, logp = policy.act(obs, mask, generator, keys=keys)
                 value = policy.value(obs, self.priv_t[t].to(device)) if privileged else policy.value(obs)
                 self.val[t] = value.cpu().numpy()
             self.act[t] = action.cpu().numpy()
@@ -540,6 +576,7 @@ def train(
     init: Policy | None = None,
     critic_warmup: int = 0,
     privileged_critic: bool = False,
+    action_table: bool = False,
 ) -> tuple[Policy, list[dict[str, Any]]]:
     """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
 
@@ -583,6 +620,8 @@ def train(
             (`venv.privileged_observations()`, e.g. the other seats' hands), the actor only its observation; the
             saved policy is the actor alone, so it plays as any other. An `init` whose critic reads other inputs
             keeps its actor and gets a fresh critic (a warning says so; see `critic_warmup`).
+        action_table: the actor also adds a learned logit per value of each action's key in the observation (the
+            encoder's `action_keys`; `Policy`); an `init` without a table gets one at 0 (its play unchanged).
 
     Returns:
         (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
@@ -613,8 +652,11 @@ def train(
     dev = resolve_device(device)
     gen = torch.Generator().manual_seed(int(seed))
     rng = np.random.default_rng(int(seed))
-    policy = new_policy(venv, hidden, gen, privileged_critic)
+    policy = new_policy(venv, hidden, gen, privileged_critic, action_table)
     if init is not None:
+        if init.table is not None and policy.table is None:
+            raise ValueError("init has an action table (its actor adds learned logits looked up by each action's "
+                             "key); train it with action_table=True (--action-table)")
         if (type(init), init.obs_dim, init.num_actions, init.hidden) != (type(policy), D, A, [int(h) for h in hidden]):
             raise ValueError(f"init is a {type(init).__name__} with observation {init.obs_dim}, {init.num_actions} "
                              f"actions and hidden {init.hidden}; this env and hidden need a {type(policy).__name__} "
@@ -622,20 +664,24 @@ def train(
         if getattr(init, "features", None) != getattr(policy, "features", None):
             raise ValueError(f"init scores actions with feature set {init.features!r}, this env gives "
                              f"{policy.features!r}")
+        fresh_table = policy.table is not None and init.table is None  # a table added to a trained MLP starts at 0
         if getattr(init, "privileged_dim", 0) == getattr(policy, "privileged_dim", 0):
-            policy.load_state_dict(init.state_dict())
+            policy.load_state_dict(init.state_dict(), strict=not fresh_table)
         else:
             import warnings
 
             warnings.warn(f"init's critic reads {init.privileged_dim} privileged inputs, this run's "
                           f"{policy.privileged_dim}: the actor is kept, the critic starts fresh", stacklevel=2)
             policy.actor.load_state_dict(init.actor.state_dict())
+            if init.table is not None:
+                policy.table.data.copy_(init.table.data)
     policy = policy.to(dev)
     if dev.type != "cpu":  # sampling draws on the device, from a generator of its own
         gen = torch.Generator(device=dev).manual_seed(int(seed))
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
+    actor_params = [*policy.actor.parameters(), *([policy.table] if policy.table is not None else [])]
 
-    buf = Rollout(venv, T, mode, getattr(policy, "privileged_dim", 0))
+    buf = Rollout(venv, T, mode, getattr(policy, "privileged_dim", 0), keys=policy.table is not None)
     history: list[dict[str, Any]] = []
     steps, start = 0, time.perf_counter()
     for update in range(1, updates + 1):
@@ -662,13 +708,14 @@ def train(
         b_adv, b_ret = torch.from_numpy(adv_buf).view(batch).to(dev), torch.from_numpy(ret_buf).view(batch).to(dev)
         b_val = torch.from_numpy(buf.val).view(batch).to(dev)
         b_priv = buf.priv_t.view(batch, buf.priv.shape[2]).to(dev)
+        b_keys = buf.keys_t.view(batch, buf.keys.shape[2]).to(dev)
         stats: dict[str, list[torch.Tensor]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl",
                                                                  "clipfrac")}
         for _ in range(epochs):
             order = torch.from_numpy(rng.permutation(batch)).to(dev)
             for lo in range(0, batch, minibatch):
                 idx = order[lo:lo + minibatch]
-                logits = policy.logits(b_obs[idx], b_mask[idx])
+                logits = policy.logits(b_obs[idx], b_mask[idx], b_keys[idx] if b_keys.shape[1] else None)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 new_logp = logp_all.gather(1, b_act[idx][:, None]).squeeze(1)
                 # softmax, not logp_all.exp(): exp of the masked actions' log-probabilities (about -1e9) takes torch's
@@ -688,7 +735,7 @@ def train(
                 loss = vf_coef * v_loss if steps <= critic_warmup else pg_loss - ent_coef * entropy + vf_coef * v_loss
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
-                nn.utils.clip_grad_norm_(policy.actor.parameters(), max_grad_norm)
+                nn.utils.clip_grad_norm_(actor_params, max_grad_norm)
                 nn.utils.clip_grad_norm_(policy.critic.parameters(), max_grad_norm)
                 optimizer.step()
                 with torch.no_grad():  # kept as tensors: one transfer per update, not five per minibatch
@@ -759,7 +806,8 @@ def to_student(policy: Policy, game: str, options: dict[str, Any]) -> Any:
         student.net.load_state_dict({k: v.detach().cpu().clone() for k, v in state.items()})
         student.net.eval()
         return student
-    student = Student(game, options, "masked_policy", list(policy.hidden))
+    table = 0 if policy.table is None else int(policy.table.numel())
+    student = Student(game, options, "masked_policy", list(policy.hidden), action_table=table)
     if student.dims["obs_dim"] != policy.obs_dim or student.num_actions != policy.num_actions:
         raise ValueError(f"the policy has observation {policy.obs_dim} and {policy.num_actions} actions; {game} with "
                          f"options {options} has {student.dims['obs_dim']} and {student.num_actions}")
@@ -770,7 +818,9 @@ def to_student(policy: Policy, game: str, options: dict[str, Any]) -> Any:
     state["logits.weight"], state["logits.bias"] = linears[-1].weight, linears[-1].bias
     state["value.weight"] = torch.zeros_like(student.net.value.weight)
     state["value.bias"] = torch.zeros_like(student.net.value.bias)
-    student.net.load_state_dict({k: v.detach().clone() for k, v in state.items()})
+    if policy.table is not None:
+        state["table"] = policy.table
+    student.net.load_state_dict({k: v.detach().cpu().clone() for k, v in state.items()})
     student.net.eval()
     return student
 
@@ -809,9 +859,13 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
         raise ValueError(f"{folder} is not a ReLU masked_policy or action_scorer student (this learner's actors); "
                          f"got {student.describe()}")
     else:
-        policy = Policy(student.dims["obs_dim"], student.num_actions, student.hidden, torch.Generator().manual_seed(0))
+        keys = (student.net.action_keys, student.action_table) if student.action_table else None
+        policy = Policy(student.dims["obs_dim"], student.num_actions, student.hidden, torch.Generator().manual_seed(0),
+                        action_keys=keys)
         linears = [m for m in policy.actor if isinstance(m, nn.Linear)]
         with torch.no_grad():
+            if keys is not None:
+                policy.table.copy_(net["table"])
             for i, layer in enumerate(linears[:-1]):
                 layer.weight.copy_(net[f"body.{2 * i}.weight"])
                 layer.bias.copy_(net[f"body.{2 * i}.bias"])
@@ -1062,6 +1116,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--privileged-critic", action="store_true", help="an asymmetric critic: it also reads what each "
                    "position hides from the learner (the vector env's privileged_observations(), e.g. the other "
                    "hands); the actor, and so the saved policy, reads only its observation")
+    p.add_argument("--action-table", action="store_true", help="the actor also adds a learned logit per value of "
+                   "each action's key in the observation (the encoder's action_keys; The Game: the card's gap on the "
+                   "pile and whether its backwards-trick partner is held), 402 numbers; implied by an --init-from "
+                   "policy that has one, added at 0 to one that has not")
     p.add_argument("--critic-warmup", type=positive_int(low=0), default=0, metavar="STEPS", help="with --init-from: "
                    "learner steps at the start that train the critic alone (default 0)")
     p.add_argument("--features", type=str, default=None, metavar="NAME", help="learn an action scorer over this "
@@ -1157,6 +1215,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--features {args.features} differs from {args.init_from}'s "
                                  f"{getattr(init, 'features', None) or 'observation MLP'}")
             args.features = getattr(init, "features", None)
+            args.action_table = args.action_table or init.table is not None
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
             hidden = list(init.hidden)
@@ -1198,6 +1257,13 @@ def main(argv: list[str] | None = None) -> int:
                                  "their own returns) is not supported")
             if args.privileged_critic:
                 privileged_dim(venv)  # a vector env without privileged rows fails now, in one line
+            if args.action_table:
+                if args.features:
+                    raise ValueError("--action-table is for an MLP over the observation, not an action scorer "
+                                     "(--features)")
+                if args.also:
+                    raise ValueError("--action-table learns on one variant (drop --also)")
+                action_keys_of(getattr(venv, "encoder", None), args.game)  # a game without action keys fails now
             evaluator = None
             if args.eval_every:
                 evaluator = Evaluator(args.game, options, opponents, args.eval_games, args.seed,
@@ -1238,7 +1304,7 @@ def main(argv: list[str] | None = None) -> int:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
                 "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup,
-                "privileged_critic": args.privileged_critic, "opponents": opponents, "env_options": options, "settings": settings,
+                "privileged_critic": args.privileged_critic, "action_table": args.action_table, "opponents": opponents, "env_options": options, "settings": settings,
                 **({"league": {"every": args.league, **league.describe()}} if league is not None else {})}
 
     seen: list[dict[str, Any]] = []
@@ -1279,7 +1345,7 @@ def main(argv: list[str] | None = None) -> int:
 
     policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
                             critic_warmup=args.critic_warmup, privileged_critic=args.privileged_critic,
-                            max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
+                            action_table=args.action_table, max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
     if evaluator is not None and history and EVAL_KEYS[0] not in history[-1]:
         history[-1].update(evaluator.measure(policy, rules))  # the policy the run saves, measured
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))

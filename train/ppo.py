@@ -293,6 +293,9 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
     student = load_student(folder)
     what = f"--init-from {folder!r}"
     require_masked_policy(student.kind, what)
+    if student.action_table:
+        raise ValueError(f"{what} adds an action table to its logits, which SB3's MlpPolicy has no place for; continue "
+                         "it with the one-file learner (python -m train.cleanrl_ppo GAME --init-from FOLDER)")
     obs_dim = int(np.prod(run.encoder.observation_space.shape))
     if student.game_name != run.cfg.game or student.dims["obs_dim"] != obs_dim or student.num_actions != run.game.num_actions:
         raise ValueError(f"{what} plays {student.game_name} with options {student.options} (observation "

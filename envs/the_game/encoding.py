@@ -11,7 +11,7 @@ from array import array
 import numpy as np
 
 from envs.core.encoding import Field, Layout
-from envs.the_game.rules import LOWEST, NUM_CARDS, NUM_PILES, State, TheGame, View
+from envs.the_game.rules import LOWEST, NUM_CARDS, NUM_PILES, TRICK, State, TheGame, View
 
 _F32 = np.dtype(np.float32)
 
@@ -58,6 +58,7 @@ class TheGameEncoder:
         self._flags = lay["flags"].start
         self._fset = lay["flags_set"].start
         self.pile_flags = game.pile_flags
+        self.slot_head, self.num_actions = game.slot_head, game.num_actions
         # Speed (the env encodes every step, and a numpy call costs more than the few values set): the
         # observation is filled in a copy of a zero `array.array('f')` by plain item assignment and
         # returned as a numpy array over that fresh buffer. A gap value is looked up by its integer
@@ -73,6 +74,35 @@ class TheGameEncoder:
         self._others = [[(seat + k) % n for k in range(n)] for seat in range(n)]  # seats by offset from `seat`
         self._scalar_pos = (self._tops, self._deck, self._sizes)
         self._turn_pos = (self._act, self._played, self._req, self._fset)
+
+    #: The number of `action_keys` values: a card's gap numerator on its pile (0..200) x its backwards-trick
+    #: partner held (0, 1).
+    num_action_keys = 2 * 201
+
+    def action_keys(self, obs: np.ndarray) -> np.ndarray:
+        """Each action's key in a batch of observations `(B, D)`: int16 `(B, A)`, what a policy may look up a
+        learned logit by (`train.cleanrl_ppo`'s `--action-table`). A card onto a pile: its gap on that pile as the
+        integer dir·(card − top) + 100 (0..200, read back from the `gaps` field), plus 201 where the card ±10
+        that the backwards trick would play after it (card − 10 on an up pile, card + 10 on a down pile) is also
+        in the hand; every other action (end turn, flags, a slot without a card): `num_action_keys`, the
+        key of no entry. A card not held has gap field 0: its key is that of a gap of -100, never legal."""
+        obs = np.asarray(obs, np.float32).reshape(-1, self.layout.size)
+        B, C, P = obs.shape[0], NUM_CARDS, NUM_PILES
+        # int16 all through (a batch of 1,024 observations in ~1 ms): gap fields are exact multiples of 1/200
+        keys = (obs[:, self._gaps:self._gaps + P * C] * 200.0 + 0.5).astype(np.int16).reshape(B, P, C)
+        hand = obs[:, self._hand:self._hand + C] > 0.5
+        keys[:, :2, TRICK:] += np.int16(201) * hand[:, None, :C - TRICK]  # up piles: card - 10 held
+        keys[:, 2:, :C - TRICK] += np.int16(201) * hand[:, None, TRICK:]  # down piles: card + 10 held
+        out = np.full((B, self.num_actions), self.num_action_keys, np.int16)
+        if not self.slot_head:
+            out[:, :C * P].reshape(B, C, P)[:] = keys.transpose(0, 2, 1)  # the card head: card-major
+            return out
+        hs = self.hand_size  # slot k: the k-th lowest held card
+        order = np.argsort(~hand, axis=1, kind="stable")[:, :hs]
+        held = np.take_along_axis(hand, order, axis=1)
+        slot = np.take_along_axis(keys.transpose(0, 2, 1), order[:, :, None], axis=1)
+        out[:, :hs * P] = np.where(held[:, :, None], slot, self.num_action_keys).reshape(B, hs * P)
+        return out
 
     def privileged_size(self) -> int:
         """The length of `privileged`."""

@@ -614,3 +614,62 @@ def test_privileged_critic_reads_the_hidden_rows_and_saves_the_actor_alone(tmp_p
                  "--out", str(tmp_path / "p")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "privileged_observations" in err, err
+
+
+def test_action_table_learns_saves_plays_and_continues_a_plain_run(tmp_path, capsys):
+    import json
+
+    import agents
+    import envs
+    from agents.learned import load_student
+    from train.cleanrl_ppo import load_policy
+
+    options = {"num_players": 1, "rules": "official"}
+    venv = agents.vector_env("the_game", 16, opponents=[], seed=4, copy=False, **options)
+    plain, _ = train(venv, total_steps=256, n_steps=16, minibatch=128, hidden=(16,), seed=4, log=None)
+    assert plain.table is None
+    # a table added to a trained MLP starts at 0: with learning rate 0 the run leaves the plain policy's play as it was
+    kept, _ = train(venv, total_steps=256, n_steps=16, minibatch=128, hidden=(16,), seed=5, log=None, lr=0.0,
+                    init=plain, action_table=True)
+    assert kept.table is not None and kept.table.numel() == venv.encoder.num_action_keys
+    assert not kept.table.detach().any()
+    obs, info = venv.reset(seed=8)
+    x, mask = torch.from_numpy(np.asarray(obs, np.float32)), torch.from_numpy(np.asarray(info["action_mask"], bool))
+    torch.testing.assert_close(kept.logits(x, mask), plain.logits(x, mask))
+    # learning moves the table; the logits are the MLP's plus the table's entry at each action's key
+    table, _ = train(venv, total_steps=512, n_steps=16, minibatch=128, hidden=(16,), seed=6, log=None, lr=1e-2,
+                     init=kept, action_table=True)
+    assert table.table.detach().abs().max() > 0
+    keys = torch.from_numpy(venv.encoder.action_keys(obs)).long()
+    entries = torch.cat([table.table, torch.zeros(1)])[keys]
+    with torch.no_grad():
+        torch.testing.assert_close(table.logits(x, mask), (table.actor(x) + entries).masked_fill(~mask, MASKED_LOGIT))
+    # saved as a masked_policy student with the table: it plays with the same logits, and loads back for training
+    folder = save_policy(table, str(tmp_path / "run"), "the_game", options)
+    meta = json.loads((tmp_path / "run" / "policy.json").read_text())
+    assert meta["architecture"]["action_table"] == venv.encoder.num_action_keys
+    student = load_student(folder, envs.make_game("the_game", **options))
+    with torch.no_grad():
+        logits, _ = student.net(x, mask.float())
+        torch.testing.assert_close(logits, table.logits(x, mask))
+    loaded, _ = load_policy(folder, "the_game", options)
+    torch.testing.assert_close(loaded.table, table.table)
+    with pytest.raises(ValueError, match="action table"):  # a run without one cannot continue it
+        train(venv, total_steps=256, n_steps=16, hidden=(16,), seed=7, log=None, init=loaded)
+    # the CLI: implied by --init-from a table policy and recorded; refused in one line for a game without keys
+    out = tmp_path / "cli"
+    assert main(["the_game", "--option", "num_players=1", "--init-from", folder, "--timesteps", "128",
+                 "--n-envs", "8", "--n-steps", "16", "--minibatch", "64", "--out", str(out)]) == 0
+    assert json.loads((out / "run.json").read_text())["action_table"] is True
+    capsys.readouterr()
+    from train.__main__ import main as train_main  # SB3's MlpPolicy has no place for the table: one line
+
+    with pytest.raises(SystemExit) as stop:
+        train_main(["the_game", "--option", "num_players=1", "--init-from", folder, "--timesteps", "10"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "action table" in err and "train.cleanrl_ppo" in err and len(err.splitlines()) == 1, err
+    assert main(["lama", "--action-table", "--timesteps", "128", "--n-envs", "16", "--n-steps", "8",
+                 "--out", str(tmp_path / "l")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "action keys" in err and "the_game" in err, err

@@ -151,3 +151,36 @@ def test_one_buffers_class_for_every_game():
 
     assert fast.Buffers is Buffers
     assert lama_fast.Buffers is SeatBuffers and primi_fast.Buffers is SeatBuffers and roborally_fast.Buffers is SeatBuffers
+
+
+@pytest.mark.parametrize("actions", ["card", "slot"])
+def test_action_keys_are_each_plays_gap_and_backwards_trick_partner(actions):
+    """`TheGameEncoder.action_keys` (what `--action-table` looks logits up by), read back from observations, against
+    the rules: a play's key is dir·(card − top) + 100, plus 201 where the card ∓10 is held; other actions have none."""
+    import envs
+    from envs.the_game.rules import decode_play
+
+    game = envs.make_game("the_game", num_players=2, actions=actions)
+    enc = envs.make_encoder("the_game", game)
+    rng = np.random.default_rng(3)
+    partners = set()
+    for deal in range(6):
+        state = game.initial_state(np.random.default_rng(deal))
+        while not game.is_terminal(state):
+            keys = enc.action_keys(enc.encode(game.view(state, state.player))[None])[0]
+            assert keys.shape == (game.num_actions,)
+            hand = state.hands[state.player]
+            for a in range(game.num_actions):
+                card_action = game.to_card_action(state, a)
+                if card_action is None or card_action >= 392:
+                    assert keys[a] == enc.num_action_keys
+                    continue
+                card, pile = decode_play(card_action)
+                if card not in hand:
+                    continue
+                top, up = state.piles[pile][-1], pile < 2
+                partner = (card - 10 if up else card + 10) in hand
+                partners.add(partner)
+                assert keys[a] == ((card - top) if up else (top - card)) + 100 + 201 * partner, (a, card, pile)
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    assert partners == {False, True}
