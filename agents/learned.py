@@ -206,8 +206,8 @@ def action_keys_of(encoder: Any, game_name: str) -> tuple[Callable[[np.ndarray],
     """
     fn, k = getattr(encoder, "action_keys", None), getattr(encoder, "num_action_keys", None)
     if fn is None or not k:
-        raise ValueError(f"{game_name}'s observations give no action keys (encoder.action_keys) for an action table; "
-                         "games with them: the_game")
+        raise ValueError(f"{game_name}'s observations give no action keys for an action table (its encoder has no "
+                         "action_keys and num_action_keys)")
     return fn, int(k)
 
 
