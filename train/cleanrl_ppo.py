@@ -141,8 +141,8 @@ class Policy(nn.Module):
             position hides from the learner), appended to the observation; 0: the critic sees what the actor sees.
         action_keys: an action table (`--action-table`): the encoder's `(action_keys, num_action_keys)`; each
             action's logit also gets `table[key]`, a learned entry (from 0) per value of the action's key in the
-            observation (The Game: the card's gap on the pile and whether its backwards-trick partner is held),
-            shared by all actions: what the MLP would learn per action, learned once. None: the MLP alone.
+            observation (what the key means is the encoder's docstring's), shared by all actions: what the MLP
+            would learn per action, learned once. None: the MLP alone.
     """
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int], generator: torch.Generator,
@@ -1117,9 +1117,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "position hides from the learner (the vector env's privileged_observations(), e.g. the other "
                    "hands); the actor, and so the saved policy, reads only its observation")
     p.add_argument("--action-table", action="store_true", help="the actor also adds a learned logit per value of "
-                   "each action's key in the observation (the encoder's action_keys; The Game: the card's gap on the "
-                   "pile and whether its backwards-trick partner is held), 402 numbers; implied by an --init-from "
-                   "policy that has one, added at 0 to one that has not")
+                   "each action's key in the observation (the game encoder's action_keys, num_action_keys numbers); "
+                   "implied by an --init-from policy that has one, added at 0 to one that has not")
     p.add_argument("--critic-warmup", type=positive_int(low=0), default=0, metavar="STEPS", help="with --init-from: "
                    "learner steps at the start that train the critic alone (default 0)")
     p.add_argument("--features", type=str, default=None, metavar="NAME", help="learn an action scorer over this "

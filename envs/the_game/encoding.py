@@ -11,7 +11,7 @@ from array import array
 import numpy as np
 
 from envs.core.encoding import Field, Layout
-from envs.the_game.rules import LOWEST, NUM_CARDS, NUM_PILES, TRICK, State, TheGame, View
+from envs.the_game.rules import ASCENDING, DESCENDING, LOWEST, NUM_CARDS, NUM_PILES, TRICK, State, TheGame, View
 
 _F32 = np.dtype(np.float32)
 
@@ -91,8 +91,9 @@ class TheGameEncoder:
         # int16 all through (a batch of 1,024 observations in ~1 ms): gap fields are exact multiples of 1/200
         keys = (obs[:, self._gaps:self._gaps + P * C] * 200.0 + 0.5).astype(np.int16).reshape(B, P, C)
         hand = obs[:, self._hand:self._hand + C] > 0.5
-        keys[:, :2, TRICK:] += np.int16(201) * hand[:, None, :C - TRICK]  # up piles: card - 10 held
-        keys[:, 2:, :C - TRICK] += np.int16(201) * hand[:, None, TRICK:]  # down piles: card + 10 held
+        up, down = list(ASCENDING), list(DESCENDING)
+        keys[:, up, TRICK:] += np.int16(201) * hand[:, None, :C - TRICK]  # up piles: card - 10 held
+        keys[:, down, :C - TRICK] += np.int16(201) * hand[:, None, TRICK:]  # down piles: card + 10 held
         out = np.full((B, self.num_actions), self.num_action_keys, np.int16)
         if not self.slot_head:
             out[:, :C * P].reshape(B, C, P)[:] = keys.transpose(0, 2, 1)  # the card head: card-major
