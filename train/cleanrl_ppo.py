@@ -93,6 +93,7 @@ state_dict).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -162,7 +163,7 @@ class Policy(nn.Module):
     def logits(self, obs: torch.Tensor, mask: torch.Tensor, keys: torch.Tensor | None = None) -> torch.Tensor:
         """Logits `(B, A)` with `MASKED_LOGIT` where the bool `mask` is False (`keys`: the action table's keys of
         `obs`, computed from it where not given)."""
-        out = self.actor(obs)
+        out = self.actor(obs).float()  # float32 also under a bfloat16 autocast (`precision="bf16"`)
         if self.table is not None:
             if keys is None:
                 keys = torch.from_numpy(self.keys(obs.detach().cpu().numpy()))
@@ -173,7 +174,7 @@ class Policy(nn.Module):
         """The critic's value `(B,)` (of the observation and, for an asymmetric critic, the privileged rows)."""
         if self.privileged_dim:
             obs = torch.cat([obs, privileged], dim=1)
-        return self.critic(obs).squeeze(-1)
+        return self.critic(obs).squeeze(-1).float()
 
     @torch.no_grad()
     def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None,
@@ -216,10 +217,10 @@ class ScorerPolicy(Policy):
         c = self.context_dim
         per = obs[:, c:].reshape(obs.shape[0], self.num_actions, self.feature_dim)
         ctx = obs[:, None, :c].expand(-1, self.num_actions, -1)
-        return self.actor(torch.cat([per, ctx], dim=-1)).squeeze(-1).masked_fill(~mask, MASKED_LOGIT)
+        return self.actor(torch.cat([per, ctx], dim=-1)).squeeze(-1).float().masked_fill(~mask, MASKED_LOGIT)
 
     def value(self, obs: torch.Tensor, privileged: torch.Tensor | None = None) -> torch.Tensor:
-        return self.critic(obs[:, :self.context_dim]).squeeze(-1)
+        return self.critic(obs[:, :self.context_dim]).squeeze(-1).float()
 
 
 def new_policy(venv: Any, hidden: Sequence[int], generator: torch.Generator, privileged: bool = False,
@@ -577,6 +578,7 @@ def train(
     critic_warmup: int = 0,
     privileged_critic: bool = False,
     action_table: bool = False,
+    precision: str = "fp32",
 ) -> tuple[Policy, list[dict[str, Any]]]:
     """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
 
@@ -622,6 +624,11 @@ def train(
             keeps its actor and gets a fresh critic (a warning says so; see `critic_warmup`).
         action_table: the actor also adds a learned logit per value of each action's key in the observation (the
             encoder's `action_keys`; `Policy`); an `init` without a table gets one at 0 (its play unchanged).
+        precision: "fp32", or "bf16": the networks' forward passes (collecting and learning) run under torch's
+            bfloat16 autocast on `device`, so their matrix products take bfloat16 inputs (float32 sums); the
+            weights, the optimiser, the logits, values and losses, and so the saved policy, stay float32. Faster
+            where the CPU multiplies bfloat16 natively (AMX, AVX512-BF16; `benchmarks/bench_learner.py`), slower
+            where it does not.
 
     Returns:
         (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
@@ -650,6 +657,7 @@ def train(
     if max_seconds is not None and not max_seconds > 0:
         raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds!r}")
     dev = resolve_device(device)
+    forward = autocast(dev, precision)
     gen = torch.Generator().manual_seed(int(seed))
     rng = np.random.default_rng(int(seed))
     policy = new_policy(venv, hidden, gen, privileged_critic, action_table)
@@ -692,7 +700,8 @@ def train(
             for g in optimizer.param_groups:
                 g["lr"] = lr * max(0.0, 1.0 - spent)
         t_collect = time.perf_counter()
-        ep_returns, ep_lengths = buf.collect(policy, gen, dev)
+        with forward:
+            ep_returns, ep_lengths = buf.collect(policy, gen, dev)
         if reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
             reward_scale = 1.0 / max(float(buf.returns_to_go(gamma).std()), 1e-8)
         buf.scale(reward_scale)
@@ -715,7 +724,9 @@ def train(
             order = torch.from_numpy(rng.permutation(batch)).to(dev)
             for lo in range(0, batch, minibatch):
                 idx = order[lo:lo + minibatch]
-                logits = policy.logits(b_obs[idx], b_mask[idx], b_keys[idx] if b_keys.shape[1] else None)
+                with forward:
+                    logits = policy.logits(b_obs[idx], b_mask[idx], b_keys[idx] if b_keys.shape[1] else None)
+                    value = policy.value(b_obs[idx], b_priv[idx]) if b_priv.shape[1] else policy.value(b_obs[idx])
                 logp_all = torch.log_softmax(logits, dim=-1)
                 new_logp = logp_all.gather(1, b_act[idx][:, None]).squeeze(1)
                 # softmax, not logp_all.exp(): exp of the masked actions' log-probabilities (about -1e9) takes torch's
@@ -726,7 +737,6 @@ def train(
                 adv = b_adv[idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
-                value = policy.value(b_obs[idx], b_priv[idx]) if b_priv.shape[1] else policy.value(b_obs[idx])
                 v_err = (value - b_ret[idx]) ** 2
                 if vf_clip is not None:
                     v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-vf_clip, vf_clip)
@@ -772,6 +782,23 @@ def train(
             break
     policy.eval()
     return policy.cpu(), history
+
+
+PRECISIONS = ("fp32", "bf16")
+
+
+def autocast(device: torch.device, precision: str) -> Any:
+    """The context the networks' forward passes run in: none for "fp32", torch's bfloat16 autocast on `device`'s
+    type for "bf16" (reusable: entered once per rollout and per minibatch).
+
+    Raises:
+        ValueError: `precision` is not one of `PRECISIONS`.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; allowed: {', '.join(PRECISIONS)}")
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, dtype=torch.bfloat16)
 
 
 def resolve_device(device: str | torch.device) -> torch.device:
@@ -1108,6 +1135,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=positive_int(64), default=1, help="torch threads (default 1)")
     p.add_argument("--device", type=str, default="cpu", help="where the networks learn: cpu (default), cuda, "
                    "cuda:N or auto; the env stays on the CPU")
+    p.add_argument("--precision", choices=PRECISIONS, default="fp32", help="bf16: the networks' forward passes in "
+                   "bfloat16 autocast (weights, losses and the saved policy stay float32); faster on CPUs with "
+                   "AMX or AVX512-BF16, slower elsewhere (default fp32)")
     p.add_argument("--max-minutes", type=nonnegative_float, default=None, help="wall-clock budget: stop after "
                    "the update that ends past it (the learning rate decays by the budget further spent)")
     p.add_argument("--init-from", type=str, default=None, metavar="FOLDER|ID", help="start from a saved run of this "
@@ -1303,7 +1333,7 @@ def main(argv: list[str] | None = None) -> int:
         return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
                 "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup,
-                "privileged_critic": args.privileged_critic, "action_table": args.action_table, "opponents": opponents, "env_options": options, "settings": settings,
+                "privileged_critic": args.privileged_critic, "action_table": args.action_table, "precision": args.precision, "opponents": opponents, "env_options": options, "settings": settings,
                 **({"league": {"every": args.league, **league.describe()}} if league is not None else {})}
 
     seen: list[dict[str, Any]] = []
@@ -1344,7 +1374,7 @@ def main(argv: list[str] | None = None) -> int:
 
     policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
                             critic_warmup=args.critic_warmup, privileged_critic=args.privileged_critic,
-                            action_table=args.action_table, max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
+                            action_table=args.action_table, precision=args.precision, max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
     if evaluator is not None and history and EVAL_KEYS[0] not in history[-1]:
         history[-1].update(evaluator.measure(policy, rules))  # the policy the run saves, measured
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))

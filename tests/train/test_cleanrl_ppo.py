@@ -673,3 +673,36 @@ def test_action_table_learns_saves_plays_and_continues_a_plain_run(tmp_path, cap
                  "--out", str(tmp_path / "l")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "lama's observations give no action keys" in err, err
+
+
+def test_bf16_precision_learns_the_bandit_keeps_float32_and_is_refused_by_name(tmp_path, capsys):
+    import json
+
+    best = np.where(BanditVectorEnv.MASK, BanditVectorEnv.PAYOFF, -np.inf)
+    kwargs = dict(total_steps=60_000, n_steps=8, minibatch=512, epochs=4, lr=3e-3, ent_coef=0.0, hidden=(32, 32),
+                  seed=5, log=None)
+    policy, _ = train(BanditVectorEnv(256, seed=5), precision="bf16", **kwargs)
+    after, greedy = _expected_payoff(policy)
+    assert greedy.tolist() == best.argmax(1).tolist()
+    assert np.all(after >= best.max(1) - 0.1), (after, best.max(1))
+    # the weights (and so the saved policy) stay float32, and the run differs from float32's: the autocast is on
+    assert {p.dtype for p in policy.parameters()} == {torch.float32}
+    fp32, _ = train(BanditVectorEnv(256, seed=5), total_steps=4096, n_steps=8, minibatch=512, epochs=4, lr=3e-3,
+                    hidden=(32, 32), seed=5, log=None)
+    bf16, _ = train(BanditVectorEnv(256, seed=5), total_steps=4096, n_steps=8, minibatch=512, epochs=4, lr=3e-3,
+                    hidden=(32, 32), seed=5, log=None, precision="bf16")
+    assert not torch.equal(fp32.actor[0].weight, bf16.actor[0].weight)
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # outputs are float32 also inside the autocast
+        obs, mask = torch.zeros(3, 4), torch.ones(3, 5, dtype=torch.bool)
+        assert bf16.logits(obs, mask).dtype == torch.float32 and bf16.value(obs).dtype == torch.float32
+    with pytest.raises(ValueError, match="allowed: fp32, bf16"):
+        train(ToyVectorEnv(4), total_steps=8, n_steps=2, hidden=(8,), seed=0, log=None, precision="fp16")
+    args = ["lama", "--timesteps", "128", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64", "--hidden", "16"]
+    assert main([*args, "--precision", "bf16", "--out", str(tmp_path / "a")]) == 0
+    assert json.loads((tmp_path / "a" / "run.json").read_text())["precision"] == "bf16"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--precision", "half", "--out", str(tmp_path / "b")])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2
+    assert len(err.splitlines()) == 1 and "half" in err and "bf16" in err
