@@ -195,7 +195,8 @@ def table_logits(table: Any, keys: Any, device: Any = None) -> Any:
     import torch
 
     keys = torch.as_tensor(keys, device=device if device is not None else table.device).long()
-    return torch.cat([table, table.new_zeros(1)])[keys]
+    # a flat gather, not `padded[keys]`: its backward (a scatter-add) is about twice as fast as indexing's on a CPU
+    return torch.cat([table, table.new_zeros(1)]).gather(0, keys.reshape(-1)).view(keys.shape)
 
 
 def action_keys_of(encoder: Any, game_name: str) -> tuple[Callable[[np.ndarray], np.ndarray], int]:

@@ -724,9 +724,10 @@ def train(
             order = torch.from_numpy(rng.permutation(batch)).to(dev)
             for lo in range(0, batch, minibatch):
                 idx = order[lo:lo + minibatch]
+                obs = b_obs[idx]
                 with forward:
-                    logits = policy.logits(b_obs[idx], b_mask[idx], b_keys[idx] if b_keys.shape[1] else None)
-                    value = policy.value(b_obs[idx], b_priv[idx]) if b_priv.shape[1] else policy.value(b_obs[idx])
+                    logits = policy.logits(obs, b_mask[idx], b_keys[idx] if b_keys.shape[1] else None)
+                    value = policy.value(obs, b_priv[idx]) if b_priv.shape[1] else policy.value(obs)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 new_logp = logp_all.gather(1, b_act[idx][:, None]).squeeze(1)
                 # softmax, not logp_all.exp(): exp of the masked actions' log-probabilities (about -1e9) takes torch's
