@@ -160,6 +160,9 @@ def _main(module: str):
 def workdir(tmp_path_factory):
     """One folder for every command (later commands read earlier outputs), the repository importable."""
     path = tmp_path_factory.mktemp("docs")
+    # the committed checkpoints a documented command continues, at the path the docs give from the repository root
+    (path / "train").mkdir()
+    (path / "train" / "checkpoints").symlink_to(os.path.join(ROOT, "train", "checkpoints"), target_is_directory=True)
     old = os.getcwd()
     sys.path.insert(0, ROOT)
     os.chdir(path)

@@ -706,3 +706,31 @@ def test_bf16_precision_learns_the_bandit_keeps_float32_and_is_refused_by_name(t
     err = capsys.readouterr().err.strip()
     assert exit_.value.code == 2
     assert len(err.splitlines()) == 1 and "half" in err and "bf16" in err
+
+
+def test_the_committed_checkpoint_loads_and_continues(tmp_path):
+    """`train/checkpoints/*`: runs kept in the repository so that a later session continues them (`--init-from`);
+    each loads with its critic and reward scale and continues for one short update."""
+    import json
+    import os
+
+    from train.cleanrl_ppo import load_policy, trained_env_options
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "train", "checkpoints")
+    folders = sorted(os.path.join(root, d) for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+    assert folders
+    for folder in folders:
+        with open(os.path.join(folder, "run.json"), encoding="utf-8") as f:
+            run = json.load(f)
+        with open(os.path.join(folder, "policy.json"), encoding="utf-8") as f:
+            game = json.load(f)["game"]
+        options = trained_env_options(folder)
+        policy, scale = load_policy(folder, game, {k: v for k, v in options.items() if k != "reward"})
+        assert scale is not None and scale > 0 and (policy.table is not None) == bool(run.get("action_table"))
+        out = tmp_path / os.path.basename(folder)
+        args = [game, "--init-from", folder, "--timesteps", "64", "--n-envs", "8", "--n-steps", "8",
+                "--minibatch", "64", "--epochs", "1", "--out", str(out)]
+        for k, v in options.items():
+            args += ["--option", f"{k}={v}"]
+        assert main(args) == 0
+        assert json.loads((out / "run.json").read_text())["init_from"] == folder
