@@ -17,17 +17,21 @@ slower. Whether it learns as well is a separate measurement (the docs' training 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 import time
 
-import torch
+# this checkout's code (not an installed copy's) when run as a script from anywhere
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import agents
-import envs
-from envs.core.options import parse_options
-from train.cleanrl_ppo import train
-from train.ppo import expand_opponents
-from train.presets import preset
+import torch  # noqa: E402
+
+import envs  # noqa: E402
+from benchmarks.common import benchmark_vector_env  # noqa: E402
+from envs.core.options import parse_options  # noqa: E402
+from train.cleanrl_ppo import train  # noqa: E402
+from train.presets import preset  # noqa: E402
 
 
 def cpu_flags() -> str:
@@ -57,10 +61,8 @@ def main() -> None:
     torch.set_num_threads(1)
     cfg = preset(args.game)
     options = {**cfg.get("options", {}), **parse_options(envs.config_class(args.game), args.option)}
-    n, control = envs.make_game(args.game, **options).num_players, cfg.get("control", "one_seat")
-    opponents = [] if n == 1 or control == "all_seats" else expand_opponents(list(cfg.get("opponents", ())), n)
-    venv = agents.vector_env(args.game, args.n_envs, opponents=opponents, seed=0, control=control, copy=False,
-                             **options)
+    venv = benchmark_vector_env(args.game, args.n_envs, options, cfg.get("opponents", ()),
+                                cfg.get("control", "one_seat"))
     venv.reset()  # numba compiles before the clock starts
     hidden = [int(h) for h in args.hidden.split(",")]
     rows: list[dict] = []

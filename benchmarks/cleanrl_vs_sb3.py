@@ -24,23 +24,23 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
 import time
 
-import torch
+# this checkout's code (not an installed copy's) when run as a script from anywhere
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import agents
-import envs
-from train.cleanrl_ppo import save_policy, train
-from train.config import TrainConfig
-from train.ppo import expand_opponents
-from train.presets import preset
+import torch  # noqa: E402
+
+from benchmarks.common import benchmark_vector_env  # noqa: E402
+from train.cleanrl_ppo import save_policy, train  # noqa: E402
+from train.config import TrainConfig  # noqa: E402
+from train.presets import preset  # noqa: E402
 
 
 def make_venv(cfg: TrainConfig, copy: bool):
     """The preset's vector env, table seed 0 for every run."""
-    n = envs.make_game(cfg.game, **cfg.options).num_players
-    return agents.vector_env(cfg.game, cfg.n_envs, opponents=expand_opponents(list(cfg.opponents), n), seed=0,
-                             copy=copy, **cfg.options)
+    return benchmark_vector_env(cfg.game, cfg.n_envs, cfg.options, cfg.opponents, cfg.control, copy=copy)
 
 
 def run_cleanrl(cfg: TrainConfig, timesteps: int, seed: int, out: str) -> dict:

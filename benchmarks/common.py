@@ -80,3 +80,16 @@ def random_play_steps_per_sec(make_env: Callable[[], Any], seconds: float = 1.0)
     """Steps/s of random legal play in a fresh env."""
     steps, elapsed = random_play_steps(make_env(), seconds)
     return steps / elapsed
+
+
+def benchmark_vector_env(game: str, n_envs: int, options: dict, opponents: list[str] | tuple[str, ...] = (),
+                         control: str = "one_seat", copy: bool = False):
+    """`game`'s batched compiled env for a learner benchmark: table seed 0, `opponents` (one id, repeated, or
+    one per other seat; none in a one-player game or under `control="all_seats"`), `options` as given."""
+    import agents
+    import envs
+    from train.ppo import expand_opponents
+
+    n = envs.make_game(game, **options).num_players
+    lineup = [] if n == 1 or control == "all_seats" else expand_opponents(list(opponents), n)
+    return agents.vector_env(game, n_envs, opponents=lineup, seed=0, control=control, copy=copy, **options)

@@ -627,7 +627,7 @@ def train(
         precision: "fp32", or "bf16": the networks' forward passes (collecting and learning) run under torch's
             bfloat16 autocast on `device`, so their matrix products take bfloat16 inputs (float32 sums); the
             weights, the optimiser, the logits, values and losses, and so the saved policy, stay float32. Faster
-            where the CPU multiplies bfloat16 natively (AMX, AVX512-BF16; `benchmarks/bench_learner.py`), slower
+            where the CPU multiplies bfloat16 natively (AMX, AVX512-BF16; `benchmarks/bench_precision.py`), slower
             where it does not.
 
     Returns:
