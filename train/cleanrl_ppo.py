@@ -542,10 +542,11 @@ class Rollout:
         zeros = np.zeros_like(self.val)
         return gae(self.rew, zeros, zeros[0], self.done, zeros, gamma, 1.0, self.signs())[0]
 
-    def scale(self, k: float) -> None:
-        """Multiply the collected rewards by `k`."""
+    def scale(self, k: float | np.ndarray) -> None:
+        """Multiply the collected rewards by `k` (one number, or one per table)."""
+        k = np.asarray(k, np.float32)
         self.rew *= k
-        self.rew_all *= k
+        self.rew_all *= k[..., None]
 
 
 
@@ -569,7 +570,8 @@ def train(
     vf_coef: float = 0.5,
     vf_clip: float | None = 0.2,
     max_grad_norm: float = 0.5,
-    reward_scale: float | None = None,
+    reward_scale: float | Sequence[float] | None = None,
+    scale_per_variant: bool = False,
     anneal_lr: bool = True,
     log: Callable[[str], None] | None = print,
     device: str | torch.device = "cpu",
@@ -605,7 +607,12 @@ def train(
         max_grad_norm: gradient norm limit of each network.
         reward_scale: rewards are multiplied by this before learning (the history's episode returns are
             not); None: fixed after the first rollout to 1 / the standard deviation of its discounted
-            returns, so that the critic's targets are of order 1 whatever the game's points.
+            returns, so that the critic's targets are of order 1 whatever the game's points. A sequence: one
+            scale per variant of a `MultiVectorEnv` (its `sizes`, in order).
+        scale_per_variant: with `reward_scale` None and a `MultiVectorEnv`, measure one scale per variant (its
+            tables' returns in the first rollout) rather than one for all: a variant whose returns are smaller
+            (a harder board, more robots) then weighs as much in the advantages. A variant without any reward in
+            the first rollout gets the shared scale (a warning says so).
         anneal_lr: decay the learning rate linearly to 0.
         log: where the progress lines go.
         device: where the networks live and learn ("cpu", "cuda", "cuda:1", or "auto": CUDA where torch
@@ -660,6 +667,10 @@ def train(
     forward = autocast(dev, precision)
     gen = torch.Generator().manual_seed(int(seed))
     rng = np.random.default_rng(int(seed))
+    sizes = variant_sizes(venv)
+    if scale_per_variant and reward_scale is None and len(sizes) == 1:
+        raise ValueError("scale_per_variant needs a MultiVectorEnv of several variants (--also)")
+    table_scale = None if reward_scale is None else per_table_scale(reward_scale, sizes)
     policy = new_policy(venv, hidden, gen, privileged_critic, action_table)
     if init is not None:
         if init.table is not None and policy.table is None:
@@ -703,8 +714,9 @@ def train(
         with forward:
             ep_returns, ep_lengths = buf.collect(policy, gen, dev)
         if reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
-            reward_scale = 1.0 / max(float(buf.returns_to_go(gamma).std()), 1e-8)
-        buf.scale(reward_scale)
+            reward_scale = measure_reward_scale(buf.returns_to_go(gamma), sizes if scale_per_variant else None)
+            table_scale = per_table_scale(reward_scale, sizes)
+        buf.scale(table_scale)
         adv_buf, ret_buf = buf.advantages(gamma, gae_lambda)
         steps += batch
         collect_s = time.perf_counter() - t_collect
@@ -783,6 +795,48 @@ def train(
             break
     policy.eval()
     return policy.cpu(), history
+
+
+def variant_sizes(venv: Any) -> list[int]:
+    """The tables of each variant: a `MultiVectorEnv`'s `sizes`, else one variant of all tables."""
+    sizes = getattr(venv, "sizes", None)
+    if isinstance(sizes, (list, tuple)) and sum(sizes) == int(venv.num_envs):
+        return [int(k) for k in sizes]
+    return [int(venv.num_envs)]
+
+
+def measure_reward_scale(returns: np.ndarray, sizes: list[int] | None) -> float | list[float]:
+    """1 / the standard deviation of `returns` (steps x tables): of all tables (`sizes` None), or of each
+    variant's tables (a list); a variant whose returns do not vary gets the shared scale, with a warning."""
+    shared = 1.0 / max(float(returns.std()), 1e-8)
+    if sizes is None:
+        return shared
+    scales, start = [], 0
+    for i, k in enumerate(sizes):
+        std = float(returns[:, start:start + k].std())
+        start += k
+        if std < 1e-8:
+            import warnings
+
+            warnings.warn(f"variant {i} saw no reward in the first rollout: it gets the shared reward scale "
+                          f"{shared:.4g}", stacklevel=3)
+        scales.append(1.0 / std if std >= 1e-8 else shared)
+    return scales
+
+
+def per_table_scale(scale: float | Sequence[float], sizes: list[int]) -> float | np.ndarray:
+    """A reward scale as `Rollout.scale` takes it: one number, or one per table from one per variant.
+
+    Raises:
+        ValueError: a sequence whose length is not the number of variants.
+    """
+    if isinstance(scale, (int, float, np.floating)):
+        return float(scale)
+    scale = [float(k) for k in scale]
+    if len(scale) != len(sizes):
+        raise ValueError(f"reward_scale gives {len(scale)} scales; the env has {len(sizes)} variants "
+                         f"(tables {sizes})")
+    return np.repeat(np.asarray(scale, np.float32), sizes)
 
 
 PRECISIONS = ("fp32", "bf16")
@@ -864,8 +918,9 @@ def save_policy(policy: Policy, folder: str, game: str, options: dict[str, Any],
     return folder
 
 
-def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy, float | None]:
-    """A saved run's `Policy` (actor from the student, critic from `critic.pt`) and its reward scale.
+def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy, float | list[float] | None]:
+    """A saved run's `Policy` (actor from the student, critic from `critic.pt`) and its reward scale (a list:
+    one per variant).
 
     Only tensors are read (`weights_only`). The reward scale is the last one in the folder's
     `history.csv` (None where there is none); a folder without `critic.pt` (a snapshot) gets a fresh
@@ -915,7 +970,8 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
         with open(hist, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         if rows and rows[-1].get("reward_scale"):
-            scale = float(rows[-1]["reward_scale"])
+            text = rows[-1]["reward_scale"]  # one number, or one per variant as a JSON list
+            scale = [float(k) for k in json.loads(text)] if text.startswith("[") else float(text)
     return policy, scale
 
 
@@ -1131,6 +1187,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default 0.2; 0: none)")
     p.add_argument("--reward-scale", type=nonnegative_float, default=None, help="multiply rewards by this "
                    "(default: 1 / the std of the first rollout's discounted returns)")
+    p.add_argument("--scale-per-variant", action="store_true", help="with --also: one reward scale per variant, "
+                   "from its own tables' returns in the first rollout (default: one for all tables)")
     p.add_argument("--hidden", type=str, default=None, help="hidden sizes, e.g. 128,128 (default: the preset's)")
     p.add_argument("--seed", type=positive_int(low=0), default=0, help="seed of the weights, sampling and tables")
     p.add_argument("--threads", type=positive_int(64), default=1, help="torch threads (default 1)")
@@ -1249,6 +1307,18 @@ def main(argv: list[str] | None = None) -> int:
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
             hidden = list(init.hidden)
+        if args.scale_per_variant and not args.also:
+            raise ValueError("--scale-per-variant needs variants (--also): one scale per variant")
+        if args.scale_per_variant and args.reward_scale:
+            raise ValueError("--scale-per-variant measures the scales; --reward-scale fixes one: give one of them")
+        if isinstance(init_scale, list) and len(init_scale) != 1 + len(args.also):
+            import warnings
+
+            warnings.warn(f"{args.init_from}'s reward scales are per variant ({len(init_scale)}), this run has "
+                          f"{1 + len(args.also)}: it measures its own from the first rollout", stacklevel=1)
+            init_scale = None
+        if args.scale_per_variant and init_scale is not None and not isinstance(init_scale, list):
+            init_scale = None  # a shared scale carried over would be used as it is: measure one per variant
         variants = [options] + [{**options, **parse_options(envs.config_class(args.game), re.split(r"[;\s]+", also.strip()))}
                                 for also in args.also]
 
@@ -1315,7 +1385,7 @@ def main(argv: list[str] | None = None) -> int:
         "ent_coef": args.ent_coef if args.ent_coef is not None else pre.get("ent_coef", 0.01),
         "gamma": args.gamma if args.gamma is not None else pre.get("gamma", 0.99),
         "gae_lambda": args.gae_lambda, "clip": args.clip, "vf_clip": args.vf_clip or None,
-        "reward_scale": args.reward_scale or init_scale,
+        "reward_scale": args.reward_scale or init_scale, "scale_per_variant": args.scale_per_variant,
         "hidden": hidden, "seed": args.seed,
     }
     if args.also:
