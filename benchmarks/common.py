@@ -88,8 +88,7 @@ def benchmark_vector_env(game: str, n_envs: int, options: dict, opponents: list[
     one per other seat; none in a one-player game or under `control="all_seats"`), `options` as given."""
     import agents
     import envs
-    from train.ppo import expand_opponents
+    from train.ppo import seat_line_up
 
-    n = envs.make_game(game, **options).num_players
-    lineup = [] if n == 1 or control == "all_seats" else expand_opponents(list(opponents), n)
+    lineup = seat_line_up(list(opponents), envs.make_game(game, **options).num_players, control)
     return agents.vector_env(game, n_envs, opponents=lineup, seed=0, control=control, copy=copy, **options)

@@ -1251,6 +1251,7 @@ def main(argv: list[str] | None = None) -> int:
     import envs
     from envs.core.options import parse_options
     from evaluate.cli import check_outputs, fail
+    from train.ppo import seat_line_up
     from train.presets import preset
 
     argv = sys.argv[1:] if argv is None else argv
@@ -1324,10 +1325,8 @@ def main(argv: list[str] | None = None) -> int:
 
         given = list(opponents)
 
-        def line_up(players: int) -> list[str]:
-            if args.control == "all_seats" or players == 1:
-                return []
-            return given * (players - 1) if len(given) == 1 and players > 2 else list(given)
+        def line_up(players: int) -> list[str]:  # a variant's seats (its robots) may differ from the first's
+            return seat_line_up(given, players, args.control)
 
         try:
             venvs = []

@@ -106,6 +106,12 @@ def expand_opponents(ids: list[str], n: int) -> list[str]:
     return ids
 
 
+def seat_line_up(ids: list[str], n: int, control: str = "one_seat") -> list[str]:
+    """The opponent ids a vector env of `n` seats takes: none in a one-player game or under
+    `control="all_seats"` (the policy plays every seat), else `expand_opponents(ids, n)`."""
+    return [] if n == 1 or control == "all_seats" else expand_opponents(ids, n)
+
+
 def build_opponents(run: Run) -> Opponents:
     """The opponents' ids, the self-play pool (baselines from the agents stream) and the evaluation line-up."""
     cfg, n = run.cfg, run.game.num_players

@@ -49,19 +49,18 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
         prov = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
         teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
         if prov.get("method") in ("ppo", "train.cleanrl_ppo"):  # SB3's MaskablePPO or the one-file learner
-            against = ", ".join(prov.get("opponents") or []) or "self-play"
             if (meta.get("options") or {}).get("num_players") == 1:
-                against = "alone"  # a one-player game: no opponent, no self-play
+                how = "alone"  # a one-player game: no opponent, no self-play
+            else:
+                how = "against " + (", ".join(prov.get("opponents") or []) or "self-play")
             league = prov.get("league") if isinstance(prov.get("league"), dict) else {}
             if league.get("baselines"):
-                against += "; in a league with " + ", ".join(league["baselines"])
+                how += "; in a league with " + ", ".join(league["baselines"])
             start = prov.get("init_from")
             if isinstance(start, str) and start in _metas(root):  # fine-tuned from a shipped student
-                how = "alone" if against == "alone" else f"against {against}"
                 out[agent_id] = f"a student fine-tuned with PPO (from {start}, {how})"
             else:
-                trained = "trained alone" if against == "alone" else f"trained against {against}"
-                out[agent_id] = f"PPO from the environment alone, no teacher ({trained})"
+                out[agent_id] = f"PPO from the environment alone, no teacher (trained {how})"
         else:
             out[agent_id] = f"learned student{teacher} (one forward pass per move, no search)"
     return out
