@@ -45,10 +45,11 @@ def checkpoint_options(root: str = HERE) -> dict[str, dict[str, Any]]:
 def checkpoint_docs(root: str = HERE) -> dict[str, str]:
     """Agent id -> a one-line description: the student's kind, its teacher and its game options."""
     out = {}
-    for agent_id, (_, meta) in _metas(root).items():
-        prov = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
+    metas = _metas(root)
+    for agent_id, (_, meta) in metas.items():
+        prov = _provenance(meta)
         teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
-        if prov.get("method") in ("ppo", "train.cleanrl_ppo"):  # SB3's MaskablePPO or the one-file learner
+        if prov.get("method") in _PPO_METHODS:
             if (meta.get("options") or {}).get("num_players") == 1:
                 how = "alone"  # a one-player game: no opponent, no self-play
             else:
@@ -57,13 +58,33 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
             if league.get("baselines"):
                 how += "; in a league with " + ", ".join(league["baselines"])
             start = prov.get("init_from")
-            if isinstance(start, str) and start in _metas(root):  # fine-tuned from a shipped student
+            if isinstance(start, str) and _taught(start, metas):  # fine-tuned from a shipped student
                 out[agent_id] = f"a student fine-tuned with PPO (from {start}, {how})"
             else:
                 out[agent_id] = f"PPO from the environment alone, no teacher (trained {how})"
         else:
             out[agent_id] = f"learned student{teacher} (one forward pass per move, no search)"
     return out
+
+
+_PPO_METHODS = ("ppo", "train.cleanrl_ppo")  # SB3's MaskablePPO, the one-file learner
+
+
+def _provenance(meta: dict[str, Any]) -> dict[str, Any]:
+    prov = meta.get("provenance")
+    return prov if isinstance(prov, dict) else {}
+
+
+def _taught(agent_id: str, metas: dict[str, tuple[str, dict[str, Any]]], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether shipped `agent_id` learned from a teacher: a distilled student, or PPO started from one (a policy
+    continued from its own earlier version, or from another PPO policy, is as taught as that start)."""
+    if agent_id not in metas or agent_id in seen:
+        return False
+    prov = _provenance(metas[agent_id][1])
+    if prov.get("method") not in _PPO_METHODS:
+        return True
+    start = prov.get("init_from")
+    return isinstance(start, str) and _taught(start, metas, seen | {agent_id})
 
 
 def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:

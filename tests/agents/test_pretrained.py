@@ -78,3 +78,25 @@ def test_a_one_player_ppo_policy_is_described_as_trained_alone(tmp_path):
         "format": 1, "game": "the_game", "options": {"num_players": 1}, "agent_id": "the_game/ppo",
         "provenance": {"method": "train.cleanrl_ppo", "opponents": []}}))
     assert checkpoint_docs(str(tmp_path))["the_game/ppo"] == "PPO from the environment alone, no teacher (trained alone)"
+
+
+def test_a_ppo_policy_continued_from_a_ppo_policy_stays_from_the_environment_alone(tmp_path):
+    """A second PPO stage started from the shipped policy it replaces (`init_from` its own id) is still PPO from
+    the environment alone; PPO started from a distilled student, directly or through a PPO stage, is fine-tuned."""
+    import json
+
+    from agents.pretrained import checkpoint_docs
+
+    def ship(folder, agent_id, prov):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "policy.json").write_text(json.dumps({
+            "format": 1, "game": "the_game", "options": {"num_players": 2}, "agent_id": agent_id, "provenance": prov}))
+
+    ship("a", "the_game/ppo-2p", {"method": "train.cleanrl_ppo", "opponents": [], "init_from": "the_game/ppo-2p"})
+    ship("b", "the_game/learned-2p", {"method": "distill", "teacher": "the_game/rollout"})
+    ship("c", "the_game/ft-2p", {"method": "train.cleanrl_ppo", "opponents": [], "init_from": "the_game/learned-2p"})
+    ship("d", "the_game/ft-2p-more", {"method": "train.cleanrl_ppo", "opponents": [], "init_from": "the_game/ft-2p"})
+    docs = checkpoint_docs(str(tmp_path))
+    assert docs["the_game/ppo-2p"] == "PPO from the environment alone, no teacher (trained against self-play)"
+    assert docs["the_game/ft-2p"] == "a student fine-tuned with PPO (from the_game/learned-2p, against self-play)"
+    assert docs["the_game/ft-2p-more"] == "a student fine-tuned with PPO (from the_game/ft-2p, against self-play)"
