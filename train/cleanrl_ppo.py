@@ -95,6 +95,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import functools
 import json
 import os
 import re
@@ -990,6 +991,35 @@ def trained_env_options(folder: str) -> dict[str, Any] | None:
     return None
 
 
+#: Keys of a provenance that describe a chain of runs rather than one run.
+_CHAIN_KEYS = ("stages", "steps_in_all", "wall_s_in_all")
+
+
+def earlier_stages(folder: str) -> list[dict[str, Any]]:
+    """The runs a policy folder's weights came from, oldest first: its provenance's `stages` where it has them (a
+    policy continued before), else its provenance as one stage; [] where the folder records none."""
+    path = os.path.join(folder, "policy.json")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        prov = json.load(f).get("provenance")
+    if not isinstance(prov, dict) or not prov:
+        return []
+    if isinstance(prov.get("stages"), list):
+        return [dict(s) for s in prov["stages"]]
+    return [{k: v for k, v in prov.items() if k not in _CHAIN_KEYS}]
+
+
+def chained(own: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any]:
+    """A run's provenance with the runs it continued: `stages` (theirs, then this run's own), and `steps_in_all` /
+    `wall_s_in_all` summed over them. Without earlier stages, `own` as it is."""
+    if not earlier:
+        return own
+    stages = [*earlier, {k: v for k, v in own.items() if k not in _CHAIN_KEYS}]
+    return {**own, "steps_in_all": sum(int(s.get("steps") or 0) for s in stages),
+            "wall_s_in_all": round(sum(float(s.get("wall_s") or 0.0) for s in stages), 1), "stages": stages}
+
+
 def write_history(history: list[dict[str, Any]], path: str) -> None:
     """The history as CSV, one row per update."""
     if not history:
@@ -1201,7 +1231,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "the update that ends past it (the learning rate decays by the budget further spent)")
     p.add_argument("--init-from", type=str, default=None, metavar="FOLDER|ID", help="start from a saved run of this "
                    "learner (its actor, critic.pt and reward scale; its hidden sizes) or a shipped ReLU policy "
-                   "(e.g. lama/learned: a fresh critic; see --critic-warmup)")
+                   "(e.g. lama/learned: a fresh critic; see --critic-warmup); the provenance records its runs as earlier stages")
     p.add_argument("--privileged-critic", action="store_true", help="an asymmetric critic: it also reads what each "
                    "position hides from the learner (the vector env's privileged_observations(), e.g. the other "
                    "hands); the actor, and so the saved policy, reads only its observation")
@@ -1272,7 +1302,7 @@ def main(argv: list[str] | None = None) -> int:
         if not hidden or min(hidden) < 1:
             raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
         game = envs.make_game(args.game, **options)
-        init, init_scale = None, None
+        init, init_scale, earlier = None, None, []
         if (args.league_baselines or args.league_size != 8) and not args.league:
             raise ValueError("--league-baselines and --league-size apply with --league UPDATES")
         if args.eval_baselines and not args.eval_every:
@@ -1289,6 +1319,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--init-from {args.init_from!r} is neither a folder nor a shipped policy; shipped "
                                  f"for {args.game}: {', '.join(k for k in sorted(shipped) if k.startswith(args.game + '/'))}")
             folder = shipped.get(args.init_from, args.init_from)
+            earlier = earlier_stages(folder)  # read now: the folder may be replaced while this run learns
             init, init_scale = load_policy(folder, args.game, {k: v for k, v in options.items() if k not in _ENV_ONLY})
             trained = trained_env_options(folder)
             changed = {k: (trained.get(k), options.get(k)) for k in _ENV_ONLY
@@ -1323,10 +1354,8 @@ def main(argv: list[str] | None = None) -> int:
         variants = [options] + [{**options, **parse_options(envs.config_class(args.game), re.split(r"[;\s]+", also.strip()))}
                                 for also in args.also]
 
-        given = list(opponents)
-
-        def line_up(players: int) -> list[str]:  # a variant's seats (its robots) may differ from the first's
-            return seat_line_up(given, players, args.control)
+        # a variant's seats (its robots) may differ from the first's: each gets its own line-up
+        line_up = functools.partial(seat_line_up, list(opponents), control=args.control)
 
         try:
             venvs = []
@@ -1400,11 +1429,11 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(args.out, exist_ok=True)
 
     def provenance(steps: int) -> dict[str, Any]:
-        return {"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
+        return chained({"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
                 "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
                 "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup,
                 "privileged_critic": args.privileged_critic, "action_table": args.action_table, "precision": args.precision, "opponents": opponents, "env_options": options, "settings": settings,
-                **({"league": {"every": args.league, **league.describe()}} if league is not None else {})}
+                **({"league": {"every": args.league, **league.describe()}} if league is not None else {})}, earlier)
 
     seen: list[dict[str, Any]] = []
     from envs.core.spec import Variant

@@ -48,13 +48,12 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
     metas = _metas(root)
     for agent_id, (_, meta) in metas.items():
         prov = _provenance(meta)
-        teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
         if prov.get("method") in _PPO_METHODS:
             if (meta.get("options") or {}).get("num_players") == 1:
                 how = "alone"  # a one-player game: no opponent, no self-play
             else:
                 how = "against " + (", ".join(prov.get("opponents") or []) or "self-play")
-            league = prov.get("league") if isinstance(prov.get("league"), dict) else {}
+            league = _dict(prov, "league")
             if league.get("baselines"):
                 how += "; in a league with " + ", ".join(league["baselines"])
             start = prov.get("init_from")
@@ -63,6 +62,7 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
             else:
                 out[agent_id] = f"PPO from the environment alone, no teacher (trained {how})"
         else:
+            teacher = f" distilled from {prov['teacher']}" if isinstance(prov.get("teacher"), str) else ""
             out[agent_id] = f"learned student{teacher} (one forward pass per move, no search)"
     return out
 
@@ -70,9 +70,14 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
 _PPO_METHODS = ("ppo", "train.cleanrl_ppo")  # SB3's MaskablePPO, the one-file learner
 
 
+def _dict(d: dict[str, Any], key: str) -> dict[str, Any]:
+    """`d[key]` where it is a JSON object, else {} (a policy.json is data a user may have edited)."""
+    value = d.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _provenance(meta: dict[str, Any]) -> dict[str, Any]:
-    prov = meta.get("provenance")
-    return prov if isinstance(prov, dict) else {}
+    return _dict(meta, "provenance")
 
 
 def _taught(agent_id: str, metas: dict[str, tuple[str, dict[str, Any]]], seen: frozenset[str] = frozenset()) -> bool:

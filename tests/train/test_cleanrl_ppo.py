@@ -436,6 +436,16 @@ def test_cli_snapshots_init_from_and_a_bad_device_in_one_line(tmp_path, capsys):
     with open(tmp_path / "b" / "run.json", encoding="utf-8") as f:
         run = json.load(f)
     assert run["init_from"] == out and run["settings"]["hidden"] == [16]
+    # a continued run records the run it continued as its first stage, and sums steps and wall time over both
+    assert [s["steps"] for s in run["stages"]] == [512, 128] and run["steps_in_all"] == 640
+    assert run["stages"][0]["command"].endswith(f"--out {out} --save-every 2") and "stages" not in run["stages"][1]
+    assert run["wall_s_in_all"] == round(run["stages"][0]["wall_s"] + run["stages"][1]["wall_s"], 1)
+    assert main(["lama", "--timesteps", "256", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64",
+                 "--init-from", str(tmp_path / "b"), "--out", str(tmp_path / "d")]) == 0
+    with open(tmp_path / "d" / "policy.json", encoding="utf-8") as f:
+        third = json.load(f)["provenance"]  # the saved policy carries the whole chain, not only run.json
+    assert [s["steps"] for s in third["stages"]] == [512, 128, 256] and third["steps_in_all"] == 896
+    assert third["stages"][1]["init_from"] == out and third["stages"][2]["init_from"] == str(tmp_path / "b")
     capsys.readouterr()
     assert main([*args, "--out", str(tmp_path / "c"), "--device", "tpu"]) == 2
     err = capsys.readouterr().err.strip()
@@ -769,3 +779,15 @@ def test_scale_per_variant_gives_each_variant_its_own_scale_carried_over_by_init
         assert main(["simple_poker", *argv, "--out", str(tmp_path / "e")]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and words in err
+
+
+def test_earlier_stages_of_a_folder_without_provenance_or_policy(tmp_path):
+    import json
+
+    from train.cleanrl_ppo import chained, earlier_stages
+
+    assert earlier_stages(str(tmp_path)) == []  # no policy.json: nothing to record
+    (tmp_path / "policy.json").write_text(json.dumps({"game": "lama", "provenance": {}}), encoding="utf-8")
+    assert earlier_stages(str(tmp_path)) == []
+    own = {"steps": 5, "wall_s": 1.0}
+    assert chained(own, []) is own  # a first stage stays as it was
