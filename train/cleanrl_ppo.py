@@ -997,16 +997,17 @@ _CHAIN_KEYS = ("stages", "steps_in_all", "wall_s_in_all")
 
 def earlier_stages(folder: str) -> list[dict[str, Any]]:
     """The runs a policy folder's weights came from, oldest first: its provenance's `stages` where it has them (a
-    policy continued before), else its provenance as one stage; [] where the folder records none."""
-    path = os.path.join(folder, "policy.json")
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        prov = json.load(f).get("provenance")
+    policy continued before; what its provenance says beyond them, such as how it was picked, goes with the last),
+    else its provenance as one stage; [] where the folder records none."""
+    from agents.learned import read_meta
+
+    prov = read_meta(folder).get("provenance") if os.path.exists(os.path.join(folder, "policy.json")) else None
     if not isinstance(prov, dict) or not prov:
         return []
-    if isinstance(prov.get("stages"), list):
-        return [dict(s) for s in prov["stages"]]
+    stages = prov.get("stages")
+    if isinstance(stages, list) and stages and all(isinstance(s, dict) for s in stages):
+        last = {**{k: v for k, v in prov.items() if k not in _CHAIN_KEYS}, **stages[-1]}
+        return [*(dict(s) for s in stages[:-1]), last]
     return [{k: v for k, v in prov.items() if k not in _CHAIN_KEYS}]
 
 

@@ -440,12 +440,17 @@ def test_cli_snapshots_init_from_and_a_bad_device_in_one_line(tmp_path, capsys):
     assert [s["steps"] for s in run["stages"]] == [512, 128] and run["steps_in_all"] == 640
     assert run["stages"][0]["command"].endswith(f"--out {out} --save-every 2") and "stages" not in run["stages"][1]
     assert run["wall_s_in_all"] == round(run["stages"][0]["wall_s"] + run["stages"][1]["wall_s"], 1)
+    with open(tmp_path / "b" / "policy.json", encoding="utf-8") as f:
+        meta = json.load(f)
+    meta["provenance"]["picked"] = "the end"  # what a user adds when shipping it stays with that stage
+    (tmp_path / "b" / "policy.json").write_text(json.dumps(meta), encoding="utf-8")
     assert main(["lama", "--timesteps", "256", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64",
                  "--init-from", str(tmp_path / "b"), "--out", str(tmp_path / "d")]) == 0
     with open(tmp_path / "d" / "policy.json", encoding="utf-8") as f:
         third = json.load(f)["provenance"]  # the saved policy carries the whole chain, not only run.json
     assert [s["steps"] for s in third["stages"]] == [512, 128, 256] and third["steps_in_all"] == 896
     assert third["stages"][1]["init_from"] == out and third["stages"][2]["init_from"] == str(tmp_path / "b")
+    assert third["stages"][1]["picked"] == "the end" and "picked" not in third["stages"][0]
     capsys.readouterr()
     assert main([*args, "--out", str(tmp_path / "c"), "--device", "tpu"]) == 2
     err = capsys.readouterr().err.strip()
@@ -787,7 +792,10 @@ def test_earlier_stages_of_a_folder_without_provenance_or_policy(tmp_path):
     from train.cleanrl_ppo import chained, earlier_stages
 
     assert earlier_stages(str(tmp_path)) == []  # no policy.json: nothing to record
-    (tmp_path / "policy.json").write_text(json.dumps({"game": "lama", "provenance": {}}), encoding="utf-8")
+    (tmp_path / "policy.json").write_text(json.dumps({"game": "lama", "architecture": {}, "provenance": {}}), encoding="utf-8")
     assert earlier_stages(str(tmp_path)) == []
+    (tmp_path / "policy.json").write_text("[1, 2]", encoding="utf-8")  # malformed: one clear line, as load_policy's
+    with pytest.raises(ValueError, match="policy.json"):
+        earlier_stages(str(tmp_path))
     own = {"steps": 5, "wall_s": 1.0}
     assert chained(own, []) is own  # a first stage stays as it was
