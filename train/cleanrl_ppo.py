@@ -1006,9 +1006,13 @@ def earlier_stages(folder: str) -> list[dict[str, Any]]:
         return []
     stages = prov.get("stages")
     if isinstance(stages, list) and stages and all(isinstance(s, dict) for s in stages):
-        last = {**{k: v for k, v in prov.items() if k not in _CHAIN_KEYS}, **stages[-1]}
-        return [*(dict(s) for s in stages[:-1]), last]
-    return [{k: v for k, v in prov.items() if k not in _CHAIN_KEYS}]
+        return [*(dict(s) for s in stages[:-1]), {**_one_run(prov), **stages[-1]}]
+    return [_one_run(prov)]
+
+
+def _one_run(prov: dict[str, Any]) -> dict[str, Any]:
+    """A provenance without the keys that describe a chain of runs."""
+    return {k: v for k, v in prov.items() if k not in _CHAIN_KEYS}
 
 
 def chained(own: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any]:
@@ -1016,7 +1020,7 @@ def chained(own: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any
     `wall_s_in_all` summed over them. Without earlier stages, `own` as it is."""
     if not earlier:
         return own
-    stages = [*earlier, {k: v for k, v in own.items() if k not in _CHAIN_KEYS}]
+    stages = [*earlier, _one_run(own)]
     return {**own, "steps_in_all": sum(int(s.get("steps") or 0) for s in stages),
             "wall_s_in_all": round(sum(float(s.get("wall_s") or 0.0) for s in stages), 1), "stages": stages}
 
