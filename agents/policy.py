@@ -205,6 +205,13 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     if flag not in ("", "greedy"):
         raise ValueError(f"unknown flag {flag!r} in ppo:{spec}; allowed: ?greedy")
     deterministic = deterministic or flag == "greedy"
+    if os.path.isdir(path) and not os.path.exists(os.path.join(path, "model.zip")) and \
+            os.path.isfile(os.path.join(path, "policy", "policy.json")):
+        # a run of the default learner (no SB3 model.zip): its policy in the one saved-policy format
+        from agents.learned import load_learned_agent
+
+        return load_learned_agent(os.path.join(path, "policy") + ("?greedy" if deterministic else "?sample"), game, rng,
+                                  name=f"ppo:{spec}")
     model_path, cfg = _resolve(path)
     exported = os.path.join(os.path.dirname(os.path.abspath(model_path)), "policy")
     if (cfg or {}).get("play") != "average" and os.path.isfile(os.path.join(exported, "policy.json")):
