@@ -1,0 +1,127 @@
+"""A compiled vector env's whole state as plain arrays, and back: what a training checkpoint keeps of its tables.
+
+`vector_state(venv)` copies every table's game (the game's `Tables` rows), the buffers the kernels fill
+(observations, masks, the episode counters and returns), each table's deal key and the env's own generator of its
+batch policies, as a flat `{name: numpy array}`; `load_vector_state(venv, state)` writes them back in place into a
+vector env built the same way (same game, options, opponents and number of tables), so that its next `step`
+gives what the original's would have. Nothing but numbers is stored: a checkpoint holding it is data, never code.
+
+Wrappers are followed: an env with `venvs` (several envs stepped as one) keeps each under `<i>/`, one with `venv`
+(observations computed from a wrapped env's) its wrapped env's under `env/`.
+
+The state is found generically, from the env's attributes (numeric arrays, named tuples of arrays, plain numbers
+and NumPy generators), so a game's vector env needs no code of its own for it; what is not a number (the compiled
+kernels, the game's config, the spaces) is what the env is built with, the same in the copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: Attributes that are configuration or caches, not the tables' state (rebuilt by the constructor).
+_SKIP = frozenset({"_recordings", "_final_views", "metadata"})
+
+
+def _is_named_tuple(x: Any) -> bool:
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def _generator_array(rng: np.random.Generator) -> np.ndarray:
+    state = rng.bit_generator.state
+    if state.get("bit_generator") != "PCG64":
+        raise ValueError(f"vector_state keeps PCG64 generators only, got {state.get('bit_generator')!r}")
+    s, inc = int(state["state"]["state"]), int(state["state"]["inc"])
+    mask = (1 << 64) - 1
+    return np.array([s >> 64, s & mask, inc >> 64, inc & mask, int(state["has_uint32"]), int(state["uinteger"])],
+                    np.uint64)
+
+
+def _set_generator(rng: np.random.Generator, a: np.ndarray) -> None:
+    v = [int(x) for x in np.asarray(a, np.uint64)]
+    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": (v[0] << 64) | v[1], "inc": (v[2] << 64) | v[3]},
+                               "has_uint32": v[4], "uinteger": v[5]}
+
+
+def _own_state(env: Any, prefix: str, out: dict[str, np.ndarray]) -> None:
+    for name, value in vars(env).items():
+        if name in _SKIP:
+            continue
+        key = prefix + name
+        if isinstance(value, np.ndarray):
+            if value.dtype != object:
+                out[key] = value.copy()
+        elif _is_named_tuple(value):
+            for field in value._fields:
+                part = getattr(value, field)
+                if isinstance(part, np.ndarray) and part.dtype != object:
+                    out[f"{key}.{field}"] = part.copy()
+        elif isinstance(value, np.random.Generator):
+            out[key + "#rng"] = _generator_array(value)
+        elif isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+            out[key] = np.asarray(value)
+
+
+def vector_state(venv: Any, prefix: str = "") -> dict[str, np.ndarray]:
+    """Every number that makes up `venv`'s tables now, as `{name: array}` (copies; see the module docstring)."""
+    out: dict[str, np.ndarray] = {}
+    inner = getattr(venv, "venvs", None) if "venvs" in vars(venv) else None
+    if isinstance(inner, list):
+        for i, v in enumerate(inner):
+            out.update(vector_state(v, f"{prefix}{i}/"))
+        return out
+    if "venv" in vars(venv):
+        return vector_state(vars(venv)["venv"], prefix + "env/")
+    _own_state(venv, prefix, out)
+    return out
+
+
+def _targets(venv: Any, prefix: str = "") -> dict[str, tuple[Any, str, str | None]]:
+    """Where each key of `vector_state(venv)` goes back: (owner object, attribute, named-tuple field or None)."""
+    out: dict[str, tuple[Any, str, str | None]] = {}
+    if isinstance(vars(venv).get("venvs"), list):
+        for i, v in enumerate(vars(venv)["venvs"]):
+            out.update(_targets(v, f"{prefix}{i}/"))
+        return out
+    if "venv" in vars(venv):
+        return _targets(vars(venv)["venv"], prefix + "env/")
+    own: dict[str, np.ndarray] = {}
+    _own_state(venv, prefix, own)
+    for key in own:
+        name = key[len(prefix):]
+        attr, _, field = name.partition(".")
+        out[key] = (venv, attr.removesuffix("#rng"), field or None)
+    return out
+
+
+def load_vector_state(venv: Any, state: dict[str, np.ndarray]) -> None:
+    """Write `vector_state`'s output back into `venv`, a vector env built as the one it was taken from.
+
+    Raises:
+        ValueError: one line, if the state does not fit this env (other names, shapes or types: another game,
+            other options or another number of tables).
+    """
+    targets = _targets(venv)
+    missing, extra = sorted(set(targets) - set(state)), sorted(set(state) - set(targets))
+    if missing or extra:
+        raise ValueError(f"the saved tables do not fit this vector env ({type(venv).__name__}): "
+                         f"missing {missing[:4]}, unknown {extra[:4]}")
+    for key, (owner, attr, field) in targets.items():
+        saved = np.asarray(state[key])
+        current = getattr(owner, attr)
+        if key.endswith("#rng"):
+            _set_generator(current, saved)
+            continue
+        if field is not None:
+            current = getattr(current, field)
+        if isinstance(current, np.ndarray):
+            if current.shape != saved.shape or current.dtype != saved.dtype:
+                raise ValueError(f"the saved tables do not fit this vector env: {key} is {saved.dtype}{list(saved.shape)}"
+                                 f", the env's {current.dtype}{list(current.shape)}")
+            current[...] = saved
+        else:
+            setattr(owner, attr, type(current)(saved.item()))
+
+
+__all__ = ["load_vector_state", "vector_state"]
