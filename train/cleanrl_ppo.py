@@ -552,178 +552,112 @@ class Rollout:
 
 
 # --- training ------------------------------------------------------------------------------------------------
-def train(
-    venv: Any,
-    *,
-    total_steps: int,
-    n_steps: int = 64,
-    minibatch: int = 8192,
-    epochs: int = 2,
-    lr: float = 3e-4,
-    ent_coef: float = 0.01,
-    gamma: float = 0.995,
-    gae_lambda: float = 0.95,
-    clip: float = 0.2,
-    hidden: Sequence[int] = (128, 128),
-    seed: int = 0,
-    log_every: int = 1,
-    callback: Callable[[dict[str, Any], Policy], bool | None] | None = None,
-    vf_coef: float = 0.5,
-    vf_clip: float | None = 0.2,
-    max_grad_norm: float = 0.5,
-    reward_scale: float | Sequence[float] | None = None,
-    scale_per_variant: bool = False,
-    anneal_lr: bool = True,
-    log: Callable[[str], None] | None = print,
-    device: str | torch.device = "cpu",
-    max_seconds: float | None = None,
-    init: Policy | None = None,
-    critic_warmup: int = 0,
-    privileged_critic: bool = False,
-    action_table: bool = False,
-    precision: str = "fp32",
-) -> tuple[Policy, list[dict[str, Any]]]:
-    """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
+class PPO:
+    """One PPO run on `venv`, an update at a time: `update()` collects a rollout of `n_steps` x N decisions and
+    learns from it; `state()` is everything the run is (weights, optimiser, generators, the step count, the reward
+    scale and every table's game), `load_state()` puts it back into a run built alike, so that a run stopped after
+    an update and resumed goes on exactly as it would have. `train()` runs one to its end; the arguments are
+    `train`'s (see there)."""
 
-    Args:
-        venv: a Gymnasium `VectorEnv`, same-step autoreset, `Discrete` actions, a flat observation;
-            `venv.control == "all_seats"` selects self-play (see the module docstring): sign flips in a
-            two-player zero-sum game, per-seat trajectories with more seats or seats of their own returns, one
-            team policy in a cooperative game (The Game).
-        total_steps: learner decisions to collect (rounded up to whole rollouts).
-        n_steps: steps per table per rollout.
-        minibatch: samples per gradient step (the rollout `n_steps * N` is cut into such pieces).
-        epochs: passes over each rollout.
-        lr: Adam's learning rate at the start (decayed linearly to 0 with `anneal_lr`).
-        ent_coef: the entropy bonus's weight.
-        gamma, gae_lambda: discount and GAE lambda.
-        clip: the surrogate's clip range.
-        hidden: hidden layer sizes of actor and critic.
-        seed: seeds the weights, the sampling and the minibatch order (the env has its own seed).
-        log_every: print a line every this many updates (0: never).
-        callback: `callback(entry, policy)` after every update, with the history entry; returning
-            False stops training.
-        vf_coef: the value loss's weight.
-        vf_clip: value clipping range, in scaled return units; None: no value clipping.
-        max_grad_norm: gradient norm limit of each network.
-        reward_scale: rewards are multiplied by this before learning (the history's episode returns are
-            not); None: fixed after the first rollout to 1 / the standard deviation of its discounted
-            returns, so that the critic's targets are of order 1 whatever the game's points. A sequence: one
-            scale per variant of a `MultiVectorEnv` (its `sizes`, in order).
-        scale_per_variant: with `reward_scale` None and a `MultiVectorEnv`, measure one scale per variant (its
-            tables' returns in the first rollout) rather than one for all: a variant whose returns are smaller
-            (a harder board, more robots) then weighs as much in the advantages. A variant without any reward in
-            the first rollout gets the shared scale (a warning says so).
-        anneal_lr: decay the learning rate linearly to 0.
-        log: where the progress lines go.
-        device: where the networks live and learn ("cpu", "cuda", "cuda:1", or "auto": CUDA where torch
-            sees it); the env and the rollout buffers stay on the host. The initial weights are the same
-            on every device (drawn on the CPU); sampling draws on the device, so runs on two devices differ.
-        max_seconds: a wall-clock budget: training stops after the first update that ends past it, and
-            the learning rate decays by whichever budget (steps or seconds) is further spent.
-        init: start from this policy's weights (`load_policy`: a saved run, to train on) rather than fresh
-            ones; its sizes must match the env's and `hidden`.
-        critic_warmup: learner steps at the start in which only the critic learns (the actor's loss is
-            left out): a policy started from a student with a fresh critic keeps its play until the
-            critic's values, and so the advantages, mean something.
-        privileged_critic: an asymmetric critic: it also reads what each position hides from the learner
-            (`venv.privileged_observations()`, e.g. the other seats' hands), the actor only its observation; the
-            saved policy is the actor alone, so it plays as any other. An `init` whose critic reads other inputs
-            keeps its actor and gets a fresh critic (a warning says so; see `critic_warmup`).
-        action_table: the actor also adds a learned logit per value of each action's key in the observation (the
-            encoder's `action_keys`; `Policy`); an `init` without a table gets one at 0 (its play unchanged).
-        precision: "fp32", or "bf16": the networks' forward passes (collecting and learning) run under torch's
-            bfloat16 autocast on `device`, so their matrix products take bfloat16 inputs (float32 sums); the
-            weights, the optimiser, the logits, values and losses, and so the saved policy, stay float32. Faster
-            where the CPU multiplies bfloat16 natively (AMX, AVX512-BF16; `benchmarks/bench_precision.py`), slower
-            where it does not.
+    def __init__(self, venv: Any, *, total_steps: int, n_steps: int = 64, minibatch: int = 8192, epochs: int = 2,
+                 lr: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.995, gae_lambda: float = 0.95,
+                 clip: float = 0.2, hidden: Sequence[int] = (128, 128), seed: int = 0, vf_coef: float = 0.5,
+                 vf_clip: float | None = 0.2, max_grad_norm: float = 0.5,
+                 reward_scale: float | Sequence[float] | None = None, scale_per_variant: bool = False,
+                 anneal_lr: bool = True, device: str | torch.device = "cpu", max_seconds: float | None = None,
+                 init: Policy | None = None, critic_warmup: int = 0, privileged_critic: bool = False,
+                 action_table: bool = False, precision: str = "fp32"):
+        _check_venv(venv)
+        for name, v in (("total_steps", total_steps), ("n_steps", n_steps), ("minibatch", minibatch),
+                        ("epochs", epochs)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if max_seconds is not None and not max_seconds > 0:
+            raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds!r}")
+        self.venv, self.T = venv, int(n_steps)
+        self.batch = self.T * int(venv.num_envs)
+        self.minibatch = min(int(minibatch), self.batch)
+        self.updates = -(-int(total_steps) // self.batch)
+        self.epochs, self.lr, self.ent_coef, self.gamma, self.gae_lambda = int(epochs), lr, ent_coef, gamma, gae_lambda
+        self.clip, self.vf_coef, self.vf_clip, self.max_grad_norm = clip, vf_coef, vf_clip, max_grad_norm
+        self.anneal_lr, self.max_seconds, self.critic_warmup = anneal_lr, max_seconds, critic_warmup
+        self.dev = resolve_device(device)
+        self.forward = autocast(self.dev, precision)
+        gen = torch.Generator().manual_seed(int(seed))
+        self.rng = np.random.default_rng(int(seed))
+        self.sizes = variant_sizes(venv)
+        if scale_per_variant and reward_scale is None and len(self.sizes) == 1:
+            raise ValueError("scale_per_variant needs a MultiVectorEnv of several variants (--also)")
+        self.scale_per_variant = scale_per_variant
+        self.reward_scale = reward_scale
+        self.table_scale = None if reward_scale is None else per_table_scale(reward_scale, self.sizes)
+        policy = new_policy(venv, hidden, gen, privileged_critic, action_table)
+        if init is not None:
+            _start_from(policy, init, hidden)
+        self.policy = policy.to(self.dev)
+        # sampling draws on the device, from a generator of its own
+        self.gen = gen if self.dev.type == "cpu" else torch.Generator(device=self.dev).manual_seed(int(seed))
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=lr, eps=1e-5)
+        self.actor_params = [*self.policy.actor.parameters(),
+                             *([self.policy.table] if self.policy.table is not None else [])]
+        self.buf = Rollout(venv, self.T, self_play_mode(venv), getattr(self.policy, "privileged_dim", 0),
+                           keys=self.policy.table is not None)
+        self.steps, self.update_index, self.wall_before = 0, 0, 0.0
+        self.start = time.perf_counter()
 
-    Returns:
-        (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
-        the mean return and count of the episodes that ended, losses, entropy, approximate KL,
-        clip fraction, explained variance, learning rate).
-    """
-    n = int(venv.num_envs)
-    obs_space, act_space = venv.single_observation_space, venv.single_action_space
-    if getattr(act_space, "n", None) is None:
-        raise ValueError(f"the vector env's action space must be Discrete, got {act_space}")
-    if len(obs_space.shape) != 1:
-        raise ValueError(f"the vector env's observations must be flat vectors, got shape {obs_space.shape}")
-    mode = venv.metadata.get("autoreset_mode")
-    if getattr(mode, "value", mode) != "SameStep":
-        raise ValueError(f"this learner needs same-step autoreset (a finished table's next obs is the new episode), "
-                         f"got autoreset_mode={mode!r}")
-    for name, v in (("total_steps", total_steps), ("n_steps", n_steps), ("minibatch", minibatch), ("epochs", epochs)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-    D, A, T = int(obs_space.shape[0]), int(act_space.n), int(n_steps)
-    batch = T * n
-    minibatch = min(int(minibatch), batch)
-    updates = -(-int(total_steps) // batch)
-    mode = self_play_mode(venv)
+    @property
+    def done(self) -> bool:
+        """Whether the planned updates are all made."""
+        return self.update_index >= self.updates
 
-    if max_seconds is not None and not max_seconds > 0:
-        raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds!r}")
-    dev = resolve_device(device)
-    forward = autocast(dev, precision)
-    gen = torch.Generator().manual_seed(int(seed))
-    rng = np.random.default_rng(int(seed))
-    sizes = variant_sizes(venv)
-    if scale_per_variant and reward_scale is None and len(sizes) == 1:
-        raise ValueError("scale_per_variant needs a MultiVectorEnv of several variants (--also)")
-    table_scale = None if reward_scale is None else per_table_scale(reward_scale, sizes)
-    policy = new_policy(venv, hidden, gen, privileged_critic, action_table)
-    if init is not None:
-        if init.table is not None and policy.table is None:
-            raise ValueError("init has an action table (its actor adds learned logits looked up by each action's "
-                             "key); train it with action_table=True (--action-table)")
-        if (type(init), init.obs_dim, init.num_actions, init.hidden) != (type(policy), D, A, [int(h) for h in hidden]):
-            raise ValueError(f"init is a {type(init).__name__} with observation {init.obs_dim}, {init.num_actions} "
-                             f"actions and hidden {init.hidden}; this env and hidden need a {type(policy).__name__} "
-                             f"with {D}, {A} and {list(hidden)}")
-        if getattr(init, "features", None) != getattr(policy, "features", None):
-            raise ValueError(f"init scores actions with feature set {init.features!r}, this env gives "
-                             f"{policy.features!r}")
-        fresh_table = policy.table is not None and init.table is None  # a table added to a trained MLP starts at 0
-        if getattr(init, "privileged_dim", 0) == getattr(policy, "privileged_dim", 0):
-            policy.load_state_dict(init.state_dict(), strict=not fresh_table)
-        else:
-            import warnings
+    def wall(self) -> float:
+        """Seconds of learning in all (this process's and a resumed run's before)."""
+        return self.wall_before + time.perf_counter() - self.start
 
-            warnings.warn(f"init's critic reads {init.privileged_dim} privileged inputs, this run's "
-                          f"{policy.privileged_dim}: the actor is kept, the critic starts fresh", stacklevel=2)
-            policy.actor.load_state_dict(init.actor.state_dict())
-            if init.table is not None:
-                policy.table.data.copy_(init.table.data)
-    policy = policy.to(dev)
-    if dev.type != "cpu":  # sampling draws on the device, from a generator of its own
-        gen = torch.Generator(device=dev).manual_seed(int(seed))
-    optimizer = torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)
-    actor_params = [*policy.actor.parameters(), *([policy.table] if policy.table is not None else [])]
+    def _set_lr(self) -> None:
+        if not self.anneal_lr:
+            return
+        spent = self.update_index / self.updates
+        if self.max_seconds is not None:
+            spent = max(spent, self.wall() / self.max_seconds)
+        for g in self.optimizer.param_groups:
+            g["lr"] = self.lr * max(0.0, 1.0 - spent)
 
-    buf = Rollout(venv, T, mode, getattr(policy, "privileged_dim", 0), keys=policy.table is not None)
-    history: list[dict[str, Any]] = []
-    steps, start = 0, time.perf_counter()
-    for update in range(1, updates + 1):
-        if anneal_lr:
-            spent = (update - 1) / updates
-            if max_seconds is not None:
-                spent = max(spent, (time.perf_counter() - start) / max_seconds)
-            for g in optimizer.param_groups:
-                g["lr"] = lr * max(0.0, 1.0 - spent)
+    def update(self) -> dict[str, Any]:
+        """Collect one rollout and learn from it; returns the update's history entry (see `train`)."""
+        self._set_lr()
+        self.update_index += 1
         t_collect = time.perf_counter()
-        with forward:
-            ep_returns, ep_lengths = buf.collect(policy, gen, dev)
-        if reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
-            reward_scale = measure_reward_scale(buf.returns_to_go(gamma), sizes if scale_per_variant else None)
-            table_scale = per_table_scale(reward_scale, sizes)
-        buf.scale(table_scale)
-        adv_buf, ret_buf = buf.advantages(gamma, gae_lambda)
-        steps += batch
+        buf = self.buf
+        with self.forward:
+            ep_returns, ep_lengths = buf.collect(self.policy, self.gen, self.dev)
+        if self.reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
+            self.reward_scale = measure_reward_scale(buf.returns_to_go(self.gamma),
+                                                     self.sizes if self.scale_per_variant else None)
+            self.table_scale = per_table_scale(self.reward_scale, self.sizes)
+        buf.scale(self.table_scale)
+        adv_buf, ret_buf = buf.advantages(self.gamma, self.gae_lambda)
+        self.steps += self.batch
         collect_s = time.perf_counter() - t_collect
-
-        # --- the update: flat views of the rollout, shuffled minibatches ---
         t_learn = time.perf_counter()
+        means = self._learn(adv_buf, ret_buf)
+        var = float(np.var(ret_buf))
+        wall = self.wall()
+        return {
+            "update": self.update_index, "steps": self.steps, "wall_s": wall, "steps_per_s": self.steps / wall,
+            "collect_s": collect_s, "learn_s": time.perf_counter() - t_learn,
+            "episodes": len(ep_returns), "mean_return": float(np.mean(ep_returns)) if ep_returns else float("nan"),
+            "mean_length": float(np.mean(ep_lengths)) if ep_lengths else float("nan"),
+            **means,
+            "explained_variance": float("nan") if var == 0 else 1.0 - float(np.var(ret_buf - buf.val)) / var,
+            "lr": self.optimizer.param_groups[0]["lr"], "reward_scale": self.reward_scale,
+        }
+
+    def _learn(self, adv_buf: np.ndarray, ret_buf: np.ndarray) -> dict[str, float]:
+        """`epochs` passes of shuffled minibatches over the rollout: clipped surrogate, clipped value loss, entropy
+        bonus, a gradient norm limit per network; returns the losses' means."""
+        buf, dev, batch, policy = self.buf, self.dev, self.batch, self.policy
+        D, A = buf.obs.shape[2], buf.mask.shape[2]
         policy.train()
         b_obs, b_mask = buf.obs_t.view(batch, D).to(dev), buf.mask_t.view(batch, A).to(dev)
         b_act, b_logp = buf.act_t.view(batch).to(dev), buf.logp_t.view(batch).to(dev)
@@ -733,12 +667,13 @@ def train(
         b_keys = buf.keys_t.view(batch, buf.keys.shape[2]).to(dev)
         stats: dict[str, list[torch.Tensor]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl",
                                                                  "clipfrac")}
-        for _ in range(epochs):
-            order = torch.from_numpy(rng.permutation(batch)).to(dev)
-            for lo in range(0, batch, minibatch):
-                idx = order[lo:lo + minibatch]
+        clip = self.clip
+        for _ in range(self.epochs):
+            order = torch.from_numpy(self.rng.permutation(batch)).to(dev)
+            for lo in range(0, batch, self.minibatch):
+                idx = order[lo:lo + self.minibatch]
                 obs = b_obs[idx]
-                with forward:
+                with self.forward:
                     logits = policy.logits(obs, b_mask[idx], b_keys[idx] if b_keys.shape[1] else None)
                     value = policy.value(obs, b_priv[idx]) if b_priv.shape[1] else policy.value(obs)
                 logp_all = torch.log_softmax(logits, dim=-1)
@@ -752,50 +687,178 @@ def train(
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
                 v_err = (value - b_ret[idx]) ** 2
-                if vf_clip is not None:
-                    v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-vf_clip, vf_clip)
+                if self.vf_clip is not None:
+                    v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-self.vf_clip, self.vf_clip)
                     v_err = torch.max(v_err, (v_clipped - b_ret[idx]) ** 2)
                 v_loss = 0.5 * v_err.mean()
-                loss = vf_coef * v_loss if steps <= critic_warmup else pg_loss - ent_coef * entropy + vf_coef * v_loss
-                optimizer.zero_grad(set_to_none=True)
+                loss = (self.vf_coef * v_loss if self.steps <= self.critic_warmup
+                        else pg_loss - self.ent_coef * entropy + self.vf_coef * v_loss)
+                self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
-                nn.utils.clip_grad_norm_(actor_params, max_grad_norm)
-                nn.utils.clip_grad_norm_(policy.critic.parameters(), max_grad_norm)
-                optimizer.step()
+                nn.utils.clip_grad_norm_(self.actor_params, self.max_grad_norm)
+                nn.utils.clip_grad_norm_(policy.critic.parameters(), self.max_grad_norm)
+                self.optimizer.step()
                 with torch.no_grad():  # kept as tensors: one transfer per update, not five per minibatch
                     stats["pg_loss"].append(pg_loss.detach())
                     stats["v_loss"].append(v_loss.detach())
                     stats["entropy"].append(entropy.detach())
                     stats["approx_kl"].append(((ratio - 1) - log_ratio).mean())
                     stats["clipfrac"].append(((ratio - 1).abs() > clip).float().mean())
-        means = {k: float(v) for k, v in zip(stats, torch.stack([torch.stack(v).mean() for v in stats.values()])
-                                             .cpu().tolist())}
-        learn_s = time.perf_counter() - t_learn
-        var = float(np.var(ret_buf))
-        wall = time.perf_counter() - start
-        entry = {
-            "update": update, "steps": steps, "wall_s": wall, "steps_per_s": steps / wall,
-            "collect_s": collect_s, "learn_s": learn_s,
-            "episodes": len(ep_returns), "mean_return": float(np.mean(ep_returns)) if ep_returns else float("nan"),
-            "mean_length": float(np.mean(ep_lengths)) if ep_lengths else float("nan"),
-            **means,
-            "explained_variance": float("nan") if var == 0 else 1.0 - float(np.var(ret_buf - buf.val)) / var,
-            "lr": optimizer.param_groups[0]["lr"], "reward_scale": reward_scale,
-        }
+        return {k: float(v) for k, v in zip(stats, torch.stack([torch.stack(v).mean() for v in stats.values()])
+                                            .cpu().tolist())}
+
+    def state(self) -> dict[str, Any]:
+        """Everything the run is after its last update: `{"numbers": JSON-able, "tensors": tensors,
+        "arrays": numpy arrays}` (weights and optimiser; generators; every table's game, `envs.core.vector_state`)."""
+        from envs.core.vector_state import vector_state
+
+        buf = self.buf
+        arrays = {f"venv/{k}": v for k, v in vector_state(self.venv).items()}
+        arrays.update({"rollout/next_obs": np.array(buf.next_obs, np.float32), "rollout/next_player": buf.next_player.copy(),
+                       "rollout/mask": np.asarray(_masks(self.venv, buf.info), np.bool_)})
+        numbers = {"steps": self.steps, "update": self.update_index, "wall_s": self.wall(),
+                   "reward_scale": self.reward_scale, "rng": self.rng.bit_generator.state}
+        tensors = {"policy": self.policy.state_dict(), "optimizer": self.optimizer.state_dict(),
+                   "generator": self.gen.get_state()}
+        return {"numbers": numbers, "tensors": tensors, "arrays": arrays}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Put `state()`'s output back (into a run built with the same env, settings and seed).
+
+        Raises:
+            ValueError: one line, if it does not fit this run."""
+        from envs.core.vector_state import load_vector_state
+
+        numbers, tensors, arrays = state["numbers"], state["tensors"], state["arrays"]
+        try:
+            self.policy.load_state_dict(tensors["policy"])
+            self.optimizer.load_state_dict(tensors["optimizer"])
+            self.gen.set_state(tensors["generator"])
+            self.rng.bit_generator.state = numbers["rng"]
+            load_vector_state(self.venv, {k[5:]: v for k, v in arrays.items() if k.startswith("venv/")})
+        except (KeyError, TypeError, RuntimeError) as e:
+            raise ValueError(f"the checkpoint does not fit this run ({type(e).__name__}: {str(e)[:200]})") from None
+        buf = self.buf
+        buf.next_obs = np.array(arrays["rollout/next_obs"], np.float32)
+        buf.next_player[:] = arrays["rollout/next_player"]
+        buf.info = {"action_mask": np.asarray(arrays["rollout/mask"])}
+        if buf.next_priv is not None:
+            buf.next_priv = self.venv.privileged_observations()
+        self.steps, self.update_index = int(numbers["steps"]), int(numbers["update"])
+        self.wall_before, self.start = float(numbers["wall_s"]), time.perf_counter()
+        scale = numbers["reward_scale"]
+        self.reward_scale = scale
+        self.table_scale = None if scale is None else per_table_scale(scale, self.sizes)
+
+
+def _check_venv(venv: Any) -> None:
+    """Raise ValueError unless `venv` is a vector env this learner runs on: Discrete actions, flat observations,
+    same-step autoreset."""
+    obs_space, act_space = venv.single_observation_space, venv.single_action_space
+    if getattr(act_space, "n", None) is None:
+        raise ValueError(f"the vector env's action space must be Discrete, got {act_space}")
+    if len(obs_space.shape) != 1:
+        raise ValueError(f"the vector env's observations must be flat vectors, got shape {obs_space.shape}")
+    mode = venv.metadata.get("autoreset_mode")
+    if getattr(mode, "value", mode) != "SameStep":
+        raise ValueError(f"this learner needs same-step autoreset (a finished table's next obs is the new episode), "
+                         f"got autoreset_mode={mode!r}")
+
+
+def _start_from(policy: Policy, init: Policy, hidden: Sequence[int]) -> None:
+    """Copy `init`'s weights into the fresh `policy` (a table added to a trained MLP starts at 0; a critic that
+    reads other inputs starts fresh, with a warning).
+
+    Raises:
+        ValueError: `init` is of another kind, size or feature set."""
+    if init.table is not None and policy.table is None:
+        raise ValueError("init has an action table (its actor adds learned logits looked up by each action's "
+                         "key); train it with action_table=True (--action-table)")
+    if (type(init), init.obs_dim, init.num_actions, init.hidden) != (type(policy), policy.obs_dim, policy.num_actions,
+                                                                      [int(h) for h in hidden]):
+        raise ValueError(f"init is a {type(init).__name__} with observation {init.obs_dim}, {init.num_actions} "
+                         f"actions and hidden {init.hidden}; this env and hidden need a {type(policy).__name__} "
+                         f"with {policy.obs_dim}, {policy.num_actions} and {list(hidden)}")
+    if getattr(init, "features", None) != getattr(policy, "features", None):
+        raise ValueError(f"init scores actions with feature set {init.features!r}, this env gives "
+                         f"{policy.features!r}")
+    fresh_table = policy.table is not None and init.table is None
+    if getattr(init, "privileged_dim", 0) == getattr(policy, "privileged_dim", 0):
+        policy.load_state_dict(init.state_dict(), strict=not fresh_table)
+        return
+    import warnings
+
+    warnings.warn(f"init's critic reads {init.privileged_dim} privileged inputs, this run's "
+                  f"{policy.privileged_dim}: the actor is kept, the critic starts fresh", stacklevel=3)
+    policy.actor.load_state_dict(init.actor.state_dict())
+    if init.table is not None:
+        policy.table.data.copy_(init.table.data)
+
+
+def train(venv: Any, *, total_steps: int, log_every: int = 1,
+          callback: Callable[[dict[str, Any], Policy], bool | None] | None = None,
+          log: Callable[[str], None] | None = print, **settings: Any) -> tuple[Policy, list[dict[str, Any]]]:
+    """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
+
+    Args:
+        venv: a Gymnasium `VectorEnv`, same-step autoreset, `Discrete` actions, a flat observation;
+            `venv.control == "all_seats"` selects self-play (see the module docstring): sign flips in a
+            two-player zero-sum game, per-seat trajectories with more seats or seats of their own returns, one
+            team policy in a cooperative game (The Game).
+        total_steps: learner decisions to collect (rounded up to whole rollouts).
+        log_every: print a line every this many updates (0: never).
+        callback: `callback(entry, policy)` after every update, with the history entry; returning
+            False stops training.
+        log: where the progress lines go.
+        **settings: `PPO`'s settings:
+            n_steps (steps per table per rollout), minibatch (samples per gradient step), epochs (passes over
+            each rollout), lr (Adam's learning rate at the start, decayed linearly to 0 with `anneal_lr`),
+            ent_coef, gamma, gae_lambda, clip (the surrogate's clip range), hidden (actor and critic sizes),
+            seed (the weights, the sampling and the minibatch order; the env has its own seed), vf_coef,
+            vf_clip (value clipping range in scaled return units; None: none), max_grad_norm (per network);
+            reward_scale: rewards are multiplied by this before learning (the history's episode returns are
+            not); None: fixed after the first rollout to 1 / the standard deviation of its discounted returns,
+            so that the critic's targets are of order 1 whatever the game's points; a sequence: one scale per
+            variant of a `MultiVectorEnv`. scale_per_variant: measure one scale per variant instead.
+            device ("cpu", "cuda", "cuda:N", "auto"): where the networks live and learn (the env and buffers stay
+            on the host; the initial weights are drawn on the CPU; sampling draws on the device). max_seconds: a
+            wall-clock budget (the learning rate decays by whichever budget is further spent). init: start from
+            this policy's weights (`load_policy`). critic_warmup: learner steps at the start in which only the
+            critic learns. privileged_critic: an asymmetric critic that also reads
+            `venv.privileged_observations()`; the saved policy is the actor alone. action_table: the actor adds a
+            learned logit per value of each action's key (the encoder's `action_keys`). precision: "fp32", or
+            "bf16": the forward passes under torch's bfloat16 autocast (weights, optimiser, losses and the saved
+            policy stay float32; faster where the CPU multiplies bfloat16 natively:
+            `benchmarks/bench_precision.py`).
+
+    Returns:
+        (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
+        the mean return and count of the episodes that ended, losses, entropy, approximate KL,
+        clip fraction, explained variance, learning rate).
+    """
+    run = PPO(venv, total_steps=total_steps, **settings)
+    history: list[dict[str, Any]] = []
+    while not run.done:
+        entry = run.update()
         history.append(entry)
-        if log is not None and log_every and (update % log_every == 0 or update == updates):
-            log(f"update {update}/{updates}  steps {steps:,}  {entry['steps_per_s']:,.0f} steps/s  "
-                f"return {entry['mean_return']:.2f} ({entry['episodes']} ep)  entropy {entry['entropy']:.3f}  "
-                f"kl {entry['approx_kl']:.4f}  clipfrac {entry['clipfrac']:.3f}  "
-                f"ev {entry['explained_variance']:.2f}")
-        if callback is not None and callback(entry, policy) is False:
+        if log is not None and log_every and (entry["update"] % log_every == 0 or run.done):
+            log(progress_line(entry, run.updates))
+        if callback is not None and callback(entry, run.policy) is False:
             break
-        if max_seconds is not None and wall >= max_seconds:
+        if run.max_seconds is not None and entry["wall_s"] >= run.max_seconds:
             if log is not None:
-                log(f"stopped after {wall:,.0f} s (max_seconds={max_seconds:g}) at {steps:,} steps")
+                log(f"stopped after {entry['wall_s']:,.0f} s (max_seconds={run.max_seconds:g}) at {run.steps:,} steps")
             break
-    policy.eval()
-    return policy.cpu(), history
+    run.policy.eval()
+    return run.policy.cpu(), history
+
+
+def progress_line(entry: dict[str, Any], updates: int) -> str:
+    """One update's line of figures, as the learner prints it."""
+    return (f"update {entry['update']}/{updates}  steps {entry['steps']:,}  {entry['steps_per_s']:,.0f} steps/s  "
+            f"return {entry['mean_return']:.2f} ({entry['episodes']} ep)  entropy {entry['entropy']:.3f}  "
+            f"kl {entry['approx_kl']:.4f}  clipfrac {entry['clipfrac']:.3f}  ev {entry['explained_variance']:.2f}")
+
 
 
 def variant_sizes(venv: Any) -> list[int]:
