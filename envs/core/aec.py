@@ -16,6 +16,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from envs.core.actions import NOT_AN_ACTION, action_id, as_action
 from envs.core.game import Game, IllegalActionError, default_max_turns, legal_mask
 from envs.core.options import make_config
 
@@ -71,8 +72,8 @@ class GameAECEnv(AECEnv, EzPickle):
     `mask_in="obs"` leaves it out of `infos`, `mask_in="info"` out of the
     observation, which is then the plain `Box`. Illegal actions raise
     `IllegalActionError` (use the module's `env()` for PettingZoo's standard
-    illegal-move handling); so does an action that is not a Python `int` or a
-    NumPy integer (a bool, a float, a string). `max_turns` (default: none, or the game's
+    illegal-move handling); so does an action that is not a Python `int`, a
+    NumPy integer or a 0-d integer array (a bool, a float, a string: `envs.core.actions`). `max_turns` (default: none, or the game's
     `max_game_length` where its rules let a game go on for ever) truncates an episode after that many steps
     (moves of any seat); `max_cycles`
     is accepted as PettingZoo's name for it. The seat's information set is
@@ -223,14 +224,8 @@ class GameAECEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
-        if type(action) is int:
-            a = action
-        elif isinstance(action, np.integer):
-            a = int(action)
-        else:
-            raise IllegalActionError(action, seat, f"not an integer action id ({type(action).__name__}; give an int or a NumPy integer)")
-        if not 0 <= a < self._num_actions:
-            raise IllegalActionError(a, seat, f"outside Discrete({self._num_actions})")
+        n = self._num_actions
+        a = action if type(action) is int and 0 <= action < n else action_id(action, seat, n)
         game = self.game
         state = game.apply(self._state, a)  # raises before anything changes
         self._state = state
@@ -415,9 +410,9 @@ _AssertOutOfBoundsBase = _with_direct_reads(wrappers.AssertOutOfBoundsWrapper)
 
 
 class AssertOutOfBoundsWrapper(_AssertOutOfBoundsBase):
-    """PettingZoo's `AssertOutOfBoundsWrapper`; a plain in-range integer action
-    skips `Discrete.contains` (a tenth of a step's cost), a live seat's action
-    that is not an integer (a bool, a float) raises `IllegalActionError` as in
+    """PettingZoo's `AssertOutOfBoundsWrapper`; an in-range action id (`envs.core.actions.as_action`: an int,
+    a NumPy integer, a 0-d integer array) goes on as an int and skips `Discrete.contains` (a tenth of a step's
+    cost), a live seat's action that is not an action id (a bool, a float) raises `IllegalActionError` as in
     `raw_env`, anything else gets the original check."""
 
     def step(self, action: Any) -> None:
@@ -427,12 +422,13 @@ class AssertOutOfBoundsWrapper(_AssertOutOfBoundsBase):
             live = not (raw.terminations[agent] or raw.truncations[agent])
         except (AttributeError, KeyError):
             raise raw._not_playing() from None
-        if type(action) is int or isinstance(action, np.integer):
-            if live and 0 <= action < raw.game.num_actions:
-                wrappers.BaseWrapper.step(self, action)
+        a = as_action(action)
+        if a is not None:
+            if live and 0 <= a < raw.game.num_actions:
+                wrappers.BaseWrapper.step(self, a)
                 return
         elif live and action is not None:
-            raise IllegalActionError(action, raw._seat[agent], f"not an integer action id ({type(action).__name__}; give an int or a NumPy integer)")
+            raise IllegalActionError(action, raw._seat[agent], NOT_AN_ACTION.format(type(action).__name__))
         super().step(action)
 
 

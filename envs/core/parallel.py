@@ -22,6 +22,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
+from envs.core.actions import action_id
 from envs.core.aec import GameAECEnv, check_mask_in, global_state, render_text, spaces_of
 from envs.core.game import Game, IllegalActionError
 
@@ -39,8 +40,9 @@ class GameParallelEnv(ParallelEnv, EzPickle):
     (then all leave at once). `state()` / `state_space`: every seat's encoded
     view in one float array; `game_state`: the engine state.
 
-    Illegal actions: an action that is not an integer, or outside the action
-    space, raises `IllegalActionError` naming the seat. A masked action raises
+    Illegal actions: an action that is not an action id (an int, a NumPy integer or a
+    0-d integer array: `envs.core.actions`), or outside the action space, raises
+    `IllegalActionError` naming the seat. A masked action raises
     it too when `illegal_reward` is None (strict, the default of this class),
     before anything changes; otherwise (the module's `parallel_env()`, as
     PettingZoo's `env()` treats an AEC game) the round is not played, each
@@ -127,16 +129,11 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         state = self._state
         n = game.num_players
         refused: dict[str, int] = {}
+        ids: dict[str, int] = {}
         for a in self.agents:  # check the whole round first: nothing changes on a bad action
             seat = self._seat[a]
-            act = actions[a]
-            if isinstance(act, np.ndarray) and act.size == 1 and np.issubdtype(act.dtype, np.integer):
-                act = act.reshape(())[()]
-            if not (type(act) is int or isinstance(act, np.integer)):
-                raise IllegalActionError(act, seat, f"not an integer action id ({type(act).__name__})")
-            act = int(act)
-            if not 0 <= act < game.num_actions:
-                raise IllegalActionError(act, seat, f"outside Discrete({game.num_actions})")
+            act = action_id(actions[a], seat, game.num_actions)
+            ids[a] = act
             if not game.seat_mask(state, seat)[act]:
                 if self.illegal_reward is None:
                     raise IllegalActionError(act, seat, "not legal in this round")
@@ -147,7 +144,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
             if game.is_terminal(state):
                 break
             seat = game.current_player(state)
-            state = game.apply(state, int(actions[self.possible_agents[seat]]))
+            state = game.apply(state, ids[self.possible_agents[seat]])
         self._state = state
         self.num_rounds += 1
         new_returns = tuple(map(float, game.returns(state)))

@@ -12,7 +12,8 @@ An unmasked action the rules refuse (what Gymnasium's and SB3's `check_env`, or
 any learner that ignores `action_masks()`, will send) ends the episode with
 reward `illegal_reward` (-1, as PettingZoo's `env()` punishes an illegal move)
 and `info["illegal_action"]`; `strict=True` raises `IllegalActionError` instead.
-An action outside the action space or not an integer always raises.
+An action outside the action space or not an action id (`envs.core.actions`: an int, a NumPy
+integer or a 0-d integer array) always raises.
 
 Reproducibility: `reset(seed=s)` (or the constructor's `seed`) fixes the deals,
 the learner's seats and the opponents' choices. Opponents given as a list are
@@ -33,6 +34,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from envs.core.actions import action_id
 from envs.core.game import Game, IllegalActionError, default_max_turns, legal_mask
 from envs.core.play import play_out, reseed_agent
 
@@ -197,14 +199,14 @@ class OpponentEnv(gymnasium.Env):
         """Play the learner's `action`, then the opponents up to its next decision.
 
         An action the rules refuse ends the episode with `illegal_reward` (or
-        raises `IllegalActionError` with `strict=True`); a non-integer or
-        out-of-space action raises `IllegalActionError`.
+        raises `IllegalActionError` with `strict=True`); an action that is not an action id
+        (`envs.core.actions`) or is out of the space raises `IllegalActionError`.
         """
         if self._over:
             raise RuntimeError("OpponentEnv: the episode is over (or was never started); call reset()")
         game = self.game
         seat = self.learner_seat if self.control == "one_seat" else game.current_player(self._state)
-        a = _action_id(action, seat, game.num_actions)
+        a = action_id(action, seat, game.num_actions)
         before = game.returns(self._state)[self.learner_seat]
         try:
             self._state = game.apply(self._state, a)
@@ -250,23 +252,6 @@ class OpponentEnv(gymnasium.Env):
     def render(self) -> str:
         """Text picture of the state."""
         return self.game.render(self._state)
-
-
-def _action_id(action: Any, seat: int, num_actions: int) -> int:
-    """`action` as an action id: a Python or NumPy integer, or a one-element
-    integer array (what vectorised learners hand over); anything else, or an id
-    outside `Discrete(num_actions)`, raises `IllegalActionError`."""
-    if type(action) is int:
-        a = action
-    elif isinstance(action, np.integer):
-        a = int(action)
-    elif isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
-        a = int(action.reshape(()))
-    else:
-        raise IllegalActionError(action, seat, f"not an integer action id ({type(action).__name__})")
-    if not 0 <= a < num_actions:
-        raise IllegalActionError(a, seat, f"outside Discrete({num_actions})")
-    return a
 
 
 def _deal_seed(seed: Any) -> int:

@@ -820,28 +820,20 @@ class CompiledVectorEnv(VectorEnv):
         return view.copy() if self.copy else view
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        """The actions as a fresh int64 (N,) array: -1 where a table's action is not an integer."""
-        n = self.num_envs
-        a = np.asarray(actions)
-        if a.shape == (n, 1):
-            a = a.reshape(n)
-        if a.shape != (n,):
-            raise ValueError(f"actions must have shape ({n},) (one per table), got {a.shape}")
-        if a.dtype.kind in "iu":
-            out = a.astype(np.int64)
-            if a.dtype == np.uint64:  # a huge uint64 would wrap to a small int64
-                out[a > np.uint64(2**62)] = -1
-            out[out < 0] = -1  # refused; the kernels read other negative values as their own signals (SKIP)
-        else:
-            out = np.full(n, -1, np.int64)  # not integer action ids: every table's action is refused
+        """The actions as a fresh int64 (N,) array (`envs.core.actions.action_ids`): -1 where a table's action is
+        not an action id."""
+        from envs.core.actions import action_ids
+
+        out = action_ids(actions, self.num_envs)
         if self.strict:
             ok = (out >= 0) & (out < self.num_actions)
             rows = np.flatnonzero(ok)
             ok[rows] = self._mask[rows, out[rows]] != 0
             if not ok.all():
                 r = int(np.flatnonzero(~ok)[0])
-                raise IllegalActionError(a[r].item() if a.dtype.kind in "iufb" else a[r], int(self._seats()[r]),
-                                         f"at table {r}", legal=self.legal_actions(r))
+                given = actions[r] if isinstance(actions, (list, tuple)) else np.asarray(actions).reshape(-1)[r]
+                raise IllegalActionError(given.item() if isinstance(given, np.generic) else given,
+                                         int(self._seats()[r]), f"at table {r}", legal=self.legal_actions(r))
         return out
 
     def close_extras(self, **kwargs: Any) -> None:
