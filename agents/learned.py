@@ -21,7 +21,10 @@ mask)`, where it has one, computes the features from the encoder's observation (
 A student is saved as a folder: `policy.json` (game, options, architecture, feature
 set, provenance) and `weights.pt` (a plain state_dict). Loading reads tensors only,
 with `torch.load(weights_only=True)`; it never un-pickles objects or runs code from
-the folder. Every training method writes this format (`python -m train distill`
+the folder. Both files are read through `envs.core.files` (regular files only, size caps, strict JSON,
+`weights.pt` only in torch's zip format), and the architecture's sizes are checked against `MAX_WIDTH`,
+`MAX_LAYERS` and `MAX_PARAMETERS` before any network is allocated; every refusal is one `ValueError` line
+(an `InputFileError` where the file itself is refused) naming the file and the field. Every training method writes this format (`python -m train distill`
 and `ppo` alike: a PPO run's actor is exported as a `masked_policy` with its
 tanh and `play: sample`). Agent ids: `learned:<folder>` (the student's own way
 to play: argmax for a distilled student, a sample for an RL policy),
@@ -45,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.files import MAX_JSON_BYTES, MAX_TENSOR_BYTES, check_tensor_archive, read_bytes, read_json
+
 FeatureFn = Callable[[Any, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 #: Feature set name -> `features(view, mask) -> (context [C], per_action [num_actions, F])`.
@@ -55,6 +60,37 @@ KINDS = ("masked_policy", "action_scorer")
 PLAYS = ("argmax", "sample")
 POLICY_FILE = "policy.json"
 WEIGHTS_FILE = "weights.pt"
+#: The widest layer, the most hidden layers and the most parameters a network may have (the shipped ones have
+#: at most 512, 3 and about 330,000): a saved file asking for more is refused before anything is allocated.
+MAX_WIDTH = 2**16
+MAX_LAYERS = 32
+MAX_PARAMETERS = 2**27
+
+
+def check_widths(hidden: Any, field: str = "hidden") -> list[int]:
+    """`hidden` as a list of layer widths if it is a non-empty list of at most `MAX_LAYERS` integers in
+    1..`MAX_WIDTH`.
+
+    Raises:
+        ValueError: one line naming `field` and the allowed range.
+    """
+    ok = isinstance(hidden, (list, tuple)) and 1 <= len(hidden) <= MAX_LAYERS and all(
+        isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in hidden)
+    if not ok:
+        raise ValueError(f"{field} must be a list of 1..{MAX_LAYERS} integers in 1..{MAX_WIDTH}, got {hidden!r}")
+    return list(hidden)
+
+
+def mlp_parameters(sizes: list[int]) -> int:
+    """The weights and biases of an MLP through the layer sizes `sizes` (inputs first)."""
+    return sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
+
+
+def check_parameters(count: int, what: str) -> None:
+    """Raises ValueError unless `count` (the parameters a network would have) is at most `MAX_PARAMETERS`."""
+    if count > MAX_PARAMETERS:
+        raise ValueError(f"{what} would have {count:,} parameters, more than the {MAX_PARAMETERS:,} allowed; refused "
+                         "before allocating it")
 
 
 def feature_set(name: str) -> FeatureFn:
@@ -237,8 +273,7 @@ class Student:
 
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-        if not hidden or not all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden):
-            raise ValueError(f"hidden must be a non-empty list of positive integers, got {hidden!r}")
+        hidden = check_widths(hidden)
         check_activation(activation)
         if kind != "masked_policy" and activation != "relu":
             raise ValueError(f"an {kind} student uses relu, got activation {activation!r}")
@@ -246,8 +281,8 @@ class Student:
             raise ValueError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
         self.game_name, self.options, self.kind, self.hidden = game_name, dict(options), kind, list(hidden)
         self.activation, self.play = activation, play
-        if isinstance(action_table, bool) or not isinstance(action_table, int) or action_table < 0:
-            raise ValueError(f"action_table must be an integer >= 0, got {action_table!r}")
+        if isinstance(action_table, bool) or not isinstance(action_table, int) or not 0 <= action_table <= MAX_PARAMETERS:
+            raise ValueError(f"action_table must be an integer in 0..{MAX_PARAMETERS:,}, got {action_table!r}")
         if action_table and kind != "masked_policy":
             raise ValueError(f"an action table is for a masked_policy student, not an {kind}")
         self.action_table = action_table
@@ -263,6 +298,9 @@ class Student:
                 keys, k = action_keys_of(self.encoder, game_name)
                 if k != action_table:
                     raise ValueError(f"an action table of {action_table} entries; {game_name}'s action keys take {k}")
+            sizes = [self.dims["obs_dim"], *self.hidden]
+            check_parameters(mlp_parameters(sizes) + (self.hidden[-1] + 1) * (self.num_actions + 1) + action_table,
+                             "the network")
             self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden, activation, keys, action_table)
         else:
             if not features:
@@ -287,6 +325,12 @@ class Student:
         return (ctx, per, m)
 
     def _build(self, context_dim: int, feature_dim: int) -> None:
+        for field, v in (("context_dim", context_dim), ("feature_dim", feature_dim)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= MAX_WIDTH:
+                raise ValueError(f"{field} must be an integer in 1..{MAX_WIDTH}, got {v!r}")
+        context_dim, feature_dim = int(context_dim), int(feature_dim)
+        check_parameters(mlp_parameters([feature_dim + context_dim, *self.hidden, 1])
+                         + mlp_parameters([context_dim, *self.hidden, 1]), "the network")
         self.dims = {"context_dim": context_dim, "feature_dim": feature_dim}
         self.net = _networks()[1](context_dim, feature_dim, self.hidden)
 
@@ -360,13 +404,9 @@ def read_meta(folder: str) -> dict[str, Any]:
         ValueError: one line naming what is missing or malformed.
     """
     path = os.path.join(folder, POLICY_FILE)
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         raise ValueError(f"no student at {folder!r} (no {POLICY_FILE}; save students with `python -m train GAME --method distill`)")
-    try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path!r} is not readable JSON ({e})") from None
+    meta = read_json(path, MAX_JSON_BYTES, "policy file")
     arch = meta.get("architecture") if isinstance(meta, dict) else None
     if not isinstance(meta.get("game") if isinstance(meta, dict) else None, str) or not isinstance(arch, dict) \
             or not isinstance(meta.get("options", {}), dict):
@@ -407,15 +447,13 @@ def load_student(folder: str, game: Any = None) -> Student:
                           activation=arch.get("activation", "relu"), play=arch.get("play", "argmax"),
                           action_table=arch.get("action_table", 0))
         if student.kind == "action_scorer":
-            student._build(int(arch["context_dim"]), int(arch["feature_dim"]))
+            student._build(arch["context_dim"], arch["feature_dim"])
     except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{folder!r}: policy.json's architecture {arch!r} does not build a student ({e})") from None
+        shown = repr(arch) if len(repr(arch)) <= 300 else repr(arch)[:297] + "..."
+        raise ValueError(f"{folder!r}: policy.json's architecture {shown} does not build a student ({e})") from None
     wpath = os.path.join(folder, WEIGHTS_FILE)
-    try:
-        with open(wpath, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ValueError(f"{wpath!r} is not readable ({e})") from None
+    data = read_bytes(wpath, MAX_TENSOR_BYTES, "weights file")
+    check_tensor_archive(data, wpath, MAX_TENSOR_BYTES, "weights file")
     try:
         state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for a bad file; all mean the same here

@@ -67,11 +67,12 @@ def read_policy_table(path: str) -> dict[str, Any]:
     Raises:
         ValueError: one line naming the file and what is missing or malformed.
     """
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path!r} is not a readable policy-table JSON file ({e})") from None
+    from envs.core.files import MAX_JSON_BYTES, InputFileError, read_json
+
+    try:  # a regular file only, within a size cap, strict JSON (envs.core.files)
+        data = read_json(path, MAX_JSON_BYTES, "policy table")
+    except InputFileError as e:
+        raise InputFileError(f"{path!r} is not a readable policy-table JSON file ({e})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("game"), str) \
             or not isinstance(data.get("options", {}), dict) or not isinstance(data.get("table"), dict):
         raise ValueError(f"{path!r} is not a policy table of format {FORMAT} "

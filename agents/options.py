@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import json
 import os
 import re
 from typing import Any
 
 from agents import base
+from envs.core.files import MAX_JSON_BYTES, InputFileError, read_json_object
 
 
 def required_options(agent_id: str) -> dict[str, Any]:
@@ -74,13 +74,12 @@ def _trained_meta(agent_id: str) -> dict[str, Any] | None:
 
 
 def _read_json(path: str) -> dict[str, Any] | None:
-    """The JSON object in `path`, or None where it cannot be read or is not an object."""
+    """The JSON object in `path`, or None where it cannot be read or is not an object (`envs.core.files` refuses
+    a FIFO, device or oversized file without blocking or reading it all; building the agent then says why)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return read_json_object(path, MAX_JSON_BYTES)
+    except InputFileError:
         return None
-    return meta if isinstance(meta, dict) else None
 
 
 def _fields(game_name: str, options: dict[str, Any]) -> dict[str, Any]:

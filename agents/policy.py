@@ -11,21 +11,37 @@ only its tensors are read, from the zip's `policy.pth` entry with
 `torch.load(..., weights_only=True)` (the zip's `data` entry, whose serialized
 objects SB3's own `load` would un-pickle, is never read). Self-play mixtures'
 `snapshots.pt` are read the same way. Every unreadable or mismatched file raises
-a one-line `ValueError`. torch and sb3-contrib are imported only when a policy
-agent is built.
+a one-line `ValueError`. Every file is read through `envs.core.files` (regular files only, size caps; the zip's
+members capped by their declared sizes before any is decompressed; tensors only in torch's zip format), and
+`net_arch` is checked against `agents.learned`'s `MAX_WIDTH`, `MAX_LAYERS` and `MAX_PARAMETERS` before a network
+is built. torch and sb3-contrib are imported only when a policy agent is built.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import os
-import zipfile
 from typing import Any
 
 import numpy as np
 
-from agents.learned import ACTIVATIONS, activation_fn, check_activation  # noqa: F401  (their home: the networks)
+from agents.learned import (  # ACTIVATIONS and check_activation re-exported: their home is the networks'
+    ACTIVATIONS,  # noqa: F401
+    activation_fn,
+    check_activation,  # noqa: F401
+    check_parameters,
+    check_widths,
+    mlp_parameters,
+)
+from envs.core.files import (
+    MAX_JSON_BYTES,
+    MAX_TENSOR_BYTES,
+    check_tensor_archive,
+    open_zip,
+    read_bytes,
+    read_json_object,
+    read_member,
+)
 
 #: SB3's MlpPolicy network when a run's config names none.
 DEFAULT_NET_ARCH = [64, 64]
@@ -35,20 +51,12 @@ def _resolve(path: str) -> tuple[str, dict[str, Any] | None]:
     """The model file and the run config of a run folder or model path."""
     if os.path.isdir(path):
         path = os.path.join(path, "model.zip")
-    if not os.path.exists(path) and os.path.exists(path + ".zip"):
+    if not os.path.lexists(path) and os.path.lexists(path + ".zip"):
         path = path + ".zip"
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         raise ValueError(f"no trained model at {path!r} (give a run folder or its model.zip)")
     cfg_path = os.path.join(os.path.dirname(os.path.abspath(path)), "config.json")
-    cfg = None
-    if os.path.exists(cfg_path):
-        try:
-            with open(cfg_path, encoding="utf-8") as f:
-                cfg = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"{cfg_path!r} is not readable JSON ({e})") from None
-        if not isinstance(cfg, dict):
-            raise ValueError(f"{cfg_path!r} is not a JSON object (got {type(cfg).__name__}); save runs with `python -m train`")
+    cfg = read_json_object(cfg_path, MAX_JSON_BYTES, "run config") if os.path.lexists(cfg_path) else None
     return path, cfg
 
 
@@ -63,15 +71,21 @@ def _load_tensors(data: bytes, what: str) -> Any:
         raise ValueError(f"{what} is not a plain tensor file; refused to load it ({first})") from None
 
 
+def _tensor_file(path: str, what: str) -> Any:
+    """`_load_tensors` of the regular file `path`, read within the caps of `envs.core.files`."""
+    data = read_bytes(path, MAX_TENSOR_BYTES, what)
+    check_tensor_archive(data, path, MAX_TENSOR_BYTES, what)
+    return _load_tensors(data, f"{what} {path!r}")
+
+
 def _policy_state(model_path: str) -> dict[str, Any]:
-    """The policy's tensors from the `policy.pth` entry of an SB3 model zip."""
-    try:
-        with zipfile.ZipFile(model_path) as zf:
-            if "policy.pth" not in zf.namelist():
-                raise ValueError(f"{model_path!r} has no policy.pth entry: not a model saved by `python -m train`")
-            data = zf.read("policy.pth")
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as e:
-        raise ValueError(f"{model_path!r} is not a readable model zip (truncated or corrupt: {e})") from None
+    """The policy's tensors from the `policy.pth` entry of an SB3 model zip (no other entry is read)."""
+    raw = read_bytes(model_path, MAX_TENSOR_BYTES, "model zip")
+    with open_zip(raw, model_path, MAX_TENSOR_BYTES, "model zip", label="model zip") as zf:
+        if "policy.pth" not in zf.namelist():
+            raise ValueError(f"{model_path!r} has no policy.pth entry: not a model saved by `python -m train`")
+        data = read_member(zf, "policy.pth", model_path, MAX_TENSOR_BYTES, "model zip")
+    check_tensor_archive(data, f"{model_path} (policy.pth)", MAX_TENSOR_BYTES, "model zip entry")
     state = _load_tensors(data, f"{model_path!r} (policy.pth)")
     if not isinstance(state, dict):
         raise ValueError(f"{model_path!r} (policy.pth) holds no policy parameters")
@@ -85,6 +99,26 @@ def _shapes(state: dict[str, Any]) -> tuple[int | None, int | None]:
     obs = int(first.shape[1]) if first is not None and first.ndim == 2 else None
     actions = int(head.shape[0]) if head is not None and head.ndim == 2 else None
     return obs, actions
+
+
+def _check_net_arch(net_arch: Any, obs: int, actions: int, model_path: str) -> None:
+    """Refuse a config.json `net_arch` (SB3's forms: a list of widths, or `{"pi": [...], "vf": [...]}`) whose sizes
+    are out of range, before any network is built; one line naming the file and the field."""
+    where = f"{model_path!r}: config.json's net_arch"
+    arms = net_arch if isinstance(net_arch, dict) else {"pi": net_arch, "vf": net_arch}
+    if set(arms) - {"pi", "vf"}:
+        raise ValueError(f"{where} may only have the keys pi and vf, got {sorted(arms)!r:.200}")
+    total = 0
+    for arm, out in (("pi", actions), ("vf", 1)):
+        try:
+            widths = check_widths(arms.get(arm, []), "net_arch") if arms.get(arm, []) != [] else []
+        except ValueError as e:
+            raise ValueError(f"{where}: {str(e)[:300]}") from None
+        total += mlp_parameters([obs, *widths, out])
+    try:
+        check_parameters(total, "the policy network")
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
 
 
 def build_policy(encoder: Any, num_actions: int, net_arch: Any, activation: str = "tanh") -> Any:
@@ -229,6 +263,7 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     encoder = envs.make_encoder(game_name, game)
     net_arch = cfg.get("net_arch", DEFAULT_NET_ARCH)
     activation = cfg.get("activation", "tanh")
+    _check_net_arch(net_arch, int(np.prod(encoder.observation_space.shape)), game.num_actions, model_path)
     state = _policy_state(model_path)
     want_obs, want_actions = _shapes(state)
     have_obs = int(np.prod(encoder.observation_space.shape))
@@ -246,9 +281,8 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
                          f"build a policy ({e})") from None
     _load_into(policy, state, f"{model_path!r} (policy.pth)", f"{model_path!r} does not fit config.json's net_arch {net_arch!r}")
     snap_path = os.path.join(os.path.dirname(os.path.abspath(model_path)), "snapshots.pt")
-    if cfg.get("play") == "average" and os.path.exists(snap_path):
-        with open(snap_path, "rb") as f:
-            snapshots = _load_tensors(f.read(), f"{snap_path!r}")
+    if cfg.get("play") == "average" and os.path.lexists(snap_path):
+        snapshots = _tensor_file(snap_path, "snapshots file")
         if not isinstance(snapshots, list) or not snapshots:
             raise ValueError(f"{snap_path!r} holds no list of policy snapshots")
         members = []
@@ -256,5 +290,9 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
             member = build_policy(encoder, game.num_actions, net_arch, activation)
             _load_into(member, snapshot, f"{snap_path!r}", f"{snap_path!r} does not fit the run's policy network")
             members.append(TorchPolicyAgent(member, encoder, rng, deterministic))
-        return MixtureAgent(members, rng, name=f"ppo:{spec}", weights=cfg.get("mixture_weights"))
+        weights = cfg.get("mixture_weights")
+        if weights is not None and (not isinstance(weights, list) or not all(
+                isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)):
+            raise ValueError(f"{model_path!r}: config.json's mixture_weights must be a list of numbers, got {weights!r:.200}")
+        return MixtureAgent(members, rng, name=f"ppo:{spec}", weights=weights)
     return TorchPolicyAgent(policy, encoder, rng, deterministic, name=f"ppo:{spec}")

@@ -22,16 +22,23 @@ non-floor base.
 Choices the loader enforces (each violation is a `BoardError` "<file>:<line>:<col>: <what was expected>"):
 a belt may run off the board (a hazard like a pit) but not into a wall (it could never move anything); a laser may
 not fire into a wall on its own square; flags are numbered 1..K and starts 1..M without gaps or repeats; a flag,
-laser, pusher or crusher never sits on a pit; ``T`` only marks belt squares.
+laser, pusher or crusher never sits on a pit; ``T`` only marks belt squares; a board has at least one flag, and
+every flag can be reached from every start square (`unreachable`), so that a race can always end (both checked
+for every board a game plays: `load_board`, `parse_board(..., race=True)`).
+
+`load_board` reads a file through `envs.core.files`: a regular file only (a FIFO or device is refused without
+blocking), at most `envs.core.files.MAX_TEXT_BYTES`, UTF-8 text; every refusal names the file.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from pathlib import Path
 
 import numpy as np
 
+from envs.core.files import InputFileError, read_text
 from envs.roborally.elements import (
     BELT,
     DIRECTION_LETTERS,
@@ -64,7 +71,7 @@ BOARDS_DIR = Path(__file__).resolve().parent / "boards"
 MAX_SIDE = 64  # keeps a typo in `size:` from allocating a huge board
 
 
-class BoardError(ValueError):
+class BoardError(InputFileError):
     """A malformed board file; the message reads "<file>:<line>:<col>: <what was expected>"."""
 
 
@@ -88,8 +95,12 @@ def _registers(text: str, where: str) -> frozenset[int]:
     return frozenset(int(ch) for ch in text)
 
 
-def parse_board(text: str, source: str = "<string>") -> Board:
-    """Parse `.rrb` text into a `Board`; raise `BoardError` naming file, line, column and what was expected."""
+def parse_board(text: str, source: str = "<string>", race: bool = False) -> Board:
+    """Parse `.rrb` text into a `Board`; raise `BoardError` naming file, line, column and what was expected.
+
+    With `race` (as `load_board`, and so every game, reads a board), also what a race needs: at least one flag,
+    and every flag within reach of every start square (`unreachable`); without it a fragment parses as drawn
+    (a picture, a test of one element)."""
     header: dict[str, tuple[str, int, int]] = {}
     grid_line = None
     lines = text.splitlines()
@@ -265,12 +276,57 @@ def parse_board(text: str, source: str = "<string>") -> Board:
             raise BoardError(f"{source}:{line0}:{col0}: expected {label}s numbered 1..{count} without gaps: "
                              f"{label} {missing} is missing, {label} {beyond[0]} is out of sequence")
 
-    return Board(
+    if race and not flags:
+        raise BoardError(f"{source}:{grid_line}:1: expected at least one flag (F1) on the board: a race needs a goal")
+    board = Board(
         name=name, width=width, height=height, floor=floor, belt_dir=belt_dir, rotating=rotating, walls=walls,
         lasers=tuple(lasers), pushers=tuple(pushers), crushers=tuple(crushers),
         flags=tuple((flags[k][0], flags[k][1]) for k in sorted(flags)),
         starts=tuple(starts[k][0] for k in sorted(starts)), lives=lives,
     )
+    cut = unreachable(board) if race else None
+    if cut is not None:
+        k, j = cut
+        _, _, line0, col0 = flags[k]
+        _, sline, scol = starts[j]
+        raise BoardError(f"{source}:{line0}:{col0}: expected every flag reachable from every start: flag {k} cannot "
+                         f"be reached from start {j} (line {sline}, column {scol}); walls and pits close it off")
+    return board
+
+
+def _reach(board: Board, start: tuple[int, int]) -> np.ndarray:
+    """Every square a robot from `start` could ever stand on (bool [h, w]), over-approximated so that a square
+    outside it is surely out of reach: a robot moves, is pushed or carried one square at a time into an on-board
+    square that is not a pit and not behind a wall; a destroyed robot re-enters on its archive (a square it stood
+    on: its start, a flag or a wrench) or on any of the archive's eight neighbours. Robots, belt directions and gears are ignored."""
+    archive = np.isin(board.floor, (REPAIR, REPAIR2))
+    for x, y in board.flags:
+        archive[y, x] = True
+    seen = np.zeros((board.height, board.width), dtype=bool)
+    seen[start[1], start[0]] = True
+    queue = deque([start])
+    while queue:
+        x, y = queue.popleft()
+        steps = [(x + DX[d], y + DY[d]) for d in range(4) if not board.walls[y, x] & (1 << d)]
+        if archive[y, x] or (x, y) == start:  # re-entry beside an archive, walls or not
+            steps += [(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+        for nx, ny in steps:
+            if 0 <= nx < board.width and 0 <= ny < board.height and not seen[ny, nx] and board.floor[ny, nx] != PIT:
+                seen[ny, nx] = True
+                queue.append((nx, ny))
+    return seen
+
+
+def unreachable(board: Board) -> tuple[int, int] | None:
+    """(flag k, start j), both numbered from 1, for the first flag that the robot of some start can never reach
+    (so a race with that robot could never be won by it, and one of only such robots would never end); None when
+    every flag is within reach of every start (see `_reach` for what counts as reachable)."""
+    for j, s in enumerate(board.starts, start=1):
+        seen = _reach(board, (s.x, s.y))
+        for k, (x, y) in enumerate(board.flags, start=1):
+            if not seen[y, x]:
+                return k, j
+    return None
 
 
 # --------------------------------------------------------------------------------------------------- writing
@@ -353,13 +409,14 @@ def load_board(spec: str) -> Board:
         if not (spec.endswith(".rrb") or path.is_file()):
             raise ValueError(f"unknown board {spec!r}: expected a shipped board ({', '.join(shipped)}), "
                              f"a path to a .rrb file, or 'random:<seed>[:WxH]'")
-        if not path.is_file():
-            raise ValueError(f"board file {spec!r} not found (shipped boards: {', '.join(shipped)})")
-    return parse_board(path.read_text(encoding="utf-8"), source=str(path))
+        if not path.exists():
+            raise BoardError(f"board file {spec!r} not found (shipped boards: {', '.join(shipped)})")
+    return parse_board(read_text(path, what="board file"), source=str(path), race=True)
 
 
 __all__ = [
     "BELT", "BOARDS_DIR", "DIRECTION_LETTERS", "DX", "DY", "E", "EXPRESS", "FLOOR", "GEAR_CCW", "GEAR_CW", "N", "PIT",
     "REPAIR", "REPAIR2", "S", "W", "WALL_E", "WALL_N", "WALL_S", "WALL_W", "Board", "BoardError", "Crusher", "Laser",
     "Pusher", "Start", "board_to_text", "load_board", "parse_board", "same_board", "shipped_boards",
+    "unreachable",
 ]
