@@ -107,3 +107,57 @@ def test_make_vec_takes_the_compiled_env_where_every_opponent_has_a_kernel():
                            render_mode="ansi")
     tg = gymnasium.make_vec("tabletop/the_game-v0", num_envs=2, opponents=["the_game/bestplays"], compiled=True)
     assert tg.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_make_without_arguments_seats_the_default_line_up(game):
+    spec = envs.spec(game)
+    env = gymnasium.make(f"tabletop/{game}-v0")
+    raw = env.unwrapped
+    n = raw.game.num_players
+    assert envs.Variant.of(raw.game).options == {} and raw.game.config == envs.make_game(game).config  # default
+    assert env.spec.kwargs == {"opponents": gymnasium_registry.DEFAULT}
+    assert env.metadata["default_line_up"] and env.metadata["opponents"] == (spec.default_lineup[0],) * (n - 1)
+    built = agents.make(spec.default_lineup[0], raw.game, np.random.default_rng(0))
+    assert [type(o) for o in raw.opponents] == [type(built)] * (n - 1)
+    _, info = env.reset(seed=0)
+    for _ in range(20):
+        _, _, term, trunc, info = env.step(env.action_space.sample(mask=info["action_mask"]))
+        assert "illegal_action" not in info
+        if term or trunc:
+            _, info = env.reset()
+    # the compiled vector env, where every default opponent has a kernel (all five games)
+    vec = gymnasium.make_vec(f"tabletop/{game}-v0", num_envs=2)
+    assert vec.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert vec.metadata["opponents"] == env.metadata["opponents"] and vec.metadata["default_line_up"]
+    obs, info = vec.reset(seed=0)
+    assert obs.shape == (2, *env.observation_space.shape) and info["action_mask"].shape == (2, env.action_space.n)
+
+
+def test_documented_options_pass_through_the_default_line_up():
+    env = gymnasium.make("tabletop/lama-v0", num_players=3, max_turns=50)
+    assert env.unwrapped.game.num_players == 3 and env.unwrapped.max_turns == 50
+    assert env.metadata["opponents"] == ("lama/first",) * 2
+    mine = gymnasium.make("tabletop/lama-v0", opponents=["random"] * 3)
+    assert mine.metadata["opponents"] == ("random",) * 3 and not mine.metadata["default_line_up"]
+    vec = gymnasium.make_vec("tabletop/lama-v0", num_envs=2, num_players=2, seed=1)
+    assert vec.metadata["opponents"] == ("lama/first",) and vec.reset(seed=0)[1]["seat"].shape == (2,)
+    sync = gymnasium.make_vec("tabletop/lama-v0", num_envs=2, compiled=False, num_players=3)
+    assert isinstance(sync, gymnasium.vector.SyncVectorEnv) and sync.metadata["opponents"] == ("lama/first",) * 2
+    solo = gymnasium.make("tabletop/the_game-v0", control="all_seats")
+    assert solo.metadata["opponents"] == () and not solo.metadata["default_line_up"]
+    with pytest.raises(ValueError, match=r"list of agent ids or agents, or 'default'"):
+        gymnasium.make("tabletop/lama-v0", opponents="first")
+
+
+@pytest.mark.slow
+def test_make_without_arguments_needs_no_import_of_agents():
+    import subprocess
+    import sys
+
+    code = ("import sys, gymnasium, envs; assert 'agents' not in sys.modules; "
+            "env = gymnasium.make('tabletop/simple_poker-v0'); env.reset(seed=0); "
+            "print(type(env.unwrapped.opponents[0]).__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().startswith("agents.simple_poker")
