@@ -53,7 +53,15 @@ from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval
-from evaluate.tournament import COMPILED_BLOCK, check_decks, compiled_runner, cut_games_line, deal_keys, deal_start
+from evaluate.tournament import (
+    COMPILED_BLOCK,
+    check_decks,
+    compiled_runner,
+    cut_games_line,
+    deal_keys,
+    deal_start,
+    seat_streams,
+)
 
 #: Spawn-key tags that keep the deal, opponent and focal generators apart (deal d's generator is the tournament's,
 #: `evaluate.tournament.deal_rng`: tag 0, so deal d of a seed is the same deal in both).
@@ -183,6 +191,15 @@ def paired_seatings(n: int, k: int = 2, team: bool = False) -> np.ndarray:
     return np.array(rows, np.int64).reshape(k * n, n)
 
 
+def _spawn_key(deal: int, row: np.ndarray, seat: int, k: int) -> tuple[int, ...]:
+    """The spawn key of the generator `play_paired_deals` gives the agent at `seat` of line-up `row` (entrants:
+    the k focal agents, then the opponents) in deal `deal`: a focal agent's by its seat, an opponent's by the
+    focal seat and its own."""
+    if row[seat] < k:
+        return (_FOCAL, deal, seat)
+    return (_OPPONENT, deal, int(np.flatnonzero(row < k)[0]), seat)
+
+
 def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int = 2, team: bool = False,
                          decks: tuple[tuple[int, ...], ...] | None = None, max_turns: int | None = None
                          ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -190,7 +207,12 @@ def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int =
     focal agents, then the opponents, games cut at `max_turns` moves) from the same deals
     (`evaluate.tournament.deal_keys`)."""
     n = game.num_players
-    returns, winners, turns = play(deal_keys(game, seed, deals, decks), paired_seatings(n, k, team))
+    seatings = paired_seatings(n, k, team)
+    streams = None
+    if getattr(play, "sampled", False):  # a sampling network's moves follow from its Python generator's spawn key
+        tags = [_spawn_key(d, row, s, k) for d in deals for row in seatings for s in range(n)]
+        streams = seat_streams(seed, tags).reshape(len(deals), len(seatings), n)
+    returns, winners, turns = play(deal_keys(game, seed, deals, decks), seatings, streams)
     limited = at_move_limit(turns, max_turns)
     seats = np.arange(n)
     out = []
@@ -332,8 +354,9 @@ def run_paired_many(
     decks = check_decks(game_name, game, decks, games)
     spec = PairedSpec(game_name, tuple(options.items()), tuple(ids), tuple(opp_ids), team, seed, max_turns,
                       uuid.uuid4().hex, decks)
-    _agents_for(spec)  # a bad agent id fails here, before any task starts
-    play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend)
+    _, focal, opponents = _agents_for(spec)  # a bad agent id fails here, before any task starts
+    play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend,
+                           [copies[0] for copies in focal] + list(opponents))
     backend = backend if backend is not None else LocalBackend()
     try:
         if play is None:

@@ -27,12 +27,18 @@ deals: the result is then marked `partial`.
 
 Engines: a game may declare a compiled whole-game runner (`GameSpec.compiled_games`). With
 `engine="auto"` (default) a tournament plays on it when every entrant has a deterministic compiled
-kernel, the backend is this process and no `max_turns` is set; otherwise in Python, one move at a
-time through the agents' `act`. Both engines play the same deals (deal d's generator comes from
-(seed, d) as above: the Python engine starts from `game.initial_state` of it, the kernel replays the deal
+kernel or is a saved network the runner seats (`learned:`, `ppo:`, shipped ids such as `lama/ppo`:
+`agents.vector.seat_policy`), the backend is this process and the runner plays the options and move
+limit; otherwise in Python, one move at a time through the agents' `act`. A network is played on the
+same compiled game loop, paused where it is to move: one forward for every table where it is to move
+(`agents.vector.play_paused`), greedy or sampled as the agent plays. A sampling network draws, at seat s
+of rotation r of deal d, from a stream keyed by its Python generator's own spawn key there
+(`seat_streams`): its games follow from the deal alone, another sample of the same distribution as the
+Python engine's (a paired test in `tests/evaluate/test_learned_engines.py`). Both engines play the same deals
+(deal d's generator comes from (seed, d) as above: the Python engine starts from `game.initial_state` of it, the kernel replays the deal
 from `game.deal_key` of it, what `initial_state` draws) and, for deterministic entrants, the same games, so the
-result is the same apart from its `engine` field. An entrant that draws random moves (`random`) is
-always played in Python: a compiled stream would be another sample, not the same games.
+result is the same apart from its `engine` field. The uniformly random agent (`random`) is always played in
+Python.
 `engine="python"` or `"compiled"` forces a path (`"compiled"` with an entrant lacking a kernel raises
 `ValueError` naming it).
 
@@ -53,6 +59,7 @@ from __future__ import annotations
 import csv
 import functools
 import importlib
+import inspect
 import math
 import time
 import uuid
@@ -327,11 +334,13 @@ def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], 
 
 
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
-                    backend: Backend | None = None) -> Any:
-    """The game's compiled `play(keys, seatings)` for the entrants `ids` (`GameSpec.compiled_games`), or None
-    where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
-    an entrant has no deterministic kernel, the runner does not play these options (or cannot cut games at
-    `max_turns`: it raises `NoKernelError`), or the backend is not this process.
+                    backend: Backend | None = None, built: list[Any] | None = None) -> Any:
+    """The game's compiled `play(keys, seatings[, streams])` for the entrants `ids` (`GameSpec.compiled_games`), or
+    None where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
+    an entrant has neither a deterministic kernel nor a network the runner seats (`built`, the entrants' agents:
+    `agents.vector.seat_policy`), the runner does not play these options (or cannot cut games at `max_turns`: it
+    raises `NoKernelError`), or the backend is not this process. `play.sampled` says whether a seated network
+    samples its moves (then `play` takes `streams`, `seat_streams`).
 
     Raises:
         ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why: the entrant without
@@ -357,21 +366,58 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
         return None
     module, _, attr = where.partition(":")
     runner = getattr(importlib.import_module(module), attr)
+    policies = _seat_policies(ids, built) if "policies" in inspect.signature(runner).parameters else None
     try:
-        return runner(game, ids, max_turns)
+        play = runner(game, ids, max_turns, policies=policies) if policies else runner(game, ids, max_turns)
     except NoKernelError:
         if forced:
             raise
         return None
+    return CompiledPlay(play, any(p is not None and p.sample for p in policies or ()))
+
+
+class CompiledPlay:
+    """A compiled runner's `play(keys, seatings)`; `sampled`: a seated network samples its moves, and `play` takes
+    the keys of its streams too (`streams`, uint64 (deals, rows, n): one per game and seat, `seat_streams`)."""
+
+    def __init__(self, play: Any, sampled: bool):
+        self.play, self.sampled = play, bool(sampled)
+
+    def __call__(self, keys: Any, seatings: Any, streams: Any = None) -> Any:
+        return self.play(keys, seatings, streams) if self.sampled else self.play(keys, seatings)
+
+
+def _seat_policies(ids: list[str], built: list[Any] | None) -> list[Any] | None:
+    """Each entrant's network as an `agents.vector.SeatPolicy` (None for an entrant without one); None: none has."""
+    if built is None:
+        return None
+    from agents.vector import seat_policy
+
+    out = [seat_policy(agent, agent_id) for agent, agent_id in zip(built, ids)]
+    return out if any(p is not None for p in out) else None
+
+
+def seat_streams(seed: int, tags: list[tuple[int, ...]]) -> np.ndarray:
+    """uint64 keys of the SplitMix64 streams a seated network samples from (`agents.vector.gumbel_noise`), one per
+    spawn key of `tags` under the root `seed`: the Python engine's agent generator of the same game and seat has
+    the same spawn key, so both engines' draws follow from the deal alone (another sample of the same
+    distribution)."""
+    return np.array([np.random.SeedSequence(seed, spawn_key=t).generate_state(1, np.uint64)[0] for t in tags],
+                    np.uint64)
 
 
 def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
                   decks: tuple[tuple[int, ...], ...] | None = None) -> list[DealFigures]:
-    """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play`: the same
-    deals (`deal_keys`) and the same seating (entrant e at seat (e + r) mod n in rotation r)."""
+    """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play` (`CompiledPlay`):
+    the same deals (`deal_keys`) and the same seating (entrant e at seat (e + r) mod n in rotation r); a sampling
+    network's moves at seat s of rotation r follow from the spawn key of its entrant's Python generator there."""
     n = game.num_players
     seatings = np.array([[(seat - r) % n for seat in range(n)] for r in range(rotations)], np.int64)
-    returns, winners, turns = play(deal_keys(game, seed, deals, decks), seatings)
+    streams = None
+    if getattr(play, "sampled", False):
+        tags = [(_AGENT, d, r, int(seatings[r, s])) for d in deals for r in range(rotations) for s in range(n)]
+        streams = seat_streams(seed, tags).reshape(len(deals), rotations, n)
+    returns, winners, turns = play(deal_keys(game, seed, deals, decks), seatings, streams)
     # by seat -> by entrant: entrant e sat at seat (e + r) mod n in rotation r
     by_entrant = (np.arange(rotations)[:, None] + np.arange(n)[None, :]) % n
     rows = np.arange(rotations)[:, None]
@@ -455,8 +501,8 @@ def run_tournament(
     decks = check_decks(game_name, game, decks, start + planned)
     spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex,
                           decks, bool(timing))
-    seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
-    play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend)
+    _, built = seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
+    play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend, built)
     backend = backend if backend is not None else LocalBackend()
     from tqdm import tqdm
 

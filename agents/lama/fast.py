@@ -18,7 +18,8 @@ from agents.lama.strategies import DEFAULT, RETUNED, TUNED
 from envs.core import kernels
 from envs.core.game import IllegalActionError
 from envs.lama import fast as engine
-from envs.lama.rules import DRAW, LLAMA, QUIT, Config
+from envs.lama.encoding import LamaEncoder
+from envs.lama.rules import DRAW, LLAMA, NUM_ACTIONS, QUIT, Config, LamaGame
 
 FIRST, SECOND, THIRD = 1, 2, 3
 #: The registered agents `decide` plays, by id: (strategy code, strategy-3 parameters).
@@ -226,7 +227,7 @@ def pimc_rollouts(keys, codes, params, switches, seat, hand, sizes, active, unse
 
 __all__ = ["FIRST", "KERNEL_IDS", "SECOND", "STRATEGY_CODES", "THIRD", "VECTOR_KERNELS", "Results", "decide",
            "determinize", "opponent_kernel", "pimc_rollouts",
-           "play_games", "play_on_states", "tournament_games", "win_share"]
+           "play_games", "play_on_states", "play_seated", "tournament_games", "win_share"]
 
 
 # --- the vector env's opponents: `decide` compiled into the engine's vector kernels ------------------------------
@@ -269,41 +270,137 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 
 
 # --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
-def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None):
+def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None,
+                     policies: list | None = None):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
-    function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deal seed of `keys`
-    (`LamaGame.deal_key`: the game `LamaGame.deal(key)`) once per row of `seatings` (rows, n: the entrant at each
-    seat) with `play_games`, each cut after `max_turns` moves where given, game for game what the entrants' Python
-    agents play.
+    function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deal seed
+    of `keys` (`LamaGame.deal_key`: the game `LamaGame.deal(key)`) once per row of `seatings` (rows, n: the entrant
+    at each seat), each cut after `max_turns` moves where given, game for game what the entrants' Python agents
+    play. Strategy entrants decide by their kernel (`play_games`); an entrant with `policies[e]` (an
+    `agents.vector.SeatPolicy`: a saved network) is played on the same compiled loop paused at its seats
+    (`play_seated`), one forward for every table where it is to move; a sampling one draws from `streams`
+    (uint64 (deals, rows, n): a key per game and seat).
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel (`random` has one, but it draws from another stream
-            than the Python agent: the tournament plays it in Python).
+        NoKernelError: an entrant without a deterministic kernel and no policy (`random` has one, but it draws from
+            another stream than the Python agent: the tournament plays it in Python).
     """
     from envs.core.spec import NoKernelError
 
     allowed = tuple(k for k in KERNEL_IDS if k != "random")
+    policies = list(policies) if policies is not None else [None] * len(ids)
     codes, params = [], []
-    for agent_id in ids:
+    for agent_id, policy in zip(ids, policies):
         try:
-            kernel = opponent_kernel(agent_id) if isinstance(agent_id, str) else None
+            kernel = opponent_kernel(agent_id) if isinstance(agent_id, str) and policy is None else None
         except ValueError:
             kernel = None  # an id outside the strategies' grammar (a learned agent, a search)
+        if policy is not None:
+            codes.append(engine.PAUSE_CODE)
+            params.append((0.0,) * 4)
+            continue
         if kernel is None or kernel.code not in (FIRST, SECOND, THIRD):
             raise NoKernelError(agent_id, allowed)
         codes.append(kernel.code)
         params.append(kernel.params if len(kernel.params) == 4 else (0.0,) * 4)
     codes_e, params_e = np.array(codes, np.int64), np.array(params, np.float64)
     config = game.config
+    seated = any(p is not None for p in policies)
 
-    def play(keys: list[int], seatings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def play(keys: list[int], seatings: np.ndarray, streams: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         seatings = np.asarray(seatings, np.int64)
         rot, n = seatings.shape
         seeds = np.repeat(np.array(keys, np.uint64), rot)
         d = len(keys)
-        res = play_games(config, seeds, np.tile(codes_e[seatings], (d, 1)), np.tile(params_e[seatings], (d, 1, 1)),
-                         max_turns)
+        codes_g, params_g = np.tile(codes_e[seatings], (d, 1)), np.tile(params_e[seatings], (d, 1, 1))
+        if seated:
+            players = np.tile(np.where(codes_e[seatings] == engine.PAUSE_CODE, seatings, -1), (d, 1))
+            res = play_seated(config, seeds, codes_g, params_g, players, policies,
+                              None if streams is None else np.asarray(streams, np.uint64).reshape(d * rot, n),
+                              max_turns)
+        else:
+            res = play_games(config, seeds, codes_g, params_g, max_turns)
         return (res.returns(config).reshape(d, rot, n), res.wins.astype(bool).reshape(d, rot, n),
                 res.steps.reshape(d, rot))
 
     return play
+
+
+@numba.njit(cache=True)
+def _deal_tables(T, seeds):
+    """Table r: the start of the game of deal seed `seeds[r]` (as `engine.play_game` starts it)."""
+    for r in range(seeds.shape[0]):
+        T.seed[r] = seeds[r]
+        for i in range(T.totals.shape[1]):
+            T.totals[r, i] = 0
+            T.won[r, i] = 0
+        for v in range(7):
+            T.stock[r, v] = 8
+        T.ndraw[r] = engine.deal(seeds[r], 0, T.cards, T.disc[r], T.hands[r], T.sizes[r], T.active[r], T.draw[r])
+        T.nd[r] = 1
+        T.rnd[r] = 0
+        T.resh[r] = 0
+        T.cur[r] = 0
+        T.over[r] = False
+        T.turns[r] = 0
+
+
+@numba.njit(cache=True)
+def _advance_tables(T, rows, firsts, switches, max_turns, status, bad):
+    """`engine.run_row` at tables `rows` (the strategies' `decide` at their seats), `firsts[k]` the move of the
+    seat to move (-1: none); `status[k]` why it stopped, `bad[k]` a refused move."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        budget = max_turns - T.turns[r] if max_turns > 0 else -1
+        status[k], bad[k], _ = engine.run_row(decide, T, r, switches, firsts[k], budget)
+
+
+def play_seated(config: Config, seeds: np.ndarray, codes: np.ndarray, params: np.ndarray, players: np.ndarray,
+                policies: list, streams: np.ndarray | None = None, max_turns: int | None = None) -> Results:
+    """`play_games` with some seats played by saved policies (`agents.vector.play_paused`): game g's seat s is
+    played by `policies[players[g, s]]` where that is >= 0 (its code `engine.PAUSE_CODE`), else by its
+    strategy code. The same compiled game loop (`envs.lama.fast.advance`) and observations (`observe_row`, the
+    encoder's bit for bit) as the vector env.
+
+    Raises:
+        IllegalActionError: a move the rules forbid (by a strategy kernel or a policy).
+        RuntimeError: a game past `MAX_STEPS` moves.
+    """
+    from agents.vector import play_paused
+
+    g, n = codes.shape
+    T = engine.new_tables(g, n, 4)
+    T.codes[:] = codes
+    T.params[:] = params
+    _deal_tables(T, np.asarray(seeds, np.uint64))
+    switches = engine.config_codes(config)
+    limit = -1 if max_turns is None else int(max_turns)
+    target = float(config.target_points)
+    cut = np.zeros(g, np.bool_)
+    width = LamaEncoder(LamaGame(config)).observation_space.shape[0]
+
+    def advance(rows: np.ndarray, firsts: np.ndarray) -> np.ndarray:
+        status, bad = np.zeros(rows.size, np.int64), np.zeros(rows.size, np.int64)
+        _advance_tables(T, rows, firsts, switches, limit, status, bad)
+        if (status == engine.STOP_ILLEGAL).any():
+            k = int(np.flatnonzero(status == engine.STOP_ILLEGAL)[0])
+            raise IllegalActionError(int(bad[k]), int(T.cur[rows[k]]), f"in the game of seed {int(seeds[rows[k]])}")
+        if (status == engine.STOP_STEPS).any():
+            raise RuntimeError(f"a game exceeded {engine.MAX_STEPS} steps; a move limit (max_turns) cuts such games")
+        paused = status == engine.STOP_SEAT
+        if limit > 0:  # a policy's turn after the limit is not asked for: the game is cut there, as `play_game` cuts
+            late = paused & (T.turns[rows] >= limit)
+            paused &= ~late
+            cut[rows[late]] = True
+        cut[rows[status == engine.STOP_BUDGET]] = True
+        return paused
+
+    def inputs(rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros((rows.size, width), np.float32)
+        mask = np.zeros((rows.size, NUM_ACTIONS), np.int8)
+        engine.inputs_rows(T, rows, seats, switches, target, obs, mask)
+        return obs, mask.view(np.bool_)
+
+    play_paused(advance, inputs, lambda rows: T.cur[rows], players, policies, streams)
+    return Results(T.totals.copy(), T.won.copy(), T.rnd + 1, T.turns.copy(), codes, cut)

@@ -1,0 +1,116 @@
+"""Saved policies on the compiled engines: a tournament or paired run seats a learned entrant as a batch policy on
+the game's compiled loop (`agents.vector.play_paused`), with the same deals and seats as the Python engine. A greedy
+policy plays the same games on both engines; a sampled one draws from streams of the deal's own spawn keys, another
+sample of the same distribution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluate.stats import mean_interval
+from evaluate.tournament import run_tournament
+
+
+def _both(**case):
+    py = run_tournament(**case, progress=False, engine="python").to_dict()
+    cc = run_tournament(**case, progress=False, engine="compiled").to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    return py, cc
+
+
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["lama/ppo", "lama/first", "lama/first", "lama/first"], games=120, seed=3),
+    # two networks and two strategies, a move limit inside some games
+    dict(agent_ids=["lama/learned", "lama/third-retuned", "lama/ppo", "lama/second"], games=80, seed=5, max_turns=150),
+    dict(agent_ids=["lama/ppo-seed2022", "lama/third-retuned", "lama/first", "lama/first"], games=40, seed=1,
+         options={"rules": "seed2022"}, seating="fixed"),
+], ids=["ppo+first*3", "two-networks-cut", "seed2022-fixed"])
+def test_a_greedy_network_plays_the_python_games_on_the_compiled_engine(case):
+    py, cc = _both(game_name="lama", **case)
+    assert cc == py  # every figure, game for game
+    if "max_turns" in case:
+        assert 0 < py["at_move_limit"] < case["games"]
+
+
+def test_auto_seats_a_network_on_the_compiled_engine():
+    assert run_tournament("lama", ["lama/ppo", "lama/first", "lama/first", "lama/first"], games=8,
+                          progress=False).engine == "compiled"
+    assert run_tournament("lama", ["lama/ppo", "random", "lama/first", "lama/first"], games=8,
+                          progress=False).engine == "python"  # a random entrant still plays in Python
+
+
+def test_paired_greedy_network_gives_the_python_figures():
+    from evaluate.paired import run_paired
+
+    case = dict(game_name="lama", a_id="lama/ppo", b_id="lama/first", against="lama/first", games=12, seed=2)
+    py = run_paired(**case, engine="python").to_dict()
+    result = run_paired(**case)
+    assert result.engine == "compiled"
+    cc = result.to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    assert cc == py
+
+
+def _deal_means(result, entrant: int) -> np.ndarray:
+    """Per deal: the entrant's score averaged over the deal's rotations (from the records' winners)."""
+    wins = np.zeros(result.deals)
+    for rec in result.records:
+        wins[rec.deal] += entrant in rec.winners
+    return wins / (result.games / result.deals)
+
+
+def test_a_sampled_network_draws_the_same_distribution_on_both_engines():
+    """`lama/ppo-sb3` samples its moves. Paired by deal, the win shares on the two engines differ by an amount whose
+    99.9% interval holds 0; and the sample is a sample: the compiled games are not the greedy policy's."""
+    ids = ["lama/ppo-sb3", "lama/first", "lama/first", "lama/first"]
+    case = dict(games=400, seed=7, progress=False, records=True)
+    py = run_tournament("lama", ids, engine="python", **case)
+    cc = run_tournament("lama", ids, engine="compiled", **case)
+    assert cc.engine == "compiled" and py.engine == "python"
+    diff = _deal_means(cc, 0) - _deal_means(py, 0)
+    mean, lo, hi = mean_interval(diff)
+    half = (hi - lo) / 2 * 3.29 / 1.96
+    assert mean - half < 0 < mean + half, (mean, half)
+    assert abs(cc.mean_turns - py.mean_turns) < 0.1 * py.mean_turns
+    greedy = run_tournament("lama", ["learned:agents/pretrained/lama-ppo-sb3?greedy", *ids[1:]], engine="compiled",
+                            **case)
+    assert [r.moves for r in greedy.records] != [r.moves for r in cc.records]
+
+
+def test_a_sampled_deal_replays_alone():
+    """Deal 5 of a sampled run, played by itself (`start_deal`), is the same four games as in the whole run."""
+    ids = ["lama/ppo-sb3", "lama/first", "lama/first", "lama/first"]
+    whole = run_tournament("lama", ids, games=40, seed=4, progress=False, records=True, engine="compiled")
+    alone = run_tournament("lama", ids, games=4, seed=4, progress=False, records=True, engine="compiled",
+                           start_deal=5)
+    assert [r for r in whole.records if r.deal == 5] == alone.records
+
+
+def test_seat_sampling_draws_the_policy_probabilities():
+    """Gumbel-max over `gumbel_noise` of many streams picks each legal action as often as the policy's softmax."""
+    import envs
+    from agents.learned import LearnedAgent, load_student
+    from agents.vector import gumbel_noise, masked_logits, seat_policy
+
+    game = envs.make_game("lama")
+    student = load_student("agents/pretrained/lama-ppo-sb3", game)
+    policy = seat_policy(LearnedAgent(student, np.random.default_rng(0), sample=True))
+    state, rng = game.initial_state(np.random.default_rng(0)), np.random.default_rng(1)
+    while True:  # the first decision with a real choice between legal moves
+        view, mask = game.view(state, game.current_player(state)), np.asarray(game.legal_mask(state), bool)
+        p = student.probs(view, mask.astype(np.int8))
+        if (p > 0.1).sum() >= 2:
+            break
+        state = game.apply(state, int(rng.choice(np.flatnonzero(mask))))
+    assert policy.sample
+    obs = np.asarray(student.encoder.encode(view), np.float32)[None]
+    draws = 40_000
+    keys = np.arange(1, draws + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    logits = np.repeat(policy.logits(obs, mask[None]), draws, axis=0)
+    picks = (logits + gumbel_noise(keys, np.zeros(draws, np.uint64), logits.shape[1])).argmax(axis=1)
+    freq = np.bincount(picks, minlength=len(p)) / draws
+    assert np.all(freq[~mask] == 0)
+    assert np.all(np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / draws) + 1e-9), (freq, p)
+    assert np.allclose(masked_logits(lambda o, m: student.net(o, m.float())[0], obs, mask[None]),
+                       policy.logits(obs, mask[None]))
