@@ -24,13 +24,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from types import ModuleType
 
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
 from evaluate.cli import Parser, check_outputs, fail, positive_int
+from evaluate.jsonio import atomic_path
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
@@ -117,8 +120,30 @@ def _check_engine(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         raise ValueError(f"--engine applies to tournaments and --paired; {other} plays its own way: drop --engine")
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises `KeyboardInterrupt`, so that a stop by `kill` (a batch system's time
+    limit, `timeout`, a container's stop) keeps the finished deals exactly as Ctrl-C does."""
+
+
+#: The signal that stopped this command, once one has (SIGINT or SIGTERM), for its last line and exit status.
+_STOP: list[int] = []
+
+
+def _on_stop(signum: int, _frame: object) -> None:
+    _STOP.append(signum)
+    raise Stopped() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _stop_status() -> tuple[str, int]:
+    """How the last line names the stop and the exit status: 130 after Ctrl-C, 143 (128 + 15) after SIGTERM."""
+    if _STOP and _STOP[-1] == signal.SIGTERM:
+        return "stopped by SIGTERM", 128 + signal.SIGTERM
+    return "interrupted", 130
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: usage errors are one line and exit 2; Ctrl-C one line and exit 130."""
+    """Entry point: usage errors are one line and exit 2; Ctrl-C one line and exit 130, SIGTERM one line and exit
+    143, a tournament's finished deals kept either way (written as a partial result to --json / --csv)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["play"]:
         from evaluate.play import main as play_main
@@ -127,12 +152,27 @@ def main(argv: list[str] | None = None) -> int:
     game = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(game)
     args = parser.parse_args(argv)
+    _STOP.clear()
+    # SIGTERM as Ctrl-C, unless whoever started us chose to ignore it (a handler of theirs is theirs to keep);
+    # handlers can only be set from the main thread (a caller running main elsewhere keeps its own)
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGTERM) if main_thread else None
+    if before is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_stop)
+    if main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_stop)
     try:
         return _run(parser, args)
     except ValueError as e:
         parser.error(str(e))
     except KeyboardInterrupt:
-        return fail("interrupted", parser.prog, 130)
+        word, status = _stop_status()
+        return fail(word, parser.prog, status)
+    finally:
+        if before is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if main_thread and signal.getsignal(signal.SIGINT) is _on_stop:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def named_agents(args: argparse.Namespace) -> list[str]:
@@ -164,7 +204,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return 0
     if args.game not in envs.available_games():
         raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    check_outputs(args)  # every output path, before any game is played
+    check_outputs(args, parser)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
     args.options = apply_agent_options(args.game, named_agents(args), args.options)
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
@@ -192,14 +232,17 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         )
     print(format_table(result))
     if args.json:
-        write_json(result, args.json)
+        write_json(result, args.json)  # atomically, into a regular file only (evaluate.jsonio)
         print(f"wrote {args.json}")
     if args.csv:
-        write_csv(result, args.csv)
+        with atomic_path(args.csv) as tmp:
+            write_csv(result, tmp)
         print(f"wrote {args.csv}")
     if result.partial:
-        return fail(f"interrupted after {result.deals} of {result.planned_deals} deals"
-                    + (f"; partial results in {args.json}" if args.json else ""), "python -m evaluate", 130)
+        word, status = _stop_status()
+        kept = " and ".join(p for p in (args.json, args.csv) if p)
+        return fail(f"{word} after {result.deals} of {result.planned_deals} deals"
+                    + (f"; partial results in {kept}" if kept else ""), "python -m evaluate", status)
     return 0
 
 

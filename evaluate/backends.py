@@ -16,17 +16,43 @@ index and value and chains the original exception.
 On a cluster (`ray start --head` on one machine, `ray start --address HEAD:6379` on the
 others), pass `address="HEAD:6379"` (or `"auto"` on a cluster node); every node needs the
 project installed. Without an address a private local Ray instance is started with
-`num_cpus` workers (default: every core) and shut down by `close()`.
+`num_cpus` workers (default: every core) and shut down by `close()`. A `HOST:PORT` address is
+tried first with a plain TCP connection (`CONNECT_TIMEOUT_S`): Ray's own connect retries for
+minutes against a closed port, so nothing answering there is one `ValueError` line instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 #: The backend names `get_backend` accepts.
 BACKENDS = ("local", "ray")
+#: Seconds to wait for a Ray cluster's address to accept a connection before giving up.
+CONNECT_TIMEOUT_S = 10.0
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Refuse a Ray `address` (`HOST:PORT`, `ray://HOST:PORT`; `auto` is left to Ray) that is malformed or where
+    nothing accepts a TCP connection within `timeout` seconds.
+
+    Raises:
+        ValueError: one line naming the address and why.
+    """
+    if address == "auto":
+        return
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--address must be HOST:PORT (e.g. head-node:6379) or auto, got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as e:
+        why = e.strerror or str(e) or type(e).__name__
+        raise ValueError(f"no Ray cluster answers at --address {address} ({why}; waited up to {timeout:g} s): start "
+                         "one with `ray start --head` or drop --address") from None
 
 class TaskError(RuntimeError):
     """An item's job raised: names the item (index and value); `__cause__` is the job's exception."""
@@ -116,6 +142,8 @@ class RayBackend:
             raise ValueError("the ray backend needs Ray: pip install -e '.[ray]'") from e
         self._ray = ray
         self._owned = False
+        if address is not None and not ray.is_initialized():
+            check_address(address)
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
             if address is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import tempfile
 from typing import NoReturn
@@ -63,7 +64,10 @@ def output_problem(path: str, kind: str = "file") -> str | None:
 
     Tried, not guessed from permission bits (which say yes to root everywhere, /proc included): an existing
     file is opened for appending (its content untouched), an existing folder and otherwise the nearest
-    existing folder above the path get a probe file made and removed. Nothing else is created."""
+    existing folder above the path get a probe file made and removed. Nothing else is created. A file path
+    must be absent or a regular file (links resolved): a device, FIFO or socket is refused from `os.stat`
+    alone, never opened (a FIFO's open would block), since results are written by renaming a new file
+    over the path (`evaluate.jsonio.atomic_path`)."""
     if not isinstance(path, str) or not path.strip():
         return "an empty path"
     if os.path.isdir(path) and kind == "file":
@@ -71,6 +75,12 @@ def output_problem(path: str, kind: str = "file") -> str | None:
     if os.path.exists(path) and not os.path.isdir(path):
         if kind == "folder":
             return "it exists and is not a folder"
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            what = next((name for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character "
+                         "device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")) if test(mode)),
+                        "not a regular file")
+            return f"it is {what}; results go to regular files only"
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
         except OSError as e:
@@ -90,15 +100,27 @@ def output_problem(path: str, kind: str = "file") -> str | None:
     return None
 
 
-def check_outputs(args: argparse.Namespace) -> None:
-    """Check every output path `args` holds (the dests in `OUTPUT_FLAGS`) before any work starts.
+def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> None:
+    """Check every output path `args` holds (the dests in `OUTPUT_FLAGS`) before any work starts: each can be
+    written (`output_problem`), and no two file flags name the same file (links resolved), which would silently
+    overwrite one result with another. With `parser`, an empty value (`--json=`) is refused unless "" is that
+    flag's default (a command's "not given"); without it an empty value counts as not given.
 
     Raises:
         ValueError: one line naming the flag, the path and the reason (the commands print it and exit 2).
     """
+    seen: dict[str, str] = {}
     for dest, kind in OUTPUT_FLAGS.items():
         path = getattr(args, dest, None)
-        if path:
-            problem = output_problem(path, kind)
-            if problem is not None:
-                raise ValueError(f"--{dest.replace('_', '-')} {path!r} cannot be written: {problem}")
+        if path is None or (path == "" and (parser is None or parser.get_default(dest) == "")):
+            continue
+        flag = f"--{dest.replace('_', '-')}"
+        problem = output_problem(path, kind)
+        if problem is not None:
+            raise ValueError(f"{flag} {path!r} cannot be written: {problem}")
+        if kind == "file":
+            real = os.path.realpath(path)
+            if real in seen:
+                raise ValueError(f"{flag} {path!r} cannot be written: it is the file {seen[real]} writes; give each "
+                                 "its own path")
+            seen[real] = f"{flag} {path!r}"

@@ -208,3 +208,39 @@ def test_ctrl_c_on_ray_writes_partial_json(tmp_path, interruptible):
     d = json.loads(path.read_text())
     assert d["partial"] is True and d["planned_deals"] == 1000000 and 0 < d["deals"] < 1000000
     assert d["deals"] % 1000 == 0 and d["games"] == 4 * d["deals"]  # whole blocks only
+
+
+def _closed_port() -> int:
+    """A local TCP port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_address_nothing_answers_at_is_refused_in_seconds(capsys):
+    """Ray's own connect retries for minutes against a closed port; the probe answers at once, in one line."""
+    import socket
+    import time
+
+    from evaluate.__main__ import main
+
+    port = _closed_port()
+    with pytest.raises(ValueError, match=f"no Ray cluster answers at --address 127.0.0.1:{port} \\(Connection refused"):
+        backends.check_address(f"127.0.0.1:{port}")
+    for bad in ("nonsense", "head:", ":6379", "head:99999"):
+        with pytest.raises(ValueError, match="--address must be HOST:PORT"):
+            backends.check_address(bad)
+    with socket.socket() as listening:  # something answers: the probe lets Ray take over
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        backends.check_address(f"127.0.0.1:{listening.getsockname()[1]}")
+        backends.check_address(f"ray://127.0.0.1:{listening.getsockname()[1]}")
+    assert not ray.is_initialized()
+    start = time.monotonic()
+    with pytest.raises(SystemExit) as e:
+        main(["simple_poker", "--games", "10", "--backend", "ray", "--address", f"127.0.0.1:{port}"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and len(err.strip().splitlines()) == 1 and "no Ray cluster answers" in err, err
+    assert time.monotonic() - start < 30 and not ray.is_initialized()

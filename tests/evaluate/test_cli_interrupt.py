@@ -137,3 +137,23 @@ def test_ctrl_c_writes_partial_json(tmp_path, interruptible):
 
 if __name__ == "__main__":
     regenerate()
+
+
+@pytest.mark.slow
+def test_sigterm_writes_partial_json_and_csv(tmp_path, interruptible):
+    """`kill` (a batch system's time limit) keeps the finished deals as Ctrl-C does: JSON marked partial, the CSV
+    of the same games, one line saying so, exit 143 (128 + SIGTERM)."""
+    path, table = tmp_path / "r.json", tmp_path / "out" / "r.csv"
+    proc = interruptible([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
+                          "2000000", "--no-progress", "--json", str(path), "--csv", str(table)])
+    time.sleep(15)  # imports, then well into the tournament
+    assert proc.poll() is None
+    os.kill(proc.pid, signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "stopped by SIGTERM after" in err and f"partial results in {path} and {table}" in err
+    d = json.loads(path.read_text())
+    assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 500000 and d["games"] == 4 * d["deals"]
+    rows = table.read_text().splitlines()
+    assert rows[1].split(",")[4] == str(d["games"])  # the CSV holds the same games as the JSON
+    assert sorted(os.listdir(tmp_path)) == ["out", "r.json"] and os.listdir(tmp_path / "out") == ["r.csv"]
