@@ -16,7 +16,6 @@ excerpts of them (their rand / greedy_rand / minimax cells).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -25,6 +24,7 @@ import numpy as np
 from scipy.stats import chi2_contingency
 
 from agents.primi_composti import fast as strategies
+from envs.core.files import InputFileError, read_json
 from envs.primi_composti import fast
 from evaluate import backends
 from evaluate.cli import positive_int
@@ -298,11 +298,10 @@ def run(args: argparse.Namespace) -> bool:
 
         parts = []
         for path in args.merge_solves:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    parts.append(json.load(f))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise ValueError(f"--merge-solves: cannot read {path!r} as JSON ({e})") from None
+            try:  # a regular file only, within a size cap, strict JSON
+                parts.append(read_json(path))
+            except InputFileError as e:
+                raise ValueError(f"--merge-solves: {e}") from None
             if not isinstance(parts[-1], dict):
                 raise ValueError(f"--merge-solves: {path!r} is not a --solve-deals --json result (not a JSON object)")
         try:
