@@ -96,7 +96,17 @@ def read_bytes(path: str | os.PathLike, limit: int, what: str = "file") -> bytes
         if not stat.S_ISREG(again.st_mode):  # replaced between the check and the open
             raise InputFileError(f"{what} {name!r} is {_kind(again.st_mode)}, not a regular file; refused")
         try:
-            data = f.read(limit + 1)
+            # its size and one byte more (a read of the whole cap at once would allocate the cap); more than its
+            # size came: it grows, or reports no size (as /proc's files do): read on, to one byte past the cap
+            chunks = [f.read(min(again.st_size, limit) + 1)]
+            total = len(chunks[0])
+            while again.st_size < total <= limit:
+                chunk = f.read(min(2**20, limit + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+            data = b"".join(chunks)
         except OSError as e:
             raise InputFileError(f"{what} {name!r} cannot be read ({e.strerror})") from None
     if len(data) > limit:
