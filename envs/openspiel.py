@@ -3,6 +3,7 @@
     import pyspiel
     import envs.openspiel                      # registers the games below
     game = pyspiel.load_game("tabletop_simple_poker(n=3)")
+    lama = pyspiel.load_game("tabletop_lama(players=3)")
 
 Each exported game is registered as `tabletop_<game>` with the game's `Config`
 fields as parameters (their defaults are OpenSpiel's; an option whose default is
@@ -28,16 +29,22 @@ Exported:
   each turn's deal re-ordered by chance (`RoboRallyChance`); observations only.
 
 `load(name)` is `pyspiel.load_game` that first says, in one line, which names
-exist when `name` is not ours; `policy_table(policy)` reads an OpenSpiel tabular
-policy into a `{information-state string: probabilities}` table that
-`agents.openspiel.PolicyTableAgent` plays in our tournaments.
+exist when `name` is not ours; `policy_table(policy)` reads an OpenSpiel policy (tabular, or any
+solver's through OpenSpiel's `to_tabular`, MCCFR's `AveragePolicy` included) into a
+`{information-state string: probabilities}` table that `agents.openspiel.PolicyTableAgent`
+plays in our tournaments.
+
+OpenSpiel's conventions hold: the player count is the parameter `players` (where it is an option;
+`options_of` gives it back under the game's own name), `state.history()` is pyspiel's action
+history, and games and states pickle (each game's class is defined here by name, `SimplePokerGame`
+...), so OpenSpiel's own game checks (`games_sim_test`, the api test, `generate_playthrough`) run on them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -72,6 +79,7 @@ class ChanceModel:
     simultaneous = False  # every programming round is one OpenSpiel simultaneous node
     terminal_rewards = False  # True: the returns are 0 until the game ends
     players: tuple[int, int] | None = None  # the player-count range, where it is an option
+    players_option: str | None = None  # the Config field of the player count: OpenSpiel's parameter `players`
 
     def __init__(self, game: Any):
         self._game = game
@@ -198,6 +206,7 @@ class TheGameChance(DeckChance):
 
     utility = "identical"
     players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
+    players_option = "num_players"
 
     def __init__(self, game: Any):
         from envs.the_game.rules import HIGHEST, LOWEST
@@ -217,6 +226,7 @@ class PrimiCompostiChance(DeckChance):
 
     utility = "zero_sum"
     players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
+    players_option = "num_players"
 
     def __init__(self, game: Any):
         super().__init__(game, list(game.cards))
@@ -239,6 +249,7 @@ class LamaChance(ChanceModel):
     history_info_state = True
     utility = "general_sum"  # "win": 1 to each tied winner; "dense": minus the penalty points
     players = (2, 8)
+    players_option = "num_players"
 
     def __init__(self, game: Any):
         from envs.lama import rules
@@ -317,6 +328,7 @@ class RoboRallyChance(ChanceModel):
     simultaneous = True
     utility = "general_sum"  # +1 to the winner (none at max_turns); "progress" adds potential shaping
     players = (2, 8)
+    players_option = "num_robots"
 
     def __init__(self, game: Any):
         from envs.roborally.rules import NUM_CARDS
@@ -363,50 +375,72 @@ _UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "identical": pyspiel.
             "general_sum": pyspiel.GameType.Utility.GENERAL_SUM}
 
 
+#: OpenSpiel's name for the player-count parameter (`pyspiel.load_game("kuhn_poker(players=3)")`).
+PLAYERS = "players"
+
+
 def _parameters(game_id: str) -> tuple[dict[str, Any], dict[str, str]]:
     """The game's `Config` fields as OpenSpiel parameters (int, float, bool or str only) with their defaults, and
     the sentinel kind of each option whose default is None: a string option gets `PRESET`, an integer or boolean
-    one `UNSET` (booleans then take 0 / 1), both meaning "left to the preset"."""
+    one `UNSET` (booleans then take 0 / 1), both meaning "left to the preset". The player count is OpenSpiel's
+    `players`."""
     spec, unset = {}, {}
+    rename = {CHANCE_MODELS[game_id].players_option: PLAYERS}
     for f in dataclasses.fields(envs.config_class(game_id)):
         if not f.init:
             continue
+        name = rename.get(f.name, f.name)
         if isinstance(f.default, (bool, int, float, str)):
-            spec[f.name] = f.default
+            spec[name] = f.default
         elif f.default is None:
             kind = "str" if "Literal['" in str(f.type) else "int"
-            spec[f.name] = PRESET if kind == "str" else UNSET
-            unset[f.name] = "bool" if str(f.type).startswith("bool") else kind
+            spec[name] = PRESET if kind == "str" else UNSET
+            unset[name] = "bool" if str(f.type).startswith("bool") else kind
     return spec, unset
 
 
-def _options(params: dict[str, Any], unset: dict[str, str]) -> dict[str, Any]:
-    """OpenSpiel parameters as our options: the sentinels dropped (the preset decides), 0 / 1 as booleans."""
+def _options(game_id: str, params: dict[str, Any], unset: dict[str, str]) -> dict[str, Any]:
+    """OpenSpiel parameters as our options: the sentinels dropped (the preset decides), 0 / 1 as booleans,
+    `players` as the game's own player-count option."""
+    players_option = CHANCE_MODELS[game_id].players_option
     out = {}
     for key, value in params.items():
         kind = unset.get(key)
+        option = players_option if key == PLAYERS and players_option else key
         if kind is None:
-            out[key] = value
+            out[option] = value
         elif value != (PRESET if kind == "str" else UNSET):
             if kind == "bool" and value not in (0, 1):
                 raise ValueError(f"{key} must be 0 (false), 1 (true) or {UNSET} (the preset's), got {value!r}")
-            out[key] = bool(value) if kind == "bool" else value
+            out[option] = bool(value) if kind == "bool" else value
     return out
 
 
+def _engine(game_id: str, options: dict[str, Any]) -> Any:
+    """Our engine for `options`; a bad player count is told by OpenSpiel's name for it, `players`."""
+    players_option = CHANCE_MODELS[game_id].players_option
+    try:
+        return envs.make_game(game_id, **options)
+    except ValueError as e:
+        if players_option and str(e).startswith(f"{players_option} "):
+            raise ValueError(PLAYERS + str(e)[len(players_option):]) from None
+        raise
+
+
 def options_of(game: Any) -> dict[str, Any]:
-    """Our options (the env's keyword arguments) of an exported OpenSpiel game: its parameters less the sentinels."""
-    short = game.get_type().short_name
-    return _options(game.get_parameters(), _parameters(short[len(PREFIX):])[1])
+    """Our options (the env's keyword arguments) of an exported OpenSpiel game: its parameters less the sentinels,
+    `players` under the game's own name for it."""
+    game_id = game.get_type().short_name[len(PREFIX):]
+    return _options(game_id, game.get_parameters(), _parameters(game_id)[1])
 
 
-def _make_game_class(game_id: str) -> tuple[Any, type]:
-    """The OpenSpiel game type and `pyspiel.Game` subclass of `game_id`."""
+def _game_type(game_id: str) -> Any:
+    """The OpenSpiel game type of `game_id`."""
     chance_cls = CHANCE_MODELS[game_id]
-    defaults, unset = _parameters(game_id)
+    defaults, _ = _parameters(game_id)
     probe = envs.make_game(game_id)
     low_n, high_n = chance_cls.players or (probe.num_players, probe.num_players)
-    game_type = pyspiel.GameType(
+    return pyspiel.GameType(
         short_name=PREFIX + game_id,
         long_name=f"tabletop-rl {game_id}",
         dynamics=(pyspiel.GameType.Dynamics.SIMULTANEOUS if chance_cls.simultaneous
@@ -426,41 +460,81 @@ def _make_game_class(game_id: str) -> tuple[Any, type]:
         parameter_specification=defaults,
     )
 
-    class ExportedGame(pyspiel.Game):
-        """An engine of ours as an OpenSpiel game (see the module docstring)."""
 
-        def __init__(self, params: dict[str, Any] | None = None):
-            params = {**defaults, **(params or {})}
-            # ValueError on a bad option, from our Config (or from `_options` for a 0/1 option)
-            self.engine = envs.make_game(game_id, **_options(params, unset))
-            self.encoder = envs.make_encoder(game_id, self.engine)
-            self.chance = chance_cls(self.engine)
-            low, high = self.chance.utility_bounds
-            info = pyspiel.GameInfo(
-                num_distinct_actions=self.engine.num_actions,
-                max_chance_outcomes=self.chance.max_outcomes,
-                num_players=self.engine.num_players,
-                min_utility=float(low),
-                max_utility=float(high),
-                utility_sum=0.0 if chance_cls.utility == "zero_sum" else None,
-                max_game_length=self.chance.max_moves,
-            )
-            super().__init__(game_type, info, params)
+class ExportedGame(pyspiel.Game):
+    """An engine of ours as an OpenSpiel game (see the module docstring). One subclass per game, each defined in
+    this module by name (`SimplePokerGame`, ...), so that games pickle (pickle finds a class by its name)."""
 
-        def new_initial_state(self) -> ExportedState:
-            """The state before the deal."""
-            return ExportedState(self)
+    #: The game's id (`envs.<id>_v0`); set by each subclass.
+    game_id: ClassVar[str] = ""
 
-        def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> ViewObserver:
-            """Strings and tensors of a seat's view; for a history game's information state (perfect recall asked),
-            the seat's history string."""
-            if params:
-                raise ValueError(f"observation parameters are not supported; got {params}")
-            history = chance_cls.history_info_state and iig_obs_type is not None and iig_obs_type.perfect_recall
-            return ViewObserver(self, history=history)
+    def __init__(self, params: dict[str, Any] | None = None):
+        game_id = self.game_id
+        chance_cls = CHANCE_MODELS[game_id]
+        defaults, unset = _parameters(game_id)
+        params = {**defaults, **(params or {})}
+        # ValueError on a bad option, from our Config (or from `_options` for a 0/1 option)
+        self.engine = _engine(game_id, _options(game_id, params, unset))
+        self.encoder = envs.make_encoder(game_id, self.engine)
+        self.chance = chance_cls(self.engine)
+        low, high = self.chance.utility_bounds
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.engine.num_actions,
+            max_chance_outcomes=self.chance.max_outcomes,
+            num_players=self.engine.num_players,
+            min_utility=float(low),
+            max_utility=float(high),
+            utility_sum=0.0 if chance_cls.utility == "zero_sum" else None,
+            max_game_length=self.chance.max_moves,
+        )
+        super().__init__(GAME_TYPES[game_id], info, params)
 
-    ExportedGame.__name__ = ExportedGame.__qualname__ = f"{''.join(w.title() for w in game_id.split('_'))}Game"
-    return game_type, ExportedGame
+    def new_initial_state(self) -> ExportedState:
+        """The state before the deal."""
+        return ExportedState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> ViewObserver:
+        """Strings and tensors of a seat's view; for a history game's information state (perfect recall asked),
+        the seat's history string."""
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        history = self.chance.history_info_state and iig_obs_type is not None and iig_obs_type.perfect_recall
+        return ViewObserver(self, history=history)
+
+
+class SimplePokerGame(ExportedGame):
+    """Simple poker as an OpenSpiel game (`tabletop_simple_poker`)."""
+
+    game_id = "simple_poker"
+
+
+class TheGameGame(ExportedGame):
+    """The Game as an OpenSpiel game (`tabletop_the_game`)."""
+
+    game_id = "the_game"
+
+
+class PrimiCompostiGame(ExportedGame):
+    """Primi Composti as an OpenSpiel game (`tabletop_primi_composti`)."""
+
+    game_id = "primi_composti"
+
+
+class LamaGame(ExportedGame):
+    """L.A.M.A. as an OpenSpiel game (`tabletop_lama`)."""
+
+    game_id = "lama"
+
+
+class RoboRallyGame(ExportedGame):
+    """RoboRally as an OpenSpiel game (`tabletop_roborally`)."""
+
+    game_id = "roborally"
+
+
+#: The OpenSpiel game class of each exported game.
+GAME_CLASSES: dict[str, type[ExportedGame]] = {cls.game_id: cls for cls in (
+    SimplePokerGame, TheGameGame, PrimiCompostiGame, LamaGame, RoboRallyGame)}
 
 
 class _Shared:
@@ -487,7 +561,9 @@ class ExportedState(pyspiel.State):
         self.engine_state: Any = getattr(self._phase, "returns_of", None)
         self._pending: Any = None  # (state, action) of the move a phase is deciding
         self._base = [0.0] * n  # the returns before the last move: rewards() are the change since
-        self.history: list[list[str]] | None = [[] for _ in range(n)] if game.chance.history_info_state else None
+        # each seat's own record (history games); not `history`, which is pyspiel's `State.history()`
+        self._seat_history: list[list[str]] | None = (
+            [[] for _ in range(n)] if game.chance.history_info_state else None)
 
     @property
     def _engine(self) -> Any:
@@ -538,7 +614,7 @@ class ExportedState(pyspiel.State):
             return
         phase, self._phase = self._phase, None
         self.engine_state = phase.deal(self.drawn)
-        if self.history is not None:
+        if self._seat_history is not None:
             if self._pending is not None:
                 self._record(self._pending[0], self._pending[1], self.engine_state)
             if phase.label == "Deal":
@@ -557,12 +633,12 @@ class ExportedState(pyspiel.State):
             self.engine_state = result.returns_of
         else:
             self.engine_state = result
-            if self.history is not None:
+            if self._seat_history is not None:
                 self._record(before, action, result)
 
     def _record(self, before: Any, action: Any, after: Any) -> None:
         for seat, token in enumerate(self._chance.tokens(before, action, after)):
-            self.history[seat].append(token)
+            self._seat_history[seat].append(token)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -596,7 +672,7 @@ class ExportedState(pyspiel.State):
 
     def history_string(self, player: int) -> str:
         """The seat's own history (history games): its information-state string."""
-        return " | ".join([f"p{player}", *self.history[player]])
+        return " | ".join([f"p{player}", *self._seat_history[player]])
 
     def __str__(self) -> str:
         if self._phase is not None:
@@ -629,9 +705,17 @@ class ViewObserver:
         return info_state_string(state.view(player), player)
 
 
-def policy_table(policy: Any) -> dict[str, np.ndarray]:
-    """An OpenSpiel `TabularPolicy` (e.g. CFR's average policy as `.to_tabular()`) as
-    `{information-state string: action probabilities}`."""
+def policy_table(policy: Any, states: Any = None) -> dict[str, np.ndarray]:
+    """An OpenSpiel policy as `{information-state string: action probabilities}` (the table
+    `agents.openspiel.PolicyTableAgent` plays). A `TabularPolicy` (CFR's `average_policy()`, any
+    `.to_tabular()`) is read as it is; any other `open_spiel.python.policy.Policy` (MCCFR's `AveragePolicy`,
+    a callable policy) is first made tabular by OpenSpiel's own `to_tabular(states)`: over `states` (a list of
+    `pyspiel.State`) if given, else over every information state of the game (small games only)."""
+    if not (hasattr(policy, "state_lookup") and hasattr(policy, "action_probability_array")):
+        if not callable(getattr(policy, "to_tabular", None)):
+            raise ValueError(f"policy_table needs an OpenSpiel policy (a TabularPolicy, or a policy.Policy with "
+                             f"to_tabular), got {type(policy).__name__}")
+        policy = policy.to_tabular(states=states)
     return {key: np.array(policy.action_probability_array[i], dtype=float) for key, i in policy.state_lookup.items()}
 
 
@@ -677,15 +761,17 @@ def load(name: str) -> Any:
 def _register() -> dict[str, type]:
     out = {}
     known = set(pyspiel.registered_names())
-    for game_id in CHANCE_MODELS:
+    for game_id, cls in GAME_CLASSES.items():
         if game_id not in envs.available_games():
             continue
-        game_type, cls = _make_game_class(game_id)
+        game_type = GAME_TYPES[game_id] = _game_type(game_id)
         if game_type.short_name not in known:
             pyspiel.register_game(game_type, cls)
         out[game_type.short_name] = cls
     return out
 
 
+#: The OpenSpiel game type of each exported game (filled by `_register`).
+GAME_TYPES: dict[str, Any] = {}
 #: The registered OpenSpiel names and their game classes.
 REGISTERED = _register()

@@ -9,6 +9,7 @@ Skipped where OpenSpiel is not installed (the `openspiel` extra); CI runs it in 
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -97,8 +98,8 @@ def test_cfr_plus_on_the_export_agrees_with_the_lp_and_plays_in_our_games():
     assert low <= exact <= high, (exact, mean, low, high)
 
 
-DECK_GAMES = ["tabletop_the_game", "tabletop_the_game(num_players=4,rules=berger2024)", "tabletop_primi_composti",
-              "tabletop_primi_composti(num_players=3,cards_per_player=5,version=2)"]
+DECK_GAMES = ["tabletop_the_game", "tabletop_the_game(players=4,rules=berger2024)", "tabletop_primi_composti",
+              "tabletop_primi_composti(players=3,cards_per_player=5,version=2)"]
 
 
 @pytest.mark.parametrize("name", DECK_GAMES)
@@ -137,8 +138,8 @@ def _play_out(state, rng, choose=None):
     yield state
 
 
-LAMA_GAMES = ["tabletop_lama(num_players=2)",
-              "tabletop_lama(rules=seed2022,num_players=3,target_points=15,reward=dense)"]
+LAMA_GAMES = ["tabletop_lama(players=2)",
+              "tabletop_lama(rules=seed2022,players=3,target_points=15,reward=dense)"]
 
 
 @pytest.mark.parametrize("name", LAMA_GAMES)
@@ -149,7 +150,7 @@ def test_lama_passes_random_sim_test(name):
 
 
 def test_lama_deal_is_chance_over_values_with_the_law_of_a_shuffle_and_the_engines_deal_from():
-    game = export.load("tabletop_lama(num_players=3)")
+    game = export.load("tabletop_lama(players=3)")
     engine = envs.make_game("lama", num_players=3)
     state = game.new_initial_state()
     rng = np.random.default_rng(4)
@@ -172,7 +173,7 @@ def test_lama_information_state_is_the_seats_own_history():
     """Perfect recall: a seat's information-state string only grows, and it decides the seat's view: every game
     deals seat 0 the same first card and hand (the rest of the deck and all play random), and wherever seat 0's
     information state recurs, with other hidden cards, its view is the same."""
-    game = export.load("tabletop_lama(num_players=2)")
+    game = export.load("tabletop_lama(players=2)")
     rng = np.random.default_rng(5)
     seen: dict[str, str] = {}
     rounds = repeats = 0
@@ -201,7 +202,7 @@ def test_lama_information_state_is_the_seats_own_history():
 
 
 def test_lama_reshuffle_is_chance_then_the_engines_reshuffle_from():
-    game = export.load("tabletop_lama(num_players=2,rules=seed2022)")
+    game = export.load("tabletop_lama(players=2,rules=seed2022)")
     engine = game.engine
     rng = np.random.default_rng(6)
 
@@ -231,7 +232,7 @@ def test_lama_reshuffle_is_chance_then_the_engines_reshuffle_from():
 
 
 ROBORALLY_GAMES = ["tabletop_roborally(board=tiny,max_turns=2)",
-                   "tabletop_roborally(board=tiny,max_turns=2,action_mode=program,reward=progress,num_robots=2)"]
+                   "tabletop_roborally(board=tiny,max_turns=2,action_mode=program,reward=progress,players=2)"]
 
 
 @pytest.mark.parametrize("name", ROBORALLY_GAMES)
@@ -276,11 +277,11 @@ def test_roborally_rounds_are_the_engines_sub_steps_and_the_deal_only_orders_the
 
 
 @pytest.mark.parametrize("name, message", [
-    ("tabletop_lama(num_players=9)", "num_players must be an integer in 2..6"),
+    ("tabletop_lama(players=9)", "players must be an integer in 2..6"),
     ("tabletop_lama(scoring=x)", r"scoring must be one of \['distinct', 'sum_all'\]"),
     ("tabletop_lama(return_chip=2)", r"return_chip must be 0 \(false\), 1 \(true\) or -1"),
     ("tabletop_roborally(board=nope)", "unknown board 'nope'"),
-    ("tabletop_roborally(num_robots=9)", "num_robots must be an integer in 2..")])
+    ("tabletop_roborally(players=9)", "players must be an integer in 2..")])
 def test_bad_lama_and_roborally_options_say_so_in_one_line(name, message):
     with pytest.raises(ValueError, match=message) as info:
         export.load(name)
@@ -300,7 +301,7 @@ def test_openspiel_algorithms_run_on_the_lama_and_roborally_exports():
     OpenSpiel's turn-based transform of simultaneous games."""
     from open_spiel.python.algorithms import outcome_sampling_mccfr
 
-    game = export.load("tabletop_lama(num_players=2,target_points=10)")
+    game = export.load("tabletop_lama(players=2,target_points=10)")
     solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
     for _ in range(50):
         solver.iteration()
@@ -311,3 +312,154 @@ def test_openspiel_algorithms_run_on_the_lama_and_roborally_exports():
     assert sorted(probs) == state.legal_actions() and sum(probs.values()) == pytest.approx(1.0)
     turn_based = pyspiel.convert_to_turn_based(export.load("tabletop_roborally(board=tiny,max_turns=2)"))
     pyspiel.random_sim_test(turn_based, num_sims=2, serialize=False, verbose=False)
+
+
+# --- OpenSpiel's own game checks, run on the export as on OpenSpiel's games ------------------------------------------
+#: Every exported game on a small budget (RoboRally on its tiny board, two turns; L.A.M.A. to 10 points), and a
+#: second variant each with another player count (OpenSpiel's `players`).
+OWN_CHECK_GAMES = ["tabletop_simple_poker", "tabletop_simple_poker(n=10,bet=3.0)",
+                   "tabletop_the_game", "tabletop_the_game(players=3,rules=berger2024)",
+                   "tabletop_primi_composti", "tabletop_primi_composti(players=3,cards_per_player=5)",
+                   "tabletop_lama(players=2,target_points=10)", "tabletop_lama(players=4,target_points=10)",
+                   "tabletop_roborally(board=tiny,max_turns=2)",
+                   "tabletop_roborally(board=express,max_turns=2,action_mode=program,players=3)"]
+
+
+def _sim_test():
+    from open_spiel.python.tests import games_sim_test
+
+    return games_sim_test.GamesSimTest()  # OpenSpiel's own sim test (unittest's runTest name: no test method run)
+
+
+def _game_info(short_name):
+    return next(g for g in pyspiel.registered_games() if g.short_name == short_name)
+
+
+@pytest.mark.parametrize("name", OWN_CHECK_GAMES)
+def test_openspiels_own_sim_test_pickles_serialises_clones_and_replays(name):
+    """OpenSpiel's `games_sim_test.sim_game`: the game and its type pickle; along a random game, every state
+    serialises (`serialize_game_and_state`) and pickles back to the same state, `clone()` keeps `history()`."""
+    game = export.load(name)
+    for _ in range(3):
+        _sim_test().sim_game(game)
+    state = game.new_initial_state()
+    for _ in _play_out(state, np.random.default_rng(0)):  # plays `state` to its end
+        pass
+    assert state.history() and all(isinstance(a, int) for a in state.history())  # pyspiel's own, not hidden
+    assert str(pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]) == str(state)
+    back = pickle.loads(pickle.dumps(game))
+    assert type(back) is type(game) and back.get_parameters() == game.get_parameters()
+
+
+@pytest.mark.parametrize("short", sorted(export.REGISTERED))
+def test_openspiels_own_multiplayer_and_turn_based_tests(short):
+    """What `games_sim_test`'s parametrised tests do for each registered game (its `test_game_sim`,
+    `test_multiplayer_game`, `test_simultaneous_game_as_turn_based`), with its own `sim_game`: the default game,
+    every player count it tries through `players` (2..6 within the declared range; not simple poker, two-player
+    only), and a simultaneous game as turn-based. RoboRally on small boards (its default is a full race)."""
+    info = _game_info(short)
+    sim = _sim_test()
+    small = {"board": "repair", "max_turns": 2} if short == "tabletop_roborally" else {}
+    game = pyspiel.load_game(short, small)
+    assert info.min_num_players <= game.num_players() <= info.max_num_players
+    sim.sim_game(game)
+    tried = 0
+    varies = info.max_num_players > 2 and info.max_num_players > info.min_num_players  # OpenSpiel's own condition
+    for p in range(max(info.min_num_players, 2), 1 + min(info.max_num_players, 6)) if varies else ():
+        try:
+            game = pyspiel.load_game(short, {**small, "players": p})
+        except ValueError as e:  # outside the default rules' (board's) range: said by OpenSpiel's name
+            assert "players must be an integer in" in str(e), e
+            continue
+        assert game.num_players() == p
+        sim.sim_game(game)
+        tried += 1
+    assert tried >= (0 if short == "tabletop_simple_poker" else 2)
+    if info.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+        sim.sim_game(pyspiel.load_game_as_turn_based(short, small))
+
+
+@pytest.mark.parametrize("name", OWN_CHECK_GAMES[::2])
+def test_openspiels_own_api_test_on_sampled_states(name):
+    """OpenSpiel's integration `api_test` (`EnforceAPIOnPartialTreeBase`, which OpenSpiel runs on every registered
+    game) on 400 sampled states: sequence lengths, observations refuse a bad player, legal actions empty for the
+    seats not to act, private and public observations."""
+    import unittest
+
+    from open_spiel.integration_tests import api_test
+
+    case = type("ExportApiTest", (api_test.EnforceAPIOnPartialTreeBase,), {"game": export.load(name), "game_name": name})
+    result = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(case).run(result)
+    assert result.testsRun >= 5 and result.wasSuccessful(), [str(e) for _, e in result.failures + result.errors]
+
+
+@pytest.mark.parametrize("name", OWN_CHECK_GAMES[::2])
+def test_generate_playthrough_runs_and_replays_the_same(name, tmp_path):
+    """OpenSpiel's `generate_playthrough` (the playthrough files of its own test suite): a seeded playthrough of
+    the whole game, written and replayed (`replay`, as OpenSpiel's `playthrough_test` does) to the same text."""
+    from absl import flags
+    from open_spiel.python.algorithms import generate_playthrough
+
+    if not flags.FLAGS.is_parsed():  # the module reads an absl flag (--playthough_use_action_ids, its default)
+        flags.FLAGS.mark_as_parsed()
+    text = generate_playthrough.playthrough(name, None, seed=7)
+    assert "History() = " in text and "IsTerminal() = True" in text
+    path = tmp_path / "play.txt"
+    path.write_text(text)
+    original, again = generate_playthrough.replay(str(path))
+    assert original == again
+
+
+@pytest.mark.parametrize("solver_name", ["outcome_sampling", "external_sampling"])
+def test_policy_table_converts_mccfrs_average_policy(solver_name):
+    """`policy_table` of MCCFR's `AveragePolicy` (not tabular: OpenSpiel's `to_tabular` makes it so): the table's
+    probabilities are the policy's own at every information state, and the table plays in our games."""
+    from open_spiel.python.algorithms import external_sampling_mccfr, outcome_sampling_mccfr
+
+    game = export.load(_name(CONFIGS[0]))
+    solver = (outcome_sampling_mccfr.OutcomeSamplingSolver(game) if solver_name == "outcome_sampling"
+              else external_sampling_mccfr.ExternalSamplingSolver(game))
+    for _ in range(300):
+        solver.iteration()
+    average = solver.average_policy()
+    assert not hasattr(average, "state_lookup")
+    table = export.policy_table(average)
+    checked = 0
+    for state in _all_decision_states(game):
+        probs = average.action_probabilities(state)
+        row = table[state.information_state_string()]
+        assert row[list(probs)] == pytest.approx(list(probs.values())) and row.sum() == pytest.approx(1.0)
+        checked += 1
+    assert checked > len(table) >= 6
+    engine = envs.make_game("simple_poker", **CONFIGS[0])
+    learned = PolicyTableAgent(table, np.random.default_rng(0))
+    play_game(engine, [learned, agents.make("simple_poker/nash", engine, np.random.default_rng(1))],
+              engine.initial_state(np.random.default_rng(2)))
+    with pytest.raises(ValueError, match="policy_table needs an OpenSpiel policy"):
+        export.policy_table({"not": "a policy"})
+
+
+def _all_decision_states(game):
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        yield state
+        stack.extend(state.child(a) for a in state.legal_actions())
+
+
+def test_the_player_count_is_openspiels_players():
+    assert "players" in pyspiel.load_game("tabletop_lama").get_parameters()
+    assert "num_players" not in pyspiel.load_game("tabletop_lama").get_parameters()
+    for short, option in (("tabletop_lama", "num_players"), ("tabletop_the_game", "num_players"),
+                          ("tabletop_primi_composti", "num_players"), ("tabletop_roborally", "num_robots")):
+        extra = ",board=repair" if short == "tabletop_roborally" else ""
+        game = pyspiel.load_game(f"{short}(players=3{extra})")
+        assert game.num_players() == 3 and export.options_of(game)[option] == 3
+        assert game.engine.num_players == 3
+    assert "players" not in pyspiel.load_game("tabletop_simple_poker").get_parameters()  # two players, no option
