@@ -393,7 +393,9 @@ def _seat_policies(ids: list[str], built: list[Any] | None) -> list[Any] | None:
         return None
     from agents.vector import seat_policy
 
-    out = [seat_policy(agent, agent_id) for agent, agent_id in zip(built, ids)]
+    out: list[Any] = []
+    for agent, agent_id in zip(built, ids):  # entrants of one id play one network: one forward for all their seats
+        out.append(out[ids.index(agent_id)] if agent_id in ids[:len(out)] else seat_policy(agent, agent_id))
     return out if any(p is not None for p in out) else None
 
 

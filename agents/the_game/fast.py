@@ -251,7 +251,7 @@ def cards_left(agent_id: str, config: Config, games: int, seed: int = 0,
 __all__ = ["BESTPLAYS", "BESTPLAYS_PARAMS", "KERNELS", "KERNEL_IDS", "SIMPLEST", "VECTOR_KERNELS", "opponent_kernel",
            "vector_decide", "SIMPLEST_PARAMS", "bestplays_cards_left", "bestplays_decide",
            "bestplays_rollouts", "bestplays_view_scores", "cards_left", "kernel_move", "play_score", "simplest_decide",
-           "tournament_games"]
+           "play_seated", "tournament_games"]
 
 
 # --- the vector env's teammates: the strategies' decide kernels compiled into the engine's vector kernels ---------
@@ -308,16 +308,19 @@ def _batch_seated(orders, n, hand_size, min_cards, skip_empty, params, info):
         engine.play_game(vector_decide, orders[g], n, hand_size, min_cards, skip_empty, params[g], info[g])
 
 
-def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None):
+def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None,
+                     policies: list | None = None):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
-    function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deck order of `keys`
-    (`TheGame.deal_key`) once per row of `seatings` (rows, n: the entrant at each seat), every seat deciding by
-    its strategy's kernel (`vector_decide`), game for game what the entrants' Python agents play.
+    function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deck
+    order of `keys` (`TheGame.deal_key`) once per row of `seatings` (rows, n: the entrant at each seat), every seat
+    deciding by its strategy's kernel (`vector_decide`), game for game what the entrants' Python agents play. An
+    entrant with `policies[e]` (an `agents.vector.SeatPolicy`: a saved network) is played on the same compiled loop
+    paused at its seats (`play_seated`); a sampling one draws from `streams` (uint64 (deals, rows, n)).
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python), options the
-            compiled game loop does not play (`envs.the_game.fast.play_games`), or a move limit (`max_turns`): the
-            loop does not cut games.
+        NoKernelError: an entrant without a deterministic kernel and no policy (`random` is played in Python),
+            options the compiled game loop does not play (`envs.the_game.fast.play_games`), or a move limit
+            (`max_turns`): the loop does not cut games.
     """
     from envs.core.spec import NoKernelError
 
@@ -326,27 +329,101 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int
     c = game.config
     if c.rules != "official" or c.communication != "none" or c.starter != 0:
         raise NoKernelError(None, options_note="rules=official, communication=none, starter=0")
+    policies = list(policies) if policies is not None else [None] * len(ids)
     rows = []
-    for agent_id in ids:
+    for agent_id, policy in zip(ids, policies):
         kernel = _VECTOR_CODES.get(agent_id)
-        if kernel is None:
+        if kernel is None and policy is None:
             raise NoKernelError(agent_id, tuple(_VECTOR_CODES))
-        code, params = kernel
+        code, params = kernel if policy is None else (engine.PAUSE_CODE, ())
         row = np.zeros(NUM_VECTOR_PARAMS)
         row[0], row[1:1 + len(params)] = code, params
         rows.append(row)
     entrants = np.array(rows)
     table = np.array([game.placed_returns(p) for p in range(99)])  # the engine's returns by cards placed
+    seated = any(p is not None for p in policies)
 
-    def play(keys: list, seatings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def play(keys: list, seatings: np.ndarray, streams: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         seatings = np.asarray(seatings, np.int64)
         rot, n = seatings.shape
         d = len(keys)
         orders = np.repeat(np.array(keys, np.int64).reshape(d, -1), rot, axis=0)
         steps = np.zeros(d * rot, np.int64)
-        left = engine.play_games(c, orders, _batch_seated, np.tile(entrants[seatings], (d, 1, 1)), steps)
+        params = np.tile(entrants[seatings], (d, 1, 1))
+        if seated:
+            players = np.tile(np.where(entrants[seatings, 0] == engine.PAUSE_CODE, seatings, -1), (d, 1))
+            left = play_seated(game, orders, params, players, policies,
+                               None if streams is None else np.asarray(streams, np.uint64).reshape(d * rot, n), steps)
+        else:
+            left = engine.play_games(c, orders, _batch_seated, params, steps)
         returns = table[98 - left].reshape(d, rot, n)
         winners = np.repeat((left == 0)[:, None], n, axis=1).reshape(d, rot, n)
         return returns, winners, steps.reshape(d, rot)
 
     return play
+
+
+@numba.njit(cache=True)
+def _advance_tables(T, S, rows, actions, status, bad):
+    """`envs.the_game.fast.run_row` at tables `rows` (the strategies' `vector_decide` at their seats), `actions[k]`
+    the action id of the seat to move (-1: none; `head_move` makes it the loop's move); `status[k]` why it
+    stopped, `bad[k]` a refused move."""
+    hs = T.hands.shape[2]
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        first = engine.NO_MOVE if actions[k] < 0 else engine.head_move(T, r, actions[k], S.slot, hs)
+        status[k], bad[k], _ = engine.run_row(vector_decide, T, r, S, first, -1)
+
+
+def play_seated(game: Any, orders: np.ndarray, params: np.ndarray, players: np.ndarray, policies: list,
+                streams: np.ndarray | None = None, steps: np.ndarray | None = None) -> np.ndarray:
+    """Cards left in the game of each deck order of `orders` (official rules, no communication) with some seats
+    played by saved policies (`agents.vector.play_paused`): game g's seat s is played by `policies[players[g, s]]`
+    where that is >= 0 (its `params` row's code `engine.PAUSE_CODE`), else by `vector_decide` with its `params`
+    row. Each game starts from the plain engine's `deal_from` (`engine.pack_state`); the compiled game loop
+    (`envs.the_game.fast.advance`) and observations (`observe_row`, the encoder's bit for bit) are the vector
+    env's. `steps` (where given) receives each game's moves.
+
+    Raises:
+        IllegalActionError: a move the rules forbid (by a strategy kernel or a policy).
+    """
+    from agents.vector import play_paused
+    from envs.the_game.encoding import TheGameEncoder
+
+    c = game.config
+    g, n = players.shape
+    hs = c.resolved_hand_size
+    T = engine.new_tables(g, n, hs, params.shape[2])
+    T.codes[:] = params[:, :, 0].astype(np.int64)
+    T.params[:] = params
+    for r in range(g):  # the deal, by the plain engine (rows of one deck order share it)
+        if r == 0 or not np.array_equal(orders[r], orders[r - 1]):
+            start = engine.pack_state(c, game.deal_from(orders[r]))
+        for field, value in zip(("hands", "sizes", "deck", "dn", "tops", "placed", "total", "player", "played"),
+                                start):
+            getattr(T, field)[r] = value
+    line = np.zeros((1, 1), np.int64)
+    S = engine.Settings(c.resolved_min_cards, engine.skip_empty(c), 0, bool(game.slot_head), 0.0, -1, -1, 0.0, False,
+                        line, np.zeros((1, 1, params.shape[2])), np.ones(1))
+    width = TheGameEncoder(game).observation_space.shape[0]
+
+    def advance(rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        status, bad = np.zeros(rows.size, np.int64), np.zeros(rows.size, np.int64)
+        _advance_tables(T, S, rows, np.asarray(actions, np.int64), status, bad)
+        if (status == engine.STOP_ILLEGAL).any():
+            k = int(np.flatnonzero(status == engine.STOP_ILLEGAL)[0])
+            raise IllegalActionError(int(bad[k]), int(T.player[rows[k]]), f"in game {int(rows[k])} "
+                                     "(move = pile * MAX_HAND + index)")
+        return status == engine.STOP_SEAT
+
+    def inputs(rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros((rows.size, width), np.float32)
+        mask = np.zeros((rows.size, game.num_actions), np.int8)
+        engine.inputs_rows(T, rows, seats, S.slot, S.min_cards, obs, mask)
+        return obs, mask.view(np.bool_)
+
+    play_paused(advance, inputs, lambda rows: T.player[rows], players, policies, streams)
+    if steps is not None:
+        steps[:] = T.turns
+    return 98 - T.total

@@ -114,3 +114,42 @@ def test_seat_sampling_draws_the_policy_probabilities():
     assert np.all(np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / draws) + 1e-9), (freq, p)
     assert np.allclose(masked_logits(lambda o, m: student.net(o, m.float())[0], obs, mask[None]),
                        policy.logits(obs, mask[None]))
+
+
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["the_game/ppo-3p"] * 3, games=60, seed=3, options={"num_players": 3, "actions": "slot"}),
+    dict(agent_ids=["the_game/ppo-2p", "the_game/bestplays"], games=40, seed=1,
+         options={"num_players": 2, "actions": "slot"}),
+    dict(agent_ids=["the_game/ppo"], games=20, seed=2, options={"num_players": 1}),
+], ids=["ppo-3p*3", "ppo-2p+bestplays", "solo"])
+def test_a_greedy_network_plays_the_python_games_of_the_game(case):
+    py, cc = _both(game_name="the_game", **case)
+    assert cc == py
+    assert py["mean_turns"] > 50  # whole games were played
+
+
+def test_the_game_paired_self_team_network_gives_the_python_figures():
+    from evaluate.paired import run_paired
+
+    case = dict(game_name="the_game", a_id="the_game/ppo-2p", b_id="the_game/bestplays", against="self", games=20,
+                seed=4, options={"num_players": 2, "actions": "slot"})
+    py = run_paired(**case, engine="python").to_dict()
+    result = run_paired(**case)
+    assert result.engine == "compiled"
+    cc = result.to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    assert cc == py
+
+
+def test_a_sampled_network_of_the_game_replays_a_deal_alone():
+    """`?sample` on a greedy network samples it on the compiled engine too, from the deal's own streams."""
+    ids = ["learned:agents/pretrained/the_game-ppo-2p?sample"] * 2
+    opts = {"num_players": 2, "actions": "slot"}
+    whole = run_tournament("the_game", ids, games=20, seed=4, options=opts, progress=False, records=True)
+    alone = run_tournament("the_game", ids, games=2, seed=4, options=opts, progress=False, records=True,
+                           start_deal=6)
+    greedy = run_tournament("the_game", ["the_game/ppo-2p"] * 2, games=20, seed=4, options=opts, progress=False,
+                            records=True)
+    assert whole.engine == alone.engine == "compiled"
+    assert [r for r in whole.records if r.deal == 6] == alone.records
+    assert [r.moves for r in greedy.records] != [r.moves for r in whole.records]
