@@ -168,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         word, status = _stop_status()
         return fail(word, parser.prog, status)
+    except backends.WorkerLostError as e:  # on every retry, before anything finished (or in a job that keeps none)
+        return fail(str(e), parser.prog, 1)
     finally:
         if before is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -240,6 +242,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"wrote {args.csv}")
     if result.partial:
         word, status = _stop_status()
+        lost = getattr(backend, "lost", None)
+        if lost is not None and not _STOP:  # not a stop: a Ray worker died on every retry
+            word, status = f"stopped: {lost};", 1
         kept = " and ".join(p for p in (args.json, args.csv) if p)
         return fail(f"{word} after {result.deals} of {result.planned_deals} deals"
                     + (f"; partial results in {kept}" if kept else ""), "python -m evaluate", status)

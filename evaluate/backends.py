@@ -11,7 +11,10 @@ backend. `imap` lets a caller keep what finished when it is interrupted (Ctrl-C)
 collecting, and the items not yet done are left to finish (see `RayBackend.imap`). `parallelism` is how many items run at once (1 locally,
 the cluster's CPUs on Ray) and `remote` whether an item is a task with a round trip (Ray),
 for callers that group small items into blocks (`blocks`). An item that raises stops the map with `TaskError`, which names the item's
-index and value and chains the original exception.
+index and value and chains the original exception. On Ray a task whose worker dies (killed, out of
+memory, its node lost) is run again, up to `RAY_RETRIES` times: every item carries its own seeds,
+so a rerun gives the same result; after the last it stops the map with `WorkerLostError`, which
+a tournament treats like Ctrl-C (it keeps the finished deals, `evaluate.tournament`).
 
 On a cluster (`ray start --head` on one machine, `ray start --address HEAD:6379` on the
 others), pass `address="HEAD:6379"` (or `"auto"` on a cluster node); every node needs the
@@ -54,12 +57,27 @@ def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
         raise ValueError(f"no Ray cluster answers at --address {address} ({why}; waited up to {timeout:g} s): start "
                          "one with `ray start --head` or drop --address") from None
 
+#: How many times Ray runs a task again whose worker died (not one whose job raised: that is the job's error).
+RAY_RETRIES = 3
+
+
 class TaskError(RuntimeError):
     """An item's job raised: names the item (index and value); `__cause__` is the job's exception."""
 
     def __init__(self, index: int, item: Any, cause: BaseException):
         self.index, self.item, self.cause = index, item, cause
         super().__init__(f"item {index} ({_short(item)}) failed: {type(cause).__name__}: {cause}")
+
+
+class WorkerLostError(TaskError):
+    """An item's worker died (or its node or its result was lost) on every one of its `RAY_RETRIES` + 1 runs;
+    the message is one line."""
+
+    def __init__(self, index: int, item: Any, cause: BaseException):
+        self.index, self.item, self.cause = index, item, cause
+        first = next((x.strip() for x in str(cause).splitlines() if x.strip()), "")[:300]
+        RuntimeError.__init__(self, f"item {index} ({_short(item)}) lost its Ray worker {RAY_RETRIES + 1} times "
+                                    f"({type(cause).__name__}: {first})")
 
 
 def _short(item: Any, limit: int = 200) -> str:
@@ -142,6 +160,8 @@ class RayBackend:
             raise ValueError("the ray backend needs Ray: pip install -e '.[ray]'") from e
         self._ray = ray
         self._owned = False
+        #: The `WorkerLostError` that stopped the last map, if one did (a caller that kept the finished items says so).
+        self.lost: WorkerLostError | None = None
         if address is not None and not ray.is_initialized():
             check_address(address)
         if not ray.is_initialized():
@@ -173,7 +193,8 @@ class RayBackend:
         was not pending"), which happened here in 2 of 3 full test runs on Ray 2.60."""
         ray = self._ray
         items = list(items)
-        remote = ray.remote(num_cpus=1, max_retries=0)(_call)
+        self.lost = None
+        remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES)(_call)  # a dead worker's item runs again
         fn_ref = ray.put(fn)  # shipped once (a `functools.partial` carrying a job's settings, say)
         refs: list[Any] = [remote.remote(fn_ref, x) for x in items]
         for i, x in enumerate(items):
@@ -182,6 +203,9 @@ class RayBackend:
             except ray.exceptions.RayTaskError as e:
                 cause = e.cause if isinstance(getattr(e, "cause", None), BaseException) else e
                 raise TaskError(i, x, cause) from cause
+            except ray.exceptions.RayError as e:  # the worker, its node or the result is gone, retries spent
+                self.lost = WorkerLostError(i, x, e)
+                raise self.lost from e
             refs[i] = None
             yield r
 

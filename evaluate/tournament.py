@@ -73,7 +73,7 @@ import envs
 from agents import expand_agent_ids, labels_for
 from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
-from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
+from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import mean_interval, wilson_interval
 
@@ -465,8 +465,8 @@ def run_tournament(
         progress: show a progress bar (`None`: only on a terminal).
         backend: where the deals are played (`evaluate.backends`; default this process). The
             result is the same on every backend.
-        stop_on_interrupt: on Ctrl-C return the finished deals' figures, marked
-            `partial` (with none finished, `KeyboardInterrupt` propagates).
+        stop_on_interrupt: on Ctrl-C (or a Ray worker lost on every retry: `backends.WorkerLostError`) return the
+            finished deals' figures, marked `partial` (with none finished, the exception propagates).
         engine: `"auto"`, `"python"` or `"compiled"` (see the module docstring; `compiled_runner`). For
             deterministic entrants both engines give the same figures.
         decks: explicit deck orders, one a deal (the module docstring; `check_decks`): at least as many as
@@ -521,7 +521,7 @@ def run_tournament(
         for block in results:
             done.extend(block)
             bar.update(rotations * len(block))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, WorkerLostError):  # a worker lost on every retry: keep what finished, as on Ctrl-C
         if not stop_on_interrupt or not done:
             raise
     finally:

@@ -3,6 +3,7 @@ item, and tournaments, paired comparisons, leagues and the Primi Composti `--sol
 same JSON (timings aside) on both."""
 
 import json
+import os
 import sys
 
 import numpy as np
@@ -244,3 +245,31 @@ def test_an_address_nothing_answers_at_is_refused_in_seconds(capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and len(err.strip().splitlines()) == 1 and "no Ray cluster answers" in err, err
     assert time.monotonic() - start < 30 and not ray.is_initialized()
+
+
+def _die_once(marker: str) -> int:
+    """Kills its worker process the first time (no marker yet), returns 7 after: a worker lost mid-task."""
+    import os
+
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return 7
+
+
+def _die_always(_: int) -> int:
+    import os
+
+    os._exit(1)
+
+
+def test_a_dead_worker_is_retried_then_named_in_one_line(ray_backend, tmp_path):
+    """Items carry their seeds, so a task whose worker died runs again; one that dies on every retry stops the map
+    with WorkerLostError, a one-line TaskError naming the item."""
+    marker = str(tmp_path / "died")
+    assert ray_backend.map(_die_once, [marker]) == [7] and os.path.exists(marker)
+    with pytest.raises(backends.WorkerLostError) as e:
+        ray_backend.map(_die_always, [5])
+    assert isinstance(e.value, TaskError) and ray_backend.lost is e.value
+    message = str(e.value)
+    assert "\n" not in message and message.startswith(f"item 0 (5) lost its Ray worker {backends.RAY_RETRIES + 1} times")

@@ -157,3 +157,29 @@ def test_sigterm_writes_partial_json_and_csv(tmp_path, interruptible):
     rows = table.read_text().splitlines()
     assert rows[1].split(",")[4] == str(d["games"])  # the CSV holds the same games as the JSON
     assert sorted(os.listdir(tmp_path)) == ["out", "r.json"] and os.listdir(tmp_path / "out") == ["r.csv"]
+
+
+def test_a_worker_lost_on_every_retry_keeps_the_finished_deals():
+    """A backend whose worker is lost for good after 7 blocks: the tournament keeps those deals, marked partial,
+    as on Ctrl-C; with nothing finished the error propagates."""
+    from evaluate.backends import WorkerLostError
+
+    class Losing:
+        parallelism = 1
+        remote = False
+
+        def __init__(self, k):
+            self.k = k
+
+        def imap(self, fn, blocks):
+            for i, b in enumerate(blocks):
+                if i == self.k:
+                    raise WorkerLostError(i, b, RuntimeError("worker died"))
+                yield fn(b)
+
+    ids = ["simple_poker/nash", "random"]
+    part = run_tournament("simple_poker", ids, games=100, seed=2, progress=False, backend=Losing(7), stop_on_interrupt=True)
+    whole = run_tournament("simple_poker", ids, games=14, seed=2, progress=False)
+    assert part.to_dict()["partial"] is True and part.deals == 7 and part.to_dict()["agents"] == whole.to_dict()["agents"]
+    with pytest.raises(WorkerLostError):
+        run_tournament("simple_poker", ids, games=100, seed=2, progress=False, backend=Losing(0), stop_on_interrupt=True)
