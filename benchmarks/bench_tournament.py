@@ -9,7 +9,13 @@ figures: the script checks that before it prints a ratio. Times are CPU
 seconds of this process (`time.process_time`: on a shared machine wall time mostly measures the neighbours);
 the compiled engine's first call (compile or cache load) is timed apart and left out of its rate.
 
-    python benchmarks/bench_tournament.py [--deals 2000]
+Saved networks (`--learned`, on by default; `--no-learned` skips them): 2,000 L.A.M.A. games of `lama/ppo` + 3 x
+`lama/first` (500 deals, seating rotate) and 1,000 deals of The Game's `the_game/ppo-3p` at all three seats
+(seating fixed: rotating one network round its own seats replays the same game). The compiled engine seats the
+network as a batch policy on the game's compiled loop (`agents.vector.play_paused`), the Python engine asks it
+one decision at a time; both are greedy policies, so both engines must give the same figures here too.
+
+    python benchmarks/bench_tournament.py [--deals 2000] [--no-learned]
 """
 
 from __future__ import annotations
@@ -23,12 +29,20 @@ LINE_UPS = (("lama", ["lama/first"] * 4, 1.0), ("lama", ["lama/third-retuned"] +
             ("primi_composti", ["primi_composti/greedy_rand", "primi_composti/greedy_asc"], 1.0))
 
 
-def timed(game: str, ids: list[str], deals: int, engine: str) -> tuple[float, dict]:
+#: The saved networks' line-ups: (game, line-up, deals, options, seating).
+LEARNED = (("lama", ["lama/ppo"] + ["lama/first"] * 3, 500, {}, "rotate"),
+           ("the_game", ["the_game/ppo-3p"] * 3, 1000, {"num_players": 3, "actions": "slot"}, "fixed"))
+
+
+def timed(game: str, ids: list[str], deals: int, engine: str, options: dict | None = None,
+          seating: str = "rotate") -> tuple[float, dict]:
     """CPU seconds of one tournament of `deals` deals on `engine`, and its result (without the engine field)."""
     from evaluate.tournament import run_tournament
 
     t0 = time.process_time()
-    result = run_tournament(game, ids, games=len(ids) * deals, seed=0, progress=False, engine=engine)
+    games = (len(ids) if seating == "rotate" else 1) * deals
+    result = run_tournament(game, ids, games=games, seed=0, progress=False, engine=engine, options=options,
+                            seating=seating)
     seconds = time.process_time() - t0
     d = result.to_dict()
     assert d.pop("engine") == engine
@@ -36,9 +50,12 @@ def timed(game: str, ids: list[str], deals: int, engine: str) -> tuple[float, di
 
 
 def main() -> None:
-    """Print games per CPU-second on both engines and their ratio, per line-up."""
+    """Print games per CPU-second on both engines and their ratio, per line-up (the strategies', then the saved
+    networks')."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=2000)
+    ap.add_argument("--learned", action=argparse.BooleanOptionalAction, default=True,
+                    help="also time the saved networks' line-ups (LEARNED)")
     args = ap.parse_args()
     for game in dict.fromkeys(g for g, _, _ in LINE_UPS):
         first_call, _ = timed(game, next(ids for g, ids, _ in LINE_UPS if g == game), 1, "compiled")
@@ -50,9 +67,23 @@ def main() -> None:
         if py != cc:
             raise SystemExit(f"{ids}: the engines' figures differ")
         games = py["games"]
-        print(f"{game} {','.join(ids):<58} {games} games, same figures on both engines: "
-              f"python {games / py_s:8.0f} games per CPU-s, compiled {games / cc_s:10.0f} games per CPU-s, "
-              f"ratio {py_s / cc_s:6.1f}x")
+        report(game, ids, games, py_s, cc_s)
+    for game, ids, deals, options, seating in LEARNED if args.learned else ():
+        first_call, _ = timed(game, ids, 1, "compiled", options, seating)
+        print(f"{game} {ids[0]}: compiled engine's first call (compile or cache load, the network): {first_call:.2f} "
+              "CPU-s")
+        py_s, py = timed(game, ids, deals, "python", options, seating)
+        cc_s, cc = timed(game, ids, deals, "compiled", options, seating)
+        if py != cc:
+            raise SystemExit(f"{ids}: the engines' figures differ")
+        report(game, ids, py["games"], py_s, cc_s)
+
+
+def report(game: str, ids: list[str], games: int, py_s: float, cc_s: float) -> None:
+    """One line: games per CPU-second on each engine and their ratio."""
+    print(f"{game} {','.join(ids):<58} {games} games, same figures on both engines: "
+          f"python {games / py_s:8.0f} games per CPU-s, compiled {games / cc_s:10.0f} games per CPU-s, "
+          f"ratio {py_s / cc_s:6.1f}x")
 
 
 if __name__ == "__main__":

@@ -599,7 +599,8 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             with backends.from_args(args) as backend:
                 results = paired.run_paired_many(args.game, ids, args.against or [], games=args.games or 1000,
                                                  seed=args.seed, options=args.options, max_turns=args.max_turns,
-                                                 backend=backend, engine=args.engine)
+                                                 backend=backend, engine=args.engine,
+                                                 progress=False if args.no_progress else None)
         except ValueError as e:
             parser.error(str(e))
         print("\n\n".join(paired.format_paired(r) for r in results))

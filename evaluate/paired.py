@@ -57,9 +57,11 @@ from evaluate.tournament import (
     COMPILED_BLOCK,
     check_decks,
     compiled_runner,
+    compiling_first,
     cut_games_line,
     deal_keys,
     deal_start,
+    progress_bar,
     seat_streams,
 )
 
@@ -310,6 +312,7 @@ def run_paired_many(
     backend: Backend | None = None,
     engine: str = "auto",
     decks: Any = None,
+    progress: bool | None = False,
 ) -> list[PairedResult]:
     """Compare the first of `ids` (A) with each of the others on `games` deals against the same opponents.
 
@@ -333,6 +336,7 @@ def run_paired_many(
             run raises `ValueError` naming why.
         decks: explicit deck orders, deal d dealt from `decks[d]` (`evaluate.tournament.check_decks`: the games
             whose deal is a deck order; at least `games` of them); None (default): the deals of `seed`.
+        progress: show a progress bar of the games (None: only on a terminal; default none).
 
     Returns:
         One `PairedResult` per agent after the first: A minus that agent.
@@ -354,19 +358,24 @@ def run_paired_many(
     decks = check_decks(game_name, game, decks, games)
     spec = PairedSpec(game_name, tuple(options.items()), tuple(ids), tuple(opp_ids), team, seed, max_turns,
                       uuid.uuid4().hex, decks)
-    _, focal, opponents = _agents_for(spec)  # a bad agent id fails here, before any task starts
-    play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend,
-                           [copies[0] for copies in focal] + list(opponents))
-    backend = backend if backend is not None else LocalBackend()
+    per_game = k if team else k * n  # games a deal
+    bar = progress_bar(games * per_game, f"{game_name} paired", progress)  # from the first second
     try:
+        _, focal, opponents = _agents_for(spec)  # a bad agent id fails here, before any task starts
+        play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend,
+                               [copies[0] for copies in focal] + list(opponents))
+        backend = backend if backend is not None else LocalBackend()
         if play is None:
-            per_deal = [r for block in backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend))
-                        for r in block]
+            parts = backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend))
         else:
-            per_deal = [r for a in range(0, games, COMPILED_BLOCK)
-                        for r in play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team,
-                                                      decks, max_turns)]
+            parts = (play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team, decks,
+                                          max_turns) for a in range(0, games, COMPILED_BLOCK))
+        per_deal = []
+        for block in compiling_first(parts, play, game_name, bar):
+            per_deal.extend(block)
+            bar.update(per_game * len(block))
     finally:
+        bar.close()
         forget(_SLOT)
     scores = np.stack([r[0] for r in per_deal], axis=1)  # [agent, deal, seat]
     wins = np.stack([r[1] for r in per_deal], axis=1)

@@ -503,12 +503,14 @@ def run_tournament(
     decks = check_decks(game_name, game, decks, start + planned)
     spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex,
                           decks, bool(timing))
-    _, built = seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
-    play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend, built)
+    bar = progress_bar(planned * rotations, f"{game_name} tournament", progress)  # from the first second
+    try:
+        _, built = seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
+        play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend, built)
+    except BaseException:
+        bar.close()
+        raise
     backend = backend if backend is not None else LocalBackend()
-    from tqdm import tqdm
-
-    bar = tqdm(total=planned * rotations, desc=f"{game_name} tournament", unit="game", disable=(not progress) if progress is not None else None, leave=False)
     done: list[DealFigures] = []
     if play is None:
         parts = [range(b.start + start, b.stop + start) for b in blocks(planned, backend)]
@@ -518,7 +520,7 @@ def run_tournament(
         results = (play_compiled(play, game, seed, rotations, range(start + a, start + min(a + step, planned)), decks)
                    for a in range(0, planned, step))
     try:
-        for block in results:
+        for block in compiling_first(results, play, game_name, bar):
             done.extend(block)
             bar.update(rotations * len(block))
     except (KeyboardInterrupt, WorkerLostError):  # a worker lost on every retry: keep what finished, as on Ctrl-C
@@ -573,6 +575,44 @@ def run_tournament(
                             partial=deals < planned, planned_deals=planned,
                             engine="python" if play is None else "compiled", records=kept, decision_time=clock,
                             max_turns=max_turns, at_move_limit=at_limit)
+
+
+def progress_bar(total: int, desc: str, progress: bool | None) -> Any:
+    """A tqdm bar of `total` games (rate and ETA), shown at once; `progress` None: only on a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="game", disable=(not progress) if progress is not None else None,
+                leave=False, mininterval=0.5)
+
+
+def uncompiled(kernels: Any) -> bool:
+    """Whether a call of one of the numba `kernels` will compile it (neither compiled in this process nor in
+    numba's cache for its present source)."""
+    for kernel in kernels:
+        if getattr(kernel, "signatures", None):
+            continue
+        try:
+            if not kernel._cache._cache_file._load_index():  # numba's index of this source's cached overloads
+                return True
+        except (AttributeError, OSError):
+            return True
+    return False
+
+
+def compiling_first(blocks_of: Any, play: Any, game_name: str, bar: Any) -> Any:
+    """`blocks_of`, with the bar saying "compiling <game> kernels, first run only" until its first block is in,
+    where the compiled runner `play` is about to compile its kernels (a runner's `play` lists them in `kernels`)."""
+    if bar.disable:
+        yield from blocks_of
+        return
+    kernels = getattr(getattr(play, "play", None), "kernels", ())
+    desc = bar.desc
+    if kernels and uncompiled(kernels):
+        bar.set_description_str(f"compiling {envs.spec(game_name).title} kernels, first run only")
+    for k, block in enumerate(blocks_of):
+        if k == 0:
+            bar.set_description_str(desc, refresh=False)
+        yield block
 
 
 def format_table(result: TournamentResult) -> str:

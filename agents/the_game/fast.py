@@ -361,6 +361,7 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int
         winners = np.repeat((left == 0)[:, None], n, axis=1).reshape(d, rot, n)
         return returns, winners, steps.reshape(d, rot)
 
+    play.kernels = (_advance_tables, engine.inputs_rows) if seated else (_batch_seated,)  # what a first run compiles (the progress bar says so)
     return play
 
 
