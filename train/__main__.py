@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from typing import Any
 
@@ -75,7 +76,9 @@ PRESET_FLAGS = {
     "learning_rate": ("ppo", "learning_rate"), "ent_coef": ("ppo", "ent_coef"), "opponents": ("ppo", "opponents"),
     "hidden": ("both", "net_arch"), "teacher": ("distill", "teacher"), "rounds": ("distill", "rounds"),
     "games_per_round": ("distill", "games_per_round"), "workers": ("distill", "workers"),
-    "features": ("distill", "features"),
+    "features": ("distill", "features"), "n_steps": ("ppo", "n_steps"), "batch_size": ("ppo", "batch_size"),
+    "n_epochs": ("ppo", "n_epochs"), "gamma": ("ppo", "gamma"), "precision": ("ppo", "precision"),
+    "learner": ("ppo", "learner"), "action_table": ("ppo", "action_table"),
 }
 
 
@@ -135,7 +138,8 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     if values is not None:
         epilog = game_epilog(game, *values) + "\n\n" + epilog
     p = Parser(prog="python -m train", usage="python -m train [ppo|distill|finetune] GAME [options]",
-               description="Train a policy on a tabletop-rl game: ppo (MaskablePPO; the default method), distill "
+               description="Train a policy on a tabletop-rl game: ppo (the default method: a one-file PPO on the game's "
+                           "compiled vector env, or MaskablePPO with --learner sb3), distill "
                            "(DAgger from a teacher) or finetune (PPO from a distilled student, --init-from). "
                            "'python -m train GAME --help' shows the game's options and its preset's numbers.",
                epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -152,6 +156,8 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
         kw: dict[str, Any] = {"default": None, "help": ("distill: " if methods == ("distill",) else "") + meta["help"]}
         if meta["choices"]:
             kw["choices"] = meta["choices"]
+        elif str(f.type) == "bool":
+            kw["action"] = argparse.BooleanOptionalAction
         elif str(f.type).startswith("int"):
             kw["type"] = positive_int(meta["high"], 1 if meta["low"] is None else meta["low"])
         elif str(f.type).startswith("float"):
@@ -217,9 +223,10 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         p.error("give a game (or --resume RUN)")
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
-    values = preset(args.game)
+    continued = continued_run(args.game, args.init_from) if args.init_from else None
+    values = dict(continued) if continued is not None else preset(args.game)
     options = dict(values.get("options", {}))
-    if args.init_from:
+    if args.init_from and continued is None:
         # A student plays the options it was distilled on (a preset's other reward or rules would be a new game).
         options = student_options(args.game, args.init_from, values)
     options.update(parse_options(envs.config_class(args.game), args.option))
@@ -248,7 +255,38 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     # Naming opponents means training against them, unless --self-play is asked too.
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
     check_keys(values, "training settings")
-    return TrainConfig(game=args.game, seed=args.seed or 0, out=args.out, **values)
+    seed = args.seed if args.seed is not None else (continued or {}).get("seed", 0)
+    values.pop("seed", None)
+    if continued is not None:
+        changed = [f"{k} {continued.get(k)!r} -> {v!r}" for k, v in values.items() if v != continued.get(k)
+                   and k != "init_from"]
+        print(f"train {args.game}: continuing {args.init_from} with its settings"
+              + (f", changed: {'; '.join(changed)}" if changed else ""), file=sys.stderr)
+    return TrainConfig(game=args.game, seed=seed, out=args.out, **values)
+
+
+def continued_run(game: str, folder: str) -> dict | None:
+    """The settings of the run in `folder` (a run of the default learner: its `config.json` and `policy/`) for a
+    run that continues it (`--init-from RUN`), its policy as the start; None where `folder` is no such run.
+
+    Raises:
+        ValueError: a run of another game.
+    """
+    import json
+
+    config, policy = os.path.join(folder, "config.json"), os.path.join(folder, "policy", "policy.json")
+    if not (os.path.isfile(config) and os.path.isfile(policy)):
+        return None
+    with open(config, encoding="utf-8") as f:
+        saved = json.load(f)
+    if not isinstance(saved, dict) or saved.get("learner") != "cleanrl":
+        return None
+    if saved.get("game") != game:
+        raise ValueError(f"--init-from {folder!r} is a run of {saved.get('game')}, not {game}")
+    values = {k: v for k, v in saved.items() if k in TrainConfig.preset_keys() or k == "seed"}
+    values["init_from"] = os.path.join(folder, "policy")
+    values["critic_warmup"] = 0
+    return values
 
 
 def apply_opponent_options(game: str, ids: list[str], options: dict, given: dict) -> dict:
@@ -304,6 +342,7 @@ def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tupl
     identity = {k: values.pop(k, None) for k in ("game", "seed", "out")}
     if identity["game"] not in envs.available_games() or not isinstance(identity["seed"], int):
         raise ValueError(f"the checkpoint in {args.resume!r} names no available game and seed")
+    values.setdefault("learner", "sb3")  # a checkpoint that names no learner was written by the SB3 learner
     check_keys(values, f"the checkpoint in {args.resume!r}")
     return TrainConfig(game=identity["game"], seed=identity["seed"], out=args.resume, **values), (state, tensors)
 
@@ -319,7 +358,13 @@ def export_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         cfg, (state, tensors) = resumed_config(p, args)
         if state.get("method") == "distill":
             p.error(f"{args.export!r} is a distillation run: its best student so far is in {args.export}/student")
-        folder = export_checkpoint(cfg, state, tensors, out)
+        if cfg.learner == "cleanrl":  # its checkpoints write the policy as it stands beside them
+            import shutil
+
+            folder = out or os.path.join(args.export, f"policy-{state['step']}")
+            shutil.copytree(os.path.join(args.export, "policy"), folder, dirs_exist_ok=bool(out))
+        else:
+            folder = export_checkpoint(cfg, state, tensors, out)
     except ValueError as e:
         p.error(str(e))
     print(f"wrote {folder} (step {state['step']:,}); play it with learned:{folder}")
@@ -376,7 +421,12 @@ def main(argv: list[str] | None = None) -> int:
                 return run_distill(p, args, cfg, command_line(), resume)
         else:
             cfg, resume = config_from_args(p, args), None
-        train(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)
+        if cfg.learner == "cleanrl":
+            from train.vector_ppo import train as train_cleanrl
+
+            train_cleanrl(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)
+        else:
+            train(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)
     except ValueError as e:
         p.error(str(e))
     except TrainingStoppedError as e:

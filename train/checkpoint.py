@@ -98,6 +98,41 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
+class CheckpointError(ValueError):
+    """A checkpoint could not be written (a full disk, a folder gone); the previous one is untouched."""
+
+
+def pack_arrays(arrays: dict[str, np.ndarray]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """NumPy arrays of any numeric dtype as a checkpoint holds them: `(layout, tensors)`, each array's bytes as a
+    uint8 tensor (torch's `weights_only` loader reads those whatever the dtype) and its dtype and shape as JSON."""
+    import torch
+
+    layout, tensors = {}, {}
+    for name, a in arrays.items():
+        a = np.ascontiguousarray(a)
+        if a.dtype == object:
+            raise ValueError(f"array {name!r} holds Python objects; a checkpoint keeps numbers only")
+        layout[name] = {"dtype": a.dtype.str, "shape": list(a.shape)}
+        tensors[name] = torch.from_numpy(a.reshape(-1).view(np.uint8).copy())
+    return layout, tensors
+
+
+def unpack_arrays(layout: dict[str, Any], tensors: dict[str, Any]) -> dict[str, np.ndarray]:
+    """`pack_arrays`' output back as arrays.
+
+    Raises:
+        ValueError: a layout that does not fit its bytes (a damaged checkpoint)."""
+    out = {}
+    for name, spec in layout.items():
+        try:
+            dtype, shape = np.dtype(spec["dtype"]), tuple(int(k) for k in spec["shape"])
+            raw = tensors[name].numpy()
+            out[name] = raw.view(dtype).reshape(shape).copy()
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"checkpoint array {name!r} does not fit its layout ({e})") from None
+    return out
+
+
 def write_checkpoint(out: str, step: int, state: dict[str, Any], tensors: dict[str, Any]) -> str:
     """Write the checkpoint of step `step` (see the module doc); return the state file's path."""
     import torch
@@ -105,10 +140,15 @@ def write_checkpoint(out: str, step: int, state: dict[str, Any], tensors: dict[s
     from evaluate.jsonio import write_json
 
     name = f"checkpoint-{step}.pt"
-    with atomic_path(os.path.join(out, name)) as tmp:
-        torch.save(tensors, tmp)
     path = os.path.join(out, STATE_FILE)
-    write_json(path, {"format": FORMAT, "step": step, "tensors": name} | state)
+    try:
+        with atomic_path(os.path.join(out, name)) as tmp:
+            torch.save(tensors, tmp)
+        write_json(path, {"format": FORMAT, "step": step, "tensors": name} | state)
+    except (OSError, RuntimeError) as e:  # a full disk: torch reports it as a RuntimeError
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise CheckpointError(f"cannot write the checkpoint of step {step} in {out!r} ({first}); the last checkpoint "
+                              "written stays whole") from None
     for old in glob.glob(os.path.join(out, "checkpoint-*.pt")):
         if os.path.basename(old) != name:
             os.remove(old)

@@ -12,6 +12,8 @@ from typing import ClassVar
 from agents.learned import check_activation
 from train.run import RunConfig, setting
 
+#: The learners of method ppo (`TrainConfig.learner`).
+LEARNERS = ("cleanrl", "sb3")
 #: Where a run's episodes are played (see `TrainConfig.env`).
 ENV_KINDS = ("auto", "vector", "python")
 #: The most parallel tables one run may ask for.
@@ -45,13 +47,30 @@ class TrainConfig(RunConfig):
     control: str = "one_seat"
     timesteps: int = setting(50_000, help="learner steps (default: the game's preset)", high=MAX_TIMESTEPS)
     n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)
-    n_steps: int = 256
-    batch_size: int = 256
-    n_epochs: int = 4
+    learner: str = setting("cleanrl", choices=LEARNERS,
+                           help="cleanrl (default): the one-file PPO on the game's compiled vector env "
+                                "(train.cleanrl_ppo); sb3: sb3-contrib's MaskablePPO (self-play pools run there)")
+    n_steps: int = setting(256, help="steps per table per rollout (default: the preset's)", high=65536)
+    batch_size: int = setting(256, help="samples per gradient step, the minibatch (default: the preset's)", high=10**7)
+    n_epochs: int = setting(4, help="passes over each rollout (default: the preset's)", high=1000)
     learning_rate: float = setting(3e-4, help="Adam step size (default: the preset's)")
     net_arch: list[int] = field(default_factory=lambda: [64, 64])
     ent_coef: float = setting(0.01, help="entropy bonus (default: the preset's)")
-    gamma: float = 0.99
+    gamma: float = setting(0.99, help="discount (default: the preset's)")
+    gae_lambda: float = setting(0.95, help="GAE lambda (cleanrl; default 0.95)")
+    clip_range: float = setting(0.2, help="the surrogate's clip range (default 0.2)")
+    vf_clip: float = setting(0.2, help="cleanrl: value clip range in scaled return units (default 0.2; 0: none)")
+    precision: str = setting("fp32", choices=("fp32", "bf16"),
+                             help="cleanrl: bf16 runs the networks' forward passes in bfloat16 autocast (weights, "
+                                  "losses and the saved policy stay float32; faster where the CPU has AMX or "
+                                  "AVX512-BF16, slower elsewhere)")
+    action_table: bool = setting(False, help="cleanrl: the actor also adds a learned logit per value of each "
+                                            "action's key (the game encoder's action_keys)")
+    privileged_critic: bool = setting(False, help="cleanrl: an asymmetric critic that also reads what a position "
+                                                 "hides (the vector env's privileged_observations())")
+    max_minutes: float = setting(0.0, help="cleanrl: a budget of learning minutes, compilation not counted (0: none)")
+    threads: int = setting(1, help="torch threads (default 1)", high=256)
+    device: str = setting("cpu", help="cleanrl: where the networks learn: cpu (default), cuda, cuda:N or auto")
     eval_every: int = setting(10_000, help="steps between learning-curve points")
     snapshot_every: int = 10_000
     pool_size: int = 50
@@ -70,7 +89,7 @@ class TrainConfig(RunConfig):
         super().__post_init__()
         self.check_counts({"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "n_epochs": 1, "eval_every": 1,
                            "snapshot_every": 1, "pool_size": 1, "meta_games": 1, "checkpoint_every": 0,
-                           "critic_warmup": 0})
+                           "critic_warmup": 0, "threads": 1})
         if self.timesteps > MAX_TIMESTEPS:
             raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
         if self.control not in ("one_seat", "all_seats"):
@@ -81,6 +100,18 @@ class TrainConfig(RunConfig):
             raise ValueError(f"learning_rate must be a number > 0, got {self.learning_rate!r}")
         if not (isinstance(self.ent_coef, (int, float)) and not isinstance(self.ent_coef, bool) and self.ent_coef >= 0):
             raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
+        if self.learner not in LEARNERS:
+            raise ValueError(f"learner must be one of {list(LEARNERS)}, got {self.learner!r}")
+        if self.precision not in ("fp32", "bf16"):
+            raise ValueError(f"precision must be 'fp32' or 'bf16', got {self.precision!r}")
+        for name in ("gamma", "gae_lambda"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+                raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
+        for name in ("clip_range", "vf_clip", "max_minutes"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
         if self.env not in ENV_KINDS:
             raise ValueError(f"env must be one of {list(ENV_KINDS)}, got {self.env!r}")
         if self.meta_solver not in ("uniform", "nash"):

@@ -1,0 +1,110 @@
+"""`python -m train GAME` (the default learner on the compiled vector env) stopped by SIGTERM and resumed with
+`--resume` ends with exactly the weights, history and final figures of the same run left alone."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+
+import pytest
+
+from train import vector_ppo
+from train.__main__ import main
+from train.checkpoint import read_checkpoint
+
+#: Columns of the history that measure the clock, not the run.
+CLOCK = ("wall_s", "steps_per_s", "collect_s", "learn_s")
+
+CASES = {
+    "lama": ["lama", "--opponents", "lama/first", "--option", "reward=dense", "--eval-every", "256",
+             "--eval-games", "6", "--final-eval-games", "4"],
+    "the_game": ["the_game", "--option", "num_players=1", "--final-eval-games", "3"],
+}
+SMALL = ["--timesteps", "640", "--n-envs", "8", "--n-steps", "16", "--batch-size", "64", "--n-epochs", "2",
+         "--hidden", "32,32", "--checkpoint-every", "128", "--seed", "5", "--no-progress"]
+
+
+def _digest(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _history(out: str) -> list[dict[str, str]]:
+    import csv
+
+    with open(os.path.join(out, "history.csv"), newline="", encoding="utf-8") as f:
+        return [{k: v for k, v in row.items() if k not in CLOCK} for row in csv.DictReader(f)]
+
+
+def _weights(out: str) -> dict[str, str]:
+    import torch
+
+    state = torch.load(os.path.join(out, "policy", "weights.pt"), weights_only=True)
+    critic = torch.load(os.path.join(out, "policy", "critic.pt"), weights_only=True)
+    return {k: hashlib.sha256(v.numpy().tobytes()).hexdigest() for k, v in {**state, **critic}.items()}
+
+
+def _stop_after(monkeypatch, updates: int) -> None:
+    """SIGTERM the process right after the learner's `updates`-th update, as a user's `kill` would."""
+    real = vector_ppo.learner_for
+
+    def learner_for(cfg, venv):
+        ppo = real(cfg, venv)
+        update = ppo.update
+
+        def counted():
+            entry = update()
+            if entry["update"] == updates:
+                signal.raise_signal(signal.SIGTERM)
+            return entry
+
+        ppo.update = counted
+        return ppo
+
+    monkeypatch.setattr(vector_ppo, "learner_for", learner_for)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(CASES))
+def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, monkeypatch, capsys):
+    alone, stopped = str(tmp_path / "alone"), str(tmp_path / "stopped")
+    assert main([*CASES[game], *SMALL, "--out", alone]) == 0
+
+    _stop_after(monkeypatch, 2)
+    code = main([*CASES[game], *SMALL, "--out", stopped])
+    assert code == 128 + signal.SIGTERM
+    assert "--resume" in capsys.readouterr().err
+    state, _ = read_checkpoint(stopped)
+    assert state["step"] == 256 and len(state["history"]) == 2
+    assert not os.path.exists(os.path.join(stopped, "history.csv"))
+    monkeypatch.undo()
+
+    assert main(["--resume", stopped, "--no-progress"]) == 0
+    assert _weights(stopped) == _weights(alone)
+    assert _history(stopped) == _history(alone) and len(_history(alone)) == 5
+    with open(os.path.join(alone, "eval.json")) as f, open(os.path.join(stopped, "eval.json")) as g:
+        a, b = json.load(f), json.load(g)
+    for result in a.get("paired", []) + b.get("paired", []):
+        result.pop("a", None)  # the policy's own folder
+    for result in a.get("tournaments", []) + b.get("tournaments", []):
+        result.pop("agents", None)
+    assert a == b
+    assert not any(name.startswith("checkpoint") for name in os.listdir(stopped))
+
+
+def test_a_resumed_run_refuses_a_checkpoint_of_another_build(tmp_path, monkeypatch, capsys):
+    out = str(tmp_path / "run")
+    _stop_after(monkeypatch, 1)
+    assert main([*CASES["the_game"], *SMALL, "--out", out]) == 128 + signal.SIGTERM
+    monkeypatch.undo()
+    path = os.path.join(out, "checkpoint.json")
+    with open(path) as f:
+        state = json.load(f)
+    state["config"]["n_envs"] = 16  # a checkpoint edited to another number of tables
+    with open(path, "w") as f:
+        json.dump(state, f)
+    with pytest.raises(SystemExit) as e:
+        main(["--resume", out, "--no-progress"])
+    assert e.value.code == 2 and "do not fit this vector env" in capsys.readouterr().err

@@ -1,0 +1,363 @@
+"""Method "ppo" with the default learner: the one-file PPO (`train.cleanrl_ppo.PPO`) on the game's compiled vector
+env, inside the run frame (`train.run`).
+
+`train(cfg)` builds the vector env from the run's config (the game's options, the opponents as compiled kernels,
+`control`, `n_envs` tables seeded from the run's seed), compiles its kernels first (timed and said, and not
+counted in `max_minutes`), then learns update by update with a progress bar. It writes to the run folder:
+
+- `policy/` — the policy in the one saved-policy format (`learned:<out>/policy` and `ppo:<out>` play it), with
+  `critic.pt` beside it; also written at every checkpoint, so a running or stopped run can be played;
+- `history.csv` — one row per update (steps, wall seconds, return, losses, evaluation points);
+- `curve.csv` / `curve.png` — the learning curve (training return, evaluation win rate and score against the
+  run's opponents, the baselines' levels drawn as lines, wall-clock minutes on a second axis);
+- `config.json` — the run's settings, versions and provenance;
+- `eval.json` — the final comparison on deals never used to train or evaluate: the policy paired against each
+  `eval_baselines` agent in its seat (one seat), or each line-up's team tournament (`control="all_seats"`).
+
+Checkpoints (`train.checkpoint`: tensors and arrays only, written atomically) hold the learner's whole state
+(`PPO.state`: weights, optimiser, every generator, each table's game) and the history, every `checkpoint_every`
+steps and at a stop signal; `python -m train --resume RUN` goes on from the last one and ends with the same
+weights, history and figures as the run left alone (same machine, a steps budget: a `max_minutes` budget depends
+on the clock).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+import envs
+from train.checkpoint import pack_arrays, run_files, unpack_arrays, write_checkpoint
+from train.config import TrainConfig
+from train.run import StopSignals, TrainingStoppedError, check_out, make_out, provenance
+
+#: The run's policy in the one saved-policy format.
+POLICY_DIR = "policy"
+#: Seconds between progress lines when no bar is shown (not a terminal, or --no-progress).
+LINE_EVERY_S = 30.0
+#: Environment options that are not rules: left out of the saved policy's options (it plays any reward setting).
+ENV_ONLY = ("reward",)
+
+
+def rules_of(options: dict[str, Any]) -> dict[str, Any]:
+    """The game options a saved policy records: `options` without the reward settings."""
+    return {k: v for k, v in options.items() if k not in ENV_ONLY}
+
+
+def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
+    """The run's compiled vector env: `n_envs` (default `cfg.n_envs`) tables of the game and options, the opponents'
+    kernels in the other seats (none in a one-player game or under `control="all_seats"`), seeded by the run's seed.
+
+    Raises:
+        ValueError: the game, opponents or control have no compiled vector env (one line saying why; `--learner
+            sb3` also runs on Python tables).
+    """
+    import agents
+    from train.ppo import seat_line_up
+
+    game = envs.make_game(cfg.game, **cfg.options)
+    opponents = seat_line_up(list(cfg.opponents), game.num_players, cfg.control)
+    control = {} if cfg.control == "one_seat" else {"control": cfg.control}
+    try:
+        return agents.vector_env(cfg.game, n_envs or cfg.n_envs, opponents=opponents, seed=cfg.seed, copy=False,
+                                 **control, **cfg.options)
+    except ValueError as e:
+        raise ValueError(f"the default learner runs on {cfg.game}'s compiled vector env, which this run cannot "
+                         f"have: {e} (--learner sb3 also plays Python tables)") from None
+
+
+def warm_up(cfg: TrainConfig, say: Any) -> float:
+    """Compile the run's kernels on a one-table env of the same build (numba caches them for the process and on
+    disk): returns the seconds it took, said in a line before and after."""
+    t = time.perf_counter()
+    say(f"train {cfg.game}: compiling the {envs.spec(cfg.game).title} kernels (first run on this machine only)...")
+    venv = build_venv(cfg, 1)
+    venv.reset()
+    for _ in range(3):
+        venv.step(np.asarray(venv.action_masks()).argmax(axis=1))
+    venv.close()
+    took = time.perf_counter() - t
+    say(f"train {cfg.game}: kernels ready in {took:.1f} s")
+    return took
+
+
+def start_policy(cfg: TrainConfig) -> tuple[Any, Any]:
+    """The `init_from` policy (a saved run of this learner, or a shipped ReLU policy) and the reward scale it
+    learned with where its run says and the reward options are the same (else None: measured afresh); (None, None)
+    without `init_from`."""
+    if not cfg.init_from:
+        return None, None
+    from train.cleanrl_ppo import load_policy, trained_env_options
+    from train.ppo import student_folder
+
+    folder = student_folder(cfg.init_from)
+    policy, scale = load_policy(folder, cfg.game, rules_of(cfg.options))
+    run = os.path.dirname(os.path.abspath(folder))
+    if scale is None and os.path.isfile(os.path.join(run, "history.csv")):
+        scale = last_reward_scale(os.path.join(run, "history.csv"))
+    trained = trained_env_options(folder)
+    if trained is None or any(trained.get(k) != cfg.options.get(k) for k in ENV_ONLY):
+        scale = None
+    return policy, scale
+
+
+def last_reward_scale(path: str) -> Any:
+    """The reward scale of a history's last row (a number, or one per variant), or None."""
+    import csv
+    import json
+
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    text = rows[-1].get("reward_scale", "") if rows else ""
+    if not text:
+        return None
+    return [float(k) for k in json.loads(text)] if text.startswith("[") else float(text)
+
+
+def lineage(cfg: TrainConfig) -> dict[str, Any]:
+    """What this run records of itself and of the runs its start came from: `{"own": ..., "earlier": [...]}`."""
+    from train.cleanrl_ppo import earlier_stages
+    from train.ppo import student_folder
+
+    earlier = earlier_stages(student_folder(cfg.init_from)) if cfg.init_from else []
+    own = provenance("finetune" if cfg.init_from else "ppo") | {"learner": "cleanrl", "init_from": cfg.init_from,
+                                                                "opponents": list(cfg.opponents),
+                                                                "env_options": cfg.options}
+    return {"own": own, "earlier": earlier}
+
+
+def provenance_now(line: dict[str, Any], steps: int, wall_s: float) -> dict[str, Any]:
+    """The saved policy's provenance at `steps` (this run's own record, chained to the runs it continued)."""
+    from train.cleanrl_ppo import chained
+
+    return chained({**line["own"], "steps": int(steps), "wall_s": round(float(wall_s), 1)}, line["earlier"])
+
+
+def learner_for(cfg: TrainConfig, venv: Any) -> Any:
+    """The `PPO` learner of the run's settings on `venv`."""
+    from train.cleanrl_ppo import PPO
+
+    init, scale = start_policy(cfg)
+    return PPO(venv, total_steps=cfg.timesteps, reward_scale=scale, n_steps=cfg.n_steps, minibatch=cfg.batch_size, epochs=cfg.n_epochs,
+               lr=cfg.learning_rate, ent_coef=cfg.ent_coef, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+               clip=cfg.clip_range, hidden=list(cfg.net_arch), seed=cfg.seed, vf_clip=cfg.vf_clip or None,
+               device=cfg.device, max_seconds=60.0 * cfg.max_minutes if cfg.max_minutes else None,
+               init=init, critic_warmup=cfg.critic_warmup, privileged_critic=cfg.privileged_critic,
+               action_table=cfg.action_table, precision=cfg.precision)
+
+
+class Watch:
+    """What a person sees while a run learns: a tqdm bar in learner steps (steps/s, return, win rate, ETA) on a
+    terminal, else a line at most every `LINE_EVERY_S` seconds (and at the end)."""
+
+    def __init__(self, cfg: TrainConfig, initial: int, progress: bool):
+        self.cfg, self.bar, self.last_line = cfg, None, 0.0
+        if progress and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=cfg.timesteps, initial=min(initial, cfg.timesteps), desc=f"train {cfg.game}",
+                            unit="step", unit_scale=True, dynamic_ncols=True)
+
+    def update(self, entry: dict[str, Any], done: bool) -> None:
+        """Show `entry` (an update's history row)."""
+        figures = {"return": f"{entry['mean_return']:.3g}"}
+        if "eval_win_rate" in entry:
+            figures["win"] = f"{entry['eval_win_rate']:.3f}"
+        if self.bar is not None:
+            self.bar.set_postfix(figures, refresh=False)
+            self.bar.update(min(entry["steps"], self.cfg.timesteps) - self.bar.n)
+            return
+        now = time.perf_counter()
+        if done or now - self.last_line >= LINE_EVERY_S or "eval_win_rate" in entry:
+            self.last_line = now
+            shown = "  ".join(f"{k} {v}" for k, v in figures.items())
+            print(f"train {self.cfg.game}: {entry['steps']:,}/{self.cfg.timesteps:,} steps  "
+                  f"{entry['steps_per_s']:,.0f} steps/s  {shown}", flush=True)
+
+    def close(self) -> None:
+        """Close the bar (if any)."""
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _due(before: int, after: int, every: int) -> bool:
+    """Whether a multiple of `every` lies in (before, after]."""
+    return every > 0 and after // every > before // every
+
+
+def checkpoint(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: dict[str, Any]) -> None:
+    """Write the run's checkpoint (`PPO.state`, the history) and its policy so far (`policy/`)."""
+    state = ppo.state()
+    layout, arrays = pack_arrays(state["arrays"])
+    numbers = {"method": "ppo", "learner": "cleanrl", "config": dataclasses.asdict(cfg), "numbers": state["numbers"],
+               "history": history, "arrays": layout, "stages": stages}
+    write_checkpoint(cfg.out, ppo.steps, numbers, {**state["tensors"], "arrays": arrays})
+    save(cfg, ppo, ppo.steps, stages)
+
+
+def restore(ppo: Any, resume: tuple[dict[str, Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    """Put a checkpoint into the freshly built `ppo`; returns the history so far.
+
+    Raises:
+        ValueError: one line, if the checkpoint does not fit the run."""
+    state, tensors = resume
+    try:
+        arrays = unpack_arrays(state["arrays"], tensors["arrays"])
+        ppo.load_state({"numbers": state["numbers"], "tensors": tensors, "arrays": arrays})
+        return [{k: float("nan") if v is None else v for k, v in row.items()} for row in state["history"]]
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"the checkpoint does not fit this run ({type(e).__name__}: {str(e)[:200]})") from None
+
+
+def save(cfg: TrainConfig, ppo: Any, steps: int, stages: dict[str, Any]) -> str:
+    """Write the policy (`policy/`, with `critic.pt`) as it is now; returns its folder."""
+    from train.cleanrl_ppo import save_policy
+
+    folder = os.path.join(cfg.out, POLICY_DIR)
+    os.makedirs(folder, exist_ok=True)
+    prov = provenance_now(stages, steps, ppo.wall()) | {"seed": cfg.seed, "timesteps": int(steps)}
+    save_policy(ppo.policy, folder, cfg.game, rules_of(cfg.options), prov)
+    return folder
+
+
+def evaluator_for(cfg: TrainConfig) -> Any:
+    """The curve's evaluation games (one seat against the run's opponents), or None (none asked for, or the
+    policy plays every seat)."""
+    if cfg.eval_games <= 0 or cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
+        return None
+    from train.cleanrl_ppo import Evaluator
+
+    return Evaluator(cfg.game, cfg.options, list(cfg.opponents), cfg.eval_games, cfg.seed, list(cfg.eval_baselines))
+
+
+def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: bool,
+          stages: dict[str, Any]) -> list[dict[str, Any]]:
+    """The learning loop: updates, curve points, checkpoints and the progress bar, until the planned steps, the
+    learning budget or a stop signal (which checkpoints and raises `TrainingStoppedError`)."""
+    evaluator = evaluator_for(cfg)
+    every = cfg.checkpoint_every or max(1, cfg.timesteps // 10)
+    rules = rules_of(cfg.options)
+    watch = Watch(cfg, ppo.steps, progress)
+    try:
+        with StopSignals() as stop:
+            while not ppo.done:
+                before = ppo.steps
+                entry = ppo.update()
+                if evaluator is not None and (_due(before, ppo.steps, cfg.eval_every) or ppo.done):
+                    entry.update(evaluator.measure(ppo.policy, rules))
+                history.append(entry)
+                out_of_time = ppo.max_seconds is not None and entry["wall_s"] >= ppo.max_seconds
+                watch.update(entry, ppo.done or out_of_time)
+                if stop.signum is not None or (_due(before, ppo.steps, every) and not ppo.done):
+                    checkpoint(cfg, ppo, history, stages)
+                if stop.signum is not None:
+                    raise TrainingStoppedError(cfg.out, ppo.steps, cfg.timesteps, stop.signum)
+                if out_of_time:
+                    print(f"train {cfg.game}: the budget of {cfg.max_minutes:g} learning minutes is spent at "
+                          f"{ppo.steps:,} steps", flush=True)
+                    break
+    finally:
+        watch.close()
+    if evaluator is not None and history and "eval_win_rate" not in history[-1]:
+        history[-1].update(evaluator.measure(ppo.policy, rules))
+    return history
+
+
+def final_evaluation(cfg: TrainConfig, folder: str) -> dict[str, Any]:
+    """The saved policy on deals never used to train or evaluate (seed 1,000,000 + the run's seed): paired against
+    each `eval_baselines` agent in its seat, against the run's opponents (one seat), or a team tournament of the
+    policy and of each baseline in every seat (`control="all_seats"`)."""
+    from evaluate.paired import format_paired, run_paired
+    from evaluate.tournament import format_table, run_tournament
+    from train.ppo import seat_line_up
+
+    seed, n = 1_000_000 + cfg.seed, envs.make_game(cfg.game, **cfg.options).num_players
+    me = f"learned:{folder}"
+    if cfg.control == "all_seats" or n == 1:
+        out = []
+        for ids in [[me] * n, *[[b] * n for b in cfg.eval_baselines]]:
+            result = run_tournament(cfg.game, ids, games=cfg.final_eval_games, seed=seed, options=cfg.options,
+                                    progress=False)
+            print(format_table(result), flush=True)
+            out.append(result.to_dict())
+        return {"tournaments": out, "seed": seed}
+    against = seat_line_up(list(cfg.opponents), n, cfg.control)
+    baselines = list(cfg.eval_baselines) or list(dict.fromkeys(against))
+    paired = []
+    for b in baselines:
+        result = run_paired(cfg.game, me, b, against, games=cfg.final_eval_games, seed=seed, options=cfg.options)
+        print(format_paired(result), flush=True)
+        paired.append(result.to_dict())
+    return {"paired": paired, "seed": seed}
+
+
+def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: dict[str, Any], t0: float) -> dict:
+    """Write what a finished run leaves (see the module docstring) and remove its checkpoint; returns a summary."""
+    from evaluate.jsonio import write_json
+    from train.cleanrl_ppo import write_history, write_run_curve
+    from train.curve import lineup_label
+    from train.report import write_config
+
+    folder = save(cfg, ppo, ppo.steps, stages)
+    write_history(history, os.path.join(cfg.out, "history.csv"))
+    against = (" (one policy in every seat)" if cfg.control == "all_seats" else
+               f" against {lineup_label(list(cfg.opponents))}" if envs.make_game(cfg.game, **cfg.options).num_players > 1
+               else "")
+    evaluator = evaluator_for(cfg)
+    title = f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: PPO{against}"
+    write_run_curve(history, cfg.out, title, references=evaluator.references() if evaluator is not None else None)
+    write_config(cfg, {"provenance": provenance_now(stages, ppo.steps, ppo.wall()), "train_seconds": time.time() - t0,
+                       "steps": ppo.steps})
+    summary: dict[str, Any] = {"out": cfg.out, "steps": ppo.steps, "final": history[-1] if history else {}}
+    if cfg.final_eval_games > 0:
+        summary["evaluation"] = final_evaluation(cfg, folder)
+        write_json(os.path.join(cfg.out, "eval.json"), summary["evaluation"])
+    for path in run_files(cfg.out):
+        if os.path.basename(path).startswith("checkpoint"):
+            os.remove(path)
+    print(f"saved {cfg.out}/{POLICY_DIR} (learned:{cfg.out}/{POLICY_DIR} plays it), history.csv, curve.csv, curve.png, "
+          f"config.json ({time.time() - t0:.0f} s)", flush=True)
+    return summary
+
+
+def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume: Any = None,
+          overwrite: bool = False) -> dict[str, Any]:
+    """Run one PPO job with the default learner; returns a summary (also written under `cfg.out`).
+
+    Args:
+        cfg: the run's settings (`cfg.learner == "cleanrl"`).
+        progress: show a progress bar (on a terminal).
+        verbose: print the final figures.
+        resume: `train.checkpoint.read_checkpoint(cfg.out)`'s output, to continue that run.
+        overwrite: replace the run files already in `cfg.out`.
+
+    Raises:
+        ValueError: bad settings, a game or line-up without a compiled vector env, or `cfg.out` unusable; the
+            folder is made only once everything is validated.
+        TrainingStoppedError: SIGTERM or Ctrl-C stopped the run (a checkpoint is saved).
+    """
+    import torch
+
+    t0 = time.time()
+    cfg.out = cfg.out or cfg.default_out()
+    check_out(cfg.out, resume is not None, overwrite)
+    if cfg.self_play:
+        raise ValueError("--self-play keeps a pool of snapshots, which the SB3 learner has: add --learner sb3 (the "
+                         "default learner's self-play is --control all_seats: one policy in every seat)")
+    torch.set_num_threads(cfg.threads)
+    warm_up(cfg, lambda line: print(line, flush=True))
+    venv = build_venv(cfg)
+    print(f"train {cfg.game}: {venv.num_envs} compiled tables, {cfg.n_steps} steps each a rollout, minibatches of "
+          f"{cfg.batch_size}, {cfg.n_epochs} epochs, {cfg.precision}", flush=True)
+    ppo = learner_for(cfg, venv)
+    stages = resume[0].get("stages") if resume is not None else None
+    stages = stages or lineage(cfg)
+    history = restore(ppo, resume) if resume is not None else []
+    make_out(cfg.out, overwrite)
+    history = learn(cfg, ppo, history, progress, stages)
+    return finish(cfg, ppo, history, stages, t0)
