@@ -276,22 +276,28 @@ def parse_board(text: str, source: str = "<string>", race: bool = False) -> Boar
             raise BoardError(f"{source}:{line0}:{col0}: expected {label}s numbered 1..{count} without gaps: "
                              f"{label} {missing} is missing, {label} {beyond[0]} is out of sequence")
 
-    if race and not flags:
-        raise BoardError(f"{source}:{grid_line}:1: expected at least one flag (F1) on the board: a race needs a goal")
     board = Board(
         name=name, width=width, height=height, floor=floor, belt_dir=belt_dir, rotating=rotating, walls=walls,
         lasers=tuple(lasers), pushers=tuple(pushers), crushers=tuple(crushers),
         flags=tuple((flags[k][0], flags[k][1]) for k in sorted(flags)),
         starts=tuple(starts[k][0] for k in sorted(starts)), lives=lives,
     )
-    cut = unreachable(board) if race else None
+    if race:
+        _check_race(board, source, grid_line, {k: v[2:] for k, v in flags.items()}, {k: v[1:] for k, v in starts.items()})
+    return board
+
+
+def _check_race(board: Board, source: str, grid_line: int, flag_at: dict, start_at: dict) -> None:
+    """Raise `BoardError` (at the `grid:` line, or at the flag's line and column) unless `board` has a flag and
+    every flag is within reach of every start; `flag_at` / `start_at`: number -> (line, column)."""
+    if not board.flags:
+        raise BoardError(f"{source}:{grid_line}:1: expected at least one flag (F1) on the board: a race needs a goal")
+    cut = unreachable(board)
     if cut is not None:
         k, j = cut
-        _, _, line0, col0 = flags[k]
-        _, sline, scol = starts[j]
-        raise BoardError(f"{source}:{line0}:{col0}: expected every flag reachable from every start: flag {k} cannot "
-                         f"be reached from start {j} (line {sline}, column {scol}); walls and pits close it off")
-    return board
+        raise BoardError(f"{source}:{flag_at[k][0]}:{flag_at[k][1]}: expected every flag reachable from every start: "
+                         f"flag {k} cannot be reached from start {j} (line {start_at[j][0]}, column {start_at[j][1]}); "
+                         "walls and pits close it off")
 
 
 def _reach(board: Board, start: tuple[int, int]) -> np.ndarray:
