@@ -1,8 +1,8 @@
 """What counts as an action id, written once for every env (AEC, Parallel, `OpponentEnv`, the vector env).
 
 An action for one seat is a Python `int`, a NumPy integer scalar (`np.int64(3)`) or a 0-d integer array
-(`np.array(3)`: what SB3's `model.predict` returns for one observation, and what torchrl hands over): the
-values Gymnasium's `Discrete.contains` accepts, except `bool` (`True` is an `int` to Python, never an
+(`np.array(3)`: what SB3's `model.predict` returns for one observation): the values Gymnasium's
+`Discrete.contains` accepts, except `bool` (`True` is an `int` to Python, never an
 action here). Anything else — a float, a bool, a string, `None`, a 1-d array even of one element —
 is not an action id: `action_id` raises `IllegalActionError` saying so.
 
