@@ -95,12 +95,9 @@ def _registers(text: str, where: str) -> frozenset[int]:
     return frozenset(int(ch) for ch in text)
 
 
-def parse_board(text: str, source: str = "<string>", race: bool = False) -> Board:
-    """Parse `.rrb` text into a `Board`; raise `BoardError` naming file, line, column and what was expected.
-
-    With `race` (as `load_board`, and so every game, reads a board), also what a race needs: at least one flag,
-    and every flag within reach of every start square (`unreachable`); without it a fragment parses as drawn
-    (a picture, a test of one element)."""
+def _read_header(text: str, source: str) -> tuple[str, int, int, int | None, list, int]:
+    """(name, width, height, lives, rows, grid line) of `.rrb` text: the checked header lines, then the grid's
+    rows as (line number, [(token, column)])."""
     header: dict[str, tuple[str, int, int]] = {}
     grid_line = None
     lines = text.splitlines()
@@ -151,134 +148,173 @@ def parse_board(text: str, source: str = "<string>", race: bool = False) -> Boar
         if not re.fullmatch(r"[0-9]+", lives_text) or int(lives_text) < 1:
             raise BoardError(f"{source}:{lives_line}:{lives_col}: expected 'lives: n' with n >= 1, got {lives_text!r}")
         lives = int(lives_text)
-
     if len(rows) != height:
         at = rows[height][0] if len(rows) > height else last
         raise BoardError(f"{source}:{at}:1: expected {height} grid rows (size {width} {height}), got {len(rows)}")
+    return name, width, height, lives, rows, grid_line
 
-    floor = np.zeros((height, width), dtype=np.int8)
-    belt_dir = np.full((height, width), -1, dtype=np.int8)
-    rotating = np.zeros((height, width), dtype=bool)
-    walls = np.zeros((height, width), dtype=np.uint8)
-    lasers, pushers, crushers = [], [], []
-    flags: dict[int, tuple[int, int, int, int]] = {}  # k -> (x, y, line, col)
-    starts: dict[int, tuple[Start, int, int]] = {}
-    wall_sources: list[tuple[int, int, int, int, int]] = []  # (x, y, side, line, col) as written
-    laser_sources = []
-    belt_sources = []
 
-    for y, (number, tokens) in enumerate(rows):
-        if len(tokens) != width:
-            col = tokens[width][1] if len(tokens) > width else tokens[-1][1] + len(tokens[-1][0])
-            raise BoardError(f"{source}:{number}:{col}: expected {width} squares in this row, got {len(tokens)}")
+class _Grid:
+    """The squares of a board being parsed: its arrays and devices, and where each was written (for messages)."""
+
+    def __init__(self, width: int, height: int, source: str):
+        self.width, self.height, self.source = width, height, source
+        self.floor = np.zeros((height, width), dtype=np.int8)
+        self.belt_dir = np.full((height, width), -1, dtype=np.int8)
+        self.rotating = np.zeros((height, width), dtype=bool)
+        self.walls = np.zeros((height, width), dtype=np.uint8)
+        self.lasers: list[Laser] = []
+        self.pushers: list[Pusher] = []
+        self.crushers: list[Crusher] = []
+        self.flags: dict[int, tuple[int, int, int, int]] = {}  # k -> (x, y, line, col)
+        self.starts: dict[int, tuple[Start, int, int]] = {}
+        self.wall_sources: list[tuple[int, int, int, int, int]] = []  # (x, y, side, line, col) as written
+        self.laser_sources: list[tuple[Laser, int, int]] = []
+        self.belt_sources: list[tuple[int, int, int, int]] = []
+
+    def row(self, y: int, number: int, tokens: list[tuple[str, int]]) -> None:
+        """Read grid row `y` (line `number`)."""
+        if len(tokens) != self.width:
+            col = tokens[self.width][1] if len(tokens) > self.width else tokens[-1][1] + len(tokens[-1][0])
+            raise BoardError(f"{self.source}:{number}:{col}: expected {self.width} squares in this row, "
+                             f"got {len(tokens)}")
         for x, (token, col) in enumerate(tokens):
-            where = f"{source}:{number}:{col}"
-            parts = token.split(":")
-            base = parts[0]
-            flag_here = None
-            if base in _SIMPLE_BASES:
-                floor[y, x] = _SIMPLE_BASES[base]
-            elif m := _BASE_RE["belt"].fullmatch(base):
-                floor[y, x] = BELT
-                belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
-            elif m := _BASE_RE["express"].fullmatch(base):
-                floor[y, x] = EXPRESS
-                belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
-            elif m := _BASE_RE["flag"].fullmatch(base):
-                flag_here = int(m.group(1))
-            elif m := _BASE_RE["start"].fullmatch(base):
-                k = int(m.group(1))
-                if k < 1:
-                    raise BoardError(f"{where}: expected a start number >= 1, got {base!r}")
-                if k in starts:
-                    _, line0, col0 = starts[k]
-                    raise BoardError(f"{where}: duplicate start {k} (also at line {line0}, column {col0})")
-                starts[k] = (Start(x, y, DIRECTION_LETTERS.index(m.group(2))), number, col)
-            else:
-                raise BoardError(f"{where}: expected {_BASE_HELP}, got {base!r}")
-            seen = set()
-            mod_col = col + len(base) + 1
-            for mod in parts[1:]:
-                mwhere = f"{source}:{number}:{mod_col}"
-                kind = mod[:1]
-                if kind in seen:
-                    raise BoardError(f"{mwhere}: duplicate modifier ':{kind}' on one square (write it once)")
-                seen.add(kind)
-                if kind == "w" and len(mod) > 1 and all(ch in DIRECTION_LETTERS for ch in mod[1:]) \
-                        and len(set(mod[1:])) == len(mod) - 1:
-                    for ch in mod[1:]:
-                        side = DIRECTION_LETTERS.index(ch)
-                        walls[y, x] |= 1 << side
-                        wall_sources.append((x, y, side, number, mod_col))
-                elif kind == "w":
-                    raise BoardError(f"{mwhere}: expected wall sides from N E S W, each once (e.g. wNE), got {mod!r}")
-                elif kind == "L":
-                    m = re.fullmatch(r"L([NESW])([0-9])", mod)
-                    if not m or not 1 <= int(m.group(2)) <= 3:
-                        raise BoardError(f"{mwhere}: expected a laser L{{D}}{{beams}} with D in N E S W and "
-                                         f"1-3 beams (e.g. LW2), got {mod!r}")
-                    laser = Laser(x, y, DIRECTION_LETTERS.index(m.group(1)), int(m.group(2)))
-                    lasers.append(laser)
-                    laser_sources.append((laser, number, mod_col))
-                elif kind == "P":
-                    m = re.fullmatch(r"P([NESW])(.*)", mod)
-                    if not m:
-                        raise BoardError(f"{mwhere}: expected a pusher P{{D}}{{registers}} (e.g. PE135), got {mod!r}")
-                    pushers.append(Pusher(x, y, DIRECTION_LETTERS.index(m.group(1)),
-                                          _registers(m.group(2), f"{source}:{number}:{mod_col + 2}")))
-                elif kind == "K":
-                    crushers.append(Crusher(x, y, _registers(mod[1:], f"{source}:{number}:{mod_col + 1}")))
-                elif kind == "T" and mod == "T":
-                    if floor[y, x] not in (BELT, EXPRESS):
-                        raise BoardError(f"{mwhere}: expected ':T' (rotating belt) only on a belt or express belt")
-                    rotating[y, x] = True
-                elif kind == "F" and (m := re.fullmatch(r"F([0-9]+)", mod)):
-                    if flag_here is not None:
-                        raise BoardError(f"{mwhere}: expected one flag per square")
-                    flag_here = int(m.group(1))
-                else:
-                    raise BoardError(f"{mwhere}: expected {_MOD_HELP}, got {mod!r}")
-                if kind in "LPKF" and floor[y, x] == PIT:
-                    raise BoardError(f"{mwhere}: expected no ':{kind}' on a pit")
-                mod_col += len(mod) + 1
-            if floor[y, x] in (BELT, EXPRESS):
-                belt_sources.append((x, y, number, col))
+            self.square(x, y, token, number, col)
+
+    def square(self, x: int, y: int, token: str, number: int, col: int) -> None:
+        """Read the square (x, y) from its token, written at line `number`, column `col`."""
+        where = f"{self.source}:{number}:{col}"
+        parts = token.split(":")
+        base = parts[0]
+        flag_here = self._base(x, y, base, where, number, col)
+        seen: set[str] = set()
+        mod_col = col + len(base) + 1
+        for mod in parts[1:]:
+            mwhere = f"{self.source}:{number}:{mod_col}"
+            kind = mod[:1]
+            if kind in seen:
+                raise BoardError(f"{mwhere}: duplicate modifier ':{kind}' on one square (write it once)")
+            seen.add(kind)
+            flag_here = self._modifier(x, y, mod, mwhere, number, mod_col, flag_here)
+            if kind in "LPKF" and self.floor[y, x] == PIT:
+                raise BoardError(f"{mwhere}: expected no ':{kind}' on a pit")
+            mod_col += len(mod) + 1
+        if self.floor[y, x] in (BELT, EXPRESS):
+            self.belt_sources.append((x, y, number, col))
+        if flag_here is not None:
+            if flag_here < 1:
+                raise BoardError(f"{where}: expected a flag number >= 1, got {flag_here}")
+            if flag_here in self.flags:
+                _, _, line0, col0 = self.flags[flag_here]
+                raise BoardError(f"{where}: duplicate flag {flag_here} (also at line {line0}, column {col0})")
+            self.flags[flag_here] = (x, y, number, col)
+
+    def _base(self, x: int, y: int, base: str, where: str, number: int, col: int) -> int | None:
+        """Read a square's base; the flag number if it is a flag."""
+        if base in _SIMPLE_BASES:
+            self.floor[y, x] = _SIMPLE_BASES[base]
+        elif m := _BASE_RE["belt"].fullmatch(base):
+            self.floor[y, x] = BELT
+            self.belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
+        elif m := _BASE_RE["express"].fullmatch(base):
+            self.floor[y, x] = EXPRESS
+            self.belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
+        elif m := _BASE_RE["flag"].fullmatch(base):
+            return int(m.group(1))
+        elif m := _BASE_RE["start"].fullmatch(base):
+            k = int(m.group(1))
+            if k < 1:
+                raise BoardError(f"{where}: expected a start number >= 1, got {base!r}")
+            if k in self.starts:
+                _, line0, col0 = self.starts[k]
+                raise BoardError(f"{where}: duplicate start {k} (also at line {line0}, column {col0})")
+            self.starts[k] = (Start(x, y, DIRECTION_LETTERS.index(m.group(2))), number, col)
+        else:
+            raise BoardError(f"{where}: expected {_BASE_HELP}, got {base!r}")
+        return None
+
+    def _modifier(self, x: int, y: int, mod: str, mwhere: str, number: int, mod_col: int,
+                  flag_here: int | None) -> int | None:
+        """Read one modifier of square (x, y); the square's flag number (a flag modifier sets it)."""
+        kind = mod[:1]
+        if kind == "w" and len(mod) > 1 and all(ch in DIRECTION_LETTERS for ch in mod[1:]) \
+                and len(set(mod[1:])) == len(mod) - 1:
+            for ch in mod[1:]:
+                side = DIRECTION_LETTERS.index(ch)
+                self.walls[y, x] |= 1 << side
+                self.wall_sources.append((x, y, side, number, mod_col))
+        elif kind == "w":
+            raise BoardError(f"{mwhere}: expected wall sides from N E S W, each once (e.g. wNE), got {mod!r}")
+        elif kind == "L":
+            m = re.fullmatch(r"L([NESW])([0-9])", mod)
+            if not m or not 1 <= int(m.group(2)) <= 3:
+                raise BoardError(f"{mwhere}: expected a laser L{{D}}{{beams}} with D in N E S W and "
+                                 f"1-3 beams (e.g. LW2), got {mod!r}")
+            laser = Laser(x, y, DIRECTION_LETTERS.index(m.group(1)), int(m.group(2)))
+            self.lasers.append(laser)
+            self.laser_sources.append((laser, number, mod_col))
+        elif kind == "P":
+            m = re.fullmatch(r"P([NESW])(.*)", mod)
+            if not m:
+                raise BoardError(f"{mwhere}: expected a pusher P{{D}}{{registers}} (e.g. PE135), got {mod!r}")
+            self.pushers.append(Pusher(x, y, DIRECTION_LETTERS.index(m.group(1)),
+                                       _registers(m.group(2), f"{self.source}:{number}:{mod_col + 2}")))
+        elif kind == "K":
+            self.crushers.append(Crusher(x, y, _registers(mod[1:], f"{self.source}:{number}:{mod_col + 1}")))
+        elif kind == "T" and mod == "T":
+            if self.floor[y, x] not in (BELT, EXPRESS):
+                raise BoardError(f"{mwhere}: expected ':T' (rotating belt) only on a belt or express belt")
+            self.rotating[y, x] = True
+        elif kind == "F" and (m := re.fullmatch(r"F([0-9]+)", mod)):
             if flag_here is not None:
-                if flag_here < 1:
-                    raise BoardError(f"{where}: expected a flag number >= 1, got {flag_here}")
-                if flag_here in flags:
-                    _, _, line0, col0 = flags[flag_here]
-                    raise BoardError(f"{where}: duplicate flag {flag_here} (also at line {line0}, column {col0})")
-                flags[flag_here] = (x, y, number, col)
+                raise BoardError(f"{mwhere}: expected one flag per square")
+            return int(m.group(1))
+        else:
+            raise BoardError(f"{mwhere}: expected {_MOD_HELP}, got {mod!r}")
+        return flag_here
 
-    # Mirror walls: a wall on the E side of (x, y) is the wall on the W side of (x + 1, y).
-    for x, y, side, _, _ in wall_sources:
-        nx, ny = x + DX[side], y + DY[side]
-        if 0 <= nx < width and 0 <= ny < height:
-            walls[ny, nx] |= 1 << ((side + 2) % 4)
+    def finish(self) -> None:
+        """Mirror the walls, then check the belts, lasers and the numbering of flags and starts."""
+        source, walls = self.source, self.walls
+        # Mirror walls: a wall on the E side of (x, y) is the wall on the W side of (x + 1, y).
+        for x, y, side, _, _ in self.wall_sources:
+            nx, ny = x + DX[side], y + DY[side]
+            if 0 <= nx < self.width and 0 <= ny < self.height:
+                walls[ny, nx] |= 1 << ((side + 2) % 4)
+        for x, y, number, col in self.belt_sources:
+            d = int(self.belt_dir[y, x])
+            if walls[y, x] & (1 << d):
+                raise BoardError(f"{source}:{number}:{col}: expected a belt that does not run into a wall "
+                                 f"(wall on its {DIRECTION_LETTERS[d]} side)")
+        for laser, number, col in self.laser_sources:
+            if walls[laser.y, laser.x] & (1 << laser.direction):
+                raise BoardError(f"{source}:{number}:{col}: expected a laser that does not fire into a wall on its "
+                                 f"own square (wall on its {DIRECTION_LETTERS[laser.direction]} side)")
+        for label, numbered in (("flag", self.flags), ("start", self.starts)):
+            count = len(numbered)
+            beyond = sorted(k for k in numbered if k > count)
+            if beyond:  # a gap below: point at the first number past the end of the sequence
+                missing = min(set(range(1, count + 1)) - set(numbered))
+                line0, col0 = numbered[beyond[0]][-2:]
+                raise BoardError(f"{source}:{line0}:{col0}: expected {label}s numbered 1..{count} without gaps: "
+                                 f"{label} {missing} is missing, {label} {beyond[0]} is out of sequence")
 
-    for x, y, number, col in belt_sources:
-        d = int(belt_dir[y, x])
-        if walls[y, x] & (1 << d):
-            raise BoardError(f"{source}:{number}:{col}: expected a belt that does not run into a wall "
-                             f"(wall on its {DIRECTION_LETTERS[d]} side)")
-    for laser, number, col in laser_sources:
-        if walls[laser.y, laser.x] & (1 << laser.direction):
-            raise BoardError(f"{source}:{number}:{col}: expected a laser that does not fire into a wall on its own "
-                             f"square (wall on its {DIRECTION_LETTERS[laser.direction]} side)")
 
-    for label, numbered in (("flag", flags), ("start", starts)):
-        count = len(numbered)
-        beyond = sorted(k for k in numbered if k > count)
-        if beyond:  # a gap below: point at the first number past the end of the sequence
-            missing = min(set(range(1, count + 1)) - set(numbered))
-            line0, col0 = numbered[beyond[0]][-2:]
-            raise BoardError(f"{source}:{line0}:{col0}: expected {label}s numbered 1..{count} without gaps: "
-                             f"{label} {missing} is missing, {label} {beyond[0]} is out of sequence")
+def parse_board(text: str, source: str = "<string>", race: bool = False) -> Board:
+    """Parse `.rrb` text into a `Board`; raise `BoardError` naming file, line, column and what was expected.
 
+    With `race` (as `load_board`, and so every game, reads a board), also what a race needs: at least one flag,
+    and every flag within reach of every start square (`unreachable`); without it a fragment parses as drawn
+    (a picture, a test of one element)."""
+    name, width, height, lives, rows, grid_line = _read_header(text, source)
+    grid = _Grid(width, height, source)
+    for y, (number, tokens) in enumerate(rows):
+        grid.row(y, number, tokens)
+    grid.finish()
+    flags, starts = grid.flags, grid.starts
     board = Board(
-        name=name, width=width, height=height, floor=floor, belt_dir=belt_dir, rotating=rotating, walls=walls,
-        lasers=tuple(lasers), pushers=tuple(pushers), crushers=tuple(crushers),
+        name=name, width=width, height=height, floor=grid.floor, belt_dir=grid.belt_dir, rotating=grid.rotating,
+        walls=grid.walls, lasers=tuple(grid.lasers), pushers=tuple(grid.pushers), crushers=tuple(grid.crushers),
         flags=tuple((flags[k][0], flags[k][1]) for k in sorted(flags)),
         starts=tuple(starts[k][0] for k in sorted(starts)), lives=lives,
     )
