@@ -691,7 +691,8 @@ class PPO:
                     v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-self.vf_clip, self.vf_clip)
                     v_err = torch.max(v_err, (v_clipped - b_ret[idx]) ** 2)
                 v_loss = 0.5 * v_err.mean()
-                loss = (self.vf_coef * v_loss if self.steps <= self.critic_warmup
+                # an update that starts inside the warm-up trains the critic alone (so at least `critic_warmup` steps)
+                loss = (self.vf_coef * v_loss if self.steps - self.batch < self.critic_warmup
                         else pg_loss - self.ent_coef * entropy + self.vf_coef * v_loss)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
