@@ -27,7 +27,9 @@ minutes against a closed port, so nothing answering there is one `ValueError` li
 from __future__ import annotations
 
 import argparse
+import signal
 import socket
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
@@ -170,7 +172,11 @@ class RayBackend:
                 kwargs["num_cpus"] = num_cpus
             elif num_cpus is not None:
                 raise ValueError("num_cpus applies to a local Ray instance; a cluster's CPUs are set by `ray start`")
+            main_thread = threading.current_thread() is threading.main_thread()
+            before = signal.getsignal(signal.SIGTERM) if main_thread else None
             ray.init(address=address, **kwargs)
+            if callable(before):  # ray.init sets its own (sys.exit): a handler of the caller's (a stop that keeps
+                signal.signal(signal.SIGTERM, before)  # the finished deals) is put back
             self._owned = True
 
     @property

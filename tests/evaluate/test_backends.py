@@ -271,3 +271,16 @@ def test_a_dead_worker_is_retried_then_named_in_one_line(ray_backend, tmp_path):
     assert isinstance(e.value, TaskError) and ray_backend.lost is e.value
     message = str(e.value)
     assert "\n" not in message and message.startswith(f"item 0 (5) lost its Ray worker {backends.RAY_RETRIES + 1} times")
+
+
+def test_a_local_instance_keeps_the_callers_sigterm_handler():
+    """ray.init installs a SIGTERM handler of its own (sys.exit), which would end `python -m evaluate --backend
+    ray` on `kill` with nothing written: the backend puts the caller's back (a fresh process: this module's
+    instance is already up)."""
+    import subprocess
+
+    code = ("import signal\nfrom evaluate.backends import RayBackend\ndef h(*a): pass\n"
+            "signal.signal(signal.SIGTERM, h)\nb = RayBackend(num_cpus=1)\n"
+            "print('kept' if signal.getsignal(signal.SIGTERM) is h else 'replaced')\nb.close()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["kept"], (proc.stdout, proc.stderr[-2000:])
