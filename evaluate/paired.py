@@ -26,10 +26,12 @@ Intervals are the normal 95% interval of the mean over deals
 (`evaluate.stats.mean_interval`). `--games N` is the number of deals.
 
 Engines, as for tournaments (`evaluate.tournament.compiled_runner`): with `engine="auto"` the deals are
-played on the game's compiled whole-game runner when every focal agent and opponent have a deterministic
-kernel (no `max_turns`, this process), else in Python; the same deals and, those agents being
-deterministic, the same games and figures either way. An agent that draws random moves is always
-played in Python. `engine="python"` or `"compiled"` forces a path.
+played on the game's compiled whole-game runner when every focal agent and opponent has a deterministic
+kernel or is a saved network the runner seats (and it plays the options and move limit), else in Python;
+the same deals and, for deterministic agents, the same games and figures either way. A sampling network
+draws from streams of its Python generator's spawn key (`_spawn_key`): another sample of the same
+distribution, the same on every backend. `random` is always played in Python. `engine="python"` or
+`"compiled"` forces a path.
 
 `decks=` plays given deck orders instead of the seed's deals, in the games whose deal is one (as for
 tournaments: `evaluate.tournament.check_decks`).
@@ -230,6 +232,14 @@ def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int =
     return out
 
 
+def play_paired_compiled_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """`play_paired_compiled` of the deals `deals` (one task of a remote backend: the runner built in its process)."""
+    game, focal, opponents = _agents_for(spec)
+    play = compiled_runner(spec.game_name, game, [*spec.focal, *spec.against], "compiled", spec.max_turns, None,
+                           [copies[0] for copies in focal] + list(opponents))
+    return play_paired_compiled(play, game, spec.seed, deals, len(spec.focal), spec.team, spec.decks, spec.max_turns)
+
+
 def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Deals number `deals`, each played k·n times, or k times under the self-team protocol (see the module
     docstring). Per deal: scores[focal agent, seat], wins[focal agent, seat] and cut[focal agent] (its games
@@ -365,8 +375,9 @@ def run_paired_many(
         play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend,
                                [copies[0] for copies in focal] + list(opponents))
         backend = backend if backend is not None else LocalBackend()
-        if play is None:
-            parts = backend.imap(functools.partial(play_paired_deals, spec), blocks(games, backend))
+        if play is None or backend.remote:
+            task = play_paired_deals if play is None else play_paired_compiled_deals
+            parts = backend.imap(functools.partial(task, spec), blocks(games, backend))
         else:
             parts = (play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team, decks,
                                           max_turns) for a in range(0, games, COMPILED_BLOCK))

@@ -28,17 +28,17 @@ deals: the result is then marked `partial`.
 Engines: a game may declare a compiled whole-game runner (`GameSpec.compiled_games`). With
 `engine="auto"` (default) a tournament plays on it when every entrant has a deterministic compiled
 kernel or is a saved network the runner seats (`learned:`, `ppo:`, shipped ids such as `lama/ppo`:
-`agents.vector.seat_policy`), the backend is this process and the runner plays the options and move
-limit; otherwise in Python, one move at a time through the agents' `act`. A network is played on the
-same compiled game loop, paused where it is to move: one forward for every table where it is to move
-(`agents.vector.play_paused`), greedy or sampled as the agent plays. A sampling network draws, at seat s
-of rotation r of deal d, from a stream keyed by its Python generator's own spawn key there
-(`seat_streams`): its games follow from the deal alone, another sample of the same distribution as the
-Python engine's (a paired test in `tests/evaluate/test_learned_engines.py`). Both engines play the same deals
-(deal d's generator comes from (seed, d) as above: the Python engine starts from `game.initial_state` of it, the kernel replays the deal
-from `game.deal_key` of it, what `initial_state` draws) and, for deterministic entrants, the same games, so the
-result is the same apart from its `engine` field. The uniformly random agent (`random`) is always played in
-Python.
+`agents.vector.seat_policy`) and the runner plays the options and move limit (on a remote backend every
+task builds the runner in its own process); otherwise in Python, one move at a time through the agents'
+`act`. A network is played on the same compiled game loop, paused where it is to move: one forward for
+every table where it is to move (`agents.vector.play_paused`), greedy or sampled as the agent plays. A
+sampling network draws, at seat s of rotation r of deal d, from a stream keyed by its Python generator's
+own spawn key there (`seat_streams`): its games follow from the deal alone, another sample of the same
+distribution as the Python engine's (a paired test in `tests/evaluate/test_learned_engines.py`). Both
+engines play the same deals (deal d's generator comes from (seed, d) as above: the Python engine starts
+from `game.initial_state` of it, the kernel replays the deal from `game.deal_key` of it, what
+`initial_state` draws) and, for deterministic entrants, the same games, so the result is the same apart
+from its `engine` field. The uniformly random agent (`random`) is always played in Python.
 `engine="python"` or `"compiled"` forces a path (`"compiled"` with an entrant lacking a kernel raises
 `ValueError` naming it).
 
@@ -338,13 +338,14 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
     """The game's compiled `play(keys, seatings[, streams])` for the entrants `ids` (`GameSpec.compiled_games`), or
     None where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
     an entrant has neither a deterministic kernel nor a network the runner seats (`built`, the entrants' agents:
-    `agents.vector.seat_policy`), the runner does not play these options (or cannot cut games at `max_turns`: it
-    raises `NoKernelError`), or the backend is not this process. `play.sampled` says whether a seated network
-    samples its moves (then `play` takes `streams`, `seat_streams`).
+    `agents.vector.seat_policy`), or the runner does not play these options (or cannot cut games at `max_turns`: it
+    raises `NoKernelError`). On a remote `backend` each task builds the runner again in its process
+    (`play_compiled_deals`): its blocks give the figures this process would. `play.sampled` says whether a seated
+    network samples its moves (then `play` takes `streams`, `seat_streams`).
 
     Raises:
         ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why: the entrant without
-            a kernel, the options, the game, `max_turns` or the backend).
+            a kernel, the options, the game or `max_turns`).
     """
     from envs.core.spec import NoKernelError
 
@@ -359,10 +360,6 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
             with_one = [g for g in envs.available_games() if envs.spec(g).compiled_games]
             raise ValueError(f"--engine compiled: {game_name} has no compiled tournament runner; games with one: "
                              f"{', '.join(with_one)}")
-        return None
-    if backend is not None and not isinstance(backend, LocalBackend):
-        if forced:
-            raise ValueError("--engine compiled plays whole games in this process: drop --backend")
         return None
     module, _, attr = where.partition(":")
     runner = getattr(importlib.import_module(module), attr)
@@ -425,6 +422,13 @@ def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
     rows = np.arange(rotations)[:, None]
     return [(winners[k][rows, by_entrant].astype(np.float64), returns[k][rows, by_entrant].astype(np.float64),
              np.asarray(turns[k], np.int64).reshape(rotations), None) for k in range(len(deals))]
+
+
+def play_compiled_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
+    """`play_compiled` of the deals `deals` (one task of a remote backend: the runner built in its process)."""
+    game, built = seated_for(spec)
+    play = compiled_runner(spec.game_name, game, list(spec.ids), "compiled", spec.max_turns, None, built)
+    return play_compiled(play, game, spec.seed, spec.rotations, deals, spec.decks)
 
 
 def play_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
@@ -512,9 +516,9 @@ def run_tournament(
         raise
     backend = backend if backend is not None else LocalBackend()
     done: list[DealFigures] = []
-    if play is None:
+    if play is None or backend.remote:
         parts = [range(b.start + start, b.stop + start) for b in blocks(planned, backend)]
-        results = backend.imap(functools.partial(play_deals, spec), parts)
+        results = backend.imap(functools.partial(play_deals if play is None else play_compiled_deals, spec), parts)
     else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
         step = COMPILED_BLOCK
         results = (play_compiled(play, game, seed, rotations, range(start + a, start + min(a + step, planned)), decks)

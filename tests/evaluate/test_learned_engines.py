@@ -153,3 +153,26 @@ def test_a_sampled_network_of_the_game_replays_a_deal_alone():
     assert whole.engine == alone.engine == "compiled"
     assert [r for r in whole.records if r.deal == 6] == alone.records
     assert [r.moves for r in greedy.records] != [r.moves for r in whole.records]
+
+
+def test_a_sampled_network_gives_the_local_json_on_ray():
+    """On Ray every task seats the network on its own compiled runner: blocks of deals, the same streams, the local
+    JSON (tournament and paired)."""
+    import ray
+
+    from evaluate.backends import get_backend
+    from evaluate.paired import run_paired
+
+    if ray.is_initialized():
+        ray.shutdown()
+    backend = get_backend("ray", None, 2)
+    try:
+        ids = ["lama/ppo-sb3", "lama/first", "lama/first", "lama/first"]
+        case = dict(games=160, seed=9, progress=False)
+        local = run_tournament("lama", ids, **case).to_dict()
+        assert local["engine"] == "compiled"
+        assert run_tournament("lama", ids, **case, backend=backend).to_dict() == local
+        pair = dict(game_name="lama", a_id="lama/ppo-sb3", b_id="lama/ppo", against="lama/first", games=12, seed=3)
+        assert run_paired(**pair, backend=backend).to_dict() == run_paired(**pair).to_dict()
+    finally:
+        backend.close()
