@@ -13,7 +13,7 @@ and checkpoints off), timed in this process's CPU seconds:
 - `cost-free`: the frame's `PPO` on an env of the same shapes that costs nothing (a constant observation, a fixed
   mask, an episode end every 20 steps): the learner's own cost, the ceiling the game's env leaves room under.
 
-Printed: each round's steps per CPU second and the median ratios frame / before and frame / cost-free.
+A first round of each is played and not counted. Printed: each round's steps per CPU second and the median ratios frame / before and frame / cost-free.
 """
 
 from __future__ import annotations
@@ -140,6 +140,8 @@ def main() -> None:
         return ppo.steps
 
     runs = {"frame": frame, "cost-free": free, **({"before": old} if before is not None else {})}
+    for fn in runs.values():  # a first round of each, not counted: torch's and the allocator's first calls
+        fn()
     rates: dict[str, list[float]] = {k: [] for k in runs}
     for r in range(args.rounds):
         for name, fn in runs.items():

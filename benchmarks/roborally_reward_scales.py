@@ -1,6 +1,6 @@
 """How much each of RoboRally's stage-2 training variants returns: the standard deviation of the discounted
 returns-to-go of one rollout of `roborally/ppo` against greedy, per variant (what `train.cleanrl_ppo`'s reward
-scale reads, shared or, with `--scale-per-variant`, per variant).
+scale reads: one for all tables).
 
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/roborally_reward_scales.py --n-steps 32 128
 

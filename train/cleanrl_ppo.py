@@ -563,7 +563,7 @@ class PPO:
                  lr: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.995, gae_lambda: float = 0.95,
                  clip: float = 0.2, hidden: Sequence[int] = (128, 128), seed: int = 0, vf_coef: float = 0.5,
                  vf_clip: float | None = 0.2, max_grad_norm: float = 0.5,
-                 reward_scale: float | Sequence[float] | None = None, scale_per_variant: bool = False,
+                 reward_scale: float | None = None,
                  anneal_lr: bool = True, device: str | torch.device = "cpu", max_seconds: float | None = None,
                  init: Policy | None = None, critic_warmup: int = 0, privileged_critic: bool = False,
                  action_table: bool = False, precision: str = "fp32"):
@@ -585,12 +585,7 @@ class PPO:
         self.forward = autocast(self.dev, precision)
         gen = torch.Generator().manual_seed(int(seed))
         self.rng = np.random.default_rng(int(seed))
-        self.sizes = variant_sizes(venv)
-        if scale_per_variant and reward_scale is None and len(self.sizes) == 1:
-            raise ValueError("scale_per_variant needs a MultiVectorEnv of several variants (--also)")
-        self.scale_per_variant = scale_per_variant
-        self.reward_scale = reward_scale
-        self.table_scale = None if reward_scale is None else per_table_scale(reward_scale, self.sizes)
+        self.reward_scale = None if reward_scale is None else float(reward_scale)
         policy = new_policy(venv, hidden, gen, privileged_critic, action_table)
         if init is not None:
             _start_from(policy, init, hidden)
@@ -632,10 +627,8 @@ class PPO:
         with self.forward:
             ep_returns, ep_lengths = buf.collect(self.policy, self.gen, self.dev)
         if self.reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
-            self.reward_scale = measure_reward_scale(buf.returns_to_go(self.gamma),
-                                                     self.sizes if self.scale_per_variant else None)
-            self.table_scale = per_table_scale(self.reward_scale, self.sizes)
-        buf.scale(self.table_scale)
+            self.reward_scale = 1.0 / max(float(buf.returns_to_go(self.gamma).std()), 1e-8)
+        buf.scale(self.reward_scale)
         adv_buf, ret_buf = buf.advantages(self.gamma, self.gae_lambda)
         self.steps += self.batch
         collect_s = time.perf_counter() - t_collect
@@ -747,9 +740,7 @@ class PPO:
             buf.next_priv = self.venv.privileged_observations()
         self.steps, self.update_index = int(numbers["steps"]), int(numbers["update"])
         self.wall_before, self.start = float(numbers["wall_s"]), time.perf_counter()
-        scale = numbers["reward_scale"]
-        self.reward_scale = scale
-        self.table_scale = None if scale is None else per_table_scale(scale, self.sizes)
+        self.reward_scale = None if numbers["reward_scale"] is None else float(numbers["reward_scale"])
 
 
 def _check_venv(venv: Any) -> None:
@@ -819,8 +810,7 @@ def train(venv: Any, *, total_steps: int, log_every: int = 1,
             vf_clip (value clipping range in scaled return units; None: none), max_grad_norm (per network);
             reward_scale: rewards are multiplied by this before learning (the history's episode returns are
             not); None: fixed after the first rollout to 1 / the standard deviation of its discounted returns,
-            so that the critic's targets are of order 1 whatever the game's points; a sequence: one scale per
-            variant of a `MultiVectorEnv`. scale_per_variant: measure one scale per variant instead.
+            so that the critic's targets are of order 1 whatever the game's points.
             device ("cpu", "cuda", "cuda:N", "auto"): where the networks live and learn (the env and buffers stay
             on the host; the initial weights are drawn on the CPU; sampling draws on the device). max_seconds: a
             wall-clock budget (the learning rate decays by whichever budget is further spent). init: start from
@@ -868,40 +858,6 @@ def variant_sizes(venv: Any) -> list[int]:
     if isinstance(sizes, (list, tuple)) and sum(sizes) == int(venv.num_envs):
         return [int(k) for k in sizes]
     return [int(venv.num_envs)]
-
-
-def measure_reward_scale(returns: np.ndarray, sizes: list[int] | None) -> float | list[float]:
-    """1 / the standard deviation of `returns` (steps x tables): of all tables (`sizes` None), or of each
-    variant's tables (a list); a variant whose returns do not vary gets the shared scale, with a warning."""
-    shared = 1.0 / max(float(returns.std()), 1e-8)
-    if sizes is None:
-        return shared
-    scales, start = [], 0
-    for i, k in enumerate(sizes):
-        std = float(returns[:, start:start + k].std())
-        start += k
-        if std < 1e-8:
-            import warnings
-
-            warnings.warn(f"variant {i} saw no reward in the first rollout: it gets the shared reward scale "
-                          f"{shared:.4g}", stacklevel=3)
-        scales.append(1.0 / std if std >= 1e-8 else shared)
-    return scales
-
-
-def per_table_scale(scale: float | Sequence[float], sizes: list[int]) -> float | np.ndarray:
-    """A reward scale as `Rollout.scale` takes it: one number, or one per table from one per variant.
-
-    Raises:
-        ValueError: a sequence whose length is not the number of variants.
-    """
-    if isinstance(scale, (int, float, np.floating)):
-        return float(scale)
-    scale = [float(k) for k in scale]
-    if len(scale) != len(sizes):
-        raise ValueError(f"reward_scale gives {len(scale)} scales; the env has {len(sizes)} variants "
-                         f"(tables {sizes})")
-    return np.repeat(np.asarray(scale, np.float32), sizes)
 
 
 PRECISIONS = ("fp32", "bf16")
@@ -1035,8 +991,7 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
         with open(hist, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         if rows and rows[-1].get("reward_scale"):
-            text = rows[-1]["reward_scale"]  # one number, or one per variant as a JSON list
-            scale = [float(k) for k in json.loads(text)] if text.startswith("[") else float(text)
+            scale = float(rows[-1]["reward_scale"])
     return policy, scale
 
 
@@ -1286,8 +1241,6 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default 0.2; 0: none)")
     p.add_argument("--reward-scale", type=nonnegative_float, default=None, help="multiply rewards by this "
                    "(default: 1 / the std of the first rollout's discounted returns)")
-    p.add_argument("--scale-per-variant", action="store_true", help="with --also: one reward scale per variant, "
-                   "from its own tables' returns in the first rollout (default: one for all tables)")
     p.add_argument("--hidden", type=str, default=None, help="hidden sizes, e.g. 128,128 (default: the preset's)")
     p.add_argument("--seed", type=positive_int(low=0), default=0, help="seed of the weights, sampling and tables")
     p.add_argument("--threads", type=positive_int(64), default=1, help="torch threads (default 1)")
@@ -1408,18 +1361,6 @@ def main(argv: list[str] | None = None) -> int:
             if args.hidden and hidden != init.hidden:
                 raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
             hidden = list(init.hidden)
-        if args.scale_per_variant and not args.also:
-            raise ValueError("--scale-per-variant needs variants (--also): one scale per variant")
-        if args.scale_per_variant and args.reward_scale:
-            raise ValueError("--scale-per-variant measures the scales; --reward-scale fixes one: give one of them")
-        if isinstance(init_scale, list) and len(init_scale) != 1 + len(args.also):
-            import warnings
-
-            warnings.warn(f"{args.init_from}'s reward scales are per variant ({len(init_scale)}), this run has "
-                          f"{1 + len(args.also)}: it measures its own from the first rollout", stacklevel=1)
-            init_scale = None
-        if args.scale_per_variant and init_scale is not None and not isinstance(init_scale, list):
-            init_scale = None  # a shared scale carried over would be used as it is: measure one per variant
         variants = [options] + [{**options, **parse_options(envs.config_class(args.game), re.split(r"[;\s]+", also.strip()))}
                                 for also in args.also]
 
@@ -1482,7 +1423,7 @@ def main(argv: list[str] | None = None) -> int:
         "ent_coef": args.ent_coef if args.ent_coef is not None else pre.get("ent_coef", 0.01),
         "gamma": args.gamma if args.gamma is not None else pre.get("gamma", 0.99),
         "gae_lambda": args.gae_lambda, "clip": args.clip, "vf_clip": args.vf_clip or None,
-        "reward_scale": args.reward_scale or init_scale, "scale_per_variant": args.scale_per_variant,
+        "reward_scale": args.reward_scale or init_scale,
         "hidden": hidden, "seed": args.seed,
     }
     if args.also:

@@ -107,16 +107,15 @@ def start_policy(cfg: TrainConfig) -> tuple[Any, Any]:
 
 
 def last_reward_scale(path: str) -> Any:
-    """The reward scale of a history's last row (a number, or one per variant), or None."""
+    """The reward scale of a history's last row, or None."""
     import csv
-    import json
 
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     text = rows[-1].get("reward_scale", "") if rows else ""
     if not text:
         return None
-    return [float(k) for k in json.loads(text)] if text.startswith("[") else float(text)
+    return float(text)
 
 
 def lineage(cfg: TrainConfig) -> dict[str, Any]:

@@ -751,41 +751,6 @@ def test_the_committed_checkpoint_loads_and_continues(tmp_path):
         assert json.loads((out / "run.json").read_text())["init_from"] == folder
 
 
-def test_scale_per_variant_gives_each_variant_its_own_scale_carried_over_by_init_from(tmp_path, capsys):
-    """Two poker variants whose chips differ fourfold: one shared scale by default; with --scale-per-variant the
-    bigger stakes get about a quarter of the other's scale, recorded in history.csv, carried over by --init-from
-    with the same variants and measured afresh without them; misuse is one line."""
-    import json
-
-    import numpy as np
-
-    from train.cleanrl_ppo import load_policy, per_table_scale
-
-    small = ["--n-envs", "64", "--n-steps", "16", "--minibatch", "512", "--epochs", "1", "--hidden", "16",
-             "--timesteps", "1024", "--also", "ante=4 bet=8"]
-    a, b = str(tmp_path / "a"), str(tmp_path / "b")
-    assert main(["simple_poker", *small, "--out", a]) == 0
-    assert isinstance(load_policy(a, "simple_poker", {})[1], float)
-    assert main(["simple_poker", *small, "--scale-per-variant", "--out", b]) == 0
-    _, scales = load_policy(b, "simple_poker", {})
-    assert isinstance(scales, list) and len(scales) == 2
-    assert 2.5 < scales[0] / scales[1] < 6.5  # the same play at four times the stakes: a quarter of the scale
-    assert main(["simple_poker", *small, "--init-from", b, "--out", str(tmp_path / "c")]) == 0
-    assert json.loads((tmp_path / "c" / "run.json").read_text())["settings"]["reward_scale"] == scales
-    with pytest.warns(UserWarning, match="per variant"):
-        assert main(["simple_poker", *small[:-2], "--init-from", b, "--out", str(tmp_path / "d")]) == 0
-    assert json.loads((tmp_path / "d" / "run.json").read_text())["settings"]["reward_scale"] is None
-    np.testing.assert_array_equal(per_table_scale([1.0, 2.0], [2, 3]), [1, 1, 2, 2, 2])
-    with pytest.raises(ValueError, match="2 scales; the env has 3 variants"):
-        per_table_scale([1.0, 2.0], [2, 2, 2])
-    capsys.readouterr()
-    for argv, words in ((small[:-2] + ["--scale-per-variant"], "needs variants"),
-                        (small + ["--scale-per-variant", "--reward-scale", "2"], "give one of them")):
-        assert main(["simple_poker", *argv, "--out", str(tmp_path / "e")]) == 2
-        err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and words in err
-
-
 def test_earlier_stages_of_a_folder_without_provenance_or_policy(tmp_path):
     import json
 
