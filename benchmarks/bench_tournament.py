@@ -11,11 +11,13 @@ the compiled engine's first call (compile or cache load) is timed apart and left
 
 Saved networks (`--learned`, on by default; `--no-learned` skips them): 2,000 L.A.M.A. games of `lama/ppo` + 3 x
 `lama/first` (500 deals, seating rotate) and 1,000 deals of The Game's `the_game/ppo-3p` at all three seats
-(seating fixed: rotating one network round its own seats replays the same game). The compiled engine seats the
+(seating fixed: rotating one network round its own seats replays the same game), 2,000 Primi Composti games of
+`primi_composti/ppo` against `primi_composti/minimax?depth=4` (1,000 deals; the search, compiled on both engines,
+is most of either's time). The compiled engine seats the
 network as a batch policy on the game's compiled loop (`agents.vector.play_paused`), the Python engine asks it
 one decision at a time; both are greedy policies, so both engines must give the same figures here too.
 
-    python benchmarks/bench_tournament.py [--deals 2000] [--no-learned]
+    python benchmarks/bench_tournament.py [--deals 2000] [--no-learned | --only-learned]
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ LINE_UPS = (("lama", ["lama/first"] * 4, 1.0), ("lama", ["lama/third-retuned"] +
 
 #: The saved networks' line-ups: (game, line-up, deals, options, seating).
 LEARNED = (("lama", ["lama/ppo"] + ["lama/first"] * 3, 500, {}, "rotate"),
-           ("the_game", ["the_game/ppo-3p"] * 3, 1000, {"num_players": 3, "actions": "slot"}, "fixed"))
+           ("the_game", ["the_game/ppo-3p"] * 3, 1000, {"num_players": 3, "actions": "slot"}, "fixed"),
+           ("primi_composti", ["primi_composti/ppo", "primi_composti/minimax?depth=4"], 1000,
+            {"observation_hints": True}, "rotate"))
 
 
 def timed(game: str, ids: list[str], deals: int, engine: str, options: dict | None = None,
@@ -56,11 +60,12 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=2000)
     ap.add_argument("--learned", action=argparse.BooleanOptionalAction, default=True,
                     help="also time the saved networks' line-ups (LEARNED)")
+    ap.add_argument("--only-learned", action="store_true", help="time the saved networks' line-ups only")
     args = ap.parse_args()
-    for game in dict.fromkeys(g for g, _, _ in LINE_UPS):
+    for game in dict.fromkeys(g for g, _, _ in LINE_UPS) if not args.only_learned else ():
         first_call, _ = timed(game, next(ids for g, ids, _ in LINE_UPS if g == game), 1, "compiled")
         print(f"{game}: compiled engine's first call (compile or cache load): {first_call:.2f} CPU-s")
-    for game, ids, share in LINE_UPS:
+    for game, ids, share in LINE_UPS if not args.only_learned else ():
         deals = max(1, round(args.deals * share))
         py_s, py = timed(game, ids, deals, "python")
         cc_s, cc = timed(game, ids, deals, "compiled")

@@ -304,19 +304,19 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 
 
 # --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
-def tournament_games(game, ids, max_turns=None):
+def tournament_games(game, ids, max_turns=None, policies=None):
     """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
-    function `play(keys, seatings) -> (returns, winners, turns)` that plays the game of each deck order of `keys`
-    (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, num_players: the entrant at each seat) with
-    `play_games`, game for game what the entrants' Python agents play. The returns are the engine's own
-    (`returns` of the final scores).
+    function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deck order
+    of `keys` (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, num_players: the entrant at each
+    seat) with `play_games`, game for game what the entrants' Python agents play. The returns are the engine's own
+    (`returns` of the final scores). An entrant with `policies[e]` (an `agents.vector.SeatPolicy`: a saved
+    network) is played on the vector env's compiled game loop paused at its seats (`play_seated`); a sampling one
+    draws from `streams` (uint64 (deals, rows, n)).
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel (`random` is played in Python; minimax beyond 2
-            players), or a move limit (`max_turns`): `play_games` does not cut games.
+        NoKernelError: an entrant without a deterministic kernel and no policy (`random` is played in Python;
+            minimax beyond 2 players), or a move limit (`max_turns`): `play_games` does not cut games.
     """
-    import dataclasses
-
     from envs.core.spec import NoKernelError
 
     if max_turns is not None:
@@ -325,8 +325,12 @@ def tournament_games(game, ids, max_turns=None):
     # Every option set: the kernels play the seed's operand pair under either `steal_choice`, as their Python agents.
     revealed = bool(game.config.allow_revealed_operand)
     allowed = tuple(k for k in KERNEL_IDS if k != "random")
+    policies = list(policies) if policies is not None else [None] * len(ids)
     codes = []
-    for agent_id in ids:
+    for agent_id, policy in zip(ids, policies):
+        if policy is not None:
+            codes.append(engine.BATCH_CODE)
+            continue
         try:
             kernel = opponent_kernel(agent_id, {"num_players": game.num_players}) if isinstance(agent_id, str) else None
         except ValueError:
@@ -334,25 +338,117 @@ def tournament_games(game, ids, max_turns=None):
         if kernel is None or kernel.code < 0:
             raise NoKernelError(agent_id, allowed)
         codes.append(kernel.code)
-    k, version, turns, n = game.config.cards_per_player, int(game.version), game.num_cards, game.num_players
+    k, version, n = game.config.cards_per_player, int(game.version), game.num_players
     seat0 = bool(game.config.seat0_holds_two)
     codes = np.array(codes, np.int64)
+    seated = any(p is not None for p in policies)
 
-    def play(keys, seatings):
+    def play(keys, seatings, streams=None):
         seatings = np.asarray(seatings, np.int64)
         decks = np.array(keys, np.int64).reshape(len(keys), -1)
         d, rows = decks.shape[0], seatings.shape[0]
-        finals = np.zeros((d, rows, n), np.int64)
-        for r in range(rows):
-            finals[:, r] = play_games(version, k, codes[seatings[r]], decks, seat0, VALUE, VALID, revealed)[0]
-        # the engine's returns and winners of a finished game, once per distinct set of final scores
-        ends_at, which = np.unique(finals.reshape(-1, n), axis=0, return_inverse=True)
-        start = game.deal_from(decks[0].tolist()) if d else None
-        ends = [dataclasses.replace(start, scores=tuple(int(x) for x in e), turn=turns) for e in ends_at]
-        ret = np.array([game.returns(e) for e in ends], np.float64).reshape(-1, n)
-        won = np.array([[s in game.winners(e) for s in range(n)] for e in ends], bool).reshape(-1, n)
-        which = which.reshape(-1)
-        return (ret[which].reshape(d, rows, n), won[which].reshape(d, rows, n),
-                np.full((d, rows), turns, np.int64))
+        if seated:
+            players = np.tile(np.where(codes[seatings] == engine.BATCH_CODE, seatings, -1), (d, 1))
+            finals = play_seated(game, np.repeat(decks, rows, axis=0), np.tile(codes[seatings], (d, 1)), players,
+                                 policies, None if streams is None else np.asarray(streams, np.uint64).reshape(-1, n))
+            finals = finals.reshape(d, rows, n)
+        else:
+            finals = np.zeros((d, rows, n), np.int64)
+            for r in range(rows):
+                finals[:, r] = play_games(version, k, codes[seatings[r]], decks, seat0, VALUE, VALID, revealed)[0]
+        return _endings(game, decks, finals)
 
+    play.kernels = (_advance_tables, engine.observe_rows, engine.mask_rows) if seated else (play_games,)
     return play
+
+
+def _endings(game, decks, finals):
+    """(returns, winners, turns) of games that ended with the scores `finals` (deals, rows, n): the engine's
+    returns and winners of a finished game, once per distinct set of final scores."""
+    import dataclasses
+
+    d, rows, n = finals.shape
+    turns = game.num_cards
+    ends_at, which = np.unique(finals.reshape(-1, n), axis=0, return_inverse=True)
+    start = game.deal_from(decks[0].tolist()) if d else None
+    ends = [dataclasses.replace(start, scores=tuple(int(x) for x in e), turn=turns) for e in ends_at]
+    ret = np.array([game.returns(e) for e in ends], np.float64).reshape(-1, n)
+    won = np.array([[s in game.winners(e) for s in range(n)] for e in ends], bool).reshape(-1, n)
+    which = which.reshape(-1)
+    return ret[which].reshape(d, rows, n), won[which].reshape(d, rows, n), np.full((d, rows), turns, np.int64)
+
+
+@njit(cache=True)
+def _deal_tables(T, S, decks):
+    """Table r: the start of the game of deck order `decks[r]` (`deal_deck`, as `play_games` deals it)."""
+    for r in range(decks.shape[0]):
+        T.first[r] = engine.deal_deck(decks[r], S.k, S.seat0_holds_two, T.hands[r], T.alive[r], T.heights[r],
+                                      T.scores[r])
+        T.turn[r] = 0
+
+
+@njit(cache=True)
+def _advance_tables(T, S, rows, actions, status, bad):
+    """Tables `rows` played on by `envs.primi_composti.fast.advance` (the seed players' `choose` at their seats)
+    until a network's seat is to move or every card is played, after `actions[j]` (>= 0: the action id of the seat
+    to move, played as the vector env plays it: `position_of`, `choice_of`); `status[j]` why it stopped, `bad[j]`
+    a refused action."""
+    n = T.hands.shape[1]
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        a = actions[j]
+        if a >= 0:
+            cur = (T.first[r] + T.turn[r]) % n
+            pos = engine.position_of(T.hands, T.alive, T.stacks, T.heights, T.turn, r, cur, a, S.k, S.choices, S.valid)
+            if pos < 0:
+                status[j], bad[j] = engine.STOP_ILLEGAL, a
+                continue
+            engine.play_position(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, cur, pos, S.version,
+                                 S.value, S.valid, S.revealed, engine.choice_of(a, S.choices))
+        status[j], bad[j] = engine.advance(choose, T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first,
+                                           T.codes, T.rng, r, -1, -1, S.version, S.k, S.value, S.valid, S.revealed,
+                                           S.choices, T.legal)
+
+
+def play_seated(game, decks, codes, players, policies, streams=None):
+    """The final scores (games, n) of the game of each deck order of `decks`, seat s of game g played by
+    `policies[players[g, s]]` where that is >= 0 (its code `engine.BATCH_CODE`), else by the seed player of code
+    `codes[g, s]` (`agents.vector.play_paused`; the vector env's observations and masks, bit for bit the encoder's
+    and `legal_mask`).
+
+    Raises:
+        IllegalActionError: a move the rules forbid (by a player's kernel or a policy).
+    """
+    from agents.vector import play_paused
+    from envs.core.game import IllegalActionError
+    from envs.primi_composti.encoding import PrimiCompostiEncoder
+
+    cfg = game.config
+    g, n = codes.shape
+    T = engine.new_tables(g, n, cfg.cards_per_player, int(game.num_choices))
+    T.codes[:] = codes
+    encoder = PrimiCompostiEncoder(game)
+    S = engine.Settings(int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
+                        cfg.reward != "score", bool(cfg.observation_hints), float(encoder.max_score), -1, -1, 0.0,
+                        False, np.zeros((1, 1), np.int64), np.ones(1), VALUE, VALID, bool(cfg.allow_revealed_operand),
+                        int(game.num_choices))
+    _deal_tables(T, S, np.ascontiguousarray(decks, np.int64))
+
+    def advance(rows, actions):
+        status, bad = np.zeros(rows.size, np.int64), np.zeros(rows.size, np.int64)
+        _advance_tables(T, S, rows, np.asarray(actions, np.int64), status, bad)
+        if (status == engine.STOP_ILLEGAL).any():
+            j = int(np.flatnonzero(status == engine.STOP_ILLEGAL)[0])
+            r = int(rows[j])
+            raise IllegalActionError(int(bad[j]), int((T.first[r] + T.turn[r]) % n), f"in game {r}")
+        return status == engine.STOP_BATCH
+
+    def inputs(rows, seats):
+        obs = np.zeros((rows.size, encoder.observation_space.shape[0]), np.float32)
+        mask = np.zeros((rows.size, game.num_actions), np.int8)
+        engine.observe_rows(T, rows, seats, S, obs)
+        engine.mask_rows(T, rows, S, mask)
+        return obs, mask.view(np.bool_)
+
+    play_paused(advance, inputs, lambda rows: (T.first[rows] + T.turn[rows]) % n, players, policies, streams)
+    return T.scores.copy()

@@ -176,3 +176,26 @@ def test_a_sampled_network_gives_the_local_json_on_ray():
         assert run_paired(**pair, backend=backend).to_dict() == run_paired(**pair).to_dict()
     finally:
         backend.close()
+
+
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["primi_composti/ppo", "primi_composti/greedy_rand"], games=60, seed=3),
+    dict(agent_ids=["primi_composti/minimax?depth=2", "primi_composti/ppo"], games=40, seed=1),
+], ids=["ppo+greedy_rand", "minimax+ppo"])
+def test_a_greedy_network_plays_the_python_games_of_primi_composti(case):
+    py, cc = _both(game_name="primi_composti", options={"observation_hints": True}, **case)
+    assert cc == py
+    assert 0 < py["agents"][0]["win_rate"] < 1  # both sides win games: the winners are compared
+
+
+def test_primi_composti_paired_network_gives_the_python_figures():
+    from evaluate.paired import run_paired
+
+    case = dict(game_name="primi_composti", a_id="primi_composti/ppo", b_id="primi_composti/greedy_rand",
+                against="primi_composti/minimax?depth=2", games=20, seed=4, options={"observation_hints": True})
+    py = run_paired(**case, engine="python").to_dict()
+    result = run_paired(**case)
+    assert result.engine == "compiled"
+    cc = result.to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    assert cc == py
