@@ -358,7 +358,7 @@ def export_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         cfg, (state, tensors) = resumed_config(p, args)
         if state.get("method") == "distill":
             p.error(f"{args.export!r} is a distillation run: its best student so far is in {args.export}/student")
-        if cfg.learner == "cleanrl":  # its checkpoints write the policy as it stands beside them
+        if cfg.resolved_learner() == "cleanrl":  # its checkpoints write the policy as it stands beside them
             import shutil
 
             folder = out or os.path.join(args.export, f"policy-{state['step']}")
@@ -421,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
                 return run_distill(p, args, cfg, command_line(), resume)
         else:
             cfg, resume = config_from_args(p, args), None
+        if cfg.learner == "auto":
+            cfg.learner = cfg.resolved_learner()
+            print(f"train {cfg.game}: learner {cfg.learner}" + (" (a self-play pool)" if cfg.self_play else
+                  "" if cfg.learner == "cleanrl" else f" ({cfg.game} has no compiled vector env)"), flush=True)
         if cfg.learner == "cleanrl":
             from train.vector_ppo import train as train_cleanrl
 

@@ -1407,7 +1407,7 @@ def main(argv: list[str] | None = None) -> int:
                 evaluator = Evaluator(args.game, options, opponents, args.eval_games, args.seed,
                                       agents.expand_agent_ids(args.eval_baselines) if args.eval_baselines else [])
         except ValueError as e:
-            if args.control == "all_seats":
+            if args.control == "all_seats" and "all_seats" in str(e):  # the env's own refusal of the control
                 raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
                                           f"needs one that gives {', '.join(ALL_SEATS_KEYS)}") from None
             raise

@@ -13,7 +13,7 @@ from agents.learned import check_activation
 from train.run import RunConfig, setting
 
 #: The learners of method ppo (`TrainConfig.learner`).
-LEARNERS = ("cleanrl", "sb3")
+LEARNERS = ("auto", "cleanrl", "sb3")
 #: Where a run's episodes are played (see `TrainConfig.env`).
 ENV_KINDS = ("auto", "vector", "python")
 #: The most parallel tables one run may ask for.
@@ -47,9 +47,10 @@ class TrainConfig(RunConfig):
     control: str = "one_seat"
     timesteps: int = setting(50_000, help="learner steps (default: the game's preset)", high=MAX_TIMESTEPS)
     n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)
-    learner: str = setting("cleanrl", choices=LEARNERS,
-                           help="cleanrl (default): the one-file PPO on the game's compiled vector env "
-                                "(train.cleanrl_ppo); sb3: sb3-contrib's MaskablePPO (self-play pools run there)")
+    learner: str = setting("auto", choices=LEARNERS,
+                           help="cleanrl: the one-file PPO on the game's compiled vector env (train.cleanrl_ppo); "
+                                "sb3: sb3-contrib's MaskablePPO (self-play pools run there); auto (default): cleanrl "
+                                "where the game has a compiled vector env and no --self-play, else sb3")
     n_steps: int = setting(256, help="steps per table per rollout (default: the preset's)", high=65536)
     batch_size: int = setting(256, help="samples per gradient step, the minibatch (default: the preset's)", high=10**7)
     n_epochs: int = setting(4, help="passes over each rollout (default: the preset's)", high=1000)
@@ -84,6 +85,15 @@ class TrainConfig(RunConfig):
     env: str = setting("auto", choices=ENV_KINDS,
                        help="vector: the game's batched compiled env (opponents with compiled kernels); python: "
                             "OpponentEnv; auto (default): vector wherever the game and opponents allow")
+
+    def resolved_learner(self) -> str:
+        """The learner that runs: `learner`, with "auto" read as cleanrl where the game has a compiled vector env
+        and the run keeps no self-play pool, else sb3."""
+        if self.learner != "auto":
+            return self.learner
+        import envs
+
+        return "cleanrl" if envs.spec(self.game).vector_kernels and not self.self_play else "sb3"
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -224,11 +224,39 @@ def save(cfg: TrainConfig, ppo: Any, steps: int, stages: dict[str, Any]) -> str:
     return folder
 
 
-def evaluator_for(cfg: TrainConfig) -> Any:
-    """The curve's evaluation games (one seat against the run's opponents), or None (none asked for, or the
-    policy plays every seat)."""
-    if cfg.eval_games <= 0 or cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
+class TeamEvaluator:
+    """The curve's evaluation games of a policy in every seat (`control="all_seats"`, a one-player game): the share
+    of games won and seat 0's mean score (`train.curve.evaluate_team`), on the same deals at every point (one
+    stream of the run's seed), the policy played as it is saved (argmax)."""
+
+    def __init__(self, cfg: TrainConfig):
+        self.game_name, self.games = cfg.game, int(cfg.eval_games)
+        self.game = envs.make_game(cfg.game, **cfg.options)
+        self.seq = np.random.SeedSequence(int(cfg.seed), spawn_key=(0xE7A2,))
+
+    def measure(self, policy: Any, rules: dict[str, Any]) -> dict[str, float]:
+        """The team's win rate and mean score on the evaluation games."""
+        from agents.learned import LearnedAgent
+        from train.cleanrl_ppo import to_student
+        from train.curve import eval_rngs, evaluate_team
+
+        games_rng, agent_rng, _ = eval_rngs(self.seq, 0)
+        student = to_student(policy, self.game_name, rules)
+        agent = LearnedAgent(student, agent_rng, sample=student.play == "sample", name="learner")
+        return evaluate_team(self.game, agent, self.games, games_rng)
+
+    def references(self) -> None:
+        """No reference lines."""
         return None
+
+
+def evaluator_for(cfg: TrainConfig) -> Any:
+    """The curve's evaluation games: one seat against the run's opponents (`Evaluator`), or the policy in every
+    seat (`TeamEvaluator`); None where none are asked for."""
+    if cfg.eval_games <= 0:
+        return None
+    if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
+        return TeamEvaluator(cfg)
     from train.cleanrl_ppo import Evaluator
 
     return Evaluator(cfg.game, cfg.options, list(cfg.opponents), cfg.eval_games, cfg.seed, list(cfg.eval_baselines))
@@ -295,7 +323,8 @@ def final_evaluation(cfg: TrainConfig, folder: str) -> dict[str, Any]:
     return {"paired": paired, "seed": seed}
 
 
-def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: dict[str, Any], t0: float) -> dict:
+def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: dict[str, Any], t0: float,
+           verbose: bool = True) -> dict:
     """Write what a finished run leaves (see the module docstring) and remove its checkpoint; returns a summary."""
     from evaluate.jsonio import write_json
     from train.cleanrl_ppo import write_history, write_run_curve
@@ -310,6 +339,11 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
     evaluator = evaluator_for(cfg)
     title = f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: PPO{against}"
     write_run_curve(history, cfg.out, title, references=evaluator.references() if evaluator is not None else None)
+    if verbose and history:
+        from train.curve import summary_line
+
+        last = {"timesteps": ppo.steps, **history[-1]}
+        print(summary_line(cfg.game, cfg.options, last, cfg.eval_games, team=cfg.control == "all_seats"), flush=True)
     write_config(cfg, {"provenance": provenance_now(stages, ppo.steps, ppo.wall()), "train_seconds": time.time() - t0,
                        "steps": ppo.steps})
     summary: dict[str, Any] = {"out": cfg.out, "steps": ppo.steps, "final": history[-1] if history else {}}
@@ -359,4 +393,4 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     history = restore(ppo, resume) if resume is not None else []
     make_out(cfg.out, overwrite)
     history = learn(cfg, ppo, history, progress, stages)
-    return finish(cfg, ppo, history, stages, t0)
+    return finish(cfg, ppo, history, stages, t0, verbose)

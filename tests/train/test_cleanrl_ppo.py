@@ -764,3 +764,11 @@ def test_earlier_stages_of_a_folder_without_provenance_or_policy(tmp_path):
         earlier_stages(str(tmp_path))
     own = {"steps": 5, "wall_s": 1.0}
     assert chained(own, []) is own  # a first stage stays as it was
+
+
+def test_an_all_seats_misuse_names_its_own_cause(tmp_path, capsys):
+    """Under --control all_seats a usage error of another flag says that flag's cause, not the control's."""
+    code = main(["lama", "--control", "all_seats", "--final-paired", "lama/first", "--timesteps", "64",
+                 "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and "measure one seat against the opponents" in err and "has no control" not in err

@@ -16,9 +16,6 @@ PRESET = {
     # 128 compiled tables x 16 steps (the same 2,048-step rollouts as 8 x 256 on OpponentEnv, whose curve it
     # follows): the snapshots play as exact behaviour-strategy kernels, 300k steps in about 25 s on 2 cores
     "timesteps": 300_000,
-    # self-play from a pool of snapshots under a Nash meta-solver, the shipped mixture picked by exact
-    # exploitability: the SB3 learner's (the default learner's self-play is one policy in both seats)
-    "learner": "sb3",
     "self_play": True,
     "baselines": [],
     "n_envs": 128,
