@@ -39,21 +39,32 @@ def exact_report(game: SimplePokerGame, agents: dict[str, Any]) -> dict[str, Any
     return report
 
 
+def fixed(x: float, digits: int) -> str:
+    """`x` with `digits` decimals, a value that rounds to zero printed without a sign (`0.0000`, never
+    `-0.0000`: a payoff of -1e-17 from floating-point sums is an even game, not a loss)."""
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def format_report(report: dict[str, Any]) -> str:
     """A terminal table of `exact_report`."""
     o = report["options"]
-    lines = [f"simple poker n={o['n']} ante={o['ante']:g} bet={o['bet']:g}: exact game value for player 1 = {report['game_value_player1']:.6f}", ""]
+    lines = [f"simple poker n={o['n']} ante={o['ante']:g} bet={o['bet']:g}: exact game value for player 1 = "
+             f"{fixed(report['game_value_player1'], 6)}", ""]
     w = max(len(n) for n in report["agents"]) + 2
     lines.append(f"{'agent':<{w}}{'exploitability':>16}{'as P1':>12}{'as P2':>12}")
     for name, r in report["agents"].items():
         e = r["exploitability"]
-        lines.append(f"{name:<{w}}{e['total']:>16.6f}{e['as_player1']:>12.6f}{e['as_player2']:>12.6f}")
+        lines.append(f"{name:<{w}}{fixed(e['total'], 6):>16}{fixed(e['as_player1'], 6):>12}"
+                     f"{fixed(e['as_player2'], 6):>12}")
     lines += ["", "exact mean net per hand (row agent vs column agent, both seatings averaged):"]
     names = list(report["agents"])
-    lines.append(" " * w + "".join(f"{i:>12}" for i in range(len(names))))
-    for i, a in enumerate(names):
-        row = "".join(f"{report['pairwise'][f'{a} vs {b}']['mean_over_seats']:>12.4f}" for b in names)
-        lines.append(f"{f'[{i}] {a}':<{w}}{row}")
+    labels = [f"[{i}] {a}" for i, a in enumerate(names)]
+    w = max(len(lab) for lab in labels) + 2
+    lines.append(" " * w + "".join(f"{f'[{i}]':>12}" for i in range(len(names))))
+    for a, label in zip(names, labels):
+        row = "".join(f"{fixed(report['pairwise'][f'{a} vs {b}']['mean_over_seats'], 4):>12}" for b in names)
+        lines.append(f"{label:<{w}}{row}")
     return "\n".join(lines)
 
 
