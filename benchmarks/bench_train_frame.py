@@ -124,7 +124,7 @@ def main() -> None:
 
     def frame() -> int:
         ppo = vector_ppo.learner_for(cfg, vector_ppo.build_venv(cfg))
-        vector_ppo.learn(cfg, ppo, [], False, vector_ppo.lineage(cfg))
+        vector_ppo.learn(cfg, ppo, [], False, vector_ppo.lineage(cfg), None)
         return ppo.steps
 
     def old() -> int:

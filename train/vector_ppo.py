@@ -142,6 +142,9 @@ def learner_for(cfg: TrainConfig, venv: Any) -> Any:
     from train.cleanrl_ppo import PPO
 
     init, scale = start_policy(cfg)
+    if init is not None and getattr(init, "table", None) is not None and not cfg.action_table:
+        cfg.action_table = True  # a start with an action table keeps it (recorded in config.json)
+        print(f"train {cfg.game}: --init-from {cfg.init_from} has an action table: --action-table", flush=True)
     return PPO(venv, total_steps=cfg.timesteps, reward_scale=scale, n_steps=cfg.n_steps, minibatch=cfg.batch_size, epochs=cfg.n_epochs,
                lr=cfg.learning_rate, ent_coef=cfg.ent_coef, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
                clip=cfg.clip_range, hidden=list(cfg.net_arch), seed=cfg.seed, vf_clip=cfg.vf_clip or None,
@@ -263,10 +266,9 @@ def evaluator_for(cfg: TrainConfig) -> Any:
 
 
 def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: bool,
-          stages: dict[str, Any]) -> list[dict[str, Any]]:
-    """The learning loop: updates, curve points, checkpoints and the progress bar, until the planned steps, the
-    learning budget or a stop signal (which checkpoints and raises `TrainingStoppedError`)."""
-    evaluator = evaluator_for(cfg)
+          stages: dict[str, Any], evaluator: Any = None) -> list[dict[str, Any]]:
+    """The learning loop: updates, curve points (`evaluator`'s, where given), checkpoints and the progress bar, until
+    the planned steps, the learning budget or a stop signal (which checkpoints and raises `TrainingStoppedError`)."""
     every = cfg.checkpoint_every or max(1, cfg.timesteps // 10)
     rules = rules_of(cfg.options)
     watch = Watch(cfg, ppo.steps, progress)
@@ -324,7 +326,7 @@ def final_evaluation(cfg: TrainConfig, folder: str) -> dict[str, Any]:
 
 
 def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: dict[str, Any], t0: float,
-           verbose: bool = True) -> dict:
+           evaluator: Any = None, verbose: bool = True) -> dict:
     """Write what a finished run leaves (see the module docstring) and remove its checkpoint; returns a summary."""
     from evaluate.jsonio import write_json
     from train.cleanrl_ppo import write_history, write_run_curve
@@ -336,7 +338,6 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
     against = (" (one policy in every seat)" if cfg.control == "all_seats" else
                f" against {lineup_label(list(cfg.opponents))}" if envs.make_game(cfg.game, **cfg.options).num_players > 1
                else "")
-    evaluator = evaluator_for(cfg)
     title = f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: PPO{against}"
     write_run_curve(history, cfg.out, title, references=evaluator.references() if evaluator is not None else None)
     if verbose and history:
@@ -344,8 +345,9 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
 
         last = {"timesteps": ppo.steps, **history[-1]}
         print(summary_line(cfg.game, cfg.options, last, cfg.eval_games, team=cfg.control == "all_seats"), flush=True)
+    levels = getattr(evaluator, "levels", None)
     write_config(cfg, {"provenance": provenance_now(stages, ppo.steps, ppo.wall()), "train_seconds": time.time() - t0,
-                       "steps": ppo.steps})
+                       "steps": ppo.steps, **({"eval_baseline_levels": levels} if levels else {})})
     summary: dict[str, Any] = {"out": cfg.out, "steps": ppo.steps, "final": history[-1] if history else {}}
     if cfg.final_eval_games > 0:
         summary["evaluation"] = final_evaluation(cfg, folder)
@@ -392,5 +394,6 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     stages = stages or lineage(cfg)
     history = restore(ppo, resume) if resume is not None else []
     make_out(cfg.out, overwrite)
-    history = learn(cfg, ppo, history, progress, stages)
-    return finish(cfg, ppo, history, stages, t0, verbose)
+    evaluator = evaluator_for(cfg)
+    history = learn(cfg, ppo, history, progress, stages, evaluator)
+    return finish(cfg, ppo, history, stages, t0, evaluator, verbose)

@@ -680,7 +680,8 @@ def test_action_table_learns_saves_plays_and_continues_a_plain_run(tmp_path, cap
     from train.__main__ import main as train_main  # SB3's MlpPolicy has no place for the table: one line
 
     with pytest.raises(SystemExit) as stop:
-        train_main(["the_game", "--option", "num_players=1", "--init-from", folder, "--timesteps", "10"])
+        train_main(["the_game", "--option", "num_players=1", "--init-from", folder, "--timesteps", "10",
+                    "--learner", "sb3"])
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "action table" in err and "train.cleanrl_ppo" in err and len(err.splitlines()) == 1, err

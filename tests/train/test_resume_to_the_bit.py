@@ -19,7 +19,7 @@ CLOCK = ("wall_s", "steps_per_s", "collect_s", "learn_s")
 
 CASES = {
     "lama": ["lama", "--opponents", "lama/first", "--option", "reward=dense", "--eval-every", "256",
-             "--eval-games", "6", "--final-eval-games", "4"],
+             "--eval-games", "6", "--eval-baselines", "lama/first", "--final-eval-games", "4"],
     "the_game": ["the_game", "--option", "num_players=1", "--final-eval-games", "3"],
 }
 SMALL = ["--timesteps", "640", "--n-envs", "8", "--n-steps", "16", "--batch-size", "64", "--n-epochs", "2",
@@ -92,6 +92,11 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, mo
         result.pop("agents", None)
     assert a == b
     assert not any(name.startswith("checkpoint") for name in os.listdir(stopped))
+    with open(os.path.join(alone, "config.json")) as f, open(os.path.join(stopped, "config.json")) as g:
+        a, b = json.load(f), json.load(g)
+    assert a["learner"] == "cleanrl" and a.get("eval_baseline_levels") == b.get("eval_baseline_levels")
+    if game == "lama":
+        assert set(a["eval_baseline_levels"]) == {"lama/first"}
 
 
 def test_a_resumed_run_refuses_a_checkpoint_of_another_build(tmp_path, monkeypatch, capsys):

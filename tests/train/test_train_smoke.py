@@ -86,7 +86,8 @@ def test_eval_baselines_are_measured_on_one_set_of_games_and_refused_by_distill(
     from train.curve import baseline_levels
     from train.seeds import RunSeeds, child
 
-    cfg = _train_cli(tmp_path / "eb", "--opponents", "simple_poker/nash", "--timesteps", "512", "--n-envs", "1",
+    cfg = _train_cli(tmp_path / "eb", "--learner", "sb3", "--opponents", "simple_poker/nash", "--timesteps", "512",
+                     "--n-envs", "1",
                      "--eval-every", "512", "--eval-games", "30", "--eval-baselines", "random,simple_poker/nash",
                      "--final-eval-games", "0")
     game = envs.make_game("simple_poker", **cfg["options"])
