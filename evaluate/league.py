@@ -60,6 +60,7 @@ from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.cli import Parser, check_outputs
 from evaluate.jsonio import write_json as _write_json
+from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_keys, seat_streams
 
 #: Elo points per Bradley–Terry unit.
 ELO = 400 / math.log(10)
@@ -269,12 +270,10 @@ def play_league_deals(spec: LeagueSpec, deals: range) -> list[tuple[np.ndarray, 
 def _league_deal(spec: LeagueSpec, d: int) -> tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]:
     game, copies = _built_for(spec)
     ids, seed = spec.ids, spec.seed
-    n, k = game.num_players, len(ids)
-    wins = np.zeros((k, k))
-    played: list[tuple[list[int], tuple[float, ...]]] = []
+    k = len(ids)
     start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, d))))
-
-    def play(lineup: list[int], tag: tuple[int, ...]) -> tuple[float, ...]:
+    played: list[tuple[list[int], tuple[float, ...]]] = []
+    for lineup, tag in line_ups(game, k, envs.spec(spec.game_name).cooperative):
         seated = []
         used = dict.fromkeys(range(k), 0)
         for s, e in enumerate(lineup):
@@ -284,27 +283,70 @@ def _league_deal(spec: LeagueSpec, d: int) -> tuple[np.ndarray, list[tuple[list[
             seated.append(agent)
         ret, _, _ = play_game(game, seated, start, spec.max_turns)
         played.append((list(lineup), tuple(ret)))
-        return ret
+    return deal_wins(game.num_players, k, envs.spec(spec.game_name).cooperative, played), played
 
-    if envs.spec(spec.game_name).cooperative:
-        team = [play([e] * n, (e,))[0] for e in range(k)]
-        for a, b in itertools.combinations(range(k), 2):
-            wins[a, b] += _cmp(team[a], team[b])
-            wins[b, a] += _cmp(team[b], team[a])
-        return wins, played
+
+def line_ups(game: Any, k: int, cooperative: bool) -> list[tuple[list[int], tuple[int, ...]]]:
+    """Every line-up of one deal of a league of `k` entrants, in play order, with its generator tag (seat s of
+    deal d plays with the generator of spawn key (1, d, *tag, s)): in a cooperative game each entrant's team;
+    else, for each pair, the focal entrant at each seat among copies of the other (both ways round beyond two
+    players)."""
+    n = game.num_players
+    if cooperative:
+        return [([e] * n, (e,)) for e in range(k)]
+    out = []
     for a, b in itertools.combinations(range(k), 2):
-        pairs = [(a, b)] if n == 2 else [(a, b), (b, a)]
-        for focal, other in pairs:
-            mine = theirs = 0.0
+        for focal, other in [(a, b)] if n == 2 else [(a, b), (b, a)]:
             for f in range(n):
                 lineup = [other] * n
                 lineup[f] = focal
-                ret = play(lineup, (focal, other, f))
+                out.append((lineup, (focal, other, f)))
+    return out
+
+
+def deal_wins(n: int, k: int, cooperative: bool, played: list[tuple[list[int], tuple[float, ...]]]) -> np.ndarray:
+    """wins[i, j] of one deal: i's comparisons won against j, from its games (`line_ups`' order)."""
+    wins = np.zeros((k, k))
+    if cooperative:
+        team = [ret[0] for _, ret in played]
+        for a, b in itertools.combinations(range(k), 2):
+            wins[a, b] += _cmp(team[a], team[b])
+            wins[b, a] += _cmp(team[b], team[a])
+        return wins
+    games = iter(played)
+    for a, b in itertools.combinations(range(k), 2):
+        for focal, other in [(a, b)] if n == 2 else [(a, b), (b, a)]:
+            mine = theirs = 0.0
+            for f in range(n):
+                ret = next(games)[1]
                 mine += ret[f]
                 theirs += (sum(ret) - ret[f]) / (n - 1)
             wins[focal, other] += _cmp(mine, theirs)
             wins[other, focal] += _cmp(theirs, mine)
-    return wins, played
+    return wins
+
+
+def play_league_compiled_deals(spec: LeagueSpec, deals: range
+                               ) -> list[tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]]:
+    """`play_league_deals` on the game's compiled runner (`evaluate.tournament.compiled_runner`: every entrant a
+    deterministic kernel or a seated network): the same deals, line-ups and, for deterministic entrants, games; a
+    sampling network draws from the streams of its Python generator's spawn key."""
+    game, copies = _built_for(spec)
+    ids, n, k = list(spec.ids), game.num_players, len(spec.ids)
+    cooperative = envs.spec(spec.game_name).cooperative
+    play = compiled_runner(spec.game_name, game, ids, "compiled", spec.max_turns, None, [copies[i][0] for i in ids])
+    ups = line_ups(game, k, cooperative)
+    seatings = np.array([lineup for lineup, _ in ups], np.int64)
+    streams = None
+    if play.sampled:
+        tags = [(1, d, *tag, s) for d in deals for _, tag in ups for s in range(n)]
+        streams = seat_streams(spec.seed, tags).reshape(len(deals), len(ups), n)
+    returns, _, _ = play(deal_keys(game, spec.seed, deals), seatings, streams)
+    out = []
+    for g in range(len(deals)):
+        played = [(list(lineup), tuple(float(x) for x in returns[g, row])) for row, (lineup, _) in enumerate(ups)]
+        out.append((deal_wins(n, k, cooperative, played), played))
+    return out
 
 
 def run_league(
@@ -316,6 +358,7 @@ def run_league(
     max_turns: int | None = None,
     bootstrap: int = 200,
     backend: Backend | None = None,
+    engine: str = "auto",
 ) -> LeagueResult:
     """Play the round robin and fit the ratings.
 
@@ -329,6 +372,8 @@ def run_league(
         bootstrap: resamples of the deals for the intervals.
         backend: where the deals are played (`evaluate.backends`; default this process): the same
             result on every backend.
+        engine: `"auto"` (the game's compiled runner where every entrant has a deterministic kernel or is a
+            saved network it seats: `evaluate.tournament.compiled_runner`), `"python"` or `"compiled"`.
     """
     if games < 2:
         raise ValueError(f"a league needs games >= 2 deals (intervals are over deals), got {games}")
@@ -353,7 +398,14 @@ def run_league(
     prints = _Fingerprints()
     cooperative = envs.spec(game_name).cooperative
     d = 0
-    for block in backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend)):
+    play = compiled_runner(game_name, game, ids, engine, max_turns, backend, [copies[i][0] for i in ids])
+    if play is None:
+        task, parts = play_league_deals, blocks(games, backend)
+    else:  # the compiled runner: blocks of deals (this process) or a backend's blocks, each task building it
+        task = play_league_compiled_deals
+        parts = blocks(games, backend) if backend.remote else [range(a, min(a + COMPILED_BLOCK, games))
+                                                               for a in range(0, games, COMPILED_BLOCK)]
+    for block in backend.imap(functools.partial(task, spec), parts):
         for deal_wins, played in block:
             wins[d] = deal_wins
             # summed game by game in play order, as one process would: the same floats on every backend

@@ -199,3 +199,14 @@ def test_primi_composti_paired_network_gives_the_python_figures():
     cc = result.to_dict()
     assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
     assert cc == py
+
+
+@pytest.mark.parametrize("game,ids,options", [
+    ("lama", ["lama/ppo", "lama/first", "lama/third-retuned"], {}),
+    ("the_game", ["the_game/ppo-2p", "the_game/bestplays"], {"num_players": 2, "actions": "slot"}),
+], ids=["lama", "the_game-cooperative"])
+def test_a_league_of_networks_and_strategies_gives_the_python_ratings_on_the_compiled_engine(game, ids, options):
+    from evaluate.league import run_league
+
+    case = dict(agent_ids=ids, games=6, seed=2, options=options, bootstrap=20)
+    assert run_league(game, **case, engine="compiled").to_dict() == run_league(game, **case, engine="python").to_dict()
