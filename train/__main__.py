@@ -146,7 +146,8 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("game", nargs="?", default=None, help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
     p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
-    p.add_argument("--baselines", type=str, default=None, help="with --self-play: baseline agent ids added to the pool")
+    p.add_argument("--baselines", type=str, default=None, help="with --self-play: baseline agent ids added to the pool; "
+                   "with --league-every: league members besides the snapshots (agents with kernels)")
     p.add_argument("--eval-baselines", type=str, default=None, metavar="IDS",
                    help="comma-separated agent ids measured once in the policy's place against its evaluation "
                         "opponents, drawn as lines on the curve (e.g. the opponents' own strategy and a distilled student)")

@@ -82,6 +82,12 @@ class TrainConfig(RunConfig):
     init_from: str = ""
     critic_warmup: int = setting(0, help="with --init-from: steps that train the value network alone before the policy "
                                       "learns", low=0, high=MAX_TIMESTEPS, metavar="STEPS")
+    league_every: int = setting(0, help="cleanrl: learner steps between frozen snapshots of the learner joining a "
+                                      "league of opponents (half the tables' draws the --opponents line-up, half a "
+                                      "member: a snapshot or a --baselines agent); 0: no league",
+                                low=0, high=MAX_TIMESTEPS, metavar="STEPS")
+    league_size: int = setting(8, help="cleanrl, with --league-every: the newest snapshots kept (default 8; 0: none, "
+                                      "a fixed mix of the line-up and --baselines)", low=0, high=1000)
     env: str = setting("auto", choices=ENV_KINDS,
                        help="vector: the game's batched compiled env (opponents with compiled kernels); python: "
                             "OpponentEnv; auto (default): vector wherever the game and opponents allow")
@@ -93,13 +99,16 @@ class TrainConfig(RunConfig):
             return self.learner
         import envs
 
+        if self.league_every:
+            return "cleanrl"
         return "cleanrl" if envs.spec(self.game).vector_kernels and not self.self_play else "sb3"
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.check_counts({"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "n_epochs": 1, "eval_every": 1,
                            "snapshot_every": 1, "pool_size": 1, "meta_games": 1, "checkpoint_every": 0,
-                           "critic_warmup": 0, "threads": 1})
+                           "critic_warmup": 0, "threads": 1, "league_every": 0,
+                           "league_size": 0})
         if self.timesteps > MAX_TIMESTEPS:
             raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
         if self.control not in ("one_seat", "all_seats"):
@@ -122,6 +131,9 @@ class TrainConfig(RunConfig):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
                 raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+        if self.league_every and self.learner == "sb3":
+            raise ValueError("league_every is the cleanrl learner's league (--learner sb3 keeps a self-play pool: "
+                             "--self-play)")
         if self.env not in ENV_KINDS:
             raise ValueError(f"env must be one of {list(ENV_KINDS)}, got {self.env!r}")
         if self.meta_solver not in ("uniform", "nash"):

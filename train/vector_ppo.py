@@ -192,23 +192,30 @@ def _due(before: int, after: int, every: int) -> bool:
     return every > 0 and after // every > before // every
 
 
-def checkpoint(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: dict[str, Any]) -> None:
-    """Write the run's checkpoint (`PPO.state`, the history) and its policy so far (`policy/`)."""
+def checkpoint(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: dict[str, Any],
+               league: Any = None) -> None:
+    """Write the run's checkpoint (`PPO.state`, the league's, the history) and its policy so far (`policy/`)."""
     state = ppo.state()
     layout, arrays = pack_arrays(state["arrays"])
     numbers = {"method": "ppo", "learner": "cleanrl", "config": dataclasses.asdict(cfg), "numbers": state["numbers"],
                "history": history, "arrays": layout, "stages": stages}
-    write_checkpoint(cfg.out, ppo.steps, numbers, {**state["tensors"], "arrays": arrays})
+    tensors = {**state["tensors"], "arrays": arrays}
+    if league is not None:
+        numbers["league"], tensors["league"] = league.state()
+    write_checkpoint(cfg.out, ppo.steps, numbers, tensors)
     save(cfg, ppo, ppo.steps, stages)
 
 
-def restore(ppo: Any, resume: tuple[dict[str, Any], dict[str, Any]]) -> list[dict[str, Any]]:
-    """Put a checkpoint into the freshly built `ppo`; returns the history so far.
+def restore(cfg: TrainConfig, ppo: Any, resume: tuple[dict[str, Any], dict[str, Any]],
+            league: Any = None) -> list[dict[str, Any]]:
+    """Put a checkpoint into the freshly built `ppo` (and `league`); returns the history so far.
 
     Raises:
         ValueError: one line, if the checkpoint does not fit the run."""
     state, tensors = resume
     try:
+        if league is not None:  # before the tables: their seats name the league's policies by slot
+            league.restore(state["league"], tensors["league"], ppo.policy, rules_of(cfg.options))
         arrays = unpack_arrays(state["arrays"], tensors["arrays"])
         ppo.load_state({"numbers": state["numbers"], "tensors": tensors, "arrays": arrays})
         return [{k: float("nan") if v is None else v for k, v in row.items()} for row in state["history"]]
@@ -253,6 +260,27 @@ class TeamEvaluator:
         return None
 
 
+def league_for(cfg: TrainConfig, venv: Any) -> Any:
+    """The run's league of opponents (`train.cleanrl_ppo.League`: the line-up, `--baselines` and the learner's
+    snapshots, drawn per table at each episode's start), or None without `--league-every`.
+
+    Raises:
+        ValueError: a league without opponent seats."""
+    if not cfg.league_every:
+        return None
+    import functools
+
+    import agents
+    from train.cleanrl_ppo import League
+    from train.ppo import seat_line_up
+
+    if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
+        raise ValueError("--league-every needs opponent seats: a game of two or more players, control one_seat")
+    line_up = functools.partial(seat_line_up, list(cfg.opponents), control=cfg.control)
+    return League(cfg.game, [(venv, cfg.options)], line_up, agents.expand_agent_ids(list(cfg.baselines)),
+                  cfg.league_size)
+
+
 def evaluator_for(cfg: TrainConfig) -> Any:
     """The curve's evaluation games: one seat against the run's opponents (`Evaluator`), or the policy in every
     seat (`TeamEvaluator`); None where none are asked for."""
@@ -266,7 +294,7 @@ def evaluator_for(cfg: TrainConfig) -> Any:
 
 
 def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: bool,
-          stages: dict[str, Any], evaluator: Any = None) -> list[dict[str, Any]]:
+          stages: dict[str, Any], evaluator: Any = None, league: Any = None) -> list[dict[str, Any]]:
     """The learning loop: updates, curve points (`evaluator`'s, where given), checkpoints and the progress bar, until
     the planned steps, the learning budget or a stop signal (which checkpoints and raises `TrainingStoppedError`)."""
     every = cfg.checkpoint_every or max(1, cfg.timesteps // 10)
@@ -280,10 +308,12 @@ def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: b
                 if evaluator is not None and (_due(before, ppo.steps, cfg.eval_every) or ppo.done):
                     entry.update(evaluator.measure(ppo.policy, rules))
                 history.append(entry)
+                if league is not None and _due(before, ppo.steps, cfg.league_every) and not ppo.done:
+                    league.add(ppo.policy, rules)
                 out_of_time = ppo.max_seconds is not None and entry["wall_s"] >= ppo.max_seconds
                 watch.update(entry, ppo.done or out_of_time)
                 if stop.signum is not None or (_due(before, ppo.steps, every) and not ppo.done):
-                    checkpoint(cfg, ppo, history, stages)
+                    checkpoint(cfg, ppo, history, stages, league)
                 if stop.signum is not None:
                     raise TrainingStoppedError(cfg.out, ppo.steps, cfg.timesteps, stop.signum)
                 if out_of_time:
@@ -390,10 +420,13 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     print(f"train {cfg.game}: {venv.num_envs} compiled tables, {cfg.n_steps} steps each a rollout, minibatches of "
           f"{cfg.batch_size}, {cfg.n_epochs} epochs, {cfg.precision}", flush=True)
     ppo = learner_for(cfg, venv)
+    league = league_for(cfg, venv)
     stages = resume[0].get("stages") if resume is not None else None
     stages = stages or lineage(cfg)
-    history = restore(ppo, resume) if resume is not None else []
+    if league is not None:
+        stages["own"]["league"] = {"every": cfg.league_every, "baselines": league.baselines, "size": league.size}
+    history = restore(cfg, ppo, resume, league) if resume is not None else []
     make_out(cfg.out, overwrite)
     evaluator = evaluator_for(cfg)
-    history = learn(cfg, ppo, history, progress, stages, evaluator)
+    history = learn(cfg, ppo, history, progress, stages, evaluator, league)
     return finish(cfg, ppo, history, stages, t0, evaluator, verbose)

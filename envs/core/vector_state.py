@@ -124,4 +124,37 @@ def load_vector_state(venv: Any, state: dict[str, np.ndarray]) -> None:
             setattr(owner, attr, type(current)(saved.item()))
 
 
-__all__ = ["load_vector_state", "vector_state"]
+def batch_registry(venv: Any) -> list[tuple]:
+    """The batch policies each compiled env under `venv` (wrappers followed, in `vector_state`'s order) has
+    seated, slot by slot (None: a free slot): a table's seat code names its policy by slot, so a resumed run puts
+    the same policies back in the same slots (`set_batch_registry`) before its tables' state."""
+    if isinstance(vars(venv).get("venvs"), list):
+        return [r for v in vars(venv)["venvs"] for r in batch_registry(v)]
+    if "venv" in vars(venv):
+        return batch_registry(vars(venv)["venv"])
+    return [tuple(getattr(venv, "_batch", ()))]
+
+
+def set_batch_registry(venv: Any, registries: list[tuple]) -> None:
+    """Seat `batch_registry`'s output (policies rebuilt by the caller, slot by slot) back into `venv`'s envs.
+
+    Raises:
+        ValueError: another number of compiled envs."""
+    envs_ = _compiled(venv)
+    if len(envs_) != len(registries):
+        raise ValueError(f"{len(registries)} batch registries for {len(envs_)} compiled envs")
+    for env, reg in zip(envs_, registries):
+        env._batch = tuple(reg)
+        if getattr(env, "_line_ups", None) is not None:
+            env._line_ups = env._line_ups._replace(batch=tuple(reg))
+
+
+def _compiled(venv: Any) -> list[Any]:
+    if isinstance(vars(venv).get("venvs"), list):
+        return [e for v in vars(venv)["venvs"] for e in _compiled(v)]
+    if "venv" in vars(venv):
+        return _compiled(vars(venv)["venv"])
+    return [venv]
+
+
+__all__ = ["batch_registry", "load_vector_state", "set_batch_registry", "vector_state"]

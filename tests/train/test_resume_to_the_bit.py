@@ -1,5 +1,6 @@
 """`python -m train GAME` (the default learner on the compiled vector env) stopped by SIGTERM and resumed with
-`--resume` ends with exactly the weights, history and final figures of the same run left alone."""
+`--resume` ends with exactly the weights, history and final figures of the same run left alone: against fixed
+opponents with curve points, in a league of its own snapshots, and alone (The Game solo)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ CASES = {
     "lama": ["lama", "--opponents", "lama/first", "--option", "reward=dense", "--eval-every", "256",
              "--eval-games", "6", "--eval-baselines", "lama/first", "--final-eval-games", "4"],
     "the_game": ["the_game", "--option", "num_players=1", "--final-eval-games", "3"],
+    # a league that keeps one snapshot: older ones leave the pool while tables still seat them
+    "lama-league": ["lama", "--opponents", "lama/first", "--league-every", "128", "--league-size", "1",
+                    "--baselines", "random", "--eval-games", "0", "--final-eval-games", "2"],
 }
+#: The update after which each case is stopped (the league's third: a snapshot left the pool, still seated).
+STOP = {"lama": 2, "the_game": 2, "lama-league": 3}
 SMALL = ["--timesteps", "640", "--n-envs", "8", "--n-steps", "16", "--batch-size", "64", "--n-epochs", "2",
          "--hidden", "32,32", "--checkpoint-every", "128", "--seed", "5", "--no-progress"]
 
@@ -72,12 +78,12 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, mo
     alone, stopped = str(tmp_path / "alone"), str(tmp_path / "stopped")
     assert main([*CASES[game], *SMALL, "--out", alone]) == 0
 
-    _stop_after(monkeypatch, 2)
+    _stop_after(monkeypatch, STOP[game])
     code = main([*CASES[game], *SMALL, "--out", stopped])
     assert code == 128 + signal.SIGTERM
     assert "--resume" in capsys.readouterr().err
     state, _ = read_checkpoint(stopped)
-    assert state["step"] == 256 and len(state["history"]) == 2
+    assert state["step"] == 128 * STOP[game] and len(state["history"]) == STOP[game]
     assert not os.path.exists(os.path.join(stopped, "history.csv"))
     monkeypatch.undo()
 
@@ -97,6 +103,12 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, mo
     assert a["learner"] == "cleanrl" and a.get("eval_baseline_levels") == b.get("eval_baseline_levels")
     if game == "lama":
         assert set(a["eval_baseline_levels"]) == {"lama/first"}
+    if game == "lama-league":
+        league = state["league"]
+        assert league["added"] == 3 and league["pool"] == [3]
+        seated = {k for reg in league["slots"][0] for k in reg if k is not None}
+        assert seated - set(league["pool"]), "no snapshot outside the pool is seated: the slots' restore is untested"
+        assert a["provenance"]["league"] == {"every": 128, "baselines": ["random"], "size": 1}
 
 
 def test_a_resumed_run_refuses_a_checkpoint_of_another_build(tmp_path, monkeypatch, capsys):
