@@ -75,7 +75,8 @@ def warm_up(cfg: TrainConfig, say: Any) -> float:
     """Compile the run's kernels on a one-table env of the same build (numba caches them for the process and on
     disk): returns the seconds it took, said in a line before and after."""
     t = time.perf_counter()
-    say(f"train {cfg.game}: compiling the {envs.spec(cfg.game).title} kernels (first run on this machine only)...")
+    say(f"train {cfg.game}: preparing the {envs.spec(cfg.game).title} kernels (compiled on this machine's first run, "
+        "minutes; read from numba's cache after)...")
     venv = build_venv(cfg, 1)
     venv.reset()
     for _ in range(3):
