@@ -480,17 +480,7 @@ def run_tournament(
         timing: time every entrant's `act` (`TournamentResult.decision_time`); plays in Python (`engine="auto"`),
             refused with `engine="compiled"`.
     """
-    if seating not in ("rotate", "fixed"):
-        raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
-    if max_turns is not None and max_turns < 1:
-        raise ValueError(f"max_turns must be >= 1, got {max_turns}")
-    if isinstance(start_deal, bool) or not isinstance(start_deal, (int, np.integer)) or start_deal < 0:
-        raise ValueError(f"start_deal must be an integer >= 0, got {start_deal!r}")
-    if timing and engine == "compiled":
-        raise ValueError("timing times the agents' own moves: it plays in Python (engine 'auto' or 'python'), "
-                         "not on the compiled runner")
+    _check_arguments(seating, games, max_turns, start_deal, timing, engine)
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
     max_turns = default_max_turns(game, max_turns)
@@ -537,13 +527,41 @@ def run_tournament(
         bar.close()
         forget(_SLOT)
     deals = len(done)
-    wins = np.stack([d[0] for d in done])  # [deal, rotation, entrant]
-    scores = np.stack([d[1] for d in done])
     total_turns = int(sum(d[2].sum() for d in done))
     at_limit = int(sum(at_move_limit(d[2], max_turns).sum() for d in done))
-    figures = []
-    labels = labels_for(ids)
     count = deals * rotations
+    figures = entrant_figures(np.stack([d[0] for d in done]), np.stack([d[1] for d in done]), labels_for(ids), ids)
+    kept = [GameRecord(start + k, r, tuple(int(e) for e in np.flatnonzero(d[0][r])), int(d[2][r]))
+            for k, d in enumerate(done) for r in range(rotations)] if records else None
+    clock = [[float(x) for x in row] for row in sum(d[3] for d in done)] if timing else None
+    return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures,
+                            partial=deals < planned, planned_deals=planned,
+                            engine="python" if play is None else "compiled", records=kept, decision_time=clock,
+                            max_turns=max_turns, at_move_limit=at_limit)
+
+
+def _check_arguments(seating: str, games: int, max_turns: int | None, start_deal: Any, timing: bool,
+                     engine: str) -> None:
+    """Raise `ValueError` naming the first of `run_tournament`'s arguments that is out of range."""
+    if seating not in ("rotate", "fixed"):
+        raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    if max_turns is not None and max_turns < 1:
+        raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+    if isinstance(start_deal, bool) or not isinstance(start_deal, (int, np.integer)) or start_deal < 0:
+        raise ValueError(f"start_deal must be an integer >= 0, got {start_deal!r}")
+    if timing and engine == "compiled":
+        raise ValueError("timing times the agents' own moves: it plays in Python (engine 'auto' or 'python'), "
+                         "not on the compiled runner")
+
+
+def entrant_figures(wins: np.ndarray, scores: np.ndarray, labels: list[str], ids: list[str]) -> list[AgentFigures]:
+    """Each entrant's figures from wins[deal, rotation, entrant] and scores[deal, rotation, entrant] (one rotation:
+    fixed seating), with the intervals of the module docstring."""
+    deals, rotations, n = wins.shape
+    count = deals * rotations
+    figures = []
     for e in range(n):
         w = wins[:, :, e]
         s = scores[:, :, e]
@@ -570,15 +588,7 @@ def run_tournament(
                 continue
             per_seat.append(SeatFigures(seat, int(len(ws)), float(ws.mean()), float(ss.mean())))
         figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)), float(sm), (float(slo), float(shi)), per_seat))
-    kept = None
-    if records:
-        kept = [GameRecord(start + k, r, tuple(int(e) for e in np.flatnonzero(d[0][r])), int(d[2][r]))
-                for k, d in enumerate(done) for r in range(rotations)]
-    clock = [[float(x) for x in row] for row in sum(d[3] for d in done)] if timing else None
-    return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures,
-                            partial=deals < planned, planned_deals=planned,
-                            engine="python" if play is None else "compiled", records=kept, decision_time=clock,
-                            max_turns=max_turns, at_move_limit=at_limit)
+    return figures
 
 
 def progress_bar(total: int, desc: str, progress: bool | None) -> Any:
