@@ -210,3 +210,27 @@ def test_a_league_of_networks_and_strategies_gives_the_python_ratings_on_the_com
 
     case = dict(agent_ids=ids, games=6, seed=2, options=options, bootstrap=20)
     assert run_league(game, **case, engine="compiled").to_dict() == run_league(game, **case, engine="python").to_dict()
+
+
+def test_an_sb3_model_zip_is_seated_on_the_compiled_engine(tmp_path):
+    """`ppo:<model.zip>` (an SB3 MaskablePPO policy, `agents.policy.TorchPolicyAgent`): `?greedy` plays the Python
+    games on the compiled engine; sampled it plays there too, another sample."""
+    import json
+
+    from sb3_contrib import MaskablePPO
+
+    import agents
+    import envs
+    from envs.core.single_agent import OpponentEnv
+
+    game = envs.make_game("lama")
+    first = [agents.make("lama/first", game, np.random.default_rng(0)) for _ in range(3)]
+    env = OpponentEnv(game, envs.make_encoder("lama", game), first)
+    MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, policy_kwargs={"net_arch": [16]}).save(
+        tmp_path / "model.zip")
+    (tmp_path / "config.json").write_text(json.dumps({"game": "lama", "options": {}, "net_arch": [16]}))
+    greedy = [f"ppo:{tmp_path}/model.zip?greedy", "lama/first", "lama/first", "lama/first"]
+    py, cc = _both(game_name="lama", agent_ids=greedy, games=40, seed=1)
+    assert cc == py
+    sampled = run_tournament("lama", [f"ppo:{tmp_path}/model.zip", *greedy[1:]], games=40, seed=1, progress=False)
+    assert sampled.engine == "compiled" and sampled.mean_turns != py["mean_turns"]
