@@ -65,6 +65,9 @@ class GameSpec:
             numbers and names (terminal play): `function(game, state, text) -> (action, note) | None`, None where
             `text` is not in that notation; a `ValueError` whose message says why a move so written cannot be played
             now; `note` (or "") tells the person how the move was read.
+        move_group: `move_group(name) -> (heading, label) | None`, for games with many moves of one kind: terminal
+            play lists the moves of one heading on one line, each by its label (The Game: `play 19 on up0` is
+            ("play on up0", "19"), a pile a line); None keeps a move on a line of its own.
         seat_label: `seat_label(seat) -> str`, how a person calls a seat (default `player_<seat>`), used by
             terminal play wherever it names a seat (RoboRally: "robot 1" for seat 0, as on its board).
         examples: runnable `python -m evaluate` argument strings, shown in the game's help.
@@ -86,6 +89,10 @@ class GameSpec:
             `(returns, winners, turns)`: float (deals, rows, n) returns by seat, bool (deals, rows, n) winners by
             seat, int (deals, rows) moves — game for game what `envs.core.play.play_game` gives with the entrants'
             Python agents, a game cut after `max_turns` moves (None: none) having no winner, as in `play_game`.
+            A runner that also takes `policies` (one per entrant: None, or a saved network's seat policy with
+            `logits(obs, mask)` and `sample`) seats those networks on its compiled loop, paused where one is to
+            move, and its `play` takes `streams` too (uint64 (deals, rows, n): the key of each game's seat's
+            sampling stream); `play.kernels` names the numba kernels a first run compiles.
         kernel_variants: option sets under which the game's compiled kernels are warmed before the test suite
             (`.ci/compile_kernels.py` compiles the vector env's kernels, with random and with strategy opponents,
             and the compiled tournament runner under each): one set per distinct compiled kernel (official rules
@@ -122,6 +129,7 @@ class GameSpec:
     write_picture: Callable[..., None] | None = None
     seat_label: Callable[[int], str] | None = None
     read_move: str | None = None
+    move_group: Callable[[str], tuple[str, str] | None] | None = None
     examples: tuple[str, ...] = ()
     league_deals: int = 50
     league_members: tuple[str, ...] = ()
