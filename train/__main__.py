@@ -54,7 +54,8 @@ def setting_flags() -> dict[str, tuple[dataclasses.Field, tuple[str, ...]]]:
 
 
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
-RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "eval_baselines", "option", "overwrite", "init_from", "hidden",
+RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "eval_baselines", "option", "also", "overwrite", "init_from",
+             "hidden",
              *setting_flags())
 
 
@@ -152,6 +153,9 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
                    help="comma-separated agent ids measured once in the policy's place against its evaluation "
                         "opponents, drawn as lines on the curve (e.g. the opponents' own strategy and a distilled student)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
+    p.add_argument("--also", action="append", default=[], metavar="'KEY=VALUE [KEY=VALUE]'",
+                   help="cleanrl: more tables (as many again) under these option changes, stepped with the rest (e.g. "
+                        "'board=race_medium num_robots=4'): one policy learns several variants at once; repeatable")
     for dest, (f, methods) in setting_flags().items():  # generated from the config fields (train.run.setting)
         meta = f.metadata
         kw: dict[str, Any] = {"default": None, "help": ("distill: " if methods == ("distill",) else "") + meta["help"]}
@@ -235,6 +239,8 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
         values["baselines"] = [b for b in args.baselines.split(",") if b]
+    if args.also:
+        values["also"] = list(args.also)
     if args.eval_baselines is not None:
         from agents import expand_agent_ids
 

@@ -82,6 +82,12 @@ class TrainConfig(RunConfig):
     init_from: str = ""
     critic_warmup: int = setting(0, help="with --init-from: steps that train the value network alone before the policy "
                                       "learns", low=0, high=MAX_TIMESTEPS, metavar="STEPS")
+    #: More table groups under option changes ("KEY=VALUE [KEY=VALUE]" each, as many tables again): one policy
+    #: learns several variants at once (cleanrl; `--also`).
+    also: list[str] = field(default_factory=list)
+    features: str | None = setting(None, help="cleanrl: learn an action scorer over this feature set "
+                                              "(agents.learned; e.g. roborally) instead of an MLP over the observation "
+                                              "(distill: the student's feature set)")
     league_every: int = setting(0, help="cleanrl: learner steps between frozen snapshots of the learner joining a "
                                       "league of opponents (half the tables' draws the --opponents line-up, half a "
                                       "member: a snapshot or a --baselines agent); 0: no league",

@@ -49,26 +49,51 @@ def rules_of(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k not in ENV_ONLY}
 
 
+def variants_of(cfg: TrainConfig) -> list[dict[str, Any]]:
+    """The options of each table group: the run's own, then each `also` change on top of them."""
+    import re
+
+    from envs.core.options import parse_options
+
+    return [dict(cfg.options)] + [{**cfg.options, **parse_options(envs.config_class(cfg.game),
+                                                                  re.split(r"[;\s]+", also.strip()))}
+                                  for also in cfg.also]
+
+
 def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
-    """The run's compiled vector env: `n_envs` (default `cfg.n_envs`) tables of the game and options, the opponents'
-    kernels in the other seats (none in a one-player game or under `control="all_seats"`), seeded by the run's seed.
+    """The run's compiled vector env (`build_groups`)."""
+    return build_groups(cfg, n_envs)[0]
+
+
+def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
+    """The run's compiled vector env and its table groups: `n_envs` (default `cfg.n_envs`) tables of each variant
+    (`variants_of`), the opponents' kernels in the other seats (none in a one-player game or under
+    `control="all_seats"`), the first group seeded by the run's seed and group i by `variant_seed(seed, i)`; an
+    action scorer's inputs as observations with `features`; several groups stepped as one (`MultiVectorEnv`).
 
     Raises:
         ValueError: the game, opponents or control have no compiled vector env (one line saying why; `--learner
-            sb3` also runs on Python tables).
+            sb3` also runs on Python tables), or variants whose spaces differ.
     """
     import agents
+    from train.cleanrl_ppo import variant_seed
     from train.ppo import seat_line_up
 
-    game = envs.make_game(cfg.game, **cfg.options)
-    opponents = seat_line_up(list(cfg.opponents), game.num_players, cfg.control)
     control = {} if cfg.control == "one_seat" else {"control": cfg.control}
-    try:
-        return agents.vector_env(cfg.game, n_envs or cfg.n_envs, opponents=opponents, seed=cfg.seed, copy=False,
-                                 **control, **cfg.options)
-    except ValueError as e:
-        raise ValueError(f"the default learner runs on {cfg.game}'s compiled vector env, which this run cannot "
-                         f"have: {e} (--learner sb3 also plays Python tables)") from None
+    groups = []
+    for i, opts in enumerate(variants_of(cfg)):
+        seats = envs.make_game(cfg.game, **opts).num_players
+        try:
+            venv = agents.vector_env(cfg.game, n_envs or cfg.n_envs,
+                                     opponents=seat_line_up(list(cfg.opponents), seats, cfg.control),
+                                     seed=cfg.seed if i == 0 else variant_seed(cfg.seed, i), copy=False, **control,
+                                     **opts)
+        except ValueError as e:
+            raise ValueError(f"the default learner runs on {cfg.game}'s compiled vector env, which this run cannot "
+                             f"have: {e} (--learner sb3 also plays Python tables)") from None
+        groups.append((agents.feature_vector_env(venv, cfg.features) if cfg.features else venv, opts))
+    venv = groups[0][0] if len(groups) == 1 else agents.MultiVectorEnv([v for v, _ in groups])
+    return venv, groups
 
 
 def warm_up(cfg: TrainConfig, say: Any) -> float:
@@ -138,14 +163,32 @@ def provenance_now(line: dict[str, Any], steps: int, wall_s: float) -> dict[str,
     return chained({**line["own"], "steps": int(steps), "wall_s": round(float(wall_s), 1)}, line["earlier"])
 
 
-def learner_for(cfg: TrainConfig, venv: Any) -> Any:
-    """The `PPO` learner of the run's settings on `venv`."""
-    from train.cleanrl_ppo import PPO
+def implied_by_start(cfg: TrainConfig, init: Any) -> None:
+    """What the `init_from` policy brings to the run's settings: its action table, its feature set.
 
-    init, scale = start_policy(cfg)
+    Raises:
+        ValueError: a `features` flag that differs from the start's, or an action table with an action scorer
+            or several variants."""
     if init is not None and getattr(init, "table", None) is not None and not cfg.action_table:
         cfg.action_table = True  # a start with an action table keeps it (recorded in config.json)
         print(f"train {cfg.game}: --init-from {cfg.init_from} has an action table: --action-table", flush=True)
+    if init is not None:
+        theirs = getattr(init, "features", None)
+        if cfg.features and cfg.features != theirs:
+            raise ValueError(f"--features {cfg.features} differs from {cfg.init_from}'s {theirs or 'observation MLP'}")
+        cfg.features = theirs
+    if cfg.action_table and (cfg.features or cfg.also):
+        raise ValueError("--action-table is for an MLP over the observation of one variant: drop --features and --also")
+
+
+def learner_for(cfg: TrainConfig, venv: Any, start: tuple[Any, Any] | None = None) -> Any:
+    """The `PPO` learner of the run's settings on `venv`, from `start` (`start_policy`'s, read again if None)."""
+    from train.cleanrl_ppo import PPO
+
+    if start is None:
+        start = start_policy(cfg)
+        implied_by_start(cfg, start[0])
+    init, scale = start
     return PPO(venv, total_steps=cfg.timesteps, reward_scale=scale, n_steps=cfg.n_steps, minibatch=cfg.batch_size, epochs=cfg.n_epochs,
                lr=cfg.learning_rate, ent_coef=cfg.ent_coef, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
                clip=cfg.clip_range, hidden=list(cfg.net_arch), seed=cfg.seed, vf_clip=cfg.vf_clip or None,
@@ -261,7 +304,7 @@ class TeamEvaluator:
         return None
 
 
-def league_for(cfg: TrainConfig, venv: Any) -> Any:
+def league_for(cfg: TrainConfig, groups: list[tuple[Any, dict[str, Any]]]) -> Any:
     """The run's league of opponents (`train.cleanrl_ppo.League`: the line-up, `--baselines` and the learner's
     snapshots, drawn per table at each episode's start), or None without `--league-every`.
 
@@ -278,7 +321,7 @@ def league_for(cfg: TrainConfig, venv: Any) -> Any:
     if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
         raise ValueError("--league-every needs opponent seats: a game of two or more players, control one_seat")
     line_up = functools.partial(seat_line_up, list(cfg.opponents), control=cfg.control)
-    return League(cfg.game, [(venv, cfg.options)], line_up, agents.expand_agent_ids(list(cfg.baselines)),
+    return League(cfg.game, list(groups), line_up, agents.expand_agent_ids(list(cfg.baselines)),
                   cfg.league_size)
 
 
@@ -416,12 +459,18 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
         raise ValueError("--self-play keeps a pool of snapshots, which the SB3 learner has: add --learner sb3 (the "
                          "default learner's self-play is --control all_seats: one policy in every seat)")
     torch.set_num_threads(cfg.threads)
+    start = start_policy(cfg)
+    implied_by_start(cfg, start[0])
     warm_up(cfg, lambda line: print(line, flush=True))
-    venv = build_venv(cfg)
+    venv, groups = build_groups(cfg)
+    if cfg.also:
+        print(f"train {cfg.game}: {len(groups)} variants of {cfg.n_envs} tables each: "
+              + "; ".join(envs.spec(cfg.game).title + " " + str(opts) for _, opts in groups), flush=True)
     print(f"train {cfg.game}: {venv.num_envs} compiled tables, {cfg.n_steps} steps each a rollout, minibatches of "
-          f"{cfg.batch_size}, {cfg.n_epochs} epochs, {cfg.precision}", flush=True)
-    ppo = learner_for(cfg, venv)
-    league = league_for(cfg, venv)
+          f"{cfg.batch_size}, {cfg.n_epochs} epochs, {cfg.precision}"
+          + (f", an action scorer over the {cfg.features} features" if cfg.features else ""), flush=True)
+    ppo = learner_for(cfg, venv, start)
+    league = league_for(cfg, groups)
     stages = resume[0].get("stages") if resume is not None else None
     stages = stages or lineage(cfg)
     if league is not None:
