@@ -80,13 +80,43 @@ def help_text(game_name: str) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def menu(names: list[str], group: Callable[[str], tuple[str, str] | None] | None = None) -> tuple[list[int], list[str]]:
+    """The numbered menu of the moves `names`: the order in which it numbers them (indices into `names`) and its
+    lines. With `group` (the spec's `move_group`), the moves of one group share a line under its heading, numbered
+    along it (The Game's `on up0: 1. 19  2. 31 ...`, a pile a line, instead of a line per card and pile); a move
+    of no group keeps a line of its own, in its place."""
+    rows: list[tuple[str | None, list[int], list[str]]] = []  # (heading, indices, labels); None: a line of its own
+    where: dict[str, int] = {}
+    for i, name in enumerate(names):
+        found = group(name) if group is not None else None
+        if found is None:
+            rows.append((None, [i], [name]))
+            continue
+        heading, label = found
+        if heading not in where:
+            where[heading] = len(rows)
+            rows.append((heading, [], []))
+        rows[where[heading]][1].append(i)
+        rows[where[heading]][2].append(label)
+    width = max((len(h) for h, _, _ in rows if h is not None), default=0)
+    order: list[int] = []
+    lines = []
+    for heading, indices, labels in rows:
+        numbered = [f"{len(order) + k}. {label}" for k, label in enumerate(labels, 1)]
+        order += indices
+        lines.append(f"  {numbered[0]}" if heading is None else f"  {heading + ':':<{width + 1}} " + "  ".join(numbered))
+    return order, lines
+
+
 def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
     """A legal action chosen by the user (number, listed name, or the game's own notation where its spec reads
     one, `GameSpec.read_move`); raises QuitRequestError on a confirmed `:exit` or the end of input."""
     legal = list(game.legal_actions(state))
     names = [game.action_to_string(state, a) for a in legal]
     read_move = _hook(envs.spec(game_name).read_move)
-    say("\n".join(f"  {i}. {name}" for i, name in enumerate(names, 1)))
+    order, lines = menu(names, envs.spec(game_name).move_group)
+    legal, names = [legal[i] for i in order], [names[i] for i in order]
+    say("\n".join(lines))
     by_name = {" ".join(n.lower().split()): a for n, a in zip(names, legal)}
     while True:
         try:
@@ -163,7 +193,11 @@ def play_deal(
     while not game.is_terminal(state):
         mover = game.current_player(state)
         before = state
-        if mover == seat:
+        forced = game.legal_actions(state) if mover == seat else ()
+        if len(forced) == 1:  # nothing to decide (RoboRally's sub-step after register 5, a locked register)
+            say(f"you: {game.action_to_string(state, forced[0])} (your only move)")
+            state = game.apply(state, forced[0])
+        elif mover == seat:
             view = game.view(state, seat)
             say(describe(game_name, game, view))
             if png is not None:
@@ -208,6 +242,24 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def seat_opponents(game_name: str, num_players: int, seat: int, opponents: list[str]) -> list[str]:
+    """The agent ids of the seats other than `seat`, in seat order (one id fills them all).
+
+    Raises:
+        ValueError: `seat` is not a seat of the game, or the ids do not fill the other seats (one line each).
+    """
+    n = num_players
+    if not 0 <= seat < n:
+        raise ValueError(f"seat must be in 0..{n - 1} for {game_name} with these options, got {seat}")
+    ids = expand_agent_ids(opponents)
+    if len(ids) == 1:
+        ids = ids * (n - 1)
+    if len(ids) != n - 1:
+        raise ValueError(f"{game_name} with these options has {n} seats: --opponents needs {n - 1} agent ids for the "
+                         f"other seats (or one, for all of them), got {len(ids)}: {', '.join(ids)}")
+    return ids
+
+
 def play_session(
     game_name: str, seat: int, opponents: list[str], options: dict[str, Any] | None = None, seed: int = 0,
     ask: Callable[[str], str] = input, say: Callable[[str], None] = print, png: str | None = None,
@@ -220,13 +272,7 @@ def play_session(
     spec = envs.spec(game_name)
     game = envs.make_game(game_name, **(options or {}))
     n = game.num_players
-    if not 0 <= seat < n:
-        raise ValueError(f"seat must be in 0..{n - 1} for {game_name} with these options, got {seat}")
-    ids = expand_agent_ids(opponents)
-    if len(ids) == 1:
-        ids = ids * (n - 1)
-    if len(ids) != n - 1:
-        raise ValueError(f"{game_name} with these options needs {n - 1} opponent ids (or one, repeated), got {ids}")
+    ids = seat_opponents(game_name, n, seat, opponents)
     built = [agent_registry.make(i, game, np.random.default_rng([seed, k]), game_name=game_name) for k, i in enumerate(ids)]
     start = game.initial_state(np.random.default_rng(seed))
     results = []
@@ -268,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(args.opponents), options)
         for note in notes:
             print(note, file=sys.stderr)
-        envs.make_game(args.game, **options)
+        game = envs.make_game(args.game, **options)
+        seat_opponents(args.game, game.num_players, args.seat, args.opponents.split(","))
     except ValueError as e:
         p.error(str(e))
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))

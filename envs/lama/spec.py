@@ -14,15 +14,19 @@ def _cards(counts: tuple[int, ...]) -> str:
     return " ".join(names) or "-"
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def describe_view(game: Any, view: Any) -> str:
     """What the seat of `view` may know, as text for a person (only the view's contents)."""
     me = view.seat
     top = "llama" if view.top == 0 else str(view.top)
-    lines = [f"round {view.round + 1}: top of the discard pile {top}, draw pile {view.draw_size} cards"]
+    lines = [f"round {view.round + 1}: top of the discard pile {top}, draw pile {_count(view.draw_size, 'card')}"]
     for s in range(len(view.hand_sizes)):
         who = "you" if s == me else f"player_{s}"
         state = "in the round" if view.active[s] else "out of the round"
-        lines.append(f"  {who:>8}: {view.hand_sizes[s]} cards, {state}, total {view.totals[s]}")
+        lines.append(f"  {who:>8}: {_count(view.hand_sizes[s], 'card')}, {state}, total {view.totals[s]}")
     lines.append(f"  your hand: {_cards(view.hand)}")
     return "\n".join(lines)
 
@@ -33,7 +37,8 @@ def round_summary(game: Any, before: Any, after: Any, names: list[str]) -> str |
         return None
     n = len(names)
     out = [names[i] for i in range(n) if after.last_scores[i] == 0]  # any card left scores at least 1
-    how = (f"{' and '.join(out)} emptied {'their hand' if len(out) == 1 else 'their hands'}" if out
+    whose = "your hand" if out == ["you"] else "their hand" if len(out) == 1 else "their hands"
+    how = (f"{' and '.join(out)} emptied {whose}" if out
            else "nobody emptied their hand (every player left the round)")
     delta = [a - b for a, b in zip(after.totals, before.totals)]
     parts = []

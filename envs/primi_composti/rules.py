@@ -85,6 +85,11 @@ _new = object.__new__
 _PAIR_VALUE = ((VALUE[None, :, None] + VALUE[None, None, :]) * VALID).tolist()
 
 
+def _cards(cards) -> str:
+    """Cards for a person: `2 3 5` (a stack bottom to top, a hand as given), `-` for none."""
+    return " ".join(map(str, cards)) or "-"
+
+
 def shuffled_cards(cards: tuple[int, ...] | list[int], seed: int) -> list[int]:
     """`cards` in the order of deal seed `seed`: Fisher–Yates from the last card down, card i swapped with
     card `z mod (i + 1)`, z the SplitMix64 draws of the stream started at `seed` (what `deal(seed)` deals;
@@ -603,12 +608,12 @@ class PrimiCompostiGame:
         for s in range(self.num_players):
             mark = "*" if not self.is_terminal(state) and s == self.current_player(state) else " "
             lines.append(
-                f"{mark}P{s + 1} score {state.scores[s]:>3} | hand {sorted(state.hands[s])} | "
-                f"primes {list(state.stacks[2 * s])} | composites {list(state.stacks[2 * s + 1])}"
+                f"{mark}P{s + 1} score {state.scores[s]:>3} | hand {_cards(sorted(state.hands[s]))} | "
+                f"primes {_cards(state.stacks[2 * s])} | composites {_cards(state.stacks[2 * s + 1])}"
             )
         if state.last is not None:
             seat, card, taken = state.last
-            lines.append(f"last: P{seat + 1} played {card}" + (f", took {list(taken)}" if taken else ""))
+            lines.append(f"last: P{seat + 1} played {card}" + (f", took {_cards(taken)}" if taken else ""))
         if self.is_terminal(state):
             w = self.winners(state)
             lines.append("result: " + ("tie" if not w else "winner " + ", ".join(f"P{i + 1}" for i in w)))

@@ -9,6 +9,10 @@ from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 
 
+def _cards(cards) -> str:
+    return " ".join(map(str, cards)) or "-"
+
+
 def describe_view(game: Any, view: Any) -> str:
     """What the seat of `view` may know, as text for a person (only the view's contents)."""
     me = view.seat
@@ -16,11 +20,12 @@ def describe_view(game: Any, view: Any) -> str:
     for s, score in enumerate(view.scores):
         who = "you" if s == me else f"player_{s}"
         primes, comps = view.stacks[2 * s], view.stacks[2 * s + 1]
-        lines.append(f"  {who:>8}: score {score:>3} | primes {list(primes) or '-'} | composites {list(comps) or '-'}"
-                     f" | {view.hand_sizes[s]} cards")
+        size = view.hand_sizes[s]
+        lines.append(f"  {who:>8}: score {score:>3} | primes {_cards(primes)} | composites {_cards(comps)}"
+                     f" | {size} card{'' if size == 1 else 's'}")
         if s != me and view.hands[s] is not None:
-            lines.append(f"            hand {sorted(view.hands[s])}")
-    lines.append(f"  your hand: {sorted(view.hands[me])}")
+            lines.append(f"            hand {_cards(sorted(view.hands[s]))}")
+    lines.append(f"  your hand: {_cards(sorted(view.hands[me]))}")
     return "\n".join(lines)
 
 

@@ -28,9 +28,16 @@ def describe_view(game: Any, view: Any) -> str:
 
     me = view.seat
     n = len(view.robots)
-    rnd = min(view.step // n + 1, REGISTERS) if n else 1
+    rnd = view.step // n + 1 if n else 1
+    if rnd <= REGISTERS:
+        head = f"turn {view.turn + 1}, programming register {rnd} of {REGISTERS}"
+    elif view.robots[me].powered_down:
+        head = f"turn {view.turn + 1}, you are powered down: NOOP powers up for the next turn, POWER_DOWN stays down"
+    else:
+        head = (f"turn {view.turn + 1}, your {REGISTERS} registers are set: NOOP runs the turn, POWER_DOWN also "
+                "announces a power-down for the next turn")
     labels = ["you" if s == me else "" for s in range(n)]
-    lines = [f"turn {view.turn + 1}, programming register {rnd} of {REGISTERS}",
+    lines = [head,
              render.ansi(game.board, view.robots, labels=labels, coords=True), render.LEGEND]
     regs = ", ".join(f"{k + 1} {card_name(c, game.numbering) if c else '-'}" for k, c in enumerate(view.registers))
     left = [c for j, c in enumerate(view.hand) if not view.used >> j & 1]

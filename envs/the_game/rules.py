@@ -703,8 +703,9 @@ class TheGame:
 
     def render(self, state: State) -> str:
         """Piles, hands, draw pile and the score."""
+        players = f"{self.num_players} player{'s' if self.num_players != 1 else ''}"
         lines = [
-            f"The Game ({self.config.rules}, {self.num_players} player(s)) | placed {state.placed}, "
+            f"The Game ({self.config.rules}, {players}) | placed {state.placed}, "
             f"cards left {state.cards_left} | draw pile {len(state.deck)}",
             "piles: " + "  ".join(f"{PILE_NAMES[i]}={state.piles[i][-1]}" for i in range(NUM_PILES)),
         ]
@@ -713,7 +714,7 @@ class TheGame:
             fl = ""
             if self.pile_flags and any(state.flags[s]):
                 fl = "  flags " + ",".join(f"{PILE_NAMES[p]}:{FLAG_NAMES[v]}" for p, v in enumerate(state.flags[s]) if v)
-            lines.append(f"{mark} player_{s}: {sorted(h)}{fl}")
+            lines.append(f"{mark} player_{s}: {' '.join(map(str, sorted(h))) or '-'}{fl}")
         if state.over:
             lines.append("WON: all 98 cards placed" if state.won else f"game over with {state.cards_left} cards left")
         else:

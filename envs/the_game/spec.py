@@ -6,7 +6,7 @@ from typing import Any
 
 from envs.core.spec import GameSpec
 from envs.the_game.encoding import TheGameEncoder
-from envs.the_game.rules import Config, TheGame
+from envs.the_game.rules import FLAG_NAMES, Config, TheGame
 
 
 def describe_view(game: Any, view: Any) -> str:
@@ -18,10 +18,23 @@ def describe_view(game: Any, view: Any) -> str:
              f"  hands: {', '.join(f'player_{s} {k}' for s, k in enumerate(view.hand_sizes))}"]
     if view.player == me:
         lines.append(f"  laid this turn {view.played_this_turn}, at least {view.required} required")
-    if any(any(f) for f in view.flags):
-        lines.append(f"  flags: {view.flags}")
+    flagged = [f"{'you' if s == me else f'player_{s}'} {names[p]} {FLAG_NAMES[v]}"
+               for s, seat_flags in enumerate(view.flags) for p, v in enumerate(seat_flags) if v]
+    if flagged:
+        lines.append(f"  flags: {', '.join(flagged)}")
     lines.append(f"  your hand: {' '.join(map(str, sorted(view.hand)))}")
     return "\n".join(lines)
+
+
+def move_group(name: str) -> tuple[str, str] | None:
+    """Terminal play lists the moves onto one pile on one line (`play on up0: 1. 19  2. 31 ...`) and a seat's
+    flags on one pile likewise; `end turn` keeps a line of its own."""
+    words = name.split()
+    if len(words) == 4 and words[0] == "play" and words[2] == "on":
+        return f"play on {words[3]}", words[1]
+    if len(words) == 3 and words[0] == "flag":
+        return f"flag {words[1]}", words[2]
+    return None
 
 
 SPEC = GameSpec(
@@ -45,6 +58,7 @@ SPEC = GameSpec(
         "required number of cards; flag PILE VALUE: tell the team about a pile without naming cards."
     ),
     describe_view=describe_view,
+    move_group=move_group,
     examples=(
         "the_game --option num_players=1 --agents the_game/bestplays --games 1000",
         "the_game --option num_players=3 --agents the_game/simplest*3 --games 1000",
