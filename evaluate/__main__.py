@@ -15,8 +15,8 @@ Examples::
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray --address HEAD:6379  # a cluster
 
 Game-specific flags (`--reproduce`, `--exact`, ...) come from the module its
-`GameSpec` names (`evaluate_module`: `add_arguments(parser)`, `run(args) -> bool`);
-`python -m evaluate GAME --help` lists them, with the game's options and examples.
+`GameSpec` names (`evaluate_module`: `add_arguments(group)`, given the argument group they are listed under in
+`--help`, and `run(args) -> bool`); `python -m evaluate GAME --help` lists them, with the game's options and examples.
 """
 
 from __future__ import annotations
@@ -53,6 +53,11 @@ def game_epilog(game: str) -> str:
     return "\n".join(lines)
 
 
+def game_flags_heading(game: str) -> str:
+    """The `--help` heading of the flags a game's evaluation module adds (`--reproduce`, `--exact`, ...)."""
+    return f"{envs.spec(game).title} only (python -m evaluate {game} ...)"
+
+
 def build_parser(game: str | None) -> argparse.ArgumentParser:
     """The parser, with the game's own flags when `game` is known."""
     known = game is not None and game in envs.available_games()
@@ -75,7 +80,9 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
     p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
     p.add_argument("--out", type=str, default=None, help="folder for plots and reports (default results/<game>)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (games done, rate, ETA, and the "
+                   "first run's kernel compilation) that tournaments, --paired and --league show on a terminal's "
+                   "stderr; the results are the same")
     p.add_argument("--paired", type=str, default=None, metavar="A,B[,C...]",
                    help="paired comparison of agent A with B (and C, ...) on the same deals and seats (with --against)")
     p.add_argument("--against", type=str, default=None, metavar="ID,...",
@@ -88,7 +95,8 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
         mod = _game_module(game)
         if mod is not None and hasattr(mod, "add_arguments"):
             before = {a.dest for a in p._actions}
-            mod.add_arguments(p)
+            # one heading for every game's own flags, under the common ones
+            mod.add_arguments(p.add_argument_group(game_flags_heading(game)))
             p.set_defaults(game_flags=tuple(a.dest for a in p._actions if a.dest not in before))
     return p
 

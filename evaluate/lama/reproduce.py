@@ -495,9 +495,9 @@ def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
 
 
 # --- CLI hook (`python -m evaluate lama ...`) ------------------------------------------------
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """L.A.M.A.'s own flags."""
-    g = parser.add_argument_group("L.A.M.A.")
+def add_arguments(g: argparse._ActionsContainer) -> None:
+    """L.A.M.A.'s own flags, added to `g` (the parser or the argument group `python -m evaluate lama --help` lists them
+    under)."""
     g.add_argument("--reproduce", action="store_true", help="the seed's Tables I–IV, Figs. 1–8, strategy-3 matchups, official-rules table (default 10000 games each)")
     g.add_argument("--tune-third", action="store_true", help="the seed's strategy-3 parameter search, then common random numbers + successive halving + fresh re-test")
     g.add_argument("--candidates", type=positive_int(), default=1000, help="--tune-third: parameter sets drawn (default 1000)")

@@ -257,16 +257,16 @@ def claims(games: int, seed: int, players: tuple[str, ...] = CLAIM_PLAYERS, log=
 BACKEND_FLAGS = ("solve_deals", "solve_from", "solve_threads", "regret_players")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse._ActionsContainer) -> None:
     """`--reproduce [--tables ...]`, `--solve-deals N`."""
-    parser.add_argument("--reproduce", action="store_true", help="primi_composti: replay the seed's Tables IV-XV side by side (--games caps games per cell)")
-    parser.add_argument("--tables", type=str, default=",".join(GROUPS), help=f"primi_composti: table groups for --reproduce, from {','.join(GROUPS)}")
-    parser.add_argument("--claims", action="store_true", help="primi_composti: first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
-    parser.add_argument("--solve-deals", type=positive_int(low=0), default=0, metavar="N", help="primi_composti: solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
-    parser.add_argument("--solve-from", type=positive_int(low=0), default=0, metavar="K", help="primi_composti: with --solve-deals, start at deal K of the seeded sequence (split a study across processes)")
-    parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="primi_composti: threads per solve (2 = lazy SMP: two searches sharing one table)")
-    parser.add_argument("--merge-solves", nargs="+", default=None, metavar="JSON", help="primi_composti: join --solve-deals --json results of disjoint deal ranges and print the study")
-    parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="primi_composti: players whose regret --solve-deals measures")
+    parser.add_argument("--reproduce", action="store_true", help="replay the seed's Tables IV-XV side by side (--games caps games per cell)")
+    parser.add_argument("--tables", type=str, default=",".join(GROUPS), help=f"table groups for --reproduce, from {','.join(GROUPS)}")
+    parser.add_argument("--claims", action="store_true", help="first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
+    parser.add_argument("--solve-deals", type=positive_int(low=0), default=0, metavar="N", help="solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
+    parser.add_argument("--solve-from", type=positive_int(low=0), default=0, metavar="K", help="with --solve-deals, start at deal K of the seeded sequence (split a study across processes)")
+    parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="threads per solve (2 = lazy SMP: two searches sharing one table)")
+    parser.add_argument("--merge-solves", nargs="+", default=None, metavar="JSON", help="join --solve-deals --json results of disjoint deal ranges and print the study")
+    parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="players whose regret --solve-deals measures")
     backends.add_arguments(parser)  # --backend ray [--address ...]: --solve-deals' deals as Ray tasks
 
 

@@ -139,9 +139,9 @@ def record_race(game, agent_ids: list[str], path: str, seed: int = 0, turns: int
     return {"frames": len(frames), "turns": played, "winner": winner, "reason": reason or "recording stopped"}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """RoboRally's own flags."""
-    g = parser.add_argument_group("RoboRally")
+def add_arguments(g: argparse._ActionsContainer) -> None:
+    """RoboRally's own flags, added to `g` (the parser or the argument group `python -m evaluate roborally --help`
+    lists them under)."""
     g.add_argument("--boards", action="store_true", help="list the shipped boards (or the --option board=...) with "
                    "size, flags, starts and elements, and write a PNG of each to --out (default results/roborally)")
     g.add_argument("--record", metavar="GIF", default=None, help="play one race with --agents (default random "

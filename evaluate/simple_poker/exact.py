@@ -68,9 +68,9 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse._ActionsContainer) -> None:
     """`--exact`: enumerate deals instead of sampling."""
-    parser.add_argument("--exact", action="store_true", help="simple_poker: exact values and exploitabilities (no sampling)")
+    parser.add_argument("--exact", action="store_true", help="exact values and exploitabilities (no sampling)")
 
 
 def run(args: argparse.Namespace) -> bool:

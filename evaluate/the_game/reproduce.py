@@ -422,16 +422,16 @@ def format_weinmeister(cells: list[OfficialCell]) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse._ActionsContainer) -> None:
     """`--reproduce` (the seed's table + plot and the official-rules baselines)."""
     parser.add_argument("--reproduce", action="store_true",
-                        help="the_game: the seed's 1-7 players x 3 strategies table (berger2024) and the "
+                        help="the seed's 1-7 players x 3 strategies table (berger2024) and the "
                              "official-rules baselines vs published simulations")
     parser.add_argument("--reproduce-part", choices=["both", "berger2024", "official", "weinmeister"], default="both",
-                        help="the_game: which part of --reproduce to run (default both = berger2024 and official; "
+                        help="which part of --reproduce to run (default both = berger2024 and official; "
                              "weinmeister: his table under both readings of the end rule, --games default 10000)")
     parser.add_argument("--learned-games", type=positive_int(10**6, low=2), default=300,
-                        help="the_game: games per cell of the shipped students in --reproduce-part weinmeister "
+                        help="games per cell of the shipped students in --reproduce-part weinmeister "
                              "(plain engine, slow; default 300)")
 
 
