@@ -219,13 +219,26 @@ def _add_pretrained() -> None:
         _PRETRAINED.append(True)
 
 
+#: The id forms of saved policies, each with what it names: the unknown-agent hint and `python -m evaluate list`
+#: show these same words.
+SAVED_POLICY_FORMS: tuple[tuple[str, str], ...] = (
+    ("ppo:<run folder or model.zip>[?greedy]",
+     "a policy trained by `python -m train` (it samples its moves; ?greedy: always its most likely move; it needs "
+     "the options it was trained on)"),
+    ("learned:<policy folder>[?greedy|?sample]",
+     "a folder holding policy.json and weights.pt: a run's policy/ (`python -m train GAME`) or a student of "
+     "`python -m train GAME --method distill`; it plays as its policy.json says, ?greedy or ?sample overrides that"),
+    ("openspiel:<policy table .json>", "an OpenSpiel policy saved by agents.openspiel.save_policy_table"),
+)
+
+
 def known_ids(game: str | None = None) -> list[str]:
     """Registered ids (patterns shown by example), optionally for one game."""
     if game is not None:
         _load_game_module(f"{game}/")
     ids = sorted(_EXACT) + [ex for _, _, ex in _PATTERNS]
     ids += [i + "?" + "&".join(f"{k}=<{_kind(c)}>" for k, c in p.items()) for i, p in sorted(_PARAMS.items()) if i in _EXACT]
-    ids += ["ppo:<path to model.zip>", "learned:<student folder>", "openspiel:<policy table .json>"]
+    ids += [form for form, _ in SAVED_POLICY_FORMS]
     if game is not None:
         ids = [i for i in ids if i.startswith(f"{game}/") or "/" not in i]
     return ids

@@ -209,7 +209,5 @@ def listing(game_name: str) -> list[str]:
         doc = describe_agent(aid)
         extra = f"  [needs {' '.join(_flag(k, v) for k, v in need.items())}]" if need else ""
         lines.append(f"  {aid}" + (f": {doc}" if doc else "") + extra)
-    lines.append("  ppo:<run folder or model.zip>: a policy trained by `python -m train` (needs the options it was trained on)")
-    lines.append("  learned:<student folder>: a student distilled by `python -m train GAME --method distill`")
-    lines.append("  openspiel:<policy table .json>: an OpenSpiel policy saved by agents.openspiel.save_policy_table")
+    lines += [f"  {form}: {what}" for form, what in base.SAVED_POLICY_FORMS]
     return lines
