@@ -35,6 +35,15 @@ def mean_interval(samples: Sequence[float] | np.ndarray, z: float = Z95) -> tupl
     return (m, m - half, m + half)
 
 
+def interval_text(low: float, high: float, digits: int = 3) -> str:
+    """An interval as the tables print it, `[low, high]` with `digits` decimals; "n/a" where it has no finite
+    bound (`mean_interval` of a single sample is `(-inf, inf)`: one deal says nothing about the spread) or none
+    at all (NaN, no samples)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "n/a"
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
 def half_width(samples: Sequence[float] | np.ndarray, z: float = Z95) -> float:
     """Half-width of the 95% normal interval of the mean."""
     m, lo, hi = mean_interval(samples, z)

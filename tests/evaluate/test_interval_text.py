@@ -1,0 +1,18 @@
+"""How a table prints an interval: a single deal's unbounded interval reads "n/a", not `[-inf, inf]`."""
+
+from __future__ import annotations
+
+from evaluate.stats import interval_text, mean_interval
+
+
+def test_one_sample_has_no_interval_to_print():
+    m, lo, hi = mean_interval([1.5])
+    assert m == 1.5 and interval_text(lo, hi) == "n/a"
+    assert interval_text(*mean_interval([])[1:]) == "n/a"
+
+
+def test_a_finite_interval_prints_its_bounds():
+    m, lo, hi = mean_interval([0.0, 1.0, 2.0, 3.0])
+    assert lo < m < hi
+    assert interval_text(lo, hi, 4) == f"[{lo:.4f}, {hi:.4f}]"
+    assert interval_text(-0.25, 0.5) == "[-0.250, 0.500]"
