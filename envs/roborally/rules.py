@@ -613,289 +613,34 @@ class RoboRallyGame:
         return self._execute(st)
 
     def _execute(self, state: State) -> State:
-        """Five register phases, cleanup, then the next turn's re-entry and deal."""
-        n = self.num_players
-        W, H = self._w, self._h
-        floor, belt, rot, walls = self._floor, self._belt, self._rot, self._walls
-        kinds = self._kinds
-        rb = state.robots
-        # Mutable working copy: one list per field.
-        px = [r.x for r in rb]
-        py = [r.y for r in rb]
-        fc = [r.facing for r in rb]
-        dmg = [r.damage for r in rb]
-        lives = [r.lives for r in rb]
-        nf = [r.next_flag for r in rb]
-        on = [r.on_board for r in rb]
-        pd = [r.powered_down for r in rb]
-        elim = [r.eliminated for r in rb]
-        ax = [r.archive_x for r in rb]
-        ay = [r.archive_y for r in rb]
-        af = [r.archive_facing for r in rb]
-        ann = [r.announced for r in rb]
-        stay = [r.stay_down for r in rb]
-        regs = [list(r) for r in state.registers]
-        discard = list(state.discard)
-        deck = list(state.deck)
-        # Unplayed hand cards are discarded when the turn executes.
-        for i in range(n):
-            u = state.used[i]
-            discard.extend(c for s, c in enumerate(state.hands[i]) if not u >> s & 1)
-        occ = {(px[i], py[i]): i for i in range(n) if on[i]}
-        destroyed_order: list[int] = []
-        nflags = len(self._flags)
-        winner = -1
+        """Execute the programmed turn: five register phases (rulebook §4.4), then the end of turn (§4.5).
 
-        def destroy(i: int) -> None:
-            if not on[i]:
-                return
-            on[i] = False
-            if occ.get((px[i], py[i])) == i:
-                del occ[(px[i], py[i])]
-            lives[i] -= 1
-            if lives[i] <= 0:
-                elim[i] = True
-            destroyed_order.append(i)
-            for j in range(REGISTERS):
-                if regs[i][j]:
-                    discard.append(regs[i][j])
-                    regs[i][j] = 0
-            pd[i] = ann[i] = stay[i] = False
-
-        def place(i: int, x: int, y: int) -> None:
-            """Move robot i to (x, y); destroyed in a pit or off the board."""
-            if occ.get((px[i], py[i])) == i:
-                del occ[(px[i], py[i])]
-            px[i], py[i] = x, y
-            if not (0 <= x < W and 0 <= y < H) or floor[y][x] == PIT:
-                destroy(i)
-            else:
-                occ[(x, y)] = i
-
-        def push_step(i: int, d: int) -> bool:
-            """Robot i steps toward d, pushing a chain; False if a wall stops it (nobody moves)."""
-            chain = [i]
-            x, y = px[i], py[i]
-            while True:
-                if walls[y][x] >> d & 1:
-                    return False
-                x, y = x + DX[d], y + DY[d]
-                if not (0 <= x < W and 0 <= y < H):
-                    break
-                j = occ.get((x, y))
-                if j is None:
-                    break
-                chain.append(j)
-            for j in reversed(chain):
-                place(j, px[j] + DX[d], py[j] + DY[d])
-            return True
-
-        def convey(express_only: bool) -> None:
-            movers = {}
-            for i in range(n):
-                if not on[i]:
-                    continue
-                x, y = px[i], py[i]
-                d = belt[y][x]
-                if d < 0 or (express_only and floor[y][x] != EXPRESS):
-                    continue
-                if walls[y][x] >> d & 1:
-                    continue
-                movers[i] = (x + DX[d], y + DY[d], d)
-            if not movers:
-                return
-            counts: dict[tuple[int, int], int] = {}
-            for tx, ty, _ in movers.values():
-                counts[(tx, ty)] = counts.get((tx, ty), 0) + 1
-            moving = {i for i, (tx, ty, _) in movers.items() if counts[(tx, ty)] == 1}
-            changed = True
-            while changed:
-                changed = False
-                for i in list(moving):
-                    tx, ty, _ = movers[i]
-                    j = occ.get((tx, ty))
-                    if j is not None and j not in moving:
-                        moving.discard(i)
-                        changed = True
-                if not changed:
-                    # Cycles (a swap is a cycle of two): nobody in one moves.
-                    for i in list(moving):
-                        seen = [i]
-                        j = occ.get(movers[i][:2])
-                        while j is not None and j in moving and j not in seen:
-                            seen.append(j)
-                            j = occ.get(movers[j][:2])
-                        if j is not None and j == i:
-                            for s in seen:
-                                moving.discard(s)
-                            changed = True
-                            break
-            order = sorted(moving)
-            for i in order:
-                if occ.get((px[i], py[i])) == i:
-                    del occ[(px[i], py[i])]
-            for i in order:
-                tx, ty, d = movers[i]
-                px[i], py[i] = tx, ty
-                if not (0 <= tx < W and 0 <= ty < H) or floor[ty][tx] == PIT:
-                    destroy(i)
-                    continue
-                occ[(tx, ty)] = i
-                nd = belt[ty][tx]
-                if nd >= 0 and rot[ty][tx]:
-                    turn = (nd - d) % 4
-                    if turn in (1, 3):
-                        fc[i] = (fc[i] + turn) % 4
-
-        def damage(i: int, amount: int) -> None:
-            if not on[i] or amount <= 0:
-                return
-            before = locked_count(dmg[i])
-            dmg[i] += amount
-            if dmg[i] >= MAX_DAMAGE:
-                destroy(i)
-                return
-            if pd[i]:
-                # A powered-down robot's newly locked register takes the deck's top card.
-                for j in range(REGISTERS - locked_count(dmg[i]), REGISTERS - before):
-                    if not regs[i][j] and deck:
-                        regs[i][j] = deck.pop(0)
-
+        Each register phase runs the rulebook's steps in order, each a method of `_Turn`: `move_robots`,
+        `board_elements`, `fire_lasers`, `touch_checkpoints`. The first robot to claim the last flag wins at the
+        end of its register; otherwise the turn ends with `repair`, `power_down_bookkeeping` and `reenter`, and
+        the next turn is dealt (`_deal`, which also clears the unlocked registers: end of turn, step 2).
+        The compiled twin is `envs.roborally.fast.turn_kernel`.
+        """
+        turn = _Turn(self, state)
+        move_robots, board_elements, fire_lasers, touch_checkpoints, freeze = (
+            turn.move_robots, turn.board_elements, turn.fire_lasers, turn.touch_checkpoints, turn.robots)
         frames = []
         for ri in range(REGISTERS):
-            # 1-2. Robots move in descending card order.
-            order = sorted((regs[i][ri], i) for i in range(n) if on[i] and not pd[i] and regs[i][ri])
-            ran = [0] * n
-            for card, i in order:
-                ran[i] = card
-            for card, i in reversed(order):
-                if not on[i]:
-                    continue
-                kind = kinds[card]
-                steps = STEPS[kind]
-                if steps == 0:
-                    fc[i] = (fc[i] + TURN[kind]) % 4
-                    continue
-                d = fc[i] if steps > 0 else (fc[i] + 2) % 4
-                for _ in range(abs(steps)):
-                    if not push_step(i, d) or not on[i]:
-                        break
-            # 3. Board elements.
-            convey(True)
-            convey(False)
-            for p in self._pushers[ri]:
-                i = occ.get((p.x, p.y))
-                if i is not None:
-                    push_step(i, p.direction)
-            for x, y, t in self._gears:
-                i = occ.get((x, y))
-                if i is not None:
-                    fc[i] = (fc[i] + t) % 4
-            for p in self._crushers[ri]:
-                i = occ.get((p.x, p.y))
-                if i is not None:
-                    destroy(i)
-            # 4. Lasers from a snapshot of the positions after the board elements.
-            hits = [0] * n
-            shots = []
-            for las in self.board.lasers:
-                x, y, d = las.x, las.y, las.direction
-                while True:
-                    j = occ.get((x, y))
-                    if j is not None:
-                        hits[j] += las.beams
-                        break
-                    if walls[y][x] >> d & 1:
-                        break
-                    nx, ny = x + DX[d], y + DY[d]
-                    if not (0 <= nx < W and 0 <= ny < H):
-                        break
-                    x, y = nx, ny
-                shots.append(Shot(las.x, las.y, x, y, None))
-            for i in range(n):
-                if not on[i] or pd[i]:
-                    continue
-                x, y, d = px[i], py[i], fc[i]
-                while not walls[y][x] >> d & 1:
-                    nx, ny = x + DX[d], y + DY[d]
-                    if not (0 <= nx < W and 0 <= ny < H):
-                        break
-                    x, y = nx, ny
-                    j = occ.get((x, y))
-                    if j is not None:
-                        hits[j] += 1
-                        break
-                if (x, y) != (px[i], py[i]):
-                    shots.append(Shot(px[i], py[i], x, y, i))
-            for i in range(n):
-                if hits[i]:
-                    damage(i, hits[i])
-            # 5. Checkpoints: archives, flags, the win.
-            for i in range(n):
-                if not on[i]:
-                    continue
-                xy = (px[i], py[i])
-                if xy in self._archives:
-                    ax[i], ay[i], af[i] = px[i], py[i], fc[i]
-                f = self._flag_at.get(xy)
-                if f is not None and f == nf[i]:
-                    nf[i] += 1
-                    if nf[i] == nflags and winner < 0:
-                        winner = i
-            robots = self._freeze(px, py, fc, dmg, lives, nf, on, pd, elim, ax, ay, af, ann, stay)
-            frames.append(Frame(ri + 1, robots, tuple(shots), tuple(ran)))
-            if winner >= 0:
-                break
-        if winner >= 0:
-            return State(state.seed, state.turn + 1, 0, robots, tuple(() for _ in range(n)), (0,) * n,
-                         tuple(tuple(r) for r in regs), tuple(deck), tuple(discard), winner, tuple(frames))
-        # Cleanup: repairs, then power-down bookkeeping.
-        for i in range(n):
-            if on[i]:
-                heal = self._repair.get((px[i], py[i]))
-                if heal:
-                    dmg[i] = max(0, dmg[i] - heal)
-        for i in range(n):
-            if not on[i]:
-                continue
-            if pd[i]:
-                pd[i] = stay[i]
-                stay[i] = False
-            if ann[i]:
-                pd[i] = True
-                ann[i] = False
-        # Re-entry: robots still waiting from an earlier turn (no free square then), then this turn's in
-        # destruction order.
-        waiting = [i for i in range(n) if not on[i] and not elim[i] and i not in destroyed_order]
-        for i in waiting + destroyed_order:
-            if elim[i] or on[i]:
-                continue
-            spot = None
-            if (ax[i], ay[i]) not in occ:
-                spot = (ax[i], ay[i])
-            else:
-                for ox, oy in REENTRY_OFFSETS:
-                    x, y = ax[i] + ox, ay[i] + oy
-                    if 0 <= x < W and 0 <= y < H and floor[y][x] != PIT and (x, y) not in occ:
-                        spot = (x, y)
-                        break
-            if spot is None:
-                continue  # every square taken: it waits for the next turn
-            px[i], py[i] = spot
-            fc[i] = af[i]
-            on[i] = True
-            dmg[i] = REENTRY_DAMAGE
-            occ[spot] = i
-        robots = self._freeze(px, py, fc, dmg, lives, nf, on, pd, elim, ax, ay, af, ann, stay)
-        return self._deal(state.seed, state.turn + 1, robots, regs, tuple(frames))
-
-    @staticmethod
-    def _freeze(px, py, fc, dmg, lives, nf, on, pd, elim, ax, ay, af, ann, stay) -> tuple[Robot, ...]:
-        return tuple(
-            _robot(px[i], py[i], fc[i], dmg[i], lives[i], nf[i], on[i], pd[i], elim[i], ax[i], ay[i], af[i],
-                   ann[i], stay[i])
-            for i in range(len(px))
-        )
+            cards = move_robots(ri)
+            board_elements(ri)
+            shots = fire_lasers()
+            touch_checkpoints()
+            robots = freeze()
+            frames.append(Frame(ri + 1, robots, shots, cards))
+            if turn.winner >= 0:
+                n = self.num_players
+                return State(state.seed, state.turn + 1, 0, robots, ((),) * n, (0,) * n,
+                             tuple(tuple(r) for r in turn.regs), tuple(turn.deck), tuple(turn.discard), turn.winner,
+                             tuple(frames))
+        turn.repair()
+        turn.power_down_bookkeeping()
+        turn.reenter()
+        return self._deal(state.seed, state.turn + 1, turn.robots(), turn.regs, tuple(frames))
 
     # ------------------------------------------------------------------ information
     def view(self, state: State, seat: int) -> View:
@@ -1007,3 +752,360 @@ class RoboRallyGame:
             lines.append(f"robot {i + 1}: damage {r.damage} lives {r.lives} next flag {r.next_flag + 1}"
                          f"{' powered down' if r.powered_down else ''}{' out' if r.eliminated else ''}")
         return "\n".join(lines)
+
+
+class _Turn:
+    """One executing turn of a `RoboRallyGame`: a mutable working copy of the robots and cards, and the rulebook's
+    steps of a register phase (§4.4) and of the end of turn (§4.5) over it, one method each.
+
+    The copy holds one list per `Robot` field (`px`, `py`, `fc` facing, `dmg`, `lives`, `nf` next flag, `on`
+    on the board, `pd` powered down, `elim`, `ax`/`ay`/`af` archive, `ann` announced, `stay` stays down), `occ`
+    (square -> the robot on it), the registers as lists, the deck in draw order, the discard pile, the robots
+    destroyed this turn in order and the `winner` (-1: none yet). Each docstring names its rulebook step and its
+    compiled twin in `envs.roborally.fast`: a helper kernel of the same name or a commented block of `turn_kernel`.
+    """
+
+    __slots__ = ("game", "n", "px", "py", "fc", "dmg", "lives", "nf", "on", "pd", "elim", "ax", "ay", "af", "ann",
+                 "stay", "regs", "deck", "discard", "occ", "destroyed", "winner")
+
+    def __init__(self, game: RoboRallyGame, state: State):
+        self.game = game
+        rb = state.robots
+        n = self.n = len(rb)
+        px = self.px = [r.x for r in rb]
+        py = self.py = [r.y for r in rb]
+        self.fc = [r.facing for r in rb]
+        self.dmg = [r.damage for r in rb]
+        self.lives = [r.lives for r in rb]
+        self.nf = [r.next_flag for r in rb]
+        on = self.on = [r.on_board for r in rb]
+        self.pd = [r.powered_down for r in rb]
+        self.elim = [r.eliminated for r in rb]
+        self.ax = [r.archive_x for r in rb]
+        self.ay = [r.archive_y for r in rb]
+        self.af = [r.archive_facing for r in rb]
+        self.ann = [r.announced for r in rb]
+        self.stay = [r.stay_down for r in rb]
+        self.regs = [list(r) for r in state.registers]
+        self.deck = list(state.deck)
+        discard = self.discard = list(state.discard)
+        # Unplayed hand cards are discarded when the turn executes.
+        for i in range(n):
+            u = state.used[i]
+            discard.extend(c for s, c in enumerate(state.hands[i]) if not u >> s & 1)
+        self.occ = {(px[i], py[i]): i for i in range(n) if on[i]}
+        self.destroyed: list[int] = []
+        self.winner = -1
+
+    def robots(self) -> tuple[Robot, ...]:
+        """The robots of the working copy, frozen."""
+        return tuple(map(_robot, self.px, self.py, self.fc, self.dmg, self.lives, self.nf, self.on, self.pd, self.elim,
+                         self.ax, self.ay, self.af, self.ann, self.stay))
+
+    # ------------------------------------------------------------------ what any step may do to a robot
+    def destroy(self, i: int) -> None:
+        """Robot i is destroyed (rulebook §6): off the board, a life lost (eliminated at none), its registers'
+        cards discarded, power down and any announcement cancelled. Twin: `fast._destroy`."""
+        on = self.on
+        if not on[i]:
+            return
+        on[i] = False
+        occ = self.occ
+        xy = (self.px[i], self.py[i])
+        if occ.get(xy) == i:
+            del occ[xy]
+        self.lives[i] -= 1
+        if self.lives[i] <= 0:
+            self.elim[i] = True
+        self.destroyed.append(i)
+        reg, discard = self.regs[i], self.discard
+        for j in range(REGISTERS):
+            if reg[j]:
+                discard.append(reg[j])
+                reg[j] = 0
+        self.pd[i] = self.ann[i] = self.stay[i] = False
+
+    def push_step(self, i: int, d: int) -> bool:
+        """Robot i steps toward d, pushing the chain of robots ahead (rulebook §5, "Pushing"); False if a wall
+        anywhere in the chain stops it (nobody moves). A robot pushed or stepping into a pit or off the board is
+        destroyed. Twin: `fast._push_step` (with `fast._place`)."""
+        px, py, occ = self.px, self.py, self.occ
+        g = self.game
+        W, H, walls = g._w, g._h, g._walls
+        chain = [i]
+        x, y = px[i], py[i]
+        while True:
+            if walls[y][x] >> d & 1:
+                return False
+            x, y = x + DX[d], y + DY[d]
+            if not (0 <= x < W and 0 <= y < H):
+                break
+            j = occ.get((x, y))
+            if j is None:
+                break
+            chain.append(j)
+        floor, dx, dy = g._floor, DX[d], DY[d]
+        for j in reversed(chain):
+            xy = (px[j], py[j])
+            if occ.get(xy) == j:
+                del occ[xy]
+            x, y = xy[0] + dx, xy[1] + dy
+            px[j], py[j] = x, y
+            if not (0 <= x < W and 0 <= y < H) or floor[y][x] == PIT:
+                self.destroy(j)
+            else:
+                occ[(x, y)] = j
+        return True
+
+    def damage(self, i: int, amount: int) -> None:
+        """Robot i takes `amount` damage (rulebook §6, §7): destroyed at 10; a powered-down robot's newly locked
+        register takes the deck's top card. Twin: `fast._damage`."""
+        if not self.on[i] or amount <= 0:
+            return
+        dmg = self.dmg
+        before = locked_count(dmg[i])
+        dmg[i] += amount
+        if dmg[i] >= MAX_DAMAGE:
+            self.destroy(i)
+            return
+        if self.pd[i]:
+            reg, deck = self.regs[i], self.deck
+            for j in range(REGISTERS - locked_count(dmg[i]), REGISTERS - before):
+                if not reg[j] and deck:
+                    reg[j] = deck.pop(0)
+
+    # ------------------------------------------------------------------ a register phase (rulebook §4.4)
+    def move_robots(self, ri: int) -> tuple[int, ...]:
+        """Register phase, steps 1-2, "reveal" and "robots move" (rulebook §4.4.1-2, §5): every robot on the
+        board and not powered down runs the card in register `ri` (0-based), in descending card order, each
+        finishing its card (step by step, `push_step`) before the next starts; rotations turn in place.
+        Returns the card each robot ran (0: none). Twin: `fast.turn_kernel`'s block "Robots move"."""
+        on, pd, fc, regs = self.on, self.pd, self.fc, self.regs
+        kinds = self.game._kinds
+        order = sorted((regs[i][ri], i) for i in range(self.n) if on[i] and not pd[i] and regs[i][ri])
+        ran = [0] * self.n
+        for card, i in order:
+            ran[i] = card
+        push_step = self.push_step
+        for card, i in reversed(order):
+            if not on[i]:
+                continue
+            kind = kinds[card]
+            steps = STEPS[kind]
+            if steps == 0:
+                fc[i] = (fc[i] + TURN[kind]) % 4
+                continue
+            d = fc[i] if steps > 0 else (fc[i] + 2) % 4
+            for _ in range(abs(steps)):
+                if not push_step(i, d) or not on[i]:
+                    break
+        return tuple(ran)
+
+    def board_elements(self, ri: int) -> None:
+        """Register phase, step 3, "board elements move" (rulebook §4.4.3), in order: a. express belts, b. express
+        and normal belts (`convey`), c. the pushers active in register `ri` push, d. gears rotate, e. the crushers
+        active in `ri` crush (option `crushers`). Twin: `fast.turn_kernel`'s block "Board elements"."""
+        g, occ, fc = self.game, self.occ, self.fc
+        self.convey(True)
+        self.convey(False)
+        for p in g._pushers[ri]:
+            i = occ.get((p.x, p.y))
+            if i is not None:
+                self.push_step(i, p.direction)
+        for x, y, t in g._gears:
+            i = occ.get((x, y))
+            if i is not None:
+                fc[i] = (fc[i] + t) % 4
+        for p in g._crushers[ri]:
+            i = occ.get((p.x, p.y))
+            if i is not None:
+                self.destroy(i)
+
+    def convey(self, express_only: bool) -> None:
+        """Register phase, step 3a (`express_only`) or 3b: the belts move the robots on them one square, all at
+        once (rulebook §4.4.3, belt conflicts): robots converging on one square, swapping or in a cycle stay, a
+        robot blocked by one that does not move stays, carried robots never push; a robot carried onto a
+        rotating belt square turns with the belt. Twin: `fast._convey`."""
+        g = self.game
+        floor, belt, walls = g._floor, g._belt, g._walls
+        px, py, on = self.px, self.py, self.on
+        movers = {}
+        for i in range(self.n):
+            if not on[i]:
+                continue
+            x, y = px[i], py[i]
+            d = belt[y][x]
+            if d < 0 or (express_only and floor[y][x] != EXPRESS):
+                continue
+            if walls[y][x] >> d & 1:
+                continue
+            movers[i] = (x + DX[d], y + DY[d], d)
+        if not movers:
+            return
+        occ = self.occ
+        counts: dict[tuple[int, int], int] = {}
+        for tx, ty, _ in movers.values():
+            counts[(tx, ty)] = counts.get((tx, ty), 0) + 1
+        moving = {i for i, (tx, ty, _) in movers.items() if counts[(tx, ty)] == 1}
+        changed = True
+        while changed:
+            changed = False
+            for i in list(moving):
+                tx, ty, _ = movers[i]
+                j = occ.get((tx, ty))
+                if j is not None and j not in moving:
+                    moving.discard(i)
+                    changed = True
+            if not changed:
+                # Cycles (a swap is a cycle of two): nobody in one moves.
+                for i in list(moving):
+                    seen = [i]
+                    j = occ.get(movers[i][:2])
+                    while j is not None and j in moving and j not in seen:
+                        seen.append(j)
+                        j = occ.get(movers[j][:2])
+                    if j is not None and j == i:
+                        for s in seen:
+                            moving.discard(s)
+                        changed = True
+                        break
+        order = sorted(moving)
+        W, H, rot, fc = g._w, g._h, g._rot, self.fc
+        for i in order:
+            if occ.get((px[i], py[i])) == i:
+                del occ[(px[i], py[i])]
+        for i in order:
+            tx, ty, d = movers[i]
+            px[i], py[i] = tx, ty
+            if not (0 <= tx < W and 0 <= ty < H) or floor[ty][tx] == PIT:
+                self.destroy(i)
+                continue
+            occ[(tx, ty)] = i
+            nd = belt[ty][tx]
+            if nd >= 0 and rot[ty][tx]:
+                turn = (nd - d) % 4
+                if turn in (1, 3):
+                    fc[i] = (fc[i] + turn) % 4
+
+    def fire_lasers(self) -> tuple[Shot, ...]:
+        """Register phase, step 4, "lasers fire" (rulebook §4.4.4): every board laser and every robot on the board
+        and not powered down fire from the positions after the board elements; a beam stops at a wall and at the
+        first robot, which takes one damage per beam once all beams are traced (`damage`). Returns the traced
+        beams. Twin: `fast.turn_kernel`'s block "Lasers"."""
+        g = self.game
+        W, H, walls = g._w, g._h, g._walls
+        px, py, fc, on, pd, occ = self.px, self.py, self.fc, self.on, self.pd, self.occ
+        n = self.n
+        hits = [0] * n
+        shots = []
+        for las in g.board.lasers:
+            x, y, d = las.x, las.y, las.direction
+            while True:
+                j = occ.get((x, y))
+                if j is not None:
+                    hits[j] += las.beams
+                    break
+                if walls[y][x] >> d & 1:
+                    break
+                nx, ny = x + DX[d], y + DY[d]
+                if not (0 <= nx < W and 0 <= ny < H):
+                    break
+                x, y = nx, ny
+            shots.append(Shot(las.x, las.y, x, y, None))
+        for i in range(n):
+            if not on[i] or pd[i]:
+                continue
+            x, y, d = px[i], py[i], fc[i]
+            while not walls[y][x] >> d & 1:
+                nx, ny = x + DX[d], y + DY[d]
+                if not (0 <= nx < W and 0 <= ny < H):
+                    break
+                x, y = nx, ny
+                j = occ.get((x, y))
+                if j is not None:
+                    hits[j] += 1
+                    break
+            if (x, y) != (px[i], py[i]):
+                shots.append(Shot(px[i], py[i], x, y, i))
+        for i in range(n):
+            if hits[i]:
+                self.damage(i, hits[i])
+        return tuple(shots)
+
+    def touch_checkpoints(self) -> None:
+        """Register phase, step 5, "touch checkpoints" (rulebook §4.4.5): a robot on a repair site or flag sets its
+        archive there (facing its way); a robot on its next flag claims it, and the first to claim the last flag
+        is the `winner`. Twin: `fast.turn_kernel`'s block "Checkpoints"."""
+        g = self.game
+        archives, flag_at, nflags = g._archives, g._flag_at, len(g._flags)
+        px, py, fc, on, nf = self.px, self.py, self.fc, self.on, self.nf
+        ax, ay, af = self.ax, self.ay, self.af
+        for i in range(self.n):
+            if not on[i]:
+                continue
+            xy = (px[i], py[i])
+            if xy in archives:
+                ax[i], ay[i], af[i] = px[i], py[i], fc[i]
+            f = flag_at.get(xy)
+            if f is not None and f == nf[i]:
+                nf[i] += 1
+                if nf[i] == nflags and self.winner < 0:
+                    self.winner = i
+
+    # ------------------------------------------------------------------ the end of the turn (rulebook §4.5)
+    def repair(self) -> None:
+        """End of turn, step 1, "repairs" (rulebook §4.5.1): a robot on a wrench (or a flag, option `flags_repair`)
+        removes 1 damage, on a double wrench `double_repair_heals`. Twin: `fast.turn_kernel`'s block "Cleanup",
+        first loop."""
+        repairs, px, py, on, dmg = self.game._repair, self.px, self.py, self.on, self.dmg
+        for i in range(self.n):
+            if on[i]:
+                heal = repairs.get((px[i], py[i]))
+                if heal:
+                    dmg[i] = max(0, dmg[i] - heal)
+
+    def power_down_bookkeeping(self) -> None:
+        """End of turn, step 3, "power-down bookkeeping" (rulebook §4.5.3, §7): a powered-down robot stays down only
+        if it said so; an announced power down takes effect. Twin: `fast.turn_kernel`'s block "Cleanup", second
+        loop."""
+        on, pd, ann, stay = self.on, self.pd, self.ann, self.stay
+        for i in range(self.n):
+            if not on[i]:
+                continue
+            if pd[i]:
+                pd[i] = stay[i]
+                stay[i] = False
+            if ann[i]:
+                pd[i] = True
+                ann[i] = False
+
+    def reenter(self) -> None:
+        """End of turn, step 4, "re-entry" (rulebook §4.5.4, §6): robots still waiting from an earlier turn (no free
+        square then), then this turn's destroyed robots in destruction order, re-enter with 2 damage on their
+        archive facing its way, or on its first free on-board non-pit neighbour (`REENTRY_OFFSETS`); with every
+        square taken a robot waits for the next turn. Twin: `fast.turn_kernel`'s block "Re-entry"."""
+        g = self.game
+        W, H, floor = g._w, g._h, g._floor
+        px, py, fc, dmg, on, elim, ax, ay, af = (self.px, self.py, self.fc, self.dmg, self.on, self.elim, self.ax,
+                                                 self.ay, self.af)
+        occ, destroyed = self.occ, self.destroyed
+        waiting = [i for i in range(self.n) if not on[i] and not elim[i] and i not in destroyed]
+        for i in waiting + destroyed:
+            if elim[i] or on[i]:
+                continue
+            spot = None
+            if (ax[i], ay[i]) not in occ:
+                spot = (ax[i], ay[i])
+            else:
+                for ox, oy in REENTRY_OFFSETS:
+                    x, y = ax[i] + ox, ay[i] + oy
+                    if 0 <= x < W and 0 <= y < H and floor[y][x] != PIT and (x, y) not in occ:
+                        spot = (x, y)
+                        break
+            if spot is None:
+                continue  # every square taken: it waits for the next turn
+            px[i], py[i] = spot
+            fc[i] = af[i]
+            on[i] = True
+            dmg[i] = REENTRY_DAMAGE
+            occ[spot] = i
