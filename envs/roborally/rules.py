@@ -716,11 +716,11 @@ class RoboRallyGame:
         return text + (" + POWER_DOWN" if action >= NUM_PROGRAMS else "")
 
     def render(self, state: State) -> str:
-        """The board and robots (render.ansi when available), the turn and the winner."""
+        """The board with its coordinates and the robots (render.ansi when available), the turn and the winner."""
         try:
             from envs.roborally import render as _render
 
-            text = _render.ansi(self.board, state.robots)
+            text = _render.ansi(self.board, state.robots, coords=True)
         except ImportError:
             text = self._plain_render(state)
         head = f"RoboRally on {self.board.name!r}, turn {state.turn + 1}, sub-step {state.step}"
