@@ -18,9 +18,12 @@ Fields (`RoboRallyEncoder.layout` names them; H×W planes are row-major, row 0 n
 | `hand` | 9·9 | per slot (cards ascending): kind one-hot (7), card / 84, already placed |
 | `registers` | 5·8 | the own registers so far: kind one-hot, card / 84 |
 | `locked` | R·5·8 | every robot's locked registers (own first, then the next seats in order) |
-| `robots` | R·14 | per robot (own first): damage / 10, lives / L, flags claimed / K, on board, powered down, announced, stay down, eliminated, x / W, y / H, facing one-hot (4) |
+| `robots` | R·14 | per robot (own first), the 14 values below |
 | `round` | 6 | one-hot programming round (registers 1–5, the power round) |
 | `turn` | 1 | turns played / max_turns (0 without a cap) |
+
+A robot's 14 `robots` values: damage / 10, lives / L, flags claimed / K, on board, powered down, announced,
+stay down, eliminated, x / W, y / H, facing one-hot (4).
 
 Every robot of a configuration sees the same space; relative seat order keeps
 "own robot first" meaningful for a shared policy.

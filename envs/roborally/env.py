@@ -1,13 +1,16 @@
 """RoboRally as PettingZoo environments: AEC (`raw_env`, `env()`) and Parallel (`parallel_env()`).
 
-| | |
-|---|---|
-| agents | `player_0` .. `player_{N-1}` (robot i starts on start square i + 1); all stay until the game ends, eliminated robots included (they only play NOOP) |
-| actions | register mode: `Discrete(11)` = hand slots 0..8 (cards ascending), NOOP 9, POWER_DOWN 10 (`Discrete(10)` without power down); program mode: `Discrete(30242)` (see `envs.roborally.rules`) |
-| observation | `Box` (see `envs.roborally.encoding`): board layers, robots, own hand and registers, locked registers, robot status, round, turn |
-| action_mask | `Box(0, 1, (num_actions,), int8)`; a robot that cannot act gets exactly NOOP |
-| reward | change of the returns: +1 to the winner (`reward="win"`), plus potential-based shaping with `reward="progress"` |
-| end | termination: a robot claims the last flag, or every robot is eliminated; truncation: `max_turns` game turns |
+- agents: `player_0` .. `player_{N-1}` (robot i starts on start square i + 1); all stay until the game ends,
+  eliminated robots included (they only play NOOP).
+- actions: register mode `Discrete(11)` = hand slots 0..8 (cards ascending), NOOP 9, POWER_DOWN 10
+  (`Discrete(10)` without power down); program mode `Discrete(30242)` (see `envs.roborally.rules`).
+- observation: `Box` (see `envs.roborally.encoding`): board layers, robots, own hand and registers, locked
+  registers, robot status, round, turn.
+- action_mask: `Box(0, 1, (num_actions,), int8)`; a robot that cannot act gets exactly NOOP.
+- reward: change of the returns: +1 to the winner (`reward="win"`), plus potential-based shaping with
+  `reward="progress"`.
+- end: termination when a robot claims the last flag or every robot is eliminated; truncation after `max_turns`
+  game turns.
 
 AEC: a turn is rounds of sub-steps (each robot places one card per round, then a
 power round), applied as hidden commits: nothing moves before the last seat of
