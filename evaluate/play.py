@@ -252,6 +252,9 @@ def seat_opponents(game_name: str, num_players: int, seat: int, opponents: list[
     if not 0 <= seat < n:
         raise ValueError(f"seat must be in 0..{n - 1} for {game_name} with these options, got {seat}")
     ids = expand_agent_ids(opponents)
+    if n == 1 and ids:
+        raise ValueError(f"{game_name} with these options has one seat, yours: no seat for --opponents "
+                         f"{', '.join(ids)} (leave --opponents out to play alone)")
     if len(ids) == 1:
         ids = ids * (n - 1)
     if len(ids) != n - 1:
@@ -266,8 +269,9 @@ def play_session(
 ) -> list[tuple[float, ...] | None]:
     """Play a deal, then replay it with the seats shifted as long as the user says yes.
 
-    `opponents` are the agents of the other seats in seat order (one id is repeated).
-    Returns each deal's returns (None for a deal the user quit).
+    `opponents` are the agents of the other seats in seat order (one id is repeated; none where the game
+    seats you alone). The deal's seed is said first, once every agent is built (a bad id raises `ValueError`
+    before anything is said). Returns each deal's returns (None for a deal the user quit).
     """
     spec = envs.spec(game_name)
     game = envs.make_game(game_name, **(options or {}))
@@ -275,14 +279,14 @@ def play_session(
     ids = seat_opponents(game_name, n, seat, opponents)
     built = [agent_registry.make(i, game, np.random.default_rng([seed, k]), game_name=game_name) for k, i in enumerate(ids)]
     start = game.initial_state(np.random.default_rng(seed))
+    say(f"seed {seed} (replay this deal with --seed {seed})")
     results = []
     while True:
         others = [s for s in range(n) if s != seat]
         bots = dict(zip(others, built))
         labels = ["you" if s == seat else ids[others.index(s)] for s in range(n)]
-        say(f"{spec.title}: you are {spec.seat_name(seat)} (seat {seat}); "
-            + ", ".join(f"{spec.seat_name(s)}: {ids[k]}" for k, s in enumerate(others))
-            + f"; ? explains the moves, {LEAVE} leaves")
+        who = ", ".join(f"{spec.seat_name(s)}: {ids[k]}" for k, s in enumerate(others)) or "you play alone"
+        say(f"{spec.title}: you are {spec.seat_name(seat)} (seat {seat}); {who}; ? explains the moves, {LEAVE} leaves")
         res = play_deal(game_name, game, start, seat, bots, ask, say, png, labels)
         results.append(res)
         if res is None:
@@ -301,28 +305,30 @@ def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="python -m evaluate play", description="Play a game in the terminal against agents.")
     p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
-    p.add_argument("--opponents", default="random", help="agent ids of the other seats in seat order (one id: every seat)")
+    p.add_argument("--opponents", default=None, help="agent ids of the other seats in seat order (one id: every seat; "
+                   "default random)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: a random one, printed)")
     p.add_argument("--png", default=None, help="games that draw a picture (a board): where to write it (default results/GAME/play.png)")
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    named = args.opponents.split(",") if args.opponents is not None else []
     try:
         check_outputs(args)
         options = parse_options(envs.config_class(args.game), args.option)
-        options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(args.opponents), options)
+        options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(named), options)
         for note in notes:
             print(note, file=sys.stderr)
         game = envs.make_game(args.game, **options)
-        seat_opponents(args.game, game.num_players, args.seat, args.opponents.split(","))
+        opponents = named if args.opponents is not None or game.num_players == 1 else ["random"]
+        seat_opponents(args.game, game.num_players, args.seat, opponents)
     except ValueError as e:
         p.error(str(e))
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
     png = (args.png or os.path.join("results", args.game, "play.png")) if envs.spec(args.game).write_picture else None
-    print(f"seed {seed} (replay this deal with --seed {seed})")
-    try:
-        play_session(args.game, args.seat, args.opponents.split(","), options, seed, png=png)
+    try:  # the agents are built before the seed line: a bad id is one line, said alone
+        play_session(args.game, args.seat, opponents, options, seed, png=png)
     except ValueError as e:
         p.error(str(e))
     return 0

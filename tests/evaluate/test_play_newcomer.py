@@ -108,7 +108,19 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_misuse_is_one_line_and_no_seed_line():
     for args, words in ((["lama", "--opponents", "lama/third,lama/first"], "needs 3 agent ids"),
-                        (["simple_poker", "--seat", "2"], "seat must be in 0..1")):
+                        (["simple_poker", "--seat", "2"], "seat must be in 0..1"),
+                        (["lama", "--opponents", "nobody"], "unknown agent 'nobody'"),
+                        (["lama", "--opponents", "simple_poker/nash"], "does not play 'lama'"),
+                        (["the_game", "--option", "num_players=1", "--opponents", "the_game/trick"],
+                         "no seat for --opponents the_game/trick")):
         r = _cli(*args, "--seed", "5")
         assert r.returncode == 2 and r.stdout == "", r.stdout
-        assert len(r.stderr.splitlines()) == 1 and words in r.stderr and "[" not in r.stderr
+        assert len(r.stderr.splitlines()) == 1 and words in r.stderr and "['" not in r.stderr, r.stderr
+
+
+def test_a_game_for_one_plays_alone_and_says_the_seed_first():
+    r = _cli("the_game", "--option", "num_players=1", "--seed", "5")  # end of input at the first move
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0, r.stderr
+    assert lines[0] == "seed 5 (replay this deal with --seed 5)"
+    assert lines[1] == "The Game: you are player_0 (seat 0); you play alone; ? explains the moves, :exit leaves"
