@@ -99,3 +99,40 @@ def test_convey_phase_equals_its_kernel(board, tmp_path):
             fast._convey(express_only, floor, belt, rot, walls, fs.robots, fs.registers, occ, dorder)
             assert turn.robots() == fe.robots_of(fs), (board, express_only, state.robots)
             assert turn.destroyed == dorder[1:1 + dorder[0]].tolist()
+
+
+@pytest.mark.parametrize("board", ["pits_edges", "race_hard", "field3"])
+def test_push_step_equals_its_kernel(board, tmp_path):
+    """One step with a push chain (register phase step 2, one step of a card), plain `_Turn.push_step` against
+    `fast._push_step`: robots packed in lines toward walls, pits and the board's edge."""
+    if board.startswith("field"):
+        board = _belt_field(tmp_path / f"{board}.rrb", int(board[5:]))
+    rng = np.random.default_rng(60)
+    n = min(8, len(Config(board=board).board_obj.starts))
+    game = RoboRallyGame(Config(board=board, num_robots=n, max_turns=None))
+    fe = fast.FastEngine(game)
+    floor, walls = fe.board[2], fe.board[5]
+    b = game.board
+    free = [(x, y) for y in range(b.height) for x in range(b.width) if b.floor[y, x] != PIT]
+    for _ in range(300):
+        # A line of robots from a random square toward a random side, the rest anywhere free.
+        d = int(rng.integers(4))
+        x, y = free[rng.integers(len(free))]
+        line = []
+        while len(line) < n and 0 <= x < b.width and 0 <= y < b.height and b.floor[y, x] != PIT:
+            line.append((x, y))
+            x, y = x + (0, 1, 0, -1)[d], y + (-1, 0, 1, 0)[d]
+        rest = [s for s in free if s not in line]
+        squares = line + [rest[j] for j in rng.permutation(len(rest))[:n - len(line)]]
+        state = game.setup([Robot(x, y, int(rng.integers(4))) for x, y in squares])
+        turn = _Turn(game, state)
+        moved = turn.push_step(0, d)
+        fs = fe.pack(state)
+        occ = np.full((b.height, b.width), -1, np.int64)
+        for i, r in enumerate(state.robots):
+            occ[r.y, r.x] = i
+        dorder = np.zeros(2 * n + 2, np.int64)
+        chain = np.empty(n + 1, np.int64)
+        assert moved == fast._push_step(0, d, floor, walls, fs.robots, fs.registers, occ, dorder, chain)
+        assert turn.robots() == fe.robots_of(fs), (board, d, state.robots)
+        assert turn.destroyed == dorder[1:1 + dorder[0]].tolist()
