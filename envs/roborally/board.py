@@ -32,6 +32,7 @@ blocking), at most `envs.core.files.MAX_TEXT_BYTES`, UTF-8 text; every refusal n
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import deque
 from pathlib import Path
@@ -73,6 +74,10 @@ MAX_SIDE = 64  # keeps a typo in `size:` from allocating a huge board
 
 class BoardError(InputFileError):
     """A malformed board file; the message reads "<file>:<line>:<col>: <what was expected>"."""
+
+
+class RaceBoardError(BoardError):
+    """A well-formed board on which no race can be run: no flag, or a flag out of reach of a start."""
 
 
 # --------------------------------------------------------------------------------------------------- parsing
@@ -327,11 +332,12 @@ def _check_race(board: Board, source: str, grid_line: int, flag_at: dict, start_
     """Raise `BoardError` (at the `grid:` line, or at the flag's line and column) unless `board` has a flag and
     every flag is within reach of every start; `flag_at` / `start_at`: number -> (line, column)."""
     if not board.flags:
-        raise BoardError(f"{source}:{grid_line}:1: expected at least one flag (F1) on the board: a race needs a goal")
+        raise RaceBoardError(f"{source}:{grid_line}:1: expected at least one flag (F1) on the board: a race needs a "
+                             "goal")
     cut = unreachable(board)
     if cut is not None:
         k, j = cut
-        raise BoardError(f"{source}:{flag_at[k][0]}:{flag_at[k][1]}: expected every flag reachable from every start: "
+        raise RaceBoardError(f"{source}:{flag_at[k][0]}:{flag_at[k][1]}: expected every flag reachable from every start: "
                          f"flag {k} cannot be reached from start {j} (line {start_at[j][0]}, column {start_at[j][1]}); "
                          "walls and pits close it off")
 
@@ -453,7 +459,11 @@ def load_board(spec: str) -> Board:
                              f"a path to a .rrb file, or 'random:<seed>[:WxH]'")
         if not path.exists():
             raise BoardError(f"board file {spec!r} not found (shipped boards: {', '.join(shipped)})")
-    return parse_board(read_text(path, what="board file"), source=str(path), race=True)
+    text = read_text(path, what="board file")
+    try:
+        return parse_board(text, source=str(path), race=True)
+    except RaceBoardError as e:  # the rules engine takes it (a test of one rule); a race on it is refused
+        return dataclasses.replace(parse_board(text, source=str(path)), race_error=str(e))
 
 
 __all__ = [

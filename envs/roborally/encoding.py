@@ -45,6 +45,8 @@ class RoboRallyEncoder:
     """Encodes a `View` of `game` (see the module docstring for the fields)."""
 
     def __init__(self, game: RoboRallyGame):
+        if not game.board.flags or game.config.max_turns is None:  # every env, training run and learned agent
+            game.board.check_race()  # reads a race through an encoder: none on a board that holds none
         self.game = game
         b = game.board
         self.h, self.w = h, w = b.height, b.width

@@ -389,7 +389,13 @@ class RoboRallyGame:
 
     def deal(self, seed: int) -> State:
         """The game of deal seed `seed`: robots on their start squares, turn t's cards shuffled from (seed, t)
-        (a vector env's `info["deal_seed"]` replays here; `envs.roborally.fast.deal_seeded` deals the same)."""
+        (a vector env's `info["deal_seed"]` replays here; `envs.roborally.fast.deal_seeded` deals the same).
+
+        Raises:
+            BoardError: the board can hold no race (no flag, a flag out of a start's reach) and no move cap
+                (`max_turns`) ends the game."""
+        if self.config.max_turns is None:
+            self.board.check_race()
         return self._deal(seed, 0, self.initial_robots(), ((0,) * REGISTERS,) * self.num_players, ())
 
     def setup(self, robots: list[Robot], seed: int = 0, registers=None, turn: int = 0) -> State:

@@ -21,12 +21,14 @@ HEADER = "name: t\nsize: 4 1\ngrid:\n"
 
 
 def refused(spec: str, *match: str) -> str:
-    """The one-line message with which a game on board `spec` is refused (within 10 s)."""
+    """The one-line message with which a game on board `spec` is refused (within 10 s): the file when the game is
+    made, a board that can hold no race when a race is dealt on it (the rules engine takes it, for a test of a
+    rule)."""
     old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError(f"{spec} blocked")))
     signal.alarm(10)
     try:
         with pytest.raises(InputFileError) as err:
-            envs.make_game("roborally", board=spec, max_turns=None)
+            envs.make_game("roborally", board=spec, max_turns=None).deal(0)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
@@ -58,8 +60,10 @@ def test_a_board_without_flags_is_refused_at_its_grid_line(tmp_path):
     (tmp_path / "noflag.rrb").write_text(HEADER + "S1E S2E . .\n")
     message = refused(str(tmp_path / "noflag.rrb"), "expected at least one flag")
     assert message.startswith(f"{tmp_path / 'noflag.rrb'}:3:1: ")
-    with pytest.raises(BoardError):  # the typed error, a ValueError, from the API
-        load_board(str(tmp_path / "noflag.rrb"))
+    game = envs.make_game("roborally", board=str(tmp_path / "noflag.rrb"), max_turns=40)  # the rules take it
+    assert load_board(str(tmp_path / "noflag.rrb")).race_error == message
+    with pytest.raises(BoardError, match="expected at least one flag"):  # the typed error, a ValueError
+        envs.make_encoder("roborally", game)  # what every env, training run and learned agent reads it through
 
 
 @pytest.mark.parametrize("row,flag_col,start", [

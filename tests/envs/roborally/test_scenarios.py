@@ -504,7 +504,7 @@ def test_execute_turn_matches_sub_steps(make):
         .   gR  .   .
         .   .   .   .
         S1E S2S .   .
-    """)
+    """, max_turns=5)  # a game dealt on a board without flags needs a move cap
     state = game.initial_state(np.random.default_rng(4))
     rng = np.random.default_rng(5)
     while state.step < game.steps_per_turn - 1:
