@@ -31,8 +31,9 @@ import numpy as np
 FORMAT = 1
 STATE_FILE = "checkpoint.json"
 #: Every file a run writes (what `--overwrite` clears), besides `checkpoint-*.pt`.
-RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE,
-             os.path.join("policy", "policy.json"), os.path.join("policy", "weights.pt"))
+RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE, "history.csv",
+             os.path.join("policy", "policy.json"), os.path.join("policy", "weights.pt"),
+             os.path.join("policy", "critic.pt"))
 
 
 @contextlib.contextmanager

@@ -724,6 +724,11 @@ class PPO:
         from envs.core.vector_state import load_vector_state
 
         numbers, tensors, arrays = state["numbers"], state["tensors"], state["arrays"]
+        steps, update = numbers.get("steps"), numbers.get("update")
+        if (not isinstance(update, int) or isinstance(update, bool) or not 0 <= update <= self.updates
+                or steps != update * self.batch):
+            raise ValueError(f"the checkpoint says {steps!r} steps in {update!r} updates; this run makes "
+                             f"{self.batch:,} steps an update, {self.updates:,} updates in all")
         try:
             self.policy.load_state_dict(tensors["policy"])
             self.optimizer.load_state_dict(tensors["optimizer"])

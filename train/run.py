@@ -68,6 +68,36 @@ class RunConfig:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
         self.check_counts({"eval_games": 0, "final_eval_games": 0})
+        self.check_settings()
+
+    def check_settings(self) -> None:
+        """Raise `ValueError` naming the field unless every `setting` field holds a value its flag would take: its
+        type (an integer, a finite number, a bool, a string), its range `low`..`high` and its `choices` — so a
+        config read back from a file (`--resume`) is held to what the command line allows."""
+        for f in dataclasses.fields(self):
+            meta, v = f.metadata, getattr(self, f.name)
+            if "help" not in meta or v is None:
+                continue
+            kind = str(f.type)
+            if meta.get("choices") and v not in meta["choices"]:
+                raise ValueError(f"{f.name} must be one of {list(meta['choices'])}, got {v!r}")
+            if kind == "bool" and not isinstance(v, bool):
+                raise ValueError(f"{f.name} must be true or false, got {v!r}")
+            if kind.startswith(("int", "float")):
+                number = isinstance(v, int) if kind.startswith("int") else isinstance(v, (int, float))
+                if isinstance(v, bool) or not number or not np.isfinite(v):
+                    raise ValueError(f"{f.name} must be {'an integer' if kind.startswith('int') else 'a number'}, "
+                                     f"got {v!r}")
+                if v == f.default:  # a default outside the flag's range means "unset" (checkpoint_every 0)
+                    continue
+                # the flag's range: an integer flag without `low` takes >= 1, a number flag >= 0 (`python -m train`)
+                low = meta.get("low") if meta.get("low") is not None else (1 if kind.startswith("int") else 0)
+                high = meta.get("high")
+                if v < low:
+                    what = "an integer" if kind.startswith("int") else "a number"
+                    raise ValueError(f"{f.name} must be {what} >= {low}, got {v!r}")
+                if high is not None and v > high:
+                    raise ValueError(f"{f.name} must be <= {high:,}, got {v!r}")
 
     def check_counts(self, lows: dict[str, int]) -> None:
         """Raise `ValueError` unless each field named in `lows` is an integer at least its low."""

@@ -80,7 +80,8 @@ def test_overwrite_clears_the_old_run(tmp_path):
     assert refused.returncode == 2 and "--overwrite" in refused.stderr
     done = subprocess.run(TRAIN + short + ["--overwrite"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert not (out / "eval.json").exists() and (out / "model.zip").exists() and (out / "notes.txt").read_text() == "mine"
+    assert not (out / "eval.json").exists() and (out / "notes.txt").read_text() == "mine"
+    assert (out / "policy" / "policy.json").exists() and (out / "history.csv").exists()  # the default learner's
 
 
 def test_run_failing_validation_leaves_no_folder(tmp_path):

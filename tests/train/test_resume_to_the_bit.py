@@ -117,7 +117,15 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, mo
         assert a["provenance"]["league"] == {"every": 128, "baselines": ["random"], "size": 1}
 
 
-def test_a_resumed_run_refuses_a_checkpoint_of_another_build(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("edit,says", [
+    (lambda s: s["config"].update(n_envs=16), "this run makes 256 steps an update"),  # another number of tables
+    (lambda s: s["config"]["options"].update(num_players=2), "not fit"),  # another game's tables and network
+    (lambda s: s["config"].update(n_envs=10**9), "n_envs must be <= 8,192"),  # would allocate for ever
+    (lambda s: s["config"].update(eval_every=0), "eval_every must be an integer >= 1"),
+    (lambda s: s["config"].update(timesteps="many"), "timesteps must be an integer"),
+    (lambda s: s["numbers"].update(steps=10**12), "10**12"),  # a run said to be done that never ran
+], ids=["tables", "players", "huge", "interval", "text", "steps"])
+def test_a_resumed_run_refuses_a_checkpoint_it_cannot_continue(edit, says, tmp_path, monkeypatch, capsys):
     out = str(tmp_path / "run")
     _stop_after(monkeypatch, 1)
     assert main([*CASES["the_game"], *SMALL, "--out", out]) == 128 + signal.SIGTERM
@@ -125,9 +133,12 @@ def test_a_resumed_run_refuses_a_checkpoint_of_another_build(tmp_path, monkeypat
     path = os.path.join(out, "checkpoint.json")
     with open(path) as f:
         state = json.load(f)
-    state["config"]["n_envs"] = 16  # a checkpoint edited to another number of tables
+    edit(state)
     with open(path, "w") as f:
         json.dump(state, f)
+    capsys.readouterr()
     with pytest.raises(SystemExit) as e:
         main(["--resume", out, "--no-progress"])
-    assert e.value.code == 2 and "do not fit this vector env" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip().splitlines()
+    says = f"{10**12!r} steps" if says == "10**12" else says
+    assert e.value.code == 2 and len(err) == 1 and says in err[0], err
