@@ -24,6 +24,10 @@ from envs.core.options import parse_options
 from envs.primi_composti.rules import Config, PrimiCompostiGame, State
 
 
+def _cards(cards) -> str:
+    return " ".join(map(str, cards)) or "-"
+
+
 def describe(game: PrimiCompostiGame, state: State, me: int) -> str:
     """The table as `me` sees it."""
     lines = [f"--- turn {state.turn + 1}/{game.num_cards} ---"]
@@ -31,12 +35,12 @@ def describe(game: PrimiCompostiGame, state: State, me: int) -> str:
         who = "you" if s == me else f"P{s + 1}"
         primes, comps = state.stacks[2 * s], state.stacks[2 * s + 1]
         lines.append(
-            f"  {who:>4}: score {state.scores[s]:>3} | primes {list(primes) or '-'} (top {primes[-1] if primes else '-'})"
-            f" | composites {list(comps) or '-'} (top {comps[-1] if comps else '-'})"
+            f"  {who:>4}: score {state.scores[s]:>3} | primes {_cards(primes)} (top {primes[-1] if primes else '-'})"
+            f" | composites {_cards(comps)} (top {comps[-1] if comps else '-'})"
         )
         if s != me and game.num_players == 2:
-            lines.append(f"        hand {sorted(state.hands[s])}")
-    lines.append(f"  your hand: {sorted(state.hands[me])}")
+            lines.append(f"        hand {_cards(sorted(state.hands[s]))}")
+    lines.append(f"  your hand: {_cards(sorted(state.hands[me]))}")
     return "\n".join(lines)
 
 
@@ -52,11 +56,11 @@ def ask_action(game: PrimiCompostiGame, state: State, ask: Callable[[str], str],
         if text.lower() in ("q", "quit", "exit"):
             return None
         if not text.isdigit():
-            say(f"'{text}' is not a card number: type one of {sorted(hand)}")
+            say(f"'{text}' is not a card number: type one of {_cards(sorted(hand))}")
             continue
         card = int(text)
         if card not in hand:
-            say(f"{card} is not in your hand: type one of {sorted(hand)}")
+            say(f"{card} is not in your hand: type one of {_cards(sorted(hand))}")
             continue
         if not game.player_choice:
             return game.action_of(card)
@@ -104,7 +108,7 @@ def play(
         who = "you" if mover == seat else f"P{mover + 1}"
         gain = state.scores[mover] - before.scores[mover]
         taken = state.last[2] if state.last else ()
-        say(f"{who} played {game.card_of(a)} (+{gain})" + (f", taking {list(taken)}" if taken else ""))
+        say(f"{who} played {game.card_of(a)} (+{gain})" + (f", taking {_cards(taken)}" if taken else ""))
     say(describe(game, state, seat))
     w = game.winners(state)
     say("tie!" if not w else ("you win!" if seat in w else f"P{w[0] + 1} wins"))

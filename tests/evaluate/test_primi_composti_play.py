@@ -10,9 +10,10 @@ from evaluate.primi_composti.play import play
 
 def _lowest_card(out: list[str]) -> str:
     """The lowest card of the hand shown last."""
-    shown = [chunk for chunk in out if "your hand: [" in chunk][-1]
-    hand = shown.split("your hand: [")[1].split("]")[0]
-    return hand.split(",")[0].strip()
+    shown = [chunk for chunk in out if "\n  your hand: " in chunk][-1]  # the table's line, not a message
+    hand = shown.split("\n  your hand: ")[1].splitlines()[0]
+    assert "[" not in hand  # the cards as a person writes them, not a Python list
+    return hand.split()[0]
 
 
 def test_play_rejects_bad_input_and_finishes():
