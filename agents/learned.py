@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.files import MAX_JSON_BYTES, MAX_TENSOR_BYTES, check_tensor_archive, read_bytes, read_json
+from envs.core.files import MAX_JSON_BYTES, MAX_TENSOR_BYTES, atomic_path, check_tensor_archive, read_bytes, read_json
 
 FeatureFn = Callable[[Any, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -390,10 +390,13 @@ def save_student(student: Student, folder: str, provenance: dict[str, Any] | Non
             "architecture": student.describe(), "provenance": provenance or {}}
     if agent_id:
         meta["agent_id"] = agent_id
-    with open(os.path.join(folder, POLICY_FILE), "w", encoding="utf-8") as f:
-        json.dump(meta, f, indent=2, allow_nan=False)  # agents sit below evaluate: no evaluate.jsonio here
     state = {k: v.detach().cpu().clone() for k, v in student.net.state_dict().items()}
-    torch.save(state, os.path.join(folder, WEIGHTS_FILE))
+    # each file whole or not at all, the weights first: a stop in between leaves the old policy.json, never a new
+    # one without its weights
+    with atomic_path(os.path.join(folder, WEIGHTS_FILE)) as tmp:
+        torch.save(state, tmp)
+    with atomic_path(os.path.join(folder, POLICY_FILE)) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=2, allow_nan=False)  # agents sit below evaluate: no evaluate.jsonio here
     return folder
 
 

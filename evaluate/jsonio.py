@@ -16,16 +16,13 @@ file it points to and keeps the link; an existing file keeps its permissions.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import stat
-import tempfile
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
+from envs.core.files import OutputPathError, atomic_path, regular_target  # noqa: F401  (their home: envs.core.files)
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -44,70 +41,6 @@ def to_jsonable(obj: Any) -> Any:
         x = float(obj)
         return x if math.isfinite(x) else None
     return obj
-
-
-class OutputPathError(ValueError):
-    """A result path that cannot be written as a regular file; the message is one line naming it."""
-
-
-def _not_regular(mode: int) -> str | None:
-    """What a non-regular file is, in words (None for a regular file)."""
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return None if stat.S_ISREG(mode) else "not a regular file"
-
-
-def regular_target(path: str) -> str:
-    """The file that writing `path` replaces: `path` with its links resolved, if it is absent or a regular file.
-
-    Raises:
-        OutputPathError: it exists and is a folder, device, FIFO or socket (one line naming it).
-    """
-    if not isinstance(path, str) or not path.strip():
-        raise OutputPathError(f"cannot write results to {path!r}: an empty path")
-    target = os.path.realpath(path)
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        return target
-    what = _not_regular(mode)
-    if what is not None:
-        raise OutputPathError(f"cannot write results to {path!r}: it is {what}, not a regular file")
-    return target
-
-
-@contextlib.contextmanager
-def atomic_path(path: str) -> Iterator[str]:
-    """A temporary path to write the content of `path` to; when the block ends without an error the temporary
-    file replaces the target (the folder is made if needed; see the module docstring), else it is removed.
-
-    Raises:
-        OutputPathError: `path` is not absent or a regular file, before the block and again before the rename.
-    """
-    target = regular_target(path)
-    folder = os.path.dirname(target)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
-    os.close(fd)
-    try:
-        yield tmp
-        try:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        regular_target(path)  # nothing else appeared there while the file was written
-        os.replace(tmp, target)
-    finally:
-        if os.path.lexists(tmp):
-            os.remove(tmp)
 
 
 def write_text(path: str, text: str) -> None:

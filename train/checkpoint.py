@@ -18,14 +18,14 @@ the new one whole, never a mix. `save_run` then removes older `.pt` files.
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import json
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
+from envs.core.files import atomic_path  # noqa: F401  (train's writers use it from here)
 
 #: The checkpoint format this code writes and reads.
 FORMAT = 1
@@ -34,20 +34,6 @@ STATE_FILE = "checkpoint.json"
 RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE, "history.csv",
              os.path.join("policy", "policy.json"), os.path.join("policy", "weights.pt"),
              os.path.join("policy", "critic.pt"))
-
-
-@contextlib.contextmanager
-def atomic_path(path: str) -> Iterator[str]:
-    """Yield a temporary path beside `path` (same extension, for writers that go
-    by it); on success it replaces `path` in one step, on failure it is removed."""
-    folder, base = os.path.split(path)
-    tmp = os.path.join(folder, f".{base}.{os.getpid()}.tmp{os.path.splitext(base)[1]}")
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def run_files(out: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Reading a file a user hands us: what it may be, how much of it is read, and how a refusal reads.
+"""Reading a file a user hands us: what it may be, how much of it is read, and how a refusal reads; and writing
+every file the project writes (results, run files, saved policies) atomically into regular files only.
 
 Every loader of the project (boards, saved policies, SB3 model zips, run configs, policy tables) reads through
 these helpers, so that one discipline holds everywhere:
@@ -16,16 +17,24 @@ these helpers, so that one discipline holds everywhere:
 
 Caps are per kind of file (`MAX_JSON_BYTES`, `MAX_TENSOR_BYTES`, ...), each far above what the project writes
 (the largest shipped `weights.pt` is 1.3 MB, the largest board 2 KB) and far below what hurts a machine.
+
+Writing (`atomic_path`): a temporary file beside the target, fsynced, then one rename, so that a reader or a kill
+never sees half a file; a path that names a device, a FIFO or a socket is refused (`OutputPathError`) rather than
+replaced by the rename (as root, `--json /dev/null` would otherwise turn /dev/null into a file); a link to a
+regular file updates the file it points to and keeps the link; an existing file keeps its permissions.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import os
 import stat
+import tempfile
 import zipfile
+from collections.abc import Iterator
 from typing import Any
 
 #: The most bytes read from a JSON file (policy.json, config.json, policy tables).
@@ -240,3 +249,70 @@ def check_count(value: Any, field: str, name: str, low: int, high: int) -> int:
         shown = value if not isinstance(value, float) or math.isfinite(value) else str(value)
         raise InputFileError(f"{name!r}: {field} must be an integer in {low}..{high:,}, got {shown!r}")
     return value
+
+
+# --------------------------------------------------------------------------------------------------- writing
+class OutputPathError(ValueError):
+    """A result path that cannot be written as a regular file; the message is one line naming it."""
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is, in words (None for a regular file)."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def regular_target(path: str) -> str:
+    """The file that writing `path` replaces: `path` with its links resolved, if it is absent or a regular file.
+
+    Raises:
+        OutputPathError: it exists and is a folder, device, FIFO or socket (one line naming it).
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise OutputPathError(f"cannot write results to {path!r}: an empty path")
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    what = _not_regular(mode)
+    if what is not None:
+        raise OutputPathError(f"cannot write results to {path!r}: it is {what}, not a regular file")
+    return target
+
+
+@contextlib.contextmanager
+def atomic_path(path: str) -> Iterator[str]:
+    """A temporary path to write the content of `path` to; when the block ends without an error the temporary
+    file replaces the target (the folder is made if needed; see the module docstring), else it is removed.
+
+    Raises:
+        OutputPathError: `path` is not absent or a regular file, before the block and again before the rename.
+    """
+    target = regular_target(path)
+    folder = os.path.dirname(target)
+    os.makedirs(folder, exist_ok=True)
+    # the target's extension kept last: writers that go by it (SB3's `save` adds ".zip" to a path without one)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=f".tmp{os.path.splitext(target)[1]}",
+                               dir=folder)
+    os.close(fd)
+    try:
+        yield tmp
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        regular_target(path)  # nothing else appeared there while the file was written
+        os.replace(tmp, target)
+    finally:
+        if os.path.lexists(tmp):
+            os.remove(tmp)
