@@ -54,7 +54,7 @@ from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
-from evaluate.stats import mean_interval
+from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
     COMPILED_BLOCK,
     check_decks,
@@ -417,8 +417,8 @@ def format_paired(result: PairedResult) -> str:
         name = "pooled" if fig.seat is None else str(fig.seat)
         lines.append(
             f"{name:<8}{fig.mean_score_a:>10.4f}{fig.mean_score_b:>10.4f}{fig.diff:>10.4f}"
-            f"{f'[{fig.diff_ci95[0]:.4f}, {fig.diff_ci95[1]:.4f}]':>22}{fig.win_rate_a:>8.3f}{fig.win_rate_b:>8.3f}"
-            f"{fig.win_diff:>9.3f}{f'[{fig.win_diff_ci95[0]:.3f}, {fig.win_diff_ci95[1]:.3f}]':>20}"
+            f"{interval_text(*fig.diff_ci95, digits=4):>22}{fig.win_rate_a:>8.3f}{fig.win_rate_b:>8.3f}"
+            f"{fig.win_diff:>9.3f}{interval_text(*fig.win_diff_ci95):>20}"
         )
     lo, hi = result.pooled.diff_ci95
     verdict = ("A scores more than B" if lo > 0 else "B scores more than A" if hi < 0

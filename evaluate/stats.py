@@ -44,6 +44,11 @@ def interval_text(low: float, high: float, digits: int = 3) -> str:
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def plural(count: int, word: str) -> str:
+    """`count` and `word`, with an s unless the count is one ("1 game", "2,000 games")."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
 def half_width(samples: Sequence[float] | np.ndarray, z: float = Z95) -> float:
     """Half-width of the 95% normal interval of the mean."""
     m, lo, hi = mean_interval(samples, z)

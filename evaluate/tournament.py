@@ -75,7 +75,7 @@ from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
-from evaluate.stats import mean_interval, wilson_interval
+from evaluate.stats import interval_text, mean_interval, plural, wilson_interval
 
 
 @dataclass
@@ -488,7 +488,7 @@ def run_tournament(
     ids = expand_agent_ids(agent_ids)
     if len(ids) != n:
         raise ValueError(
-            f"{game_name} with these options seats {n} players; give {n} agent ids (got {len(ids)}: {ids}); "
+            f"{game_name} with these options seats {n} players; give {n} agent ids (got {len(ids)}: {', '.join(ids)}); "
             f"known agents: {', '.join(agent_registry.known_ids(game_name))}"
         )
     rotations = n if seating == "rotate" else 1
@@ -632,14 +632,15 @@ def compiling_first(blocks_of: Any, play: Any, game_name: str, bar: Any) -> Any:
 def format_table(result: TournamentResult) -> str:
     """The terminal table of a tournament."""
     opts = " ".join(f"{k}={v}" for k, v in result.options.items()) or "default options"
-    head = f"{result.game} ({opts}) — {result.games} games ({result.deals} deals, seating {result.seating}), seed {result.seed}, {result.mean_turns:.1f} turns/game, {result.engine} engine"
+    head = (f"{result.game} ({opts}) — {plural(result.games, 'game')} ({plural(result.deals, 'deal')}, seating "
+            f"{result.seating}), seed {result.seed}, {result.mean_turns:.1f} turns/game, {result.engine} engine")
     w = max(12, max(len(a.label) for a in result.agents) + 2)
     lines = [head, f"{'agent':<{w}}{'win rate':>10}{'95% CI':>18}{'mean score':>12}{'95% CI':>22}   per seat win rate"]
     for a in result.agents:
         seats = " ".join(f"{s.seat}:{s.win_rate:.3f}" for s in a.per_seat)
         lines.append(
-            f"{a.label:<{w}}{a.win_rate:>10.3f}{f'[{a.ci95[0]:.3f}, {a.ci95[1]:.3f}]':>18}{a.mean_score:>12.3f}"
-            f"{f'[{a.score_ci95[0]:.3f}, {a.score_ci95[1]:.3f}]':>22}   {seats}"
+            f"{a.label:<{w}}{a.win_rate:>10.3f}{interval_text(*a.ci95):>18}{a.mean_score:>12.3f}"
+            f"{interval_text(*a.score_ci95):>22}   {seats}"
         )
     if result.at_move_limit:
         lines.append(cut_games_line(f"{result.at_move_limit} of {result.games} games", result.max_turns))

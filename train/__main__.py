@@ -261,6 +261,8 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         values["net_arch"] = args.hidden
     # Naming opponents means training against them, unless --self-play is asked too.
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
+    if values["self_play"] and not args.opponents:
+        values["opponents"] = []  # a self-play run's opponents are its pool (config.json said ["random"])
     check_keys(values, "training settings")
     seed = args.seed if args.seed is not None else (continued or {}).get("seed", 0)
     values.pop("seed", None)

@@ -937,10 +937,11 @@ def save_policy(policy: Policy, folder: str, game: str, options: dict[str, Any],
                 provenance: dict[str, Any] | None = None) -> str:
     """Write the policy as a `masked_policy` student (`learned:<folder>` plays it) and the critic as `critic.pt`."""
     from agents.learned import save_student
+    from envs.core.files import atomic_path
 
     save_student(to_student(policy, game, options), folder, provenance=provenance)
-    torch.save({k: v.detach().clone() for k, v in policy.critic.state_dict().items()},
-               os.path.join(folder, "critic.pt"))
+    with atomic_path(os.path.join(folder, "critic.pt")) as tmp:
+        torch.save({k: v.detach().clone() for k, v in policy.critic.state_dict().items()}, tmp)
     return folder
 
 

@@ -30,6 +30,7 @@ def test_train_self_play_then_evaluate(tmp_path):
     for name in ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt"):
         assert (out / name).exists(), name
     assert cfg["game"] == "simple_poker" and cfg["options"] == {"n": 3} and cfg["play"] == "average"
+    assert cfg["self_play"] and cfg["opponents"] == [] and cfg["learner"] == "sb3"  # its opponents are its pool
     ev = json.loads((out / "eval.json").read_text())["tournaments"]
     assert [[a["id"] for a in t["agents"]] for t in ev] == [[f"ppo:{out}", "random"]]
     curve = (out / "curve.csv").read_text().splitlines()
