@@ -99,6 +99,7 @@ import functools
 import json
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -586,6 +587,8 @@ class PPO:
         gen = torch.Generator().manual_seed(int(seed))
         self.rng = np.random.default_rng(int(seed))
         self.reward_scale = None if reward_scale is None else float(reward_scale)
+        if self.reward_scale is not None and not (np.isfinite(self.reward_scale) and self.reward_scale > 0):
+            raise ValueError(f"reward_scale must be a finite number > 0 or None, got {reward_scale!r}")
         policy = new_policy(venv, hidden, gen, privileged_critic, action_table)
         if init is not None:
             _start_from(policy, init, hidden)
@@ -628,6 +631,9 @@ class PPO:
             ep_returns, ep_lengths = buf.collect(self.policy, self.gen, self.dev)
         if self.reward_scale is None:  # once: the discounted returns-to-go of the first rollout (values 0, lambda 1)
             self.reward_scale = 1.0 / max(float(buf.returns_to_go(self.gamma).std()), 1e-8)
+            if not np.isfinite(self.reward_scale):
+                raise ValueError("the first rollout's returns are not finite numbers (a NaN or infinite reward): no "
+                                 "reward scale can be measured")
         buf.scale(self.reward_scale)
         adv_buf, ret_buf = buf.advantages(self.gamma, self.gae_lambda)
         self.steps += self.batch
@@ -1290,7 +1296,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="a game with a compiled vector env (e.g. lama)")
     p.add_argument("--timesteps", type=positive_int(10**11), default=None, help="learner steps (default: the preset's)")
     p.add_argument("--out", type=str, required=True, help="folder for the policy (policy.json, weights.pt), "
-                   "critic.pt, history.csv, curve.csv/curve.png and run.json")
+                   "critic.pt, history.csv, curve.csv/curve.png and run.json; a folder that holds a policy is refused")
+    p.add_argument("--overwrite", action="store_true", help="write over the policy already in --out")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent ids, NAME*K repeats "
                    "(default: the preset's)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
@@ -1380,6 +1387,8 @@ def main(argv: list[str] | None = None) -> int:
     prog = "python -m train.cleanrl_ppo"
     try:
         check_outputs(args)
+        if os.path.exists(os.path.join(args.out, "policy.json")) and not args.overwrite:
+            raise ValueError(f"--out {args.out!r} already holds a saved policy; give another folder, or --overwrite")
         if args.game not in envs.available_games():
             raise ValueError(f"unknown game {args.game!r}; allowed: {', '.join(envs.available_games())}")
         pre = preset(args.game)
@@ -1505,7 +1514,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     commit = git_commit()  # the code this run started from (the checkout may move on while it runs)
     rules = {k: v for k, v in options.items() if k not in _ENV_ONLY}
-    os.makedirs(args.out, exist_ok=True)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        return fail(f"cannot make --out {args.out!r} ({e.strerror})", prog, 2)
 
     def provenance(steps: int) -> dict[str, Any]:
         return chained({"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
@@ -1550,9 +1562,18 @@ def main(argv: list[str] | None = None) -> int:
             write_history(seen, os.path.join(args.out, "history.csv"))
             write_run_curve(seen, args.out, title, references=references)
 
-    policy, history = train(venv, log_every=10, callback=snapshot, device=device, init=init,
-                            critic_warmup=args.critic_warmup, privileged_critic=args.privileged_critic,
-                            action_table=args.action_table, precision=args.precision, max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
+    from train.run import StopSignals
+
+    with StopSignals() as stop:  # SIGTERM or Ctrl-C: the update under way ends, then the run saves what it has
+
+        def watched(entry: dict[str, Any], policy: Policy) -> bool:
+            snapshot(entry, policy)
+            return stop.signum is None
+
+        policy, history = train(venv, log_every=10, callback=watched, device=device, init=init,
+                                critic_warmup=args.critic_warmup, privileged_critic=args.privileged_critic,
+                                action_table=args.action_table, precision=args.precision,
+                                max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
     if evaluator is not None and history and EVAL_KEYS[0] not in history[-1]:
         history[-1].update(evaluator.measure(policy, rules))  # the policy the run saves, measured
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
@@ -1562,9 +1583,15 @@ def main(argv: list[str] | None = None) -> int:
     if evaluator is not None:
         run_info["evaluation"] = {"every": args.eval_every, "games": args.eval_games, "baselines": evaluator.levels,
                                   "last": {k: history[-1][k] for k in EVAL_KEYS if history and k in history[-1]}}
-    with open(os.path.join(args.out, "run.json"), "w", encoding="utf-8") as f:
-        json.dump(run_info, f, indent=2)
+    if stop.signum is not None:
+        run_info["stopped"] = f"by {signal.Signals(stop.signum).name} after {run_info['steps']:,} steps"
+    from evaluate.jsonio import write_json
+
+    write_json(os.path.join(args.out, "run.json"), run_info)
     print(f"saved: {args.out} (learned:{args.out} plays it)", flush=True)
+    if stop.signum is not None:
+        return fail(f"stopped by {signal.Signals(stop.signum).name} after {run_info['steps']:,} steps; the policy so "
+                    f"far is saved in {args.out} (continue it with --init-from {args.out})", prog, 128 + stop.signum)
     if final_ids:
         seed = args.final_seed if args.final_seed is not None else 1_000_000 + args.seed
         results = final_paired(args.out, args.game, options, opponents, final_ids, args.final_games, seed)

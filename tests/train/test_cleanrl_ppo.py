@@ -773,3 +773,37 @@ def test_an_all_seats_misuse_names_its_own_cause(tmp_path, capsys):
                  "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
     assert code == 2 and "measure one seat against the opponents" in err and "has no control" not in err
+
+
+def test_the_one_file_cli_saves_what_it_has_at_sigterm_and_keeps_other_runs(tmp_path, monkeypatch, capsys):
+    """A stop signal ends the update under way, saves the policy so far (run.json says it stopped) and exits
+    128 + the signal; a folder that holds a policy is refused unless --overwrite; a NaN reward scale is refused
+    before any step."""
+    import signal
+
+    import train.cleanrl_ppo as learner
+
+    out = str(tmp_path / "run")
+    small = ["simple_poker", "--option", "n=3", "--opponents", "random", "--timesteps", "2048", "--n-envs", "8",
+             "--n-steps", "16", "--minibatch", "64", "--out", out]
+    real = learner.PPO.update
+
+    def update(self):
+        entry = real(self)
+        if entry["update"] == 2:
+            signal.raise_signal(signal.SIGTERM)
+        return entry
+
+    monkeypatch.setattr(learner.PPO, "update", update)
+    assert main(small) == 128 + signal.SIGTERM
+    monkeypatch.undo()
+    import json
+
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["steps"] == 256 and run["stopped"] == "by SIGTERM after 256 steps"
+    assert (tmp_path / "run" / "policy.json").exists() and (tmp_path / "run" / "weights.pt").exists()
+    assert "stopped by SIGTERM after 256 steps" in capsys.readouterr().err
+    assert main(small) == 2 and "already holds a saved policy" in capsys.readouterr().err
+    assert main([*small, "--overwrite", "--timesteps", "128"]) == 0
+    with pytest.raises(ValueError, match="reward_scale must be a finite number"):
+        learner.PPO(BanditVectorEnv(8, seed=0), total_steps=64, n_steps=4, hidden=(8,), reward_scale=float("nan"))
