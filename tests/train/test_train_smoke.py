@@ -79,7 +79,9 @@ def test_same_seed_same_training_run(tmp_path):
 def test_train_against_fixed_opponent(tmp_path):
     cfg = _train_cli(tmp_path / "fixed", "--opponents", "simple_poker/threshold?t=1", "--timesteps", "1024",
                      "--n-envs", "1", "--eval-every", "512", "--final-eval-games", "0")
-    assert cfg["play"] == "last" and cfg["opponents"] == ["simple_poker/threshold?t=1"] and not cfg["self_play"]
+    # fixed opponents with kernels: the default learner on the compiled vector env
+    assert cfg["learner"] == "cleanrl" and cfg["opponents"] == ["simple_poker/threshold?t=1"] and not cfg["self_play"]
+    assert (tmp_path / "fixed" / "policy" / "policy.json").exists() and cfg["provenance"]["learner"] == "cleanrl"
 
 
 def test_eval_baselines_are_measured_on_one_set_of_games_and_refused_by_distill(tmp_path):
