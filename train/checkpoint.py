@@ -39,7 +39,9 @@ RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", 
 def run_files(out: str) -> list[str]:
     """The run files present in folder `out`."""
     found = [os.path.join(out, f) for f in RUN_FILES if os.path.exists(os.path.join(out, f))]
-    return found + sorted(glob.glob(os.path.join(out, "checkpoint-*.pt")))
+    snapshots = [p for name in ("policy.json", "weights.pt", "critic.pt")
+                 for p in glob.glob(os.path.join(out, "snapshots", "*", name))]
+    return found + sorted(glob.glob(os.path.join(out, "checkpoint-*.pt"))) + sorted(snapshots)
 
 
 def clear_run(out: str) -> None:

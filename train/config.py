@@ -88,6 +88,11 @@ class TrainConfig(RunConfig):
     features: str | None = setting(None, help="cleanrl: learn an action scorer over this feature set "
                                               "(agents.learned; e.g. roborally) instead of an MLP over the observation "
                                               "(distill: the student's feature set)")
+    save_every: int = setting(0, help="cleanrl: also save the policy every this many learner steps, as "
+                                      "OUT/snapshots/<steps>/ (to pick a checkpoint on validation games); 0: none",
+                              low=0, high=MAX_TIMESTEPS, metavar="STEPS")
+    reward_scale: float = setting(0.0, help="cleanrl: multiply rewards by this (0, the default: 1 / the standard "
+                                            "deviation of the first rollout's discounted returns)")
     league_every: int = setting(0, help="cleanrl: learner steps between frozen snapshots of the learner joining a "
                                       "league of opponents (half the tables' draws the --opponents line-up, half a "
                                       "member: a snapshot or a --baselines agent); 0: no league",
@@ -114,7 +119,7 @@ class TrainConfig(RunConfig):
         self.check_counts({"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "n_epochs": 1, "eval_every": 1,
                            "snapshot_every": 1, "pool_size": 1, "meta_games": 1, "checkpoint_every": 0,
                            "critic_warmup": 0, "threads": 1, "league_every": 0,
-                           "league_size": 0})
+                           "league_size": 0, "save_every": 0})
         if self.timesteps > MAX_TIMESTEPS:
             raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
         if self.control not in ("one_seat", "all_seats"):

@@ -189,7 +189,7 @@ def learner_for(cfg: TrainConfig, venv: Any, start: tuple[Any, Any] | None = Non
         start = start_policy(cfg)
         implied_by_start(cfg, start[0])
     init, scale = start
-    return PPO(venv, total_steps=cfg.timesteps, reward_scale=scale, n_steps=cfg.n_steps, minibatch=cfg.batch_size, epochs=cfg.n_epochs,
+    return PPO(venv, total_steps=cfg.timesteps, reward_scale=cfg.reward_scale or scale, n_steps=cfg.n_steps, minibatch=cfg.batch_size, epochs=cfg.n_epochs,
                lr=cfg.learning_rate, ent_coef=cfg.ent_coef, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
                clip=cfg.clip_range, hidden=list(cfg.net_arch), seed=cfg.seed, vf_clip=cfg.vf_clip or None,
                device=cfg.device, max_seconds=60.0 * cfg.max_minutes if cfg.max_minutes else None,
@@ -267,11 +267,12 @@ def restore(cfg: TrainConfig, ppo: Any, resume: tuple[dict[str, Any], dict[str, 
         raise ValueError(f"the checkpoint does not fit this run ({type(e).__name__}: {str(e)[:200]})") from None
 
 
-def save(cfg: TrainConfig, ppo: Any, steps: int, stages: dict[str, Any]) -> str:
-    """Write the policy (`policy/`, with `critic.pt`) as it is now; returns its folder."""
+def save(cfg: TrainConfig, ppo: Any, steps: int, stages: dict[str, Any], where: str = POLICY_DIR) -> str:
+    """Write the policy (`policy/` or another folder of the run, with `critic.pt`) as it is now; returns its
+    folder."""
     from train.cleanrl_ppo import save_policy
 
-    folder = os.path.join(cfg.out, POLICY_DIR)
+    folder = os.path.join(cfg.out, where)
     os.makedirs(folder, exist_ok=True)
     prov = provenance_now(stages, steps, ppo.wall()) | {"seed": cfg.seed, "timesteps": int(steps)}
     save_policy(ppo.policy, folder, cfg.game, rules_of(cfg.options), prov)
@@ -354,6 +355,8 @@ def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: b
                 history.append(entry)
                 if league is not None and _due(before, ppo.steps, cfg.league_every) and not ppo.done:
                     league.add(ppo.policy, rules)
+                if _due(before, ppo.steps, cfg.save_every):
+                    save(cfg, ppo, ppo.steps, stages, os.path.join("snapshots", f"{ppo.steps:012d}"))
                 out_of_time = ppo.max_seconds is not None and entry["wall_s"] >= ppo.max_seconds
                 watch.update(entry, ppo.done or out_of_time)
                 if stop.signum is not None or (_due(before, ppo.steps, every) and not ppo.done):

@@ -20,7 +20,7 @@ CLOCK = ("wall_s", "steps_per_s", "collect_s", "learn_s")
 
 CASES = {
     "lama": ["lama", "--opponents", "lama/first", "--option", "reward=dense", "--eval-every", "256",
-             "--eval-games", "6", "--eval-baselines", "lama/first", "--final-eval-games", "4"],
+             "--eval-games", "6", "--eval-baselines", "lama/first", "--final-eval-games", "4", "--save-every", "256"],
     "the_game": ["the_game", "--option", "num_players=1", "--final-eval-games", "3"],
     # a league that keeps one snapshot: older ones leave the pool while tables still seat them
     "lama-league": ["lama", "--opponents", "lama/first", "--league-every", "128", "--league-size", "1",
@@ -50,10 +50,12 @@ def _history(out: str) -> list[dict[str, str]]:
 
 
 def _weights(out: str) -> dict[str, str]:
+    """Hashes of the weights of the policy in `out` (a run folder, or a policy folder such as a snapshot)."""
     import torch
 
-    state = torch.load(os.path.join(out, "policy", "weights.pt"), weights_only=True)
-    critic = torch.load(os.path.join(out, "policy", "critic.pt"), weights_only=True)
+    folder = os.path.join(out, "policy") if os.path.isdir(os.path.join(out, "policy")) else out
+    state = torch.load(os.path.join(folder, "weights.pt"), weights_only=True)
+    critic = torch.load(os.path.join(folder, "critic.pt"), weights_only=True)
     return {k: hashlib.sha256(v.numpy().tobytes()).hexdigest() for k, v in {**state, **critic}.items()}
 
 
@@ -109,6 +111,10 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, mo
     assert a["learner"] == "cleanrl" and a.get("eval_baseline_levels") == b.get("eval_baseline_levels")
     if game == "lama":
         assert set(a["eval_baseline_levels"]) == {"lama/first"}
+        snaps = sorted(os.listdir(os.path.join(alone, "snapshots")))
+        assert snaps == sorted(os.listdir(os.path.join(stopped, "snapshots"))) == ["000000000256", "000000000512"]
+        for snap in snaps:
+            assert _weights(os.path.join(alone, "snapshots", snap)) == _weights(os.path.join(stopped, "snapshots", snap))
     if game == "lama-league":
         league = state["league"]
         assert league["added"] == 3 and league["pool"] == [3]
