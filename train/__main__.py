@@ -68,6 +68,7 @@ EXAMPLES = (
     "python -m train finetune GAME --init-from GAME/learned --critic-warmup 50000 --learning-rate 1e-5",
     "python -m train --resume runs/RUN                           # continue a stopped run",
     "python -m train --export runs/RUN                           # its latest checkpoint as a policy, no training",
+    "python -m train reproduce lama/ppo --budget 0.1             # a shipped PPO policy's chain of runs again",
 )
 
 #: Flags whose default comes from the game's preset: flag dest -> (preset section, key).
@@ -263,9 +264,9 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     values["self_play"] = args.self_play or (values.get("self_play", False) and not args.opponents)
     if values["self_play"] and not args.opponents:
         values["opponents"] = []  # a self-play run's opponents are its pool (config.json said ["random"])
-    check_keys(values, "training settings")
     seed = args.seed if args.seed is not None else (continued or {}).get("seed", 0)
     values.pop("seed", None)
+    check_keys(values, "training settings")
     if continued is not None:
         changed = [f"{k} {continued.get(k)!r} -> {v!r}" for k, v in values.items() if v != continued.get(k)
                    and k != "init_from"]
@@ -385,6 +386,10 @@ def main(argv: list[str] | None = None) -> int:
     from train.ppo import TrainingStoppedError, train
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["reproduce"]:
+        from train.reproduce import main as reproduce
+
+        return reproduce(argv[1:])
     word = argv.pop(0) if argv[:1] and argv[0] in METHODS else None
     p = build_parser(next((a for a in argv if a in envs.available_games()), None))
     args = p.parse_args(argv)
