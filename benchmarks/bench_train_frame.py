@@ -69,7 +69,9 @@ class CostFreeEnv(gymnasium.vector.VectorEnv):
     def step(self, actions):
         self._t += 1
         done = np.full(self.num_envs, self._t % 20 == 0)
-        info = {"_episode": done, "episode": {"r": np.full(self.num_envs, 20.0), "l": np.full(self.num_envs, 20)}}
+        ep = {"r": np.full(self.num_envs, 20.0), "l": np.full(self.num_envs, 20)}
+        # both keys: the learner at BEFORE read `episode`, today's reads `tabletop_episode` (same work for each)
+        info = {"_tabletop_episode": done, "tabletop_episode": ep, "_episode": done, "episode": ep}
         return self._obs, np.ones(self.num_envs, np.float32), done, np.zeros(self.num_envs, bool), info
 
 

@@ -509,10 +509,10 @@ class Rollout:
                         raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[2]}")
                     v = np.where(np.asarray(fin["current_player"])[cut] == self.player[t, cut], v, -v)
                 self.boot[t, cut] = v
-            if "_episode" in info:
-                ended = np.flatnonzero(info["_episode"])
-                ep_returns += np.asarray(info["episode"]["r"])[ended].tolist()
-                ep_lengths += np.asarray(info["episode"]["l"])[ended].tolist()
+            if "_tabletop_episode" in info:
+                ended = np.flatnonzero(info["_tabletop_episode"])
+                ep_returns += np.asarray(info["tabletop_episode"]["r"])[ended].tolist()
+                ep_lengths += np.asarray(info["tabletop_episode"]["l"])[ended].tolist()
         self.next_player[:] = self.player[self.T]
         with torch.no_grad():
             last = torch.from_numpy(np.asarray(self.next_obs, np.float32)).to(device)

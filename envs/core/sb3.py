@@ -67,7 +67,7 @@ class SB3VecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if "final_obs" in info:
             final = info["final_obs"]
-            ep = info["episode"]
+            ep = info["tabletop_episode"]
             for i in np.flatnonzero(dones).tolist():
                 infos[i] = {
                     "terminal_observation": final[i],

@@ -10,12 +10,14 @@ the same Gymnasium face:
   episode's last observation is in `info["final_obs"]` (an object array, `None`
   for tables still playing) with its `_final_obs` flags, and its seat and deal
   seed in `info["final_info"]`.
-- `info["episode"]` (`r` return, `l` learner decisions) with `_episode` for the
-  tables that finished;
+- `info["tabletop_episode"]` (`r` return, `l` learner decisions) with `_tabletop_episode` for the
+  tables that finished: a key of its own, so Gymnasium's `RecordEpisodeStatistics` (which refuses to
+  overwrite `info["episode"]`) wraps the env unchanged and writes `episode` (`r`, `l`, `t`) itself;
+  in `control="one_seat"` its `r` and `l` equal ours;
 - `control="all_seats"` (where a game offers it): the policy acts for whoever is to
   move; `info["current_player"]` (N,) says who, `info["rewards"]` (N, seats) each
   seat's reward of the step (the step's `reward` is the actor's), `info["seat"]` is the
-  seat to move, `info["episode"]["r"]` seat 0's return, and `info["final_info"]
+  seat to move, `info["tabletop_episode"]["r"]` seat 0's return, and `info["final_info"]
   ["current_player"]` the seat that was to move at a finished episode's last
   observation; `info["seat"]` (the learner's seat) and
   `info["deal_seed"]` (the current episode's deal, `Game.deal`'s seed) for every
@@ -418,7 +420,7 @@ class Recording:
     """One table's episode as a vector env played it (`CompiledVectorEnv.record`): its deal and learner seat (what
     `OpponentEnv.reset(options={"deal_seed": ..., "seat": ...})` replays), the table drawn by `render(row)` at each
     learner decision, the action taken there and the reward that followed; `finished` once the episode ended, with
-    its `episode_return` and `length` (learner decisions) as `info["episode"]` reported them."""
+    its `episode_return` and `length` (learner decisions) as `info["tabletop_episode"]` reported them."""
 
     row: int
     deal_seed: int = -1
@@ -741,9 +743,9 @@ class CompiledVectorEnv(VectorEnv):
             if self.control == "all_seats":
                 info["final_info"].update(current_player=self._final_player.copy(), _current_player=dmask)
             info["_final_info"] = dmask
-            info["episode"] = {"r": np.where(done, self._final_ret, 0.0), "l": np.where(done, self._final_len, 0),
-                               "_r": dmask, "_l": dmask}
-            info["_episode"] = dmask
+            info["tabletop_episode"] = {"r": np.where(done, self._final_ret, 0.0),
+                                        "l": np.where(done, self._final_len, 0), "_r": dmask, "_l": dmask}
+            info["_tabletop_episode"] = dmask
             if self._refused.any():
                 info["illegal_action"] = self._illegal.copy()
                 info["_illegal_action"] = self._refused.copy()

@@ -10,9 +10,9 @@ the learner's `LamaGame.returns` since its previous decision (`reward="win"` or
 `control="all_seats"` (self-play, Pgx's shape): the policy moves for whichever seat is to move;
 `info["current_player"]` (also `info["seat"]`) says who, the observation is that seat's, `info["rewards"]`
 `(N, num_players)` is each seat's reward of the step (the change of its `LamaGame.returns`) and `reward` the
-mover's; `info["episode"]["r"]` is player_0's return and `info["final_info"]["current_player"]` the seat whose
-view a final observation is. Episode e of a table replays alone from `LamaGame.deal(info["deal_seed"])`, every
-seat's move the policy's.
+mover's; `info["tabletop_episode"]["r"]` is player_0's return and `info["final_info"]["current_player"]` the seat
+whose view a final observation is. Episode e of a table replays alone from `LamaGame.deal(info["deal_seed"])`,
+every seat's move the policy's.
 """
 
 from __future__ import annotations

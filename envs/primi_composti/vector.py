@@ -33,7 +33,7 @@ table's next episode (`envs.core.vector`).
 `control="all_seats"` (self-play): the policy moves for whichever seat is to
 move; `info["current_player"]` (also `info["seat"]`) says who, the observation is
 that seat's, `info["rewards"]` `(N, num_players)` is each seat's reward of the
-step and `reward` the mover's; `info["episode"]["r"]` is player_0's return and
+step and `reward` the mover's; `info["tabletop_episode"]["r"]` is player_0's return and
 `info["final_info"]["current_player"]` the seat whose view a final observation is.
 """
 

@@ -49,7 +49,7 @@ class RoboRallyVectorEnv(KernelTablesEnv):
             and each episode's `info["deal_seed"]` replays in `RoboRallyGame.deal`.
         control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy programs every robot,
             sub-step by sub-step: `info["current_player"]` the robot to move, `info["rewards"]` every robot's
-            reward of the step, `info["episode"]["r"]` robot 0's return; give no opponents).
+            reward of the step, `info["tabletop_episode"]["r"]` robot 0's return; give no opponents).
         seat: fix the learner's robot (None: drawn per episode from the table's stream).
         strict: raise `IllegalActionError` on a refused action.
         copy: return fresh arrays (True) or the env's own buffers (False).

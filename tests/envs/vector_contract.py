@@ -254,15 +254,15 @@ def replay(venv, game, encoder, seed: int, make_opponents: Callable[[dict], list
             lengths[i] += 1
             if term[i] or trunc[i]:
                 episodes += 1
-                assert info["_final_obs"][i] and info["_episode"][i]
+                assert info["_final_obs"][i] and info["_tabletop_episode"][i]
                 if all_seats:
                     assert info["final_info"]["current_player"][i] == mover
                     sh.seat = mover  # the final observation is the mover's
                 np.testing.assert_array_equal(info["final_obs"][i], sh.obs())
                 assert info["final_info"]["deal_seed"][i] == sh.deal_seed
                 assert info["final_info"]["seat"][i] == (0 if all_seats else sh.seat)
-                assert info["episode"]["l"][i] == lengths[i]
-                assert info["episode"]["r"][i] == pytest.approx(returns[i], abs=return_tol)
+                assert info["tabletop_episode"]["l"][i] == lengths[i]
+                assert info["tabletop_episode"]["r"][i] == pytest.approx(returns[i], abs=return_tol)
                 returns[i] = 0.0
                 lengths[i] = 0
                 sh.start(int(info["deal_seed"][i]), int(info["seat"][i]))

@@ -170,11 +170,11 @@ def test_multi_vector_env_steps_several_boards_as_one_and_refuses_other_spaces()
         np.testing.assert_array_equal(masks, np.concatenate([a.action_masks(), b.action_masks()]))
         obs, reward, term, trunc, info = multi.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         assert obs.shape[0] == reward.shape[0] == 5
-        if "_episode" in info:
-            assert info["episode"]["r"].shape == (5,) and info["final_obs"].shape == (5,)
+        if "_tabletop_episode" in info:
+            assert info["tabletop_episode"]["r"].shape == (5,) and info["final_obs"].shape == (5,)
             for i in np.flatnonzero(info["_final_obs"]):
                 assert info["final_obs"][i].shape == obs[i].shape
-            ends += int(info["_episode"].sum())
+            ends += int(info["_tabletop_episode"].sum())
     assert ends > 0
     raw = agents.vector_env("roborally", 2, opponents=["roborally/greedy"], seed=1, **RACE)
     with pytest.raises(ValueError, match="share their spaces"):

@@ -230,7 +230,7 @@ def test_max_turns_truncates_as_opponent_env():
         _, _, term, trunc, _ = env.step(env.action_masks().argmax(axis=1))
         assert not (term | trunc).any()
     _, _, term, trunc, info = env.step(env.action_masks().argmax(axis=1))  # the learner's third card: move 5
-    assert trunc.all() and not term.any() and (info["episode"]["l"] == 3).all()
+    assert trunc.all() and not term.any() and (info["tabletop_episode"]["l"] == 3).all()
 
 
 def test_render_and_observe():

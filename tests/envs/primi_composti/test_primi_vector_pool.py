@@ -71,7 +71,7 @@ def test_truncation_does_not_ask_the_batch_policy():
         _, _, term, trunc, info = venv.step(venv.action_masks().argmax(axis=1))
         # moves 2 and 4 are the batch policy's; after the learner's third card (move 5) the episode is truncated
         assert [len(c) for c in calls] == ([] if step == 2 else [3])
-    assert trunc.all() and not term.any() and (info["episode"]["l"] == 3).all()
+    assert trunc.all() and not term.any() and (info["tabletop_episode"]["l"] == 3).all()
 
 
 def test_bad_batch_policies_and_pools_are_refused_with_a_name():

@@ -74,7 +74,7 @@ def test_hands_replay_in_the_plain_engine(agent_id, opts):
                 bets += 1
             assert rew[i] == np.float32(game.returns(state)[seat])
             np.testing.assert_array_equal(info["final_obs"][i], enc.encode(game.view(state, seat)))
-            assert info["episode"]["r"][i] == rew[i] and info["episode"]["l"][i] == 1
+            assert info["tabletop_episode"]["r"][i] == rew[i] and info["tabletop_episode"]["l"][i] == 1
         tables = [start(i) for i in range(N)]
     assert bets > 50
 
@@ -164,7 +164,7 @@ def test_all_seats_tables_replay_in_the_plain_engine(opts):
             assert reward[i] == want[seat] and not trunc[i]
             if term[i]:
                 ends += 1
-                assert info["final_info"]["current_player"][i] == seat and info["episode"]["r"][i] == want[0]
+                assert info["final_info"]["current_player"][i] == seat and info["tabletop_episode"]["r"][i] == want[0]
                 states[i] = game.deal(int(info["deal_seed"][i]))
             else:
                 states[i] = s
