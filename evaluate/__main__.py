@@ -32,7 +32,7 @@ from types import ModuleType
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, check_outputs, fail, positive_int
+from evaluate.cli import STOP, Parser, check_outputs, fail, on_stop, positive_int, stop_status
 from evaluate.jsonio import atomic_path
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
@@ -128,27 +128,6 @@ def _check_engine(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         raise ValueError(f"--engine applies to tournaments and --paired; {other} plays its own way: drop --engine")
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C raises `KeyboardInterrupt`, so that a stop by `kill` (a batch system's time
-    limit, `timeout`, a container's stop) keeps the finished deals exactly as Ctrl-C does."""
-
-
-#: The signal that stopped this command, once one has (SIGINT or SIGTERM), for its last line and exit status.
-_STOP: list[int] = []
-
-
-def _on_stop(signum: int, _frame: object) -> None:
-    _STOP.append(signum)
-    raise Stopped() if signum == signal.SIGTERM else KeyboardInterrupt()
-
-
-def _stop_status() -> tuple[str, int]:
-    """How the last line names the stop and the exit status: 130 after Ctrl-C, 143 (128 + 15) after SIGTERM."""
-    if _STOP and _STOP[-1] == signal.SIGTERM:
-        return "stopped by SIGTERM", 128 + signal.SIGTERM
-    return "interrupted", 130
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors are one line and exit 2; Ctrl-C one line and exit 130, SIGTERM one line and exit
     143, a tournament's finished deals kept either way (written as a partial result to --json / --csv)."""
@@ -160,28 +139,28 @@ def main(argv: list[str] | None = None) -> int:
     game = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(game)
     args = parser.parse_args(argv)
-    _STOP.clear()
+    STOP.clear()
     # SIGTERM as Ctrl-C, unless whoever started us chose to ignore it (a handler of theirs is theirs to keep);
     # handlers can only be set from the main thread (a caller running main elsewhere keeps its own)
     main_thread = threading.current_thread() is threading.main_thread()
     before = signal.getsignal(signal.SIGTERM) if main_thread else None
     if before is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _on_stop)
+        signal.signal(signal.SIGTERM, on_stop)
     if main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _on_stop)
+        signal.signal(signal.SIGINT, on_stop)
     try:
         return _run(parser, args)
     except ValueError as e:
         parser.error(str(e))
     except KeyboardInterrupt:
-        word, status = _stop_status()
+        word, status = stop_status()
         return fail(word, parser.prog, status)
     except backends.WorkerLostError as e:  # on every retry, before anything finished (or in a job that keeps none)
         return fail(str(e), parser.prog, 1)
     finally:
         if before is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        if main_thread and signal.getsignal(signal.SIGINT) is _on_stop:
+        if main_thread and signal.getsignal(signal.SIGINT) is on_stop:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
@@ -249,9 +228,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             write_csv(result, tmp)
         print(f"wrote {args.csv}")
     if result.partial:
-        word, status = _stop_status()
+        word, status = stop_status()
         lost = getattr(backend, "lost", None)
-        if lost is not None and not _STOP:  # not a stop: a Ray worker died on every retry
+        if lost is not None and not STOP:  # not a stop: a Ray worker died on every retry
             word, status = f"stopped: {lost};", 1
         kept = " and ".join(p for p in (args.json, args.csv) if p)
         return fail(f"{word} after {result.deals} of {result.planned_deals} deals"

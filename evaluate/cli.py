@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import stat
 import sys
 import tempfile
@@ -124,3 +125,25 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser | No
                 raise ValueError(f"{flag} {path!r} cannot be written: it is the file {seen[real]} writes; give each "
                                  "its own path")
             seen[real] = f"{flag} {path!r}"
+
+
+# --- stops: SIGTERM as Ctrl-C, and how the last line names them ------------------------------------------------
+class Stopped(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises `KeyboardInterrupt`, so that a stop by `kill` (a batch system's time
+    limit, `timeout`, a container's stop) keeps the finished deals exactly as Ctrl-C does."""
+
+
+#: The signal that stopped this command, once one has (SIGINT or SIGTERM), for its last line and exit status.
+STOP: list[int] = []
+
+
+def on_stop(signum: int, _frame: object) -> None:
+    STOP.append(signum)
+    raise Stopped() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def stop_status() -> tuple[str, int]:
+    """How the last line names the stop and the exit status: 130 after Ctrl-C, 143 (128 + 15) after SIGTERM."""
+    if STOP and STOP[-1] == signal.SIGTERM:
+        return "stopped by SIGTERM", 128 + signal.SIGTERM
+    return "interrupted", 130

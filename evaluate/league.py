@@ -652,13 +652,20 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 results = paired.run_paired_many(args.game, ids, args.against or [], games=args.games or 1000,
                                                  seed=args.seed, options=args.options, max_turns=args.max_turns,
                                                  backend=backend, engine=args.engine,
-                                                 progress=False if args.no_progress else None)
+                                                 progress=False if args.no_progress else None,
+                                                 stop_on_interrupt=True)
         except ValueError as e:
             parser.error(str(e))
         print("\n\n".join(paired.format_paired(r) for r in results))
         if args.json:
             paired.write_json(results, args.json)
             print(f"wrote {args.json}")
+        if results[0].partial:  # stopped: the finished deals are kept, and the last line says so
+            from evaluate.cli import fail, stop_status
+
+            word, status = stop_status()
+            return fail(f"{word} after {results[0].deals} of {results[0].planned_deals} deals"
+                        + (f"; partial results in {args.json}" if args.json else ""), "python -m evaluate", status)
         return 0
     try:
         with backends.from_args(args) as backend:

@@ -52,7 +52,7 @@ import envs
 from agents import expand_agent_ids
 from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
-from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
+from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
@@ -112,6 +112,9 @@ class PairedResult:
     #: A's and B's games that reached it (cut with no winner, unless that move ended them), of `deals` x seats
     #: each (`deals` under the self-team protocol).
     at_move_limit: tuple[int, int] = (0, 0)
+    #: Stopped (Ctrl-C, SIGTERM, a Ray worker lost on every retry) after `deals` of `planned_deals`.
+    partial: bool = False
+    planned_deals: int = 0
 
     @property
     def variant(self) -> envs.Variant:
@@ -128,6 +131,8 @@ class PairedResult:
         d = asdict(self)
         if self.max_turns is None:
             del d["max_turns"], d["at_move_limit"]
+        if not self.partial:
+            del d["partial"], d["planned_deals"]
         return d
 
 
@@ -323,6 +328,7 @@ def run_paired_many(
     engine: str = "auto",
     decks: Any = None,
     progress: bool | None = False,
+    stop_on_interrupt: bool = False,
 ) -> list[PairedResult]:
     """Compare the first of `ids` (A) with each of the others on `games` deals against the same opponents.
 
@@ -347,6 +353,8 @@ def run_paired_many(
         decks: explicit deck orders, deal d dealt from `decks[d]` (`evaluate.tournament.check_decks`: the games
             whose deal is a deck order; at least `games` of them); None (default): the deals of `seed`.
         progress: show a progress bar of the games (None: only on a terminal; default none).
+        stop_on_interrupt: on Ctrl-C (or SIGTERM raised as it) or a Ray worker lost on every retry, return the
+            finished deals' figures, marked `partial` (with none finished, the exception propagates).
 
     Returns:
         One `PairedResult` per agent after the first: A minus that agent.
@@ -382,9 +390,13 @@ def run_paired_many(
             parts = (play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team, decks,
                                           max_turns) for a in range(0, games, COMPILED_BLOCK))
         per_deal = []
-        for block in compiling_first(parts, play, game_name, bar):
-            per_deal.extend(block)
-            bar.update(per_game * len(block))
+        try:
+            for block in compiling_first(parts, play, game_name, bar):
+                per_deal.extend(block)
+                bar.update(per_game * len(block))
+        except (KeyboardInterrupt, WorkerLostError):  # keep the finished deals, as a tournament does
+            if not (stop_on_interrupt and per_deal):
+                raise
     finally:
         bar.close()
         forget(_SLOT)
@@ -397,9 +409,10 @@ def run_paired_many(
         sa, sb, wa, wb = scores[0], scores[i], wins[0], wins[i]
         pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
         per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]
-        out.append(PairedResult(game_name, options, seed, ids[0], ids[i], against_ids, games, pooled, per_seat,
-                                engine="python" if play is None else "compiled", max_turns=max_turns,
-                                at_move_limit=(int(cut[0]), int(cut[i]))))
+        out.append(PairedResult(game_name, options, seed, ids[0], ids[i], against_ids, len(per_deal), pooled,
+                                per_seat, engine="python" if play is None else "compiled", max_turns=max_turns,
+                                at_move_limit=(int(cut[0]), int(cut[i])), partial=len(per_deal) < games,
+                                planned_deals=games))
     return out
 
 

@@ -183,3 +183,21 @@ def test_a_worker_lost_on_every_retry_keeps_the_finished_deals():
     assert part.to_dict()["partial"] is True and part.deals == 7 and part.to_dict()["agents"] == whole.to_dict()["agents"]
     with pytest.raises(WorkerLostError):
         run_tournament("simple_poker", ids, games=100, seed=2, progress=False, backend=Losing(0), stop_on_interrupt=True)
+
+
+@pytest.mark.slow
+def test_sigterm_keeps_a_paired_runs_finished_deals(tmp_path, interruptible):
+    """A paired comparison stopped by `kill` keeps its finished deals as a tournament does: JSON marked partial
+    with the deals played and planned, one line saying so, exit 143."""
+    path = tmp_path / "p.json"
+    proc = interruptible([sys.executable, "-m", "evaluate", "lama", "--paired", "lama/third,random", "--against",
+                          "lama/first", "--games", "2000000", "--no-progress", "--json", str(path)])
+    time.sleep(15)
+    assert proc.poll() is None
+    os.kill(proc.pid, signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "stopped by SIGTERM after" in err and f"partial results in {path}" in err
+    (d,) = json.loads(path.read_text())["comparisons"]
+    assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 2000000
+    assert d["pooled"]["deals"] == d["deals"]
