@@ -148,3 +148,31 @@ def test_a_resumed_run_refuses_a_checkpoint_it_cannot_continue(edit, says, tmp_p
     err = capsys.readouterr().err.strip().splitlines()
     says = f"{10**12!r} steps" if says == "10**12" else says
     assert e.value.code == 2 and len(err) == 1 and says in err[0], err
+
+
+def test_a_full_disk_is_one_line_and_the_last_checkpoint_stays(tmp_path, monkeypatch, capsys):
+    """The disk fills at the third checkpoint: one line, exit 2; the second checkpoint is whole and resumes."""
+    import errno
+
+    import torch
+
+    out = str(tmp_path / "run")
+    real, saves = torch.save, []
+
+    def save(obj, f, *args, **kwargs):
+        if isinstance(obj, dict) and "optimizer" in obj:  # a checkpoint's tensors (not a policy's weights)
+            saves.append(f)
+            if len(saves) == 3:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(obj, f, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "save", save)
+    with pytest.raises(SystemExit) as e:
+        main([*CASES["the_game"], *SMALL, "--out", out])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and "No space left on device" in err[0], err
+    assert "the last checkpoint written stays whole" in err[0]
+    monkeypatch.undo()
+    state, _ = read_checkpoint(out)
+    assert state["step"] == 256
+    assert main(["--resume", out, "--no-progress"]) == 0
