@@ -359,6 +359,7 @@ def run_league(
     bootstrap: int = 200,
     backend: Backend | None = None,
     engine: str = "auto",
+    stop_on_interrupt: bool = False,
 ) -> LeagueResult:
     """Play the round robin and fit the ratings.
 
@@ -374,6 +375,8 @@ def run_league(
             result on every backend.
         engine: `"auto"` (the game's compiled runner where every entrant has a deterministic kernel or is a
             saved network it seats: `evaluate.tournament.compiled_runner`), `"python"` or `"compiled"`.
+        stop_on_interrupt: on Ctrl-C (or SIGTERM raised as it) or a Ray worker lost on every retry, fit the
+            finished deals (`extra["partial"]`: how many of how many; with none finished, the exception propagates).
     """
     if games < 2:
         raise ValueError(f"a league needs games >= 2 deals (intervals are over deals), got {games}")
@@ -397,7 +400,6 @@ def run_league(
     games_n = np.zeros(k, dtype=int)
     prints = _Fingerprints()
     cooperative = envs.spec(game_name).cooperative
-    d = 0
     play = compiled_runner(game_name, game, ids, engine, max_turns, backend, [copies[i][0] for i in ids])
     if play is None:
         task, parts = play_league_deals, blocks(games, backend)
@@ -405,18 +407,9 @@ def run_league(
         task = play_league_compiled_deals
         parts = blocks(games, backend) if backend.remote else [range(a, min(a + COMPILED_BLOCK, games))
                                                                for a in range(0, games, COMPILED_BLOCK)]
-    for block in backend.imap(functools.partial(task, spec), parts):
-        for deal_wins, played in block:
-            wins[d] = deal_wins
-            # summed game by game in play order, as one process would: the same floats on every backend
-            for lineup, ret in played:
-                for s, e in enumerate(lineup):
-                    returns_sum[e] += ret[s]
-                    returns_n[e] += 1
-                for e in set(lineup):
-                    games_n[e] += 1
-                prints.add(d, lineup, ret)
-            d += 1
+    d = _collect(backend.imap(functools.partial(task, spec), parts), wins, (returns_sum, returns_n, games_n), prints,
+                 stop_on_interrupt)
+    planned, games, wins = games, d, wins[:d]
 
     total = wins.sum(axis=0)
     strength = fit_bradley_terry(total)
@@ -443,10 +436,37 @@ def run_league(
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")
     notes = _notes(ids, total, ratings, prints, exact)
-    extra = {"ids": ids, "wins": total.tolist(), "fit": f"choix.ilsr_pairwise_dense(alpha={FIT_ALPHA})"}
+    extra = {"ids": ids, "wins": total.tolist(), "fit": f"choix.ilsr_pairwise_dense(alpha={FIT_ALPHA})",
+             **({"partial": {"deals": games, "planned_deals": planned}} if games < planned else {})}
     timing = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap, extra,
                         resolved_options(game_name, options), left_out, exploit, gaps, notes, timing)
+
+
+def _collect(results: Any, wins: np.ndarray, sums: tuple[np.ndarray, np.ndarray, np.ndarray], prints: Any,
+             stop_on_interrupt: bool) -> int:
+    """Take the played blocks into `wins` (deal by deal), the returns' sums and counts and the games per agent
+    (`sums`), and the fingerprints; returns the deals taken. A stop (Ctrl-C, SIGTERM raised as it, a Ray worker
+    lost on every retry) keeps the finished deals with `stop_on_interrupt` (else, or with none, it propagates)."""
+    returns_sum, returns_n, games_n = sums
+    d = 0
+    try:
+        for block in results:
+            for deal_wins, played in block:
+                wins[d] = deal_wins
+                # summed game by game in play order, as one process would: the same floats on every backend
+                for lineup, ret in played:
+                    for s, e in enumerate(lineup):
+                        returns_sum[e] += ret[s]
+                        returns_n[e] += 1
+                    for e in set(lineup):
+                        games_n[e] += 1
+                    prints.add(d, lineup, ret)
+                d += 1
+    except (KeyboardInterrupt, backends.WorkerLostError):  # keep the finished deals, as a tournament does
+        if not (stop_on_interrupt and d):
+            raise
+    return d
 
 
 class _Fingerprints:
@@ -670,7 +690,7 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         with backends.from_args(args) as backend:
             res = run_league(args.game, args.agents, games=args.games or 200, seed=args.seed, options=args.options,
-                             max_turns=args.max_turns, backend=backend)
+                             max_turns=args.max_turns, backend=backend, stop_on_interrupt=True)
     except ValueError as e:
         parser.error(str(e))
     print(format_league(res))
@@ -680,6 +700,14 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     png = os.path.join(args.out, f"league_{args.game}.png")
     plot_league(res, png)
     print(f"wrote {png}")
+    partial = res.extra.get("partial")
+    if partial:  # stopped: the finished deals are fitted, and the last line says so
+        from evaluate.cli import fail, stop_status
+
+        word, status = stop_status()
+        kept = " and ".join(p for p in (args.json, png) if p)
+        return fail(f"{word} after {partial['deals']} of {partial['planned_deals']} deals; partial results in {kept}",
+                    "python -m evaluate", status)
     return 0
 
 

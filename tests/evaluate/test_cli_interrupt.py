@@ -201,3 +201,22 @@ def test_sigterm_keeps_a_paired_runs_finished_deals(tmp_path, interruptible):
     (d,) = json.loads(path.read_text())["comparisons"]
     assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 2000000
     assert d["pooled"]["deals"] == d["deals"]
+
+
+@pytest.mark.slow
+def test_sigterm_keeps_a_leagues_finished_deals(tmp_path, interruptible):
+    """A league stopped by `kill` fits the deals it finished, writes them (JSON with how many of how many, the
+    plot) and says so in one line, exit 143."""
+    path = tmp_path / "l.json"
+    proc = interruptible([sys.executable, "-m", "evaluate", "simple_poker", "--league", "--games", "200000",
+                          "--no-progress", "--json", str(path), "--out", str(tmp_path / "plots")])
+    time.sleep(15)
+    assert proc.poll() is None
+    os.kill(proc.pid, signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "stopped by SIGTERM after" in err and f"partial results in {path}" in err
+    d = json.loads(path.read_text())
+    part = d["extra"]["partial"]
+    assert 0 < part["deals"] == d["deals"] < part["planned_deals"] == 200000
+    assert (tmp_path / "plots" / "league_simple_poker.png").exists()
