@@ -59,3 +59,9 @@ def write_json(path: str, obj: Any, indent: int = 2, default: Any = None) -> Non
     """
     text = json.dumps(to_jsonable(obj), indent=indent, allow_nan=False, default=default)
     write_text(path, text + "\n")
+
+
+def write_figure(fig: Any, path: str, dpi: int = 110) -> None:
+    """Save a matplotlib figure to `path` (its format from the extension) atomically, into a regular file only."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi)

@@ -59,6 +59,7 @@ from envs.core.play import play_game, reseed_agent
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.cli import Parser, check_outputs
+from evaluate.jsonio import write_figure
 from evaluate.jsonio import write_json as _write_json
 from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_keys, seat_streams
 
@@ -646,7 +647,7 @@ def plot_league(result: LeagueResult, path: str) -> None:
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    fig.savefig(path, dpi=100)
+    write_figure(fig, path, dpi=100)
     plt.close(fig)
 
 

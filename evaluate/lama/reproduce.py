@@ -30,7 +30,7 @@ from agents.lama.fast import FIRST, SECOND, THIRD, Results, play_games
 from agents.lama.strategies import DEFAULT, TUNED
 from envs.lama.rules import Config
 from evaluate.cli import positive_int
-from evaluate.jsonio import write_json
+from evaluate.jsonio import write_figure, write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
 
 Interval = tuple[float, float, float]  # (estimate, low, high)
@@ -350,7 +350,7 @@ def plot_seats(data: dict[int, SeatStats], metric: str, ylabel: str, title: str,
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    write_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
@@ -373,7 +373,7 @@ def plot_rounds(data: dict[int, SeatStats], title: str, path: str) -> None:
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    write_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
@@ -490,7 +490,7 @@ def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
     ax.set_title("Fig. 2: strategy 1, game to 40 vs 5000 points", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    write_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

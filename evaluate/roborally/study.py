@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 import envs
-from evaluate.jsonio import write_json
+from evaluate.jsonio import write_figure, write_json
 from evaluate.stats import mean_interval, wilson_interval
 from evaluate.tournament import run_tournament
 
@@ -249,7 +249,7 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
             ax.set_ylim(0, 1)
         fig.tight_layout()
         path = os.path.join(out, "results_win_rates.png")
-        fig.savefig(path, dpi=110)
+        write_figure(fig, path, dpi=110)
         plt.close(fig)
         written.append(path)
     if budget_path and os.path.exists(budget_path):
@@ -275,7 +275,7 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
         ax.legend()
         fig.tight_layout()
         path = os.path.join(out, "results_budget.png")
-        fig.savefig(path, dpi=110)
+        write_figure(fig, path, dpi=110)
         plt.close(fig)
         written.append(path)
     return written

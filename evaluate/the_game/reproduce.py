@@ -41,7 +41,7 @@ import agents as agent_registry
 from envs.core.play import play_out
 from envs.the_game.rules import EMPTY_HAND_RULES, END_TURN, Config, State, TheGame
 from evaluate.cli import positive_int
-from evaluate.jsonio import write_json
+from evaluate.jsonio import write_figure, write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
 
 #: Seed table (rules doc §4.3): players -> strategy -> (mean, sd, max) of cards played, 1000 games each.
@@ -239,7 +239,7 @@ def plot_berger2024(cells: list[BergerCell], path: str) -> str:
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=120)
+    write_figure(fig, path, dpi=120)
     plt.close(fig)
     return path
 
