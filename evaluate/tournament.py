@@ -659,11 +659,16 @@ def write_json(result: TournamentResult, path: str) -> None:
 
 
 def write_csv(result: TournamentResult, path: str) -> None:
-    """Write one row per agent (and per seat) as CSV."""
+    """Write one row per agent (and per seat) as CSV; the last two columns, the deals played and planned, tell a
+    tournament that was stopped (fewer played) from a whole one."""
+    planned = result.planned_deals if result.partial else result.deals
     with open(path, "w", newline="", encoding="utf-8") as f:
         wr = csv.writer(f)
-        wr.writerow(["game", "label", "agent", "seat", "games", "win_rate", "ci95_low", "ci95_high", "mean_score", "score_ci95_low", "score_ci95_high"])
+        wr.writerow(["game", "label", "agent", "seat", "games", "win_rate", "ci95_low", "ci95_high", "mean_score",
+                     "score_ci95_low", "score_ci95_high", "deals", "planned_deals"])
         for a in result.agents:
-            wr.writerow([result.game, a.label, a.id, "all", a.games, a.win_rate, a.ci95[0], a.ci95[1], a.mean_score, a.score_ci95[0], a.score_ci95[1]])
+            wr.writerow([result.game, a.label, a.id, "all", a.games, a.win_rate, a.ci95[0], a.ci95[1], a.mean_score,
+                         a.score_ci95[0], a.score_ci95[1], result.deals, planned])
             for s in a.per_seat:
-                wr.writerow([result.game, a.label, a.id, s.seat, s.games, s.win_rate, "", "", s.mean_score, "", ""])
+                wr.writerow([result.game, a.label, a.id, s.seat, s.games, s.win_rate, "", "", s.mean_score, "", "",
+                             result.deals, planned])

@@ -156,6 +156,7 @@ def test_sigterm_writes_partial_json_and_csv(tmp_path, interruptible):
     assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 500000 and d["games"] == 4 * d["deals"]
     rows = table.read_text().splitlines()
     assert rows[1].split(",")[4] == str(d["games"])  # the CSV holds the same games as the JSON
+    assert rows[0].endswith("deals,planned_deals") and rows[1].split(",")[-2:] == [str(d["deals"]), "500000"]
     assert sorted(os.listdir(tmp_path)) == ["out", "r.json"] and os.listdir(tmp_path / "out") == ["r.csv"]
 
 
