@@ -28,6 +28,7 @@ STRATEGY_CODES: dict[str, tuple[int, tuple[float, ...]]] = {
     "lama/third-default": (THIRD, DEFAULT), "lama/third-retuned": (THIRD, RETUNED),
 }
 Results = engine.Results
+_SEED_SCORING = engine.SCORING_CODES["sum_all"]  # the fold rule's y scores the seed's way, whatever the game's
 
 
 @numba.njit(inline="always")
@@ -38,7 +39,7 @@ def decide(code, params, hands, seat, sizes, top, can_draw):
     kernel (a called kernel pays reference counting on its array arguments).
     """
     hand = hands[seat]
-    nxt = 0 if top == 6 else top + 1
+    nxt = engine.next_card(top)
     n = sizes.shape[0]
     if code == THIRD and n >= 7 and top == 6 and hand[LLAMA] > 0:
         return LLAMA
@@ -59,9 +60,7 @@ def decide(code, params, hands, seat, sizes, top, can_draw):
     for v in range(7):
         if hand[v] > 0:
             x += 1
-    y = 10 * hand[LLAMA]
-    for v in range(1, 7):
-        y += v * hand[v]
+    y = engine.hand_points(hand, _SEED_SCORING)
     z = sizes[0]
     for i in range(1, n):
         if sizes[i] < z:

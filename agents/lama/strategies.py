@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import old_spelling, positive_int, register
-from envs.lama.rules import DRAW, LLAMA, QUIT, VALUES, View, next_card
+from envs.lama.rules import DRAW, LLAMA, QUIT, VALUES, View, hand_points, next_card
 
 TUNED = (17.576, 12.24196, 3.920, 1.222)  # report §VI.A, after the Monte-Carlo search
 DEFAULT = (10.0, 5.0, 4.4, 1.0)  # the code's hard-coded values (also the report's "trial set")
@@ -65,7 +65,7 @@ def fold_value(view: View, params: tuple[float, float, float, float]) -> float:
     a, b, c, d = params
     hand = view.hand
     x = sum(1 for v in range(VALUES) if hand[v])
-    y = sum(v * hand[v] for v in range(1, VALUES)) + 10 * hand[LLAMA]
+    y = hand_points(hand, "sum_all")
     z = min(view.hand_sizes)
     g = -a if x == 1 else b * x
     return g + (y - c) + d * z

@@ -39,7 +39,7 @@ from envs.core import kernels
 from envs.core.game import IllegalActionError
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with Primi Composti
-from envs.lama.rules import DRAW, QUIT, Config, State
+from envs.lama.rules import DRAW, NUM_ACTIONS, QUIT, Config, State
 
 MAX_STEPS = 1_000_000  # per game, where no move limit is given; `play_games` raises if a game hits it
 CUT = -3  # `info[2]` of a game cut at its move limit (`budget` moves, not over)
@@ -54,13 +54,20 @@ def _key(seed, rnd, k):
     return seed ^ (_U(rnd + 1) * _ROUND_MIX) ^ (_U(k) * _RESHUFFLE_MIX)
 
 
-@numba.njit(cache=True)
-def _next_card(v):
+#: `config_codes`' scoring switch: the code of each `Config.scoring`.
+SCORING_CODES = {"distinct": 0, "sum_all": 1}
+
+
+@numba.njit(inline="always")
+def next_card(v):
+    """The compiled twin of `envs.lama.rules.next_card`: the value one step higher in the cycle 1→…→6→llama→1."""
     return 0 if v == 6 else v + 1
 
 
 @numba.njit(cache=True)
-def _hand_points(hand, scoring):
+def hand_points(hand, scoring):
+    """The compiled twin of `envs.lama.rules.hand_points`: the penalty of `hand` (counts per value, llamas first)
+    under the scoring code `scoring` (`SCORING_CODES`)."""
     p = 0
     if scoring == 0:
         for v in range(1, 7):
@@ -73,6 +80,37 @@ def _hand_points(hand, scoring):
             p += v * hand[v]
         p += 10 * hand[0]
     return p
+
+
+@numba.njit(inline="always")
+def may_draw(last_player_continues, reshuffles, players_in, draw_size, discard_size):
+    """The compiled twin of `envs.lama.rules.may_draw`: whether the player to act may draw."""
+    if last_player_continues and players_in == 1:
+        return False
+    return draw_size > 0 or (reshuffles and discard_size > 1)
+
+
+@numba.njit(inline="always")
+def is_legal(hands, seat, top, can_draw, action):
+    """Whether `action` is in `envs.lama.rules.legal_actions` of seat `seat`'s hand `hands[seat]` (the compiled
+    legality check: quit always, draw where `can_draw`, a held card equal to the top or one step higher). The hands
+    are passed whole: a slice per decision costs reference counting."""
+    if action == QUIT:
+        return True
+    if action == DRAW:
+        return can_draw
+    return 0 <= action < 7 and hands[seat, action] > 0 and (action == top or action == next_card(top))
+
+
+@numba.njit(inline="always")
+def legal_actions(hands, seat, top, can_draw):
+    """The compiled twin of `envs.lama.rules.legal_actions` as a bit set (bit a: action a is legal), by `is_legal`
+    of the only candidates (the top card, the next one, draw, quit)."""
+    bits = 0
+    for a in (top, next_card(top), DRAW, QUIT):
+        if is_legal(hands, seat, top, can_draw, a):
+            bits |= 1 << a
+    return bits
 
 
 @numba.njit(inline="always")
@@ -203,26 +241,14 @@ def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, n
         if steps > MAX_STEPS:
             return ndraw, nd, rnd, reshuffles, cur, steps, STOP_STEPS, -1
         top = disc[nd - 1]
-        # can_draw (LamaGame.can_draw)
-        if lpc and n_active == 1:
-            cd = False
-        elif ndraw > 0:
-            cd = True
-        else:
-            cd = empty_deck != 0 and nd > 1
+        cd = may_draw(lpc, empty_deck != 0, n_active, ndraw, nd)
         if steps == 1 and first_action >= 0:
             act = first_action
         elif codes[cur] == RANDOM_CODE:
             act = random_legal(hands, cur, top, cd, rng, rrow)
         else:
             act = decide(codes[cur], params, hands, cur, sizes, top, cd)
-        if act == DRAW:
-            legal = cd
-        elif act == QUIT:
-            legal = True
-        else:
-            legal = 0 <= act < 7 and hands[cur, act] > 0 and (act == top or act == _next_card(top))
-        if not legal:
+        if not is_legal(hands, cur, top, cd, act):
             return ndraw, nd, rnd, reshuffles, cur, steps, STOP_ILLEGAL, act
         end_round = False
         if act == QUIT:
@@ -268,7 +294,7 @@ def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, n
                     if active[i]:
                         winner = i
             for i in range(n):
-                totals[i] += _hand_points(hands[i], scoring)
+                totals[i] += hand_points(hands[i], scoring)
             if return_chip:
                 for i in range(n):
                     if sizes[i] == 0:
@@ -304,29 +330,18 @@ def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, n
 @numba.njit(inline="always")
 def random_legal(hands, cur, top, cd, rng, rrow):
     """A uniformly random legal action of seat `cur` from the stream `rng[rrow]` (see `advance`)."""
-    lo = _next_card(top)
-    hi = top
-    if lo > hi:
-        lo, hi = hi, lo
-    m = 1  # quit
-    if hands[cur, lo] > 0:
-        m += 1
-    if hands[cur, hi] > 0:
-        m += 1
-    if cd:
+    bits = legal_actions(hands, cur, top, cd)
+    m = 0
+    b = bits
+    while b:
+        b &= b - 1  # clears the lowest legal action
         m += 1
     k = np.int64(nb_next(rng, rrow) % _U(m))
-    if hands[cur, lo] > 0:
-        if k == 0:
-            return lo
-        k -= 1
-    if hands[cur, hi] > 0:
-        if k == 0:
-            return hi
-        k -= 1
-    if cd:
-        if k == 0:
-            return DRAW
+    for a in range(NUM_ACTIONS):
+        if (bits >> a) & 1:
+            if k == 0:
+                return a
+            k -= 1
     return QUIT
 
 
@@ -365,7 +380,7 @@ class Results:
 def config_codes(config: Config) -> tuple[int, int, int, int, int, int]:
     """The engine switches of `config` as the integers `play_game` takes."""
     return (
-        0 if config.scoring == "distinct" else 1,
+        SCORING_CODES[config.scoring],
         int(config.return_chip),
         int(config.last_player_continues),
         {"no_draw": 0, "reshuffle": 1, "reshuffle_seed": 2}[config.empty_deck],
@@ -620,18 +635,7 @@ def observe_row(T, r, seat, scoring, target, out, o):
         out[o, j + k] = T.sizes[r, s] / 56.0
         out[o, j + n + k] = 1.0 if T.active[r, s] else 0.0
         out[o, j + 2 * n + k] = T.totals[r, s] / target
-    p = 0
-    if scoring == 0:
-        for v in range(1, 7):
-            if T.hands[r, seat, v] > 0:
-                p += v
-        if T.hands[r, seat, 0] > 0:
-            p += 10
-    else:
-        for v in range(1, 7):
-            p += v * T.hands[r, seat, v]
-        p += 10 * T.hands[r, seat, 0]
-    out[o, j + 3 * n] = p / target
+    out[o, j + 3 * n] = hand_points(T.hands[r, seat], scoring) / target
     rel = (T.cur[r] - seat) % n
     for k in range(n):
         out[o, j + 3 * n + 1 + k] = 1.0 if (k == rel and not T.over[r]) else 0.0
@@ -648,23 +652,11 @@ def mask_row(T, r, switches, out, o):
         if T.active[r, i]:
             n_active += 1
     nd = T.nd[r]
-    top = T.disc[r, nd - 1]
-    nxt = _next_card(top)
-    for a in range(9):
-        out[o, a] = 0
+    bits = 0
     if not T.over[r]:
-        if T.hands[r, cur, top] > 0:
-            out[o, top] = 1
-        if T.hands[r, cur, nxt] > 0:
-            out[o, nxt] = 1
-        if lpc and n_active == 1:
-            cd = False
-        elif T.ndraw[r] > 0:
-            cd = True
-        else:
-            cd = empty_deck != 0 and nd > 1
-        out[o, DRAW] = 1 if cd else 0
-        out[o, QUIT] = 1
+        bits = legal_actions(T.hands[r], cur, T.disc[r, nd - 1], may_draw(lpc, empty_deck != 0, n_active, T.ndraw[r], nd))
+    for a in range(NUM_ACTIONS):
+        out[o, a] = (bits >> a) & 1
 
 
 @numba.njit(cache=True)

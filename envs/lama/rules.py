@@ -130,10 +130,37 @@ def hand_points(counts: tuple[int, ...] | list[int], scoring: str) -> int:
 
     `"distinct"` (published): each distinct number value once, 10 for any
     llamas (0..31). `"sum_all"` (seed code): every card's value, 10 per llama.
+    Compiled twin: `envs.lama.fast.hand_points`.
     """
     if scoring == "distinct":
         return sum(v for v in range(1, VALUES) if counts[v]) + (10 if counts[LLAMA] else 0)
     return sum(v * counts[v] for v in range(1, VALUES)) + 10 * counts[LLAMA]
+
+
+def may_draw(last_player_continues: bool, reshuffles: bool, players_in: int, draw_size: int,
+             discard_size: int) -> bool:
+    """Whether the player to act may draw (rules doc §2.2 / §3), with `players_in` players still in the round.
+
+    Never as the last player in under `last_player_continues`; else from a
+    non-empty draw pile, or from an empty one where the variant `reshuffles`
+    the discard pile and it holds more than its top card (the seed's code
+    aborts the program there; here drawing is simply not possible).
+    Compiled twin: `envs.lama.fast.may_draw`.
+    """
+    if last_player_continues and players_in == 1:
+        return False
+    return draw_size > 0 or (reshuffles and discard_size > 1)
+
+
+def legal_actions(hand: tuple[int, ...] | list[int], top: int, can_draw: bool) -> tuple[int, ...]:
+    """The legal actions of a player holding `hand` (counts per value) on the top card `top`, in increasing
+    order: each held card equal to the top or one step higher, draw where `can_draw` (`may_draw`), quit.
+    Compiled twin: `envs.lama.fast.legal_actions` (the same set as bits)."""
+    acts = [v for v in sorted({top, next_card(top)}) if hand[v]]
+    if can_draw:
+        acts.append(DRAW)
+    acts.append(QUIT)
+    return tuple(acts)
 
 
 @dataclass(frozen=True)
@@ -258,20 +285,19 @@ class View:
         return self.discard[-1]
 
 
-# Per-top-card tables of the legal actions: `_LEGAL[top][k]` is the (legal
+# Per-top-card tables of `legal_actions`: `_LEGAL[top][k]` is the (legal
 # tuple, int8 mask) pair for k = bit 0: holds the lower of {top, next}, bit 1:
 # holds the higher one, bit 2: may draw.
 def _legal_table(top: int) -> tuple[int, int, list[tuple[tuple[int, ...], np.ndarray]]]:
     lo, hi = sorted({top, next_card(top)})
     rows = []
     for k in range(8):
-        acts = [v for v, bit in ((lo, 1), (hi, 2)) if k & bit]
-        if k & 4:
-            acts.append(DRAW)
-        acts.append(QUIT)
+        hand = [0] * VALUES
+        hand[lo], hand[hi] = k & 1, (k >> 1) & 1
+        acts = legal_actions(hand, top, bool(k & 4))
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[acts] = 1
-        rows.append((tuple(acts), mask))
+        mask[list(acts)] = 1
+        rows.append((acts, mask))
     return lo, hi, rows
 
 
@@ -395,28 +421,14 @@ class LamaGame:
         return state.game_over
 
     def can_draw(self, state: State) -> bool:
-        """Whether the player to act may draw (rules doc §2.2 / §3)."""
-        c = self.config
-        if c.last_player_continues and sum(state.active) == 1:
-            return False
-        if state.draw_pile:
-            return True
-        # An empty draw pile: rebuilt only by the reshuffle variants, and only
-        # from a discard pile holding more than its top card (the seed's code
-        # aborts the program there; here drawing is simply not possible).
-        return c.empty_deck != "no_draw" and len(state.discard) > 1
+        """Whether the player to act may draw (`may_draw` of the state)."""
+        return may_draw(self._lpc, self._reshuffles, sum(state.active), len(state.draw_pile), len(state.discard))
 
     def _legal_plain(self, state: State) -> tuple[int, ...]:
         """`legal_actions` computed from scratch (any state)."""
         if state.game_over:
             return ()
-        hand = state.hands[state.current]
-        top = state.discard[-1]
-        acts = [v for v in sorted({top, next_card(top)}) if hand[v]]
-        if self.can_draw(state):
-            acts.append(DRAW)
-        acts.append(QUIT)
-        return tuple(acts)
+        return legal_actions(state.hands[state.current], state.discard[-1], self.can_draw(state))
 
     def _legal_entry(self, state: State) -> tuple[tuple[int, ...], np.ndarray]:
         """(legal actions, int8 mask) of `state`, from the tables."""
@@ -436,9 +448,7 @@ class LamaGame:
         k = 1 if hand[lo] else 0
         if hand[hi]:
             k += 2
-        if self._lpc and sum(state.active) == 1:
-            pass
-        elif state.draw_pile or (self._reshuffles and len(state.discard) > 1):
+        if may_draw(self._lpc, self._reshuffles, sum(state.active), len(state.draw_pile), len(state.discard)):
             k += 4
         return rows[k]
 
