@@ -104,12 +104,17 @@ def is_legal(hands, seat, top, can_draw, action):
 
 @numba.njit(inline="always")
 def legal_actions(hands, seat, top, can_draw):
-    """The compiled twin of `envs.lama.rules.legal_actions` as a bit set (bit a: action a is legal), by `is_legal`
-    of the only candidates (the top card, the next one, draw, quit)."""
-    bits = 0
-    for a in (top, next_card(top), DRAW, QUIT):
-        if is_legal(hands, seat, top, can_draw, a):
-            bits |= 1 << a
+    """The compiled twin of `envs.lama.rules.legal_actions` as a bit set (bit a: action a is legal; the same set as
+    `is_legal`, tested). Not a loop over `is_legal` of the candidates: that cost the vector env with random
+    opponents ~10% a step (measured)."""
+    nxt = next_card(top)
+    bits = 1 << QUIT
+    if hands[seat, top] > 0:
+        bits |= 1 << top
+    if hands[seat, nxt] > 0:
+        bits |= 1 << nxt
+    if can_draw:
+        bits |= 1 << DRAW
     return bits
 
 
