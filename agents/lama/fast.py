@@ -332,18 +332,7 @@ def _deal_tables(T, seeds):
     """Table r: the start of the game of deal seed `seeds[r]` (as `engine.play_game` starts it)."""
     for r in range(seeds.shape[0]):
         T.seed[r] = seeds[r]
-        for i in range(T.totals.shape[1]):
-            T.totals[r, i] = 0
-            T.won[r, i] = 0
-        for v in range(7):
-            T.stock[r, v] = 8
-        T.ndraw[r] = engine.deal(seeds[r], 0, T.cards, T.disc[r], T.hands[r], T.sizes[r], T.active[r], T.draw[r])
-        T.nd[r] = 1
-        T.rnd[r] = 0
-        T.resh[r] = 0
-        T.cur[r] = 0
-        T.over[r] = False
-        T.turns[r] = 0
+        engine.start_game(T, r, seeds[r])
 
 
 @numba.njit(cache=True)

@@ -711,16 +711,10 @@ def inputs_rows(T, rows, seats, switches, target, obs, mask):
 
 
 @numba.njit(inline="always")
-def deal_row(T, S, r, keep_seat):
-    """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
-    counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before the learner's first
-    decision) keeps the learner's seat and line-up, as `OpponentEnv` keeps its seat."""
-    n = T.hands.shape[1]
-    # the learner's seat (every seat under all_seats; seat 0 moves first) is `PAUSE_CODE`: never decided by a kernel
-    deal_seed, li = kernels.next_episode(T, S, r, keep_seat, PAUSE_CODE)
-    if li >= 0:
-        kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
-    for i in range(n):
+def start_game(T, r, deal_seed):
+    """Table r at the start of the game of deal seed `deal_seed`: no points yet, every chip in the stock, round 1
+    dealt (`deal`), seat 0 to move; what the vector env's next episode and the compiled tournaments start from."""
+    for i in range(T.hands.shape[1]):
         T.totals[r, i] = 0
         T.won[r, i] = 0
     for v in range(7):
@@ -732,6 +726,18 @@ def deal_row(T, S, r, keep_seat):
     T.cur[r] = 0
     T.over[r] = False
     T.turns[r] = 0
+
+
+@numba.njit(inline="always")
+def deal_row(T, S, r, keep_seat):
+    """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
+    counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before the learner's first
+    decision) keeps the learner's seat and line-up, as `OpponentEnv` keeps its seat."""
+    # the learner's seat (every seat under all_seats; seat 0 moves first) is `PAUSE_CODE`: never decided by a kernel
+    deal_seed, li = kernels.next_episode(T, S, r, keep_seat, PAUSE_CODE)
+    if li >= 0:
+        kernels.seat_params(T.params, S.line_params, r, T.learner[r], li)
+    start_game(T, r, deal_seed)
     T.before[r] = learner_return(T, r, S.dense)
     T.phase[r] = 0 if S.all_seats else 2  # in the episode's opening until the learner's first decision (`open_row`)
 
