@@ -74,6 +74,10 @@ def check_parses(module: str, argv: list[str]) -> None:
         for aid in named_agents(args):
             agents.make(aid, envs.make_game(args.game, **options), __import__("numpy").random.default_rng(0),
                         game_name=args.game)
+    elif module == "train" and argv[:1] == ["reproduce"]:  # the chain's plan is built from the shipped policy
+        from train.reproduce import main as reproduce
+
+        assert reproduce([*argv[1:], "--dry-run"]) == 0
     elif module == "train":
         from train.__main__ import METHODS, build_parser, config_from_args
 
@@ -131,6 +135,8 @@ def shrink(module: str, argv: list[str]) -> list[str]:
         argv.append("--no-progress") if "--help" not in argv else None
     if module == "evaluate.league":
         argv += ["--deals", "2", "--games", "simple_poker"]  # every game's league takes minutes: the smallest one
+    if module == "train" and argv[:1] == ["reproduce"]:  # its sizes are its --budget's
+        return argv
     if module == "train" and "--resume" not in argv:
         if argv[:1] == ["distill"] or "--method" in argv and argv[argv.index("--method") + 1] == "distill":
             for flag in ("--rounds", "--games-per-round", "--workers", "--eval-games", "--final-eval-games"):

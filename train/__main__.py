@@ -68,7 +68,7 @@ EXAMPLES = (
     "python -m train finetune GAME --init-from GAME/learned --critic-warmup 50000 --learning-rate 1e-5",
     "python -m train --resume runs/RUN                           # continue a stopped run",
     "python -m train --export runs/RUN                           # its latest checkpoint as a policy, no training",
-    "python -m train reproduce lama/ppo --budget 0.1             # a shipped PPO policy's chain of runs again",
+    "python -m train reproduce GAME/ppo --budget 0.1             # a shipped PPO policy's chain of runs again",
 )
 
 #: Flags whose default comes from the game's preset: flag dest -> (preset section, key).

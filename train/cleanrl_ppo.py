@@ -1268,6 +1268,16 @@ class League:
         return {"baselines": self.baselines, "size": self.size, "snapshots_added": self.added}
 
 
+def _saved_game(folder: str) -> str | None:
+    """The game of the policy saved in `folder` (its `policy.json`), None where there is none or it names none."""
+    try:
+        with open(os.path.join(folder, "policy.json"), encoding="utf-8") as f:
+            game = json.load(f).get("game")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return game if isinstance(game, str) else None
+
+
 def _snapshot_number(policy: Any) -> int | None:
     """The number of a league snapshot's batch policy (named `snapshot <number>`), else None."""
     name = getattr(policy, "name", "")
@@ -1296,8 +1306,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="a game with a compiled vector env (e.g. lama)")
     p.add_argument("--timesteps", type=positive_int(10**11), default=None, help="learner steps (default: the preset's)")
     p.add_argument("--out", type=str, required=True, help="folder for the policy (policy.json, weights.pt), "
-                   "critic.pt, history.csv, curve.csv/curve.png and run.json; a folder that holds a policy is refused")
-    p.add_argument("--overwrite", action="store_true", help="write over the policy already in --out")
+                   "critic.pt, history.csv, curve.csv/curve.png and run.json; one that holds another game's policy "
+                   "is refused")
+    p.add_argument("--overwrite", action="store_true", help="write over another game's policy in --out")
     p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent ids, NAME*K repeats "
                    "(default: the preset's)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
@@ -1387,8 +1398,10 @@ def main(argv: list[str] | None = None) -> int:
     prog = "python -m train.cleanrl_ppo"
     try:
         check_outputs(args)
-        if os.path.exists(os.path.join(args.out, "policy.json")) and not args.overwrite:
-            raise ValueError(f"--out {args.out!r} already holds a saved policy; give another folder, or --overwrite")
+        held = _saved_game(args.out)
+        if held is not None and held != args.game and not args.overwrite:
+            raise ValueError(f"--out {args.out!r} holds a saved {held} policy, not {args.game}; give another folder, "
+                             "or --overwrite")
         if args.game not in envs.available_games():
             raise ValueError(f"unknown game {args.game!r}; allowed: {', '.join(envs.available_games())}")
         pre = preset(args.game)

@@ -777,8 +777,8 @@ def test_an_all_seats_misuse_names_its_own_cause(tmp_path, capsys):
 
 def test_the_one_file_cli_saves_what_it_has_at_sigterm_and_keeps_other_runs(tmp_path, monkeypatch, capsys):
     """A stop signal ends the update under way, saves the policy so far (run.json says it stopped) and exits
-    128 + the signal; a folder that holds a policy is refused unless --overwrite; a NaN reward scale is refused
-    before any step."""
+    128 + the signal; a folder that holds another game's policy is refused unless --overwrite; a NaN reward scale
+    is refused before any step."""
     import signal
 
     import train.cleanrl_ppo as learner
@@ -803,7 +803,9 @@ def test_the_one_file_cli_saves_what_it_has_at_sigterm_and_keeps_other_runs(tmp_
     assert run["steps"] == 256 and run["stopped"] == "by SIGTERM after 256 steps"
     assert (tmp_path / "run" / "policy.json").exists() and (tmp_path / "run" / "weights.pt").exists()
     assert "stopped by SIGTERM after 256 steps" in capsys.readouterr().err
-    assert main(small) == 2 and "already holds a saved policy" in capsys.readouterr().err
-    assert main([*small, "--overwrite", "--timesteps", "128"]) == 0
+    lama = ["lama", "--timesteps", "128", "--n-envs", "8", "--n-steps", "16", "--minibatch", "64", "--out", out]
+    assert main(lama) == 2 and "holds a saved simple_poker policy, not lama" in capsys.readouterr().err
+    assert json.loads((tmp_path / "run" / "policy.json").read_text())["game"] == "simple_poker"  # kept
+    assert main([*lama, "--overwrite"]) == 0
     with pytest.raises(ValueError, match="reward_scale must be a finite number"):
         learner.PPO(BanditVectorEnv(8, seed=0), total_steps=64, n_steps=4, hidden=(8,), reward_scale=float("nan"))
