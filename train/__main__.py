@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["reproduce"]:
         from train.reproduce import main as reproduce
 
-        return reproduce(argv[1:])
+        return reproduce(argv[1:], main)
     word = argv.pop(0) if argv[:1] and argv[0] in METHODS else None
     p = build_parser(next((a for a in argv if a in envs.available_games()), None))
     args = p.parse_args(argv)

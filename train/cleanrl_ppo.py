@@ -998,12 +998,32 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
     else:
         warnings.warn(f"{folder} has no critic.pt: the critic starts fresh", stacklevel=2)
     scale = None
-    hist = os.path.join(folder, "history.csv")
-    if os.path.exists(hist):
+    # the run's history: beside the policy (this learner's runs), or one folder up (`python -m train`'s `policy/`)
+    hist = next((h for h in (os.path.join(folder, "history.csv"),
+                             os.path.join(os.path.dirname(os.path.abspath(folder)), "history.csv"))
+                 if os.path.exists(h)), None)
+    if hist is not None:
         with open(hist, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         if rows and rows[-1].get("reward_scale"):
             scale = float(rows[-1]["reward_scale"])
+    return policy, scale
+
+
+def start_policy(folder: str, game: str, options: dict[str, Any], name: str) -> tuple[Policy, float | None]:
+    """The policy saved in `folder` to start a run from (`load_policy`) and its reward scale where the run it
+    comes from says and played the same reward options (else None, with a warning: this run measures its own)."""
+    import warnings
+
+    policy, scale = load_policy(folder, game, rules_of(options))
+    trained = trained_env_options(folder)
+    changed = {k: (trained.get(k), options.get(k)) for k in ENV_ONLY
+               if trained is not None and trained.get(k) != options.get(k)}
+    if scale is not None and (trained is None or changed):
+        why = ", ".join(f"{k}={a!r} then, {b!r} now" for k, (a, b) in changed.items()) or "not recorded"
+        warnings.warn(f"{name}'s reward scale is not carried over (its reward options: {why}); this run measures "
+                      "its own from the first rollout", stacklevel=2)
+        scale = None
     return policy, scale
 
 
@@ -1285,6 +1305,32 @@ def _snapshot_number(policy: Any) -> int | None:
 
 
 # --- command line ---------------------------------------------------------------------------------------------------
+def variant_options(game: str, options: dict[str, Any], also: Sequence[str]) -> list[dict[str, Any]]:
+    """The options of each table group: `options`, then each `also` change ("KEY=VALUE [KEY=VALUE]", spaces or
+    ";" between) on top of them."""
+    import envs
+    from envs.core.options import parse_options
+
+    return [dict(options)] + [{**options, **parse_options(envs.config_class(game), re.split(r"[;\s]+", a.strip()))}
+                              for a in also]
+
+
+def variant_envs(game: str, variants: list[dict[str, Any]], n_envs: int, line_up: Callable[[int], list[str]],
+                 seed: int, control: str, features: str | None) -> list[Any]:
+    """One compiled vector env of `n_envs` tables per variant, each with its own line-up (`line_up(seats)`: a
+    variant's seats may differ), the first seeded by `seed` and variant i by `variant_seed(seed, i)`; an action
+    scorer's inputs as observations with `features`."""
+    import agents
+    import envs
+
+    out = []
+    for i, opts in enumerate(variants):
+        v = agents.vector_env(game, n_envs, opponents=line_up(envs.make_game(game, **opts).num_players),
+                              seed=seed if i == 0 else variant_seed(seed, i), control=control, copy=False, **opts)
+        out.append(agents.feature_vector_env(v, features) if features else v)
+    return out
+
+
 def variant_seed(seed: int, i: int) -> int:
     """The vector env seed of the run's `--also` variant i >= 1: hashed from (seed, i), child i of the run's seed."""
     from train.seeds import child
@@ -1293,7 +1339,12 @@ def variant_seed(seed: int, i: int) -> int:
 
 
 #: Environment options that are not rules: left out of the saved student's options (it plays any reward setting).
-_ENV_ONLY = ("reward",)
+ENV_ONLY = ("reward",)
+
+
+def rules_of(options: dict[str, Any]) -> dict[str, Any]:
+    """The game options a saved policy records: `options` without the reward settings (`ENV_ONLY`)."""
+    return {k: v for k, v in options.items() if k not in ENV_ONLY}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1386,126 +1437,76 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line; usage errors are one line and exit status 2."""
-    import agents
-    import envs
-    from envs.core.options import parse_options
-    from evaluate.cli import check_outputs, fail
-    from train.ppo import seat_line_up
-    from train.presets import preset
+    from evaluate.cli import fail
 
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
     prog = "python -m train.cleanrl_ppo"
     try:
-        check_outputs(args)
-        held = _saved_game(args.out)
-        if held is not None and held != args.game and not args.overwrite:
-            raise ValueError(f"--out {args.out!r} holds a saved {held} policy, not {args.game}; give another folder, "
-                             "or --overwrite")
-        if args.game not in envs.available_games():
-            raise ValueError(f"unknown game {args.game!r}; allowed: {', '.join(envs.available_games())}")
-        pre = preset(args.game)
-        options = {**pre.get("options", {}), **parse_options(envs.config_class(args.game), args.option)}
-        opponents = (agents.expand_agent_ids(args.opponents) if args.opponents
-                     else list(pre.get("opponents", ["random"])))
-        device = resolve_device(args.device)
-        if args.max_minutes is not None and args.max_minutes <= 0:
-            raise ValueError(f"--max-minutes must be > 0, got {args.max_minutes:g}")
-        hidden = [int(h) for h in args.hidden.split(",")] if args.hidden else list(pre.get("net_arch", [128, 128]))
-        if not hidden or min(hidden) < 1:
-            raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
-        game = envs.make_game(args.game, **options)
-        init, init_scale, earlier = None, None, []
-        if (args.league_baselines or args.league_size != 8) and not args.league:
-            raise ValueError("--league-baselines and --league-size apply with --league UPDATES")
-        if args.eval_baselines and not args.eval_every:
-            raise ValueError("--eval-baselines applies with --eval-every UPDATES")
-        if (args.final_seed is not None or args.final_games != 500) and not args.final_paired:
-            raise ValueError("--final-games and --final-seed apply with --final-paired IDS")
-        if args.critic_warmup and not args.init_from:
-            raise ValueError("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
-        if args.init_from:
-            from agents.pretrained import checkpoints
-
-            shipped = checkpoints()
-            if not os.path.isdir(args.init_from) and args.init_from not in shipped:
-                raise ValueError(f"--init-from {args.init_from!r} is neither a folder nor a shipped policy; shipped "
-                                 f"for {args.game}: {', '.join(k for k in sorted(shipped) if k.startswith(args.game + '/'))}")
-            folder = shipped.get(args.init_from, args.init_from)
-            earlier = earlier_stages(folder)  # read now: the folder may be replaced while this run learns
-            init, init_scale = load_policy(folder, args.game, {k: v for k, v in options.items() if k not in _ENV_ONLY})
-            trained = trained_env_options(folder)
-            changed = {k: (trained.get(k), options.get(k)) for k in _ENV_ONLY
-                       if trained is not None and trained.get(k) != options.get(k)}
-            if init_scale is not None and (trained is None or changed):
-                import warnings
-
-                why = ", ".join(f"{k}={a!r} then, {b!r} now" for k, (a, b) in changed.items()) or "not recorded"
-                warnings.warn(f"{args.init_from}'s reward scale is not carried over (its reward options: {why}); "
-                              "this run measures its own from the first rollout", stacklevel=1)
-                init_scale = None
-            if args.features and args.features != getattr(init, "features", None):
-                raise ValueError(f"--features {args.features} differs from {args.init_from}'s "
-                                 f"{getattr(init, 'features', None) or 'observation MLP'}")
-            args.features = getattr(init, "features", None)
-            args.action_table = args.action_table or init.table is not None
-            if args.hidden and hidden != init.hidden:
-                raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
-            hidden = list(init.hidden)
-        variants = [options] + [{**options, **parse_options(envs.config_class(args.game), re.split(r"[;\s]+", also.strip()))}
-                                for also in args.also]
-
-        # a variant's seats (its robots) may differ from the first's: each gets its own line-up
-        line_up = functools.partial(seat_line_up, list(opponents), control=args.control)
-
-        try:
-            venvs = []
-            for i, opts in enumerate(variants):
-                v = agents.vector_env(args.game, args.n_envs or pre.get("n_envs", 1024),
-                                      opponents=line_up(envs.make_game(args.game, **opts).num_players),
-                                      seed=args.seed if i == 0 else variant_seed(args.seed, i),
-                                      control=args.control, copy=False, **opts)
-                venvs.append(agents.feature_vector_env(v, args.features) if args.features else v)
-            venv = venvs[0] if len(venvs) == 1 else agents.MultiVectorEnv(venvs)
-            opponents = line_up(game.num_players)
-            league = None
-            if args.league:
-                if args.control == "all_seats" or game.num_players == 1:
-                    raise ValueError("--league needs opponent seats: a game of two or more players, control one_seat")
-                league = League(args.game, list(zip(venvs, variants)), line_up,
-                                agents.expand_agent_ids(args.league_baselines) if args.league_baselines else [],
-                                args.league_size)
-            if (args.eval_every or args.final_paired) and args.control == "all_seats":
-                raise ValueError("--eval-every and --final-paired measure one seat against the opponents: "
-                                 "control one_seat")
-            final_ids = agents.expand_agent_ids(args.final_paired) if args.final_paired else []
-            for agent_id in final_ids:
-                agents.make(agent_id, game, rng=np.random.default_rng(0), game_name=args.game)  # a bad id fails now
-            if args.privileged_critic and any(self_play_mode(v) == "seats" for v in venvs):
-                raise ValueError("--privileged-critic with per-seat self-play (more than two seats, or seats with "
-                                 "their own returns) is not supported")
-            if args.privileged_critic:
-                privileged_dim(venv)  # a vector env without privileged rows fails now, in one line
-            if args.action_table:
-                if args.features:
-                    raise ValueError("--action-table is for an MLP over the observation, not an action scorer "
-                                     "(--features)")
-                if args.also:
-                    raise ValueError("--action-table learns on one variant (drop --also)")
-                action_keys_of(getattr(venv, "encoder", None), args.game)  # a game without action keys fails now
-            evaluator = None
-            if args.eval_every:
-                evaluator = Evaluator(args.game, options, opponents, args.eval_games, args.seed,
-                                      agents.expand_agent_ids(args.eval_baselines) if args.eval_baselines else [])
-        except ValueError as e:
-            if args.control == "all_seats" and "all_seats" in str(e):  # the env's own refusal of the control
-                raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
-                                          f"needs one that gives {', '.join(ALL_SEATS_KEYS)}") from None
-            raise
+        run = _configure(args)
     except (ValueError, NotImplementedError) as e:
         return fail(str(e), prog, 2)
     torch.set_num_threads(args.threads)
-    settings = {
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        return fail(f"cannot make --out {args.out!r} ({e.strerror})", prog, 2)
+    return _learn_and_save(args, argv, run, prog)
+
+
+def _configure(args: argparse.Namespace) -> Any:
+    """What the command line's run is made of (`types.SimpleNamespace`: the preset, options, opponents, device,
+    network, start, vector envs, league, evaluator and settings), every flag checked before any work.
+
+    Raises:
+        ValueError, NotImplementedError: one line saying what is wrong.
+    """
+    import types
+
+    import agents
+    import envs
+    from envs.core.options import parse_options
+    from evaluate.cli import check_outputs
+    from train.presets import preset
+
+    check_outputs(args)
+    held = _saved_game(args.out)
+    if held is not None and held != args.game and not args.overwrite:
+        raise ValueError(f"--out {args.out!r} holds a saved {held} policy, not {args.game}; give another folder, "
+                         "or --overwrite")
+    if args.game not in envs.available_games():
+        raise ValueError(f"unknown game {args.game!r}; allowed: {', '.join(envs.available_games())}")
+    run = types.SimpleNamespace(pre=preset(args.game), init=None, init_scale=None, earlier=[])
+    pre = run.pre
+    run.options = {**pre.get("options", {}), **parse_options(envs.config_class(args.game), args.option)}
+    run.opponents = (agents.expand_agent_ids(args.opponents) if args.opponents
+                     else list(pre.get("opponents", ["random"])))
+    run.device = resolve_device(args.device)
+    if args.max_minutes is not None and args.max_minutes <= 0:
+        raise ValueError(f"--max-minutes must be > 0, got {args.max_minutes:g}")
+    run.hidden = [int(h) for h in args.hidden.split(",")] if args.hidden else list(pre.get("net_arch", [128, 128]))
+    if not run.hidden or min(run.hidden) < 1:
+        raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
+    run.game = envs.make_game(args.game, **run.options)
+    if (args.league_baselines or args.league_size != 8) and not args.league:
+        raise ValueError("--league-baselines and --league-size apply with --league UPDATES")
+    if args.eval_baselines and not args.eval_every:
+        raise ValueError("--eval-baselines applies with --eval-every UPDATES")
+    if (args.final_seed is not None or args.final_games != 500) and not args.final_paired:
+        raise ValueError("--final-games and --final-seed apply with --final-paired IDS")
+    if args.critic_warmup and not args.init_from:
+        raise ValueError("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
+    if args.init_from:
+        _start_from_flag(args, run)
+    run.variants = variant_options(args.game, run.options, args.also)
+    try:
+        _build_envs(args, run)
+    except ValueError as e:
+        if args.control == "all_seats" and "all_seats" in str(e):  # the env's own refusal of the control
+            raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
+                                      f"needs one that gives {', '.join(ALL_SEATS_KEYS)}") from None
+        raise
+    run.settings = {
         "total_steps": args.timesteps or pre.get("timesteps", 1_000_000),
         "n_steps": args.n_steps or pre.get("n_steps", 64),
         "minibatch": args.minibatch or pre.get("batch_size", 8192),
@@ -1514,51 +1515,137 @@ def main(argv: list[str] | None = None) -> int:
         "ent_coef": args.ent_coef if args.ent_coef is not None else pre.get("ent_coef", 0.01),
         "gamma": args.gamma if args.gamma is not None else pre.get("gamma", 0.99),
         "gae_lambda": args.gae_lambda, "clip": args.clip, "vf_clip": args.vf_clip or None,
-        "reward_scale": args.reward_scale or init_scale,
-        "hidden": hidden, "seed": args.seed,
+        "reward_scale": args.reward_scale or run.init_scale,
+        "hidden": run.hidden, "seed": args.seed,
     }
-    if args.also:
-        print(f"{prog}: {len(variants)} variants of {venv.num_envs // len(variants)} tables each: "
-              + "; ".join(str(v) for v in variants), flush=True)
-    print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {', '.join(opponents) or ('(none)' if game.num_players == 1 else '(self-play)')}, "
-          f"options {options}, networks on {device}", flush=True)
-    from train.report import git_commit
+    return run
 
-    started = time.time()
-    commit = git_commit()  # the code this run started from (the checkout may move on while it runs)
-    rules = {k: v for k, v in options.items() if k not in _ENV_ONLY}
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        return fail(f"cannot make --out {args.out!r} ({e.strerror})", prog, 2)
 
-    def provenance(steps: int) -> dict[str, Any]:
-        return chained({"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
-                "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
-                "device": str(device), "also": args.also, "init_from": args.init_from, "critic_warmup": args.critic_warmup,
-                "privileged_critic": args.privileged_critic, "action_table": args.action_table, "precision": args.precision, "opponents": opponents, "env_options": options, "settings": settings,
-                **({"league": {"every": args.league, **league.describe()}} if league is not None else {})}, earlier)
+def _start_from_flag(args: argparse.Namespace, run: Any) -> None:
+    """`--init-from`: the start policy, its reward scale (where its reward options are this run's), its earlier
+    stages, and what it implies (its feature set, its action table, its hidden sizes), into `run` and `args`."""
+    from agents.pretrained import checkpoints
 
-    seen: list[dict[str, Any]] = []
+    shipped = checkpoints()
+    if not os.path.isdir(args.init_from) and args.init_from not in shipped:
+        raise ValueError(f"--init-from {args.init_from!r} is neither a folder nor a shipped policy; shipped "
+                         f"for {args.game}: {', '.join(k for k in sorted(shipped) if k.startswith(args.game + '/'))}")
+    folder = shipped.get(args.init_from, args.init_from)
+    run.earlier = earlier_stages(folder)  # read now: the folder may be replaced while this run learns
+    init, run.init_scale = start_policy(folder, args.game, run.options, args.init_from)
+    if args.features and args.features != getattr(init, "features", None):
+        raise ValueError(f"--features {args.features} differs from {args.init_from}'s "
+                         f"{getattr(init, 'features', None) or 'observation MLP'}")
+    args.features = getattr(init, "features", None)
+    args.action_table = args.action_table or init.table is not None
+    if args.hidden and run.hidden != init.hidden:
+        raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
+    run.hidden = list(init.hidden)
+    run.init = init
+
+
+def _build_envs(args: argparse.Namespace, run: Any) -> None:
+    """The vector envs of every variant (each with its own line-up: a variant's seats may differ), the league,
+    the final comparison's agents and the evaluator, into `run`; what the envs cannot do is refused now."""
+    import agents
+    from train.ppo import seat_line_up
+
+    run.line_up = line_up = functools.partial(seat_line_up, list(run.opponents), control=args.control)
+    run.venvs = variant_envs(args.game, run.variants, args.n_envs or run.pre.get("n_envs", 1024), line_up, args.seed,
+                             args.control, args.features)
+    run.venv = venv = run.venvs[0] if len(run.venvs) == 1 else agents.MultiVectorEnv(run.venvs)
+    run.opponents = line_up(run.game.num_players)
+    run.league = None
+    if args.league:
+        if args.control == "all_seats" or run.game.num_players == 1:
+            raise ValueError("--league needs opponent seats: a game of two or more players, control one_seat")
+        run.league = League(args.game, list(zip(run.venvs, run.variants)), line_up,
+                            agents.expand_agent_ids(args.league_baselines) if args.league_baselines else [],
+                            args.league_size)
+    if (args.eval_every or args.final_paired) and args.control == "all_seats":
+        raise ValueError("--eval-every and --final-paired measure one seat against the opponents: control one_seat")
+    run.final_ids = agents.expand_agent_ids(args.final_paired) if args.final_paired else []
+    for agent_id in run.final_ids:
+        agents.make(agent_id, run.game, rng=np.random.default_rng(0), game_name=args.game)  # a bad id fails now
+    if args.privileged_critic and any(self_play_mode(v) == "seats" for v in run.venvs):
+        raise ValueError("--privileged-critic with per-seat self-play (more than two seats, or seats with "
+                         "their own returns) is not supported")
+    if args.privileged_critic:
+        privileged_dim(venv)  # a vector env without privileged rows fails now, in one line
+    if args.action_table:
+        if args.features:
+            raise ValueError("--action-table is for an MLP over the observation, not an action scorer (--features)")
+        if args.also:
+            raise ValueError("--action-table learns on one variant (drop --also)")
+        action_keys_of(getattr(venv, "encoder", None), args.game)  # a game without action keys fails now
+    run.evaluator = None
+    if args.eval_every:
+        run.evaluator = Evaluator(args.game, run.options, run.opponents, args.eval_games, args.seed,
+                                  agents.expand_agent_ids(args.eval_baselines) if args.eval_baselines else [])
+
+
+def _run_title(args: argparse.Namespace, run: Any) -> str:
+    """The curve's title: the game, its variant (and how many more), the opponents, the league."""
     from envs.core.spec import Variant
     from envs.core.spec import spec as game_spec
     from train.curve import lineup_label
 
     against = (" (one policy in every seat)" if args.control == "all_seats" else
-               " against " + lineup_label(opponents) if opponents else "")
+               " against " + lineup_label(run.opponents) if run.opponents else "")
     more = f" and {len(args.also)} more variant{'s' * (len(args.also) > 1)} ({'; '.join(args.also)})" if args.also else ""
-    title = f"{game_spec(args.game).title}, {Variant(args.game, options).label()}{more}: one-file PPO{against}"
+    title = f"{game_spec(args.game).title}, {Variant(args.game, run.options).label()}{more}: one-file PPO{against}"
+    if run.league is not None:
+        title += f", a league ({', '.join([*run.league.baselines, 'snapshots'])})"
+    return title
 
+
+def _say_run(args: argparse.Namespace, run: Any, prog: str) -> None:
+    """The run's first lines: its variants, tables, opponents, device, league and evaluation levels."""
+    from train.curve import lineup_label
+
+    venv, game, opponents, league, evaluator = run.venv, run.game, run.opponents, run.league, run.evaluator
+    if args.also:
+        print(f"{prog}: {len(run.variants)} variants of {venv.num_envs // len(run.variants)} tables each: "
+              + "; ".join(str(v) for v in run.variants), flush=True)
+    seated = ', '.join(opponents) or ('(none)' if game.num_players == 1 else '(self-play)')
+    print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {seated}, options {run.options}, "
+          f"networks on {run.device}", flush=True)
     if league is not None:
-        title += f", a league ({', '.join([*league.baselines, 'snapshots'])})"
         print(f"{prog}: a league: a snapshot every {args.league} updates (the {league.size} newest kept); half of the "
               f"draws {lineup_label(opponents)}, half one of {', '.join([*league.baselines, 'the snapshots'])}",
               flush=True)
-
-    references = evaluator.references() if evaluator is not None else None
     if evaluator is not None and evaluator.levels:
         print(f"{prog}: evaluation games ({args.eval_games} a point): "
               + ", ".join(f"{b} wins {v['eval_win_rate']:.3f}" for b, v in evaluator.levels.items()), flush=True)
+
+
+def _learn_and_save(args: argparse.Namespace, argv: list[str], run: Any, prog: str) -> int:
+    """Train (`train`, with the league, evaluation points and snapshots as the callback, stopped cleanly by SIGTERM
+    or Ctrl-C), then write the policy, history, curve, run.json and the final comparison; returns the exit status."""
+    from evaluate.cli import fail
+    from evaluate.jsonio import write_json
+    from train.report import git_commit
+    from train.run import StopSignals
+
+    _say_run(args, run, prog)
+    league, evaluator = run.league, run.evaluator
+    started = time.time()
+    commit = git_commit()  # the code this run started from (the checkout may move on while it runs)
+    rules = rules_of(run.options)
+
+    def provenance(steps: int) -> dict[str, Any]:
+        return chained({"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
+                        "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
+                        "device": str(run.device), "also": args.also, "init_from": args.init_from,
+                        "critic_warmup": args.critic_warmup, "privileged_critic": args.privileged_critic,
+                        "action_table": args.action_table, "precision": args.precision, "opponents": run.opponents,
+                        "env_options": run.options, "settings": run.settings,
+                        **({"league": {"every": args.league, **league.describe()}} if league is not None else {})},
+                       run.earlier)
+
+    title = _run_title(args, run)
+    references = evaluator.references() if evaluator is not None else None
+    seen: list[dict[str, Any]] = []
 
     def snapshot(entry: dict[str, Any], policy: Policy) -> None:
         seen.append(entry)
@@ -1575,18 +1662,17 @@ def main(argv: list[str] | None = None) -> int:
             write_history(seen, os.path.join(args.out, "history.csv"))
             write_run_curve(seen, args.out, title, references=references)
 
-    from train.run import StopSignals
-
     with StopSignals() as stop:  # SIGTERM or Ctrl-C: the update under way ends, then the run saves what it has
 
         def watched(entry: dict[str, Any], policy: Policy) -> bool:
             snapshot(entry, policy)
             return stop.signum is None
 
-        policy, history = train(venv, log_every=10, callback=watched, device=device, init=init,
+        policy, history = train(run.venv, log_every=10, callback=watched, device=run.device, init=run.init,
                                 critic_warmup=args.critic_warmup, privileged_critic=args.privileged_critic,
                                 action_table=args.action_table, precision=args.precision,
-                                max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes, **settings)
+                                max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes,
+                                **run.settings)
     if evaluator is not None and history and EVAL_KEYS[0] not in history[-1]:
         history[-1].update(evaluator.measure(policy, rules))  # the policy the run saves, measured
     save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
@@ -1598,18 +1684,14 @@ def main(argv: list[str] | None = None) -> int:
                                   "last": {k: history[-1][k] for k in EVAL_KEYS if history and k in history[-1]}}
     if stop.signum is not None:
         run_info["stopped"] = f"by {signal.Signals(stop.signum).name} after {run_info['steps']:,} steps"
-    from evaluate.jsonio import write_json
-
     write_json(os.path.join(args.out, "run.json"), run_info)
     print(f"saved: {args.out} (learned:{args.out} plays it)", flush=True)
     if stop.signum is not None:
         return fail(f"stopped by {signal.Signals(stop.signum).name} after {run_info['steps']:,} steps; the policy so "
                     f"far is saved in {args.out} (continue it with --init-from {args.out})", prog, 128 + stop.signum)
-    if final_ids:
+    if run.final_ids:
         seed = args.final_seed if args.final_seed is not None else 1_000_000 + args.seed
-        results = final_paired(args.out, args.game, options, opponents, final_ids, args.final_games, seed)
-        from evaluate.jsonio import write_json
-
+        results = final_paired(args.out, args.game, run.options, run.opponents, run.final_ids, args.final_games, seed)
         write_json(os.path.join(args.out, "eval.json"), {"paired": [r.to_dict() for r in results]})
     return 0
 

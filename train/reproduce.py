@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import sys
+from collections.abc import Callable
 from typing import Any
 
 import envs
@@ -141,10 +141,9 @@ def plan(agent_id: str, budget: float, out: str) -> list[list[str]]:
     return runs
 
 
-def run_stage(argv: list[str]) -> int:
-    """One stage: resumed where its folder holds a checkpoint, skipped where it holds a finished run."""
-    from train.__main__ import main as train_main
-
+def run_stage(argv: list[str], train_main: Callable[[list[str]], int]) -> int:
+    """One stage, by `train_main` (`python -m train`'s entry): resumed where its folder holds a checkpoint, skipped
+    where it holds a finished run."""
     out = argv[argv.index("--out") + 1]
     if os.path.isfile(os.path.join(out, "checkpoint.json")):
         return train_main(["--resume", out, "--no-progress"])
@@ -154,8 +153,9 @@ def run_stage(argv: list[str]) -> int:
     return train_main(argv)
 
 
-def main(argv: list[str]) -> int:
-    """`python -m train reproduce ...`; usage errors are one line and exit status 2."""
+def main(argv: list[str], train_main: Callable[[list[str]], int] | None = None) -> int:
+    """`python -m train reproduce ...`, each stage run by `train_main` (`python -m train`'s entry, which calls this;
+    needed unless `--dry-run`); usage errors are one line and exit status 2."""
     from evaluate.cli import Parser, fail
 
     p = Parser(prog="python -m train reproduce", description=__doc__.split("\n\n")[0])
@@ -176,16 +176,14 @@ def main(argv: list[str]) -> int:
         print(f"stage {k}/{len(runs)}: python -m train {shlex.join(stage)}", flush=True)
     if args.dry_run:
         return 0
+    if train_main is None:
+        raise ValueError("reproduce runs its stages through python -m train's entry (train_main)")
     for stage in runs:
-        code = run_stage(stage)
+        code = run_stage(stage, train_main)
         if code:
             return code
     print(f"train reproduce: {args.agent} again in {out}/stage-{len(runs)} (its eval.json: the comparison)", flush=True)
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))
 
 
 __all__ = ["main", "plan", "shipped_stages", "stage_argv"]

@@ -33,6 +33,7 @@ import numpy as np
 
 import envs
 from train.checkpoint import pack_arrays, run_files, unpack_arrays, write_checkpoint
+from train.cleanrl_ppo import rules_of
 from train.config import TrainConfig
 from train.run import StopSignals, TrainingStoppedError, check_out, make_out, provenance
 
@@ -40,26 +41,6 @@ from train.run import StopSignals, TrainingStoppedError, check_out, make_out, pr
 POLICY_DIR = "policy"
 #: Seconds between progress lines when no bar is shown (not a terminal, or --no-progress).
 LINE_EVERY_S = 30.0
-#: Environment options that are not rules: left out of the saved policy's options (it plays any reward setting).
-ENV_ONLY = ("reward",)
-
-
-def rules_of(options: dict[str, Any]) -> dict[str, Any]:
-    """The game options a saved policy records: `options` without the reward settings."""
-    return {k: v for k, v in options.items() if k not in ENV_ONLY}
-
-
-def variants_of(cfg: TrainConfig) -> list[dict[str, Any]]:
-    """The options of each table group: the run's own, then each `also` change on top of them."""
-    import re
-
-    from envs.core.options import parse_options
-
-    return [dict(cfg.options)] + [{**cfg.options, **parse_options(envs.config_class(cfg.game),
-                                                                  re.split(r"[;\s]+", also.strip()))}
-                                  for also in cfg.also]
-
-
 def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
     """The run's compiled vector env (`build_groups`)."""
     return build_groups(cfg, n_envs)[0]
@@ -67,7 +48,7 @@ def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
 
 def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
     """The run's compiled vector env and its table groups: `n_envs` (default `cfg.n_envs`) tables of each variant
-    (`variants_of`), the opponents' kernels in the other seats (none in a one-player game or under
+    (`train.cleanrl_ppo.variant_options`), the opponents' kernels in the other seats (none in a one-player game or under
     `control="all_seats"`), the first group seeded by the run's seed and group i by `variant_seed(seed, i)`; an
     action scorer's inputs as observations with `features`; several groups stepped as one (`MultiVectorEnv`).
 
@@ -75,23 +56,20 @@ def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list
         ValueError: the game, opponents or control have no compiled vector env (one line saying why; `--learner
             sb3` also runs on Python tables), or variants whose spaces differ.
     """
+    import functools
+
     import agents
-    from train.cleanrl_ppo import variant_seed
+    from train.cleanrl_ppo import variant_envs, variant_options
     from train.ppo import seat_line_up
 
-    control = {} if cfg.control == "one_seat" else {"control": cfg.control}
-    groups = []
-    for i, opts in enumerate(variants_of(cfg)):
-        seats = envs.make_game(cfg.game, **opts).num_players
-        try:
-            venv = agents.vector_env(cfg.game, n_envs or cfg.n_envs,
-                                     opponents=seat_line_up(list(cfg.opponents), seats, cfg.control),
-                                     seed=cfg.seed if i == 0 else variant_seed(cfg.seed, i), copy=False, **control,
-                                     **opts)
-        except ValueError as e:
-            raise ValueError(f"the default learner runs on {cfg.game}'s compiled vector env, which this run cannot "
-                             f"have: {e} (--learner sb3 also plays Python tables)") from None
-        groups.append((agents.feature_vector_env(venv, cfg.features) if cfg.features else venv, opts))
+    variants = variant_options(cfg.game, cfg.options, cfg.also)
+    line_up = functools.partial(seat_line_up, list(cfg.opponents), control=cfg.control)
+    try:
+        venvs = variant_envs(cfg.game, variants, n_envs or cfg.n_envs, line_up, cfg.seed, cfg.control, cfg.features)
+    except ValueError as e:
+        raise ValueError(f"the default learner runs on {cfg.game}'s compiled vector env, which this run cannot "
+                         f"have: {e} (--learner sb3 also plays Python tables)") from None
+    groups = list(zip(venvs, variants))
     venv = groups[0][0] if len(groups) == 1 else agents.MultiVectorEnv([v for v, _ in groups])
     return venv, groups
 
@@ -114,34 +92,14 @@ def warm_up(cfg: TrainConfig, say: Any) -> float:
 
 def start_policy(cfg: TrainConfig) -> tuple[Any, Any]:
     """The `init_from` policy (a saved run of this learner, or a shipped ReLU policy) and the reward scale it
-    learned with where its run says and the reward options are the same (else None: measured afresh); (None, None)
-    without `init_from`."""
+    learned with where its run says and the reward options are the same (`train.cleanrl_ppo.start_policy`);
+    (None, None) without `init_from`."""
     if not cfg.init_from:
         return None, None
-    from train.cleanrl_ppo import load_policy, trained_env_options
+    from train.cleanrl_ppo import start_policy as saved_start
     from train.ppo import student_folder
 
-    folder = student_folder(cfg.init_from)
-    policy, scale = load_policy(folder, cfg.game, rules_of(cfg.options))
-    run = os.path.dirname(os.path.abspath(folder))
-    if scale is None and os.path.isfile(os.path.join(run, "history.csv")):
-        scale = last_reward_scale(os.path.join(run, "history.csv"))
-    trained = trained_env_options(folder)
-    if trained is None or any(trained.get(k) != cfg.options.get(k) for k in ENV_ONLY):
-        scale = None
-    return policy, scale
-
-
-def last_reward_scale(path: str) -> Any:
-    """The reward scale of a history's last row, or None."""
-    import csv
-
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    text = rows[-1].get("reward_scale", "") if rows else ""
-    if not text:
-        return None
-    return float(text)
+    return saved_start(student_folder(cfg.init_from), cfg.game, cfg.options, cfg.init_from)
 
 
 def lineage(cfg: TrainConfig) -> dict[str, Any]:

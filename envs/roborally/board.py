@@ -328,6 +328,12 @@ def parse_board(text: str, source: str = "<string>", race: bool = False) -> Boar
     return board
 
 
+def check_race(board: Board) -> None:
+    """Raise `RaceBoardError` (the file, line and column `load_board` found) where no race can be run on `board`."""
+    if board.race_error is not None:
+        raise RaceBoardError(board.race_error)
+
+
 def _check_race(board: Board, source: str, grid_line: int, flag_at: dict, start_at: dict) -> None:
     """Raise `BoardError` (at the `grid:` line, or at the flag's line and column) unless `board` has a flag and
     every flag is within reach of every start; `flag_at` / `start_at`: number -> (line, column)."""
@@ -468,7 +474,7 @@ def load_board(spec: str) -> Board:
 
 __all__ = [
     "BELT", "BOARDS_DIR", "DIRECTION_LETTERS", "DX", "DY", "E", "EXPRESS", "FLOOR", "GEAR_CCW", "GEAR_CW", "N", "PIT",
-    "REPAIR", "REPAIR2", "S", "W", "WALL_E", "WALL_N", "WALL_S", "WALL_W", "Board", "BoardError", "Crusher", "Laser",
+    "REPAIR", "REPAIR2", "S", "W", "WALL_E", "WALL_N", "WALL_S", "WALL_W", "Board", "BoardError", "Crusher", "RaceBoardError", "check_race", "Laser",
     "Pusher", "Start", "board_to_text", "load_board", "parse_board", "same_board", "shipped_boards",
     "unreachable",
 ]

@@ -77,16 +77,9 @@ class Board:
     lives: int | None
     #: Why a race cannot be run on this board (no flag, a flag out of reach of a start), as `load_board` found it
     #: ("<file>:<line>:<col>: ..."), or None: the rules engine takes such a board for a test of its rules, a race
-    #: on it is refused (`check_race`).
+    #: on it is refused (`envs.roborally.board.check_race`).
     race_error: str | None = field(default=None, repr=False, compare=False)
     _distance_cache: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def check_race(self) -> None:
-        """Raise `envs.roborally.board.BoardError` (its file, line and column) where no race can be run here."""
-        if self.race_error is not None:
-            from envs.roborally.board import BoardError
-
-            raise BoardError(self.race_error)
 
     def __post_init__(self):
         for name in ("floor", "belt_dir", "rotating", "walls"):

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.encoding import Field, Layout
+from envs.roborally.board import check_race
 from envs.roborally.cards import KINDS, NUM_CARDS
 from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, Robot, View
 
@@ -46,7 +47,7 @@ class RoboRallyEncoder:
 
     def __init__(self, game: RoboRallyGame):
         if not game.board.flags or game.config.max_turns is None:  # every env, training run and learned agent
-            game.board.check_race()  # reads a race through an encoder: none on a board that holds none
+            check_race(game.board)  # reads a race through an encoder: none on a board that holds none
         self.game = game
         b = game.board
         self.h, self.w = h, w = b.height, b.width

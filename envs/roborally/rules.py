@@ -72,7 +72,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 
 from envs.core.game import IllegalActionError, unchecked_constructor
-from envs.roborally.board import DX, DY, EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2, Board, load_board
+from envs.roborally.board import DX, DY, EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2, Board, check_race, load_board
 from envs.roborally.cards import KINDS, NUM_CARDS, STEPS, TURN, card_name
 from envs.roborally.programs import equivalence_classes, reduced_programs
 
@@ -395,7 +395,7 @@ class RoboRallyGame:
             BoardError: the board can hold no race (no flag, a flag out of a start's reach) and no move cap
                 (`max_turns`) ends the game."""
         if self.config.max_turns is None:
-            self.board.check_race()
+            check_race(self.board)
         return self._deal(seed, 0, self.initial_robots(), ((0,) * REGISTERS,) * self.num_players, ())
 
     def setup(self, robots: list[Robot], seed: int = 0, registers=None, turn: int = 0) -> State:
