@@ -120,16 +120,23 @@ def test_interrupt_keeps_the_finished_deals():
                        stop_on_interrupt=True)
 
 
+def _stopped(proc, signum: int) -> str:
+    """Send `signum` to `proc` 15 s in (imports, then well into its job; still running then); its stderr: one
+    line, no traceback, exit 128 + the signal (130 for Ctrl-C, 143 for SIGTERM)."""
+    time.sleep(15)
+    assert proc.poll() is None
+    os.kill(proc.pid, signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signum and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
 @pytest.mark.slow
 def test_ctrl_c_writes_partial_json(tmp_path, interruptible):
     path = tmp_path / "r.json"
     proc = interruptible([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
                           "2000000", "--no-progress", "--json", str(path)])
-    time.sleep(15)  # imports, then well into the tournament
-    assert proc.poll() is None
-    os.kill(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    err = _stopped(proc, signal.SIGINT)
     assert "partial results" in err
     d = json.loads(path.read_text())
     assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 500000 and d["games"] == 4 * d["deals"]
@@ -146,11 +153,7 @@ def test_sigterm_writes_partial_json_and_csv(tmp_path, interruptible):
     path, table = tmp_path / "r.json", tmp_path / "out" / "r.csv"
     proc = interruptible([sys.executable, "-m", "evaluate", "lama", "--agents", "lama/third,random*3", "--games",
                           "2000000", "--no-progress", "--json", str(path), "--csv", str(table)])
-    time.sleep(15)  # imports, then well into the tournament
-    assert proc.poll() is None
-    os.kill(proc.pid, signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 143 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    err = _stopped(proc, signal.SIGTERM)
     assert "stopped by SIGTERM after" in err and f"partial results in {path} and {table}" in err
     d = json.loads(path.read_text())
     assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 500000 and d["games"] == 4 * d["deals"]
@@ -193,11 +196,7 @@ def test_sigterm_keeps_a_paired_runs_finished_deals(tmp_path, interruptible):
     path = tmp_path / "p.json"
     proc = interruptible([sys.executable, "-m", "evaluate", "lama", "--paired", "lama/third,random", "--against",
                           "lama/first", "--games", "2000000", "--no-progress", "--json", str(path)])
-    time.sleep(15)
-    assert proc.poll() is None
-    os.kill(proc.pid, signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 143 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    err = _stopped(proc, signal.SIGTERM)
     assert "stopped by SIGTERM after" in err and f"partial results in {path}" in err
     (d,) = json.loads(path.read_text())["comparisons"]
     assert d["partial"] is True and 0 < d["deals"] < d["planned_deals"] == 2000000
@@ -211,11 +210,7 @@ def test_sigterm_keeps_a_leagues_finished_deals(tmp_path, interruptible):
     path = tmp_path / "l.json"
     proc = interruptible([sys.executable, "-m", "evaluate", "simple_poker", "--league", "--games", "200000",
                           "--no-progress", "--json", str(path), "--out", str(tmp_path / "plots")])
-    time.sleep(15)
-    assert proc.poll() is None
-    os.kill(proc.pid, signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 143 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    err = _stopped(proc, signal.SIGTERM)
     assert "stopped by SIGTERM after" in err and f"partial results in {path}" in err
     d = json.loads(path.read_text())
     part = d["extra"]["partial"]
