@@ -405,7 +405,7 @@ def play_seated(game: Any, orders: np.ndarray, params: np.ndarray, players: np.n
                                 start):
             getattr(T, field)[r] = value
     line = np.zeros((1, 1), np.int64)
-    S = engine.Settings(c.resolved_min_cards, engine.skip_empty(c), 0, bool(game.slot_head), 0.0, -1, -1, 0.0, False,
+    S = engine.Settings(c.resolved_min_cards, engine.skip_empty(c), 0, bool(game.slot_head), 0.0, 0.0, -1, -1, 0.0, False,
                         line, np.zeros((1, 1, params.shape[2])), np.ones(1))
     width = TheGameEncoder(game).observation_space.shape[0]
 

@@ -413,7 +413,7 @@ def new_tables(num_envs: int, num_players: int, hand_size: int, num_params: int)
 
 class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: `min_cards`, `skip_empty`, `starter`, `slot` (the
-    `actions="slot"` head), `win_bonus`, `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`,
+    `actions="slot"` head), `win_bonus`, `card_reward`, `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`,
     `all_seats` (the policy acts for whoever is to move), and the line-ups (`envs.core.vector.compile_line_ups`):
     `line_codes[i, k]` / `line_params[i, k]` of the teammate k + 1 seats after the learner in line-up i, drawn per
     episode by the cumulative weights `line_cum`."""
@@ -423,6 +423,7 @@ class Settings(NamedTuple):
     starter: int
     slot: bool
     win_bonus: float
+    card_reward: float
     fixed_seat: int
     max_turns: int
     illegal_reward: float
@@ -441,10 +442,11 @@ class VectorKernels(NamedTuple):
 
 
 @numba.njit(cache=True)
-def team_return(T, r, win_bonus):
-    """Table r's return so far, the same for every seat (`TheGame.returns`): cards placed, + `win_bonus` at 98."""
+def team_return(T, r, win_bonus, card_reward):
+    """Table r's return so far, the same for every seat (`TheGame.returns`): `card_reward` per card placed, +
+    `win_bonus` at 98."""
     t = T.total[r]
-    return float(t) + (win_bonus if t == 98 else 0.0)
+    return card_reward * t + (win_bonus if t == 98 else 0.0)
 
 
 @numba.njit(inline="always")
@@ -618,7 +620,7 @@ def open_row(decide, T, B, S, r, first):
             if T.codes[r, T.player[r]] <= BATCH_CODE:
                 return  # a batch policy is to move
             T.phase[r] = 0
-            T.carry[r] = team_return(T, r, S.win_bonus) - T.before[r]
+            T.carry[r] = team_return(T, r, S.win_bonus, S.card_reward) - T.before[r]
             if S.all_seats:
                 T.learner[r] = T.player[r]
             return
@@ -681,7 +683,7 @@ def vec_step(decide, T, B, S, actions):
             status = STOP_ILLEGAL
             if phase == 0:
                 kernels.unrefused(B, r)
-                before = team_return(T, r, S.win_bonus) if move != INVALID else 0.0
+                before = team_return(T, r, S.win_bonus, S.card_reward) if move != INVALID else 0.0
             else:
                 before = T.before[r]  # a batch policy's move inside the learner's step
             if move != INVALID:
@@ -700,7 +702,7 @@ def vec_step(decide, T, B, S, actions):
             else:
                 if status < 0:
                     kernels.fail(B.err, r, status, T.player[r], bad)
-                rew = team_return(T, r, S.win_bonus) - before + T.carry[r]
+                rew = team_return(T, r, S.win_bonus, S.card_reward) - before + T.carry[r]
                 term = T.over[r]
                 trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
             if kernels.end_step(T, B, r, rew, term, trunc):

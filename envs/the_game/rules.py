@@ -123,6 +123,8 @@ class Config:
             exactly 1, so only None/1 are accepted there).
         hand_size: cards per hand (default 8 / 7 / 6 for 1 / 2 / 3+ players).
         win_bonus: extra return of every seat when all 98 cards are placed (>= 0).
+        card_reward: return of every seat per card placed (>= 0; 1 by default). `card_reward=0` with
+            `win_bonus=1` makes the return the won game alone (1 for a win, else 0).
         starter: the seat that plays first (official rules; the seed starts with 0).
         empty_hand: what the turn of a seat with an empty hand does once the draw pile is empty
             (official rules): `"skip"` (the rulebook as the rules doc reads it: the seat is passed
@@ -139,6 +141,7 @@ class Config:
     min_cards_per_turn: int | None = None
     hand_size: int | None = None
     win_bonus: float = 10.0
+    card_reward: float = 1.0
     starter: int = 0
     empty_hand: Literal["skip", "ends_game"] = "skip"
     actions: Literal["card", "slot"] = "card"
@@ -170,9 +173,10 @@ class Config:
                 raise ValueError("communication must be 'none' under rules='berger2024' (the seed's engine has no talk)")
         elif m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= hs):
             raise ValueError(f"min_cards_per_turn must be None or an integer in 1..{hs} (the hand size), got {m!r}")
-        wb = self.win_bonus
-        if isinstance(wb, bool) or not isinstance(wb, (int, float, np.integer, np.floating)) or not np.isfinite(wb) or wb < 0:
-            raise ValueError(f"win_bonus must be a finite number >= 0, got {wb!r}")
+        for name in ("win_bonus", "card_reward"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
         s = self.starter
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < n:
             raise ValueError(f"starter must be a seat in 0..{n - 1}, got {s!r}")
@@ -310,10 +314,13 @@ class TheGame:
         self.pile_flags = c.communication == "pile_flags"
         self.skip_empty = c.empty_hand == "skip"
         self.win_bonus = float(c.win_bonus)
+        self.card_reward = float(c.card_reward)
         self._no_flags = tuple((0, 0, 0, 0) for _ in range(self.num_players))
         n = self.num_players
         # returns by cards placed (cooperative: the same for every seat)
-        self._returns = tuple((float(p) + (self.win_bonus if p == NUM_CARDS else 0.0),) * n for p in range(NUM_CARDS + 1))
+        self._returns = tuple(
+            (self.card_reward * p + (self.win_bonus if p == NUM_CARDS else 0.0),) * n for p in range(NUM_CARDS + 1)
+        )
         # the action head (`Config.actions`): card x pile, or the k-th lowest hand card x pile
         self.slot_head = c.actions == "slot"
         self.num_actions = slot_num_actions(self.hand_size) if self.slot_head else NUM_ACTIONS
@@ -622,7 +629,7 @@ class TheGame:
 
     # --- results -------------------------------------------------------------------
     def returns(self, state: State) -> tuple[float, ...]:
-        """Every seat: +1 per card placed, + `win_bonus` once all 98 are placed (cooperative)."""
+        """Every seat: `card_reward` (1) per card placed, + `win_bonus` once all 98 are placed (cooperative)."""
         return self._returns[state.placed]
 
     def placed_returns(self, placed: int) -> tuple[float, ...]:

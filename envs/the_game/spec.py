@@ -47,7 +47,7 @@ SPEC = GameSpec(
     cooperative=True,
     default_lineup=("the_game/bestplays",),
     preset_keys=("rules",),
-    reward_options=("win_bonus",),
+    reward_options=("win_bonus", "card_reward"),
     fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1},
                    {"num_players": 3, "empty_hand": "ends_game"}),
     goal=("together, lay all 98 cards on the four piles (two counting up from 1, two down from 100); the team "

@@ -118,6 +118,7 @@ class TheGameVectorEnv(KernelTablesEnv):
         # under all_seats every seat is the learner's (`kernels.next_episode` seats LEARNER_CODE; `advance` pauses at each)
         self._settings = fast.Settings(
             c.resolved_min_cards, fast.skip_empty(c), int(c.starter), self.game.slot_head, float(c.win_bonus),
+            float(c.card_reward),
             self.fixed_seat, self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes, ups.params,
             ups.cum,
         )

@@ -183,6 +183,15 @@ def test_win_gives_every_seat_the_bonus_and_all_seats_win():
     assert winners(g, s) == (0, 1)
 
 
+def test_card_reward_zero_leaves_the_won_game_alone():
+    g = TheGame(Config(num_players=2, win_bonus=1, card_reward=0))
+    piles = ((1, 50), (1, 60), (100, 40), (100, 30))
+    s = make_state(g, [[99], []], deck=(), piles=piles, placed=97)
+    assert g.returns(s) == (0.0, 0.0)
+    assert g.returns(g.apply(s, play_action(99, 0))) == (1.0, 1.0)
+    assert TheGame(Config(card_reward=0.5)).returns(s) == (48.5, 48.5)
+
+
 def test_apply_never_mutates_and_illegal_play_names_action_and_seat():
     g = TheGame(Config(num_players=2))
     s = g.initial_state(np.random.default_rng(3))
@@ -288,7 +297,7 @@ def test_berger_lucky_deals_play_every_drawn_card_and_then_stop():
     (dict(rules="berger2024", min_cards_per_turn=2), "min_cards_per_turn"),
     (dict(rules="berger2024", communication="pile_flags"), "communication"),
     (dict(hand_size=0), "hand_size"), (dict(num_players=5, hand_size=20), "hand_size"),
-    (dict(win_bonus=-1), "win_bonus"), (dict(starter=2, num_players=2), "starter"),
+    (dict(win_bonus=-1), "win_bonus"), (dict(card_reward=float("nan")), "card_reward"), (dict(starter=2, num_players=2), "starter"),
     (dict(empty_hand="pass"), r"empty_hand must be one of \('skip', 'ends_game'\)"),
     (dict(rules="berger2024", empty_hand="ends_game"), "empty_hand"),
 ])

@@ -31,7 +31,7 @@ CASE = VectorCase(
                     dict(num_players=3, actions="slot", min_cards_per_turn=1),
                     dict(num_players=2, hand_size=3, empty_hand="ends_game", win_bonus=0.0),
                     dict(num_players=4, actions="slot", empty_hand="ends_game", starter=2),
-                    dict(num_players=5, hand_size=2, actions="slot")),
+                    dict(num_players=5, hand_size=2, actions="slot", card_reward=0.25, win_bonus=3.0)),
     replay_size=(16, 200, 150), sb3=([], dict(num_players=1, actions="slot"), 16, 32, 600),
     redeals=True, return_tol=1e-3)  # a deal that ends before the learner's first decision is dealt again
 
