@@ -196,12 +196,15 @@ def _networks() -> tuple[type, type]:
             if action_keys is not None:
                 self.table = nn.Parameter(torch.zeros(int(num_keys)))
 
-        def forward(self, obs: Any, mask: Any) -> tuple[Any, Any]:
-            """(logits [B, A] with -1e9 on masked actions, value [B])."""
+        def forward(self, obs: Any, mask: Any, keys: Any = None) -> tuple[Any, Any]:
+            """(logits [B, A] with -1e9 on masked actions, value [B]); `keys`: the observations' action keys where
+            the caller has them (a compiled twin of `action_keys`), else they are computed from `obs`."""
             h = self.act(self.body(obs))
             logits = self.logits(h)
             if self.action_keys is not None:
-                logits = logits + table_logits(self.table, self.action_keys(obs.detach().cpu().numpy()), obs.device)
+                if keys is None:
+                    keys = self.action_keys(obs.detach().cpu().numpy())
+                logits = logits + table_logits(self.table, keys, obs.device)
             return logits.masked_fill(mask <= 0, -1e9), self.value(h).squeeze(-1)
 
     class ActionScorer(nn.Module):

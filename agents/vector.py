@@ -144,8 +144,8 @@ def _network(source: Any, game: Any = None) -> tuple[Any, str]:
             raise ValueError(f"batch_policy takes a masked_policy or action_scorer student, got {source.kind!r}")
         net = source.net
 
-        def logits_of(obs: Any, mask: Any) -> Any:
-            return net(obs, mask.float())[0]
+        def logits_of(obs: Any, mask: Any, keys: Any = None) -> Any:
+            return net(obs, mask.float(), None if keys is None else torch.from_numpy(keys))[0]
     elif hasattr(source, "get_distribution"):
         net = source
         return (lambda obs, mask: net.get_distribution(obs, action_masks=mask.numpy()).distribution.logits), "sample"
@@ -154,20 +154,23 @@ def _network(source: Any, game: Any = None) -> tuple[Any, str]:
     return logits_of, "sample" if source.play == "sample" else "greedy"
 
 
-def masked_logits(logits_of: Any, obs: Any, mask: Any) -> Any:
+def masked_logits(logits_of: Any, obs: Any, mask: Any, keys: Any = None) -> Any:
     """float64 (k, A) logits of `logits_of` (`_network`) over observations `obs` (k, D) with bool masks `mask`
-    (k, A), -inf on illegal actions: their argmax is the most likely legal action, lowest id among ties."""
+    (k, A), -inf on illegal actions: their argmax is the most likely legal action, lowest id among ties. `keys`:
+    the observations' action keys (k, A) where a compiled loop gives them (a network with an action table reads
+    them instead of computing them from `obs`; other networks ignore them)."""
     import numpy as np
     import torch
 
-    with torch.no_grad():
+    with torch.inference_mode():
         m = torch.from_numpy(np.ascontiguousarray(mask))
-        logits = logits_of(torch.from_numpy(np.ascontiguousarray(obs)), m).double().numpy()
+        o = torch.from_numpy(np.ascontiguousarray(obs))
+        logits = (logits_of(o, m) if keys is None else logits_of(o, m, keys)).double().numpy()
     return np.where(mask, logits, -np.inf)
 
 
 class SeatPolicy(NamedTuple):
-    """A saved policy as the player of some seats of a compiled game loop (`play_paused`): `logits(obs, mask)`
+    """A saved policy as the player of some seats of a compiled game loop (`play_paused`): `logits(obs, mask[, keys])`
     gives float64 (k, A) masked logits of a batch (`masked_logits`), `sample` says whether it draws from them
     (Gumbel-max, with the noise of each table's seat stream) or takes their argmax (lowest id among ties)."""
 
@@ -191,7 +194,9 @@ def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
     else:
         return None
     logits_of, _ = _network(source)
-    return SeatPolicy(name, lambda obs, mask: masked_logits(logits_of, obs, mask), sample)
+    if isinstance(agent, LearnedAgent) and getattr(source.net, "action_keys", None) is not None:
+        return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask, keys), sample)
+    return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask), sample)
 
 
 def gumbel_noise(keys: Any, counts: Any, num_actions: int) -> Any:
@@ -218,7 +223,8 @@ def play_paused(advance: Any, inputs: Any, to_move: Any, players: Any, policies:
         advance: `advance(rows, firsts) -> paused`: play tables `rows` on (firsts[k] >= 0: the move of its seat to
             move; -1 at the first call: from where they are) until a policy's seat is to move or the game ended;
             bool per row, True where it paused at a policy's seat.
-        inputs: `inputs(rows, seats) -> (obs, bool masks)` of the seats to move (the encoder's observation).
+        inputs: `inputs(rows, seats) -> (obs, bool masks[, action keys])` of the seats to move (the encoder's
+            observation; a game whose networks may read an action table can give its keys, `masked_logits`).
         to_move: `to_move(rows) -> seats` to move.
         players: int (N, n): at table r, seat s is played by `policies[players[r, s]]` (-1: the loop's kernels).
         policies: the `SeatPolicy` objects.
@@ -253,13 +259,15 @@ def _play_rounds(advance: Any, inputs: Any, to_move: Any, players: Any, policies
     rows = rows[advance(rows, np.full(num, -1, np.int64))]
     while rows.size:
         seats = to_move(rows)
-        obs, mask = inputs(rows, seats)
+        got = inputs(rows, seats)
+        obs, mask, keys = got if len(got) == 3 else (*got, None)
         who = same[players[rows, seats]]
         acts = np.full(rows.size, -1, np.int64)
         for j in np.unique(who):
             sel = np.flatnonzero(who == j)
             policy = policies[int(j)]
-            logits = policy.logits(obs[sel], mask[sel])
+            logits = policy.logits(obs[sel], mask[sel]) if keys is None else policy.logits(obs[sel], mask[sel],
+                                                                                           keys[sel])
             if policy.sample:
                 r, s = rows[sel], seats[sel]
                 logits = logits + gumbel_noise(streams[r, s], counts[r, s], logits.shape[1])

@@ -158,8 +158,9 @@ def bestplays_rollouts(config: Config, state: State, firsts: list[int], orders: 
     if orders is None:
         orders = np.zeros((1, 0), np.int64)
     out = np.zeros((len(firsts), len(orders)), np.int64)
-    _rollouts(*packed, config.resolved_min_cards, engine.skip_empty(config), np.ascontiguousarray(params, dtype=np.float64),
-              np.asarray(firsts, np.int64), np.ascontiguousarray(orders, dtype=np.int64), shuffle, out)
+    _rollouts(*packed, config.resolved_min_cards, engine.skip_empty(config),
+              np.ascontiguousarray(params, dtype=np.float64), np.asarray(firsts, np.int64),
+              np.ascontiguousarray(orders, dtype=np.int64), shuffle, out)
     if (out < 0).any():
         c = int(np.flatnonzero((out < 0).any(axis=1))[0])
         raise IllegalActionError(int(firsts[c]), state.player, "first decision of a rollout (pile * MAX_HAND + index)")
@@ -251,7 +252,7 @@ def cards_left(agent_id: str, config: Config, games: int, seed: int = 0,
 __all__ = ["BESTPLAYS", "BESTPLAYS_PARAMS", "KERNELS", "KERNEL_IDS", "SIMPLEST", "VECTOR_KERNELS", "opponent_kernel",
            "vector_decide", "SIMPLEST_PARAMS", "bestplays_cards_left", "bestplays_decide",
            "bestplays_rollouts", "bestplays_view_scores", "cards_left", "kernel_move", "play_score", "simplest_decide",
-           "play_seated", "tournament_games"]
+           "play_seated", "tournament_games", "action_keys_rows"]
 
 
 # --- the vector env's teammates: the strategies' decide kernels compiled into the engine's vector kernels ---------
@@ -361,8 +362,38 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int
         winners = np.repeat((left == 0)[:, None], n, axis=1).reshape(d, rot, n)
         return returns, winners, steps.reshape(d, rot)
 
-    play.kernels = (_advance_tables, engine.inputs_rows) if seated else (_batch_seated,)  # what a first run compiles (the progress bar says so)
+    # what a first run compiles (the progress bar says so)
+    play.kernels = (_advance_tables, engine.inputs_rows, action_keys_rows) if seated else (_batch_seated,)
     return play
+
+
+@numba.njit(cache=True)
+def action_keys_rows(obs, gaps, hand, hand_size, slot_head, none, out):
+    """`TheGameEncoder.action_keys` of the observations `obs` (B, D) into `out` (B, A), key for key: a play's gap
+    numerator on its pile (read back from the `gaps` field at `gaps`), plus 201 where its backwards-trick partner is
+    in the hand (the `hand` field); `none` (the encoder's `num_action_keys`) for every other action. With
+    `slot_head` slot k is the k-th lowest held card (`hand_size` slots), else the head is card-major."""
+    C, P = 98, 4
+    for b in range(obs.shape[0]):
+        out[b, :] = none
+        k = 0
+        for ci in range(C):
+            if slot_head:
+                if obs[b, hand + ci] <= 0.5:
+                    continue
+                if k == hand_size:
+                    break
+                base = k * P
+                k += 1
+            else:
+                base = ci * P
+            for p in range(P):
+                key = int(np.float32(obs[b, gaps + p * C + ci] * np.float32(200.0)) + np.float32(0.5))
+                if p < 2 and ci >= 10 and obs[b, hand + ci - 10] > 0.5:
+                    key += 201
+                elif p >= 2 and ci < C - 10 and obs[b, hand + ci + 10] > 0.5:
+                    key += 201
+                out[b, base + p] = key
 
 
 @numba.njit(cache=True)
@@ -405,9 +436,11 @@ def play_seated(game: Any, orders: np.ndarray, params: np.ndarray, players: np.n
                                 start):
             getattr(T, field)[r] = value
     line = np.zeros((1, 1), np.int64)
-    S = engine.Settings(c.resolved_min_cards, engine.skip_empty(c), 0, bool(game.slot_head), 0.0, 0.0, -1, -1, 0.0, False,
-                        line, np.zeros((1, 1, params.shape[2])), np.ones(1))
-    width = TheGameEncoder(game).observation_space.shape[0]
+    S = engine.Settings(c.resolved_min_cards, engine.skip_empty(c), 0, bool(game.slot_head), 0.0, 0.0, -1, -1, 0.0,
+                        False, line, np.zeros((1, 1, params.shape[2])), np.ones(1))
+    encoder = TheGameEncoder(game)
+    width = encoder.observation_space.shape[0]
+    at = (encoder._gaps, encoder._hand, encoder.hand_size, bool(encoder.slot_head), encoder.num_action_keys)
 
     def advance(rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
         status, bad = np.zeros(rows.size, np.int64), np.zeros(rows.size, np.int64)
@@ -418,11 +451,13 @@ def play_seated(game: Any, orders: np.ndarray, params: np.ndarray, players: np.n
                                      "(move = pile * MAX_HAND + index)")
         return status == engine.STOP_SEAT
 
-    def inputs(rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def inputs(rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         obs = np.zeros((rows.size, width), np.float32)
         mask = np.zeros((rows.size, game.num_actions), np.int8)
         engine.inputs_rows(T, rows, seats, S.slot, S.min_cards, obs, mask)
-        return obs, mask.view(np.bool_)
+        keys = np.empty((rows.size, game.num_actions), np.int16)
+        action_keys_rows(obs, *at, keys)  # what a network's action table reads, without its numpy pass per batch
+        return obs, mask.view(np.bool_), keys
 
     play_paused(advance, inputs, lambda rows: T.player[rows], players, policies, streams)
     if steps is not None:

@@ -234,3 +234,26 @@ def test_an_sb3_model_zip_is_seated_on_the_compiled_engine(tmp_path):
     assert cc == py
     sampled = run_tournament("lama", [f"ppo:{tmp_path}/model.zip", *greedy[1:]], games=40, seed=1, progress=False)
     assert sampled.engine == "compiled" and sampled.mean_turns != py["mean_turns"]
+
+
+@pytest.mark.parametrize("options", [{"num_players": 3, "actions": "slot"}, {"num_players": 2}], ids=["slot", "card"])
+def test_the_game_compiled_action_keys_are_the_encoders(options):
+    """`agents.the_game.fast.action_keys_rows` (what a network's action table reads on the compiled engine) gives
+    `TheGameEncoder.action_keys` key for key, on observations of whole random games (both action heads)."""
+    import envs
+    from agents.the_game.fast import action_keys_rows
+    from envs.the_game.encoding import TheGameEncoder
+
+    game = envs.make_game("the_game", **options)
+    enc, rng, obs = TheGameEncoder(game), np.random.default_rng(0), []
+    for g in range(6):
+        state = game.initial_state(np.random.default_rng(g))
+        while not game.is_terminal(state):
+            obs.append(enc.encode(game.view(state, game.current_player(state))))
+            state = game.apply(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+    obs = np.array(obs, np.float32)
+    want = enc.action_keys(obs)
+    got = np.empty(want.shape, np.int16)
+    action_keys_rows(obs, enc._gaps, enc._hand, enc.hand_size, bool(enc.slot_head), enc.num_action_keys, got)
+    assert len(obs) > 100 and (want != enc.num_action_keys).any() and (want >= 201).any()
+    assert np.array_equal(got, want)
