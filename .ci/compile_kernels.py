@@ -78,27 +78,30 @@ def jobs() -> list[Job]:
     """The jobs the registered games' specs call for, the longest kinds first: each game's vector env (its own
     kernels, under `control="all_seats"`, and its opponents' kernels, with the first strategy that has one), then
     its compiled tournament runner (the default line-up, two games), each under every option set of
-    `GameSpec.kernel_variants`; then its `warm_up` command lines (search players)."""
+    `GameSpec.kernel_variants`; then its `warm_up` command lines (search players, `evaluate.games`)."""
+    import agents.games
     import envs
+    import evaluate.games
 
     specs = [envs.spec(g) for g in envs.registered()]
     vector, tournaments, warm_up = [], [], []
     for spec in specs:
+        mine = agents.games.part(spec.id)
         for options in spec.kernel_variants:
             said = _described(options)
-            if spec.vector_kernels:
-                ids = importlib.import_module(spec.vector_kernels).KERNEL_IDS
+            if spec.vector and mine.kernels:
+                ids = importlib.import_module(mine.kernels).KERNEL_IDS
                 strategy = next(i for i in ids if i != "random" and "?" not in i)
                 seats = spec.make_game(**options).num_players
                 vector.append(Job(f"{spec.id} vector env, {strategy}{said}", _vector,
                                   (spec.id, [strategy] * (seats - 1)), options))
                 vector.append(Job(f"{spec.id} vector env, all seats{said}", _vector, (spec.id, []),
                                   {**options, "control": "all_seats"}))
-            if spec.compiled_games:
+            if mine.compiled_games:
                 argv = [a for k, v in options.items() for a in ("--option", f"{k}={v}")]
                 tournaments.append(Job(f"{spec.id} tournament{said}", _cli, (spec.id, "--games", "2", *argv)))
         warm_up += [Job(f"{spec.id}: python -m evaluate {line}", _cli, tuple(shlex.split(line)))
-                    for line in spec.warm_up]
+                    for line in evaluate.games.part(spec.id).warm_up]
     return vector + tournaments + warm_up
 
 

@@ -1,7 +1,8 @@
 """tabletop-rl environments: five games from published studies, as PettingZoo envs.
 
-Each game declares itself once, in a `GameSpec` (`envs/<game>/spec.py`); the suite registers the
-built-in games below, one line each, and every shared tool reads the specs. Importing `envs` also
+Each game declares what the engine layer knows of it once, in a `GameSpec` (`envs/<game>/spec.py`); the suite
+registers the built-in games below, one line each, and every shared tool reads the specs. The layers above declare
+their own parts of a game in their own packages (`agents/<game>/`, `evaluate/<game>/`, `train/presets/<game>.py`). Importing `envs` also
 registers every game with PettingZoo's registry as `tabletop/<game>-v0` (when PettingZoo is
 installed; no game module is imported until an env is made), so both of these work::
 
@@ -12,11 +13,12 @@ installed; no game module is imported until an env is made), so both of these wo
     env = pettingzoo.make("aec", "tabletop/simple_poker-v0", n=10, ante=1, bet=2)
 
 Adding a game = its package with a `spec.py` declaring a `GameSpec`, and the spec registered: a line
-below for a built-in game; `envs.register(SPEC)` in your own code; or, for the command lines,
-`TABLETOP_RL_GAMES=package.module:SPEC[,...]` in the environment (`docs/architecture.md`, "Add a game").
+below for a built-in game; `envs.register("mygame", "package.spec:SPEC")` in your own code; or, for the command
+lines, `TABLETOP_RL_GAMES=package.spec:SPEC[,...]` in the environment (`docs/architecture.md`, "Add a game"). The
+package so named is the game's `home`: the layers above find their parts of the game beside its spec there.
 
-Gymnasium gets the single-agent view of each game under the same id (after
-`import agents`, which resolves opponent ids)::
+Gymnasium gets the single-agent view of each game under the same id (agent ids and the default line-up are
+resolved once `agents` is imported; `gymnasium.make("agents:tabletop/lama-v0")` imports it)::
 
     env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
 """
@@ -29,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from envs.core.game import Game, IllegalActionError
-from envs.core.spec import GameSpec, Variant, register, registered, resolve, spec, spec_of, unregister
+from envs.core.spec import GameSpec, Variant, home, register, registered, resolve, spec, spec_of, unregister
 from envs.gymnasium_registry import register_with_gymnasium
 
 # The built-in games, one line each: the spec is imported when a tool first asks for it.
@@ -111,7 +113,8 @@ def register_with_pettingzoo(game: str) -> None:
 
 
 def register_from(where: str) -> GameSpec:
-    """Import the spec at `"module:attribute"` and register it (and with PettingZoo).
+    """Import the spec at `"module:attribute"` and register it (and with PettingZoo and Gymnasium), the module's
+    package as its `home`.
 
     Raises:
         ValueError: `where` is not of that form, or does not name a `GameSpec`.
@@ -122,7 +125,7 @@ def register_from(where: str) -> GameSpec:
     found = getattr(importlib.import_module(module), attr, None)
     if not isinstance(found, GameSpec):
         raise ValueError(f"{where!r} is not a GameSpec")
-    register(found)
+    register(found, home=module.rpartition(".")[0] or None)
     register_with_pettingzoo(found.id)
     register_with_gymnasium([found.id], VERSION)
     return found
@@ -148,7 +151,7 @@ def __getattr__(name: str) -> ModuleType:
 
 
 __all__ = [
-    "GAMES", "Game", "GameSpec", "IllegalActionError", "Variant", "available_games", "config_class", "load",
+    "GAMES", "Game", "GameSpec", "IllegalActionError", "Variant", "available_games", "config_class", "home", "load",
     "make_encoder", "make_game", "register", "register_from", "register_with_pettingzoo", "registered", "resolve", "spec",
     "spec_of",
     "unregister",

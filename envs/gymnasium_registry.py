@@ -1,35 +1,36 @@
 """Gymnasium ids for the single-agent view of every game: `tabletop/<game>-v0`.
 
-    import gymnasium, envs                    # `import envs` registers the ids
+    import gymnasium, agents                  # `import envs` registers the ids, `import agents` resolves agent ids
     env = gymnasium.make("tabletop/lama-v0")  # the default variant against the default line-up
+    env = gymnasium.make("agents:tabletop/lama-v0")  # the same, Gymnasium importing `agents` first
     env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
-    vec = gymnasium.make_vec("tabletop/lama-v0", num_envs=8)
+    vec = gymnasium.make_vec("tabletop/lama-v0", num_envs=8, max_episode_steps=500)
 
 `gymnasium.make` builds `envs.core.OpponentEnv`: the learner among `opponents`
 (agent ids, or agent objects), game options as further keywords. Without `opponents`
 (the registered `opponents="default"`, which `env.spec.kwargs` shows) the game's
-default line-up sits in the other seats: its spec's strongest baseline
-(`GameSpec.default_lineup[0]`) in each; `env.metadata["opponents"]` names the ids
-seated and `env.metadata["default_line_up"]` says whether they were the default.
+default line-up sits in the other seats: the strongest baseline its agents package
+declares (`agents.games.GameAgents.default_lineup[0]`) in each; `env.metadata["opponents"]`
+names the ids seated and `env.metadata["default_line_up"]` says whether they were the default.
 
-`envs` never imports `agents` (it sits below it): agent ids are resolved by the
-function `agents` hands to `set_agent_resolver` when it is imported. Before
-`agents` is imported, an id makes this module import the module the game's spec
-names for its agents (`GameSpec.agents_module`), which installs that function; if
-none does, an id raises a `ValueError` that says to `import agents`.
+`envs` never imports `agents` (it sits below it): agent ids and the default line-up are
+resolved by the functions `agents` hands to `set_agent_resolver` when it is imported;
+before that, an id or the default line-up raises a `ValueError` that says to `import agents`
+(agent objects need neither).
 
 `gymnasium.make_vec` uses this module's `vector_env`: the game's batched compiled
 env (`agents.vector_env`: same-step autoreset, declared in `metadata["autoreset_mode"]`)
 where the game has one and every opponent id has a compiled kernel, else a Gymnasium
 `SyncVectorEnv` of single-agent envs (each with its own opponents built from the ids;
 next-step autoreset); `compiled=True` / `False` asks for one of the two. Either way
-`info["action_mask"]` comes batched as int8 `(num_envs, num_actions)`.
+`info["action_mask"]` comes batched as int8 `(num_envs, num_actions)`, and Gymnasium's
+`max_episode_steps=N` is the env's move limit `max_turns=N` (all seats' moves; a game whose
+compiled env takes none gets the single-agent envs, which all do).
 Pass ids, not agent objects, to `make_vec`: objects would be shared by every copy.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,14 +40,22 @@ import numpy as np
 _resolver: Callable[..., Any] | None = None
 #: `(game, num_envs, opponents=ids, seed=..., **options) -> vector env`, set by `agents` (`agents.vector_env`).
 _vector_resolver: Callable[..., Any] | None = None
+#: `(game) -> agent ids`, the game's default line-up, set by `agents` (`agents.default_lineup`).
+_lineup_resolver: Callable[[str], Sequence[str]] | None = None
 
 
-def set_agent_resolver(resolver: Callable[..., Any], vector: Callable[..., Any] | None = None) -> None:
-    """Install the function that turns an agent id into an agent (`agents.make`) and the one that builds
-    a batched compiled env from agent ids (`agents.vector_env`)."""
-    global _resolver, _vector_resolver
-    _resolver = resolver
-    _vector_resolver = vector
+def set_agent_resolver(resolver: Callable[..., Any], vector: Callable[..., Any] | None = None,
+                       lineup: Callable[[str], Sequence[str]] | None = None) -> None:
+    """Install the function that turns an agent id into an agent (`agents.make`), the one that builds
+    a batched compiled env from agent ids (`agents.vector_env`) and the one that names a game's default
+    line-up (`agents.default_lineup`)."""
+    global _resolver, _vector_resolver, _lineup_resolver
+    _resolver, _vector_resolver, _lineup_resolver = resolver, vector, lineup
+
+
+def _needs_agents(what: str) -> ValueError:
+    return ValueError(f"{what} needs `import agents` (which resolves agent ids) before gymnasium.make, or the id "
+                      "'agents:tabletop/<game>-v0'; or pass agent objects")
 
 
 #: The `opponents` value that seats the game's default line-up (what `gymnasium.make(id)` registers).
@@ -54,11 +63,13 @@ DEFAULT = "default"
 
 
 def default_opponents(game: str, num_players: int) -> list[str]:
-    """The learner's opponents in the game's default line-up: the spec's strongest baseline
-    (`GameSpec.default_lineup[0]`) in each of the other `num_players - 1` seats."""
-    import envs
-
-    return [envs.spec(game).default_lineup[0]] * (num_players - 1)
+    """The learner's opponents in the game's default line-up: its strongest baseline (the first id of the line-up
+    its agents declare) in each of the other `num_players - 1` seats."""
+    if num_players < 2:
+        return []
+    if _lineup_resolver is None:
+        raise _needs_agents(f"the default line-up of {game!r}")
+    return [_lineup_resolver(game)[0]] * (num_players - 1)
 
 
 def _line_up(game: str, opponents: Any, num_players: int) -> tuple[list[Any], bool]:
@@ -71,29 +82,15 @@ def _line_up(game: str, opponents: Any, num_players: int) -> tuple[list[Any], bo
     return list(opponents), False
 
 
-def _agent_resolver(game: str) -> Callable[..., Any] | None:
-    """The installed agent resolver; if `agents` was not imported yet, the module the game's spec names for its
-    agents is imported first (importing it installs the resolver)."""
-    if _resolver is None:
-        import envs
-
-        name = envs.spec(game).agents_module
-        if name:
-            importlib.import_module(name)
-    return _resolver
-
-
 def _opponents(game_name: str, engine: Any, listed: list[Any], seed: int | None) -> list[Any]:
     # Each opponent gets its own stream; OpponentEnv re-seeds them from reset(seed=...) anyway.
     rngs = np.random.default_rng(seed).spawn(len(listed))
     out = []
     for spec, rng in zip(listed, rngs):
         if isinstance(spec, str):
-            resolver = _agent_resolver(game_name)
-            if resolver is None:
-                raise ValueError(f"opponent id {spec!r} needs `import agents` (which resolves agent ids) "
-                                 "before gymnasium.make; or pass agent objects")
-            out.append(resolver(spec, engine, rng, game_name=game_name))
+            if _resolver is None:
+                raise _needs_agents(f"opponent id {spec!r}")
+            out.append(_resolver(spec, engine, rng, game_name=game_name))
         else:
             out.append(spec)
     return out
@@ -132,6 +129,18 @@ def _num_players(game: str, kwargs: dict[str, Any]) -> int:
     return envs.make_game(game, **{k: v for k, v in kwargs.items() if k in names}).num_players
 
 
+def _move_limit(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` with Gymnasium's `max_episode_steps` as the env's `max_turns` (the same number, or an error)."""
+    if kwargs.get("max_episode_steps") is None:
+        return {k: v for k, v in kwargs.items() if k != "max_episode_steps"}
+    out = dict(kwargs)
+    steps = out.pop("max_episode_steps")
+    if out.get("max_turns") is not None and out["max_turns"] != steps:
+        raise ValueError(f"max_episode_steps={steps!r} and max_turns={out['max_turns']!r} disagree: give one")
+    out["max_turns"] = steps
+    return out
+
+
 def vector_env(game: str, num_envs: int = 1, compiled: bool | None = None, **kwargs: Any):
     """`gymnasium.make_vec`'s entry: `num_envs` tables of `game` (see the module docstring for which kind).
 
@@ -144,18 +153,17 @@ def vector_env(game: str, num_envs: int = 1, compiled: bool | None = None, **kwa
 
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    kwargs = _move_limit(kwargs)
     one_seat = kwargs.get("control", "one_seat") == "one_seat"
     listed, default = _line_up(game, kwargs.get("opponents", DEFAULT), _num_players(game, kwargs)) if one_seat \
         else ([], False)
     kwargs = {**kwargs, "opponents": listed}
-    if any(isinstance(o, str) for o in listed):
-        _agent_resolver(game)
-    simple = (_vector_resolver is not None and envs.spec(game).vector_kernels is not None
+    simple = (_vector_resolver is not None and envs.spec(game).vector
               and all(isinstance(o, str) for o in listed) and one_seat and "render_mode" not in kwargs)
     if compiled is not False and simple:
         try:
             return _with_line_up(_vector_resolver(game, int(num_envs), **kwargs), listed, default)
-        except ValueError:
+        except ValueError:  # an opponent without a kernel, or an option the compiled env does not take
             if compiled:
                 raise
     elif compiled:

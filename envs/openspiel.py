@@ -54,8 +54,8 @@ except ImportError as e:  # pragma: no cover - depends on the extra
     raise ImportError("envs.openspiel needs OpenSpiel: pip install 'tabletop-rl[openspiel]' (open-spiel)") from e
 
 import envs
+from envs.core.chance import Phase
 from envs.core.game import info_state_string
-from envs.simple_poker.rules import State as SimplePokerState
 
 PREFIX = "tabletop_"
 #: The value of a string parameter that leaves the option to the game's preset (a `Config` default of None).
@@ -64,313 +64,18 @@ PRESET = "preset"
 UNSET = -1
 
 
-class ChanceModel:
-    """How an exported game meets OpenSpiel: its chance phases, its moves and its information.
+def _chance_model(game_id: str) -> type:
+    """The game's chance model (`GameSpec.chance_model`).
 
-    A chance phase is an object with `outcomes(drawn)` (the next draw's outcomes and probabilities, or None once
-    complete), `deal(drawn)` (the engine state the draws make) and `outcome_string(index, outcome)`; `start()` is
-    the game's first one. `move(state, action)` is the engine's `apply` (for a simultaneous game, `action` lists one
-    action per seat), or a phase when chance must act before the move's result is known (then `Phase.returns_of`
-    and `Phase.view_of` are the engine states whose returns and views hold while it runs). Subclasses set the bounds.
+    Raises:
+        ValueError: a game its spec does not export (no chance model).
     """
-
-    perfect_recall = False  # True: the view is the information state (its repr and encoding)
-    history_info_state = False  # the information-state string is the seat's own history (`tokens`), no tensor
-    simultaneous = False  # every programming round is one OpenSpiel simultaneous node
-    terminal_rewards = False  # True: the returns are 0 until the game ends
-    players: tuple[int, int] | None = None  # the player-count range, where it is an option
-    players_option: str | None = None  # the Config field of the player count: OpenSpiel's parameter `players`
-
-    def __init__(self, game: Any):
-        self._game = game
-
-    def __deepcopy__(self, memo: dict) -> ChanceModel:
-        return self  # the game's, shared by every state (OpenSpiel clones states with deepcopy)
-
-    def start(self) -> Any:
-        """The deal's chance phase (this model itself, for the models that deal once)."""
-        return self
-
-    def move(self, state: Any, action: Any) -> Any:
-        """The engine state after `action`, or the chance phase that decides it."""
-        return self._game.apply(state, action)
-
-    def tokens(self, before: Any, action: Any, after: Any) -> list[str]:
-        """Each seat's record of a move (`before` None: of the deal that made `after`); history games only."""
-        raise NotImplementedError
+    model = envs.spec(game_id).chance_model
+    if model is None:
+        raise ValueError(f"{game_id!r} is not exported to OpenSpiel: its spec declares no chance_model")
+    return model
 
 
-class Phase:
-    """A chance phase over a multiset of cards, drawn one at a time without replacement, every card left equally
-    likely. Outcome k stands for a card of value `kinds[k]` and has probability (copies of it left) / (cards left):
-    the law of the values along a uniformly shuffled order, with one outcome per value rather than per copy.
-    `finish(order)` is the engine state the drawn order makes; `returns_of` and `view_of` are the engine states
-    whose returns and views hold while the phase runs (None: zeros and "dealing"). `finish` is a method of the
-    chance model, called as `finish(order, *args)` (no closure: OpenSpiel serializes states by pickling them)."""
-
-    def __init__(self, cards: Any, kinds: Any, finish: Any, label: str, returns_of: Any = None, view_of: Any = None,
-                 args: tuple = ()):
-        self.kinds = list(kinds)
-        index = {v: k for k, v in enumerate(self.kinds)}
-        self.counts = [0] * len(self.kinds)
-        for c in cards:
-            self.counts[index[int(c)]] += 1
-        self.total = len(cards)
-        self.finish, self.args, self.label = finish, args, label
-        self.returns_of, self.view_of = returns_of, view_of
-
-    def __deepcopy__(self, memo: dict) -> Phase:
-        return self  # never changed once made: the clones of a state share it
-
-    def outcomes(self, drawn: list[int]) -> list[tuple[int, float]] | None:
-        """The values still in the pile, each with its share of the cards left; None once all are drawn."""
-        left_total = self.total - len(drawn)
-        if left_total == 0:
-            return None
-        left = list(self.counts)
-        for k in drawn:
-            left[k] -= 1
-        return [(k, c / left_total) for k, c in enumerate(left) if c]
-
-    def deal(self, drawn: list[int]) -> Any:
-        """`finish` of the drawn order."""
-        return self.finish([self.kinds[k] for k in drawn], *self.args)
-
-    def outcome_string(self, index: int, outcome: int) -> str:
-        """`<label>[<position>]=<card>`."""
-        return f"{self.label}[{index}]={self.kinds[outcome]}"
-
-
-class SimplePokerChance(ChanceModel):
-    """Simple poker's deal as chance draws: seat 0's card, then seat 1's, each uniform over 1..n
-    (cards are dealt independently, equal cards possible)."""
-
-    perfect_recall = True  # a view holds the seat's card and every action so far
-    utility = "zero_sum"
-    terminal_rewards = True  # the returns are 0 until the hand ends
-
-    def __init__(self, game: Any):
-        super().__init__(game)
-        self.n = game.n
-        self.max_outcomes = game.n
-        self.max_moves = 2
-        self.utility_bounds = (-(game.ante + game.bet), game.ante + game.bet)
-
-    def outcomes(self, drawn: list[int]) -> list[tuple[int, float]] | None:
-        """The next draw's outcomes and probabilities, or None once the deal is complete."""
-        if len(drawn) == 2:
-            return None
-        return [(c, 1.0 / self.n) for c in range(self.n)]
-
-    def deal(self, drawn: list[int]) -> SimplePokerState:
-        """The engine's start from the draws (outcome c is card c + 1)."""
-        return SimplePokerState((drawn[0] + 1, drawn[1] + 1))
-
-    def outcome_string(self, index: int, outcome: int) -> str:
-        """`Deal:P<seat>=<card>`."""
-        return f"Deal:P{index}={outcome + 1}"
-
-
-class DeckChance(ChanceModel):
-    """A shuffled deck as chance draws: the deck's order card after card, each uniform over the cards
-    left (outcome i is the i-th smallest card), then the engine's deal from that order. Subclasses say
-    which cards, which deal, and the game's bounds."""
-
-    # perfect_recall stays False: a view is what the seat knows now, not its history (observations only)
-
-    def __init__(self, game: Any, cards: list[int]):
-        super().__init__(game)
-        self.cards = list(cards)
-        self.max_outcomes = len(self.cards)
-
-    def outcomes(self, drawn: list[int]) -> list[tuple[int, float]] | None:
-        """The cards still in the deck, equally likely, or None once the whole order is drawn."""
-        left = len(self.cards) - len(drawn)
-        if left == 0:
-            return None
-        taken = set(drawn)
-        return [(i, 1.0 / left) for i in range(len(self.cards)) if i not in taken]
-
-    def order(self, drawn: list[int]) -> list[int]:
-        """The deck order the draws make."""
-        return [self.cards[i] for i in drawn]
-
-    def outcome_string(self, index: int, outcome: int) -> str:
-        """`Deck[<position>]=<card>`."""
-        return f"Deck[{index}]={self.cards[outcome]}"
-
-
-class TheGameChance(DeckChance):
-    """The Game's shuffle of the cards 2..99 (`TheGame.deal_from`). Cooperative: every seat's return is the
-    team's (0 .. 98 + win_bonus); a move places one card or ends a turn (at most 2 · 98 + 1 moves)."""
-
-    utility = "identical"
-    players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
-    players_option = "num_players"
-
-    def __init__(self, game: Any):
-        from envs.the_game.rules import HIGHEST, LOWEST
-
-        super().__init__(game, list(range(LOWEST, HIGHEST + 1)))
-        self.max_moves = 2 * len(self.cards) + 1
-        self.utility_bounds = (0.0, len(self.cards) + game.win_bonus)
-
-    def deal(self, drawn: list[int]) -> Any:
-        """`TheGame.deal_from` the drawn order."""
-        return self._game.deal_from(self.order(drawn))
-
-
-class PrimiCompostiChance(DeckChance):
-    """Primi Composti's shuffle (`PrimiCompostiGame.deal_from`). Zero-sum: a seat's return is its x minus the
-    others' mean, with x = score (at most the cards' total value) plus 1 for a win; one card a move."""
-
-    utility = "zero_sum"
-    players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
-    players_option = "num_players"
-
-    def __init__(self, game: Any):
-        super().__init__(game, list(game.cards))
-        self.max_moves = game.num_cards
-        bound = float(game.total_value + 1)
-        self.utility_bounds = (-bound, bound)
-
-    def deal(self, drawn: list[int]) -> Any:
-        """`PrimiCompostiGame.deal_from` the drawn order."""
-        return self._game.deal_from(self.order(drawn))
-
-
-class LamaChance(ChanceModel):
-    """L.A.M.A.: chance inside the game. Each round's deal is a phase of 56 draws by value (`Phase`: 7 outcomes a
-    draw, the law of a uniform shuffle) then `LamaGame.deal_from`; a draw from the empty pile (the reshuffle
-    variants) is a phase over the discard pile below its top, then `LamaGame.reshuffle_from` and the draw. The
-    information state is the seat's own history (the deals as it saw them, every move, the cards it drew): perfect
-    recall, as a string; a tensor of it would need a bound on the game's length, which L.A.M.A. lacks."""
-
-    history_info_state = True
-    utility = "general_sum"  # "win": 1 to each tied winner; "dense": minus the penalty points
-    players = (2, 8)
-    players_option = "num_players"
-
-    def __init__(self, game: Any):
-        from envs.lama import rules
-
-        super().__init__(game)
-        self._values, self._draw, self._names = rules.VALUES, rules.DRAW, rules.ACTION_NAMES
-        self._deck = [v for v in range(rules.VALUES) for _ in range(rules.COPIES)]
-        self.max_outcomes = rules.VALUES
-        # No bound exists (rounds repeat until a total reaches the target, and returned chips lower totals; the
-        # reshuffle variants can draw forever): OpenSpiel's `max_game_length` gets a generous one, never reached
-        # by the random games of the tests (whose lengths they check), and no algorithm here relies on it.
-        self.max_moves = 100_000
-        c = game.config
-        # a round's most points: every distinct value and a llama, or (sum_all) 10 for each card of the round, all
-        # llamas at worst (the seed's reshuffle quirk turns top cards into llamas)
-        worst_round = 31 if c.scoring == "distinct" else 10 * rules.DECK_SIZE
-        self.utility_bounds = (0.0, 1.0) if c.reward == "win" else (-float(c.target_points - 1 + worst_round), 0.0)
-
-    def _deal_phase(self, after: Any) -> Phase:
-        return Phase(self._deck, range(self._values), self._deal_as, "Deal", returns_of=after, args=(after,))
-
-    def _deal_as(self, order: list[int], after: Any) -> Any:
-        """`deal_from(order)` for the round of `after` (its round, starter, totals and scores)."""
-        return self._game.deal_from(order, seed=after.seed, round=after.round, starter=after.starter,
-                                    totals=after.totals, rounds_won=after.rounds_won, last_scores=after.last_scores)
-
-    def _reshuffle_and_draw(self, pile: list[int], state: Any) -> Any:
-        """`reshuffle_from(state, pile)`, then the draw that found the pile empty."""
-        return self._game.apply(self._game.reshuffle_from(state, pile), self._draw)
-
-    def start(self) -> Phase:
-        """The first round's deal (a new game: its totals are zeros)."""
-        return self._deal_phase(self._game.deal(0))
-
-    def move(self, state: Any, action: int) -> Any:
-        """`apply`, with chance first where the pile is reshuffled and a new round dealt."""
-        g = self._game
-        if action == self._draw and not state.draw_pile and action in g.legal_actions(state):
-            return Phase(state.discard[:-1], range(self._values), self._reshuffle_and_draw, "Reshuffle",
-                         returns_of=state, view_of=state, args=(state,))
-        after = g.apply(state, action)
-        if after.round != state.round and not after.game_over:
-            return self._deal_phase(after)
-        return after
-
-    def tokens(self, before: Any, action: Any, after: Any) -> list[str]:
-        """A deal: the round, the top card, the seat's hand and the last round's public scores; a move: the seat and
-        the action, and for the drawer the card drawn (after a reshuffle, said so)."""
-        name = "L123456"
-        n = self._game.num_players
-        if before is None:
-            return [f"deal r{after.round} top {name[after.discard[-1]]} hand "
-                    f"{''.join(name[v] * after.hands[p][v] for v in range(len(name)))} scores {list(after.last_scores)}"
-                    for p in range(n)]
-        seat = before.current
-        said = f"p{seat} {self._names[action]}"
-        out = [said] * n
-        if action == self._draw:
-            card = next(v for v in range(self._values) if after.hands[seat][v] > before.hands[seat][v])
-            if after.reshuffles != before.reshuffles:
-                said = out[seat] = f"p{seat} draw after reshuffle"
-                out = [said] * n
-            out[seat] = f"{said} {name[card]}"
-        return out
-
-
-class RoboRallyChance(ChanceModel):
-    """RoboRally as a simultaneous-move game: each programming round (one card into one register, or a whole
-    program with `action_mode="program"`) is one simultaneous node, whose legal actions per seat are
-    `RoboRallyGame.seat_mask` (no seat's choices depend on the others' in a round), applied in seat order by the
-    engine. Each turn's deal is a phase over every dealt card (the hands' and the deck's, 84 outcomes a draw):
-    the engine's deal of the turn laid out again in the drawn order (the hands in seat order, with the sizes the
-    engine dealt, then the deck) — the engine decides which cards and how many, the draws only their order, and
-    any fixed layout of a uniform order is a uniform deal. Views hold what a robot knows now: observations only."""
-
-    simultaneous = True
-    utility = "general_sum"  # +1 to the winner (none at max_turns); "progress" adds potential shaping
-    players = (2, 8)
-    players_option = "num_robots"
-
-    def __init__(self, game: Any):
-        from envs.roborally.rules import NUM_CARDS
-
-        super().__init__(game)
-        self._cards = range(1, NUM_CARDS + 1)
-        self.max_outcomes = NUM_CARDS
-        turns = game.config.max_turns
-        self.max_moves = 100_000 if turns is None else turns * game.rounds  # simultaneous nodes
-        self.utility_bounds = (0.0, 1.0) if game.config.reward == "win" else (-1.0, 1.0)
-
-    def _redeal(self, dealt: Any, returns_of: Any) -> Phase:
-        cards = [c for h in dealt.hands for c in h] + list(dealt.deck)
-        return Phase(cards, self._cards, self._lay_out, "Deal", returns_of=returns_of, args=(dealt,))
-
-    def _lay_out(self, order: list[int], dealt: Any) -> Any:
-        """`dealt` with its cards in `order`: the hands in seat order (the sizes dealt), then the deck."""
-        hands, pos = [], 0
-        for h in dealt.hands:
-            hands.append(tuple(sorted(order[pos:pos + len(h)])))
-            pos += len(h)
-        return dealt._replace(hands=tuple(hands), deck=tuple(order[pos:]))
-
-    def start(self) -> Phase:
-        """The first turn's deal."""
-        return self._redeal(self._game.deal(0), None)
-
-    def move(self, state: Any, actions: list[int]) -> Any:
-        """One programming round: every seat's action, in seat order; chance deals the next turn."""
-        g = self._game
-        after = state
-        for a in actions:
-            after = g.apply(after, a)
-        if after.turn != state.turn and not g.is_terminal(after):
-            return self._redeal(after, after)
-        return after
-
-
-#: The exported games and their chance models.
-CHANCE_MODELS: dict[str, type] = {"simple_poker": SimplePokerChance, "the_game": TheGameChance,
-                                  "primi_composti": PrimiCompostiChance, "lama": LamaChance,
-                                  "roborally": RoboRallyChance}
 _UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "identical": pyspiel.GameType.Utility.IDENTICAL,
             "general_sum": pyspiel.GameType.Utility.GENERAL_SUM}
 
@@ -385,7 +90,7 @@ def _parameters(game_id: str) -> tuple[dict[str, Any], dict[str, str]]:
     one `UNSET` (booleans then take 0 / 1), both meaning "left to the preset". The player count is OpenSpiel's
     `players`."""
     spec, unset = {}, {}
-    rename = {CHANCE_MODELS[game_id].players_option: PLAYERS}
+    rename = {_chance_model(game_id).players_option: PLAYERS}
     for f in dataclasses.fields(envs.config_class(game_id)):
         if not f.init:
             continue
@@ -402,7 +107,7 @@ def _parameters(game_id: str) -> tuple[dict[str, Any], dict[str, str]]:
 def _options(game_id: str, params: dict[str, Any], unset: dict[str, str]) -> dict[str, Any]:
     """OpenSpiel parameters as our options: the sentinels dropped (the preset decides), 0 / 1 as booleans,
     `players` as the game's own player-count option."""
-    players_option = CHANCE_MODELS[game_id].players_option
+    players_option = _chance_model(game_id).players_option
     out = {}
     for key, value in params.items():
         kind = unset.get(key)
@@ -418,7 +123,7 @@ def _options(game_id: str, params: dict[str, Any], unset: dict[str, str]) -> dic
 
 def _engine(game_id: str, options: dict[str, Any]) -> Any:
     """Our engine for `options`; a bad player count is told by OpenSpiel's name for it, `players`."""
-    players_option = CHANCE_MODELS[game_id].players_option
+    players_option = _chance_model(game_id).players_option
     try:
         return envs.make_game(game_id, **options)
     except ValueError as e:
@@ -436,7 +141,7 @@ def options_of(game: Any) -> dict[str, Any]:
 
 def _game_type(game_id: str) -> Any:
     """The OpenSpiel game type of `game_id`."""
-    chance_cls = CHANCE_MODELS[game_id]
+    chance_cls = _chance_model(game_id)
     defaults, _ = _parameters(game_id)
     probe = envs.make_game(game_id)
     low_n, high_n = chance_cls.players or (probe.num_players, probe.num_players)
@@ -470,7 +175,7 @@ class ExportedGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None):
         game_id = self.game_id
-        chance_cls = CHANCE_MODELS[game_id]
+        chance_cls = _chance_model(game_id)
         defaults, unset = _parameters(game_id)
         params = {**defaults, **(params or {})}
         # ValueError on a bad option, from our Config (or from `_options` for a 0/1 option)
@@ -500,41 +205,6 @@ class ExportedGame(pyspiel.Game):
             raise ValueError(f"observation parameters are not supported; got {params}")
         history = self.chance.history_info_state and iig_obs_type is not None and iig_obs_type.perfect_recall
         return ViewObserver(self, history=history)
-
-
-class SimplePokerGame(ExportedGame):
-    """Simple poker as an OpenSpiel game (`tabletop_simple_poker`)."""
-
-    game_id = "simple_poker"
-
-
-class TheGameGame(ExportedGame):
-    """The Game as an OpenSpiel game (`tabletop_the_game`)."""
-
-    game_id = "the_game"
-
-
-class PrimiCompostiGame(ExportedGame):
-    """Primi Composti as an OpenSpiel game (`tabletop_primi_composti`)."""
-
-    game_id = "primi_composti"
-
-
-class LamaGame(ExportedGame):
-    """L.A.M.A. as an OpenSpiel game (`tabletop_lama`)."""
-
-    game_id = "lama"
-
-
-class RoboRallyGame(ExportedGame):
-    """RoboRally as an OpenSpiel game (`tabletop_roborally`)."""
-
-    game_id = "roborally"
-
-
-#: The OpenSpiel game class of each exported game.
-GAME_CLASSES: dict[str, type[ExportedGame]] = {cls.game_id: cls for cls in (
-    SimplePokerGame, TheGameGame, PrimiCompostiGame, LamaGame, RoboRallyGame)}
 
 
 class _Shared:
@@ -758,12 +428,28 @@ def load(name: str) -> Any:
     return pyspiel.load_game(name)
 
 
+def _exported_class(game_id: str) -> type[ExportedGame]:
+    """The OpenSpiel game class of `game_id`, defined in this module under its own name (`SimplePokerGame` for
+    `simple_poker`), so that its games and states pickle."""
+    name = "".join(w.capitalize() for w in game_id.split("_")) + "Game"
+    cls = globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, ExportedGame) and cls.game_id == game_id):
+        doc = f"{envs.spec(game_id).title} as an OpenSpiel game (`{PREFIX}{game_id}`)."
+        cls = type(name, (ExportedGame,), {"__doc__": doc, "__module__": __name__, "__qualname__": name,
+                                           "game_id": game_id})
+        globals()[name] = cls
+    GAME_CLASSES[game_id] = cls
+    return cls
+
+
 def _register() -> dict[str, type]:
+    """Register with OpenSpiel every registered game whose spec declares a chance model."""
     out = {}
     known = set(pyspiel.registered_names())
-    for game_id, cls in GAME_CLASSES.items():
-        if game_id not in envs.available_games():
+    for game_id in envs.available_games():
+        if envs.spec(game_id).chance_model is None:
             continue
+        cls = _exported_class(game_id)
         game_type = GAME_TYPES[game_id] = _game_type(game_id)
         if game_type.short_name not in known:
             pyspiel.register_game(game_type, cls)
@@ -771,6 +457,8 @@ def _register() -> dict[str, type]:
     return out
 
 
+#: The OpenSpiel game class of each exported game (filled by `_register`).
+GAME_CLASSES: dict[str, type[ExportedGame]] = {}
 #: The OpenSpiel game type of each exported game (filled by `_register`).
 GAME_TYPES: dict[str, Any] = {}
 #: The registered OpenSpiel names and their game classes.

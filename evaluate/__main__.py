@@ -22,7 +22,6 @@ Game-specific flags (`--reproduce`, `--exact`, ...) come from the module its
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import signal
 import sys
@@ -31,7 +30,7 @@ from types import ModuleType
 
 import envs
 from envs.core.options import parse_options
-from evaluate import backends
+from evaluate import backends, games
 from evaluate.cli import STOP, Parser, check_outputs, fail, on_stop, positive_int, stop_status
 from evaluate.jsonio import atomic_path
 
@@ -39,9 +38,9 @@ from evaluate.jsonio import atomic_path
 MAX_GAMES = 10**8
 
 def _game_module(game: str) -> ModuleType | None:
-    """The game's own evaluation jobs (imported only when that game is asked for)."""
-    name = envs.spec(game).evaluate_module
-    return importlib.import_module(name) if name is not None else None
+    """The game's own evaluation jobs, declared by its evaluate package (imported only when that game is asked
+    for)."""
+    return games.jobs(game)
 
 
 def game_epilog(game: str) -> str:

@@ -1,4 +1,10 @@
 """L.A.M.A.'s agents: the seed's three strategies (`strategies`), their compiled kernels (`fast`) and the
-PIMC search teacher (`pimc`). Importing the package registers the agent ids."""
+PIMC search teacher (`pimc`). Importing the package registers the agent ids and declares the
+game's part of the agents layer (`agents.games`): its default line-up, kernels and compiled runner."""
 
+from agents.games import declare
 from agents.lama import strategies  # noqa: F401  (registers its agent ids)
+
+# The strongest baseline first (the default opponents), then the next strongest.
+declare("lama", default_lineup=("lama/first", "lama/third"), kernels="agents.lama.fast",
+        compiled_games="agents.lama.fast:tournament_games")

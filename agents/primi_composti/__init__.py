@@ -1,8 +1,14 @@
 """Primi Composti's agents: the seed's players (`strategies`), their kernels (`fast`), the exact
 solvers (`solvers`), the search teacher (`teacher`) and the students' features (`features`).
-Importing the package registers the agent ids."""
+Importing the package registers the agent ids and declares the
+game's part of the agents layer (`agents.games`): its default line-up, kernels and compiled runner."""
 
+from agents.games import declare
 from agents.primi_composti import (
     strategies,  # noqa: F401  (registers its agent ids)
     teacher,  # noqa: F401  (registers its agent ids)
 )
+
+# The strongest baseline first (the default opponents), then the next strongest.
+declare("primi_composti", default_lineup=("primi_composti/minimax?depth=4", "primi_composti/greedy_rand"),
+        kernels="agents.primi_composti.fast", compiled_games="agents.primi_composti.fast:tournament_games")

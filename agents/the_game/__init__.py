@@ -1,5 +1,10 @@
 """The Game's agents: the seed's and the blog's strategies (`strategies`), their kernels (`fast`), the
 rollout teacher (`rollout`) and the students' features (`features`). Importing the package registers
-the agent ids."""
+the agent ids and declares the game's part of the agents layer (`agents.games`)."""
 
+from agents.games import declare
 from agents.the_game import strategies  # noqa: F401  (registers its agent ids)
+
+# The strongest baseline first (the default opponents), then the next strongest.
+declare("the_game", default_lineup=("the_game/bestplays",), kernels="agents.the_game.fast",
+        compiled_games="agents.the_game.fast:tournament_games")

@@ -1,13 +1,17 @@
-"""A game declared once: `GameSpec` (what every shared tool needs to know of a game) and `Variant`
-(a game with its options: the value passed between layers and saved in run configs).
+"""A game as the engine layer knows it: `GameSpec` (its options, engine, encoder, env module, kind of game and
+chance model) and `Variant` (a game with its options: the value passed between layers and saved in run configs).
 
-Each game declares its spec in its package (`envs/<game>/__init__.py`, `SPEC`), and the suite
-registers the built-in games by one line each in `envs/__init__.py`. The shared tools (the CLIs,
-terminal play, fuzzing, leagues, training) read specs and name no game. A new game registers its own
-spec explicitly::
+Each game declares its spec in `envs/<game>/spec.py` (`SPEC`), and the suite registers the built-in games by one
+line each in `envs/__init__.py`. A new game registers its own spec explicitly::
 
     import envs
-    envs.register(MY_SPEC)            # or envs.register("mygame", "mypackage.mygame:SPEC"), imported lazily
+    envs.register(MY_SPEC)            # or envs.register("mygame", "mypackage.mygame.spec:SPEC"), imported lazily
+
+Each layer above declares its own part of a game in its own package and finds it there itself (the way Gymnasium
+and OpenSpiel registration work): the agents, their default line-up and kernels; the evaluation jobs and how to
+describe a view to a person; the training presets. A game registered from `"package.spec:SPEC"` has its
+`home(game_id)`, that package, where the layers above look for the parts of a game from outside the suite. A spec
+names no module of a layer above.
 
 Option declarations come from the game's `Config` dataclass: the field's type, its default, its
 allowed values (a `Literal` annotation), and the help text of the class docstring's `Attributes:`
@@ -28,10 +32,22 @@ from envs.core.options import Option, declared_options, make_config
 #: The env forms a game may ask the fuzzer to play (`GameSpec.fuzz_forms`).
 FUZZ_FORMS = ("aec", "parallel")
 
+#: What a part finder (`add_part_finder`) returns for a name that is not of its layer's part.
+NOT_MINE = object()
+_FINDERS: list[Callable[[str, str], Any]] = []
+
+
+def add_part_finder(finder: Callable[[str, str], Any]) -> None:
+    """Let a layer above answer `envs.spec(game).<name>` for the names of its own part of a game:
+    `finder(game_id, name)` returns the value, or `NOT_MINE`. A bridge for the callers that still read those
+    names off the spec; the layers' own lookups (`agents.games.part`, `evaluate.games.part`) are the way."""
+    if finder not in _FINDERS:
+        _FINDERS.append(finder)
+
 
 @dataclass(frozen=True)
 class GameSpec:
-    """Everything the shared tools need to know of one game.
+    """What the engine layer knows of one game.
 
     Attributes:
         id: the game id (`envs.<id>_v0`, agent ids `<id>/<name>`, `tabletop/<id>-v0`).
@@ -39,71 +55,25 @@ class GameSpec:
         config_class: the frozen dataclass of its options (validates in `__post_init__`).
         game_class: the rules engine, built as `game_class(config)`.
         encoder_class: the observation encoder, built as `encoder_class(game)`.
-        env_module: the PettingZoo module (`env()`, `raw_env`, optionally `parallel_env()`).
+        env_module: the PettingZoo module (`env()`, `raw_env`, optionally `parallel_env()` and `vector_env()`).
         zero_sum: returns sum to zero in every variant.
         cooperative: every seat shares one return (the team's).
         simultaneous: all seats act at once (a native PettingZoo Parallel env, `parallel_env()`).
         public_moves: every seat sees the moves (terminal play announces them; else "moved").
-        default_lineup: agent ids by seat for `python -m evaluate GAME` without `--agents`: the
-            strongest baseline first, then the next strongest; the last id fills the other seats.
+        vector: the env module has `vector_env(num_envs, opponents=<kernels>, ...)`, the compiled batched env.
         preset_keys: options that select a rules preset (fuzzing tries every other option under each).
         reward_options: options that change only the returns (never the rules, the views or the legal
-            moves): a policy trained under one value plays under any other (`agents.options`).
+            moves): a policy trained under one value plays under any other.
         fuzz_variants: option sets with open domains that the fuzzer tries beside the defaults.
         fuzz_forms: the env forms the fuzzer plays: "aec" (`raw_env`, replayed on `env()`) and, for a game with a
             native Parallel env, "parallel" (`raw_parallel_env`, replayed on `parallel_env()`).
-        move_help: what the move names mean, shown on `?` in terminal play.
-        goal: how the game is won, in a sentence or two for a person (shown on `?` in terminal play).
-        round_summary: `round_summary(game, before, after, names) -> str | None`, for games played in rounds:
-            what a person should be told when the move from state `before` to `after` ended a round (who went
-            out, each seat's points); `names[s]` is how to call seat s ("you", "player_1"). None otherwise.
-        describe_view: `describe_view(game, view) -> str`, what a seat knows as text for a person
-            (terminal play; a move is described by the engine's `action_to_string`).
-        write_picture: `write_picture(game, view, path, labels)`, a PNG of what a seat sees, for games with a
-            picture; `labels[s]` says who plays seat s ("you", an agent id).
-        read_move: "module:function" reading a move a person types in the game's own notation, beyond the listed
-            numbers and names (terminal play): `function(game, state, text) -> (action, note) | None`, None where
-            `text` is not in that notation; a `ValueError` whose message says why a move so written cannot be played
-            now; `note` (or "") tells the person how the move was read.
-        move_group: `move_group(name) -> (heading, label) | None`, for games with many moves of one kind: terminal
-            play lists the moves of one heading on one line, each by its label (The Game: `play 19 on up0` is
-            ("play on up0", "19"), a pile a line); None keeps a move on a line of its own.
-        seat_label: `seat_label(seat) -> str`, how a person calls a seat (default `player_<seat>`), used by
-            terminal play wherever it names a seat (RoboRally: "robot 1" for seat 0, as on its board).
-        examples: runnable `python -m evaluate` argument strings, shown in the game's help.
-        league_deals: deals per pair of the leaderboard's league.
-        league_members: members of parametric agent families that a default league includes.
-        league_skip: registered ids a default league leaves out, each with the reason.
-        agents_module: the module whose import registers the game's agents.
-        evaluate_module: the module with the game's own evaluation jobs (`add_arguments`, `run`), if any.
-        train_presets: the module with the game's training presets (`PRESET`, `DISTILL`, `HOOKS`), if any.
-        vector_kernels: the module of the opponents' compiled kernels for the game's batched env
-            (`opponent_kernel(agent_id)`, `KERNEL_IDS`); the env module then has `vector_env`.
-        compiled_games: "module:function", the game's compiled whole-game runner for tournaments (`evaluate.tournament`
-            takes it when every entrant has a deterministic kernel): `function(game, ids, max_turns) -> play`, where
-            `ids` are the entrants' agent ids, raising `NoKernelError` for the first entrant without one (or, with
-            `options_note`, for options or a move limit it does not play); `play(keys, seatings)` plays
-            every deal once per row of `seatings` (an int array (rows, n): the entrant at each seat), deal d being
-            the game `initial_state(rng)` starts for the generator that drew `keys[d] = game.deal_key(rng)` (the
-            game's engine has that method: what `initial_state` draws before it deals), and returns
-            `(returns, winners, turns)`: float (deals, rows, n) returns by seat, bool (deals, rows, n) winners by
-            seat, int (deals, rows) moves — game for game what `envs.core.play.play_game` gives with the entrants'
-            Python agents, a game cut after `max_turns` moves (None: none) having no winner, as in `play_game`.
-            A runner that also takes `policies` (one per entrant: None, or a saved network's seat policy with
-            `logits(obs, mask)` and `sample`) seats those networks on its compiled loop, paused where one is to
-            move, and its `play` takes `streams` too (uint64 (deals, rows, n): the key of each game's seat's
-            sampling stream); `play.kernels` names the numba kernels a first run compiles.
         kernel_variants: option sets under which the game's compiled kernels are warmed before the test suite
-            (`.ci/compile_kernels.py` compiles the vector env's kernels, with random and with strategy opponents,
-            and the compiled tournament runner under each): one set per distinct compiled kernel (official rules
-            compiled apart from the seed's), each seating two players or more. Default: the default options.
-        warm_up: `python -m evaluate` argument strings, a game or two each, that compile the kernels of the game's
-            players beyond those (search players: `.ci/compile_kernels.py` runs them too).
-        exact_values: "module:function" giving exact head-to-head values of agents,
-            `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it).
-        exploitability: "module:function" giving each agent's exact exploitability (what a best response
-            wins against it over the game's value), `function(game, ids, built_agents) -> {id: float | None}
-            | None`; the leaderboard sets it beside the ratings, which measure results within the pool only.
+            (the vector env's kernels and the compiled tournament runner under each): one set per distinct
+            compiled kernel (official rules compiled apart from the seed's), each seating two players or more.
+            Default: the default options.
+        chance_model: the game's deal as explicit chance draws for exports to libraries with chance nodes
+            (`envs.core.chance.ChanceModel`, built as `chance_model(engine)`; `envs.openspiel` exports every
+            game that has one); None: not exported.
         metadata: anything else a game-specific tool reads.
     """
 
@@ -117,47 +87,32 @@ class GameSpec:
     cooperative: bool = False
     simultaneous: bool = False
     public_moves: bool = True
-    default_lineup: tuple[str, ...] = ("random",)
+    vector: bool = False
     preset_keys: tuple[str, ...] = ()
     reward_options: tuple[str, ...] = ()
     fuzz_variants: tuple[Mapping[str, Any], ...] = ()
     fuzz_forms: tuple[str, ...] = ("aec",)
-    move_help: str = ""
-    goal: str = ""
-    round_summary: Callable[[Any, Any, Any, list[str]], str | None] | None = None
-    describe_view: Callable[[Any, Any], str] | None = None
-    write_picture: Callable[..., None] | None = None
-    seat_label: Callable[[int], str] | None = None
-    read_move: str | None = None
-    move_group: Callable[[str], tuple[str, str] | None] | None = None
-    examples: tuple[str, ...] = ()
-    league_deals: int = 50
-    league_members: tuple[str, ...] = ()
-    league_skip: Mapping[str, str] = field(default_factory=dict)
-    agents_module: str | None = None
-    evaluate_module: str | None = None
-    train_presets: str | None = None
-    vector_kernels: str | None = None
-    compiled_games: str | None = None
     kernel_variants: tuple[Mapping[str, Any], ...] = ({},)
-    warm_up: tuple[str, ...] = ()
-    exact_values: str | None = None
-    exploitability: str | None = None
+    chance_model: type | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.id):
             raise ValueError(f"a game id is lower-case letters, digits and '_', got {self.id!r}")
-        if not self.default_lineup:
-            raise ValueError(f"{self.id}: default_lineup needs at least one agent id")
         if not self.fuzz_forms or not set(self.fuzz_forms) <= set(FUZZ_FORMS):
             raise ValueError(f"{self.id}: fuzz_forms must be some of {list(FUZZ_FORMS)}, got {self.fuzz_forms!r}")
         if not self.kernel_variants:
             raise ValueError(f"{self.id}: kernel_variants needs at least one option set ({{}}: the default options)")
-        for line in self.warm_up:
-            if line.split(" ", 1)[0] != self.id:
-                raise ValueError(f"{self.id}: a warm_up line is `python -m evaluate {self.id} ...`'s arguments, "
-                                 f"starting with the game's id; got {line!r}")
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for names that are no field: a layer above may answer for its own part (`add_part_finder`).
+        if not name.startswith("_") and "id" in self.__dict__:
+            for finder in _FINDERS:
+                value = finder(self.id, name)
+                if value is not NOT_MINE:
+                    return value
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (a layer above declares its own "
+                             "part of a game: `agents.games.part(id)`, `evaluate.games.part(id)`)")
 
     def make_game(self, **options: Any) -> Any:
         """The rules engine for these options (a bad option raises `ValueError` naming the allowed ones)."""
@@ -175,21 +130,13 @@ class GameSpec:
         """The help block of the game's options, a line each (the CLIs' `GAME --help`)."""
         return [f"{self.title} options (--option KEY=VALUE):"] + [f"  {o.describe()}" for o in self.options()]
 
-    def lineup(self, num_players: int) -> list[str]:
-        """The default line-up for a table of `num_players` seats."""
-        ids = list(self.default_lineup[:num_players])
-        return ids + [self.default_lineup[-1]] * (num_players - len(ids))
-
-    def seat_name(self, seat: int) -> str:
-        """How a person calls `seat` (`seat_label`, else `player_<seat>`)."""
-        return self.seat_label(seat) if self.seat_label is not None else f"player_{seat}"
-
     def variant(self, **options: Any) -> Variant:
         """This game with `options` (validated now)."""
         return Variant(self.id, dict(options)).checked()
 
+
 class NoKernelError(ValueError):
-    """What a game's compiled whole-game runner (`GameSpec.compiled_games`) cannot play: an entrant without a
+    """What a game's compiled whole-game runner (its agents' `compiled_games`) cannot play: an entrant without a
     deterministic compiled kernel (`agent_id` names it; the message also names the agents that have one), or,
     with `options_note` and no agent, game options its kernels do not play."""
 
@@ -209,9 +156,14 @@ class NoKernelError(ValueError):
 
 #: id -> a spec, or the "module:attribute" where it is (imported on first use).
 _REGISTRY: dict[str, GameSpec | str] = {}
+#: id -> the package the game's spec was registered from (`home`).
+_HOMES: dict[str, str] = {}
 
-def register(spec: GameSpec | str, where: str | None = None) -> None:
-    """Register a game: `register(SPEC)`, or `register("id", "module:SPEC")` to import it on first use.
+
+def register(spec: GameSpec | str, where: str | None = None, *, home: str | None = None) -> None:
+    """Register a game: `register(SPEC)`, or `register("id", "package.spec:SPEC")` to import it on first use.
+    `home` is the package holding the game's parts of the layers above (`home(game_id)`): by default the package
+    of the module `where` names; none for a spec given as an object.
 
     Raises:
         ValueError: an id that is registered already with another spec.
@@ -222,18 +174,31 @@ def register(spec: GameSpec | str, where: str | None = None) -> None:
         if where is None or ":" not in where:
             raise ValueError("register(id, 'module:attribute') names where the spec is")
         game_id, entry = spec, where
+        home = home or where.partition(":")[0].rpartition(".")[0] or None
     old = _REGISTRY.get(game_id)
     if old is not None and old is not entry and not (isinstance(old, str) and isinstance(entry, GameSpec)):
         raise ValueError(f"game {game_id!r} is registered already")
     _REGISTRY[game_id] = entry
+    if home:
+        _HOMES[game_id] = home
+
 
 def unregister(game_id: str) -> None:
     """Remove a game (tests that register a throwaway game clean up with this)."""
     _REGISTRY.pop(game_id, None)
+    _HOMES.pop(game_id, None)
+
 
 def registered() -> tuple[str, ...]:
     """The registered game ids, in registration order."""
     return tuple(_REGISTRY)
+
+
+def home(game_id: str) -> str | None:
+    """The package the game's spec was registered from (`envs.<id>` for the suite's games), or None. A layer above
+    finds its own part of a game from outside the suite in that package."""
+    return _HOMES.get(game_id)
+
 
 def spec(game_id: str) -> GameSpec:
     """The spec of a registered game.
@@ -251,6 +216,7 @@ def spec(game_id: str) -> GameSpec:
             raise TypeError(f"{module}:{attr} is not the GameSpec of {game_id!r}")
         _REGISTRY[game_id] = entry
     return entry
+
 
 @dataclass(frozen=True)
 class Variant:

@@ -1,51 +1,91 @@
-"""L.A.M.A. declared for the shared tools (`envs.core.spec.GameSpec`)."""
+"""L.A.M.A. as the engine layer knows it (`envs.core.spec.GameSpec`): options, engine, encoder, its kind of game and
+its deal as chance draws for exports (`LamaChance`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from envs.core.chance import ChanceModel, Phase
 from envs.core.spec import GameSpec
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import Config, LamaGame
 
 
-def _cards(counts: tuple[int, ...]) -> str:
-    names = [("llama" if v == 0 else str(v)) for v in (*range(1, len(counts)), 0) for _ in range(counts[v])]
-    return " ".join(names) or "-"
+class LamaChance(ChanceModel):
+    """L.A.M.A.: chance inside the game. Each round's deal is a phase of 56 draws by value (`Phase`: 7 outcomes a
+    draw, the law of a uniform shuffle) then `LamaGame.deal_from`; a draw from the empty pile (the reshuffle
+    variants) is a phase over the discard pile below its top, then `LamaGame.reshuffle_from` and the draw. The
+    information state is the seat's own history (the deals as it saw them, every move, the cards it drew): perfect
+    recall, as a string; a tensor of it would need a bound on the game's length, which L.A.M.A. lacks."""
 
+    history_info_state = True
+    utility = "general_sum"  # "win": 1 to each tied winner; "dense": minus the penalty points
+    players = (2, 8)
+    players_option = "num_players"
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    def __init__(self, game: Any):
+        from envs.lama import rules
 
+        super().__init__(game)
+        self._values, self._draw, self._names = rules.VALUES, rules.DRAW, rules.ACTION_NAMES
+        self._deck = [v for v in range(rules.VALUES) for _ in range(rules.COPIES)]
+        self.max_outcomes = rules.VALUES
+        # No bound exists (rounds repeat until a total reaches the target, and returned chips lower totals; the
+        # reshuffle variants can draw forever): OpenSpiel's `max_game_length` gets a generous one, never reached
+        # by the random games of the tests (whose lengths they check), and no algorithm here relies on it.
+        self.max_moves = 100_000
+        c = game.config
+        # a round's most points: every distinct value and a llama, or (sum_all) 10 for each card of the round, all
+        # llamas at worst (the seed's reshuffle quirk turns top cards into llamas)
+        worst_round = 31 if c.scoring == "distinct" else 10 * rules.DECK_SIZE
+        self.utility_bounds = (0.0, 1.0) if c.reward == "win" else (-float(c.target_points - 1 + worst_round), 0.0)
 
-def describe_view(game: Any, view: Any) -> str:
-    """What the seat of `view` may know, as text for a person (only the view's contents)."""
-    me = view.seat
-    top = "llama" if view.top == 0 else str(view.top)
-    lines = [f"round {view.round + 1}: top of the discard pile {top}, draw pile {_count(view.draw_size, 'card')}"]
-    for s in range(len(view.hand_sizes)):
-        who = "you" if s == me else f"player_{s}"
-        state = "in the round" if view.active[s] else "out of the round"
-        lines.append(f"  {who:>8}: {_count(view.hand_sizes[s], 'card')}, {state}, total {view.totals[s]}")
-    lines.append(f"  your hand: {_cards(view.hand)}")
-    return "\n".join(lines)
+    def _deal_phase(self, after: Any) -> Phase:
+        return Phase(self._deck, range(self._values), self._deal_as, "Deal", returns_of=after, args=(after,))
 
+    def _deal_as(self, order: list[int], after: Any) -> Any:
+        """`deal_from(order)` for the round of `after` (its round, starter, totals and scores)."""
+        return self._game.deal_from(order, seed=after.seed, round=after.round, starter=after.starter,
+                                    totals=after.totals, rounds_won=after.rounds_won, last_scores=after.last_scores)
 
-def round_summary(game: Any, before: Any, after: Any, names: list[str]) -> str | None:
-    """When a move ended a round: who went out (emptied their hand), each seat's penalty this round and total."""
-    if after.round == before.round and not (after.game_over and not before.game_over):
-        return None
-    n = len(names)
-    out = [names[i] for i in range(n) if after.last_scores[i] == 0]  # any card left scores at least 1
-    whose = "your hand" if out == ["you"] else "their hand" if len(out) == 1 else "their hands"
-    how = (f"{' and '.join(out)} emptied {whose}" if out
-           else "nobody emptied their hand (every player left the round)")
-    delta = [a - b for a, b in zip(after.totals, before.totals)]
-    parts = []
-    for i in range(n):
-        chip = f" (cards {after.last_scores[i]}, a chip returned)" if delta[i] < after.last_scores[i] else ""
-        parts.append(f"{names[i]} {delta[i]:+d}{chip} = {after.totals[i]}")
-    return f"round {before.round + 1} over: {how}. Penalty points this round and totals: " + ", ".join(parts)
+    def _reshuffle_and_draw(self, pile: list[int], state: Any) -> Any:
+        """`reshuffle_from(state, pile)`, then the draw that found the pile empty."""
+        return self._game.apply(self._game.reshuffle_from(state, pile), self._draw)
+
+    def start(self) -> Phase:
+        """The first round's deal (a new game: its totals are zeros)."""
+        return self._deal_phase(self._game.deal(0))
+
+    def move(self, state: Any, action: int) -> Any:
+        """`apply`, with chance first where the pile is reshuffled and a new round dealt."""
+        g = self._game
+        if action == self._draw and not state.draw_pile and action in g.legal_actions(state):
+            return Phase(state.discard[:-1], range(self._values), self._reshuffle_and_draw, "Reshuffle",
+                         returns_of=state, view_of=state, args=(state,))
+        after = g.apply(state, action)
+        if after.round != state.round and not after.game_over:
+            return self._deal_phase(after)
+        return after
+
+    def tokens(self, before: Any, action: Any, after: Any) -> list[str]:
+        """A deal: the round, the top card, the seat's hand and the last round's public scores; a move: the seat and
+        the action, and for the drawer the card drawn (after a reshuffle, said so)."""
+        name = "L123456"
+        n = self._game.num_players
+        if before is None:
+            return [f"deal r{after.round} top {name[after.discard[-1]]} hand "
+                    f"{''.join(name[v] * after.hands[p][v] for v in range(len(name)))} scores {list(after.last_scores)}"
+                    for p in range(n)]
+        seat = before.current
+        said = f"p{seat} {self._names[action]}"
+        out = [said] * n
+        if action == self._draw:
+            card = next(v for v in range(self._values) if after.hands[seat][v] > before.hands[seat][v])
+            if after.reshuffles != before.reshuffles:
+                said = out[seat] = f"p{seat} draw after reshuffle"
+                out = [said] * n
+            out[seat] = f"{said} {name[card]}"
+        return out
 
 
 SPEC = GameSpec(
@@ -55,31 +95,9 @@ SPEC = GameSpec(
     game_class=LamaGame,
     encoder_class=LamaEncoder,
     env_module="envs.lama_v0",
-    default_lineup=("lama/first", "lama/third"),
+    vector=True,
     preset_keys=("rules",),
     reward_options=("reward",),
     fuzz_variants=({"target_points": 10},),
-    move_help=(
-        "play V / play llama: lay that card on the discard pile (same value as the top card or the next one; "
-        "a llama follows a 6, a 1 follows a llama); draw: take a card from the draw pile; quit: leave the "
-        "round and score the cards you hold."
-    ),
-    describe_view=describe_view,
-    goal=("have the fewest penalty points when the game ends, after the round in which someone's total reaches "
-          "40 (target_points). A round ends when a player empties their hand or every player has left it (quit); "
-          "the cards still in a hand score penalty points (a card its value, a llama 10; each value once under the "
-          "published rules), and a player who empties their hand gives back a chip (10 points, else 1)."),
-    round_summary=round_summary,
-    examples=(
-        "lama --agents lama/first,lama/third*3 --games 2000",
-        "lama --option rules=seed2022 --agents lama/third-retuned,lama/first*3 --games 2000",
-    ),
-    league_deals=100,
-    league_skip={"lama/pimc": "a search: seconds a game", "lama/pimc-retuned": "a search: seconds a game"},
-    agents_module="agents.lama",
-    evaluate_module="evaluate.lama.reproduce",
-    train_presets="train.presets.lama",
-    vector_kernels="agents.lama.fast",
-    compiled_games="agents.lama.fast:tournament_games",
-    warm_up=("lama --agents lama/pimc?k=4,lama/first*3 --games 1",),
+    chance_model=LamaChance,
 )

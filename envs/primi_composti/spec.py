@@ -1,32 +1,33 @@
-"""Primi Composti declared for the shared tools (`envs.core.spec.GameSpec`)."""
+"""Primi Composti as the engine layer knows it (`envs.core.spec.GameSpec`): options, engine, encoder, its kind of game and
+its deal as chance draws for exports (`PrimiCompostiChance`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from envs.core.chance import DeckChance
 from envs.core.spec import GameSpec
 from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 
 
-def _cards(cards) -> str:
-    return " ".join(map(str, cards)) or "-"
+class PrimiCompostiChance(DeckChance):
+    """Primi Composti's shuffle (`PrimiCompostiGame.deal_from`). Zero-sum: a seat's return is its x minus the
+    others' mean, with x = score (at most the cards' total value) plus 1 for a win; one card a move."""
 
+    utility = "zero_sum"
+    players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
+    players_option = "num_players"
 
-def describe_view(game: Any, view: Any) -> str:
-    """What the seat of `view` may know, as text for a person (only the view's contents)."""
-    me = view.seat
-    lines = [f"turn {view.turn + 1}"]
-    for s, score in enumerate(view.scores):
-        who = "you" if s == me else f"player_{s}"
-        primes, comps = view.stacks[2 * s], view.stacks[2 * s + 1]
-        size = view.hand_sizes[s]
-        lines.append(f"  {who:>8}: score {score:>3} | primes {_cards(primes)} | composites {_cards(comps)}"
-                     f" | {size} card{'' if size == 1 else 's'}")
-        if s != me and view.hands[s] is not None:
-            lines.append(f"            hand {_cards(sorted(view.hands[s]))}")
-    lines.append(f"  your hand: {_cards(sorted(view.hands[me]))}")
-    return "\n".join(lines)
+    def __init__(self, game: Any):
+        super().__init__(game, list(game.cards))
+        self.max_moves = game.num_cards
+        bound = float(game.total_value + 1)
+        self.utility_bounds = (-bound, bound)
+
+    def deal(self, drawn: list[int]) -> Any:
+        """`PrimiCompostiGame.deal_from` the drawn order."""
+        return self._game.deal_from(self.order(drawn))
 
 
 SPEC = GameSpec(
@@ -37,38 +38,10 @@ SPEC = GameSpec(
     encoder_class=PrimiCompostiEncoder,
     env_module="envs.primi_composti_v0",
     zero_sum=True,
-    default_lineup=("primi_composti/minimax?depth=4", "primi_composti/greedy_rand"),
+    vector=True,
     preset_keys=("version",),
     reward_options=("reward",),
     fuzz_variants=({"cards_per_player": 3}, {"cards_per_player": 6, "num_players": 3}),
-    goal=("the highest score when every card is played (a prime counts 2, a composite 1). Version 1: a card "
-          "scores its value plus the two visible top cards it makes by +, −, × or ÷. Version 2: it captures "
-          "those two cards onto your stacks, and the cards on your stacks are your score."),
-    move_help=(
-        "play C: lay card C on your prime or composite stack; if it equals the sum, difference, "
-        "product or quotient of two visible top cards you take them (the operation: with "
-        "steal_choice=player the name says which pair; 'no operation' takes nothing)."
-    ),
-    describe_view=describe_view,
-    examples=(
-        "primi_composti --agents primi_composti/minimax?depth=4,primi_composti/greedy_rand --games 400",
-        "primi_composti --option version=2 --agents primi_composti/learned-v2,primi_composti/minimax?depth=4 --games 200",
-    ),
-    league_deals=300,
-    league_members=("primi_composti/minimax?depth=2", "primi_composti/minimax?depth=6"),
-    league_skip={"primi_composti/solver": "an exact search: seconds a game",
-                 "primi_composti/teacher": "a search: seconds a game"},
-    agents_module="agents.primi_composti",
-    evaluate_module="evaluate.primi_composti.reproduce",
-    train_presets="train.presets.primi_composti",
-    vector_kernels="agents.primi_composti.fast",
-    compiled_games="agents.primi_composti.fast:tournament_games",
     kernel_variants=({}, {"version": 2, "steal_choice": "player"}),  # the official options' kernels are their own
-    warm_up=(  # the exact solver's kernels, for each version and the official options
-        "primi_composti --agents primi_composti/solver,primi_composti/greedy_rand --games 1 --option cards_per_player=4",
-        "primi_composti --option version=2 --agents primi_composti/solver,primi_composti/greedy_rand --games 1 "
-        "--option cards_per_player=4",
-        "primi_composti --option version=2 --option steal_choice=player --agents primi_composti/solver,"
-        "primi_composti/greedy_rand --games 1 --option cards_per_player=4",
-    ),
+    chance_model=PrimiCompostiChance,
 )

@@ -1,40 +1,34 @@
-"""The Game declared for the shared tools (`envs.core.spec.GameSpec`)."""
+"""The Game as the engine layer knows it (`envs.core.spec.GameSpec`): options, engine, encoder, its kind of game and
+its deal as chance draws for exports (`TheGameChance`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from envs.core.chance import DeckChance
 from envs.core.spec import GameSpec
 from envs.the_game.encoding import TheGameEncoder
-from envs.the_game.rules import FLAG_NAMES, Config, TheGame
+from envs.the_game.rules import Config, TheGame
 
 
-def describe_view(game: Any, view: Any) -> str:
-    """What the seat of `view` may know, as text for a person (only the view's contents)."""
-    me = view.seat
-    names = ("up0", "up1", "down0", "down1")
-    piles = ", ".join(f"{n} {p[-1]}" for n, p in zip(names, view.piles))
-    lines = [f"piles: {piles}; draw pile {view.deck_size}; cards on the piles {view.placed}",
-             f"  hands: {', '.join(f'player_{s} {k}' for s, k in enumerate(view.hand_sizes))}"]
-    if view.player == me:
-        lines.append(f"  laid this turn {view.played_this_turn}, at least {view.required} required")
-    flagged = [f"{'you' if s == me else f'player_{s}'} {names[p]} {FLAG_NAMES[v]}"
-               for s, seat_flags in enumerate(view.flags) for p, v in enumerate(seat_flags) if v]
-    if flagged:
-        lines.append(f"  flags: {', '.join(flagged)}")
-    lines.append(f"  your hand: {' '.join(map(str, sorted(view.hand)))}")
-    return "\n".join(lines)
+class TheGameChance(DeckChance):
+    """The Game's shuffle of the cards 2..99 (`TheGame.deal_from`). Cooperative: every seat's return is the
+    team's (0 .. 98 + win_bonus); a move places one card or ends a turn (at most 2 · 98 + 1 moves)."""
 
+    utility = "identical"
+    players = (1, 10)  # the range OpenSpiel is told; our Config checks the rules' own
+    players_option = "num_players"
 
-def move_group(name: str) -> tuple[str, str] | None:
-    """Terminal play lists the moves onto one pile on one line (`play on up0: 1. 19  2. 31 ...`) and a seat's
-    flags on one pile likewise; `end turn` keeps a line of its own."""
-    words = name.split()
-    if len(words) == 4 and words[0] == "play" and words[2] == "on":
-        return f"play on {words[3]}", words[1]
-    if len(words) == 3 and words[0] == "flag":
-        return f"flag {words[1]}", words[2]
-    return None
+    def __init__(self, game: Any):
+        from envs.the_game.rules import HIGHEST, LOWEST
+
+        super().__init__(game, list(range(LOWEST, HIGHEST + 1)))
+        self.max_moves = 2 * len(self.cards) + 1
+        self.utility_bounds = (0.0, len(self.cards) + game.win_bonus)
+
+    def deal(self, drawn: list[int]) -> Any:
+        """`TheGame.deal_from` the drawn order."""
+        return self._game.deal_from(self.order(drawn))
 
 
 SPEC = GameSpec(
@@ -45,29 +39,10 @@ SPEC = GameSpec(
     encoder_class=TheGameEncoder,
     env_module="envs.the_game_v0",
     cooperative=True,
-    default_lineup=("the_game/bestplays",),
+    vector=True,
     preset_keys=("rules",),
     reward_options=("win_bonus", "card_reward"),
     fuzz_variants=({"hand_size": 2}, {"min_cards_per_turn": 1}, {"win_bonus": 0.0, "starter": 1},
                    {"num_players": 3, "empty_hand": "ends_game"}),
-    goal=("together, lay all 98 cards on the four piles (two counting up from 1, two down from 100); the team "
-          "wins when every card is placed, and scores the cards placed."),
-    move_help=(
-        "play C on upK / downK: lay card C on ascending pile K (higher card, or exactly 10 lower) or "
-        "descending pile K (lower card, or exactly 10 higher); end turn: stop once you have laid the "
-        "required number of cards; flag PILE VALUE: tell the team about a pile without naming cards."
-    ),
-    describe_view=describe_view,
-    move_group=move_group,
-    examples=(
-        "the_game --option num_players=1 --agents the_game/bestplays --games 1000",
-        "the_game --option num_players=3 --agents the_game/simplest*3 --games 1000",
-    ),
-    league_deals=1000,
-    league_skip={"the_game/rollout": "a search: seconds a game"},
-    agents_module="agents.the_game",
-    evaluate_module="evaluate.the_game.reproduce",
-    train_presets="train.presets.the_game",
-    vector_kernels="agents.the_game.fast",
-    compiled_games="agents.the_game.fast:tournament_games",
+    chance_model=TheGameChance,
 )

@@ -1,4 +1,5 @@
-"""Tic-tac-toe's one strategy: win if you can, else block, else the centre, a corner, a side."""
+"""Tic-tac-toe's one strategy: win if you can, else block, else the centre, a corner, a side; and the game's part
+of the agents layer (its default line-up)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import register
+from agents.games import declare
 from examples.tictactoe.rules import LINES
 
 
@@ -32,3 +34,4 @@ class LineStrategy:
 
 
 register("tictactoe/lines", LineStrategy)
+declare("tictactoe", default_lineup=("tictactoe/lines", "random"))

@@ -1,6 +1,7 @@
-"""A game added by files only: `examples/tictactoe` (spec, engine, encoder, an agent) plays through every
-shared tool — the command lines, fuzzing, tournaments, leagues, terminal play, training and the
-PettingZoo checks — and the shared tools name no game."""
+"""A game added by files only: `examples/tictactoe` (each layer's part in a file of its own: the engine layer's spec,
+engine and encoder; an agent and the default line-up; how to describe it to a person) plays through every shared
+tool — the command lines, fuzzing, tournaments, leagues, terminal play, training and the PettingZoo checks — and the
+shared tools name no game."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from pettingzoo.test import api_test, seed_test
 
 import agents
 import envs
+import evaluate.games
 from envs.core.spec import Variant
+from examples.tictactoe.evaluate import MOVE_HELP
 from examples.tictactoe.spec import SPEC
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -30,7 +33,7 @@ ENV = {**os.environ, "TABLETOP_RL_GAMES": "examples.tictactoe.spec:SPEC", "PYTHO
 @pytest.fixture(scope="module", autouse=True)
 def tictactoe_registered():
     """Registered for this module's tests only (the other tests see the five games)."""
-    envs.register(SPEC)
+    envs.register(SPEC.id, "examples.tictactoe.spec:SPEC")
     envs.register_with_pettingzoo(SPEC.id)
     yield
     envs.unregister(SPEC.id)
@@ -41,8 +44,10 @@ def run_cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
 
 
 def test_registered_and_known_to_the_registries():
-    assert "tictactoe" in envs.available_games()
+    assert "tictactoe" in envs.available_games() and envs.home("tictactoe") == "examples.tictactoe"
     assert "tictactoe/lines" in agents.known_ids("tictactoe")
+    assert agents.part("tictactoe").default_lineup == ("tictactoe/lines", "random")  # found in examples.tictactoe
+    assert evaluate.games.part("tictactoe").move_help == MOVE_HELP
     game = envs.make_game("tictactoe", starter="random")
     assert game.config.starter == "random"
     with pytest.raises(ValueError, match="starter must be one of"):
@@ -89,7 +94,7 @@ def test_play_in_the_terminal():
     results = play_session("tictactoe", 0, ["tictactoe/lines"], {}, seed=0, ask=lambda _: next(answers), say=out.append)
     text = "\n".join(out)
     assert len(results) == 1 and results[0] is not None
-    assert SPEC.move_help in text and "cells are numbered" in text and "--- game over ---" in text
+    assert MOVE_HELP in text and "cells are numbered" in text and "--- game over ---" in text
 
 
 def test_league_in_process():
@@ -118,7 +123,8 @@ def test_command_lines_and_training(tmp_path):
 
 
 #: The shared tools: they read game specs and must not name a game in their code.
-SHARED = ["envs/core", "agents/base.py", "agents/policy.py", "agents/learned.py", "agents/search",
+SHARED = ["envs/core", "envs/openspiel.py", "envs/gymnasium_registry.py", "agents/games.py", "evaluate/games.py",
+          "agents/base.py", "agents/policy.py", "agents/learned.py", "agents/search",
           "evaluate/__main__.py", "evaluate/cli.py", "evaluate/fuzz.py", "evaluate/league.py", "evaluate/play.py",
           "evaluate/paired.py", "evaluate/tournament.py", "evaluate/backends.py", "evaluate/stats.py",
           "evaluate/jsonio.py", "train/__main__.py", "train/presets/__init__.py", ".ci/compile_kernels.py"]
@@ -172,7 +178,7 @@ def test_an_engine_imports_without_the_adapters():
 
 def test_a_spec_builds_its_engine_and_lineup():
     spec = envs.spec("tictactoe")
-    assert spec.lineup(2) == ["tictactoe/lines", "random"]
+    assert agents.part("tictactoe").lineup(2) == ["tictactoe/lines", "random"]
     game = spec.make_game()
     state = game.deal(0)
     assert game.legal_actions(state) == tuple(range(9))
@@ -191,22 +197,56 @@ def test_ci_compiles_the_kernels_its_specs_declare():
     sys.modules.setdefault("compile_kernels", ck)  # its dataclass looks its module up there
     loader.loader.exec_module(ck)
     line = "tictactoe --agents tictactoe/lines,random --games 2"
-    envs.unregister(SPEC.id)
-    envs.register(dataclasses.replace(SPEC, warm_up=(line,)))
+    shown = evaluate.games.part("tictactoe")
+    evaluate.games.declare("tictactoe", **{**{f.name: getattr(shown, f.name) for f in dataclasses.fields(shown)
+                                              if f.name != "game"}, "warm_up": (line,)})
     try:
         jobs = {j.name: j for j in ck.jobs()}
         name, seconds = ck._run(jobs[f"tictactoe: python -m evaluate {line}"])
     finally:
-        envs.unregister(SPEC.id)
-        envs.register(SPEC)
+        evaluate.games.declare("tictactoe", **{f.name: getattr(shown, f.name) for f in dataclasses.fields(shown)
+                                               if f.name != "game"})
     assert name.endswith(line) and seconds >= 0
     for game in envs.registered():
-        spec = envs.spec(game)
+        spec, mine = envs.spec(game), agents.part(game)
         for options in spec.kernel_variants:
             said = ck._described(options)
-            assert (f"{game} vector env, all seats{said}" in jobs) == bool(spec.vector_kernels)
-            assert (f"{game} tournament{said}" in jobs) == bool(spec.compiled_games)
+            assert (f"{game} vector env, all seats{said}" in jobs) == bool(spec.vector and mine.kernels)
+            assert (f"{game} tournament{said}" in jobs) == bool(mine.compiled_games)
     with pytest.raises(ValueError, match="starting with the game's id"):
-        dataclasses.replace(SPEC, warm_up=("--games 1",))
+        evaluate.games.GameEvaluation("tictactoe", warm_up=("--games 1",))
     with pytest.raises(ValueError, match="kernel_variants"):
         dataclasses.replace(SPEC, kernel_variants=())
+
+
+#: The layers above `envs`: no code string in `envs/` names one of their modules, and no import there reaches one.
+HIGHER_LAYERS = ("agents", "evaluate", "train", "benchmarks")
+HIGHER = re.compile(rf"({'|'.join(HIGHER_LAYERS)})[.:]\w")
+
+
+def _upward(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every code string (docstrings aside) naming a module of a layer above `envs`, and every import of one."""
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            if HIGHER.match(node.value):
+                found.append((node.lineno, node.value))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] in HIGHER_LAYERS]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module.split(".")[0] in HIGHER_LAYERS:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def test_the_engine_layer_names_no_module_above_it():
+    found = [f"{f.relative_to(ROOT)}:{line}: {text[:60]!r}" for f in sorted((ROOT / "envs").rglob("*.py"))
+             for line, text in _upward(ast.parse(f.read_text(), str(f)))]
+    assert not found, "envs/ names modules of the layers above:\n" + "\n".join(found)
+
+
+def test_the_upward_check_can_fail():
+    tree = ast.parse('"""Docs may name agents.lama."""\nx = "agents.lama:SPEC"\nimport evaluate.play\ny = "an agent"\n')
+    assert sorted(t for _, t in _upward(tree)) == ["agents.lama:SPEC", "evaluate.play"]

@@ -9,6 +9,7 @@ from typing import Literal
 import pytest
 
 import envs
+import evaluate.games
 from evaluate.__main__ import main as evaluate_main
 from examples.tictactoe.rules import Config as TicTacToeConfig
 from examples.tictactoe.spec import SPEC as TICTACTOE
@@ -31,10 +32,11 @@ class KnobConfig(TicTacToeConfig):
 @pytest.fixture
 def knob_game():
     """A throwaway game whose Config has an option no shipped game has."""
-    spec = dataclasses.replace(TICTACTOE, id="knobgame", title="Knob game", config_class=KnobConfig,
-                               examples=("knobgame --option fake_knob=high --games 10",), agents_module=None)
-    envs.register(spec)
+    spec = dataclasses.replace(TICTACTOE, id="knobgame", title="Knob game", config_class=KnobConfig)
+    envs.register(spec)  # a bare spec: no package of its own, so its evaluate part is declared here
+    evaluate.games.declare(spec.id, examples=("knobgame --option fake_knob=high --games 10",))
     yield spec
+    evaluate.games.withdraw(spec.id)
     envs.unregister(spec.id)
 
 

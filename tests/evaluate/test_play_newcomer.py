@@ -49,7 +49,7 @@ def test_roborally_final_board_keeps_its_coordinates():
 
 
 def test_power_round_heading_names_the_choice():
-    from envs.roborally.spec import describe_view
+    from evaluate.roborally import describe_view
 
     game = envs.make_game("roborally")
     state = game.initial_state(np.random.default_rng(0))

@@ -100,7 +100,7 @@ def test_roborally_each_register_is_told_as_it_runs():
     """After a turn runs, terminal play tells each register: the cards that ran, by priority (each the card the
     robot had programmed there), and where each robot ended; a flag touched is named."""
     from envs.roborally.cards import card_name
-    from envs.roborally.spec import round_summary
+    from evaluate.roborally import round_summary
 
     game = envs.make_game("roborally")
     names = ["robot 1", "you"]

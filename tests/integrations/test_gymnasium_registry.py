@@ -151,13 +151,41 @@ def test_documented_options_pass_through_the_default_line_up():
 
 
 @pytest.mark.slow
-def test_make_without_arguments_needs_no_import_of_agents():
+def test_make_without_arguments_imports_agents_through_gymnasium():
+    """`envs` never imports `agents`: Gymnasium's `module:id` form imports it, and without it the default line-up
+    says what to do in one error."""
     import subprocess
     import sys
 
-    code = ("import sys, gymnasium, envs; assert 'agents' not in sys.modules; "
-            "env = gymnasium.make('tabletop/simple_poker-v0'); env.reset(seed=0); "
+    code = ("import sys, gymnasium; env = gymnasium.make('agents:tabletop/simple_poker-v0'); env.reset(seed=0); "
             "print(type(env.unwrapped.opponents[0]).__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().startswith("agents.simple_poker")
+    code = ("import sys, gymnasium, envs; assert 'agents' not in sys.modules\n"
+            "try:\n    gymnasium.make('tabletop/simple_poker-v0')\nexcept ValueError as e:\n    print(e)\n"
+            "assert 'agents' not in sys.modules")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "needs `import agents`" in out.stdout and "agents:tabletop/<game>-v0" in out.stdout
+
+
+def test_make_vec_max_episode_steps_is_the_move_limit():
+    """Gymnasium's `max_episode_steps` is the vector env's `max_turns`: the compiled env where it takes one (a
+    truncation within the limit), the single-agent envs where it does not (simple poker's compiled env has none)."""
+    vec = gymnasium.make_vec("tabletop/lama-v0", num_envs=4, max_episode_steps=6, seed=0)
+    assert vec.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    _, info = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    truncated = 0
+    for _ in range(12):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        _, _, term, trunc, info = vec.step(actions)
+        truncated += int(trunc.sum())
+    assert truncated > 0  # no L.A.M.A. game ends within 6 moves: every table is cut
+    same = gymnasium.make_vec("tabletop/lama-v0", num_envs=2, max_episode_steps=6, compiled=False)
+    assert isinstance(same, gymnasium.vector.SyncVectorEnv) and same.envs[0].unwrapped.max_turns == 6
+    poker = gymnasium.make_vec("tabletop/simple_poker-v0", num_envs=2, max_episode_steps=1)
+    assert isinstance(poker, gymnasium.vector.SyncVectorEnv) and poker.envs[0].unwrapped.max_turns == 1
+    with pytest.raises(ValueError, match="disagree"):
+        gymnasium.make_vec("tabletop/lama-v0", num_envs=2, max_episode_steps=6, max_turns=7)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import types
 
@@ -11,25 +10,23 @@ import pytest
 
 import agents
 import envs
-import envs.core.spec as spec_registry
 from envs.the_game.rules import Config, TheGame
 from evaluate.stats import mean_interval
 from evaluate.the_game.reproduce import simulate
 from train.config import PRESET_KEYS, TrainConfig
-from train.presets import hooks, preset
+from train.presets import PRESETS, hooks, preset
 from train.seeds import RunSeeds, child
 
 
-@pytest.mark.parametrize("game", [g for g in envs.available_games() if envs.spec(g).train_presets])
+@pytest.mark.parametrize("game", [g for g in envs.available_games() if PRESETS.module(g) is not None])
 def test_every_preset_builds_a_config(game):
     cfg = TrainConfig(game=game, **preset(game))
     assert cfg.game == game
 
 
 def _fake_presets(monkeypatch):
-    """simple_poker's spec, naming the module `tests_fake_preset` for its presets."""
-    fake = dataclasses.replace(envs.spec("simple_poker"), train_presets="tests_fake_preset")
-    monkeypatch.setitem(spec_registry._REGISTRY, "simple_poker", fake)
+    """simple_poker's presets looked for in the module `tests_fake_preset`."""
+    monkeypatch.setattr(PRESETS, "module_of", lambda game: "tests_fake_preset")
 
 
 def test_unknown_preset_key_is_refused_with_the_allowed_list(monkeypatch):

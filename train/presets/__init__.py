@@ -1,6 +1,7 @@
-"""Per-game training presets and hooks, in the module the game's `GameSpec` names (`train_presets`).
+"""Per-game training presets and hooks, each game's in its own module of this package.
 
-A game's module (`train/presets/<game>.py`) defines `PRESET`, a dict of
+A game's module (`train/presets/<game>.py`; for a game from outside the suite, `<home>.presets` beside its spec,
+`envs.home`) defines `PRESET`, a dict of
 `TrainConfig` fields that differ from the defaults, optionally `DISTILL` (the
 distillation preset) and `HOOKS`, a `GameHooks` with the game's own
 learning-curve metric and exact match value.
@@ -8,20 +9,32 @@ learning-curve metric and exact match value.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-import envs
+from agents.games import Parts
+from envs.core.spec import NOT_MINE, add_part_finder
 from train.config import check_keys
+
+#: Where each game's presets are: `train.presets.<game>`, or `<home>.presets` for a game from outside the suite.
+PRESETS = Parts("train.presets", "presets", lambda game, **values: None)
 
 
 def preset_module(game: str) -> ModuleType | None:
     """The game's preset module (imported only when that game is trained), or None without one."""
-    name = envs.spec(game).train_presets
-    return importlib.import_module(name) if name is not None else None
+    return PRESETS.module(game)
+
+
+def _find(game: str, name: str) -> Any:
+    """`envs.spec(game).train_presets`, the name of the game's preset module or None (`envs.core.spec.add_part_finder`)."""
+    if name != "train_presets":
+        return NOT_MINE
+    return PRESETS.module_of(game) if preset_module(game) is not None else None
+
+
+add_part_finder(_find)
 
 
 @dataclass(frozen=True)
@@ -55,7 +68,7 @@ def preset(game: str) -> dict[str, Any]:
     if mod is None:
         return {}
     values = dict(mod.PRESET)
-    check_keys(values, f"preset {envs.spec(game).train_presets}")
+    check_keys(values, f"preset {PRESETS.module_of(game)}")
     return values
 
 
