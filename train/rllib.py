@@ -4,6 +4,9 @@
     algo = ppo_config("simple_poker", {"n": 3}).build_algo()
     result = algo.train()       # result["env_runners"]["agent_episode_returns_mean"]: per-seat returns
 
+PPO on the compiled vector env (many tables per env runner, opponents in kernels) is `train.rllib_vector`;
+`python -m train.rllib GAME --vector` runs it.
+
 Needs `pip install -e ".[rllib]"`. RLlib pins an older gymnasium than the rest of the
 project installs, so it lives in its own virtual environment (`.ci/setup-rllib`).
 
@@ -182,44 +185,91 @@ def _seat_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     return agent_id
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m train.rllib GAME [--option K=V] [--iterations N] [--address ...]`: multi-agent PPO
-    with action masking, printing each iteration's per-seat mean returns."""
+def _parser() -> Any:
     import argparse
 
+    p = argparse.ArgumentParser(prog="python -m train.rllib", description="PPO with action masking (RLlib): one policy "
+                                "per seat on the turn-based env, or with --vector one seat's policy on the compiled "
+                                "vector env against opponents, sampled by --env-runners Ray actors.")
+    p.add_argument("game", choices=envs.available_games())
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
+    p.add_argument("--iterations", type=int, default=20, help="training iterations (default 20)")
+    p.add_argument("--batch", type=int, default=None,
+                   help="env steps per iteration (default 4000; with --vector learner decisions, default 8192)")
+    p.add_argument("--env-runners", type=int, default=0, help="sampling workers (Ray actors; default 0: in the driver)")
+    p.add_argument("--vector", action="store_true", help="the compiled vector env (train.rllib_vector): one seat's "
+                   "policy against --opponents, --num-envs tables per env runner")
+    p.add_argument("--opponents", type=str, default=None, help="with --vector: opponent agent ids with compiled "
+                   "kernels (comma-separated, NAME*K repeats, one id fills every other seat; default the game's "
+                   "default line-up)")
+    p.add_argument("--num-envs", type=int, default=64, help="with --vector: tables per env runner (default 64)")
+    p.add_argument("--address", type=str, default=None, help="a running Ray cluster (HOST:6379 or auto); default a local instance")
+    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m train.rllib GAME [--option K=V] [--iterations N] [--env-runners K] [--address ...]`: multi-agent
+    PPO with action masking, printing each iteration's per-seat mean returns; with `--vector [--opponents IDS]
+    [--num-envs N]`, PPO with action masking on the compiled vector env, printing each iteration's mean return
+    and steps/s."""
     import ray
 
     from envs.core.options import parse_options
 
-    p = argparse.ArgumentParser(prog="python -m train.rllib", description="Multi-agent PPO with action masking (RLlib).")
-    p.add_argument("game", choices=envs.available_games())
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
-    p.add_argument("--iterations", type=int, default=20, help="training iterations (default 20)")
-    p.add_argument("--batch", type=int, default=4000, help="env steps per iteration (default 4000)")
-    p.add_argument("--env-runners", type=int, default=0, help="sampling workers (Ray actors; default 0: in the driver)")
-    p.add_argument("--address", type=str, default=None, help="a running Ray cluster (HOST:6379 or auto); default a local instance")
-    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
-    p.add_argument("--seed", type=int, default=0)
+    p = _parser()
     args = p.parse_args(argv)
-    if args.iterations < 1 or args.batch < 1:
-        p.error("--iterations and --batch must be >= 1")
+    batch = args.batch if args.batch is not None else (8192 if args.vector else 4000)
+    if args.iterations < 1 or batch < 1 or args.num_envs < 1:
+        p.error("--iterations, --batch and --num-envs must be >= 1")
+    if args.opponents is not None and not args.vector:
+        p.error("--opponents needs --vector (the turn-based env gives every seat its own policy)")
     try:
         options = parse_options(envs.config_class(args.game), args.option)
         envs.make_game(args.game, **options)
+        if args.vector:
+            from train.rllib_vector import vector_ppo_config
+
+            config = vector_ppo_config(args.game, args.opponents, options, num_envs=args.num_envs,
+                                       num_env_runners=args.env_runners, train_batch_size=batch, seed=args.seed)
+        else:
+            config = ppo_config(args.game, options, train_batch_size=batch, num_env_runners=args.env_runners,
+                                seed=args.seed)
     except ValueError as e:
         p.error(str(e))
     ray.init(address=args.address, num_cpus=args.num_cpus if args.address is None else None, include_dashboard=False)
-    algo = ppo_config(args.game, options, train_batch_size=args.batch, num_env_runners=args.env_runners, seed=args.seed).build_algo()
     try:
-        for it in range(1, args.iterations + 1):
-            r = algo.train()["env_runners"]
-            seats = dict(sorted(r["agent_episode_returns_mean"].items()))
-            print(f"iteration {it}: episodes {r['num_episodes']}, mean return per seat "
-                  + ", ".join(f"{a} {v:+.3f}" for a, v in seats.items()) + f" (sum {sum(seats.values()):+.3f})", flush=True)
+        algo = config.build_algo()
+        try:
+            (_vector_loop if args.vector else _seat_loop)(algo, args.iterations)
+        finally:
+            algo.stop()
     finally:
-        algo.stop()
         ray.shutdown()
     return 0
+
+
+def _seat_loop(algo: Any, iterations: int) -> None:
+    """Train, printing each iteration's per-seat mean returns."""
+    for it in range(1, iterations + 1):
+        r = algo.train()["env_runners"]
+        seats = dict(sorted(r["agent_episode_returns_mean"].items()))
+        print(f"iteration {it}: episodes {r['num_episodes']}, mean return per seat "
+              + ", ".join(f"{a} {v:+.3f}" for a, v in seats.items()) + f" (sum {sum(seats.values()):+.3f})", flush=True)
+
+
+def _vector_loop(algo: Any, iterations: int) -> None:
+    """Train, printing each iteration's episodes, mean return and steps/s (sampling and update together)."""
+    import time
+
+    for it in range(1, iterations + 1):
+        start = time.perf_counter()
+        r = algo.train()["env_runners"]
+        steps = r["num_env_steps_sampled"]
+        print(f"iteration {it}: steps {steps}, episodes {r['num_episodes']}, mean return "
+              f"{r.get('episode_return_mean', float('nan')):+.3f}, {steps / (time.perf_counter() - start):,.0f} steps/s",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,173 @@
+"""RLlib on the compiled vector env: PPO with action masking, many tables per env runner, as many runners as a
+Ray cluster has CPUs.
+
+    import ray
+    from train.rllib_vector import vector_ppo_config
+    ray.init()                                     # or ray.init(address="auto") on a cluster (`ray start --head`)
+    algo = vector_ppo_config("lama", ["lama/first"] * 3, num_envs=64, num_env_runners=2).build_algo()
+    algo.train()["env_runners"]["episode_return_mean"]
+
+Each RLlib env runner builds, through RLlib's own vector-env hook (`gym_env_vectorize_mode="vector_entry_point"`:
+RLlib calls the env creator with `num_envs`), one `agents.vector_env(game, num_envs, opponents=...)`: `num_envs`
+tables stepped in one compiled call, the opponents moving inside the step. `MaskedVectorEnv` gives it the
+observation RLlib's `ActionMaskingTorchRLModule` reads, `{"observations": Box, "action_mask": Box(0, 1, (A,))}`,
+so the sampled actions and the PPO update both see the masked distribution (masked logits are RLlib's
+`FLOAT_MIN`: a masked action has probability 0).
+
+Autoreset. RLlib's single-agent env runner expects Gymnasium's next-step autoreset (an extra step whose action
+is ignored after an episode ends); the compiled env deals the next episode inside the ending step, as Pgx and
+EnvPool do (same-step autoreset), and has no step that skips a table. `SameStepAutoreset`, an RLlib callback,
+keeps each episode whole with RLlib's own episode API: at an episode's end it puts the real last observation
+(`info["final_obs"]`) in place of the next episode's first one, which it hands to the next episode as that
+episode's reset observation. So every decision is in its own episode with the action the runner sampled for it
+(the runner picks the action from the observation before the callback swaps it), and a truncated episode
+(`max_turns`) bootstraps from its real last observation. RLlib's `on_episode_start` callback is not called for
+these episodes (RLlib calls it where it adds a reset itself).
+
+Where the turn-based `train.rllib.RLlibEnv` gives every seat its own policy over the Python engine, this path
+trains one seat's policy against opponents that have compiled kernels (or batch policies, or a `Pool` of line-ups
+drawn per table), at the compiled engine's speed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import VectorWrapper
+from gymnasium.vector.utils import batch_space
+from ray.rllib.callbacks.callbacks import RLlibCallback
+
+#: The name `vector_ppo_config` registers `make_vector_env` under (`ray.tune.registry.register_env`).
+ENV_ID = "tabletop_vector"
+#: The keys `make_vector_env` reads from RLlib's env config (`num_envs` is RLlib's, from `num_envs_per_env_runner`).
+ENV_CONFIG_KEYS = ("game", "opponents", "options", "num_envs", "max_turns", "strict")
+
+
+class MaskedVectorEnv(VectorWrapper):
+    """A compiled vector env with its masks in a Dict observation: `{"observations": float32 (N, obs),
+    "action_mask": float32 (N, A)}`; `info` carries only, for the tables that finished, `final_obs` (the last
+    observation, in the same Dict form, mask all 0: no action follows it) and `tabletop_episode` (`r` the return,
+    `l` the learner's decisions), with their `_` flags. Rewards, terminations and the same-step autoreset are the
+    wrapped env's."""
+
+    def __init__(self, env: gymnasium.vector.VectorEnv):
+        super().__init__(env)
+        inner, n = env.single_observation_space, int(env.single_action_space.n)
+        self.single_observation_space = gymnasium.spaces.Dict({
+            "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32),
+                                                 dtype=np.float32),
+            "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
+        })
+        self.observation_space = batch_space(self.single_observation_space, env.num_envs)
+
+    def _dict_obs(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        return {"observations": np.array(obs, dtype=np.float32),
+                "action_mask": self.env.action_masks().astype(np.float32)}
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Deal every table anew (`seed`: the compiled env's, one int for all tables)."""
+        if isinstance(seed, list):  # gymnasium's per-env seeds: the compiled env keys its tables from one seed
+            seed = seed[0]
+        obs, _ = self.env.reset(seed=seed, options=options)
+        return self._dict_obs(obs), {}
+
+    def step(self, actions: Any):
+        """Step every table; a finished table's next episode is dealt in the same step (its last observation in
+        `info["final_obs"]`)."""
+        obs, reward, terminated, truncated, info = self.env.step(np.asarray(actions, dtype=np.int64))
+        out: dict[str, Any] = {}
+        ended = info.get("_final_obs")
+        if ended is not None and ended.any():
+            final = np.full(self.num_envs, None, dtype=object)
+            no_action = np.zeros(self.single_action_space.n, dtype=np.float32)
+            for i in np.flatnonzero(ended):
+                final[i] = {"observations": np.array(info["final_obs"][i], dtype=np.float32), "action_mask": no_action}
+            out = {"final_obs": final, "_final_obs": np.array(ended, dtype=bool),
+                   "tabletop_episode": info["tabletop_episode"], "_tabletop_episode": info["_tabletop_episode"]}
+        return self._dict_obs(obs), np.asarray(reward, dtype=np.float32), terminated, truncated, out
+
+
+def make_vector_env(config: dict[str, Any]) -> MaskedVectorEnv:
+    """RLlib's env creator: `agents.vector_env(config["game"], config["num_envs"], opponents=config["opponents"],
+    max_turns=..., strict=..., **config["options"])`, masked (`MaskedVectorEnv`). `opponents` are agent ids
+    (`"lama/first*3"` or a list; one id fills every other seat; None: the game's default line-up) or what `agents.vector_env` takes."""
+    import agents
+    import envs
+    from envs.gymnasium_registry import default_opponents
+
+    config = dict(config)
+    unknown = set(config) - set(ENV_CONFIG_KEYS)
+    if unknown or "game" not in config:
+        raise ValueError(f"env_config needs 'game' and may have {', '.join(ENV_CONFIG_KEYS[1:])}; got {sorted(config)}")
+    game, options = config["game"], dict(config.get("options") or {})
+    seats = envs.make_game(game, **options).num_players
+    opponents = config.get("opponents")
+    if opponents is None:
+        opponents = default_opponents(game, seats)
+    elif isinstance(opponents, str) or all(isinstance(o, str) for o in opponents):
+        opponents = agents.expand_agent_ids(opponents)
+        if len(opponents) == 1 and seats > 2:  # one id fills every other seat
+            opponents = opponents * (seats - 1)
+    env = agents.vector_env(game, int(config.get("num_envs", 1)), opponents=opponents, copy=False,
+                            max_turns=config.get("max_turns"), strict=bool(config.get("strict", False)), **options)
+    return MaskedVectorEnv(env)
+
+
+class SameStepAutoreset(RLlibCallback):
+    """Keeps RLlib's episodes whole on a same-step-autoreset vector env (see the module docstring): at an
+    episode's end, its last observation becomes `info["final_obs"]`, and the observation the env returned there
+    (the next episode's first) becomes the next episode's reset observation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._first: dict[int, Any] = {}
+
+    def on_episode_end(self, *, episode: Any, env_index: int, **kwargs: Any) -> None:
+        """Swap in the real last observation; keep the next episode's first for `on_episode_created`."""
+        infos = episode.get_infos(-1)
+        if "final_obs" in infos:
+            self._first[env_index] = episode.get_observations(-1)
+            episode.set_observations(new_data=infos["final_obs"], at_indices=-1)
+
+    def on_episode_created(self, *, episode: Any, env_index: int, **kwargs: Any) -> None:
+        """Start the new episode at the observation the env dealt in the step that ended the previous one."""
+        first = self._first.pop(env_index, None)
+        if first is not None:
+            episode.add_env_reset(observation=first, infos={})
+
+
+def vector_ppo_config(game: Any, opponents: Any = None, options: dict[str, Any] | None = None, *,
+                      num_envs: int = 64, num_env_runners: int = 0, max_turns: int | None = None,
+                      strict: bool = False, hidden: tuple[int, ...] = (64, 64), train_batch_size: int = 8192,
+                      minibatch_size: int = 2048, num_epochs: int = 2, lr: float = 3e-4, entropy_coeff: float = 0.01,
+                      gamma: float = 1.0, seed: int | None = 0):
+    """PPO (RLlib's new API stack) with RLlib's `ActionMaskingTorchRLModule` on `game`'s compiled vector env:
+    `num_env_runners` Ray actors (0: sample in the driver), each stepping `num_envs` tables against `opponents`
+    (agent ids with kernels; None: the game's default line-up). A batch is `train_batch_size` learner decisions.
+    `strict=True` makes a masked action an error (`IllegalActionError`) instead of a lost episode. `game` is an id
+    or an `envs.Variant` (whose options `options` update)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.tune.registry import register_env
+
+    import envs
+
+    register_env(ENV_ID, make_vector_env)  # RLlib takes a creator by registered name (its workers look it up)
+    game, options = envs.resolve(game, options)
+    env_config = {"game": game, "opponents": opponents, "options": options, "max_turns": max_turns, "strict": strict}
+    make_vector_env({**env_config, "num_envs": 1}).close()  # a bad game, option or opponent fails here, not in a worker
+    model = {"fcnet_hiddens": list(hidden), "head_fcnet_hiddens": []}
+    return (
+        PPOConfig()
+        .environment(ENV_ID, env_config=env_config)
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs,
+                     gym_env_vectorize_mode="vector_entry_point")
+        .callbacks(SameStepAutoreset)
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model))
+        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs,
+                  lr=lr, entropy_coeff=entropy_coeff, gamma=gamma)
+        .debugging(seed=seed)
+    )
