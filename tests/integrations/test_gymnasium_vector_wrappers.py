@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.wrappers.vector import DictInfoToList, NormalizeReward, RecordEpisodeStatistics
 
+import agents  # noqa: F401  (resolves the default line-up's agent ids)
 import envs
 from envs.core.vector import CompiledVectorEnv
 
