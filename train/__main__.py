@@ -171,9 +171,10 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
         if meta["metavar"]:
             kw["metavar"] = meta["metavar"]
         p.add_argument(f"--{dest.replace('_', '-')}", **kw)
-    p.add_argument("--init-from", type=str, default=None, metavar="STUDENT",
-                   help="start the policy from a distilled masked_policy student (its folder, or a shipped id such as "
-                        "GAME/learned); the run takes the student's options and network")
+    p.add_argument("--init-from", type=str, default=None, metavar="RUN|POLICY",
+                   help="start from a run of the default learner (continued with its settings unless a flag changes "
+                        "them), or a saved policy (its folder, or a shipped id such as GAME/learned: the run takes its "
+                        "options and network)")
     p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
     p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
@@ -323,14 +324,13 @@ def student_options(game: str, spec: str, values: dict) -> dict:
         ValueError: a student of another game or kind, or none at `spec`.
     """
     from agents.learned import read_meta
-    from train.ppo import require_masked_policy, student_folder
+    from train.ppo import student_folder
 
     folder = student_folder(spec)
     meta = read_meta(folder)
     arch = meta["architecture"]
     if meta["game"] != game:
         raise ValueError(f"--init-from {spec!r} is a student of {meta['game']}, not {game}")
-    require_masked_policy(arch.get("kind"), f"--init-from {spec!r}")
     values.update(init_from=folder, net_arch=list(arch["hidden"]), activation=arch.get("activation", "relu"))
     return dict(meta.get("options", {}))
 
@@ -445,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
             train_cleanrl(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)
         else:
             train(cfg, progress=not args.no_progress, resume=resume, overwrite=args.overwrite)
-    except ValueError as e:
+    except (ValueError, NotImplementedError) as e:
         p.error(str(e))
     except TrainingStoppedError as e:
         return fail(str(e), p.prog, 128 + e.signum)

@@ -1,105 +1,44 @@
-"""A CleanRL-style PPO in one file: the recipe for writing your own training loop on a batched vector env.
-
-`python -m train` trains SB3's MaskablePPO; this module is the second learner,
-written out in plain torch so that every step of PPO can be read, changed and
-timed. It runs on any Gymnasium `VectorEnv` with same-step autoreset and action
-masks (`agents.vector_env(...)`), for example::
+"""PPO in one file (CleanRL's style, plain torch) on a batched Gymnasium vector env: what `python -m train GAME`
+runs (`train.vector_ppo` is its frame: run folder, checkpoints, resume, progress, evaluation). It runs on any
+`VectorEnv` with same-step autoreset and action masks (`agents.vector_env(...)`)::
 
     import agents
     from train.cleanrl_ppo import train
     venv = agents.vector_env("lama", 1024, opponents=["lama/first"] * 3, seed=0, reward="dense", copy=False)
-    policy, history = train(venv, total_steps=2_000_000, n_steps=64, minibatch=8192, epochs=2, lr=3e-4,
-                            ent_coef=0.01, gamma=0.995, gae_lambda=0.95, clip=0.2, hidden=(128, 128), seed=1)
+    policy, history = train(venv, total_steps=2_000_000, n_steps=64, minibatch=8192, epochs=2, seed=1)
 
-    python -m train.cleanrl_ppo lama --timesteps 2000000 --out runs/lama-cleanrl
-    python -m evaluate lama --agents learned:runs/lama-cleanrl,lama/first*3 --games 2000 --seed 7
+In the order of the code:
 
-What it does, in the order of the code:
+- **Networks** (`Policy`): separate actor and critic ReLU MLPs, orthogonal init (gain sqrt(2), 0.01 for the policy
+  head, 1 for the value head). Illegal logits are -1e9 (one `masked_fill`, in the rollout and the update);
+  sampling is Gumbel-max, so an illegal action is never drawn. Plug-ins: an **action table** (the encoder's
+  `action_keys`: a learned logit per key value, added to the MLP's), an **asymmetric critic** (it also reads
+  `venv.privileged_observations()`, what a position hides; the saved policy is the actor alone), an **action
+  scorer** (`ScorerPolicy`, over `agents.feature_vector_env`'s per-action features).
+- **GAE** (`gae`) backwards over the rollout; a done step never bootstraps across the autoreset, a truncated one
+  from the critic's value of `info["final_obs"]`. Self-play (`control="all_seats"`): sign-flipped values in a
+  two-player zero-sum game (`signs`), each seat's own trajectory otherwise (`gae_seats`), one team policy in a
+  cooperative game (`self_play_mode`).
+- **Rollout** buffers are numpy arrays allocated once and shared with torch; rewards are scaled once, after the
+  first rollout, so that its discounted returns have standard deviation 1 (measured: the critic's explained
+  variance stayed at 0 over 1M L.A.M.A. steps unscaled and reached 0.6 scaled).
+- **Update** (`PPO._learn`): clipped surrogate, clipped value loss, entropy bonus, advantages normalised per
+  minibatch, the gradient norm clipped per network, Adam (eps 1e-5), the learning rate decayed linearly to 0;
+  `precision="bf16"` runs the forward passes under bfloat16 autocast.
+- **Opponents** live in the vector env (kernels, batch policies, a `Pool` drawn per episode: `train.pool.League`
+  is the league plug-in); this loop sees one learner seat or every seat.
 
-- **Networks.** Separate actor and critic MLPs (ReLU), orthogonal init: gain
-  sqrt(2) for hidden layers, 0.01 for the policy head (a near-uniform first
-  policy), 1.0 for the value head; biases 0.
-- **Masks inside the graph.** A bool mask `(B, A)` turns illegal logits into
-  -1e9 with one `masked_fill`, in the rollout and in the update (the masks are
-  stored with the samples); sampling is Gumbel-max on the masked logits, so an
-  illegal action is never drawn and no Python runs per table. The entropy is
-  that of the masked distribution (legal actions only).
-- **Rollout buffers** are numpy arrays allocated once, `(n_steps, N, ...)`,
-  wrapped once with `torch.from_numpy` (no copies between numpy and torch).
-- **Same-step autoreset.** When a table's episode ends in `step`, the observation
-  returned is already the next episode's first one; the step is marked done, so
-  GAE never bootstraps across it. A terminated episode's next value is 0; a
-  truncated one bootstraps from the critic's value of `info["final_obs"]`.
-- **GAE** (gamma, lambda) in numpy, backwards over the rollout (`gae`), on
-  rewards scaled once, after the first rollout, so that its discounted returns
-  have standard deviation 1 (L.A.M.A.'s dense returns are tens of points; the
-  critic, clipped to a gradient norm of 0.5, learns them far more slowly:
-  measured, explained variance stayed at 0 over 1M steps unscaled and reached
-  0.6 scaled).
-- **Update.** Clipped surrogate; value clipping (the new value may not move the
-  loss more than `vf_clip` away from the rollout's value, as PPO2 did); entropy
-  bonus; advantages normalised per minibatch; gradient norm clipped per
-  network (the critic's large gradients on point-valued returns would otherwise
-  shrink the actor's step through one shared norm); Adam with eps 1e-5; the
-  learning rate decays linearly to 0 over the run.
-- **Two-seat zero-sum self-play** (`control="all_seats"`: one policy plays every
-  seat). The critic values a position for the seat to move; when the next
-  decision of a table is the other seat's, its value and advantage enter with
-  the opposite sign (`gae`'s `signs`). The vector env must give
-  `info["current_player"]` (the seat to move at each returned observation),
-  `info["rewards"]` (`(N, 2)`, each seat's reward of the step) and, for
-  truncated episodes, `info["final_info"]["current_player"]`; a vector env
-  without them is refused with a `NotImplementedError` naming what is missing.
-  (Primi Composti's vector env offers it; the path is also tested on a synthetic
-  two-player env.) In a cooperative game (The Game, `GameSpec.cooperative`)
-  `all_seats` is one team policy instead: every seat's step earns the team's
-  reward and the critic values the team's return, so nothing is flipped.
-- **Per-seat self-play** (`all_seats` with more than two seats, or seats with
-  returns of their own: Primi Composti at 3-6 players, L.A.M.A., RoboRally):
-  each seat's decisions are a trajectory of their own (`gae_seats`): the reward
-  of a decision is what its seat receives up to its next decision
-  (`info["rewards"]`, the other seats' moves included), its next value the
-  critic's at that decision, the discount once per own decision; at a
-  rollout's end each seat is valued from its own view of the last position
-  (`venv.observe(rows, seats)`); a truncated episode is valued 0 for every seat
-  (the game's turn cap is its end). Not with an asymmetric critic.
-
-- **An asymmetric critic** (`--privileged-critic`): the critic also reads what the position hides from the
-  learner (`venv.privileged_observations()`: in L.A.M.A. the other seats' hands and the draw pile, in The Game
-  the teammates' hands and the deck's next cards), the actor only its observation, so the saved policy plays
-  from what a seat sees. Stored with the samples, as the masks. A truncated episode is refused (its last
-  position's hidden rows are gone with the autoreset).
-
-- **An action table** (`--action-table`): where the game's encoder gives each action a key in the observation
-  (`encoder.action_keys`; The Game: a card's gap on the pile and its backwards-trick partner), the actor adds
-  `table[key]`, a learned logit per key value, to the MLP's. Keys are computed once per collected step and
-  stored with the samples; saved in the `masked_policy` student (`"action_table"`).
-
-- **Action scorers** (`--features NAME`, or `--init-from` an `action_scorer` student such as
-  `roborally/learned`): the env is wrapped in `agents.feature_vector_env`, whose observations are each table's
-  context and per-action features (computed from the encoder's observation); the actor is one MLP that scores
-  every action from its features and the context, the critic an MLP over the context (`ScorerPolicy`). Saved as
-  an `action_scorer` student of that feature set (critic as its value head), played by sampling.
-
-Saving: the actor is exactly the shape of `agents.learned`'s `masked_policy`
-student (ReLU MLP over the game's encoder observation, one logit per action), so
-`save_policy` writes the one saved-policy format (`policy.json` + `weights.pt`,
-loaded as data) and `learned:<folder>` plays it in `python -m evaluate`. The
-student's value head is unused by the agent and saved as zeros (this learner's
-critic is a separate network; it is kept next to it as `critic.pt`, a plain
-state_dict).
+Saving (`save_policy`): the actor in the one saved-policy format (`agents.learned`'s `masked_policy` or
+`action_scorer` student: `learned:<folder>` plays it), the critic beside it as `critic.pt`.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import csv
-import functools
-import json
+import dataclasses
 import os
-import re
-import signal
+import runpy
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -110,6 +49,11 @@ import torch
 import torch.nn as nn
 
 from agents.learned import action_keys_of, table_logits
+from train.config import TrainConfig
+
+#: The learner's defaults: `TrainConfig`'s (the one place they are written), by field name.
+_D = {f.name: f.default if f.default is not dataclasses.MISSING else tuple(f.default_factory())  # type: ignore[misc]
+      for f in dataclasses.fields(TrainConfig) if f.default is not dataclasses.MISSING or f.name == "net_arch"}
 
 MASKED_LOGIT = -1e9  # as agents.learned's MaskedPolicy: exp() of it is exactly 0 next to any legal logit
 
@@ -560,14 +504,14 @@ class PPO:
     an update and resumed goes on exactly as it would have. `train()` runs one to its end; the arguments are
     `train`'s (see there)."""
 
-    def __init__(self, venv: Any, *, total_steps: int, n_steps: int = 64, minibatch: int = 8192, epochs: int = 2,
-                 lr: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.995, gae_lambda: float = 0.95,
-                 clip: float = 0.2, hidden: Sequence[int] = (128, 128), seed: int = 0, vf_coef: float = 0.5,
-                 vf_clip: float | None = 0.2, max_grad_norm: float = 0.5,
-                 reward_scale: float | None = None,
-                 anneal_lr: bool = True, device: str | torch.device = "cpu", max_seconds: float | None = None,
+    def __init__(self, venv: Any, *, total_steps: int, n_steps: int = _D["n_steps"], minibatch: int = _D["batch_size"],
+                 epochs: int = _D["n_epochs"], lr: float = _D["learning_rate"], ent_coef: float = _D["ent_coef"],
+                 gamma: float = _D["gamma"], gae_lambda: float = _D["gae_lambda"], clip: float = _D["clip_range"],
+                 hidden: Sequence[int] = _D["net_arch"], seed: int = 0, vf_coef: float = 0.5,
+                 vf_clip: float | None = _D["vf_clip"], max_grad_norm: float = 0.5, reward_scale: float | None = None,
+                 anneal_lr: bool = True, device: str | torch.device = _D["device"], max_seconds: float | None = None,
                  init: Policy | None = None, critic_warmup: int = 0, privileged_critic: bool = False,
-                 action_table: bool = False, precision: str = "fp32"):
+                 action_table: bool = False, precision: str = _D["precision"]):
         _check_venv(venv)
         for name, v in (("total_steps", total_steps), ("n_steps", n_steps), ("minibatch", minibatch),
                         ("epochs", epochs)):
@@ -813,24 +757,14 @@ def train(venv: Any, *, total_steps: int, log_every: int = 1,
         callback: `callback(entry, policy)` after every update, with the history entry; returning
             False stops training.
         log: where the progress lines go.
-        **settings: `PPO`'s settings:
-            n_steps (steps per table per rollout), minibatch (samples per gradient step), epochs (passes over
-            each rollout), lr (Adam's learning rate at the start, decayed linearly to 0 with `anneal_lr`),
-            ent_coef, gamma, gae_lambda, clip (the surrogate's clip range), hidden (actor and critic sizes),
-            seed (the weights, the sampling and the minibatch order; the env has its own seed), vf_coef,
-            vf_clip (value clipping range in scaled return units; None: none), max_grad_norm (per network);
-            reward_scale: rewards are multiplied by this before learning (the history's episode returns are
-            not); None: fixed after the first rollout to 1 / the standard deviation of its discounted returns,
-            so that the critic's targets are of order 1 whatever the game's points.
-            device ("cpu", "cuda", "cuda:N", "auto"): where the networks live and learn (the env and buffers stay
-            on the host; the initial weights are drawn on the CPU; sampling draws on the device). max_seconds: a
-            wall-clock budget (the learning rate decays by whichever budget is further spent). init: start from
-            this policy's weights (`load_policy`). critic_warmup: learner steps at the start in which only the
-            critic learns. privileged_critic: an asymmetric critic that also reads
-            `venv.privileged_observations()`; the saved policy is the actor alone. action_table: the actor adds a
-            learned logit per value of each action's key (the encoder's `action_keys`). precision: "fp32", or
-            "bf16": the forward passes under torch's bfloat16 autocast (weights, optimiser, losses and the saved
-            policy stay float32; faster where the CPU multiplies bfloat16 natively:
+        **settings: `PPO`'s settings (defaults: `TrainConfig`'s fields of those names): n_steps (steps per table a
+            rollout), minibatch, epochs, lr (decayed linearly to 0 with `anneal_lr`, by whichever of the steps and
+            `max_seconds` budgets is further spent), ent_coef, gamma, gae_lambda, clip, hidden, seed (weights,
+            sampling, minibatch order; the env has its own), vf_coef, vf_clip (in scaled return units; None: none),
+            max_grad_norm (per network), reward_scale (None: 1 / the std of the first rollout's discounted returns),
+            device ("cpu", "cuda", "cuda:N", "auto": the networks; env and buffers stay on the host), init (a
+            `Policy` to start from, `load_policy`), critic_warmup (first steps that train the critic alone),
+            privileged_critic, action_table, precision ("fp32", "bf16": forward passes under bfloat16 autocast;
             `benchmarks/bench_precision.py`).
 
     Returns:
@@ -1010,691 +944,5 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
     return policy, scale
 
 
-def start_policy(folder: str, game: str, options: dict[str, Any], name: str) -> tuple[Policy, float | None]:
-    """The policy saved in `folder` to start a run from (`load_policy`) and its reward scale where the run it
-    comes from says and played the same reward options (else None, with a warning: this run measures its own)."""
-    import warnings
-
-    policy, scale = load_policy(folder, game, rules_of(options))
-    trained = trained_env_options(folder)
-    changed = {k: (trained.get(k), options.get(k)) for k in ENV_ONLY
-               if trained is not None and trained.get(k) != options.get(k)}
-    if scale is not None and (trained is None or changed):
-        why = ", ".join(f"{k}={a!r} then, {b!r} now" for k, (a, b) in changed.items()) or "not recorded"
-        warnings.warn(f"{name}'s reward scale is not carried over (its reward options: {why}); this run measures "
-                      "its own from the first rollout", stacklevel=2)
-        scale = None
-    return policy, scale
-
-
-def trained_env_options(folder: str) -> dict[str, Any] | None:
-    """The env options a saved run of this learner trained with (`run.json`, else the policy's provenance), or None
-    where the folder does not say (a student distilled elsewhere)."""
-    for name in ("run.json", "policy.json"):
-        path = os.path.join(folder, name)
-        if not os.path.exists(path):
-            continue
-        with open(path, encoding="utf-8") as f:
-            d = json.load(f)
-        prov = d.get("provenance", d) if name == "policy.json" else d
-        if isinstance(prov, dict) and isinstance(prov.get("env_options"), dict):
-            return prov["env_options"]
-    return None
-
-
-#: Keys of a provenance that describe a chain of runs rather than one run.
-_CHAIN_KEYS = ("stages", "steps_in_all", "wall_s_in_all")
-
-
-def earlier_stages(folder: str) -> list[dict[str, Any]]:
-    """The runs a policy folder's weights came from, oldest first: its provenance's `stages` where it has them (a
-    policy continued before; what its provenance says beyond them, such as how it was picked, goes with the last),
-    else its provenance as one stage; [] where the folder records none."""
-    from agents.learned import read_meta
-
-    prov = read_meta(folder).get("provenance") if os.path.exists(os.path.join(folder, "policy.json")) else None
-    if not isinstance(prov, dict) or not prov:
-        return []
-    stages = prov.get("stages")
-    if isinstance(stages, list) and stages and all(isinstance(s, dict) for s in stages):
-        return [*(dict(s) for s in stages[:-1]), {**_one_run(prov), **stages[-1]}]
-    return [_one_run(prov)]
-
-
-def _one_run(prov: dict[str, Any]) -> dict[str, Any]:
-    """A provenance without the keys that describe a chain of runs."""
-    return {k: v for k, v in prov.items() if k not in _CHAIN_KEYS}
-
-
-def chained(own: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any]:
-    """A run's provenance with the runs it continued: `stages` (theirs, then this run's own), and `steps_in_all` /
-    `wall_s_in_all` summed over them. Without earlier stages, `own` as it is."""
-    if not earlier:
-        return own
-    stages = [*earlier, _one_run(own)]
-    return {**own, "steps_in_all": sum(int(s.get("steps") or 0) for s in stages),
-            "wall_s_in_all": round(sum(float(s.get("wall_s") or 0.0) for s in stages), 1), "stages": stages}
-
-
-def write_history(history: list[dict[str, Any]], path: str) -> None:
-    """The history as CSV, one row per update."""
-    if not history:
-        return
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for h in history for k in h)))
-        w.writeheader()
-        w.writerows(history)
-
-
-def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points: int = 400,
-                    references: dict[str, Any] | None = None) -> None:
-    """`curve.csv` and `curve.png` in `out` as every training run draws them (`train.curve.write_curve`): the
-    training return against learner steps, smoothed with its band, the evaluation points (`Evaluator`: win rate
-    and mean score, with `references`' levels as lines) and wall-clock minutes on a second axis; at most `points`
-    updates (evenly spaced, the last one and every evaluated one kept)."""
-    from train.curve import WALL, write_curve
-
-    if not history:
-        return
-    step = max(1, -(-len(history) // points))
-    keep = [h for i, h in enumerate(history) if i % step == 0 or i == len(history) - 1 or EVAL_KEYS[0] in h]
-    write_curve([{"timesteps": float(h["steps"]), "mean_return": float(h["mean_return"]), WALL: float(h["wall_s"]),
-                  **{k: float(h[k]) for k in EVAL_KEYS if k in h}} for h in keep], out, title, references=references)
-
-
-# --- evaluation games: the curve's win rate, the baselines' levels, the final paired comparison ---------------------
-#: The history's columns of an evaluation point (`train.curve.evaluate_policy_agent`'s).
-EVAL_KEYS = ("eval_win_rate", "eval_mean_score")
-_EVAL_STREAM = 0xE7A1  # the spawn key of the evaluation games' stream (not the vector env's tables')
-
-
-class Evaluator:
-    """The learner's evaluation games (`--eval-every`), as the SB3 runs play them (`train.curve.evaluate_policy_agent`:
-    seats drawn at random, a game cut at `EVAL_MAX_TURNS` has no winner): the policy, exported as the student it is
-    saved as and played its way (argmax, or a sample for an action scorer), in Python against the run's opponents.
-    Every point plays the same games (deals, seats, the opponents' generators: one stream of the run's seed), so
-    the points differ by the policy alone; `baselines` are measured once on those games, as reference lines.
-
-    Args:
-        game: the game id; options: the game's options (the run's first variant).
-        opponents: the opponents' agent ids (each seat draws one of them, as the SB3 runs do).
-        games: evaluation games a point.
-        seed: the run's seed.
-        baselines: agent ids measured in the learner's place.
-    """
-
-    def __init__(self, game: str, options: dict[str, Any], opponents: Sequence[str], games: int, seed: int,
-                 baselines: Sequence[str] = ()):
-        import envs
-        from train.curve import baseline_levels
-
-        self.game_name, self.options, self.games = game, dict(options), int(games)
-        self.game = envs.make_game(game, **self.options)
-        self.opponent_ids = list(dict.fromkeys(opponents))
-        self.seq = np.random.SeedSequence(int(seed), spawn_key=(_EVAL_STREAM,))  # the evaluation games' stream
-        self.levels = baseline_levels(self.game, game, list(baselines), self.opponent_ids, self.games, self.seq)
-
-    def measure_agent(self, agent: Any) -> dict[str, float]:
-        """Win rate and mean score of `agent` (an agent or an agent id) on the evaluation games."""
-        from train.curve import measure_on
-
-        return measure_on(self.game, self.game_name, agent, self.opponent_ids, self.games, self.seq)
-
-    def measure(self, policy: Policy, rules: dict[str, Any]) -> dict[str, float]:
-        """The policy's win rate and mean score on the evaluation games."""
-        from agents.learned import LearnedAgent
-        from train.curve import eval_rngs
-
-        student = to_student(policy, self.game_name, rules)
-        rng = eval_rngs(self.seq, len(self.opponent_ids))[1]
-        return self.measure_agent(LearnedAgent(student, rng, sample=student.play == "sample", name="learner"))
-
-    def references(self) -> dict[str, list[tuple[float, str]]]:
-        """The curve's lines: an equal share where the learner holds one seat of n, and each baseline's level."""
-        from envs.core.spec import spec
-        from train.curve import references_for
-
-        refs = references_for(self.game, spec(self.game_name), "one_seat", self.levels)
-        return {k: v for k, v in refs.items() if k in EVAL_KEYS}
-
-
-def final_paired(folder: str, game: str, options: dict[str, Any], against: Sequence[str], baselines: Sequence[str],
-                 games: int, seed: int) -> list[Any]:
-    """`evaluate.paired.run_paired` of the saved policy (`learned:<folder>`) against each of `baselines` in its
-    seat, against the run's opponents, on `games` deals of `seed` (a stream the run never trained or evaluated on)."""
-    from evaluate.paired import format_paired, run_paired
-
-    out = []
-    for b in baselines:
-        res = run_paired(game, f"learned:{folder}", b, list(against), games=games, seed=seed, options=options)
-        print(format_paired(res), flush=True)
-        out.append(res)
-    return out
-
-
-# --- a league of opponents ------------------------------------------------------------------------------------------
-class League:
-    """The opponents of a league run (`--league`): the target line-up, baseline members and frozen snapshots of the
-    learner, installed in every table group (`--also` variant) as a `Pool` that each table draws from at its next
-    reset, never mid-episode.
-
-    Half of the draws seat the target line-up (`--opponents`), the other half one member, uniformly (a baseline or a
-    snapshot), in every opponent seat; with no member yet, every draw seats the target. A snapshot plays by
-    sampling, as the learner does, through `agents.vector.batch_policy` (one forward over the tables where it is to move),
-    bound to each group's game (RoboRally's features read the group's board). The `size` newest snapshots are kept.
-
-    Args:
-        game: the game id.
-        groups: (vector env, its game options) per table group; each env takes `set_opponents`.
-        target: the target line-up for a number of players (agent ids).
-        baselines: member agent ids (each with a kernel in the game's vector env).
-        size: the snapshots kept (0: none; the league is then a fixed mix of the target and the baselines).
-    """
-
-    def __init__(self, game: str, groups: list[tuple[Any, dict[str, Any]]], target: Callable[[int], list[str]],
-                 baselines: Sequence[str], size: int):
-        import envs
-
-        self.game, self.groups, self.target = game, list(groups), target
-        self.baselines, self.size = list(baselines), int(size)
-        self.engines = [envs.make_game(game, **opts) for _, opts in self.groups]
-        self.snapshots: list[list[Any]] = []  # one BatchPolicy per group for each snapshot, oldest first
-        self.students: dict[int, Any] = {}  # snapshot number -> its student
-        self.weights: dict[int, dict[str, Any]] = {}  # snapshot number -> the learner's weights then
-        self.added = 0
-        self.install()
-
-    def add(self, policy: Policy, rules: dict[str, Any]) -> None:
-        """Freeze `policy` (its present weights) as the newest snapshot and seat the new pool."""
-
-        if self.size == 0:
-            return
-        self.added += 1
-        self.weights[self.added] = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
-        self.students[self.added] = to_student(policy, self.game, rules)
-        self.snapshots.append(self._seatable(self.added))
-        del self.snapshots[:-self.size]
-        self.install()
-        held = set(self._held())
-        for k in [k for k in self.students if k not in held]:  # neither in the pool nor seated at a table
-            del self.students[k], self.weights[k]
-
-    def _held(self) -> list[int]:
-        """The snapshots the pool or a slot of a group's env holds."""
-        from envs.core.vector_state import batch_registry
-
-        seated = {_snapshot_number(p) for venv, _ in self.groups for reg in batch_registry(venv) for p in reg}
-        seated.discard(None)
-        return sorted(seated | {_snapshot_number(snap[0]) for snap in self.snapshots})
-
-    def _seatable(self, number: int) -> list[Any]:
-        """Snapshot `number` as one batch policy per group (named `snapshot <number>`)."""
-        from agents.vector import batch_policy
-
-        student, name = self.students[number], f"snapshot {number}"
-        return [batch_policy(student, game=g, play="sample", name=name) for g in self.engines]
-
-    def state(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The league as a checkpoint keeps it: (numbers: the snapshots added, those in the pool, the snapshot in
-        each slot of each group's envs; tensors: the weights of every snapshot a pool or a slot holds)."""
-        from envs.core.vector_state import batch_registry
-
-        # a slot holds a snapshot (its number), a policy of the line-up (its name: the env seats it anew) or none
-        slots = [[[p if p is None else _snapshot_number(p) or p.name for p in reg] for reg in batch_registry(venv)]
-                 for venv, _ in self.groups]
-        pool = [_snapshot_number(snap[0]) for snap in self.snapshots]
-        return {"added": self.added, "pool": pool, "slots": slots}, {str(k): self.weights[k] for k in self._held()}
-
-    def restore(self, numbers: dict[str, Any], tensors: dict[str, Any], template: Policy, rules: dict[str, Any]) -> None:
-        """Put `state()`'s output back into a league built alike (`template`: a policy of the learner's shape),
-        before its envs' tables are restored: the same snapshots in the pool and in the same slots of every env
-        (a table's seat code names its slot)."""
-        import copy
-
-        from envs.core.vector_state import batch_registry, set_batch_registry
-
-        for key, weights in tensors.items():
-            policy = copy.deepcopy(template)
-            policy.load_state_dict(weights)
-            self.weights[int(key)] = weights
-            self.students[int(key)] = to_student(policy, self.game, rules)
-        self.added = int(numbers["added"])
-        seatable = {k: self._seatable(k) for k in self.students}
-        self.snapshots = [seatable[k] for k in numbers["pool"]]
-        regs = []
-        for g, ((venv, _), group) in enumerate(zip(self.groups, numbers["slots"])):
-            present = {p.name: p for reg in batch_registry(venv) for p in reg if p is not None}
-            regs.append([[None if k is None else present[k] if isinstance(k, str) else seatable[k][g] for k in reg]
-                         for reg in group])
-        for (venv, _), group in zip(self.groups, regs):
-            set_batch_registry(venv, group)
-        self.install()  # the pool's members keep their slots; the slots' other policies come back next
-        for (venv, _), group in zip(self.groups, regs):
-            set_batch_registry(venv, group)
-
-    def install(self) -> None:
-        """Give every group its pool (`set_opponents`: each table seats it at its next reset)."""
-        from agents.vector import resolve_opponents
-        from envs.core.vector import Pool
-
-        for i, ((venv, opts), engine) in enumerate(zip(self.groups, self.engines)):
-            seats = engine.num_players - 1
-            members = [[b] * seats for b in self.baselines] + [[snap[i]] * seats for snap in self.snapshots]
-            pool = Pool([self.target(engine.num_players), *members], [max(len(members), 1), *[1.0] * len(members)])
-            venv.set_opponents(resolve_opponents(self.game, pool, opts))
-
-    def describe(self) -> dict[str, Any]:
-        """The league's settings and state, for the run's provenance."""
-        return {"baselines": self.baselines, "size": self.size, "snapshots_added": self.added}
-
-
-def _saved_game(folder: str) -> str | None:
-    """The game of the policy saved in `folder` (its `policy.json`), None where there is none or it names none."""
-    try:
-        with open(os.path.join(folder, "policy.json"), encoding="utf-8") as f:
-            game = json.load(f).get("game")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return game if isinstance(game, str) else None
-
-
-def _snapshot_number(policy: Any) -> int | None:
-    """The number of a league snapshot's batch policy (named `snapshot <number>`), else None."""
-    name = getattr(policy, "name", "")
-    return int(name.split()[-1]) if isinstance(name, str) and name.startswith("snapshot ") else None
-
-
-# --- command line ---------------------------------------------------------------------------------------------------
-def variant_options(game: str, options: dict[str, Any], also: Sequence[str]) -> list[dict[str, Any]]:
-    """The options of each table group: `options`, then each `also` change ("KEY=VALUE [KEY=VALUE]", spaces or
-    ";" between) on top of them."""
-    import envs
-    from envs.core.options import parse_options
-
-    return [dict(options)] + [{**options, **parse_options(envs.config_class(game), re.split(r"[;\s]+", a.strip()))}
-                              for a in also]
-
-
-def variant_envs(game: str, variants: list[dict[str, Any]], n_envs: int, line_up: Callable[[int], list[str]],
-                 seed: int, control: str, features: str | None) -> list[Any]:
-    """One compiled vector env of `n_envs` tables per variant, each with its own line-up (`line_up(seats)`: a
-    variant's seats may differ), the first seeded by `seed` and variant i by `variant_seed(seed, i)`; an action
-    scorer's inputs as observations with `features`."""
-    import agents
-    import envs
-
-    out = []
-    for i, opts in enumerate(variants):
-        v = agents.vector_env(game, n_envs, opponents=line_up(envs.make_game(game, **opts).num_players),
-                              seed=seed if i == 0 else variant_seed(seed, i), control=control, copy=False, **opts)
-        out.append(agents.feature_vector_env(v, features) if features else v)
-    return out
-
-
-def variant_seed(seed: int, i: int) -> int:
-    """The vector env seed of the run's `--also` variant i >= 1: hashed from (seed, i), child i of the run's seed."""
-    from train.seeds import child
-
-    return int(child(np.random.SeedSequence(int(seed)), i).generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
-#: Environment options that are not rules: left out of the saved student's options (it plays any reward setting).
-ENV_ONLY = ("reward",)
-
-
-def rules_of(options: dict[str, Any]) -> dict[str, Any]:
-    """The game options a saved policy records: `options` without the reward settings (`ENV_ONLY`)."""
-    return {k: v for k, v in options.items() if k not in ENV_ONLY}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """`python -m train.cleanrl_ppo GAME --timesteps N --out DIR` (defaults: the game's `python -m train` preset)."""
-    from evaluate.cli import Parser, nonnegative_float, positive_int
-
-    p = Parser(prog="python -m train.cleanrl_ppo",
-               description="CleanRL-style PPO (one readable torch file) on a game's batched compiled vector env; "
-                           "defaults come from the game's `python -m train` preset.")
-    p.add_argument("game", help="a game with a compiled vector env (e.g. lama)")
-    p.add_argument("--timesteps", type=positive_int(10**11), default=None, help="learner steps (default: the preset's)")
-    p.add_argument("--out", type=str, required=True, help="folder for the policy (policy.json, weights.pt), "
-                   "critic.pt, history.csv, curve.csv/curve.png and run.json; one that holds another game's policy "
-                   "is refused")
-    p.add_argument("--overwrite", action="store_true", help="write over another game's policy in --out")
-    p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent ids, NAME*K repeats "
-                   "(default: the preset's)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
-    p.add_argument("--control", choices=["one_seat", "all_seats"], default="one_seat",
-                   help="all_seats: one policy in every seat (self-play: sign-flipped advantages in a two-player zero-sum "
-                        "game, per-seat trajectories otherwise, one team in The Game)")
-    p.add_argument("--n-envs", type=positive_int(8192), default=None, help="tables (default: the preset's)")
-    p.add_argument("--n-steps", type=positive_int(4096), default=None, help="steps per table per rollout")
-    p.add_argument("--minibatch", type=positive_int(), default=None, help="samples per gradient step")
-    p.add_argument("--epochs", type=positive_int(100), default=None, help="passes over each rollout")
-    p.add_argument("--lr", type=nonnegative_float, default=None, help="Adam learning rate (decays linearly to 0)")
-    p.add_argument("--ent-coef", type=nonnegative_float, default=None, help="entropy bonus")
-    p.add_argument("--gamma", type=nonnegative_float, default=None, help="discount")
-    p.add_argument("--gae-lambda", type=nonnegative_float, default=0.95, help="GAE lambda (default 0.95)")
-    p.add_argument("--clip", type=nonnegative_float, default=0.2, help="surrogate clip range (default 0.2)")
-    p.add_argument("--vf-clip", type=nonnegative_float, default=0.2, help="value clip range in scaled return units "
-                   "(default 0.2; 0: none)")
-    p.add_argument("--reward-scale", type=nonnegative_float, default=None, help="multiply rewards by this "
-                   "(default: 1 / the std of the first rollout's discounted returns)")
-    p.add_argument("--hidden", type=str, default=None, help="hidden sizes, e.g. 128,128 (default: the preset's)")
-    p.add_argument("--seed", type=positive_int(low=0), default=0, help="seed of the weights, sampling and tables")
-    p.add_argument("--threads", type=positive_int(64), default=1, help="torch threads (default 1)")
-    p.add_argument("--device", type=str, default="cpu", help="where the networks learn: cpu (default), cuda, "
-                   "cuda:N or auto; the env stays on the CPU")
-    p.add_argument("--precision", choices=PRECISIONS, default="fp32", help="bf16: the networks' forward passes in "
-                   "bfloat16 autocast (weights, losses and the saved policy stay float32); faster on CPUs with "
-                   "AMX or AVX512-BF16, slower elsewhere (default fp32)")
-    p.add_argument("--max-minutes", type=nonnegative_float, default=None, help="wall-clock budget: stop after "
-                   "the update that ends past it (the learning rate decays by the budget further spent)")
-    p.add_argument("--init-from", type=str, default=None, metavar="FOLDER|ID", help="start from a saved run of this "
-                   "learner (its actor, critic.pt and reward scale; its hidden sizes) or a shipped ReLU policy "
-                   "(e.g. lama/learned: a fresh critic; see --critic-warmup); the provenance records its runs as earlier stages")
-    p.add_argument("--privileged-critic", action="store_true", help="an asymmetric critic: it also reads what each "
-                   "position hides from the learner (the vector env's privileged_observations(), e.g. the other "
-                   "hands); the actor, and so the saved policy, reads only its observation")
-    p.add_argument("--action-table", action="store_true", help="the actor also adds a learned logit per value of "
-                   "each action's key in the observation (the game encoder's action_keys, num_action_keys numbers); "
-                   "implied by an --init-from policy that has one, added at 0 to one that has not")
-    p.add_argument("--critic-warmup", type=positive_int(low=0), default=0, metavar="STEPS", help="with --init-from: "
-                   "learner steps at the start that train the critic alone (default 0)")
-    p.add_argument("--features", type=str, default=None, metavar="NAME", help="learn an action scorer over this "
-                   "feature set (agents.learned; e.g. roborally) instead of an MLP over the observation (default: "
-                   "the --init-from policy's)")
-    p.add_argument("--also", action="append", default=[], metavar="'KEY=VALUE [KEY=VALUE]'", help="more tables (as "
-                   "many again) under these option changes, stepped with the rest (e.g. 'board=race_medium "
-                   "num_robots=4'; ';' also separates): one policy learns several variants at once; needs spaces of "
-                   "one size (an action scorer's features); repeatable")
-    p.add_argument("--save-every", type=positive_int(), default=None, metavar="UPDATES", help="also save the "
-                   "policy every this many updates, as OUT/snapshots/<steps>/ (and history.csv so far)")
-    p.add_argument("--league", type=positive_int(), default=None, metavar="UPDATES", help="a league: every this "
-                   "many updates a frozen snapshot of the learner joins the opponents; each table draws its "
-                   "opponents at its next reset: half of the time the --opponents line-up, else a league member "
-                   "(--league-baselines and snapshots, uniformly), each filling every opponent seat")
-    p.add_argument("--league-baselines", type=str, default=None, metavar="IDS", help="with --league: more league "
-                   "members, comma-separated agent ids with kernels (e.g. random,roborally/random)")
-    p.add_argument("--league-size", type=positive_int(1000, low=0), default=8, metavar="K", help="with --league: the "
-                   "snapshots kept, the oldest dropped first (default 8; 0: none, a fixed mix of the --opponents "
-                   "line-up, half of the draws, and the --league-baselines)")
-    p.add_argument("--eval-every", type=positive_int(), default=None, metavar="UPDATES", help="play evaluation games "
-                   "every this many updates (and at the end): the policy's win rate and mean score on the curve, "
-                   "the same games each time (the run's first variant, against its opponents, in Python)")
-    p.add_argument("--eval-games", type=positive_int(), default=200, metavar="N", help="evaluation games a point "
-                   "(default 200)")
-    p.add_argument("--eval-baselines", type=str, default=None, metavar="IDS", help="with --eval-every: agents measured "
-                   "once on the same games in the policy's place, drawn as lines (e.g. lama/first,lama/learned)")
-    p.add_argument("--final-paired", type=str, default=None, metavar="IDS", help="after training, the saved policy "
-                   "against each of these agents in its seat, paired on the same deals (evaluate's --paired), "
-                   "written to OUT/eval.json")
-    p.add_argument("--final-games", type=positive_int(), default=500, metavar="N", help="deals of --final-paired "
-                   "(default 500; each played in every seat by both agents)")
-    p.add_argument("--final-seed", type=positive_int(low=0), default=None, metavar="S", help="seed of --final-paired's "
-                   "deals (default 1,000,000 + --seed: deals never used to train or to evaluate)")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The command line; usage errors are one line and exit status 2."""
-    from evaluate.cli import fail
-
-    argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(argv)
-    prog = "python -m train.cleanrl_ppo"
-    try:
-        run = _configure(args)
-    except (ValueError, NotImplementedError) as e:
-        return fail(str(e), prog, 2)
-    torch.set_num_threads(args.threads)
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        return fail(f"cannot make --out {args.out!r} ({e.strerror})", prog, 2)
-    return _learn_and_save(args, argv, run, prog)
-
-
-def _configure(args: argparse.Namespace) -> Any:
-    """What the command line's run is made of (`types.SimpleNamespace`: the preset, options, opponents, device,
-    network, start, vector envs, league, evaluator and settings), every flag checked before any work.
-
-    Raises:
-        ValueError, NotImplementedError: one line saying what is wrong.
-    """
-    import types
-
-    import agents
-    import envs
-    from envs.core.options import parse_options
-    from evaluate.cli import check_outputs
-    from train.presets import preset
-
-    check_outputs(args)
-    held = _saved_game(args.out)
-    if held is not None and held != args.game and not args.overwrite:
-        raise ValueError(f"--out {args.out!r} holds a saved {held} policy, not {args.game}; give another folder, "
-                         "or --overwrite")
-    if args.game not in envs.available_games():
-        raise ValueError(f"unknown game {args.game!r}; allowed: {', '.join(envs.available_games())}")
-    run = types.SimpleNamespace(pre=preset(args.game), init=None, init_scale=None, earlier=[])
-    pre = run.pre
-    run.options = {**pre.get("options", {}), **parse_options(envs.config_class(args.game), args.option)}
-    run.opponents = (agents.expand_agent_ids(args.opponents) if args.opponents
-                     else list(pre.get("opponents", ["random"])))
-    run.device = resolve_device(args.device)
-    if args.max_minutes is not None and args.max_minutes <= 0:
-        raise ValueError(f"--max-minutes must be > 0, got {args.max_minutes:g}")
-    run.hidden = [int(h) for h in args.hidden.split(",")] if args.hidden else list(pre.get("net_arch", [128, 128]))
-    if not run.hidden or min(run.hidden) < 1:
-        raise ValueError(f"--hidden must be positive sizes such as 128,128, got {args.hidden!r}")
-    run.game = envs.make_game(args.game, **run.options)
-    if (args.league_baselines or args.league_size != 8) and not args.league:
-        raise ValueError("--league-baselines and --league-size apply with --league UPDATES")
-    if args.eval_baselines and not args.eval_every:
-        raise ValueError("--eval-baselines applies with --eval-every UPDATES")
-    if (args.final_seed is not None or args.final_games != 500) and not args.final_paired:
-        raise ValueError("--final-games and --final-seed apply with --final-paired IDS")
-    if args.critic_warmup and not args.init_from:
-        raise ValueError("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
-    if args.init_from:
-        _start_from_flag(args, run)
-    run.variants = variant_options(args.game, run.options, args.also)
-    try:
-        _build_envs(args, run)
-    except ValueError as e:
-        if args.control == "all_seats" and "all_seats" in str(e):  # the env's own refusal of the control
-            raise NotImplementedError(f"{args.game}'s vector env has no control='all_seats' ({e}); this learner "
-                                      f"needs one that gives {', '.join(ALL_SEATS_KEYS)}") from None
-        raise
-    run.settings = {
-        "total_steps": args.timesteps or pre.get("timesteps", 1_000_000),
-        "n_steps": args.n_steps or pre.get("n_steps", 64),
-        "minibatch": args.minibatch or pre.get("batch_size", 8192),
-        "epochs": args.epochs or pre.get("n_epochs", 2),
-        "lr": args.lr if args.lr is not None else pre.get("learning_rate", 3e-4),
-        "ent_coef": args.ent_coef if args.ent_coef is not None else pre.get("ent_coef", 0.01),
-        "gamma": args.gamma if args.gamma is not None else pre.get("gamma", 0.99),
-        "gae_lambda": args.gae_lambda, "clip": args.clip, "vf_clip": args.vf_clip or None,
-        "reward_scale": args.reward_scale or run.init_scale,
-        "hidden": run.hidden, "seed": args.seed,
-    }
-    return run
-
-
-def _start_from_flag(args: argparse.Namespace, run: Any) -> None:
-    """`--init-from`: the start policy, its reward scale (where its reward options are this run's), its earlier
-    stages, and what it implies (its feature set, its action table, its hidden sizes), into `run` and `args`."""
-    from agents.pretrained import checkpoints
-
-    shipped = checkpoints()
-    if not os.path.isdir(args.init_from) and args.init_from not in shipped:
-        raise ValueError(f"--init-from {args.init_from!r} is neither a folder nor a shipped policy; shipped "
-                         f"for {args.game}: {', '.join(k for k in sorted(shipped) if k.startswith(args.game + '/'))}")
-    folder = shipped.get(args.init_from, args.init_from)
-    run.earlier = earlier_stages(folder)  # read now: the folder may be replaced while this run learns
-    init, run.init_scale = start_policy(folder, args.game, run.options, args.init_from)
-    if args.features and args.features != getattr(init, "features", None):
-        raise ValueError(f"--features {args.features} differs from {args.init_from}'s "
-                         f"{getattr(init, 'features', None) or 'observation MLP'}")
-    args.features = getattr(init, "features", None)
-    args.action_table = args.action_table or init.table is not None
-    if args.hidden and run.hidden != init.hidden:
-        raise ValueError(f"--hidden {args.hidden} differs from {args.init_from}'s {init.hidden}")
-    run.hidden = list(init.hidden)
-    run.init = init
-
-
-def _build_envs(args: argparse.Namespace, run: Any) -> None:
-    """The vector envs of every variant (each with its own line-up: a variant's seats may differ), the league,
-    the final comparison's agents and the evaluator, into `run`; what the envs cannot do is refused now."""
-    import agents
-    from train.ppo import seat_line_up
-
-    run.line_up = line_up = functools.partial(seat_line_up, list(run.opponents), control=args.control)
-    run.venvs = variant_envs(args.game, run.variants, args.n_envs or run.pre.get("n_envs", 1024), line_up, args.seed,
-                             args.control, args.features)
-    run.venv = venv = run.venvs[0] if len(run.venvs) == 1 else agents.MultiVectorEnv(run.venvs)
-    run.opponents = line_up(run.game.num_players)
-    run.league = None
-    if args.league:
-        if args.control == "all_seats" or run.game.num_players == 1:
-            raise ValueError("--league needs opponent seats: a game of two or more players, control one_seat")
-        run.league = League(args.game, list(zip(run.venvs, run.variants)), line_up,
-                            agents.expand_agent_ids(args.league_baselines) if args.league_baselines else [],
-                            args.league_size)
-    if (args.eval_every or args.final_paired) and args.control == "all_seats":
-        raise ValueError("--eval-every and --final-paired measure one seat against the opponents: control one_seat")
-    run.final_ids = agents.expand_agent_ids(args.final_paired) if args.final_paired else []
-    for agent_id in run.final_ids:
-        agents.make(agent_id, run.game, rng=np.random.default_rng(0), game_name=args.game)  # a bad id fails now
-    if args.privileged_critic and any(self_play_mode(v) == "seats" for v in run.venvs):
-        raise ValueError("--privileged-critic with per-seat self-play (more than two seats, or seats with "
-                         "their own returns) is not supported")
-    if args.privileged_critic:
-        privileged_dim(venv)  # a vector env without privileged rows fails now, in one line
-    if args.action_table:
-        if args.features:
-            raise ValueError("--action-table is for an MLP over the observation, not an action scorer (--features)")
-        if args.also:
-            raise ValueError("--action-table learns on one variant (drop --also)")
-        action_keys_of(getattr(venv, "encoder", None), args.game)  # a game without action keys fails now
-    run.evaluator = None
-    if args.eval_every:
-        run.evaluator = Evaluator(args.game, run.options, run.opponents, args.eval_games, args.seed,
-                                  agents.expand_agent_ids(args.eval_baselines) if args.eval_baselines else [])
-
-
-def _run_title(args: argparse.Namespace, run: Any) -> str:
-    """The curve's title: the game, its variant (and how many more), the opponents, the league."""
-    from envs.core.spec import Variant
-    from envs.core.spec import spec as game_spec
-    from train.curve import lineup_label
-
-    against = (" (one policy in every seat)" if args.control == "all_seats" else
-               " against " + lineup_label(run.opponents) if run.opponents else "")
-    more = f" and {len(args.also)} more variant{'s' * (len(args.also) > 1)} ({'; '.join(args.also)})" if args.also else ""
-    title = f"{game_spec(args.game).title}, {Variant(args.game, run.options).label()}{more}: one-file PPO{against}"
-    if run.league is not None:
-        title += f", a league ({', '.join([*run.league.baselines, 'snapshots'])})"
-    return title
-
-
-def _say_run(args: argparse.Namespace, run: Any, prog: str) -> None:
-    """The run's first lines: its variants, tables, opponents, device, league and evaluation levels."""
-    from train.curve import lineup_label
-
-    venv, game, opponents, league, evaluator = run.venv, run.game, run.opponents, run.league, run.evaluator
-    if args.also:
-        print(f"{prog}: {len(run.variants)} variants of {venv.num_envs // len(run.variants)} tables each: "
-              + "; ".join(str(v) for v in run.variants), flush=True)
-    seated = ', '.join(opponents) or ('(none)' if game.num_players == 1 else '(self-play)')
-    print(f"{prog} {args.game}: {venv.num_envs} compiled tables, opponents {seated}, options {run.options}, "
-          f"networks on {run.device}", flush=True)
-    if league is not None:
-        print(f"{prog}: a league: a snapshot every {args.league} updates (the {league.size} newest kept); half of the "
-              f"draws {lineup_label(opponents)}, half one of {', '.join([*league.baselines, 'the snapshots'])}",
-              flush=True)
-    if evaluator is not None and evaluator.levels:
-        print(f"{prog}: evaluation games ({args.eval_games} a point): "
-              + ", ".join(f"{b} wins {v['eval_win_rate']:.3f}" for b, v in evaluator.levels.items()), flush=True)
-
-
-def _learn_and_save(args: argparse.Namespace, argv: list[str], run: Any, prog: str) -> int:
-    """Train (`train`, with the league, evaluation points and snapshots as the callback, stopped cleanly by SIGTERM
-    or Ctrl-C), then write the policy, history, curve, run.json and the final comparison; returns the exit status."""
-    from evaluate.cli import fail
-    from evaluate.jsonio import write_json
-    from train.report import git_commit
-    from train.run import StopSignals
-
-    _say_run(args, run, prog)
-    league, evaluator = run.league, run.evaluator
-    started = time.time()
-    commit = git_commit()  # the code this run started from (the checkout may move on while it runs)
-    rules = rules_of(run.options)
-
-    def provenance(steps: int) -> dict[str, Any]:
-        return chained({"method": "train.cleanrl_ppo", "command": "python -m train.cleanrl_ppo " + " ".join(argv),
-                        "commit": commit, "steps": steps, "wall_s": round(time.time() - started, 1),
-                        "device": str(run.device), "also": args.also, "init_from": args.init_from,
-                        "critic_warmup": args.critic_warmup, "privileged_critic": args.privileged_critic,
-                        "action_table": args.action_table, "precision": args.precision, "opponents": run.opponents,
-                        "env_options": run.options, "settings": run.settings,
-                        **({"league": {"every": args.league, **league.describe()}} if league is not None else {})},
-                       run.earlier)
-
-    title = _run_title(args, run)
-    references = evaluator.references() if evaluator is not None else None
-    seen: list[dict[str, Any]] = []
-
-    def snapshot(entry: dict[str, Any], policy: Policy) -> None:
-        seen.append(entry)
-        if league is not None and entry["update"] % args.league == 0:
-            league.add(policy, rules)
-        if evaluator is not None and entry["update"] % args.eval_every == 0:
-            entry.update(evaluator.measure(policy, rules))
-            print(f"evaluation at {entry['steps']:,} steps: wins {entry['eval_win_rate']:.3f}, mean score "
-                  f"{entry['eval_mean_score']:.3f} ({args.eval_games} games)", flush=True)
-        if args.save_every and entry["update"] % args.save_every == 0:
-            folder = os.path.join(args.out, "snapshots", f"{entry['steps']:012d}")
-            os.makedirs(folder, exist_ok=True)
-            save_policy(policy, folder, args.game, rules, provenance(entry["steps"]))
-            write_history(seen, os.path.join(args.out, "history.csv"))
-            write_run_curve(seen, args.out, title, references=references)
-
-    with StopSignals() as stop:  # SIGTERM or Ctrl-C: the update under way ends, then the run saves what it has
-
-        def watched(entry: dict[str, Any], policy: Policy) -> bool:
-            snapshot(entry, policy)
-            return stop.signum is None
-
-        policy, history = train(run.venv, log_every=10, callback=watched, device=run.device, init=run.init,
-                                critic_warmup=args.critic_warmup, privileged_critic=args.privileged_critic,
-                                action_table=args.action_table, precision=args.precision,
-                                max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes,
-                                **run.settings)
-    if evaluator is not None and history and EVAL_KEYS[0] not in history[-1]:
-        history[-1].update(evaluator.measure(policy, rules))  # the policy the run saves, measured
-    save_policy(policy, args.out, args.game, rules, provenance(history[-1]["steps"] if history else 0))
-    write_history(history, os.path.join(args.out, "history.csv"))
-    write_run_curve(history, args.out, title, references=references)
-    run_info = provenance(history[-1]["steps"] if history else 0)
-    if evaluator is not None:
-        run_info["evaluation"] = {"every": args.eval_every, "games": args.eval_games, "baselines": evaluator.levels,
-                                  "last": {k: history[-1][k] for k in EVAL_KEYS if history and k in history[-1]}}
-    if stop.signum is not None:
-        run_info["stopped"] = f"by {signal.Signals(stop.signum).name} after {run_info['steps']:,} steps"
-    write_json(os.path.join(args.out, "run.json"), run_info)
-    print(f"saved: {args.out} (learned:{args.out} plays it)", flush=True)
-    if stop.signum is not None:
-        return fail(f"stopped by {signal.Signals(stop.signum).name} after {run_info['steps']:,} steps; the policy so "
-                    f"far is saved in {args.out} (continue it with --init-from {args.out})", prog, 128 + stop.signum)
-    if run.final_ids:
-        seed = args.final_seed if args.final_seed is not None else 1_000_000 + args.seed
-        results = final_paired(args.out, args.game, run.options, run.opponents, run.final_ids, args.final_games, seed)
-        write_json(os.path.join(args.out, "eval.json"), {"paired": [r.to_dict() for r in results]})
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m train.cleanrl_ppo: python -m train, its old flags read as train's (train.legacy)
+    sys.exit(runpy.run_module("train.legacy", run_name="__main__"))

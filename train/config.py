@@ -44,7 +44,9 @@ class TrainConfig(RunConfig):
     baselines: list[str] = field(default_factory=list)
     #: Agents measured once in the learner's place against its evaluation opponents, drawn as lines on the curve.
     eval_baselines: list[str] = field(default_factory=list)
-    control: str = "one_seat"
+    control: str = setting("one_seat", choices=("one_seat", "all_seats"),
+                           help="all_seats: one policy in every seat (self-play: sign-flipped advantages in a two-player "
+                                "zero-sum game, per-seat trajectories otherwise, one team in The Game)")
     timesteps: int = setting(50_000, help="learner steps (default: the game's preset)", high=MAX_TIMESTEPS)
     n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)
     learner: str = setting("auto", choices=LEARNERS,

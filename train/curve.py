@@ -229,3 +229,31 @@ def summary_line(game_name: str, options: dict[str, Any], row: dict[str, float],
     if np.isfinite(row.get("mean_return", float("nan"))):
         parts.append(f"its recent training games returned {row['mean_return']:.3f} on average")
     return " ".join(parts).rstrip(";")
+
+
+#: The history's columns of an evaluation point (`train.curve.evaluate_policy_agent`'s).
+EVAL_KEYS = ("eval_win_rate", "eval_mean_score")
+
+
+def write_history(history: list[dict[str, Any]], path: str) -> None:
+    """The history as CSV, one row per update."""
+    if not history:
+        return
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for h in history for k in h)))
+        w.writeheader()
+        w.writerows(history)
+
+
+def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points: int = 400,
+                    references: dict[str, Any] | None = None) -> None:
+    """`curve.csv` and `curve.png` in `out` as every training run draws them (`train.curve.write_curve`): the
+    training return against learner steps, smoothed with its band, the evaluation points (`Evaluator`: win rate
+    and mean score, with `references`' levels as lines) and wall-clock minutes on a second axis; at most `points`
+    updates (evenly spaced, the last one and every evaluated one kept)."""
+    if not history:
+        return
+    step = max(1, -(-len(history) // points))
+    keep = [h for i, h in enumerate(history) if i % step == 0 or i == len(history) - 1 or EVAL_KEYS[0] in h]
+    write_curve([{"timesteps": float(h["steps"]), "mean_return": float(h["mean_return"]), WALL: float(h["wall_s"]),
+                  **{k: float(h[k]) for k in EVAL_KEYS if k in h}} for h in keep], out, title, references=references)

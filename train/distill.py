@@ -443,12 +443,10 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
             run would have ended uninterrupted.
         overwrite: replace the run files already in `cfg.out`.
 
-    A checkpoint is written after every round; SIGTERM or Ctrl-C stops the run after the round under way
-    (`train.run.TrainingStoppedError`), and `python -m train --resume RUN` continues it.
-
     Raises:
         ValueError: bad settings or an unusable run folder (`train.run.check_out`), before any work.
-        TrainingStoppedError: a stop signal ended the run after a checkpoint.
+        TrainingStoppedError: SIGTERM or Ctrl-C ended the run after the round under way and its checkpoint
+            (written after every round; `python -m train --resume RUN` continues it).
     """
     import multiprocessing
 
@@ -456,10 +454,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
 
     import envs
     from agents.learned import Student, save_student
-    from evaluate.jsonio import write_json
-    from evaluate.tournament import format_table, run_tournament
-    from train.checkpoint import run_files, write_checkpoint
-    from train.curve import EVAL_MAX_TURNS, write_curve
+    from train.checkpoint import write_checkpoint
     from train.run import StopSignals, TrainingStoppedError, check_out, make_out
 
     t0 = time.time()
@@ -533,6 +528,21 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
             pool.close()
             pool.join()
     assert best is not None
+    return _finish(cfg, student, best, data, rows, (kind, features), command, before + time.time() - t0, verbose)
+
+
+def _finish(cfg: DistillConfig, student: Any, best: tuple[float, int, dict[str, Any]], data: dict[str, Any] | None,
+            rows: list[dict[str, float]], kind: tuple[str, str | None], command: str, seconds: float,
+            verbose: bool) -> dict[str, Any]:
+    """Write what a finished distillation leaves (the best round's student, the curve, the final tournaments,
+    config.json), remove its checkpoint; returns the run summary."""
+    import envs
+    from agents.learned import save_student
+    from evaluate.jsonio import write_json
+    from evaluate.tournament import format_table, run_tournament
+    from train.checkpoint import run_files
+    from train.curve import EVAL_MAX_TURNS, write_curve
+
     student.net.load_state_dict(best[2])
     folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data, command))
     write_curve(rows, cfg.out, f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: "
@@ -547,8 +557,8 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
             if verbose:
                 print(format_table(res))
     write_json(os.path.join(cfg.out, "eval.json"), {"tournaments": results})
-    summary = dataclasses.asdict(cfg) | {"method": "distill", "kind": kind, "features": features, "student": folder,
-                                         "selected_round": best[1], "seconds": before + time.time() - t0, "curve": rows}
+    summary = dataclasses.asdict(cfg) | {"method": "distill", "kind": kind[0], "features": kind[1], "student": folder,
+                                         "selected_round": best[1], "seconds": seconds, "curve": rows}
     write_json(os.path.join(cfg.out, "config.json"), summary)
     for path in run_files(cfg.out):
         if os.path.basename(path).startswith("checkpoint"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from agents.policy import MixtureAgent
 from agents.search.matrix_game import solve_matrix_game
 from envs.core.play import play_game
+from train.cleanrl_ppo import to_student
 
 
 class OpponentPool:
@@ -166,3 +168,124 @@ class VectorPool:
     def sync(self) -> None:
         """Seat the pool's present members and weights (at each table's next episode)."""
         self.venv.set_opponents(self.opponents())
+
+
+class League:
+    """The opponents of a league run (`--league`): the target line-up, baseline members and frozen snapshots of the
+    learner, installed in every table group (`--also` variant) as a `Pool` that each table draws from at its next
+    reset, never mid-episode.
+
+    Half of the draws seat the target line-up (`--opponents`), the other half one member, uniformly (a baseline or a
+    snapshot), in every opponent seat; with no member yet, every draw seats the target. A snapshot plays by
+    sampling, as the learner does, through `agents.vector.batch_policy` (one forward over the tables where it is to move),
+    bound to each group's game (RoboRally's features read the group's board). The `size` newest snapshots are kept.
+
+    Args:
+        game: the game id.
+        groups: (vector env, its game options) per table group; each env takes `set_opponents`.
+        target: the target line-up for a number of players (agent ids).
+        baselines: member agent ids (each with a kernel in the game's vector env).
+        size: the snapshots kept (0: none; the league is then a fixed mix of the target and the baselines).
+    """
+
+    def __init__(self, game: str, groups: list[tuple[Any, dict[str, Any]]], target: Callable[[int], list[str]],
+                 baselines: Sequence[str], size: int):
+        import envs
+
+        self.game, self.groups, self.target = game, list(groups), target
+        self.baselines, self.size = list(baselines), int(size)
+        self.engines = [envs.make_game(game, **opts) for _, opts in self.groups]
+        self.snapshots: list[list[Any]] = []  # one BatchPolicy per group for each snapshot, oldest first
+        self.students: dict[int, Any] = {}  # snapshot number -> its student
+        self.weights: dict[int, dict[str, Any]] = {}  # snapshot number -> the learner's weights then
+        self.added = 0
+        self.install()
+
+    def add(self, policy: Any, rules: dict[str, Any]) -> None:
+        """Freeze `policy` (its present weights) as the newest snapshot and seat the new pool."""
+
+        if self.size == 0:
+            return
+        self.added += 1
+        self.weights[self.added] = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+        self.students[self.added] = to_student(policy, self.game, rules)
+        self.snapshots.append(self._seatable(self.added))
+        del self.snapshots[:-self.size]
+        self.install()
+        held = set(self._held())
+        for k in [k for k in self.students if k not in held]:  # neither in the pool nor seated at a table
+            del self.students[k], self.weights[k]
+
+    def _held(self) -> list[int]:
+        """The snapshots the pool or a slot of a group's env holds."""
+        from envs.core.vector_state import batch_registry
+
+        seated = {_snapshot_number(p) for venv, _ in self.groups for reg in batch_registry(venv) for p in reg}
+        seated.discard(None)
+        return sorted(seated | {_snapshot_number(snap[0]) for snap in self.snapshots})
+
+    def _seatable(self, number: int) -> list[Any]:
+        """Snapshot `number` as one batch policy per group (named `snapshot <number>`)."""
+        from agents.vector import batch_policy
+
+        student, name = self.students[number], f"snapshot {number}"
+        return [batch_policy(student, game=g, play="sample", name=name) for g in self.engines]
+
+    def state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The league as a checkpoint keeps it: (numbers: the snapshots added, those in the pool, the snapshot in
+        each slot of each group's envs; tensors: the weights of every snapshot a pool or a slot holds)."""
+        from envs.core.vector_state import batch_registry
+
+        # a slot holds a snapshot (its number), a policy of the line-up (its name: the env seats it anew) or none
+        slots = [[[p if p is None else _snapshot_number(p) or p.name for p in reg] for reg in batch_registry(venv)]
+                 for venv, _ in self.groups]
+        pool = [_snapshot_number(snap[0]) for snap in self.snapshots]
+        return {"added": self.added, "pool": pool, "slots": slots}, {str(k): self.weights[k] for k in self._held()}
+
+    def restore(self, numbers: dict[str, Any], tensors: dict[str, Any], template: Any, rules: dict[str, Any]) -> None:
+        """Put `state()`'s output back into a league built alike (`template`: a policy of the learner's shape),
+        before its envs' tables are restored: the same snapshots in the pool and in the same slots of every env
+        (a table's seat code names its slot)."""
+        import copy
+
+        from envs.core.vector_state import batch_registry, set_batch_registry
+
+        for key, weights in tensors.items():
+            policy = copy.deepcopy(template)
+            policy.load_state_dict(weights)
+            self.weights[int(key)] = weights
+            self.students[int(key)] = to_student(policy, self.game, rules)
+        self.added = int(numbers["added"])
+        seatable = {k: self._seatable(k) for k in self.students}
+        self.snapshots = [seatable[k] for k in numbers["pool"]]
+        regs = []
+        for g, ((venv, _), group) in enumerate(zip(self.groups, numbers["slots"])):
+            present = {p.name: p for reg in batch_registry(venv) for p in reg if p is not None}
+            regs.append([[None if k is None else present[k] if isinstance(k, str) else seatable[k][g] for k in reg]
+                         for reg in group])
+        for (venv, _), group in zip(self.groups, regs):
+            set_batch_registry(venv, group)
+        self.install()  # the pool's members keep their slots; the slots' other policies come back next
+        for (venv, _), group in zip(self.groups, regs):
+            set_batch_registry(venv, group)
+
+    def install(self) -> None:
+        """Give every group its pool (`set_opponents`: each table seats it at its next reset)."""
+        from agents.vector import resolve_opponents
+        from envs.core.vector import Pool
+
+        for i, ((venv, opts), engine) in enumerate(zip(self.groups, self.engines)):
+            seats = engine.num_players - 1
+            members = [[b] * seats for b in self.baselines] + [[snap[i]] * seats for snap in self.snapshots]
+            pool = Pool([self.target(engine.num_players), *members], [max(len(members), 1), *[1.0] * len(members)])
+            venv.set_opponents(resolve_opponents(self.game, pool, opts))
+
+    def describe(self) -> dict[str, Any]:
+        """The league's settings and state, for the run's provenance."""
+        return {"baselines": self.baselines, "size": self.size, "snapshots_added": self.added}
+
+
+def _snapshot_number(policy: Any) -> int | None:
+    """The number of a league snapshot's batch policy (named `snapshot <number>`), else None."""
+    name = getattr(policy, "name", "")
+    return int(name.split()[-1]) if isinstance(name, str) and name.startswith("snapshot ") else None

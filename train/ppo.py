@@ -119,7 +119,7 @@ def build_opponents(run: Run) -> Opponents:
     if cfg.control == "all_seats" and envs.spec(cfg.game).zero_sum:
         # SB3 would credit each seat with the other's moves: zero-sum self-play needs sign-flipped advantages
         raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games; {cfg.game} is zero-sum: "
-                         f"use --self-play, or `python -m train.cleanrl_ppo {cfg.game} --control all_seats`")
+                         f"use --self-play, or the default learner: `python -m train {cfg.game} --learner cleanrl --control all_seats`")
     if cfg.control == "all_seats" and not envs.spec(cfg.game).cooperative:
         # each seat has its own return: one SB3 trajectory through every seat's moves would mix them
         raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games (one team return); "
@@ -301,7 +301,7 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
     require_masked_policy(student.kind, what)
     if student.action_table:
         raise ValueError(f"{what} adds an action table to its logits, which SB3's MlpPolicy has no place for; continue "
-                         "it with the one-file learner (python -m train.cleanrl_ppo GAME --init-from FOLDER)")
+                         "it with the default learner (python -m train GAME --learner cleanrl --init-from FOLDER)")
     obs_dim = int(np.prod(run.encoder.observation_space.shape))
     if student.game_name != run.cfg.game or student.dims["obs_dim"] != obs_dim or student.num_actions != run.game.num_actions:
         raise ValueError(f"{what} plays {student.game_name} with options {student.options} (observation "

@@ -28,13 +28,108 @@ import envs
 FINAL_DEALS = 2000
 MIN_FINAL_DEALS = 20
 
-#: The one-file learner's flags whose value goes to `python -m train` under another name (None: dropped here,
-#: with why: the stage's place in the chain, this machine, or the curve that is not drawn).
-RENAMED = {"lr": "learning-rate", "minibatch": "batch-size", "epochs": "n-epochs", "clip": "clip-range",
-           "league_baselines": "baselines"}
-DROPPED = ("out", "init_from", "timesteps", "max_minutes", "device", "threads", "save_every", "eval_every",
-           "eval_games", "eval_baselines", "final_paired", "final_games", "final_seed", "league", "control",
-           "option", "also", "opponents", "hidden", "game")
+#: Old flag -> the frame's flag of the same meaning.
+RENAMED = {"--minibatch": "--batch-size", "--epochs": "--n-epochs", "--lr": "--learning-rate", "--clip": "--clip-range",
+           "--league-baselines": "--baselines", "--final-paired": "--eval-baselines",
+           "--final-games": "--final-eval-games"}
+#: Old flags counted in updates -> the frame's, counted in learner steps.
+PER_UPDATE = {"--save-every": "--save-every", "--eval-every": "--eval-every", "--league": "--league-every"}
+#: Old flags without a value.
+SWITCHES = ("--overwrite", "--privileged-critic", "--action-table", "--help", "-h")
+#: Old flags the frame has no word for, and why.
+GONE = {"--final-seed": "its final comparison plays seed 1,000,000 + --seed, the old default"}
+
+
+def _pairs(words: list[str]) -> list[tuple[str, str | None]]:
+    """(flag or positional, value or None) in order; `--flag=value` split."""
+    out: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w.startswith("--") and "=" in w:
+            out.append(tuple(w.split("=", 1)))  # type: ignore[arg-type]
+        elif w.startswith("-") and w not in SWITCHES and i + 1 < len(words):
+            out.append((w, words[i + 1]))
+            i += 1
+        else:
+            out.append((w, None))
+        i += 1
+    return out
+
+
+def _batch(pairs: list[tuple[str, str | None]]) -> int:
+    """Learner steps an update: n_steps x n_envs x the variants (the preset's sizes where not given)."""
+    from train.presets import preset
+
+    given = dict(p for p in pairs if p[1] is not None)
+    game = next((w for w, v in pairs if v is None and not w.startswith("-")), None)
+    pre = preset(game) if game else {}
+    variants = 1 + sum(1 for w, _ in pairs if w == "--also")
+    tables = int(given.get("--n-envs", pre.get("n_envs", 1)))
+    return tables * int(given.get("--n-steps", pre.get("n_steps", 1))) * variants
+
+
+def train_argv(words: list[str]) -> list[str]:
+    """`python -m train`'s arguments for the one-file learner's old command `words` (what follows
+    `python -m train.cleanrl_ppo`): the same run, with `--learner cleanrl`. Renamed flags take their new name
+    (`--minibatch` `--batch-size`, `--epochs` `--n-epochs`, `--lr` `--learning-rate`, `--clip` `--clip-range`,
+    `--league-baselines` `--baselines`, `--final-paired` `--eval-baselines`, `--final-games`
+    `--final-eval-games`); flags counted in updates (`--save-every`, `--eval-every`, `--league`) are counted in
+    learner steps (an update: `--n-steps` x `--n-envs` x (1 + the `--also` count), the preset's sizes where not
+    given); what the old command did not do unless asked stays off (`--control one_seat`, no evaluation games,
+    no final comparison).
+
+    Raises:
+        ValueError: a flag the frame has no word for, or `--final-paired` and `--eval-baselines` naming other agents.
+    """
+    pairs = _pairs(list(words))
+    flags = {w for w, _ in pairs}
+    for flag, why in GONE.items():
+        if flag in flags:
+            raise ValueError(f"{flag} has no equivalent in python -m train ({why}): drop it")
+    given = {w: v for w, v in pairs}
+    if "--final-paired" in given and given.get("--eval-baselines", given["--final-paired"]) != given["--final-paired"]:
+        raise ValueError("--final-paired and --eval-baselines are one flag of python -m train (--eval-baselines: "
+                         "the curve's lines and the final comparison): give the same agents")
+    out = [w for w, v in pairs if v is None and not w.startswith("-")] + ["--learner", "cleanrl"]
+    batch = _batch(pairs) if flags & set(PER_UPDATE) else 0
+    for w, v in pairs:
+        if v is None and not w.startswith("-"):
+            continue
+        if w == "--eval-baselines" and "--final-paired" in given:
+            continue
+        if w in PER_UPDATE:
+            out += [PER_UPDATE[w], str(int(v) * batch)]
+        else:
+            out += [RENAMED.get(w, w)] + ([] if v is None else [v])
+    defaults = {"--control": "one_seat", "--eval-games": "200" if "--eval-every" in flags else "0",
+                "--final-eval-games": "500" if "--final-paired" in flags else "0"}
+    for flag, value in defaults.items():
+        if flag not in out:
+            out += [flag, value]
+    return out
+
+
+#: A recorded command's flags that a stage sets anew (its place in the chain, this machine, the curve not drawn).
+DROPPED = ("--out", "--init-from", "--timesteps", "--max-minutes", "--device", "--threads", "--save-every",
+           "--eval-every", "--eval-games", "--eval-baselines", "--final-eval-games", "--no-progress", "--overwrite")
+
+
+def recorded_argv(command: str) -> list[str]:
+    """The `python -m train` arguments of a recorded command: `python -m train [ppo|finetune] ...` as it is, the
+    one-file learner's old `python -m train.cleanrl_ppo ...` read by `train_argv`."""
+    words = shlex.split(command)
+    module, rest = words[words.index("-m") + 1], words[words.index("-m") + 2:]
+    if module == "train.cleanrl_ppo":
+        return train_argv(rest)
+    return rest[1:] if rest[:1] in (["ppo"], ["finetune"]) else rest
+
+
+def _trained_by_ppo(stage: dict[str, Any]) -> bool:
+    """Whether a recorded stage is a run of the one-file PPO (the old command, or python -m train's default)."""
+    command = str(stage.get("command", ""))
+    return "train.cleanrl_ppo" in command or (stage.get("method") in ("ppo", "finetune")
+                                               and stage.get("learner") == "cleanrl")
 
 
 def shipped_stages(agent_id: str) -> tuple[str, list[dict[str, Any]]]:
@@ -45,14 +140,14 @@ def shipped_stages(agent_id: str) -> tuple[str, list[dict[str, Any]]]:
     """
     from agents.learned import read_meta
     from agents.pretrained import checkpoints
-    from train.cleanrl_ppo import earlier_stages
+    from train.run import earlier_stages
 
     shipped = checkpoints()
     if agent_id not in shipped:
         raise ValueError(f"unknown shipped policy {agent_id!r}; shipped: {', '.join(sorted(shipped))}")
     game = read_meta(shipped[agent_id])["game"]
     stages = earlier_stages(shipped[agent_id])
-    if not stages or not all("train.cleanrl_ppo" in str(s.get("command", "")) for s in stages):
+    if not stages or not all(_trained_by_ppo(s) for s in stages):
         raise ValueError(f"{agent_id} was not trained by PPO from the environment (its provenance records "
                          f"{[str(s.get('command', ''))[:40] for s in stages]}); reproduce takes the ppo policies")
     return game, stages
@@ -67,44 +162,17 @@ def _own_steps(stage: dict[str, Any]) -> int:
 def stage_argv(stage: dict[str, Any], budget: float, out: str, start: str | None) -> list[str]:
     """The `python -m train` arguments of one recorded stage (see the module docstring), into run folder `out`,
     started from `start` (a run folder or a shipped id; None: fresh)."""
-    from train.cleanrl_ppo import build_parser
-    from train.presets import preset
-
-    words = shlex.split(stage["command"])
-    args = build_parser().parse_args(words[words.index("train.cleanrl_ppo") + 1:])
-    pre = preset(args.game)
-    seats = envs.make_game(args.game, **{**pre.get("options", {}), **_options(args)}).num_players
-    if args.control != pre.get("control", "one_seat") and seats > 1:  # alone, one seat is every seat
-        raise ValueError(f"a stage of control={args.control} on {args.game}, whose preset has "
-                         f"{pre.get('control', 'one_seat')}: python -m train cannot run it")
-    batch = (args.n_envs or pre.get("n_envs", 1)) * (args.n_steps or pre.get("n_steps", 1)) * (1 + len(args.also))
-    argv = [args.game, "--timesteps", str(max(1, int(_own_steps(stage) * budget))), "--out", out,
-            "--eval-games", "0", "--final-eval-games", "0", "--no-progress"]
-    for opt in args.option:
-        argv += ["--option", opt]
-    for also in args.also:
-        argv += ["--also", also]
-    if args.opponents:
-        argv += ["--opponents", args.opponents]
-    if args.hidden and not start:
-        argv += ["--hidden", args.hidden]
-    if start:
-        argv += ["--init-from", start]
-    if args.league:
-        argv += ["--league-every", str(args.league * batch)]
-    defaults = vars(build_parser().parse_args([args.game, "--out", "x"]))
-    for key, value in vars(args).items():
-        if key in DROPPED or value == defaults.get(key) or value in (None, False):
-            continue
-        flag = "--" + RENAMED.get(key, key).replace("_", "-")
-        argv += [flag] if value is True else [flag, str(value)]
-    return argv
-
-
-def _options(args: Any) -> dict[str, Any]:
-    from envs.core.options import parse_options
-
-    return parse_options(envs.config_class(args.game), args.option)
+    words, argv = recorded_argv(stage["command"]), []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        takes = i + 1 < len(words) and w.startswith("--") and not words[i + 1].startswith("--")
+        if w not in DROPPED and not (w == "--hidden" and start):
+            argv += words[i:i + 1 + takes]
+        i += 1 + takes
+    argv += ["--timesteps", str(max(1, int(_own_steps(stage) * budget))), "--out", out,
+             "--eval-games", "0", "--final-eval-games", "0", "--no-progress"]
+    return argv + (["--init-from", start] if start else [])
 
 
 def final_argv(game: str, argv: list[str], budget: float) -> list[str]:
@@ -186,4 +254,4 @@ def main(argv: list[str], train_main: Callable[[list[str]], int] | None = None) 
     return 0
 
 
-__all__ = ["main", "plan", "shipped_stages", "stage_argv"]
+__all__ = ["main", "plan", "shipped_stages", "stage_argv", "train_argv"]

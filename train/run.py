@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import platform
 import signal
@@ -225,8 +226,9 @@ def command_line() -> str:
     """The command that started this process, as a user would type it (`python -m train ...`)."""
     import sys
 
-    if sys.argv and sys.argv[0].endswith(os.path.join("train", "__main__.py")):
-        return " ".join(["python -m train", *sys.argv[1:]])
+    for name, module in (("__main__.py", "train"), ("cleanrl_ppo.py", "train.cleanrl_ppo")):
+        if sys.argv and sys.argv[0].endswith(os.path.join("train", name)):
+            return " ".join([f"python -m {module}", *sys.argv[1:]])
     return " ".join(["python", *sys.argv])
 
 
@@ -237,4 +239,55 @@ def provenance(method: str, command: str = "", commit: str | None = None) -> dic
             "versions": library_versions()}
 
 
-__all__ = ["IDENTITY", "RunConfig", "setting", "StopSignals", "TrainingStoppedError", "check_out", "make_out", "provenance"]
+
+def trained_env_options(folder: str) -> dict[str, Any] | None:
+    """The env options a saved run of this learner trained with (`run.json`, else the policy's provenance), or None
+    where the folder does not say (a student distilled elsewhere)."""
+    for name in ("run.json", "policy.json"):
+        path = os.path.join(folder, name)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+        prov = d.get("provenance", d) if name == "policy.json" else d
+        if isinstance(prov, dict) and isinstance(prov.get("env_options"), dict):
+            return prov["env_options"]
+    return None
+
+
+#: Keys of a provenance that describe a chain of runs rather than one run.
+_CHAIN_KEYS = ("stages", "steps_in_all", "wall_s_in_all")
+
+
+def earlier_stages(folder: str) -> list[dict[str, Any]]:
+    """The runs a policy folder's weights came from, oldest first: its provenance's `stages` where it has them (a
+    policy continued before; what its provenance says beyond them, such as how it was picked, goes with the last),
+    else its provenance as one stage; [] where the folder records none."""
+    from agents.learned import read_meta
+
+    prov = read_meta(folder).get("provenance") if os.path.exists(os.path.join(folder, "policy.json")) else None
+    if not isinstance(prov, dict) or not prov:
+        return []
+    stages = prov.get("stages")
+    if isinstance(stages, list) and stages and all(isinstance(s, dict) for s in stages):
+        return [*(dict(s) for s in stages[:-1]), {**_one_run(prov), **stages[-1]}]
+    return [_one_run(prov)]
+
+
+def _one_run(prov: dict[str, Any]) -> dict[str, Any]:
+    """A provenance without the keys that describe a chain of runs."""
+    return {k: v for k, v in prov.items() if k not in _CHAIN_KEYS}
+
+
+def chained(own: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any]:
+    """A run's provenance with the runs it continued: `stages` (theirs, then this run's own), and `steps_in_all` /
+    `wall_s_in_all` summed over them. Without earlier stages, `own` as it is."""
+    if not earlier:
+        return own
+    stages = [*earlier, _one_run(own)]
+    return {**own, "steps_in_all": sum(int(s.get("steps") or 0) for s in stages),
+            "wall_s_in_all": round(sum(float(s.get("wall_s") or 0.0) for s in stages), 1), "stages": stages}
+
+
+__all__ = ["IDENTITY", "RunConfig", "setting", "StopSignals", "TrainingStoppedError", "check_out", "make_out",
+           "provenance", "chained", "earlier_stages", "trained_env_options"]

@@ -25,22 +25,128 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 import envs
 from train.checkpoint import pack_arrays, run_files, unpack_arrays, write_checkpoint
-from train.cleanrl_ppo import rules_of
+from train.cleanrl_ppo import PPO, load_policy, save_policy, to_student
 from train.config import TrainConfig
-from train.run import StopSignals, TrainingStoppedError, check_out, make_out, provenance
+from train.curve import EVAL_KEYS, write_history, write_run_curve
+from train.run import (
+    StopSignals,
+    TrainingStoppedError,
+    chained,
+    check_out,
+    earlier_stages,
+    make_out,
+    provenance,
+    trained_env_options,
+)
 
 #: The run's policy in the one saved-policy format.
 POLICY_DIR = "policy"
 #: Seconds between progress lines when no bar is shown (not a terminal, or --no-progress).
 LINE_EVERY_S = 30.0
+
+
+def variant_options(game: str, options: dict[str, Any], also: Sequence[str]) -> list[dict[str, Any]]:
+    """The options of each table group: `options`, then each `also` change ("KEY=VALUE [KEY=VALUE]", spaces or
+    ";" between) on top of them."""
+    from envs.core.options import parse_options
+
+    return [dict(options)] + [{**options, **parse_options(envs.config_class(game), re.split(r"[;\s]+", a.strip()))}
+                              for a in also]
+
+
+def variant_envs(game: str, variants: list[dict[str, Any]], n_envs: int, line_up: Callable[[int], list[str]],
+                 seed: int, control: str, features: str | None) -> list[Any]:
+    """One compiled vector env of `n_envs` tables per variant, each with its own line-up (`line_up(seats)`: a
+    variant's seats may differ), the first seeded by `seed` and variant i by `variant_seed(seed, i)`; an action
+    scorer's inputs as observations with `features`."""
+    import agents
+
+    out = []
+    for i, opts in enumerate(variants):
+        v = agents.vector_env(game, n_envs, opponents=line_up(envs.make_game(game, **opts).num_players),
+                              seed=seed if i == 0 else variant_seed(seed, i), control=control, copy=False, **opts)
+        out.append(agents.feature_vector_env(v, features) if features else v)
+    return out
+
+
+def variant_seed(seed: int, i: int) -> int:
+    """The vector env seed of the run's `--also` variant i >= 1: hashed from (seed, i), child i of the run's seed."""
+    from train.seeds import child
+
+    return int(child(np.random.SeedSequence(int(seed)), i).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+#: Environment options that are not rules: left out of the saved student's options (it plays any reward setting).
+ENV_ONLY = ("reward",)
+
+
+def rules_of(options: dict[str, Any]) -> dict[str, Any]:
+    """The game options a saved policy records: `options` without the reward settings (`ENV_ONLY`)."""
+    return {k: v for k, v in options.items() if k not in ENV_ONLY}
+
+
+_EVAL_STREAM = 0xE7A1  # the spawn key of the evaluation games' stream (not the vector env's tables')
+
+
+class Evaluator:
+    """The learner's evaluation games (`--eval-every`), as the SB3 runs play them (`train.curve.evaluate_policy_agent`:
+    seats drawn at random, a game cut at `EVAL_MAX_TURNS` has no winner): the policy, exported as the student it is
+    saved as and played its way (argmax, or a sample for an action scorer), in Python against the run's opponents.
+    Every point plays the same games (deals, seats, the opponents' generators: one stream of the run's seed), so
+    the points differ by the policy alone; `baselines` are measured once on those games, as reference lines.
+
+    Args:
+        game: the game id; options: the game's options (the run's first variant).
+        opponents: the opponents' agent ids (each seat draws one of them, as the SB3 runs do).
+        games: evaluation games a point.
+        seed: the run's seed.
+        baselines: agent ids measured in the learner's place.
+    """
+
+    def __init__(self, game: str, options: dict[str, Any], opponents: Sequence[str], games: int, seed: int,
+                 baselines: Sequence[str] = ()):
+        from train.curve import baseline_levels
+
+        self.game_name, self.options, self.games = game, dict(options), int(games)
+        self.game = envs.make_game(game, **self.options)
+        self.opponent_ids = list(dict.fromkeys(opponents))
+        self.seq = np.random.SeedSequence(int(seed), spawn_key=(_EVAL_STREAM,))  # the evaluation games' stream
+        self.levels = baseline_levels(self.game, game, list(baselines), self.opponent_ids, self.games, self.seq)
+
+    def measure_agent(self, agent: Any) -> dict[str, float]:
+        """Win rate and mean score of `agent` (an agent or an agent id) on the evaluation games."""
+        from train.curve import measure_on
+
+        return measure_on(self.game, self.game_name, agent, self.opponent_ids, self.games, self.seq)
+
+    def measure(self, policy: Any, rules: dict[str, Any]) -> dict[str, float]:
+        """The policy's win rate and mean score on the evaluation games."""
+        from agents.learned import LearnedAgent
+        from train.curve import eval_rngs
+
+        student = to_student(policy, self.game_name, rules)
+        rng = eval_rngs(self.seq, len(self.opponent_ids))[1]
+        return self.measure_agent(LearnedAgent(student, rng, sample=student.play == "sample", name="learner"))
+
+    def references(self) -> dict[str, list[tuple[float, str]]]:
+        """The curve's lines: an equal share where the learner holds one seat of n, and each baseline's level."""
+        from envs.core.spec import spec
+        from train.curve import references_for
+
+        refs = references_for(self.game, spec(self.game_name), "one_seat", self.levels)
+        return {k: v for k, v in refs.items() if k in EVAL_KEYS}
+
+
 def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
     """The run's compiled vector env (`build_groups`)."""
     return build_groups(cfg, n_envs)[0]
@@ -48,7 +154,7 @@ def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
 
 def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
     """The run's compiled vector env and its table groups: `n_envs` (default `cfg.n_envs`) tables of each variant
-    (`train.cleanrl_ppo.variant_options`), the opponents' kernels in the other seats (none in a one-player game or under
+    (`variant_options`), the opponents' kernels in the other seats (none in a one-player game or under
     `control="all_seats"`), the first group seeded by the run's seed and group i by `variant_seed(seed, i)`; an
     action scorer's inputs as observations with `features`; several groups stepped as one (`MultiVectorEnv`).
 
@@ -59,7 +165,6 @@ def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list
     import functools
 
     import agents
-    from train.cleanrl_ppo import variant_envs, variant_options
     from train.ppo import seat_line_up
 
     variants = variant_options(cfg.game, cfg.options, cfg.also)
@@ -90,21 +195,31 @@ def warm_up(cfg: TrainConfig, say: Any) -> float:
     return took
 
 
-def start_policy(cfg: TrainConfig) -> tuple[Any, Any]:
-    """The `init_from` policy (a saved run of this learner, or a shipped ReLU policy) and the reward scale it
-    learned with where its run says and the reward options are the same (`train.cleanrl_ppo.start_policy`);
-    (None, None) without `init_from`."""
+def start_policy(cfg: TrainConfig) -> tuple[Any, float | None]:
+    """The `init_from` policy (a saved run of this learner, or a shipped ReLU policy: `load_policy`) and the reward
+    scale it learned with where its run says and played the same reward options (else None, with a warning: this run
+    measures its own); (None, None) without `init_from`."""
     if not cfg.init_from:
         return None, None
-    from train.cleanrl_ppo import start_policy as saved_start
+    import warnings
+
     from train.ppo import student_folder
 
-    return saved_start(student_folder(cfg.init_from), cfg.game, cfg.options, cfg.init_from)
+    folder = student_folder(cfg.init_from)
+    policy, scale = load_policy(folder, cfg.game, rules_of(cfg.options))
+    trained = trained_env_options(folder)
+    changed = {k: (trained.get(k), cfg.options.get(k)) for k in ENV_ONLY
+               if trained is not None and trained.get(k) != cfg.options.get(k)}
+    if scale is not None and (trained is None or changed):
+        why = ", ".join(f"{k}={a!r} then, {b!r} now" for k, (a, b) in changed.items()) or "not recorded"
+        warnings.warn(f"{cfg.init_from}'s reward scale is not carried over (its reward options: {why}); this run "
+                      "measures its own from the first rollout", stacklevel=2)
+        scale = None
+    return policy, scale
 
 
 def lineage(cfg: TrainConfig) -> dict[str, Any]:
     """What this run records of itself and of the runs its start came from: `{"own": ..., "earlier": [...]}`."""
-    from train.cleanrl_ppo import earlier_stages
     from train.ppo import student_folder
 
     earlier = earlier_stages(student_folder(cfg.init_from)) if cfg.init_from else []
@@ -116,8 +231,6 @@ def lineage(cfg: TrainConfig) -> dict[str, Any]:
 
 def provenance_now(line: dict[str, Any], steps: int, wall_s: float) -> dict[str, Any]:
     """The saved policy's provenance at `steps` (this run's own record, chained to the runs it continued)."""
-    from train.cleanrl_ppo import chained
-
     return chained({**line["own"], "steps": int(steps), "wall_s": round(float(wall_s), 1)}, line["earlier"])
 
 
@@ -141,8 +254,6 @@ def implied_by_start(cfg: TrainConfig, init: Any) -> None:
 
 def learner_for(cfg: TrainConfig, venv: Any, start: tuple[Any, Any] | None = None) -> Any:
     """The `PPO` learner of the run's settings on `venv`, from `start` (`start_policy`'s, read again if None)."""
-    from train.cleanrl_ppo import PPO
-
     if start is None:
         start = start_policy(cfg)
         implied_by_start(cfg, start[0])
@@ -228,8 +339,6 @@ def restore(cfg: TrainConfig, ppo: Any, resume: tuple[dict[str, Any], dict[str, 
 def save(cfg: TrainConfig, ppo: Any, steps: int, stages: dict[str, Any], where: str = POLICY_DIR) -> str:
     """Write the policy (`policy/` or another folder of the run, with `critic.pt`) as it is now; returns its
     folder."""
-    from train.cleanrl_ppo import save_policy
-
     folder = os.path.join(cfg.out, where)
     os.makedirs(folder, exist_ok=True)
     prov = provenance_now(stages, steps, ppo.wall()) | {"seed": cfg.seed, "timesteps": int(steps)}
@@ -250,7 +359,6 @@ class TeamEvaluator:
     def measure(self, policy: Any, rules: dict[str, Any]) -> dict[str, float]:
         """The team's win rate and mean score on the evaluation games."""
         from agents.learned import LearnedAgent
-        from train.cleanrl_ppo import to_student
         from train.curve import eval_rngs, evaluate_team
 
         games_rng, agent_rng, _ = eval_rngs(self.seq, 0)
@@ -264,7 +372,7 @@ class TeamEvaluator:
 
 
 def league_for(cfg: TrainConfig, groups: list[tuple[Any, dict[str, Any]]]) -> Any:
-    """The run's league of opponents (`train.cleanrl_ppo.League`: the line-up, `--baselines` and the learner's
+    """The run's league of opponents (`train.pool.League`: the line-up, `--baselines` and the learner's
     snapshots, drawn per table at each episode's start), or None without `--league-every`.
 
     Raises:
@@ -274,7 +382,7 @@ def league_for(cfg: TrainConfig, groups: list[tuple[Any, dict[str, Any]]]) -> An
     import functools
 
     import agents
-    from train.cleanrl_ppo import League
+    from train.pool import League
     from train.ppo import seat_line_up
 
     if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
@@ -291,8 +399,6 @@ def evaluator_for(cfg: TrainConfig) -> Any:
         return None
     if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
         return TeamEvaluator(cfg)
-    from train.cleanrl_ppo import Evaluator
-
     return Evaluator(cfg.game, cfg.options, list(cfg.opponents), cfg.eval_games, cfg.seed, list(cfg.eval_baselines))
 
 
@@ -364,7 +470,6 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
            evaluator: Any = None, verbose: bool = True) -> dict:
     """Write what a finished run leaves (see the module docstring) and remove its checkpoint; returns a summary."""
     from evaluate.jsonio import write_json
-    from train.cleanrl_ppo import write_history, write_run_curve
     from train.curve import lineup_label
     from train.report import write_config
 

