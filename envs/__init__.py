@@ -2,8 +2,8 @@
 
 Each game declares what the engine layer knows of it once, in a `GameSpec` (`envs/<game>/spec.py`); the suite
 registers the built-in games below, one line each, and every shared tool reads the specs. The layers above declare
-their own parts of a game in their own packages (`agents/<game>/`, `evaluate/<game>/`, `train/presets/<game>.py`). Importing `envs` also
-registers every game with PettingZoo's registry as `tabletop/<game>-v0` (when PettingZoo is
+their own parts of a game in their own packages (`agents/<game>/`, `evaluate/<game>/`, `train/presets/<game>.py`).
+Importing `envs` also registers every game with PettingZoo's registry as `tabletop/<game>-v0` (when PettingZoo is
 installed; no game module is imported until an env is made), so both of these work::
 
     from envs import simple_poker_v0
@@ -152,7 +152,6 @@ def __getattr__(name: str) -> ModuleType:
 
 __all__ = [
     "GAMES", "Game", "GameSpec", "IllegalActionError", "Variant", "available_games", "config_class", "home", "load",
-    "make_encoder", "make_game", "register", "register_from", "register_with_pettingzoo", "registered", "resolve", "spec",
-    "spec_of",
-    "unregister",
+    "make_encoder", "make_game", "register", "register_from", "register_with_pettingzoo", "registered", "resolve",
+    "spec", "spec_of", "unregister",
 ]
