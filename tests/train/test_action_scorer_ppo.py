@@ -29,9 +29,6 @@ def _views(game, games: int, seed: int):
             s = game.apply(s, int(rng.choice(np.flatnonzero(mask))))
 
 
-@pytest.mark.parametrize("options", [RACE, {"board": "race_medium", "num_robots": 4, "rules": "classic",
-                                             "action_mode": "register", "max_turns": 60}])
-
 def _train(argv):
     """`python -m train ARGV` with the one-file learner and no evaluation games: its exit status."""
     from train.__main__ import main
@@ -41,6 +38,9 @@ def _train(argv):
     except SystemExit as e:
         return e.code
 
+
+@pytest.mark.parametrize("options", [RACE, {"board": "race_medium", "num_robots": 4, "rules": "classic",
+                                             "action_mode": "register", "max_turns": 60}])
 def test_observations_decode_to_their_views_and_give_the_same_features(options):
     game = envs.make_game("roborally", **options)
     enc, feats = RoboRallyEncoder(game), RoboRallyFeatures(game)
