@@ -181,13 +181,18 @@ class SeatPolicy(NamedTuple):
 
 def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
     """The network of a built agent as a `SeatPolicy`, playing as the agent does (greedy or sampled): a learned
-    student's agent (`learned:`, `ppo:` runs of the default learner, shipped ids such as `lama/ppo`) or an SB3
-    policy's (`ppo:` with a model.zip); None for any other agent (a heuristic, a search, a mixture, an action
-    scorer: those play on their kernels or in Python)."""
-    from agents.learned import LearnedAgent
+    student's agent (`learned:`, `ppo:` runs of the default learner, shipped ids such as `lama/ppo`; an action
+    scorer where its feature set reads observations, e.g. `roborally/learned`: its features are computed per table
+    from the compiled loop's observations) or an SB3 policy's (`ppo:` with a model.zip); None for any other agent (a
+    heuristic, a search, a mixture, an action scorer over views only: those play on their kernels or in Python)."""
+    from agents.learned import LearnedAgent, feature_set
     from agents.policy import TorchPolicyAgent
 
-    if isinstance(agent, LearnedAgent) and agent.student.kind == "masked_policy":
+    if isinstance(agent, LearnedAgent) and agent.student.kind == "action_scorer":
+        if not hasattr(feature_set(agent.student.features), "from_observation"):
+            return None
+        source, sample = agent.student, bool(agent.sample)
+    elif isinstance(agent, LearnedAgent) and agent.student.kind == "masked_policy":
         source, sample = agent.student, bool(agent.sample)
     elif isinstance(agent, TorchPolicyAgent):
         source, sample = agent.policy, not agent.deterministic

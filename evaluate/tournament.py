@@ -326,9 +326,12 @@ def deal_start(game: Any, seed: int, deal: int, decks: tuple[tuple[int, ...], ..
 
 
 def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], ...] | None = None) -> list[Any]:
-    """What a compiled runner replays deals number `deals` from: `game.deal_key` of their generators, or the
-    explicit deck orders (the same deals as `deal_start`)."""
+    """What a compiled runner replays deals number `deals` from: `game.deal_key` of their generators (a game
+    without `deal_key`: the initial states themselves, `deal_start`), or the explicit deck orders (the same deals
+    as `deal_start`)."""
     if decks is None:
+        if not hasattr(game, "deal_key"):
+            return [deal_start(game, seed, d) for d in deals]
         return [game.deal_key(deal_rng(seed, d)) for d in deals]
     return [list(decks[d]) for d in deals]
 

@@ -6,8 +6,8 @@ programs) are `envs.roborally.fast`; this module holds what is policy:
 
 * `random_program`: uniform over the *reduced* programs of a hand (a uniform contiguous rank, unranked as
   `envs.roborally.programs.unrank`), the seed's playout policy and `roborally/random`'s rule.
-* `greedy_program`: the flag seeker of `agents.roborally.strategies` (each reduced program simulated alone, locked registers
-  after the free ones; best by alive, more flags, fewer BFS steps to the next flag; lowest rank on ties).
+* `greedy_program`: the flag seeker of `agents.roborally.strategies` (each reduced program simulated alone, locked
+  registers after the free ones; best by alive, more flags, fewer BFS steps to the next flag; lowest rank on ties).
 * `playouts_kernel` / `FastPlayouts.playouts`: for each candidate program of robot `me`, `n_per_candidate`
   playouts of `depth` turns. Playout t deals the opponents' hands from the cards `me` cannot see (never the true
   hands), programs them with the policy, plays the candidate in the first turn and the policy for everyone after,
@@ -19,6 +19,9 @@ v̂ (`EVAL_DEFAULT`, the spec's heuristic as `agents.roborally.mc.DefaultValue`)
 to the next flag (from the archive while destroyed) − 2·damage − 50·lives lost; +10,000 for a win, −10,000 when
 another robot wins or `me` is eliminated. `EVAL_TURNS` (as `TurnsValue`): −(expected turns to finish) from a
 table [flags, H, W, 4] (+1 turn while destroyed) − damage/3 − 3·lives lost, ±10,000 at the end.
+
+Tournaments: `tournament_games` plays races between the flag seeker and saved networks on the vector env's
+compiled turn loop (`envs.roborally.fast.advance_row`), the networks as batch policies (`agents.vector.play_paused`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ import numba
 import numpy as np
 
 from envs.roborally.fast import (
+    ADV_FAIL,
+    ADV_PAUSE,
     M_DECK,
+    M_TURN,
     M_WINNER,
     RAF,
     RAX,
@@ -43,13 +49,19 @@ from envs.roborally.fast import (
     FastEngine,
     FastState,
     VectorKernels,
+    advance_row,
     classes_to_cards,
     count_programs_k,
     deal_kernel,
+    hand_classes,
     hand_multiplicities,
+    mask_rows,
+    new_tables,
     next_class,
+    observe_rows,
     rng_below,
     rng_seed,
+    seat_return,
     set_programs,
     solo_register,
     take_sorted,
@@ -421,5 +433,160 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
     return None
 
 
-__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "POLICIES", "RANDOM_PROGRAM", "VECTOR_KERNELS", "FastPlayouts", "decide", "greedy_program",
-           "opponent_kernel", "playouts_kernel", "random_program", "sample_world", "value"]
+__all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "POLICIES", "RANDOM_PROGRAM", "VECTOR_KERNELS", "FastPlayouts", "decide",
+           "greedy_program", "opponent_kernel", "playouts_kernel", "random_program", "sample_world",
+           "tournament_games", "value"]
+
+
+# --- tournaments: the game's compiled whole-game runner ----------------------------------------------------------
+@numba.njit(cache=True)
+def _advance_tables(bd, T, B, S, rows, firsts, status):
+    """`envs.roborally.fast.advance_row` (the flag seeker's `decide` at its seats) at tables `rows`, `firsts[k]` the
+    sub-step of the seat to move (-1: none): each table plays on to its game's end (`ADV_DONE`; no table has a
+    learner) or to a saved policy's choice (`ADV_PAUSE`); `ADV_FAIL`: a plan that is not legal."""
+    for k in range(rows.shape[0]):
+        status[k] = advance_row(decide, bd, T, B, rows[k], S, firsts[k])
+
+
+@numba.njit(cache=True)
+def _results(bd, T, S, returns, winners, moves):
+    """Each table's `RoboRallyGame.returns` per seat, its winner (bool per seat) and its moves (sub-steps: every
+    seat's in every round of every turn played)."""
+    n = T.R.shape[1]
+    for r in range(T.R.shape[0]):
+        for s in range(n):
+            returns[r, s] = seat_return(bd, T, r, S, s)
+            winners[r, s] = T.meta[r, M_WINNER] == s
+        moves[r] = T.meta[r, M_TURN] * S.rounds * n
+
+
+def _settings(game, engine):
+    """The kernels' `envs.roborally.fast.Settings` for tables of `game` without a learner or line-up (the vector
+    env's, as `envs.roborally.vector` fills them for a race)."""
+    from envs.core.vector import compile_line_ups
+    from envs.roborally.encoding import RoboRallyEncoder
+    from envs.roborally.fast import OBS_FIELDS, Settings
+    from envs.roborally.rules import potential
+
+    c, b = game.config, game.board
+    encoder = RoboRallyEncoder(game)
+    lay, ups = encoder.layout, compile_line_ups([], 0, 0)
+    return encoder, Settings(
+        num_actions=game.num_actions, rounds=game.rounds, progress=c.reward == "progress",
+        max_turns=-1 if c.max_turns is None else int(c.max_turns), fixed_seat=-1, illegal_reward=0.0,
+        line_codes=ups.codes, line_cum=ups.cum, R0=engine.pack(game.deal(0)).robots,
+        phi0=np.array([potential(b, r) for r in game.initial_robots()], np.float64), lives=int(game.lives),
+        static=encoder._static.astype(np.float32), off=np.array([lay[f].start for f in OBS_FIELDS], np.int64),
+        flags=np.array(b.flags, np.int64).reshape(-1, 2), card_classes=bool(c.card_classes))
+
+
+def _seat_tables(game, engine, starts, codes):
+    """`Tables` (`envs.roborally.fast.new_tables`) holding the plain engine's initial states `starts`, table g's
+    seat s moving by policy code `codes[g, s]` (`GREEDY`, or a batch policy's: the kernels pause there)."""
+    n = game.num_players
+    T = new_tables(len(starts), n, game.num_actions)
+    for r, state in enumerate(starts):
+        fs = engine.pack(state)
+        T.R[r], T.regs[r], T.deck[r], T.meta[r] = fs.robots, fs.registers, fs.deck, fs.meta
+        T.seed[r], T.step[r] = np.uint64(state.seed), state.step
+        for i, hand in enumerate(state.hands):
+            T.hands[r, i, :len(hand)] = hand
+            T.hand_len[r, i] = len(hand)
+            hand_classes(T.hands[r, i], len(hand), engine.kinds, T.cls[r, i])
+    T.learner[:] = -1  # no table has a learner: the kernels play every seat, pausing at a saved policy's choice
+    T.codes[:] = codes
+    return T
+
+
+def _buffers(num_obs: int, num_actions: int):
+    """The kernels' buffers with room for nothing but `err` (the one field `advance_row` writes)."""
+    from envs.roborally.fast import Buffers
+
+    z = np.zeros(0)
+    return Buffers(np.zeros((0, num_obs), np.float32), np.zeros((0, num_actions), np.int8), z, z.astype(np.bool_),
+                   z.astype(np.bool_), np.zeros((0, num_obs), np.float32), z.astype(np.bool_), z.astype(np.int64),
+                   z.astype(np.int64), z.astype(np.uint64), z, z.astype(np.int64), z.astype(np.bool_),
+                   np.full(4, -1, np.int64), z.astype(np.int64), np.zeros((0, 1)))
+
+
+def tournament_games(game, ids, max_turns=None, policies=None):
+    """The compiled whole-game runner of a RoboRally tournament between the entrants `ids` (a game's compiled
+    runner, as `evaluate.tournament` describes): a function `play(keys, seatings, streams=None) -> (returns,
+    winners, turns)` that plays the race of each initial state of `keys` (the plain engine's, `RoboRallyGame.deal`;
+    turn t's cards are dealt from its seed as the plain engine deals them) once per row of `seatings` (rows, n: the
+    entrant at each robot) on the vector env's compiled turn loop (`envs.roborally.fast.advance_row`): the flag
+    seeker (`roborally/greedy`) by its kernel, move for move as its Python agent, and an entrant with `policies[e]`
+    (an `agents.vector.SeatPolicy`: a saved network, e.g. `roborally/learned`'s action scorer over its
+    observation features) as a batch policy paused at its robots' sub-steps (`agents.vector.play_paused`; a forced
+    sub-step is played without asking it, as any legal answer is that one); a sampling one draws from `streams`.
+
+    Raises:
+        NoKernelError: an entrant without a deterministic kernel and no policy (`roborally/random` and `random`
+            draw from their own generators: played in Python), `action_mode` other than "register", or a move
+            limit (`max_turns`; the game's own `max_turns` option, in game turns, is played).
+    """
+    from envs.core.spec import NoKernelError
+    from envs.core.vector import BATCH_CODE
+
+    if max_turns is not None:
+        raise NoKernelError.move_limit()
+    if game.config.action_mode != "register":
+        raise NoKernelError(None, options_note="action_mode=register")
+    policies = list(policies) if policies is not None else [None] * len(ids)
+    for agent_id, policy in zip(ids, policies):
+        if policy is None and agent_id != "roborally/greedy":
+            raise NoKernelError(agent_id, ("roborally/greedy",))
+    seated = np.array([p is not None for p in policies])
+    engine = FastEngine(game)
+    encoder, S = _settings(game, engine)
+
+    def play(keys, seatings, streams=None):
+        seatings = np.asarray(seatings, np.int64)
+        rot, n = seatings.shape
+        d = len(keys)
+        starts = [state for state in keys for _ in range(rot)]
+        players = np.tile(np.where(seated[seatings], seatings, -1), (d, 1))
+        T = _seat_tables(game, engine, starts, np.where(players >= 0, BATCH_CODE, GREEDY))
+        _play_tables(engine.board, T, S, encoder, players, policies,
+                     None if streams is None else np.asarray(streams, np.uint64).reshape(d * rot, n))
+        returns, winners, moves = np.zeros((d * rot, n)), np.zeros((d * rot, n), np.bool_), np.zeros(d * rot, np.int64)
+        _results(engine.board, T, S, returns, winners, moves)
+        return returns.reshape(d, rot, n), winners.reshape(d, rot, n), moves.reshape(d, rot)
+
+    play.kernels = (_advance_tables, observe_rows, mask_rows, _results)  # what a first run compiles (the bar says so)
+    return play
+
+
+def _play_tables(bd, T, S, encoder, players, policies, streams):
+    """Every table of `T` to its race's end (`agents.vector.play_paused`: one forward of each saved policy over
+    the tables where it is to choose, then the kernels on at all of them).
+
+    Raises:
+        IllegalActionError: a flag seeker's plan that is not legal (a kernel failure, never expected).
+    """
+    from agents.vector import play_paused
+    from envs.core.game import IllegalActionError
+
+    n = T.R.shape[1]
+    B = _buffers(encoder.observation_space.shape[0], S.num_actions)
+    width = encoder.observation_space.shape[0]
+
+    def advance(rows, firsts):
+        status = np.zeros(rows.size, np.int64)
+        _advance_tables(bd, T, B, S, rows, np.asarray(firsts, np.int64), status)
+        if (status == ADV_FAIL).any():
+            k = int(np.flatnonzero(status == ADV_FAIL)[0])
+            raise IllegalActionError(int(B.err[3]), int(B.err[2]), f"planned by roborally/greedy at table {rows[k]}")
+        return status == ADV_PAUSE
+
+    def inputs(rows, seats):
+        obs = np.zeros((rows.size, width), np.float32)
+        mask = np.zeros((rows.size, S.num_actions), np.int8)
+        observe_rows(bd, T, rows, seats, S, obs)
+        mask_rows(T, rows, seats, S, mask)
+        return obs, mask.view(np.bool_)
+
+    if (players >= 0).any():
+        play_paused(advance, inputs, lambda rows: T.step[rows] % n, players, policies, streams)
+    else:
+        advance(np.arange(T.R.shape[0], dtype=np.int64), np.full(T.R.shape[0], -1, np.int64))

@@ -257,3 +257,48 @@ def test_the_game_compiled_action_keys_are_the_encoders(options):
     action_keys_rows(obs, enc._gaps, enc._hand, enc.hand_size, bool(enc.slot_head), enc.num_action_keys, got)
     assert len(obs) > 100 and (want != enc.num_action_keys).any() and (want >= 201).any()
     assert np.array_equal(got, want)
+
+
+@pytest.fixture
+def roborally_runner():
+    """RoboRally's compiled runner declared for the test where the game's agents package does not declare it yet."""
+    from dataclasses import fields
+
+    from agents import games
+
+    part = games.part("roborally")
+    if part.compiled_games:
+        yield
+        return
+    kept = {f.name: getattr(part, f.name) for f in fields(part) if f.name != "game"}
+    games.declare("roborally", **{**kept, "compiled_games": "agents.roborally.fast:tournament_games"})
+    try:
+        yield
+    finally:
+        games.declare("roborally", **kept)
+
+
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["roborally/learned", "roborally/greedy"], games=16, seed=3, options={"rules": "seed"}),
+    # two action scorers and the flag seeker, three robots, a turn cap inside some races
+    dict(agent_ids=["roborally/greedy", "roborally/ppo", "roborally/learned"], games=9, seed=1,
+         options={"rules": "seed", "num_robots": 3, "max_turns": 30}),
+], ids=["learned+greedy", "three-robots-capped"])
+def test_a_greedy_action_scorer_plays_the_python_races_on_the_compiled_engine(case, roborally_runner):
+    """RoboRally's students (action scorers over features of the observation) seated on the compiled turn loop
+    (`agents.roborally.fast.tournament_games`) play the Python engine's races, race for race."""
+    py, cc = _both(game_name="roborally", **case)
+    assert cc == py
+    assert py["mean_turns"] > 20 and 0 < py["agents"][0]["win_rate"] < 1
+
+
+def test_a_sampled_action_scorer_replays_a_race_alone(roborally_runner):
+    """`?sample` on RoboRally's student samples on the compiled engine, from the deal's own streams."""
+    ids = ["learned:agents/pretrained/roborally?sample", "roborally/greedy"]
+    case = dict(seed=4, options={"rules": "seed"}, progress=False, records=True)
+    whole = run_tournament("roborally", ids, games=12, **case)
+    alone = run_tournament("roborally", ids, games=2, start_deal=3, **case)
+    greedy = run_tournament("roborally", ["roborally/learned", "roborally/greedy"], games=12, **case)
+    assert whole.engine == alone.engine == greedy.engine == "compiled"
+    assert [r for r in whole.records if r.deal == 3] == alone.records
+    assert [r.moves for r in greedy.records] != [r.moves for r in whole.records]
