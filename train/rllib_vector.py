@@ -15,8 +15,8 @@ so the sampled actions and the PPO update both see the masked distribution (mask
 `FLOAT_MIN`: a masked action has probability 0).
 
 Autoreset. RLlib's single-agent env runner expects Gymnasium's next-step autoreset (an extra step whose action
-is ignored after an episode ends); the compiled env deals the next episode inside the ending step, as Pgx and
-EnvPool do (same-step autoreset), and has no step that skips a table. `SameStepAutoreset`, an RLlib callback,
+is ignored after an episode ends); the compiled env deals the next episode inside the ending step, as Pgx's
+auto-reset does (same-step autoreset), and has no step that skips a table. `SameStepAutoreset`, an RLlib callback,
 keeps each episode whole with RLlib's own episode API: at an episode's end it puts the real last observation
 (`info["final_obs"]`) in place of the next episode's first one, which it hands to the next episode as that
 episode's reset observation. So every decision is in its own episode with the action the runner sampled for it

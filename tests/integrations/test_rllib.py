@@ -196,17 +196,20 @@ def _vector_algo(**kw):
                              train_batch_size=256, minibatch_size=128, num_epochs=1, **kw).build_algo()
 
 
-def test_vector_ppo_samples_whole_episodes_and_never_a_masked_action(local_ray):
-    """RLlib's env runner on the same-step-autoreset env: every finished episode has exactly the learner's
-    decisions and return the compiled env counted (none lost at an autoreset), each action allowed by the mask
-    stored with its observation (`strict=True`: a masked action would also raise in the env)."""
-    algo = _vector_algo()
+@pytest.mark.parametrize("max_turns", [None, 40])
+def test_vector_ppo_samples_whole_episodes_and_never_a_masked_action(local_ray, max_turns):
+    """RLlib's env runner on the same-step-autoreset env: every finished episode (ended or, with `max_turns`,
+    truncated) has exactly the learner's decisions and return the compiled env counted (none lost at an
+    autoreset) and its own last observation, each action allowed by the mask stored with its observation
+    (`strict=True`: a masked action would also raise in the env)."""
+    algo = _vector_algo(max_turns=max_turns)
     try:
         episodes = algo.env_runner.sample(num_episodes=40, explore=True)
     finally:
         algo.stop()
     finished = [e for e in episodes if e.is_done]
     assert len(finished) >= 40
+    assert any(e.is_truncated for e in finished) == (max_turns is not None)
     for e in finished:
         stats = e.get_infos(-1)["tabletop_episode"]
         assert len(e) == stats["l"] and e.get_return() == pytest.approx(stats["r"])
