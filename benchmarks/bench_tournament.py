@@ -13,7 +13,9 @@ Saved networks (`--learned`, on by default; `--no-learned` skips them): 2,000 L.
 `lama/first` (500 deals, seating rotate) and 1,000 deals of The Game's `the_game/ppo-3p` at all three seats
 (seating fixed: rotating one network round its own seats replays the same game), 2,000 Primi Composti games of
 `primi_composti/ppo` against `primi_composti/minimax?depth=4` (1,000 deals; the search, compiled on both engines,
-is most of either's time). The compiled engine seats the
+is most of either's time), 400 RoboRally races of `roborally/learned` (an action scorer: its features, computed in
+Python from each observation, are most of either's time) against the flag seeker `roborally/greedy` (200 deals,
+`rules=seed`). The compiled engine seats the
 network as a batch policy on the game's compiled loop (`agents.vector.play_paused`), the Python engine asks it
 one decision at a time; both are greedy policies, so both engines must give the same figures here too.
 
@@ -35,7 +37,8 @@ LINE_UPS = (("lama", ["lama/first"] * 4, 1.0), ("lama", ["lama/third-retuned"] +
 LEARNED = (("lama", ["lama/ppo"] + ["lama/first"] * 3, 500, {}, "rotate"),
            ("the_game", ["the_game/ppo-3p"] * 3, 1000, {"num_players": 3, "actions": "slot"}, "fixed"),
            ("primi_composti", ["primi_composti/ppo", "primi_composti/minimax?depth=4"], 1000,
-            {"observation_hints": True}, "rotate"))
+            {"observation_hints": True}, "rotate"),
+           ("roborally", ["roborally/learned", "roborally/greedy"], 200, {"rules": "seed"}, "rotate"))
 
 
 def timed(game: str, ids: list[str], deals: int, engine: str, options: dict | None = None,
