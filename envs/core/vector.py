@@ -414,6 +414,12 @@ def check_max_turns(max_turns: Any) -> None:
 CONTROLS = ("one_seat", "all_seats")
 
 
+def check_control(control: Any) -> None:
+    """Raise `ValueError` unless `control` is one of `CONTROLS`."""
+    if control not in CONTROLS:
+        raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
+
+
 # --- recordings -----------------------------------------------------------------------------------
 @dataclass
 class Recording:
@@ -486,8 +492,7 @@ class CompiledVectorEnv(VectorEnv):
         illegal_reward: float,
         control: str = "one_seat",
     ) -> None:
-        if control not in CONTROLS:
-            raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
+        check_control(control)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
@@ -634,6 +639,22 @@ class CompiledVectorEnv(VectorEnv):
     def _compile_opponents(self, opponents: Any) -> LineUps:
         """The game's check and layout of `opponents` (`compile_line_ups` with its seats and parameters)."""
         raise ValueError(f"{type(self).__name__} does not take new opponents (yet)")
+
+    @staticmethod
+    def _no_opponents(opponents: Any, seat: int | None) -> None:
+        """Refuse `opponents` and a fixed `seat` under `control="all_seats"` (the policy moves for every seat)."""
+        if isinstance(opponents, Pool) or len(opponents):
+            raise ValueError("control='all_seats' plays every seat itself: it takes no opponents (give no opponents "
+                             "and no seat)")
+        if seat is not None:
+            raise ValueError("seat must be None under control='all_seats' (the policy moves for every seat)")
+
+    def _seat_line_ups(self, ups: LineUps, random_kernels: Any = None) -> None:
+        """Take the compiled line-ups `ups` for the tables' next episodes (`KernelTablesEnv`: with the kernels built
+        around their decide kernel, or `random_kernels` where every opponent is `RANDOM` or a batch policy)."""
+        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+        self._line_ups = ups
+        self._batch = ups.batch
 
     def _seated_codes(self) -> np.ndarray:  # pragma: no cover - abstract
         """The policy codes the tables are seated with now (a batch policy keeps its index while they play)."""
@@ -849,14 +870,46 @@ ERR_ILLEGAL, ERR_REDEALS = -2, -3
 
 class KernelTablesEnv(CompiledVectorEnv):
     """A `CompiledVectorEnv` whose tables are numba arrays stepped by one pair of compiled kernels (L.A.M.A., The Game,
-    Primi Composti, RoboRally): what those games share, written once.
+    Primi Composti, RoboRally): the constructor, the tables' bookkeeping, the batch-policy pauses and the error
+    reports written once; a game supplies its kernels and shapes.
 
-    The subclass sets, in its constructor and `_install`: `_tables` (a NamedTuple of arrays with at least `codes`
-    (N, seats), `key`, `learner`, `seed` and `phase` (N,): nonzero where the table waits on a batch policy),
-    `_buffers` (`Buffers`), `_settings` (its kernels' fixed settings), `_kernels` (`reset(*head, T, B, S, fresh)` and
-    `step(*head, T, B, S, actions)`) and `_line_ups`; it implements `_to_move`, `_masks_to_move` (or
-    `_inputs_to_move`), `_error_text` and `_observe_rows`, and `_kernel_head` where its kernels take leading arguments (a board).
+    Args:
+        num_envs: tables (>= 1).
+        opponents: a line-up of `num_players - 1` opponents (`OpponentKernel`s and `BatchPolicy`s; `opponents[k]`
+            sits k + 1 seats after the learner), or a `Pool` of line-ups drawn per table at each episode's start.
+            Kernels other than `RANDOM` must share one `kernels` object (they were compiled around one decide
+            kernel). None under `control="all_seats"`. `set_opponents` replaces them.
+        seed: the vector env's seed (None: fresh); table i's episodes follow from `table_key(seed, i)` alone.
+        control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy moves for every seat).
+        seat: fix the learner's seat (None: drawn per episode from the table's stream; one seat only).
+        strict: raise `IllegalActionError` on a refused action.
+        copy: return fresh arrays (True) or the env's own buffers (False).
+        illegal_reward: the reward of a refused action (non-strict).
+        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv` (None: the game's own
+            `max_game_length`, if it has one).
+        **options: the game's options (its `Config`).
+
+    What a game declares: `config_type`, `game_type` and `encoder_type` (its `Config`, plain engine and encoder),
+    `random_kernels` (its `reset(*head, T, B, S, fresh)` and `step(*head, T, B, S, actions)` around the random
+    opponent; kernel opponents bring their own), `num_params` (float parameters per opponent seat), `seat_word`
+    (what a message calls another seat) and `seat_rewards` (True: the kernels fill `SeatBuffers`, each seat's
+    reward and the seat a final observation is for; False: `Buffers`, and under `all_seats` every seat is paid the
+    step's reward, as a team is). What it implements: `_new_tables` (its `Tables`, with at least `codes` (N, seats),
+    `key`, `learner`, `seed` and `phase` (N,): nonzero where the table waits on a batch policy), `_new_settings(ups)`
+    (its kernels' fixed settings for the line-ups `ups`), `_to_move`, `_masks_to_move` (or `_inputs_to_move`),
+    `_observe_rows`, and where it needs them `_prepare_game` (refuse the options its kernels do not play, build what
+    they need from the game), `_kernel_head` (arguments its kernels take before the tables: a board), `_error_text`
+    and `_privileged_rows`. A game may write its own constructor and `_install` instead (RoboRally's): it sets
+    `config`, `game` and `encoder`, calls `_setup` and `_install`, and sets `_tables` and `_buffers`.
     """
+
+    config_type: Any = None
+    game_type: Any = None
+    encoder_type: Any = None
+    random_kernels: Any = None
+    num_params: int = 0
+    seat_word: str = "opponent"
+    seat_rewards: bool = True
 
     _tables: Any
     _buffers: Buffers
@@ -864,12 +917,78 @@ class KernelTablesEnv(CompiledVectorEnv):
     _kernels: Any
     _line_ups: LineUps
 
-    def _seat_line_ups(self, ups: LineUps, random_kernels: Any) -> None:
-        """Take the compiled line-ups `ups` for the tables' next episodes (the kernels built around their decide
-        kernel, or `random_kernels` where every opponent is `RANDOM` or a batch policy)."""
-        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
-        self._line_ups = ups
-        self._batch = ups.batch
+    def __init__(self, num_envs: int, *, opponents: Any = (), seed: int | None = None, control: str = "one_seat",
+                 seat: int | None = None, strict: bool = False, copy: bool = True, illegal_reward: float = -1.0,
+                 max_turns: int | None = None, **options: Any):
+        from envs.core.game import default_max_turns
+        from envs.core.options import make_config
+
+        check_control(control)
+        self.config = make_config(self.config_type, options)
+        self.game = self.game_type(self.config)
+        self.encoder = self.encoder_type(self.game)
+        self._prepare_game()
+        self.control = control
+        if control == "all_seats":
+            self._no_opponents(opponents, seat)
+            ups = compile_line_ups([], 0, self.num_params)  # no opponent seat: one empty line-up, never drawn from
+        else:
+            ups = self._compile_opponents(opponents)
+        check_max_turns(max_turns)
+        self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, self.game.num_players, seed=seed,
+                    seat=seat, strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
+        if not self.seat_rewards:
+            self._final_player = self._final_seat  # the seat a final observation is encoded for: the one that moved
+        max_turns = default_max_turns(self.game, max_turns)
+        self._max_turns = -1 if max_turns is None else int(max_turns)
+        self._install(ups)
+        self._tables = self._new_tables()
+        buffers = self._kernel_buffers()
+        self._buffers = SeatBuffers(*buffers, self._final_player, self._seat_rewards) if self.seat_rewards else buffers
+
+    # --- what a game supplies -----------------------------------------------------------------------------------
+    def _prepare_game(self) -> None:
+        """After `config`, `game` and `encoder`: raise `ValueError` naming the options the game's kernels do not play,
+        and build what they need from the game (nothing here)."""
+
+    def _new_tables(self) -> Any:  # pragma: no cover - abstract
+        """The game's zeroed `Tables` for `num_envs` tables of `self.game` (its `fast.new_tables`)."""
+        raise NotImplementedError
+
+    def _new_settings(self, ups: LineUps) -> Any:  # pragma: no cover - abstract
+        """The game's kernel `Settings` for the line-ups `ups` (and the env's `fixed_seat`, `_max_turns`,
+        `illegal_reward`, `control`)."""
+        raise NotImplementedError
+
+    def _to_move(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """The seat to move at each of the tables `rows` (read from the game's `Tables`)."""
+        raise NotImplementedError
+
+    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+        """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (the game's compiled `observe_rows`)."""
+        raise NotImplementedError
+
+    def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
+        """What went wrong at a table, after "table ROW: " (`status` other than `ERR_REDEALS`)."""
+        if status == ERR_ILLEGAL:
+            return f"{self.seat_word} {who!r} at seat {seat} chose the illegal action {act}"
+        return f"the step kernel stopped with status {status} at seat {seat}"
+
+    # --- the bookkeeping, written once ---------------------------------------------------------------------------
+    def _compile_opponents(self, opponents: Any) -> LineUps:
+        n = self.game.num_players
+        if isinstance(opponents, (list, tuple)) and len(opponents) != n - 1:
+            raise ValueError(f"a {n}-player game needs {n - 1} opponents ({self.seat_word}s, num_players - 1), got "
+                             f"{len(opponents)}")
+        return compile_line_ups(opponents, n - 1, self.num_params)
+
+    def _install(self, ups: LineUps) -> None:
+        """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
+        self._seat_line_ups(ups, self.random_kernels)
+        self._settings = self._new_settings(ups)
+
+    def _seat_line_ups(self, ups: LineUps, random_kernels: Any = None) -> None:
+        super()._seat_line_ups(ups)
         self._kernels = ups.kernels if ups.kernels is not None else random_kernels
 
     def _kernel_buffers(self) -> Buffers:
@@ -890,10 +1009,14 @@ class KernelTablesEnv(CompiledVectorEnv):
         self._buffers.err[0] = -1
         self._kernels.reset(*self._kernel_head(), self._tables, self._buffers, self._settings, fresh)
         self._check_err()
+        if not self.seat_rewards:
+            self._seat_rewards[:] = 0.0
 
     def _step_kernel(self, actions: np.ndarray) -> None:
         self._kernels.step(*self._kernel_head(), self._tables, self._buffers, self._settings, actions)
         self._check_err()
+        if not self.seat_rewards and self.control == "all_seats":
+            self._seat_rewards[:] = self._reward[:, None]  # a team: every seat is paid the step's reward
 
     def _resume_kernel(self, actions: np.ndarray) -> None:
         self._step_kernel(actions)  # the step kernel goes on at the paused tables (`SKIP` elsewhere)
@@ -926,14 +1049,6 @@ class KernelTablesEnv(CompiledVectorEnv):
             raise RuntimeError(f"table {row}: 10,000 deals in a row ended before the learner's first decision")
         raise RuntimeError(f"table {row}: " + self._error_text(status, seat, act, self._seated_name(row, seat)))
 
-    def _error_text(self, status: int, seat: int, act: int, who: str) -> str:  # pragma: no cover - abstract
-        """What went wrong at a table, after "table ROW: " (`status` other than `ERR_REDEALS`)."""
-        raise NotImplementedError
-
-    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-        """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (the game's compiled `observe_rows`)."""
-        raise NotImplementedError
-
     # --- tools ---------------------------------------------------------------------------------
     def privileged_observations(self) -> np.ndarray:
         """`(N, P)` float32: what each table hides from the seat of the last observation returned (the encoder's
@@ -952,6 +1067,11 @@ class KernelTablesEnv(CompiledVectorEnv):
 
     def _privileged_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
         raise NotImplementedError
+
+    def render(self, row: int = 0) -> str:
+        """Text picture of table `row` (the plain engine's `render` of the game's `state(row)`)."""
+        who = "to move" if self.control == "all_seats" else "learner"
+        return f"table {row} ({who} player_{int(self._seats()[row])}):\n" + self.game.render(self.state(row))
 
     def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """Observations of tables `rows` from `seats` (default: each table's learner), a new (len(rows), D) array."""
@@ -978,7 +1098,8 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-__all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers", "SeatBuffers",
-           "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Recording", "Pool", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
-           "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up", "pick_line_up",
-           "shared_kernels", "table_key"]
+__all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers",
+           "SeatBuffers", "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Recording", "Pool",
+           "check_control", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
+           "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up",
+           "pick_line_up", "shared_kernels", "table_key"]

@@ -21,102 +21,38 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import default_max_turns
-from envs.core.options import make_config
-from envs.core.vector import CONTROLS, ERR_ILLEGAL, KernelTablesEnv, Pool, check_max_turns, compile_line_ups
+from envs.core.vector import ERR_ILLEGAL, KernelTablesEnv
 from envs.lama import fast
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import NUM_ACTIONS, Config, LamaGame, State
 
-NUM_PARAMS = 4  # float parameters per opponent seat (strategy 3's A, B, C, D)
-
 
 class LamaVectorEnv(KernelTablesEnv):
-    """`num_envs` L.A.M.A. tables against compiled opponents (see `envs.core.vector` for the contract).
+    """`num_envs` L.A.M.A. tables against compiled opponents (`KernelTablesEnv`'s arguments; see `envs.core.vector`
+    for the contract): `max_turns` defaults to the game's own cap (the seed's reshuffle: a game may never end);
+    options are `envs.lama.rules.Config`'s (num_players, rules, reward, ...)."""
 
-    Args:
-        num_envs: tables (>= 1).
-        opponents: a line-up of `num_players - 1` opponents (`OpponentKernel`s and
-            `BatchPolicy`s; `opponents[k]` sits k + 1 seats after the learner), or a
-            `Pool` of line-ups drawn per table at each episode's start. Kernels other
-            than `RANDOM` must share one `kernels` object (they were compiled around
-            one decide kernel). `set_opponents` replaces them. Under `control="all_seats"`
-            an empty line-up (none is seated).
-        seed: the vector env's seed (None: fresh); table i's episodes follow
-            from `table_key(seed, i)` alone.
-        control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy moves for every
-            seat; see the module docstring).
-        seat: fix the learner's seat (None: drawn per episode from the table's stream).
-        strict: raise `IllegalActionError` on a refused action.
-        copy: return fresh arrays (True) or the env's own buffers (False).
-        illegal_reward: the reward of a refused action (non-strict).
-        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv`.
-        **options: game options (`envs.lama.rules.Config`: num_players, rules, reward, ...).
-    """
+    config_type, game_type, encoder_type = Config, LamaGame, LamaEncoder
+    random_kernels = fast.RANDOM_KERNELS
+    num_params = 4  # float parameters per opponent seat (strategy 3's A, B, C, D)
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        opponents: Any = (),
-        seed: int | None = None,
-        control: str = "one_seat",
-        seat: int | None = None,
-        strict: bool = False,
-        copy: bool = True,
-        illegal_reward: float = -1.0,
-        max_turns: int | None = None,
-        **options: Any,
-    ):
-        if control not in CONTROLS:
-            raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
-        self.config: Config = make_config(Config, options)
-        self.game = LamaGame(self.config)
-        self.encoder = LamaEncoder(self.game)
-        self.control = control
-        n = self.config.num_players
-        if control == "all_seats":
-            if isinstance(opponents, Pool) or len(opponents):
-                raise ValueError("control='all_seats' plays every seat itself: it takes no opponents (give none)")
-            if seat is not None:
-                raise ValueError("seat must be None under control='all_seats' (the policy moves for every seat)")
-            ups = compile_line_ups([], 0, NUM_PARAMS)  # no opponent seat: one empty line-up, never drawn from
-        else:
-            ups = compile_line_ups(opponents, n - 1, NUM_PARAMS)
-        check_max_turns(max_turns)
-        self._setup(num_envs, self.encoder.observation_space, NUM_ACTIONS, n, seed=seed, seat=seat, strict=strict,
-                    copy=copy, illegal_reward=illegal_reward, control=control)
-        max_turns = default_max_turns(self.game, max_turns)  # the seed's reshuffle: a game may never end
-        self._max_turns = -1 if max_turns is None else int(max_turns)
-        self._install(ups)
-        self._tables = fast.new_tables(self.num_envs, n, NUM_PARAMS)
-        self._tables.key[:] = self._keys  # refreshed from `_keys` at every reset
-        self._buffers = fast.Buffers(*self._kernel_buffers(), self._final_player, self._seat_rewards)
+    def _new_tables(self) -> fast.Tables:
+        return fast.new_tables(self.num_envs, self.num_players, self.num_params)
 
-    def _install(self, ups) -> None:
-        """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
-        self._seat_line_ups(ups, fast.RANDOM_KERNELS)
-        self._settings = fast.Settings(
+    def _new_settings(self, ups) -> fast.Settings:
+        return fast.Settings(
             fast.config_codes(self.config), self.config.reward == "dense", self.fixed_seat, self._max_turns,
             self.illegal_reward, float(self.config.target_points), ups.codes, ups.params, ups.cum,
             self.control == "all_seats",
         )
 
-    def _compile_opponents(self, opponents: Any):
-        return compile_line_ups(opponents, self.num_players - 1, NUM_PARAMS)
-
     def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
         if status == ERR_ILLEGAL:
-            return f"opponent {who!r} at seat {seat} chose the illegal action {act}"
+            return super()._error_text(status, seat, act, who)
         return f"a game passed {fast.MAX_STEPS} moves"
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.cur[rows]
-
-    def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:
-        out = np.zeros((rows.size, NUM_ACTIONS), np.int8)
-        fast.mask_rows(self._tables, np.asarray(rows, np.int64), self._settings.switches, out)
-        return out.view(np.bool_)
 
     def _inputs_to_move(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.zeros((rows.size, self.single_observation_space.shape[0]), np.float32)
@@ -139,15 +75,11 @@ class LamaVectorEnv(KernelTablesEnv):
         n = self.num_players
         return State(int(T.seed[row]), int(T.rnd[row]), int(T.resh[row]),
                      tuple(tuple(int(x) for x in T.hands[row, i]) for i in range(n)),
-                     tuple(int(x) for x in T.draw[row, : T.ndraw[row]]), tuple(int(x) for x in T.disc[row, : T.nd[row]]),
+                     tuple(int(x) for x in T.draw[row, : T.ndraw[row]]),
+                     tuple(int(x) for x in T.disc[row, : T.nd[row]]),
                      tuple(int(x) for x in T.stock[row]), tuple(bool(x) for x in T.active[row]), int(T.cur[row]),
                      0, tuple(int(x) for x in T.totals[row]), tuple(int(x) for x in T.won[row]), (0,) * n,
                      bool(T.over[row]))
-
-    def render(self, row: int = 0) -> str:
-        """Text picture of table `row` (the plain engine's `render` of its position)."""
-        who = "to move" if self.control == "all_seats" else "learner"
-        return f"table {row} ({who} player_{int(self._tables.learner[row])}):\n" + self.game.render(self.state(row))
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> LamaVectorEnv:

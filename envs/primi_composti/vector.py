@@ -43,97 +43,44 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.options import make_config
-from envs.core.vector import KernelTablesEnv, Pool, check_max_turns, compile_line_ups
+from envs.core.vector import KernelTablesEnv
 from envs.primi_composti import fast
 from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import VALID, VALUE, Config, PrimiCompostiGame, State
 
-CONTROLS = ("one_seat", "all_seats")
-
 
 class PrimiVectorEnv(KernelTablesEnv):
-    """`num_envs` Primi Composti tables against compiled opponents (see `envs.core.vector` for the contract).
+    """`num_envs` Primi Composti tables against compiled opponents (`KernelTablesEnv`'s arguments; see the module
+    docstring and `envs.core.vector`); options are `envs.primi_composti.rules.Config`'s."""
 
-    Args:
-        num_envs: tables (>= 1).
-        opponents: a line-up of `num_players - 1` opponents (`OpponentKernel`s
-            and `BatchPolicy`s; `opponents[k]` sits k + 1 seats after the learner),
-            or a `Pool` of such line-ups drawn per table at each episode's start;
-            a line-up is ignored (may be empty) under `control="all_seats"`, a
-            `Pool` refused. `set_opponents` replaces them.
-        seed: the vector env's seed (None: fresh); table i's episodes follow
-            from `table_key(seed, i)` alone.
-        control: `"one_seat"` (a learner against the opponents) or `"all_seats"`
-            (the policy moves for every seat; see the module docstring).
-        seat: fix the learner's seat (None: drawn per episode from the table's stream; one seat only).
-        strict: raise `IllegalActionError` on a refused action.
-        copy: return fresh arrays (True) or the env's own buffers (False).
-        illegal_reward: the reward of a refused action (non-strict).
-        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv`.
-        **options: game options (`envs.primi_composti.rules.Config`).
-    """
+    config_type, game_type, encoder_type = Config, PrimiCompostiGame, PrimiCompostiEncoder
+    random_kernels = fast.RANDOM_KERNELS
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        opponents: Any = (),
-        seed: int | None = None,
-        control: str = "one_seat",
-        seat: int | None = None,
-        strict: bool = False,
-        copy: bool = True,
-        illegal_reward: float = -1.0,
-        max_turns: int | None = None,
-        **options: Any,
-    ):
-        if control not in CONTROLS:
-            raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
-        self.config: Config = make_config(Config, options)
-        self.game = PrimiCompostiGame(self.config)
+    def __init__(self, num_envs: int, **kwargs: Any):
+        super().__init__(num_envs, **kwargs)
+        self._rewards = self._seat_rewards  # the name a saved run's `vector_state` holds them under
+
+    def _prepare_game(self) -> None:
         if not fast.supports(self.game):  # pragma: no cover - every Config today
             raise ValueError(f"Primi Composti's vector env plays the compiled engine's options: {fast.SUPPORTED}")
-        self.encoder = PrimiCompostiEncoder(self.game)
-        self.control = control
-        n = self.game.num_players
-        if control == "all_seats":
-            if isinstance(opponents, Pool):
-                raise ValueError("control='all_seats' plays every seat itself: it takes no Pool of opponents")
-            if seat is not None:
-                raise ValueError("seat must be None under control='all_seats' (the policy moves for every seat)")
-            ups = compile_line_ups([], 0, 0)  # no opponent seat: one empty line-up, never drawn from
-        else:
-            if isinstance(opponents, (list, tuple)) and len(opponents) != n - 1:
-                raise ValueError(f"a {n}-player game needs {n - 1} opponent{'s' if n > 2 else ''} (num_players - 1), "
-                                 f"got {len(opponents)}")
-            ups = compile_line_ups(opponents, n - 1, 0)
-        check_max_turns(max_turns)
         self._check_layout()
-        self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, n, seed=seed, seat=seat,
-                    strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
-        self._max_turns = -1 if max_turns is None else int(max_turns)
-        self._install(ups)
-        self._tables = fast.new_tables(self.num_envs, n, int(self.config.cards_per_player), self.game.num_choices)
-        n = self.num_envs
-        self._final_player = np.zeros(n, np.int64)
-        self._rewards = self._seat_rewards  # all_seats: the base reports them as info["rewards"]
-        self._buffers = fast.Buffers(*self._kernel_buffers(), self._final_player, self._rewards)
+
+    def _new_tables(self) -> fast.Tables:
+        return fast.new_tables(self.num_envs, self.num_players, int(self.config.cards_per_player),
+                               self.game.num_choices)
 
     def _install(self, ups) -> None:
-        """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
-        self._seat_line_ups(ups, fast.RANDOM_KERNELS)
+        super()._install(ups)
         self._kernels = self._kernels.of(self.game)  # the seed's rules' kernels, or the official options'
+
+    def _new_settings(self, ups) -> fast.Settings:
         cfg = self.config
-        self._settings = fast.Settings(
+        return fast.Settings(
             int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
             cfg.reward != "score", bool(cfg.observation_hints), float(self.encoder.max_score), self.fixed_seat,
             self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes, ups.cum, VALUE, VALID,
             bool(cfg.allow_revealed_operand), int(self.game.num_choices),
         )
-
-    def _compile_opponents(self, opponents: Any):
-        return compile_line_ups(opponents, self.num_players - 1, 0)
 
     def _check_layout(self) -> None:
         """The kernels write the encoder's layout at offsets computed from n seats and M cards (`fast.observe_row`):
@@ -149,7 +96,6 @@ class PrimiVectorEnv(KernelTablesEnv):
         if got != want:  # pragma: no cover - guards a change of the encoder
             raise RuntimeError(f"PrimiCompostiEncoder's layout {got} is not the one the kernels write {want}")
 
-    # --- kernels ------------------------------------------------------------------------------
     def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
         return f"opponent {who!r} at seat {seat} chose the empty hand position {act} (status {status})"
 
@@ -174,11 +120,6 @@ class PrimiVectorEnv(KernelTablesEnv):
                       for s in range(n))
         stacks = tuple(tuple(int(x) for x in T.stacks[row, s, : T.heights[row, s]]) for s in range(2 * n))
         return State(hands, stacks, tuple(int(x) for x in T.scores[row]), int(T.turn[row]), int(T.first[row]))
-
-    def render(self, row: int = 0) -> str:
-        """Text picture of table `row` (the plain engine's `render` of its position)."""
-        who = "to move" if self.control == "all_seats" else "learner"
-        return f"table {row} ({who} player_{int(self._tables.learner[row])}):\n" + self.game.render(self.state(row))
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> PrimiVectorEnv:

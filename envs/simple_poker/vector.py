@@ -30,10 +30,9 @@ from envs.core.game import IllegalActionError
 from envs.core.options import make_config
 from envs.core.vector import (
     BATCH_CODE,
-    CONTROLS,
     RANDOM,
     CompiledVectorEnv,
-    Pool,
+    check_control,
     compile_line_ups,
     np_episode_seeds,
     np_next,
@@ -55,11 +54,9 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         self.config: Config = make_config(Config, options)
         self.game = SimplePokerGame(self.config)
         n = self.config.n
-        if control not in CONTROLS:
-            raise ValueError(f"control must be one of {', '.join(map(repr, CONTROLS))}, got {control!r}")
+        check_control(control)
         if control == "all_seats":
-            if isinstance(opponents, Pool) or list(opponents) or seat is not None:
-                raise ValueError("control='all_seats' plays every seat itself: give no opponents and no seat")
+            self._no_opponents(opponents, seat)
             opponents = [RANDOM]  # never asked: no seat is left to an opponent
         ups = self._compile_opponents(opponents)
         self._setup(num_envs, SimplePokerEncoder(self.game).observation_space, NUM_ACTIONS, 2, seed=seed, seat=seat,
@@ -93,9 +90,7 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
         return ups
 
     def _install(self, ups) -> None:
-        self._line_ups = ups
-        self._batch = ups.batch
-        self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
+        self._seat_line_ups(ups)
 
     def _seated_codes(self) -> np.ndarray:
         return self._code
