@@ -12,8 +12,8 @@ Examples::
     python -m train distill primi_composti --teacher primi_composti/teacher   # DAgger from a teacher
     python -m train distill primi_composti --backend ray             # its labelling as Ray tasks (--address: a cluster)
 
-Every run saves `policy/` (the one saved-policy format), `config.json`, `history.csv`,
-`curve.csv`/`curve.png` and `eval.json` in `--out` (default `runs/<game>-<time>`; `--learner sb3` also
+Every run saves `policy/` (the one saved-policy format), `config.json`, `curve.csv`/`curve.png` and
+`eval.json` in `--out` (default `runs/<game>-<time>`; the default learner also `history.csv`, `--learner sb3`
 `model.zip`); `python -m train.cleanrl_ppo ...`, the one-file learner's old command, runs here (`train.legacy`); play
 the policy with `python -m evaluate GAME --agents ppo:<out>,...` (or `learned:<out>/policy`). A run keeps a checkpoint
 while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train
