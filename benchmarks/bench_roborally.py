@@ -12,7 +12,11 @@
     1-second decision on one core with 2 robots;
 (d) one robot alone: programs/s of the lone-robot loop `fast.solo_kernel` (what the flag seeker, the greedy
     playouts and the mc screening run) against `fast.turn_kernel` on a one-robot table, the same ends: the gap
-    that keeps the separate loop (see `fast.solo_register`).
+    that keeps the separate loop (see `fast.solo_register`);
+(e) the vector env's program mode (`action_mode="program"`, one decision a turn) against its register mode (one
+    decision a sub-step) in the same run: learner turns/s of 256 tables against `random` opponents, the learner
+    playing uniformly random legal programs (program mode: a uniform rank below `program_counts`; register mode:
+    a uniform legal sub-step), and the per-program features (`program_table`) in tables/s and programs/s.
 
 Rates are per CPU-second of this process (`time.process_time`); each figure is the median of `--repeats`
 alternating rounds and ratios are medians of the per-round ratios.
@@ -219,6 +223,52 @@ def lone_robot_programs_per_sec(seconds: float, seed: int = 0) -> tuple[float, f
     return rates[0], rates[1], int(differ.sum())
 
 
+def vector_turns_per_sec(mode: str, seconds: float, seed: int = 0, num_envs: int = 256) -> float:
+    """Learner turns/s of `roborally_v0.vector_env` in `mode` ("program" or "register"), 2 robots, against random."""
+    from envs.core.vector import RANDOM
+    from envs.roborally.rules import PROGRAM_NOOP
+    from envs.roborally.vector import vector_env
+
+    env = vector_env(num_envs, opponents=[RANDOM], seed=seed, board=BOARD, action_mode=mode, copy=False)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    per_turn = 1 if mode == "program" else env._settings.rounds
+
+    def act() -> np.ndarray:
+        if mode == "program":
+            counts = env.program_counts()
+            return np.where(counts > 0, (rng.random(num_envs) * counts).astype(np.int64), PROGRAM_NOOP)
+        return (env.action_masks() * rng.random((num_envs, env.num_actions))).argmax(1)
+
+    env.step(act())  # compile / load the cache
+    steps = 0
+    t0 = _clock()
+    while _clock() - t0 < seconds or steps == 0:
+        env.step(act())
+        steps += 1
+    return steps * num_envs / per_turn / (_clock() - t0)
+
+
+def program_table_rates(seconds: float, seed: int = 0, num_envs: int = 64) -> tuple[float, float]:
+    """(tables/s, programs/s) of `RoboRallyVectorEnv.program_table` (every reduced program's cards and features)
+    at the learner's decisions of program-mode tables."""
+    from envs.core.vector import RANDOM
+    from envs.roborally.vector import vector_env
+
+    env = vector_env(num_envs, opponents=[RANDOM], seed=seed, board=BOARD, action_mode="program")
+    env.reset()
+    env.program_table()  # compile / load the cache
+    tables = programs = 0
+    t0 = _clock()
+    while _clock() - t0 < seconds or tables == 0:
+        _, _, counts = env.program_table()
+        tables += num_envs
+        programs += int(counts.sum())
+        env.step(np.zeros(num_envs, np.int64) + np.where(counts > 0, 0, env.game.noop))
+    dt = _clock() - t0
+    return tables / dt, programs / dt
+
+
 def mc_decision_seconds(agent_id: str, n: int, decisions: int, seed: int = 0) -> float:
     """Median CPU seconds of one `program(view)` decision of `agent_id` at the start of fresh races."""
     from agents.base import make
@@ -311,6 +361,20 @@ def main() -> None:
         differ += d
     print(f"solo_kernel {statistics.median(solo):12,.0f} programs/s   turn_kernel with one robot "
           f"{statistics.median(turn):10,.0f}   solo/turn {statistics.median(ratio):.2f}x   ends that differ: {differ}")
+
+    print("\nvector env, 256 tables, 2 robots against random: learner turns/s, program mode vs register mode")
+    prog, regm, ratio = [], [], []
+    for r in range(reps):
+        p = vector_turns_per_sec("program", sec, seed=r)
+        g = vector_turns_per_sec("register", sec, seed=r)
+        prog.append(p)
+        regm.append(g)
+        ratio.append(p / g)
+    tab, progs = zip(*(program_table_rates(sec, seed=r) for r in range(reps)))
+    print(f"program mode {statistics.median(prog):10,.0f} turns/s   register mode {statistics.median(regm):10,.0f} "
+          f"turns/s   program/register {statistics.median(ratio):.2f}x")
+    print(f"program_table (cards + features of every reduced program): {statistics.median(tab):8,.0f} tables/s "
+          f"{statistics.median(progs):12,.0f} programs/s")
 
     print("\none roborally/mc decision at the start of a race (median CPU seconds)")
     for agent_id in ("roborally/mc", "roborally/mc?engine=plain&budget=200"):

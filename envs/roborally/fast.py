@@ -34,7 +34,13 @@ random opponents only): the programming sub-steps of `action_mode="register"` (`
 observation by `observe_row` (`RoboRallyEncoder.encode`, bit for bit), returns by `learner_return`
 (`RoboRallyGame.returns`, `potential_of` = `rules.potential`). Opponent line-ups are drawn per table per episode
 (`deal_row`); a batch policy's seat (code <= `BATCH_CODE`) pauses its table at each sub-step where it has a choice
-(`Tables.phase`) and `vec_step` goes on there with the policy's move (`SKIP` elsewhere).
+(`Tables.phase`) and `vec_step` goes on there with the policy's move (`SKIP` elsewhere). Under `Settings.program`
+(`action_mode="program"`) the learner and the batch policies choose a whole program at their first sub-step of a
+turn (`program_mask_row`, `choose_program`, numbered by rank as `envs.roborally.programs`) and their later sub-steps
+are its registers (`planned_action`); `program_rows` lists every reduced program of a seat with its
+`PROGRAM_FEATURES`, run alone by the lone-robot register phase (`solo_move`, `solo_elements`, `solo_touch`: the
+phases `solo_register` runs) and `solo_laser_map` (`fire_lasers`, the laser step of `turn_kernel`, with the robot
+alone on each square).
 """
 
 from __future__ import annotations
@@ -50,7 +56,18 @@ from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A., Primi
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
-from envs.roborally.rules import HAND, MAX_DAMAGE, REENTRY_DAMAGE, REGISTERS, RoboRallyGame, Robot, State
+from envs.roborally.rules import (
+    HAND,
+    MAX_DAMAGE,
+    NUM_PROGRAMS,
+    PROGRAM_NOOP,
+    PROGRAM_POWER_DOWN,
+    REENTRY_DAMAGE,
+    REGISTERS,
+    RoboRallyGame,
+    Robot,
+    State,
+)
 
 # Robot columns, in the field order of `rules.Robot`.
 RX, RY, RF, RDMG, RLIVES, RNF, RON, RPD, RELIM, RAX, RAY, RAF, RANN, RSTAY = range(14)
@@ -280,6 +297,63 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
                 meta[M_DECK] = m - 1
 
 
+@numba.njit(inline="always")
+def fire_lasers(bd, R, occ, hits):
+    """Register phase, step 4 ("lasers fire"): the beams every board laser and every robot on the board and not
+    powered down fire, from the squares in `occ` (robot index or -1), into `hits` (beams per robot; damage is the
+    caller's). A beam stops at a wall and at the first robot. Twin of `rules._Turn.fire_lasers`."""
+    W, H, walls, lasers = bd[0], bd[1], bd[5], bd[10]
+    n = R.shape[0]
+    for i in range(n):
+        hits[i] = 0
+    for q in range(lasers.shape[0]):
+        x, y, d = lasers[q, 0], lasers[q, 1], lasers[q, 2]
+        while True:
+            j = occ[y, x]
+            if j >= 0:
+                hits[j] += lasers[q, 3]
+                break
+            if (walls[y, x] >> d) & 1:
+                break
+            nx, ny = x + _DX[d], y + _DY[d]
+            if not (0 <= nx < W and 0 <= ny < H):
+                break
+            x, y = nx, ny
+    for i in range(n):
+        if R[i, RON] == 0 or R[i, RPD]:
+            continue
+        x, y, d = R[i, RX], R[i, RY], R[i, RF]
+        while not (walls[y, x] >> d) & 1:
+            nx, ny = x + _DX[d], y + _DY[d]
+            if not (0 <= nx < W and 0 <= ny < H):
+                break
+            x, y = nx, ny
+            j = occ[y, x]
+            if j >= 0:
+                hits[j] += 1
+                break
+
+
+@numba.njit(cache=True)
+def solo_laser_map(bd):
+    """The beams a lone robot takes on each square (int64 [H, W], `fire_lasers` with that robot alone there): what
+    a register ending there costs it in damage."""
+    W, H = bd[0], bd[1]
+    out = np.zeros((H, W), np.int64)
+    R = np.zeros((1, NFIELDS), np.int32)
+    R[0, RON] = 1
+    occ = np.full((H, W), -1, np.int64)
+    hits = np.zeros(1, np.int64)
+    for y in range(H):
+        for x in range(W):
+            R[0, RX], R[0, RY] = x, y
+            occ[y, x] = 0
+            fire_lasers(bd, R, occ, hits)
+            occ[y, x] = -1
+            out[y, x] = hits[0]
+    return out
+
+
 @numba.njit(cache=True)
 def turn_kernel(bd, R, regs, deck, meta, trace):
     """Execute one turn on filled registers (see `rules.RoboRallyGame._execute`), in place.
@@ -343,34 +417,7 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
                 if i >= 0:
                     _destroy(i, R, regs, occ, dorder)
         # Lasers from the positions after the board elements.
-        for i in range(n):
-            hits[i] = 0
-        for q in range(lasers.shape[0]):
-            x, y, d = lasers[q, 0], lasers[q, 1], lasers[q, 2]
-            while True:
-                j = occ[y, x]
-                if j >= 0:
-                    hits[j] += lasers[q, 3]
-                    break
-                if (walls[y, x] >> d) & 1:
-                    break
-                nx, ny = x + _DX[d], y + _DY[d]
-                if not (0 <= nx < W and 0 <= ny < H):
-                    break
-                x, y = nx, ny
-        for i in range(n):
-            if R[i, RON] == 0 or R[i, RPD]:
-                continue
-            x, y, d = R[i, RX], R[i, RY], R[i, RF]
-            while not (walls[y, x] >> d) & 1:
-                nx, ny = x + _DX[d], y + _DY[d]
-                if not (0 <= nx < W and 0 <= ny < H):
-                    break
-                x, y = nx, ny
-                j = occ[y, x]
-                if j >= 0:
-                    hits[j] += 1
-                    break
+        fire_lasers(bd, R, occ, hits)
         for i in range(n):
             if hits[i]:
                 _damage(i, hits[i], R, regs, deck, meta, occ, dorder)
@@ -698,13 +745,13 @@ def np_shuffle(deck, m, seed, turn):
 # cost them roughly 4x, far over the 20% a benchmark may lose. The physics here is differential-tested against
 # `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py, tests/envs/roborally/test_fast.py).
 
-@numba.njit(cache=True)
-def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
-    """Register phase ri (0-based) for one robot alone playing card c (0 = none): its move (walls, pits, the
-    edge), belts, pushers, gears, crushers (when `crushers_on` and packed) and its flag; no other robot, no laser.
-    Returns (x, y, facing, next_flag, alive)."""
-    (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
-     _dist) = bd
+@numba.njit(inline="always")
+def solo_move(bd, x, y, f, c):
+    """Register phase, step 2 ("robots move"), for one robot alone playing card c (0 = none): a rotation turns it,
+    a move steps it square by square until a wall stops it, a pit or the edge destroys it. Returns (x, y, facing,
+    alive, walls): `walls` counts the steps a wall stopped (0 or 1). Twin of `rules._Turn.move_robots` for a lone
+    robot; `solo_register` and `program_rows` call it."""
+    W, H, floor, walls, kinds = bd[0], bd[1], bd[2], bd[5], bd[14]
     if c > 0:
         kind = kinds[c]
         steps = _STEPS[kind]
@@ -714,18 +761,28 @@ def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
             d = f if steps > 0 else (f + 2) % 4
             for _ in range(abs(steps)):
                 if (walls[y, x] >> d) & 1:
-                    break
+                    return x, y, f, True, 1
                 x += _DX[d]
                 y += _DY[d]
                 if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                    return x, y, f, nf, False
+                    return x, y, f, False, 0
+    return x, y, f, True, 0
+
+
+@numba.njit(inline="always")
+def solo_elements(bd, x, y, f, ri, crushers_on):
+    """Register phase ri (0-based), step 3 ("board elements move"), for one robot alone: express belts, all belts
+    (turning on a rotating belt), the pushers active in ri, gears, the crushers active in ri (when `crushers_on`
+    and packed). Returns (x, y, facing, alive). Twin of `rules._Turn.board_elements` for a lone robot."""
+    W, H, floor, belt, rot, walls, pushers, crushers, gears = (bd[0], bd[1], bd[2], bd[3], bd[4], bd[5], bd[11],
+                                                               bd[12], bd[13])
     for express_only in (True, False):
         d = belt[y, x]
         if d >= 0 and not (express_only and floor[y, x] != EXPRESS) and not (walls[y, x] >> d) & 1:
             x += _DX[d]
             y += _DY[d]
             if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                return x, y, f, nf, False
+                return x, y, f, False
             nd = belt[y, x]
             if nd >= 0 and rot[y, x]:
                 t = (nd - d) % 4
@@ -738,18 +795,39 @@ def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
                 x += _DX[d]
                 y += _DY[d]
                 if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                    return x, y, f, nf, False
+                    return x, y, f, False
     for g in range(gears.shape[0]):
         if gears[g, 0] == x and gears[g, 1] == y:
             f = (f + gears[g, 2]) % 4
     if crushers_on:
         for p in range(crushers.shape[0]):
             if (crushers[p, 2] >> ri) & 1 and crushers[p, 0] == x and crushers[p, 1] == y:
-                return x, y, f, nf, False
-    fl = flag_at[y, x]
+                return x, y, f, False
+    return x, y, f, True
+
+
+@numba.njit(inline="always")
+def solo_touch(bd, x, y, nf):
+    """Register phase, step 5 ("touch checkpoints"), for one robot alone: its next flag `nf` claimed when it stands
+    on it. Returns the next flag after. Twin of `rules._Turn.touch_checkpoints` for a lone robot."""
+    fl = bd[8][y, x]
     if fl >= 0 and fl == nf:
         nf += 1
-    return x, y, f, nf, True
+    return nf
+
+
+@numba.njit(cache=True)
+def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
+    """Register phase ri (0-based) for one robot alone playing card c (0 = none): its move (walls, pits, the
+    edge, `solo_move`), the board elements (`solo_elements`: belts, pushers, gears, crushers when `crushers_on` and
+    packed) and its flag (`solo_touch`); no other robot, no laser. Returns (x, y, facing, next_flag, alive)."""
+    x, y, f, alive, _walls = solo_move(bd, x, y, f, c)
+    if not alive:
+        return x, y, f, nf, False
+    x, y, f, alive = solo_elements(bd, x, y, f, ri, crushers_on)
+    if not alive:
+        return x, y, f, nf, False
+    return x, y, f, solo_touch(bd, x, y, nf), True
 
 
 @numba.njit(cache=True)
@@ -1157,7 +1235,8 @@ class Tables(NamedTuple):
     placed slots `used` (bit masks), each slot's card class `cls` (N, n, 9), the programming sub-step `step`
     (seat = step mod n, round = step div n), `over` and `capped` (over by `max_turns`); the episode's deal seed
     `seed`. Then the learner's seat `learner`, each seat's policy code `codes` (N, n), the planning opponents'
-    slots `plan` (N, n, 5) with the turn they were planned `plan_turn` (-1: none) and their length `plan_len`,
+    slots `plan` (N, n, 5) with the turn they were planned `plan_turn` (-1: none) and their length `plan_len`
+    (in program mode also the learner's and the batch policies' programs, with their power choice `plan_power`),
     the table's key `key` and episode counter `episode`, its random-opponent stream `rng`, the reward owed to the
     learner's next step `carry`, the episode's return `ep_ret` and learner decisions `ep_len`; the line-up drawn
     `line`; `phase`: 0 at the learner's decision, 1 paused at a batch policy's choice inside the learner's step,
@@ -1183,6 +1262,7 @@ class Tables(NamedTuple):
     plan: np.ndarray
     plan_turn: np.ndarray
     plan_len: np.ndarray
+    plan_power: np.ndarray
     key: np.ndarray
     episode: np.ndarray
     rng: np.ndarray
@@ -1207,9 +1287,10 @@ def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:
         np.zeros((N, 3), i32), np.zeros((N, n, HAND), i32), np.zeros((N, n), i64), np.zeros((N, n), i64),
         np.zeros((N, n, HAND), i64), np.zeros(N, i64), np.zeros(N, np.bool_), np.zeros(N, np.bool_),
         np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n, REGISTERS), i64),
-        np.full((N, n), -1, i64), np.zeros((N, n), i64), np.zeros(N, np.uint64), np.zeros(N, i64),
+        np.full((N, n), -1, i64), np.zeros((N, n), i64), np.zeros((N, n), np.bool_), np.zeros(N, np.uint64),
+        np.zeros(N, i64),
         np.zeros(N, np.uint64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64),
-        np.zeros(N), np.zeros(N), np.zeros((1, num_actions), np.int8),
+        np.zeros(N), np.zeros(N), np.zeros((1, min(num_actions, HAND + 2)), np.int8),
         np.zeros(REGISTERS, i64), np.zeros((0, n, NFIELDS), i32),
     )
 
@@ -1222,7 +1303,8 @@ class Settings(NamedTuple):
     (n, NFIELDS) and their potentials `phi0`; for observations `lives` (the encoder's), `static` (the board planes,
     D float32), `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2); `card_classes` (the env
     option: False offers every unused card, not one per class); `all_seats` (the policy programs every robot; no
-    line-up is drawn)."""
+    line-up is drawn); `program` (`action_mode="program"`: the learner, and each batch policy, chooses a whole
+    program at its first sub-step of a turn, its later sub-steps played from it: `choose_program`)."""
 
     num_actions: int
     rounds: int
@@ -1240,6 +1322,7 @@ class Settings(NamedTuple):
     flags: np.ndarray
     card_classes: bool
     all_seats: bool = False
+    program: bool = False
 
 
 class VectorKernels(NamedTuple):
@@ -1303,7 +1386,7 @@ def _may_power(R, i):
 @numba.njit(inline="always")
 def mask_row(T, r, S, seat, out, o):
     """`RoboRallyGame.seat_mask` (register mode) of `seat` at table r into `out[o]` (int8); returns the count."""
-    for a in range(S.num_actions):
+    for a in range(HAND + 1 + S.rounds - REGISTERS):
         out[o, a] = 0
     n = T.R.shape[1]
     rnd = T.step[r] // n
@@ -1329,6 +1412,260 @@ def mask_row(T, r, S, seat, out, o):
         out[o, HAND + 1] = 1
         return 2
     return 1
+
+
+# Program mode (`action_mode="program"` in the vector env): one decision per robot per turn at its first sub-step
+# (round 0), the rules engine's layout with its slot tuples replaced by the seed's bijective numbering: action
+# a < NUM_PROGRAMS runs the reduced program of rank a (`programs.rank` over the hand's card classes, `unrank_k`),
+# a + NUM_PROGRAMS runs it and announces a power down (or stays down), PROGRAM_NOOP / PROGRAM_POWER_DOWN are the
+# choices of a robot without cards. The program's registers are then played as register mode's sub-steps
+# (`planned_action`), so the turn, the deals and the opponents are register mode's. The kernels run once a decision
+# are called, not inlined: a call a turn costs nothing, and inlined at each site of the step kernels they multiply
+# the step kernels' compile time.
+@numba.njit(cache=True)
+def seat_programs(T, r, S, seat, cls, mults):
+    """(k, m, count, power) of `seat`'s program choice at table r: k registers to fill (0: no cards, NOOP only),
+    m card classes (each card its own class without `card_classes`) written into `cls` / `mults`, the number of
+    reduced programs, and whether the seat may also power down (`RoboRallyGame._legal_program`)."""
+    hl = T.hand_len[r, seat]
+    k = min(REGISTERS - _locked(T.R[r, seat, RDMG]), hl)
+    for c in range(mults.shape[0]):
+        mults[c] = 0
+    m = 0
+    for s in range(hl):
+        c = T.cls[r, seat, s] if S.card_classes else s
+        cls[s] = c
+        mults[c] += 1
+        m = max(m, c + 1)
+    count = count_programs_k(mults, m, k) if k > 0 else 0
+    power = S.rounds > REGISTERS and _may_power(T.R[r], seat)
+    return k, m, count, power
+
+
+@numba.njit(cache=True)
+def program_mask_row(T, r, S, seat, out, o):
+    """`RoboRallyGame.seat_mask` in program mode of `seat` at table r into `out[o]` (int8), the programs numbered
+    by rank; returns the count of legal actions."""
+    for a in range(out.shape[1]):
+        out[o, a] = 0
+    cls = np.empty(HAND, np.int64)
+    mults = np.empty(HAND, np.int64)
+    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    if k == 0:
+        out[o, PROGRAM_NOOP] = 1
+        if power:
+            out[o, PROGRAM_POWER_DOWN] = 1
+        return 2 if power else 1
+    for p in range(count):
+        out[o, p] = 1
+        if power:
+            out[o, NUM_PROGRAMS + p] = 1
+    return 2 * count if power else count
+
+
+@numba.njit(cache=True)
+def program_legal(T, r, S, seat, a):
+    """Whether program-mode action `a` is legal for `seat` at table r (`program_mask_row` without the row)."""
+    if not 0 <= a < S.num_actions:
+        return False
+    cls = np.empty(HAND, np.int64)
+    mults = np.empty(HAND, np.int64)
+    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    if k == 0:
+        return a == PROGRAM_NOOP or (power and a == PROGRAM_POWER_DOWN)
+    if a >= NUM_PROGRAMS:
+        if not power or a >= 2 * NUM_PROGRAMS:
+            return False
+        a -= NUM_PROGRAMS
+    return a < count
+
+
+@numba.njit(cache=True)
+def only_program(T, r, S, seat):
+    """The one legal program-mode action of `seat` at table r, or -1 when it has a choice."""
+    cls = np.empty(HAND, np.int64)
+    mults = np.empty(HAND, np.int64)
+    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    if power:
+        return -1
+    if k == 0:
+        return PROGRAM_NOOP
+    return 0 if count == 1 else -1
+
+
+@numba.njit(cache=True)
+def choose_program(T, r, S, seat, a):
+    """`seat` at table r chooses the legal program-mode action `a`: its program's hand slots go to `T.plan` (its
+    length to `plan_len`, the power choice to `plan_power`) for this turn. Returns its round-0 sub-step."""
+    T.plan_turn[r, seat] = T.meta[r, M_TURN]
+    T.plan_power[r, seat] = a == PROGRAM_POWER_DOWN or NUM_PROGRAMS <= a < PROGRAM_NOOP
+    T.plan_len[r, seat] = 0
+    if a >= PROGRAM_NOOP:
+        return HAND
+    cls = np.empty(HAND, np.int64)
+    mults = np.empty(HAND, np.int64)
+    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    seq = np.zeros(REGISTERS, np.int64)
+    unrank_k(mults, m, k, a % NUM_PROGRAMS, seq)
+    hl = T.hand_len[r, seat]
+    classes_to_cards(T.hands[r, seat], hl, cls, seq, k, T.cards)
+    for j in range(k):
+        for s in range(hl):
+            if T.hands[r, seat, s] == T.cards[j]:
+                T.plan[r, seat, j] = s
+    T.plan_len[r, seat] = k
+    return T.plan[r, seat, 0]
+
+
+@numba.njit(inline="always")
+def planned_action(T, r, S, seat):
+    """The register-mode sub-step of `seat`'s program (`choose_program`) at table r's sub-step now: the slot of
+    this round's register, NOOP past the program, the power choice in the power round."""
+    rnd = T.step[r] // T.R.shape[1]
+    if rnd >= REGISTERS:
+        return HAND + 1 if T.plan_power[r, seat] else HAND
+    if rnd < T.plan_len[r, seat]:
+        return T.plan[r, seat, rnd]
+    return HAND
+
+
+@numba.njit(inline="always")
+def decision_mask_row(T, r, S, seat, out, o):
+    """The mask of `seat`'s decision at table r into `out[o]`: `program_mask_row` in program mode, else
+    `mask_row`."""
+    if S.program:
+        return program_mask_row(T, r, S, seat, out, o)
+    return mask_row(T, r, S, seat, out, o)
+
+
+#: The per-program features `program_rows` writes (the last axis), each of the program run by the robot alone from
+#: its square (`solo_move`, `solo_elements`, `solo_touch`, the register phase of `solo_register`; its locked
+#: registers after the free ones): `alive` (1: it survives), `flags` (flags it claims), `finished` (it claims the
+#: last one), `fell` (destroyed in a pit or off the board), `walls` (card steps a wall stopped), `damage` (board
+#: laser beams at its register ends, `solo_laser_map`), `distance` (BFS steps from the end to its next flag then,
+#: over W + H; 0 finished, 1 dead or no path), `turns` (turns to go from the end: the env's turns table, the
+#: largest value + 1 when dead), `died_at` (the register it was destroyed in over 5; 1 alive), `x`, `y` (the end
+#: square over W - 1, H - 1), `facing_n` .. `facing_w` (its end facing, one-hot) and `repair` (it ends on a repair
+#: site).
+PROGRAM_FEATURES = ("alive", "flags", "finished", "fell", "walls", "damage", "distance", "turns", "died_at", "x", "y",
+                    "facing_n", "facing_e", "facing_s", "facing_w", "repair")
+_SX, _SY, _SF, _SN, _SALIVE, _SWALLS, _SDMG, _SDIED = range(8)
+
+
+@numba.njit(inline="always")
+def _solo_program_step(bd, lmap, ri, card, st, i):
+    """st[i + 1] = the lone robot of st[i] (x, y, facing, next flag, alive, walls, damage, died at) after register
+    ri with `card`: `solo_register`'s phases, plus the walls met and the beams taken; a dead robot or one past the
+    last flag stays as it is (the program stops there, as `solo_kernel` stops)."""
+    for q in range(st.shape[1]):
+        st[i + 1, q] = st[i, q]
+    if st[i, _SALIVE] == 0 or st[i, _SN] >= bd[9]:
+        return
+    x, y, f, alive, walls = solo_move(bd, st[i, _SX], st[i, _SY], st[i, _SF], card)
+    st[i + 1, _SWALLS] += walls
+    if alive:
+        x, y, f, alive = solo_elements(bd, x, y, f, ri, True)
+    st[i + 1, _SX], st[i + 1, _SY], st[i + 1, _SF] = x, y, f
+    if not alive:
+        st[i + 1, _SALIVE] = 0
+        st[i + 1, _SDIED] = ri
+        return
+    st[i + 1, _SDMG] += lmap[y, x]
+    st[i + 1, _SN] = solo_touch(bd, x, y, st[i, _SN])
+
+
+@numba.njit(inline="always")
+def _program_features(bd, st, nf0, turns, worst, out):
+    """The `PROGRAM_FEATURES` of a program's end `st` (a row of `_solo_program_step`) into `out`."""
+    W, H, floor, repair, nflags, dist = bd[0], bd[1], bd[2], bd[6], bd[9], bd[15]
+    x, y, f, nf = st[_SX], st[_SY], st[_SF], st[_SN]
+    alive = st[_SALIVE] == 1
+    for q in range(out.shape[0]):
+        out[q] = 0.0
+    out[0] = 1.0 if alive else 0.0
+    out[1] = nf - nf0
+    out[2] = 1.0 if nf >= nflags else 0.0
+    inside = 0 <= x < W and 0 <= y < H
+    out[3] = 1.0 if not alive and (not inside or floor[y, x] == PIT) else 0.0
+    out[4] = st[_SWALLS]
+    out[5] = st[_SDMG]
+    big = W + H
+    if not alive:
+        out[6], out[7] = 1.0, worst
+    elif nf >= nflags:
+        out[6], out[7] = 0.0, 0.0
+    else:
+        d = dist[nf, y, x]
+        out[6] = 1.0 if d < 0 else min(d, big) / big
+        out[7] = turns[nf, y, x, f]
+    out[8] = st[_SDIED] / REGISTERS
+    if inside:
+        out[9] = x / max(W - 1, 1)
+        out[10] = y / max(H - 1, 1)
+        if alive:
+            out[15] = 1.0 if repair[y, x] > 0 else 0.0
+    out[11 + f] = 1.0
+
+
+@numba.njit(cache=True)
+def program_counts_rows(T, rows, seats, S, out):
+    """`out[q]` = the number of reduced programs of seat `seats[q]` at table `rows[q]` (0: no cards)."""
+    cls = np.empty(HAND, np.int64)
+    mults = np.empty(HAND, np.int64)
+    for q in range(rows.shape[0]):
+        k, m, count, power = seat_programs(T, rows[q], S, seats[q], cls, mults)
+        out[q] = count
+
+
+@numba.njit(cache=True)
+def program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats):
+    """Every reduced program of seat `seats[q]` at table `rows[q]`, in rank order (program-mode action p = rank p):
+    its cards into `cards[q, p]` (int32 [5], free registers; 0 after) and its `PROGRAM_FEATURES` into `feats[q, p]`
+    (float32), run alone (`_solo_program_step`) depth first over the class sequences as the flag seeker searches:
+    each register simulated once per prefix. `lmap` is `solo_laser_map`, `turns` [flags + 1, H, W, 4] the turns to
+    go (row `flags`: finished, zeros)."""
+    worst = turns.max() + 1.0
+    cls = np.empty(HAND, np.int64)
+    mults = np.empty(HAND, np.int64)
+    ccards = np.zeros((HAND, HAND), np.int64)  # class -> its cards ascending
+    used0 = np.zeros(HAND, np.int64)
+    seq = np.full(REGISTERS, -1, np.int64)
+    st = np.zeros((REGISTERS + 1, 8), np.int64)
+    for q in range(rows.shape[0]):
+        r, seat = rows[q], seats[q]
+        k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+        if k == 0:
+            continue
+        hl = T.hand_len[r, seat]
+        hand = T.hands[r, seat]
+        for c in range(HAND):
+            used0[c] = 0
+        for s in range(hl):
+            c = cls[s]
+            ccards[c, used0[c]] = hand[s]
+            used0[c] += 1
+        R = T.R[r]
+        st[0, _SX], st[0, _SY], st[0, _SF], st[0, _SN] = R[seat, RX], R[seat, RY], R[seat, RF], R[seat, RNF]
+        st[0, _SALIVE], st[0, _SWALLS], st[0, _SDMG], st[0, _SDIED] = 1, 0, 0, REGISTERS
+        for j in range(REGISTERS):
+            seq[j] = -1
+        p = 0
+        depth = 0
+        while depth >= 0:
+            if not next_class(seq, mults, m, depth):
+                depth -= 1
+                continue
+            c = seq[depth]
+            _solo_program_step(bd, lmap, depth, ccards[c, used0[c] - mults[c] - 1], st, depth)
+            if depth < k - 1:
+                depth += 1
+                seq[depth] = -1
+                continue
+            for j in range(k, REGISTERS):  # the locked registers (empty ones past a short hand)
+                _solo_program_step(bd, lmap, j, T.regs[r, seat, j], st, j)
+            classes_to_cards(hand, hl, cls, seq, k, cards[q, p])
+            _program_features(bd, st[REGISTERS], R[seat, RNF], turns, worst, feats[q, p])
+            p += 1
 
 
 @numba.njit(inline="always")
@@ -1400,9 +1737,10 @@ def observe_rows(bd, T, rows, seats, S, out):
 
 @numba.njit(cache=True)
 def mask_rows(T, rows, seats, S, out):
-    """`out[k]` = the legal actions of seat `seats[k]` at table `rows[k]` (int8, as `RoboRallyGame.seat_mask`)."""
+    """`out[k]` = the legal actions of seat `seats[k]` at table `rows[k]` (int8, as `RoboRallyGame.seat_mask`; its
+    program mode's under `S.program`)."""
     for k in range(rows.shape[0]):
-        mask_row(T, rows[k], S, seats[k], out, k)
+        decision_mask_row(T, rows[k], S, seats[k], out, k)
 
 
 @numba.njit(inline="always")
@@ -1476,17 +1814,23 @@ def opponent_action(decide, bd, T, r, S, seat):
     stream), or as `agents.roborally.solo.ProgramPlanner.act` plays `decide`'s program (planned at its first
     decision of a turn that offers a choice; the only legal action where there is one; NOOP in the power
     round). `decide` draws from the table's stream (`T.rng[r:r + 1]`, the same SplitMix64 state as `nb_next`'s)
-    where it is random. -1: the plan is not legal; `WAIT`: a batch policy's seat with a choice to make."""
+    where it is random. -1: the plan is not legal; `WAIT`: a batch policy's seat with a choice to make (in program
+    mode at its first sub-step of the turn, a forced choice played without asking; its program after)."""
+    n = T.R.shape[1]
+    code = T.codes[r, seat]
+    if S.program and code <= BATCH_CODE:
+        if T.step[r] >= n:
+            return planned_action(T, r, S, seat)
+        a = only_program(T, r, S, seat)
+        return WAIT if a < 0 else choose_program(T, r, S, seat, a)
     count = mask_row(T, r, S, seat, T.scratch, 0)
     row = T.scratch[0]
     if count == 1:
         return _nth_legal(row, 0)
-    code = T.codes[r, seat]
     if code <= BATCH_CODE:
         return WAIT  # a batch policy's choice: the env asks it (a forced sub-step was played above)
     if code == RANDOM_CODE:
         return _nth_legal(row, np.int64(nb_next(T.rng, r) % np.uint64(count)))
-    n = T.R.shape[1]
     rnd = T.step[r] // n
     if rnd >= REGISTERS:
         return HAND
@@ -1514,17 +1858,20 @@ def opponent_action(decide, bd, T, r, S, seat):
 def advance_row(decide, bd, T, B, r, S, first):
     """Play table r's opponents until the learner is to act, the game ends or a batch policy has a choice to make
     (`ADV_DONE`, `ADV_PAUSE`; `ADV_FAIL`: an opponent's plan was not legal). `first` >= 0 is the move of the seat to
-    move now (a batch policy's, the env checked it), played before the kernels go on."""
+    move now (a batch policy's, the env checked it; in program mode its program), played before the kernels go on.
+    In program mode the learner decides at its first sub-step of a turn and its later ones are its program's."""
     n = T.R.shape[1]
     L = T.learner[r]
     while not T.over[r]:
         seat = T.step[r] % n
         if first >= 0:
-            a = first
+            a = choose_program(T, r, S, seat, first) if S.program else first
             first = -1
-        else:
-            if seat == L:
+        elif seat == L:
+            if not S.program or T.step[r] < n:
                 return ADV_DONE
+            a = planned_action(T, r, S, seat)
+        else:
             a = opponent_action(decide, bd, T, r, S, seat)
             if a == WAIT:
                 return ADV_PAUSE
@@ -1552,6 +1899,7 @@ def deal_row(bd, T, S, r, keep_seat):
         T.used[r, i] = 0
         T.plan_turn[r, i] = -1
         T.plan_len[r, i] = 0
+        T.plan_power[r, i] = False
     T.meta[r, M_WINNER] = -1
     T.meta[r, M_TURN] = 0
     T.meta[r, M_DECK] = 0
@@ -1599,8 +1947,7 @@ def vec_reset(decide, bd, T, B, S, fresh):
         deal_row(bd, T, S, r, False)
         open_row(decide, bd, T, B, S, r, -1)
         if T.phase[r] == 0:
-            observe_row(bd, T, r, T.learner[r], S, B.obs, r)
-            mask_row(T, r, S, T.learner[r], B.mask, r)
+            _observe_learner(bd, T, B, S, r)
 
 
 @numba.njit(inline="always")
@@ -1654,7 +2001,7 @@ def vec_step(decide, bd, T, B, S, actions):
                 kernels.unrefused(B, r)
                 if _legal(T, r, S, L, a):
                     before = learner_return(bd, T, r, S)
-                    apply_row(bd, T, r, S, L, a)
+                    apply_row(bd, T, r, S, L, choose_program(T, r, S, L, a) if S.program else a)
                     mid = learner_return(bd, T, r, S)
                     T.acc[r] = (mid - before) + T.carry[r]
                     T.mid[r] = mid
@@ -1677,7 +2024,10 @@ def vec_step(decide, bd, T, B, S, actions):
 
 @numba.njit(inline="always")
 def _legal(T, r, S, seat, a):
-    """Whether `a` is one of `seat`'s legal sub-steps at table r (its mask written to `T.scratch[0]`)."""
+    """Whether `a` is one of `seat`'s legal decisions at table r (`program_legal` in program mode; else its mask
+    written to `T.scratch[0]`)."""
+    if S.program:
+        return program_legal(T, r, S, seat, a)
     if not 0 <= a < S.num_actions:
         return False
     mask_row(T, r, S, seat, T.scratch, 0)
@@ -1688,7 +2038,7 @@ def _legal(T, r, S, seat, a):
 def _observe_learner(bd, T, B, S, r):
     """Write table r's observation and mask from its learner's seat (the robot to move) to `B.obs`, `B.mask`."""
     observe_row(bd, T, r, T.learner[r], S, B.obs, r)
-    mask_row(T, r, S, T.learner[r], B.mask, r)
+    decision_mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
 @numba.njit(inline="always")
@@ -1696,7 +2046,8 @@ def _step_all_seats(bd, T, B, S, actions):
     """`vec_step` under `control="all_seats"`: `actions[r]` is the sub-step of table r's robot to move (its
     `learner`); `B.rewards[r, s]` is the change of robot s's return in the step, the reward the mover's, `ep_ret`
     robot 0's return; an ended episode's final observation is the mover's (`B.final_player`). A refused action
-    changes nothing and ends the episode with `illegal_reward` to the mover."""
+    changes nothing and ends the episode with `illegal_reward` to the mover. In program mode each robot decides at
+    its first sub-step of a turn; the sub-steps after the last robot's decision are the programs'."""
     B.err[0] = -1
     n = T.R.shape[1]
     before = np.zeros(n)
@@ -1707,7 +2058,10 @@ def _step_all_seats(bd, T, B, S, actions):
         if _legal(T, r, S, L, a):
             for s in range(n):
                 before[s] = seat_return(bd, T, r, S, s)
-            apply_row(bd, T, r, S, L, a)
+            apply_row(bd, T, r, S, L, choose_program(T, r, S, L, a) if S.program else a)
+            while S.program and T.step[r] >= n and not T.over[r]:
+                seat = T.step[r] % n
+                apply_row(bd, T, r, S, seat, planned_action(T, r, S, seat))
             for s in range(n):
                 B.rewards[r, s] = seat_return(bd, T, r, S, s) - before[s]
             rew = B.rewards[r, L]

@@ -33,7 +33,7 @@ from envs.core.options import make_config
 from envs.core.vector import CONTROLS, KernelTablesEnv, Pool, compile_line_ups
 from envs.roborally import fast
 from envs.roborally.encoding import RoboRallyEncoder
-from envs.roborally.rules import Config, RoboRallyGame, potential
+from envs.roborally.rules import NUM_PROGRAMS, REGISTERS, Config, RoboRallyGame, potential
 
 
 class RoboRallyVectorEnv(KernelTablesEnv):
@@ -55,7 +55,8 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         copy: return fresh arrays (True) or the env's own buffers (False).
         illegal_reward: the reward of a refused action (non-strict).
         **options: game options (`envs.roborally.rules.Config`: board, num_robots, rules, reward, max_turns in
-            game turns, ...); `action_mode` must be "register".
+            game turns, ...); `action_mode` "register" (one sub-step a decision) or "program" (a whole program a
+            turn, numbered by rank: see `program_table`).
     """
 
     def __init__(
@@ -78,12 +79,13 @@ class RoboRallyVectorEnv(KernelTablesEnv):
 
             options = game_turn_limit(options)
         self.config: Config = make_config(Config, options)
-        if self.config.action_mode != "register":
-            raise ValueError(f"action_mode must be 'register' for RoboRally's vector env, got "
-                             f"{self.config.action_mode!r}")
         self.game = RoboRallyGame(self.config)
         self.encoder = RoboRallyEncoder(self.game)
         self.engine = fast.FastEngine(self.game)
+        #: `action_mode="program"`: one decision per robot per turn over its hand's reduced programs.
+        self.program_mode = self.config.action_mode == "program"
+        self._laser_map = fast.solo_laser_map(self.engine.board)
+        self._turns = default_turns(self.game.board)
         n = self.game.num_players
         self.control = control
         if control == "all_seats":
@@ -107,12 +109,13 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         b = self.game.board
         r0 = self.engine.pack(self.game.deal(0)).robots
         self._settings = fast.Settings(
-            self.game.num_actions, self.game.rounds, self.config.reward == "progress",
+            self.game.num_actions, REGISTERS + (1 if self.config.power_down else 0), self.config.reward == "progress",
             -1 if self.config.max_turns is None else int(self.config.max_turns), self.fixed_seat,
             self.illegal_reward, ups.codes, ups.cum, r0,
             np.array([potential(b, r) for r in self.game.initial_robots()], np.float64), int(self.game.lives),
             self.encoder._static.astype(np.float32), np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
             np.array(b.flags, np.int64).reshape(-1, 2), bool(self.config.card_classes), self.control == "all_seats",
+            self.program_mode,
         )
 
     def _compile_opponents(self, opponents: Any):
@@ -136,6 +139,58 @@ class RoboRallyVectorEnv(KernelTablesEnv):
     def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         fast.observe_rows(self.engine.board, self._tables, rows, seats, self._settings, out)
 
+    # --- program mode ---------------------------------------------------------------------------
+    def program_counts(self, rows: Any = None) -> np.ndarray:
+        """int64 (len(rows),): how many reduced programs the learner of each table `rows` (default all) chooses
+        among now; program-mode actions 0..count-1 run them (count + NUM_PROGRAMS.. with a power down where the mask
+        allows), 0 for a robot without cards (NOOP / POWER_DOWN only)."""
+        rows = self._rows(rows)
+        out = np.zeros(rows.size, np.int64)
+        fast.program_counts_rows(self._tables, rows, self._tables.learner[rows], self._settings, out)
+        return out
+
+    def program_table(self, rows: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(cards int32 [R, P, 5], features float32 [R, P, K], counts int64 [R]) of the learner's reduced programs at
+        each table `rows` (default all; R tables, P the largest count among them, K = len(PROGRAM_FEATURES)):
+        program p of table q is program-mode action p (its rank), its cards those of the free registers (0 after),
+        its features `envs.roborally.fast.PROGRAM_FEATURES` of the program run by the robot alone, computed by the
+        compiled lone-robot register phase (`fast.program_rows`). Rows past a table's count are zero. Meant for
+        program mode (each observation is at a program decision); in register mode it lists the hand's programs
+        whatever is placed already."""
+        rows = self._rows(rows)
+        counts = self.program_counts(rows)
+        P = int(counts.max()) if counts.size else 0
+        cards = np.zeros((rows.size, P, REGISTERS), np.int32)
+        feats = np.zeros((rows.size, P, len(fast.PROGRAM_FEATURES)), np.float32)
+        if P:
+            fast.program_rows(self.engine.board, self._tables, rows, self._tables.learner[rows], self._settings,
+                              self._laser_map, self._turns, cards, feats)
+        return cards, feats, counts
+
+    def program_features(self, rows: Any = None) -> np.ndarray:
+        """float32 [R, P, K]: `program_table`'s features (K = len(`envs.roborally.fast.PROGRAM_FEATURES`))."""
+        return self.program_table(rows)[1]
+
+    def set_turns_table(self, table: np.ndarray) -> None:
+        """Use `table` (expected turns to finish from each next flag, square and facing: [flags, H, W, 4], or
+        [flags + 1, H, W, 4] with the finished row, the shape of `agents.roborally.mc.turns_table`) for the `turns`
+        feature instead of `default_turns`."""
+        b = self.game.board
+        t = np.asarray(table, np.float64)
+        k, shape = len(b.flags), (b.height, b.width, 4)
+        if t.shape == (k, *shape):
+            t = np.concatenate([t, np.zeros((1, *shape))])
+        if t.shape != (k + 1, *shape):
+            raise ValueError(f"table must have shape {(k, *shape)} or {(k + 1, *shape)}, got {t.shape}")
+        self._turns = np.ascontiguousarray(t)
+
+    def action_of_rank(self, rank: int, power_down: bool = False) -> int:
+        """The program-mode action of the program of rank `rank` (announcing a power down if `power_down`)."""
+        return int(rank) + (NUM_PROGRAMS if power_down else 0)
+
+    def _rows(self, rows: Any) -> np.ndarray:
+        return np.arange(self.num_envs) if rows is None else np.asarray(rows, np.int64).reshape(-1)
+
     # --- tools ---------------------------------------------------------------------------------
     def robots(self, row: int) -> tuple:
         """The `rules.Robot`s of table `row` now."""
@@ -150,6 +205,19 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         who = "to move" if self.control == "all_seats" else "learner"
         return (f"table {row} ({who} robot {int(T.learner[row]) + 1}), turn {int(T.meta[row, fast.M_TURN]) + 1}, "
                 f"sub-step {int(T.step[row])}:\n" + render.ansi(self.game.board, self.robots(row)))
+
+
+def default_turns(board) -> np.ndarray:
+    """The `turns` feature's table without one given: float64 [flags + 1, H, W, 4], BFS steps to the next flag / 3
+    (a robot covers about 3 squares a turn) + 3 turns per later flag, the start of
+    `agents.roborally.mc.turns_table`'s value iteration; W + H steps where no path; row `flags` (finished) zero."""
+    k = len(board.flags)
+    out = np.zeros((k + 1, board.height, board.width, 4))
+    for f, xy in enumerate(board.flags):
+        d = np.asarray(board.distances(xy), np.float64)
+        d[d < 0] = board.width + board.height
+        out[f] = (d / 3.0 + 3.0 * (k - f - 1))[:, :, None]
+    return out
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> RoboRallyVectorEnv:
