@@ -239,14 +239,58 @@ class Clocked:
             self.clock[self.e, 1] += 1
 
 
+class Watch:
+    """The progress bar's view of the games played in this process: each finished game moves it by one, and the game
+    in play shows its decisions so far (the bar's postfix, at most twice a second), so that a slow entrant (a
+    Monte-Carlo search, a move a second) is seen moving before its first deal is done."""
+
+    #: Seconds between two showings of the game in play.
+    every = 0.5
+
+    def __init__(self, bar: Any):
+        self.bar, self.moves, self.shown = bar, 0, -math.inf
+
+    def moved(self) -> None:
+        self.moves += 1
+        now = time.monotonic()
+        if now - self.shown >= self.every:
+            self.shown = now
+            self.bar.set_postfix_str(f"decision {self.moves:,} of the game in play")
+
+    def game_over(self) -> None:
+        self.moves = 0
+        self.bar.set_postfix_str("", refresh=False)
+        self.bar.update(1)
+
+
+class Watched:
+    """An entrant seated for a game with its `act` calls counted by a `Watch`; `reset` is passed on."""
+
+    __slots__ = ("agent", "watch")
+
+    def __init__(self, agent: Any, watch: Watch):
+        self.agent, self.watch = agent, watch
+
+    def reset(self) -> None:
+        reset = getattr(self.agent, "reset", None)
+        if reset is not None:
+            reset()
+
+    def act(self, view: Any, mask: Any) -> int:
+        self.watch.moved()
+        return self.agent.act(view, mask)
+
+
 #: What a deal gives: wins[rotation, entrant], scores[rotation, entrant], moves[rotation] and, when timed, the
 #: entrants' [seconds, calls] of `act` (else None).
 DealFigures = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 
 
 def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None, seed: int,
-              deal: int, decks: tuple[tuple[int, ...], ...] | None = None, timing: bool = False) -> DealFigures:
-    """Deal number `deal` of the tournament seeded `seed`, played once per rotation.
+              deal: int, decks: tuple[tuple[int, ...], ...] | None = None, timing: bool = False,
+              watch: Watch | None = None) -> DealFigures:
+    """Deal number `deal` of the tournament seeded `seed`, played once per rotation (`watch`: told of every decision
+    and game, for the progress bar).
 
     Everything random in it follows from (`seed`, `deal`): the initial state, and, before each
     rotation, every entrant's generator (`reseed_agent`), so a deal gives the same games whichever
@@ -267,8 +311,11 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
         seated = [None] * n
         for e in range(n):
             reseed_agent(built[e], np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_AGENT, deal, r, e))))
-            seated[(e + r) % n] = built[e] if clock is None else Clocked(built[e], clock, e)
+            agent = built[e] if clock is None else Clocked(built[e], clock, e)
+            seated[(e + r) % n] = agent if watch is None else Watched(agent, watch)
         ret, won, t = play_game(game, seated, start, max_turns)
+        if watch is not None:
+            watch.game_over()
         turns[r] = t
         for e in range(n):
             seat = (e + r) % n
@@ -434,10 +481,11 @@ def play_compiled_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]
     return play_compiled(play, game, spec.seed, spec.rotations, deals, spec.decks)
 
 
-def play_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
-    """`play_deal` for each deal number in `deals` (one task of a backend: a block of consecutive deals)."""
+def play_deals(spec: TournamentSpec, deals: range, watch: Watch | None = None) -> list[DealFigures]:
+    """`play_deal` for each deal number in `deals` (one task of a backend: a block of consecutive deals; `watch`: the
+    progress bar's, in this process)."""
     game, built = seated_for(spec)
-    return [play_deal(game, built, spec.rotations, spec.max_turns, spec.seed, d, spec.decks, spec.timing)
+    return [play_deal(game, built, spec.rotations, spec.max_turns, spec.seed, d, spec.decks, spec.timing, watch)
             for d in deals]
 
 
@@ -511,7 +559,11 @@ def run_tournament(
     done: list[DealFigures] = []
     if play is None or backend.remote:
         parts = [range(b.start + start, b.stop + start) for b in blocks(planned, backend)]
-        results = backend.imap(functools.partial(play_deals if play is None else play_compiled_deals, spec), parts)
+        # in this process the bar moves game by game, the game in play showing its decisions
+        watch = Watch(bar) if play is None and not backend.remote and not bar.disable else None
+        task = functools.partial(play_deals, spec, watch=watch) if play is None else functools.partial(
+            play_compiled_deals, spec)
+        results = backend.imap(task, parts)
     else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
         step = COMPILED_BLOCK
         results = (play_compiled(play, game, seed, rotations, range(start + a, start + min(a + step, planned)), decks)
@@ -519,7 +571,8 @@ def run_tournament(
     try:
         for block in compiling_first(results, play, game_name, bar):
             done.extend(block)
-            bar.update(rotations * len(block))
+            if rotations * len(done) > bar.n:  # a watched block has moved it game by game already
+                bar.update(rotations * len(done) - bar.n)
     except (KeyboardInterrupt, WorkerLostError):  # a worker lost on every retry: keep what finished, as on Ctrl-C
         if not stop_on_interrupt or not done:
             raise

@@ -43,3 +43,49 @@ def test_the_bar_names_a_first_runs_compilation(capsys):
     assert seen == ["lama tournament", "lama tournament"]  # back to the tournament once the first block is in
     assert "compiling L.A.M.A. kernels, first run only" in capsys.readouterr().err
     assert not uncompiled(Play.kernels)  # compiled in this process now
+
+
+
+class _Bar:
+    """A progress bar that keeps what it was told (its count after each update, its postfixes)."""
+
+    disable, n, desc = False, 0, "bar"
+
+    def __init__(self):
+        self.told = []
+
+    def update(self, k=1):
+        self.n += k
+        self.told.append(self.n)
+
+    def set_postfix_str(self, text, refresh=True):
+        self.told.append(text)
+
+    def set_description_str(self, text, refresh=True):
+        self.desc = text
+
+    def close(self):
+        pass
+
+
+def test_a_python_tournament_moves_its_bar_game_by_game_and_shows_the_game_in_play(capsys, monkeypatch):
+    """On the Python engine in this process the bar moves after every game, not every deal of four, and shows the
+    decisions of the game in play (a Monte-Carlo entrant takes seconds a game); `progress=False` draws nothing."""
+    from evaluate import tournament
+
+    bar = _Bar()
+    monkeypatch.setattr(tournament, "progress_bar", lambda total, desc, progress: bar)
+    monkeypatch.setattr(tournament.Watch, "every", 0.0)
+    result = run_tournament("lama", ["lama/first"] * 4, games=8, seed=0, progress=True, engine="python")
+    counts = [x for x in bar.told if isinstance(x, int)]
+    assert counts == list(range(1, 9)) and result.games == 8
+    shown = [x for x in bar.told if isinstance(x, str) and x]
+    assert shown[:3] == [f"decision {k} of the game in play" for k in (1, 2, 3)]
+    assert len(shown) >= 8 * 20  # every decision of every game (a L.A.M.A. game has dozens)
+    bar.told.clear()
+    bar.n = 0
+    run_tournament("lama", ["lama/first"] * 4, games=8, seed=0, progress=True, engine="compiled")
+    assert [x for x in bar.told if isinstance(x, int)] == [8]  # compiled: a block of deals at a time
+    monkeypatch.undo()
+    run_tournament("lama", ["lama/first"] * 4, games=4, seed=0, progress=False, engine="python")
+    assert capsys.readouterr().err == ""
