@@ -302,3 +302,16 @@ def test_a_sampled_action_scorer_replays_a_race_alone(roborally_runner):
     assert whole.engine == alone.engine == greedy.engine == "compiled"
     assert [r for r in whole.records if r.deal == 3] == alone.records
     assert [r.moves for r in greedy.records] != [r.moves for r in whole.records]
+
+
+def test_roborally_paired_students_give_the_python_figures(roborally_runner):
+    from evaluate.paired import run_paired
+
+    case = dict(game_name="roborally", a_id="roborally/learned", b_id="roborally/ppo", against="roborally/greedy",
+                games=6, seed=4, options={"rules": "seed"})
+    py = run_paired(**case, engine="python").to_dict()
+    result = run_paired(**case)
+    assert result.engine == "compiled"
+    cc = result.to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    assert cc == py
