@@ -647,11 +647,12 @@ def entrant_figures(wins: np.ndarray, scores: np.ndarray, labels: list[str], ids
     return figures
 
 
-def progress_bar(total: int, desc: str, progress: bool | None) -> Any:
-    """A tqdm bar of `total` games (rate and ETA), shown at once; `progress` None: only on a terminal."""
+def progress_bar(total: int, desc: str, progress: bool | None, unit: str = "game") -> Any:
+    """A tqdm bar of `total` games (or other `unit`s: a recorded race's turns), rate and ETA, shown at once;
+    `progress` None: only on a terminal."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="game", disable=(not progress) if progress is not None else None,
+    return tqdm(total=total, desc=desc, unit=unit, disable=(not progress) if progress is not None else None,
                 leave=False, mininterval=0.5)
 
 
