@@ -57,6 +57,8 @@ from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
     COMPILED_BLOCK,
+    Watch,
+    Watched,
     check_decks,
     compiled_runner,
     compiling_first,
@@ -245,15 +247,24 @@ def play_paired_compiled_deals(spec: PairedSpec, deals: range) -> list[tuple[np.
     return play_paired_compiled(play, game, spec.seed, deals, len(spec.focal), spec.team, spec.decks, spec.max_turns)
 
 
-def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def play_paired_deals(spec: PairedSpec, deals: range, watch: Watch | None = None
+                      ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Deals number `deals`, each played k·n times, or k times under the self-team protocol (see the module
     docstring). Per deal: scores[focal agent, seat], wins[focal agent, seat] and cut[focal agent] (its games
-    that reached the move limit); every figure follows from (seed, deal) alone."""
+    that reached the move limit); every figure follows from (seed, deal) alone. `watch` (the progress bar's, in
+    this process) is told of every decision and game."""
     game, focal, opponents = _agents_for(spec)
     n, seed = game.num_players, spec.seed
 
     def rng(*key: int) -> np.random.Generator:
         return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+
+    def play(seated: list[Any], start: Any) -> tuple[Any, Any, int]:
+        if watch is None:
+            return play_game(game, seated, start, max_turns=spec.max_turns)
+        out = play_game(game, [Watched(agent, watch) for agent in seated], start, max_turns=spec.max_turns)
+        watch.game_over()
+        return out
 
     out = []
     for d in deals:
@@ -264,7 +275,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
             if spec.team:
                 for s, agent in enumerate(copies):
                     reseed_agent(agent, rng(_FOCAL, d, s))
-                ret, won, moves = play_game(game, copies, start, max_turns=spec.max_turns)
+                ret, won, moves = play(copies, start)
                 scores[i], cut[i] = ret, at_move_limit(moves, spec.max_turns)
                 wins[i] = [1.0 if s in won else 0.0 for s in range(n)]
                 continue
@@ -275,7 +286,7 @@ def play_paired_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, 
                 for opp, s in zip(opponents, [s for s in range(n) if s != f]):
                     seated[s] = opp
                     reseed_agent(opp, rng(_OPPONENT, d, f, s))
-                ret, won, moves = play_game(game, seated, start, max_turns=spec.max_turns)
+                ret, won, moves = play(seated, start)
                 scores[i, f] = ret[f]
                 wins[i, f] = 1.0 if f in won else 0.0
                 cut[i] += at_move_limit(moves, spec.max_turns)
@@ -384,8 +395,11 @@ def run_paired_many(
                                [copies[0] for copies in focal] + list(opponents))
         backend = backend if backend is not None else LocalBackend()
         if play is None or backend.remote:
-            task = play_paired_deals if play is None else play_paired_compiled_deals
-            parts = backend.imap(functools.partial(task, spec), blocks(games, backend))
+            # in this process the bar moves game by game, the game in play showing its decisions
+            watch = Watch(bar) if play is None and not backend.remote and not bar.disable else None
+            task = functools.partial(play_paired_deals, spec, watch=watch) if play is None else functools.partial(
+                play_paired_compiled_deals, spec)
+            parts = backend.imap(task, blocks(games, backend))
         else:
             parts = (play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team, decks,
                                           max_turns) for a in range(0, games, COMPILED_BLOCK))
@@ -393,7 +407,8 @@ def run_paired_many(
         try:
             for block in compiling_first(parts, play, game_name, bar):
                 per_deal.extend(block)
-                bar.update(per_game * len(block))
+                if per_game * len(per_deal) > bar.n:  # a watched block has moved it game by game already
+                    bar.update(per_game * len(per_deal) - bar.n)
         except (KeyboardInterrupt, WorkerLostError):  # keep the finished deals, as a tournament does
             if not (stop_on_interrupt and per_deal):
                 raise

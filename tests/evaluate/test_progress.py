@@ -89,3 +89,16 @@ def test_a_python_tournament_moves_its_bar_game_by_game_and_shows_the_game_in_pl
     monkeypatch.undo()
     run_tournament("lama", ["lama/first"] * 4, games=4, seed=0, progress=False, engine="python")
     assert capsys.readouterr().err == ""
+
+
+def test_a_python_paired_run_moves_its_bar_game_by_game(monkeypatch):
+    """--paired on the Python engine in this process: the bar moves after every game of a deal (8 of them: 4 focal
+    seats x 2 agents), the game in play shown."""
+    from evaluate import paired, tournament
+
+    bar = _Bar()
+    monkeypatch.setattr(paired, "progress_bar", lambda total, desc, progress: bar)
+    monkeypatch.setattr(tournament.Watch, "every", 0.0)
+    paired.run_paired("lama", "lama/first", "lama/second", "lama/first", games=2, progress=True, engine="python")
+    assert [x for x in bar.told if isinstance(x, int)] == list(range(1, 17))
+    assert "decision 1 of the game in play" in bar.told
