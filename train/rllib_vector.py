@@ -110,8 +110,10 @@ def make_vector_env(config: dict[str, Any]) -> MaskedVectorEnv:
         opponents = agents.expand_agent_ids(opponents)
         if len(opponents) == 1 and seats > 2:  # one id fills every other seat
             opponents = opponents * (seats - 1)
+    if config.get("max_turns") is not None:  # not every game's vector env has the option (simple poker's hands end)
+        options["max_turns"] = config["max_turns"]
     env = agents.vector_env(game, int(config.get("num_envs", 1)), opponents=opponents, copy=False,
-                            max_turns=config.get("max_turns"), strict=bool(config.get("strict", False)), **options)
+                            strict=bool(config.get("strict", False)), **options)
     return MaskedVectorEnv(env)
 
 

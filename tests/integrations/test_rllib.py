@@ -189,20 +189,25 @@ def test_make_vector_env_refuses_a_bad_config():
         _lama_vector(2, opponents=["lama/pimc"] * 3)
 
 
-def _vector_algo(**kw):
+def _vector_algo(game="lama", **kw):
+    """A small PPO on `game`'s compiled vector env (L.A.M.A.: dense reward against 3 x lama/first; else the game's
+    default line-up); `strict=True`: a masked action raises in the env."""
     from train.rllib_vector import vector_ppo_config
 
-    return vector_ppo_config("lama", "lama/first", {"reward": "dense"}, num_envs=8, strict=True, hidden=(16,),
-                             train_batch_size=256, minibatch_size=128, num_epochs=1, **kw).build_algo()
+    opponents, options = ("lama/first", {"reward": "dense"}) if game == "lama" else (None, {})
+    return vector_ppo_config(game, opponents, options, num_envs=8, strict=True, hidden=(16,), train_batch_size=256,
+                             minibatch_size=128, num_epochs=1, **kw).build_algo()
 
 
-@pytest.mark.parametrize("max_turns", [None, 40])
-def test_vector_ppo_samples_whole_episodes_and_never_a_masked_action(local_ray, max_turns):
+# RoboRally's races take minutes here on a shared machine; it ran once by hand (default line-up, max_turns 200)
+@pytest.mark.parametrize("game, max_turns", [("lama", None), ("lama", 40), ("simple_poker", None),
+                                             ("the_game", None), ("primi_composti", None)])
+def test_vector_ppo_samples_whole_episodes_and_never_a_masked_action(local_ray, game, max_turns):
     """RLlib's env runner on the same-step-autoreset env: every finished episode (ended or, with `max_turns`,
     truncated) has exactly the learner's decisions and return the compiled env counted (none lost at an
     autoreset) and its own last observation, each action allowed by the mask stored with its observation
     (`strict=True`: a masked action would also raise in the env)."""
-    algo = _vector_algo(max_turns=max_turns)
+    algo = _vector_algo(game, max_turns=max_turns)
     try:
         episodes = algo.env_runner.sample(num_episodes=40, explore=True)
     finally:
