@@ -38,7 +38,7 @@ NO_GAMES = ("--exact", "--boards", "--study", "--study-budget", "--study-plot", 
 #: Long even at their smallest sizes: (pattern, reason). Checked by their parser unless DOCS_COMMANDS=all.
 PARSE_ONLY = (
     (r"--backend ray", "starts a Ray instance (tests/evaluate/test_backends.py plays the same jobs on Ray)"),
-    (r"^python -m train (?!simple_poker --option n=3 --out runs/demo)",
+    (r"^python -m train (?!simple_poker --option n=3 --out runs/demo|lama --timesteps 2000000 --out runs/lama-cleanrl)",
      "a training run (a rollout, curve points and the final files: seconds at 64 steps; tests/train runs them)"),
     (r"--reproduce|--tune-third|--claims", "a reproduction: many cells even at 2 games each"),
     (r"--study(?!-plot)|--study-budget(?! docs/data/roborally_budget.json --out)", "a study: Monte-Carlo races"),
@@ -91,6 +91,8 @@ def check_parses(module: str, argv: list[str]) -> None:
         if args.resume is not None or args.export is not None:
             assert args.game is None  # a resumed or exported run takes every setting from its checkpoint
         elif args.method == "ppo":
+            if args.init_from and args.init_from.startswith("runs/") and not os.path.exists(args.init_from):
+                args.init_from = args.critic_warmup = None  # an earlier command's run, only parsed: its flags alone
             config_from_args(p, args)
         else:
             envs.make_game(args.game, **parse_options(envs.config_class(args.game), args.option))

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from envs.primi_composti import fast as engine
-from envs.primi_composti.fast import best_bonus, deal_deck, do_move, state_arrays, undo_move
+from envs.primi_composti.fast import deal_deck, do_move, immediate_score, state_arrays, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
 ASC, DESC, RAND, GREEDY_ASC, GREEDY_DESC, GREEDY_RAND = 0, 1, 2, 3, 4, 5
@@ -45,7 +45,7 @@ def alphabeta(version, hands, alive, stacks, heights, scores, first, mover, dept
 
 
 # `alphabeta`'s recursion, `revealed` without a default: numba 0.68.1 crashes (a segfault) on a recursive kernel
-# called with an omitted default argument (tried 2026-11-27).
+# called with an omitted default argument.
 @njit(cache=True)
 def search(version, hands, alive, stacks, heights, scores, first, mover, depth, alpha, beta, value, valid, revealed):
     """`alphabeta`."""
@@ -63,8 +63,8 @@ def search(version, hands, alive, stacks, heights, scores, first, mover, depth, 
             undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, True)
         else:  # (`do_move` as the seed's rules compile it: speed)
             undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
-        v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid,
-                   revealed)
+        v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value,
+                   valid, revealed)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         alive[mover] ^= 1 << i
         if maximizing:
@@ -84,7 +84,7 @@ def search(version, hands, alive, stacks, heights, scores, first, mover, depth, 
 
 # minimax_choice repeats alphabeta's loop on purpose: one recursive kernel returning (value, position) would fold
 # them, but numba's on-disk cache of a recursive kernel with a tuple result crashes when it is loaded again
-# (a segfault in the second process; numba 0.68.1, tried 2026-11-26).
+# (a segfault in the second process; numba 0.68.1).
 @njit(cache=True)
 def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid, revealed=False):
     """Position (in the mover's dealt hand) of the card minimax_depth plays: the
@@ -104,8 +104,8 @@ def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover,
             undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid, True)
         else:  # (`do_move` as the seed's rules compile it: speed)
             undo, bonus = do_move(version, c, mover, stacks, heights, scores, value, valid)
-        v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value, valid,
-                   revealed)
+        v = search(version, hands, alive, stacks, heights, scores, first, 1 - mover, depth - 1, alpha, beta, value,
+                   valid, revealed)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         alive[mover] ^= 1 << i
         if maximizing:
@@ -154,9 +154,7 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
         best_i = -1
         for i in range(k):
             if (alive[mover] >> i) & 1:
-                c = hands[mover, i]
-                bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
-                s = bonus + value[c]
+                s = immediate_score(version, hands[mover, i], mover, stacks, heights, value, valid, revealed)
                 if s > best:
                     best = s
                     best_i = i
@@ -184,9 +182,7 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
     best_i = -1
     for t in range(n):
         i = order[t]
-        c = hands[mover, i]
-        bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
-        s = bonus + value[c]
+        s = immediate_score(version, hands[mover, i], mover, stacks, heights, value, valid, revealed)
         if s > best:
             best = s
             best_i = i
@@ -216,7 +212,8 @@ def play_games(version, k, pols, decks, seat0_holds_two, value, valid, revealed=
             mover = (first + t) % n
             c = 0
             if revealed:  # two call sites: the seed's rules keep `do_move` compiled with the option as a constant
-                i = choose(pols[mover], version, hands, alive, stacks, heights, scores, first, mover, value, valid, True)
+                i = choose(pols[mover], version, hands, alive, stacks, heights, scores, first, mover, value, valid,
+                           True)
                 c = hands[mover, i]
                 do_move(version, c, mover, stacks, heights, scores, value, valid, True)
             else:
@@ -240,8 +237,8 @@ def choose_card(game, state, policy: str) -> int:
     """The card `policy` plays in a plain-engine `state`, computed by the fast path."""
     hands, alive, stacks, heights, scores = state_arrays(game, state)
     mover = game.current_player(state)
-    i = choose(policy_code(policy), game.version, hands, alive, stacks, heights, scores, state.first, mover, VALUE, VALID,
-               bool(game.config.allow_revealed_operand))
+    i = choose(policy_code(policy), game.version, hands, alive, stacks, heights, scores, state.first, mover, VALUE,
+               VALID, bool(game.config.allow_revealed_operand))
     return int(hands[mover, i])
 
 

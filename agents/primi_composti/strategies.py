@@ -123,8 +123,10 @@ class SeedPlayer:
         fast: use the compiled path when the configuration allows it.
     """
 
-    def __init__(self, game: PrimiCompostiGame, rng: np.random.Generator | None = None, policy: str = "rand", fast: bool = True):
-        if policy not in SIMPLE and not (policy.startswith("minimax_") and policy[8:].isdigit() and int(policy[8:]) >= 1):
+    def __init__(self, game: PrimiCompostiGame, rng: np.random.Generator | None = None, policy: str = "rand",
+                 fast: bool = True):
+        minimax = policy.startswith("minimax_") and policy[8:].isdigit() and int(policy[8:]) >= 1
+        if policy not in SIMPLE and not minimax:
             raise ValueError(f"unknown player {policy!r}; players: {', '.join(SIMPLE)}, minimax_<d> (d >= 1)")
         if policy.startswith("minimax_") and game.num_players != 2:
             raise ValueError("minimax players need 2 players (complete information, as in the seed)")
@@ -190,7 +192,8 @@ def _seed(policy: str):
 
 
 #: One line per seed player, for listings (`python -m evaluate list`).
-_DOCS = {"asc": "The seed's player that plays its lowest card.", "desc": "The seed's player that plays its highest card.",
+_DOCS = {"asc": "The seed's player that plays its lowest card.",
+         "desc": "The seed's player that plays its highest card.",
          "rand": "The seed's player that plays its cards in the dealt (random) order.",
          "greedy_asc": "The seed's greedy player: the best immediate score, ties to the lowest card.",
          "greedy_desc": "The seed's greedy player: the best immediate score, ties to the highest card.",

@@ -46,7 +46,7 @@ from envs.primi_composti.rules import VALID, VALUE
 EXACT_CARDS_V2 = 14
 #: ... and under `steal_choice="player"`, whose wider tree the reference solver searches: with both official options
 #: the worst decision of a 12-card game took 0.13-0.15 s at 12 and 1.2-1.7 s at 14 (0.02-0.04 s at 14 for the
-#: seed's rules on `AlphaBetaV2`; four games each, 2026-11-28).
+#: seed's rules on `AlphaBetaV2`; four games each).
 EXACT_CARDS_OFFICIAL = 12
 FALLBACK_DEPTH_V2 = 6
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.encoding import Field, Layout
-from envs.primi_composti.rules import VALUE, PrimiCompostiGame, View
-
-VALUE_LIST = [int(v) for v in VALUE]
+from envs.primi_composti.rules import PrimiCompostiGame, View
 
 
 class PrimiCompostiEncoder:
@@ -66,15 +64,18 @@ class PrimiCompostiEncoder:
         self._template[self._unseen + 2 : self._unseen + m + 2] = 1.0
         self._others = [[((me + r) % n, self._other + (r - 1) * m) for r in range(1, n)] for me in range(n)]
         self._stack_offsets = [
-            [(2 * ((me + r) % n) + t, self._member + (2 * r + t) * m, self._top + (2 * r + t) * m) for r in range(n) for t in (0, 1)]
+            [(2 * ((me + r) % n) + t, self._member + (2 * r + t) * m, self._top + (2 * r + t) * m)
+             for r in range(n) for t in (0, 1)]
             for me in range(n)
         ]
-        self._order = [[(self._o["scores"] + r, self._o["hand_sizes"] + r, (me + r) % n) for r in range(n)] for me in range(n)]
+        self._order = [[(self._o["scores"] + r, self._o["hand_sizes"] + r, (me + r) % n) for r in range(n)]
+                       for me in range(n)]
         self._turn_at = self._o["turn"]
         self._gain_at = self._o["hand_gain"] - 2 if "hand_gain" in self._o else None
         # Everything `encode` reads, in one tuple (one attribute load instead of many: speed).
         self._per_seat = [(self._others[me], self._stack_offsets[me], self._order[me]) for me in range(n)]
-        self._consts = (self._own, self._unseen, self._height, self._heights, self.max_score, game.cards_per_player, self._turn_at, m, self._gain_at)
+        self._consts = (self._own, self._unseen, self._height, self._heights, self.max_score, game.cards_per_player,
+                        self._turn_at, m, self._gain_at)
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of `view` (one template copy, then item writes: speed)."""
@@ -110,8 +111,7 @@ class PrimiCompostiEncoder:
         obs[turn_at] = view.turn / m
         if base is not None:
             # Immediate gain of each own card (greedy players' score), scaled to [0, 1].
-            best_pair = self.game.best_pair
+            card_gain = self.game.card_gain
             for c in own_hand:  # type: ignore[union-attr]
-                gain = best_pair(stacks, me, c)[1] + VALUE_LIST[c]
-                obs[base + c] = min(1.0, gain / 8.0)
+                obs[base + c] = min(1.0, card_gain(stacks, me, c) / 8.0)
         return out

@@ -13,7 +13,7 @@ same stacks and scores. The number of seats is the arrays' (`hands.shape[0]`), s
 one compiled kernel serves every player count; the 2-player paths on these kernels
 (minimax and the reference solver, which live with the players:
 `agents.primi_composti.fast` and `agents.primi_composti.solvers`; the 2-player vector
-env) pay nothing measurable for it (`best_bonus`).
+env) pay nothing measurable for it (`best_pair`).
 
 Layout: `hands[p, i]` is seat p's i-th dealt card, `alive[p]` a bit mask of the
 positions not yet played; `stacks[s, h]` with heights `heights[s]` (s = 2·seat
@@ -41,22 +41,35 @@ from envs.primi_composti.rules import MAX_CARD, VALID, VALUE
 
 
 @njit(inline="always")
+def is_stolen(mover, s):
+    """`rules.is_stolen`: whether version 2's `mover` takes an operand lying on stack s (another seat's)."""
+    return s // 2 != mover
+
+
+@njit(inline="always")
+def operand_value(version, mover, s, card, value):
+    """`rules.operand_value`: what operand `card` on stack s adds to `mover`'s bonus (VALUE in version 1; in
+    version 2 VALUE where it is stolen, else 0)."""
+    return value[card] if version == 1 or is_stolen(mover, s) else 0
+
+
+@njit(inline="always")
 def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns, revealed):
-    """`best_bonus` over the first `ns` stacks (the loop, with its bound as an argument)."""
+    """`best_pair` over the first `ns` stacks (the loop, with its bound as an argument)."""
     best = 0
     bp = -1
     for i in range(ns - 1):
         if heights[i] == 0:
             continue
         a = stacks[i, heights[i] - 1]
-        va = value[a] if version == 1 or i // 2 != mover else 0
+        va = operand_value(version, mover, i, a, value)
         for j in range(i + 1, ns):
             if heights[j] == 0:
                 continue
             b = stacks[j, heights[j] - 1]
             if not valid[c, a, b]:
                 continue
-            v = va + (value[b] if version == 1 or j // 2 != mover else 0)
+            v = va + operand_value(version, mover, j, b, value)
             if v > best:
                 best = v
                 bp = i * ns + j
@@ -72,7 +85,7 @@ def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns, reveal
             b = stacks[i, h - 2]
             if not valid[c, a, b]:
                 continue
-            v = value[a] + value[b] if version == 1 or i // 2 != mover else 0
+            v = operand_value(version, mover, i, a, value) + operand_value(version, mover, i, b, value)
             if v > best:
                 best = v
                 bp = i * ns + i
@@ -82,11 +95,12 @@ def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns, reveal
 
 
 @njit(cache=True)
-def best_bonus(version, c, mover, stacks, heights, value, valid, revealed=False):
-    """(bonus, pair) of the seed's choice for card c: v1 best VALUE(A)+VALUE(B), v2 most stolen value; the first
-    best pair on ties, in `PrimiCompostiGame.operand_pairs` order: the tops of stacks i < j in index order, then
-    (`revealed`: the official footnote) each stack's top with the card below it; pair = i·S + j (S stacks; i = j
-    for a one-stack pair), (0, -1) if none. The number of stacks (2 a seat) is the arrays'."""
+def best_pair(version, c, mover, stacks, heights, value, valid, revealed=False):
+    """`PrimiCompostiGame.best_pair` compiled, as (bonus, pair): the seed's choice for card c, v1 the best
+    VALUE(A)+VALUE(B), v2 the most stolen value (`operand_value`); the first best pair on ties, in
+    `PrimiCompostiGame.operand_pairs` order: the tops of stacks i < j in index order, then (`revealed`: the official
+    footnote) each stack's top with the card below it; pair = i·S + j (S stacks; i = j for a one-stack pair), (0, -1)
+    if none. The number of stacks (2 a seat) is the arrays'."""
     if heights.shape[0] == 4:
         # 2 players, the hot path of the searches and the vector env: a constant bound the compiler can unroll.
         # Measured against the 2-player-only kernels (best of 6 alternating runs, loaded 2-core machine): with the
@@ -122,20 +136,28 @@ def pair_cards(q, stacks, heights):
 
 
 # Out of line (not inlined into `do_move`): inlined, it made `do_move`/`undo_move` of the seed's rules ~10% slower
-# (measured, 2026-11-27).
+# (measured).
 @njit(cache=True)
-def chosen_pair(version, c, q, mover, stacks, heights, value, valid):
-    """(bonus, pair) of operand pair q played with card c (`steal_choice="player"`), as `best_bonus` gives them
-    (pair = i·S + j), or (0, -1) where q < 0 (no operation); (-1, -1) where the pair does not combine to c (an
-    empty position is card 0, which combines with nothing). The bonus: VALUE(A)+VALUE(B) (v1), the value of the
-    operands on other seats' stacks (v2, `PrimiCompostiGame.stolen_value`)."""
+def pair_bonus(version, c, q, mover, stacks, heights, value, valid):
+    """`PrimiCompostiGame.pair_bonus` compiled, as (bonus, pair): operand pair q played with card c
+    (`steal_choice="player"`), pair = i·S + j as `best_pair` gives it, or (0, -1) where q < 0 (no operation);
+    (-1, -1) where the pair does not combine to c (an empty position is card 0, which combines with nothing). The
+    bonus: both operands' `operand_value`."""
     if q < 0:
         return 0, -1
     i, j, a, b = pair_cards(q, stacks, heights)
     if not valid[c, a, b]:
         return -1, -1
-    v = (value[a] if version == 1 or i // 2 != mover else 0) + (value[b] if version == 1 or j // 2 != mover else 0)
-    return v, i * heights.shape[0] + j
+    return operand_value(version, mover, i, a, value) + operand_value(version, mover, j, b, value), \
+        i * heights.shape[0] + j
+
+
+@njit(inline="always")
+def immediate_score(version, c, mover, stacks, heights, value, valid, revealed):
+    """`PrimiCompostiGame.immediate_score` compiled: the seed's pair's bonus for card c (`best_pair`) + VALUE(c),
+    what the greedy players maximise."""
+    bonus, _ = best_pair(version, c, mover, stacks, heights, value, valid, revealed)
+    return bonus + value[c]
 
 
 #: Bit `UNDO_TWICE + s` of an undo code: two cards were taken from stack s (a one-stack pair, the revealed operand).
@@ -144,21 +166,21 @@ UNDO_TWICE = 16
 
 @njit(cache=True)
 def do_move(version, c, mover, stacks, heights, scores, value, valid, revealed=False, choice=-1):
-    """Play card c for `mover` in place; returns (undo code, bonus), the undo code with bit s set for each stack s
-    whose top the mover took (version 2: the operands on other seats' stacks, first operand first; both from stack
-    s: bits s and `UNDO_TWICE` + s). `choice` -1: the seed's pair (`best_bonus`, over the revealed operand's pairs
-    too under `revealed`); 0: no operation; q + 1: operand pair q (`steal_choice="player"`; the caller checked
-    that it combines to c: `chosen_pair`)."""
+    """`PrimiCompostiGame.apply` compiled: play card c for `mover` in place; returns (undo code, bonus), the undo
+    code with bit s set for each stack s whose top the mover took (version 2: the operands `is_stolen`, first operand
+    first; both from stack s: bits s and `UNDO_TWICE` + s). `choice` -1: the seed's pair (`best_pair`, over the
+    revealed operand's pairs too under `revealed`); 0: no operation; q + 1: operand pair q
+    (`steal_choice="player"`; the caller checked that it combines to c: `pair_bonus`)."""
     if choice < 0:
-        bonus, bp = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
+        bonus, bp = best_pair(version, c, mover, stacks, heights, value, valid, revealed)
     else:
-        bonus, bp = chosen_pair(version, c, choice - 1, mover, stacks, heights, value, valid)
+        bonus, bp = pair_bonus(version, c, choice - 1, mover, stacks, heights, value, valid)
     undo = 0
     scores[mover] += bonus + value[c]
     if version == 2 and bp >= 0:
         ns = heights.shape[0]
         for s in (bp // ns, bp % ns):
-            if s // 2 != mover:
+            if is_stolen(mover, s):
                 card = stacks[s, heights[s] - 1]
                 heights[s] -= 1
                 own = 2 * mover + (s % 2)  # a prime stack holds primes only
@@ -288,9 +310,10 @@ def official_options(game) -> tuple[bool, int]:
 
 
 def legal_choices(c, mover, stacks, heights, npairs):
-    """The operand choices card c may be played with under `steal_choice="player"` (`npairs` pairs, version 2): 0
-    (no operation) and q + 1 for each pair q that combines to c (`chosen_pair`), ascending."""
-    return [q for q in range(npairs + 1) if chosen_pair(2, c, q - 1, mover, stacks, heights, VALUE, VALID)[0] >= 0]
+    """`PrimiCompostiGame.valid_pairs` as operand choices: those card c may be played with under
+    `steal_choice="player"` (`npairs` pairs, version 2), 0 (no operation) and q + 1 for each pair q that combines to
+    c (`pair_bonus`), ascending."""
+    return [q for q in range(npairs + 1) if pair_bonus(2, c, q - 1, mover, stacks, heights, VALUE, VALID)[0] >= 0]
 
 
 # --- the deal of a seed (`rules.shuffled_cards` compiled) -------------------------------------------------------
@@ -398,8 +421,8 @@ class Settings(NamedTuple):
     `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`
     (`observation_hints`), `max_score` (the encoder's score scale), `fixed_seat` (-1: drawn), `max_turns`
     (-1: none), `illegal_reward`, `all_seats`, the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i, j]`
-    the code of line-up i's opponent j (j + 1 seats after the learner), drawn per episode by the cumulative weights `line_cum`, `value` /
-    `valid` (`rules.VALUE`, `rules.VALID`), `revealed` (`allow_revealed_operand`) and `choices`
+    the code of line-up i's opponent j (j + 1 seats after the learner), drawn per episode by the cumulative weights
+    `line_cum`, `value` / `valid` (`rules.VALUE`, `rules.VALID`), `revealed` (`allow_revealed_operand`) and `choices`
     (`PrimiCompostiGame.num_choices`: 1 under `steal_choice="max"`, where action c − 2 plays card c with the seed's
     pair; more under `"player"`, where action (c − 2)·choices + q plays it with operand choice q)."""
 
@@ -621,8 +644,8 @@ def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version
         for i in range(k):
             if (live >> i) & 1:
                 c = hands[r, seat, i]
-                bonus, _ = best_bonus(version, c, seat, stacks[r], heights[r], value, valid, revealed)
-                out[o, gain_at + c - 2] = min(1.0, (bonus + value[c]) / 8.0)
+                gain = immediate_score(version, c, seat, stacks[r], heights[r], value, valid, revealed)
+                out[o, gain_at + c - 2] = min(1.0, gain / 8.0)
 
 
 # The choices of `steal_choice="player"` out of line (`cache=True`, not inlined): the seed's rules' hot path stays
@@ -791,6 +814,31 @@ def vec_reset(decide, T, B, S, fresh, revealed, choices):
 
 
 @njit(inline="always")
+def all_seats_move(hands, alive, stacks, heights, scores, turn, before, rewards, r, mover, pos, version, k, value,
+                   valid, revealed, choice, score_scores, score_result, max_turns):
+    """Under `all_seats`: table r's seat to move plays its hand position `pos` with operand `choice`; every seat's
+    change of its return goes to `rewards[r]` (`before` is scratch). Returns (the mover's reward, player_0's,
+    terminated, truncated). (Arrays, not the `Tables` tuple: see the note on speed above.)"""
+    n = scores.shape[1]
+    m = n * k
+    for s in range(n):
+        before[s] = seat_return(turn, scores, r, s, m, score_scores, score_result)
+    play_position(hands, alive, stacks, heights, scores, turn, r, mover, pos, version, value, valid, revealed, choice)
+    rew = 0.0
+    p0 = 0.0
+    for s in range(n):
+        d = seat_return(turn, scores, r, s, m, score_scores, score_result) - before[s]
+        rewards[r, s] = d
+        if s == mover:
+            rew = d
+        if s == 0:
+            p0 = d
+    term = turn[r] >= m
+    trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
+    return rew, p0, term, trunc
+
+
+@njit(inline="always")
 def vec_step(decide, T, B, S, actions, revealed, choices):
     """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move), then (one
     seat) the opponents up to the learner's next one; an ended episode is observed into `final_obs` and the
@@ -807,7 +855,8 @@ def vec_step(decide, T, B, S, actions, revealed, choices):
     the paused tables and `SKIP` at the others, until no table is paused.
     """
     # the arrays and settings as locals, once (see the note on speed above)
-    hands, alive, stacks, heights, scores, turn, first = T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, T.first
+    hands, alive, stacks, heights, scores = T.hands, T.alive, T.stacks, T.heights, T.scores
+    turn, first = T.turn, T.first
     learner, codes, rng, carry, ep_ret, ep_len = T.learner, T.codes, T.rng, T.carry, T.ep_ret, T.ep_len
     phase, mark = T.phase, T.mark
     obs, mask, rewards = B.obs, B.mask, B.rewards
@@ -839,19 +888,8 @@ def vec_step(decide, T, B, S, actions, revealed, choices):
                     rewards[r, s] = rew if s == L else 0.0
                 p0 = rew if L == 0 else 0.0
         elif all_seats:
-            for s in range(n):
-                before[s] = seat_return(turn, scores, r, s, m, ss, sres)
-            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid, revealed,
-                          choice)
-            for s in range(n):
-                d = seat_return(turn, scores, r, s, m, ss, sres) - before[s]
-                rewards[r, s] = d
-                if s == L:
-                    rew = d
-                if s == 0:
-                    p0 = d
-            term = turn[r] >= m
-            trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
+            rew, p0, term, trunc = all_seats_move(hands, alive, stacks, heights, scores, turn, before, rewards, r, L,
+                                                  pos, version, k, value, valid, revealed, choice, ss, sres, max_turns)
         else:
             status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks them first)
             if pos >= 0:

@@ -85,6 +85,18 @@ _new = object.__new__
 _PAIR_VALUE = ((VALUE[None, :, None] + VALUE[None, None, :]) * VALID).tolist()
 
 
+def is_stolen(seat: int, stack: int) -> bool:
+    """Whether version 2's mover `seat` takes an operand lying on stack `stack` (rules §3): the stack is another
+    seat's (an operand on the mover's own stack stays where it is)."""
+    return stack // 2 != seat
+
+
+def operand_value(version: int, seat: int, stack: int, card: int) -> int:
+    """What operand `card`, lying on stack `stack`, adds to the bonus of mover `seat`: its VALUE in version 1
+    (rules §2); in version 2 its VALUE where it is stolen (`is_stolen`), else nothing (rules §3)."""
+    return _VALUE[card] if version == 1 or is_stolen(seat, stack) else 0
+
+
 def _cards(cards) -> str:
     """Cards for a person: `2 3 5` (a stack bottom to top, a hand as given), `-` for none."""
     return " ".join(map(str, cards)) or "-"
@@ -231,21 +243,19 @@ class PrimiCompostiGame:
         # Speed tables: operand pairs as (k, stack a, depth a, seat a, stack b, depth b, seat b).
         self._pairs = [(k, sa, da, sa // 2, sb, db, sb // 2) for k, ((sa, da), (sb, db)) in enumerate(pairs)]
         self._tops_only = not cfg.allow_revealed_operand
-        # best_pair's tops-only loop per mover seat: (k, stack a, stack b, what counts)
-        # with 0 = VALUE(a)+VALUE(b), 1 = VALUE(a) only, 2 = VALUE(b) only (v2: operands
-        # on the mover's own stacks are not stolen; a pair of two own stacks never gains).
+        # best_pair's tops-only loop per mover seat: (k, stack a, stack b, what counts) with 0 = VALUE(a)+VALUE(b),
+        # 1 = VALUE(a) only, 2 = VALUE(b) only: which operands `operand_value` counts (a pair that can never gain,
+        # two of the mover's own stacks in version 2, is left out).
         self._top_pairs = []
         for seat in range(self.num_players):
             rows = []
-            for k, sa, _, ta, sb, _, tb in self._pairs:
-                if self.version == 1 or (ta != seat and tb != seat):
-                    rows.append((k, sa, sb, 0))
-                elif ta != seat:
-                    rows.append((k, sa, sb, 1))
-                elif tb != seat:
-                    rows.append((k, sa, sb, 2))
+            for k, sa, _, _, sb, _, _ in self._pairs:
+                counts_a, counts_b = (operand_value(self.version, seat, st, 2) > 0 for st in (sa, sb))
+                if counts_a or counts_b:
+                    rows.append((k, sa, sb, 0 if counts_a and counts_b else (1 if counts_a else 2)))
             self._top_pairs.append(rows)
-        self._stack_of = [[2 * seat + (0 if _IS_PRIME[c] else 1) for c in range(MAX_CARD + 1)] for seat in range(self.num_players)]
+        self._stack_of = [[2 * seat + (0 if _IS_PRIME[c] else 1) for c in range(MAX_CARD + 1)]
+                          for seat in range(self.num_players)]
         self._score_result = cfg.reward != "score"
         self._score_scores = cfg.reward != "result"
         self._zero_returns = (0.0,) * self.num_players
@@ -255,7 +265,8 @@ class PrimiCompostiGame:
         self._zero_scores = (0,) * self.num_players
         self._seat0_holds_two = bool(cfg.seat0_holds_two)
         self._apply_consts = (
-            self.num_cards, self.num_players, self.num_actions, self.player_choice, self._tops_only, self._top_pairs, self._stack_of, self.version == 1
+            self.num_cards, self.num_players, self.num_actions, self.player_choice, self._tops_only, self._top_pairs,
+            self._stack_of, self.version == 1,
         )
 
     # --- helpers -------------------------------------------------------------------
@@ -288,17 +299,13 @@ class PrimiCompostiGame:
                 out.append(k)
         return out
 
-    def stolen_value(self, k: int, stacks: tuple[tuple[int, ...], ...], seat: int) -> int:
-        """VALUE of the operands of pair k that lie on other seats' stacks (rules §3)."""
+    def pair_bonus(self, k: int, stacks: tuple[tuple[int, ...], ...], seat: int) -> int:
+        """The bonus of mover `seat` playing with operand pair k (a pair that lies there): the `operand_value` of
+        both operands, VALUE(A)+VALUE(B) in version 1 (rules §2), the stolen value in version 2 (rules §3)."""
         ops = self._operands(stacks, k)
         assert ops is not None
         (sa, _), (sb, _) = self.operand_pairs[k]
-        v = 0
-        if sa // 2 != seat:
-            v += _VALUE[ops[0]]
-        if sb // 2 != seat:
-            v += _VALUE[ops[1]]
-        return v
+        return operand_value(self.version, seat, sa, ops[0]) + operand_value(self.version, seat, sb, ops[1])
 
     def best_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
         """The seed's choice for `card` and its bonus: (pair index or None, points).
@@ -310,27 +317,17 @@ class PrimiCompostiGame:
         """
         if self._tops_only:
             return self._best_top_pair(stacks, seat, card)
-        vc = _VALID[card]
         best, best_v = None, 0
-        v1 = self.version == 1
-        for k, sa, da, ta, sb, db, tb in self._pairs:
-            a_st, b_st = stacks[sa], stacks[sb]
-            if len(a_st) > da and len(b_st) > db:
-                a = a_st[-1 - da]
-                b = b_st[-1 - db]
-                if vc[a][b]:
-                    if v1:
-                        v = _VALUE[a] + _VALUE[b]
-                    else:
-                        v = (_VALUE[a] if ta != seat else 0) + (_VALUE[b] if tb != seat else 0)
-                    if v > best_v:
-                        best, best_v = k, v
+        for k in self.valid_pairs(stacks, card):
+            v = self.pair_bonus(k, stacks, seat)
+            if v > best_v:
+                best, best_v = k, v
         return best, best_v
 
     def _best_top_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
-        """`best_pair` when operands are the tops of two different stacks (speed):
-        same pair order, same result. An empty stack's top is card 0, which
-        combines with nothing."""
+        """`best_pair` when operands are the tops of two different stacks, from tables (`_PAIR_VALUE`, `_top_pairs`:
+        `operand_value` tabulated): same pair order, same result, tested equal; the plain engine's every move of the
+        seed's rules goes through it. An empty stack's top is card 0, which combines with nothing."""
         best, best_v = None, 0
         tops = [st[-1] if st else 0 for st in stacks]
         pv = _PAIR_VALUE[card]
@@ -348,8 +345,11 @@ class PrimiCompostiGame:
     def immediate_score(self, state: State, card: int) -> int:
         """The mover's gain of playing `card` the seed's way (rules §4): v1 points
         scored; v2 stolen value + VALUE(card) (used by the greedy players)."""
-        seat = self.current_player(state)
-        return self.best_pair(state.stacks, seat, card)[1] + _VALUE[card]
+        return self.card_gain(state.stacks, self.current_player(state), card)
+
+    def card_gain(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> int:
+        """`immediate_score` of `card` for seat `seat` on `stacks`: the seed's pair's bonus + VALUE(card)."""
+        return self.best_pair(stacks, seat, card)[1] + _VALUE[card]
 
     # --- dynamics --------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
@@ -463,7 +463,8 @@ class PrimiCompostiGame:
         try:
             i = hand.index(card)
         except ValueError:
-            raise IllegalActionError(a, seat, f"card {card} is not in the hand {sorted(hand)}", legal=self.legal_actions(state)) from None
+            raise IllegalActionError(a, seat, f"card {card} is not in the hand {sorted(hand)}",
+                                     legal=self.legal_actions(state)) from None
         stacks = state.stacks
         if player_choice:
             if choice == 0:
@@ -474,7 +475,7 @@ class PrimiCompostiGame:
                     raise IllegalActionError(
                         a, seat, f"operand choice {choice} does not combine to {card}", legal=self.legal_actions(state)
                     )
-                bonus = self.stolen_value(pair, stacks, seat)
+                bonus = self.pair_bonus(pair, stacks, seat)
         elif tops_only:
             pair, bonus = self._best_top_pair(stacks, seat, card)
         else:
@@ -494,7 +495,7 @@ class PrimiCompostiGame:
             # Take the operands lying on other seats' stacks, first operand first
             # (for a one-stack pair: the top, then the card it uncovered).
             for st, _depth in self.operand_pairs[pair]:
-                if st // 2 != seat:
+                if is_stolen(seat, st):
                     old = new_stacks[st]
                     taken.append(old[-1])
                     new_stacks[st] = old[:-1]

@@ -32,7 +32,8 @@ from envs.primi_composti.fast import official_options
 
 __all__ = [
     "AlphaBetaV1", "AlphaBetaV2", "DealSolution", "ReferenceSolver", "RetrogradeV1", "Solver",
-    "action_values", "best_action", "best_card", "card_values", "make_solver", "solve_deal", "solver_for", "state_value",
+    "action_values", "best_action", "best_card", "card_values", "make_solver", "solve_deal", "solver_for",
+    "state_value",
 ]
 
 

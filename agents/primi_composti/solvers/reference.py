@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from agents.primi_composti.solvers._kernels import INF, ChildValues, bound_window, keep_best, mtdf, popcount
-from envs.primi_composti.fast import best_bonus, chosen_pair, do_move, undo_move
+from envs.primi_composti.fast import best_pair, do_move, pair_bonus, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -98,7 +98,7 @@ def _hash(version, hand0, hand1, mover, stacks, heights, zh, zs, zm, maxcard):
 def _delta_of(version, c, mover, stacks, heights, value, valid, revealed):
     """The mover's score-difference gain of playing c with the seed's pair: the largest of any move of c (a player's
     own choice of pair gains at most as much now)."""
-    bonus, _pair = best_bonus(version, c, mover, stacks, heights, value, valid, revealed)
+    bonus, _pair = best_pair(version, c, mover, stacks, heights, value, valid, revealed)
     return bonus + value[c] if version == 1 else 2 * bonus + value[c]
 
 
@@ -108,7 +108,7 @@ def _move_delta(version, c, choice, mover, stacks, heights, value, valid, reveal
     `steal_choice="player"`) 0 none or q + 1 operand pair q; -1 where that pair does not combine to c."""
     if choice < 0:
         return _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
-    bonus, _pair = chosen_pair(2, c, choice - 1, mover, stacks, heights, value, valid)
+    bonus, _pair = pair_bonus(2, c, choice - 1, mover, stacks, heights, value, valid)
     return -1 if bonus < 0 else 2 * bonus + value[c]
 
 
@@ -183,38 +183,27 @@ def _last_two(version, c, e, hm, ho, hands, mover, stacks, heights, scores, valu
     return best
 
 
-@njit(cache=True)
-def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt,
-            zh, zs, zm, cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound,
-            revealed, npairs):
-    """Exact value of the rest of the game for `mover` (hands: card bit masks),
-    fail-soft alpha-beta with principal-variation search. `revealed`: the revealed-operand rule; `npairs` > 0: the
-    mover names the pair (`steal_choice="player"`, `npairs` operand pairs), 0: the seed's max-steal pair."""
-    counter[0] += 1
+@njit(inline="always")
+def _last_plies(version, hands, mover, stacks, heights, scores, value, valid, revealed, npairs):
+    """The value of the last one or two plies (the mover holds one card, the opponent at most one): no search
+    needed (the last card gains most with the largest steal)."""
     hm = hands[mover]
-    if hm == 0:
-        return 0
-    opp = 1 - mover
-    ho = hands[opp]
-    nm = popcount(hm)
-    no = popcount(ho)
-    if nm == 1 and no <= 1:
-        # Last one or two plies: no search needed (the last card gains most with the largest steal).
-        c = 0
-        while not (hm >> c) & 1:
-            c += 1
-        if no == 0:
-            return _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
-        e = 0
-        while not (ho >> e) & 1:
-            e += 1
-        return _last_two(version, c, e, hm, ho, hands, mover, stacks, heights, scores, value, valid, revealed, npairs)
-    # Two-slot bucket: slot 0 keeps the deepest entry, slot 1 the latest.
-    depth = nm + no
-    mask = np.uint64(tt.shape[0] - 2)
-    idx = np.int64(h1 & mask)
-    chk = h2 >> np.uint64(32)
-    hint = -1
+    ho = hands[1 - mover]
+    c = 0
+    while not (hm >> c) & 1:
+        c += 1
+    if ho == 0:
+        return _delta_of(version, c, mover, stacks, heights, value, valid, revealed)
+    e = 0
+    while not (ho >> e) & 1:
+        e += 1
+    return _last_two(version, c, e, hm, ho, hands, mover, stacks, heights, scores, value, valid, revealed, npairs)
+
+
+@njit(inline="always")
+def _probe(tt, idx, h1, chk, alpha, beta):
+    """Look the position up in its two-slot bucket. Returns (done, value, hint): done when the stored bound decides
+    the window; hint is the stored best card (-1: none)."""
     for slot in range(2):
         i = idx + slot
         w = tt[i, 1]
@@ -224,39 +213,62 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
                 v -= 65536
             info = np.int64(w & np.uint64(0xFFFF))
             f = info & 3
-            if f == 0:
-                return v
-            if f == 1 and v >= beta:
-                return v
-            if f == 2 and v <= alpha:
-                return v
-            hint = (info >> 2) & 127
-            break
-    if use_bound:
-        # Score bounds: each card gains at least VALUE(c) and at most VALUE(c) + f·bound.
-        fac = 1 if version == 1 else 2
-        avail = np.int64(0)
-        if version == 1:
-            avail = hm | ho
-            for s in range(4):
-                if heights[s] > 0:
-                    avail |= np.int64(1) << stacks[s, heights[s] - 1]
-        ub = 0
-        lb = 0
-        for c in range(2, maxcard + 1):
-            if (hm >> c) & 1:
-                b = _bonus_bound(c, avail, pair_mask, pair_val, pair_n) if version == 1 else ub_all[c]
-                ub += value[c] + fac * b
-                lb += value[c]
-            elif (ho >> c) & 1:
-                b = _bonus_bound(c, avail, pair_mask, pair_val, pair_n) if version == 1 else ub_all[c]
-                ub -= value[c]
-                lb -= value[c] + fac * b
-        cut, v, alpha, beta = bound_window(lb, ub, alpha, beta)
-        if cut:
-            return v
-    alpha0 = alpha
-    # Candidates ordered: the table's best card (every pair of it), then by immediate gain δ.
+            if f == 0 or (f == 1 and v >= beta) or (f == 2 and v <= alpha):
+                return True, v, -1
+            return False, 0, (info >> 2) & 127
+    return False, 0, -1
+
+
+@njit(inline="always")
+def _store(tt, idx, h1, chk, best, alpha0, beta, best_c, depth):
+    """Store a result (fail-soft `best` of the window (alpha0, beta)): slot 0 of the bucket keeps the deepest
+    entry, slot 1 the latest. Entry: [key word 1, (32 bits of key word 2) | value (16) | depth (5) best card (7)
+    flag (2)]."""
+    if best <= alpha0:
+        flag = 2
+    elif best >= beta:
+        flag = 1
+    else:
+        flag = 0
+    dq = min(depth, 31)
+    i = idx
+    w = tt[idx, 1]
+    if not (tt[idx, 0] == h1 and (w >> np.uint64(32)) == chk) and np.int64((w >> np.uint64(9)) & np.uint64(31)) > dq:
+        i = idx + 1
+    tt[i, 0] = h1
+    tt[i, 1] = (chk << np.uint64(32)) | (np.uint64(best & 0xFFFF) << np.uint64(16)) | np.uint64(
+        flag | (best_c << 2) | (dq << 9))
+
+
+@njit(inline="always")
+def _score_bounds(version, hm, ho, stacks, heights, value, pair_mask, pair_val, pair_n, ub_all, maxcard):
+    """Bounds (lb, ub) on the mover's value: each card gains at least VALUE(c) and at most VALUE(c) + f·b(c) (see
+    the module docstring; v2: `ub_all`, every card in play may become visible again)."""
+    fac = 1 if version == 1 else 2
+    avail = np.int64(0)
+    if version == 1:
+        avail = hm | ho
+        for s in range(4):
+            if heights[s] > 0:
+                avail |= np.int64(1) << stacks[s, heights[s] - 1]
+    ub = 0
+    lb = 0
+    for c in range(2, maxcard + 1):
+        if (hm >> c) & 1:
+            b = _bonus_bound(c, avail, pair_mask, pair_val, pair_n) if version == 1 else ub_all[c]
+            ub += value[c] + fac * b
+            lb += value[c]
+        elif (ho >> c) & 1:
+            b = _bonus_bound(c, avail, pair_mask, pair_val, pair_n) if version == 1 else ub_all[c]
+            ub -= value[c]
+            lb -= value[c] + fac * b
+    return lb, ub
+
+
+@njit(inline="always")
+def _candidates(version, hm, mover, stacks, heights, value, valid, revealed, npairs, hint, ply, cand, deltas, maxcard):
+    """Fill `cand[ply]` (move, key) and `deltas[ply]` with the mover's moves, best first: the table's best card
+    (every pair of it), then by immediate gain δ. Returns the number of moves."""
     n = 0
     for c in range(2, maxcard + 1):
         if (hm >> c) & 1:
@@ -276,6 +288,39 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
                 cand[ply, j, 1] = key
                 deltas[ply, j] = d
                 n += 1
+    return n
+
+
+@njit(cache=True)
+def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt, zh, zs, zm, cand, deltas, counter,
+            scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound, revealed, npairs):
+    """Exact value of the rest of the game for `mover` (hands: card bit masks),
+    fail-soft alpha-beta with principal-variation search. `revealed`: the revealed-operand rule; `npairs` > 0: the
+    mover names the pair (`steal_choice="player"`, `npairs` operand pairs), 0: the seed's max-steal pair."""
+    counter[0] += 1
+    hm = hands[mover]
+    if hm == 0:
+        return 0
+    opp = 1 - mover
+    ho = hands[opp]
+    nm = popcount(hm)
+    no = popcount(ho)
+    if nm == 1 and no <= 1:
+        return _last_plies(version, hands, mover, stacks, heights, scores, value, valid, revealed, npairs)
+    depth = nm + no
+    idx = np.int64(h1 & np.uint64(tt.shape[0] - 2))
+    chk = h2 >> np.uint64(32)
+    done, v, hint = _probe(tt, idx, h1, chk, alpha, beta)
+    if done:
+        return v
+    if use_bound:
+        lb, ub = _score_bounds(version, hm, ho, stacks, heights, value, pair_mask, pair_val, pair_n, ub_all, maxcard)
+        cut, v, alpha, beta = bound_window(lb, ub, alpha, beta)
+        if cut:
+            return v
+    alpha0 = alpha
+    n = _candidates(version, hm, mover, stacks, heights, value, valid, revealed, npairs, hint, ply, cand, deltas,
+                    maxcard)
     ch0 = np.empty(4, dtype=np.int64)
     best = -INF
     best_c = -1
@@ -287,36 +332,24 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
         undo, bonus, k1, k2 = _play(version, c, mover, stacks, heights, h1, h2, zh, zs, zm, ch0, scores, value, valid,
                                     revealed, choice)
         if t == 0:
-            v = d - _search(version, hands, opp, stacks, heights, d - beta, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm, cand,
-                            deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard, use_bound,
-                            revealed, npairs)
-        else:
-            # Principal-variation search: prove the move is no better with a null window first.
-            v = d - _search(version, hands, opp, stacks, heights, d - alpha - 1, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm,
+            v = d - _search(version, hands, opp, stacks, heights, d - beta, d - alpha, ply + 1, k1, k2, tt, zh, zs, zm,
                             cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard,
                             use_bound, revealed, npairs)
+        else:
+            # Principal-variation search: prove the move is no better with a null window first.
+            v = d - _search(version, hands, opp, stacks, heights, d - alpha - 1, d - alpha, ply + 1, k1, k2, tt, zh, zs,
+                            zm, cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all,
+                            maxcard, use_bound, revealed, npairs)
             if alpha < v < beta:
-                v = d - _search(version, hands, opp, stacks, heights, d - beta, d - v, ply + 1, k1, k2, tt, zh, zs, zm, cand,
-                                deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all, maxcard,
-                                use_bound, revealed, npairs)
+                v = d - _search(version, hands, opp, stacks, heights, d - beta, d - v, ply + 1, k1, k2, tt, zh, zs, zm,
+                                cand, deltas, counter, scores, value, valid, pair_mask, pair_val, pair_n, ub_all,
+                                maxcard, use_bound, revealed, npairs)
         undo_move(version, c, mover, stacks, heights, scores, undo, bonus, value)
         hands[mover] ^= np.int64(1) << c
         best, best_c, alpha, cutoff = keep_best(v, c, best, best_c, alpha, beta)
         if cutoff:
             break
-    if best <= alpha0:
-        flag = 2
-    elif best >= beta:
-        flag = 1
-    else:
-        flag = 0
-    dq = min(depth, 31)
-    i = idx
-    w = tt[idx, 1]
-    if not (tt[idx, 0] == h1 and (w >> np.uint64(32)) == chk) and np.int64((w >> np.uint64(9)) & np.uint64(31)) > dq:
-        i = idx + 1
-    tt[i, 0] = h1
-    tt[i, 1] = (chk << np.uint64(32)) | (np.uint64(best & 0xFFFF) << np.uint64(16)) | np.uint64(flag | (best_c << 2) | (dq << 9))
+    _store(tt, idx, h1, chk, best, alpha0, beta, best_c, depth)
     return best
 
 
@@ -397,7 +430,8 @@ class ReferenceSolver(ChildValues):
         """Forget every stored position."""
         self.tt[:] = 0
 
-    def value(self, hands: tuple[tuple[int, ...], tuple[int, ...]], stacks: tuple[tuple[int, ...], ...], mover: int) -> int:
+    def value(self, hands: tuple[tuple[int, ...], tuple[int, ...]], stacks: tuple[tuple[int, ...], ...],
+              mover: int) -> int:
         """Exact value for `mover` of the rest of the game (its future score
         difference gain under perfect play by both sides)."""
         h = np.array([sum(1 << c for c in hands[0]), sum(1 << c for c in hands[1])], dtype=np.int64)
@@ -416,7 +450,8 @@ class ReferenceSolver(ChildValues):
             # Any card in play may become visible again (captures uncover cards).
             allc = set(hands[0]) | set(hands[1]) | {c for s in stacks for c in s}
             avail = sum(1 << c for c in allc)
-            ub = np.array([_bonus_bound(c, avail, pm, pv, pn) if c >= 2 else 0 for c in range(maxcard + 1)], dtype=np.int64)
+            ub = np.array([_bonus_bound(c, avail, pm, pv, pn) if c >= 2 else 0 for c in range(maxcard + 1)],
+                          dtype=np.int64)
         k1, k2 = _hash(self.version, h[0], h[1], mover, st, heights, _ZH, _ZS, _ZM, maxcard)
 
         def probe(a: int, b: int) -> int:
