@@ -203,7 +203,8 @@ def _parser() -> Any:
                    "kernels (comma-separated, NAME*K repeats, one id fills every other seat; default the game's "
                    "default line-up)")
     p.add_argument("--num-envs", type=int, default=64, help="with --vector: tables per env runner (default 64)")
-    p.add_argument("--address", type=str, default=None, help="a running Ray cluster (HOST:6379 or auto); default a local instance")
+    p.add_argument("--address", type=str, default=None,
+                   help="a running Ray cluster (HOST:6379 or auto); default a local instance")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
     p.add_argument("--seed", type=int, default=0)
     return p
@@ -266,10 +267,9 @@ def _vector_loop(algo: Any, iterations: int) -> None:
     for it in range(1, iterations + 1):
         start = time.perf_counter()
         r = algo.train()["env_runners"]
-        steps = r["num_env_steps_sampled"]
+        steps, rate = r["num_env_steps_sampled"], r["num_env_steps_sampled"] / (time.perf_counter() - start)
         print(f"iteration {it}: steps {steps}, episodes {r['num_episodes']}, mean return "
-              f"{r.get('episode_return_mean', float('nan')):+.3f}, {steps / (time.perf_counter() - start):,.0f} steps/s",
-              flush=True)
+              f"{r.get('episode_return_mean', float('nan')):+.3f}, {rate:,.0f} steps/s", flush=True)
 
 
 if __name__ == "__main__":

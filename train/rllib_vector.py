@@ -92,7 +92,8 @@ class MaskedVectorEnv(VectorWrapper):
 def make_vector_env(config: dict[str, Any]) -> MaskedVectorEnv:
     """RLlib's env creator: `agents.vector_env(config["game"], config["num_envs"], opponents=config["opponents"],
     max_turns=..., strict=..., **config["options"])`, masked (`MaskedVectorEnv`). `opponents` are agent ids
-    (`"lama/first*3"` or a list; one id fills every other seat; None: the game's default line-up) or what `agents.vector_env` takes."""
+    (`"lama/first*3"` or a list; one id fills every other seat; None: the game's default line-up) or what
+    `agents.vector_env` takes."""
     import agents
     import envs
     from envs.gymnasium_registry import default_opponents
