@@ -81,7 +81,7 @@ PRESET_FLAGS = {
     "games_per_round": ("distill", "games_per_round"), "workers": ("distill", "workers"),
     "features": ("distill", "features"), "n_steps": ("ppo", "n_steps"), "batch_size": ("ppo", "batch_size"),
     "n_epochs": ("ppo", "n_epochs"), "gamma": ("ppo", "gamma"), "precision": ("ppo", "precision"),
-    "learner": ("ppo", "learner"), "action_table": ("ppo", "action_table"),
+    "learner": ("ppo", "learner"), "action_table": ("ppo", "action_table"), "control": ("ppo", "control"),
 }
 
 
