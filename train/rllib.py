@@ -233,10 +233,12 @@ def main(argv: list[str] | None = None) -> int:
             from train.rllib_vector import vector_ppo_config
 
             config = vector_ppo_config(args.game, args.opponents, options, num_envs=args.num_envs,
-                                       num_env_runners=args.env_runners, train_batch_size=batch, seed=args.seed)
+                                       num_env_runners=args.env_runners, train_batch_size=batch,
+                                       minibatch_size=min(2048, batch), seed=args.seed)
         else:
-            config = ppo_config(args.game, options, train_batch_size=batch, num_env_runners=args.env_runners,
-                                seed=args.seed)
+            config = ppo_config(args.game, options, train_batch_size=batch, minibatch_size=min(256, batch),
+                                num_env_runners=args.env_runners, seed=args.seed)
+        config.validate()  # RLlib's own checks, as a usage error before Ray starts
     except ValueError as e:
         p.error(str(e))
     ray.init(address=args.address, num_cpus=args.num_cpus if args.address is None else None, include_dashboard=False)

@@ -237,3 +237,18 @@ def test_vector_ppo_trains_two_iterations(local_ray):
         learner = r["learners"]["default_policy"]
         assert np.isfinite(learner["total_loss"]) and np.isfinite(learner["entropy"])
     assert np.isfinite(results[-1]["env_runners"]["episode_return_mean"])
+
+
+def test_cli_trains_on_the_vector_env():
+    """`python -m train.rllib lama --vector ...` as the docs write it, at a tiny size: an iteration's line, Ray
+    started and stopped by the command."""
+    import re
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "train.rllib", "lama", "--vector", "--opponents", "lama/first",
+                          "--option", "reward=dense", "--num-envs", "8", "--batch", "256", "--iterations", "1",
+                          "--num-cpus", "1"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    (line,) = [x for x in out.stdout.splitlines() if x.startswith("iteration")]
+    assert re.fullmatch(r"iteration 1: steps \d+, episodes \d+, mean return [-+][\d.]+, [\d,]+ steps/s", line), line
