@@ -325,7 +325,7 @@ def student_options(game: str, spec: str, values: dict) -> dict:
         ValueError: a student of another game or kind, or none at `spec`.
     """
     from agents.learned import read_meta
-    from train.ppo import student_folder
+    from train.run import student_folder
 
     folder = student_folder(spec)
     meta = read_meta(folder)

@@ -61,7 +61,16 @@ from train.curve import (
 )
 from train.pool import OpponentPool, VectorPool, simulated_match_value
 from train.presets import GameHooks, hooks
-from train.run import StopSignals, TrainingStoppedError, check_out, make_out, provenance
+from train.run import (  # noqa: F401  (seat_line_up, student_folder: their home is train.run)
+    StopSignals,
+    TrainingStoppedError,
+    check_out,
+    expand_opponents,
+    make_out,
+    provenance,
+    seat_line_up,
+    student_folder,
+)
 from train.seeds import RunSeeds, child, children
 
 #: The run's policy in the one saved-policy format (`agents.learned`), beside SB3's `model.zip`.
@@ -94,22 +103,6 @@ class Opponents:
     pool: OpponentPool | None
     eval_agents: list[Any] = field(default_factory=list)
     vector: Any = None  # the pool seated in the vector env (`VectorPool`), where self-play runs there
-
-
-def expand_opponents(ids: list[str], n: int) -> list[str]:
-    """Opponent ids for the n - 1 other seats: one id (repeated) or one per seat; `NAME*K` repeats."""
-    ids = agent_registry.expand_agent_ids(ids)
-    if len(ids) == 1 and n - 1 > 1:
-        ids = ids * (n - 1)
-    if len(ids) != n - 1:
-        raise ValueError(f"this game seats {n} players: give 1 or {n - 1} opponent ids, got {len(ids)}: {ids}")
-    return ids
-
-
-def seat_line_up(ids: list[str], n: int, control: str = "one_seat") -> list[str]:
-    """The opponent ids a vector env of `n` seats takes: none in a one-player game or under
-    `control="all_seats"` (the policy plays every seat), else `expand_opponents(ids, n)`."""
-    return [] if n == 1 or control == "all_seats" else expand_opponents(ids, n)
 
 
 def build_opponents(run: Run) -> Opponents:
@@ -257,22 +250,6 @@ def build_learner(run: Run, vec: Any) -> Any:
     if cfg.init_from:
         init_from_student(model.policy, student_folder(cfg.init_from), run)
     return model
-
-
-def student_folder(spec: str) -> str:
-    """The folder of a distilled student: a folder path, or a shipped id (`lama/learned-seed2022`).
-
-    Raises:
-        ValueError: naming the shipped ids when `spec` is neither.
-    """
-    from agents.pretrained import checkpoints
-
-    if os.path.isdir(spec):
-        return spec
-    shipped = checkpoints()
-    if spec in shipped:
-        return shipped[spec]
-    raise ValueError(f"--init-from {spec!r} is no student folder and no shipped student; shipped: {', '.join(sorted(shipped))}")
 
 
 def require_masked_policy(kind: str | None, what: str) -> None:

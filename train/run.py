@@ -240,6 +240,40 @@ def provenance(method: str, command: str = "", commit: str | None = None) -> dic
 
 
 
+def expand_opponents(ids: list[str], n: int) -> list[str]:
+    """Opponent ids for the n - 1 other seats: one id (repeated) or one per seat; `NAME*K` repeats."""
+    from agents import expand_agent_ids
+
+    ids = expand_agent_ids(ids)
+    if len(ids) == 1 and n - 1 > 1:
+        ids = ids * (n - 1)
+    if len(ids) != n - 1:
+        raise ValueError(f"this game seats {n} players: give 1 or {n - 1} opponent ids, got {len(ids)}: {ids}")
+    return ids
+
+
+def seat_line_up(ids: list[str], n: int, control: str = "one_seat") -> list[str]:
+    """The opponent ids a vector env of `n` seats takes: none in a one-player game or under
+    `control="all_seats"` (the policy plays every seat), else `expand_opponents(ids, n)`."""
+    return [] if n == 1 or control == "all_seats" else expand_opponents(ids, n)
+
+
+def student_folder(spec: str) -> str:
+    """The folder of a distilled student: a folder path, or a shipped id (`lama/learned-seed2022`).
+
+    Raises:
+        ValueError: naming the shipped ids when `spec` is neither.
+    """
+    from agents.pretrained import checkpoints
+
+    if os.path.isdir(spec):
+        return spec
+    shipped = checkpoints()
+    if spec in shipped:
+        return shipped[spec]
+    raise ValueError(f"--init-from {spec!r} is no student folder and no shipped student; shipped: {', '.join(sorted(shipped))}")
+
+
 def trained_env_options(folder: str) -> dict[str, Any] | None:
     """The env options a saved run of this learner trained with (`run.json`, else the policy's provenance), or None
     where the folder does not say (a student distilled elsewhere)."""
@@ -290,4 +324,5 @@ def chained(own: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any
 
 
 __all__ = ["IDENTITY", "RunConfig", "setting", "StopSignals", "TrainingStoppedError", "check_out", "make_out",
-           "provenance", "chained", "earlier_stages", "trained_env_options"]
+           "provenance", "chained", "earlier_stages", "trained_env_options", "expand_opponents", "seat_line_up",
+           "student_folder"]

@@ -46,6 +46,8 @@ from train.run import (
     earlier_stages,
     make_out,
     provenance,
+    seat_line_up,
+    student_folder,
     trained_env_options,
 )
 
@@ -165,7 +167,6 @@ def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list
     import functools
 
     import agents
-    from train.ppo import seat_line_up
 
     variants = variant_options(cfg.game, cfg.options, cfg.also)
     line_up = functools.partial(seat_line_up, list(cfg.opponents), control=cfg.control)
@@ -203,7 +204,6 @@ def start_policy(cfg: TrainConfig) -> tuple[Any, float | None]:
         return None, None
     import warnings
 
-    from train.ppo import student_folder
 
     folder = student_folder(cfg.init_from)
     policy, scale = load_policy(folder, cfg.game, rules_of(cfg.options))
@@ -220,7 +220,6 @@ def start_policy(cfg: TrainConfig) -> tuple[Any, float | None]:
 
 def lineage(cfg: TrainConfig) -> dict[str, Any]:
     """What this run records of itself and of the runs its start came from: `{"own": ..., "earlier": [...]}`."""
-    from train.ppo import student_folder
 
     earlier = earlier_stages(student_folder(cfg.init_from)) if cfg.init_from else []
     own = provenance("finetune" if cfg.init_from else "ppo") | {"learner": "cleanrl", "init_from": cfg.init_from,
@@ -383,7 +382,6 @@ def league_for(cfg: TrainConfig, groups: list[tuple[Any, dict[str, Any]]]) -> An
 
     import agents
     from train.pool import League
-    from train.ppo import seat_line_up
 
     if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
         raise ValueError("--league-every needs opponent seats: a game of two or more players, control one_seat")
@@ -444,7 +442,6 @@ def final_evaluation(cfg: TrainConfig, folder: str) -> dict[str, Any]:
     policy and of each baseline in every seat (`control="all_seats"`)."""
     from evaluate.paired import format_paired, run_paired
     from evaluate.tournament import format_table, run_tournament
-    from train.ppo import seat_line_up
 
     seed, n = 1_000_000 + cfg.seed, envs.make_game(cfg.game, **cfg.options).num_players
     me = f"learned:{folder}"
