@@ -960,10 +960,6 @@ class KernelTablesEnv(CompiledVectorEnv):
         `illegal_reward`, `control`)."""
         raise NotImplementedError
 
-    def _to_move(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """The seat to move at each of the tables `rows` (read from the game's `Tables`)."""
-        raise NotImplementedError
-
     def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
         """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (the game's compiled `observe_rows`)."""
         raise NotImplementedError

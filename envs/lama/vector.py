@@ -1,7 +1,7 @@
 """L.A.M.A. as a batched compiled environment: `num_envs` tables, one learner seat each, stepped in one call.
 
-Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
-bad input) and the compiled engine's vector kernels (`envs.lama.fast`: the same
+Built on `envs.core.vector.KernelTablesEnv` (the Gymnasium contract, seeds,
+bad input, the constructor) and the compiled engine's vector kernels (`envs.lama.fast`: the same
 `advance` loop the whole-game tournaments run). The observation is exactly
 `OpponentEnv`'s (`LamaEncoder` of the learner's view), the reward the change of
 the learner's `LamaGame.returns` since its previous decision (`reward="win"` or

@@ -1,7 +1,7 @@
 """Primi Composti as a batched compiled environment: `num_envs` tables stepped in one call.
 
-Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
-bad input) and the compiled engine's vector kernels (`envs.primi_composti.fast`:
+Built on `envs.core.vector.KernelTablesEnv` (the Gymnasium contract, seeds,
+bad input, the constructor) and the compiled engine's vector kernels (`envs.primi_composti.fast`:
 `do_move`, the rule's one compiled home, as the players' kernels and the solvers
 use it). The observation is exactly `OpponentEnv`'s (`PrimiCompostiEncoder` of
 the learner's view), the reward the change of the learner's

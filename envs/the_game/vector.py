@@ -1,7 +1,7 @@
 """The Game as a batched compiled environment: `num_envs` tables, one learner seat each, stepped in one call.
 
-Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
-bad input) and the compiled engine's vector kernels (`envs.the_game.fast`: the
+Built on `envs.core.vector.KernelTablesEnv` (the Gymnasium contract, seeds,
+bad input, the constructor) and the compiled engine's vector kernels (`envs.the_game.fast`: the
 same `advance` loop the whole-game studies and rollouts run). The observation is
 exactly `OpponentEnv`'s (`TheGameEncoder` of the learner's view), the reward the
 team's (`TheGame.returns`: cards placed, + `win_bonus` on a win) since the
