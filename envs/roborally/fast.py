@@ -38,9 +38,8 @@ observation by `observe_row` (`RoboRallyEncoder.encode`, bit for bit), returns b
 (`action_mode="program"`) the learner and the batch policies choose a whole program at their first sub-step of a
 turn (`program_mask_row`, `choose_program`, numbered by rank as `envs.roborally.programs`) and their later sub-steps
 are its registers (`planned_action`); `program_rows` lists every reduced program of a seat with its
-`PROGRAM_FEATURES`, run alone by the lone-robot register phase (`solo_move`, `solo_elements`, `solo_touch`: the
-phases `solo_register` runs) and `solo_laser_map` (`fire_lasers`, the laser step of `turn_kernel`, with the robot
-alone on each square).
+`PROGRAM_FEATURES`, run alone by the lone-robot register phase (`solo_phase`, what `solo_register` runs) and
+`solo_laser_map` (`turn_kernel`'s lasers with the robot alone on each square).
 """
 
 from __future__ import annotations
@@ -297,63 +296,6 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
                 meta[M_DECK] = m - 1
 
 
-@numba.njit(inline="always")
-def fire_lasers(bd, R, occ, hits):
-    """Register phase, step 4 ("lasers fire"): the beams every board laser and every robot on the board and not
-    powered down fire, from the squares in `occ` (robot index or -1), into `hits` (beams per robot; damage is the
-    caller's). A beam stops at a wall and at the first robot. Twin of `rules._Turn.fire_lasers`."""
-    W, H, walls, lasers = bd[0], bd[1], bd[5], bd[10]
-    n = R.shape[0]
-    for i in range(n):
-        hits[i] = 0
-    for q in range(lasers.shape[0]):
-        x, y, d = lasers[q, 0], lasers[q, 1], lasers[q, 2]
-        while True:
-            j = occ[y, x]
-            if j >= 0:
-                hits[j] += lasers[q, 3]
-                break
-            if (walls[y, x] >> d) & 1:
-                break
-            nx, ny = x + _DX[d], y + _DY[d]
-            if not (0 <= nx < W and 0 <= ny < H):
-                break
-            x, y = nx, ny
-    for i in range(n):
-        if R[i, RON] == 0 or R[i, RPD]:
-            continue
-        x, y, d = R[i, RX], R[i, RY], R[i, RF]
-        while not (walls[y, x] >> d) & 1:
-            nx, ny = x + _DX[d], y + _DY[d]
-            if not (0 <= nx < W and 0 <= ny < H):
-                break
-            x, y = nx, ny
-            j = occ[y, x]
-            if j >= 0:
-                hits[j] += 1
-                break
-
-
-@numba.njit(cache=True)
-def solo_laser_map(bd):
-    """The beams a lone robot takes on each square (int64 [H, W], `fire_lasers` with that robot alone there): what
-    a register ending there costs it in damage."""
-    W, H = bd[0], bd[1]
-    out = np.zeros((H, W), np.int64)
-    R = np.zeros((1, NFIELDS), np.int32)
-    R[0, RON] = 1
-    occ = np.full((H, W), -1, np.int64)
-    hits = np.zeros(1, np.int64)
-    for y in range(H):
-        for x in range(W):
-            R[0, RX], R[0, RY] = x, y
-            occ[y, x] = 0
-            fire_lasers(bd, R, occ, hits)
-            occ[y, x] = -1
-            out[y, x] = hits[0]
-    return out
-
-
 @numba.njit(cache=True)
 def turn_kernel(bd, R, regs, deck, meta, trace):
     """Execute one turn on filled registers (see `rules.RoboRallyGame._execute`), in place.
@@ -417,7 +359,34 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
                 if i >= 0:
                     _destroy(i, R, regs, occ, dorder)
         # Lasers from the positions after the board elements.
-        fire_lasers(bd, R, occ, hits)
+        for i in range(n):
+            hits[i] = 0
+        for q in range(lasers.shape[0]):
+            x, y, d = lasers[q, 0], lasers[q, 1], lasers[q, 2]
+            while True:
+                j = occ[y, x]
+                if j >= 0:
+                    hits[j] += lasers[q, 3]
+                    break
+                if (walls[y, x] >> d) & 1:
+                    break
+                nx, ny = x + _DX[d], y + _DY[d]
+                if not (0 <= nx < W and 0 <= ny < H):
+                    break
+                x, y = nx, ny
+        for i in range(n):
+            if R[i, RON] == 0 or R[i, RPD]:
+                continue
+            x, y, d = R[i, RX], R[i, RY], R[i, RF]
+            while not (walls[y, x] >> d) & 1:
+                nx, ny = x + _DX[d], y + _DY[d]
+                if not (0 <= nx < W and 0 <= ny < H):
+                    break
+                x, y = nx, ny
+                j = occ[y, x]
+                if j >= 0:
+                    hits[j] += 1
+                    break
         for i in range(n):
             if hits[i]:
                 _damage(i, hits[i], R, regs, deck, meta, occ, dorder)
@@ -506,6 +475,32 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
         for j in range(REGISTERS - nl):
             regs[i, j] = 0
     return executed
+
+
+@numba.njit(cache=True)
+def solo_laser_map(bd):
+    """The board-laser beams a lone robot takes on each square (int64 [H, W]): what a register ending there costs it
+    in damage. `turn_kernel` on a copy of the board without belts, pushers, gears and crushers, a powered-down robot
+    (it neither moves nor fires) on each square in turn: the damage after its first register phase."""
+    (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
+     dist) = bd
+    still = (W, H, floor, np.full((H, W), -1, np.int64), rot, walls, repair, archive, flag_at, nflags, lasers,
+             pushers[:0], crushers[:0], gears[:0], kinds, dist)
+    out = np.zeros((H, W), np.int64)
+    R = np.zeros((1, NFIELDS), np.int32)
+    regs = np.zeros((1, REGISTERS), np.int32)
+    deck = np.zeros(NUM_CARDS, np.int32)
+    meta = np.zeros(3, np.int32)
+    trace = np.zeros((REGISTERS, 1, NFIELDS), np.int32)
+    for y in range(H):
+        for x in range(W):
+            R[0, :] = 0
+            R[0, RX], R[0, RY], R[0, RON], R[0, RPD], R[0, RLIVES], R[0, RNF] = x, y, 1, 1, 1, nflags
+            R[0, RSTAY] = 1
+            meta[M_WINNER], meta[M_TURN], meta[M_DECK] = -1, 0, 0
+            turn_kernel(still, R, regs, deck, meta, trace)
+            out[y, x] = trace[0, 0, RDMG]
+    return out
 
 
 @numba.njit(cache=True)
@@ -746,12 +741,14 @@ def np_shuffle(deck, m, seed, turn):
 # `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py, tests/envs/roborally/test_fast.py).
 
 @numba.njit(inline="always")
-def solo_move(bd, x, y, f, c):
-    """Register phase, step 2 ("robots move"), for one robot alone playing card c (0 = none): a rotation turns it,
-    a move steps it square by square until a wall stops it, a pit or the edge destroys it. Returns (x, y, facing,
-    alive, walls): `walls` counts the steps a wall stopped (0 or 1). Twin of `rules._Turn.move_robots` for a lone
-    robot; `solo_register` and `program_rows` call it."""
-    W, H, floor, walls, kinds = bd[0], bd[1], bd[2], bd[5], bd[14]
+def solo_phase(bd, x, y, f, nf, c, ri, crushers_on):
+    """Register phase ri (0-based) for one robot alone playing card c (0 = none): its move (walls, pits, the
+    edge), belts, pushers, gears, crushers (when `crushers_on` and packed) and its flag; no other robot, no laser.
+    Returns (x, y, facing, next_flag, alive, walls): `walls` is 1 when a wall stopped its card's move. The one home
+    of the lone robot's register phase (`solo_register` returns it less `walls`; `program_rows` reads them all)."""
+    (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
+     _dist) = bd
+    wl = 0
     if c > 0:
         kind = kinds[c]
         steps = _STEPS[kind]
@@ -761,28 +758,19 @@ def solo_move(bd, x, y, f, c):
             d = f if steps > 0 else (f + 2) % 4
             for _ in range(abs(steps)):
                 if (walls[y, x] >> d) & 1:
-                    return x, y, f, True, 1
+                    wl = 1
+                    break
                 x += _DX[d]
                 y += _DY[d]
                 if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                    return x, y, f, False, 0
-    return x, y, f, True, 0
-
-
-@numba.njit(inline="always")
-def solo_elements(bd, x, y, f, ri, crushers_on):
-    """Register phase ri (0-based), step 3 ("board elements move"), for one robot alone: express belts, all belts
-    (turning on a rotating belt), the pushers active in ri, gears, the crushers active in ri (when `crushers_on`
-    and packed). Returns (x, y, facing, alive). Twin of `rules._Turn.board_elements` for a lone robot."""
-    W, H, floor, belt, rot, walls, pushers, crushers, gears = (bd[0], bd[1], bd[2], bd[3], bd[4], bd[5], bd[11],
-                                                               bd[12], bd[13])
+                    return x, y, f, nf, False, wl
     for express_only in (True, False):
         d = belt[y, x]
         if d >= 0 and not (express_only and floor[y, x] != EXPRESS) and not (walls[y, x] >> d) & 1:
             x += _DX[d]
             y += _DY[d]
             if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                return x, y, f, False
+                return x, y, f, nf, False, wl
             nd = belt[y, x]
             if nd >= 0 and rot[y, x]:
                 t = (nd - d) % 4
@@ -795,39 +783,26 @@ def solo_elements(bd, x, y, f, ri, crushers_on):
                 x += _DX[d]
                 y += _DY[d]
                 if not (0 <= x < W and 0 <= y < H) or floor[y, x] == PIT:
-                    return x, y, f, False
+                    return x, y, f, nf, False, wl
     for g in range(gears.shape[0]):
         if gears[g, 0] == x and gears[g, 1] == y:
             f = (f + gears[g, 2]) % 4
     if crushers_on:
         for p in range(crushers.shape[0]):
             if (crushers[p, 2] >> ri) & 1 and crushers[p, 0] == x and crushers[p, 1] == y:
-                return x, y, f, False
-    return x, y, f, True
-
-
-@numba.njit(inline="always")
-def solo_touch(bd, x, y, nf):
-    """Register phase, step 5 ("touch checkpoints"), for one robot alone: its next flag `nf` claimed when it stands
-    on it. Returns the next flag after. Twin of `rules._Turn.touch_checkpoints` for a lone robot."""
-    fl = bd[8][y, x]
+                return x, y, f, nf, False, wl
+    fl = flag_at[y, x]
     if fl >= 0 and fl == nf:
         nf += 1
-    return nf
+    return x, y, f, nf, True, wl
 
 
 @numba.njit(cache=True)
 def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
-    """Register phase ri (0-based) for one robot alone playing card c (0 = none): its move (walls, pits, the
-    edge, `solo_move`), the board elements (`solo_elements`: belts, pushers, gears, crushers when `crushers_on` and
-    packed) and its flag (`solo_touch`); no other robot, no laser. Returns (x, y, facing, next_flag, alive)."""
-    x, y, f, alive, _walls = solo_move(bd, x, y, f, c)
-    if not alive:
-        return x, y, f, nf, False
-    x, y, f, alive = solo_elements(bd, x, y, f, ri, crushers_on)
-    if not alive:
-        return x, y, f, nf, False
-    return x, y, f, solo_touch(bd, x, y, nf), True
+    """Register phase ri (0-based) for one robot alone playing card c (0 = none): `solo_phase` (its move, the
+    board elements, its flag; no other robot, no laser). Returns (x, y, facing, next_flag, alive)."""
+    x, y, f, nf, alive, _walls = solo_phase(bd, x, y, f, nf, c, ri, crushers_on)
+    return x, y, f, nf, alive
 
 
 @numba.njit(cache=True)
@@ -1539,7 +1514,7 @@ def decision_mask_row(T, r, S, seat, out, o):
 
 
 #: The per-program features `program_rows` writes (the last axis), each of the program run by the robot alone from
-#: its square (`solo_move`, `solo_elements`, `solo_touch`, the register phase of `solo_register`; its locked
+#: its square (`solo_phase`, the lone-robot register phase `solo_register` runs; its locked
 #: registers after the free ones): `alive` (1: it survives), `flags` (flags it claims), `finished` (it claims the
 #: last one), `fell` (destroyed in a pit or off the board), `walls` (card steps a wall stopped), `damage` (board
 #: laser beams at its register ends, `solo_laser_map`), `distance` (BFS steps from the end to its next flag then,
@@ -1555,23 +1530,20 @@ _SX, _SY, _SF, _SN, _SALIVE, _SWALLS, _SDMG, _SDIED = range(8)
 @numba.njit(inline="always")
 def _solo_program_step(bd, lmap, ri, card, st, i):
     """st[i + 1] = the lone robot of st[i] (x, y, facing, next flag, alive, walls, damage, died at) after register
-    ri with `card`: `solo_register`'s phases, plus the walls met and the beams taken; a dead robot or one past the
+    ri with `card`: `solo_phase` (`solo_register`'s), plus the beams taken; a dead robot or one past the
     last flag stays as it is (the program stops there, as `solo_kernel` stops)."""
     for q in range(st.shape[1]):
         st[i + 1, q] = st[i, q]
     if st[i, _SALIVE] == 0 or st[i, _SN] >= bd[9]:
         return
-    x, y, f, alive, walls = solo_move(bd, st[i, _SX], st[i, _SY], st[i, _SF], card)
+    x, y, f, nf, alive, walls = solo_phase(bd, st[i, _SX], st[i, _SY], st[i, _SF], st[i, _SN], card, ri, True)
     st[i + 1, _SWALLS] += walls
-    if alive:
-        x, y, f, alive = solo_elements(bd, x, y, f, ri, True)
-    st[i + 1, _SX], st[i + 1, _SY], st[i + 1, _SF] = x, y, f
+    st[i + 1, _SX], st[i + 1, _SY], st[i + 1, _SF], st[i + 1, _SN] = x, y, f, nf
     if not alive:
         st[i + 1, _SALIVE] = 0
         st[i + 1, _SDIED] = ri
         return
-    st[i + 1, _SDMG] += lmap[y, x]
-    st[i + 1, _SN] = solo_touch(bd, x, y, st[i, _SN])
+    st[i + 1, _SDMG] += lmap[y, x]  # the lasers fire where the board elements left it (touching moves nobody)
 
 
 @numba.njit(inline="always")

@@ -16,11 +16,18 @@ episode. A batch policy plays exactly as the learner does: `action_mode="registe
 programming sub-step per seat in seat order (round 0 for robots 0..n-1, then round 1, ...; the power round last
 in the classic rules), every robot seeing only the locked registers of the others, so a batch opponent decides at
 its own sub-steps, from its own seat's observation (`RoboRallyEncoder` of its view) and with its own mask, the
-decisions a learned policy was trained on. Programming all registers at the turn's start instead would need a
-program-level action the learner's encoding does not have. The kernels pause a table at a batch seat's sub-step
+decisions a learned policy was trained on. The kernels pause a table at a batch seat's sub-step
 (its `phase`), the env calls each batch policy once over every table waiting on it and the step kernel goes on
 there; a forced sub-step (one legal action, e.g. NOOP with every register locked) is played in the kernel without
 asking, as for every opponent, since any legal answer is that action.
+
+`action_mode="program"`: one learner decision a turn, at its first sub-step (round 0): a whole program over the
+hand's reduced programs numbered by rank (`envs.roborally.programs.rank`; the rules engine's action layout with
+its slot tuples replaced by ranks: rank, rank + NUM_PROGRAMS with a power down, PROGRAM_NOOP, PROGRAM_POWER_DOWN),
+its registers then played as the learner's register-mode sub-steps inside the kernels, so deals, opponents,
+rewards and autoreset are register mode's (a batch policy decides in program mode too, `all_seats` asks each robot
+once a turn). `program_table` gives every program's cards and features (`fast.PROGRAM_FEATURES`, the lone-robot
+register phase `fast.solo_phase` run over each program) for a program scorer.
 """
 
 from __future__ import annotations

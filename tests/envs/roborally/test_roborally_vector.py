@@ -24,7 +24,7 @@ CASE = VectorCase(
     "roborally", ["random", "roborally/greedy"],
     not_kernels="roborally/mc", allowed="random, roborally/greedy, roborally/random",
     num_actions=RoboRallyGame(Config(num_robots=3)).num_actions, options=dict(num_robots=3, max_turns=10),
-    refused=((["random"], dict(num_robots=2, action_mode="program"), "action_mode"),
+    refused=((["random"], dict(num_robots=2, action_mode="programs"), "action_mode"),
              (["random"], dict(num_robots=2, control="all_seats"), "takes no opponents"),
              (["random"], dict(num_robots=2, board="nowhere"), "board")),
     random_replays=(dict(rules="seed", reward="progress", max_turns=12),

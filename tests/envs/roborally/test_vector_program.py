@@ -208,14 +208,14 @@ def test_walls_and_falls_are_counted():
     ys, xs = np.nonzero(walls)
     y, x = int(ys[0]), int(xs[0])
     d = int(np.flatnonzero([(walls[y, x] >> q) & 1 for q in range(4)])[0])
-    assert fast.solo_move(bd, x, y, d, move1)[3:] == (True, 1)
+    assert fast.solo_phase(bd, x, y, d, 0, move1, 0, True)[5] == 1
     pits = np.argwhere(floor == fast.PIT)
     if len(pits):
         py, px = (int(v) for v in pits[0])
         for q, (dx, dy) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
             sx, sy = px - dx, py - dy
             if 0 <= sx < bd[0] and 0 <= sy < bd[1] and not (walls[sy, sx] >> q) & 1 and floor[sy, sx] != fast.PIT:
-                assert fast.solo_move(bd, sx, sy, q, move1)[3] is False
+                assert fast.solo_phase(bd, sx, sy, q, 0, move1, 0, True)[4] is False
                 break
 
 
