@@ -219,7 +219,7 @@ def test_walls_and_falls_are_counted():
                 break
 
 
-def _register_actions(env_p, cards, counts, actions):
+def _register_actions(env_p, cards, actions):
     """Per table, the register-mode sub-steps (slots, NOOP, the power choice) of program-mode `actions`."""
     T = env_p._tables
     out = []
@@ -257,8 +257,8 @@ def test_a_program_equals_its_registers_in_register_mode(opponents, num_robots):
             assert np.array_equal(getattr(env_p._tables, name), getattr(env_r._tables, name)), name
         mask = env_p.action_masks()
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
-        cards, _, counts = env_p.program_table()
-        subs = _register_actions(env_p, cards, counts, acts)
+        cards = env_p.program_table()[0]
+        subs = _register_actions(env_p, cards, acts)
         obs_p, rew_p, term_p, trunc_p, info_p = env_p.step(acts)
         total = np.zeros(env_r.num_envs)
         for j in range(subs.shape[1]):
