@@ -7,4 +7,5 @@ from agents.games import declare
 from agents.roborally import strategies  # noqa: F401  (registers its agent ids)
 
 # The strongest baseline first (the default opponents), then the next strongest.
-declare("roborally", default_lineup=("roborally/greedy", "roborally/random"), kernels="agents.roborally.fast")
+declare("roborally", default_lineup=("roborally/greedy", "roborally/random"), kernels="agents.roborally.fast",
+        compiled_games="agents.roborally.fast:tournament_games")

@@ -92,17 +92,28 @@ def write_board_pictures(boards: list[Board], out: str, scale: int = 32) -> list
 
 
 def record_race(game, agent_ids: list[str], path: str, seed: int = 0, turns: int | None = None,
-                scale: int = 32, ms_per_frame: int = 400) -> dict:
+                scale: int = 32, ms_per_frame: int = 400, progress: bool | None = None) -> dict:
     """Play one race on the engine `game` and write its replay GIF; returns frames, turns, winner and reason.
 
     Agents are built as in tournaments (`agents.make`, one generator each from `seed`); the start state comes from
-    the same seed. `turns` stops the recording after that many executed turns (None: until the game ends).
-    """
+    the same seed. `turns` stops the recording after that many executed turns (None: until the game ends). A bar of
+    the turns played (rate, ETA against `turns` or the game's `max_turns`) is shown from the start (`progress`
+    None: on a terminal only; False: never)."""
     if len(agent_ids) != game.num_players:
         raise ValueError(f"the race seats {game.num_players} robots; give {game.num_players} agent ids "
                          f"(got {len(agent_ids)}: {agent_ids})")
     if turns is not None and turns < 1:
         raise ValueError(f"--turns must be >= 1, got {turns}")
+    from evaluate.tournament import progress_bar
+
+    bar = progress_bar(turns or game.config.max_turns, f"recording {path}", progress, unit="turn")
+    try:
+        return _record(game, agent_ids, path, seed, turns, scale, ms_per_frame, bar)
+    finally:
+        bar.close()
+
+
+def _record(game, agent_ids, path, seed, turns, scale, ms_per_frame, bar) -> dict:
     root = np.random.SeedSequence(seed)
     deal_seq, *agent_seqs = root.spawn(1 + len(agent_ids))
     seated = [agent_registry.make(a, game, np.random.default_rng(s), game_name=GAME)
@@ -125,6 +136,7 @@ def record_race(game, agent_ids: list[str], path: str, seed: int = 0, turns: int
         state, _ = play_out(game, seated, state, max_turns=1)  # one programming sub-step
         if state.frames is not last and state.frames:
             played += 1
+            bar.update(1)
             last = state.frames
             for frame in state.frames:
                 # The changing part first: Pillow merges identical frames, and a cut caption must still differ.
@@ -199,7 +211,8 @@ def run(args: argparse.Namespace) -> bool:
         if folder:
             os.makedirs(folder, exist_ok=True)
         summary = record_race(game, ids, record, seed=args.seed, turns=getattr(args, "turns", None),
-                              scale=scale, ms_per_frame=getattr(args, "ms_per_frame", 400))
+                              scale=scale, ms_per_frame=getattr(args, "ms_per_frame", 400),
+                              progress=False if getattr(args, "no_progress", False) else None)
         result = (f"robot {summary['winner'] + 1} won" if summary["winner"] is not None
                   else f"no winner ({summary['reason']})")
         print(f"wrote {record}: {summary['frames']} frames, {summary['turns']} turns, {result}")
