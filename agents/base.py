@@ -19,8 +19,8 @@ typed keyword arguments; an unknown key or a bad value is one `ValueError` namin
 the allowed ones. The old spellings (`minimax_4`, `threshold-2`, `pimc-k300`, ...)
 are accepted for one release, with a one-line note naming the new one
 (`old_spelling`). A game's agents live in
-`agents/<game>/`, whose import registers them; the registry imports the module its
-`GameSpec` names (`agents_module`) on first use, so adding a game touches no shared file.
+`agents/<game>/`, whose import registers them; the registry imports the game's agents package
+(`agents.games.PARTS.module(game)`) on first use, so adding a game touches no shared file.
 """
 
 from __future__ import annotations
@@ -201,9 +201,9 @@ def _load_game_module(agent_id: str) -> None:
     game = agent_id.split("/", 1)[0]
     if game not in envs.available_games():
         return
-    name = envs.spec(game).agents_module  # its import registers the game's agents
-    if name is not None:
-        importlib.import_module(name)
+    from agents.games import PARTS
+
+    PARTS.module(game)  # its import registers the game's agents
     _add_pretrained()
 
 

@@ -14,13 +14,12 @@ registered spec), so the shared tools name no game.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import envs
-from envs.core.spec import NOT_MINE, add_part_finder
 
 
 @dataclass(frozen=True)
@@ -120,21 +119,3 @@ declare, withdraw, part, module_of = PARTS.declare, PARTS.withdraw, PARTS.part, 
 def default_lineup(game: str) -> tuple[str, ...]:
     """The game's default line-up (`GameAgents.default_lineup`)."""
     return part(game).default_lineup
-
-
-#: The names callers read off `envs.spec(game)` before this layer declared them itself, and where they are now.
-_BRIDGE: Mapping[str, str] = {"vector_kernels": "kernels"}
-_NAMES = {f.name for f in fields(GameAgents)} - {"game"}
-
-
-def _find(game: str, name: str) -> Any:
-    """`envs.spec(game).<name>` for the names of this part (`envs.core.spec.add_part_finder`)."""
-    if name == "agents_module":
-        return module_of(game)
-    if name == "lineup":
-        return part(game).lineup
-    name = _BRIDGE.get(name, name)
-    return getattr(part(game), name) if name in _NAMES else NOT_MINE
-
-
-add_part_finder(_find)

@@ -2,7 +2,7 @@
 
 The env layer takes compiled opponent objects (`envs.core.vector.OpponentKernel`)
 and never imports `agents`; this module maps agent ids to those kernels through the
-module the game's `GameSpec` names (`vector_kernels`: `opponent_kernel(id)` and
+module the game's agents declare (`agents.part(game).kernels`: `opponent_kernel(id)` and
 `KERNEL_IDS`), and builds the env with its PettingZoo module's `vector_env`.
 """
 
@@ -12,6 +12,7 @@ import importlib
 from typing import Any, NamedTuple
 
 import envs
+from agents.games import part
 
 
 def kernel_ids(game: str) -> tuple[str, ...]:
@@ -19,17 +20,22 @@ def kernel_ids(game: str) -> tuple[str, ...]:
     return tuple(importlib.import_module(_hook(game)[1]).KERNEL_IDS)
 
 
+def has_vector_env(game: str) -> bool:
+    """Whether `game` has a batched compiled env (`GameSpec.vector`) and its agents compiled opponent kernels for it
+    (`agents.part(game).kernels`). An unknown game: ValueError naming the games."""
+    return bool(envs.spec(game).vector and part(game).kernels)
+
+
 def vector_games() -> tuple[str, ...]:
     """The games with a batched compiled env and opponent kernels."""
-    return tuple(g for g in envs.available_games() if envs.spec(g).vector_kernels)
+    return tuple(g for g in envs.available_games() if has_vector_env(g))
 
 
 def _hook(game: str) -> tuple[str, str]:
     """(the module of the game's vector env, the module of its opponent kernels)."""
-    spec = envs.spec(game)  # an unknown game: ValueError naming the games
-    if not spec.vector_kernels:
+    if not has_vector_env(game):  # an unknown game: ValueError naming the games
         raise ValueError(f"no vector env for game {game!r}; games with one: {', '.join(vector_games())}")
-    return spec.env_module, spec.vector_kernels
+    return envs.spec(game).env_module, part(game).kernels
 
 
 def resolve_opponents(game: str, opponents: Any, options: dict[str, Any] | None = None) -> Any:

@@ -15,8 +15,9 @@ Examples::
     python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray --address HEAD:6379  # a cluster
 
 Game-specific flags (`--reproduce`, `--exact`, ...) come from the module its
-`GameSpec` names (`evaluate_module`: `add_arguments(group)`, given the argument group they are listed under in
-`--help`, and `run(args) -> bool`); `python -m evaluate GAME --help` lists them, with the game's options and examples.
+evaluate package declares (`evaluate.games.part(game).jobs`: `add_arguments(group)`, given the argument group
+they are listed under in `--help`, and `run(args) -> bool`); `python -m evaluate GAME --help` lists them, with
+the game's options and examples.
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ def _game_module(game: str) -> ModuleType | None:
 
 def game_epilog(game: str) -> str:
     """The game's options (from its `Config` declarations) and runnable examples, for `--help`."""
-    spec = envs.spec(game)
-    lines = spec.options_help()
-    lines += ["", f"default line-up: {', '.join(spec.default_lineup)} (the last fills the other seats)", "", "examples:"]
-    lines += [f"  python -m evaluate {e}" for e in spec.examples]
+    from agents import default_lineup
+
+    lines = envs.spec(game).options_help()
+    lines += ["", f"default line-up: {', '.join(default_lineup(game))} (the last fills the other seats)", "",
+              "examples:"]
+    lines += [f"  python -m evaluate {e}" for e in games.part(game).examples]
     return "\n".join(lines)
 
 
@@ -208,10 +211,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     # A bad combination of the game's own options raises ValueError: a usage error, as below.
     if mod is not None and hasattr(mod, "run") and mod.run(args):
         return 0
+    from agents import part as agent_part
     from evaluate.tournament import format_table, run_tournament, write_csv, write_json
 
     n = envs.make_game(args.game, **args.options).num_players
-    ids = args.agents or envs.spec(args.game).lineup(n)
+    ids = args.agents or agent_part(args.game).lineup(n)
     with backends.from_args(args) as backend:
         result = run_tournament(
             args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from agents.games import Parts
-from envs.core.spec import NOT_MINE, add_part_finder
 
 
 @dataclass(frozen=True)
@@ -88,18 +87,3 @@ def jobs(game: str) -> Any:
     """The module of the game's own evaluation jobs (imported only when that game is asked for), or None."""
     name = part(game).jobs
     return importlib.import_module(name) if name is not None else None
-
-
-_NAMES = {f.name for f in fields(GameEvaluation)} - {"game"}
-
-
-def _find(game: str, name: str) -> Any:
-    """`envs.spec(game).<name>` for the names of this part (`envs.core.spec.add_part_finder`)."""
-    if name == "evaluate_module":
-        return part(game).jobs
-    if name == "seat_name":
-        return part(game).seat_name
-    return getattr(part(game), name) if name in _NAMES else NOT_MINE
-
-
-add_part_finder(_find)

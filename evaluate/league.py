@@ -27,7 +27,7 @@ Everything is seeded by `seed`: the same command gives the same table.
 `benchmarks/league_fit.py` measures the fit against the hand-written ridge fit it replaced.
 
 Beside the ratings: the exact head-to-head values and exact exploitability where the game's
-spec names functions for them (`GameSpec.exact_values`, `GameSpec.exploitability`); every
+agents name functions for them (`agents.part(game)`: `exact_values`, `exploitability`); every
 registered agent a default league left out, with the reason (`league_entrants`); and notes
 computed from the games that explain agents sharing a figure (`_notes`).
 """
@@ -59,6 +59,7 @@ from envs.core.play import play_game, reseed_agent
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.cli import Parser, check_outputs
+from evaluate.games import part as evaluation_part
 from evaluate.jsonio import write_figure
 from evaluate.jsonio import write_json as _write_json
 from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_keys, seat_streams
@@ -100,7 +101,7 @@ class LeagueResult:
     all_options: dict[str, Any] = field(default_factory=dict)
     #: registered agents that a default league did not enter, each with the reason
     left_out: dict[str, str] = field(default_factory=dict)
-    #: each agent's exact exploitability where the game's spec can compute it (`GameSpec.exploitability`)
+    #: each agent's exact exploitability where the game's agents can compute it (`exploitability`)
     exploitability: dict[str, float | None] | None = None
     #: 95% bootstrap interval of each rating's lead over the next one down, best first (one fewer than ratings)
     gaps: list[tuple[float, float, float]] = field(default_factory=list)
@@ -131,26 +132,26 @@ def league_entrants(game_name: str, game: Any = None, options: dict[str, Any] | 
     """The agents a default league enters, and every registered agent it leaves out with the reason.
 
     Entered: every registered agent of the game (trained ones included) plus the chosen members of
-    parametric families (`GameSpec.league_members`). Left out: patterns (a family or a file, not one
-    agent), the spec's `league_skip` (searches, copies), agents trained on other options than the league's
+    parametric families (the evaluate part's `league_members`). Left out: patterns (a family or a file, not one
+    agent), its `league_skip` (searches, copies), agents trained on other options than the league's
     `options` (`agents.options`: they declare the options they need), and, with the engine `game`, agents
     that cannot be built for its configuration, with the agent's own reason.
     """
     from agents.options import resolve_options  # the options a trained agent declares
 
-    spec = envs.spec(game_name)  # what a default league leaves out (searches, copies) and adds (family members)
+    part = evaluation_part(game_name)  # what a default league leaves out (searches, copies) and adds (family members)
     options = dict(options or {})
     ids, left_out = [], {}
     for i in agent_registry.known_ids(game_name):
         if set("<:?") & set(i):
             family = i.split("?")[0]
-            members = [m for m in spec.league_members if m.split("?")[0] == family]
+            members = [m for m in part.league_members if m.split("?")[0] == family]
             left_out[i] = "a pattern, not one agent" + (f" (entered: {', '.join(members)})" if members else "")
-        elif i in spec.league_skip:
-            left_out[i] = spec.league_skip[i]
+        elif i in part.league_skip:
+            left_out[i] = part.league_skip[i]
         else:
             ids.append(i)
-    ids += [i for i in spec.league_members if i not in ids]
+    ids += [i for i in part.league_members if i not in ids]
     if game is None:
         return ids, left_out
     playable = []
@@ -192,8 +193,8 @@ def fit_bradley_terry(wins: np.ndarray, alpha: float | None = None) -> np.ndarra
 
 
 def _exact_values(game_name: str, game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
-    """The exact head-to-head table where the game's spec names a function for it (`exact_values`)."""
-    where = envs.spec(game_name).exact_values
+    """The exact head-to-head table where the game's agents name a function for it (`exact_values`)."""
+    where = agent_registry.part(game_name).exact_values
     if where is None:
         return None
     module, _, name = where.partition(":")
@@ -201,8 +202,8 @@ def _exact_values(game_name: str, game: Any, ids: list[str], built: dict[str, An
 
 
 def _exploitability(game_name: str, game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, float | None] | None:
-    """Each agent's exact exploitability where the game's spec names a function for it (`exploitability`)."""
-    where = envs.spec(game_name).exploitability
+    """Each agent's exact exploitability where the game's agents name a function for it (`exploitability`)."""
+    where = agent_registry.part(game_name).exploitability
     if where is None:
         return None
     module, _, name = where.partition(":")
@@ -806,7 +807,7 @@ def main(argv: list[str] | None = None) -> int:
                 p.error(f"{saved} was played with --seed {res.seed}, not {args.seed}")
             deals = res.deals
         else:
-            deals = args.deals or envs.spec(g).league_deals
+            deals = args.deals or evaluation_part(g).league_deals
             res = run_league(g, games=deals, seed=args.seed, options={})
         print(format_league(res), flush=True)
         png = os.path.join("img", f"league_{g}.png")

@@ -9,13 +9,13 @@
 Seats are 0-based (seat 0 is `player_0`). Each of your turns shows what your
 seat may know — built from the game's view of your seat, never from the whole
 state, so no other seat's hidden cards — then the legal moves numbered 1..k with
-their names; answer with a number or a name (or, where the game's spec reads one, a move in the game's own
+their names; answer with a number or a name (or, where the game reads one (`read_move`), a move in its own
 notation: in RoboRally any card of your hand by name, `M1/560`, even one the card-class reduction does not
 list, which then goes in as the interchangeable card listed, and you are told so; `--option card_classes=false`
 lists every card). `?` explains the goal and the move
 names, `:exit` leaves (after a confirmation; no move name starts with ":"), and the
-end of input ends the game. A game with rounds says how each round ended (its
-spec's `round_summary`: L.A.M.A.'s round scores; RoboRally's turn, register by register: the cards that ran by
+end of input ends the game. A game with rounds says how each round ended (its `round_summary`: L.A.M.A.'s
+round scores; RoboRally's turn, register by register: the cards that ran by
 priority and where each robot ended). RoboRally also writes a picture of
 the board to a PNG (the path is printed each turn). At the end: the result,
 the whole table, and the offer to replay the same deal with the seats shifted
@@ -38,6 +38,7 @@ from agents import expand_agent_ids
 from envs.core.game import winners
 from envs.core.options import parse_options
 from envs.core.play import play_out
+from evaluate import games
 from evaluate.cli import Parser, check_outputs
 
 #: The word that leaves terminal play (asked to confirm). No game's move starts with ":", so it never collides
@@ -47,21 +48,21 @@ LEAVE = ":exit"
 
 def describe(game_name: str, game: Any, view: Any) -> str:
     """What the seat of `view` may know, as text (the game's `describe_view`; else the view itself)."""
-    describe_view = envs.spec(game_name).describe_view
+    describe_view = games.part(game_name).describe_view
     return describe_view(game, view) if describe_view is not None else repr(view)
 
 
 def write_picture(game_name: str, game: Any, view: Any, path: str, labels: list[str] | None = None) -> None:
-    """A PNG of what `view` sees, where the game draws one (its spec's `write_picture`); `labels[s]` names who
+    """A PNG of what `view` sees, where the game draws one (its evaluate part's `write_picture`); `labels[s]` names who
     plays seat s ("you", an agent id)."""
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    envs.spec(game_name).write_picture(game, view, path, labels)
+    games.part(game_name).write_picture(game, view, path, labels)
 
 
 def _hook(where: str | None) -> Callable[..., Any] | None:
-    """The function a spec names as "module:function" (None when it names none)."""
+    """The function a game's part names as "module:function" (None when it names none)."""
     if where is None:
         return None
     module, _, name = where.partition(":")
@@ -74,15 +75,15 @@ class QuitRequestError(Exception):
 
 def help_text(game_name: str) -> str:
     """What `?` shows: the game's goal, its move names, and how to leave."""
-    spec = envs.spec(game_name)
-    parts = [f"goal: {spec.goal}" if spec.goal else "", spec.move_help or "the names are the game's own move names",
+    part = games.part(game_name)
+    parts = [f"goal: {part.goal}" if part.goal else "", part.move_help or "the names are the game's own move names",
              f"type a move's number or its name as listed; {LEAVE} leaves the game"]
     return "\n".join(p for p in parts if p)
 
 
 def menu(names: list[str], group: Callable[[str], tuple[str, str] | None] | None = None) -> tuple[list[int], list[str]]:
     """The numbered menu of the moves `names`: the order in which it numbers them (indices into `names`) and its
-    lines. With `group` (the spec's `move_group`), the moves of one group share a line under its heading, numbered
+    lines. With `group` (the game's `move_group`), the moves of one group share a line under its heading, numbered
     along it (The Game's `on up0: 1. 19  2. 31 ...`, a pile a line, instead of a line per card and pile); a move
     of no group keeps a line of its own, in its place."""
     rows: list[tuple[str | None, list[int], list[str]]] = []  # (heading, indices, labels); None: a line of its own
@@ -109,12 +110,13 @@ def menu(names: list[str], group: Callable[[str], tuple[str, str] | None] | None
 
 
 def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
-    """A legal action chosen by the user (number, listed name, or the game's own notation where its spec reads
-    one, `GameSpec.read_move`); raises QuitRequestError on a confirmed `:exit` or the end of input."""
+    """A legal action chosen by the user (number, listed name, or the game's own notation where its evaluate part
+    reads one, `GameEvaluation.read_move`); raises QuitRequestError on a confirmed `:exit` or the end of input."""
     legal = list(game.legal_actions(state))
     names = [game.action_to_string(state, a) for a in legal]
-    read_move = _hook(envs.spec(game_name).read_move)
-    order, lines = menu(names, envs.spec(game_name).move_group)
+    part = games.part(game_name)
+    read_move = _hook(part.read_move)
+    order, lines = menu(names, part.move_group)
     legal, names = [legal[i] for i in order], [names[i] for i in order]
     say("\n".join(lines))
     by_name = {" ".join(n.lower().split()): a for n, a in zip(names, legal)}
@@ -182,9 +184,9 @@ def play_deal(
 
     `labels[s]` names who plays seat s (the picture's legend); the game's `round_summary` is said when a
     round ends, and the picture (where the game draws one) is drawn again at the end."""
-    spec = envs.spec(game_name)
+    spec, part = envs.spec(game_name), games.part(game_name)
     n = game.num_players
-    names = ["you" if s == seat else spec.seat_name(s) for s in range(n)]
+    names = ["you" if s == seat else part.seat_name(s) for s in range(n)]
     recorders = {s: _Recorder(b) for s, b in bots.items()}
     for r in recorders.values():
         r.reset()
@@ -214,8 +216,8 @@ def play_deal(
             state, _ = play_out(game, seated, state, max_turns=1)
             move = game.action_to_string(before, recorders[mover].last) if spec.public_moves else "moved"
             say(f"{names[mover]}: {move}")
-        if spec.round_summary is not None:
-            summary = spec.round_summary(game, before, state, names)
+        if part.round_summary is not None:
+            summary = part.round_summary(game, before, state, names)
             if summary:
                 say(summary)
     returns = tuple(game.returns(state))
@@ -273,7 +275,7 @@ def play_session(
     seats you alone). The deal's seed is said first, once every agent is built (a bad id raises `ValueError`
     before anything is said). Returns each deal's returns (None for a deal the user quit).
     """
-    spec = envs.spec(game_name)
+    spec, part = envs.spec(game_name), games.part(game_name)
     game = envs.make_game(game_name, **(options or {}))
     n = game.num_players
     ids = seat_opponents(game_name, n, seat, opponents)
@@ -285,8 +287,8 @@ def play_session(
         others = [s for s in range(n) if s != seat]
         bots = dict(zip(others, built))
         labels = ["you" if s == seat else ids[others.index(s)] for s in range(n)]
-        who = ", ".join(f"{spec.seat_name(s)}: {ids[k]}" for k, s in enumerate(others)) or "you play alone"
-        say(f"{spec.title}: you are {spec.seat_name(seat)} (seat {seat}); {who}; ? explains the moves, {LEAVE} leaves")
+        who = ", ".join(f"{part.seat_name(s)}: {ids[k]}" for k, s in enumerate(others)) or "you play alone"
+        say(f"{spec.title}: you are {part.seat_name(seat)} (seat {seat}); {who}; ? explains the moves, {LEAVE} leaves")
         res = play_deal(game_name, game, start, seat, bots, ask, say, png, labels)
         results.append(res)
         if res is None:
@@ -326,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
-    png = (args.png or os.path.join("results", args.game, "play.png")) if envs.spec(args.game).write_picture else None
+    png = (args.png or os.path.join("results", args.game, "play.png")) if games.part(args.game).write_picture else None
     try:  # the agents are built before the seed line: a bad id is one line, said alone
         play_session(args.game, args.seat, opponents, options, seed, png=png)
     except ValueError as e:

@@ -25,7 +25,7 @@ elsewhere would carry its state from game to game and make the figures depend
 on how deals are grouped. Ctrl-C (with `stop_on_interrupt`) keeps the finished
 deals: the result is then marked `partial`.
 
-Engines: a game may declare a compiled whole-game runner (`GameSpec.compiled_games`). With
+Engines: a game's agents may declare a compiled whole-game runner (`agents.part(game).compiled_games`). With
 `engine="auto"` (default) a tournament plays on it when every entrant has a deterministic compiled
 kernel or is a saved network the runner seats (`learned:`, `ppo:`, shipped ids such as `lama/ppo`:
 `agents.vector.seat_policy`) and the runner plays the options and move limit (on a remote backend every
@@ -51,7 +51,7 @@ plays the same deals and games as one played at once.
 Explicit deals: `decks` replaces the seeded deals by given deck orders in the games whose deal is one
 (Primi Composti, The Game): deal d starts from `game.deal_from(decks[d])` in Python and from the same
 order on the compiled runner; the agents' generators still follow from (seed, d). Studies whose figures
-were measured on a fixed set of deck orders (the exact-regret table of `train.distill_primi`) play them so.
+were measured on a fixed set of deck orders (the exact-regret table of `train.presets.primi_composti`) play them so.
 """
 
 from __future__ import annotations
@@ -385,7 +385,7 @@ def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], 
 
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
                     backend: Backend | None = None, built: list[Any] | None = None) -> Any:
-    """The game's compiled `play(keys, seatings[, streams])` for the entrants `ids` (`GameSpec.compiled_games`), or
+    """The game's compiled `play(keys, seatings[, streams])` for the entrants `ids` (its agents' `compiled_games`), or
     None where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
     an entrant has neither a deterministic kernel nor a network the runner seats (`built`, the entrants' agents:
     `agents.vector.seat_policy`), or the runner does not play these options (or cannot cut games at `max_turns`: it
@@ -404,10 +404,10 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
     if engine == "python":
         return None
     forced = engine == "compiled"
-    where = envs.spec(game_name).compiled_games
+    where = agent_registry.part(game_name).compiled_games
     if where is None:
         if forced:
-            with_one = [g for g in envs.available_games() if envs.spec(g).compiled_games]
+            with_one = [g for g in envs.available_games() if agent_registry.part(g).compiled_games]
             raise ValueError(f"--engine compiled: {game_name} has no compiled tournament runner; games with one: "
                              f"{', '.join(with_one)}")
         return None

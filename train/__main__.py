@@ -33,7 +33,7 @@ from envs.core.options import parse_options
 from evaluate import backends
 from evaluate.cli import Parser, check_outputs, fail, nonnegative_float, positive_int
 from train.config import TrainConfig, check_keys
-from train.presets import preset
+from train.presets import PRESETS, preset, preset_module
 
 #: The training methods, named as the first word: `python -m train METHOD GAME`.
 METHODS = ("ppo", "distill", "finetune")
@@ -110,9 +110,9 @@ def preset_values(game: str) -> tuple[dict, dict]:
 
 def game_epilog(game: str, ppo: dict, distill: dict) -> str:
     """`python -m train GAME --help`'s epilog: the game's options and its presets' numbers."""
-    spec = envs.spec(game)
-    lines = spec.options_help()
-    where = f" ({spec.train_presets.replace('.', '/')}.py)" if spec.train_presets else ""
+    lines = envs.spec(game).options_help()
+    module = PRESETS.module_of(game) if preset_module(game) is not None else None
+    where = f" ({module.replace('.', '/')}.py)" if module else ""
     lines += ["", f"{game} preset{where}, what a run uses unless a flag says otherwise:"]
     keys = ("timesteps", "opponents", "self_play", "options", "n_envs", "n_steps", "batch_size", "learning_rate",
             "ent_coef", "net_arch", "eval_every", "eval_games", "final_eval_games")

@@ -110,11 +110,11 @@ class TrainConfig(RunConfig):
         and the run keeps no self-play pool, else sb3."""
         if self.learner != "auto":
             return self.learner
-        import envs
+        from agents.vector import has_vector_env
 
         if self.league_every:
             return "cleanrl"
-        return "cleanrl" if envs.spec(self.game).vector_kernels and not self.self_play else "sb3"
+        return "cleanrl" if has_vector_env(self.game) and not self.self_play else "sb3"
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -148,13 +148,13 @@ def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple
     only in Python keeps the run on `OpponentEnv`s (`cfg.env="vector"` turns that
     into an error).
     """
-    from agents.vector import vector_env
+    from agents.vector import has_vector_env, vector_env
 
     cfg = run.cfg
     why = None
     if cfg.env == "python":
         why = "--env python"
-    elif not envs.spec(cfg.game).vector_kernels:
+    elif not has_vector_env(cfg.game):
         why = f"{cfg.game} has no compiled vector env yet"
     elif opponents.pool is not None and run.game.num_players != 2:
         why = "self-play pools run on the vector env in two-player games (so far)"

@@ -9,7 +9,7 @@ that ran on a GPU runs here; its sampling differs, so the weights will too), sta
 run (`--init-from`), without the curve's evaluation games. Each stage is a resumable run in `DIR/stage-<k>`: a
 stopped chain goes on with the same command (a finished stage is kept, a stopped one resumed). The last stage ends
 with the comparison the README's table makes: the policy against the game's strongest baseline
-(`GameSpec.default_lineup`) in its seat, paired on deals never used to train (`eval.json`).
+(`agents.default_lineup`) in its seat, paired on deals never used to train (`eval.json`).
 
 `--dry-run` prints the stages' commands and runs nothing.
 """
@@ -21,8 +21,6 @@ import re
 import shlex
 from collections.abc import Callable
 from typing import Any
-
-import envs
 
 #: Deals of the final comparison at the full budget (fewer with a smaller one; at least `MIN_FINAL_DEALS`).
 FINAL_DEALS = 2000
@@ -177,11 +175,11 @@ def stage_argv(stage: dict[str, Any], budget: float, out: str, start: str | None
 
 def final_argv(game: str, argv: list[str], budget: float) -> list[str]:
     """The last stage's arguments with the final comparison: against the stage's opponents' own strategy in the
-    seat (the README's comparison), or the game's strongest baseline (`GameSpec.default_lineup`) without any."""
-    from agents import expand_agent_ids
+    seat (the README's comparison), or the game's strongest baseline (`agents.default_lineup`) without any."""
+    from agents import default_lineup, expand_agent_ids
 
     given = argv[argv.index("--opponents") + 1] if "--opponents" in argv else None
-    baseline = expand_agent_ids(given.split(","))[0] if given else envs.spec(game).default_lineup[0]
+    baseline = expand_agent_ids(given.split(","))[0] if given else default_lineup(game)[0]
     deals = max(MIN_FINAL_DEALS, int(FINAL_DEALS * min(1.0, budget)))
     i = argv.index("--final-eval-games")
     return [*argv[:i], "--final-eval-games", str(deals), "--eval-baselines", baseline, *argv[i + 2:]]

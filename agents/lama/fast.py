@@ -268,10 +268,10 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
     return None
 
 
-# --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
+# --- tournaments: `GameAgents.compiled_games` ------------------------------------------------------------------
 def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None,
                      policies: list | None = None):
-    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
+    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameAgents.compiled_games`): a
     function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deal seed
     of `keys` (`LamaGame.deal_key`: the game `LamaGame.deal(key)`) once per row of `seatings` (rows, n: the entrant
     at each seat), each cut after `max_turns` moves where given, game for game what the entrants' Python agents

@@ -302,7 +302,7 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
     return None
 
 
-# --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
+# --- tournaments: `GameAgents.compiled_games` ------------------------------------------------------------------
 @numba.njit(cache=True)
 def _batch_seated(orders, n, hand_size, min_cards, skip_empty, params, info):
     for g in range(orders.shape[0]):
@@ -311,7 +311,7 @@ def _batch_seated(orders, n, hand_size, min_cards, skip_empty, params, info):
 
 def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None,
                      policies: list | None = None):
-    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
+    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameAgents.compiled_games`): a
     function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deck
     order of `keys` (`TheGame.deal_key`) once per row of `seatings` (rows, n: the entrant at each seat), every seat
     deciding by its strategy's kernel (`vector_decide`), game for game what the entrants' Python agents play. An

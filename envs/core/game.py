@@ -53,8 +53,8 @@ class Game(Protocol[S, V]):
     (who won; default: the best return, nobody on a draw), `legal_mask(state)`
     (a fast int8 mask), `public_info(state)` (a dict every seat may know, copied
     into each seat's `infos` by the AEC adapter), `deal_key(rng)` (what `initial_state` draws
-    from `rng` before it deals, from which a compiled runner replays the same deal: a game that
-    declares `GameSpec.compiled_games` has it), and the attribute `max_game_length`: where the rules let a game
+    from `rng` before it deals, from which a compiled runner replays the same deal: a game whose
+    agents declare a compiled whole-game runner has it), and the attribute `max_game_length`: where the rules let a game
     go on for ever (L.A.M.A.'s seed reshuffle), the move at which every env form truncates an episode and
     tournaments cut a game when the user sets no `max_turns` (`default_max_turns`); far above any game that ends.
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,18 +31,6 @@ from envs.core.options import Option, declared_options, make_config
 
 #: The env forms a game may ask the fuzzer to play (`GameSpec.fuzz_forms`).
 FUZZ_FORMS = ("aec", "parallel")
-
-#: What a part finder (`add_part_finder`) returns for a name that is not of its layer's part.
-NOT_MINE = object()
-_FINDERS: list[Callable[[str, str], Any]] = []
-
-
-def add_part_finder(finder: Callable[[str, str], Any]) -> None:
-    """Let a layer above answer `envs.spec(game).<name>` for the names of its own part of a game:
-    `finder(game_id, name)` returns the value, or `NOT_MINE`. A bridge for the callers that still read those
-    names off the spec; the layers' own lookups (`agents.games.part`, `evaluate.games.part`) are the way."""
-    if finder not in _FINDERS:
-        _FINDERS.append(finder)
 
 
 @dataclass(frozen=True)
@@ -103,16 +91,6 @@ class GameSpec:
             raise ValueError(f"{self.id}: fuzz_forms must be some of {list(FUZZ_FORMS)}, got {self.fuzz_forms!r}")
         if not self.kernel_variants:
             raise ValueError(f"{self.id}: kernel_variants needs at least one option set ({{}}: the default options)")
-
-    def __getattr__(self, name: str) -> Any:
-        # Only for names that are no field: a layer above may answer for its own part (`add_part_finder`).
-        if not name.startswith("_") and "id" in self.__dict__:
-            for finder in _FINDERS:
-                value = finder(self.id, name)
-                if value is not NOT_MINE:
-                    return value
-        raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (a layer above declares its own "
-                             "part of a game: `agents.games.part(id)`, `evaluate.games.part(id)`)")
 
     def make_game(self, **options: Any) -> Any:
         """The rules engine for these options (a bad option raises `ValueError` naming the allowed ones)."""

@@ -9,7 +9,7 @@ that one, and terminal play says so. In `action_mode="program"`
 a whole program is typed as its cards in register order (`U/10 R/190 M1/530 M1/560 M2/720`, with
 `POWER_DOWN` at the end to announce a power down where that is legal).
 
-Used by terminal play through `GameSpec.read_move` (`python -m evaluate play roborally`).
+Used by terminal play through its evaluate part's `read_move` (`python -m evaluate play roborally`).
 """
 
 from __future__ import annotations

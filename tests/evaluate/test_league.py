@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import envs
+import evaluate.games
 from agents.simple_poker.strategies import behaviour_of, exploitability
 from evaluate.__main__ import main
 from evaluate.league import Rating, _Fingerprints, _notes, fit_bradley_terry, league_entrants, options_line, run_league
@@ -97,7 +98,7 @@ def test_left_out_agents_carry_their_reasons():
     assert "needs its threshold" in left_out["simple_poker/threshold"]
     assert left_out["simple_poker/threshold?t=<positive integer>"].startswith("a pattern, not one agent (entered: ")
     lama_ids, lama_out = league_entrants("lama", envs.make_game("lama"))
-    assert lama_out["lama/pimc"] == envs.spec("lama").league_skip["lama/pimc"]
+    assert lama_out["lama/pimc"] == evaluate.games.part("lama").league_skip["lama/pimc"]
     assert lama_out["lama/learned-seed2022"].endswith("enters a league run with --option rules=seed2022")
     # every registered id is either entered or left out with a reason
     import agents

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 import envs
+import evaluate.games
 from evaluate.play import menu, play_session
 
 
@@ -65,7 +66,7 @@ def test_the_game_menu_is_a_pile_a_line_and_numbers_pick_what_they_show():
     state = game.initial_state(np.random.default_rng(2))
     legal = list(game.legal_actions(state))
     names = [game.action_to_string(state, a) for a in legal]
-    order, lines = menu(names, envs.spec("the_game").move_group)
+    order, lines = menu(names, evaluate.games.part("the_game").move_group)
     assert len(names) == 28 and len(lines) == 4  # 7 cards x 4 piles, one line per pile
     assert sorted(order) == list(range(len(names)))
     shown = re.findall(r"(\d+)\. (\d+)", " ".join(lines))
@@ -84,7 +85,7 @@ def test_the_game_menu_is_a_pile_a_line_and_numbers_pick_what_they_show():
 def test_menu_without_groups_is_one_move_a_line():
     order, lines = menu(["pass", "bet"])
     assert order == [0, 1] and lines == ["  1. pass", "  2. bet"]
-    order, lines = menu(["play 3 on up0", "end turn", "play 4 on up0"], envs.spec("the_game").move_group)
+    order, lines = menu(["play 3 on up0", "end turn", "play 4 on up0"], evaluate.games.part("the_game").move_group)
     assert lines == ["  play on up0: 1. 3  2. 4", "  3. end turn"] and order == [0, 2, 1]
 
 

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import envs
+import evaluate.games
 from evaluate.play import describe, play_session
 
 GAMES = {
@@ -50,9 +51,9 @@ def test_legal_play_to_the_end_with_bad_inputs_and_a_replay(game, tmp_path):
     text = "\n".join(out)
     assert len(results) == 2 and all(r is not None for r in results)
     assert "'zzz' is not a legal move" in text and "0 is not a move number" in text and "9999 is not a move number" in text
-    assert envs.spec(game).move_help in text and "goal: " in text
-    spec = envs.spec(game)
-    assert f"you are {spec.seat_name(0)}" in text and f"you are {spec.seat_name(1)}" in text
+    part = evaluate.games.part(game)
+    assert part.move_help in text and "goal: " in text
+    assert f"you are {part.seat_name(0)}" in text and f"you are {part.seat_name(1)}" in text
     assert text.count("--- game over ---") == 2
     assert "  1. " in text
     if game == "roborally":

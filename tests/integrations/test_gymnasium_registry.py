@@ -111,14 +111,14 @@ def test_make_vec_takes_the_compiled_env_where_every_opponent_has_a_kernel():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_make_without_arguments_seats_the_default_line_up(game):
-    spec = envs.spec(game)
+    lineup = agents.default_lineup(game)
     env = gymnasium.make(f"tabletop/{game}-v0")
     raw = env.unwrapped
     n = raw.game.num_players
     assert envs.Variant.of(raw.game).options == {} and raw.game.config == envs.make_game(game).config  # default
     assert env.spec.kwargs == {"opponents": gymnasium_registry.DEFAULT}
-    assert env.metadata["default_line_up"] and env.metadata["opponents"] == (spec.default_lineup[0],) * (n - 1)
-    built = agents.make(spec.default_lineup[0], raw.game, np.random.default_rng(0))
+    assert env.metadata["default_line_up"] and env.metadata["opponents"] == (lineup[0],) * (n - 1)
+    built = agents.make(lineup[0], raw.game, np.random.default_rng(0))
     assert [type(o) for o in raw.opponents] == [type(built)] * (n - 1)
     _, info = env.reset(seed=0)
     for _ in range(20):

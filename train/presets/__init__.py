@@ -15,7 +15,6 @@ from types import ModuleType
 from typing import Any
 
 from agents.games import Parts
-from envs.core.spec import NOT_MINE, add_part_finder
 from train.config import check_keys
 
 #: Where each game's presets are: `train.presets.<game>`, or `<home>.presets` for a game from outside the suite.
@@ -25,16 +24,6 @@ PRESETS = Parts("train.presets", "presets", lambda game, **values: None)
 def preset_module(game: str) -> ModuleType | None:
     """The game's preset module (imported only when that game is trained), or None without one."""
     return PRESETS.module(game)
-
-
-def _find(game: str, name: str) -> Any:
-    """`envs.spec(game).train_presets`, the name of the game's preset module or None (`envs.core.spec.add_part_finder`)."""
-    if name != "train_presets":
-        return NOT_MINE
-    return PRESETS.module_of(game) if preset_module(game) is not None else None
-
-
-add_part_finder(_find)
 
 
 @dataclass(frozen=True)

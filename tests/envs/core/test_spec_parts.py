@@ -34,22 +34,13 @@ def test_a_spec_names_no_part_of_a_layer_above():
     assert not names & moved
 
 
-def test_the_bridge_answers_the_moved_names_from_the_layer_that_declares_them():
-    spec = envs.spec("lama")
-    assert spec.default_lineup == agents.part("lama").default_lineup
-    assert spec.vector_kernels == agents.part("lama").kernels and spec.agents_module == "agents.lama"
-    assert spec.examples == evaluate.games.part("lama").examples and spec.evaluate_module == "evaluate.lama.reproduce"
-    assert spec.train_presets == "train.presets.lama"
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        spec.no_such_name  # noqa: B018
-
-
-def test_a_finder_answers_only_its_own_names(monkeypatch):
-    monkeypatch.setattr(spec_registry, "_FINDERS", [lambda game, name: 7 if name == "mine" else spec_registry.NOT_MINE])
-    spec = envs.spec("simple_poker")
-    assert spec.mine == 7
-    with pytest.raises(AttributeError):
-        spec.default_lineup  # noqa: B018  (no layer above answers now)
+def test_a_spec_answers_engine_layer_fields_only():
+    spec = envs.spec("lama")  # the layers above import (agents, evaluate, train.presets): none answers for the spec
+    for name in ("default_lineup", "vector_kernels", "agents_module", "examples", "train_presets", "compiled_games",
+                 "lineup", "seat_name", "no_such_name"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'"):
+            getattr(spec, name)
+    assert not hasattr(spec_registry, "add_part_finder")
 
 
 def test_a_bare_spec_has_no_home_and_default_parts():
@@ -72,10 +63,8 @@ def test_a_spec_registered_from_a_package_has_that_home():
         assert agents.games.module_of("tictactoe") == "examples.tictactoe.agents"
         assert evaluate.games.module_of("tictactoe") == "examples.tictactoe.evaluate"
         assert PRESETS.module("tictactoe") is None  # it has no presets.py
-    finally:
+    finally:  # its parts stay as declared (withdrawing them would undo what importing its packages declared once)
         envs.unregister("tictactoe")
-        agents.games.withdraw("tictactoe")
-        evaluate.games.withdraw("tictactoe")
 
 
 def test_a_part_is_checked_when_declared():
