@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from envs.primi_composti import fast as engine
-from envs.primi_composti.fast import deal_deck, do_move, immediate_score, state_arrays, undo_move
+from envs.primi_composti.fast import best_pair, deal_deck, do_move, state_arrays, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
 ASC, DESC, RAND, GREEDY_ASC, GREEDY_DESC, GREEDY_RAND = 0, 1, 2, 3, 4, 5
@@ -154,7 +154,9 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
         best_i = -1
         for i in range(k):
             if (alive[mover] >> i) & 1:
-                s = immediate_score(version, hands[mover, i], mover, stacks, heights, value, valid, revealed)
+                c = hands[mover, i]
+                bonus, _ = best_pair(version, c, mover, stacks, heights, value, valid, revealed)
+                s = bonus + value[c]  # `immediate_score` (see there why not called)
                 if s > best:
                     best = s
                     best_i = i
@@ -182,7 +184,9 @@ def choose(policy, version, hands, alive, stacks, heights, scores, first, mover,
     best_i = -1
     for t in range(n):
         i = order[t]
-        s = immediate_score(version, hands[mover, i], mover, stacks, heights, value, valid, revealed)
+        c = hands[mover, i]
+        bonus, _ = best_pair(version, c, mover, stacks, heights, value, valid, revealed)
+        s = bonus + value[c]  # `immediate_score`
         if s > best:
             best = s
             best_i = i

@@ -155,7 +155,9 @@ def pair_bonus(version, c, q, mover, stacks, heights, value, valid):
 @njit(inline="always")
 def immediate_score(version, c, mover, stacks, heights, value, valid, revealed):
     """`PrimiCompostiGame.immediate_score` compiled: the seed's pair's bonus for card c (`best_pair`) + VALUE(c),
-    what the greedy players maximise."""
+    what the greedy players maximise. Their kernels and `observe_row`'s hints add VALUE(c) to `best_pair` themselves:
+    through this function (inlined or not) the greedy players' games ran at 0.60-0.67x the speed (numba 0.68.1,
+    20,000 games in one process)."""
     bonus, _ = best_pair(version, c, mover, stacks, heights, value, valid, revealed)
     return bonus + value[c]
 
@@ -644,8 +646,8 @@ def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version
         for i in range(k):
             if (live >> i) & 1:
                 c = hands[r, seat, i]
-                gain = immediate_score(version, c, seat, stacks[r], heights[r], value, valid, revealed)
-                out[o, gain_at + c - 2] = min(1.0, gain / 8.0)
+                bonus, _ = best_pair(version, c, seat, stacks[r], heights[r], value, valid, revealed)
+                out[o, gain_at + c - 2] = min(1.0, (bonus + value[c]) / 8.0)  # `immediate_score`
 
 
 # The choices of `steal_choice="player"` out of line (`cache=True`, not inlined): the seed's rules' hot path stays
@@ -814,31 +816,6 @@ def vec_reset(decide, T, B, S, fresh, revealed, choices):
 
 
 @njit(inline="always")
-def all_seats_move(hands, alive, stacks, heights, scores, turn, before, rewards, r, mover, pos, version, k, value,
-                   valid, revealed, choice, score_scores, score_result, max_turns):
-    """Under `all_seats`: table r's seat to move plays its hand position `pos` with operand `choice`; every seat's
-    change of its return goes to `rewards[r]` (`before` is scratch). Returns (the mover's reward, player_0's,
-    terminated, truncated). (Arrays, not the `Tables` tuple: see the note on speed above.)"""
-    n = scores.shape[1]
-    m = n * k
-    for s in range(n):
-        before[s] = seat_return(turn, scores, r, s, m, score_scores, score_result)
-    play_position(hands, alive, stacks, heights, scores, turn, r, mover, pos, version, value, valid, revealed, choice)
-    rew = 0.0
-    p0 = 0.0
-    for s in range(n):
-        d = seat_return(turn, scores, r, s, m, score_scores, score_result) - before[s]
-        rewards[r, s] = d
-        if s == mover:
-            rew = d
-        if s == 0:
-            p0 = d
-    term = turn[r] >= m
-    trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
-    return rew, p0, term, trunc
-
-
-@njit(inline="always")
 def vec_step(decide, T, B, S, actions, revealed, choices):
     """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move), then (one
     seat) the opponents up to the learner's next one; an ended episode is observed into `final_obs` and the
@@ -888,8 +865,19 @@ def vec_step(decide, T, B, S, actions, revealed, choices):
                     rewards[r, s] = rew if s == L else 0.0
                 p0 = rew if L == 0 else 0.0
         elif all_seats:
-            rew, p0, term, trunc = all_seats_move(hands, alive, stacks, heights, scores, turn, before, rewards, r, L,
-                                                  pos, version, k, value, valid, revealed, choice, ss, sres, max_turns)
+            for s in range(n):
+                before[s] = seat_return(turn, scores, r, s, m, ss, sres)
+            play_position(hands, alive, stacks, heights, scores, turn, r, L, pos, version, value, valid, revealed,
+                          choice)
+            for s in range(n):
+                d = seat_return(turn, scores, r, s, m, ss, sres) - before[s]
+                rewards[r, s] = d
+                if s == L:
+                    rew = d
+                if s == 0:
+                    p0 = d
+            term = turn[r] >= m
+            trunc = (not term) and max_turns > 0 and turn[r] >= max_turns
         else:
             status, bad = STOP_ILLEGAL, a  # a batch policy's move that holds no card (the env checks them first)
             if pos >= 0:

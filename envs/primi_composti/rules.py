@@ -243,6 +243,11 @@ class PrimiCompostiGame:
         # Speed tables: operand pairs as (k, stack a, depth a, seat a, stack b, depth b, seat b).
         self._pairs = [(k, sa, da, sa // 2, sb, db, sb // 2) for k, ((sa, da), (sb, db)) in enumerate(pairs)]
         self._tops_only = not cfg.allow_revealed_operand
+        # The steal rule tabulated (the plain engine's moves read it from here, speed): _operand_value[seat][stack]
+        # [card] = operand_value(version, seat, stack, card), _stolen[seat][stack] = is_stolen(seat, stack).
+        self._operand_value = [[[operand_value(self.version, seat, st, c) for c in range(MAX_CARD + 1)]
+                                for st in range(ns)] for seat in range(self.num_players)]
+        self._stolen = [[is_stolen(seat, st) for st in range(ns)] for seat in range(self.num_players)]
         # best_pair's tops-only loop per mover seat: (k, stack a, stack b, what counts) with 0 = VALUE(a)+VALUE(b),
         # 1 = VALUE(a) only, 2 = VALUE(b) only: which operands `operand_value` counts (a pair that can never gain,
         # two of the mover's own stacks in version 2, is left out).
@@ -250,10 +255,12 @@ class PrimiCompostiGame:
         for seat in range(self.num_players):
             rows = []
             for k, sa, _, _, sb, _, _ in self._pairs:
-                counts_a, counts_b = (operand_value(self.version, seat, st, 2) > 0 for st in (sa, sb))
+                counts_a, counts_b = (self._operand_value[seat][st][2] > 0 for st in (sa, sb))
                 if counts_a or counts_b:
                     rows.append((k, sa, sb, 0 if counts_a and counts_b else (1 if counts_a else 2)))
             self._top_pairs.append(rows)
+        #: `best_pair` as the configuration plays it (one call fewer on the greedy players' path: speed)
+        self._seed_pair = self._best_top_pair if self._tops_only else self.best_pair
         self._stack_of = [[2 * seat + (0 if _IS_PRIME[c] else 1) for c in range(MAX_CARD + 1)]
                           for seat in range(self.num_players)]
         self._score_result = cfg.reward != "score"
@@ -305,7 +312,8 @@ class PrimiCompostiGame:
         ops = self._operands(stacks, k)
         assert ops is not None
         (sa, _), (sb, _) = self.operand_pairs[k]
-        return operand_value(self.version, seat, sa, ops[0]) + operand_value(self.version, seat, sb, ops[1])
+        ov = self._operand_value[seat]
+        return ov[sa][ops[0]] + ov[sb][ops[1]]
 
     def best_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
         """The seed's choice for `card` and its bonus: (pair index or None, points).
@@ -317,11 +325,18 @@ class PrimiCompostiGame:
         """
         if self._tops_only:
             return self._best_top_pair(stacks, seat, card)
+        vc = _VALID[card]
+        ov = self._operand_value[seat]
         best, best_v = None, 0
-        for k in self.valid_pairs(stacks, card):
-            v = self.pair_bonus(k, stacks, seat)
-            if v > best_v:
-                best, best_v = k, v
+        for k, sa, da, _, sb, db, _ in self._pairs:  # `valid_pairs`, each valid pair's `pair_bonus`
+            a_st, b_st = stacks[sa], stacks[sb]
+            if len(a_st) > da and len(b_st) > db:
+                a = a_st[-1 - da]
+                b = b_st[-1 - db]
+                if vc[a][b]:
+                    v = ov[sa][a] + ov[sb][b]
+                    if v > best_v:
+                        best, best_v = k, v
         return best, best_v
 
     def _best_top_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
@@ -345,11 +360,11 @@ class PrimiCompostiGame:
     def immediate_score(self, state: State, card: int) -> int:
         """The mover's gain of playing `card` the seed's way (rules §4): v1 points
         scored; v2 stolen value + VALUE(card) (used by the greedy players)."""
-        return self.card_gain(state.stacks, self.current_player(state), card)
+        return self.card_gain(state.stacks, (state.first + state.turn) % self.num_players, card)
 
     def card_gain(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> int:
         """`immediate_score` of `card` for seat `seat` on `stacks`: the seed's pair's bonus + VALUE(card)."""
-        return self.best_pair(stacks, seat, card)[1] + _VALUE[card]
+        return self._seed_pair(stacks, seat, card)[1] + _VALUE[card]
 
     # --- dynamics --------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
@@ -494,8 +509,9 @@ class PrimiCompostiGame:
         if pair is not None:
             # Take the operands lying on other seats' stacks, first operand first
             # (for a one-stack pair: the top, then the card it uncovered).
+            stolen = self._stolen[seat]
             for st, _depth in self.operand_pairs[pair]:
-                if is_stolen(seat, st):
+                if stolen[st]:
                     old = new_stacks[st]
                     taken.append(old[-1])
                     new_stacks[st] = old[:-1]

@@ -122,10 +122,9 @@ def test_alphabeta_v2_steal_classes_are_the_rule():
 
 def test_retrograde_v1_gain_is_the_rule():
     game, states = two_player_positions(1, games=10)
-    scratch = retrograde_v1._gain_scratch()
     for state in states:
         seat = game.current_player(state)
         own, other = state.stacks[2 * seat:2 * seat + 2], state.stacks[2 - 2 * seat:4 - 2 * seat]
         tops = [st[-1] if st else 0 for st in (*own, *other)]
         for card in state.hands[seat]:
-            assert retrograde_v1._gain(card, *tops, VALUE, *scratch) == game.immediate_score(state, card)
+            assert retrograde_v1._gain(card, *tops, VALUE) == game.immediate_score(state, card)
