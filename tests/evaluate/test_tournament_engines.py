@@ -1,5 +1,5 @@
 """The tournament's two engines: the compiled whole-game runner plays the same deals and, for deterministic
-entrants, the same games as the agents' Python `act` (`evaluate.tournament`, `GameSpec.compiled_games`)."""
+entrants, the same games as the agents' Python `act` (`evaluate.tournament`, `agents.part(game).compiled_games`)."""
 
 from __future__ import annotations
 
@@ -136,27 +136,28 @@ def test_every_declared_compiled_runner_resolves():
     cannot play), and the engine has the `deal_key` the runner replays deals from."""
     import importlib
 
+    import agents
     import envs
     from envs.core.spec import NoKernelError
 
-    declared = [g for g in envs.available_games() if envs.spec(g).compiled_games]
+    declared = [g for g in envs.available_games() if agents.part(g).compiled_games]
     assert {"lama", "the_game", "primi_composti"} <= set(declared)
     for name in declared:
-        spec = envs.spec(name)
+        part = agents.part(name)
         game = envs.make_game(name)
         assert callable(getattr(game, "deal_key", None)), name
-        module, _, attr = spec.compiled_games.partition(":")
+        module, _, attr = part.compiled_games.partition(":")
         runner = getattr(importlib.import_module(module), attr)
         try:
-            assert callable(runner(game, spec.lineup(game.num_players)))
+            assert callable(runner(game, part.lineup(game.num_players)))
         except NoKernelError as e:
-            assert e.agent_id in spec.lineup(game.num_players)
+            assert e.agent_id in part.lineup(game.num_players)
         with pytest.raises(NoKernelError, match="'random'"):
             runner(game, ["random"] * game.num_players)
         try:  # a move limit: the runner cuts games there, or says it cannot
-            assert callable(runner(game, spec.lineup(game.num_players), 50))
+            assert callable(runner(game, part.lineup(game.num_players), 50))
         except NoKernelError as e:
-            assert e.agent_id in spec.lineup(game.num_players) or "move limit" in str(e)
+            assert e.agent_id in part.lineup(game.num_players) or "move limit" in str(e)
 
 
 def test_cli_engine_flag():
