@@ -1,5 +1,5 @@
 """`run_tournament` on its two engines: the same tournament played move by move through the agents' Python `act`
-and on the game's compiled whole-game runner (`GameSpec.compiled_games`), timed in the same process.
+and on the game's compiled whole-game runner (`agents.part(game).compiled_games`), timed in the same process.
 
 Line-ups (default options, seating rotate): L.A.M.A. 4 x lama/first, and lama/third-retuned + 3 x lama/first
 (`--deals` deals each, 4 games a deal); The Game 2 x the_game/bestplays (`--deals` / 4 deals, 2 games a deal:

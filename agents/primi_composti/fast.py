@@ -304,9 +304,9 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
     return None
 
 
-# --- tournaments: `GameSpec.compiled_games` --------------------------------------------------------------------
+# --- tournaments: `agents.part(game).compiled_games` ---------------------------------------------------------
 def tournament_games(game, ids, max_turns=None, policies=None):
-    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameSpec.compiled_games`): a
+    """The compiled whole-game runner of a tournament between the entrants `ids` (`agents.part(game).compiled_games`): a
     function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deck order
     of `keys` (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, num_players: the entrant at each
     seat) with `play_games`, game for game what the entrants' Python agents play. The returns are the engine's own

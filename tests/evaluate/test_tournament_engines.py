@@ -133,19 +133,23 @@ def test_the_compiled_engine_starts_where_the_python_engine_does():
 
 def test_every_declared_compiled_runner_resolves():
     """A game that declares `compiled_games`: the runner imports, takes the default line-up (or names what it
-    cannot play), and the engine has the `deal_key` the runner replays deals from."""
+    cannot play), and the deals it replays (`deal_keys`: the engine's `deal_key`, or the initial states of a game
+    without one) are those of the Python engine's tournament."""
     import importlib
 
     import agents
     import envs
     from envs.core.spec import NoKernelError
+    from evaluate.tournament import deal_keys, deal_start
 
     declared = [g for g in envs.available_games() if agents.part(g).compiled_games]
-    assert {"lama", "the_game", "primi_composti"} <= set(declared)
+    assert {"lama", "the_game", "primi_composti", "roborally"} <= set(declared)
     for name in declared:
         part = agents.part(name)
         game = envs.make_game(name)
-        assert callable(getattr(game, "deal_key", None)), name
+        keys = deal_keys(game, 5, range(2))
+        if not hasattr(game, "deal_key"):
+            assert keys == [deal_start(game, 5, d) for d in range(2)], name
         module, _, attr = part.compiled_games.partition(":")
         runner = getattr(importlib.import_module(module), attr)
         try:
