@@ -415,17 +415,24 @@ def run_paired_many(
     finally:
         bar.close()
         forget(_SLOT)
+    return _paired_results(spec, options, n, per_deal, games, "python" if play is None else "compiled")
+
+
+def _paired_results(spec: PairedSpec, options: dict[str, Any], n: int, per_deal: list[Any], games: int,
+                    engine: str) -> list[PairedResult]:
+    """`run_paired_many`'s comparisons (A minus each other focal agent) from the finished deals' `per_deal`."""
+    ids, k = list(spec.focal), len(spec.focal)
     scores = np.stack([r[0] for r in per_deal], axis=1)  # [agent, deal, seat]
     wins = np.stack([r[1] for r in per_deal], axis=1)
     cut = np.sum([r[2] for r in per_deal], axis=0)  # [agent]
-    against_ids = [SELF] if team else opp_ids
+    against_ids = [SELF] if spec.team else list(spec.against)
     out = []
     for i in range(1, k):
         sa, sb, wa, wb = scores[0], scores[i], wins[0], wins[i]
         pooled = _figures(None, sa.mean(axis=1), sb.mean(axis=1), wa.mean(axis=1), wb.mean(axis=1))
         per_seat = [_figures(f, sa[:, f], sb[:, f], wa[:, f], wb[:, f]) for f in range(n)]
-        out.append(PairedResult(game_name, options, seed, ids[0], ids[i], against_ids, len(per_deal), pooled,
-                                per_seat, engine="python" if play is None else "compiled", max_turns=max_turns,
+        out.append(PairedResult(spec.game_name, options, spec.seed, ids[0], ids[i], against_ids, len(per_deal),
+                                pooled, per_seat, engine=engine, max_turns=spec.max_turns,
                                 at_move_limit=(int(cut[0]), int(cut[i])), partial=len(per_deal) < games,
                                 planned_deals=games))
     return out

@@ -582,6 +582,14 @@ def run_tournament(
             close()  # stops collecting; a local Ray instance the run started is shut down after
         bar.close()
         forget(_SLOT)
+    return _tournament_result(spec, options, seating, done, planned, start, "python" if play is None else "compiled",
+                              records)
+
+
+def _tournament_result(spec: TournamentSpec, options: dict[str, Any], seating: str, done: list[DealFigures],
+                       planned: int, start: int, engine: str, records: bool) -> TournamentResult:
+    """`run_tournament`'s result from the finished deals' figures `done` (deals `start`, `start` + 1, ...)."""
+    rotations, max_turns, ids = spec.rotations, spec.max_turns, list(spec.ids)
     deals = len(done)
     total_turns = int(sum(d[2].sum() for d in done))
     at_limit = int(sum(at_move_limit(d[2], max_turns).sum() for d in done))
@@ -589,11 +597,10 @@ def run_tournament(
     figures = entrant_figures(np.stack([d[0] for d in done]), np.stack([d[1] for d in done]), labels_for(ids), ids)
     kept = [GameRecord(start + k, r, tuple(int(e) for e in np.flatnonzero(d[0][r])), int(d[2][r]))
             for k, d in enumerate(done) for r in range(rotations)] if records else None
-    clock = [[float(x) for x in row] for row in sum(d[3] for d in done)] if timing else None
-    return TournamentResult(game_name, options, seed, seating, deals, count, total_turns / count, figures,
-                            partial=deals < planned, planned_deals=planned,
-                            engine="python" if play is None else "compiled", records=kept, decision_time=clock,
-                            max_turns=max_turns, at_move_limit=at_limit)
+    clock = [[float(x) for x in row] for row in sum(d[3] for d in done)] if spec.timing else None
+    return TournamentResult(spec.game_name, options, spec.seed, seating, deals, count, total_turns / count, figures,
+                            partial=deals < planned, planned_deals=planned, engine=engine, records=kept,
+                            decision_time=clock, max_turns=max_turns, at_move_limit=at_limit)
 
 
 def _check_arguments(seating: str, games: int, max_turns: int | None, start_deal: Any, timing: bool,
