@@ -731,7 +731,9 @@ def test_the_committed_checkpoint_loads_and_continues(tmp_path):
     folders = sorted(os.path.join(root, d) for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
     assert folders
     for folder in folders:
-        with open(os.path.join(folder, "run.json"), encoding="utf-8") as f:
+        # the one-file learner's run.json, or the frame's config.json (a `python -m train` run's policy folder)
+        kept = "run.json" if os.path.exists(os.path.join(folder, "run.json")) else "config.json"
+        with open(os.path.join(folder, kept), encoding="utf-8") as f:
             run = json.load(f)
         with open(os.path.join(folder, "policy.json"), encoding="utf-8") as f:
             game = json.load(f)["game"]
