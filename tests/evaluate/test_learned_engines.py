@@ -12,6 +12,18 @@ from evaluate.stats import mean_interval
 from evaluate.tournament import run_tournament
 
 
+def _same_paired(case):
+    """`run_paired` of `case` on the compiled engine (auto) gives the Python engine's figures."""
+    from evaluate.paired import run_paired
+
+    py = run_paired(**case, engine="python").to_dict()
+    result = run_paired(**case)
+    assert result.engine == "compiled"
+    cc = result.to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    assert cc == py
+
+
 def _both(**case):
     py = run_tournament(**case, progress=False, engine="python").to_dict()
     cc = run_tournament(**case, progress=False, engine="compiled").to_dict()
@@ -41,15 +53,8 @@ def test_auto_seats_a_network_on_the_compiled_engine():
 
 
 def test_paired_greedy_network_gives_the_python_figures():
-    from evaluate.paired import run_paired
-
     case = dict(game_name="lama", a_id="lama/ppo", b_id="lama/first", against="lama/first", games=12, seed=2)
-    py = run_paired(**case, engine="python").to_dict()
-    result = run_paired(**case)
-    assert result.engine == "compiled"
-    cc = result.to_dict()
-    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
-    assert cc == py
+    _same_paired(case)
 
 
 def _deal_means(result, entrant: int) -> np.ndarray:
@@ -129,16 +134,9 @@ def test_a_greedy_network_plays_the_python_games_of_the_game(case):
 
 
 def test_the_game_paired_self_team_network_gives_the_python_figures():
-    from evaluate.paired import run_paired
-
     case = dict(game_name="the_game", a_id="the_game/ppo-2p", b_id="the_game/bestplays", against="self", games=20,
                 seed=4, options={"num_players": 2, "actions": "slot"})
-    py = run_paired(**case, engine="python").to_dict()
-    result = run_paired(**case)
-    assert result.engine == "compiled"
-    cc = result.to_dict()
-    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
-    assert cc == py
+    _same_paired(case)
 
 
 def test_a_sampled_network_of_the_game_replays_a_deal_alone():
@@ -189,16 +187,9 @@ def test_a_greedy_network_plays_the_python_games_of_primi_composti(case):
 
 
 def test_primi_composti_paired_network_gives_the_python_figures():
-    from evaluate.paired import run_paired
-
     case = dict(game_name="primi_composti", a_id="primi_composti/ppo", b_id="primi_composti/greedy_rand",
                 against="primi_composti/minimax?depth=2", games=20, seed=4, options={"observation_hints": True})
-    py = run_paired(**case, engine="python").to_dict()
-    result = run_paired(**case)
-    assert result.engine == "compiled"
-    cc = result.to_dict()
-    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
-    assert cc == py
+    _same_paired(case)
 
 
 @pytest.mark.parametrize("game,ids,options", [
@@ -259,32 +250,13 @@ def test_the_game_compiled_action_keys_are_the_encoders(options):
     assert np.array_equal(got, want)
 
 
-@pytest.fixture
-def roborally_runner():
-    """RoboRally's compiled runner declared for the test where the game's agents package does not declare it yet."""
-    from dataclasses import fields
-
-    from agents import games
-
-    part = games.part("roborally")
-    if part.compiled_games:
-        yield
-        return
-    kept = {f.name: getattr(part, f.name) for f in fields(part) if f.name != "game"}
-    games.declare("roborally", **{**kept, "compiled_games": "agents.roborally.fast:tournament_games"})
-    try:
-        yield
-    finally:
-        games.declare("roborally", **kept)
-
-
 @pytest.mark.parametrize("case", [
     dict(agent_ids=["roborally/learned", "roborally/greedy"], games=16, seed=3, options={"rules": "seed"}),
     # two action scorers and the flag seeker, three robots, a turn cap inside some races
     dict(agent_ids=["roborally/greedy", "roborally/ppo", "roborally/learned"], games=9, seed=1,
          options={"rules": "seed", "num_robots": 3, "max_turns": 30}),
 ], ids=["learned+greedy", "three-robots-capped"])
-def test_a_greedy_action_scorer_plays_the_python_races_on_the_compiled_engine(case, roborally_runner):
+def test_a_greedy_action_scorer_plays_the_python_races_on_the_compiled_engine(case):
     """RoboRally's students (action scorers over features of the observation) seated on the compiled turn loop
     (`agents.roborally.fast.tournament_games`) play the Python engine's races, race for race."""
     py, cc = _both(game_name="roborally", **case)
@@ -292,7 +264,7 @@ def test_a_greedy_action_scorer_plays_the_python_races_on_the_compiled_engine(ca
     assert py["mean_turns"] > 20 and 0 < py["agents"][0]["win_rate"] < 1
 
 
-def test_a_sampled_action_scorer_replays_a_race_alone(roborally_runner):
+def test_a_sampled_action_scorer_replays_a_race_alone():
     """`?sample` on RoboRally's student samples on the compiled engine, from the deal's own streams."""
     ids = ["learned:agents/pretrained/roborally?sample", "roborally/greedy"]
     case = dict(seed=4, options={"rules": "seed"}, progress=False, records=True)
@@ -304,14 +276,7 @@ def test_a_sampled_action_scorer_replays_a_race_alone(roborally_runner):
     assert [r.moves for r in greedy.records] != [r.moves for r in whole.records]
 
 
-def test_roborally_paired_students_give_the_python_figures(roborally_runner):
-    from evaluate.paired import run_paired
-
+def test_roborally_paired_students_give_the_python_figures():
     case = dict(game_name="roborally", a_id="roborally/learned", b_id="roborally/ppo", against="roborally/greedy",
                 games=6, seed=4, options={"rules": "seed"})
-    py = run_paired(**case, engine="python").to_dict()
-    result = run_paired(**case)
-    assert result.engine == "compiled"
-    cc = result.to_dict()
-    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
-    assert cc == py
+    _same_paired(case)
