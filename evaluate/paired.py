@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -327,34 +327,13 @@ def _opponents(game_name: str, n: int, against: Sequence[str] | str) -> list[str
     return ids
 
 
-def run_paired_many(
-    game_name: str | envs.Variant,
-    ids: Sequence[str],
-    against: Sequence[str] | str,
-    games: int = 1000,
-    seed: int = 0,
-    options: dict[str, Any] | None = None,
-    max_turns: int | None = None,
-    backend: Backend | None = None,
-    engine: str = "auto",
-    decks: Any = None,
-    progress: bool | None = False,
-    stop_on_interrupt: bool = False,
-) -> list[PairedResult]:
-    """Compare the first of `ids` (A) with each of the others on `games` deals against the same opponents.
+@dataclass(frozen=True)
+class PairedSettings:
+    """How a paired comparison is played: what `run_paired_many` takes besides the game and the agents.
 
-    Every agent plays the same games (the module docstring); A's games are played once, whatever the
-    number of agents, and each comparison is the one `run_paired` of A and that agent gives.
-
-    Args:
-        game_name: a game id, or an `envs.Variant` (its options, updated by `options`).
-        ids: the focal agents, A first (at least two).
-        against: the n − 1 opponents (teammates), seated in seat order around the focal seat; a single id
-            is repeated for every other seat; `"self"`: a copy of the focal agent in every seat (the
-            self-team protocol of a cooperative game).
+    Attributes:
         games: number of deals (each is played k·n times, or k times under the self-team protocol).
         seed: root seed of the deals and every generator.
-        options: the game's options.
         max_turns: cut games longer than this (no winner); None: the game's `max_game_length` (for rules that let a
             game go on for ever), if it declares one.
         backend: where the deals are played (`evaluate.backends`; default this process): the same
@@ -366,10 +345,47 @@ def run_paired_many(
         progress: show a progress bar of the games (None: only on a terminal; default none).
         stop_on_interrupt: on Ctrl-C (or SIGTERM raised as it) or a Ray worker lost on every retry, return the
             finished deals' figures, marked `partial` (with none finished, the exception propagates).
+    """
+
+    games: int = 1000
+    seed: int = 0
+    max_turns: int | None = None
+    backend: Backend | None = None
+    engine: str = "auto"
+    decks: Any = None
+    progress: bool | None = False
+    stop_on_interrupt: bool = False
+
+
+def run_paired_many(game_name: str | envs.Variant, ids: Sequence[str], against: Sequence[str] | str,
+                    settings: PairedSettings | None = None, *, options: dict[str, Any] | None = None,
+                    **changes: Any) -> list[PairedResult]:
+    """Compare the first of `ids` (A) with each of the others on `settings.games` deals against the same opponents.
+
+    Every agent plays the same games (the module docstring); A's games are played once, whatever the
+    number of agents, and each comparison is the one `run_paired` of A and that agent gives.
+
+    Args:
+        game_name: a game id, or an `envs.Variant` (its options, updated by `options`).
+        ids: the focal agents, A first (at least two).
+        against: the n − 1 opponents (teammates), seated in seat order around the focal seat; a single id
+            is repeated for every other seat; `"self"`: a copy of the focal agent in every seat (the
+            self-team protocol of a cooperative game).
+        settings: how the comparison is played (`PairedSettings`; default: its defaults).
+        options: the game's options.
+        **changes: fields of `PairedSettings` that replace those of `settings`
+            (`run_paired_many("lama", ids, "lama/first", games=400, seed=1)`).
 
     Returns:
         One `PairedResult` per agent after the first: A minus that agent.
+
+    Raises:
+        TypeError: a keyword that names no field of `PairedSettings`.
+        ValueError: a setting out of range, an unknown game, option or agent id, or the wrong number of ids.
     """
+    run = replace(settings or PairedSettings(), **changes)
+    games, seed, max_turns, backend, engine, decks = (run.games, run.seed, run.max_turns, run.backend, run.engine,
+                                                       run.decks)
     ids = list(ids)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -388,7 +404,7 @@ def run_paired_many(
     spec = PairedSpec(game_name, tuple(options.items()), tuple(ids), tuple(opp_ids), team, seed, max_turns,
                       uuid.uuid4().hex, decks)
     per_game = k if team else k * n  # games a deal
-    bar = progress_bar(games * per_game, f"{game_name} paired", progress)  # from the first second
+    bar = progress_bar(games * per_game, f"{game_name} paired", run.progress)  # from the first second
     try:
         _, focal, opponents = _agents_for(spec)  # a bad agent id fails here, before any task starts
         play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend,
@@ -410,7 +426,7 @@ def run_paired_many(
                 if per_game * len(per_deal) > bar.n:  # a watched block has moved it game by game already
                     bar.update(per_game * len(per_deal) - bar.n)
         except (KeyboardInterrupt, WorkerLostError):  # keep the finished deals, as a tournament does
-            if not (stop_on_interrupt and per_deal):
+            if not (run.stop_on_interrupt and per_deal):
                 raise
     finally:
         bar.close()
@@ -446,7 +462,8 @@ def format_paired(result: PairedResult) -> str:
     lines = [
         f"{result.game} ({opts}) — paired: A = {result.a}, B = {result.b}, against {against}; "
         f"{result.deals} deals x {len(result.per_seat)} seats, seed {result.seed}, {result.engine} engine",
-        f"{'seat':<8}{'score A':>10}{'score B':>10}{'A - B':>10}{'95% CI':>22}{'win A':>8}{'win B':>8}{'A - B':>9}{'95% CI':>20}",
+        f"{'seat':<8}{'score A':>10}{'score B':>10}{'A - B':>10}{'95% CI':>22}"
+        f"{'win A':>8}{'win B':>8}{'A - B':>9}{'95% CI':>20}",
     ]
     for fig in [*result.per_seat, result.pooled]:
         name = "pooled" if fig.seat is None else str(fig.seat)
@@ -461,8 +478,8 @@ def format_paired(result: PairedResult) -> str:
     lines.append(f"pooled mean score: {verdict}, at 95% confidence")
     if any(result.at_move_limit):
         games = result.deals * (1 if result.team else len(result.per_seat))
-        lines.append(cut_games_line(f"{result.at_move_limit[0]} of A's {games} games and {result.at_move_limit[1]} of B's",
-                                    result.max_turns))
+        lines.append(cut_games_line(f"{result.at_move_limit[0]} of A's {games} games and "
+                                    f"{result.at_move_limit[1]} of B's", result.max_turns))
     return "\n".join(lines)
 
 

@@ -63,7 +63,7 @@ import inspect
 import math
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -196,7 +196,8 @@ def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
     because every game re-seeds every agent (`play_deal`) and `play_game` resets them."""
     def build() -> tuple[Any, list[Any]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
-        built = [agent_registry.make(a, game, np.random.default_rng(np.random.SeedSequence(spec.seed, spawn_key=(_BUILD, e))),
+        built = [agent_registry.make(a, game, np.random.default_rng(np.random.SeedSequence(spec.seed,
+                                                                                           spawn_key=(_BUILD, e))),
                                      game_name=spec.game_name) for e, a in enumerate(spec.ids)]
         for a, agent in zip(spec.ids, built):
             check_reseedable(agent, a)
@@ -489,31 +490,13 @@ def play_deals(spec: TournamentSpec, deals: range, watch: Watch | None = None) -
             for d in deals]
 
 
-def run_tournament(
-    game_name: str | envs.Variant,
-    agent_ids: list[str] | str,
-    games: int = 1000,
-    seed: int = 0,
-    options: dict[str, Any] | None = None,
-    seating: str = "rotate",
-    max_turns: int | None = None,
-    progress: bool | None = None,
-    backend: Backend | None = None,
-    stop_on_interrupt: bool = False,
-    engine: str = "auto",
-    decks: Any = None,
-    start_deal: int = 0,
-    records: bool = False,
-    timing: bool = False,
-) -> TournamentResult:
-    """Play `games` games of `game_name` between the given agents.
+@dataclass(frozen=True)
+class TournamentSettings:
+    """How a tournament is played: what `run_tournament` takes besides the game and the entrants.
 
-    Args:
-        game_name: a game id (`envs.GAMES`), or an `envs.Variant` (its options, updated by `options`).
-        agent_ids: one agent id per seat (`"id*k"` repeats an id).
+    Attributes:
         games: total games; with rotation they are grouped in deals of n games.
         seed: root seed of the deals and of every agent's generator (see `play_deal`).
-        options: the game's options (as for its env).
         seating: `"rotate"` or `"fixed"`.
         max_turns: stop a game after this many turns (no winner); None: the game's `max_game_length` (for rules
             that let a game go on for ever), if it declares one.
@@ -531,6 +514,41 @@ def run_tournament(
         timing: time every entrant's `act` (`TournamentResult.decision_time`); plays in Python (`engine="auto"`),
             refused with `engine="compiled"`.
     """
+
+    games: int = 1000
+    seed: int = 0
+    seating: str = "rotate"
+    max_turns: int | None = None
+    progress: bool | None = None
+    backend: Backend | None = None
+    stop_on_interrupt: bool = False
+    engine: str = "auto"
+    decks: Any = None
+    start_deal: int = 0
+    records: bool = False
+    timing: bool = False
+
+
+def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
+                   settings: TournamentSettings | None = None, *, options: dict[str, Any] | None = None,
+                   **changes: Any) -> TournamentResult:
+    """Play `settings.games` games of `game_name` between the given agents.
+
+    Args:
+        game_name: a game id (`envs.GAMES`), or an `envs.Variant` (its options, updated by `options`).
+        agent_ids: one agent id per seat (`"id*k"` repeats an id).
+        settings: how the tournament is played (`TournamentSettings`; default: its defaults).
+        options: the game's options (as for its env).
+        **changes: fields of `TournamentSettings` that replace those of `settings`
+            (`run_tournament("lama", ids, games=400, seed=1)`).
+
+    Raises:
+        TypeError: a keyword that names no field of `TournamentSettings`.
+        ValueError: a setting out of range, an unknown game, option or agent id, or the wrong number of ids.
+    """
+    run = replace(settings or TournamentSettings(), **changes)
+    games, seed, seating, max_turns = run.games, run.seed, run.seating, run.max_turns
+    backend, engine, decks, start_deal, timing = run.backend, run.engine, run.decks, run.start_deal, run.timing
     _check_arguments(seating, games, max_turns, start_deal, timing, engine)
     game_name, options = envs.resolve(game_name, options)
     game = envs.make_game(game_name, **options)
@@ -548,7 +566,7 @@ def run_tournament(
     decks = check_decks(game_name, game, decks, start + planned)
     spec = TournamentSpec(game_name, tuple(options.items()), tuple(ids), seed, rotations, max_turns, uuid.uuid4().hex,
                           decks, bool(timing))
-    bar = progress_bar(planned * rotations, f"{game_name} tournament", progress)  # from the first second
+    bar = progress_bar(planned * rotations, f"{game_name} tournament", run.progress)  # from the first second
     try:
         _, built = seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
         play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend, built)
@@ -574,7 +592,7 @@ def run_tournament(
             if rotations * len(done) > bar.n:  # a watched block has moved it game by game already
                 bar.update(rotations * len(done) - bar.n)
     except (KeyboardInterrupt, WorkerLostError):  # a worker lost on every retry: keep what finished, as on Ctrl-C
-        if not stop_on_interrupt or not done:
+        if not run.stop_on_interrupt or not done:
             raise
     finally:
         close = getattr(results, "close", None)
@@ -583,7 +601,7 @@ def run_tournament(
         bar.close()
         forget(_SLOT)
     return _tournament_result(spec, options, seating, done, planned, start, "python" if play is None else "compiled",
-                              records)
+                              run.records)
 
 
 def _tournament_result(spec: TournamentSpec, options: dict[str, Any], seating: str, done: list[DealFigures],
@@ -650,7 +668,8 @@ def entrant_figures(wins: np.ndarray, scores: np.ndarray, labels: list[str], ids
             else:
                 continue
             per_seat.append(SeatFigures(seat, int(len(ws)), float(ws.mean()), float(ss.mean())))
-        figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)), float(sm), (float(slo), float(shi)), per_seat))
+        figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)),
+                                    float(sm), (float(slo), float(shi)), per_seat))
     return figures
 
 
