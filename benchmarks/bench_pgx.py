@@ -1,6 +1,6 @@
 """Our batched simple poker against Pgx's kuhn_poker and leduc_holdem: all seats' decisions per CPU-second.
 
-Issue 28's benchmark item, comparing like with like: every step is one decision at every table by
+Comparing like with like: every step is one decision at every table by
 whoever is to move there (`control="all_seats"` here, Pgx's only shape), finished games start again
 at once, random legal actions, 1,024 tables, one CPU thread, in ONE process, in alternating rounds.
 

@@ -4,7 +4,7 @@
     `num_envs` 1, 64, 1,024 against three strategy-1 players, random legal
     actions drawn in a compiled kernel; beside it `OpponentEnv` (same game, same
     opponents, Python agents) and `lama_v0.env()` (all seats' steps, random
-    legal play), printed as ratios. Issue 28's target: >= 1,000,000 learner
+    legal play), printed as ratios. Target: >= 1,000,000 learner
     steps/s at 1,024 tables on one core.
 (b) Learner steps/s of MaskablePPO on `to_sb3(vector_env)` against the same
     MaskablePPO on a batched env that costs nothing (same observation and

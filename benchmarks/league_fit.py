@@ -27,7 +27,7 @@ from evaluate.league import ELO, FIT_ALPHA, fit_bradley_terry
 
 
 def ridge_fit(wins: np.ndarray, ridge: float = 0.01) -> np.ndarray:
-    """The former hand-written fit: Bradley–Terry maximum likelihood with a ridge `ridge/2 · Σ r²`, L-BFGS-B."""
+    """A hand-written fit: Bradley–Terry maximum likelihood with a ridge `ridge/2 · Σ r²`, L-BFGS-B."""
     k = wins.shape[0]
 
     def loss(r: np.ndarray) -> tuple[float, np.ndarray]:

@@ -804,7 +804,7 @@ def vec_step(decide, T, B, S, actions):
     bookkeeping of `envs.core.kernels` is inlined at IR level and measured no slower.)
 
     `control="all_seats"` is `_step_all_seats`, which only the env's own kernels call (an env playing every seat
-    takes no opponents): left out of the opponents' kernels, it no longer doubles their compile time.
+    takes no opponents): left out of the opponents' kernels, it does not double their compile time.
     """
     scoring = S.switches[0]
     B.err[0] = -1

@@ -11,9 +11,9 @@ The expected hashes in `lama_golden.json` were recorded ONCE from the engine as
 it stood before the speed work on `envs/lama` (commit 737e26a), by running this
 module as a script: `python -m tests.envs.lama.test_lama_golden --write`.
 Never regenerate them to make a change pass: a mismatch means behaviour changed.
-Regenerated once since, for a change of `render` text only (2026-11-26: a finished game's winners as
-plain names, not a Python list): exactly the two episodes whose terminal state is rendered changed
-(engine/off6_player0/29, engine/seed4/17), every other hash stayed.
+Two hashes were recorded again for a change of `render` text only (a finished game's winners as plain
+names, not a Python list): the two episodes whose terminal state is rendered (engine/off6_player0/29,
+engine/seed4/17); every other hash is the first recording.
 """
 
 from __future__ import annotations
