@@ -24,8 +24,9 @@ with `torch.load(weights_only=True)`; it never un-pickles objects or runs code f
 the folder. Both files are read through `envs.core.files` (regular files only, size caps, strict JSON,
 `weights.pt` only in torch's zip format), and the architecture's sizes are checked against `MAX_WIDTH`,
 `MAX_LAYERS` and `MAX_PARAMETERS` before any network is allocated; every refusal is one `ValueError` line
-(an `InputFileError` where the file itself is refused) naming the file and the field. Every training method writes this format (`python -m train distill`
-and `ppo` alike: a PPO run's actor is exported as a `masked_policy` with its
+(an `InputFileError` where the file itself is refused) naming the file and the field. Every training method
+writes this format (`python -m train distill` and `ppo` alike: a PPO run's actor is exported as a `masked_policy`
+with its
 tanh and `play: sample`). Agent ids: `learned:<folder>` (the student's own way
 to play: argmax for a distilled student, a sample for an RL policy),
 `learned:<folder>?sample` (samples the policy with the agent's generator) and
@@ -105,7 +106,8 @@ def feature_set(name: str) -> FeatureFn:
         if name in FEATURES or not re.fullmatch(r"[a-z_0-9]+", name):
             break
         package = f"agents.{'_'.join(parts[:cut])}"
-        if importlib.util.find_spec(package) is not None and importlib.util.find_spec(package + ".features") is not None:
+        if importlib.util.find_spec(package) is not None \
+                and importlib.util.find_spec(package + ".features") is not None:
             module = package + ".features"
             importlib.import_module(module)
     if name not in FEATURES:
@@ -121,7 +123,10 @@ def bound_features(name: str, game: Any) -> FeatureFn:
 
 def observation_features(fn: Any, obs: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
     """(context (k, C), per_action (k, A, F)), float32, of k encoder observations and their masks, by a feature set
-    that reads observations (`fn.from_observation`)."""
+    that reads observations (`fn.from_observation`; in one call where it has `from_observations`, a batched twin)."""
+    if hasattr(fn, "from_observations"):
+        ctx, per = fn.from_observations(np.asarray(obs), np.asarray(masks))
+        return np.asarray(ctx, np.float32), np.asarray(per, np.float32)
     rows = [fn.from_observation(o, m) for o, m in zip(obs, masks)]
     return (np.stack([np.asarray(c, np.float32) for c, _ in rows]),
             np.stack([np.asarray(p, np.float32) for _, p in rows]))
@@ -270,8 +275,9 @@ class Student:
             pile) and added to the MLP's; it must equal the encoder's `num_action_keys`. 0: none.
     """
 
-    def __init__(self, game_name: str, options: dict[str, Any], kind: str, hidden: list[int], features: str | None = None,
-                 game: Any = None, activation: str = "relu", play: str = "argmax", action_table: int = 0):
+    def __init__(self, game_name: str, options: dict[str, Any], kind: str, hidden: list[int],
+                 features: str | None = None, game: Any = None, activation: str = "relu", play: str = "argmax",
+                 action_table: int = 0):
         import envs
 
         if kind not in KINDS:
@@ -284,7 +290,8 @@ class Student:
             raise ValueError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
         self.game_name, self.options, self.kind, self.hidden = game_name, dict(options), kind, list(hidden)
         self.activation, self.play = activation, play
-        if isinstance(action_table, bool) or not isinstance(action_table, int) or not 0 <= action_table <= MAX_PARAMETERS:
+        if isinstance(action_table, bool) or not isinstance(action_table, int) \
+                or not 0 <= action_table <= MAX_PARAMETERS:
             raise ValueError(f"action_table must be an integer in 0..{MAX_PARAMETERS:,}, got {action_table!r}")
         if action_table and kind != "masked_policy":
             raise ValueError(f"an action table is for a masked_policy student, not an {kind}")
@@ -304,7 +311,8 @@ class Student:
             sizes = [self.dims["obs_dim"], *self.hidden]
             check_parameters(mlp_parameters(sizes) + (self.hidden[-1] + 1) * (self.num_actions + 1) + action_table,
                              "the network")
-            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden, activation, keys, action_table)
+            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden, activation, keys,
+                                     action_table)
         else:
             if not features:
                 raise ValueError("an action_scorer needs a feature set (features=NAME)")
@@ -322,7 +330,8 @@ class Student:
         ctx, per = self._fn(view, mask)
         ctx, per = np.asarray(ctx, dtype=np.float32), np.asarray(per, dtype=np.float32)
         if per.shape[0] != self.num_actions:
-            raise ValueError(f"feature set {self.features!r} gave {per.shape[0]} actions, the game has {self.num_actions}")
+            raise ValueError(f"feature set {self.features!r} gave {per.shape[0]} actions, the game has "
+                             f"{self.num_actions}")
         if self.net is None:
             self._build(int(ctx.shape[0]), int(per.shape[1]))
         return (ctx, per, m)
@@ -382,7 +391,8 @@ class LearnedAgent:
         return int(np.argmax(p))
 
 
-def save_student(student: Student, folder: str, provenance: dict[str, Any] | None = None, agent_id: str | None = None) -> str:
+def save_student(student: Student, folder: str, provenance: dict[str, Any] | None = None,
+                 agent_id: str | None = None) -> str:
     """Write `policy.json` and `weights.pt` (a plain state_dict) into `folder`; returns the folder."""
     import torch
 
@@ -411,12 +421,14 @@ def read_meta(folder: str) -> dict[str, Any]:
     """
     path = os.path.join(folder, POLICY_FILE)
     if not os.path.lexists(path):
-        raise ValueError(f"no student at {folder!r} (no {POLICY_FILE}; save students with `python -m train GAME --method distill`)")
+        raise ValueError(f"no student at {folder!r} (no {POLICY_FILE}; save students with "
+                         "`python -m train GAME --method distill`)")
     meta = read_json(path, MAX_JSON_BYTES, "policy file")
     arch = meta.get("architecture") if isinstance(meta, dict) else None
     if not isinstance(meta.get("game") if isinstance(meta, dict) else None, str) or not isinstance(arch, dict) \
             or not isinstance(meta.get("options", {}), dict):
-        raise ValueError(f"{path!r} must be a JSON object with 'game' (string), 'options' (object) and 'architecture' (object)")
+        raise ValueError(f"{path!r} must be a JSON object with 'game' (string), 'options' (object) and "
+                         "'architecture' (object)")
     return meta
 
 
@@ -442,7 +454,8 @@ def load_student(folder: str, game: Any = None) -> Student:
     if game is not None:
         want = envs.make_game(name, **options)
         if type(game.config) is not type(want.config) or game.num_actions != want.num_actions:
-            raise ValueError(f"student {folder!r} was trained on {name} with options {options}; it does not play this game")
+            raise ValueError(f"student {folder!r} was trained on {name} with options {options}; it does not play "
+                             "this game")
         # options that change only the returns (a reward shaping) do not change what the student plays, nor do
         # those its feature set reads from the game itself (`portable_options`: e.g. RoboRally's board)
         same = {k: getattr(want.config, k) for k in (*envs.spec(name).reward_options, *portable_options(arch))}

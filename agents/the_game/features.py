@@ -20,10 +20,12 @@ and — score set only — the cheapest play's score.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from agents.learned import FEATURES
-from agents.the_game.fast import bestplays_view_scores
+from agents.the_game.fast import BESTPLAYS_PARAMS, bestplays_view_scores
 from envs.the_game import fast as engine
 from envs.the_game.rules import END_TURN, NUM_ACTIONS, NUM_CARDS, TRICK, View, default_hand_size, play_action
 
@@ -126,7 +128,78 @@ def features_noscore(view: View, mask: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return _features(view, mask, False)
 
 
-FEATURES["the_game"] = features
-FEATURES["the_game_noscore"] = features_noscore
+class TheGameFeatures:
+    """A feature set as registered: `(view, mask) -> (context, per_action)` (the Python features), and from encoder
+    observations (`from_observation`, `from_observations`: the compiled twin, `agents.the_game.features_fast`), what
+    the compiled engines and batched envs give. Bound to a game (`for_game`), the observations are that game's
+    encoder's; unbound, those of the official rules' default game of the observation's player count.
 
-__all__ = ["features", "features_noscore"]
+    Raises:
+        ValueError: a game whose rules the observation twin does not read (rules other than "official": pile flags
+            and misfits are not in these features).
+    """
+
+    def __init__(self, with_score: bool, game: Any = None):
+        self.with_score, self.game = with_score, game
+        if game is not None and game.config.rules != "official":
+            raise ValueError(f"the_game features from observations play rules='official', got {game.config.rules!r}")
+        self._bound: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+
+    def for_game(self, game: Any) -> TheGameFeatures:
+        """These features over `game`'s observations."""
+        return TheGameFeatures(self.with_score, game)
+
+    def __call__(self, view: View, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return _features(view, mask, self.with_score)
+
+    def _layout(self, width: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """(field starts, dims, num_actions) of the encoder whose observations are `width` long."""
+        if width not in self._bound:
+            from envs.the_game.encoding import TheGameEncoder
+            from envs.the_game.rules import Config, TheGame
+
+            game = self.game
+            if game is None:
+                players, extra = divmod(width - _WIDTH_0, _WIDTH_PER_PLAYER)
+                if extra or not 1 <= players <= 5:
+                    raise ValueError(f"a the_game observation is {_WIDTH_0} + {_WIDTH_PER_PLAYER} x players (1..5) "
+                                     f"long, got {width}")
+                game = TheGame(Config(num_players=players))
+            enc = TheGameEncoder(game)
+            if enc.observation_space.shape[0] != width or game.slot_head:
+                raise ValueError(f"observations of width {width} are not those of {game.config} (card head)")
+            at = np.array([enc._hand, enc._placed, enc._tops, enc._deck, enc._sizes, enc._played, enc._req], np.int64)
+            dims = np.array([game.num_players, game.hand_size, default_hand_size(game.num_players),
+                             game.config.resolved_min_cards], np.int64)
+            self._bound[width] = (at, dims, int(game.num_actions))
+        return self._bound[width]
+
+    def from_observations(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(context (B, C), per_action (B, A, F)) float32 of encoder observations `obs` (B, D) with legal masks
+        `masks` (B, A): the Python features of the views they encode, number for number."""
+        from agents.the_game.features_fast import feature_rows
+
+        obs = np.ascontiguousarray(obs, np.float32)
+        at, dims, num_actions = self._layout(obs.shape[1])
+        masks = np.ascontiguousarray(masks, np.bool_)
+        if masks.shape != (obs.shape[0], num_actions):
+            raise ValueError(f"masks must be (B, {num_actions}) for {obs.shape[0]} observations, got {masks.shape}")
+        extra = SCORE_FEATURES if self.with_score else 0
+        ctx = np.zeros((obs.shape[0], CONTEXT + (1 if self.with_score else 0)), np.float32)
+        per = np.zeros((obs.shape[0], num_actions, PLAY_FEATURES + extra + 1), np.float32)
+        feature_rows(obs, masks, at, dims, BESTPLAYS_PARAMS, self.with_score, ctx, per)
+        return ctx, per
+
+    def from_observation(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The features of one encoder observation (`from_observations`)."""
+        ctx, per = self.from_observations(np.asarray(obs, np.float32)[None], np.asarray(mask, bool)[None])
+        return ctx[0], per[0]
+
+
+#: `TheGameEncoder`'s width: this many values, plus so many per player.
+_WIDTH_0, _WIDTH_PER_PLAYER = 599, 10
+
+FEATURES["the_game"] = TheGameFeatures(True)
+FEATURES["the_game_noscore"] = TheGameFeatures(False)
+
+__all__ = ["TheGameFeatures", "features", "features_noscore"]

@@ -139,6 +139,25 @@ def test_the_game_paired_self_team_network_gives_the_python_figures():
     _same_paired(case)
 
 
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["the_game/learned-3p"] * 3, games=4, seed=3, options={"num_players": 3}),
+    dict(agent_ids=["the_game/learned-2p", "the_game/bestplays"], games=6, seed=1, options={"num_players": 2}),
+    dict(agent_ids=["the_game/learned"], games=6, seed=2, options={"num_players": 1}),
+], ids=["learned-3p*3", "learned-2p+bestplays", "solo"])
+def test_a_distilled_action_scorer_plays_the_python_games_of_the_game(case):
+    """The Game's students (action scorers) seated on the compiled loop, their features from its observations
+    (`TheGameFeatures.from_observations`), play the Python engine's games."""
+    py, cc = _both(game_name="the_game", **case)
+    assert cc == py
+    assert py["mean_turns"] > 50
+
+
+def test_the_game_paired_students_give_the_python_figures():
+    case = dict(game_name="the_game", a_id="the_game/learned-2p", b_id="the_game/bestplays", against="self",
+                games=4, seed=5, options={"num_players": 2})
+    _same_paired(case)
+
+
 def test_a_sampled_network_of_the_game_replays_a_deal_alone():
     """`?sample` on a greedy network samples it on the compiled engine too, from the deal's own streams."""
     ids = ["learned:agents/pretrained/the_game-ppo-2p?sample"] * 2
