@@ -299,3 +299,28 @@ def test_roborally_paired_students_give_the_python_figures():
     case = dict(game_name="roborally", a_id="roborally/learned", b_id="roborally/ppo", against="roborally/greedy",
                 games=6, seed=4, options={"rules": "seed"})
     _same_paired(case)
+
+
+def test_roborally_declared_runner_gives_the_local_json_on_ray():
+    """RoboRally's declared compiled runner (`agents.roborally.fast.tournament_games`, a game without `deal_key`:
+    its tasks get the initial states themselves) gives the local JSON on Ray, tournament and paired."""
+    import ray
+
+    from agents.games import part
+    from evaluate.backends import get_backend
+    from evaluate.paired import run_paired
+
+    assert part("roborally").compiled_games == "agents.roborally.fast:tournament_games"
+    if ray.is_initialized():
+        ray.shutdown()
+    backend = get_backend("ray", None, 2)
+    try:
+        ids, case = ["roborally/learned", "roborally/greedy"], dict(games=12, seed=6, options={"rules": "seed"})
+        local = run_tournament("roborally", ids, **case, progress=False).to_dict()
+        assert local["engine"] == "compiled"
+        assert run_tournament("roborally", ids, **case, progress=False, backend=backend).to_dict() == local
+        pair = dict(game_name="roborally", a_id="roborally/learned", b_id="roborally/ppo", against="roborally/greedy",
+                    games=4, seed=2, options={"rules": "seed"})
+        assert run_paired(**pair, backend=backend).to_dict() == run_paired(**pair).to_dict()
+    finally:
+        backend.close()
