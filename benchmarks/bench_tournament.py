@@ -15,11 +15,13 @@ Saved networks (`--learned`, on by default; `--no-learned` skips them): 2,000 L.
 `primi_composti/ppo` against `primi_composti/minimax?depth=4` (1,000 deals; the search, compiled on both engines,
 is most of either's time), 400 RoboRally races of `roborally/learned` (an action scorer: its features, computed in
 Python from each observation, are most of either's time) against the flag seeker `roborally/greedy` (200 deals,
-`rules=seed`). The compiled engine seats the
+`rules=seed`), 40 deals of The Game's distilled student `the_game/learned-3p` at all three seats (an action scorer:
+its features from each observation by their numba twin, `agents.the_game.features_fast`; seating fixed). `--lineup
+ID` times only the line-ups whose first entrant is ID. The compiled engine seats the
 network as a batch policy on the game's compiled loop (`agents.vector.play_paused`), the Python engine asks it
 one decision at a time; both are greedy policies, so both engines must give the same figures here too.
 
-    python benchmarks/bench_tournament.py [--deals 2000] [--no-learned | --only-learned]
+    python benchmarks/bench_tournament.py [--deals 2000] [--no-learned | --only-learned] [--lineup ID]
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ LEARNED = (("lama", ["lama/ppo"] + ["lama/first"] * 3, 500, {}, "rotate"),
            ("the_game", ["the_game/ppo-3p"] * 3, 1000, {"num_players": 3, "actions": "slot"}, "fixed"),
            ("primi_composti", ["primi_composti/ppo", "primi_composti/minimax?depth=4"], 1000,
             {"observation_hints": True}, "rotate"),
-           ("roborally", ["roborally/learned", "roborally/greedy"], 200, {"rules": "seed"}, "rotate"))
+           ("roborally", ["roborally/learned", "roborally/greedy"], 200, {"rules": "seed"}, "rotate"),
+           ("the_game", ["the_game/learned-3p"] * 3, 40, {"num_players": 3}, "fixed"))
 
 
 def timed(game: str, ids: list[str], deals: int, engine: str, options: dict | None = None,
@@ -64,11 +67,20 @@ def main() -> None:
     ap.add_argument("--learned", action=argparse.BooleanOptionalAction, default=True,
                     help="also time the saved networks' line-ups (LEARNED)")
     ap.add_argument("--only-learned", action="store_true", help="time the saved networks' line-ups only")
+    ap.add_argument("--lineup", help="time only the line-ups whose first entrant is this agent id")
     args = ap.parse_args()
+    known = {ids[0] for _, ids, *_ in (*LINE_UPS, *LEARNED)}
+    if args.lineup is not None and args.lineup not in known:
+        raise SystemExit(f"--lineup must be one of {', '.join(sorted(known))}, got {args.lineup!r}")
+    if args.lineup is not None:
+        args.only_learned = any(ids[0] == args.lineup for _, ids, *_ in LEARNED)
+        args.learned = args.only_learned
     for game in dict.fromkeys(g for g, _, _ in LINE_UPS) if not args.only_learned else ():
         first_call, _ = timed(game, next(ids for g, ids, _ in LINE_UPS if g == game), 1, "compiled")
         print(f"{game}: compiled engine's first call (compile or cache load): {first_call:.2f} CPU-s")
     for game, ids, share in LINE_UPS if not args.only_learned else ():
+        if args.lineup not in (None, ids[0]):
+            continue
         deals = max(1, round(args.deals * share))
         py_s, py = timed(game, ids, deals, "python")
         cc_s, cc = timed(game, ids, deals, "compiled")
@@ -77,6 +89,8 @@ def main() -> None:
         games = py["games"]
         report(game, ids, games, py_s, cc_s)
     for game, ids, deals, options, seating in LEARNED if args.learned else ():
+        if args.lineup not in (None, ids[0]):
+            continue
         first_call, _ = timed(game, ids, 1, "compiled", options, seating)
         print(f"{game} {ids[0]}: compiled engine's first call (compile or cache load, the network): {first_call:.2f} "
               "CPU-s")
