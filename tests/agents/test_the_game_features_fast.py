@@ -57,3 +57,25 @@ def test_observations_of_another_game_are_refused():
         fn.from_observations(np.zeros((1, 700), np.float32), np.zeros((1, 405), bool))
     with pytest.raises(ValueError, match="official"):
         feature_set("the_game").for_game(envs.make_game("the_game", rules="berger2024"))
+
+
+def test_a_student_scores_one_decision_as_in_a_batch():
+    """`ActionScorer.forward` (legal actions only, fixed blocks) gives each decision's logits bit for bit alone and
+    in a batch, and those of scoring every action through the same MLP."""
+    import torch
+
+    from agents.learned import load_student
+
+    game = envs.make_game("the_game", num_players=3)
+    student = load_student("agents/pretrained/the_game-3p", game)
+    views, masks = _decisions(game, 3, "random")
+    enc = TheGameEncoder(game)
+    ctx, per = student._fn.from_observations(np.array([enc.encode(v) for v in views], np.float32),
+                                             np.array(masks, bool))
+    c, p, m = torch.from_numpy(ctx), torch.from_numpy(per), torch.from_numpy(np.array(masks, np.float32))
+    with torch.inference_mode():
+        batch = student.net(c, p, m)[0]
+        alone = torch.cat([student.net(c[i:i + 1], p[i:i + 1], m[i:i + 1])[0] for i in range(len(views))])
+        every = student.net.score(torch.cat([p, c.unsqueeze(1).expand(-1, p.shape[1], -1)], dim=-1))[..., 0]
+    assert torch.equal(batch, alone)
+    assert torch.equal(batch, every.masked_fill(m <= 0, -1e9))
