@@ -1,0 +1,212 @@
+"""RoboRally's program choice as an action scorer's env: each learner decision picks one of at most `candidates`
+programs of its hand, every candidate described by its own features.
+
+`ProgramChoiceEnv` wraps the program-mode vector env (`RoboRallyVectorEnv`, `action_mode="program"`: one decision
+per robot per turn over the hand's reduced programs). At each decision it takes `program_table()` (every reduced
+program's cards and `fast.PROGRAM_FEATURES`, the program run by the robot alone) and keeps K = `candidates` of them:
+
+* all of them, in rank order, where the hand has at most K;
+* else the flag seeker's order (`roborally/greedy`'s key: alive, then more flags claimed, then fewer BFS steps to
+  the next flag, then the lower rank), at most `per_end` programs per distinct end (square, facing, alive), the
+  rest of the K places filled from that order; so the first candidate is always the program the flag seeker plays.
+
+Observations are an action scorer's rows `[context (C), per_candidate (K x F)]` (`feature_dims = (C, F)`,
+`features = "roborally_program"`: `train.cleanrl_ppo.ScorerPolicy` reads them as they are); the mask is the
+candidates that exist; action j plays candidate j's program-mode action (`candidate_actions`). A robot without
+cards has one candidate, NOOP. The candidates never announce a power down (the study's rules have none).
+Rewards, terminations, `info` and autoreset are the wrapped env's.
+
+Per candidate (F = 19): the 16 `PROGRAM_FEATURES` with walls / 5, damage / 10, turns / 10 (the others are in
+0..1 or flags claimed), then its place in the flag seeker's order / K, whether it finishes the race first of all
+candidates' registers (`died_at` stays as given), and 1 (the row exists). Context (C = 10): own damage / 10, own
+lives / lives, flags left / flags, own BFS steps to the next flag / (W + H), the turn / max_turns (0 without a
+cap), the hand's program count / NUM_PROGRAMS, robots / 8, the other robots' most flags claimed / flags, their
+fewest BFS steps / (W + H), and whether the hand's programs were cut to K.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from envs.roborally import fast
+from envs.roborally.rules import NUM_PROGRAMS, PROGRAM_NOOP
+from envs.roborally.vector import RoboRallyVectorEnv
+
+FEATURES = "roborally_program"
+_F = {name: i for i, name in enumerate(fast.PROGRAM_FEATURES)}
+#: per-feature divisors of `PROGRAM_FEATURES` (walls, damage and turns are counts)
+_SCALE = np.ones(len(fast.PROGRAM_FEATURES), np.float32)
+_SCALE[[_F["walls"], _F["damage"], _F["turns"]]] = (5.0, 10.0, 10.0)
+FEATURE_DIM = len(fast.PROGRAM_FEATURES) + 3
+CONTEXT_DIM = 10
+MAX_ROBOTS = 8
+
+
+def seeker_order(feats: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Indices of the programs with features `feats` [P, F] and ranks `ranks` [P] in the flag seeker's order
+    (alive, then more flags claimed, then fewer BFS steps to the next flag, then the lower rank)."""
+    return np.lexsort((ranks, feats[:, _F["distance"]], -feats[:, _F["flags"]], -feats[:, _F["alive"]]))
+
+
+def preselect(feats: np.ndarray, count: int, k: int, per_end: int) -> np.ndarray:
+    """The ranks (int64, at most `k`) a decision offers of its `count` programs with features `feats` [>= count,
+    F]: all in rank order where count <= k; else the flag seeker's order (alive, more flags, fewer steps, lower
+    rank) with at most `per_end` a distinct end (x, y, facing, alive) first, then the rest of that order."""
+    if count <= k:
+        return np.arange(count, dtype=np.int64)
+    f = feats[:count]
+    order = seeker_order(f, np.arange(count))
+    facing = f[:, _F["facing_n"]:_F["facing_w"] + 1].argmax(axis=1)
+    xy = np.rint(f[:, [_F["x"], _F["y"]]] * 255).astype(np.int64)  # x / (W - 1), y / (H - 1): exact squares
+    ends = (((xy[:, 0] * 256 + xy[:, 1]) * 4 + facing) * 2 + (f[:, _F["alive"]] > 0))[order]
+    inverse = np.unique(ends, return_inverse=True)[1].reshape(-1)
+    by_end = np.argsort(inverse, kind="stable")  # each end's programs together, in the flag seeker's order
+    group = inverse[by_end]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    within = np.empty(count, np.int64)  # place of each program among those of its end
+    within[by_end] = np.arange(count) - np.repeat(starts, np.diff(np.r_[starts, count]))
+    kept = np.concatenate([order[within < per_end], order[within >= per_end]])
+    return kept[:k].astype(np.int64)
+
+
+class ProgramChoiceEnv(gym.vector.VectorEnv):
+    """`num_envs` RoboRally races whose learner decisions choose among at most `candidates` programs (see the
+    module docstring).
+
+    Args:
+        num_envs: tables.
+        candidates: K, the candidates a decision offers (>= 1).
+        per_end: where a hand has more than K programs, at most this many of one end first (>= 1).
+        **kwargs: `RoboRallyVectorEnv`'s (opponents, seed, control "one_seat", seat, copy, game options);
+            `action_mode` is "program".
+
+    Raises:
+        ValueError: K or per_end below 1, another action_mode, or control="all_seats".
+    """
+
+    def __init__(self, num_envs: int, candidates: int = 64, per_end: int = 4, **kwargs: Any):
+        if int(candidates) < 1 or int(per_end) < 1:
+            raise ValueError(f"candidates and per_end must be >= 1, got {candidates} and {per_end}")
+        if kwargs.setdefault("action_mode", "program") != "program":
+            raise ValueError(f"a program choice needs action_mode='program', got {kwargs['action_mode']!r}")
+        if kwargs.get("control", "one_seat") != "one_seat":
+            raise ValueError("a program choice env plays one learner seat: control must be 'one_seat'")
+        kwargs["copy"] = True
+        self.venv = RoboRallyVectorEnv(num_envs, **kwargs)
+        self.game, self.config = self.venv.game, self.venv.config
+        self.num_envs, self.candidates, self.per_end = int(num_envs), int(candidates), int(per_end)
+        self.features, self.feature_dims = FEATURES, (CONTEXT_DIM, FEATURE_DIM)
+        self.single_action_space = gym.spaces.Discrete(self.candidates)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        width = CONTEXT_DIM + self.candidates * FEATURE_DIM
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
+        self._actions = np.zeros((self.num_envs, self.candidates), np.int64)
+        self._mask = np.zeros((self.num_envs, self.candidates), bool)
+        self.cut = np.zeros(self.num_envs, bool)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "venv":
+            raise AttributeError(name)
+        return getattr(self.venv, name)
+
+    # --- the candidates -------------------------------------------------------------------------
+    def _observe(self) -> np.ndarray:
+        """Each table's rows, candidate actions and mask for its decision now."""
+        cards, feats, counts = self.venv.program_table()
+        K = self.candidates
+        obs = np.zeros((self.num_envs, CONTEXT_DIM + K * FEATURE_DIM), np.float32)
+        self._actions[:] = PROGRAM_NOOP
+        self._mask[:] = False
+        for r in range(self.num_envs):
+            c = int(counts[r])
+            if c == 0:
+                self._mask[r, 0] = True
+                self.cut[r] = False
+                obs[r, :CONTEXT_DIM] = self._context(r, c, False)
+                continue
+            kept = preselect(feats[r], c, K, self.per_end)
+            self.cut[r] = c > K
+            n = kept.size
+            self._actions[r, :n] = kept
+            self._mask[r, :n] = True
+            per = obs[r, CONTEXT_DIM:].reshape(K, FEATURE_DIM)
+            per[:n, :len(_SCALE)] = feats[r, kept] / _SCALE
+            place = np.empty(n, np.float32)  # the candidate's place in the flag seeker's order
+            place[seeker_order(feats[r, kept], kept)] = np.arange(n)
+            per[:n, len(_SCALE)] = place / K
+            fin = feats[r, kept, _F["finished"]] > 0
+            if fin.any():
+                died = feats[r, kept, _F["died_at"]]  # a finished program stops where it claimed the last flag
+                per[:n, len(_SCALE) + 1] = fin & (died == died[fin].min())
+            per[:n, len(_SCALE) + 2] = 1.0
+            obs[r, :CONTEXT_DIM] = self._context(r, c, c > K)
+        return obs
+
+    def _context(self, r: int, count: int, cut: bool) -> np.ndarray:
+        """The context row of table r's learner (see the module docstring)."""
+        T, b = self.venv._tables, self.game.board
+        R = T.R[r]
+        me = int(T.learner[r])
+        nflags, big = len(b.flags), float(b.width + b.height)
+        dist = self.venv.engine.board[15]
+
+        def steps(i: int) -> float:
+            nf = int(R[i, fast.RNF])
+            if nf >= nflags:
+                return 0.0
+            x, y = int(R[i, fast.RX]), int(R[i, fast.RY])
+            if not R[i, fast.RON] or not (0 <= x < b.width and 0 <= y < b.height) or dist[nf, y, x] < 0:
+                return 1.0
+            return min(float(dist[nf, y, x]), big) / big
+
+        others = [i for i in range(R.shape[0]) if i != me]
+        cap = self.config.max_turns
+        return np.array([
+            min(int(R[me, fast.RDMG]), 10) / 10, int(R[me, fast.RLIVES]) / max(int(self.game.lives), 1),
+            (nflags - int(R[me, fast.RNF])) / nflags, steps(me),
+            0.0 if cap is None else min(int(T.meta[r, fast.M_TURN]) / cap, 1.0), count / NUM_PROGRAMS,
+            R.shape[0] / MAX_ROBOTS, max((int(R[i, fast.RNF]) for i in others), default=0) / nflags,
+            min((steps(i) for i in others), default=1.0), float(cut)], np.float32)
+
+    def candidate_actions(self) -> np.ndarray:
+        """int64 [N, K]: the wrapped env's program-mode action of each candidate now (PROGRAM_NOOP where none)."""
+        return self._actions.copy()
+
+    def action_masks(self) -> np.ndarray:
+        """bool [N, K]: the candidates that exist."""
+        return self._mask.copy()
+
+    # --- the Gymnasium contract ---------------------------------------------------------------------
+    def reset(self, *, seed: Any = None, options: Any = None) -> tuple[np.ndarray, dict[str, Any]]:
+        _, info = self.venv.reset(seed=seed, options=options)
+        return self._observe(), info
+
+    def step(self, actions: Any) -> tuple[Any, ...]:
+        """Play candidate `actions[r]` at each table r (a candidate that does not exist is the wrapped env's
+        illegal action: it raises under `strict`)."""
+        a = np.asarray(actions, np.int64).reshape(self.num_envs)
+        ok = (a >= 0) & (a < self.candidates)
+        ok[ok] = self._mask[np.flatnonzero(ok), a[ok]]
+        program = np.where(ok, self._actions[np.arange(self.num_envs), np.clip(a, 0, self.candidates - 1)], -1)
+        _, reward, term, trunc, info = self.venv.step(program)
+        obs = self._observe()
+        if "final_obs" in info:  # zero rows: the wrapped env holds the next episode's state by then
+            final = np.array(info["final_obs"], dtype=object)
+            for i in np.flatnonzero(info.get("_final_obs", np.zeros(self.num_envs, bool))):
+                final[i] = np.zeros(self.single_observation_space.shape, np.float32)
+            info = {**info, "final_obs": final}
+        return obs, reward, term, trunc, info
+
+    def close(self, **kwargs: Any) -> None:
+        self.venv.close(**kwargs)
+
+
+def program_choice_env(num_envs: int, **kwargs: Any) -> ProgramChoiceEnv:
+    """`ProgramChoiceEnv(num_envs, **kwargs)`; opponents as `RoboRallyVectorEnv` takes them (kernels, batch
+    policies: `agents.roborally.program.choice_env` resolves agent ids)."""
+    return ProgramChoiceEnv(num_envs, **kwargs)
