@@ -137,3 +137,5 @@ class RoboRallyFeatures:
 
 
 FEATURES["roborally"] = RoboRallyFeatures()
+
+from agents.roborally import program as _program  # noqa: E402,F401  (registers the roborally_program features)
