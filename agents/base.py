@@ -156,7 +156,9 @@ def canonical_id(agent_id: str) -> str:
             new = canonical(**m.groupdict())
             if agent_id not in _NOTED:
                 _NOTED.add(agent_id)
-                sys.stderr.write(f"note: agent id {agent_id!r} is now spelled {new!r} (the old spelling goes in the next release)\n")
+                sys.stderr.write(
+                    f"note: agent id {agent_id!r} is now spelled {new!r} (the old spelling goes in the next release)\n"
+                )
             return new
     return agent_id
 
@@ -237,7 +239,9 @@ def known_ids(game: str | None = None) -> list[str]:
     if game is not None:
         _load_game_module(f"{game}/")
     ids = sorted(_EXACT) + [ex for _, _, ex in _PATTERNS]
-    ids += [i + "?" + "&".join(f"{k}=<{_kind(c)}>" for k, c in p.items()) for i, p in sorted(_PARAMS.items()) if i in _EXACT]
+    ids += [
+        i + "?" + "&".join(f"{k}=<{_kind(c)}>" for k, c in p.items()) for i, p in sorted(_PARAMS.items()) if i in _EXACT
+    ]
     ids += [form for form, _ in SAVED_POLICY_FORMS]
     if game is not None:
         ids = [i for i in ids if i.startswith(f"{game}/") or "/" not in i]
@@ -272,7 +276,9 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
 
         return load_policy_table_agent(agent_id[len("openspiel:"):], game, rng)
     if game_name is not None and "/" in agent_id and not agent_id.startswith(f"{game_name}/"):
-        raise ValueError(f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}")
+        raise ValueError(
+            f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}"
+        )
     base, kwargs = parse_id(agent_id)
     if base in _EXACT:
         return _resolve(_EXACT[base])(game, rng, **kwargs)

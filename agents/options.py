@@ -90,7 +90,9 @@ def _fields(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
 
     spec = envs.spec(game_name)
     cfg = make_config(spec.config_class, {k: v for k, v in options.items() if k not in spec.reward_options})
-    return {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg) if f.init and f.name not in spec.reward_options}
+    return {
+        f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg) if f.init and f.name not in spec.reward_options
+    }
 
 
 def _flag(key: str, value: Any) -> str:
@@ -154,11 +156,17 @@ def resolve_options(game_name: str, agent_ids: list[str], given: dict[str, Any])
         k = wrong[0]
         trained = ", ".join(f"{key}={value}" for key, value in need.items() if key in want)
         if k in given:
-            fix = f"replace {_flag(k, given[k])} with {_flag(k, want[k])}" if k in need else f"remove {_flag(k, given[k])}"
+            fix = (
+                f"replace {_flag(k, given[k])} with {_flag(k, want[k])}"
+                if k in need
+                else f"remove {_flag(k, given[k])}"
+            )
             raise ValueError(f"{aid} was trained on {trained}; {fix}")
         other = source.get(k)
         if other is not None:
-            raise ValueError(f"{aid} was trained on {k}={want[k]} and {other} on {k}={have[k]}: they cannot play at one table")
+            raise ValueError(
+                f"{aid} was trained on {k}={want[k]} and {other} on {k}={have[k]}: they cannot play at one table"
+            )
         raise ValueError(f"{aid} was trained on {trained}; add {_flag(k, want[k])}")
     notes = [f"using {_flag(k, options[k])}, which {source[k]} was trained on" for k in source]
     return options, notes

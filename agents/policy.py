@@ -151,7 +151,9 @@ class TorchPolicyAgent:
     action distribution with the agent's own generator, or takes the most likely
     action with `deterministic=True`."""
 
-    def __init__(self, policy: Any, encoder: Any, rng: np.random.Generator, deterministic: bool = False, name: str = "policy"):
+    def __init__(
+        self, policy: Any, encoder: Any, rng: np.random.Generator, deterministic: bool = False, name: str = "policy"
+    ):
         self.policy = policy
         self.encoder = encoder
         self.rng = rng
@@ -255,11 +257,15 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
         return load_learned_agent(exported + ("?greedy" if deterministic else "?sample"), game, rng, name=f"ppo:{spec}")
     game_name = (cfg or {}).get("game")
     if not isinstance(game_name, str) or game_name not in envs.available_games():
-        raise ValueError(f"{model_path!r} has no config.json beside it naming its game; save models with `python -m train`")
+        raise ValueError(
+            f"{model_path!r} has no config.json beside it naming its game; save models with `python -m train`"
+        )
     options = cfg.get("options")
     config_class = envs.config_class(game_name)
     if not isinstance(getattr(game, "config", None), config_class):
-        raise ValueError(f"model {model_path!r} was trained on {game_name} with options {options}; it does not play this game")
+        raise ValueError(
+            f"model {model_path!r} was trained on {game_name} with options {options}; it does not play this game"
+        )
     encoder = envs.make_encoder(game_name, game)
     net_arch = cfg.get("net_arch", DEFAULT_NET_ARCH)
     activation = cfg.get("activation", "tanh")
@@ -279,7 +285,12 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     except (TypeError, ValueError, AssertionError) as e:
         raise ValueError(f"{model_path!r}: config.json's net_arch {net_arch!r} and activation {activation!r} do not "
                          f"build a policy ({e})") from None
-    _load_into(policy, state, f"{model_path!r} (policy.pth)", f"{model_path!r} does not fit config.json's net_arch {net_arch!r}")
+    _load_into(
+        policy,
+        state,
+        f"{model_path!r} (policy.pth)",
+        f"{model_path!r} does not fit config.json's net_arch {net_arch!r}",
+    )
     snap_path = os.path.join(os.path.dirname(os.path.abspath(model_path)), "snapshots.pt")
     if cfg.get("play") == "average" and os.path.lexists(snap_path):
         snapshots = _tensor_file(snap_path, "snapshots file")
@@ -293,6 +304,8 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
         weights = cfg.get("mixture_weights")
         if weights is not None and (not isinstance(weights, list) or not all(
                 isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)):
-            raise ValueError(f"{model_path!r}: config.json's mixture_weights must be a list of numbers, got {weights!r:.200}")
+            raise ValueError(
+                f"{model_path!r}: config.json's mixture_weights must be a list of numbers, got {weights!r:.200}"
+            )
         return MixtureAgent(members, rng, name=f"ppo:{spec}", weights=weights)
     return TorchPolicyAgent(policy, encoder, rng, deterministic, name=f"ppo:{spec}")

@@ -189,7 +189,9 @@ def main(argv: list[str] | None = None) -> None:
           f"numba {numba.__version__}; XLA_FLAGS={os.environ['XLA_FLAGS']!r}")
     print(f"{args.tables:,} tables, {args.rounds} alternating rounds of {args.seconds:g} CPU-s each; "
           f"load average (1 min) {load0[0]:.2f} before, {load1[0]:.2f} after on {os.cpu_count()} CPUs")
-    print(f"\n{'all seats decisions per CPU-second':<44}{'median  [min – max]':<38}CPU/wall  obs    acts  state B/table")
+    print(
+        f"\n{'all seats decisions per CPU-second':<44}{'median  [min – max]':<38}CPU/wall  obs    acts  state B/table"
+    )
     for name, r in runners.items():
         print(f"{name:<44}{_spread(rates[name]):<38}{statistics.median(shares[name]):>8.2f}  "
               f"{str(r.obs_shape):<6} {r.num_actions:>4}  {r.state_bytes:>8.0f}")

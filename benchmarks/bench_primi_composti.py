@@ -86,8 +86,17 @@ def main() -> None:
     ap.add_argument("--solve-deals", type=int, default=10)
     ap.add_argument("--smp-cards", type=int, default=10, help="(e): cards per player of the deals")
     ap.add_argument("--smp-deals", type=int, default=5, help="(e): number of deals (0: skip)")
-    ap.add_argument("--smp-versions", default="1,2", help="(e): versions to time (e.g. 1 for full 12-card deals: v2 takes minutes a deal)")
-    ap.add_argument("--full-deals", type=int, default=0, help="(f): full 12-card v1 deals, retrograde vs search (~45 s a deal for the search; 0: skip)")
+    ap.add_argument(
+        "--smp-versions",
+        default="1,2",
+        help="(e): versions to time (e.g. 1 for full 12-card deals: v2 takes minutes a deal)",
+    )
+    ap.add_argument(
+        "--full-deals",
+        type=int,
+        default=0,
+        help="(f): full 12-card v1 deals, retrograde vs search (~45 s a deal for the search; 0: skip)",
+    )
     args = ap.parse_args()
     from envs import primi_composti_v0
 
@@ -136,7 +145,9 @@ def main() -> None:
                   f"worst {max(times) * 1000:.1f} ms, median {statistics.median(r.nodes for r in runs):.0f} {unit} over {args.solve_deals} deals")
         for label, _ in solvers[1:]:
             if values[label] != values["reference"]:
-                raise SystemExit(f"v{version}: the {label} solver's values differ from the reference solver's: {values}")
+                raise SystemExit(
+                    f"v{version}: the {label} solver's values differ from the reference solver's: {values}"
+                )
             print(f"    {label} / reference solver: {medians['reference'] / medians[label]:.1f}x on the median (same deals, same values)")
         if version == 1:
             print(f"    retrograde / search: {medians['search'] / medians['retrograde']:.1f}x on the median (same deals, same values)")

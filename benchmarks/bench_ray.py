@@ -88,8 +88,11 @@ def main(argv: list[str] | None = None) -> int:
             r = json.loads(out.stdout.strip().splitlines()[-1])
             runs.append(r)
             same = r["digest"] == runs[0]["digest"]
-            print(f"{job:<10} {where:<6} job {r['job_s']:6.1f} s  command {r['command_s']:6.1f} s  load {r['load']:.2f}  "
-                  f"{'same result as local' if same else 'RESULT DIFFERS'}", flush=True)
+            print(
+                f"{job:<10} {where:<6} job {r['job_s']:6.1f} s  command {r['command_s']:6.1f} s  load {r['load']:.2f}  "
+                f"{'same result as local' if same else 'RESULT DIFFERS'}",
+                flush=True,
+            )
             if not same:
                 return 1
 

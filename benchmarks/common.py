@@ -56,7 +56,9 @@ def random_play_steps(env: Any, seconds: float, seed: int = 0) -> tuple[int, flo
     return steps, time.process_time() - start
 
 
-def compare(ours: Callable[[], Any], peer: Callable[[], Any], rounds: int = 5, seconds: float = 1.0) -> dict[str, float]:
+def compare(
+    ours: Callable[[], Any], peer: Callable[[], Any], rounds: int = 5, seconds: float = 1.0
+) -> dict[str, float]:
     """Steps/s of `ours()` and `peer()` envs in alternating rounds; median ratio."""
     ratios, ours_sps, peer_sps = [], [], []
     env_a, env_b = ours(), peer()
@@ -66,7 +68,11 @@ def compare(ours: Callable[[], Any], peer: Callable[[], Any], rounds: int = 5, s
         ours_sps.append(sa / ta)
         peer_sps.append(sb / tb)
         ratios.append((sa / ta) / (sb / tb))
-    return {"ours_steps_per_s": statistics.median(ours_sps), "peer_steps_per_s": statistics.median(peer_sps), "ratio": statistics.median(ratios)}
+    return {
+        "ours_steps_per_s": statistics.median(ours_sps),
+        "peer_steps_per_s": statistics.median(peer_sps),
+        "ratio": statistics.median(ratios),
+    }
 
 
 def tictactoe_env() -> Any:

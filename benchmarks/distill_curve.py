@@ -71,7 +71,11 @@ def main() -> None:
     ax.set_xlim(min(xs) / 1.5, max(xs) * 2.5)
     ax.set_xlabel("teacher-labelled decisions the student was fitted on")
     ax.set_ylabel(args.ylabel, fontsize=8)
-    size = f"{res['comparisons'][0]['deals']} paired deals" if "comparisons" in res else f"{res.get('games', '')} paired games"
+    size = (
+        f"{res['comparisons'][0]['deals']} paired deals"
+        if "comparisons" in res
+        else f"{res.get('games', '')} paired games"
+    )
     ax.set_title(args.title or size, fontsize=9)
     fig.tight_layout()
     fig.savefig(args.out, dpi=110)

@@ -89,7 +89,9 @@ def separated(comparisons: int) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     """Run the three measurements and print (or write) a Markdown report."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("leagues", nargs="*", help="league JSON files with extra.wins (the leaderboard's docs/data/league_*.json)")
+    p.add_argument(
+        "leagues", nargs="*", help="league JSON files with extra.wins (the leaderboard's docs/data/league_*.json)"
+    )
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--deals", type=int, default=50)
     p.add_argument("--boot", type=int, default=100)

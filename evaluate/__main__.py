@@ -69,16 +69,38 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
                epilog=game_epilog(game) if known else None, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, 'list', or 'play'")
     p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline against its next strongest; see GAME --help)")
-    p.add_argument("--games", type=positive_int(MAX_GAMES), default=None, help=f"number of games, 1..{MAX_GAMES:,} (default 1000)")
+    p.add_argument(
+        "--games", type=positive_int(MAX_GAMES), default=None, help=f"number of games, 1..{MAX_GAMES:,} (default 1000)"
+    )
     p.add_argument("--seed", type=positive_int(low=0), default=0, help="root seed of deals and agents (default 0)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable (GAME --help lists them)")
-    p.add_argument("--seating", choices=["rotate", "fixed"], default="rotate", help="rotate: every rotation, same deals replayed (duplicate play); fixed: entrant i at seat i")
-    p.add_argument("--engine", choices=["auto", "python", "compiled"], default="auto",
-                   help="tournaments and --paired: 'compiled' plays whole games on the game's compiled kernels (every "
-                        "agent needs a deterministic kernel), 'python' move by move through the agents; 'auto' (default) "
-                        "compiled where it can; the same deals and, for deterministic agents, the same figures either way")
-    p.add_argument("--max-turns", type=positive_int(), default=None, help="cut games longer than this (counted as no winner; default: the game's own limit "
-                   "for rules that let a game go on for ever, L.A.M.A. 10,000)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, repeatable (GAME --help lists them)",
+    )
+    p.add_argument(
+        "--seating",
+        choices=["rotate", "fixed"],
+        default="rotate",
+        help="rotate: every rotation, same deals replayed (duplicate play); fixed: entrant i at seat i",
+    )
+    p.add_argument(
+        "--engine",
+        choices=["auto", "python", "compiled"],
+        default="auto",
+        help="tournaments and --paired: 'compiled' plays whole games on the game's compiled kernels (every "
+        "agent needs a deterministic kernel), 'python' move by move through the agents; 'auto' (default) "
+        "compiled where it can; the same deals and, for deterministic agents, the same figures either way",
+    )
+    p.add_argument(
+        "--max-turns",
+        type=positive_int(),
+        default=None,
+        help="cut games longer than this (counted as no winner; default: the game's own limit "
+        "for rules that let a game go on for ever, L.A.M.A. 10,000)",
+    )
     p.add_argument("--json", type=str, default=None, help="write results as JSON to this path")
     p.add_argument("--csv", type=str, default=None, help="write results as CSV to this path")
     p.add_argument("--out", type=str, default=None, help="folder for plots and reports (default results/<game>)")
@@ -87,10 +109,17 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
                    "stderr; the results are the same")
     p.add_argument("--paired", type=str, default=None, metavar="A,B[,C...]",
                    help="paired comparison of agent A with B (and C, ...) on the same deals and seats (with --against)")
-    p.add_argument("--against", type=str, default=None, metavar="ID,...",
-                   help="the opponents (teammates) of a --paired comparison; 'self': a copy of the focal agent in every "
-                        "seat (a cooperative game's self-team protocol)")
-    p.add_argument("--league", action="store_true", help="round robin of every agent (or --agents) with ratings and 95%% intervals")
+    p.add_argument(
+        "--against",
+        type=str,
+        default=None,
+        metavar="ID,...",
+        help="the opponents (teammates) of a --paired comparison; 'self': a copy of the focal agent in every "
+        "seat (a cooperative game's self-team protocol)",
+    )
+    p.add_argument(
+        "--league", action="store_true", help="round robin of every agent (or --agents) with ratings and 95%% intervals"
+    )
     backends.add_arguments(p)  # --backend ray [--address HOST:6379]: the deals as Ray tasks
     p.set_defaults(game_flags=())
     if known:
@@ -112,9 +141,11 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace, mo
     used = [d for d in args.game_flags if d not in allowed and getattr(args, d) != parser.get_default(d)]
     if used:
         flag = "--" + used[0].replace("_", "-")
-        raise ValueError(f"--backend {args.backend} applies to tournaments, --paired, --league"
-                         f"{' and ' + ', '.join('--' + f.replace('_', '-') for f in sorted(allowed)) if allowed else ''}; "
-                         f"{flag} runs in this process: drop --backend")
+        raise ValueError(
+            f"--backend {args.backend} applies to tournaments, --paired, --league"
+            f"{' and ' + ', '.join('--' + f.replace('_', '-') for f in sorted(allowed)) if allowed else ''}; "
+            f"{flag} runs in this process: drop --backend"
+        )
 
 
 def _check_engine(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -279,11 +279,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`--backend {local,ray}`, `--address`, `--num-cpus` (added once: a parser that has them is left as is)."""
     if parser.get_default("backend") is not None:
         return
-    parser.add_argument("--backend", choices=BACKENDS, default="local", help="where independent jobs run: this process (local) or Ray tasks (ray)")
-    parser.add_argument("--address", type=str, default=None, help="with --backend ray: a running Ray cluster (HOST:6379 or auto); default a local instance")
-    parser.add_argument("--num-cpus", type=int, default=None, help="with --backend ray and no --address: CPUs of the local Ray instance (default all)")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="where independent jobs run: this process (local) or Ray tasks (ray)",
+    )
+    parser.add_argument(
+        "--address",
+        type=str,
+        default=None,
+        help="with --backend ray: a running Ray cluster (HOST:6379 or auto); default a local instance",
+    )
+    parser.add_argument(
+        "--num-cpus",
+        type=int,
+        default=None,
+        help="with --backend ray and no --address: CPUs of the local Ray instance (default all)",
+    )
 
 
 def from_args(args: argparse.Namespace) -> LocalBackend | RayBackend:
     """The backend named by `add_arguments`' flags (local when the parser has none)."""
-    return get_backend(getattr(args, "backend", "local"), getattr(args, "address", None), getattr(args, "num_cpus", None))
+    return get_backend(
+        getattr(args, "backend", "local"), getattr(args, "address", None), getattr(args, "num_cpus", None)
+    )

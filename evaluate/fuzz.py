@@ -101,7 +101,11 @@ class FuzzReport:
     def summary(self) -> str:
         """One line: episodes, steps (moves: a Parallel round counts each live agent's action), failures, speed."""
         rate = self.episodes / self.seconds if self.seconds > 0 else float("inf")
-        name = self.game if self.form == "aec" and envs.spec(self.game).fuzz_forms == ("aec",) else f"{self.game} ({self.form})"
+        name = (
+            self.game
+            if self.form == "aec" and envs.spec(self.game).fuzz_forms == ("aec",)
+            else f"{self.game} ({self.form})"
+        )
         return (f"{name}: {self.episodes} episodes over {len(self.variants)} variants, {self.steps} steps, "
                 f"{len(self.failures)} failures ({self.seconds:.1f} s, {rate:.0f} episodes/s)")
 
@@ -174,7 +178,9 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
             state = raw.game_state
             legal = list(game.legal_actions(state))
             if mask_legal.tolist() != legal:
-                raise InvariantError("mask", f"move {moves}: {agent}'s mask allows {mask_legal.tolist()}, the rules {legal}")
+                raise InvariantError(
+                    "mask", f"move {moves}: {agent}'s mask allows {mask_legal.tolist()}, the rules {legal}"
+                )
             if not raw.observation_space(agent).contains(obs):
                 raise InvariantError("space", f"move {moves}: {agent}'s observation is outside its space")
             for other in agents:
@@ -197,7 +203,9 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
         try:
             env.step(action)
         except Exception as e:
-            raise InvariantError("legal", f"move {moves}: legal action {action} of {agent} raised {type(e).__name__}: {e}") from None
+            raise InvariantError(
+                "legal", f"move {moves}: legal action {action} of {agent} raised {type(e).__name__}: {e}"
+            ) from None
         moves += 1
         if moves > MAX_STEPS:
             raise InvariantError("end", f"no end after {MAX_STEPS} moves")
@@ -285,7 +293,9 @@ def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[i
         try:
             obs, rewards, terms, truncs, infos = env.step(actions)
         except Exception as e:
-            raise InvariantError("legal", f"round {rounds}: legal actions {actions} raised {type(e).__name__}: {e}") from None
+            raise InvariantError(
+                "legal", f"round {rounds}: legal actions {actions} raised {type(e).__name__}: {e}"
+            ) from None
         moves += len(live)
         rounds += 1
         seen = tuple((a, _obs_bytes(obs[a]), _obs_bytes(infos[a].get("action_mask", ()))) for a in sorted(obs))
@@ -307,7 +317,9 @@ def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[i
         change = np.array(returns, dtype=float) - start_returns
         summed = np.array([totals[a] for a in agents])
         if not np.allclose(summed, change, atol=1e-9):
-            raise InvariantError("reward", f"rewards add up to {summed.tolist()}, the returns changed by {change.tolist()}")
+            raise InvariantError(
+                "reward", f"rewards add up to {summed.tolist()}, the returns changed by {change.tolist()}"
+            )
         if zero_sum and abs(sum(returns)) > 1e-9:
             raise InvariantError("zero-sum", f"final returns {tuple(returns)} sum to {sum(returns)}")
         if not raw.state_space.contains(raw.state()):
@@ -351,8 +363,14 @@ def _envs(mod: Any, form: str, options: dict[str, Any]) -> tuple[Any, Any, Any]:
     return mod.raw_env(**options), mod.raw_env(**options), mod.env(**options)
 
 
-def fuzz(game: str | envs.Variant, episodes: int, seed: int = 0, options: dict[str, Any] | None = None, replays: bool = True,
-         form: str = "aec") -> FuzzReport:
+def fuzz(
+    game: str | envs.Variant,
+    episodes: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    replays: bool = True,
+    form: str = "aec",
+) -> FuzzReport:
     """Play `episodes` random legal episodes of `game` in one env form and check the invariants.
 
     Args:
@@ -424,7 +442,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}")
     p.add_argument("--episodes", type=_positive, default=1000, help="episodes to play (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="episode i is dealt from seed + i (default 0)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="one variant instead of all (repeatable)")
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="one variant instead of all (repeatable)"
+    )
     p.add_argument("--form", choices=FUZZ_FORMS, default=None,
                    help="one env form: aec (raw_env) or parallel (raw_parallel_env); default: each of the game's")
     p.add_argument("--no-replays", action="store_true", help="skip the same-seed strict and PettingZoo-form replays")

@@ -128,7 +128,9 @@ class LeagueResult:
         return d
 
 
-def league_entrants(game_name: str, game: Any = None, options: dict[str, Any] | None = None) -> tuple[list[str], dict[str, str]]:
+def league_entrants(
+    game_name: str, game: Any = None, options: dict[str, Any] | None = None
+) -> tuple[list[str], dict[str, str]]:
     """The agents a default league enters, and every registered agent it leaves out with the reason.
 
     Entered: every registered agent of the game (trained ones included) plus the chosen members of
@@ -192,7 +194,9 @@ def fit_bradley_terry(wins: np.ndarray, alpha: float | None = None) -> np.ndarra
     return r - r.mean()
 
 
-def _exact_values(game_name: str, game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
+def _exact_values(
+    game_name: str, game: Any, ids: list[str], built: dict[str, Any]
+) -> dict[str, dict[str, float]] | None:
     """The exact head-to-head table where the game's agents name a function for it (`exact_values`)."""
     where = agent_registry.part(game_name).exact_values
     if where is None:
@@ -262,7 +266,9 @@ def _built_for(spec: LeagueSpec) -> tuple[Any, dict[str, list[Any]]]:
     return per_process(_SLOT, spec, build)
 
 
-def play_league_deals(spec: LeagueSpec, deals: range) -> list[tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]]:
+def play_league_deals(
+    spec: LeagueSpec, deals: range
+) -> list[tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]]:
     """Deals number `deals` of the league (every line-up of the module docstring). Per deal: wins[i, j]
     (i's comparisons won against j on it) and the games played, as (line-up, returns) in play order.
     Everything follows from (seed, deal) alone."""
@@ -572,7 +578,10 @@ def format_league(result: LeagueResult) -> str:
         order = [r.id for r in result.ratings]
         lines.append(" " * w + "".join(f"{c[-12:]:>14}" for c in order))
         for a in order:
-            lines.append(f"{a:<{w}}" + "".join(f"{'':>14}" if a == b else f"{result.exact_head_to_head[a][b]:>14.4f}" for b in order))
+            lines.append(
+                f"{a:<{w}}"
+                + "".join(f"{'':>14}" if a == b else f"{result.exact_head_to_head[a][b]:>14.4f}" for b in order)
+            )
     lines += [f"note: {n}".replace("`", "") for n in result.notes]
     lines += [f"left out: {i}: {why}" for i, why in result.left_out.items()]
     return "\n".join(lines)
@@ -582,8 +591,12 @@ def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = 
     """A Markdown section for docs/leaderboard.md; `plot` is the ratings PNG's path relative to the page."""
     ex = result.exploitability is not None
     wall, cpu = result.timing.get("wall_s"), result.timing.get("cpu_s")
-    timing = (f" Ran in one process: {cpu:.0f} s of CPU time, {wall:.0f} s of wall time (the wall time includes waiting "
-              "for a CPU shared with other jobs)." if wall is not None else "")
+    timing = (
+        f" Ran in one process: {cpu:.0f} s of CPU time, {wall:.0f} s of wall time (the wall time includes waiting "
+        "for a CPU shared with other jobs)."
+        if wall is not None
+        else ""
+    )
     lines = [
         f"## {result.game}",
         "",
@@ -734,10 +747,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", nargs="*", default=None, help="play only these games (default: every available one); the "
                    "page keeps every other game's section from its saved result")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--deals", type=int, default=None,
-                   help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on one core)")
-    p.add_argument("--render-only", action="store_true",
-                   help="write the page and plots again from the results saved beside it (data/league_GAME.json), playing nothing")
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="deals per pair for every game (default: each game's `league_deals`, sized to run in minutes on one core)",
+    )
+    p.add_argument(
+        "--render-only",
+        action="store_true",
+        help="write the page and plots again from the results saved beside it (data/league_GAME.json), playing nothing",
+    )
     args = p.parse_args(argv)
     try:
         check_outputs(args)
@@ -814,7 +834,9 @@ def main(argv: list[str] | None = None) -> int:
         plot_league(res, os.path.join(folder, png))
         if not args.render_only:
             write_json(res, saved, timing=True)
-        parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png))
+        parts.append(
+            leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png)
+        )
     if folder:
         os.makedirs(folder, exist_ok=True)
     with open(args.docs, "w", encoding="utf-8") as f:

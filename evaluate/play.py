@@ -105,7 +105,9 @@ def menu(names: list[str], group: Callable[[str], tuple[str, str] | None] | None
     for heading, indices, labels in rows:
         numbered = [f"{len(order) + k}. {label}" for k, label in enumerate(labels, 1)]
         order += indices
-        lines.append(f"  {numbered[0]}" if heading is None else f"  {heading + ':':<{width + 1}} " + "  ".join(numbered))
+        lines.append(
+            f"  {numbered[0]}" if heading is None else f"  {heading + ':':<{width + 1}} " + "  ".join(numbered)
+        )
     return order, lines
 
 
@@ -279,7 +281,9 @@ def play_session(
     game = envs.make_game(game_name, **(options or {}))
     n = game.num_players
     ids = seat_opponents(game_name, n, seat, opponents)
-    built = [agent_registry.make(i, game, np.random.default_rng([seed, k]), game_name=game_name) for k, i in enumerate(ids)]
+    built = [
+        agent_registry.make(i, game, np.random.default_rng([seed, k]), game_name=game_name) for k, i in enumerate(ids)
+    ]
     start = game.initial_state(np.random.default_rng(seed))
     say(f"seed {seed} (replay this deal with --seed {seed})")
     results = []
@@ -311,7 +315,11 @@ def main(argv: list[str] | None = None) -> int:
                    "default random)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: a random one, printed)")
-    p.add_argument("--png", default=None, help="games that draw a picture (a board): where to write it (default results/GAME/play.png)")
+    p.add_argument(
+        "--png",
+        default=None,
+        help="games that draw a picture (a board): where to write it (default results/GAME/play.png)",
+    )
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")

@@ -126,7 +126,9 @@ def shrink(module: str, argv: list[str]) -> list[str]:
     for i, a in enumerate(argv[:-1]):
         if a in SIZES and not argv[i + 1].startswith("--"):
             argv[i + 1] = SIZES[a]
-    argv = [re.sub(r"^cards_per_player=(\d+)$", lambda m: f"cards_per_player={min(int(m.group(1)), 6)}", a) for a in argv]
+    argv = [
+        re.sub(r"^cards_per_player=(\d+)$", lambda m: f"cards_per_player={min(int(m.group(1)), 6)}", a) for a in argv
+    ]
     if module == "evaluate" and argv[:1] not in (["list"], ["play"]):
         if not any(f in argv for f in NO_GAMES) and "--games" not in argv:
             argv += ["--games", "2"]

@@ -323,7 +323,9 @@ def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int
         return (res.returns(config).reshape(d, rot, n), res.wins.astype(bool).reshape(d, rot, n),
                 res.steps.reshape(d, rot))
 
-    play.kernels = (_deal_tables, _advance_tables, engine.inputs_rows) if seated else (_batch,)  # what a first run compiles (the progress bar says so)
+    play.kernels = (
+        (_deal_tables, _advance_tables, engine.inputs_rows) if seated else (_batch,)
+    )  # what a first run compiles (the progress bar says so)
     return play
 
 

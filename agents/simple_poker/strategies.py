@@ -204,7 +204,9 @@ def match_value(game: SimplePokerGame, a: Behaviour, b: Behaviour) -> float:
     return (as_p1 + as_p2) / 2
 
 
-def exact_head_to_head(game: SimplePokerGame, ids: list[str], built: dict[str, Any]) -> dict[str, dict[str, float]] | None:
+def exact_head_to_head(
+    game: SimplePokerGame, ids: list[str], built: dict[str, Any]
+) -> dict[str, dict[str, float]] | None:
     """Each agent's exact mean result against each other (both seats), from their stated behaviours;
     None when an agent cannot state its probabilities (a trained one, say). The league prints it
     beside its sampled ratings."""

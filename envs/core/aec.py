@@ -89,7 +89,11 @@ class GameAECEnv(AECEnv, EzPickle):
     continues exactly as the original would (same deal, same generator state).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "game_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "game_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
     #: The game's option dataclass, rules engine and observation encoder.
     config_class: ClassVar[type | None] = None
     game_class: ClassVar[Any] = None
@@ -170,13 +174,17 @@ class GameAECEnv(AECEnv, EzPickle):
         try:
             return self._seat[agent]
         except (KeyError, TypeError):
-            raise UnknownAgentError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}") from None
+            raise UnknownAgentError(
+                f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}"
+            ) from None
 
     def _not_playing(self) -> RuntimeError:
         """The error for a call that needs an episode in progress."""
         if self._state is None:
             return RuntimeError(f"{type(self).__name__}: call reset() before step(), last(), observe() or render()")
-        return RuntimeError(f"{type(self).__name__}: the episode is over (every agent has left); call reset() to start a new one")
+        return RuntimeError(
+            f"{type(self).__name__}: the episode is over (every agent has left); call reset() to start a new one"
+        )
 
     # --- spaces -----------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -287,7 +295,9 @@ class GameAECEnv(AECEnv, EzPickle):
         return {"observation": obs, "action_mask": self._mask_of(agent)}
 
     def _mask_of(self, agent: str) -> np.ndarray:
-        if agent == self.agent_selection and not (self.terminations.get(agent, True) or self.truncations.get(agent, True)):
+        if agent == self.agent_selection and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        ):
             return self._current_mask().copy()
         return self._zero_mask.copy()
 
@@ -452,7 +462,9 @@ def make_env_fn(raw_cls: type[GameAECEnv]):
     def env(**kwargs: Any) -> AECEnv:
         return standard_wrappers(raw_cls(**kwargs))
 
-    env.__doc__ = f"`{raw_cls.__module__}.raw_env` wrapped in PettingZoo's standard wrappers.\n\n{raw_cls.__doc__ or ''}"
+    env.__doc__ = (
+        f"`{raw_cls.__module__}.raw_env` wrapped in PettingZoo's standard wrappers.\n\n{raw_cls.__doc__ or ''}"
+    )
     return env
 
 
@@ -491,7 +503,10 @@ def global_state(game: Game, encoder: Any, state: Any) -> np.ndarray:
     """Every seat's encoded view of `state`, seat 0 first, as one float32 vector (PettingZoo's `state()`).
     Together the views hold everything any seat knows; what no seat knows (the deck's order) stays out."""
     return np.concatenate(
-        [np.asarray(encoder.encode(game.view(state, seat)), dtype=np.float32).ravel() for seat in range(game.num_players)]
+        [
+            np.asarray(encoder.encode(game.view(state, seat)), dtype=np.float32).ravel()
+            for seat in range(game.num_players)
+        ]
     )
 
 

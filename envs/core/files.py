@@ -134,7 +134,9 @@ def read_text(path: str | os.PathLike, limit: int = MAX_TEXT_BYTES, what: str = 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InputFileError(f"{what} {name!r} is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+        raise InputFileError(
+            f"{what} {name!r} is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"
+        ) from None
     if "\x00" in text:
         raise InputFileError(f"{what} {name!r} is not text (a NUL byte at offset {text.index(chr(0))})")
     return text
@@ -153,7 +155,9 @@ def parse_json(text: str | bytes, name: str, what: str = "file") -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
-        raise InputFileError(f"{what} {name!r} is not readable JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+        raise InputFileError(
+            f"{what} {name!r} is not readable JSON (line {e.lineno}, column {e.colno}: {e.msg})"
+        ) from None
     except UnicodeDecodeError as e:
         raise InputFileError(f"{what} {name!r} is not UTF-8 text (offset {e.start})") from None
     except RecursionError:
@@ -204,7 +208,9 @@ def open_zip(data: bytes, name: str, limit: int = MAX_TENSOR_BYTES, what: str = 
     return zf
 
 
-def read_member(zf: zipfile.ZipFile, member: str, name: str, limit: int = MAX_TENSOR_BYTES, what: str = "file") -> bytes:
+def read_member(
+    zf: zipfile.ZipFile, member: str, name: str, limit: int = MAX_TENSOR_BYTES, what: str = "file"
+) -> bytes:
     """The bytes of `member` of an archive from `open_zip` (`name`: the archive's file), never more than its
     declared size nor `limit`.
 

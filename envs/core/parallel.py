@@ -64,7 +64,9 @@ class GameParallelEnv(ParallelEnv, EzPickle):
                  **options: Any):
         EzPickle.__init__(self, render_mode=render_mode, mask_in=mask_in, illegal_reward=illegal_reward, **options)
         self.mask_in = check_mask_in(mask_in)
-        if illegal_reward is not None and (isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float))):
+        if illegal_reward is not None and (
+            isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float))
+        ):
             raise ValueError(f"illegal_reward must be a number or None (strict), got {illegal_reward!r}")
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

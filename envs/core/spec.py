@@ -220,7 +220,10 @@ class Variant:
 
     def to_dict(self) -> dict[str, Any]:
         """`{"game": id, "options": {...}}` (JSON values only)."""
-        return {"game": self.game, "options": {k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()}}
+        return {
+            "game": self.game,
+            "options": {k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()},
+        }
 
     def to_json(self) -> str:
         """The variant as a JSON string."""

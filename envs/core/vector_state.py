@@ -40,8 +40,12 @@ def _generator_array(rng: np.random.Generator) -> np.ndarray:
 
 def _set_generator(rng: np.random.Generator, a: np.ndarray) -> None:
     v = [int(x) for x in np.asarray(a, np.uint64)]
-    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": (v[0] << 64) | v[1], "inc": (v[2] << 64) | v[3]},
-                               "has_uint32": v[4], "uinteger": v[5]}
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": (v[0] << 64) | v[1], "inc": (v[2] << 64) | v[3]},
+        "has_uint32": v[4],
+        "uinteger": v[5],
+    }
 
 
 def _own_state(env: Any, prefix: str, out: dict[str, np.ndarray]) -> None:
@@ -117,8 +121,10 @@ def load_vector_state(venv: Any, state: dict[str, np.ndarray]) -> None:
             current = getattr(current, field)
         if isinstance(current, np.ndarray):
             if current.shape != saved.shape or current.dtype != saved.dtype:
-                raise ValueError(f"the saved tables do not fit this vector env: {key} is {saved.dtype}{list(saved.shape)}"
-                                 f", the env's {current.dtype}{list(current.shape)}")
+                raise ValueError(
+                    f"the saved tables do not fit this vector env: {key} is {saved.dtype}{list(saved.shape)}"
+                    f", the env's {current.dtype}{list(current.shape)}"
+                )
             current[...] = saved
         else:
             setattr(owner, attr, type(current)(saved.item()))

@@ -659,7 +659,9 @@ def mask_row(T, r, switches, out, o):
     nd = T.nd[r]
     bits = 0
     if not T.over[r]:
-        bits = legal_actions(T.hands[r], cur, T.disc[r, nd - 1], may_draw(lpc, empty_deck != 0, n_active, T.ndraw[r], nd))
+        bits = legal_actions(
+            T.hands[r], cur, T.disc[r, nd - 1], may_draw(lpc, empty_deck != 0, n_active, T.ndraw[r], nd)
+        )
     for a in range(NUM_ACTIONS):
         out[o, a] = (bits >> a) & 1
 

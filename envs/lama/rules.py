@@ -379,7 +379,9 @@ class LamaGame:
         only drives later shuffles. For tools that own the chance, e.g. the OpenSpiel export's chance nodes."""
         cards = [int(c) for c in order]
         if sorted(cards) != sorted(_DECK):
-            raise ValueError(f"order must hold the {DECK_SIZE} cards, {COPIES} of each value 0..{VALUES - 1}, got {order!r}")
+            raise ValueError(
+                f"order must hold the {DECK_SIZE} cards, {COPIES} of each value 0..{VALUES - 1}, got {order!r}"
+            )
         zeros = (0,) * self.num_players
         return self._deal_order(cards, seed, round, starter, totals or zeros, rounds_won or zeros,
                                 last_scores or zeros)
@@ -515,7 +517,9 @@ class LamaGame:
             if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
                 raise IllegalActionError(action, seat, "actions are integers 0..8", legal=legal)
             if 0 <= action <= 6:
-                reason = f"cannot {ACTION_NAMES[action]} on a {'llama' if state.discard[-1] == LLAMA else state.discard[-1]}"
+                reason = (
+                    f"cannot {ACTION_NAMES[action]} on a {'llama' if state.discard[-1] == LLAMA else state.discard[-1]}"
+                )
                 if not state.hands[seat][action]:
                     reason = f"no {'llama' if action == LLAMA else action} in hand"
             elif action == DRAW:
@@ -647,7 +651,9 @@ class LamaGame:
                 "hand": hand,
                 "discard": discard,
                 "draw_size": len(draw_pile),
-                "unseen": tuple(map(sub, off, hand)) if len(hand) >= VALUES else tuple([off[i] - hand[i] for i in _VALUE_RANGE]),
+                "unseen": tuple(map(sub, off, hand))
+                if len(hand) >= VALUES
+                else tuple([off[i] - hand[i] for i in _VALUE_RANGE]),
                 "hand_sizes": sizes,
                 "active": active,
                 "current": current,

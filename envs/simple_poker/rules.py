@@ -115,7 +115,9 @@ class SimplePokerGame:
         if self.is_terminal(state):
             raise IllegalActionError(action, self.current_player(state) % 2, "the hand is over")
         if action not in (PASS, BET):
-            raise IllegalActionError(action, self.current_player(state), "actions are 0 (pass) and 1 (bet/call)", legal=(PASS, BET))
+            raise IllegalActionError(
+                action, self.current_player(state), "actions are 0 (pass) and 1 (bet/call)", legal=(PASS, BET)
+            )
         return State(state.cards, state.history + (int(action),))
 
     def payoff(self, c1: int, c2: int, history: tuple[int, ...]) -> float:

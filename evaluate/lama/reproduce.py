@@ -126,10 +126,16 @@ def format_comparison(title: str, ours: SeatStats, paper: list | None) -> str:
     lines = [f"{title} — {ours.games} games; rounds/game {_fmt(ours.rounds, 2)}"]
     head = f"{'seat':>4} | {'P(win game)':^44} | {'P(win round)':^44} | {'P(>30 points)':^44} | {'average points':^50}"
     lines.append(head)
-    lines.append(f"{'':>4} | {'ours':^21}  {'seed':^21} | " * 1 + " | ".join([f"{'ours':^21}  {'seed':^21}"] * 2) + f" | {'ours':^24}  {'seed':^24}")
+    lines.append(
+        f"{'':>4} | {'ours':^21}  {'seed':^21} | " * 1
+        + " | ".join([f"{'ours':^21}  {'seed':^21}"] * 2)
+        + f" | {'ours':^24}  {'seed':^24}"
+    )
     for i in range(len(ours.win)):
         row = [f"{i + 1:>4}"]
-        for m, (mine, digits) in enumerate(((ours.win[i], 3), (ours.win_round[i], 3), (ours.over_30[i], 3), (ours.points[i], 2))):
+        for m, (mine, digits) in enumerate(
+            ((ours.win[i], 3), (ours.win_round[i], 3), (ours.over_30[i], 3), (ours.points[i], 2))
+        ):
             theirs = _fmt(paper[i][m], digits if m < 3 else 2) if paper else "—"
             width = 21 if m < 3 else 24
             row.append(f"{_fmt(mine, digits):^{width}}  {theirs:^{width}}")
@@ -174,7 +180,14 @@ def random_seating(games: int, n: int, hero: int, others: int, seed: int) -> tup
 
 
 def matchup(
-    hero: int, others: int, games: int, seed: int, params=TUNED, n: int = 4, seeds: np.ndarray | None = None, **options: Any
+    hero: int,
+    others: int,
+    games: int,
+    seed: int,
+    params=TUNED,
+    n: int = 4,
+    seeds: np.ndarray | None = None,
+    **options: Any,
 ) -> Interval:
     """Win rate (Wilson 95 %) of one `hero` seat (random per game) against n−1 `others`."""
     options.setdefault("rules", "seed2022")
@@ -186,7 +199,9 @@ def matchup(
     return (k / len(seeds), *wilson_interval(k, len(seeds)))
 
 
-def crn_wins(cfg: Config, seeds: np.ndarray, strats: np.ndarray, seat: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+def crn_wins(
+    cfg: Config, seeds: np.ndarray, strats: np.ndarray, seat: np.ndarray, candidates: np.ndarray
+) -> np.ndarray:
     """Per candidate parameter set, the strategy-3 seat's wins on the given deals (common random numbers)."""
     g = len(seeds)
     n = cfg.num_players
@@ -377,7 +392,9 @@ def plot_rounds(data: dict[int, SeatStats], title: str, path: str) -> None:
     plt.close(fig)
 
 
-def reproduce(games: int = 10_000, seed: int = 0, out: str | None = "results/lama", fig_games: int | None = None) -> dict[str, Any]:
+def reproduce(
+    games: int = 10_000, seed: int = 0, out: str | None = "results/lama", fig_games: int | None = None
+) -> dict[str, Any]:
     """Tables I–IV, Figs. 1–8, the strategy-3 matchups and the official-rules table.
 
     Returns a dict with `text` (the printed report), `tables` (our statistics),
@@ -389,9 +406,14 @@ def reproduce(games: int = 10_000, seed: int = 0, out: str | None = "results/lam
     for (strat, n), paper in PAPER_TABLES.items():
         st = seat_table(n, [strat] * n, games, seed + 10 * strat + n)
         name = TABLE_NAMES[(strat, n)]
-        text.append(format_comparison(f"{name}: {STRATEGY_NAMES[strat]} for all, n = {n} (seed2022, fixed seating)", st, paper))
+        text.append(
+            format_comparison(f"{name}: {STRATEGY_NAMES[strat]} for all, n = {n} (seed2022, fixed seating)", st, paper)
+        )
         bad = compare_to_paper(st, paper)
-        text.append(f"  consistent with the seed's {name} (Bonferroni family of {4 * n}, 1 % level): " + ("yes" if not bad else "NO: " + "; ".join(bad)))
+        text.append(
+            f"  consistent with the seed's {name} (Bonferroni family of {4 * n}, 1 % level): "
+            + ("yes" if not bad else "NO: " + "; ".join(bad))
+        )
         text.append("")
         tables[name] = asdict(st)
     ns = list(range(2, 9))
@@ -406,8 +428,13 @@ def reproduce(games: int = 10_000, seed: int = 0, out: str | None = "results/lam
     text.append("Rounds per game over n (strategy 1; seed's code in brackets): " + ", ".join(
         f"n={n}: {s1[n].rounds[0]:.2f}" + (f" [{SEED_CODE_ROUNDS[n]}]" if n in SEED_CODE_ROUNDS else "") for n in ns))
     text.append("Seat-1 P(win), strategy 1 over n: " + ", ".join(f"n={n}: {_fmt(s1[n].win[0])}" for n in ns))
-    text.append("Fig. 2 (strategy 1, P(win) per seat): " + "; ".join(
-        f"n={n} target {t}: " + " ".join(f"{w[0]:.3f}" for w in f2[(n, t)].win) + f" ({f2[(n, t)].games} games)" for (n, t) in f2))
+    text.append(
+        "Fig. 2 (strategy 1, P(win) per seat): "
+        + "; ".join(
+            f"n={n} target {t}: " + " ".join(f"{w[0]:.3f}" for w in f2[(n, t)].win) + f" ({f2[(n, t)].games} games)"
+            for (n, t) in f2
+        )
+    )
     text.append("Fig. 8 (n−1 × strategy 2, last seat strategy 1), last seat P(win) vs the others' mean: " + ", ".join(
         f"n={n}: {s8[n].win[-1][0]:.3f} vs {np.mean([w[0] for w in s8[n].win[:-1]]):.3f}" for n in ns))
     text.append("")
@@ -419,7 +446,9 @@ def reproduce(games: int = 10_000, seed: int = 0, out: str | None = "results/lam
         s3[opp] = iv
         code, hw = SEED_CODE_S3[opp]
         rep = PAPER_S3[opp]
-        text.append(f"  vs 3x {STRATEGY_NAMES[opp]}: ours {_fmt(iv)} | seed's code {code:.3f} ± {hw:.3f} | report {_fmt(rep)}")
+        text.append(
+            f"  vs 3x {STRATEGY_NAMES[opp]}: ours {_fmt(iv)} | seed's code {code:.3f} ± {hw:.3f} | report {_fmt(rep)}"
+        )
         # Both references come from 10,000 games: two-sample tolerances at 95 %.
         ok_code = abs(iv[0] - code) <= two_sample_tolerance(code, games, PAPER_GAMES)
         ok_rep = abs(iv[0] - rep[0]) <= two_sample_tolerance(rep[0], games, PAPER_GAMES)
@@ -464,7 +493,10 @@ def reproduce(games: int = 10_000, seed: int = 0, out: str | None = "results/lam
         path = os.path.join(out, "fig2_target_40_vs_5000.png")
         _plot_fig2(f2, path)
         figures.append(path)
-        for fname, data, title in (("fig4_strategy1_rounds.png", s1, "Fig. 4: strategy 1 for all"), ("fig7_strategy2_rounds.png", s2, "Fig. 7: strategy 2 for all")):
+        for fname, data, title in (
+            ("fig4_strategy1_rounds.png", s1, "Fig. 4: strategy 1 for all"),
+            ("fig7_strategy2_rounds.png", s2, "Fig. 7: strategy 2 for all"),
+        ):
             path = os.path.join(out, fname)
             plot_rounds(data, title, path)
             figures.append(path)
@@ -483,7 +515,14 @@ def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
     for (n, target), st in f2.items():
         y = [w[0] for w in st.win]
         err = [[w[0] - w[1] for w in st.win], [w[2] - w[0] for w in st.win]]
-        ax.errorbar(np.arange(1, n + 1), y, yerr=err, marker="o", capsize=3, label=f"n = {n}, target {target} ({st.games} games)")
+        ax.errorbar(
+            np.arange(1, n + 1),
+            y,
+            yerr=err,
+            marker="o",
+            capsize=3,
+            label=f"n = {n}, target {target} ({st.games} games)",
+        )
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("player index")
     ax.set_ylabel("P(win game)")
@@ -498,11 +537,31 @@ def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
 def add_arguments(g: argparse._ActionsContainer) -> None:
     """L.A.M.A.'s own flags, added to `g` (the parser or the argument group `python -m evaluate lama --help` lists them
     under)."""
-    g.add_argument("--reproduce", action="store_true", help="the seed's Tables I–IV, Figs. 1–8, strategy-3 matchups, official-rules table (default 10000 games each)")
-    g.add_argument("--tune-third", action="store_true", help="the seed's strategy-3 parameter search, then common random numbers + successive halving + fresh re-test")
-    g.add_argument("--candidates", type=positive_int(), default=1000, help="--tune-third: parameter sets drawn (default 1000)")
-    g.add_argument("--search-games", type=positive_int(), default=1000, help="--tune-third: games per candidate in the seed-style search (default 1000)")
-    g.add_argument("--retest-games", type=positive_int(), default=20000, help="--tune-third: fresh games for the re-test (default 20000)")
+    g.add_argument(
+        "--reproduce",
+        action="store_true",
+        help="the seed's Tables I–IV, Figs. 1–8, strategy-3 matchups, official-rules table (default 10000 games each)",
+    )
+    g.add_argument(
+        "--tune-third",
+        action="store_true",
+        help="the seed's strategy-3 parameter search, then common random numbers + successive halving + fresh re-test",
+    )
+    g.add_argument(
+        "--candidates", type=positive_int(), default=1000, help="--tune-third: parameter sets drawn (default 1000)"
+    )
+    g.add_argument(
+        "--search-games",
+        type=positive_int(),
+        default=1000,
+        help="--tune-third: games per candidate in the seed-style search (default 1000)",
+    )
+    g.add_argument(
+        "--retest-games",
+        type=positive_int(),
+        default=20000,
+        help="--tune-third: fresh games for the re-test (default 20000)",
+    )
 
 
 def run(args: argparse.Namespace) -> bool:

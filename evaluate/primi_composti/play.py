@@ -44,7 +44,9 @@ def describe(game: PrimiCompostiGame, state: State, me: int) -> str:
     return "\n".join(lines)
 
 
-def ask_action(game: PrimiCompostiGame, state: State, ask: Callable[[str], str], say: Callable[[str], None]) -> int | None:
+def ask_action(
+    game: PrimiCompostiGame, state: State, ask: Callable[[str], str], say: Callable[[str], None]
+) -> int | None:
     """Read a legal action from the user (None on quit / end of input)."""
     me = game.current_player(state)
     hand = state.hands[me]
@@ -64,7 +66,9 @@ def ask_action(game: PrimiCompostiGame, state: State, ask: Callable[[str], str],
             continue
         if not game.player_choice:
             return game.action_of(card)
-        options = [game.action_of(card, 0)] + [game.action_of(card, k + 1) for k in game.valid_pairs(state.stacks, card)]
+        options = [game.action_of(card, 0)] + [
+            game.action_of(card, k + 1) for k in game.valid_pairs(state.stacks, card)
+        ]
         if len(options) == 1:
             return options[0]
         for i, a in enumerate(options):
@@ -90,9 +94,16 @@ def play(
     """One game, the human in `seat` (0-based); returns the final scores (None if quit)."""
     game = make_game("primi_composti", **options)
     rng = np.random.default_rng(seed)
-    bots = {s: agents.make(opponent, game, np.random.default_rng(seed + 1 + s), game_name="primi_composti") for s in range(game.num_players) if s != seat}
+    bots = {
+        s: agents.make(opponent, game, np.random.default_rng(seed + 1 + s), game_name="primi_composti")
+        for s in range(game.num_players)
+        if s != seat
+    }
     state = game.initial_state(rng)
-    say(f"Primi Composti version {game.version}: you are P{seat + 1}" + (" and hold card 2: you start" if state.first == seat else ""))
+    say(
+        f"Primi Composti version {game.version}: you are P{seat + 1}"
+        + (" and hold card 2: you start" if state.first == seat else "")
+    )
     while not game.is_terminal(state):
         mover = game.current_player(state)
         if mover == seat:
@@ -117,8 +128,12 @@ def play(
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
-    p = argparse.ArgumentParser(prog="python -m evaluate.primi_composti.play", description="Play Primi Composti against an agent.")
-    p.add_argument("--opponent", default="primi_composti/greedy_rand", help="agent id (e.g. primi_composti/minimax?depth=4)")
+    p = argparse.ArgumentParser(
+        prog="python -m evaluate.primi_composti.play", description="Play Primi Composti against an agent."
+    )
+    p.add_argument(
+        "--opponent", default="primi_composti/greedy_rand", help="agent id (e.g. primi_composti/minimax?depth=4)"
+    )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option (version=2, ...)")
     p.add_argument("--seat", type=int, default=None, help="your seat, 1-based (default: random)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")

@@ -56,7 +56,9 @@ def count_positions(game: PrimiCompostiGame, state) -> tuple[int, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluate.primi_composti.positions", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m evaluate.primi_composti.positions", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--cards", type=int, default=5, help="cards per player (1..7; 6 takes about a minute)")
     ap.add_argument("--deals", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
@@ -69,8 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     for version in (1, 2):
         game = PrimiCompostiGame(Config(version=version, cards_per_player=args.cards))
         counts = np.array([count_positions(game, game.deal(d)) for d in decks])
-        print(f"version {version}, {args.cards} cards each, {args.deals} deals: distinct positions median "
-              f"{np.median(counts[:, 0]):.0f}" + ("" if version == 1 else f", stacks cut to what can surface {np.median(counts[:, 1]):.0f}"))
+        print(
+            f"version {version}, {args.cards} cards each, {args.deals} deals: distinct positions median "
+            f"{np.median(counts[:, 0]):.0f}"
+            + ("" if version == 1 else f", stacks cut to what can surface {np.median(counts[:, 1]):.0f}")
+        )
     return 0
 
 

@@ -151,7 +151,9 @@ class CellResult:
     seconds: float
 
 
-def play_cell(version: int, p1: str, p2: str, games: int, rng: np.random.Generator, cards_per_player: int = 12) -> CellResult:
+def play_cell(
+    version: int, p1: str, p2: str, games: int, rng: np.random.Generator, cards_per_player: int = 12
+) -> CellResult:
     """Play `games` fresh deals of `p1` (holder of 2, first) vs `p2`; win/tie
     percentages with Wilson intervals, mean scores and mean |score difference|."""
     t = time.perf_counter()
@@ -217,7 +219,10 @@ def format_group(group: TableGroup, rows: list[dict[str, Any]]) -> str:
     """A side-by-side text table of one group."""
     n = rows[0]["ours"]["games"]
     head = f"Tables {group.key} — version {group.version}: P1 (row, holds 2, first) vs P2; ours {n:,} games/cell, paper {group.paper_games:,}"
-    lines = [head, "  cell: ours W1 % [95% CI] / tie / W2  |Δ| (mean scores)   vs paper  -> p-value of 'same distribution'"]
+    lines = [
+        head,
+        "  cell: ours W1 % [95% CI] / tie / W2  |Δ| (mean scores)   vs paper  -> p-value of 'same distribution'",
+    ]
     flagged = 0
     for r in rows:
         o, p = r["ours"], r["paper"]
@@ -225,7 +230,9 @@ def format_group(group: TableGroup, rows: list[dict[str, Any]]) -> str:
         flagged += not ok
         ours = f"{o['w1']:6.2f} [{o['w1_ci'][0]:5.2f},{o['w1_ci'][1]:6.2f}] / {o['tie']:5.2f} / {o['w2']:6.2f}  |Δ| {o['absdiff']:5.2f} ({o['mean1']:5.2f}, {o['mean2']:5.2f})"
         pap = " / ".join(f"{k} {v:g}" for k, v in p.items())
-        lines.append(f"  {o['p1']:>11} v {o['p2']:<11} {ours}   paper {pap}  p={r['p_value']:.2f} {'ok' if ok else 'DIFFERS'}")
+        lines.append(
+            f"  {o['p1']:>11} v {o['p2']:<11} {ours}   paper {pap}  p={r['p_value']:.2f} {'ok' if ok else 'DIFFERS'}"
+        )
     lines.append(f"  {flagged} of {len(rows)} cells differ at the 5% level (chi-square of W1/T/W2 counts, ours vs paper; ~5% expected by chance)")
     return "\n".join(lines)
 
@@ -259,14 +266,49 @@ BACKEND_FLAGS = ("solve_deals", "solve_from", "solve_threads", "regret_players")
 
 def add_arguments(parser: argparse._ActionsContainer) -> None:
     """`--reproduce [--tables ...]`, `--solve-deals N`."""
-    parser.add_argument("--reproduce", action="store_true", help="replay the seed's Tables IV-XV side by side (--games caps games per cell)")
-    parser.add_argument("--tables", type=str, default=",".join(GROUPS), help=f"table groups for --reproduce, from {','.join(GROUPS)}")
+    parser.add_argument(
+        "--reproduce",
+        action="store_true",
+        help="replay the seed's Tables IV-XV side by side (--games caps games per cell)",
+    )
+    parser.add_argument(
+        "--tables", type=str, default=",".join(GROUPS), help=f"table groups for --reproduce, from {','.join(GROUPS)}"
+    )
     parser.add_argument("--claims", action="store_true", help="first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
-    parser.add_argument("--solve-deals", type=positive_int(low=0), default=0, metavar="N", help="solve N random 2-player deals exactly (use --option version=, cards_per_player=)")
-    parser.add_argument("--solve-from", type=positive_int(low=0), default=0, metavar="K", help="with --solve-deals, start at deal K of the seeded sequence (split a study across processes)")
-    parser.add_argument("--solve-threads", type=int, default=1, choices=(1, 2), help="threads per solve (2 = lazy SMP: two searches sharing one table)")
-    parser.add_argument("--merge-solves", nargs="+", default=None, metavar="JSON", help="join --solve-deals --json results of disjoint deal ranges and print the study")
-    parser.add_argument("--regret-players", type=str, default="greedy_rand,minimax_2,minimax_4", help="players whose regret --solve-deals measures")
+    parser.add_argument(
+        "--solve-deals",
+        type=positive_int(low=0),
+        default=0,
+        metavar="N",
+        help="solve N random 2-player deals exactly (use --option version=, cards_per_player=)",
+    )
+    parser.add_argument(
+        "--solve-from",
+        type=positive_int(low=0),
+        default=0,
+        metavar="K",
+        help="with --solve-deals, start at deal K of the seeded sequence (split a study across processes)",
+    )
+    parser.add_argument(
+        "--solve-threads",
+        type=int,
+        default=1,
+        choices=(1, 2),
+        help="threads per solve (2 = lazy SMP: two searches sharing one table)",
+    )
+    parser.add_argument(
+        "--merge-solves",
+        nargs="+",
+        default=None,
+        metavar="JSON",
+        help="join --solve-deals --json results of disjoint deal ranges and print the study",
+    )
+    parser.add_argument(
+        "--regret-players",
+        type=str,
+        default="greedy_rand,minimax_2,minimax_4",
+        help="players whose regret --solve-deals measures",
+    )
     backends.add_arguments(parser)  # --backend ray [--address ...]: --solve-deals' deals as Ray tasks
 
 

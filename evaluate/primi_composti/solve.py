@@ -140,9 +140,20 @@ def solve_study(version: int, cards_per_player: int, deals: int, seed: int, play
     Config(version=version, cards_per_player=cards_per_player, **rules)  # a bad value: ValueError naming the allowed
     rng = np.random.default_rng(seed)
     decks = fast.random_decks(rng, start + deals, cards_per_player)[start:]
-    jobs = [_DealJob(version, cards_per_player, start + i, [int(c) for c in d], tuple(players), threads, fast_solver, len(decks),
-                     tuple(rules.items()))
-            for i, d in enumerate(decks)]
+    jobs = [
+        _DealJob(
+            version,
+            cards_per_player,
+            start + i,
+            [int(c) for c in d],
+            tuple(players),
+            threads,
+            fast_solver,
+            len(decks),
+            tuple(rules.items()),
+        )
+        for i, d in enumerate(decks)
+    ]
     results = (backend or LocalBackend()).map(_solve_one, jobs)
     per_deal = [r[0] for r in results]
     out = summarize(version, cards_per_player, per_deal)
@@ -172,8 +183,9 @@ class _DealJob:
 
     def game(self, cards_per_player: int | None = None) -> PrimiCompostiGame:
         """The game of this job's rules (`cards_per_player` defaults to the job's)."""
-        return PrimiCompostiGame(Config(version=self.version, cards_per_player=cards_per_player or self.cards_per_player,
-                                        **dict(self.rules)))
+        return PrimiCompostiGame(
+            Config(version=self.version, cards_per_player=cards_per_player or self.cards_per_player, **dict(self.rules))
+        )
 
 
 def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, float]]:
@@ -193,7 +205,11 @@ def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dic
     r = solve_deal(game, s, solver)
     record = {"index": job.index, "value": r.value, "seconds": r.seconds, "nodes": r.nodes}
     # Progress on stderr (one line a deal), so that long studies can be followed and cut short.
-    print(f"deal {job.index + 1} (of {job.of}): value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes", file=sys.stderr, flush=True)
+    print(
+        f"deal {job.index + 1} (of {job.of}): value {r.value:+d}, {r.seconds:.3f} s, {r.nodes} nodes",
+        file=sys.stderr,
+        flush=True,
+    )
     # Right after its solve, so that the solver still holds what it learnt of this deal
     # (the retrograde v1 solver keeps the whole pass: every later position is a lookup).
     regs: dict[str, list[int]] = {}
@@ -217,7 +233,9 @@ def merge_studies(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Join studies of disjoint deal ranges (same version, size and seed) into one."""
     if not parts:
         raise ValueError("nothing to merge")
-    keys = {(p["version"], p["cards_per_player"], p.get("seed"), *(p.get(k, v) for k, v in RULES.items())) for p in parts}
+    keys = {
+        (p["version"], p["cards_per_player"], p.get("seed"), *(p.get(k, v) for k, v in RULES.items())) for p in parts
+    }
     if len(keys) != 1:
         raise ValueError(f"studies differ in version / cards_per_player / seed / {' / '.join(RULES)}: "
                          f"{sorted(keys, key=str)}")

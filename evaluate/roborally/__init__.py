@@ -46,11 +46,13 @@ def describe_view(game: Any, view: Any) -> str:
         behind = "; ".join(f"{card_name(cl[0], game.numbering)} before "
                            + ", ".join(card_name(c, game.numbering) for c in cl[1:]) for cl in waiting)
         example = card_name(waiting[0][1], game.numbering)
-        lines.append(f"cards of one class are offered lowest first ({behind}): the seed counts every rotation card "
-                     "of one kind, and moves of one kind with consecutive numbers, as one card (the same effect this "
-                     "turn), so a program differs only in its classes (`--option card_classes=false` lists every card); "
-                     f"you may also type any card of your hand by name (e.g. {example}): it goes in as the lowest of "
-                     "its class")
+        lines.append(
+            f"cards of one class are offered lowest first ({behind}): the seed counts every rotation card "
+            "of one kind, and moves of one kind with consecutive numbers, as one card (the same effect this "
+            "turn), so a program differs only in its classes (`--option card_classes=false` lists every card); "
+            f"you may also type any card of your hand by name (e.g. {example}): it goes in as the lowest of "
+            "its class"
+        )
     return "\n".join(lines)
 
 
@@ -91,7 +93,9 @@ def round_summary(game: Any, before: Any, after: Any, names: list[str]) -> str |
     if after.winner >= 0:
         lines.append(f"  {names[after.winner]} touched the last flag and won")
         return "\n".join(lines)
-    cleanup = [f"{names[i]} {t}" for i, (a, b) in enumerate(zip(prev, after.robots)) if (t := _robot_change(a, b, flags))]
+    cleanup = [
+        f"{names[i]} {t}" for i, (a, b) in enumerate(zip(prev, after.robots)) if (t := _robot_change(a, b, flags))
+    ]
     if cleanup:
         lines.append("  cleanup (repairs, destroyed robots back at their archive): " + "; ".join(cleanup))
     return "\n".join(lines)

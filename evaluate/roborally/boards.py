@@ -161,7 +161,9 @@ def add_arguments(g: argparse._ActionsContainer) -> None:
     g.add_argument("--turns", type=int, default=None, help="--record: stop after this many turns (default: until "
                    "the race ends or the game's max_turns)")
     g.add_argument("--scale", type=int, default=32, help="pixels per board square in pictures (default 32)")
-    g.add_argument("--ms-per-frame", type=positive_int(), default=400, help="--record: milliseconds per frame (default 400)")
+    g.add_argument(
+        "--ms-per-frame", type=positive_int(), default=400, help="--record: milliseconds per frame (default 400)"
+    )
     g.add_argument("--study", metavar="JSON", default=None, help="race mc, greedy and random on the race boards "
                    "with 2 and 4 robots (resumable; results written to JSON after every chunk of deals)")
     g.add_argument("--study-budget", metavar="JSON", default=None, help="race mc at several playout budgets and "

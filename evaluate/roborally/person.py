@@ -38,7 +38,9 @@ def _find(game: Any, hand: tuple[int, ...], used: int, token: str) -> int:
     for c in hand:
         if priority(c, numbering) == prio:
             if kind and kind != SHORT_NAMES[card_kind(c, numbering)].lower():
-                raise ValueError(f"{token.upper()}: the card of priority {prio} in your hand is {card_name(c, numbering)}")
+                raise ValueError(
+                    f"{token.upper()}: the card of priority {prio} in your hand is {card_name(c, numbering)}"
+                )
             return c
     raise ValueError(f"no card of priority {prio} in your hand ({shown})")
 

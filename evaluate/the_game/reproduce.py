@@ -203,7 +203,9 @@ def format_berger2024(cells: list[BergerCell]) -> str:
     """Terminal table: ours (95% interval) [max] beside the seed's mean (sd) [max]."""
     lines = ["The Game, rules='berger2024' — mean cards played (seed: Berger 2024, 1000 games per cell)", ""]
     strategies = list(dict.fromkeys(c.strategy for c in cells))
-    head = f"{'players':>7}" + "".join(f" | {s + ' ours (95% CI) [max]':>30} {'seed (sd) [max]':>19}" for s in strategies)
+    head = f"{'players':>7}" + "".join(
+        f" | {s + ' ours (95% CI) [max]':>30} {'seed (sd) [max]':>19}" for s in strategies
+    )
     lines += [head, "-" * len(head)]
     for n in sorted({c.players for c in cells}):
         row = f"{n:>7}"

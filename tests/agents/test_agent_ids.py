@@ -53,11 +53,16 @@ def test_parameters_are_typed_and_reach_the_factory():
 ])
 def test_bad_parameters_are_one_clear_error(agent_id, message):
     game = envs.make_game(agent_id.split("/")[0])
-    with pytest.raises(ValueError, match=message.replace("?", r"\?").replace("|", r"\|").replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        ValueError, match=message.replace("?", r"\?").replace("|", r"\|").replace("(", r"\(").replace(")", r"\)")
+    ):
         agents.make(agent_id, game, RNG)
 
 
 def test_listings_show_the_parameters():
     ids = agents.known_ids("simple_poker")
     assert "simple_poker/threshold?t=<positive integer>" in ids
-    assert any(i.startswith("roborally/mc?budget=<positive integer>&depth=<one of 1|2|3>") for i in agents.known_ids("roborally"))
+    assert any(
+        i.startswith("roborally/mc?budget=<positive integer>&depth=<one of 1|2|3>")
+        for i in agents.known_ids("roborally")
+    )

@@ -33,8 +33,10 @@ def test_registered_agent_declares_options():
         opts, notes = resolve_options("lama", ["lama/test-needs-seed", "lama/first"], {})
         assert opts == {"rules": "seed2022"} and notes == [
             "using --option rules=seed2022, which lama/test-needs-seed was trained on"]
-        assert any(line.startswith("  lama/test-needs-seed: A test agent.") and "[needs --option rules=seed2022]" in line
-                   for line in listing("lama"))
+        assert any(
+            line.startswith("  lama/test-needs-seed: A test agent.") and "[needs --option rules=seed2022]" in line
+            for line in listing("lama")
+        )
     finally:
         base._EXACT.pop("lama/test-needs-seed")
         base._OPTIONS.pop("lama/test-needs-seed")
@@ -103,4 +105,7 @@ def test_list_describes_each_agent_in_a_stable_order(capsys):
 
 def test_first_sentence():
     assert first_sentence("`a/b` and `a/c`: the teacher. More.") == "The teacher."
-    assert first_sentence("R. Weinmeister's rules (§5), official\nonly.\n\nArgs: x") == "R. Weinmeister's rules (§5), official only."
+    assert (
+        first_sentence("R. Weinmeister's rules (§5), official\nonly.\n\nArgs: x")
+        == "R. Weinmeister's rules (§5), official only."
+    )

@@ -215,10 +215,14 @@ def run_folder(tmp_path):
     from envs.core.single_agent import OpponentEnv
 
     game = envs.make_game("simple_poker", n=3)
-    env = OpponentEnv(game, envs.make_encoder("simple_poker", game), [agents.make("random", game, np.random.default_rng(0))])
+    env = OpponentEnv(
+        game, envs.make_encoder("simple_poker", game), [agents.make("random", game, np.random.default_rng(0))]
+    )
     folder = tmp_path / "run"
     folder.mkdir()
-    MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, policy_kwargs={"net_arch": [8]}).save(folder / "model.zip")
+    MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, policy_kwargs={"net_arch": [8]}).save(
+        folder / "model.zip"
+    )
     (folder / "config.json").write_text(json.dumps({"game": "simple_poker", "options": {"n": 3}, "net_arch": [8]}))
     return folder, game
 

@@ -16,7 +16,14 @@ CASES = [
     dict(rules="official"),
     dict(rules="official", num_players=2),
     dict(rules="official", num_players=6, empty_deck="reshuffle"),
-    dict(rules="seed2022", num_players=7, last_player_continues=True, round_starter="ender", scoring="distinct", return_chip=True),
+    dict(
+        rules="seed2022",
+        num_players=7,
+        last_player_continues=True,
+        round_starter="ender",
+        scoring="distinct",
+        return_chip=True,
+    ),
 ]
 
 

@@ -36,13 +36,25 @@ def save_run(folder, game_name="simple_poker", options=None, net_arch=(32, 16), 
 
     options = {"n": 3} if options is None else options
     game = envs.make_game(game_name, **options)
-    env = OpponentEnv(game, envs.make_encoder(game_name, game), [agents.make("random", game, np.random.default_rng(0))], seed=seed)
-    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=64, batch_size=64, n_epochs=1,
-                        policy_kwargs={"net_arch": list(net_arch)})
+    env = OpponentEnv(
+        game, envs.make_encoder(game_name, game), [agents.make("random", game, np.random.default_rng(0))], seed=seed
+    )
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        seed=seed,
+        device="cpu",
+        n_steps=64,
+        batch_size=64,
+        n_epochs=1,
+        policy_kwargs={"net_arch": list(net_arch)},
+    )
     model.learn(64)  # weights that differ from a fresh network's
     folder.mkdir(parents=True, exist_ok=True)
     model.save(folder / "model.zip")
-    (folder / "config.json").write_text(json.dumps({"game": game_name, "options": options, "net_arch": list(net_arch), "play": "last"}))
+    (folder / "config.json").write_text(
+        json.dumps({"game": game_name, "options": options, "net_arch": list(net_arch), "play": "last"})
+    )
     return folder, game, model
 
 
@@ -66,7 +78,11 @@ def test_safe_load_matches_sb3_load(tmp_path):
     view, mask = game.view(state, 0), np.ones(game.num_actions, dtype=np.int8)
     with torch.no_grad():
         obs = torch.as_tensor(encoder.encode(view)[None, :])
-        want = reference.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool)).distribution.probs[0].numpy()
+        want = (
+            reference.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
+            .distribution.probs[0]
+            .numpy()
+        )
     assert np.allclose(agent.action_probs(view, mask), want, atol=1e-6)
     assert not np.allclose(want, 0.5, atol=1e-4)  # a trained, not a fresh, network
 
@@ -78,7 +94,10 @@ def test_crafted_data_entry_is_never_unpickled(tmp_path):
     marker = tmp_path / "marker"
     with zipfile.ZipFile(folder / "model.zip") as zf:
         data = json.loads(zf.read("data"))
-    data["policy_class"] = {":type:": "<class 'type'>", ":serialized:": base64.b64encode(pickle.dumps(Payload(str(marker)))).decode()}
+    data["policy_class"] = {
+        ":type:": "<class 'type'>",
+        ":serialized:": base64.b64encode(pickle.dumps(Payload(str(marker)))).decode(),
+    }
     rewrite_entry(folder / "model.zip", "data", json.dumps(data).encode())
     agent = agents.make(f"ppo:{folder}", game, np.random.default_rng(0))
     assert agent.act(game.view(game.initial_state(np.random.default_rng(0)), 0), np.ones(2, dtype=np.int8)) in (0, 1)

@@ -77,7 +77,9 @@ def test_a_one_player_ppo_policy_is_described_as_trained_alone(tmp_path):
     (run / "policy.json").write_text(json.dumps({
         "format": 1, "game": "the_game", "options": {"num_players": 1}, "agent_id": "the_game/ppo",
         "provenance": {"method": "train.cleanrl_ppo", "opponents": []}}))
-    assert checkpoint_docs(str(tmp_path))["the_game/ppo"] == "PPO from the environment alone, no teacher (trained alone)"
+    assert (
+        checkpoint_docs(str(tmp_path))["the_game/ppo"] == "PPO from the environment alone, no teacher (trained alone)"
+    )
 
 
 def test_a_ppo_policy_continued_from_a_ppo_policy_stays_from_the_environment_alone(tmp_path):

@@ -119,7 +119,14 @@ def test_sampled_play_agrees_with_exact_value():
     rng = np.random.default_rng(1)
     exact = match_value(game, behaviour_of(agents.make("simple_poker/nash", game, rng), game),
                         behaviour_of(agents.make("random", game, rng), game))
-    res = run_tournament("simple_poker", ["simple_poker/nash", "random"], games=6000, seed=5, options=dict(n=3, ante=1, bet=2), progress=False)
+    res = run_tournament(
+        "simple_poker",
+        ["simple_poker/nash", "random"],
+        games=6000,
+        seed=5,
+        options=dict(n=3, ante=1, bet=2),
+        progress=False,
+    )
     a = res.agents[0]
     half = (a.score_ci95[1] - a.score_ci95[0]) / 2
     assert abs(a.mean_score - exact) < half * 3.29 / 1.96

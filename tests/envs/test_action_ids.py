@@ -18,7 +18,14 @@ SMALL = {"roborally": {"board": "tiny", "num_robots": 2}}
 
 
 def _good(a: int) -> list:
-    return [a, np.int64(a), np.int16(a), np.uint32(a), np.array(a), np.array(a, dtype=np.uint16)]  # room for 400 actions
+    return [
+        a,
+        np.int64(a),
+        np.int16(a),
+        np.uint32(a),
+        np.array(a),
+        np.array(a, dtype=np.uint16),
+    ]  # room for 400 actions
 
 
 def _bad(a: int) -> list:

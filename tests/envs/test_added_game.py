@@ -118,7 +118,9 @@ def test_command_lines_and_training(tmp_path):
                       "--final-eval-games", "20", "--out", str(run), "--no-progress")
     assert trained.returncode == 0, trained.stderr
     assert (run / "model.zip").exists() and (run / "curve.csv").exists()
-    played = run_cli("-m", "evaluate", "tictactoe", "--agents", f"ppo:{run},tictactoe/lines", "--games", "20", "--no-progress")
+    played = run_cli(
+        "-m", "evaluate", "tictactoe", "--agents", f"ppo:{run},tictactoe/lines", "--games", "20", "--no-progress"
+    )
     assert played.returncode == 0, played.stderr
 
 

@@ -176,7 +176,13 @@ def test_actions_must_be_integers(game):
 def test_misuse_before_reset_and_after_the_end_says_what_to_call(game):
     mod = envs.load(game)
     raw = mod.raw_env(render_mode="ansi")
-    for call in (lambda: raw.step(0), lambda: raw.last(), lambda: raw.observe("player_0"), raw.render, lambda: raw.view("player_0")):
+    for call in (
+        lambda: raw.step(0),
+        lambda: raw.last(),
+        lambda: raw.observe("player_0"),
+        raw.render,
+        lambda: raw.view("player_0"),
+    ):
         with pytest.raises(RuntimeError, match=r"call reset\(\)"):
             call()
     for env in (raw, mod.env()):

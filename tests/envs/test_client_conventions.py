@@ -123,11 +123,16 @@ def test_roborally_parallel_state_masks_in_info_and_mask_in():
 
     par = roborally_v0.parallel_env(board="race_easy", num_robots=3, max_turns=3)
     obs, infos = par.reset(seed=0)
-    assert par.state_space.contains(par.state()) and par.state_space.shape[0] == 3 * par.encoder.observation_space.shape[0]
+    assert (
+        par.state_space.contains(par.state()) and par.state_space.shape[0] == 3 * par.encoder.observation_space.shape[0]
+    )
     rng = np.random.default_rng(0)
     while par.agents:
         for a in par.agents:
-            assert np.array_equal(infos[a]["action_mask"], obs[a]["action_mask"]) and infos[a]["action_mask"].dtype == np.int8
+            assert (
+                np.array_equal(infos[a]["action_mask"], obs[a]["action_mask"])
+                and infos[a]["action_mask"].dtype == np.int8
+            )
         actions = {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in par.agents}
         obs, _, _, _, infos = par.step(actions)
         assert par.state_space.contains(par.state())
@@ -204,7 +209,9 @@ def test_roborally_max_cycles_counts_game_turns_in_both_apis():
     rounds = 0
     rng = np.random.default_rng(0)
     while par.agents:
-        _, _, terms, truncs, infos = par.step({a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in par.agents})
+        _, _, terms, truncs, infos = par.step(
+            {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in par.agents}
+        )
         rounds += 1
     assert par.game_state.turn == 2 and all(truncs.values()) and rounds == 2 * par.game.rounds
 

@@ -160,7 +160,9 @@ def test_tournament_cli_same_json_and_csv_on_ray(ray_backend, tmp_path):
 
     common = ["lama", "--agents", "lama/third,random*3", "--games", "40", "--seed", "3", "--no-progress"]
     assert main([*common, "--json", str(tmp_path / "l.json"), "--csv", str(tmp_path / "l.csv")]) == 0
-    assert main([*common, "--backend", "ray", "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv")]) == 0
+    assert (
+        main([*common, "--backend", "ray", "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv")]) == 0
+    )
     assert json.loads((tmp_path / "r.json").read_text()) == json.loads((tmp_path / "l.json").read_text())
     assert (tmp_path / "r.csv").read_text() == (tmp_path / "l.csv").read_text()
 
@@ -183,7 +185,9 @@ def test_backend_refused_for_jobs_that_run_in_this_process(capsys):
     with pytest.raises(SystemExit) as e:
         main(["lama", "--reproduce", "--backend", "ray"])
     err = capsys.readouterr().err
-    assert e.value.code == 2 and "--reproduce runs in this process: drop --backend" in err and len(err.splitlines()) == 1
+    assert (
+        e.value.code == 2 and "--reproduce runs in this process: drop --backend" in err and len(err.splitlines()) == 1
+    )
 
 
 @pytest.mark.slow
@@ -270,7 +274,9 @@ def test_a_dead_worker_is_retried_then_named_in_one_line(ray_backend, tmp_path):
         ray_backend.map(_die_always, [5])
     assert isinstance(e.value, TaskError) and ray_backend.lost is e.value
     message = str(e.value)
-    assert "\n" not in message and message.startswith(f"item 0 (5) lost its Ray worker {backends.RAY_RETRIES + 1} times")
+    assert "\n" not in message and message.startswith(
+        f"item 0 (5) lost its Ray worker {backends.RAY_RETRIES + 1} times"
+    )
 
 
 def test_a_local_instance_keeps_the_callers_sigterm_handler():

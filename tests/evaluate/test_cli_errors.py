@@ -71,7 +71,10 @@ EVALUATE = [
     (["simple_poker", "--agents", "ppo:{notobject},random"], "not a JSON object"),
     (["simple_poker", "--agents", "ppo:{badsnap},random"], "snapshots.pt"),
     (["simple_poker", "--agents", "ppo:{tmp}/missing,random"], "no trained model"),
-    (["simple_poker", "--option", "n=5", "--agents", "ppo:{run},random"], "was trained on n=3; replace --option n=5 with --option n=3"),
+    (
+        ["simple_poker", "--option", "n=5", "--agents", "ppo:{run},random"],
+        "was trained on n=3; replace --option n=5 with --option n=3",
+    ),
     (["lama", "--agents", "ppo:{run},random*3"], "was trained on simple_poker, not lama"),
     (["simple_poker", "--exact", "--agents", "nobody"], "nobody"),
     (["lama", "--tune-third", "--candidates", "0"], "--candidates"),
@@ -86,8 +89,11 @@ EVALUATE = [
     (["the_game", "--reproduce-part", "nothing"], "--reproduce-part"),
 ]
 if "roborally" in envs.available_games():
-    EVALUATE += [(["roborally", "--record", "{tmp}/race.png"], ".gif"), (["roborally", "--boards", "--scale", "2"], "--scale"),
-                 (["roborally", "--record", "{tmp}/race.gif", "--turns", "0"], "--turns")]
+    EVALUATE += [
+        (["roborally", "--record", "{tmp}/race.png"], ".gif"),
+        (["roborally", "--boards", "--scale", "2"], "--scale"),
+        (["roborally", "--record", "{tmp}/race.gif", "--turns", "0"], "--turns"),
+    ]
 
 TRAIN = [
     ([], "give a game"),
@@ -176,8 +182,14 @@ def test_unwritable_outputs_are_refused_before_any_game(argv, flag, files):
     """`{bad}` is a path under a plain file: no folder can be made there."""
     args = [a.format(bad=files["file"]) for a in argv]
     path = args[args.index(flag) + 1]
-    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
+    proc = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"},
+    )
     lines = [x for x in proc.stderr.splitlines() if x.strip()]
     assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr

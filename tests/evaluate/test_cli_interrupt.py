@@ -16,8 +16,20 @@ from evaluate.tournament import TournamentSpec, play_deals, run_tournament
 
 STORED = Path(__file__).parent / "data" / "tournament_pinned.json"
 CASES = [
-    {"game_name": "simple_poker", "agent_ids": ["simple_poker/nash", "random"], "games": 301, "seed": 3, "options": {"n": 5}},
-    {"game_name": "simple_poker", "agent_ids": ["simple_poker/threshold?t=1", "random"], "games": 200, "seed": 1, "seating": "fixed"},
+    {
+        "game_name": "simple_poker",
+        "agent_ids": ["simple_poker/nash", "random"],
+        "games": 301,
+        "seed": 3,
+        "options": {"n": 5},
+    },
+    {
+        "game_name": "simple_poker",
+        "agent_ids": ["simple_poker/threshold?t=1", "random"],
+        "games": 200,
+        "seed": 1,
+        "seating": "fixed",
+    },
     {"game_name": "lama", "agent_ids": ["lama/third", "random", "lama/first", "random"], "games": 61, "seed": 2},
     {"game_name": "the_game", "agent_ids": ["the_game/trick", "random"], "games": 20, "seed": 5, "max_turns": 30},
 ]
@@ -25,7 +37,9 @@ CASES = [
 
 def regenerate() -> None:
     """Write STORED from the current `run_tournament` (only when its seeded figures are meant to change)."""
-    STORED.write_text(json.dumps([{"args": c, "result": run_tournament(**c, progress=False).to_dict()} for c in CASES], indent=1))
+    STORED.write_text(
+        json.dumps([{"args": c, "result": run_tournament(**c, progress=False).to_dict()} for c in CASES], indent=1)
+    )
 
 
 @pytest.mark.parametrize("case", json.loads(STORED.read_text()), ids=lambda c: c["args"]["game_name"])
@@ -182,11 +196,17 @@ def test_a_worker_lost_on_every_retry_keeps_the_finished_deals():
                 yield fn(b)
 
     ids = ["simple_poker/nash", "random"]
-    part = run_tournament("simple_poker", ids, games=100, seed=2, progress=False, backend=Losing(7), stop_on_interrupt=True)
+    part = run_tournament(
+        "simple_poker", ids, games=100, seed=2, progress=False, backend=Losing(7), stop_on_interrupt=True
+    )
     whole = run_tournament("simple_poker", ids, games=14, seed=2, progress=False)
-    assert part.to_dict()["partial"] is True and part.deals == 7 and part.to_dict()["agents"] == whole.to_dict()["agents"]
+    assert (
+        part.to_dict()["partial"] is True and part.deals == 7 and part.to_dict()["agents"] == whole.to_dict()["agents"]
+    )
     with pytest.raises(WorkerLostError):
-        run_tournament("simple_poker", ids, games=100, seed=2, progress=False, backend=Losing(0), stop_on_interrupt=True)
+        run_tournament(
+            "simple_poker", ids, games=100, seed=2, progress=False, backend=Losing(0), stop_on_interrupt=True
+        )
 
 
 @pytest.mark.slow

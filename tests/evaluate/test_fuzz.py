@@ -49,7 +49,10 @@ def test_parallel_mask_that_disagrees_with_the_rules_is_found(monkeypatch):
     report = fuzz("roborally", 2, seed=5, options={}, form="parallel")
     assert [f.check for f in report.failures] == ["mask", "mask"]
     assert "player_1's mask allows" in report.failures[0].message
-    assert report.failures[0].reproducer("roborally") == "python -m evaluate.fuzz roborally --episodes 1 --seed 5 --form parallel"
+    assert (
+        report.failures[0].reproducer("roborally")
+        == "python -m evaluate.fuzz roborally --episodes 1 --seed 5 --form parallel"
+    )
 
 
 def test_parallel_rewards_that_do_not_add_up_are_found(monkeypatch):

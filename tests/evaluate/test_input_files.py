@@ -10,7 +10,9 @@ import pytest
 from evaluate.__main__ import main as evaluate_main
 
 
-@pytest.mark.parametrize("make,says", [(os.mkfifo, "is a FIFO"), (lambda p: os.symlink("/dev/zero", p), "character device")])
+@pytest.mark.parametrize(
+    "make,says", [(os.mkfifo, "is a FIFO"), (lambda p: os.symlink("/dev/zero", p), "character device")]
+)
 def test_merge_solves_refuses_special_files(tmp_path, capsys, make, says):
     path = tmp_path / "part.json"
     make(path)

@@ -92,7 +92,10 @@ def test_roborally_every_card_listed_with_card_classes_off():
     assert "cards of one class" not in first
     game = envs.make_game("roborally", card_classes=False)
     state = game.initial_state(np.random.default_rng(3))
-    assert [game.action_to_string(state, a) for a in game.legal_actions(state)][:2] == ["register 1: U/10", "register 1: U/30"]
+    assert [game.action_to_string(state, a) for a in game.legal_actions(state)][:2] == [
+        "register 1: U/10",
+        "register 1: U/30",
+    ]
     assert read_move(game, state, "U/30") == (1, "")
 
 
@@ -139,7 +142,10 @@ def test_roborally_program_mode_reads_a_whole_program_by_its_cards():
     game = envs.make_game("roborally", action_mode="program")
     state = game.initial_state(np.random.default_rng(3))
     action, note = read_move(game, state, "U/30 R/190 M1/530 M1/560 M2/720")
-    assert action in game.legal_actions(state) and game.action_to_string(state, action) == "U/10 R/190 M1/530 M1/560 M2/720"
+    assert (
+        action in game.legal_actions(state)
+        and game.action_to_string(state, action) == "U/10 R/190 M1/530 M1/560 M2/720"
+    )
     assert note.startswith("playing U/30 as U/10: ")
     action, note = read_move(game, state, "u/10 u/30 r/190 l/320 m1/530")
     assert game.action_to_string(state, action) == "U/10 U/30 R/190 L/320 M1/530" and note == ""

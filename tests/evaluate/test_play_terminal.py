@@ -50,7 +50,9 @@ def test_legal_play_to_the_end_with_bad_inputs_and_a_replay(game, tmp_path):
     results = play_session(game, 0, [opponent], options, seed=2, ask=ask, say=out.append, png=png)
     text = "\n".join(out)
     assert len(results) == 2 and all(r is not None for r in results)
-    assert "'zzz' is not a legal move" in text and "0 is not a move number" in text and "9999 is not a move number" in text
+    assert (
+        "'zzz' is not a legal move" in text and "0 is not a move number" in text and "9999 is not a move number" in text
+    )
     part = evaluate.games.part(game)
     assert part.move_help in text and "goal: " in text
     assert f"you are {part.seat_name(0)}" in text and f"you are {part.seat_name(1)}" in text
@@ -80,7 +82,10 @@ def test_move_by_name_and_view_shows_no_hidden_cards():
     assert out.count("you: bet") == 1 and res[0] is not None
     # The view text of a seat names only its own card.
     state = game.initial_state(np.random.default_rng(0))
-    assert describe("simple_poker", game, game.view(state, 0)) == f"your card: {state.cards[0]} (cards 1..3); so far: nothing yet"
+    assert (
+        describe("simple_poker", game, game.view(state, 0))
+        == f"your card: {state.cards[0]} (cards 1..3); so far: nothing yet"
+    )
 
 
 def test_cli_stdin_and_misuse():
@@ -88,7 +93,9 @@ def test_cli_stdin_and_misuse():
            "primi_composti/greedy_rand", "--seed", "3", "--option", "cards_per_player=3"]
     r = subprocess.run(cmd, input="abc\n?\n1\n1\n1\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "'abc' is not a legal move" in r.stdout and "--- game over ---" in r.stdout and "you are player_1" in r.stdout
+    assert (
+        "'abc' is not a legal move" in r.stdout and "--- game over ---" in r.stdout and "you are player_1" in r.stdout
+    )
     r = subprocess.run(cmd[:5] + ["--seat", "7"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "seat must be in 0..1" in r.stderr
     r = subprocess.run(cmd[:4] + ["--option", "bogus=1"], capture_output=True, text=True, timeout=120)

@@ -44,14 +44,34 @@ def test_play_with_operand_choice():
             return "0"
         return _lowest_card(out)
 
-    scores = play("primi_composti/greedy_rand", {"version": 2, "steal_choice": "player", "cards_per_player": 5}, 1, 4, ask=ask, say=out.append)
+    scores = play(
+        "primi_composti/greedy_rand",
+        {"version": 2, "steal_choice": "player", "cards_per_player": 5},
+        1,
+        4,
+        ask=ask,
+        say=out.append,
+    )
     assert scores is not None and sum(scores) > 0
 
 
 def test_cli_stdin_quit():
     r = subprocess.run(
-        [sys.executable, "-m", "evaluate.primi_composti.play", "--opponent", "primi_composti/minimax?depth=2", "--seed", "1", "--seat", "1"],
-        input="abc\n99\nq\n", capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "evaluate.primi_composti.play",
+            "--opponent",
+            "primi_composti/minimax?depth=2",
+            "--seed",
+            "1",
+            "--seat",
+            "1",
+        ],
+        input="abc\n99\nq\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert r.returncode == 0
     assert "'abc' is not a card number" in r.stdout and "99 is not in your hand" in r.stdout and "bye" in r.stdout

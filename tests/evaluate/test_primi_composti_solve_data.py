@@ -35,7 +35,10 @@ def test_stored_studies_are_what_their_records_say(name, version, cards, deals):
     line = next(ln for ln in doc.splitlines() if ln.replace("**", "").startswith(row))
     sign = lambda x: f"{x:+.2f}".replace("+", "").replace("-", "−")  # noqa: E731
     assert f"{sign(stored['value_mean'])} [{sign(stored['value_ci'][0])}, {sign(stored['value_ci'][1])}]" in line
-    assert f"{100 * stored['p2_wins']:.1f} [{100 * stored['p2_wins_ci'][0]:.1f}, {100 * stored['p2_wins_ci'][1]:.1f}]" in line
+    assert (
+        f"{100 * stored['p2_wins']:.1f} [{100 * stored['p2_wins_ci'][0]:.1f}, {100 * stored['p2_wins_ci'][1]:.1f}]"
+        in line
+    )
 
 
 def test_full_v1_study_retrograde_and_search_agree():
@@ -72,8 +75,10 @@ def test_stored_regret_studies_are_the_docs_columns(version, cards, column):
     assert [r["index"] for r in stored["per_deal"]] == list(range(200))
     assert summarize(version, cards, stored["per_deal"])["value_mean"] == pytest.approx(stored["value_mean"])
     doc = text.splitlines()
-    start = doc.index("| player | v1, 6 cards | v2, 6 cards | v1, 8 cards | v2, 8 cards | **v1, 12 cards (full game)** |")
-    rows = {ln.split("|")[1].strip(): ln.split("|") for ln in doc[start + 2:start + 7] if ln.startswith("|")}
+    start = doc.index(
+        "| player | v1, 6 cards | v2, 6 cards | v1, 8 cards | v2, 8 cards | **v1, 12 cards (full game)** |"
+    )
+    rows = {ln.split("|")[1].strip(): ln.split("|") for ln in doc[start + 2 : start + 7] if ln.startswith("|")}
     assert set(rows) == set(stored["regret"])
     for player, r in stored["regret"].items():
         lo, hi = r["ci"]

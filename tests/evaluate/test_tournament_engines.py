@@ -38,7 +38,9 @@ def test_compiled_engine_gives_the_python_figures(case):
     assert cc == py  # every win rate, score, interval, per-seat figure and the mean turns, exactly
     if "max_turns" in case:  # some games were cut, not all: both paths are compared
         assert 0 < py["at_move_limit"] < case["games"]
-    assert py["games"] == case["games"] + (-case["games"]) % (1 if case.get("seating") == "fixed" else len(case["agent_ids"]))
+    assert py["games"] == case["games"] + (-case["games"]) % (
+        1 if case.get("seating") == "fixed" else len(case["agent_ids"])
+    )
 
 
 @pytest.mark.parametrize("case", [
@@ -224,8 +226,11 @@ def test_paired_auto_and_forced_engines():
 
 def test_cli_engine_flag_for_paired_and_elsewhere():
     run = [sys.executable, "-m", "evaluate", "lama", "--games", "4", "--no-progress"]
-    ok = subprocess.run(run + ["--paired", "lama/third,lama/first", "--against", "lama/first*3", "--engine", "compiled"],
-                        capture_output=True, text=True)
+    ok = subprocess.run(
+        run + ["--paired", "lama/third,lama/first", "--against", "lama/first*3", "--engine", "compiled"],
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0 and "compiled engine" in ok.stdout.splitlines()[0]
     bad = subprocess.run(run + ["--league", "--engine", "python"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--engine applies to tournaments and --paired" in bad.stderr

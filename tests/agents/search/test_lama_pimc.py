@@ -86,7 +86,9 @@ def test_shipped_students_play_whole_games(agent_id, rules, teacher):
     game = LamaGame(Config(rules=rules))
     student = agents.make(agent_id, game, rng=np.random.default_rng(0))
     for seed in range(3):
-        end, _ = play_out(game, [FirstStrategy()] * seed + [student] + [FirstStrategy()] * (3 - seed), game.new_game(seed))
+        end, _ = play_out(
+            game, [FirstStrategy()] * seed + [student] + [FirstStrategy()] * (3 - seed), game.new_game(seed)
+        )
         assert game.is_terminal(end)
 
 

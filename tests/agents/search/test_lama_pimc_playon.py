@@ -13,8 +13,12 @@ from envs.lama import fast as engine
 from envs.lama.rules import DRAW, Config, LamaGame, State
 
 AGENTS = {FIRST: FirstStrategy, SECOND: SecondStrategy, THIRD: lambda: ThirdStrategy(params=TUNED)}
-OPTIONS = [dict(rules="official"), dict(rules="seed2022"), dict(rules="official", num_players=3, empty_deck="reshuffle"),
-           dict(rules="seed2022", num_players=5, target_points=25)]
+OPTIONS = [
+    dict(rules="official"),
+    dict(rules="seed2022"),
+    dict(rules="official", num_players=3, empty_deck="reshuffle"),
+    dict(rules="seed2022", num_players=5, target_points=25),
+]
 
 
 def mid_states(game: LamaGame, count: int, rng: np.random.Generator) -> list[State]:

@@ -29,7 +29,9 @@ def make(opponent, **kw):
 
 def test_passes_gymnasium_env_checker():
     game = SimplePokerGame(Config(n=5))
-    env = OpponentEnv(game, envs.make_encoder("simple_poker", game), [agents.make("random", game, np.random.default_rng(0))], seed=0)
+    env = OpponentEnv(
+        game, envs.make_encoder("simple_poker", game), [agents.make("random", game, np.random.default_rng(0))], seed=0
+    )
     check_env(env, skip_render_check=True)
 
 
@@ -77,7 +79,12 @@ def test_action_masks_under_subproc_vec_env():
     def thunk(i):
         def f():
             game = SimplePokerGame(Config(n=3))
-            return OpponentEnv(game, envs.make_encoder("simple_poker", game), [agents.make("random", game, np.random.default_rng(i))], seed=i)
+            return OpponentEnv(
+                game,
+                envs.make_encoder("simple_poker", game),
+                [agents.make("random", game, np.random.default_rng(i))],
+                seed=i,
+            )
 
         return f
 

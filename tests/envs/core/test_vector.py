@@ -64,7 +64,9 @@ def test_truncation_at_max_turns():
         # at most 8 moves of all seats: the learner decides at most 8 / 1 times, at least 8 / 4
         done = term | trunc
         if done.any():
-            assert (info["tabletop_episode"]["l"][trunc] <= 8).all() and (info["tabletop_episode"]["l"][trunc] >= 2).all()
+            assert (info["tabletop_episode"]["l"][trunc] <= 8).all() and (
+                info["tabletop_episode"]["l"][trunc] >= 2
+            ).all()
             steps[done] = 0
     assert venv.action_masks().any(axis=1).all()
 

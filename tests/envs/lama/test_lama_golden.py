@@ -50,7 +50,11 @@ CASES = [
     ("seed2", dict(num_players=2, rules="seed2022"), (12, 13)),
     ("seed3_dense", dict(num_players=3, rules="seed2022", reward="dense"), (14, 15)),
     ("seed4", dict(num_players=4, rules="seed2022"), (16, 17, 18)),
-    ("seed5_mixed", dict(num_players=5, rules="seed2022", scoring="distinct", return_chip=True, round_starter="ender"), (19,)),
+    (
+        "seed5_mixed",
+        dict(num_players=5, rules="seed2022", scoring="distinct", return_chip=True, round_starter="ender"),
+        (19,),
+    ),
     ("seed6_dense", dict(num_players=6, rules="seed2022", reward="dense"), (20, 21)),
     ("seed7_nodraw", dict(num_players=7, rules="seed2022", empty_deck="no_draw", last_player_continues=True), (22, 31)),
     ("seed8", dict(num_players=8, rules="seed2022"), (23, 24)),

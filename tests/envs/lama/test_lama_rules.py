@@ -29,7 +29,9 @@ def counts(*cards: int) -> tuple[int, ...]:
     return tuple(h)
 
 
-def make_state(game: LamaGame, hands, discard=(3,), draw_pile=(1, 2, 3), current=0, active=None, totals=None, **kw) -> State:
+def make_state(
+    game: LamaGame, hands, discard=(3,), draw_pile=(1, 2, 3), current=0, active=None, totals=None, **kw
+) -> State:
     n = game.num_players
     return State(
         seed=kw.pop("seed", 12345),

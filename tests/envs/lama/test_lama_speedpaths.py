@@ -46,7 +46,9 @@ def _random_states(game: LamaGame, seed: int, count: int):
     return out
 
 
-@pytest.mark.parametrize("opts", [dict(num_players=2), dict(num_players=5, reward="dense"), dict(num_players=8, rules="seed2022")])
+@pytest.mark.parametrize(
+    "opts", [dict(num_players=2), dict(num_players=5, reward="dense"), dict(num_players=8, rules="seed2022")]
+)
 def test_tables_and_encoder_equal_plain(opts):
     game = LamaGame(Config(**opts))
     enc = LamaEncoder(game)

@@ -17,13 +17,22 @@ sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the install
 from vector_contract import RandomMirror, VectorCase, VectorContract  # noqa: E402
 
 CASE = VectorCase(
-    "lama", ["random", "lama/first", "random"], not_kernels="lama/pimc",
-    allowed="random, lama/first", num_actions=NUM_ACTIONS, refused=((None, dict(control="all_seats"), "takes no opponents"),),
-    random_replays=(dict(num_players=4, reward="dense"), dict(rules="seed2022", num_players=3),
-                    dict(num_players=2, empty_deck="reshuffle", target_points=15),
-                    dict(rules="seed2022", num_players=2, target_points=12, reward="dense")),
-    replay_size=(3, 400, 30), sb3=(["lama/first"] * 3, dict(reward="dense"), 16, 32, 2_000),
-    redeals=True)  # a deal that ends before the learner's first decision is dealt again
+    "lama",
+    ["random", "lama/first", "random"],
+    not_kernels="lama/pimc",
+    allowed="random, lama/first",
+    num_actions=NUM_ACTIONS,
+    refused=((None, dict(control="all_seats"), "takes no opponents"),),
+    random_replays=(
+        dict(num_players=4, reward="dense"),
+        dict(rules="seed2022", num_players=3),
+        dict(num_players=2, empty_deck="reshuffle", target_points=15),
+        dict(rules="seed2022", num_players=2, target_points=12, reward="dense"),
+    ),
+    replay_size=(3, 400, 30),
+    sb3=(["lama/first"] * 3, dict(reward="dense"), 16, 32, 2_000),
+    redeals=True,
+)  # a deal that ends before the learner's first decision is dealt again
 
 
 class TestVectorContract(VectorContract):
@@ -38,9 +47,13 @@ class TestVectorContract(VectorContract):
 ])
 def test_kernel_opponents_move_as_the_python_agents(ids, opts):
     game = LamaGame(Config(**opts))
-    python = {"lama/first": FirstStrategy, "lama/second": SecondStrategy,
-              "lama/third": lambda: ThirdStrategy(params=TUNED), "lama/third-default": lambda: ThirdStrategy(params=DEFAULT),
-              "lama/third?a=1&b=2&c=3&d=0.5": lambda: ThirdStrategy(params=(1, 2, 3, 0.5))}
+    python = {
+        "lama/first": FirstStrategy,
+        "lama/second": SecondStrategy,
+        "lama/third": lambda: ThirdStrategy(params=TUNED),
+        "lama/third-default": lambda: ThirdStrategy(params=DEFAULT),
+        "lama/third?a=1&b=2&c=3&d=0.5": lambda: ThirdStrategy(params=(1, 2, 3, 0.5)),
+    }
 
     def make(shared):
         return [RandomMirror(shared) if i == "random" else python[i]() for i in ids]

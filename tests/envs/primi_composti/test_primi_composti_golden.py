@@ -23,7 +23,9 @@ import numpy as np
 
 from envs import primi_composti_v0
 
-sys.path.append(str(Path(__file__).parents[2]))  # tests/ (after the installed packages: tests/envs must not shadow envs)
+sys.path.append(
+    str(Path(__file__).parents[2])
+)  # tests/ (after the installed packages: tests/envs must not shadow envs)
 import golden  # noqa: E402  (the shared golden-test frame; pytest finds it anyway, a script run needs the line above)
 
 GOLDEN = Path(__file__).with_name("primi_composti_golden.json")
@@ -47,8 +49,20 @@ CASES = [
     ("v2_2p_player", dict(version=2, steal_choice="player"), False, None, 0.0),
     ("v2_3p_player_k6", dict(version=2, num_players=3, cards_per_player=6, steal_choice="player"), True, None, 0.0),
     ("v2_2p_revealed", dict(version=2, allow_revealed_operand=True), False, None, 0.0),
-    ("v2_4p_revealed_player_hints", dict(version=2, num_players=4, allow_revealed_operand=True, steal_choice="player", observation_hints=True), False, None, 0.0),
-    ("v2_2p_revealed_hints_result", dict(version=2, allow_revealed_operand=True, observation_hints=True, reward="result"), False, None, 0.0),
+    (
+        "v2_4p_revealed_player_hints",
+        dict(version=2, num_players=4, allow_revealed_operand=True, steal_choice="player", observation_hints=True),
+        False,
+        None,
+        0.0,
+    ),
+    (
+        "v2_2p_revealed_hints_result",
+        dict(version=2, allow_revealed_operand=True, observation_hints=True, reward="result"),
+        False,
+        None,
+        0.0,
+    ),
     ("v1_2p_illegal", dict(), True, None, 0.03),
     ("v2_3p_trunc", dict(version=2, num_players=3, seat0_holds_two=False), True, 20, 0.0),
 ]

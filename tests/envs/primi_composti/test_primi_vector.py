@@ -29,19 +29,32 @@ def _same_state(venv, i, shadow):
 
 
 CASE = VectorCase(
-    "primi_composti", [GREEDY],
-    not_kernels="primi_composti/solver", allowed="random, primi_composti/asc", num_actions=24,
-    refused=((["primi_composti/minimax"], {}, "depth"),
-             (["primi_composti/minimax?depth=2"] * 2, dict(num_players=3), "num_players=2"),
-             ([GREEDY], dict(num_players=3), "3-player game needs 2 opponents"),
-             ([GREEDY] * 5, dict(num_players=4), "4-player game needs 3 opponents")),
+    "primi_composti",
+    [GREEDY],
+    not_kernels="primi_composti/solver",
+    allowed="random, primi_composti/asc",
+    num_actions=24,
+    refused=(
+        (["primi_composti/minimax"], {}, "depth"),
+        (["primi_composti/minimax?depth=2"] * 2, dict(num_players=3), "num_players=2"),
+        ([GREEDY], dict(num_players=3), "3-player game needs 2 opponents"),
+        ([GREEDY] * 5, dict(num_players=4), "4-player game needs 3 opponents"),
+    ),
     heads=({}, dict(version=2, steal_choice="player", allow_revealed_operand=True)),  # the official operand choice
     # thousands of episodes across the option sets (30 deals a table)
-    random_replays=(dict(), dict(version=2), dict(version=2, cards_per_player=5, reward="result", seat0_holds_two=False),
-                    dict(cards_per_player=3, reward="score", observation_hints=True),
-                    dict(version=2, cards_per_player=7, observation_hints=True), dict(cards_per_player=1)),
-    replay_size=(16, lambda game: 30 * game.cards_per_player, 16 * 25), sb3=([GREEDY], dict(cards_per_player=6), 16, 16, 512),
-    return_tol=1e-9, inspect=_same_state)  # every deal reaches the learner: episode e is the table's e-th deal
+    random_replays=(
+        dict(),
+        dict(version=2),
+        dict(version=2, cards_per_player=5, reward="result", seat0_holds_two=False),
+        dict(cards_per_player=3, reward="score", observation_hints=True),
+        dict(version=2, cards_per_player=7, observation_hints=True),
+        dict(cards_per_player=1),
+    ),
+    replay_size=(16, lambda game: 30 * game.cards_per_player, 16 * 25),
+    sb3=([GREEDY], dict(cards_per_player=6), 16, 16, 512),
+    return_tol=1e-9,
+    inspect=_same_state,
+)  # every deal reaches the learner: episode e is the table's e-th deal
 
 
 class TestVectorContract(VectorContract):
@@ -210,7 +223,9 @@ def test_deal_of_a_seed_is_one_meaning(n, k, seat0):
     z = np.zeros(n, np.int64)
     for seed in (0, 1, 2**63 + 5, 2**64 - 1, 123456789):
         s = game.deal(seed)
-        assert s == game.deal_from(shuffled_cards(game.cards, seed)) == game.deal(list(shuffled_cards(game.cards, seed)))
+        assert (
+            s == game.deal_from(shuffled_cards(game.cards, seed)) == game.deal(list(shuffled_cards(game.cards, seed)))
+        )
         first = fast.deal_seed(np.uint64(seed), k, seat0, order, hands, z.copy(), np.zeros((2 * n, n * k), np.int64),
                                np.zeros(2 * n, np.int64), z.copy())
         assert order.tolist() == shuffled_cards(game.cards, seed)

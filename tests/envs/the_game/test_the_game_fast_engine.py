@@ -66,4 +66,6 @@ def test_illegal_decision_and_unsupported_options_raise():
         fast.play_games(Config(num_players=2), fast.deal_orders(1, seed=0), _batch_end, np.zeros(1))
     assert (e.value.action, e.value.seat) == (fast.END_TURN, 0)
     with pytest.raises(ValueError, match="official"):
-        fast.play_games(Config(num_players=2, communication="pile_flags"), fast.deal_orders(1, 0), _batch_end, np.zeros(1))
+        fast.play_games(
+            Config(num_players=2, communication="pile_flags"), fast.deal_orders(1, 0), _batch_end, np.zeros(1)
+        )

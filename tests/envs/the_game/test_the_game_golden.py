@@ -22,7 +22,9 @@ import numpy as np
 
 from envs import the_game_v0
 
-sys.path.append(str(Path(__file__).parents[2]))  # tests/ (after the installed packages: tests/envs must not shadow envs)
+sys.path.append(
+    str(Path(__file__).parents[2])
+)  # tests/ (after the installed packages: tests/envs must not shadow envs)
 import golden  # noqa: E402  (the shared golden-test frame; pytest finds it anyway, a script run needs the line above)
 
 GOLDEN = Path(__file__).with_name("the_game_golden.json")
@@ -84,7 +86,11 @@ def _greedy(raw: Any, legal: np.ndarray, rng: np.random.Generator) -> int:
 
 def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: float, seed: int) -> list[str]:
     """One hash per episode of `EPISODES` episodes played on one env object (`golden.aec_hashes`)."""
-    env = the_game_v0.env(max_turns=max_turns, **options) if wrapped else the_game_v0.raw_env(max_turns=max_turns, **options)
+    env = (
+        the_game_v0.env(max_turns=max_turns, **options)
+        if wrapped
+        else the_game_v0.raw_env(max_turns=max_turns, **options)
+    )
     rng = np.random.default_rng(seed)
 
     def choose(h, raw, obs):

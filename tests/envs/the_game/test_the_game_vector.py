@@ -150,7 +150,9 @@ def test_one_buffers_class_for_every_game():
     from envs.the_game import fast
 
     assert fast.Buffers is Buffers
-    assert lama_fast.Buffers is SeatBuffers and primi_fast.Buffers is SeatBuffers and roborally_fast.Buffers is SeatBuffers
+    assert (
+        lama_fast.Buffers is SeatBuffers and primi_fast.Buffers is SeatBuffers and roborally_fast.Buffers is SeatBuffers
+    )
 
 
 @pytest.mark.parametrize("actions", ["card", "slot"])
