@@ -10,7 +10,7 @@ import numpy as np
 from agents.policy import MixtureAgent
 from agents.search.matrix_game import solve_matrix_game
 from envs.core.play import play_game
-from train.cleanrl_ppo import to_student
+from train.networks import to_student
 
 
 class OpponentPool:

@@ -35,9 +35,10 @@ import numpy as np
 
 import envs
 from train.checkpoint import pack_arrays, run_files, unpack_arrays, write_checkpoint
-from train.cleanrl_ppo import PPO, load_policy, save_policy, to_student
+from train.cleanrl_ppo import PPO
 from train.config import TrainConfig
 from train.curve import EVAL_KEYS, write_history, write_run_curve
+from train.networks import load_policy, save_policy, to_student
 from train.run import (
     StopSignals,
     TrainingStoppedError,

@@ -97,7 +97,8 @@ def test_feature_vector_env_gives_each_tables_features_and_converts_final_observ
 
 def test_scorer_ppo_trains_saves_as_an_action_scorer_and_reloads(tmp_path):
     from agents.learned import load_student
-    from train.cleanrl_ppo import ScorerPolicy, load_policy, save_policy, train
+    from train.cleanrl_ppo import load_policy, save_policy, train
+    from train.networks import ScorerPolicy
 
     venv = agents.feature_vector_env(
         agents.vector_env("roborally", 32, opponents=["roborally/random"], seed=2, copy=False, **RACE), "roborally")
@@ -230,7 +231,7 @@ def test_an_action_scorer_plays_as_a_batch_policy_as_its_agent_plays_and_on_anot
 
 def test_a_league_seats_the_target_half_the_time_and_snapshots_that_play_in_every_opponent_seat():
     from envs.core.vector import BATCH_CODE, BatchPolicy
-    from train.cleanrl_ppo import ScorerPolicy
+    from train.networks import ScorerPolicy
     from train.pool import League
 
     groups = []

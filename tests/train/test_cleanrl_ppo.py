@@ -12,7 +12,9 @@ import pytest
 import torch
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from train.cleanrl_ppo import MASKED_LOGIT, Policy, Rollout, gae, gae_seats, save_policy, train
+from train.cleanrl_ppo import Policy, Rollout, gae, save_policy, train
+from train.networks import MASKED_LOGIT
+from train.seats import gae_seats
 
 torch.set_num_threads(1)
 
@@ -380,7 +382,7 @@ def test_same_seed_same_policy_and_callback_stops():
 
 
 def test_device_names_and_a_missing_cuda_are_refused_by_name():
-    from train.cleanrl_ppo import resolve_device
+    from train.networks import resolve_device
 
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
@@ -517,7 +519,7 @@ def test_critic_warmup_keeps_the_actor_and_trains_the_critic():
 
 def test_all_seats_in_a_cooperative_game_is_one_team_without_sign_flips():
     import agents
-    from train.cleanrl_ppo import cooperative
+    from train.seats import cooperative
 
     team = agents.vector_env("the_game", 8, opponents=[], seed=4, num_players=2, control="all_seats", copy=False)
     duel = agents.vector_env("primi_composti", 8, opponents=[], seed=4, control="all_seats", copy=False)

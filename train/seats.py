@@ -1,0 +1,132 @@
+"""How the default learner (`train.cleanrl_ppo`) sees a vector env's seats: one learner seat against opponents
+that live in the env (kernels, batch policies, a `Pool` drawn per episode: `train.pool.League` is the league
+plug-in), one team policy in a cooperative game, or every seat (`control="all_seats"`, self-play), whose
+per-seat advantages (`gae_seats`) are here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def gae_seats(rewards: np.ndarray, players: np.ndarray, values: np.ndarray, last_values: np.ndarray,
+              dones: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-seat GAE of an `all_seats` rollout `(T, N)` in which every seat has its own return (more than two seats,
+    or a game whose returns do not sum to zero): each seat's decisions form their own trajectory.
+
+    The reward of seat p's decision at step t is everything seat p receives from that step up to its next decision
+    in the same episode (the other seats' moves included), and its next value the critic's value at that decision;
+    an episode's end closes every seat's trajectory (a truncated one is valued 0: the turn cap is the game's end).
+    The discount applies once per own decision.
+
+    Args:
+        rewards: `(T, N, P)`, every seat's reward of each step (`info["rewards"]`).
+        players: `(T, N)`, the seat that decided at each step.
+        values: `(T, N)`, the critic's value of each decision, for its seat.
+        last_values: `(N, P)`, each seat's value of the position after the last step, from its own view.
+        dones: `(T, N)`, the episode ended with step t.
+        gamma, lam: discount and GAE lambda.
+
+    Returns:
+        (advantages, returns = advantages + values), float32 `(T, N)`.
+    """
+    T, N, P = rewards.shape
+    rows = np.arange(N)
+    adv = np.zeros((T, N), np.float32)
+    next_value = last_values.astype(np.float32).copy()
+    next_adv = np.zeros((N, P), np.float32)
+    acc = np.zeros((N, P), np.float32)  # each seat's rewards from the step being looked at to its next decision
+    for t in range(T - 1, -1, -1):
+        d = dones[t]
+        next_value[d] = 0.0
+        next_adv[d] = 0.0
+        acc[d] = 0.0
+        acc += rewards[t]
+        p = players[t]
+        delta = acc[rows, p] + gamma * next_value[rows, p] - values[t]
+        a = (delta + gamma * lam * next_adv[rows, p]).astype(np.float32)
+        adv[t] = a
+        next_value[rows, p] = values[t]
+        next_adv[rows, p] = a
+        acc[rows, p] = 0.0
+    return adv, adv + values
+
+
+# --- the vector env's side ------------------------------------------------------------------------------
+def masks(venv: Any, info: dict[str, Any]) -> np.ndarray:
+    """The learner's legal actions, bool `(N, A)`: `action_masks()`, else `info["action_mask"]`, else all legal."""
+    if hasattr(venv, "action_masks"):
+        return venv.action_masks()
+    if "action_mask" in info:
+        return np.asarray(info["action_mask"]).astype(bool)
+    return np.ones((venv.num_envs, venv.single_action_space.n), bool)
+
+
+def cooperative(venv: Any) -> bool:
+    """Whether `venv`'s game is cooperative (its `GameSpec` says so; every seat shares the team's return): then
+    `control="all_seats"` is one team policy with the team's reward at every step, and no sign flips."""
+    return bool(_spec_says(venv, "cooperative"))
+
+
+def _spec_says(venv: Any, flag: str) -> bool | None:
+    """Whether the `GameSpec` of `venv`'s game sets `flag` (`cooperative`, `zero_sum`); None for a vector env of no
+    registered game (a user's own: its word is taken)."""
+    from envs.core.spec import registered, spec
+
+    game = getattr(venv, "game", None)
+    specs = [spec(g) for g in registered() if game is not None and isinstance(game, spec(g).game_class)]
+    return bool(getattr(specs[0], flag)) if specs else None
+
+
+ALL_SEATS_KEYS = ('info["current_player"] (N,)', 'info["rewards"] (N, 2)',
+                  'info["final_info"]["current_player"] for truncated tables')
+
+
+def self_play_mode(venv: Any) -> str:
+    """How `train` plays `venv`: "one" (one seat, or one team policy in a cooperative game), "flip" (`all_seats` in a
+    two-player zero-sum game: sign-flipped advantages) or "seats" (`all_seats` with more seats, or seats with returns
+    of their own: per-seat advantages, `gae_seats`). A vector env of no registered game is taken at its word: two
+    seats are zero-sum."""
+    if getattr(venv, "control", "one_seat") != "all_seats" or cooperative(venv):
+        return "one"
+    if getattr(venv, "num_players", None) == 2 and _spec_says(venv, "zero_sum") is not False:
+        return "flip"
+    return "seats"
+
+
+def check_all_seats(venv: Any, info: dict[str, Any], mode: str = "flip") -> None:
+    """Raise NotImplementedError naming what an `all_seats` vector env lacks for self-play (`info`: its reset's)."""
+    missing = [] if "current_player" in info else [ALL_SEATS_KEYS[0] + " from reset and step"]
+    players = getattr(venv, "num_players", None)
+    if mode == "flip" and players != 2:
+        missing.append(f"num_players == 2 (got {players!r}; the sign flip is for two-player zero-sum games)")
+    if mode == "seats" and not callable(getattr(venv, "observe", None)):
+        missing.append("observe(rows, seats) (each seat's value at a rollout's end)")
+    if missing:
+        raise NotImplementedError(f"control='all_seats' self-play needs a vector env that gives {', '.join(missing)}; "
+                                  f"{type(venv).__name__} does not")
+
+
+def check_venv(venv: Any) -> None:
+    """Raise ValueError unless `venv` is a vector env this learner runs on: Discrete actions, flat observations,
+    same-step autoreset."""
+    obs_space, act_space = venv.single_observation_space, venv.single_action_space
+    if getattr(act_space, "n", None) is None:
+        raise ValueError(f"the vector env's action space must be Discrete, got {act_space}")
+    if len(obs_space.shape) != 1:
+        raise ValueError(f"the vector env's observations must be flat vectors, got shape {obs_space.shape}")
+    mode = venv.metadata.get("autoreset_mode")
+    if getattr(mode, "value", mode) != "SameStep":
+        raise ValueError(f"this learner needs same-step autoreset (a finished table's next obs is the new episode), "
+                         f"got autoreset_mode={mode!r}")
+
+
+def variant_sizes(venv: Any) -> list[int]:
+    """The tables of each variant: a `MultiVectorEnv`'s `sizes`, else one variant of all tables."""
+    sizes = getattr(venv, "sizes", None)
+    if isinstance(sizes, (list, tuple)) and sum(sizes) == int(venv.num_envs):
+        return [int(k) for k in sizes]
+    return [int(venv.num_envs)]
+
