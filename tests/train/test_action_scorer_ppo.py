@@ -91,8 +91,10 @@ def test_feature_vector_env_gives_each_tables_features_and_converts_final_observ
             assert np.asarray(info["final_obs"][i]).shape == obs[i].shape
             finals += 1
     assert finals > 0
-    with pytest.raises(ValueError, match="from_observation"):
-        agents.feature_vector_env(agents.vector_env("the_game", 2, opponents=[], seed=0, num_players=1), "the_game")
+    with pytest.raises(ValueError, match="from_observation"):  # Primi's features read views only
+        agents.feature_vector_env(
+            agents.vector_env("primi_composti", 2, opponents=[], seed=0, control="all_seats"), "primi_composti"
+        )
 
 
 def test_scorer_ppo_trains_saves_as_an_action_scorer_and_reloads(tmp_path):

@@ -64,5 +64,5 @@ def test_batch_policy_of_a_saved_policy_plays_as_a_teammate(tmp_path):
         return [LearnedAgent(student, np.random.default_rng(0)), CASE.twin(game, BEST, shared)]
 
     assert CASE.replay(venv, game, 7, lineup, 120, np.random.default_rng(2)) >= 4
-    with pytest.raises(ValueError, match="masked_policy"):
-        agents.vector.batch_policy("the_game/learned-3p")
+    with pytest.raises(ValueError, match="masked_policy"):  # Primi's student reads views only
+        agents.vector.batch_policy("primi_composti/learned")
