@@ -33,7 +33,8 @@ def test_shapes_mask_and_candidates():
         best = acts[r, int(np.argmin(per[:n, len(fast.PROGRAM_FEATURES)]))]
         f = feats[r, :counts[r]]
         key = np.stack([f[:, FEAT["alive"]], f[:, FEAT["flags"]], -f[:, FEAT["distance"]]], axis=1)
-        top = [p for p in range(int(counts[r])) if tuple(key[p]) == max(map(tuple, key))]
+        most = max(map(tuple, key))
+        top = [p for p in range(int(counts[r])) if tuple(key[p]) == most]
         assert best == top[0]
     assert (counts > 24).any()
 
