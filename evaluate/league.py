@@ -736,6 +736,42 @@ def _saved_result(path: str, seed: int) -> LeagueResult | None:
     return res if res.seed == seed else None
 
 
+def _page_intro(docs: str, seed: int, games_flag: str, deals_flag: str) -> list[str]:
+    """The leaderboard page's opening: what a rating measures, the line-ups, the command that wrote it."""
+    return [
+        "# Leaderboard",
+        "",
+        "Every registered agent of every game in one round robin per game, on duplicate deals with seat rotation,",
+        "rated by a Bradley–Terry model (Elo scale, mean 0) with 95% intervals from a bootstrap over deals.",
+        "",
+        "**What a rating measures.** How an agent's results compare with the others' *in this pool*, on these",
+        "deals: a rating rises by beating the pool's weak members often, so it is not the agent's strength against",
+        "a best response, and adding or removing an agent can reorder the table. Where a game has an exact",
+        "measure of that (simple poker: exploitability, 0 for an equilibrium), it is set beside the rating.",
+        "\"lead over next\" is the bootstrap interval of the rating difference to the agent below: an interval",
+        "that holds 0 means this pool and this many deals do not order the two. Each table lists the agents",
+        "it left out and why, and notes (computed from the games) explain shared figures and clean sweeps.",
+        "",
+        "Line-ups: for every pair of agents and every deal, one agent sits at each seat in turn with copies of",
+        "the other at every other seat (with more than two seats, then the other way round). Duplicate scoring:",
+        "a line-up on a deal is one comparison, won by the agent whose return summed over its seats beats the",
+        "copies' mean return summed the same way (equal: a draw). A cooperative game is rated by teams:",
+        "every agent plays each deal as the whole team, and two teams are compared on the same deal.",
+        "\"score\" is the share of comparisons won (draws half); \"mean return\" is per seat held.",
+        f"The fit is choix's Bradley–Terry maximum likelihood (`choix.ilsr_pairwise_dense`, alpha={FIT_ALPHA});",
+        "[league_fit.md](league_fit.md) measures it against the hand-written fit it replaced, on the same data.",
+        "",
+        "Generated, not written by hand (each game's command, wall time and CPU time are in its section):",
+        "",
+        f"    python -m evaluate.league --docs {docs} --seed {seed}{games_flag}{deals_flag}",
+        "",
+        "One game's league with a plot of the ratings: `python -m evaluate GAME --league --games N --out DIR`.",
+        "Each game's result, with the comparison matrix its ratings were fitted to, is saved in `data/league_GAME.json`;",
+        "the same command with `--render-only` writes the page and plots again from those files, playing nothing.",
+        "",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game.
 
@@ -775,38 +811,7 @@ def main(argv: list[str] | None = None) -> int:
     # The page is every game's when the games not played keep their saved sections: the command is then the whole one.
     games_flag = f" --games {' '.join(chosen)}" if len(chosen) + len(kept) < len(envs.available_games()) else ""
     deals_flag = f" --deals {args.deals}" if args.deals else ""
-    parts = [
-        "# Leaderboard",
-        "",
-        "Every registered agent of every game in one round robin per game, on duplicate deals with seat rotation,",
-        "rated by a Bradley–Terry model (Elo scale, mean 0) with 95% intervals from a bootstrap over deals.",
-        "",
-        "**What a rating measures.** How an agent's results compare with the others' *in this pool*, on these",
-        "deals: a rating rises by beating the pool's weak members often, so it is not the agent's strength against",
-        "a best response, and adding or removing an agent can reorder the table. Where a game has an exact",
-        "measure of that (simple poker: exploitability, 0 for an equilibrium), it is set beside the rating.",
-        "\"lead over next\" is the bootstrap interval of the rating difference to the agent below: an interval",
-        "that holds 0 means this pool and this many deals do not order the two. Each table lists the agents",
-        "it left out and why, and notes (computed from the games) explain shared figures and clean sweeps.",
-        "",
-        "Line-ups: for every pair of agents and every deal, one agent sits at each seat in turn with copies of",
-        "the other at every other seat (with more than two seats, then the other way round). Duplicate scoring:",
-        "a line-up on a deal is one comparison, won by the agent whose return summed over its seats beats the",
-        "copies' mean return summed the same way (equal: a draw). A cooperative game is rated by teams:",
-        "every agent plays each deal as the whole team, and two teams are compared on the same deal.",
-        "\"score\" is the share of comparisons won (draws half); \"mean return\" is per seat held.",
-        f"The fit is choix's Bradley–Terry maximum likelihood (`choix.ilsr_pairwise_dense`, alpha={FIT_ALPHA});",
-        "[league_fit.md](league_fit.md) measures it against the hand-written fit it replaced, on the same data.",
-        "",
-        "Generated, not written by hand (each game's command, wall time and CPU time are in its section):",
-        "",
-        f"    python -m evaluate.league --docs {args.docs} --seed {args.seed}{games_flag}{deals_flag}",
-        "",
-        "One game's league with a plot of the ratings: `python -m evaluate GAME --league --games N --out DIR`.",
-        "Each game's result, with the comparison matrix its ratings were fitted to, is saved in `data/league_GAME.json`;",
-        "the same command with `--render-only` writes the page and plots again from those files, playing nothing.",
-        "",
-    ]
+    parts = _page_intro(args.docs, args.seed, games_flag, deals_flag)
     for g in envs.available_games():
         saved = os.path.join(folder, "data", f"league_{g}.json")
         if g not in chosen:
