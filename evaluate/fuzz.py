@@ -231,65 +231,22 @@ def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[i
     pick = np.random.default_rng([seed, 1])  # the legal actions (the same in every replay)
     probe = np.random.default_rng([seed, 2])  # the illegal probes (strict run only)
     agents = list(raw.possible_agents)
-    num_actions = game.num_actions
     start_returns = np.array(game.returns(raw.game_state), dtype=float)
     totals = dict.fromkeys(agents, 0.0)
     trace: list[tuple] = []
     moves = rounds = 0
     if check:
-        if list(env.agents) != agents or set(obs) != set(agents) or set(infos) != set(agents):
-            raise InvariantError("agents", f"reset: agents {env.agents}, observations of {sorted(obs)}, "
-                                 f"infos of {sorted(infos)}; expected every one of {agents}")
-        if not raw.state_space.contains(raw.state()):
-            raise InvariantError("space", "reset: state() is outside state_space")
+        _check_parallel_reset(env, obs, infos, agents)
     while env.agents:
         live = list(env.agents)
         masks = {a: _mask_of(obs[a], infos[a]) for a in live}
         legal = {a: np.flatnonzero(masks[a]) for a in live}
         if check:
-            for a in live:
-                if not raw.observation_space(a).contains(obs[a]):
-                    raise InvariantError("space", f"round {rounds}: {a}'s observation is outside its space")
-                info_mask = infos[a].get("action_mask")
-                if info_mask is not None and (info_mask.dtype != np.int8 or not np.array_equal(info_mask, masks[a])):
-                    raise InvariantError("mask", f"round {rounds}: {a}'s info mask differs from its observation's")
-                if not len(legal[a]):
-                    raise InvariantError("mask", f"round {rounds}: {a} is live with no legal action")
+            _check_shown(raw, rounds, live, obs, infos, masks, legal)
         actions = {a: int(legal[a][pick.integers(len(legal[a]))]) if len(legal[a]) else 0 for a in live}
         if check:
-            state = raw.game_state
-            # The round on the engine, seat by seat in the game's order: each seat's mask (shown before the round)
-            # must be the rules' legal actions when its turn comes, whatever the others played before it.
-            expected = state
-            for _ in range(game.num_players):
-                if game.is_terminal(expected):
-                    break
-                a = agents[game.current_player(expected)]
-                rules = list(game.legal_actions(expected))
-                if a not in masks or legal[a].tolist() != rules:
-                    shown = legal[a].tolist() if a in legal else "no mask (not live)"
-                    raise InvariantError("mask", f"round {rounds}: {a}'s mask allows {shown}, the rules {rules}")
-                expected = game.apply(expected, actions[a])
-            before = (state, list(raw.agents), raw.num_rounds)
-            victim = live[int(probe.integers(len(live)))]
-            illegal = np.flatnonzero(masks[victim] == 0)
-            bad = int(illegal[probe.integers(len(illegal))]) if len(illegal) else num_actions
-            try:
-                raw.step({**actions, victim: bad})
-            except IllegalActionError:
-                pass
-            else:
-                raise InvariantError("illegal", f"round {rounds}: illegal action {bad} of {victim} was accepted")
-            if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
-                raise InvariantError("illegal", f"round {rounds}: refused action {bad} of {victim} changed the env")
-            try:
-                raw.step({a: act for a, act in actions.items() if a != victim})
-            except ValueError:
-                pass
-            else:
-                raise InvariantError("all-act", f"round {rounds}: a round without {victim}'s action was played")
-            if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
-                raise InvariantError("all-act", f"round {rounds}: a refused round without {victim} changed the env")
+            expected = _round_on_engine(game, agents, raw.game_state, rounds, masks, legal, actions)
+            _probe_round(raw, probe, rounds, live, masks, actions)
         try:
             obs, rewards, terms, truncs, infos = env.step(actions)
         except Exception as e:
@@ -310,21 +267,95 @@ def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[i
         if rounds > MAX_STEPS:
             raise InvariantError("end", f"no end after {MAX_STEPS} rounds")
     if check:
-        final = raw.game_state
-        if not game.is_terminal(final):
-            raise InvariantError("end", f"the episode stopped after {rounds} rounds in a non-terminal state")
-        returns = game.returns(final)
-        change = np.array(returns, dtype=float) - start_returns
-        summed = np.array([totals[a] for a in agents])
-        if not np.allclose(summed, change, atol=1e-9):
-            raise InvariantError(
-                "reward", f"rewards add up to {summed.tolist()}, the returns changed by {change.tolist()}"
-            )
-        if zero_sum and abs(sum(returns)) > 1e-9:
-            raise InvariantError("zero-sum", f"final returns {tuple(returns)} sum to {sum(returns)}")
-        if not raw.state_space.contains(raw.state()):
-            raise InvariantError("space", "end: state() is outside state_space")
+        _check_parallel_end(raw, game, rounds, np.array([totals[a] for a in agents]), start_returns, zero_sum)
     return moves, trace
+
+
+def _check_parallel_reset(env: Any, obs: dict, infos: dict, agents: list[str]) -> None:
+    """After a Parallel env's reset: every agent live, observed and informed; the state inside its space."""
+    raw = env.unwrapped
+    if list(env.agents) != agents or set(obs) != set(agents) or set(infos) != set(agents):
+        raise InvariantError("agents", f"reset: agents {env.agents}, observations of {sorted(obs)}, "
+                             f"infos of {sorted(infos)}; expected every one of {agents}")
+    if not raw.state_space.contains(raw.state()):
+        raise InvariantError("space", "reset: state() is outside state_space")
+
+
+def _check_shown(raw: Any, rounds: int, live: list[str], obs: dict, infos: dict, masks: dict, legal: dict) -> None:
+    """What a round shows each live agent: observations inside their spaces, an info mask (where there is one)
+    equal to the observation's and of int8, and at least one legal action."""
+    for a in live:
+        if not raw.observation_space(a).contains(obs[a]):
+            raise InvariantError("space", f"round {rounds}: {a}'s observation is outside its space")
+        info_mask = infos[a].get("action_mask")
+        if info_mask is not None and (info_mask.dtype != np.int8 or not np.array_equal(info_mask, masks[a])):
+            raise InvariantError("mask", f"round {rounds}: {a}'s info mask differs from its observation's")
+        if not len(legal[a]):
+            raise InvariantError("mask", f"round {rounds}: {a} is live with no legal action")
+
+
+def _round_on_engine(
+    game: Any, agents: list[str], state: Any, rounds: int, masks: dict, legal: dict, actions: dict
+) -> Any:
+    """The round on the engine, seat by seat in the game's order: each seat's mask (shown before the round) must
+    be the rules' legal actions when its turn comes, whatever the others played before it. Returns the state
+    the round must leave."""
+    expected = state
+    for _ in range(game.num_players):
+        if game.is_terminal(expected):
+            break
+        a = agents[game.current_player(expected)]
+        rules = list(game.legal_actions(expected))
+        if a not in masks or legal[a].tolist() != rules:
+            shown = legal[a].tolist() if a in legal else "no mask (not live)"
+            raise InvariantError("mask", f"round {rounds}: {a}'s mask allows {shown}, the rules {rules}")
+        expected = game.apply(expected, actions[a])
+    return expected
+
+
+def _probe_round(raw: Any, probe: np.random.Generator, rounds: int, live: list[str], masks: dict,
+                 actions: dict) -> None:
+    """Two rounds the strict env must refuse without a change: one with an illegal action of a drawn live agent,
+    one without that agent's action."""
+    before = (raw.game_state, list(raw.agents), raw.num_rounds)
+    victim = live[int(probe.integers(len(live)))]
+    illegal = np.flatnonzero(masks[victim] == 0)
+    bad = int(illegal[probe.integers(len(illegal))]) if len(illegal) else raw.game.num_actions
+    try:
+        raw.step({**actions, victim: bad})
+    except IllegalActionError:
+        pass
+    else:
+        raise InvariantError("illegal", f"round {rounds}: illegal action {bad} of {victim} was accepted")
+    if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
+        raise InvariantError("illegal", f"round {rounds}: refused action {bad} of {victim} changed the env")
+    try:
+        raw.step({a: act for a, act in actions.items() if a != victim})
+    except ValueError:
+        pass
+    else:
+        raise InvariantError("all-act", f"round {rounds}: a round without {victim}'s action was played")
+    if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
+        raise InvariantError("all-act", f"round {rounds}: a refused round without {victim} changed the env")
+
+
+def _check_parallel_end(raw: Any, game: Any, rounds: int, summed: np.ndarray, start_returns: np.ndarray,
+                        zero_sum: bool) -> None:
+    """At a Parallel episode's end: a terminal state, rewards (`summed`, per seat) adding up to the change of
+    the returns, zero-sum returns where the game is, and the state inside its space."""
+    final = raw.game_state
+    if not game.is_terminal(final):
+        raise InvariantError("end", f"the episode stopped after {rounds} rounds in a non-terminal state")
+    returns = game.returns(final)
+    change = np.array(returns, dtype=float) - start_returns
+    if not np.allclose(summed, change, atol=1e-9):
+        raise InvariantError(
+            "reward", f"rewards add up to {summed.tolist()}, the returns changed by {change.tolist()}"
+        )
+    if zero_sum and abs(sum(returns)) > 1e-9:
+        raise InvariantError("zero-sum", f"final returns {tuple(returns)} sum to {sum(returns)}")
+    if not raw.state_space.contains(raw.state()):
+        raise InvariantError("space", "end: state() is outside state_space")
 
 
 def _obs_bytes(obs: Any) -> tuple[bytes, ...]:

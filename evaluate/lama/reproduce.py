@@ -329,13 +329,16 @@ def format_tune(rep: TuneReport) -> str:
         [
             f"Strategy-3 parameter search: {rep.candidates} candidates from [5,20]x[1,15]x[2,7]x[0.2,2], "
             f"{rep.search_games} games each (budget {rep.candidates * rep.search_games} games per method)",
-            f"  seed style (fresh deals, keep the max): best {p(rep.seed_style_best)}  search estimate {rep.seed_style_search_rate:.3f}"
+            f"  seed style (fresh deals, keep the max): best {p(rep.seed_style_best)}  "
+            f"search estimate {rep.seed_style_search_rate:.3f}"
             f"  -> fresh re-test {_fmt(rep.seed_style_retest)}   [report: 0.334 in search, 0.302 on re-test]",
-            f"  common random numbers + successive halving: best {p(rep.crn_best)}  search estimate {rep.crn_search_rate:.3f}"
+            f"  common random numbers + successive halving: best {p(rep.crn_best)}  "
+            f"search estimate {rep.crn_search_rate:.3f}"
             f"  -> fresh re-test {_fmt(rep.crn_retest)}",
             f"  report's tuned set {p(TUNED)} on the same fresh deals: {_fmt(rep.tuned_retest)}",
             f"  code's default set {p(DEFAULT)} on the same fresh deals: {_fmt(rep.default_retest)}",
-            f"  paired difference (ours − report's tuned), {rep.retest_games} fresh games: {_fmt(rep.paired_diff_vs_tuned, 4)}",
+            f"  paired difference (ours − report's tuned), {rep.retest_games} fresh games: "
+            f"{_fmt(rep.paired_diff_vs_tuned, 4)}",
         ]
     )
 
@@ -402,6 +405,20 @@ def reproduce(
     """
     fig_games = fig_games or games
     text: list[str] = []
+    tables = _paper_tables(games, seed, text)
+    sweeps = _figure_sweeps(fig_games, seed, text)
+    s3 = _strategy3(games, seed, text)
+    off = _official(games, seed, text)
+    figures: list[str] = []
+    if out:
+        figures = _write_figures(out, *sweeps)
+        text.append("")
+        text.append("Figures: " + ", ".join(figures))
+    return {"text": "\n".join(text), "tables": tables, "strategy3": s3, "official": off, "figures": figures}
+
+
+def _paper_tables(games: int, seed: int, text: list[str]) -> dict[str, Any]:
+    """Tables I–IV: each strategy for all seats, compared to the seed's figures; report lines go to `text`."""
     tables: dict[str, Any] = {}
     for (strat, n), paper in PAPER_TABLES.items():
         st = seat_table(n, [strat] * n, games, seed + 10 * strat + n)
@@ -416,6 +433,14 @@ def reproduce(
         )
         text.append("")
         tables[name] = asdict(st)
+    return tables
+
+
+def _figure_sweeps(
+    fig_games: int, seed: int, text: list[str]
+) -> tuple[dict[int, SeatStats], dict[int, SeatStats], dict[int, SeatStats], dict[tuple[int, int], SeatStats]]:
+    """The games behind Figs. 1–8 (strategy 1, strategy 2, n−1 × strategy 2 with strategy 1 last, Fig. 2's
+    targets); their summary lines go to `text`. Returns (s1, s2, s8, f2)."""
     ns = list(range(2, 9))
     s1 = sweep(lambda n: [FIRST] * n, ns, fig_games, seed + 100)
     s2 = sweep(lambda n: [SECOND] * n, ns, fig_games, seed + 200)
@@ -438,7 +463,12 @@ def reproduce(
     text.append("Fig. 8 (n−1 × strategy 2, last seat strategy 1), last seat P(win) vs the others' mean: " + ", ".join(
         f"n={n}: {s8[n].win[-1][0]:.3f} vs {np.mean([w[0] for w in s8[n].win[:-1]]):.3f}" for n in ns))
     text.append("")
-    # strategy 3
+    return s1, s2, s8, f2
+
+
+def _strategy3(games: int, seed: int, text: list[str]) -> dict[int, Interval]:
+    """Strategy 3 (tuned) in one of four seats against strategy 1 and strategy 2, compared to the seed's code
+    and its report; report lines go to `text`. Returns the win intervals keyed by the opponents' strategy."""
     text.append(f"Strategy 3 (tuned {TUNED}) in one of 4 seats, random seating, {games} games (seed2022):")
     s3 = {}
     for opp in (FIRST, SECOND):
@@ -453,7 +483,8 @@ def reproduce(
         ok_code = abs(iv[0] - code) <= two_sample_tolerance(code, games, PAPER_GAMES)
         ok_rep = abs(iv[0] - rep[0]) <= two_sample_tolerance(rep[0], games, PAPER_GAMES)
         text.append(
-            f"    consistent with the seed's published code: {'yes' if ok_code else 'no'}; with the report: {'yes' if ok_rep else 'no'}"
+            f"    consistent with the seed's published code: {'yes' if ok_code else 'no'}; "
+            f"with the report: {'yes' if ok_rep else 'no'}"
         )
     text.append(
         "  (this engine and these agents copy the published code's rules and decisions exactly; the report's "
@@ -462,9 +493,13 @@ def reproduce(
     ivd = matchup(THIRD, FIRST, games, seed + 650, params=DEFAULT)
     text.append(f"  default (10, 5, 4.4, 1) vs 3x strategy 1: ours {_fmt(ivd)} | seed's code 0.279 ± 0.014")
     text.append("")
-    # official rules
+    return s3
+
+
+def _official(games: int, seed: int, text: list[str]) -> dict[str, Any]:
+    """The same strategies under rules='official' (no paper figures); report lines go to `text`."""
     text.append(f"The same strategies under rules='official' (n = 4, {games} games; no paper figures):")
-    off = {}
+    off: dict[str, Any] = {}
     for strat in (FIRST, SECOND):
         st = seat_table(4, [strat] * 4, games, seed + 700 + strat, rules="official")
         off[STRATEGY_NAMES[strat]] = asdict(st)
@@ -475,34 +510,43 @@ def reproduce(
         text.append(f"  strategy 3 (tuned) vs 3x {STRATEGY_NAMES[opp]}, random seating: {_fmt(iv)}")
     iv = matchup(FIRST, SECOND, games, seed + 900, rules="official")
     off["strategy 1 vs 3x strategy 2"] = iv
-    text.append(f"  strategy 1 vs 3x strategy 2, random seating: {_fmt(iv)} (seed2022: {_fmt(matchup(FIRST, SECOND, games, seed + 900))})")
+    seed_rules = matchup(FIRST, SECOND, games, seed + 900)
+    text.append(f"  strategy 1 vs 3x strategy 2, random seating: {_fmt(iv)} (seed2022: {_fmt(seed_rules)})")
+    return off
+
+
+def _write_figures(
+    out: str,
+    s1: dict[int, SeatStats],
+    s2: dict[int, SeatStats],
+    s8: dict[int, SeatStats],
+    f2: dict[tuple[int, int], SeatStats],
+) -> list[str]:
+    """Figs. 1–8 as PNG files under `out`; returns their paths."""
+    os.makedirs(out, exist_ok=True)
     figures: list[str] = []
-    if out:
-        os.makedirs(out, exist_ok=True)
-        specs = [
-            ("fig1_strategy1_win.png", s1, "win", "P(win game)", "Fig. 1: strategy 1 for all"),
-            ("fig3_strategy1_points.png", s1, "points", "average points", "Fig. 3: strategy 1 for all"),
-            ("fig5_strategy2_win.png", s2, "win", "P(win game)", "Fig. 5: strategy 2 for all"),
-            ("fig6_strategy2_points.png", s2, "points", "average points", "Fig. 6: strategy 2 for all"),
-            ("fig8_s2_vs_last_s1_win.png", s8, "win", "P(win game)", "Fig. 8: n−1 × strategy 2, last seat strategy 1"),
-        ]
-        for fname, data, metric, ylabel, title in specs:
-            path = os.path.join(out, fname)
-            plot_seats(data, metric, ylabel, title, path)
-            figures.append(path)
-        path = os.path.join(out, "fig2_target_40_vs_5000.png")
-        _plot_fig2(f2, path)
+    specs = [
+        ("fig1_strategy1_win.png", s1, "win", "P(win game)", "Fig. 1: strategy 1 for all"),
+        ("fig3_strategy1_points.png", s1, "points", "average points", "Fig. 3: strategy 1 for all"),
+        ("fig5_strategy2_win.png", s2, "win", "P(win game)", "Fig. 5: strategy 2 for all"),
+        ("fig6_strategy2_points.png", s2, "points", "average points", "Fig. 6: strategy 2 for all"),
+        ("fig8_s2_vs_last_s1_win.png", s8, "win", "P(win game)", "Fig. 8: n−1 × strategy 2, last seat strategy 1"),
+    ]
+    for fname, data, metric, ylabel, title in specs:
+        path = os.path.join(out, fname)
+        plot_seats(data, metric, ylabel, title, path)
         figures.append(path)
-        for fname, data, title in (
-            ("fig4_strategy1_rounds.png", s1, "Fig. 4: strategy 1 for all"),
-            ("fig7_strategy2_rounds.png", s2, "Fig. 7: strategy 2 for all"),
-        ):
-            path = os.path.join(out, fname)
-            plot_rounds(data, title, path)
-            figures.append(path)
-        text.append("")
-        text.append("Figures: " + ", ".join(figures))
-    return {"text": "\n".join(text), "tables": tables, "strategy3": s3, "official": off, "figures": figures}
+    path = os.path.join(out, "fig2_target_40_vs_5000.png")
+    _plot_fig2(f2, path)
+    figures.append(path)
+    for fname, data, title in (
+        ("fig4_strategy1_rounds.png", s1, "Fig. 4: strategy 1 for all"),
+        ("fig7_strategy2_rounds.png", s2, "Fig. 7: strategy 2 for all"),
+    ):
+        path = os.path.join(out, fname)
+        plot_rounds(data, title, path)
+        figures.append(path)
+    return figures
 
 
 def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
