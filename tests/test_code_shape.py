@@ -25,7 +25,8 @@ def _python_files(root: Path) -> list[Path]:
     for here, dirs, files in os.walk(root):
         dirs[:] = sorted(
             d for d in dirs
-            if d not in SKIP_DIRS and (not d.startswith(".") or d == ".ci") and not (Path(here, d) / "pyvenv.cfg").exists()
+            if d not in SKIP_DIRS and (not d.startswith(".") or d == ".ci")
+            and not (Path(here, d) / "pyvenv.cfg").exists()
         )
         found.extend(Path(here, f) for f in sorted(files) if f.endswith(".py"))
     return found
