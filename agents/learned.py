@@ -10,7 +10,8 @@ Two architectures, both with a value head:
   with its gains); the value head reads the context.
 
 A game plugs its per-action features in with a function `features(view, mask) ->
-(context [C], per_action [num_actions, F])` registered in `FEATURES` under a feature
+(context [C], per_action [num_actions, F])` (or a third value, the mask of the legal actions it
+offers the scorer, where it scores some of them only) registered in `FEATURES` under a feature
 set name (the module `agents.<game>.features` is imported on first use when the name
 is not registered yet). A feature object with a `for_game(game)` method is bound to the
 student's game first (features that read the board rather than the view alone); its
@@ -340,7 +341,9 @@ class Student:
         m = np.asarray(mask, dtype=np.float32)
         if self.kind == "masked_policy":
             return (np.asarray(self.encoder.encode(view), dtype=np.float32).ravel(), m)
-        ctx, per = self._fn(view, mask)
+        ctx, per, *offered = self._fn(view, mask)
+        if offered:  # a feature set that scores some legal actions only (RoboRally's candidate programs)
+            m = np.asarray(offered[0], dtype=np.float32)
         ctx, per = np.asarray(ctx, dtype=np.float32), np.asarray(per, dtype=np.float32)
         if per.shape[0] != self.num_actions:
             raise ValueError(f"feature set {self.features!r} gave {per.shape[0]} actions, the game has "

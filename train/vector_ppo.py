@@ -71,13 +71,20 @@ def variant_envs(game: str, variants: list[dict[str, Any]], n_envs: int, line_up
                  seed: int, control: str, features: str | None) -> list[Any]:
     """One compiled vector env of `n_envs` tables per variant, each with its own line-up (`line_up(seats)`: a
     variant's seats may differ), the first seeded by `seed` and variant i by `variant_seed(seed, i)`; an action
-    scorer's inputs as observations with `features`."""
+    scorer's inputs as observations with `features`; a feature set with `make_vector_env(game, n_envs, opponents=,
+    seed=, control=, copy=, **options)` builds its own env (one whose actions are its candidates)."""
     import agents
+    from agents.learned import feature_set
 
+    own = getattr(feature_set(features), "make_vector_env", None) if features else None
     out = []
     for i, opts in enumerate(variants):
-        v = agents.vector_env(game, n_envs, opponents=line_up(envs.make_game(game, **opts).num_players),
-                              seed=seed if i == 0 else variant_seed(seed, i), control=control, copy=False, **opts)
+        kw = dict(opponents=line_up(envs.make_game(game, **opts).num_players),
+                  seed=seed if i == 0 else variant_seed(seed, i), control=control, copy=False, **opts)
+        if own is not None:
+            out.append(own(game, n_envs, **kw))
+            continue
+        v = agents.vector_env(game, n_envs, **kw)
         out.append(agents.feature_vector_env(v, features) if features else v)
     return out
 

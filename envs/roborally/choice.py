@@ -26,13 +26,14 @@ fewest BFS steps / (W + H), and whether the hand's programs were cut to K.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from envs.roborally import fast
-from envs.roborally.rules import NUM_PROGRAMS, PROGRAM_NOOP
+from envs.roborally.rules import NUM_PROGRAMS, PROGRAM_NOOP, REGISTERS, View
 from envs.roborally.vector import RoboRallyVectorEnv
 
 FEATURES = "roborally_program"
@@ -107,6 +108,7 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
         self._actions = np.zeros((self.num_envs, self.candidates), np.int64)
         self._mask = np.zeros((self.num_envs, self.candidates), bool)
+        self._cards = np.zeros((self.num_envs, self.candidates, REGISTERS), np.int32)
         self.cut = np.zeros(self.num_envs, bool)
 
     def __getattr__(self, name: str) -> Any:
@@ -122,6 +124,7 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         obs = np.zeros((self.num_envs, CONTEXT_DIM + K * FEATURE_DIM), np.float32)
         self._actions[:] = PROGRAM_NOOP
         self._mask[:] = False
+        self._cards[:] = 0
         for r in range(self.num_envs):
             c = int(counts[r])
             if c == 0:
@@ -134,6 +137,7 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
             n = kept.size
             self._actions[r, :n] = kept
             self._mask[r, :n] = True
+            self._cards[r, :n] = cards[r, kept]
             per = obs[r, CONTEXT_DIM:].reshape(K, FEATURE_DIM)
             per[:n, :len(_SCALE)] = feats[r, kept] / _SCALE
             place = np.empty(n, np.float32)  # the candidate's place in the flag seeker's order
@@ -180,6 +184,29 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
     def action_masks(self) -> np.ndarray:
         """bool [N, K]: the candidates that exist."""
         return self._mask.copy()
+
+    def candidate_cards(self) -> np.ndarray:
+        """int32 [N, K, 5]: each candidate's cards for its free registers (0 after, and for NOOP or none)."""
+        return self._cards.copy()
+
+    def observe_view(self, view: View) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row [C + K * F], mask [K], cards [K, 5]) of the robot deciding at `view` (a rules-engine `View` at
+        its program decision: `action_mode="program"`), as this env's table 0 would give them there: table 0 is
+        overwritten with what the view shows (robots, the turn, its hand and registers) and observed. A program
+        scorer trained here plays the rules engine with it (`agents.roborally.program`)."""
+        T, seat = self.venv._tables, int(view.seat)
+        regs = [(0,) * REGISTERS] * len(view.robots)
+        regs[seat] = tuple(view.registers)
+        fs = self.venv.engine.pack(SimpleNamespace(robots=view.robots, registers=regs, deck=(),
+                                                   winner=view.winner, turn=view.turn))
+        T.R[0], T.regs[0], T.meta[0] = fs.robots, fs.registers, fs.meta
+        T.hands[0], T.hand_len[0], T.cls[0], T.used[0] = 0, 0, 0, 0
+        T.hands[0, seat, :len(view.hand)] = view.hand
+        T.hand_len[0, seat] = len(view.hand)
+        fast.hand_classes(T.hands[0, seat], len(view.hand), self.venv.engine.board[14], T.cls[0, seat])
+        T.learner[0], T.step[0] = seat, view.step
+        obs = self._observe()
+        return obs[0], self._mask[0].copy(), self._cards[0].copy()
 
     # --- the Gymnasium contract ---------------------------------------------------------------------
     def reset(self, *, seed: Any = None, options: Any = None) -> tuple[np.ndarray, dict[str, Any]]:

@@ -1,0 +1,63 @@
+"""The program scorer's features on the rules engine (`agents.roborally.program`): from a view they give the rows
+`ProgramChoiceEnv` gives at the same decision, at the rules engine's actions of the same programs; a saved program
+scorer plays `python -m evaluate`'s races, the same under a seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from agents.roborally.program import CANDIDATES, ProgramFeatures, rules_action, split_row
+from envs.core.options import make_config
+from envs.roborally.rules import Config, RoboRallyGame
+
+OPTS = dict(board="race_easy", num_robots=2, rules="seed", reward="progress", max_turns=12, action_mode="program")
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_view_rows_equal_the_env_rows(seat):
+    """Same deals, the same greedy opponent (its kernel in the env, its agent in the rules engine), the learner
+    playing the same random candidate in both: at every decision the view's context and candidate rows are the
+    env's, each at the rules-engine action of that candidate's program, and the races end alike."""
+    n = 3
+    env = ProgramFeatures().make_vector_env("roborally", n, opponents=["roborally/greedy"], seed=5,
+                                            control="one_seat", seat=seat, **OPTS)
+    obs, info = env.reset()
+    game = RoboRallyGame(make_config(Config, OPTS))
+    bound = ProgramFeatures().for_game(game)
+    rng = np.random.default_rng(0)
+    states = [game.deal(int(info["deal_seed"][r])) for r in range(n)]
+    greedy = agents.make("roborally/greedy", game, np.random.default_rng(1))
+    live_tables, decisions, cut = set(range(n)), 0, False
+    while live_tables:
+        a = env.action_masks().argmax(axis=1)  # a table whose race is over plays its first candidate
+        chosen = {}
+        for r in sorted(live_tables):
+            while game.current_player(states[r]) != seat:  # the opponent's program (the rules engine's turn)
+                p = game.current_player(states[r])
+                states[r] = game.apply(states[r], greedy.act(game.view(states[r], p), game.legal_mask(states[r])))
+            assert not game.is_terminal(states[r])
+            mask, view = game.legal_mask(states[r]), game.view(states[r], seat)
+            ctx, per, offered = bound(view, mask)
+            env_ctx, env_per = split_row(obs[r], CANDIDATES)
+            np.testing.assert_array_equal(ctx, env_ctx)
+            cards, live = env.candidate_cards()[r], np.flatnonzero(env.action_masks()[r])
+            actions = [rules_action(view.hand, cards[j]) for j in live]
+            assert sorted(actions) == np.flatnonzero(offered).tolist() and all(mask[actions])
+            np.testing.assert_array_equal(per[actions], env_per[live])
+            cut |= bool(env.cut[r])  # K of the hand's programs offered
+            k = int(rng.integers(len(live)))
+            a[r], chosen[r] = live[k], actions[k]
+        obs, _, term, trunc, _ = env.step(a)
+        for r, action in chosen.items():
+            states[r] = game.apply(states[r], action)
+            decisions += 1
+            if term[r] or trunc[r]:  # the rules engine's race ends too, the opponent's program played
+                while not game.is_terminal(states[r]):
+                    assert game.current_player(states[r]) != seat
+                    p = game.current_player(states[r])
+                    states[r] = game.apply(states[r], greedy.act(game.view(states[r], p),
+                                                                 game.legal_mask(states[r])))
+                live_tables.discard(r)
+    assert decisions > n and cut
