@@ -26,6 +26,7 @@ from envs.gymnasium_registry import set_agent_resolver
 set_agent_resolver(make, vector_env, default_lineup)
 
 __all__ = [
-    "Agent", "GameAgents", "MultiVectorEnv", "RandomAgent", "describe_agent", "expand_agent_ids", "feature_vector_env", "known_ids", "labels_for", "make", "default_lineup", "part", "register",
+    "Agent", "GameAgents", "MultiVectorEnv", "RandomAgent", "describe_agent", "expand_agent_ids", "feature_vector_env",
+    "known_ids", "labels_for", "make", "default_lineup", "part", "register",
     "register_pattern", "required_options", "resolve_options", "vector_env",
 ]

@@ -113,8 +113,10 @@ def main() -> None:
     print(f"engine only (no adapter)  {eng:10.0f} steps per CPU-s   ratio {eng / ttt:5.2f}x")
     plain = plain_tournament_games_per_sec(args.seconds)
     fast, fast_wall, warm = fast_tournament_games_per_sec(args.games)
-    print(f"4 x strategy 1, plain engine + agents: {plain:10.0f} games per CPU-s ({plain / 500:5.2f}x the seed code's ~500/s)")
-    print(f"4 x strategy 1, numba fast path:       {fast:10.0f} games per CPU-s ({fast / 500:7.1f}x the seed code's ~500/s; "
+    print(f"4 x strategy 1, plain engine + agents: {plain:10.0f} games per CPU-s "
+          f"({plain / 500:5.2f}x the seed code's ~500/s)")
+    print(f"4 x strategy 1, numba fast path:       {fast:10.0f} games per CPU-s "
+          f"({fast / 500:7.1f}x the seed code's ~500/s; "
           f"{fast / plain:6.1f}x the plain engine); wall clock {fast_wall:.0f} games/s; first call {warm:.2f} s")
 
 

@@ -101,11 +101,13 @@ def main() -> None:
     from envs import primi_composti_v0
 
     r = compare(lambda: primi_composti_v0.env(), tictactoe_env, rounds=3, seconds=args.seconds)
-    print(f"(a) env steps/s: primi_composti {r['ours_steps_per_s']:.0f}, tictactoe_v3 {r['peer_steps_per_s']:.0f}: ratio {r['ratio']:.2f}x (goal >= 2x)")
+    print(f"(a) env steps/s: primi_composti {r['ours_steps_per_s']:.0f}, tictactoe_v3 {r['peer_steps_per_s']:.0f}: "
+          f"ratio {r['ratio']:.2f}x (goal >= 2x)")
 
     fast_gps = fast_games_per_sec("greedy_rand", "rand", 200_000)
     plain_gps = plain_games_per_sec("greedy_rand", "rand", 300)
-    print(f"(b) greedy_rand vs rand games/s: fast {fast_gps:,.0f}, plain {plain_gps:,.0f} (fast/plain {fast_gps / plain_gps:.0f}x); "
+    print(f"(b) greedy_rand vs rand games/s: fast {fast_gps:,.0f}, plain {plain_gps:,.0f} "
+          f"(fast/plain {fast_gps / plain_gps:.0f}x); "
           f"vs the seed's ~2,000: {fast_gps / 2000:.0f}x (goal >= 20,000 games/s)")
 
     from agents.primi_composti import fast as strategies
@@ -141,16 +143,20 @@ def main() -> None:
             medians[label] = statistics.median(times)
             values[label] = [r.value for r in runs]
             unit = "positions" if label == "retrograde" else "nodes"
-            print(f"(d) v{version} exact solve, {args.solve_cards} cards each, {label} solver: median {medians[label] * 1000:.1f} ms, "
-                  f"worst {max(times) * 1000:.1f} ms, median {statistics.median(r.nodes for r in runs):.0f} {unit} over {args.solve_deals} deals")
+            print(f"(d) v{version} exact solve, {args.solve_cards} cards each, {label} solver: "
+                  f"median {medians[label] * 1000:.1f} ms, "
+                  f"worst {max(times) * 1000:.1f} ms, median {statistics.median(r.nodes for r in runs):.0f} {unit} "
+                  f"over {args.solve_deals} deals")
         for label, _ in solvers[1:]:
             if values[label] != values["reference"]:
                 raise SystemExit(
                     f"v{version}: the {label} solver's values differ from the reference solver's: {values}"
                 )
-            print(f"    {label} / reference solver: {medians['reference'] / medians[label]:.1f}x on the median (same deals, same values)")
+            print(f"    {label} / reference solver: {medians['reference'] / medians[label]:.1f}x on the median "
+                  "(same deals, same values)")
         if version == 1:
-            print(f"    retrograde / search: {medians['search'] / medians['retrograde']:.1f}x on the median (same deals, same values)")
+            print(f"    retrograde / search: {medians['search'] / medians['retrograde']:.1f}x on the median "
+                  "(same deals, same values)")
 
     if args.full_deals > 0:
         full_deal_v1(args.full_deals)
@@ -211,8 +217,10 @@ def smp_speedup(version: int, cards: int, deals: int) -> None:
             raise SystemExit(f"(e) two threads gave {runs[2].value}, one thread {runs[1].value}")
         ratios.append(runs[1].seconds / runs[2].seconds)
     g = float(np.exp(np.mean(np.log(ratios))))
-    print(f"(e) v{version} fast solver, {cards} cards each, {deals} deals, {cores} cores available: median {statistics.median(times[1]):.2f} s with one thread, "
-          f"{statistics.median(times[2]):.2f} s with two; speed-up {g:.2f}x (geometric mean; deals {min(ratios):.2f}-{max(ratios):.2f}x), same values")
+    print(f"(e) v{version} fast solver, {cards} cards each, {deals} deals, {cores} cores available: "
+          f"median {statistics.median(times[1]):.2f} s with one thread, "
+          f"{statistics.median(times[2]):.2f} s with two; speed-up {g:.2f}x "
+          f"(geometric mean; deals {min(ratios):.2f}-{max(ratios):.2f}x), same values")
 
 
 if __name__ == "__main__":

@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
 
         for where in ("ray1", "ray2"):
-            print(f"{job}: {where[-1]} Ray worker(s) vs local: job x{_mean(runs, 'local', 'job_s') / _mean(runs, where, 'job_s'):.2f}, "
+            print(f"{job}: {where[-1]} Ray worker(s) vs local: "
+                  f"job x{_mean(runs, 'local', 'job_s') / _mean(runs, where, 'job_s'):.2f}, "
                   f"whole command x{_mean(runs, 'local', 'command_s') / _mean(runs, where, 'command_s'):.2f}")
     return 0
 

@@ -1,7 +1,8 @@
 """RoboRally speed, as ratios measured in one process.
 
 (a) full turns/s (deal, a random program per robot, the five register phases, cleanup) with 2, 4 and 8 robots
-    on the 12×12 `race_easy` board, lives unlimited so the whole table stays in the race: the plain engine (`RoboRallyGame.execute_turn`), the fast path's Python API
+    on the 12×12 `race_easy` board, lives unlimited so the whole table stays in the race: the plain engine
+    (`RoboRallyGame.execute_turn`), the fast path's Python API
     (`FastEngine.execute_turn`, one call per turn) and its compiled loop (`fast.random_turns`). Goal for the fast
     path: ≥ 30,000 turns/s with 2 robots and ≥ 10,000 with 8 on one core; the pure-Python peer engine of the
     project's RoboRally peer study does about 1,075 / 710 / 464 (2 / 4 / 8 robots);

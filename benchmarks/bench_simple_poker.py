@@ -40,8 +40,10 @@ def main() -> None:
     env_r = compare(lambda: simple_poker_v0.env(**kw), tictactoe_env, a.rounds, a.seconds)
     raw_r = compare(lambda: simple_poker_v0.raw_env(**kw), tictactoe_env, a.rounds, a.seconds)
     print("simple_poker_v0 (n=10, ante=1, bet=2), random legal play, median of", a.rounds, "alternating rounds:")
-    print(f"  env()     {env_r['ours_steps_per_s']:>10,.0f} steps/s  vs tictactoe_v3.env() {env_r['peer_steps_per_s']:>10,.0f}  ratio {env_r['ratio']:.2f}x")
-    print(f"  raw_env() {raw_r['ours_steps_per_s']:>10,.0f} steps/s  vs tictactoe_v3.env() {raw_r['peer_steps_per_s']:>10,.0f}  ratio {raw_r['ratio']:.2f}x")
+    print(f"  env()     {env_r['ours_steps_per_s']:>10,.0f} steps/s  "
+          f"vs tictactoe_v3.env() {env_r['peer_steps_per_s']:>10,.0f}  ratio {env_r['ratio']:.2f}x")
+    print(f"  raw_env() {raw_r['ours_steps_per_s']:>10,.0f} steps/s  "
+          f"vs tictactoe_v3.env() {raw_r['peer_steps_per_s']:>10,.0f}  ratio {raw_r['ratio']:.2f}x")
     for n in (10, 100, 1000):
         print(f"  LP equilibrium n={n:<5} {lp_seconds(n) * 1000:8.1f} ms")
 

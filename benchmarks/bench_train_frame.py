@@ -13,7 +13,8 @@ and checkpoints off), timed in this process's CPU seconds:
 - `cost-free`: the frame's `PPO` on an env of the same shapes that costs nothing (a constant observation, a fixed
   mask, an episode end every 20 steps): the learner's own cost, the ceiling the game's env leaves room under.
 
-A first round of each is played and not counted. Printed: each round's steps per CPU second and the median ratios frame / before and frame / cost-free.
+A first round of each is played and not counted. Printed: each round's steps per CPU second and the median ratios
+frame / before and frame / cost-free.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@
     `roborally/greedy`, as (a), beside `OpponentEnv` with the same opponents.
 (e) Primi Composti's vector env (version 1, 2 players, 12 cards each) against `primi_composti/greedy_rand`, as
     (a), with `minimax?depth=2`/`4` opponents beside it, version 2 under its official options (the player's
-    choice of operands, the revealed operand) against the seed's rules of version 2, and MaskablePPO on it against the cost-free env as (b);
+    choice of operands, the revealed operand) against the seed's rules of version 2, and MaskablePPO on it against
+    the cost-free env as (b);
     target >= 1,000,000 learner steps/s at 1,024 tables.
 (f) The Game's vector env (`actions="slot"`), solo and with a `the_game/bestplays` teammate, as (a), against
     `OpponentEnv` of the same options in the same process; target >= 500,000 at 1,024 tables.

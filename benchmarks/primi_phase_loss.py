@@ -1,7 +1,8 @@
 """Where a Primi Composti agent loses points against its teacher, by cards left in both hands.
 
     python benchmarks/primi_phase_loss.py --agent primi_composti/learned-v2 --version 2 \
-        --against primi_composti/minimax?depth=6 --start 200 --deals 60 [--teacher primi_composti/teacher] [--json out.json]
+        --against primi_composti/minimax?depth=6 --start 200 --deals 60 \
+        [--teacher primi_composti/teacher] [--json out.json]
 
 The agent plays every deal twice, holding each hand in turn against `--against`. The deals are
 `train.presets.primi_composti`'s: `random_decks(default_rng(seed), start + deals, cards)[start:]`. At each of the
@@ -79,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--teacher {args.teacher!r} gives no card values; use primi_composti/teacher[_exact<N>_depth<d>]")
     decks = fast.random_decks(np.random.default_rng(args.seed), args.start + args.deals, args.cards)[args.start:]
     table = phase_loss(game, *made, decks)
-    print(f"{args.agent} against {args.against}, scored by {args.teacher}; deals {args.start}..{args.start + args.deals - 1}")
+    print(f"{args.agent} against {args.against}, scored by {args.teacher}; "
+          f"deals {args.start}..{args.start + args.deals - 1}")
     for n, r in table.items():
         print(f"  cards left {n:2d}: {r['decisions']:4d} decisions  mean loss {r['mean_loss']:.3f}  "
               f"wrong {r['share_wrong']:.0%}")

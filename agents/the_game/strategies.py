@@ -253,7 +253,8 @@ class SimplestStrategy(_TheGameAgent):
         held = set(hand)
         close = [
             (cost, p, i) for cost, p, i in plays
-            if 0 < cost <= self.limit and p not in blocked and hand[i] + TRICK not in held and hand[i] - TRICK not in held
+            if 0 < cost <= self.limit and p not in blocked
+            and hand[i] + TRICK not in held and hand[i] - TRICK not in held
         ]
         if close:
             _, p, i = min(close)
@@ -262,7 +263,8 @@ class SimplestStrategy(_TheGameAgent):
             _, p, i = min(plays)
             return self._move(view, p, i)
         if self.talk:
-            want = [FLAG_HOLD if any(_cost(c, p, tops[p]) == -TRICK for c in hand) else FLAG_NONE for p in range(NUM_PILES)]
+            want = [FLAG_HOLD if any(_cost(c, p, tops[p]) == -TRICK for c in hand) else FLAG_NONE
+                    for p in range(NUM_PILES)]
             flag = _next_flag(view, want)
             if flag is not None:
                 return flag
