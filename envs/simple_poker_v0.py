@@ -1,4 +1,5 @@
-"""PettingZoo module for simple poker: `env()`, `raw_env` (see `envs.simple_poker.env`), `vector_env` (`envs.simple_poker.vector`)."""
+"""PettingZoo module for simple poker: `env()`, `raw_env` (see `envs.simple_poker.env`), `vector_env`
+(`envs.simple_poker.vector`)."""
 
 from envs.core.aec import make_env_fn
 from envs.simple_poker.env import raw_env

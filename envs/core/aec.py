@@ -73,8 +73,9 @@ class GameAECEnv(AECEnv, EzPickle):
     observation, which is then the plain `Box`. Illegal actions raise
     `IllegalActionError` (use the module's `env()` for PettingZoo's standard
     illegal-move handling); so does an action that is not a Python `int`, a
-    NumPy integer or a 0-d integer array (a bool, a float, a string: `envs.core.actions`). `max_turns` (default: none, or the game's
-    `max_game_length` where its rules let a game go on for ever) truncates an episode after that many steps
+    NumPy integer or a 0-d integer array (a bool, a float, a string: `envs.core.actions`). `max_turns` (default:
+    none, or the game's `max_game_length` where its rules let a game go on for ever) truncates an episode after
+    that many steps
     (moves of any seat); `max_cycles`
     is accepted as PettingZoo's name for it. The seat's information set is
     `env.view(agent)`; `state()` is every seat's encoded view in one float array
@@ -360,7 +361,8 @@ class GameAECEnv(AECEnv, EzPickle):
 # raw env through `BaseWrapper.__getattr__`, about 19 forwarded look-ups a step
 # (3 wrapper levels), which cost more than our whole engine step. These
 # properties read it from the raw env in one hop; behaviour is unchanged.
-_EPISODE_DATA = ("agent_selection", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "num_agents", "possible_agents")
+_EPISODE_DATA = ("agent_selection", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos",
+                 "num_agents", "possible_agents")
 _NEEDS_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
 
 

@@ -1,5 +1,5 @@
-"""Primi Composti as the engine layer knows it (`envs.core.spec.GameSpec`): options, engine, encoder, its kind of game and
-its deal as chance draws for exports (`PrimiCompostiChance`)."""
+"""Primi Composti as the engine layer knows it (`envs.core.spec.GameSpec`): options, engine, encoder, its kind of
+game and its deal as chance draws for exports (`PrimiCompostiChance`)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ from envs.simple_poker.rules import BET, PASS
 
 
 def deal_cards(seeds: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Both players' cards (1..n) of deal seeds `seeds` (uint64): pair number `seed mod n²`, as `SimplePokerGame.deal`."""
+    """Both players' cards (1..n) of deal seeds `seeds` (uint64): pair number `seed mod n²`, as
+    `SimplePokerGame.deal`."""
     k = (seeds % np.uint64(n * n)).astype(np.int64)
     return k // n + 1, k % n + 1
 

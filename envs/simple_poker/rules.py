@@ -164,7 +164,8 @@ class SimplePokerGame:
         for a in state.history:
             names.append(self.action_to_string(s, a))
             s = self.apply(s, a)
-        line = f"simple poker n={self.n} ante={self.ante:g} bet={self.bet:g} | cards P1={state.cards[0]} P2={state.cards[1]}"
+        line = (f"simple poker n={self.n} ante={self.ante:g} bet={self.bet:g} "
+                f"| cards P1={state.cards[0]} P2={state.cards[1]}")
         line += " | " + (" ".join(names) if names else "(no action yet)")
         if self.is_terminal(state):
             r = self.returns(state)

@@ -79,8 +79,10 @@ class TheGameEncoder:
         self._hs_frac = [min(1.0, k / self.hand_size) for k in range(NUM_CARDS + 1)]
         # per card: its hand position and its gap positions on the four piles
         g = self._gaps - LOWEST
-        self._card_pos = [(self._hand - LOWEST + c, g + c, g + NUM_CARDS + c, g + 2 * NUM_CARDS + c, g + 3 * NUM_CARDS + c)
-                          for c in range(LOWEST + NUM_CARDS)]
+        self._card_pos = [
+            (self._hand - LOWEST + c, g + c, g + NUM_CARDS + c, g + 2 * NUM_CARDS + c, g + 3 * NUM_CARDS + c)
+            for c in range(LOWEST + NUM_CARDS)
+        ]
         self._others = [[(seat + k) % n for k in range(n)] for seat in range(n)]  # seats by offset from `seat`
         self._scalar_pos = (self._tops, self._deck, self._sizes)
         self._turn_pos = (self._act, self._played, self._req, self._fset)

@@ -11,8 +11,9 @@
 
 Options (`envs.the_game.rules.Config`): `num_players`, `rules` ("official" |
 "berger2024"), `communication` ("none" | "pile_flags"), `min_cards_per_turn`,
-`hand_size`, `win_bonus`, `card_reward`, `starter`, `empty_hand` ("skip" | "ends_game"), `actions` ("card" | "slot"). Illegal actions raise `IllegalActionError`
-on `raw_env`; `env()` ends the game with reward −1 for the offender.
+`hand_size`, `win_bonus`, `card_reward`, `starter`, `empty_hand` ("skip" | "ends_game"), `actions` ("card" |
+"slot"). Illegal actions raise `IllegalActionError` on `raw_env`; `env()` ends the game with reward −1 for the
+offender.
 Under `rules="berger2024"` every (hand card, pile) pair is in the mask, as in the
 seed: a card that does not fit its pile ends the game.
 

@@ -154,7 +154,9 @@ class Config:
         if self.empty_hand not in EMPTY_HAND_RULES:
             raise ValueError(f"empty_hand must be one of {EMPTY_HAND_RULES}, got {self.empty_hand!r}")
         if self.rules == "berger2024" and self.empty_hand != "skip":
-            raise ValueError("empty_hand must be 'skip' under rules='berger2024' (the seed's engine stops by its own rule)")
+            raise ValueError(
+                "empty_hand must be 'skip' under rules='berger2024' (the seed's engine stops by its own rule)"
+            )
         if self.communication not in ("none", "pile_flags"):
             raise ValueError(f"communication must be 'none' or 'pile_flags', got {self.communication!r}")
         top = 5 if self.rules == "official" else 7
@@ -162,20 +164,31 @@ class Config:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= top:
             raise ValueError(f"num_players must be an integer in 1..{top} under rules={self.rules!r}, got {n!r}")
         h = self.hand_size
-        if h is not None and (isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1 or n * h >= NUM_CARDS):
-            raise ValueError(f"hand_size must be None or an integer in 1..{(NUM_CARDS - 1) // n} for {n} players, got {h!r}")
+        if h is not None and (
+            isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1 or n * h >= NUM_CARDS
+        ):
+            raise ValueError(
+                f"hand_size must be None or an integer in 1..{(NUM_CARDS - 1) // n} for {n} players, got {h!r}"
+            )
         hs = self.resolved_hand_size
         m = self.min_cards_per_turn
         if self.rules == "berger2024":
             if m not in (None, 1):
-                raise ValueError(f"min_cards_per_turn must be None or 1 under rules='berger2024' (one card per turn), got {m!r}")
+                raise ValueError(
+                    f"min_cards_per_turn must be None or 1 under rules='berger2024' (one card per turn), got {m!r}"
+                )
             if self.communication != "none":
-                raise ValueError("communication must be 'none' under rules='berger2024' (the seed's engine has no talk)")
+                raise ValueError(
+                    "communication must be 'none' under rules='berger2024' (the seed's engine has no talk)"
+                )
         elif m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= hs):
             raise ValueError(f"min_cards_per_turn must be None or an integer in 1..{hs} (the hand size), got {m!r}")
         for name in ("win_bonus", "card_reward"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v < 0:
+            if (
+                isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
+                or not np.isfinite(v) or v < 0
+            ):
                 raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
         s = self.starter
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < n:
@@ -623,7 +636,9 @@ class TheGame:
             return state
         if state.placed == NUM_CARDS:
             return _with_over(state)
-        if state.played_this_turn < (self.min_cards if state.deck else 1) and _stuck(state.hands[state.player], state.piles):
+        if state.played_this_turn < (self.min_cards if state.deck else 1) and _stuck(
+            state.hands[state.player], state.piles
+        ):
             return _with_over(state)
         return state
 
@@ -720,7 +735,9 @@ class TheGame:
             mark = ">" if s == state.player and not state.over else " "
             fl = ""
             if self.pile_flags and any(state.flags[s]):
-                fl = "  flags " + ",".join(f"{PILE_NAMES[p]}:{FLAG_NAMES[v]}" for p, v in enumerate(state.flags[s]) if v)
+                fl = "  flags " + ",".join(
+                    f"{PILE_NAMES[p]}:{FLAG_NAMES[v]}" for p, v in enumerate(state.flags[s]) if v
+                )
             lines.append(f"{mark} player_{s}: {' '.join(map(str, sorted(h))) or '-'}{fl}")
         if state.over:
             lines.append("WON: all 98 cards placed" if state.won else f"game over with {state.cards_left} cards left")
@@ -735,7 +752,8 @@ def _with_over(state: State) -> State:
 
 
 __all__ = [
-    "ACTION_HEADS", "ASCENDING", "DESCENDING", "END_TURN", "FLAG_BASE", "FLAG_HOLD", "FLAG_NONE", "FLAG_OK", "NUM_ACTIONS",
+    "ACTION_HEADS", "ASCENDING", "DESCENDING", "END_TURN", "FLAG_BASE", "FLAG_HOLD", "FLAG_NONE", "FLAG_OK",
+    "NUM_ACTIONS",
     "NUM_CARDS", "NUM_PILES", "PILE_NAMES", "TRICK", "Config", "State", "TheGame", "View", "decode_play",
     "deal_order", "default_hand_size", "fits", "flag_action", "play_action", "slot_num_actions",
 ]
