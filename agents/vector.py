@@ -178,25 +178,31 @@ def masked_logits(logits_of: Any, obs: Any, mask: Any, keys: Any = None) -> Any:
 class SeatPolicy(NamedTuple):
     """A saved policy as the player of some seats of a compiled game loop (`play_paused`): `logits(obs, mask[, keys])`
     gives float64 (k, A) masked logits of a batch (`masked_logits`), `sample` says whether it draws from them
-    (Gumbel-max, with the noise of each table's seat stream) or takes their argmax (lowest id among ties)."""
+    (Gumbel-max, with the noise of each table's seat stream) or takes their argmax (lowest id among ties). With
+    `tables`, its features read the loop's table state rather than the observation (a feature set's `from_tables`):
+    `logits(obs, mask, at=(tables, rows, seats))` with the loop's `tables` (`play_paused`)."""
 
     name: str
     logits: Any
     sample: bool
+    tables: bool = False
 
 
 def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
     """The network of a built agent as a `SeatPolicy`, playing as the agent does (greedy or sampled): a learned
     student's agent (`learned:`, `ppo:` runs of the default learner, shipped ids such as `lama/ppo`; an action
     scorer where its feature set reads observations, e.g. `roborally/learned`: its features are computed per table
-    from the compiled loop's observations) or an SB3 policy's (`ppo:` with a model.zip); None for any other agent (a
-    heuristic, a search, a mixture, an action scorer over views only: those play on their kernels or in Python)."""
+    from the compiled loop's observations, or the compiled tables' state, `from_tables`: a `tables` policy, whose
+    game's runner hands its tables to `play_paused`) or an SB3 policy's (`ppo:` with a model.zip); None for any
+    other agent (a heuristic, a search, a mixture, an action scorer over views only: those play on their kernels or
+    in Python)."""
     from agents.learned import LearnedAgent, feature_set
     from agents.policy import TorchPolicyAgent
 
     if isinstance(agent, LearnedAgent) and agent.student.kind == "action_scorer":
-        if not hasattr(feature_set(agent.student.features), "from_observation"):
-            return None
+        registered = feature_set(agent.student.features)
+        if not hasattr(registered, "from_observation"):
+            return _table_policy(agent, name) if hasattr(registered, "from_tables") else None
         source, sample = agent.student, bool(agent.sample)
     elif isinstance(agent, LearnedAgent) and agent.student.kind == "masked_policy":
         source, sample = agent.student, bool(agent.sample)
@@ -208,6 +214,26 @@ def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
     if isinstance(agent, LearnedAgent) and getattr(source.net, "action_keys", None) is not None:
         return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask, keys), sample)
     return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask), sample)
+
+
+def _table_policy(agent: Any, name: str) -> SeatPolicy:
+    """A learned action scorer's agent whose features read a compiled loop's tables (`from_tables`) as a `tables`
+    `SeatPolicy`: its features are bound to the student's game, its logits are `masked_logits` of its network."""
+    import torch
+
+    from agents.learned import bound_features
+
+    student = agent.student
+    feats, net = bound_features(student.features, student.game), student.net
+
+    def logits(obs: Any, mask: Any, keys: Any = None, at: Any = None) -> Any:
+        if at is None:
+            raise ValueError(f"{name}: its features read the compiled tables' state (from_tables); this loop gives "
+                             "no tables")
+        ctx, per = feats.from_tables(*at, mask)
+        return masked_logits(lambda o, m: net(torch.from_numpy(ctx), torch.from_numpy(per), m.float())[0], obs, mask)
+
+    return SeatPolicy(name, logits, bool(agent.sample), tables=True)
 
 
 def gumbel_noise(keys: Any, counts: Any, num_actions: int) -> Any:
@@ -225,7 +251,7 @@ def gumbel_noise(keys: Any, counts: Any, num_actions: int) -> Any:
 
 
 def play_paused(advance: Any, inputs: Any, to_move: Any, players: Any, policies: list[SeatPolicy | None],
-                streams: Any = None) -> None:
+                streams: Any = None, tables: Any = None) -> None:
     """Play tables of a compiled game loop that pauses where a policy is to move, to the end of every game: each
     round, one forward of each policy over every table where it is to move, then one call of the loop that goes
     on at all of them.
@@ -240,9 +266,11 @@ def play_paused(advance: Any, inputs: Any, to_move: Any, players: Any, policies:
         players: int (N, n): at table r, seat s is played by `policies[players[r, s]]` (-1: the loop's kernels).
         policies: the `SeatPolicy` objects.
         streams: uint64 (N, n) keys of each table's seats' noise (`gumbel_noise`), needed where a policy samples.
+        tables: the loop's table state as its game's feature sets read it (`from_tables(tables, rows, seats,
+            masks)`), needed where a policy is a `tables` one.
 
     Raises:
-        ValueError: a sampling policy without `streams`.
+        ValueError: a sampling policy without `streams`, a `tables` policy without `tables`.
     """
     import numpy as np
     import torch
@@ -250,17 +278,19 @@ def play_paused(advance: Any, inputs: Any, to_move: Any, players: Any, policies:
     counts = np.zeros(players.shape, np.uint64)
     if streams is None and any(p is not None and p.sample for p in policies):
         raise ValueError("a sampling policy needs streams (one key per table and seat)")
+    if tables is None and any(p is not None and p.tables for p in policies):
+        raise ValueError("a policy whose features read the tables (SeatPolicy.tables) needs the loop's tables")
     threads = torch.get_num_threads()
     # measured: a 2,000-row forward of a 256x256 MLP took 5.7 ms of CPU on one thread, 13 on two
     torch.set_num_threads(1)
     try:
-        _play_rounds(advance, inputs, to_move, players, policies, streams, counts)
+        _play_rounds(advance, inputs, to_move, players, policies, streams, counts, tables)
     finally:
         torch.set_num_threads(threads)
 
 
 def _play_rounds(advance: Any, inputs: Any, to_move: Any, players: Any, policies: list[SeatPolicy | None],
-                 streams: Any, counts: Any) -> None:
+                 streams: Any, counts: Any, tables: Any = None) -> None:
     import numpy as np
 
     num = players.shape[0]
@@ -277,8 +307,12 @@ def _play_rounds(advance: Any, inputs: Any, to_move: Any, players: Any, policies
         for j in np.unique(who):
             sel = np.flatnonzero(who == j)
             policy = policies[int(j)]
-            logits = policy.logits(obs[sel], mask[sel]) if keys is None else policy.logits(obs[sel], mask[sel],
-                                                                                           keys[sel])
+            if policy.tables:
+                logits = policy.logits(obs[sel], mask[sel], at=(tables, rows[sel], seats[sel]))
+            elif keys is None:
+                logits = policy.logits(obs[sel], mask[sel])
+            else:
+                logits = policy.logits(obs[sel], mask[sel], keys[sel])
             if policy.sample:
                 r, s = rows[sel], seats[sel]
                 logits = logits + gumbel_noise(streams[r, s], counts[r, s], logits.shape[1])

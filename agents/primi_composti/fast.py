@@ -311,8 +311,9 @@ def tournament_games(game, ids, max_turns=None, policies=None):
     of `keys` (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, num_players: the entrant at each
     seat) with `play_games`, game for game what the entrants' Python agents play. The returns are the engine's own
     (`returns` of the final scores). An entrant with `policies[e]` (an `agents.vector.SeatPolicy`: a saved
-    network) is played on the vector env's compiled game loop paused at its seats (`play_seated`); a sampling one
-    draws from `streams` (uint64 (deals, rows, n)).
+    network) is played on the vector env's compiled game loop paused at its seats (`play_seated`; a distilled student
+    computes its features from the loop's tables, `PrimiFeatures.from_tables`); a sampling one draws from `streams`
+    (uint64 (deals, rows, n)).
 
     Raises:
         NoKernelError: an entrant without a deterministic kernel and no policy (`random` is played in Python;
@@ -411,6 +412,24 @@ def _advance_tables(T, S, rows, actions, status, bad):
                                            S.choices, T.legal)
 
 
+def seated_tables(game, decks, codes):
+    """(`Tables`, `Settings`) of `game` at the start of the game of each deck order of `decks` (one table a row),
+    seat s of table g played by the seed player of code `codes[g, s]` (`engine.BATCH_CODE`: the table pauses there,
+    `_advance_tables`)."""
+    from envs.primi_composti.encoding import PrimiCompostiEncoder
+
+    cfg = game.config
+    g, n = codes.shape
+    T = engine.new_tables(g, n, cfg.cards_per_player, int(game.num_choices))
+    T.codes[:] = codes
+    S = engine.Settings(int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
+                        cfg.reward != "score", bool(cfg.observation_hints), float(PrimiCompostiEncoder(game).max_score),
+                        -1, -1, 0.0, False, np.zeros((1, 1), np.int64), np.ones(1), VALUE, VALID,
+                        bool(cfg.allow_revealed_operand), int(game.num_choices))
+    _deal_tables(T, S, np.ascontiguousarray(decks, np.int64))
+    return T, S
+
+
 def play_seated(game, decks, codes, players, policies, streams=None):
     """The final scores (games, n) of the game of each deck order of `decks`, seat s of game g played by
     `policies[players[g, s]]` where that is >= 0 (its code `engine.BATCH_CODE`), else by the seed player of code
@@ -424,16 +443,9 @@ def play_seated(game, decks, codes, players, policies, streams=None):
     from envs.core.game import IllegalActionError
     from envs.primi_composti.encoding import PrimiCompostiEncoder
 
-    cfg = game.config
     g, n = codes.shape
-    T = engine.new_tables(g, n, cfg.cards_per_player, int(game.num_choices))
-    T.codes[:] = codes
     encoder = PrimiCompostiEncoder(game)
-    S = engine.Settings(int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
-                        cfg.reward != "score", bool(cfg.observation_hints), float(encoder.max_score), -1, -1, 0.0,
-                        False, np.zeros((1, 1), np.int64), np.ones(1), VALUE, VALID, bool(cfg.allow_revealed_operand),
-                        int(game.num_choices))
-    _deal_tables(T, S, np.ascontiguousarray(decks, np.int64))
+    T, S = seated_tables(game, decks, codes)
 
     def advance(rows, actions):
         status, bad = np.zeros(rows.size, np.int64), np.zeros(rows.size, np.int64)
@@ -451,5 +463,6 @@ def play_seated(game, decks, codes, players, policies, streams=None):
         engine.mask_rows(T, rows, S, mask)
         return obs, mask.view(np.bool_)
 
-    play_paused(advance, inputs, lambda rows: (T.first[rows] + T.turn[rows]) % n, players, policies, streams)
+    play_paused(advance, inputs, lambda rows: (T.first[rows] + T.turn[rows]) % n, players, policies, streams,
+                tables=(T, S))
     return T.scores.copy()

@@ -15,6 +15,11 @@ and the operand pair it names, or none) gets the card's features and that move's
 own gains (the move, then the seed's minimax to depth d: the teacher's fallback,
 `choice_depth_values`). Unbound, they are the seed's rules' and refuse a
 player-choice action space.
+
+The encoder's observation holds a hand as a set, not the positions these features
+read: the compiled tournament runner seats a student with the same features computed
+from its tables' state (`PrimiFeatures.from_tables`, `table_features`), not from
+observations.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ from typing import Any
 import numpy as np
 
 from agents.learned import FEATURES
-from agents.primi_composti.teacher import card_values_depth, choice_depth_values, view_arrays
+from agents.primi_composti.teacher import card_values_depth, choice_depth_values, move_gain, view_arrays
 from envs.primi_composti.fast import official_options
 from envs.primi_composti.rules import VALID, VALUE
 
 DEPTHS = (1, 2, 3, 4, 5, 6)
+
+
 def features_for(version: int, view: Any, action_mask: np.ndarray, revealed: bool = False,
                  npairs: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(context [4], per_action [num_actions, 4 + 3·len(DEPTHS)]) of a 2-player view of rules `version`
@@ -84,6 +91,65 @@ class PrimiFeatures:
 
     def __call__(self, view: Any, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return features_for(self.version, view, action_mask, self.revealed, self.npairs)
+
+    def from_tables(self, tables: Any, rows: np.ndarray, seats: np.ndarray,
+                    masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(context (B, 4), per_action (B, A, F)) float32 of the seats `seats` to move at tables `rows` of the
+        compiled engine, with their legal masks `masks` (B, A): the Python features of their views, number for
+        number (`table_features`). `tables`: the compiled loop's `(Tables, Settings)`
+        (`agents.primi_composti.fast.play_seated`).
+
+        Raises:
+            ValueError: tables of another action space than these features' (bind them with `for_game`) or of
+                other than 2 seats.
+        """
+        T, S = tables
+        choices = self.npairs + 1 if self.npairs else 1
+        masks = np.asarray(masks, np.bool_)
+        if T.hands.shape[1] != 2 or S.choices != choices or masks.shape != (len(rows), 2 * S.k * choices):
+            raise ValueError(f"these primi_composti features read 2-player tables of {choices} operand choice(s) a "
+                             f"card and masks (B, 2k x choices); got {T.hands.shape[1]} seats, {S.choices} choice(s), "
+                             f"masks {masks.shape}: bind them to the game with for_game(game)")
+        return table_features(self.version, T, rows, seats, masks, self.revealed, choices)
+
+
+def table_features(version: int, T: Any, rows: np.ndarray, seats: np.ndarray, masks: np.ndarray, revealed: bool,
+                   choices: int) -> tuple[np.ndarray, np.ndarray]:
+    """`features_for` of the seat `seats[j]` to move at table `rows[j]` of 2-player compiled tables `T`
+    (`envs.primi_composti.fast.Tables`), each legal action of `masks[j]` a move (its card; its operand choice where
+    `choices` > 1). The tables hold the dealt hands with their live positions, which the encoder's observation does
+    not keep (it holds a hand as a set): a card's position in the hand is its rank among the live positions. The
+    gains are the teacher's (`move_gain`) on the tables' own rows, searched in place and left as they were.
+
+    Plain Python around the compiled kernels, as the teacher's `card_values_depth`: a compiled loop over the rows
+    that calls the cached recursive `search` fails to link when that is loaded from numba's cache (numba 0.68.1);
+    the searches are most of the time either way."""
+    k = T.hands.shape[2]
+    ctx = np.zeros((len(rows), 4), np.float32)
+    per = np.zeros((len(rows), masks.shape[1], 4 + 3 * len(DEPTHS)), np.float32)
+    for j, (r, me) in enumerate(zip(np.asarray(rows).tolist(), np.asarray(seats).tolist())):
+        hands, alive, stacks, heights, scores = T.hands[r], T.alive[r], T.stacks[r], T.heights[r], T.scores[r]
+        live = [i for i in range(k) if (int(alive[me]) >> i) & 1]
+        where = {int(hands[me, i]): i for i in live}
+        rank = {i: n for n, i in enumerate(live)}
+        acts = np.flatnonzero(masks[j])
+        cards = acts // choices + 2
+        pos = [where[int(c)] for c in cards]
+        moves = [(i, int(a) % choices if choices > 1 else -1) for a, i in zip(acts, pos)]
+        first = int(T.first[r])
+        per[j, acts, 0] = 1.0
+        per[j, acts, 1] = cards / 25.0
+        per[j, acts, 2] = VALUE[cards] == 2
+        per[j, acts, 3] = np.array([rank[i] for i in pos]) / 12.0
+        for d, depth in enumerate(DEPTHS):
+            v = np.array([move_gain(version, hands, alive, stacks, heights, scores, first, me, i, depth, VALUE, VALID,
+                                    revealed, choice) for i, choice in moves], dtype=np.float32)
+            per[j, acts, 4 + 3 * d] = v / 10.0
+            per[j, acts, 5 + 3 * d] = (v - v.max()) / 10.0
+            per[j, acts, 6 + 3 * d] = v == v.max()
+        diff = int(scores[me]) - int(scores[1 - me])
+        ctx[j] = (int(T.turn[r]) / (2 * k), len(live) / 12.0, diff / 20.0, float(version == 2))
+    return ctx, per
 
 
 #: The features of a version-1 view (`primi_composti`) and of a version-2 view (`primi_composti_v2`).

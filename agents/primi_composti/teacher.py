@@ -51,7 +51,7 @@ EXACT_CARDS_OFFICIAL = 12
 FALLBACK_DEPTH_V2 = 6
 
 
-def _gain_after(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid, revealed, choice):
+def move_gain(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid, revealed, choice):
     """The mover's score-difference gain over the next `depth` plies after playing its hand position i with
     operand `choice` (`do_move`'s), both sides then playing the seed's minimax."""
     c = hands[mover, i]
@@ -77,7 +77,7 @@ def card_values_depth(version, hands, alive, stacks, heights, scores, first, mov
     for i in range(hands.shape[1]):
         out[i] = -1000000
         if (alive[mover] >> i) & 1:
-            out[i] = _gain_after(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid,
+            out[i] = move_gain(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid,
                                  revealed, -1)
 
 
@@ -107,7 +107,7 @@ def choice_depth_values(view: Any, depth: int, npairs: int, revealed: bool) -> d
     for i in range(len(view.hands[mover])):
         c = int(hands[mover, i])
         for choice in legal_choices(c, mover, stacks, heights, npairs):
-            out[(c, choice)] = _gain_after(2, hands, alive, stacks, heights, scores, view.first, mover, i, depth,
+            out[(c, choice)] = move_gain(2, hands, alive, stacks, heights, scores, view.first, mover, i, depth,
                                            VALUE, VALID, revealed, choice)
     return out
 
