@@ -68,7 +68,9 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
                "'play GAME' (play in the terminal); 'python -m evaluate GAME --help' shows the game's options.",
                epilog=game_epilog(game) if known else None, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}, 'list', or 'play'")
-    p.add_argument("--agents", type=str, default=None, help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest baseline against its next strongest; see GAME --help)")
+    p.add_argument("--agents", type=str, default=None,
+                   help="comma-separated agent ids, one per seat; NAME*K repeats (default: the game's strongest "
+                        "baseline against its next strongest; see GAME --help)")
     p.add_argument(
         "--games", type=positive_int(MAX_GAMES), default=None, help=f"number of games, 1..{MAX_GAMES:,} (default 1000)"
     )

@@ -8,13 +8,13 @@
 `map` and `imap` give the results in the order of `items`, whatever order the workers
 finish in, so a job whose items carry their own seeds gives the same results on every
 backend. `imap` lets a caller keep what finished when it is interrupted (Ctrl-C): it stops
-collecting, and the items not yet done are left to finish (see `RayBackend.imap`). `parallelism` is how many items run at once (1 locally,
-the cluster's CPUs on Ray) and `remote` whether an item is a task with a round trip (Ray),
-for callers that group small items into blocks (`blocks`). An item that raises stops the map with `TaskError`, which names the item's
-index and value and chains the original exception. On Ray a task whose worker dies (killed, out of
-memory, its node lost) is run again, up to `RAY_RETRIES` times: every item carries its own seeds,
-so a rerun gives the same result; after the last it stops the map with `WorkerLostError`, which
-a tournament treats like Ctrl-C (it keeps the finished deals, `evaluate.tournament`).
+collecting, and the items not yet done are left to finish (see `RayBackend.imap`). `parallelism` is how many
+items run at once (1 locally, the cluster's CPUs on Ray) and `remote` whether an item is a task with a round trip
+(Ray), for callers that group small items into blocks (`blocks`). An item that raises stops the map with
+`TaskError`, which names the item's index and value and chains the original exception. On Ray a task whose
+worker dies (killed, out of memory, its node lost) is run again, up to `RAY_RETRIES` times: every item carries its
+own seeds, so a rerun gives the same result; after the last it stops the map with `WorkerLostError`, which a
+tournament treats like Ctrl-C (it keeps the finished deals, `evaluate.tournament`).
 
 On a cluster (`ray start --head` on one machine, `ray start --address HEAD:6379` on the
 others), pass `address="HEAD:6379"` (or `"auto"` on a cluster node); every node needs the

@@ -511,7 +511,8 @@ def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fi
             others = (f" Exact mean net against the other {len(rest)} agents: `{x.id}` "
                       f"{np.mean([exact[x.id][i] for i in rest]):+.4f}, `{y.id}` "
                       f"{np.mean([exact[y.id][i] for i in rest]):+.4f}." if rest else "")
-            notes.append(f"`{x.id}` is rated above `{y.id}`, yet exactly it nets {round(exact[x.id][y.id], 9) + 0.0:+.4f} a game "
+            notes.append(f"`{x.id}` is rated above `{y.id}`, yet exactly it nets "
+                         f"{round(exact[x.id][y.id], 9) + 0.0:+.4f} a game "
                          f"against it: its lead comes from its results against the rest of the pool.{others}")
     k = len(ids)
     idx = {i: n for n, i in enumerate(ids)}
@@ -526,7 +527,8 @@ def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fi
             "the same rating" if same_rating else "the same 95% interval")
         if prints.same_results(a, b) and total[a, b] == total[b, a]:
             why = (f"they met the same returns in every game against every other agent (mean return "
-                   f"{x.mean_return:.3f} each) and drew each other evenly: on these deals the league cannot tell them apart (two different agents that "
+                   f"{x.mean_return:.3f} each) and drew each other evenly: on these deals the league cannot tell "
+                   "them apart (two different agents that "
                    "play to the same results, or one agent under two ids)")
         else:
             why = (f"their results differ ({x.id} won {total[a, b] / (total[a, b] + total[b, a]):.3f} of its "
@@ -766,7 +768,8 @@ def _page_intro(docs: str, seed: int, games_flag: str, deals_flag: str) -> list[
         f"    python -m evaluate.league --docs {docs} --seed {seed}{games_flag}{deals_flag}",
         "",
         "One game's league with a plot of the ratings: `python -m evaluate GAME --league --games N --out DIR`.",
-        "Each game's result, with the comparison matrix its ratings were fitted to, is saved in `data/league_GAME.json`;",
+        "Each game's result, with the comparison matrix its ratings were fitted to, is saved in "
+        "`data/league_GAME.json`;",
         "the same command with `--render-only` writes the page and plots again from those files, playing nothing.",
         "",
     ]

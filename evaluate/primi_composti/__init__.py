@@ -43,14 +43,16 @@ declare(
     describe_view=describe_view,
     examples=(
         "primi_composti --agents primi_composti/minimax?depth=4,primi_composti/greedy_rand --games 400",
-        "primi_composti --option version=2 --agents primi_composti/learned-v2,primi_composti/minimax?depth=4 --games 200",
+        "primi_composti --option version=2 --agents primi_composti/learned-v2,primi_composti/minimax?depth=4 "
+        "--games 200",
     ),
     league_deals=300,
     league_members=("primi_composti/minimax?depth=2", "primi_composti/minimax?depth=6"),
     league_skip={"primi_composti/solver": "an exact search: seconds a game",
                  "primi_composti/teacher": "a search: seconds a game"},
     warm_up=(  # the exact solver's kernels, for each version and the official options
-        "primi_composti --agents primi_composti/solver,primi_composti/greedy_rand --games 1 --option cards_per_player=4",
+        "primi_composti --agents primi_composti/solver,primi_composti/greedy_rand --games 1 "
+        "--option cards_per_player=4",
         "primi_composti --option version=2 --agents primi_composti/solver,primi_composti/greedy_rand --games 1 "
         "--option cards_per_player=4",
         "primi_composti --option version=2 --option steal_choice=player --agents primi_composti/solver,"

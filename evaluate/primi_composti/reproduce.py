@@ -7,8 +7,8 @@
     python -m evaluate primi_composti --solve-deals 200 --option version=2 --option cards_per_player=8
 
 Games are played on the players' compiled kernels (`agents.primi_composti.fast`, on
-the engine's fast path), which are differential-tested against the plain engine and players. P1 (row) is always the holder of
-card 2 and moves first, as in the seed. The published figures come from the
+the engine's fast path), which are differential-tested against the plain engine and players. P1 (row) is always
+the holder of card 2 and moves first, as in the seed. The published figures come from the
 seed's repository raw tables (rules doc §7); the paper's printed Tables IV–XV are
 excerpts of them (their rand / greedy_rand / minimax cells).
 """
@@ -218,7 +218,8 @@ def reproduce(keys: list[str], games: int | None, seed: int, log=print) -> dict[
 def format_group(group: TableGroup, rows: list[dict[str, Any]]) -> str:
     """A side-by-side text table of one group."""
     n = rows[0]["ours"]["games"]
-    head = f"Tables {group.key} — version {group.version}: P1 (row, holds 2, first) vs P2; ours {n:,} games/cell, paper {group.paper_games:,}"
+    head = (f"Tables {group.key} — version {group.version}: P1 (row, holds 2, first) vs P2; ours {n:,} games/cell, "
+            f"paper {group.paper_games:,}")
     lines = [
         head,
         "  cell: ours W1 % [95% CI] / tie / W2  |Δ| (mean scores)   vs paper  -> p-value of 'same distribution'",
@@ -228,12 +229,14 @@ def format_group(group: TableGroup, rows: list[dict[str, Any]]) -> str:
         o, p = r["ours"], r["paper"]
         ok = r["p_value"] >= 0.05
         flagged += not ok
-        ours = f"{o['w1']:6.2f} [{o['w1_ci'][0]:5.2f},{o['w1_ci'][1]:6.2f}] / {o['tie']:5.2f} / {o['w2']:6.2f}  |Δ| {o['absdiff']:5.2f} ({o['mean1']:5.2f}, {o['mean2']:5.2f})"
+        ours = (f"{o['w1']:6.2f} [{o['w1_ci'][0]:5.2f},{o['w1_ci'][1]:6.2f}] / {o['tie']:5.2f} / {o['w2']:6.2f}  "
+                f"|Δ| {o['absdiff']:5.2f} ({o['mean1']:5.2f}, {o['mean2']:5.2f})")
         pap = " / ".join(f"{k} {v:g}" for k, v in p.items())
         lines.append(
             f"  {o['p1']:>11} v {o['p2']:<11} {ours}   paper {pap}  p={r['p_value']:.2f} {'ok' if ok else 'DIFFERS'}"
         )
-    lines.append(f"  {flagged} of {len(rows)} cells differ at the 5% level (chi-square of W1/T/W2 counts, ours vs paper; ~5% expected by chance)")
+    lines.append(f"  {flagged} of {len(rows)} cells differ at the 5% level "
+                 "(chi-square of W1/T/W2 counts, ours vs paper; ~5% expected by chance)")
     return "\n".join(lines)
 
 
@@ -251,7 +254,8 @@ def claims(games: int, seed: int, players: tuple[str, ...] = CLAIM_PLAYERS, log=
         for p in players:
             c = play_cell(version, p, p, games, rng)
             edge = "P1" if c.w1_ci[0] > c.w2_ci[1] else "P2" if c.w2_ci[0] > c.w1_ci[1] else "none"
-            row = {"version": version, "player": p, "games": games, "w1": c.w1, "w1_ci": c.w1_ci, "tie": c.tie, "w2": c.w2, "w2_ci": c.w2_ci, "favoured": edge}
+            row = {"version": version, "player": p, "games": games, "w1": c.w1, "w1_ci": c.w1_ci, "tie": c.tie,
+                   "w2": c.w2, "w2_ci": c.w2_ci, "favoured": edge}
             out.append(row)
             log(
                 f"v{version} {p:>11} self-play, {games} games: P1 {c.w1:5.1f}% [{c.w1_ci[0]:.1f}, {c.w1_ci[1]:.1f}], "
@@ -274,7 +278,9 @@ def add_arguments(parser: argparse._ActionsContainer) -> None:
     parser.add_argument(
         "--tables", type=str, default=",".join(GROUPS), help=f"table groups for --reproduce, from {','.join(GROUPS)}"
     )
-    parser.add_argument("--claims", action="store_true", help="first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 (--games per cell, default 1000)")
+    parser.add_argument("--claims", action="store_true",
+                        help="first/second-player edge in self-play of rand, greedy_rand, minimax_4..6 "
+                             "(--games per cell, default 1000)")
     parser.add_argument(
         "--solve-deals",
         type=positive_int(low=0),

@@ -260,9 +260,11 @@ def format_study(s: dict[str, Any]) -> str:
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     ci = lambda c: f"[{100 * c[0]:.1f}, {100 * c[1]:.1f}]"  # noqa: E731
     lines = [
-        f"version {s['version']}, {s['cards_per_player']} cards per player{_rules_note({k: s.get(k, v) for k, v in RULES.items()})}: "
+        f"version {s['version']}, {s['cards_per_player']} cards per player"
+        f"{_rules_note({k: s.get(k, v) for k, v in RULES.items()})}: "
         f"{s['deals']} random deals solved exactly",
-        f"  value P1 − P2 under perfect play: mean {s['value_mean']:+.2f} [{s['value_ci'][0]:+.2f}, {s['value_ci'][1]:+.2f}]",
+        f"  value P1 − P2 under perfect play: mean {s['value_mean']:+.2f} "
+        f"[{s['value_ci'][0]:+.2f}, {s['value_ci'][1]:+.2f}]",
         f"  perfect play: P1 wins {pct(s['p1_wins'])} {ci(s['p1_wins_ci'])}, ties {pct(s['ties'])} {ci(s['ties_ci'])}, "
         f"P2 wins {pct(s['p2_wins'])} {ci(s['p2_wins_ci'])}",
         f"  solve time: median {_secs(s['solve_seconds_median'])}, worst {_secs(s['solve_seconds_worst'])} "
