@@ -6,7 +6,8 @@ A long study can be split across processes (`--solve-from K` solves deals K,
 K+1, … of the same seeded sequence) and the parts joined afterwards:
 
     python -m evaluate primi_composti --solve-deals 100 --json a.json --regret-players "" --option cards_per_player=12
-    python -m evaluate primi_composti --solve-deals 100 --solve-from 100 --json b.json --regret-players "" --option cards_per_player=12
+    python -m evaluate primi_composti --solve-deals 100 --solve-from 100 --json b.json --regret-players ""
+        --option cards_per_player=12
     python -m evaluate primi_composti --merge-solves a.json b.json
 
 or handed to Ray, one task a deal, on this machine or a cluster (`--address HEAD:6379`),
@@ -17,7 +18,8 @@ with the same figures (timings aside):
 Version 2's official options are solved too (on the reference solver, which alone
 plays them; practical to about 8 cards a hand):
 
-    python -m evaluate primi_composti --solve-deals 50 --option version=2 --option cards_per_player=6 --option steal_choice=player --option allow_revealed_operand=true
+    python -m evaluate primi_composti --solve-deals 50 --option version=2 --option cards_per_player=6
+        --option steal_choice=player --option allow_revealed_operand=true
 
 For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
 value is the final score difference P1 − P2 under perfect play by both sides

@@ -3,7 +3,8 @@
     python -m evaluate roborally --study docs/data/roborally_results.json [--races 400] [--study-boards race_easy]
         [--study-sizes 2] [--study-pairing "roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy"]
     python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
-    python -m evaluate roborally --study-plot --study docs/data/roborally_results.json --study-budget docs/data/roborally_budget.json
+    python -m evaluate roborally --study-plot --study docs/data/roborally_results.json
+        --study-budget docs/data/roborally_budget.json
 
 A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B). Every cell is
 a tournament of the one runner (`evaluate.tournament.run_tournament`, Python engine): races come in *deals*, one
