@@ -16,7 +16,10 @@ Saved networks (`--learned`, on by default; `--no-learned` skips them): 2,000 L.
 is most of either's time), 400 RoboRally races of `roborally/learned` (an action scorer: its features, computed in
 Python from each observation, are most of either's time) against the flag seeker `roborally/greedy` (200 deals,
 `rules=seed`), 40 deals of The Game's distilled student `the_game/learned-3p` at all three seats (an action scorer:
-its features from each observation by their numba twin, `agents.the_game.features_fast`; seating fixed). `--lineup
+its features from each observation by their numba twin, `agents.the_game.features_fast`; seating fixed), 200 Primi
+Composti games of the distilled student `primi_composti/learned` against `primi_composti/minimax?depth=4` (100
+deals; an action scorer whose features, its depth-1..6 minimax gains of every card, are computed from the compiled
+tables' state, `PrimiFeatures.from_tables`, on the same compiled search as in Python). `--lineup
 ID` times only the line-ups whose first entrant is ID. The compiled engine seats the
 network as a batch policy on the game's compiled loop (`agents.vector.play_paused`), the Python engine asks it
 one decision at a time; both are greedy policies, so both engines must give the same figures here too.
@@ -41,7 +44,8 @@ LEARNED = (("lama", ["lama/ppo"] + ["lama/first"] * 3, 500, {}, "rotate"),
            ("primi_composti", ["primi_composti/ppo", "primi_composti/minimax?depth=4"], 1000,
             {"observation_hints": True}, "rotate"),
            ("roborally", ["roborally/learned", "roborally/greedy"], 200, {"rules": "seed"}, "rotate"),
-           ("the_game", ["the_game/learned-3p"] * 3, 40, {"num_players": 3}, "fixed"))
+           ("the_game", ["the_game/learned-3p"] * 3, 40, {"num_players": 3}, "fixed"),
+           ("primi_composti", ["primi_composti/learned", "primi_composti/minimax?depth=4"], 100, {}, "rotate"))
 
 
 def timed(game: str, ids: list[str], deals: int, engine: str, options: dict | None = None,
