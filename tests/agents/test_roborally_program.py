@@ -61,3 +61,38 @@ def test_view_rows_equal_the_env_rows(seat):
                                                                  game.legal_mask(states[r])))
                 live_tables.discard(r)
     assert decisions > n and cut
+
+
+def test_a_tiny_runs_policy_plays_paired_races_the_same_under_a_seed(tmp_path, capsys):
+    """`python -m train roborally --features roborally_program --option action_mode=program` (a few hundred steps)
+    saves a policy that `python -m evaluate roborally --paired learned:RUN/policy,roborally/greedy` plays on the
+    rules engine: twice with one seed, the same table; another seed deals other races."""
+    from evaluate.__main__ import main
+    from train.config import TrainConfig
+    from train.vector_ppo import train
+
+    cfg = TrainConfig(game="roborally", options={**OPTS, "board": "race_medium"}, opponents=["roborally/greedy"],
+                      features="roborally_program", timesteps=128, n_envs=4, n_steps=16, batch_size=32, n_epochs=1,
+                      net_arch=[16], eval_games=0, final_eval_games=0, out=str(tmp_path / "run"))
+    train(cfg, progress=False, verbose=False)
+    capsys.readouterr()
+    policy = tmp_path / "run" / "policy"
+    tables = []
+    for seed in (7, 7, 8):
+        args = ["roborally", "--paired", f"learned:{policy},roborally/greedy", "--against", "roborally/greedy",
+                "--games", "3", "--seed", str(seed), "--option", "board=race_easy", "--no-progress"]
+        assert main(args) == 0
+        tables.append(capsys.readouterr().out)
+    assert "learned:" in tables[0] and tables[0] == tables[1] and tables[0] != tables[2]
+
+
+def test_refusals():
+    with pytest.raises(ValueError, match="action_mode=program"):
+        ProgramFeatures().make_vector_env("roborally", 2, opponents=["roborally/greedy"], seed=0,
+                                          control="one_seat", **{**OPTS, "action_mode": "register"})
+    with pytest.raises(ValueError, match="action_mode='program'"):
+        ProgramFeatures().for_game(RoboRallyGame(make_config(Config, {**OPTS, "action_mode": "register"})))
+    with pytest.raises(ValueError, match="bind them first"):
+        ProgramFeatures()(None, np.ones(3))
+    with pytest.raises(ValueError, match="values, got 5"):
+        ProgramFeatures().from_observation(np.zeros(5), np.ones(CANDIDATES))
