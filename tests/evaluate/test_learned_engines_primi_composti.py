@@ -57,3 +57,12 @@ def test_a_sampled_student_replays_a_deal_alone():
                             progress=False, records=True, engine="compiled")
     # a sample, not the greedy policy's games: the mean scores differ
     assert [a.mean_score for a in greedy.agents] != [a.mean_score for a in whole.agents]
+
+
+def test_a_league_with_a_student_gives_the_python_ratings_on_the_compiled_engine():
+    from evaluate.league import run_league
+
+    case = dict(agent_ids=["primi_composti/learned", "primi_composti/greedy_rand", "primi_composti/minimax?depth=2"],
+                games=4, seed=2, bootstrap=20)
+    cc = run_league("primi_composti", **case, engine="compiled").to_dict()
+    assert cc == run_league("primi_composti", **case, engine="python").to_dict()
