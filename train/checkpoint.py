@@ -14,6 +14,9 @@ A checkpoint is two files in the run folder:
 The `.pt` file is written first under a name of its own and `checkpoint.json`
 is replaced last, so a kill at any moment leaves the previous checkpoint or
 the new one whole, never a mix. `save_run` then removes older `.pt` files.
+
+The default learner's whole state, as a checkpoint holds it, is here too: `learner_state` and
+`load_learner_state` (`train.cleanrl_ppo.PPO.state` and `PPO.load_state`).
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from envs.core.files import atomic_path  # noqa: F401  (train's writers use it f
 FORMAT = 1
 STATE_FILE = "checkpoint.json"
 #: Every file a run writes (what `--overwrite` clears), besides `checkpoint-*.pt`.
-RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE, "history.csv",
-             os.path.join("policy", "policy.json"), os.path.join("policy", "weights.pt"),
+RUN_FILES = ("model.zip", "config.json", "curve.csv", "curve.png", "eval.json", "snapshots.pt", STATE_FILE,
+             "history.csv", os.path.join("policy", "policy.json"), os.path.join("policy", "weights.pt"),
              os.path.join("policy", "critic.pt"))
 
 
@@ -175,3 +178,56 @@ def read_checkpoint(out: str) -> tuple[dict[str, Any], dict[str, Any]]:
     if not isinstance(tensors, dict):
         raise ValueError(f"{tensor_path!r} holds no checkpoint tensors")
     return state, tensors
+
+
+# --- the default learner's state (`train.cleanrl_ppo.PPO.state` / `load_state`) ------------------------------
+def learner_state(ppo: Any) -> dict[str, Any]:
+    """Everything PPO run `ppo` is after its last update: `{"numbers": JSON-able, "tensors": tensors,
+    "arrays": numpy arrays}` (weights and optimiser; generators; every table's game, `envs.core.vector_state`)."""
+    from envs.core.vector_state import vector_state
+    from train.seats import masks
+
+    buf = ppo.buf
+    arrays = {f"venv/{k}": v for k, v in vector_state(ppo.venv).items()}
+    arrays.update({"rollout/next_obs": np.array(buf.next_obs, np.float32),
+                   "rollout/next_player": buf.next_player.copy(),
+                   "rollout/mask": np.asarray(masks(ppo.venv, buf.info), np.bool_)})
+    numbers = {"steps": ppo.steps, "update": ppo.update_index, "wall_s": ppo.wall(),
+               "reward_scale": ppo.reward_scale, "rng": ppo.rng.bit_generator.state}
+    tensors = {"policy": ppo.policy.state_dict(), "optimizer": ppo.optimizer.state_dict(),
+               "generator": ppo.gen.get_state()}
+    return {"numbers": numbers, "tensors": tensors, "arrays": arrays}
+
+
+def load_learner_state(ppo: Any, state: dict[str, Any]) -> None:
+    """Put `learner_state`'s output back into PPO run `ppo` (built with the same env, settings and seed).
+
+    Raises:
+        ValueError: one line, if it does not fit this run."""
+    import time
+
+    from envs.core.vector_state import load_vector_state
+
+    numbers, tensors, arrays = state["numbers"], state["tensors"], state["arrays"]
+    steps, update = numbers.get("steps"), numbers.get("update")
+    if (not isinstance(update, int) or isinstance(update, bool) or not 0 <= update <= ppo.updates
+            or steps != update * ppo.batch):
+        raise ValueError(f"the checkpoint says {steps!r} steps in {update!r} updates; this run makes "
+                         f"{ppo.batch:,} steps an update, {ppo.updates:,} updates in all")
+    try:
+        ppo.policy.load_state_dict(tensors["policy"])
+        ppo.optimizer.load_state_dict(tensors["optimizer"])
+        ppo.gen.set_state(tensors["generator"])
+        ppo.rng.bit_generator.state = numbers["rng"]
+        load_vector_state(ppo.venv, {k[5:]: v for k, v in arrays.items() if k.startswith("venv/")})
+    except (KeyError, TypeError, RuntimeError) as e:
+        raise ValueError(f"the checkpoint does not fit this run ({type(e).__name__}: {str(e)[:200]})") from None
+    buf = ppo.buf
+    buf.next_obs = np.array(arrays["rollout/next_obs"], np.float32)
+    buf.next_player[:] = arrays["rollout/next_player"]
+    buf.info = {"action_mask": np.asarray(arrays["rollout/mask"])}
+    if buf.next_priv is not None:
+        buf.next_priv = ppo.venv.privileged_observations()
+    ppo.steps, ppo.update_index = int(numbers["steps"]), int(numbers["update"])
+    ppo.wall_before, ppo.start = float(numbers["wall_s"]), time.perf_counter()
+    ppo.reward_scale = None if numbers["reward_scale"] is None else float(numbers["reward_scale"])

@@ -1,30 +1,27 @@
-"""PPO in one file (CleanRL's style, plain torch) on a batched Gymnasium vector env: what `python -m train GAME`
-runs (`train.vector_ppo` is its frame: run folder, checkpoints, resume, progress, evaluation). It runs on any
-`VectorEnv` with same-step autoreset and action masks (`agents.vector_env(...)`)::
+"""PPO in one file (CleanRL's style, plain torch) on a batched Gymnasium vector env with same-step autoreset and
+action masks (`agents.vector_env(...)`); `train.vector_ppo` is its frame (run folder, checkpoints, resume, progress,
+evaluation: `python -m train GAME`)::
 
     import agents
     from train.cleanrl_ppo import train
     venv = agents.vector_env("lama", 1024, opponents=["lama/first"] * 3, seed=0, reward="dense", copy=False)
     policy, history = train(venv, total_steps=2_000_000, n_steps=64, minibatch=8192, epochs=2, seed=1)
 
-In the order of the code:
-
-- **Settings**: one frozen dataclass of the learner's settings (`train`'s keywords), defaults from `TrainConfig`.
+- **Policy** (`train.networks`: masks in the graph, the action table, the asymmetric critic, where it runs, the
+  saved-policy format); the settings are one frozen dataclass, `train.ppo_settings.Settings`.
+- **Rollout**: numpy buffers allocated once and shared with torch. Rewards are scaled once, after the first
+  rollout, so that its discounted returns have standard deviation 1 (measured: the critic's explained variance
+  stayed at 0 over 1M L.A.M.A. steps unscaled and reached 0.6 scaled).
 - **GAE** (`gae`) backwards over the rollout; a done step never bootstraps across the autoreset, a truncated one
-  from the critic's value of `info["final_obs"]`. Self-play (`control="all_seats"`): sign-flipped values in a
-  two-player zero-sum game (`signs`), each seat's own trajectory otherwise (`train.seats.gae_seats`), one team
-  policy in a cooperative game (`train.seats.self_play_mode`).
-- **Rollout** buffers are numpy arrays allocated once and shared with torch; rewards are scaled once, after the
-  first rollout, so that its discounted returns have standard deviation 1 (measured: the critic's explained
-  variance stayed at 0 over 1M L.A.M.A. steps unscaled and reached 0.6 scaled).
-- **Update** (`PPO._learn`): clipped surrogate, clipped value loss, entropy bonus, advantages normalised per
+  from the critic's value of `info["final_obs"]`. Self-play (`control="all_seats"`, `train.seats`): sign-flipped
+  values in a two-player zero-sum game, each seat's own trajectory otherwise (`gae_seats`), one team policy in a
+  cooperative game.
+- **The update** (`PPO._learn`): clipped surrogate, clipped value loss, entropy bonus, advantages normalised per
   minibatch, the gradient norm clipped per network, Adam (eps 1e-5), the learning rate decayed linearly to 0;
   `precision="bf16"` runs the forward passes under bfloat16 autocast.
-
-The networks (`Policy`, the action table, the asymmetric critic, the action scorer), their device and precision
-and the saved-policy format are `train.networks`'; the opponents live in the vector env (kernels, batch
-policies, a `Pool` drawn per episode: `train.pool.League` is the league plug-in) and this loop sees one learner
-seat or every seat (`train.seats`).
+- **The loop** (`train`), an update at a time (`PPO.update`); `PPO.state` / `load_state` (`train.checkpoint`) let
+  the frame stop a run and resume it to the bit. The opponents live in the vector env (kernels, batch policies, a
+  `Pool` drawn per episode: `train.pool.League` is the league plug-in).
 """
 
 from __future__ import annotations
@@ -32,76 +29,180 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from train.config import TrainConfig
+from train.checkpoint import learner_state, load_learner_state
 from train.networks import Policy, autocast, load_policy, new_policy, resolve_device, save_policy, start_from
-from train.seats import ALL_SEATS_KEYS, check_all_seats, check_venv, gae_seats, masks, self_play_mode, variant_sizes
+from train.ppo_settings import Settings
+from train.seats import (
+    check_all_seats,
+    check_venv,
+    gae_seats,
+    masks,
+    seat_rewards,
+    self_play_mode,
+    truncated_values,
+    variant_sizes,
+)
 
 __all__ = ["PPO", "Policy", "Rollout", "Settings", "gae", "load_policy", "save_policy", "train", "variant_sizes"]
 
-#: The learner's defaults: `TrainConfig`'s (the one place they are written), by field name.
-_D = {f.name: f.default if f.default is not dataclasses.MISSING else tuple(f.default_factory())  # type: ignore[misc]
-      for f in dataclasses.fields(TrainConfig) if f.default is not dataclasses.MISSING or f.name == "net_arch"}
 
+# --- rollouts ------------------------------------------------------------------------------------------------
+class Rollout:
+    """The rollout buffers of `n_steps` x N decisions, allocated once, and the loop that fills them.
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Settings:
-    """The learner's settings (`train`'s keywords), checked once: total_steps (learner decisions, rounded up to whole
-    rollouts), n_steps (steps per table a rollout), minibatch, epochs, lr (decayed linearly to 0 with `anneal_lr`,
-    by whichever of the steps and `max_seconds` budgets is further spent), ent_coef, gamma, gae_lambda, clip,
-    hidden, seed (weights, sampling, minibatch order; the env has its own), vf_coef, vf_clip (in scaled return
-    units; None: none), max_grad_norm (per network), reward_scale (None: 1 / the std of the first rollout's
-    discounted returns), device ("cpu", "cuda", "cuda:N", "auto": the networks; env and buffers stay on the host),
-    init (a `Policy` to start from, `load_policy`), critic_warmup (first steps that train the critic alone),
-    privileged_critic, action_table, precision ("fp32", "bf16": forward passes under bfloat16 autocast;
-    `benchmarks/bench_precision.py`). Defaults: `TrainConfig`'s fields of those meanings.
-
-    Raises:
-        ValueError: a count below 1, a `max_seconds` not above 0, a `reward_scale` that is no finite number > 0.
+    Numpy arrays `(T, N, ...)`; `obs_t`, `mask_t`, `act_t`, `logp_t` are torch tensors sharing their memory. After
+    `collect`: `rew[t]` the reward of decision t (to its seat), `done[t]` the episode ended with it, `boot[t]` the
+    critic's value of a truncated episode's last observation (0 elsewhere), `last_values` the value after the last
+    step, `player` the seat to move at each observation (`all_seats`).
     """
 
-    total_steps: int
-    n_steps: int = _D["n_steps"]
-    minibatch: int = _D["batch_size"]
-    epochs: int = _D["n_epochs"]
-    lr: float = _D["learning_rate"]
-    ent_coef: float = _D["ent_coef"]
-    gamma: float = _D["gamma"]
-    gae_lambda: float = _D["gae_lambda"]
-    clip: float = _D["clip_range"]
-    hidden: Sequence[int] = _D["net_arch"]
-    seed: int = 0
-    vf_coef: float = 0.5
-    vf_clip: float | None = _D["vf_clip"]
-    max_grad_norm: float = 0.5
-    reward_scale: float | None = None
-    anneal_lr: bool = True
-    device: str | torch.device = _D["device"]
-    max_seconds: float | None = None
-    init: Policy | None = None
-    critic_warmup: int = 0
-    privileged_critic: bool = False
-    action_table: bool = False
-    precision: str = _D["precision"]
+    def __init__(self, venv: Any, n_steps: int, zero_sum: bool | str, privileged: int = 0, keys: bool = False):
+        T, n = int(n_steps), int(venv.num_envs)
+        D, A = int(venv.single_observation_space.shape[0]), int(venv.single_action_space.n)
+        # zero_sum: True / "flip" two-seat sign flips, "seats" per-seat trajectories, False / "one" one learner
+        mode = ("flip" if zero_sum else "one") if isinstance(zero_sum, bool) else zero_sum
+        self.mode, self.seats = mode, mode == "seats"
+        self.venv, self.T, self.n, self.zero_sum = venv, T, n, mode in ("flip", "seats")
+        if self.seats and privileged:
+            raise NotImplementedError("an asymmetric critic with per-seat self-play (more than two seats, or seats "
+                                      "with their own returns) is not supported: drop --privileged-critic")
+        self.obs = np.zeros((T, n, D), np.float32)
+        self.priv = np.zeros((T, n, privileged), np.float32)  # an asymmetric critic's rows (width 0: none)
+        self.priv_t = torch.from_numpy(self.priv)
+        self.mask = np.zeros((T, n, A), np.bool_)
+        # an action table's keys of each observation (`Policy.keys`), computed once as the samples are collected
+        self.keys = np.zeros((T, n, A) if keys else (T, n, 0), np.int16)
+        self.keys_t = torch.from_numpy(self.keys)
+        self.act, self.done = np.zeros((T, n), np.int64), np.zeros((T, n), np.bool_)
+        self.logp, self.val, self.rew, self.boot = (np.zeros((T, n), np.float32) for _ in range(4))
+        self.player = np.zeros((T + 1, n), np.int64)
+        self.last_values = np.zeros(n, np.float32)
+        P = int(getattr(venv, "num_players", 1)) if self.seats else 0
+        self.rew_all = np.zeros((T, n, P), np.float32)  # per-seat self-play: every seat's reward of each step
+        self.last_seat_values = np.zeros((n, P), np.float32)
+        self.obs_t, self.mask_t, self.act_t, self.logp_t = (
+            torch.from_numpy(b) for b in (self.obs, self.mask, self.act, self.logp))
+        self.next_obs, self.info = venv.reset()
+        self.next_priv = venv.privileged_observations() if privileged else None
+        self.next_player = np.zeros(n, np.int64)  # the seat to move at `next_obs` (all_seats)
+        if self.zero_sum:
+            check_all_seats(venv, self.info, mode)
+            self.next_player[:] = self.info["current_player"]
 
-    def __post_init__(self) -> None:
-        for name in ("total_steps", "n_steps", "minibatch", "epochs"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        if self.max_seconds is not None and not self.max_seconds > 0:
-            raise ValueError(f"max_seconds must be > 0 or None, got {self.max_seconds!r}")
-        if self.reward_scale is not None and not (np.isfinite(float(self.reward_scale)) and self.reward_scale > 0):
-            raise ValueError(f"reward_scale must be a finite number > 0 or None, got {self.reward_scale!r}")
+    def collect(self, policy: Policy, generator: torch.Generator,
+                device: torch.device | None = None) -> tuple[list[float], list[int]]:
+        """Play `n_steps` decisions at every table; returns the (returns, lengths) of the episodes that ended.
+
+        With a `device` other than the CPU, each step's observations and masks go to it and the actions,
+        log-probabilities and values come back: the buffers stay numpy arrays in host memory."""
+        venv, rows = self.venv, np.arange(self.n)
+        device = device or torch.device("cpu")
+        ep_returns: list[float] = []
+        ep_lengths: list[int] = []
+        policy.eval()
+        self.player[0] = self.next_player
+        privileged = self.next_priv is not None
+        for t in range(self.T):
+            self._act(t, policy, generator, device)
+            self.next_obs, reward, term, trunc, info = venv.step(self.act[t])
+            self.info = info
+            if privileged:
+                self.next_priv = venv.privileged_observations()
+            self.done[t] = np.logical_or(term, trunc)
+            if self.zero_sum:
+                seat_reward = seat_rewards(venv, info)
+                self.rew[t] = seat_reward[rows, self.player[t]]
+                if self.seats:
+                    self.rew_all[t] = seat_reward
+                self.player[t + 1] = info["current_player"]
+            else:
+                self.rew[t] = reward
+            self.boot[t] = 0.0
+            cut = np.flatnonzero(np.logical_and(trunc, np.logical_not(term)))
+            if cut.size:  # a truncated episode is valued from its last observation, not the new deal
+                self.boot[t, cut] = self._final_values(t, cut, policy, device)
+            if "_tabletop_episode" in info:
+                ended = np.flatnonzero(info["_tabletop_episode"])
+                ep_returns += np.asarray(info["tabletop_episode"]["r"])[ended].tolist()
+                ep_lengths += np.asarray(info["tabletop_episode"]["l"])[ended].tolist()
+        self.next_player[:] = self.player[self.T]
+        with torch.no_grad():
+            last = torch.from_numpy(np.asarray(self.next_obs, np.float32)).to(device)
+            priv = torch.from_numpy(self.next_priv).to(device) if privileged else None
+            value = policy.value(last, priv) if privileged else policy.value(last)
+            self.last_values = value.cpu().numpy()
+            if self.seats:  # every seat's value of the last position, from its own view
+                for p in range(self.last_seat_values.shape[1]):
+                    seen = np.asarray(venv.observe(rows, np.full(self.n, p, np.int64)), np.float32)
+                    self.last_seat_values[:, p] = policy.value(torch.from_numpy(seen).to(device)).cpu().numpy()
+        return ep_returns, ep_lengths
+
+    def _act(self, t: int, policy: Policy, generator: torch.Generator, device: torch.device) -> None:
+        """Record decision t's observation, mask (and privileged rows, action keys); sample its action and value."""
+        self.obs[t] = self.next_obs
+        self.mask[t] = masks(self.venv, self.info)
+        privileged = self.next_priv is not None
+        if privileged:
+            self.priv[t] = self.next_priv
+        keys = None
+        if self.keys.shape[2]:
+            self.keys[t] = policy.keys(self.obs[t])
+            keys = self.keys_t[t].to(device)
+        with torch.no_grad():
+            obs, mask = self.obs_t[t].to(device), self.mask_t[t].to(device)
+            action, logp = policy.act(obs, mask, generator, keys=keys)
+            value = policy.value(obs, self.priv_t[t].to(device)) if privileged else policy.value(obs)
+            self.val[t] = value.cpu().numpy()
+        self.act[t] = action.cpu().numpy()
+        self.logp[t] = logp.cpu().numpy()
+
+    def _final_values(self, t: int, cut: np.ndarray, policy: Policy, device: torch.device) -> np.ndarray:
+        """The critic's value of the last observation of each episode step t truncated (tables `cut`), for the seat
+        of step t (`train.seats.truncated_values`)."""
+        if self.next_priv is not None:
+            raise NotImplementedError("an asymmetric critic cannot value a truncated episode's last "
+                                      "observation (the env gives no privileged rows of it): run without "
+                                      "truncation (max_turns)")
+        final = np.stack([np.asarray(x, np.float32) for x in self.info["final_obs"][cut]])
+        with torch.no_grad():
+            v = policy.value(torch.from_numpy(final).to(device)).cpu().numpy()
+        return truncated_values(v, self.info, cut, self.player[t], self.mode)
+
+    def signs(self) -> np.ndarray | None:
+        """`all_seats`: +1 where a table's next decision is by the same seat, -1 where by the other; else None."""
+        if not self.zero_sum:
+            return None
+        return np.where(self.player[1:] == self.player[:-1], 1.0, -1.0).astype(np.float32)
+
+    def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+        """`gae` of the collected rollout (`gae_seats` in per-seat self-play): (advantages, returns)."""
+        if self.seats:
+            return gae_seats(self.rew_all, self.player[:-1], self.val, self.last_seat_values, self.done, gamma, lam)
+        return gae(self.rew, self.val, self.last_values, self.done, self.boot, gamma, lam, self.signs())
+
+    def returns_to_go(self, gamma: float) -> np.ndarray:
+        """The discounted returns-to-go of the collected rewards (values 0, lambda 1): what the reward scale reads."""
+        if self.seats:
+            zeros = np.zeros((self.n, self.rew_all.shape[2]), np.float32)
+            return gae_seats(self.rew_all, self.player[:-1], np.zeros_like(self.val), zeros, self.done, gamma, 1.0)[0]
+        zeros = np.zeros_like(self.val)
+        return gae(self.rew, zeros, zeros[0], self.done, zeros, gamma, 1.0, self.signs())[0]
+
+    def scale(self, k: float | np.ndarray) -> None:
+        """Multiply the collected rewards by `k` (one number, or one per table)."""
+        k = np.asarray(k, np.float32)
+        self.rew *= k
+        self.rew_all *= k[..., None]
 
 
-# --- advantages ---------------------------------------------------------------------------------------
+# --- advantages ----------------------------------------------------------------------------------------------
 def gae(rewards: np.ndarray, values: np.ndarray, last_values: np.ndarray, dones: np.ndarray, bootstrap: np.ndarray,
         gamma: float, lam: float, signs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Generalised advantage estimates and returns of a rollout `(T, N)` with same-step autoreset.
@@ -137,163 +238,7 @@ def gae(rewards: np.ndarray, values: np.ndarray, last_values: np.ndarray, dones:
     return adv, adv + values
 
 
-class Rollout:
-    """The rollout buffers of `n_steps` x N decisions, allocated once, and the loop that fills them.
-
-    Numpy arrays `(T, N, ...)`; `obs_t`, `mask_t`, `act_t`, `logp_t` are torch
-    tensors sharing their memory. After `collect`: `rew[t]` the reward of
-    decision t (to its seat), `done[t]` the episode ended with it, `boot[t]` the
-    critic's value of a truncated episode's last observation (0 elsewhere),
-    `last_values` the value after the last step, `player` the seat to move at
-    each observation (`all_seats`).
-    """
-
-    def __init__(self, venv: Any, n_steps: int, zero_sum: bool | str, privileged: int = 0, keys: bool = False):
-        T, n = int(n_steps), int(venv.num_envs)
-        D, A = int(venv.single_observation_space.shape[0]), int(venv.single_action_space.n)
-        # zero_sum: True / "flip" two-seat sign flips, "seats" per-seat trajectories, False / "one" one learner
-        mode = ("flip" if zero_sum else "one") if isinstance(zero_sum, bool) else zero_sum
-        self.seats = mode == "seats"
-        self.venv, self.T, self.n, self.zero_sum = venv, T, n, mode in ("flip", "seats")
-        if self.seats and privileged:
-            raise NotImplementedError("an asymmetric critic with per-seat self-play (more than two seats, or seats "
-                                      "with their own returns) is not supported: drop --privileged-critic")
-        self.obs = np.zeros((T, n, D), np.float32)
-        self.priv = np.zeros((T, n, privileged), np.float32)  # an asymmetric critic's rows (width 0: none)
-        self.priv_t = torch.from_numpy(self.priv)
-        self.mask = np.zeros((T, n, A), np.bool_)
-        # an action table's keys of each observation (`Policy.keys`), computed once as the samples are collected
-        self.keys = np.zeros((T, n, A) if keys else (T, n, 0), np.int16)
-        self.keys_t = torch.from_numpy(self.keys)
-        self.act = np.zeros((T, n), np.int64)
-        self.logp = np.zeros((T, n), np.float32)
-        self.val = np.zeros((T, n), np.float32)
-        self.rew = np.zeros((T, n), np.float32)
-        self.done = np.zeros((T, n), np.bool_)
-        self.boot = np.zeros((T, n), np.float32)
-        self.player = np.zeros((T + 1, n), np.int64)
-        self.last_values = np.zeros(n, np.float32)
-        P = int(getattr(venv, "num_players", 1)) if self.seats else 0
-        self.rew_all = np.zeros((T, n, P), np.float32)  # per-seat self-play: every seat's reward of each step
-        self.last_seat_values = np.zeros((n, P), np.float32)
-        self.obs_t, self.mask_t, self.act_t, self.logp_t = (
-            torch.from_numpy(b) for b in (self.obs, self.mask, self.act, self.logp))
-        self.next_obs, self.info = venv.reset()
-        self.next_priv = venv.privileged_observations() if privileged else None
-        self.next_player = np.zeros(n, np.int64)  # the seat to move at `next_obs` (all_seats)
-        if self.zero_sum:
-            check_all_seats(venv, self.info, mode)
-            self.next_player[:] = self.info["current_player"]
-
-    def collect(self, policy: Policy, generator: torch.Generator,
-                device: torch.device | None = None) -> tuple[list[float], list[int]]:
-        """Play `n_steps` decisions at every table; returns the (returns, lengths) of the episodes that ended.
-
-        With a `device` other than the CPU, each step's observations and masks go to it and the actions,
-        log-probabilities and values come back: the buffers stay numpy arrays in host memory."""
-        venv, rows = self.venv, np.arange(self.n)
-        device = device or torch.device("cpu")
-        ep_returns: list[float] = []
-        ep_lengths: list[int] = []
-        policy.eval()
-        self.player[0] = self.next_player
-        privileged = self.next_priv is not None
-        for t in range(self.T):
-            self.obs[t] = self.next_obs
-            self.mask[t] = masks(venv, self.info)
-            if privileged:
-                self.priv[t] = self.next_priv
-            keys = None
-            if self.keys.shape[2]:
-                self.keys[t] = policy.keys(self.obs[t])
-                keys = self.keys_t[t].to(device)
-            with torch.no_grad():
-                obs, mask = self.obs_t[t].to(device), self.mask_t[t].to(device)
-                action, logp = policy.act(obs, mask, generator, keys=keys)
-                value = policy.value(obs, self.priv_t[t].to(device)) if privileged else policy.value(obs)
-                self.val[t] = value.cpu().numpy()
-            self.act[t] = action.cpu().numpy()
-            self.logp[t] = logp.cpu().numpy()
-            self.next_obs, reward, term, trunc, info = venv.step(self.act[t])
-            self.info = info
-            if privileged:
-                self.next_priv = venv.privileged_observations()
-            self.done[t] = np.logical_or(term, trunc)
-            if self.zero_sum:
-                if "rewards" not in info or "current_player" not in info:
-                    raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[0]} and "
-                                              f"{ALL_SEATS_KEYS[1]} from every step; {type(venv).__name__} gave "
-                                              f"{', '.join(k for k in ('rewards', 'current_player') if k not in info)} "
-                                              "no value")
-                seat_rewards = np.asarray(info["rewards"], np.float32)
-                self.rew[t] = seat_rewards[rows, self.player[t]]
-                if self.seats:
-                    self.rew_all[t] = seat_rewards
-                self.player[t + 1] = info["current_player"]
-            else:
-                self.rew[t] = reward
-            self.boot[t] = 0.0
-            cut = np.flatnonzero(np.logical_and(trunc, np.logical_not(term)))
-            if cut.size:  # a truncated episode is valued from its last observation, not the new deal
-                if privileged:
-                    raise NotImplementedError("an asymmetric critic cannot value a truncated episode's last "
-                                              "observation (the env gives no privileged rows of it): run without "
-                                              "truncation (max_turns)")
-                final = np.stack([np.asarray(x, np.float32) for x in info["final_obs"][cut]])
-                with torch.no_grad():
-                    v = policy.value(torch.from_numpy(final).to(device)).cpu().numpy()
-                if self.seats:
-                    v[:] = 0.0  # per-seat self-play values every seat's truncated episode at 0 (`gae_seats`)
-                elif self.zero_sum:
-                    fin = info.get("final_info", {})
-                    if "current_player" not in fin:
-                        raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[2]}")
-                    v = np.where(np.asarray(fin["current_player"])[cut] == self.player[t, cut], v, -v)
-                self.boot[t, cut] = v
-            if "_tabletop_episode" in info:
-                ended = np.flatnonzero(info["_tabletop_episode"])
-                ep_returns += np.asarray(info["tabletop_episode"]["r"])[ended].tolist()
-                ep_lengths += np.asarray(info["tabletop_episode"]["l"])[ended].tolist()
-        self.next_player[:] = self.player[self.T]
-        with torch.no_grad():
-            last = torch.from_numpy(np.asarray(self.next_obs, np.float32)).to(device)
-            priv = torch.from_numpy(self.next_priv).to(device) if privileged else None
-            value = policy.value(last, priv) if privileged else policy.value(last)
-            self.last_values = value.cpu().numpy()
-            if self.seats:  # every seat's value of the last position, from its own view
-                for p in range(self.last_seat_values.shape[1]):
-                    seen = np.asarray(venv.observe(rows, np.full(self.n, p, np.int64)), np.float32)
-                    self.last_seat_values[:, p] = policy.value(torch.from_numpy(seen).to(device)).cpu().numpy()
-        return ep_returns, ep_lengths
-
-    def signs(self) -> np.ndarray | None:
-        """`all_seats`: +1 where a table's next decision is by the same seat, -1 where by the other; else None."""
-        if not self.zero_sum:
-            return None
-        return np.where(self.player[1:] == self.player[:-1], 1.0, -1.0).astype(np.float32)
-
-    def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
-        """`gae` of the collected rollout (`gae_seats` in per-seat self-play): (advantages, returns)."""
-        if self.seats:
-            return gae_seats(self.rew_all, self.player[:-1], self.val, self.last_seat_values, self.done, gamma, lam)
-        return gae(self.rew, self.val, self.last_values, self.done, self.boot, gamma, lam, self.signs())
-
-    def returns_to_go(self, gamma: float) -> np.ndarray:
-        """The discounted returns-to-go of the collected rewards (values 0, lambda 1): what the reward scale reads."""
-        if self.seats:
-            zeros = np.zeros((self.n, self.rew_all.shape[2]), np.float32)
-            return gae_seats(self.rew_all, self.player[:-1], np.zeros_like(self.val), zeros, self.done, gamma, 1.0)[0]
-        zeros = np.zeros_like(self.val)
-        return gae(self.rew, zeros, zeros[0], self.done, zeros, gamma, 1.0, self.signs())[0]
-
-    def scale(self, k: float | np.ndarray) -> None:
-        """Multiply the collected rewards by `k` (one number, or one per table)."""
-        k = np.asarray(k, np.float32)
-        self.rew *= k
-        self.rew_all *= k[..., None]
-
-
-# --- training ------------------------------------------------------------------------------------------------
+# --- the update and the loop ----------------------------------------------------------------------------------
 class PPO:
     """One PPO run on `venv`, an update at a time: `update()` collects a rollout of `n_steps` x N decisions and
     learns from it; `state()` is everything the run is (weights, optimiser, generators, the step count, the reward
@@ -386,11 +331,9 @@ class PPO:
         b_obs, b_mask = buf.obs_t.view(batch, D).to(dev), buf.mask_t.view(batch, A).to(dev)
         b_act, b_logp = buf.act_t.view(batch).to(dev), buf.logp_t.view(batch).to(dev)
         b_adv, b_ret = torch.from_numpy(adv_buf).view(batch).to(dev), torch.from_numpy(ret_buf).view(batch).to(dev)
-        b_val = torch.from_numpy(buf.val).view(batch).to(dev)
-        b_priv = buf.priv_t.view(batch, buf.priv.shape[2]).to(dev)
+        b_val, b_priv = torch.from_numpy(buf.val).view(batch).to(dev), buf.priv_t.view(batch, buf.priv.shape[2]).to(dev)
         b_keys = buf.keys_t.view(batch, buf.keys.shape[2]).to(dev)
-        stats: dict[str, list[torch.Tensor]] = {k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl",
-                                                                 "clipfrac")}
+        stats: list[tuple[torch.Tensor, ...]] = []  # (pg_loss, v_loss, entropy, approx_kl, clipfrac) a minibatch
         clip = self.settings.clip
         for _ in range(self.settings.epochs):
             order = torch.from_numpy(self.rng.permutation(batch)).to(dev)
@@ -424,60 +367,19 @@ class PPO:
                 nn.utils.clip_grad_norm_(policy.critic.parameters(), self.settings.max_grad_norm)
                 self.optimizer.step()
                 with torch.no_grad():  # kept as tensors: one transfer per update, not five per minibatch
-                    stats["pg_loss"].append(pg_loss.detach())
-                    stats["v_loss"].append(v_loss.detach())
-                    stats["entropy"].append(entropy.detach())
-                    stats["approx_kl"].append(((ratio - 1) - log_ratio).mean())
-                    stats["clipfrac"].append(((ratio - 1).abs() > clip).float().mean())
-        return {k: float(v) for k, v in zip(stats, torch.stack([torch.stack(v).mean() for v in stats.values()])
-                                            .cpu().tolist())}
+                    stats.append((pg_loss.detach(), v_loss.detach(), entropy.detach(),
+                                  ((ratio - 1) - log_ratio).mean(), ((ratio - 1).abs() > clip).float().mean()))
+        means = torch.stack([torch.stack(v).mean() for v in zip(*stats)]).cpu().tolist()
+        return {k: float(v) for k, v in zip(("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac"), means)}
 
     def state(self) -> dict[str, Any]:
-        """Everything the run is after its last update: `{"numbers": JSON-able, "tensors": tensors,
-        "arrays": numpy arrays}` (weights and optimiser; generators; every table's game, `envs.core.vector_state`)."""
-        from envs.core.vector_state import vector_state
-
-        buf = self.buf
-        arrays = {f"venv/{k}": v for k, v in vector_state(self.venv).items()}
-        arrays.update({"rollout/next_obs": np.array(buf.next_obs, np.float32),
-                       "rollout/next_player": buf.next_player.copy(),
-                       "rollout/mask": np.asarray(masks(self.venv, buf.info), np.bool_)})
-        numbers = {"steps": self.steps, "update": self.update_index, "wall_s": self.wall(),
-                   "reward_scale": self.reward_scale, "rng": self.rng.bit_generator.state}
-        tensors = {"policy": self.policy.state_dict(), "optimizer": self.optimizer.state_dict(),
-                   "generator": self.gen.get_state()}
-        return {"numbers": numbers, "tensors": tensors, "arrays": arrays}
+        """Everything the run is after its last update (`train.checkpoint.learner_state`)."""
+        return learner_state(self)
 
     def load_state(self, state: dict[str, Any]) -> None:
-        """Put `state()`'s output back (into a run built with the same env, settings and seed).
-
-        Raises:
-            ValueError: one line, if it does not fit this run."""
-        from envs.core.vector_state import load_vector_state
-
-        numbers, tensors, arrays = state["numbers"], state["tensors"], state["arrays"]
-        steps, update = numbers.get("steps"), numbers.get("update")
-        if (not isinstance(update, int) or isinstance(update, bool) or not 0 <= update <= self.updates
-                or steps != update * self.batch):
-            raise ValueError(f"the checkpoint says {steps!r} steps in {update!r} updates; this run makes "
-                             f"{self.batch:,} steps an update, {self.updates:,} updates in all")
-        try:
-            self.policy.load_state_dict(tensors["policy"])
-            self.optimizer.load_state_dict(tensors["optimizer"])
-            self.gen.set_state(tensors["generator"])
-            self.rng.bit_generator.state = numbers["rng"]
-            load_vector_state(self.venv, {k[5:]: v for k, v in arrays.items() if k.startswith("venv/")})
-        except (KeyError, TypeError, RuntimeError) as e:
-            raise ValueError(f"the checkpoint does not fit this run ({type(e).__name__}: {str(e)[:200]})") from None
-        buf = self.buf
-        buf.next_obs = np.array(arrays["rollout/next_obs"], np.float32)
-        buf.next_player[:] = arrays["rollout/next_player"]
-        buf.info = {"action_mask": np.asarray(arrays["rollout/mask"])}
-        if buf.next_priv is not None:
-            buf.next_priv = self.venv.privileged_observations()
-        self.steps, self.update_index = int(numbers["steps"]), int(numbers["update"])
-        self.wall_before, self.start = float(numbers["wall_s"]), time.perf_counter()
-        self.reward_scale = None if numbers["reward_scale"] is None else float(numbers["reward_scale"])
+        """Put `state()`'s output back, into a run built with the same env, settings and seed
+        (`train.checkpoint.load_learner_state`: a ValueError of one line if it does not fit)."""
+        load_learner_state(self, state)
 
 
 def train(venv: Any, *, total_steps: int, log_every: int = 1,
@@ -487,9 +389,7 @@ def train(venv: Any, *, total_steps: int, log_every: int = 1,
 
     Args:
         venv: a Gymnasium `VectorEnv`, same-step autoreset, `Discrete` actions, a flat observation;
-            `venv.control == "all_seats"` selects self-play (see the module docstring): sign flips in a
-            two-player zero-sum game, per-seat trajectories with more seats or seats of their own returns, one
-            team policy in a cooperative game (The Game).
+            `venv.control == "all_seats"` selects self-play (`train.seats.self_play_mode`).
         total_steps: learner decisions to collect (rounded up to whole rollouts).
         log_every: print a line every this many updates (0: never).
         callback: `callback(entry, policy)` after every update, with the history entry; returning

@@ -130,3 +130,35 @@ def variant_sizes(venv: Any) -> list[int]:
         return [int(k) for k in sizes]
     return [int(venv.num_envs)]
 
+
+
+def seat_rewards(venv: Any, info: dict[str, Any]) -> np.ndarray:
+    """`all_seats`: every seat's reward of a step, float32 `(N, P)`, from the step's `info`.
+
+    Raises:
+        NotImplementedError: naming the keys the step's `info` lacks."""
+    if "rewards" not in info or "current_player" not in info:
+        raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[0]} and "
+                                  f"{ALL_SEATS_KEYS[1]} from every step; {type(venv).__name__} gave "
+                                  f"{', '.join(k for k in ('rewards', 'current_player') if k not in info)} "
+                                  "no value")
+    return np.asarray(info["rewards"], np.float32)
+
+
+def truncated_values(values: np.ndarray, info: dict[str, Any], cut: np.ndarray, players: np.ndarray,
+                     mode: str) -> np.ndarray:
+    """The bootstrap of the tables `cut` whose episodes a step truncated, from the critic's `values` of their last
+    observations, for the seats `players` (`(N,)`) that took the step: as they are with one learner seat ("one"),
+    0 in per-seat self-play ("seats": `gae_seats` values a truncated episode at 0), negated where the seat to move
+    at the last observation is the other one ("flip").
+
+    Raises:
+        NotImplementedError: "flip" with no `info["final_info"]["current_player"]`."""
+    if mode == "seats":
+        values[:] = 0.0
+    elif mode == "flip":
+        fin = info.get("final_info", {})
+        if "current_player" not in fin:
+            raise NotImplementedError(f"control='all_seats' self-play needs {ALL_SEATS_KEYS[2]}")
+        values = np.where(np.asarray(fin["current_player"])[cut] == players[cut], values, -values)
+    return values
