@@ -19,7 +19,7 @@ def _both(**case):
 
 
 @pytest.mark.parametrize("case", [
-    dict(agent_ids=["primi_composti/learned", "primi_composti/minimax?depth=4"], games=16, seed=3),
+    dict(agent_ids=["primi_composti/learned", "primi_composti/minimax?depth=4"], games=10, seed=3),
     dict(agent_ids=["primi_composti/greedy_rand", "primi_composti/learned-v2"], games=12, seed=1,
          options={"version": 2}),
     dict(agent_ids=["primi_composti/learned-v2", "primi_composti/learned-v2"], games=6, seed=2,
@@ -35,7 +35,7 @@ def test_paired_student_gives_the_python_figures():
     from evaluate.paired import run_paired
 
     case = dict(game_name="primi_composti", a_id="primi_composti/learned", b_id="primi_composti/greedy_rand",
-                against="primi_composti/minimax?depth=4", games=10, seed=4)
+                against="primi_composti/minimax?depth=4", games=6, seed=4)
     py = run_paired(**case, engine="python").to_dict()
     result = run_paired(**case)
     assert result.engine == "compiled"
