@@ -14,7 +14,7 @@ vector env with its own kernels and with its opponents' (`agents.part(game).kern
 its compiled tournaments (`compiled_games`), each under every option set of `kernel_variants`, then its `warm_up`
 command lines (search players). Each job plays a tiny piece of the public API (a vector env's reset and step, a
 two-game tournament, one search game) and so compiles the signatures the package's own calls use. A job's failure
-fails the script (exit 1) with the job named: the suite would fail on it too. Prints each job's wall time and the total.
+fails the script (exit 1) with the job named: the suite would fail on it too. Prints each job's wall and CPU time and the total.
 """
 
 from __future__ import annotations
@@ -112,13 +112,14 @@ def _on_path() -> None:
         sys.path.insert(0, ROOT)
 
 
-def _run(job: Job) -> tuple[str, float]:
-    t0 = time.perf_counter()
+def _run(job: Job) -> tuple[str, float, float]:
+    """Run `job`: its name, wall time and CPU time (the CPU time says what a job costs on a busy machine)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         job.run(*job.args, **job.kwargs)
     except SystemExit as e:  # a job's exit would end the pool's worker without a word
         raise RuntimeError(f"exit {e.code}") from None
-    return job.name, time.perf_counter() - t0
+    return job.name, time.perf_counter() - t0, time.process_time() - c0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         futures = {pool.submit(_run, j): j.name for j in todo}
         for fut in cf.as_completed(futures):
             try:
-                name, dt = fut.result()
-                print(f"{dt:7.1f} s  {name}", flush=True)
+                name, dt, cpu = fut.result()
+                print(f"{dt:7.1f} s  ({cpu:6.1f} s CPU)  {name}", flush=True)
             except Exception as e:  # noqa: BLE001 - name the job, go on with the others
                 failed += 1
                 print(f"FAILED  {futures[fut]}: {type(e).__name__}: {e}", flush=True)

@@ -16,6 +16,9 @@ from envs.core.game import IllegalActionError
 GAMES = envs.available_games()
 SMALL = {"roborally": {"board": "tiny", "num_robots": 2}}
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 def _good(a: int) -> list:
     return [

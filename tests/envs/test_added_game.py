@@ -29,6 +29,9 @@ from examples.tictactoe.spec import SPEC
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "TABLETOP_RL_GAMES": "examples.tictactoe.spec:SPEC", "PYTHONPATH": str(ROOT)}
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 @pytest.fixture(scope="module", autouse=True)
 def tictactoe_registered():

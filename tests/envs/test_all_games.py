@@ -17,6 +17,9 @@ from envs.core.game import IllegalActionError, legal_mask
 GAMES = envs.available_games()
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 def test_simple_poker_is_available():
     assert "simple_poker" in GAMES

@@ -17,6 +17,9 @@ from envs.core.game import IllegalActionError
 GAMES = envs.available_games()
 SMALL = {"roborally": {"board": "tiny", "num_robots": 2}}  # RoboRally's default board is large: a small one here
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 def _make(game, wrapped=True, **kw):
     mod = envs.load(game)

@@ -11,6 +11,9 @@ import envs
 
 GAMES = envs.available_games()
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 @pytest.mark.parametrize("game", GAMES)
 def test_turn_based_aec_to_parallel_plays_whole_games(game):

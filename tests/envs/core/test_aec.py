@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from pettingzoo.test import api_test
 
 from envs.core.aec import GameAECEnv, make_env_fn
 from envs.simple_poker.encoding import SimplePokerEncoder
 from envs.simple_poker.rules import Config, SimplePokerGame
+
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
 
 
 class PokerWithPublicInfo(SimplePokerGame):

@@ -25,6 +25,9 @@ CONFIGS = [
     dict(num_players=4, rules="seed2022", reward="dense"),
 ]
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 @pytest.mark.parametrize("opts", CONFIGS)
 def test_api_raw_and_wrapped(opts):

@@ -63,6 +63,9 @@ CASES = [
     ("off6_player0", dict(num_players=6, round_starter="player0", return_chip=False), (28, 29)),
 ]
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 def choose(rng: np.random.Generator, legal, seed: int):
     """A random legal action: uniform for even seeds; for odd seeds quitting

@@ -5,10 +5,14 @@ the game there (`tests/evaluate/test_tournament_engines.py`)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import agents
 import envs
 from envs.core.single_agent import OpponentEnv
+
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
 
 
 def test_every_env_form_takes_the_games_move_limit_by_default():

@@ -29,6 +29,9 @@ CONFIGS = [
     {"observation_hints": True, "version": 2},
 ]
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 @pytest.mark.parametrize("kw", CONFIGS)
 def test_api_and_seed(kw):

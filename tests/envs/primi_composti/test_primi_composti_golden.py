@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from envs import primi_composti_v0
 
@@ -67,6 +68,9 @@ CASES = [
     ("v2_3p_trunc", dict(version=2, num_players=3, seat0_holds_two=False), True, 20, 0.0),
 ]
 EPISODES = 2
+
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
 
 
 def case_hashes(options: dict, wrapped: bool, max_turns: int | None, p_illegal: float, seed: int) -> list[str]:

@@ -28,6 +28,9 @@ CONFIGS = [
     dict(board="lasers", num_robots=2, max_turns=8, rules="seed"),
 ]
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 @pytest.mark.parametrize("opts", CONFIGS)
 def test_aec_api(opts):

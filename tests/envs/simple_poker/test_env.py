@@ -21,6 +21,9 @@ from aec_play import conformance  # noqa: E402
 
 CONFIGS = [dict(n=2, ante=1, bet=1), dict(n=3, ante=1, bet=2), dict(n=10, ante=1, bet=2), dict(n=5, ante=0.5, bet=0)]
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 @pytest.mark.parametrize("kw", CONFIGS)
 def test_api_and_seed(kw):

@@ -28,6 +28,9 @@ CONFIGS = [
     dict(num_players=7, rules="berger2024"),
 ]
 
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
+
 
 @pytest.mark.parametrize("options", CONFIGS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
 def test_api_and_seed(options):

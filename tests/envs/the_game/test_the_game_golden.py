@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from envs import the_game_v0
 
@@ -60,6 +61,9 @@ CASES = [
     ("greedy_ber7", dict(num_players=7, rules="berger2024"), False, None, -1.0),
 ]
 EPISODES = 2
+
+# Run again on the oldest supported PettingZoo (.ci/run): these tests exercise the PettingZoo-facing API.
+pytestmark = pytest.mark.pettingzoo_api
 
 
 def _greedy(raw: Any, legal: np.ndarray, rng: np.random.Generator) -> int:
