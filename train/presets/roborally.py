@@ -24,6 +24,17 @@ race_medium, and `roborally/learned` (the distilled robot fine-tuned with PPO) 0
         --n-envs 256 --n-steps 32 --minibatch 2048 --epochs 4 --hidden 128,128 --lr 0.001 --out runs/rr-scorer
 
 (docs/roborally.md, "Training"; docs/training.md, "Action scorers").
+
+A program scorer (one decision a turn: which of the hand's reduced programs to run, scored from each program's
+solo outcome; `envs/roborally/choice.py`, `agents/roborally/program.py`): the feature set `roborally_program`
+builds its own vector env (`ProgramChoiceEnv`, 32 candidates a decision) and needs program mode, which the saved
+policy then plays (`learned:RUN/policy` on the rules engine):
+
+    python -m train roborally --features roborally_program --option action_mode=program --option max_turns=60 \\
+        --also board=race_medium --also board=race_hard --also board=random:101 --also board=random:102 \\
+        --n-envs 32 --n-steps 32 --batch-size 1024 --n-epochs 4 --hidden 128,128 --learning-rate 0.0005
+
+(docs/roborally.md, "The program scorer").
 """
 
 PRESET = {
