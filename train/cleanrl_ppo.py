@@ -159,9 +159,8 @@ class Rollout:
         """The critic's value of the last observation of each episode step t truncated (tables `cut`), for the seat
         of step t (`train.seats.truncated_values`)."""
         if self.next_priv is not None:
-            raise NotImplementedError("an asymmetric critic cannot value a truncated episode's last "
-                                      "observation (the env gives no privileged rows of it): run without "
-                                      "truncation (max_turns)")
+            raise NotImplementedError("an asymmetric critic cannot value a truncated episode's last observation (the "
+                                      "env gives no privileged rows of it): run without truncation (max_turns)")
         final = np.stack([np.asarray(x, np.float32) for x in self.info["final_obs"][cut]])
         with torch.no_grad():
             v = policy.value(torch.from_numpy(final).to(device)).cpu().numpy()
@@ -203,14 +202,13 @@ def gae(rewards: np.ndarray, values: np.ndarray, last_values: np.ndarray, dones:
         rewards: `rewards[t]`, the reward of the decision at step t (to the seat that took it).
         values: the critic's value of the observation each decision was taken at.
         last_values: `(N,)`, the value of the observation after the last step.
-        dones: the episode ended with step t (terminated or truncated); the next
-            observation is then a new episode's, and nothing flows back across it.
-        bootstrap: the value of the ended episode's last observation where it was
-            truncated (0 where it terminated or did not end), from the seat of step t.
+        dones: the episode ended with step t (terminated or truncated); the next observation is then a new
+            episode's, and nothing flows back across it.
+        bootstrap: the value of the ended episode's last observation where it was truncated (0 where it terminated
+            or did not end), from the seat of step t.
         gamma, lam: discount and GAE lambda.
-        signs: +1 where a table's next decision is by the same seat as step t's,
-            -1 where it is by the other seat of a two-player zero-sum game (its
-            value is minus ours); None: all +1 (one learner seat).
+        signs: +1 where a table's next decision is by the same seat as step t's, -1 where it is by the other seat
+            of a two-player zero-sum game (its value is minus ours); None: all +1 (one learner seat).
 
     Returns:
         (advantages, returns = advantages + values), float32 `(T, N)`.
@@ -384,15 +382,15 @@ def train(venv: Any, *, total_steps: int, log_every: int = 1,
             `venv.control == "all_seats"` selects self-play (`train.seats.self_play_mode`).
         total_steps: learner decisions to collect (rounded up to whole rollouts).
         log_every: print a line every this many updates (0: never).
-        callback: `callback(entry, policy)` after every update, with the history entry; returning
-            False stops training.
+        callback: `callback(entry, policy)` after every update, with the history entry; returning False stops
+            training.
         log: where the progress lines go.
         **settings: `Settings`' fields but `total_steps`.
 
     Returns:
-        (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s,
-        the mean return and count of the episodes that ended, losses, entropy, approximate KL,
-        clip fraction, explained variance, learning rate).
+        (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s, the mean return and
+        count of the episodes that ended, losses, entropy, approximate KL, clip fraction, explained variance, learning
+        rate).
     """
     run = PPO(venv, Settings(total_steps=total_steps, **settings))
     history: list[dict[str, Any]] = []
