@@ -62,7 +62,7 @@ from evaluate.cli import Parser, check_outputs
 from evaluate.games import part as evaluation_part
 from evaluate.jsonio import write_figure
 from evaluate.jsonio import write_json as _write_json
-from evaluate.tournament import COMPILED_BLOCK, compiled_runner, deal_keys, seat_streams
+from evaluate.tournament import compiled_blocks, compiled_runner, compiling_first, deal_keys, progress_bar, seat_streams
 
 #: Elo points per Bradley–Terry unit.
 ELO = 400 / math.log(10)
@@ -368,6 +368,7 @@ def run_league(
     backend: Backend | None = None,
     engine: str = "auto",
     stop_on_interrupt: bool = False,
+    progress: bool | None = None,
 ) -> LeagueResult:
     """Play the round robin and fit the ratings.
 
@@ -385,38 +386,31 @@ def run_league(
             saved network it seats: `evaluate.tournament.compiled_runner`), `"python"` or `"compiled"`.
         stop_on_interrupt: on Ctrl-C (or SIGTERM raised as it) or a Ray worker lost on every retry, fit the
             finished deals (`extra["partial"]`: how many of how many; with none finished, the exception propagates).
+        progress: a tqdm bar of the deals played (`None`: only on a terminal), naming a first run's compilation.
     """
     if games < 2:
         raise ValueError(f"a league needs games >= 2 deals (intervals are over deals), got {games}")
     wall, cpu = time.perf_counter(), time.process_time()
     options = dict(options or {})
-    game = envs.make_game(game_name, **options)
-    n = game.num_players
-    entrants, left_out = league_entrants(game_name, game, options)
-    ids = list(dict.fromkeys(agent_ids or entrants))
-    if agent_ids:
-        left_out = {}  # the user chose the entrants
-    if len(ids) < 2:
-        raise ValueError(f"a league needs at least two distinct agents, got {ids}")
-    spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns, uuid.uuid4().hex)
-    copies = _copies_for(spec)
-    backend = backend if backend is not None else LocalBackend()
-    k = len(ids)
-    wins = np.zeros((games, k, k))
-    returns_sum = np.zeros(k)
-    returns_n = np.zeros(k, dtype=int)
-    games_n = np.zeros(k, dtype=int)
-    prints = _Fingerprints()
-    cooperative = envs.spec(game_name).cooperative
-    play = compiled_runner(game_name, game, ids, engine, max_turns, backend, [copies[i][0] for i in ids])
-    if play is None:
-        task, parts = play_league_deals, blocks(games, backend)
-    else:  # the compiled runner: blocks of deals (this process) or a backend's blocks, each task building it
-        task = play_league_compiled_deals
-        parts = blocks(games, backend) if backend.remote else [range(a, min(a + COMPILED_BLOCK, games))
-                                                               for a in range(0, games, COMPILED_BLOCK)]
-    d = _collect(backend.imap(functools.partial(task, spec), parts), wins, (returns_sum, returns_n, games_n), prints,
-                 stop_on_interrupt)
+    bar = progress_bar(games, f"{game_name} league", progress, unit="deal")  # from the first second
+    try:
+        game = envs.make_game(game_name, **options)
+        n = game.num_players
+        ids, left_out = _league_ids(game_name, game, options, agent_ids)
+        spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns, uuid.uuid4().hex)
+        copies = _copies_for(spec)
+        k = len(ids)
+        wins = np.zeros((games, k, k))
+        returns_sum = np.zeros(k)
+        returns_n = np.zeros(k, dtype=int)
+        games_n = np.zeros(k, dtype=int)
+        prints = _Fingerprints()
+        cooperative = envs.spec(game_name).cooperative
+        played, play = _league_blocks(spec, game, copies, games, engine, backend or LocalBackend())
+        d = _collect(compiling_first(played, play, game_name, bar), wins, (returns_sum, returns_n, games_n), prints,
+                     stop_on_interrupt, bar)
+    finally:
+        bar.close()
     planned, games, wins = games, d, wins[:d]
 
     total = wins.sum(axis=0)
@@ -451,10 +445,35 @@ def run_league(
                         resolved_options(game_name, options), left_out, exploit, gaps, notes, timing)
 
 
+def _league_ids(game_name: str, game: Any, options: dict[str, Any], agent_ids: list[str] | None
+                ) -> tuple[list[str], dict[str, str]]:
+    """The league's entrants (`agent_ids`, or the game's default pool) and the pool's left-out agents (none where
+    the user chose the entrants)."""
+    entrants, left_out = league_entrants(game_name, game, options)
+    ids = list(dict.fromkeys(agent_ids or entrants))
+    if len(ids) < 2:
+        raise ValueError(f"a league needs at least two distinct agents, got {ids}")
+    return ids, {} if agent_ids else left_out
+
+
+def _league_blocks(spec: LeagueSpec, game: Any, copies: dict[str, Any], games: int, engine: str,
+                   backend: Backend) -> tuple[Any, Any]:
+    """The played blocks of the league's `games` deals, in order, and the compiled runner (None: the Python engine):
+    one deal a task in this process on the Python engine (the bar moves deal by deal), `compiled_blocks` on the
+    compiled runner, a backend's blocks on a remote backend (each task building the compiled runner)."""
+    ids = list(spec.ids)
+    play = compiled_runner(spec.game_name, game, ids, engine, spec.max_turns, backend, [copies[i][0] for i in ids])
+    if play is None:
+        return backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend)), None
+    if backend.remote:
+        return backend.imap(functools.partial(play_league_compiled_deals, spec), blocks(games, backend)), play
+    return compiled_blocks(games, functools.partial(play_league_compiled_deals, spec)), play
+
+
 def _collect(results: Any, wins: np.ndarray, sums: tuple[np.ndarray, np.ndarray, np.ndarray], prints: Any,
-             stop_on_interrupt: bool) -> int:
+             stop_on_interrupt: bool, bar: Any = None) -> int:
     """Take the played blocks into `wins` (deal by deal), the returns' sums and counts and the games per agent
-    (`sums`), and the fingerprints; returns the deals taken. A stop (Ctrl-C, SIGTERM raised as it, a Ray worker
+    (`sums`), and the fingerprints, moving `bar` a block at a time; returns the deals taken. A stop (Ctrl-C, SIGTERM raised as it, a Ray worker
     lost on every retry) keeps the finished deals with `stop_on_interrupt` (else, or with none, it propagates)."""
     returns_sum, returns_n, games_n = sums
     d = 0
@@ -471,6 +490,8 @@ def _collect(results: Any, wins: np.ndarray, sums: tuple[np.ndarray, np.ndarray,
                         games_n[e] += 1
                     prints.add(d, lineup, ret)
                 d += 1
+            if bar is not None:
+                bar.update(len(block))
     except (KeyboardInterrupt, backends.WorkerLostError):  # keep the finished deals, as a tournament does
         if not (stop_on_interrupt and d):
             raise
@@ -707,7 +728,8 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         with backends.from_args(args) as backend:
             res = run_league(args.game, args.agents, games=args.games or 200, seed=args.seed, options=args.options,
-                             max_turns=args.max_turns, backend=backend, stop_on_interrupt=True)
+                             max_turns=args.max_turns, backend=backend, stop_on_interrupt=True,
+                             progress=False if args.no_progress else None)
     except ValueError as e:
         parser.error(str(e))
     print(format_league(res))

@@ -56,10 +56,10 @@ from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, fo
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
-    COMPILED_BLOCK,
     Watch,
     Watched,
     check_decks,
+    compiled_blocks,
     compiled_runner,
     compiling_first,
     cut_games_line,
@@ -417,8 +417,8 @@ def run_paired_many(game_name: str | envs.Variant, ids: Sequence[str], against: 
                 play_paired_compiled_deals, spec)
             parts = backend.imap(task, blocks(games, backend))
         else:
-            parts = (play_paired_compiled(play, game, seed, range(a, min(a + COMPILED_BLOCK, games)), k, team, decks,
-                                          max_turns) for a in range(0, games, COMPILED_BLOCK))
+            parts = compiled_blocks(games, lambda part: play_paired_compiled(play, game, seed, part, k, team, decks,
+                                                                             max_turns))
         per_deal = []
         try:
             for block in compiling_first(parts, play, game_name, bar):

@@ -186,8 +186,10 @@ class TournamentSpec:
 
 
 _SLOT = "tournament"  # the per-process slot of a tournament's game and entrants (`evaluate.backends.per_process`)
-#: Deals per call of a compiled runner (a few tenths of a second of games each).
+#: Most deals per call of a compiled runner in this process (a few tenths of a second of kernels' games).
 COMPILED_BLOCK = 1024
+#: Deals in the first call (`compiled_blocks`): a slow line-up of networks or searches shows its rate within seconds.
+FIRST_BLOCK = 8
 
 
 def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
@@ -475,6 +477,23 @@ def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
              np.asarray(turns[k], np.int64).reshape(rotations), None) for k in range(len(deals))]
 
 
+def compiled_blocks(deals: int, play_block: Any, start: int = 0, fast: float = 0.25, slow: float = 1.0) -> Any:
+    """`play_block(range)` of consecutive blocks covering deals `start` .. `start + deals - 1`, yielded in turn: a
+    first block of `FIRST_BLOCK` deals, then twice as many after a block that took under `fast` seconds (wall) and
+    half as many after one over `slow` (1 to `COMPILED_BLOCK`), so that a bar moves about every second whether
+    the runner plays 100,000 games a second (kernels) or 20 (a student whose features run searches). The figures
+    do not depend on the blocks: a deal's games and streams follow from the deal alone (as on a remote backend)."""
+    a, size = 0, FIRST_BLOCK
+    while a < deals:
+        part = range(start + a, start + min(a + size, deals))
+        t0 = time.perf_counter()
+        out = play_block(part)
+        took = time.perf_counter() - t0
+        a += len(part)
+        size = min(COMPILED_BLOCK, 2 * size) if took < fast else max(1, size // 2) if took > slow else size
+        yield out
+
+
 def play_compiled_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
     """`play_compiled` of the deals `deals` (one task of a remote backend: the runner built in its process)."""
     game, built = seated_for(spec)
@@ -583,9 +602,7 @@ def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
             play_compiled_deals, spec)
         results = backend.imap(task, parts)
     else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
-        step = COMPILED_BLOCK
-        results = (play_compiled(play, game, seed, rotations, range(start + a, start + min(a + step, planned)), decks)
-                   for a in range(0, planned, step))
+        results = compiled_blocks(planned, lambda part: play_compiled(play, game, seed, rotations, part, decks), start)
     try:
         for block in compiling_first(results, play, game_name, bar):
             done.extend(block)

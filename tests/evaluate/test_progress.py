@@ -102,3 +102,47 @@ def test_a_python_paired_run_moves_its_bar_game_by_game(monkeypatch):
     paired.run_paired("lama", "lama/first", "lama/second", "lama/first", games=2, progress=True, engine="python")
     assert [x for x in bar.told if isinstance(x, int)] == list(range(1, 17))
     assert "decision 1 of the game in play" in bar.told
+
+
+def test_a_league_shows_a_bar_of_deals(capsys):
+    """--league shows a bar of its deals from the start (the compiled runner here: kernels only); progress=False
+    draws nothing."""
+    from evaluate.league import run_league
+
+    result = run_league("lama", ["lama/first", "lama/third-retuned"], games=4, bootstrap=2, progress=True)
+    err = capsys.readouterr().err
+    assert "lama league" in err and "0/4" in err and "deal/s" in err
+    run_league("lama", ["lama/first", "lama/third-retuned"], games=4, bootstrap=2, progress=False)
+    assert capsys.readouterr().err == ""
+    assert result.deals == 4
+
+
+def test_compiled_blocks_start_small_then_follow_the_time_a_block_takes():
+    """`compiled_blocks` covers every deal once, in order: a first block of FIRST_BLOCK deals, doubled after a quick
+    block (up to COMPILED_BLOCK) and halved after a slow one (down to 1)."""
+    from evaluate.tournament import COMPILED_BLOCK, FIRST_BLOCK, compiled_blocks
+
+    quick = list(compiled_blocks(3000, lambda part: part, start=5, fast=float("inf")))
+    assert [d for part in quick for d in part] == list(range(5, 3005))
+    sizes = [len(part) for part in quick]
+    assert sizes[0] == FIRST_BLOCK and max(sizes) == COMPILED_BLOCK
+    assert all(b == min(2 * a, COMPILED_BLOCK) for a, b in zip(sizes, sizes[1:-1]))
+    slow = [len(part) for part in compiled_blocks(20, lambda part: part, fast=-1.0, slow=-1.0)]
+    assert slow[:4] == [FIRST_BLOCK, FIRST_BLOCK // 2, FIRST_BLOCK // 4, 1] and set(slow[3:]) == {1} and sum(slow) == 20
+
+
+def test_compiled_figures_do_not_depend_on_the_blocks(monkeypatch):
+    """A tournament and a paired run on the compiled engine give the same JSON in blocks of one or two deals as in
+    the default blocks, a sampling network's games included (its streams follow from the deal alone)."""
+    from evaluate import tournament
+    from evaluate.paired import run_paired
+
+    ids = ["lama/ppo-sb3", "lama/ppo", "lama/first", "lama/first"]
+    case = dict(games=48, seed=3, progress=False, records=True, engine="compiled")
+    pair = dict(game_name="lama", a_id="lama/ppo-sb3", b_id="lama/first", against="lama/first", games=5, seed=1,
+                engine="compiled")
+    whole, paired = run_tournament("lama", ids, **case).to_dict(), run_paired(**pair).to_dict()
+    monkeypatch.setattr(tournament, "FIRST_BLOCK", 1)
+    monkeypatch.setattr(tournament, "COMPILED_BLOCK", 2)
+    assert run_tournament("lama", ids, **case).to_dict() == whole
+    assert run_paired(**pair).to_dict() == paired
