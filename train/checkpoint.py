@@ -160,7 +160,8 @@ def read_checkpoint(out: str) -> tuple[dict[str, Any], dict[str, Any]]:
     if not os.path.isdir(out):
         raise ValueError(f"no run folder {out!r} to resume")
     if not os.path.exists(path):
-        done = os.path.exists(os.path.join(out, "model.zip"))
+        # every method writes config.json when its run completes (the SB3 learner's older runs: model.zip)
+        done = any(os.path.exists(os.path.join(out, f)) for f in ("config.json", "model.zip"))
         raise ValueError(f"{out!r} has no checkpoint to resume" + (" (the run is complete)" if done else ""))
     try:
         with open(path, encoding="utf-8") as f:

@@ -1,6 +1,7 @@
 """`python -m train GAME` (the default learner on the compiled vector env) stopped by SIGTERM and resumed with
 `--resume` ends with exactly the weights, history and final figures of the same run left alone: against fixed
-opponents with curve points, in a league of its own snapshots, and alone (The Game solo)."""
+opponents with curve points, in a league of its own snapshots, and alone (The Game solo); so does one killed after
+its last periodic checkpoint."""
 
 from __future__ import annotations
 
@@ -121,6 +122,52 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, mo
         seated = {k for reg in league["slots"][0] for k in reg if k is not None}
         assert seated - set(league["pool"]), "no snapshot outside the pool is seated: the slots' restore is untested"
         assert a["provenance"]["league"] == {"every": 128, "baselines": ["random"], "size": 1}
+
+
+class _Killed(BaseException):
+    """A SIGKILL's end of the process: nothing after it runs (no checkpoint, no handler, no files)."""
+
+
+@pytest.mark.slow
+def test_a_run_killed_after_its_last_checkpoint_resumes_to_the_run_left_alone(tmp_path, monkeypatch, capsys):
+    """Killed in its third update (checkpoints after the second and fourth), the run's folder keeps the second's
+    checkpoint; --resume goes on from there and ends with the weights and history of the run left alone; resuming
+    it again says the run is complete."""
+    run = [*CASES["lama"], *SMALL, "--checkpoint-every", "256", "--final-eval-games", "0"]
+    alone, killed = str(tmp_path / "alone"), str(tmp_path / "killed")
+    assert main([*run, "--out", alone]) == 0
+
+    real = vector_ppo.learner_for
+
+    def learner_for(cfg, venv, start=None):
+        ppo = real(cfg, venv, start)
+        update = ppo.update
+
+        def dies_in_the_third():
+            entry = update()  # the tables and the learner move past the checkpoint, then the process is gone
+            if entry["update"] == 3:
+                raise _Killed
+            return entry
+
+        ppo.update = dies_in_the_third
+        return ppo
+
+    monkeypatch.setattr(vector_ppo, "learner_for", learner_for)
+    with pytest.raises(_Killed):
+        main([*run, "--out", killed])
+    monkeypatch.undo()
+    state, _ = read_checkpoint(killed)
+    assert state["step"] == 256 and len(state["history"]) == 2
+    assert not os.path.exists(os.path.join(killed, "history.csv"))
+
+    assert main(["--resume", killed, "--no-progress"]) == 0
+    assert _weights(killed) == _weights(alone)
+    assert _history(killed) == _history(alone) and len(_history(alone)) == 5
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main(["--resume", killed, "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and "(the run is complete)" in err[0], err
 
 
 @pytest.mark.parametrize("edit,says", [
