@@ -117,18 +117,25 @@ def test_a_league_shows_a_bar_of_deals(capsys):
     assert result.deals == 4
 
 
-def test_compiled_blocks_start_small_then_follow_the_time_a_block_takes():
-    """`compiled_blocks` covers every deal once, in order: a first block of FIRST_BLOCK deals, doubled after a quick
-    block (up to COMPILED_BLOCK) and halved after a slow one (down to 1)."""
+def test_compiled_blocks_start_small_then_follow_the_rate_of_the_last_block():
+    """`compiled_blocks` covers every deal once, in order: a first block of FIRST_BLOCK deals, then as many as the
+    last block's rate plays in `target` seconds (COMPILED_BLOCK at most, 1 at least)."""
+    import time
+
     from evaluate.tournament import COMPILED_BLOCK, FIRST_BLOCK, compiled_blocks
 
-    quick = list(compiled_blocks(3000, lambda part: part, start=5, fast=float("inf")))
+    quick = list(compiled_blocks(3000, lambda part: part, start=5, target=float("inf")))
     assert [d for part in quick for d in part] == list(range(5, 3005))
-    sizes = [len(part) for part in quick]
-    assert sizes[0] == FIRST_BLOCK and max(sizes) == COMPILED_BLOCK
-    assert all(b == min(2 * a, COMPILED_BLOCK) for a, b in zip(sizes, sizes[1:-1]))
-    slow = [len(part) for part in compiled_blocks(20, lambda part: part, fast=-1.0, slow=-1.0)]
-    assert slow[:4] == [FIRST_BLOCK, FIRST_BLOCK // 2, FIRST_BLOCK // 4, 1] and set(slow[3:]) == {1} and sum(slow) == 20
+    assert [len(part) for part in quick[:3]] == [FIRST_BLOCK, COMPILED_BLOCK, COMPILED_BLOCK]
+    slow = [len(part) for part in compiled_blocks(20, lambda part: part, target=0.0)]
+    assert slow[0] == FIRST_BLOCK and set(slow[1:]) == {1} and sum(slow) == 20
+
+    def ten_ms_a_deal(part):
+        time.sleep(0.01 * len(part))
+        return part
+
+    sizes = [len(part) for part in compiled_blocks(60, ten_ms_a_deal, target=0.2)]
+    assert sizes[0] == FIRST_BLOCK and all(5 <= s <= 20 for s in sizes[1:-1])  # about 0.2 s / 10 ms
 
 
 def test_compiled_figures_do_not_depend_on_the_blocks(monkeypatch):
