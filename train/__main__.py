@@ -114,9 +114,11 @@ def game_epilog(game: str, ppo: dict, distill: dict) -> str:
     module = PRESETS.module_of(game) if preset_module(game) is not None else None
     where = f" ({module.replace('.', '/')}.py)" if module else ""
     lines += ["", f"{game} preset{where}, what a run uses unless a flag says otherwise:"]
-    keys = ("timesteps", "opponents", "self_play", "options", "n_envs", "n_steps", "batch_size", "learning_rate",
-            "ent_coef", "net_arch", "eval_every", "eval_games", "final_eval_games")
-    lines.append("  ppo:     " + ", ".join(f"{k} {_opts(ppo[k]) if k == 'options' else _number(ppo[k])}" for k in keys))
+    keys = ("timesteps", "opponents", "self_play", "control", "options", "n_envs", "n_steps", "batch_size",
+            "n_epochs", "precision", "learning_rate", "ent_coef", "net_arch", "eval_every", "eval_games",
+            "final_eval_games")
+    lines.append(f"  ppo:     learner {_learner(game, ppo)}, "
+                 + ", ".join(f"{k} {_opts(ppo[k]) if k == 'options' else _number(ppo[k])}" for k in keys))
     if "teacher" in distill:
         dkeys = ("teacher", "options", "rounds", "games_per_round", "workers", "net_arch", "eval_games", "final_eval_games")
         lines.append("  distill: " + ", ".join(f"{k} {_opts(distill[k]) if k == 'options' else _number(distill[k])}"
@@ -124,6 +126,15 @@ def game_epilog(game: str, ppo: dict, distill: dict) -> str:
     else:
         lines.append("  distill: no preset teacher (give --teacher ID)")
     return "\n".join(lines)
+
+
+def _learner(game: str, ppo: dict) -> str:
+    """The learner a run of these settings gets (`TrainConfig.resolved_learner`), or the setting as given where the
+    settings do not make a config (the run itself then reports why)."""
+    try:
+        return TrainConfig(game=game, seed=0, out="", **ppo).resolved_learner()
+    except (TypeError, ValueError):
+        return str(ppo.get("learner"))
 
 
 def _opts(options: dict) -> str:

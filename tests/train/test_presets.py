@@ -87,3 +87,19 @@ def test_the_method_word_before_the_game(capsys):
     with pytest.raises(SystemExit) as e:
         main(["distill", "lama", "--method", "ppo"])
     assert e.value.code == 2 and "the method is given twice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", [g for g in envs.available_games() if PRESETS.module(g) is not None])
+def test_the_game_help_says_how_the_preset_sizes_a_run(game, capsys):
+    """`python -m train GAME --help` says what the preset picks for this machine: the learner that runs, the tables,
+    steps and minibatch of an update, the epochs and the precision, as the run would take them."""
+    from train.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main([game, "--help"])
+    ppo_line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("  ppo:"))
+    cfg = TrainConfig(game=game, **preset(game))
+    assert f"learner {cfg.resolved_learner()}," in ppo_line
+    for key in ("n_envs", "n_steps", "batch_size", "n_epochs"):
+        assert f" {key} {getattr(cfg, key):,}," in ppo_line, key
+    assert f" precision {cfg.precision}," in ppo_line

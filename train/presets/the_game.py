@@ -1,5 +1,5 @@
-"""The Game: cooperative, so one MaskablePPO policy acts for whichever seat is to move
-(`control="all_seats"`) and every seat shares the team reward (+1 per card placed,
+"""The Game: cooperative, so one policy (the default learner's one-file PPO on the compiled vector env) acts for
+whichever seat is to move (`control="all_seats"`) and every seat shares the team reward (+1 per card placed,
 +10 when all 98 are placed). Official rules, 1 player by default.
 
     python -m train the_game                                   # 1 player
