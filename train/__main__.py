@@ -449,8 +449,10 @@ def main(argv: list[str] | None = None) -> int:
             cfg, resume = config_from_args(p, args), None
         if cfg.learner == "auto":
             cfg.learner = cfg.resolved_learner()
-            print(f"train {cfg.game}: learner {cfg.learner}" + (" (a self-play pool)" if cfg.self_play else
-                  "" if cfg.learner == "cleanrl" else f" ({cfg.game} has no compiled vector env)"), flush=True)
+            why = ("" if cfg.learner == "cleanrl" else " (a self-play pool)" if cfg.self_play else
+                   " (--env python: OpponentEnv tables)" if cfg.env == "python" else
+                   f" ({cfg.game} has no compiled vector env)")
+            print(f"train {cfg.game}: learner {cfg.learner}{why}", flush=True)
         if cfg.learner == "cleanrl":
             from train.vector_ppo import train as train_cleanrl
 

@@ -102,8 +102,9 @@ class TrainConfig(RunConfig):
     league_size: int = setting(8, help="cleanrl, with --league-every: the newest snapshots kept (default 8; 0: none, "
                                       "a fixed mix of the line-up and --baselines)", low=0, high=1000)
     env: str = setting("auto", choices=ENV_KINDS,
-                       help="vector: the game's batched compiled env (opponents with compiled kernels); python: "
-                            "OpponentEnv; auto (default): vector wherever the game and opponents allow")
+                       help="sb3: vector: the game's batched compiled env (opponents with compiled kernels); python: "
+                            "OpponentEnv (with --learner auto, the SB3 learner); auto (default): vector wherever the "
+                            "game and opponents allow (the default learner runs on the vector env only)")
 
     def resolved_learner(self) -> str:
         """The learner that runs: `learner`, with "auto" read as cleanrl where the game has a compiled vector env
@@ -114,6 +115,8 @@ class TrainConfig(RunConfig):
 
         if self.league_every:
             return "cleanrl"
+        if self.env == "python":  # OpponentEnv tables: the SB3 learner's (the default learner's are compiled)
+            return "sb3"
         return "cleanrl" if has_vector_env(self.game) and not self.self_play else "sb3"
 
     def __post_init__(self) -> None:
@@ -149,6 +152,11 @@ class TrainConfig(RunConfig):
                              "--self-play)")
         if self.env not in ENV_KINDS:
             raise ValueError(f"env must be one of {list(ENV_KINDS)}, got {self.env!r}")
+        if self.env == "python" and self.league_every:
+            raise ValueError("a league (league_every) runs on the compiled vector env only: drop --env python")
+        if self.env == "python" and self.learner == "cleanrl":
+            raise ValueError("env 'python' (OpponentEnv tables) is the SB3 learner's; the default learner runs on the "
+                             "compiled vector env only: drop --env python, or add --learner sb3")
         if self.meta_solver not in ("uniform", "nash"):
             raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
 
