@@ -106,10 +106,10 @@ def main() -> None:
 
 
 def report(game: str, ids: list[str], games: int, py_s: float, cc_s: float) -> None:
-    """One line: games per CPU-second on each engine and their ratio."""
+    """One line: games per CPU-second on each engine (and the CPU seconds they took) and their ratio."""
     print(f"{game} {','.join(ids):<58} {games} games, same figures on both engines: "
-          f"python {games / py_s:8.0f} games per CPU-s, compiled {games / cc_s:10.0f} games per CPU-s, "
-          f"ratio {py_s / cc_s:6.1f}x")
+          f"python {games / py_s:8.1f} games per CPU-s ({py_s:.1f} CPU-s), "
+          f"compiled {games / cc_s:10.1f} games per CPU-s ({cc_s:.2f} CPU-s), ratio {py_s / cc_s:6.1f}x")
 
 
 if __name__ == "__main__":
