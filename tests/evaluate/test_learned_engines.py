@@ -214,7 +214,8 @@ def test_primi_composti_paired_network_gives_the_python_figures():
 @pytest.mark.parametrize("game,ids,options", [
     ("lama", ["lama/ppo", "lama/first", "lama/third-retuned"], {}),
     ("the_game", ["the_game/ppo-2p", "the_game/bestplays"], {"num_players": 2, "actions": "slot"}),
-], ids=["lama", "the_game-cooperative"])
+    ("roborally", ["roborally/learned", "roborally/greedy", "roborally/ppo"], {"rules": "seed"}),
+], ids=["lama", "the_game-cooperative", "roborally"])
 def test_a_league_of_networks_and_strategies_gives_the_python_ratings_on_the_compiled_engine(game, ids, options):
     from evaluate.league import run_league
 
