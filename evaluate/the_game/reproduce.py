@@ -43,6 +43,7 @@ from envs.the_game.rules import EMPTY_HAND_RULES, END_TURN, Config, State, TheGa
 from evaluate.cli import positive_int
 from evaluate.jsonio import write_figure, write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
+from evaluate.tournament import progress_bar
 
 #: Seed table (rules doc §4.3): players -> strategy -> (mean, sd, max) of cards played, 1000 games each.
 BERGER2024_TABLE: dict[int, dict[str, tuple[float, float, int]]] = {
@@ -184,18 +185,22 @@ class BergerCell:
 
 def reproduce_berger2024(
     games: int = 1000, seed: int = 0, players: tuple[int, ...] = tuple(range(1, 8)),
-    strategies: tuple[str, ...] = SEED_STRATEGY_NAMES,
+    strategies: tuple[str, ...] = SEED_STRATEGY_NAMES, progress: bool | None = None,
 ) -> list[BergerCell]:
-    """The seed's experiment (rules doc §4.2): cards played per (players, strategy) under `berger2024`."""
+    """The seed's experiment (rules doc §4.2): cards played per (players, strategy) under `berger2024`; `progress`:
+    a bar of the cells (`None`: only on a terminal)."""
     cells = []
+    bar = progress_bar(len(players) * len(strategies), "The Game, berger2024 table", progress, unit="cell")
     for n in players:
         game = TheGame(Config(num_players=n, rules="berger2024"))
         for k, strat in enumerate(strategies):
             placed = simulate(game, f"the_game/{strat}", games, seed * 1000 + n * 10 + k)["placed"]
+            bar.update(1)
             m, lo, hi = mean_interval(placed)
             pm, psd, pmax = BERGER2024_TABLE[n][strat]
             cells.append(BergerCell(n, strat, games, m, lo, hi, float(placed.std(ddof=1)) if games > 1 else 0.0,
                                     int(placed.max()), pm, psd, pmax))
+    bar.close()
     return cells
 
 
@@ -317,10 +322,13 @@ def official_cell(label: str, agent: str, communication: str, players: int, left
 
 def reproduce_official(
     games: int = 1000, seed: int = 0, players: tuple[int, ...] = (1, 2, 3, 4, 5),
-    baselines: tuple[tuple[str, str, str, str | None], ...] = OFFICIAL_BASELINES, **options: Any,
+    baselines: tuple[tuple[str, str, str, str | None], ...] = OFFICIAL_BASELINES, progress: bool | None = None,
+    **options: Any,
 ) -> list[OfficialCell]:
-    """Every baseline under the official rules: cards left, share < 10 left, wins (rules doc §6)."""
+    """Every baseline under the official rules: cards left, share < 10 left, wins (rules doc §6); `progress`: a bar
+    of the cells (`None`: only on a terminal)."""
     cells = []
+    bar = progress_bar(len(baselines) * len(players), "The Game, official-rules baselines", progress, unit="cell")
     labels = [b[0] for b in OFFICIAL_BASELINES]
     for pos, (label, aid, comm, ruleset) in enumerate(baselines):
         # the deals of a baseline do not depend on which other baselines are run
@@ -329,6 +337,8 @@ def reproduce_official(
             cfg = Config(num_players=n, rules="official", communication=comm, **options)
             r = simulate(TheGame(cfg), aid, games, seed * 1000 + n * 10 + k)
             cells.append(official_cell(label, aid, comm, n, r["cards_left"], ruleset, cfg.empty_hand))
+            bar.update(1)
+    bar.close()
     return cells
 
 
@@ -370,7 +380,7 @@ def learned_id(players: int) -> str:
 def reproduce_weinmeister(
     games: int = WEINMEISTER_GAMES, seed: int = 0, players: tuple[int, ...] = (1, 2, 3, 4, 5),
     learned_games: int = 300, agents: tuple[tuple[str, str, str], ...] = WEINMEISTER_AGENTS,
-    readings: tuple[str, ...] = EMPTY_HAND_RULES,
+    readings: tuple[str, ...] = EMPTY_HAND_RULES, progress: bool | None = None,
 ) -> list[OfficialCell]:
     """Weinmeister's no-communication rows against ours under each reading of the end rule (`empty_hand`).
 
@@ -378,12 +388,14 @@ def reproduce_weinmeister(
     the others (the students) `learned_games` games on the plain engine, each deal played once for both
     readings (`simulate_both_readings`), with the agent built for the rulebook's reading it was trained on.
     Cell (agent, n) uses the deals of seed `seed * 1000 + n * 10 + k` (k: the agent's place in
-    `WEINMEISTER_AGENTS`) under every reading, so the readings are compared on the same deals.
+    `WEINMEISTER_AGENTS`) under every reading, so the readings are compared on the same deals. `progress`: a bar of
+    the (agent, players) cells (`None`: only on a terminal).
     """
     from agents.the_game.fast import KERNELS, cards_left
 
     labels = [a[0] for a in WEINMEISTER_AGENTS]
     cells = []
+    bar = progress_bar(len(agents) * len(players), "The Game, Weinmeister's table", progress, unit="cell")
     for pos, (label, aid, ruleset) in enumerate(agents):
         k = labels.index(label) if label in labels else len(labels) + pos
         for n in players:
@@ -395,6 +407,8 @@ def reproduce_weinmeister(
                 both = simulate_both_readings(Config(num_players=n), agent, learned_games, cell_seed)
                 lefts = {r: both[r]["cards_left"] for r in readings}
             cells += [official_cell(label, agent, "none", n, lefts[r], ruleset, r) for r in readings]
+            bar.update(1)
+    bar.close()
     return cells
 
 
@@ -446,14 +460,15 @@ def run(args: argparse.Namespace) -> bool:
     seed = args.seed if args.seed is not None else 0
     out = getattr(args, "out", None) or "results/the_game"
     report: dict[str, Any] = {"games_per_cell": games, "seed": seed}
+    progress = False if getattr(args, "no_progress", False) else None
     if part == "weinmeister":
         learned_games = getattr(args, "learned_games", 300)
-        wcells = reproduce_weinmeister(games, seed, learned_games=learned_games)
+        wcells = reproduce_weinmeister(games, seed, learned_games=learned_games, progress=progress)
         print(format_weinmeister(wcells))
         report["learned_games_per_cell"] = learned_games
         report["weinmeister"] = [asdict(c) | {"agreement": c.agreement()} for c in wcells]
     if part in ("both", "berger2024"):
-        cells = reproduce_berger2024(games, seed)
+        cells = reproduce_berger2024(games, seed, progress=progress)
         print(format_berger2024(cells))
         png = plot_berger2024(cells, os.path.join(out, "the_game_berger2024.png"))
         print(f"\nwrote {png}\n")
@@ -461,7 +476,7 @@ def run(args: argparse.Namespace) -> bool:
     if part in ("both", "official"):
         opts = {k: v for k, v in (args.options or {}).items() if k in ("min_cards_per_turn", "win_bonus")}
         opts |= {k: v for k, v in (args.options or {}).items() if k == "empty_hand"}
-        ocells = reproduce_official(games, seed, **opts)
+        ocells = reproduce_official(games, seed, progress=progress, **opts)
         print(format_official(ocells))
         report["official"] = [asdict(c) for c in ocells]
     if args.json:

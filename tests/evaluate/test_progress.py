@@ -153,3 +153,16 @@ def test_compiled_figures_do_not_depend_on_the_blocks(monkeypatch):
     monkeypatch.setattr(tournament, "COMPILED_BLOCK", 2)
     assert run_tournament("lama", ids, **case).to_dict() == whole
     assert run_paired(**pair).to_dict() == paired
+
+
+def test_the_game_reproductions_show_a_bar_of_cells(capsys):
+    """The Game's --reproduce parts (minutes of Python games) show a bar of their cells; progress=False: none."""
+    from evaluate.the_game.reproduce import reproduce_berger2024, reproduce_official
+
+    cells = reproduce_berger2024(games=2, players=(1, 2), progress=True)
+    err = capsys.readouterr().err
+    assert "berger2024 table" in err and f"0/{len(cells)}" in err and "cell/s" in err
+    reproduce_official(games=2, players=(2,), progress=True)
+    assert "official-rules baselines" in capsys.readouterr().err
+    reproduce_berger2024(games=2, players=(1,), progress=False)
+    assert capsys.readouterr().err == ""
