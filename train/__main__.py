@@ -268,6 +268,9 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     if args.critic_warmup is not None and not args.init_from:
         p.error("--critic-warmup applies with --init-from (a fresh policy has nothing to keep)")
     values.update(given_settings(p, args, "ppo"))
+    if args.opponents and values.get("control") == "all_seats":
+        p.error("--opponents names the other seats' agents, but under control all_seats the policy plays every "
+                "seat: drop --opponents (or give --control one_seat)")
     if args.hidden is not None:
         if args.init_from and args.hidden != values["net_arch"]:
             p.error(f"--hidden {','.join(map(str, args.hidden))} differs from the --init-from student's "

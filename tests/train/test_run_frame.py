@@ -78,3 +78,15 @@ def test_a_run_on_python_tables_says_why_it_has_the_sb3_learner(capsys, tmp_path
                  "64", "--eval-games", "0", "--final-eval-games", "0", "--no-progress", "--out", out]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "train lama: learner sb3 (--env python: OpponentEnv tables)", first
+
+
+@pytest.mark.parametrize("argv", [["the_game", "--opponents", "lama/first"],  # the preset's control is all_seats
+                                  ["lama", "--control", "all_seats", "--opponents", "lama/first"]])
+def test_opponents_under_all_seats_are_refused(argv, capsys, tmp_path):
+    """Under control all_seats there are no other seats: --opponents was ignored (another game's ids too); now
+    one line says so."""
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and "drop --opponents" in err[0], err
+    assert not (tmp_path / "run").exists()
