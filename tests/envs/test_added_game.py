@@ -207,11 +207,11 @@ def test_ci_compiles_the_kernels_its_specs_declare():
                                               if f.name != "game"}, "warm_up": (line,)})
     try:
         jobs = {j.name: j for j in ck.jobs()}
-        name, seconds = ck._run(jobs[f"tictactoe: python -m evaluate {line}"])
+        name, seconds, cpu = ck._run(jobs[f"tictactoe: python -m evaluate {line}"])
     finally:
         evaluate.games.declare("tictactoe", **{f.name: getattr(shown, f.name) for f in dataclasses.fields(shown)
                                                if f.name != "game"})
-    assert name.endswith(line) and seconds >= 0
+    assert name.endswith(line) and seconds >= 0 and cpu >= 0
     for game in envs.registered():
         spec, mine = envs.spec(game), agents.part(game)
         for options in spec.kernel_variants:
