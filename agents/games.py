@@ -39,6 +39,8 @@ class GameAgents:
             `function(game, ids, built_agents) -> {id: {id: value}} | None` (leagues print it), or None.
         exploitability: "module:function" giving each agent's exact exploitability,
             `function(game, ids, built_agents) -> {id: float | None} | None`, or None.
+        compile_seconds: about how long the compiled runner's kernels take to compile on a fresh numba cache
+            (one core; what a first run's progress bar says), or None.
     """
 
     game: str
@@ -47,6 +49,7 @@ class GameAgents:
     compiled_games: str | None = None
     exact_values: str | None = None
     exploitability: str | None = None
+    compile_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if not self.default_lineup:

@@ -716,7 +716,8 @@ def uncompiled(kernels: Any) -> bool:
 
 
 def compiling_first(blocks_of: Any, play: Any, game_name: str, bar: Any) -> Any:
-    """`blocks_of`, with the bar saying "compiling <game> kernels, first run only" until its first block is in,
+    """`blocks_of`, with the bar saying "compiling <game> kernels, first run only, ~N s" (N: the game's
+    `agents.games.GameAgents.compile_seconds`) until its first block is in,
     where the compiled runner `play` is about to compile its kernels (a runner's `play` lists them in `kernels`)."""
     if bar.disable:
         yield from blocks_of
@@ -724,7 +725,9 @@ def compiling_first(blocks_of: Any, play: Any, game_name: str, bar: Any) -> Any:
     kernels = getattr(getattr(play, "play", None), "kernels", ())
     desc = bar.desc
     if kernels and uncompiled(kernels):
-        bar.set_description_str(f"compiling {envs.spec(game_name).title} kernels, first run only")
+        seconds = agent_registry.part(game_name).compile_seconds
+        about = f", ~{seconds:.0f} s" if seconds else ""
+        bar.set_description_str(f"compiling {envs.spec(game_name).title} kernels, first run only{about}")
     for k, block in enumerate(blocks_of):
         if k == 0:
             bar.set_description_str(desc, refresh=False)

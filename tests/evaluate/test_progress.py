@@ -5,6 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import agents
 from evaluate.tournament import compiling_first, progress_bar, run_tournament, uncompiled
 
 
@@ -41,7 +42,8 @@ def test_the_bar_names_a_first_runs_compilation(capsys):
         bar.update(1)
     bar.close()
     assert seen == ["lama tournament", "lama tournament"]  # back to the tournament once the first block is in
-    assert "compiling L.A.M.A. kernels, first run only" in capsys.readouterr().err
+    said = agents.part("lama").compile_seconds
+    assert f"compiling L.A.M.A. kernels, first run only, ~{said:.0f} s" in capsys.readouterr().err
     assert not uncompiled(Play.kernels)  # compiled in this process now
 
 
