@@ -14,8 +14,7 @@ Examples::
 
 Every run saves `policy/` (the one saved-policy format), `config.json`, `curve.csv`/`curve.png` and
 `eval.json` in `--out` (default `runs/<game>-<time>`; the default learner also `history.csv`, `--learner sb3`
-`model.zip`); `python -m train.cleanrl_ppo ...`, the one-file learner's old command, runs here (`train.legacy`); play
-the policy with `python -m evaluate GAME --agents ppo:<out>,...` (or `learned:<out>/policy`). A run keeps a checkpoint
+`model.zip`); play the policy with `python -m evaluate GAME --agents ppo:<out>,...` (or `learned:<out>/policy`). A run keeps a checkpoint
 while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train
 --resume <out>` continues it. See docs/training.md.
 """

@@ -416,7 +416,7 @@ def progress_line(entry: dict[str, Any], updates: int) -> str:
             f"kl {entry['approx_kl']:.4f}  clipfrac {entry['clipfrac']:.3f}  ev {entry['explained_variance']:.2f}")
 
 
-if __name__ == "__main__":  # python -m train.cleanrl_ppo: python -m train, its old flags read as train's (train.legacy)
-    from train.legacy import main
-
-    sys.exit(main())
+if __name__ == "__main__":  # the module's old command: the frame runs this learner
+    print("python -m train.cleanrl_ppo: the command is python -m train GAME (python -m train GAME --help)",
+          file=sys.stderr)
+    sys.exit(2)

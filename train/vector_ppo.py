@@ -484,7 +484,10 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
                f" against {lineup_label(list(cfg.opponents))}" if envs.make_game(cfg.game, **cfg.options).num_players > 1
                else "")
     title = f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: PPO{against}"
-    write_run_curve(history, cfg.out, title, references=evaluator.references() if evaluator is not None else None)
+    earlier = stages.get("earlier") or []
+    before = (sum(int(s.get("steps") or 0) for s in earlier), sum(float(s.get("wall_s") or 0.0) for s in earlier))
+    write_run_curve(history, cfg.out, title, references=evaluator.references() if evaluator is not None else None,
+                    before=before)
     if verbose and history:
         from train.curve import summary_line
 

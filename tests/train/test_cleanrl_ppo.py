@@ -429,18 +429,19 @@ def test_init_from_a_saved_run_continues_its_weights_and_reward_scale(tmp_path):
         train(venv, total_steps=64, n_steps=8, hidden=(32,), seed=9, log=None, init=loaded)
 
 
-def test_the_old_command_runs_through_the_frame_with_snapshots_and_continued_runs_chain(tmp_path, capsys):
-    """`python -m train.cleanrl_ppo` with its old flags is `python -m train`'s run (updates counted in steps); a run
-    continued from another records it as its first stage, and the whole chain goes with the saved policy."""
+def test_old_flags_run_through_the_frame_with_snapshots_and_continued_runs_chain(tmp_path, capsys):
+    """The one-file learner's old flags (shipped policies' recorded commands: `train.reproduce.train_argv`) are
+    `python -m train`'s run (updates counted in steps); a run continued from another records it as its first stage,
+    the whole chain goes with the saved policy, and each stage's curve goes on where the last one ended."""
     import json
     import os
 
-    from train.legacy import main as old_command
+    from train.reproduce import train_argv
 
     out = str(tmp_path / "a")
-    assert old_command(["lama", "--timesteps", "512", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64",
-                        "--epochs", "1", "--hidden", "16", "--out", out, "--save-every", "2", "--no-progress"]) == 0
-    assert "python -m train lama --learner cleanrl" in capsys.readouterr().err
+    assert main(train_argv(["lama", "--timesteps", "512", "--n-envs", "16", "--n-steps", "8", "--minibatch", "64",
+                            "--epochs", "1", "--hidden", "16", "--out", out, "--save-every", "2", "--no-progress"])
+                + ["--final-eval-games", "0"]) == 0
     assert sorted(os.listdir(f"{out}/snapshots")) == ["000000000256", "000000000512"]
     assert os.path.exists(f"{out}/snapshots/000000000256/policy.json")
     with open(f"{out}/curve.csv", encoding="utf-8") as f:  # the run's curve, as every training run draws it
@@ -454,6 +455,10 @@ def test_the_old_command_runs_through_the_frame_with_snapshots_and_continued_run
     prov = run["provenance"]  # the run it continued is its first stage; steps and wall time summed over both
     assert [s["steps"] for s in prov["stages"]] == [512, 128] and prov["steps_in_all"] == 640
     assert prov["wall_s_in_all"] == round(prov["stages"][0]["wall_s"] + prov["stages"][1]["wall_s"], 1)
+    with open(tmp_path / "b" / "curve.csv", encoding="utf-8") as f:  # steps and time in all: on from stage one's end
+        second = list(csv.DictReader(f))
+    assert [int(r["timesteps"]) for r in second] == [640]
+    assert float(second[0]["wall_s"]) > prov["stages"][0]["wall_s"] - 0.05
     meta_path = tmp_path / "b" / "policy" / "policy.json"
     meta = json.loads(meta_path.read_text())
     meta["provenance"]["picked"] = "the end"  # what a user adds when shipping it stays with that stage
@@ -464,19 +469,25 @@ def test_the_old_command_runs_through_the_frame_with_snapshots_and_continued_run
     assert third["stages"][1]["init_from"] == f"{out}/policy"
     assert third["stages"][2]["init_from"] == str(tmp_path / "b" / "policy")
     assert third["stages"][1]["picked"] == "the end" and "picked" not in third["stages"][0]
+    with open(tmp_path / "d" / "curve.csv", encoding="utf-8") as f:
+        assert [int(r["timesteps"]) for r in csv.DictReader(f)] == [768, 896]
     capsys.readouterr()
     assert main(["lama", "--timesteps", "64", "--out", str(tmp_path / "c"), "--device", "tpu"]) == 2
     err = capsys.readouterr().err.strip()
     assert "tpu" in err.splitlines()[-1] and "allowed" in err.splitlines()[-1]
 
 
-def test_the_old_command_refuses_a_flag_without_an_equivalent_in_one_line(capsys):
-    from train.legacy import main as old_command
+def test_old_flags_without_an_equivalent_are_refused_and_the_old_command_names_the_new_one():
+    import subprocess
+    import sys
+
     from train.reproduce import train_argv
 
-    assert old_command(["lama", "--final-paired", "lama/first", "--final-seed", "3", "--out", "x"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "--final-seed" in err and "python -m train GAME" in err
+    with pytest.raises(ValueError, match="--final-seed"):
+        train_argv(["lama", "--final-paired", "lama/first", "--final-seed", "3", "--out", "x"])
+    old = subprocess.run([sys.executable, "-m", "train.cleanrl_ppo", "lama"], capture_output=True, text=True)
+    assert old.returncode == 2 and old.stderr.strip().splitlines() == [
+        "python -m train.cleanrl_ppo: the command is python -m train GAME (python -m train GAME --help)"]
     assert train_argv(["lama", "--league", "2", "--n-envs", "4", "--n-steps", "8", "--also", "num_players=3",
                        "--final-paired", "lama/first"]) == [
         "lama", "--learner", "cleanrl", "--league-every", "128", "--n-envs", "4", "--n-steps", "8",
