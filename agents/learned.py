@@ -116,6 +116,41 @@ def feature_set(name: str) -> FeatureFn:
     return FEATURES[name]
 
 
+def feature_sets_of(game: str) -> list[str]:
+    """The names of the feature sets registered by `game`'s agents package (its `features` module imported first,
+    where it has one): the ones an action scorer of that game can learn over."""
+    from agents.games import module_of
+
+    home = module_of(game)
+    if home is None:
+        return []
+    if importlib.util.find_spec(home) is not None and importlib.util.find_spec(home + ".features") is not None:
+        importlib.import_module(home + ".features")
+    return sorted(n for n, fn in FEATURES.items() if _home_of(fn) == home)
+
+
+def feature_owner(name: str) -> str | None:
+    """The registered game whose agents package registered feature set `name`, or None for one registered from
+    elsewhere (a user's own).
+
+    Raises:
+        ValueError: an unknown feature set (`feature_set`'s message).
+    """
+    import envs
+    from agents.games import module_of
+
+    home = _home_of(feature_set(name))
+    return next((g for g in envs.registered() if module_of(g) == home), None)
+
+
+def _home_of(fn: Any) -> str:
+    """The package a feature set was registered from: `agents.<game>` for `agents.<game>.features` (or any module
+    under it), else its module."""
+    module = getattr(fn, "__module__", "") or ""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "agents" and len(parts) > 2 else module
+
+
 def bound_features(name: str, game: Any) -> FeatureFn:
     """The registered feature set `name`, bound to `game` where it reads more than the view (`for_game`)."""
     fn = feature_set(name)

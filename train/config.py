@@ -119,6 +119,20 @@ class TrainConfig(RunConfig):
             return "sb3"
         return "cleanrl" if has_vector_env(self.game) and not self.self_play else "sb3"
 
+    def _check_features(self) -> None:
+        """`features` must be one of the game's own feature sets (or one registered from outside the suite)."""
+        from agents.learned import feature_owner, feature_sets_of
+
+        ours = feature_sets_of(self.game)
+        try:
+            owner = feature_owner(self.features)
+        except ValueError:
+            owner = ""
+        if self.features not in ours and owner is not None:
+            raise ValueError(f"features must be one of {ours} for {self.game}, got {self.features!r}" if ours else
+                             f"{self.game} has no feature set (an action scorer's inputs): drop --features, got "
+                             f"{self.features!r}")
+
     def __post_init__(self) -> None:
         super().__post_init__()
         self.check_counts({"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "n_epochs": 1, "eval_every": 1,
@@ -152,6 +166,8 @@ class TrainConfig(RunConfig):
                              "--self-play)")
         if self.env not in ENV_KINDS:
             raise ValueError(f"env must be one of {list(ENV_KINDS)}, got {self.env!r}")
+        if self.features is not None:
+            self._check_features()
         if self.env == "python" and self.league_every:
             raise ValueError("a league (league_every) runs on the compiled vector env only: drop --env python")
         if self.env == "python" and self.learner == "cleanrl":

@@ -90,3 +90,22 @@ def test_opponents_under_all_seats_are_refused(argv, capsys, tmp_path):
     err = capsys.readouterr().err.strip().splitlines()
     assert e.value.code == 2 and len(err) == 1 and "drop --opponents" in err[0], err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_feature_set_of_another_game_is_refused_naming_the_games_own():
+    with pytest.raises(ValueError, match=r"features must be one of \['the_game', 'the_game_noscore'\] for the_game, "
+                                         r"got 'roborally'"):
+        TrainConfig(game="the_game", features="roborally")
+    with pytest.raises(ValueError, match="lama has no feature set .* drop --features, got 'roborally'"):
+        TrainConfig(game="lama", features="roborally")
+    assert TrainConfig(game="roborally", features="roborally_program").features == "roborally_program"
+    from agents.learned import FEATURES
+
+    def mine(view, mask):  # a user's own feature set, registered from outside the suite's agents packages
+        raise AssertionError("not called")
+
+    FEATURES["a_users_own"] = mine
+    try:
+        assert TrainConfig(game="lama", features="a_users_own").features == "a_users_own"
+    finally:
+        del FEATURES["a_users_own"]
