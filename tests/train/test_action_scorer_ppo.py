@@ -139,11 +139,15 @@ def test_cli_fine_tunes_the_shipped_roborally_student_and_refuses_a_feature_mism
     pol = json.loads((out / "policy" / "policy.json").read_text())["architecture"]
     assert pol["kind"] == "action_scorer" and pol["features"] == "roborally"
     capsys.readouterr()
-    with pytest.warns(UserWarning):
+    with pytest.warns(UserWarning):  # another of the game's feature sets than the student's
         assert _train(["roborally", "--init-from", "roborally/learned", "--option", "max_turns=100", "--features",
-                       "lama", "--out", str(tmp_path / "x")]) == 2
+                       "roborally_program", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip()
-    assert "--features lama" in err.splitlines()[-1]
+    assert "--features roborally_program differs from" in err.splitlines()[-1]
+    assert _train(["roborally", "--init-from", "roborally/learned", "--features", "lama",  # another game's
+                   "--out", str(tmp_path / "y")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "features must be one of ['roborally', 'roborally_program'] for roborally, got 'lama'" in err
 
 
 def test_a_roborally_scorer_plays_any_board_and_robot_count_but_not_other_rules():
