@@ -56,6 +56,7 @@ were measured on a fixed set of deck orders (the exact-regret table of `train.pr
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import importlib
@@ -63,6 +64,7 @@ import inspect
 import math
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -605,11 +607,14 @@ def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
         results = backend.imap(task, parts)
     else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
         results = compiled_blocks(planned, lambda part: play_compiled(play, game, seed, rotations, part, decks), start)
+    # on the Python engine an entrant compiles its own kernels at its first decision (a Monte-Carlo search)
+    note = compiling_note(bar, game_name) if play is None else contextlib.nullcontext()
     try:
-        for block in compiling_first(results, play, game_name, bar):
-            done.extend(block)
-            if rotations * len(done) > bar.n:  # a watched block has moved it game by game already
-                bar.update(rotations * len(done) - bar.n)
+        with note:
+            for block in compiling_first(results, play, game_name, bar):
+                done.extend(block)
+                if rotations * len(done) > bar.n:  # a watched block has moved it game by game already
+                    bar.update(rotations * len(done) - bar.n)
     except (KeyboardInterrupt, WorkerLostError):  # a worker lost on every retry: keep what finished, as on Ctrl-C
         if not run.stop_on_interrupt or not done:
             raise
@@ -725,13 +730,46 @@ def compiling_first(blocks_of: Any, play: Any, game_name: str, bar: Any) -> Any:
     kernels = getattr(getattr(play, "play", None), "kernels", ())
     desc = bar.desc
     if kernels and uncompiled(kernels):
-        seconds = agent_registry.part(game_name).compile_seconds
-        about = f", ~{seconds:.0f} s" if seconds else ""
-        bar.set_description_str(f"compiling {envs.spec(game_name).title} kernels, first run only{about}")
+        bar.set_description_str(compiling_text(game_name, agent_registry.part(game_name).compile_seconds))
     for k, block in enumerate(blocks_of):
         if k == 0:
             bar.set_description_str(desc, refresh=False)
         yield block
+
+
+def compiling_text(game_name: str, seconds: float | None = None) -> str:
+    """What a bar says while a first run compiles: "compiling <game> kernels, first run only[, ~N s]"."""
+    about = f", ~{seconds:.0f} s" if seconds else ""
+    return f"compiling {envs.spec(game_name).title} kernels, first run only{about}"
+
+
+@contextlib.contextmanager
+def compiling_note(bar: Any, game_name: str, seconds: float | None = None) -> Iterator[None]:
+    """Within the block, while numba compiles a kernel in this process (a cache miss: numba's "numba:compile"
+    event; a kernel loaded from the cache sends none), `bar` says `compiling_text(game_name, seconds)`, then its own
+    description again: the compile of a kernel called from plain Python (a Monte-Carlo agent's first decision, a
+    study's first batch), which `compiling_first` cannot see coming. Nothing is installed for a disabled bar."""
+    if bar.disable:
+        yield
+        return
+    from numba.core import event
+
+    class Note(event.Listener):
+        depth, desc = 0, ""
+
+        def on_start(self, ev: Any) -> None:
+            self.depth += 1
+            if self.depth == 1:  # the outermost compile (a kernel compiles the kernels it calls inside its own)
+                self.desc = bar.desc
+                bar.set_description_str(compiling_text(game_name, seconds))
+
+        def on_end(self, ev: Any) -> None:
+            self.depth -= 1
+            if self.depth == 0:
+                bar.set_description_str(self.desc)
+
+    with event.install_listener("numba:compile", Note()):
+        yield
 
 
 def format_table(result: TournamentResult) -> str:

@@ -26,12 +26,14 @@ from typing import Any
 
 import numpy as np
 
+import agents
 from agents.lama.fast import FIRST, SECOND, THIRD, Results, play_games
 from agents.lama.strategies import DEFAULT, TUNED
 from envs.lama.rules import Config
 from evaluate.cli import positive_int
 from evaluate.jsonio import write_figure, write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
+from evaluate.tournament import compiling_note, progress_bar
 
 Interval = tuple[float, float, float]  # (estimate, low, high)
 
@@ -243,6 +245,7 @@ def tune_third(
     seed: int = 0,
     opponents: int = FIRST,
     eta: int = 3,
+    progress: bool | None = None,
     **options: Any,
 ) -> TuneReport:
     """The seed's Monte-Carlo search for (A, B, C, D), then done right.
@@ -256,50 +259,53 @@ def tune_third(
     successive halving (keep the best 1/`eta`, give survivors `eta` times more
     common games, until one is left); the winner and both published sets are
     then re-tested on `retest_games` fresh deals never used in the search.
-    The total search budget equals the seed style's (candidates × games).
+    The total search budget equals the seed style's (candidates × games). `progress`: a bar of the games
+    (`None`: only on a terminal), naming a first run's compilation.
     """
     options.setdefault("rules", "seed2022")
     n = options.pop("num_players", 4)
     cfg = Config(num_players=n, **options)
     rng = np.random.default_rng([seed, 3])
     cand = BOX[:, 0] + rng.random((candidates, 4)) * (BOX[:, 1] - BOX[:, 0])
-    # seed style: fresh deals per candidate, keep the best estimate
-    best_rate, best = -1.0, cand[0]
-    seeds_all = game_seeds(candidates * games_per_candidate, seed + 1)
-    for j in range(candidates):
-        s = seeds_all[j * games_per_candidate : (j + 1) * games_per_candidate]
-        strats, seat = random_seating(len(s), n, THIRD, opponents, seed + 1000 + j)
-        rate = float(crn_wins(cfg, s, strats, seat, cand[j : j + 1]).mean())
-        if rate > best_rate:
-            best_rate, best = rate, cand[j]
-    # common random numbers + successive halving, same total budget
     budget = candidates * games_per_candidate
-    rounds = max(1, math.ceil(math.log(candidates, eta)))
-    pool = np.arange(candidates)
-    pool_seeds = game_seeds(budget, seed + 2)
-    strats_all, seat_all = random_seating(budget, n, THIRD, opponents, seed + 2)
-    wins_sum = np.zeros(candidates)
-    played = 0
-    rate = 0.0
-    for _r in range(rounds):
-        g = max(1, budget // (rounds * len(pool)))
-        g = min(g, budget - played) if budget > played else 0
-        if g > 0:
-            sl = slice(played, played + g)
-            w = crn_wins(cfg, pool_seeds[sl], strats_all[sl], seat_all[sl], cand[pool])
-            wins_sum[pool] += w.sum(axis=1)
-            played += g
-        rates = wins_sum[pool] / max(played, 1)
-        order = np.argsort(-rates, kind="stable")
-        rate = float(rates[order[0]])
-        pool = pool[order[: max(1, len(pool) // eta)]]
-        if len(pool) == 1:
-            break
-    crn_best = cand[pool[0]]
-    # fresh deals, never used in either search; all three sets on the same deals
-    fresh = game_seeds(retest_games, seed + 3)
-    strats, seat = random_seating(retest_games, n, THIRD, opponents, seed + 3)
-    w = crn_wins(cfg, fresh, strats, seat, np.array([best, crn_best, TUNED, DEFAULT]))
+    schedule = halving_schedule(candidates, budget, eta)
+    total = budget + sum(g * size for g, size in schedule) + 4 * retest_games
+    bar = progress_bar(total, "L.A.M.A., strategy-3 search", progress)
+    with bar, compiling_note(bar, "lama", agents.part("lama").compile_seconds):
+        # seed style: fresh deals per candidate, keep the best estimate
+        best_rate, best = -1.0, cand[0]
+        seeds_all = game_seeds(budget, seed + 1)
+        for j in range(candidates):
+            s = seeds_all[j * games_per_candidate : (j + 1) * games_per_candidate]
+            strats, seat = random_seating(len(s), n, THIRD, opponents, seed + 1000 + j)
+            rate = float(crn_wins(cfg, s, strats, seat, cand[j : j + 1]).mean())
+            bar.update(len(s))
+            if rate > best_rate:
+                best_rate, best = rate, cand[j]
+        # common random numbers + successive halving, same total budget
+        pool = np.arange(candidates)
+        pool_seeds = game_seeds(budget, seed + 2)
+        strats_all, seat_all = random_seating(budget, n, THIRD, opponents, seed + 2)
+        wins_sum = np.zeros(candidates)
+        played = 0
+        rate = 0.0
+        for g, _size in schedule:
+            if g > 0:
+                sl = slice(played, played + g)
+                w = crn_wins(cfg, pool_seeds[sl], strats_all[sl], seat_all[sl], cand[pool])
+                wins_sum[pool] += w.sum(axis=1)
+                played += g
+                bar.update(g * len(pool))
+            rates = wins_sum[pool] / max(played, 1)
+            order = np.argsort(-rates, kind="stable")
+            rate = float(rates[order[0]])
+            pool = pool[order[: max(1, len(pool) // eta)]]
+        crn_best = cand[pool[0]]
+        # fresh deals, never used in either search; all three sets on the same deals
+        fresh = game_seeds(retest_games, seed + 3)
+        strats, seat = random_seating(retest_games, n, THIRD, opponents, seed + 3)
+        w = crn_wins(cfg, fresh, strats, seat, np.array([best, crn_best, TUNED, DEFAULT]))
+        bar.update(4 * retest_games)
 
     def iv(row):
         k = int(row.sum())
@@ -320,6 +326,23 @@ def tune_third(
         candidates=candidates,
         search_games=games_per_candidate,
     )
+
+
+def halving_schedule(candidates: int, budget: int, eta: int) -> list[tuple[int, int]]:
+    """The rounds of `tune_third`'s successive halving: (common deals played, candidates playing them) a round, the
+    best 1/`eta` kept after each, until one is left or the rounds are done; about `budget` games in all."""
+    rounds = max(1, math.ceil(math.log(candidates, eta)))
+    out = []
+    size, played = candidates, 0
+    for _r in range(rounds):
+        g = max(1, budget // (rounds * size))
+        g = min(g, budget - played) if budget > played else 0
+        out.append((g, size))
+        played += g
+        size = max(1, size // eta)
+        if size == 1:
+            break
+    return out
 
 
 def format_tune(rep: TuneReport) -> str:
@@ -344,9 +367,15 @@ def format_tune(rep: TuneReport) -> str:
 
 
 # --- figures ---------------------------------------------------------------------------------
-def sweep(strategy_of_seat, ns, games: int, seed: int, **options: Any) -> dict[int, SeatStats]:
-    """`seat_table` for each player count in `ns`; `strategy_of_seat(n)` gives the seats' codes."""
-    return {n: seat_table(n, strategy_of_seat(n), games, seed + n, **options) for n in ns}
+def sweep(strategy_of_seat, ns, games: int, seed: int, bar: Any = None, **options: Any) -> dict[int, SeatStats]:
+    """`seat_table` for each player count in `ns`; `strategy_of_seat(n)` gives the seats' codes (`bar`: a progress
+    bar moved by the games of each)."""
+    out = {}
+    for n in ns:
+        out[n] = seat_table(n, strategy_of_seat(n), games, seed + n, **options)
+        if bar is not None:
+            bar.update(games)
+    return out
 
 
 def plot_seats(data: dict[int, SeatStats], metric: str, ylabel: str, title: str, path: str) -> None:
@@ -396,19 +425,23 @@ def plot_rounds(data: dict[int, SeatStats], title: str, path: str) -> None:
 
 
 def reproduce(
-    games: int = 10_000, seed: int = 0, out: str | None = "results/lama", fig_games: int | None = None
+    games: int = 10_000, seed: int = 0, out: str | None = "results/lama", fig_games: int | None = None,
+    progress: bool | None = None,
 ) -> dict[str, Any]:
     """Tables I–IV, Figs. 1–8, the strategy-3 matchups and the official-rules table.
 
     Returns a dict with `text` (the printed report), `tables` (our statistics),
-    `figures` (PNG paths written under `out`; none if `out` is None).
+    `figures` (PNG paths written under `out`; none if `out` is None). `progress`: a bar of the games
+    (`reproduce_games` of them; `None`: only on a terminal), naming a first run's compilation.
     """
     fig_games = fig_games or games
     text: list[str] = []
-    tables = _paper_tables(games, seed, text)
-    sweeps = _figure_sweeps(fig_games, seed, text)
-    s3 = _strategy3(games, seed, text)
-    off = _official(games, seed, text)
+    bar = progress_bar(reproduce_games(games, fig_games), "L.A.M.A., the seed's tables and figures", progress)
+    with bar, compiling_note(bar, "lama", agents.part("lama").compile_seconds):
+        tables = _paper_tables(games, seed, text, bar)
+        sweeps = _figure_sweeps(fig_games, seed, text, bar)
+        s3 = _strategy3(games, seed, text, bar)
+        off = _official(games, seed, text, bar)
     figures: list[str] = []
     if out:
         figures = _write_figures(out, *sweeps)
@@ -417,11 +450,20 @@ def reproduce(
     return {"text": "\n".join(text), "tables": tables, "strategy3": s3, "official": off, "figures": figures}
 
 
-def _paper_tables(games: int, seed: int, text: list[str]) -> dict[str, Any]:
-    """Tables I–IV: each strategy for all seats, compared to the seed's figures; report lines go to `text`."""
+def reproduce_games(games: int, fig_games: int) -> int:
+    """The games `reproduce(games, fig_games=fig_games)` plays: Tables I–IV, the strategy-3 matchups and the
+    official-rules table `games` each (13 sets), the figures' 23 sets `fig_games` each and Fig. 2's two sets to
+    5,000 points a tenth of that."""
+    return 13 * games + 23 * fig_games + 2 * max(1, fig_games // 10)
+
+
+def _paper_tables(games: int, seed: int, text: list[str], bar: Any) -> dict[str, Any]:
+    """Tables I–IV: each strategy for all seats, compared to the seed's figures; report lines go to `text`, the
+    games to `bar`."""
     tables: dict[str, Any] = {}
     for (strat, n), paper in PAPER_TABLES.items():
         st = seat_table(n, [strat] * n, games, seed + 10 * strat + n)
+        bar.update(games)
         name = TABLE_NAMES[(strat, n)]
         text.append(
             format_comparison(f"{name}: {STRATEGY_NAMES[strat]} for all, n = {n} (seed2022, fixed seating)", st, paper)
@@ -437,19 +479,20 @@ def _paper_tables(games: int, seed: int, text: list[str]) -> dict[str, Any]:
 
 
 def _figure_sweeps(
-    fig_games: int, seed: int, text: list[str]
+    fig_games: int, seed: int, text: list[str], bar: Any
 ) -> tuple[dict[int, SeatStats], dict[int, SeatStats], dict[int, SeatStats], dict[tuple[int, int], SeatStats]]:
     """The games behind Figs. 1–8 (strategy 1, strategy 2, n−1 × strategy 2 with strategy 1 last, Fig. 2's
-    targets); their summary lines go to `text`. Returns (s1, s2, s8, f2)."""
+    targets); their summary lines go to `text`, the games to `bar`. Returns (s1, s2, s8, f2)."""
     ns = list(range(2, 9))
-    s1 = sweep(lambda n: [FIRST] * n, ns, fig_games, seed + 100)
-    s2 = sweep(lambda n: [SECOND] * n, ns, fig_games, seed + 200)
-    s8 = sweep(lambda n: [SECOND] * (n - 1) + [FIRST], ns, fig_games, seed + 300)
+    s1 = sweep(lambda n: [FIRST] * n, ns, fig_games, seed + 100, bar)
+    s2 = sweep(lambda n: [SECOND] * n, ns, fig_games, seed + 200, bar)
+    s8 = sweep(lambda n: [SECOND] * (n - 1) + [FIRST], ns, fig_games, seed + 300, bar)
     fig2_games = max(1, fig_games // 10)  # the seed used 1,000 games for target 5000
     f2 = {}
     for n in (2, 3):
         f2[(n, 40)] = seat_table(n, [FIRST] * n, fig_games, seed + 400 + n)
         f2[(n, 5000)] = seat_table(n, [FIRST] * n, fig2_games, seed + 500 + n, target_points=5000)
+        bar.update(fig_games + fig2_games)
     text.append("Rounds per game over n (strategy 1; seed's code in brackets): " + ", ".join(
         f"n={n}: {s1[n].rounds[0]:.2f}" + (f" [{SEED_CODE_ROUNDS[n]}]" if n in SEED_CODE_ROUNDS else "") for n in ns))
     text.append("Seat-1 P(win), strategy 1 over n: " + ", ".join(f"n={n}: {_fmt(s1[n].win[0])}" for n in ns))
@@ -466,13 +509,15 @@ def _figure_sweeps(
     return s1, s2, s8, f2
 
 
-def _strategy3(games: int, seed: int, text: list[str]) -> dict[int, Interval]:
+def _strategy3(games: int, seed: int, text: list[str], bar: Any) -> dict[int, Interval]:
     """Strategy 3 (tuned) in one of four seats against strategy 1 and strategy 2, compared to the seed's code
-    and its report; report lines go to `text`. Returns the win intervals keyed by the opponents' strategy."""
+    and its report; report lines go to `text`, the games to `bar`. Returns the win intervals keyed by the
+    opponents' strategy."""
     text.append(f"Strategy 3 (tuned {TUNED}) in one of 4 seats, random seating, {games} games (seed2022):")
     s3 = {}
     for opp in (FIRST, SECOND):
         iv = matchup(THIRD, opp, games, seed + 600 + opp)
+        bar.update(games)
         s3[opp] = iv
         code, hw = SEED_CODE_S3[opp]
         rep = PAPER_S3[opp]
@@ -491,26 +536,31 @@ def _strategy3(games: int, seed: int, text: list[str]) -> dict[int, Interval]:
         "higher figures are not produced by that code — rules doc §6.4)"
     )
     ivd = matchup(THIRD, FIRST, games, seed + 650, params=DEFAULT)
+    bar.update(games)
     text.append(f"  default (10, 5, 4.4, 1) vs 3x strategy 1: ours {_fmt(ivd)} | seed's code 0.279 ± 0.014")
     text.append("")
     return s3
 
 
-def _official(games: int, seed: int, text: list[str]) -> dict[str, Any]:
-    """The same strategies under rules='official' (no paper figures); report lines go to `text`."""
+def _official(games: int, seed: int, text: list[str], bar: Any) -> dict[str, Any]:
+    """The same strategies under rules='official' (no paper figures); report lines go to `text`, the games to
+    `bar`."""
     text.append(f"The same strategies under rules='official' (n = 4, {games} games; no paper figures):")
     off: dict[str, Any] = {}
     for strat in (FIRST, SECOND):
         st = seat_table(4, [strat] * 4, games, seed + 700 + strat, rules="official")
+        bar.update(games)
         off[STRATEGY_NAMES[strat]] = asdict(st)
         text.append(format_comparison(f"  {STRATEGY_NAMES[strat]} for all (official, fixed seating)", st, None))
     for opp in (FIRST, SECOND):
         iv = matchup(THIRD, opp, games, seed + 800 + opp, rules="official")
+        bar.update(games)
         off[f"strategy 3 vs 3x {STRATEGY_NAMES[opp]}"] = iv
         text.append(f"  strategy 3 (tuned) vs 3x {STRATEGY_NAMES[opp]}, random seating: {_fmt(iv)}")
     iv = matchup(FIRST, SECOND, games, seed + 900, rules="official")
     off["strategy 1 vs 3x strategy 2"] = iv
     seed_rules = matchup(FIRST, SECOND, games, seed + 900)
+    bar.update(2 * games)
     text.append(f"  strategy 1 vs 3x strategy 2, random seating: {_fmt(iv)} (seed2022: {_fmt(seed_rules)})")
     return off
 
@@ -613,13 +663,15 @@ def run(args: argparse.Namespace) -> bool:
     if not (getattr(args, "reproduce", False) or getattr(args, "tune_third", False)):
         return False
     out: dict[str, Any] = {}
+    progress = False if getattr(args, "no_progress", False) else None  # the bars of --reproduce and --tune-third
     if args.reproduce:
-        rep = reproduce(games=args.games or 10_000, seed=args.seed, out=args.out)
+        rep = reproduce(games=args.games or 10_000, seed=args.seed, out=args.out, progress=progress)
         print(rep["text"])
         out["reproduce"] = {k: v for k, v in rep.items() if k != "text"}
     if args.tune_third:
         opts = dict(args.options)
-        t = tune_third(args.candidates, args.search_games, args.retest_games, seed=args.seed, **opts)
+        t = tune_third(args.candidates, args.search_games, args.retest_games, seed=args.seed, progress=progress,
+                       **opts)
         print(format_tune(t))
         out["tune_third"] = asdict(t)
     if args.json:

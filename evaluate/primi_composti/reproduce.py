@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2_contingency
 
+import agents
 from agents.primi_composti import fast as strategies
 from envs.core.files import InputFileError, read_json
 from envs.primi_composti import fast
@@ -30,6 +31,7 @@ from evaluate import backends
 from evaluate.cli import positive_int
 from evaluate.jsonio import write_json
 from evaluate.stats import mean_interval, two_sample_tolerance, wilson_interval
+from evaluate.tournament import compiling_note, progress_bar
 
 SIMPLE6 = ("asc", "desc", "rand", "greedy_asc", "greedy_desc", "greedy_rand")
 GREEDY_MM = ("greedy_asc", "greedy_desc", "greedy_rand", "minimax_4", "minimax_5")
@@ -198,19 +200,24 @@ def compare(group: TableGroup, cell: CellResult) -> dict[str, Any]:
     return out
 
 
-def reproduce(keys: list[str], games: int | None, seed: int, log=print) -> dict[str, list[dict[str, Any]]]:
+def reproduce(keys: list[str], games: int | None, seed: int, log=print,
+              progress: bool | None = None) -> dict[str, list[dict[str, Any]]]:
     """Play every cell of the chosen table groups (`games` caps the games per cell;
-    None = the paper's sample size) and compare with the published figures."""
+    None = the paper's sample size) and compare with the published figures. `progress`: a bar of each group's
+    cells (`None`: only on a terminal), naming a first run's compilation."""
     rng = np.random.default_rng(seed)
     out: dict[str, list[dict[str, Any]]] = {}
     for key in keys:
         g = GROUPS[key]
         n = g.paper_games if games is None else min(games, g.paper_games)
         rows = []
-        for p1 in g.players:
-            for p2 in g.players:
-                rows.append(compare(g, play_cell(g.version, p1, p2, n, rng)))
-        out[key] = rows
+        bar = progress_bar(len(g.players) ** 2, f"Primi Composti, Tables {key}", progress, unit="cell")
+        with bar, compiling_note(bar, "primi_composti", agents.part("primi_composti").compile_seconds):
+            for p1 in g.players:
+                for p2 in g.players:
+                    rows.append(compare(g, play_cell(g.version, p1, p2, n, rng)))
+                    bar.update(1)
+            out[key] = rows
         log(format_group(g, rows))
     return out
 
@@ -243,24 +250,30 @@ def format_group(group: TableGroup, rows: list[dict[str, Any]]) -> str:
 CLAIM_PLAYERS = ("rand", "greedy_rand", "minimax_4", "minimax_5", "minimax_6")
 
 
-def claims(games: int, seed: int, players: tuple[str, ...] = CLAIM_PLAYERS, log=print) -> list[dict[str, Any]]:
+def claims(games: int, seed: int, players: tuple[str, ...] = CLAIM_PLAYERS, log=print,
+           progress: bool | None = None) -> list[dict[str, Any]]:
     """The paper's seat claims at a chosen sample size: self-play of each player in
     both versions, P1 (first) vs P2 win rates with Wilson intervals. The seed finds
     a first-player edge for simple/greedy players and a second-player edge for
-    minimax players, strongest in version 2."""
+    minimax players, strongest in version 2. `progress`: a bar of the cells (`None`: only on a terminal)."""
+    from tqdm import tqdm
+
     rng = np.random.default_rng(seed)
     out = []
-    for version in (1, 2):
-        for p in players:
-            c = play_cell(version, p, p, games, rng)
-            edge = "P1" if c.w1_ci[0] > c.w2_ci[1] else "P2" if c.w2_ci[0] > c.w1_ci[1] else "none"
-            row = {"version": version, "player": p, "games": games, "w1": c.w1, "w1_ci": c.w1_ci, "tie": c.tie,
-                   "w2": c.w2, "w2_ci": c.w2_ci, "favoured": edge}
-            out.append(row)
-            log(
-                f"v{version} {p:>11} self-play, {games} games: P1 {c.w1:5.1f}% [{c.w1_ci[0]:.1f}, {c.w1_ci[1]:.1f}], "
-                f"tie {c.tie:4.1f}%, P2 {c.w2:5.1f}% [{c.w2_ci[0]:.1f}, {c.w2_ci[1]:.1f}] -> favoured: {edge}"
-            )
+    bar = progress_bar(2 * len(players), "Primi Composti, seat claims", progress, unit="cell")
+    with bar, compiling_note(bar, "primi_composti", agents.part("primi_composti").compile_seconds):
+        for version in (1, 2):
+            for p in players:
+                c = play_cell(version, p, p, games, rng)
+                bar.update(1)
+                edge = "P1" if c.w1_ci[0] > c.w2_ci[1] else "P2" if c.w2_ci[0] > c.w1_ci[1] else "none"
+                row = {"version": version, "player": p, "games": games, "w1": c.w1, "w1_ci": c.w1_ci, "tie": c.tie,
+                       "w2": c.w2, "w2_ci": c.w2_ci, "favoured": edge}
+                out.append(row)
+                with tqdm.external_write_mode():  # the line above the bar, not through it
+                    log(f"v{version} {p:>11} self-play, {games} games: P1 {c.w1:5.1f}% [{c.w1_ci[0]:.1f}, "
+                        f"{c.w1_ci[1]:.1f}], tie {c.tie:4.1f}%, P2 {c.w2:5.1f}% [{c.w2_ci[0]:.1f}, {c.w2_ci[1]:.1f}]"
+                        f" -> favoured: {edge}")
     return out
 
 
@@ -329,14 +342,15 @@ def reproduce_groups(tables: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> bool:
     """Handle `--reproduce` / `--solve-deals`; otherwise fall through to the tournament."""
+    progress = False if getattr(args, "no_progress", False) else None  # the bars of --reproduce and --claims
     if getattr(args, "reproduce", False):
-        result = reproduce(reproduce_groups(args.tables), args.games, args.seed)
+        result = reproduce(reproduce_groups(args.tables), args.games, args.seed, progress=progress)
         if args.json:
             write_json(args.json, result, indent=1)
             print(f"wrote {args.json}")
         return True
     if getattr(args, "claims", False):
-        result_c = claims(args.games or 1000, args.seed)
+        result_c = claims(args.games or 1000, args.seed, progress=progress)
         if args.json:
             write_json(args.json, result_c, indent=1)
             print(f"wrote {args.json}")
