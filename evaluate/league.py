@@ -62,7 +62,15 @@ from evaluate.cli import Parser, check_outputs
 from evaluate.games import part as evaluation_part
 from evaluate.jsonio import write_figure
 from evaluate.jsonio import write_json as _write_json
-from evaluate.tournament import compiled_blocks, compiled_runner, compiling_first, deal_keys, progress_bar, seat_streams
+from evaluate.tournament import (
+    compiled_blocks,
+    compiled_runner,
+    compiling_first,
+    compiling_note,
+    deal_keys,
+    progress_bar,
+    seat_streams,
+)
 
 #: Elo points per Bradley–Terry unit.
 ELO = 400 / math.log(10)
@@ -407,8 +415,9 @@ def run_league(
         prints = _Fingerprints()
         cooperative = envs.spec(game_name).cooperative
         played, play = _league_blocks(spec, game, copies, games, engine, backend or LocalBackend())
-        d = _collect(compiling_first(played, play, game_name, bar), wins, (returns_sum, returns_n, games_n), prints,
-                     stop_on_interrupt, bar)
+        with compiling_note(bar, game_name):  # an entrant that compiles at its first decision (Python engine)
+            d = _collect(compiling_first(played, play, game_name, bar), wins, (returns_sum, returns_n, games_n),
+                         prints, stop_on_interrupt, bar)
     finally:
         bar.close()
     planned, games, wins = games, d, wins[:d]

@@ -62,6 +62,7 @@ from evaluate.tournament import (
     compiled_blocks,
     compiled_runner,
     compiling_first,
+    compiling_note,
     cut_games_line,
     deal_keys,
     deal_start,
@@ -421,10 +422,11 @@ def run_paired_many(game_name: str | envs.Variant, ids: Sequence[str], against: 
                                                                              max_turns))
         per_deal = []
         try:
-            for block in compiling_first(parts, play, game_name, bar):
-                per_deal.extend(block)
-                if per_game * len(per_deal) > bar.n:  # a watched block has moved it game by game already
-                    bar.update(per_game * len(per_deal) - bar.n)
+            with compiling_note(bar, game_name):  # an entrant that compiles at its first decision (Python engine)
+                for block in compiling_first(parts, play, game_name, bar):
+                    per_deal.extend(block)
+                    if per_game * len(per_deal) > bar.n:  # a watched block has moved it game by game already
+                        bar.update(per_game * len(per_deal) - bar.n)
         except (KeyboardInterrupt, WorkerLostError):  # keep the finished deals, as a tournament does
             if not (run.stop_on_interrupt and per_deal):
                 raise

@@ -607,10 +607,8 @@ def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
         results = backend.imap(task, parts)
     else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
         results = compiled_blocks(planned, lambda part: play_compiled(play, game, seed, rotations, part, decks), start)
-    # on the Python engine an entrant compiles its own kernels at its first decision (a Monte-Carlo search)
-    note = compiling_note(bar, game_name) if play is None else contextlib.nullcontext()
-    try:
-        with note:
+    try:  # on the Python engine an entrant compiles its own kernels at its first decision (a Monte-Carlo search)
+        with compiling_note(bar, game_name):
             for block in compiling_first(results, play, game_name, bar):
                 done.extend(block)
                 if rotations * len(done) > bar.n:  # a watched block has moved it game by game already
@@ -748,25 +746,28 @@ def compiling_note(bar: Any, game_name: str, seconds: float | None = None) -> It
     """Within the block, while numba compiles a kernel in this process (a cache miss: numba's "numba:compile"
     event; a kernel loaded from the cache sends none), `bar` says `compiling_text(game_name, seconds)`, then its own
     description again: the compile of a kernel called from plain Python (a Monte-Carlo agent's first decision, a
-    study's first batch), which `compiling_first` cannot see coming. Nothing is installed for a disabled bar."""
+    study's first batch), which `compiling_first` cannot see coming. A bar that already says it is compiling
+    (`compiling_first`) is left alone; nothing is installed for a disabled bar."""
     if bar.disable:
         yield
         return
     from numba.core import event
 
     class Note(event.Listener):
-        depth, desc = 0, ""
+        depth, desc = 0, None
 
         def on_start(self, ev: Any) -> None:
             self.depth += 1
-            if self.depth == 1:  # the outermost compile (a kernel compiles the kernels it calls inside its own)
+            # the outermost compile (a kernel compiles the kernels it calls inside its own)
+            if self.depth == 1 and not bar.desc.startswith("compiling "):
                 self.desc = bar.desc
                 bar.set_description_str(compiling_text(game_name, seconds))
 
         def on_end(self, ev: Any) -> None:
             self.depth -= 1
-            if self.depth == 0:
+            if self.depth == 0 and self.desc is not None:
                 bar.set_description_str(self.desc)
+                self.desc = None
 
     with event.install_listener("numba:compile", Note()):
         yield

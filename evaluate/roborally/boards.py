@@ -104,11 +104,12 @@ def record_race(game, agent_ids: list[str], path: str, seed: int = 0, turns: int
                          f"(got {len(agent_ids)}: {agent_ids})")
     if turns is not None and turns < 1:
         raise ValueError(f"--turns must be >= 1, got {turns}")
-    from evaluate.tournament import progress_bar
+    from evaluate.tournament import compiling_note, progress_bar
 
     bar = progress_bar(turns or game.config.max_turns, f"recording {path}", progress, unit="turn")
     try:
-        return _record(game, agent_ids, path, seed, turns, scale, ms_per_frame, bar)
+        with compiling_note(bar, GAME):  # a Monte-Carlo driver compiles its kernels at its first decision
+            return _record(game, agent_ids, path, seed, turns, scale, ms_per_frame, bar)
     finally:
         bar.close()
 

@@ -103,24 +103,42 @@ def test_the_compiling_note_lasts_while_numba_compiles():
         other(np.int64(1))
     assert off.descs == []
 
+    @numba.njit(cache=False)
+    def third(x):
+        return x - 2
+
+    named = _Bar(compiling_text("lama", 20))  # `compiling_first` has named the compile already, with its seconds
+    with compiling_note(named, "lama"):
+        third(np.int64(1))
+    assert named.descs == [] and named.desc == compiling_text("lama", 20)
+
+
+def _with_a_fresh_kernel(monkeypatch, agent_class=None):
+    """`agent_class` (default `lama/first`'s) compiles a new kernel at its first decision (as a Monte-Carlo search
+    compiles its own)."""
+    from agents.lama.strategies import FirstStrategy
+
+    agent_class = agent_class or FirstStrategy
+
+    @numba.njit(cache=False)
+    def fresh(x):
+        return x + 1
+
+    act = agent_class.act
+
+    def compiling_act(self, view, mask):
+        fresh(np.int64(1))
+        return act(self, view, mask)
+
+    monkeypatch.setattr(agent_class, "act", compiling_act)
+
 
 def test_a_python_tournament_names_an_entrants_first_compile(capsys, monkeypatch):
     """On the Python engine an entrant that compiles a kernel at its first decision (a Monte-Carlo search) is seen
     compiling on the bar, which then shows the tournament again; progress=False draws nothing."""
-    from agents.lama.strategies import FirstStrategy
 
     def with_a_fresh_kernel():
-        @numba.njit(cache=False)
-        def fresh(x):
-            return x + 1
-
-        act = FirstStrategy.act
-
-        def compiling_act(self, view, mask):
-            fresh(np.int64(1))
-            return act(self, view, mask)
-
-        monkeypatch.setattr(FirstStrategy, "act", compiling_act)
+        _with_a_fresh_kernel(monkeypatch)
 
     with_a_fresh_kernel()
     bar = _Bar("lama tournament")
@@ -135,3 +153,31 @@ def test_a_python_tournament_names_an_entrants_first_compile(capsys, monkeypatch
     with_a_fresh_kernel()
     run_tournament("lama", ["lama/first"] * 4, games=4, seed=0, progress=False, engine="python")
     assert capsys.readouterr().err == ""
+
+
+def test_python_paired_runs_and_leagues_name_an_entrants_first_compile(monkeypatch):
+    """--paired and --league on the Python engine name an entrant's first compile on their bars too."""
+    from evaluate import league, paired
+
+    for module, run in ((paired, lambda: paired.run_paired("lama", "lama/first", "lama/second", "lama/first",
+                                                           games=1, progress=True, engine="python")),
+                        (league, lambda: league.run_league("lama", ["lama/first", "lama/second"], games=2,
+                                                           bootstrap=1, progress=True, engine="python"))):
+        _with_a_fresh_kernel(monkeypatch)
+        bar = _Bar(f"lama {module.__name__.rsplit('.', 1)[-1]}")
+        monkeypatch.setattr(module, "progress_bar", lambda *args, _bar=bar, **kwargs: _bar)
+        run()
+        assert bar.descs[:2] == [compiling_text("lama"), bar.desc] and bar.n > 0
+        monkeypatch.undo()
+
+
+def test_a_recorded_race_names_a_drivers_first_compile(capsys, monkeypatch, tmp_path):
+    """RoboRally's --record: a driver that compiles at its first decision (`roborally/mc`) is named on the bar."""
+    from agents.base import RandomAgent
+    from envs.roborally.rules import Config, RoboRallyGame
+    from evaluate.roborally.boards import record_race
+
+    _with_a_fresh_kernel(monkeypatch, RandomAgent)
+    game = RoboRallyGame(Config(board="tiny", num_robots=2))
+    record_race(game, ["random", "random"], str(tmp_path / "race.gif"), turns=1, progress=True)
+    assert compiling_text("roborally") in capsys.readouterr().err
