@@ -29,7 +29,7 @@ import numpy as np
 import agents
 from agents.lama.fast import FIRST, SECOND, THIRD, Results, play_games
 from agents.lama.strategies import DEFAULT, TUNED
-from envs.lama.rules import Config
+from envs.lama.rules import Config, LamaGame
 from evaluate.cli import positive_int
 from evaluate.jsonio import write_figure, write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
@@ -93,6 +93,19 @@ class SeatStats:
     points: list[Interval]
     rounds: Interval
     total_rounds: int
+    cut: int = 0  # games cut at the move limit (`move_limit`): over for no one, won by no one
+
+
+def move_limit(cfg: Config) -> int:
+    """The move at which a game of the reproduction is cut, won by no one: `LamaGame.max_game_length` (ten times
+    the longest game that ended in a search of the seed's rules, whose reshuffle lets players who never fold go on
+    for ever) for each 40 points of the target, so a game to 5,000 points has room in proportion."""
+    return LamaGame.max_game_length * max(1, -(-int(cfg.target_points) // 40))
+
+
+def play(cfg: Config, seeds: np.ndarray, strategies: Any, params: Any) -> Results:
+    """`play_games` of the reproduction: every game cut at `move_limit(cfg)`."""
+    return play_games(cfg, seeds, strategies, params, max_turns=move_limit(cfg))
 
 
 def seat_statistics(res: Results) -> SeatStats:
@@ -109,14 +122,14 @@ def seat_statistics(res: Results) -> SeatStats:
         o = int((res.totals[:, i] > 30).sum())
         over.append((o / g, *wilson_interval(o, g)))
         pts.append(mean_interval(res.totals[:, i]))
-    return SeatStats(g, win, win_round, over, pts, mean_interval(res.rounds), total_rounds)
+    return SeatStats(g, win, win_round, over, pts, mean_interval(res.rounds), total_rounds, int(res.cut.sum()))
 
 
 def seat_table(n: int, strategies: list[int], games: int, seed: int, **options: Any) -> SeatStats:
     """Fixed seating: seat i plays `strategies[i]` (default rules `seed2022`)."""
     options.setdefault("rules", "seed2022")
     cfg = Config(num_players=n, **options)
-    return seat_statistics(play_games(cfg, game_seeds(games, seed), strategies, TUNED))
+    return seat_statistics(play(cfg, game_seeds(games, seed), strategies, TUNED))
 
 
 def _fmt(iv: Interval, digits: int = 3) -> str:
@@ -125,7 +138,8 @@ def _fmt(iv: Interval, digits: int = 3) -> str:
 
 def format_comparison(title: str, ours: SeatStats, paper: list | None) -> str:
     """Our per-seat table, each figure followed by the seed's (when given)."""
-    lines = [f"{title} — {ours.games} games; rounds/game {_fmt(ours.rounds, 2)}"]
+    cut = f" ({ours.cut} cut at the move limit, won by no one)" if ours.cut else ""
+    lines = [f"{title} — {ours.games} games{cut}; rounds/game {_fmt(ours.rounds, 2)}"]
     head = f"{'seat':>4} | {'P(win game)':^44} | {'P(win round)':^44} | {'P(>30 points)':^44} | {'average points':^50}"
     lines.append(head)
     lines.append(
@@ -196,7 +210,7 @@ def matchup(
     cfg = Config(num_players=n, **options)
     seeds = game_seeds(games, seed) if seeds is None else seeds
     strats, seat = random_seating(len(seeds), n, hero, others, seed)
-    res = play_games(cfg, seeds, strats, np.asarray(params, dtype=float))
+    res = play(cfg, seeds, strats, np.asarray(params, dtype=float))
     k = int(res.wins[np.arange(len(seeds)), seat].sum())
     return (k / len(seeds), *wilson_interval(k, len(seeds)))
 
@@ -212,7 +226,7 @@ def crn_wins(
     all_seeds = np.tile(seeds, c)
     all_strats = np.tile(strats, (c, 1))
     params = np.repeat(candidates, g, axis=0)[:, None, :].repeat(n, axis=1)
-    res = play_games(cfg, all_seeds, all_strats, params)
+    res = play(cfg, all_seeds, all_strats, params)
     wins = res.wins[np.arange(c * g), np.tile(seat, c)]
     return wins.reshape(c, g)
 
@@ -505,6 +519,11 @@ def _figure_sweeps(
     )
     text.append("Fig. 8 (n−1 × strategy 2, last seat strategy 1), last seat P(win) vs the others' mean: " + ", ".join(
         f"n={n}: {s8[n].win[-1][0]:.3f} vs {np.mean([w[0] for w in s8[n].win[:-1]]):.3f}" for n in ns))
+    cut = [f"{name} n={n}: {st.cut}" for name, sw in (("strategy 1", s1), ("strategy 2", s2), ("Fig. 8", s8))
+           for n, st in sw.items() if st.cut] + [f"Fig. 2 n={n} target {t}: {st.cut}" for (n, t), st in f2.items() if st.cut]
+    if cut:
+        text.append("Games cut at the move limit (never ending under the seed's reshuffle; won by no one): "
+                    + ", ".join(cut))
     text.append("")
     return s1, s2, s8, f2
 

@@ -130,3 +130,15 @@ def test_cli_reproduce(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Table IV" in text and "consistent with the seed's published code" in text
     assert len(list(tmp_path.glob("fig*.png"))) == 8
+
+
+def test_a_game_that_never_ends_is_cut_and_counted_not_a_crash():
+    """Strategy 2 at both seats of seed2022's two-player table: game 6,158 of seed 202 never ends (the reshuffle);
+    the reproduction cuts it at the move limit, won by no one, and says so."""
+    from envs.lama.rules import Config
+    from evaluate.lama.reproduce import SECOND, format_comparison, move_limit, seat_table
+
+    st = seat_table(2, [SECOND] * 2, 6_200, 202)
+    assert (st.games, st.cut) == (6_200, 1)
+    assert "(1 cut at the move limit, won by no one)" in format_comparison("strategy 2", st, None)
+    assert move_limit(Config(num_players=2, target_points=5000)) == 125 * move_limit(Config(num_players=2))
