@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import time
 
 from train import vector_ppo
@@ -37,8 +38,8 @@ def test_the_first_lines_say_the_kernels_and_progress_comes_at_most_every_interv
 
 
 def test_max_minutes_counts_learning_not_the_compilation(tmp_path, capsys, monkeypatch):
-    """The kernels take 3 s more to prepare here; a budget of 0.03 s of learning still ends after one update whose
-    clock reads well under those 3 s."""
+    """The kernels take 3 s more to prepare here; a budget of 0.03 s of learning still ends the run after an update
+    or two whose clock reads well under those 3 s."""
     real = vector_ppo.warm_up
 
     def slow_warm_up(cfg, say):
@@ -49,7 +50,10 @@ def test_max_minutes_counts_learning_not_the_compilation(tmp_path, capsys, monke
     monkeypatch.setattr(vector_ppo, "warm_up", slow_warm_up)
     out = str(tmp_path / "run")
     assert main([*RUN, "--max-minutes", "0.0005", "--out", out]) == 0
-    assert "the budget of 0.0005 learning minutes is spent at 128 steps" in capsys.readouterr().out
+    said = re.search(r"the budget of 0\.0005 learning minutes is spent at (\d+) steps", capsys.readouterr().out)
     with open(os.path.join(out, "history.csv"), newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 1 and float(rows[0]["wall_s"]) < 3.0
+    # an update takes 0.02-0.1 s (warm torch or not): the budget ends the run before its 640 steps, and the clock
+    # of every update it learned reads under the 3 s the kernels took
+    assert said and int(said.group(1)) == int(rows[-1]["steps"]) < 640
+    assert all(float(r["wall_s"]) < 3.0 for r in rows)
