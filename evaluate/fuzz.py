@@ -317,26 +317,28 @@ def _probe_round(raw: Any, probe: np.random.Generator, rounds: int, live: list[s
                  actions: dict) -> None:
     """Two rounds the strict env must refuse without a change: one with an illegal action of a drawn live agent,
     one without that agent's action."""
-    before = (raw.game_state, list(raw.agents), raw.num_rounds)
     victim = live[int(probe.integers(len(live)))]
     illegal = np.flatnonzero(masks[victim] == 0)
     bad = int(illegal[probe.integers(len(illegal))]) if len(illegal) else raw.game.num_actions
+    _refused(raw, {**actions, victim: bad}, IllegalActionError, "illegal",
+             f"round {rounds}: illegal action {bad} of {victim} was accepted",
+             f"round {rounds}: refused action {bad} of {victim} changed the env")
+    _refused(raw, {a: act for a, act in actions.items() if a != victim}, ValueError, "all-act",
+             f"round {rounds}: a round without {victim}'s action was played",
+             f"round {rounds}: a refused round without {victim} changed the env")
+
+
+def _refused(raw: Any, actions: dict, error: type[Exception], kind: str, accepted: str, changed: str) -> None:
+    """`raw.step(actions)` must raise `error` and leave the env as it was (else InvariantError `kind`)."""
+    before = (raw.game_state, list(raw.agents), raw.num_rounds)
     try:
-        raw.step({**actions, victim: bad})
-    except IllegalActionError:
+        raw.step(actions)
+    except error:
         pass
     else:
-        raise InvariantError("illegal", f"round {rounds}: illegal action {bad} of {victim} was accepted")
+        raise InvariantError(kind, accepted)
     if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
-        raise InvariantError("illegal", f"round {rounds}: refused action {bad} of {victim} changed the env")
-    try:
-        raw.step({a: act for a, act in actions.items() if a != victim})
-    except ValueError:
-        pass
-    else:
-        raise InvariantError("all-act", f"round {rounds}: a round without {victim}'s action was played")
-    if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
-        raise InvariantError("all-act", f"round {rounds}: a refused round without {victim} changed the env")
+        raise InvariantError(kind, changed)
 
 
 def _check_parallel_end(raw: Any, game: Any, rounds: int, summed: np.ndarray, start_returns: np.ndarray,

@@ -7,7 +7,7 @@ from agents.games import declare
 from agents.roborally import strategies  # noqa: F401  (registers its agent ids)
 
 # compile_seconds: `python -m evaluate roborally --agents roborally/learned,roborally/greedy --games 2` on an empty
-# numba cache less the same on a full one, measured: 48 CPU-s (2-core machine, 2026-12-06).
+# numba cache less the same on a full one, measured: 48 CPU-s (2-core machine).
 # The strongest baseline first (the default opponents), then the next strongest.
 declare("roborally", default_lineup=("roborally/greedy", "roborally/random"), kernels="agents.roborally.fast",
         compiled_games="agents.roborally.fast:tournament_games",
