@@ -58,24 +58,37 @@ def features_for(version: int, view: Any, action_mask: np.ndarray, revealed: boo
     rows = np.array([(c - 2) * choices + q for c, q in moves])
     cards = np.array([c for c, _ in moves])
     pos = {c: i for i, c in enumerate(hand)}
-    per[rows, 0] = 1.0
-    per[rows, 1] = cards / 25.0
-    per[rows, 2] = VALUE[cards] == 2
-    per[rows, 3] = np.array([pos[c] for c in cards]) / 12.0
     out = np.empty(k, dtype=np.int64)
+    values = []
     for j, d in enumerate(DEPTHS):
         if npairs:
-            v = np.array([gains[j][m] for m in moves], dtype=np.float32)
+            values.append(np.array([gains[j][m] for m in moves], dtype=np.float32))
         else:
             card_values_depth(version, hands, alive, stacks, heights, scores, view.first, me, d, VALUE, VALID, out,
                               revealed)
-            v = out[:n].astype(np.float32)
+            values.append(out[:n].astype(np.float32))
+    _move_features(per, rows, cards, [pos[c] for c in cards], values)
+    return _context(view.turn, k, n, view.scores[me] - view.scores[1 - me], version), per
+
+
+def _move_features(per: np.ndarray, rows: Any, cards: np.ndarray, positions: list[int],
+                   values: list[np.ndarray]) -> None:
+    """Fill rows `rows` of `per` with their moves' features: legal, the card, whether its value is 2, its position
+    in the hand, and at each depth of `DEPTHS` its gain (`values[j]`), the gain less the best, and whether it is
+    the best."""
+    per[rows, 0] = 1.0
+    per[rows, 1] = cards / 25.0
+    per[rows, 2] = VALUE[cards] == 2
+    per[rows, 3] = np.array(positions) / 12.0
+    for j, v in enumerate(values):
         per[rows, 4 + 3 * j] = v / 10.0
         per[rows, 5 + 3 * j] = (v - v.max()) / 10.0
         per[rows, 6 + 3 * j] = v == v.max()
-    diff = view.scores[me] - view.scores[1 - me]
-    ctx = np.array([view.turn / (2 * k), n / 12.0, diff / 20.0, float(version == 2)], dtype=np.float32)
-    return ctx, per
+
+
+def _context(turn: int, k: int, cards_left: int, lead: int, version: int) -> np.ndarray:
+    """The context features: the turn, the cards left in hand, the score lead, whether the rules are version 2."""
+    return np.array([turn / (2 * k), cards_left / 12.0, lead / 20.0, float(version == 2)], dtype=np.float32)
 
 
 class PrimiFeatures:
@@ -137,18 +150,11 @@ def table_features(version: int, T: Any, rows: np.ndarray, seats: np.ndarray, ma
         pos = [where[int(c)] for c in cards]
         moves = [(i, int(a) % choices if choices > 1 else -1) for a, i in zip(acts, pos)]
         first = int(T.first[r])
-        per[j, acts, 0] = 1.0
-        per[j, acts, 1] = cards / 25.0
-        per[j, acts, 2] = VALUE[cards] == 2
-        per[j, acts, 3] = np.array([rank[i] for i in pos]) / 12.0
-        for d, depth in enumerate(DEPTHS):
-            v = np.array([move_gain(version, hands, alive, stacks, heights, scores, first, me, i, depth, VALUE, VALID,
-                                    revealed, choice) for i, choice in moves], dtype=np.float32)
-            per[j, acts, 4 + 3 * d] = v / 10.0
-            per[j, acts, 5 + 3 * d] = (v - v.max()) / 10.0
-            per[j, acts, 6 + 3 * d] = v == v.max()
-        diff = int(scores[me]) - int(scores[1 - me])
-        ctx[j] = (int(T.turn[r]) / (2 * k), len(live) / 12.0, diff / 20.0, float(version == 2))
+        values = [np.array([move_gain(version, hands, alive, stacks, heights, scores, first, me, i, depth, VALUE,
+                                      VALID, revealed, choice) for i, choice in moves], dtype=np.float32)
+                  for depth in DEPTHS]
+        _move_features(per[j], acts, cards, [rank[i] for i in pos], values)
+        ctx[j] = _context(int(T.turn[r]), k, len(live), int(scores[me]) - int(scores[1 - me]), version)
     return ctx, per
 
 
