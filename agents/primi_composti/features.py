@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.learned import FEATURES
-from agents.primi_composti.teacher import card_values_depth, choice_depth_values, move_gain, view_arrays
+from agents.primi_composti.teacher import Position, card_values_depth, choice_depth_values, move_gain, view_arrays
 from envs.primi_composti.fast import official_options
 from envs.primi_composti.rules import VALID, VALUE
 
@@ -40,8 +40,8 @@ def features_for(version: int, view: Any, action_mask: np.ndarray, revealed: boo
                  npairs: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(context [4], per_action [num_actions, 4 + 3·len(DEPTHS)]) of a 2-player view of rules `version`
     (`revealed`: the revealed-operand rule; `npairs` > 0: `steal_choice="player"` with that many operand pairs)."""
-    hands, alive, stacks, heights, scores = view_arrays(view)
-    k = hands.shape[1]
+    position = Position(*view_arrays(view), view.first)
+    k = position.hands.shape[1]
     me = view.seat
     hand = view.hands[me]
     n = len(hand)
@@ -64,8 +64,7 @@ def features_for(version: int, view: Any, action_mask: np.ndarray, revealed: boo
         if npairs:
             values.append(np.array([gains[j][m] for m in moves], dtype=np.float32))
         else:
-            card_values_depth(version, hands, alive, stacks, heights, scores, view.first, me, d, VALUE, VALID, out,
-                              revealed)
+            card_values_depth(version, position, me, d, VALUE, VALID, out, revealed)
             values.append(out[:n].astype(np.float32))
     _move_features(per, rows, cards, [pos[c] for c in cards], values)
     return _context(view.turn, k, n, view.scores[me] - view.scores[1 - me], version), per
@@ -141,7 +140,8 @@ def table_features(version: int, T: Any, rows: np.ndarray, seats: np.ndarray, ma
     ctx = np.zeros((len(rows), 4), np.float32)
     per = np.zeros((len(rows), masks.shape[1], 4 + 3 * len(DEPTHS)), np.float32)
     for j, (r, me) in enumerate(zip(np.asarray(rows).tolist(), np.asarray(seats).tolist())):
-        hands, alive, stacks, heights, scores = T.hands[r], T.alive[r], T.stacks[r], T.heights[r], T.scores[r]
+        position = Position(T.hands[r], T.alive[r], T.stacks[r], T.heights[r], T.scores[r], int(T.first[r]))
+        hands, alive, scores = position.hands, position.alive, position.scores
         live = [i for i in range(k) if (int(alive[me]) >> i) & 1]
         where = {int(hands[me, i]): i for i in live}
         rank = {i: n for n, i in enumerate(live)}
@@ -149,10 +149,8 @@ def table_features(version: int, T: Any, rows: np.ndarray, seats: np.ndarray, ma
         cards = acts // choices + 2
         pos = [where[int(c)] for c in cards]
         moves = [(i, int(a) % choices if choices > 1 else -1) for a, i in zip(acts, pos)]
-        first = int(T.first[r])
-        values = [np.array([move_gain(version, hands, alive, stacks, heights, scores, first, me, i, depth, VALUE,
-                                      VALID, revealed, choice) for i, choice in moves], dtype=np.float32)
-                  for depth in DEPTHS]
+        values = [np.array([move_gain(version, position, me, i, depth, VALUE, VALID, revealed, choice)
+                            for i, choice in moves], dtype=np.float32) for depth in DEPTHS]
         _move_features(per[j], acts, cards, [rank[i] for i in pos], values)
         ctx[j] = _context(int(T.turn[r]), k, len(live), int(scores[me]) - int(scores[1 - me]), version)
     return ctx, per

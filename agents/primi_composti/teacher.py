@@ -29,7 +29,7 @@ Insights into Primi Composti", §IV (alpha-beta).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -51,9 +51,22 @@ EXACT_CARDS_OFFICIAL = 12
 FALLBACK_DEPTH_V2 = 6
 
 
-def move_gain(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid, revealed, choice):
+class Position(NamedTuple):
+    """A 2-player position in the fast path's buffers (`view_arrays`, or a compiled table's row), which the searches
+    change in place and leave as they were, and the seat that moved first."""
+
+    hands: np.ndarray
+    alive: np.ndarray
+    stacks: np.ndarray
+    heights: np.ndarray
+    scores: np.ndarray
+    first: int
+
+
+def move_gain(version, pos: Position, mover, i, depth, value, valid, revealed, choice):
     """The mover's score-difference gain over the next `depth` plies after playing its hand position i with
     operand `choice` (`do_move`'s), both sides then playing the seed's minimax."""
+    hands, alive, stacks, heights, scores, first = pos
     c = hands[mover, i]
     sign = 1 if mover == first else -1
     now = int(scores[first] - scores[1 - first])
@@ -66,19 +79,17 @@ def move_gain(version, hands, alive, stacks, heights, scores, first, mover, i, d
     return sign * (v - now)
 
 
-def card_values_depth(version, hands, alive, stacks, heights, scores, first, mover, depth, value, valid, out,
-                      revealed=False):
+def card_values_depth(version, pos: Position, mover, depth, value, valid, out, revealed=False):
     """out[i] = the mover's score-difference gain over the next `depth` plies after
     playing its hand position i (alpha-beta with a full window per card, so each
     value is exact at that depth; the seed's minimax leaf), -10^6 for dead positions.
 
     Plain Python around the fast path's compiled kernels (a new compiled caller of
     those cached kernels fails to link when they were loaded from numba's cache)."""
-    for i in range(hands.shape[1]):
+    for i in range(pos.hands.shape[1]):
         out[i] = -1000000
-        if (alive[mover] >> i) & 1:
-            out[i] = move_gain(version, hands, alive, stacks, heights, scores, first, mover, i, depth, value, valid,
-                                 revealed, -1)
+        if (pos.alive[mover] >> i) & 1:
+            out[i] = move_gain(version, pos, mover, i, depth, value, valid, revealed, -1)
 
 
 def view_arrays(view: Any) -> tuple[np.ndarray, ...]:
@@ -90,25 +101,23 @@ def view_arrays(view: Any) -> tuple[np.ndarray, ...]:
 
 def depth_values(version: int, view: Any, depth: int, revealed: bool = False) -> dict[int, int]:
     """Card -> its depth-`depth` minimax gain for the mover of `view` (see `card_values_depth`)."""
-    hands, alive, stacks, heights, scores = view_arrays(view)
+    pos = Position(*view_arrays(view), view.first)
     mover = view.seat
-    out = np.empty(hands.shape[1], dtype=np.int64)
-    card_values_depth(version, hands, alive, stacks, heights, scores, view.first, mover, depth, VALUE, VALID, out,
-                      revealed)
-    return {int(hands[mover, i]): int(out[i]) for i in range(len(view.hands[mover]))}
+    out = np.empty(pos.hands.shape[1], dtype=np.int64)
+    card_values_depth(version, pos, mover, depth, VALUE, VALID, out, revealed)
+    return {int(pos.hands[mover, i]): int(out[i]) for i in range(len(view.hands[mover]))}
 
 
 def choice_depth_values(view: Any, depth: int, npairs: int, revealed: bool) -> dict[tuple[int, int], int]:
     """(card, choice) -> the depth-`depth` gain of every legal move of version 2 under `steal_choice="player"`
     (`npairs` operand pairs; choice 0 none, q + 1 pair q where it combines to the card)."""
-    hands, alive, stacks, heights, scores = view_arrays(view)
+    pos = Position(*view_arrays(view), view.first)
     mover = view.seat
     out = {}
     for i in range(len(view.hands[mover])):
-        c = int(hands[mover, i])
-        for choice in legal_choices(c, mover, stacks, heights, npairs):
-            out[(c, choice)] = move_gain(2, hands, alive, stacks, heights, scores, view.first, mover, i, depth,
-                                           VALUE, VALID, revealed, choice)
+        c = int(pos.hands[mover, i])
+        for choice in legal_choices(c, mover, pos.stacks, pos.heights, npairs):
+            out[(c, choice)] = move_gain(2, pos, mover, i, depth, VALUE, VALID, revealed, choice)
     return out
 
 
