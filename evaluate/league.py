@@ -46,7 +46,7 @@ import re
 import sys
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import choix
@@ -365,27 +365,13 @@ def play_league_compiled_deals(spec: LeagueSpec, deals: range
     return out
 
 
-def run_league(
-    game_name: str,
-    agent_ids: list[str] | None = None,
-    games: int = 200,
-    seed: int = 0,
-    options: dict[str, Any] | None = None,
-    max_turns: int | None = None,
-    bootstrap: int = 200,
-    backend: Backend | None = None,
-    engine: str = "auto",
-    stop_on_interrupt: bool = False,
-    progress: bool | None = None,
-) -> LeagueResult:
-    """Play the round robin and fit the ratings.
+@dataclass(frozen=True)
+class LeagueSettings:
+    """How a league is played: what `run_league` takes besides the game, the entrants and the game's options.
 
-    Args:
-        game_name: a game id.
-        agent_ids: the entrants (default `default_agents(game_name)`); at least two.
+    Attributes:
         games: deals per pair of agents (each replayed over the seats, see the module docstring).
         seed: root seed of deals, agents and bootstrap.
-        options: the game's options.
         max_turns: cut games longer than this.
         bootstrap: resamples of the deals for the intervals.
         backend: where the deals are played (`evaluate.backends`; default this process): the same
@@ -396,6 +382,35 @@ def run_league(
             finished deals (`extra["partial"]`: how many of how many; with none finished, the exception propagates).
         progress: a tqdm bar of the deals played (`None`: only on a terminal), naming a first run's compilation.
     """
+
+    games: int = 200
+    seed: int = 0
+    max_turns: int | None = None
+    bootstrap: int = 200
+    backend: Backend | None = None
+    engine: str = "auto"
+    stop_on_interrupt: bool = False
+    progress: bool | None = None
+
+
+def run_league(game_name: str, agent_ids: list[str] | None = None, settings: LeagueSettings | None = None, *,
+               options: dict[str, Any] | None = None, **changes: Any) -> LeagueResult:
+    """Play the round robin and fit the ratings.
+
+    Args:
+        game_name: a game id.
+        agent_ids: the entrants (default `default_agents(game_name)`); at least two.
+        settings: how the league is played (`LeagueSettings`; default: its defaults).
+        options: the game's options.
+        **changes: fields of `LeagueSettings` that replace those of `settings`
+            (`run_league("lama", ids, games=100, seed=1)`).
+
+    Raises:
+        TypeError: a keyword that names no field of `LeagueSettings`.
+    """
+    run = replace(settings or LeagueSettings(), **changes)
+    games, seed, max_turns, bootstrap = run.games, run.seed, run.max_turns, run.bootstrap
+    backend, engine, stop_on_interrupt, progress = run.backend, run.engine, run.stop_on_interrupt, run.progress
     if games < 2:
         raise ValueError(f"a league needs games >= 2 deals (intervals are over deals), got {games}")
     wall, cpu = time.perf_counter(), time.process_time()
