@@ -10,7 +10,7 @@
 each comparison is the baseline minus a student, plotted the other way round, student minus baseline, with its
 95% interval; `--figure` picks the pooled mean score, the default, or the win rate), or a saved curve
 (`docs/data/*_distill_curve.json`) whose `agents` map each student to its difference from the baseline
-(`diff`, `diff_low`, `diff_high`, or `python -m train.presets.primi_composti`'s `mean_difference`, `ci`). `--students`
+(`diff`, `diff_low`, `diff_high`, or `python -m evaluate.primi_composti.check`'s `mean_difference`, `ci`). `--students`
 names the agents to plot with the number of teacher-labelled decisions each was fitted on (`config.json`'s
 curve gives them). A label after a second `=` names the point in the legend-free plot (default: the agent id).
 """

@@ -5,7 +5,7 @@
         [--teacher primi_composti/teacher] [--json out.json]
 
 The agent plays every deal twice, holding each hand in turn against `--against`. The deals are
-`train.presets.primi_composti`'s: `random_decks(default_rng(seed), start + deals, cards)[start:]`. At each of the
+`evaluate.primi_composti.check`'s: `random_decks(default_rng(seed), start + deals, cards)[start:]`. At each of the
 agent's decisions, the teacher scores every card of its hand (`PrimiTeacher.card_values`: exact values once few cards
 are left, depth-limited minimax values before). The agent's loss is the best card's value minus the value of the
 card it played. The table gives, for each number of cards left, the mean loss and the share of decisions with a

@@ -51,7 +51,7 @@ plays the same deals and games as one played at once.
 Explicit deals: `decks` replaces the seeded deals by given deck orders in the games whose deal is one
 (Primi Composti, The Game): deal d starts from `game.deal_from(decks[d])` in Python and from the same
 order on the compiled runner; the agents' generators still follow from (seed, d). Studies whose figures
-were measured on a fixed set of deck orders (the exact-regret table of `train.presets.primi_composti`) play them so.
+were measured on a fixed set of deck orders (the exact-regret table of `evaluate.primi_composti.check`) play them so.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ PARSE_ONLY = (
     (r"--study(?!-plot)|--study-budget(?! docs/data/roborally_budget.json --out)", "a study: Monte-Carlo races"),
     (r"--study-plot", "plots the study files the (parsed only) studies would write"),
     (r"-m evaluate\b.*--league(?!.*--agents)", "a league of every agent of the game"),
-    (r"train.presets.primi_composti", "exact regret of 12-card deals against minimax_6"),
+    (r"evaluate.primi_composti.check", "exact regret of 12-card deals against minimax_6"),
     (r"--paired .*the_game/rollout", "the rollout teacher takes seconds a game"),
 )
 
@@ -96,7 +96,7 @@ def check_parses(module: str, argv: list[str]) -> None:
             config_from_args(p, args)
         else:
             envs.make_game(args.game, **parse_options(envs.config_class(args.game), args.option))
-    elif module == "train.presets.primi_composti":
+    elif module == "evaluate.primi_composti.check":
         assert "--agent" in argv
     else:
         raise AssertionError(f"no parser check for {module}")
@@ -153,7 +153,7 @@ def shrink(module: str, argv: list[str]) -> list[str]:
         if "--out" not in argv:
             argv += ["--out", f"runs/doc-{len(os.listdir('runs')) if os.path.isdir('runs') else 0}"]
         argv.append("--no-progress")
-    if module == "train.presets.primi_composti" and "--deals" not in argv:
+    if module == "evaluate.primi_composti.check" and "--deals" not in argv:
         argv += ["--deals", "1"]
     return argv
 

@@ -1,4 +1,4 @@
-"""`python -m train.presets.primi_composti` (the policies' check on held-out deals): game options beyond version and
+"""`python -m evaluate.primi_composti.check` (the policies' check on held-out deals): game options beyond version and
 size (a policy trained with observation hints is measured under them), and a bad option is one line with exit
 status 2."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from train.presets.primi_composti import main
+from evaluate.primi_composti.check import main
 
 
 def test_options_reach_the_game_and_the_json(tmp_path):
@@ -30,8 +30,8 @@ def test_head_to_head_is_the_score_difference_on_both_seats_of_each_deck():
     from envs.core.play import play_out
     from envs.primi_composti import fast
     from envs.primi_composti.rules import Config, PrimiCompostiGame
+    from evaluate.primi_composti.check import head_to_head
     from evaluate.stats import mean_interval
-    from train.presets.primi_composti import head_to_head
 
     options = {"version": 2, "cards_per_player": 5}
     game = PrimiCompostiGame(Config(**options))
