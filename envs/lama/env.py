@@ -1,12 +1,12 @@
 """L.A.M.A. as a PettingZoo AEC environment.
 
-| | |
-|---|---|
-| agents | `player_0` … `player_{n-1}` (player_0 starts the first round) |
-| actions | `Discrete(9)`: 0 = play a llama, 1–6 = play that number, 7 = draw, 8 = quit (fold) the round |
-| observation | `Box(float32)` of `envs.lama.encoding.LamaEncoder` (own hand, top card, pile sizes, opponents' hand sizes and in/out flags, totals) |
-| action_mask | `Box(0, 1, (9,), int8)`; zeros when not to act |
-| reward | `reward="win"`: +1 for each seat tied at the fewest points at the game's end (a shared win counts for every winner), 0 otherwise; `reward="dense"`: −points at each round end (+ a returned chip) |
+- agents: `player_0` … `player_{n-1}` (player_0 starts the first round)
+- actions: `Discrete(9)`: 0 = play a llama, 1–6 = play that number, 7 = draw, 8 = quit (fold) the round
+- observation: `Box(float32)` of `envs.lama.encoding.LamaEncoder` (own hand, top card, pile sizes, opponents' hand sizes
+  and in/out flags, totals)
+- action_mask: `Box(0, 1, (9,), int8)`; zeros when not to act
+- reward: `reward="win"`: +1 for each seat tied at the fewest points at the game's end (a shared win counts for every
+  winner), 0 otherwise; `reward="dense"`: −points at each round end (+ a returned chip)
 
 Options: `num_players`, `rules` ("official" | "seed2022"), `scoring`,
 `return_chip`, `last_player_continues`, `empty_deck`, `round_starter`,

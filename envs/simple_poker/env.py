@@ -1,12 +1,10 @@
 """Simple poker as a PettingZoo AEC environment.
 
-| | |
-|---|---|
-| agents | `player_0` (bets first), `player_1` |
-| actions | `Discrete(2)`: 0 = pass, 1 = bet (player 0) / call (player 1) |
-| observation | `Box(0, 1, (n + 4,), float32)`: `card` one-hot (n), `card_value` = card/n, `seat` one-hot (2), `bet_seen` |
-| action_mask | `Box(0, 1, (2,), int8)`; zeros when not to act |
-| reward | player 0's net result at the end (−A, +A, ±(A+B) or 0); player 1 the negative |
+- agents: `player_0` (bets first), `player_1`
+- actions: `Discrete(2)`: 0 = pass, 1 = bet (player 0) / call (player 1)
+- observation: `Box(0, 1, (n + 4,), float32)`: `card` one-hot (n), `card_value` = card/n, `seat` one-hot (2), `bet_seen`
+- action_mask: `Box(0, 1, (2,), int8)`; zeros when not to act
+- reward: player 0's net result at the end (−A, +A, ±(A+B) or 0); player 1 the negative
 
 Options: `n` (>= 2), `ante` (> 0), `bet` (>= 0); see `envs.simple_poker.rules`.
 Illegal actions raise `IllegalActionError` on `raw_env`; `env()` ends the game

@@ -1,13 +1,14 @@
 """The Game as a PettingZoo AEC environment.
 
-| | |
-|---|---|
-| agents | `player_0 ... player_{n-1}` (cooperative: one team against the deck) |
-| actions | `Discrete(405)`: `(card − 2)·4 + pile` plays card 2..99 on pile 0..3 (0, 1 ascending; 2, 3 descending); 392 = end turn; 393 + 3·pile + value sets a pile flag (communication="pile_flags"). With `actions="slot"`: `Discrete(4·hand_size + 13)`, `4·slot + pile` plays the slot-th lowest hand card, then end turn and the flags |
-| observation | `Box(0, 1)`: hand, placed cards, tops, per-pile gaps, draw pile, hand sizes, turn, flags (see `envs.the_game.encoding`) |
-| action_mask | `Box(0, 1, (405,), int8)`; zeros when not to act |
-| reward | every seat alike: `card_reward` (default 1) per card placed, + `win_bonus` (default 10) when all 98 are placed |
-| info | `cards_left` (the official score, lower is better), `cards_placed`, `won` |
+- agents: `player_0 ... player_{n-1}` (cooperative: one team against the deck)
+- actions: `Discrete(405)`: `(card − 2)·4 + pile` plays card 2..99 on pile 0..3 (0, 1 ascending; 2, 3 descending);
+  392 = end turn; 393 + 3·pile + value sets a pile flag (communication="pile_flags"). With `actions="slot"`:
+  `Discrete(4·hand_size + 13)`, `4·slot + pile` plays the slot-th lowest hand card, then end turn and the flags
+- observation: `Box(0, 1)`: hand, placed cards, tops, per-pile gaps, draw pile, hand sizes, turn, flags (see
+  `envs.the_game.encoding`)
+- action_mask: `Box(0, 1, (405,), int8)`; zeros when not to act
+- reward: every seat alike: `card_reward` (default 1) per card placed, + `win_bonus` (default 10) when all 98 are placed
+- info: `cards_left` (the official score, lower is better), `cards_placed`, `won`
 
 Options (`envs.the_game.rules.Config`): `num_players`, `rules` ("official" |
 "berger2024"), `communication` ("none" | "pile_flags"), `min_cards_per_turn`,

@@ -40,7 +40,8 @@ code `RANDOM_CODE` plays uniformly random legal moves from a per-table SplitMix6
 stream. `play_on` is `advance` with no seat to pause at; the vector env's kernels
 (`vec_reset` / `vec_step` over `Tables`, one row a table, for
 `envs.the_game.vector`) call it to play the teammates up to the learner's next
-decision, pausing a table at a batch policy's turn until the env brings its move. `deal_order(seed)` is `rules.deal_order`'s twin (`TheGame.deal(seed)`).
+decision, pausing a table at a batch policy's turn until the env brings its move. `deal_order(seed)` is
+`rules.deal_order`'s twin (`TheGame.deal(seed)`).
 The strategies' kernels live with the agents (`agents.the_game.fast`).
 """
 
@@ -335,7 +336,8 @@ def play_games(config: Config, orders: np.ndarray, batch: Any, params: np.ndarra
     if (left < 0).any():
         k = int(np.flatnonzero(left < 0)[0])
         seat, move = int(info[k, 1]), int(info[k, 2])
-        raise IllegalActionError(move, seat, f"chosen by the decide kernel in game {k} (move = pile * MAX_HAND + index)")
+        raise IllegalActionError(move, seat,
+                                 f"chosen by the decide kernel in game {k} (move = pile * MAX_HAND + index)")
     if steps is not None:
         steps[:] = info[:, 3]
     return left
@@ -413,10 +415,10 @@ def new_tables(num_envs: int, num_players: int, hand_size: int, num_params: int)
 
 class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: `min_cards`, `skip_empty`, `starter`, `slot` (the
-    `actions="slot"` head), `win_bonus`, `card_reward`, `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`,
-    `all_seats` (the policy acts for whoever is to move), and the line-ups (`envs.core.vector.compile_line_ups`):
-    `line_codes[i, k]` / `line_params[i, k]` of the teammate k + 1 seats after the learner in line-up i, drawn per
-    episode by the cumulative weights `line_cum`."""
+    `actions="slot"` head), `win_bonus`, `card_reward`, `fixed_seat` (-1: drawn), `max_turns` (-1: none),
+    `illegal_reward`, `all_seats` (the policy acts for whoever is to move), and the line-ups
+    (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` / `line_params[i, k]` of the teammate k + 1 seats after
+    the learner in line-up i, drawn per episode by the cumulative weights `line_cum`."""
 
     min_cards: int
     skip_empty: bool
