@@ -202,7 +202,8 @@ def pimc_rollouts(keys, codes, params, switches, seat, hand, sizes, active, unse
                   won, actions, out):
     """PIMC with common random numbers: rollout k determinizes with `keys[k]` (`determinize`), then for each
     candidate `actions[j]` plays it and every seat on with `decide` (seat codes `codes`) to the end of the game,
-    later shuffles from `keys[k]` mixed; `out[k, j]` = the seat's win share (NaN: the action was illegal or the game passed `MAX_STEPS`)."""
+    later shuffles from `keys[k]` mixed; `out[k, j]` = the seat's win share (NaN: the action was illegal or the game
+    passed `MAX_STEPS`)."""
     n = sizes.shape[0]
     for k in numba.prange(keys.shape[0]):
         h0 = np.zeros((n, 7), np.int64)

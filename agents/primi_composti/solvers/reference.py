@@ -317,7 +317,8 @@ def _search(version, hands, mover, stacks, heights, alpha, beta, ply, h1, h2, tt
     if not (tt[idx, 0] == h1 and (w >> np.uint64(32)) == chk) and np.int64((w >> np.uint64(9)) & np.uint64(31)) > dq:
         i = idx + 1
     tt[i, 0] = h1
-    tt[i, 1] = (chk << np.uint64(32)) | (np.uint64(best & 0xFFFF) << np.uint64(16)) | np.uint64(flag | (best_c << 2) | (dq << 9))
+    tt[i, 1] = ((chk << np.uint64(32)) | (np.uint64(best & 0xFFFF) << np.uint64(16))
+                | np.uint64(flag | (best_c << 2) | (dq << 9)))
     return best
 
 
