@@ -367,6 +367,7 @@ def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tupl
     if identity["game"] not in envs.available_games() or not isinstance(identity["seed"], int):
         raise ValueError(f"the checkpoint in {args.resume!r} names no available game and seed")
     values.setdefault("learner", "sb3")  # a checkpoint that names no learner was written by the SB3 learner
+    values.pop("env", None)  # older runs' choice of tables: every learner now plays the compiled vector env
     check_keys(values, f"the checkpoint in {args.resume!r}")
     return TrainConfig(game=identity["game"], seed=identity["seed"], out=args.resume, **values), (state, tensors)
 
@@ -452,7 +453,6 @@ def main(argv: list[str] | None = None) -> int:
         if cfg.learner == "auto":
             cfg.learner = cfg.resolved_learner()
             why = ("" if cfg.learner == "cleanrl" else " (a self-play pool)" if cfg.self_play else
-                   " (--env python: OpponentEnv tables)" if cfg.env == "python" else
                    f" ({cfg.game} has no compiled vector env)")
             print(f"train {cfg.game}: learner {cfg.learner}{why}", flush=True)
         if cfg.learner == "cleanrl":

@@ -14,8 +14,6 @@ from train.run import RunConfig, setting
 
 #: The learners of method ppo (`TrainConfig.learner`).
 LEARNERS = ("auto", "cleanrl", "sb3")
-#: Where a run's episodes are played (see `TrainConfig.env`).
-ENV_KINDS = ("auto", "vector", "python")
 #: The most parallel tables one run may ask for.
 MAX_ENVS = 8192
 
@@ -32,10 +30,8 @@ class TrainConfig(RunConfig):
     `checkpoint_every` 0 means every tenth of the run. `init_from` names a distilled
     student (`python -m train GAME --method distill`) whose weights start the policy;
     `critic_warmup` steps then train the value network alone (the student's value head
-    is not fitted to this reward), before the policy learns too. `env` picks the
-    environments: `"vector"` the game's batched compiled env (`agents.vector_env`, every
-    opponent a compiled kernel), `"python"` `OpponentEnv`s, `"auto"` the vector env
-    wherever the game, the opponents and the control allow it.
+    is not fitted to this reward), before the policy learns too. Every learner plays the
+    game's batched compiled env (`agents.vector_env`: the opponents as compiled kernels).
     """
 
     method: ClassVar[str] = "ppo"
@@ -79,7 +75,7 @@ class TrainConfig(RunConfig):
     pool_size: int = 50
     meta_solver: str = "uniform"
     meta_games: int = 200
-    checkpoint_every: int = setting(0, help="steps between checkpoints (default: a tenth of the run)")
+    checkpoint_every: int = setting(0, help="steps between checkpoints (default: a tenth of the run)", low=0)
     activation: str = "tanh"
     init_from: str = ""
     critic_warmup: int = setting(0, help="with --init-from: steps that train the value network alone before the policy "
@@ -101,10 +97,6 @@ class TrainConfig(RunConfig):
                                 low=0, high=MAX_TIMESTEPS, metavar="STEPS")
     league_size: int = setting(8, help="cleanrl, with --league-every: the newest snapshots kept (default 8; 0: none, "
                                       "a fixed mix of the line-up and --baselines)", low=0, high=1000)
-    env: str = setting("auto", choices=ENV_KINDS,
-                       help="sb3: vector: the game's batched compiled env (opponents with compiled kernels); python: "
-                            "OpponentEnv (with --learner auto, the SB3 learner); auto (default): vector wherever the "
-                            "game and opponents allow (the default learner runs on the vector env only)")
 
     def resolved_learner(self) -> str:
         """The learner that runs: `learner`, with "auto" read as cleanrl where the game has a compiled vector env
@@ -115,8 +107,6 @@ class TrainConfig(RunConfig):
 
         if self.league_every:
             return "cleanrl"
-        if self.env == "python":  # OpponentEnv tables: the SB3 learner's (the default learner's are compiled)
-            return "sb3"
         return "cleanrl" if has_vector_env(self.game) and not self.self_play else "sb3"
 
     def _check_features(self) -> None:
@@ -135,44 +125,19 @@ class TrainConfig(RunConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.check_counts({"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "n_epochs": 1, "eval_every": 1,
-                           "snapshot_every": 1, "pool_size": 1, "meta_games": 1, "checkpoint_every": 0,
-                           "critic_warmup": 0, "threads": 1, "league_every": 0,
-                           "league_size": 0, "save_every": 0})
-        if self.timesteps > MAX_TIMESTEPS:
-            raise ValueError(f"timesteps must be <= {MAX_TIMESTEPS:,}, got {self.timesteps}")
-        if self.control not in ("one_seat", "all_seats"):
-            raise ValueError(f"control must be 'one_seat' or 'all_seats', got {self.control!r}")
+        # the `setting` fields' types, ranges and choices are checked by `RunConfig.check_settings`
+        self.check_counts({"snapshot_every": 1, "pool_size": 1, "meta_games": 1})
         check_activation(self.activation)
-        if not (isinstance(self.learning_rate, (int, float)) and not isinstance(self.learning_rate, bool)
-                and self.learning_rate > 0):
+        if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be a number > 0, got {self.learning_rate!r}")
-        if not (isinstance(self.ent_coef, (int, float)) and not isinstance(self.ent_coef, bool) and self.ent_coef >= 0):
-            raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
-        if self.learner not in LEARNERS:
-            raise ValueError(f"learner must be one of {list(LEARNERS)}, got {self.learner!r}")
-        if self.precision not in ("fp32", "bf16"):
-            raise ValueError(f"precision must be 'fp32' or 'bf16', got {self.precision!r}")
         for name in ("gamma", "gae_lambda"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
-                raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
-        for name in ("clip_range", "vf_clip", "max_minutes"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
-                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be a number in [0, 1], got {getattr(self, name)!r}")
         if self.league_every and self.learner == "sb3":
             raise ValueError("league_every is the cleanrl learner's league (--learner sb3 keeps a self-play pool: "
                              "--self-play)")
-        if self.env not in ENV_KINDS:
-            raise ValueError(f"env must be one of {list(ENV_KINDS)}, got {self.env!r}")
         if self.features is not None:
             self._check_features()
-        if self.env == "python" and self.league_every:
-            raise ValueError("a league (league_every) runs on the compiled vector env only: drop --env python")
-        if self.env == "python" and self.learner == "cleanrl":
-            raise ValueError("env 'python' (OpponentEnv tables) is the SB3 learner's; the default learner runs on the "
-                             "compiled vector env only: drop --env python, or add --learner sb3")
         if self.meta_solver not in ("uniform", "nash"):
             raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
 

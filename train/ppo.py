@@ -1,26 +1,12 @@
-"""Training method "ppo": MaskablePPO (sb3-contrib) through `OpponentEnv`.
+"""`--learner sb3`: sb3-contrib's MaskablePPO on the game's compiled vector env (`envs.core.to_sb3`).
 
-The learner takes a random seat each episode among opponent agents given by id,
-or — with self-play — among opponents drawn each episode from a pool of frozen
-snapshots of itself, its live policy, and baseline agents (`train.pool`). With
-`control="all_seats"` one policy acts for every seat (cooperative games). Every
-run writes to its folder:
-
-- `model.zip` — the MaskablePPO model (`ppo:<folder>` plays it in `evaluate`),
-- `config.json` — game, options, opponents, hyperparameters, seed, versions,
-- `curve.csv` and `curve.png` — the learning curve: mean episode return, the
-  periodic evaluation's win rate / mean score against the baselines, and any
-  game-specific metric (`train.presets` hooks; simple poker: exact exploitability),
-- `snapshots.pt` (self-play) — the shipped mixture's member policies,
-- `eval.json` — the final evaluation: `{"tournaments": [...]}`, one per line-up
-  (self-play: the shipped policy against each baseline, or `random`).
-
-While it learns, a run also keeps a checkpoint (`train.checkpoint`) every
-`checkpoint_every` steps, and on SIGTERM or Ctrl-C: `train(cfg, resume=...)`
-(`python -m train --resume RUN`) continues it to the planned timesteps.
-
-`train(cfg)` runs the steps in order: `build_opponents`, `build_envs`,
-`build_learner`, learning with `CurveCallback`, then `save`.
+The learner holds one seat against opponent agents given by id (compiled kernels), or, with self-play, against a
+pool of frozen snapshots of itself, its live policy and baseline agents (`train.pool`: meta-strategy uniform or
+meta-Nash); with `control="all_seats"` one policy acts for every seat of a cooperative game. A run writes the
+frame's files (`policy/`, `config.json`, `curve.csv`/`curve.png`, `eval.json`) plus `model.zip` (SB3's format) and,
+for self-play, `snapshots.pt` (the shipped mixture's members, with a game's exact exploitability the least
+exploitable one measured). Checkpoints every `checkpoint_every` steps and at SIGTERM or Ctrl-C; `train(cfg,
+resume=...)` (`python -m train --resume RUN`) continues it to the planned timesteps.
 """
 
 from __future__ import annotations
@@ -38,7 +24,6 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents.policy import TorchPolicyAgent
-from envs.core.single_agent import OpponentEnv
 from train.checkpoint import (
     atomic_path,
     legacy_numpy_state,
@@ -139,71 +124,18 @@ def build_opponents(run: Run) -> Opponents:
 MAX_BUFFER_BYTES = 8 * 2**30
 
 
-def vector_env_for(run: Run, opponents: Opponents, resumed_at: int = 0) -> tuple[Any, str]:
-    """The game's batched compiled env for this run, or None; and why, in a few words.
-
-    The vector env plays the fixed line-up's compiled kernels inside its step, and a
-    two-player self-play pool as batch policies (snapshots, the live policy) and
-    kernels (baselines): `opponents.vector` keeps it seated. An opponent that exists
-    only in Python keeps the run on `OpponentEnv`s (`cfg.env="vector"` turns that
-    into an error).
-    """
-    from agents.vector import has_vector_env, vector_env
-
-    cfg = run.cfg
-    why = None
-    if cfg.env == "python":
-        why = "--env python"
-    elif not has_vector_env(cfg.game):
-        why = f"{cfg.game} has no compiled vector env yet"
-    elif opponents.pool is not None and run.game.num_players != 2:
-        why = "self-play pools run on the vector env in two-player games (so far)"
-    if why is None and opponents.pool is not None:
-        from agents.vector import resolve_opponents
-
-        seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
-        try:
-            kernels = resolve_opponents(cfg.game, list(cfg.baselines), cfg.options)
-            twin = run.hooks.opponent_kernel
-            vp = VectorPool(opponents.pool, None, kernels, (lambda a: twin(run.game, a)) if twin else None)
-            venv = vector_env(cfg.game, cfg.n_envs, opponents=vp.opponents(), seed=seeds.env_seed(0), **cfg.options)
-        except ValueError as e:
-            why = str(e)
-        else:
-            vp.venv = venv
-            opponents.vector = vp
-            return venv, "self-play: the pool's snapshots and live policy are batch policies, one forward a turn"
-    if why is None:
-        # A resumed run plays fresh tables: the vector env's seed is drawn from the resumed streams.
-        seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
-        # control="all_seats" goes to the game's vector env too; one without it refuses (ValueError: the reason)
-        control = {} if cfg.control == "one_seat" else {"control": cfg.control}
-        try:
-            venv = vector_env(cfg.game, cfg.n_envs, opponents=opponents.ids, seed=seeds.env_seed(0), **control,
-                              **cfg.options)
-        except ValueError as e:
-            why = str(e)
-        else:
-            if control:
-                return venv, f"control={cfg.control}: the policy plays every seat of the compiled tables"
-            if not opponents.ids:
-                return venv, "no opponents (one seat)"
-            return venv, f"opponents {', '.join(opponents.ids)} are compiled kernels"
-    if cfg.env == "vector":
-        raise ValueError(f"--env vector is not possible here: {why}")
-    return None, why
-
-
 def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
-    """The run's environments as one SB3 `VecEnv`: the batched compiled env where possible
-    (`vector_env_for`), else `n_envs` monitored `OpponentEnv`s in a `DummyVecEnv`, env i's fixed
-    opponents drawing from its stream's child 0. The first line printed says which, and why.
+    """The run's batched compiled env as one monitored SB3 `VecEnv` (`envs.core.to_sb3`): the fixed line-up's
+    compiled kernels inside its step, or a two-player self-play pool as batch policies (snapshots, the live policy)
+    and kernels (baselines), `opponents.vector` keeping it seated. The first line printed says which. A resumed run
+    plays fresh tables: the env's seed is drawn from the resumed streams (`RunSeeds.resumed`).
 
-    A run resumed at step t > 0 draws env i from child `t + 1` of its stream
-    instead (`RunSeeds.resumed`): fresh episodes, not the first ones replayed.
+    Raises:
+        ValueError: the run cannot have a compiled vector env (one line saying why).
     """
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import VecMonitor
 
+    from agents.vector import has_vector_env, resolve_opponents, vector_env
     from envs.core.sb3 import to_sb3
 
     cfg = run.cfg
@@ -212,26 +144,29 @@ def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
     if need > MAX_BUFFER_BYTES:
         raise ValueError(f"n_envs x n_steps = {cfg.n_envs} x {cfg.n_steps} needs a rollout buffer of "
                          f"{need / 2**30:.1f} GiB (at most {MAX_BUFFER_BYTES / 2**30:.0f}): lower --n-envs or n_steps")
-    venv, why = vector_env_for(run, opponents, resumed_at)
-    if venv is not None:
-        print(f"train {cfg.game}: vector env ({cfg.n_envs} compiled tables): {why}", flush=True)
-        return VecMonitor(to_sb3(venv))
-    print(f"train {cfg.game}: OpponentEnv ({cfg.n_envs} Python tables): {why}", flush=True)
-    seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
-
-    def make_env(i: int):
-        def thunk():
-            if cfg.control == "all_seats":
-                opps: Any = ()
-            elif opponents.pool is not None:
-                opps = opponents.pool.draw
-            else:
-                opps = run.build(opponents.ids, child(seeds.envs[i], 0))
-            return OpponentEnv(run.game, run.encoder, opps, control=cfg.control, seed=seeds.env_seed(i))
-
-        return thunk
-
-    return VecMonitor(DummyVecEnv([make_env(i) for i in range(cfg.n_envs)]))
+    if not has_vector_env(cfg.game):
+        raise ValueError(f"{cfg.game} has no compiled vector env, which every learner plays")
+    if opponents.pool is not None and run.game.num_players != 2:
+        raise ValueError(f"a self-play pool plays on the compiled vector env in two-player games; {cfg.game} seats "
+                         f"{run.game.num_players} here: use --control all_seats (one policy in every seat) or "
+                         "--opponents")
+    seed = (run.seeds.resumed(resumed_at) if resumed_at else run.seeds).env_seed(0)
+    if opponents.pool is not None:
+        kernels = resolve_opponents(cfg.game, list(cfg.baselines), cfg.options)
+        twin = run.hooks.opponent_kernel
+        vp = VectorPool(opponents.pool, None, kernels, (lambda a: twin(run.game, a)) if twin else None)
+        venv = vp.venv = vector_env(cfg.game, cfg.n_envs, opponents=vp.opponents(), seed=seed, **cfg.options)
+        opponents.vector = vp
+        why = "self-play: the pool's snapshots and live policy are batch policies, one forward a turn"
+    else:
+        # control="all_seats" goes to the game's vector env too; one without it refuses (ValueError: the reason)
+        control = {} if cfg.control == "one_seat" else {"control": cfg.control}
+        venv = vector_env(cfg.game, cfg.n_envs, opponents=opponents.ids, seed=seed, **control, **cfg.options)
+        why = (f"control={cfg.control}: the policy plays every seat of the compiled tables" if control else
+               f"opponents {', '.join(opponents.ids)} are compiled kernels" if opponents.ids else
+               "no opponents (one seat)")
+    print(f"train {cfg.game}: vector env ({cfg.n_envs} compiled tables): {why}", flush=True)
+    return VecMonitor(to_sb3(venv))
 
 
 def build_learner(run: Run, vec: Any) -> Any:

@@ -58,28 +58,6 @@ def test_distillation_refuses_a_folder_that_holds_a_run(tmp_path, capsys):
     assert e.value.code == 2 and "already holds a run" in capsys.readouterr().err
 
 
-def test_python_tables_are_the_sb3_learners(capsys, tmp_path):
-    """`--env python` (OpponentEnv tables) picks the SB3 learner under --learner auto, and is refused in one line
-    with the default learner or a league, which run on the compiled vector env only (before, it was ignored)."""
-    assert TrainConfig(game="lama", env="python").resolved_learner() == "sb3"
-    assert TrainConfig(game="lama").resolved_learner() == "cleanrl"
-    for flags in (["--learner", "cleanrl"], ["--league-every", "1000"]):
-        with pytest.raises(SystemExit) as e:
-            main(["lama", "--env", "python", *flags, "--out", str(tmp_path / "run")])
-        err = capsys.readouterr().err.strip().splitlines()
-        assert e.value.code == 2 and len(err) == 1 and "drop --env python" in err[0], err
-        assert not (tmp_path / "run").exists()
-
-
-@pytest.mark.slow
-def test_a_run_on_python_tables_says_why_it_has_the_sb3_learner(capsys, tmp_path):
-    out = str(tmp_path / "run")
-    assert main(["lama", "--env", "python", "--timesteps", "64", "--n-envs", "1", "--n-steps", "64", "--batch-size",
-                 "64", "--eval-games", "0", "--final-eval-games", "0", "--no-progress", "--out", out]) == 0
-    first = capsys.readouterr().out.splitlines()[0]
-    assert first == "train lama: learner sb3 (--env python: OpponentEnv tables)", first
-
-
 @pytest.mark.parametrize("argv", [["the_game", "--opponents", "lama/first"],  # the preset's control is all_seats
                                   ["lama", "--control", "all_seats", "--opponents", "lama/first"]])
 def test_opponents_under_all_seats_are_refused(argv, capsys, tmp_path):

@@ -23,7 +23,7 @@ pytest.importorskip("sb3_contrib")
 def lama_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("saved") / "run"
     cfg = TrainConfig(game="lama", opponents=["lama/first"] * 3, timesteps=512, n_envs=2, n_steps=128, batch_size=128,
-                      n_epochs=1, eval_every=512, eval_games=4, final_eval_games=0, env="python", out=str(out))
+                      n_epochs=1, eval_every=512, eval_games=4, final_eval_games=0, out=str(out))
     train(cfg, progress=False, verbose=False)
     return out
 

@@ -53,18 +53,20 @@ def test_the_pool_is_seated_with_its_meta_strategy(twins):
     assert len(vp._batch) == len(pool.snapshots)
 
 
-def test_a_many_player_self_play_run_says_why_it_stays_on_opponent_env(tmp_path, capsys):
+def test_a_many_player_self_play_pool_is_refused_in_one_line(tmp_path, capsys):
+    """A self-play pool plays on the compiled vector env in two-player games only: a three-player one is refused
+    in one line, exit 2, before the run folder is made; a two-player one runs there and says so."""
+    from train.__main__ import main
     from train.config import TrainConfig
     from train.ppo import train
 
-    cfg = TrainConfig(game="lama", options={"num_players": 3}, self_play=True, timesteps=64, n_envs=1, n_steps=64,
-                      batch_size=64, eval_games=0, final_eval_games=0, snapshot_every=32, eval_every=64,
-                      out=str(tmp_path / "r"))
-    train(cfg, progress=False, verbose=False)
-    assert "OpponentEnv (1 Python tables): self-play pools run on the vector env in two-player games" in \
-        capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        main(["lama", "--option", "num_players=3", "--self-play", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and "two-player games; lama seats 3" in err[0], err
+    assert not (tmp_path / "r").exists()
     cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, timesteps=256, n_envs=4, n_steps=32,
                       batch_size=64, eval_games=0, final_eval_games=0, snapshot_every=64, eval_every=128,
-                      env="vector", out=str(tmp_path / "v"))
+                      out=str(tmp_path / "v"))
     train(cfg, progress=False, verbose=False)
     assert "vector env (4 compiled tables): self-play" in capsys.readouterr().out
