@@ -496,9 +496,10 @@ def _league_blocks(spec: LeagueSpec, game: Any, copies: dict[str, Any], games: i
 
 def _collect(results: Any, wins: np.ndarray, sums: tuple[np.ndarray, np.ndarray, np.ndarray], prints: Any,
              stop_on_interrupt: bool, bar: Any = None) -> int:
-    """Take the played blocks into `wins` (deal by deal), the returns' sums and counts and the games per agent
-    (`sums`), and the fingerprints, moving `bar` a block at a time; returns the deals taken. A stop (Ctrl-C, SIGTERM raised as it, a Ray worker
-    lost on every retry) keeps the finished deals with `stop_on_interrupt` (else, or with none, it propagates)."""
+    """Take the played blocks into `wins` (deal by deal), the returns' sums and counts and the games per agent (`sums`),
+    and the fingerprints, moving `bar` a block at a time; returns the deals taken. A stop (Ctrl-C, SIGTERM raised as it,
+    a Ray worker lost on every retry) keeps the finished deals with `stop_on_interrupt` (else, or with none, it
+    propagates)."""
     returns_sum, returns_n, games_n = sums
     d = 0
     try:

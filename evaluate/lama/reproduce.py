@@ -520,7 +520,8 @@ def _figure_sweeps(
     text.append("Fig. 8 (n−1 × strategy 2, last seat strategy 1), last seat P(win) vs the others' mean: " + ", ".join(
         f"n={n}: {s8[n].win[-1][0]:.3f} vs {np.mean([w[0] for w in s8[n].win[:-1]]):.3f}" for n in ns))
     cut = [f"{name} n={n}: {st.cut}" for name, sw in (("strategy 1", s1), ("strategy 2", s2), ("Fig. 8", s8))
-           for n, st in sw.items() if st.cut] + [f"Fig. 2 n={n} target {t}: {st.cut}" for (n, t), st in f2.items() if st.cut]
+           for n, st in sw.items() if st.cut] + [f"Fig. 2 n={n} target {t}: {st.cut}"
+                                                 for (n, t), st in f2.items() if st.cut]
     if cut:
         text.append("Games cut at the move limit (never ending under the seed's reshuffle; won by no one): "
                     + ", ".join(cut))

@@ -2,8 +2,8 @@
 
     python -m evaluate.primi_composti.check --agent primi_composti/learned --against primi_composti/minimax?depth=6 \\
         --deals 200
-    python -m evaluate.primi_composti.check --agent primi_composti/learned-v2 --against primi_composti/minimax?depth=4 \\
-        --version 2 --no-regret
+    python -m evaluate.primi_composti.check --agent primi_composti/learned-v2 \\
+        --against primi_composti/minimax?depth=4 --version 2 --no-regret
     python -m evaluate.primi_composti.check --agent learned:runs/primi-ppo --option observation_hints=True --deals 200
 
 Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0,
@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         t = time.time()
         r = regrets(game, agent, decks)
         m, lo, hi = mean_interval(r)
-        result["regret"] = {"mean": m, "ci": (lo, hi), "perfect_share": float(np.mean(r == 0)), "seconds": time.time() - t}
+        result["regret"] = {"mean": m, "ci": (lo, hi), "perfect_share": float(np.mean(r == 0)),
+                            "seconds": time.time() - t}
         print(f"regret of {args.agent} vs perfect play: {m:.2f} [{lo:.2f}, {hi:.2f}] points/game, perfect in "
               f"{np.mean(r == 0):.1%}, {time.time() - t:.0f} s", flush=True)
     if args.json:
