@@ -9,12 +9,12 @@ for the suite; the tests then load every kernel from the cache (`__pycache__/*.n
     .venv/bin/python .ci/compile_kernels.py [--jobs N] [--only NAME ...]
 
 The jobs come from the registered games' specs (`envs.core.spec.GameSpec`) and their agents' and evaluate parts
-(`agents.games`, `evaluate.games`), so a new game or kernel is warmed without editing this file: each game's
-vector env with its own kernels and with its opponents' (`agents.part(game).kernels`),
-its compiled tournaments (`compiled_games`), each under every option set of `kernel_variants`, then its `warm_up`
-command lines (search players). Each job plays a tiny piece of the public API (a vector env's reset and step, a
-two-game tournament, one search game) and so compiles the signatures the package's own calls use. A job's failure
-fails the script (exit 1) with the job named: the suite would fail on it too. Prints each job's wall and CPU time and the total.
+(`agents.games`, `evaluate.games`), so a new game or kernel is warmed without editing this file: each game's vector env
+with its own kernels and with its opponents' (`agents.part(game).kernels`), its compiled tournaments (`compiled_games`),
+each under every option set of `kernel_variants`, then its `warm_up` command lines (search players). Each job plays a
+tiny piece of the public API (a vector env's reset and step, a two-game tournament, one search game) and so compiles the
+signatures the package's own calls use. A job's failure fails the script (exit 1) with the job named: the suite would
+fail on it too. Prints each job's wall and CPU time and the total.
 """
 
 from __future__ import annotations
