@@ -94,7 +94,7 @@ def benchmark_vector_env(game: str, n_envs: int, options: dict, opponents: list[
     one per other seat; none in a one-player game or under `control="all_seats"`), `options` as given."""
     import agents
     import envs
-    from train.ppo import seat_line_up
+    from train.run import seat_line_up
 
     lineup = seat_line_up(list(opponents), envs.make_game(game, **options).num_players, control)
     return agents.vector_env(game, n_envs, opponents=lineup, seed=0, control=control, copy=copy, **options)

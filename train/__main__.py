@@ -1,22 +1,15 @@
 """`python -m train [METHOD] GAME`: train a policy for any game, with per-game presets.
 
 METHOD is `ppo` (the default: `python -m train GAME` is `python -m train ppo GAME`), `distill`
-(DAgger from a teacher's labels) or `finetune` (PPO started from a distilled student: `--init-from`).
-
-Examples::
-
-    python -m train simple_poker --option n=3 --self-play            # exploitability curve
-    python -m train ppo lama --opponents lama/first --timesteps 100000
-    python -m train finetune lama --init-from lama/learned-seed2022 --critic-warmup 50000 --learning-rate 1e-5
-    python -m train the_game --option num_players=3                  # one policy, all seats
-    python -m train distill primi_composti --teacher primi_composti/teacher   # DAgger from a teacher
-    python -m train distill primi_composti --backend ray             # its labelling as Ray tasks (--address: a cluster)
+(DAgger from a teacher's labels) or `finetune` (PPO started from a distilled student: `--init-from`);
+`python -m train reproduce ID` runs a shipped policy's chain of runs again. `EXAMPLES` (shown by `--help`) are
+commands that run as written.
 
 Every run saves `policy/` (the one saved-policy format), `config.json`, `curve.csv`/`curve.png` and
 `eval.json` in `--out` (default `runs/<game>-<time>`; the default learner also `history.csv`, `--learner sb3`
-`model.zip`); play the policy with `python -m evaluate GAME --agents ppo:<out>,...` (or `learned:<out>/policy`). A run keeps a checkpoint
-while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train
---resume <out>` continues it. See docs/training.md.
+`model.zip`); play the policy with `python -m evaluate GAME --agents learned:<out>/policy,...`. A run keeps a
+checkpoint while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train --resume <out>` continues
+it. See docs/training.md.
 """
 
 from __future__ import annotations
@@ -33,6 +26,7 @@ from evaluate import backends
 from evaluate.cli import Parser, check_outputs, fail, nonnegative_float, positive_int
 from train.config import TrainConfig, check_keys
 from train.presets import PRESETS, preset, preset_module
+from train.run import IDENTITY
 
 #: The training methods, named as the first word: `python -m train METHOD GAME`.
 METHODS = ("ppo", "distill", "finetune")
@@ -93,16 +87,10 @@ def _number(v: object) -> str:
 def preset_values(game: str) -> tuple[dict, dict]:
     """The run settings of `python -m train GAME` (ppo) and `--method distill`: the defaults, then the game's
     presets, as the run would use them."""
-    from train.config import TrainConfig
     from train.distill import DistillConfig, distill_preset
 
-    ppo = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-           for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "seed", "out")}
-    ppo.update(preset(game))
-    distill = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-               for f in dataclasses.fields(DistillConfig) if f.name not in ("game", "seed", "out", "teacher")}
-    distill["hidden"] = distill.get("hidden")
-    distill.update(distill_preset(game))
+    ppo = {k: v for k, v in TrainConfig.defaults().items() if k not in IDENTITY} | preset(game)
+    distill = {k: v for k, v in DistillConfig.defaults().items() if k not in IDENTITY} | distill_preset(game)
     distill["net_arch"] = distill.pop("hidden")
     return ppo, distill
 
@@ -359,17 +347,14 @@ def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tupl
         p.error(f"--resume takes the run's settings from its checkpoint; drop {', '.join(given + (['--out'] if args.out else []))}")
     state, tensors = read_checkpoint(args.resume)
     if state.get("method") == "distill":
-        from train.distill import resumed_config as distill_config
+        from train.distill import DistillConfig
 
-        return distill_config(state, args.resume), (state, tensors)
-    values = dict(state["config"]) if isinstance(state.get("config"), dict) else {}
-    identity = {k: values.pop(k, None) for k in ("game", "seed", "out")}
-    if identity["game"] not in envs.available_games() or not isinstance(identity["seed"], int):
-        raise ValueError(f"the checkpoint in {args.resume!r} names no available game and seed")
-    values.setdefault("learner", "sb3")  # a checkpoint that names no learner was written by the SB3 learner
-    values.pop("env", None)  # older runs' choice of tables: every learner now plays the compiled vector env
-    check_keys(values, f"the checkpoint in {args.resume!r}")
-    return TrainConfig(game=identity["game"], seed=identity["seed"], out=args.resume, **values), (state, tensors)
+        return DistillConfig.from_checkpoint(state.get("config"), args.resume), (state, tensors)
+    config = state.get("config")
+    if isinstance(config, dict):  # older runs' choice of tables: every learner now plays the compiled vector env
+        config = {k: v for k, v in config.items() if k != "env"}
+    # a checkpoint that names no learner was written by the SB3 learner
+    return TrainConfig.from_checkpoint(config, args.resume, learner="sb3"), (state, tensors)
 
 
 def export_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -445,16 +430,15 @@ def main(argv: list[str] | None = None) -> int:
             cfg, resume = resumed_config(p, args)
             if resume[0].get("method") == "distill":
                 from train.distill import run_distill
-                from train.report import command_line
+                from train.run import command_line
 
                 return run_distill(p, args, cfg, command_line(), resume)
         else:
             cfg, resume = config_from_args(p, args), None
         if cfg.learner == "auto":
             cfg.learner = cfg.resolved_learner()
-            why = ("" if cfg.learner == "cleanrl" else " (a self-play pool)" if cfg.self_play else
-                   f" ({cfg.game} has no compiled vector env)")
-            print(f"train {cfg.game}: learner {cfg.learner}{why}", flush=True)
+            print(f"train {cfg.game}: learner {cfg.learner}" + (" (a self-play pool)" if cfg.self_play else ""),
+                  flush=True)
         if cfg.learner == "cleanrl":
             from train.vector_ppo import train as train_cleanrl
 

@@ -2,21 +2,15 @@
 
 A checkpoint is two files in the run folder:
 
-- `checkpoint-<step>.pt` — tensors only (`torch.save` of plain dicts, lists and
-  tensors, read back with `torch.load(weights_only=True)`, so a checkpoint a
-  user hands us never runs code): the learner's policy and optimizer state,
-  torch's RNG state, the self-play pool's snapshots and the best mixture's
-  members;
-- `checkpoint.json` — everything else, as JSON: the config, the step, the
-  curve so far, the callback's schedule, NumPy generator states, the pool's
-  payoff matrix and weights, and the name of its `.pt` file.
+- `checkpoint-<step>.pt` — tensors only (`torch.save` of plain dicts, lists and tensors, read back with
+  `torch.load(weights_only=True)`, so a checkpoint a user hands us never runs code): weights, optimiser states,
+  torch generators, numpy arrays as bytes (`pack_arrays`: each table's game, the rollout's next observation);
+- `checkpoint.json` — everything else, as JSON: the config, the step, the curve or history so far, schedules,
+  numpy generator states, a self-play pool's payoffs and weights, and the name of its `.pt` file.
 
-The `.pt` file is written first under a name of its own and `checkpoint.json`
-is replaced last, so a kill at any moment leaves the previous checkpoint or
-the new one whole, never a mix. `save_run` then removes older `.pt` files.
-
-The default learner's whole state, as a checkpoint holds it, is here too: `learner_state` and
-`load_learner_state` (`train.cleanrl_ppo.PPO.state` and `PPO.load_state`).
+`write_checkpoint` writes the `.pt` file first under a name of its own and replaces `checkpoint.json` last, so a
+kill at any moment leaves the previous checkpoint or the new one whole, never a mix; it then removes older `.pt`
+files. The default learner's whole state is `learner_state` / `load_learner_state` (`PPO.state`, `PPO.load_state`).
 """
 
 from __future__ import annotations
@@ -51,6 +45,20 @@ def clear_run(out: str) -> None:
     """Remove a run's files from `out` (other files stay)."""
     for path in run_files(out):
         os.remove(path)
+
+
+def remove_checkpoint(out: str) -> None:
+    """Remove the checkpoint of the finished run in `out` (its other files stay)."""
+    for path in run_files(out):
+        if os.path.basename(path).startswith("checkpoint"):
+            os.remove(path)
+
+
+def misfit(e: Exception, out: str = "") -> ValueError:
+    """The one-line error of a checkpoint (of run folder `out`) that does not fit its run (`e`: what failed)."""
+    first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+    where = f" in {out!r}" if out else ""
+    return ValueError(f"the checkpoint{where} does not fit its run ({type(e).__name__}: {first})")
 
 
 def rng_state(rng: Any) -> dict[str, Any] | None:
@@ -222,7 +230,7 @@ def load_learner_state(ppo: Any, state: dict[str, Any]) -> None:
         ppo.rng.bit_generator.state = numbers["rng"]
         load_vector_state(ppo.venv, {k[5:]: v for k, v in arrays.items() if k.startswith("venv/")})
     except (KeyError, TypeError, RuntimeError) as e:
-        raise ValueError(f"the checkpoint does not fit this run ({type(e).__name__}: {str(e)[:200]})") from None
+        raise misfit(e) from None
     buf = ppo.buf
     buf.next_obs = np.array(arrays["rollout/next_obs"], np.float32)
     buf.next_player[:] = arrays["rollout/next_player"]

@@ -47,8 +47,8 @@ class TrainConfig(RunConfig):
     n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)
     learner: str = setting("auto", choices=LEARNERS,
                            help="cleanrl: the one-file PPO on the game's compiled vector env (train.cleanrl_ppo); "
-                                "sb3: sb3-contrib's MaskablePPO (self-play pools run there); auto (default): cleanrl "
-                                "where the game has a compiled vector env and no --self-play, else sb3")
+                                "sb3: sb3-contrib's MaskablePPO on the same env (self-play pools run there); auto (default): "
+                                "sb3 with --self-play, else cleanrl")
     n_steps: int = setting(256, help="steps per table per rollout (default: the preset's)", high=65536)
     batch_size: int = setting(256, help="samples per gradient step, the minibatch (default: the preset's)", high=10**7)
     n_epochs: int = setting(4, help="passes over each rollout (default: the preset's)", high=1000)
@@ -99,15 +99,11 @@ class TrainConfig(RunConfig):
                                       "a fixed mix of the line-up and --baselines)", low=0, high=1000)
 
     def resolved_learner(self) -> str:
-        """The learner that runs: `learner`, with "auto" read as cleanrl where the game has a compiled vector env
-        and the run keeps no self-play pool, else sb3."""
+        """The learner that runs: `learner`, with "auto" read as sb3 where the run keeps a self-play pool (and no
+        league), else cleanrl."""
         if self.learner != "auto":
             return self.learner
-        from agents.vector import has_vector_env
-
-        if self.league_every:
-            return "cleanrl"
-        return "cleanrl" if has_vector_env(self.game) and not self.self_play else "sb3"
+        return "sb3" if self.self_play and not self.league_every else "cleanrl"
 
     def _check_features(self) -> None:
         """`features` must be one of the game's own feature sets (or one registered from outside the suite)."""
@@ -141,9 +137,6 @@ class TrainConfig(RunConfig):
         if self.meta_solver not in ("uniform", "nash"):
             raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
 
-
-#: What a preset may set: every field but the run's identity (game, seed, output folder).
-PRESET_KEYS = TrainConfig.preset_keys()
 
 #: Raise `ValueError` naming the allowed keys if a dict of settings holds any other.
 check_keys = TrainConfig.check_keys

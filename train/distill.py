@@ -94,18 +94,10 @@ class DistillConfig(RunConfig):
             raise ValueError(f"beta and beta_decay must lie in [0, 1], got {self.beta}, {self.beta_decay}")
 
 
-#: What a preset's DISTILL section may set: every field but the run's identity.
-DISTILL_KEYS = DistillConfig.preset_keys()
-
-
-def teacher_values(teacher: Any, view: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The teacher's per-action values (see the module docstring for agents that are no Teacher)."""
-    return teacher_labels(teacher, view, mask, rng, "act")[0]
-
-
 def teacher_labels(teacher: Any, view: Any, mask: np.ndarray, rng: np.random.Generator,
                    label_values: str) -> tuple[np.ndarray, np.ndarray]:
-    """(the values the teacher acts by, the values the student is fitted to) of one decision."""
+    """(the values the teacher acts by, the values the student is fitted to) of one decision (see the module
+    docstring for agents that are no Teacher)."""
     from agents.search.teacher import check_values
 
     legal = np.asarray(mask) > 0
@@ -409,7 +401,7 @@ def restore(cfg: DistillConfig, student: Any, state: dict[str, Any], tensors: di
     """
     import torch
 
-    from train.checkpoint import set_rng_state
+    from train.checkpoint import misfit, set_rng_state
 
     try:
         d = tensors["data"]
@@ -425,8 +417,7 @@ def restore(cfg: DistillConfig, student: Any, state: dict[str, Any], tensors: di
         return {"start": int(state["rounds_done"]), "data": data, "optimizer": tensors["optimizer"], "rows": rows,
                 "best": best, "beta": float(state["beta"]), "seconds": float(state["seconds"])}
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise ValueError(f"the checkpoint in {cfg.out!r} does not fit its run ({type(e).__name__}: {first})") from None
+        raise misfit(e, cfg.out) from None
 
 
 def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend: Any = None, resume: Any = None,
@@ -540,7 +531,7 @@ def _finish(cfg: DistillConfig, student: Any, best: tuple[float, int, dict[str, 
     from agents.learned import save_student
     from evaluate.jsonio import write_json
     from evaluate.tournament import format_table, run_tournament
-    from train.checkpoint import run_files
+    from train.checkpoint import remove_checkpoint
     from train.curve import EVAL_MAX_TURNS, write_curve
 
     student.net.load_state_dict(best[2])
@@ -557,12 +548,9 @@ def _finish(cfg: DistillConfig, student: Any, best: tuple[float, int, dict[str, 
             if verbose:
                 print(format_table(res))
     write_json(os.path.join(cfg.out, "eval.json"), {"tournaments": results})
-    summary = dataclasses.asdict(cfg) | {"method": "distill", "kind": kind[0], "features": kind[1], "student": folder,
-                                         "selected_round": best[1], "seconds": seconds, "curve": rows}
-    write_json(os.path.join(cfg.out, "config.json"), summary)
-    for path in run_files(cfg.out):
-        if os.path.basename(path).startswith("checkpoint"):
-            os.remove(path)
+    summary = cfg.write_config({"method": "distill", "kind": kind[0], "features": kind[1], "student": folder,
+                                "selected_round": best[1], "seconds": seconds, "curve": rows})
+    remove_checkpoint(cfg.out)
     return summary
 
 
@@ -634,18 +622,6 @@ def run_distill(parser: Any, args: Any, cfg: DistillConfig, command: str, resume
     except TrainingStoppedError as e:
         return fail(str(e), parser.prog, 128 + e.signum)
     return 0
-
-
-def resumed_config(state: dict[str, Any], out: str) -> DistillConfig:
-    """The `DistillConfig` of the distillation checkpoint `state` of run folder `out`.
-
-    Raises:
-        ValueError: a checkpoint whose settings do not make a config.
-    """
-    values = dict(state["config"]) if isinstance(state.get("config"), dict) else {}
-    identity = {k: values.pop(k, None) for k in ("game", "seed", "out")}
-    DistillConfig.check_keys(values, f"the checkpoint in {out!r}")
-    return DistillConfig(game=identity["game"], seed=identity["seed"], out=out, **values)
 
 
 def _ids(game: str) -> list[str]:

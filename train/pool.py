@@ -74,15 +74,6 @@ class OpponentPool:
         _, p = solve_matrix_game(self.payoff.T)  # column player = the mixture, rows = its opponents
         self.weights = p
 
-    def draw(self, rng: np.random.Generator) -> list[Any]:
-        """`num_players - 1` opponents for one episode."""
-        members = self.members()
-        n_opp = self.game.num_players - 1
-        if not self.snapshots and not self.baselines:
-            return [self.live] * n_opp
-        w = self.weights if len(self.weights) == len(members) else None
-        return [members[int(rng.choice(len(members), p=w))] for _ in range(n_opp)]
-
     def mixture(self, rng: np.random.Generator) -> Any:
         """The pool's meta-strategy as one agent (what a self-play run ships)."""
         k = len(self.snapshots)
@@ -279,10 +270,6 @@ class League:
             members = [[b] * seats for b in self.baselines] + [[snap[i]] * seats for snap in self.snapshots]
             pool = Pool([self.target(engine.num_players), *members], [max(len(members), 1), *[1.0] * len(members)])
             venv.set_opponents(resolve_opponents(self.game, pool, opts))
-
-    def describe(self) -> dict[str, Any]:
-        """The league's settings and state, for the run's provenance."""
-        return {"baselines": self.baselines, "size": self.size, "snapshots_added": self.added}
 
 
 def _snapshot_number(policy: Any) -> int | None:

@@ -27,8 +27,9 @@ from agents.policy import TorchPolicyAgent
 from train.checkpoint import (
     atomic_path,
     legacy_numpy_state,
+    misfit,
+    remove_checkpoint,
     rng_state,
-    run_files,
     set_legacy_numpy_state,
     set_rng_state,
     write_checkpoint,
@@ -46,14 +47,13 @@ from train.curve import (
 )
 from train.pool import OpponentPool, VectorPool, simulated_match_value
 from train.presets import GameHooks, hooks
-from train.run import (  # noqa: F401  (seat_line_up, student_folder: their home is train.run)
+from train.run import (
     StopSignals,
     TrainingStoppedError,
     check_out,
     expand_opponents,
     make_out,
     provenance,
-    seat_line_up,
     student_folder,
 )
 from train.seeds import RunSeeds, child, children
@@ -187,13 +187,6 @@ def build_learner(run: Run, vec: Any) -> Any:
     return model
 
 
-def require_masked_policy(kind: str | None, what: str) -> None:
-    """Raises ValueError unless a student's `kind` is masked_policy, the only kind PPO can start from."""
-    if kind != "masked_policy":
-        raise ValueError(f"{what} is an {kind} student; PPO starts only from masked_policy students "
-                         "(one logit per action over the observation)")
-
-
 def init_from_student(policy: Any, folder: str, run: Run) -> None:
     """Copy a `masked_policy` student's weights into an SB3 `MlpPolicy` built with its hidden sizes and activation.
 
@@ -210,7 +203,9 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
 
     student = load_student(folder)
     what = f"--init-from {folder!r}"
-    require_masked_policy(student.kind, what)
+    if student.kind != "masked_policy":
+        raise ValueError(f"{what} is an {student.kind} student; MaskablePPO starts only from masked_policy students "
+                         "(one logit per action over the observation)")
     if student.action_table:
         raise ValueError(f"{what} adds an action table to its logits, which SB3's MlpPolicy has no place for; continue "
                          "it with the default learner (python -m train GAME --learner cleanrl --init-from FOLDER)")
@@ -412,8 +407,7 @@ def restore(run: Run, model: Any, opponents: Opponents, curve: Curve, sched: dic
             curve.best.update(exploitability=float(b["exploitability"]), timesteps=int(b["timesteps"]), members=members,
                               weights=np.array(b["weights"], dtype=float))
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise ValueError(f"the checkpoint in {run.cfg.out!r} does not fit its run ({type(e).__name__}: {first})") from None
+        raise misfit(e, run.cfg.out) from None
 
 
 def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, progress: bool,
@@ -487,7 +481,8 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
     """Write the model, what the run ships, `config.json`, the curve and the final tournaments; return a summary."""
     import torch
 
-    from train.report import final_tournaments, write_config
+    from evaluate.jsonio import write_json
+    from evaluate.tournament import format_table, run_tournament
 
     cfg, pool, n = run.cfg, opponents.pool, run.game.num_players
     with atomic_path(os.path.join(cfg.out, "model.zip")) as tmp:
@@ -526,7 +521,7 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
               if cfg.eval_baselines and cfg.control == "one_seat" and cfg.eval_games > 0 else {})
     if levels:
         extra["eval_baseline_levels"] = levels
-    config = write_config(cfg, extra)
+    config = cfg.write_config(extra)
     spec = envs.spec(cfg.game)
     against = (" self-play" if cfg.self_play else " (one policy in every seat)" if cfg.control == "all_seats"
                else " against " + lineup_label(opponents.ids))
@@ -542,7 +537,12 @@ def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, ve
             lineups = [[me] + [b] * (n - 1) for b in dict.fromkeys(cfg.baselines or ["random"])]
         else:
             lineups = [[me] + opponents.ids]
-        summary["evaluation"] = final_tournaments(cfg, lineups, verbose)
+        results = [run_tournament(cfg.game, ids, games=cfg.final_eval_games, seed=cfg.seed + 1, options=cfg.options,
+                                  progress=False) for ids in lineups]  # fresh deals (seed + 1)
+        if verbose:
+            print("\n".join(format_table(r) for r in results))
+        summary["evaluation"] = [r.to_dict() for r in results]
+        write_json(os.path.join(cfg.out, "eval.json"), {"tournaments": summary["evaluation"]})
     if verbose:
         saved = "policy/, model.zip" if extra["play"] == "last" else "model.zip, snapshots.pt"
         print(f"saved {cfg.out}/{saved}, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s)")
@@ -578,7 +578,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     set_random_seed(cfg.seed)
     torch.set_num_threads(1)
     game = envs.make_game(cfg.game, **cfg.options)
-    from train.report import git_commit
+    from train.run import git_commit
 
     run = Run(cfg, game, envs.make_encoder(cfg.game, game), RunSeeds.from_seed(cfg.seed, cfg.n_envs), hooks(cfg.game),
               commit=git_commit())
@@ -607,7 +607,5 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
         if stop.signum is not None:
             raise TrainingStoppedError(cfg.out, model.num_timesteps, cfg.timesteps, stop.signum)
     summary = save(run, model, opponents, curve, t0, verbose)
-    for path in run_files(cfg.out):
-        if os.path.basename(path).startswith("checkpoint"):
-            os.remove(path)
+    remove_checkpoint(cfg.out)
     return summary

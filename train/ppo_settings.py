@@ -14,8 +14,7 @@ from train.config import TrainConfig
 from train.networks import Policy
 
 #: The learner's defaults: `TrainConfig`'s (the one place they are written), by field name.
-_D = {f.name: f.default if f.default is not dataclasses.MISSING else tuple(f.default_factory())  # type: ignore[misc]
-      for f in dataclasses.fields(TrainConfig) if f.default is not dataclasses.MISSING or f.name == "net_arch"}
+_D = TrainConfig.defaults()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -43,7 +42,7 @@ class Settings:
     gamma: float = _D["gamma"]
     gae_lambda: float = _D["gae_lambda"]
     clip: float = _D["clip_range"]
-    hidden: Sequence[int] = _D["net_arch"]
+    hidden: Sequence[int] = tuple(_D["net_arch"])
     seed: int = 0
     vf_coef: float = 0.5
     vf_clip: float | None = _D["vf_clip"]

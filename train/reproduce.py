@@ -250,6 +250,3 @@ def main(argv: list[str], train_main: Callable[[list[str]], int] | None = None) 
             return code
     print(f"train reproduce: {args.agent} again in {out}/stage-{len(runs)} (its eval.json: the comparison)", flush=True)
     return 0
-
-
-__all__ = ["main", "plan", "shipped_stages", "stage_argv", "train_argv"]

@@ -113,6 +113,37 @@ class RunConfig:
         return tuple(f.name for f in dataclasses.fields(cls) if f.name not in IDENTITY)
 
     @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Every field's default, by name (the fields without one, the run's game, left out)."""
+        return {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+                for f in dataclasses.fields(cls)
+                if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING}
+
+    @classmethod
+    def from_checkpoint(cls, config: Any, out: str, **missing: Any) -> RunConfig:
+        """The config a checkpoint's `config` records, for the run in folder `out` (`missing`: values of keys that
+        older checkpoints lack).
+
+        Raises:
+            ValueError: settings that make no config of this class."""
+        import envs
+
+        values = {**missing, **config} if isinstance(config, dict) else dict(missing)
+        identity = {k: values.pop(k, None) for k in IDENTITY}
+        if identity["game"] not in envs.available_games() or not isinstance(identity["seed"], int):
+            raise ValueError(f"the checkpoint in {out!r} names no available game and seed")
+        cls.check_keys(values, f"the checkpoint in {out!r}")
+        return cls(game=identity["game"], seed=identity["seed"], out=out, **values)
+
+    def write_config(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """Write the run's `config.json` (its settings and `extra`: what it ships, versions, time); returns it."""
+        from evaluate.jsonio import write_json
+
+        config = dataclasses.asdict(self) | extra
+        write_json(os.path.join(self.out, "config.json"), config)
+        return config
+
+    @classmethod
     def check_keys(cls, values: dict[str, Any], where: str) -> None:
         """Raise `ValueError` naming the allowed keys if `values` holds any other."""
         unknown = sorted(set(values) - set(cls.preset_keys()))
@@ -226,9 +257,8 @@ def command_line() -> str:
     """The command that started this process, as a user would type it (`python -m train ...`)."""
     import sys
 
-    for name, module in (("__main__.py", "train"), ("cleanrl_ppo.py", "train.cleanrl_ppo")):
-        if sys.argv and sys.argv[0].endswith(os.path.join("train", name)):
-            return " ".join([f"python -m {module}", *sys.argv[1:]])
+    if sys.argv and sys.argv[0].endswith(os.path.join("train", "__main__.py")):
+        return " ".join(["python -m train", *sys.argv[1:]])
     return " ".join(["python", *sys.argv])
 
 
@@ -321,8 +351,3 @@ def chained(own: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any
     stages = [*earlier, _one_run(own)]
     return {**own, "steps_in_all": sum(int(s.get("steps") or 0) for s in stages),
             "wall_s_in_all": round(sum(float(s.get("wall_s") or 0.0) for s in stages), 1), "stages": stages}
-
-
-__all__ = ["IDENTITY", "RunConfig", "setting", "StopSignals", "TrainingStoppedError", "check_out", "make_out",
-           "provenance", "chained", "earlier_stages", "trained_env_options", "expand_opponents", "seat_line_up",
-           "student_folder"]

@@ -2,16 +2,14 @@
 
 `SeedSequence(seed).spawn(n_envs + 5)` once, then named streams:
 
-- `env(i)`: episode `i`'s environment (its seat draws and deals) and, through
-  its child 0, that environment's fixed opponents;
+- `envs[0]`: the vector env's seed (`env_seed(0)`; the other `envs[i]` keep the layout);
 - `agents`: self-play baselines (children 0..k-1), the live policy (child k)
   and snapshot j (child k + 1 + j);
 - `eval`: the learning-curve evaluation (its own generator, and its child 0 for
   the evaluation opponents).
 
-A run resumed at step t draws env i from child `t + 1` of `env(i)`
-(`RunSeeds.resumed`). Children `n_envs + 1 .. n_envs + 3` are unused. Every index here is part of
-a seeded run's identity: changing one changes the run's results.
+A run resumed at step t draws its env seed from child `t + 1` of `envs[0]`
+(`RunSeeds.resumed`). Every index here is part of a seeded run's identity: changing one changes the run's results.
 """
 
 from __future__ import annotations

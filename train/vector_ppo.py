@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 import envs
-from train.checkpoint import pack_arrays, run_files, unpack_arrays, write_checkpoint
+from train.checkpoint import misfit, pack_arrays, remove_checkpoint, unpack_arrays, write_checkpoint
 from train.cleanrl_ppo import PPO
 from train.config import TrainConfig
 from train.curve import EVAL_KEYS, write_history, write_run_curve
@@ -182,7 +182,7 @@ def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list
         venvs = variant_envs(cfg.game, variants, n_envs or cfg.n_envs, line_up, cfg.seed, cfg.control, cfg.features)
     except ValueError as e:
         raise ValueError(f"the default learner runs on {cfg.game}'s compiled vector env, which this run cannot "
-                         f"have: {e} (--learner sb3 also plays Python tables)") from None
+                         f"have: {e}") from None
     groups = list(zip(venvs, variants))
     venv = groups[0][0] if len(groups) == 1 else agents.MultiVectorEnv([v for v, _ in groups])
     return venv, groups
@@ -340,7 +340,7 @@ def restore(cfg: TrainConfig, ppo: Any, resume: tuple[dict[str, Any], dict[str, 
         ppo.load_state({"numbers": state["numbers"], "tensors": tensors, "arrays": arrays})
         return [{k: float("nan") if v is None else v for k, v in row.items()} for row in state["history"]]
     except (KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"the checkpoint does not fit this run ({type(e).__name__}: {str(e)[:200]})") from None
+        raise misfit(e, cfg.out) from None
 
 
 def save(cfg: TrainConfig, ppo: Any, steps: int, stages: dict[str, Any], where: str = POLICY_DIR) -> str:
@@ -476,7 +476,6 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
     """Write what a finished run leaves (see the module docstring) and remove its checkpoint; returns a summary."""
     from evaluate.jsonio import write_json
     from train.curve import lineup_label
-    from train.report import write_config
 
     folder = save(cfg, ppo, ppo.steps, stages)
     write_history(history, os.path.join(cfg.out, "history.csv"))
@@ -494,15 +493,13 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
         last = {"timesteps": ppo.steps, **history[-1]}
         print(summary_line(cfg.game, cfg.options, last, cfg.eval_games, team=cfg.control == "all_seats"), flush=True)
     levels = getattr(evaluator, "levels", None)
-    write_config(cfg, {"provenance": provenance_now(stages, ppo.steps, ppo.wall()), "train_seconds": time.time() - t0,
+    cfg.write_config({"provenance": provenance_now(stages, ppo.steps, ppo.wall()), "train_seconds": time.time() - t0,
                        "steps": ppo.steps, **({"eval_baseline_levels": levels} if levels else {})})
     summary: dict[str, Any] = {"out": cfg.out, "steps": ppo.steps, "final": history[-1] if history else {}}
     if cfg.final_eval_games > 0:
         summary["evaluation"] = final_evaluation(cfg, folder)
         write_json(os.path.join(cfg.out, "eval.json"), summary["evaluation"])
-    for path in run_files(cfg.out):
-        if os.path.basename(path).startswith("checkpoint"):
-            os.remove(path)
+    remove_checkpoint(cfg.out)
     print(f"saved {cfg.out}/{POLICY_DIR} (learned:{cfg.out}/{POLICY_DIR} plays it), history.csv, curve.csv, curve.png, "
           f"config.json ({time.time() - t0:.0f} s)", flush=True)
     return summary

@@ -13,7 +13,7 @@ import agents
 import envs
 from envs.core.game import legal_mask
 from train.__main__ import main
-from train.distill import DistillConfig, distill, soft_targets, teacher_values
+from train.distill import DistillConfig, distill, soft_targets, teacher_labels
 
 pytest.importorskip("torch")
 
@@ -33,7 +33,7 @@ def test_a_policy_teacher_gives_its_log_probabilities():
 
     mask = legal_mask(game, s)
     view = game.view(s, game.current_player(s))
-    v = teacher_values(nash, view, mask, np.random.default_rng(0))
+    v = teacher_labels(nash, view, mask, np.random.default_rng(0), "act")[0]
     np.testing.assert_allclose(soft_targets(v, 1.0), nash.action_probs(view, mask), atol=1e-9)
 
 

@@ -64,7 +64,7 @@ def test_a_state_of_another_runs_shape_is_refused_in_one_line():
                                          r"update, 6 updates in all"):
         other.load_state(state)
     wider = PPO(_venv(), Settings(total_steps=84, **(SMALL | {"hidden": (8,)})))
-    with pytest.raises(ValueError, match="the checkpoint does not fit this run"):
+    with pytest.raises(ValueError, match="the checkpoint does not fit its run"):
         wider.load_state(state)
 
 

@@ -13,7 +13,7 @@ import envs
 from envs.the_game.rules import Config, TheGame
 from evaluate.stats import mean_interval
 from evaluate.the_game.reproduce import simulate
-from train.config import PRESET_KEYS, TrainConfig
+from train.config import TrainConfig
 from train.presets import PRESETS, hooks, preset
 from train.seeds import RunSeeds, child
 
@@ -34,7 +34,7 @@ def test_unknown_preset_key_is_refused_with_the_allowed_list(monkeypatch):
     _fake_presets(monkeypatch)
     with pytest.raises(ValueError, match="unknown key\\(s\\) timestep; allowed: .*timesteps"):
         preset("simple_poker")
-    assert "game" not in PRESET_KEYS and "seed" not in PRESET_KEYS
+    assert "game" not in TrainConfig.preset_keys() and "seed" not in TrainConfig.preset_keys()
 
 
 def test_the_game_team_metrics_hook_reports_cards_left():
