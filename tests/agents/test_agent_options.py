@@ -65,7 +65,8 @@ def test_evaluate_applies_the_students_options(capsys):
 
 @pytest.mark.parametrize("main,argv", [
     (evaluate_main, ["lama", "--agents", f"{SEED2022},lama/first*3", "--games", "2", "--option", "rules=official"]),
-    (evaluate_main, ["lama", "--paired", f"{SEED2022},lama/first", "--against", "lama/first*3", "--option", "rules=official"]),
+    (evaluate_main, ["lama", "--paired", f"{SEED2022},lama/first", "--against", "lama/first*3",
+                     "--option", "rules=official"]),
     (play_main, ["lama", "--opponents", SEED2022, "--option", "rules=official"]),
 ])
 def test_contradiction_is_one_line_exit_2(main, argv, capsys):

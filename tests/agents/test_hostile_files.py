@@ -272,7 +272,8 @@ def test_unreadable_agent_files_leave_the_option_lookup_alone(tmp_path):
 def test_the_cli_says_one_line_and_exits_2(tmp_path, student_folder):
     _replace(os.path.join(student_folder, "weights.pt"), "fifo")
     out = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--agents", f"learned:{student_folder},random",
+    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker",
+                           "--agents", f"learned:{student_folder},random",
                            "--games", "10", "--no-progress", "--json", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr

@@ -83,8 +83,9 @@ def test_a_tiny_primi_distillation_reaches_the_teacher(tmp_path):
     from train.distill import DistillConfig, distill
 
     cfg = DistillConfig(game="primi_composti", teacher="primi_composti/teacher", options={"cards_per_player": 3},
-                        rounds=2, games_per_round=40, epochs=20, hidden=[16], eval_opponents=["primi_composti/greedy_rand"],
-                        eval_games=20, final_eval_games=0, out=str(tmp_path / "run"))
+                        rounds=2, games_per_round=40, epochs=20, hidden=[16],
+                        eval_opponents=["primi_composti/greedy_rand"], eval_games=20, final_eval_games=0,
+                        out=str(tmp_path / "run"))
     summary = distill(cfg, verbose=False)
     assert summary["kind"] == "action_scorer" and summary["features"] == "primi_composti"
     assert summary["curve"][-1]["train_agreement"] > 0.7
@@ -100,7 +101,8 @@ def test_shipped_students_load_and_play_legal_moves(agent_id, version):
     _, _, turns = play_game(game, [student, greedy], game.initial_state(np.random.default_rng(4)))
     assert turns == game.num_cards
     with pytest.raises(ValueError, match="does not play this game"):
-        agents.make(agent_id, PrimiCompostiGame(Config(version=version, cards_per_player=6)), rng=np.random.default_rng(0))
+        agents.make(agent_id, PrimiCompostiGame(Config(version=version, cards_per_player=6)),
+                    rng=np.random.default_rng(0))
 
 
 def test_a_tiny_official_distillation_learns_cards_and_pairs(tmp_path):
@@ -110,13 +112,15 @@ def test_a_tiny_official_distillation_learns_cards_and_pairs(tmp_path):
     from train.distill import DistillConfig, distill
 
     opts = {"version": 2, "cards_per_player": 3, "steal_choice": "player", "allow_revealed_operand": True}
-    cfg = DistillConfig(game="primi_composti", teacher="primi_composti/teacher", options=opts, features="primi_composti_v2",
-                        rounds=2, games_per_round=40, epochs=20, hidden=[16], eval_opponents=["primi_composti/greedy_rand"],
-                        eval_games=20, final_eval_games=0, out=str(tmp_path / "run"))
+    cfg = DistillConfig(game="primi_composti", teacher="primi_composti/teacher", options=opts,
+                        features="primi_composti_v2", rounds=2, games_per_round=40, epochs=20, hidden=[16],
+                        eval_opponents=["primi_composti/greedy_rand"], eval_games=20, final_eval_games=0,
+                        out=str(tmp_path / "run"))
     summary = distill(cfg, verbose=False)
     assert summary["curve"][-1]["train_agreement"] > 0.7
     game = PrimiCompostiGame(Config(**opts))
-    student = agents.make(f"learned:{summary['student']}", game, rng=np.random.default_rng(0), game_name="primi_composti")
+    student = agents.make(f"learned:{summary['student']}", game, rng=np.random.default_rng(0),
+                          game_name="primi_composti")
     greedy = agents.make("primi_composti/greedy_rand", game, rng=np.random.default_rng(1))
     for seed in range(3):
         returns, _, moves = play_game(game, [student, greedy], game.initial_state(np.random.default_rng(seed)))

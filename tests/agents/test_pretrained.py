@@ -18,7 +18,8 @@ SHIPPED = sorted(checkpoints().items())
 def test_the_shipped_checkpoints_are_listed():
     ids = [agent_id for agent_id, _ in SHIPPED]
     for expected in ("the_game/learned", "the_game/learned-4p", "the_game/learned-5p", "lama/learned",
-                     "primi_composti/learned", "lama/ppo", "lama/ppo-seed2022", "the_game/ppo", "lama/ppo-sb3", "lama/ppo-sb3-seed2022"):
+                     "primi_composti/learned", "lama/ppo", "lama/ppo-seed2022", "the_game/ppo", "lama/ppo-sb3",
+                     "lama/ppo-sb3-seed2022"):
         assert expected in ids
 
 

@@ -28,7 +28,8 @@ def play(game, players, rng):
 
 @pytest.mark.parametrize(
     "kw",
-    [{}, {"version": 2}, {"version": 2, "steal_choice": "player", "allow_revealed_operand": True}, {"num_players": 3}, {"cards_per_player": 6}],
+    [{}, {"version": 2}, {"version": 2, "steal_choice": "player", "allow_revealed_operand": True}, {"num_players": 3},
+     {"cards_per_player": 6}],
 )
 def test_every_player_is_legal_and_deterministic(kw):
     game = PrimiCompostiGame(Config(**kw))
@@ -36,14 +37,16 @@ def test_every_player_is_legal_and_deterministic(kw):
     for aid in ids:
         ends = []
         for _ in range(2):
-            players = [agents.make(aid, game, np.random.default_rng(1), game_name="primi_composti") for _ in range(game.num_players)]
+            players = [agents.make(aid, game, np.random.default_rng(1), game_name="primi_composti")
+                       for _ in range(game.num_players)]
             ends.append(play(game, players, np.random.default_rng(5)))
         assert ends[0] == ends[1]
 
 
 def test_minimax_needs_two_players():
     with pytest.raises(ValueError):
-        agents.make("primi_composti/minimax?depth=3", PrimiCompostiGame(Config(num_players=3)), np.random.default_rng(0))
+        agents.make("primi_composti/minimax?depth=3", PrimiCompostiGame(Config(num_players=3)),
+                    np.random.default_rng(0))
     with pytest.raises(ValueError):
         agents.make("primi_composti/minimax?depth=0", PrimiCompostiGame(Config()), np.random.default_rng(0))
     # its kernel too: no vector env seat and no compiled tournament beyond 2 players
@@ -89,7 +92,8 @@ def test_minimax_1_is_greedy_rand_in_version_1():
         s = game.initial_state(rng)
         while not game.is_terminal(s):
             assert minimax_card(game, s, 1) == greedy_card(game, s, "rand")
-            s = game.apply(s, game.action_of(s.hands[game.current_player(s)][int(rng.integers(len(s.hands[game.current_player(s)])))]))
+            s = game.apply(s, game.action_of(
+                s.hands[game.current_player(s)][int(rng.integers(len(s.hands[game.current_player(s)])))]))
 
 
 def _plain_minimax(game, s, depth):
@@ -127,7 +131,8 @@ def test_fast_path_equals_plain_engine(version, k):
     game = PrimiCompostiGame(Config(version=version, cards_per_player=k))
     rng = np.random.default_rng(10 * version + k)
     decks = fast.random_decks(rng, 4, k)
-    pairs = [("asc", "desc"), ("rand", "greedy_asc"), ("greedy_desc", "greedy_rand"), ("minimax_3", "minimax_2"), ("greedy_rand", "minimax_4")]
+    pairs = [("asc", "desc"), ("rand", "greedy_asc"), ("greedy_desc", "greedy_rand"), ("minimax_3", "minimax_2"),
+             ("greedy_rand", "minimax_4")]
     for p0, p1 in pairs:
         scores, moves = strategies.simulate(version, k, p0, p1, decks)
         players = [SeedPlayer(game, None, p0, fast=False), SeedPlayer(game, None, p1, fast=False)]
@@ -176,7 +181,8 @@ def test_compiled_moves_and_greedy_players_equal_the_plain_engine_at_n_players(n
             assert tuple(tuple(stacks[i, : heights[i]].tolist()) for i in range(2 * n)) == s.stacks
             assert tuple(scores.tolist()) == s.scores
             fast.undo_move(version, c, mover, stacks, heights, scores, undo, bonus, VALUE)
-            assert (tuple(tuple(stacks[i, : heights[i]].tolist()) for i in range(2 * n)), tuple(scores.tolist())) == before
+            assert (tuple(tuple(stacks[i, : heights[i]].tolist()) for i in range(2 * n)),
+                    tuple(scores.tolist())) == before
     assert twice or not revealed  # some move took two cards of one stack
 
 

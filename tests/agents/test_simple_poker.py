@@ -132,7 +132,8 @@ def test_sampled_play_agrees_with_exact_value():
     assert abs(a.mean_score - exact) < half * 3.29 / 1.96
 
 
-@pytest.mark.parametrize("agent_id", ["simple_poker/nash", "simple_poker/threshold?t=3", "simple_poker/tactic?bet=0111", "simple_poker/tactic?bet=0011&call=0001", "random"])
+@pytest.mark.parametrize("agent_id", ["simple_poker/nash", "simple_poker/threshold?t=3", "simple_poker/tactic?bet=0111",
+                                      "simple_poker/tactic?bet=0011&call=0001", "random"])
 def test_agents_play_legal_and_deterministic(agent_id):
     game = SimplePokerGame(Config(n=4))
 
@@ -153,7 +154,8 @@ def test_agents_play_legal_and_deterministic(agent_id):
     assert trace(3) == trace(3)
 
 
-@pytest.mark.parametrize("bad", ["simple_poker/threshold?t=0", "simple_poker/threshold?t=5", "simple_poker/tactic?bet=01", "simple_poker/bogus", "lama/first"])
+@pytest.mark.parametrize("bad", ["simple_poker/threshold?t=0", "simple_poker/threshold?t=5",
+                                 "simple_poker/tactic?bet=01", "simple_poker/bogus", "lama/first"])
 def test_bad_agent_ids(bad):
     game = SimplePokerGame(Config(n=4))
     with pytest.raises(ValueError):

@@ -103,7 +103,8 @@ def test_seed_random_without_a_fitting_card_returns_pile_0_first_card():
 
 # --- official rules ----------------------------------------------------------------------------
 @pytest.mark.parametrize("agent_id", IDS)
-@pytest.mark.parametrize("cfg", [Config(num_players=1), Config(num_players=3), Config(num_players=2, communication="pile_flags"),
+@pytest.mark.parametrize("cfg", [Config(num_players=1), Config(num_players=3),
+                                 Config(num_players=2, communication="pile_flags"),
                                  Config(num_players=4, min_cards_per_turn=3, communication="pile_flags")])
 def test_official_agents_are_legal_and_deterministic(agent_id, cfg):
     game = TheGame(cfg)

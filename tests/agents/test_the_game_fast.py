@@ -21,7 +21,8 @@ def test_fast_path_equals_plain_engine_game_by_game(options):
     assert np.array_equal(fast, plain)
 
 
-@pytest.mark.parametrize("options", [dict(num_players=1), dict(num_players=2), dict(num_players=4, min_cards_per_turn=3),
+@pytest.mark.parametrize("options", [dict(num_players=1), dict(num_players=2),
+                                     dict(num_players=4, min_cards_per_turn=3),
                                      dict(num_players=3, empty_hand="ends_game"),
                                      dict(num_players=5, empty_hand="ends_game")])
 def test_simplest_kernel_equals_plain_engine_game_by_game(options):

@@ -38,7 +38,8 @@ def mid_states(game: LamaGame, count: int, rng: np.random.Generator) -> list[Sta
 
 
 def play_on_plain(game: LamaGame, s: State, strategies, first: int) -> tuple[State, int]:
-    """Play `s` on with the plain engine and the agents of `agents.lama.strategies` (`first` >= 0 forced first); the steps."""
+    """Play `s` on with the plain engine and the agents of `agents.lama.strategies` (`first` >= 0 forced first); the
+    steps."""
     steps = 0
     if first >= 0:
         s, steps = game.apply(s, first), 1

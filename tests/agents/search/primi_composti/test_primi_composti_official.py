@@ -98,7 +98,8 @@ def test_the_official_options_change_the_game_the_solver_sees(opts):
     seed_solver, solver = solver_for(seed_game, tt_bits=12), solver_for(game, tt_bits=12)
     differ = 0
     for d in fast.random_decks(rng, 30, 4):
-        differ += solve_deal(seed_game, seed_game.deal(d), seed_solver).value != solve_deal(game, game.deal(d), solver).value
+        differ += (solve_deal(seed_game, seed_game.deal(d), seed_solver).value
+                   != solve_deal(game, game.deal(d), solver).value)
     assert differ > 0
 
 
@@ -226,7 +227,8 @@ def test_student_features_bound_to_official_rules_give_each_move_its_gains(opts)
             feature_set("primi_composti_v2")(view, mask)
 
 
-@pytest.mark.parametrize("name", ["v2_6_steal_choice", "v2_6_allow_revealed_operand", "v2_6_steal_choice_allow_revealed_operand"])
+@pytest.mark.parametrize("name", ["v2_6_steal_choice", "v2_6_allow_revealed_operand",
+                                  "v2_6_steal_choice_allow_revealed_operand"])
 def test_stored_official_study_values_are_the_solvers(name):
     # docs/primi_composti.md's official-rules table comes from these files: their first deals solve to the stored
     # values again, and their summaries are those of their per-deal records.

@@ -67,7 +67,8 @@ def test_solver_options_equal_full_minimax_many_seeds(version):
                     s = game.apply(s, la[int(rng.integers(len(la)))])
                 positions.append((s, full_minimax(game, s)))
             for opts in _OPTIONS:
-                solver = ReferenceSolver(version, tt_bits=10, **opts)  # a small table: collisions and replacements happen
+                # a small table: collisions and replacements happen
+                solver = ReferenceSolver(version, tt_bits=10, **opts)
                 for s, exact in positions:
                     assert state_value(game, s, solver) == exact, (seed, k, opts)
 
@@ -118,7 +119,8 @@ def test_solve_study_report():
 def test_solve_deals_cli(capsys):
     from evaluate.__main__ import main
 
-    args = ["primi_composti", "--solve-deals", "6", "--option", "version=2", "--option", "cards_per_player=3", "--regret-players", "greedy_rand"]
+    args = ["primi_composti", "--solve-deals", "6", "--option", "version=2", "--option", "cards_per_player=3",
+            "--regret-players", "greedy_rand"]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "6 random deals solved exactly" in out and "regret of greedy_rand" in out
