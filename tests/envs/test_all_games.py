@@ -119,7 +119,8 @@ def test_masks_equal_legal_actions_and_spaces_hold(game):
 
 
 def test_no_global_rng_under_envs_and_agents():
-    pattern = re.compile(r"np\.random\.(seed|rand|randn|randint|random|choice|shuffle|permutation|RandomState|uniform|normal)\b|(^|[^\w.])random\.(random|randint|choice|shuffle|seed|sample|uniform)\(")
+    pattern = re.compile(r"np\.random\.(seed|rand|randn|randint|random|choice|shuffle|permutation|RandomState"
+                         r"|uniform|normal)\b|(^|[^\w.])random\.(random|randint|choice|shuffle|seed|sample|uniform)\(")
     offenders = []
     for top in ("envs", "agents"):
         for path in (ROOT / top).rglob("*.py"):

@@ -322,8 +322,8 @@ class VectorCase:
     def replay(self, venv, game, seed: int, make_opponents: Callable[[dict], list] | None, steps: int,
                rng: np.random.Generator, **kw) -> int:
         """`replay` with this game's encoder and settings."""
-        return replay(venv, game, envs.spec(self.game).encoder_class(game), seed, make_opponents, steps, rng, redeals=self.redeals,
-                      return_tol=self.return_tol, inspect=self.inspect, **kw)
+        return replay(venv, game, envs.spec(self.game).encoder_class(game), seed, make_opponents, steps, rng,
+                      redeals=self.redeals, return_tol=self.return_tol, inspect=self.inspect, **kw)
 
     def twin(self, game, who, shared: dict, python: dict | None = None):
         """The plain engine's player of a vector env's seat `who` (a line-up entry): the `PickTwin` of a batch

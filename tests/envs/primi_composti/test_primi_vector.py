@@ -66,7 +66,8 @@ PLAYER, REVEALED = dict(version=2, steal_choice="player"), dict(version=2, allow
 OFFICIAL = dict(PLAYER, allow_revealed_operand=True)
 
 
-@pytest.mark.parametrize("opts", [PLAYER, REVEALED, OFFICIAL, dict(OFFICIAL, observation_hints=True, cards_per_player=6),
+@pytest.mark.parametrize("opts", [PLAYER, REVEALED, OFFICIAL,
+                                  dict(OFFICIAL, observation_hints=True, cards_per_player=6),
                                   dict(PLAYER, num_players=3, cards_per_player=6),
                                   dict(REVEALED, num_players=3, cards_per_player=6, reward="score"),
                                   dict(OFFICIAL, num_players=3, cards_per_player=6, seat0_holds_two=False)],
@@ -178,7 +179,8 @@ def test_n_players_replay_in_the_plain_engine(line, opts):
     assert not obs[:, other].any()  # more than 2 players: the other hands are not in the view
 
 
-@pytest.mark.parametrize("opts", [dict(num_players=3, cards_per_player=4), dict(OFFICIAL, num_players=3, cards_per_player=4),
+@pytest.mark.parametrize("opts", [dict(num_players=3, cards_per_player=4),
+                                  dict(OFFICIAL, num_players=3, cards_per_player=4),
                                   dict(num_players=4, version=2, cards_per_player=3, seat0_holds_two=False,
                                        observation_hints=True),
                                   dict(num_players=6, version=2, cards_per_player=2, reward="result")])

@@ -42,8 +42,9 @@ def test_pettingzoo_make_with_options():
 
 @pytest.mark.parametrize(
     "kw, message",
-    [(dict(n=1), "n must be an integer >= 2"), (dict(n=2.5), "n must be an integer >= 2"), (dict(ante=-1), "ante must be > 0"),
-     (dict(ante=0), "ante must be > 0"), (dict(bet=-0.5), "bet must be >= 0"), (dict(colour="red"), "allowed options are: n, ante, bet")],
+    [(dict(n=1), "n must be an integer >= 2"), (dict(n=2.5), "n must be an integer >= 2"),
+     (dict(ante=-1), "ante must be > 0"), (dict(ante=0), "ante must be > 0"), (dict(bet=-0.5), "bet must be >= 0"),
+     (dict(colour="red"), "allowed options are: n, ante, bet")],
 )
 def test_bad_options(kw, message):
     with pytest.raises(ValueError, match=message):

@@ -297,7 +297,8 @@ def test_berger_lucky_deals_play_every_drawn_card_and_then_stop():
     (dict(rules="berger2024", min_cards_per_turn=2), "min_cards_per_turn"),
     (dict(rules="berger2024", communication="pile_flags"), "communication"),
     (dict(hand_size=0), "hand_size"), (dict(num_players=5, hand_size=20), "hand_size"),
-    (dict(win_bonus=-1), "win_bonus"), (dict(card_reward=float("nan")), "card_reward"), (dict(starter=2, num_players=2), "starter"),
+    (dict(win_bonus=-1), "win_bonus"), (dict(card_reward=float("nan")), "card_reward"),
+    (dict(starter=2, num_players=2), "starter"),
     (dict(empty_hand="pass"), r"empty_hand must be one of \('skip', 'ends_game'\)"),
     (dict(rules="berger2024", empty_hand="ends_game"), "empty_hand"),
 ])
