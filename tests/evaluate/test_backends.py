@@ -114,8 +114,9 @@ def test_solve_deals_cli_same_json_on_ray(ray_backend, tmp_path, version):
     """`python -m evaluate primi_composti --solve-deals ... --backend ray` writes the local run's JSON."""
     from evaluate.__main__ import main
 
-    common = ["primi_composti", "--solve-deals", "4", "--solve-from", "2", "--seed", "3", "--option", f"version={version}",
-              "--option", "cards_per_player=6", "--regret-players", "greedy_rand,minimax_2"]
+    common = ["primi_composti", "--solve-deals", "4", "--solve-from", "2", "--seed", "3",
+              "--option", f"version={version}", "--option", "cards_per_player=6",
+              "--regret-players", "greedy_rand,minimax_2"]
     main([*common, "--json", str(tmp_path / "local.json")])
     main([*common, "--backend", "ray", "--json", str(tmp_path / "ray.json")])  # uses the module's Ray instance
     local = json.loads((tmp_path / "local.json").read_text())

@@ -1,4 +1,5 @@
-"""Tournaments deal by deal: pinned figures, every deal replayable alone and in any grouping, partial results on Ctrl-C."""
+"""Tournaments deal by deal: pinned figures, every deal replayable alone and in any grouping, partial results on
+Ctrl-C."""
 
 from __future__ import annotations
 

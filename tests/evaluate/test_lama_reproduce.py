@@ -102,7 +102,8 @@ def test_cli(tmp_path, capsys):
     from evaluate.__main__ import main
 
     out = tmp_path / "r.json"
-    assert main(["lama", "--tune-third", "--candidates", "6", "--search-games", "100", "--retest-games", "500", "--json", str(out)]) == 0
+    assert main(["lama", "--tune-third", "--candidates", "6", "--search-games", "100", "--retest-games", "500",
+                 "--json", str(out)]) == 0
     assert "successive halving" in capsys.readouterr().out
     assert out.exists()
 

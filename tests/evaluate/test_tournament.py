@@ -59,8 +59,9 @@ def test_cli_writes_json(tmp_path):
 
 def test_cli_exact_and_errors(tmp_path):
     out = tmp_path / "x.json"
-    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--exact", "--agents", "simple_poker/nash,simple_poker/threshold?t=1",
-                           "--option", "n=3", "--json", str(out)], capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--exact",
+                           "--agents", "simple_poker/nash,simple_poker/threshold?t=1", "--option", "n=3",
+                           "--json", str(out)], capture_output=True, text=True, check=True)
     assert "exact game value for player 1 = -0.166667" in proc.stdout
     assert json.loads(out.read_text())["agents"]["simple_poker/nash"]["exploitability"]["total"] == pytest.approx(
         0, abs=1e-9

@@ -240,8 +240,9 @@ def test_cli_engine_flag_for_paired_and_elsewhere():
 
 def test_a_game_that_never_ends_is_cut_at_the_games_move_limit():
     """L.A.M.A.'s seed reshuffle lets players who never fold go on for ever: deal 584 of seed 5 at this table
-    does, in its third seating (found by 2,000 deals of it). Both engines cut it at the game's `max_game_length`, with no winner, and say
-    so; before, the compiled engine raised past a million moves and the Python engine never returned."""
+    does, in its third seating (found by 2,000 deals of it). Both engines cut it at the game's `max_game_length`, with
+    no winner, and say so (uncut, the compiled engine would raise past a million moves and the Python engine never
+    return)."""
     import envs
     from evaluate.tournament import format_table
 
