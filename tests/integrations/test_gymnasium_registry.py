@@ -28,7 +28,8 @@ def test_make_builds_the_opponent_env_with_resolved_ids(game):
     assert isinstance(raw, OpponentEnv) and len(raw.opponents) == n - 1
     assert all(not isinstance(o, str) for o in raw.opponents)
     if game == "lama":
-        assert type(raw.opponents[0]).__name__ == type(agents.make("lama/first", raw.game, np.random.default_rng(0))).__name__
+        assert type(raw.opponents[0]).__name__ == type(
+            agents.make("lama/first", raw.game, np.random.default_rng(0))).__name__
 
     def episode(seed):
         obs, info = env.reset(seed=seed)
@@ -63,7 +64,8 @@ def test_make_passes_game_options_and_checks_them():
 
 def test_agent_objects_need_no_resolver_and_ids_say_import_agents(monkeypatch):
     game = envs.make_game("simple_poker")
-    env = gymnasium.make("tabletop/simple_poker-v0", opponents=[agents.make("simple_poker/nash", game, np.random.default_rng(0))])
+    env = gymnasium.make("tabletop/simple_poker-v0",
+                         opponents=[agents.make("simple_poker/nash", game, np.random.default_rng(0))])
     env.reset(seed=0)
     monkeypatch.setattr(gymnasium_registry, "_resolver", None)
     with pytest.raises(ValueError, match="import agents"):

@@ -388,7 +388,8 @@ def test_openspiels_own_api_test_on_sampled_states(name):
 
     from open_spiel.integration_tests import api_test
 
-    case = type("ExportApiTest", (api_test.EnforceAPIOnPartialTreeBase,), {"game": export.load(name), "game_name": name})
+    case = type("ExportApiTest", (api_test.EnforceAPIOnPartialTreeBase,),
+                {"game": export.load(name), "game_name": name})
     result = unittest.TestResult()
     unittest.defaultTestLoader.loadTestsFromTestCase(case).run(result)
     assert result.testsRun >= 5 and result.wasSuccessful(), [str(e) for _, e in result.failures + result.errors]

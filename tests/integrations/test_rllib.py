@@ -72,7 +72,8 @@ def test_closing_turn_allows_only_action_zero_and_ignores_it():
         obs, rew, term, _, info = env.step({first: fold})
         if info and next(iter(info.values())).get("closing_turn"):
             (seat,) = obs
-            assert seat != first and obs[seat]["action_mask"].tolist() == [1.0] + [0.0] * (len(obs[seat]["action_mask"]) - 1)
+            assert seat != first and (obs[seat]["action_mask"].tolist()
+                                      == [1.0] + [0.0] * (len(obs[seat]["action_mask"]) - 1))
             assert rew == {seat: 0.0} and not term["__all__"]
             obs, rew, term, _, _ = env.step({seat: 0})
             assert term["__all__"] and sum(rew.values()) == pytest.approx(0.0) and rew[seat] != 0.0
@@ -122,7 +123,8 @@ def test_one_ppo_iteration_per_game(local_ray, game):
     is updated and reports a return; a zero-sum game's mean seat returns sum to 0."""
     # RoboRally races run for hundreds of steps: a 3-turn cap lets episodes finish within one batch.
     max_turns = 3 if game == "roborally" else None
-    algo = ppo_config(game, max_turns=max_turns, train_batch_size=200, minibatch_size=100, num_epochs=1, hidden=(32,)).build_algo()
+    algo = ppo_config(game, max_turns=max_turns, train_batch_size=200, minibatch_size=100, num_epochs=1,
+                      hidden=(32,)).build_algo()
     try:
         result = algo.train()
     finally:

@@ -17,7 +17,8 @@ def test_maskable_ppo_runs_on_opponent_env(game_name):
     game = envs.make_game(game_name)
     opponents = [agents.make("random", game, r) for r in np.random.default_rng(0).spawn(game.num_players - 1)]
     env = OpponentEnv(game, envs.make_encoder(game_name, game), opponents, seed=0)
-    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=32, n_epochs=1,
+                        policy_kwargs={"net_arch": [16]})
     model.learn(128)
     assert model.num_timesteps >= 128
     obs, _ = env.reset(seed=1)
@@ -35,7 +36,8 @@ def test_model_predict_output_steps_every_env_unchanged(game_name):
     game = envs.make_game(game_name, **small)
     opponents = [agents.make("random", game, r) for r in np.random.default_rng(0).spawn(game.num_players - 1)]
     env = OpponentEnv(game, envs.make_encoder(game_name, game), opponents, seed=0, max_turns=200)
-    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=32, policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=32,
+                        policy_kwargs={"net_arch": [16]})
     obs, _ = env.reset(seed=1)
     for _ in range(5):
         action, _ = model.predict(obs, action_masks=env.action_masks())

@@ -69,7 +69,8 @@ def test_tianshou_dqn_on_opponent_env_reaches_the_best_response_value():
     opponent = "simple_poker/threshold?t=2"  # player 2 calls with cards 2 and 3
 
     def make(i):
-        return lambda: OpponentEnv(game, encoder, [agents.make(opponent, game, np.random.default_rng(i))], seat=0, seed=i)
+        return lambda: OpponentEnv(game, encoder, [agents.make(opponent, game, np.random.default_rng(i))], seat=0,
+                                   seed=i)
 
     train_envs = DummyVectorEnv([make(i) for i in range(4)])
     net = Net(state_shape=encoder.observation_space.shape, action_shape=game.num_actions, hidden_sizes=[32])
