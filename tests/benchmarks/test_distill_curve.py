@@ -1,4 +1,5 @@
-"""benchmarks/distill_curve.py: it plots the paired runner's comparisons (student minus baseline) and the saved curves."""
+"""benchmarks/distill_curve.py: it plots the paired runner's comparisons (student minus baseline) and the saved
+curves."""
 
 import importlib.util
 import json
