@@ -1,4 +1,5 @@
-"""Shared test settings: hypothesis profiles (`ci` is derandomised and modest); a fixture for commands that Ctrl-C stops."""
+"""Shared test settings: hypothesis profiles (`ci` is derandomised and modest); a fixture for commands that Ctrl-C
+stops."""
 
 import os
 import signal
@@ -7,7 +8,8 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

@@ -21,7 +21,8 @@ import shlex
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATTERN = re.compile(r"python -m (?:evaluate|train)\b")
 #: Upper-case words that stand for a value in a synopsis (`python -m train GAME ...`).
-PLACEHOLDER = re.compile(r"(?<![\w/.-])(?:GAME|RUN|IDS?|N|K|V|DIR|STEPS|PATH|HOST|JSON|GIF|A,B|KEY=VALUE|HEAD:\d+)(?![\w/])|\.\.\.|<[^>]*>")
+PLACEHOLDER = re.compile(r"(?<![\w/.-])(?:GAME|RUN|IDS?|N|K|V|DIR|STEPS|PATH|HOST|JSON|GIF|A,B|KEY=VALUE|HEAD:\d+)"
+                         r"(?![\w/])|\.\.\.|<[^>]*>")
 
 
 def doc_files() -> list[str]:
@@ -45,7 +46,8 @@ def _snippets(text: str) -> list[tuple[int, str, bool]]:
             out += [(n, t, True) for n, t in _join_continuations(block)]
             i = j + 1
             continue
-        if line.startswith("    ") and line.strip() and (i == 0 or not lines[i - 1].strip()) and not line.lstrip().startswith(("*", "-", "|")):
+        if (line.startswith("    ") and line.strip() and (i == 0 or not lines[i - 1].strip())
+                and not line.lstrip().startswith(("*", "-", "|"))):
             out.append((i + 1, line.strip(), True))
         prose.append((i + 1, line))
         i += 1

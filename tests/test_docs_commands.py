@@ -194,7 +194,8 @@ def _resume_target(argv: list[str], monkeypatch) -> None:
         m.setattr(ppo, "save", stopped)
         with pytest.raises(KeyboardInterrupt):
             ppo.train(TrainConfig(game="lama", opponents=["lama/first"], timesteps=64, n_envs=1, n_steps=64,
-                                  batch_size=64, eval_games=1, final_eval_games=0, out=run), progress=False, verbose=False)
+                                  batch_size=64, eval_games=1, final_eval_games=0, out=run),
+                      progress=False, verbose=False)
 
 
 @pytest.mark.parametrize("where,cmd,env", [(f"{f}:{n}", c, e) for f, n, c, e in COMMANDS],
