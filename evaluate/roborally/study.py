@@ -45,7 +45,8 @@ PAIRINGS = (("roborally/mc", "roborally/greedy"), ("roborally/mc", "roborally/ra
 RACE_OPTIONS = {"rules": "seed", "max_turns": 60}
 BUDGETS = (100, 1000, 10000, 20000)
 DEPTHS = (1, 2, 3)
-#: The deals a study file holds: the tournament runner's (`settings["deals"]`; absent in the former loop's files).
+#: The deals a study file holds: the tournament runner's (`settings["deals"]`); a file without this mark holds other
+#: deals and is refused (`run_cells`).
 DEALS = "evaluate.tournament"
 
 
