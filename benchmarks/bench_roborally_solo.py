@@ -12,7 +12,7 @@ while their times are compared:
 
 (`PYTHONPATH=.`: a script's own folder, not the working directory, leads `sys.path`, so without it an installed
 checkout's code is timed instead of this one's.) Measured on the loaded 2-core machine, 3 alternating runs of
-each of two processes, median CPU seconds: the former Python copy of the register physics (commit 7598555)
+each of two processes, median CPU seconds: a plain-Python copy of the register physics (that of commit 7598555)
 2.84 s in greedy-plain's programs over 300 races and 0.467 s for 1,248 teacher labels; `solo_register` behind
 `SoloSimulator`'s cache 1.70 s (0.60x) and 0.295 s (0.63x); the same digests.
 """
