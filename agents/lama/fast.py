@@ -17,6 +17,7 @@ import numpy as np
 from agents.lama.strategies import DEFAULT, RETUNED, TUNED
 from envs.core import kernels
 from envs.core.game import IllegalActionError
+from envs.core.jit import INLINE
 from envs.lama import fast as engine
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import DRAW, LLAMA, NUM_ACTIONS, QUIT, Config, LamaGame
@@ -31,7 +32,7 @@ Results = engine.Results
 _SEED_SCORING = engine.SCORING_CODES["sum_all"]  # the fold rule's y scores the seed's way, whatever the game's
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def decide(code, params, hands, seat, sizes, top, can_draw):
     """Seat `seat`'s move under strategy `code` (1, 2, 3), as `agents.lama.strategies` decides.
 
@@ -181,7 +182,7 @@ def determinize(key, seat, hand, sizes, unseen, hands, draw):
     return m - pos
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def win_share(totals, seat):
     """1/k when `seat` is one of k seats tied at the fewest points, else 0."""
     best = totals[0]

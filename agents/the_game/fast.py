@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 from envs.core.game import IllegalActionError
+from envs.core.jit import INLINE
 from envs.the_game import fast as engine
 from envs.the_game.rules import END_TURN, Config, State, View, decode_play
 
@@ -63,7 +64,7 @@ def play_score(placed, hands, seat, sizes, top, p, i, gw):
     return sc
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def bestplays_decide(params, hands, seat, sizes, tops, placed, played, required):
     """The best play (lowest waste; ties: lowest pile, then hand index) while the minimum is
     owed or it wastes at most the limit; else end the turn. `params` = `BESTPLAYS_PARAMS`."""
@@ -181,7 +182,7 @@ def bestplays_cards_left(num_players: int, games: int, seed: int = 0, min_cards_
 SIMPLEST_PARAMS = np.array([3.0])
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def simplest_decide(params, hands, seat, sizes, tops, placed, played, required):
     """`the_game/simplest` without communication (R. Weinmeister's ruleset 2.1), the decisions of
     `agents.the_game.SimplestStrategy`: the first backwards trick (pile, then hand order); else the

@@ -16,11 +16,12 @@ import numba
 import numpy as np
 
 from agents.the_game.fast import bestplays_decide, play_score
+from envs.core.jit import INLINE
 from envs.the_game import fast as engine
 from envs.the_game.rules import END_TURN, NUM_CARDS, NUM_PILES, TRICK
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _flag(b):
     return 1.0 if b else 0.0
 

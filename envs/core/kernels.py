@@ -5,8 +5,9 @@ game's own `Tables` (a NamedTuple of arrays with at least `codes`, `key`, `episo
 `line`, `phase`, `carry`, `ep_ret`, `ep_len`), the shared `envs.core.vector.Buffers` and its `Settings` (with
 `fixed_seat`, `line_cum`, `line_codes`); numba compiles each for the types it is called with.
 
-The step helpers are inlined at numba IR level (`inline="always"`): a game's step kernel runs the same code as when
-they were written out in every game's step (measured with `benchmarks/bench_vector.py`).
+The step helpers are inlined at numba IR level (`inline=INLINE`, "always" unless `envs.core.jit` says otherwise): a
+game's step kernel runs the same code as when they were written out in every game's step (measured with
+`benchmarks/bench_vector.py`).
 
 Numba's cache (`cache=True`) checks only the source file of the kernel it loads, not these helpers': after an edit
 here, delete the games' `__pycache__/*.nb*` files.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from envs.core.jit import INLINE
 from envs.core.vector import _U_GOLDEN, nb_episode_seeds, nb_mix64, nb_pick_line_up
 
 _U = np.uint64
@@ -36,7 +38,7 @@ def shuffle(cards, n, key):
 
 
 # --- the bookkeeping of a vector step ---------------------------------------------------------------------------
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def next_episode(T, S, r, keep_seat, learner_code):
     """Start table r's next episode: its deal seed and random stream from its key and episode counter
     (`nb_episode_seeds`); unless `keep_seat`, the learner's seat (drawn, or `S.fixed_seat`), the line-up
@@ -71,7 +73,7 @@ def next_episode(T, S, r, keep_seat, learner_code):
     return deal_seed, li
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def seat_params(params, line_params, r, seat, li):
     """Copy line-up `li`'s opponent parameters (`line_params[li, k]`) to the seats after `seat` at table r."""
     n = params.shape[1]
@@ -91,14 +93,14 @@ def fail(err, r, status, seat, act):
         err[3] = act
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def unrefused(B, r):
     """A learner decision is being taken at table r: no refused action recorded (yet)."""
     B.illegal[r] = -1
     B.refused[r] = False
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def refuse(B, r, a, illegal_reward):
     """The learner's action `a` at table r is refused (nothing changed at the table): recorded in `B.illegal` and
     `B.refused`; returns the step's (reward, term, trunc): `illegal_reward`, the episode ended."""
@@ -107,7 +109,7 @@ def refuse(B, r, a, illegal_reward):
     return illegal_reward, True, False
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def step_outputs(B, r, rew, term, trunc):
     """Write table r's reward and end flags of the step; returns whether its episode is done."""
     B.reward[r] = rew
@@ -118,7 +120,7 @@ def step_outputs(B, r, rew, term, trunc):
     return done
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def end_step(T, B, r, rew, term, trunc):
     """Table r's learner step has ended with reward `rew`: back at a learner decision (`phase` 0, no `carry`), the
     episode's return and length counted, the step's outputs written (`step_outputs`); returns whether it is done."""
@@ -129,7 +131,7 @@ def end_step(T, B, r, rew, term, trunc):
     return step_outputs(B, r, rew, term, trunc)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def record_final(T, B, r, seat):
     """Record table r's ended episode (the game writes its final observation): the seat it is reported for, its
     deal seed, return and length."""

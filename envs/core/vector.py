@@ -59,6 +59,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from envs.core.game import IllegalActionError
+from envs.core.jit import INLINE
 
 _M64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -135,7 +136,7 @@ def np_next(rng: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarr
     return np_mix64(s)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def nb_mix64(z):
     """`mix64` compiled (uint64 in, uint64 out)."""
     z = (z ^ (z >> _U(30))) * _U(0xBF58476D1CE4E5B9)
@@ -143,13 +144,13 @@ def nb_mix64(z):
     return z ^ (z >> _U(31))
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def nb_table_key(seed, table):
     """`table_key` compiled."""
     return nb_mix64(nb_mix64(seed ^ _U_TABLE) + _U_GOLDEN * _U(table + 1))
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def nb_episode_seeds(key, episode, num_players):
     """`episode_seeds` compiled, from the table's key: (deal seed, seat, stream state)."""
     k = nb_mix64(key + _U_GOLDEN * _U(episode + 1))
@@ -158,7 +159,7 @@ def nb_episode_seeds(key, episode, num_players):
     return deal, seat, nb_mix64(k ^ _U_RNG)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def nb_next(rng, row):
     """Advance the stream `rng[row]` and return its next 64-bit draw (as `next_random`)."""
     s = rng[row] + _U_GOLDEN
@@ -365,7 +366,7 @@ def np_pick_line_up(cum: np.ndarray, keys: np.ndarray, episodes: np.ndarray) -> 
     return np.searchsorted(cum, u, side="right").clip(0, len(cum) - 1).astype(np.int64)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def nb_pick_line_up(cum, key, episode):
     """`pick_line_up` compiled."""
     if cum.shape[0] == 1:

@@ -37,6 +37,7 @@ import numpy as np
 
 from envs.core import kernels
 from envs.core.game import IllegalActionError
+from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with Primi Composti
 from envs.lama.rules import DRAW, NUM_ACTIONS, QUIT, Config, State
@@ -58,7 +59,7 @@ def _key(seed, rnd, k):
 SCORING_CODES = {"distinct": 0, "sum_all": 1}
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def next_card(v):
     """The compiled twin of `envs.lama.rules.next_card`: the value one step higher in the cycle 1→…→6→llama→1."""
     return 0 if v == 6 else v + 1
@@ -82,7 +83,7 @@ def hand_points(hand, scoring):
     return p
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def may_draw(last_player_continues, reshuffles, players_in, draw_size, discard_size):
     """The compiled twin of `envs.lama.rules.may_draw`: whether the player to act may draw."""
     if last_player_continues and players_in == 1:
@@ -90,7 +91,7 @@ def may_draw(last_player_continues, reshuffles, players_in, draw_size, discard_s
     return draw_size > 0 or (reshuffles and discard_size > 1)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def is_legal(hands, seat, top, can_draw, action):
     """Whether `action` is in `envs.lama.rules.legal_actions` of seat `seat`'s hand `hands[seat]` (the compiled
     legality check: quit always, draw where `can_draw`, a held card equal to the top or one step higher). The hands
@@ -102,7 +103,7 @@ def is_legal(hands, seat, top, can_draw, action):
     return 0 <= action < 7 and hands[seat, action] > 0 and (action == top or action == next_card(top))
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def legal_actions(hands, seat, top, can_draw):
     """The compiled twin of `envs.lama.rules.legal_actions` as a bit set (bit a: action a is legal; the same set as
     `is_legal`, tested). Not a loop over `is_legal` of the candidates: that cost the vector env with random
@@ -118,7 +119,7 @@ def legal_actions(hands, seat, top, can_draw):
     return bits
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def deal(seed, rnd, cards, disc, hands, sizes, active, draw):
     """Deal round `rnd` of the game of shuffle seed `seed` (as `LamaGame._deal`) into the arrays; returns the
     draw pile's size (the discard pile holds one card)."""
@@ -332,7 +333,7 @@ def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, n
                 break
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def random_legal(hands, cur, top, cd, rng, rrow):
     """A uniformly random legal action of seat `cur` from the stream `rng[rrow]` (see `advance`)."""
     bits = legal_actions(hands, cur, top, cd)
@@ -577,13 +578,13 @@ class VectorKernels(NamedTuple):
     step: Any
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def learner_return(T, r, dense):
     """Table r's learner's return so far (`seat_return` of its seat)."""
     return seat_return(T, r, T.learner[r], dense)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def seat_return(T, r, L, dense):
     """Seat L's return so far at table r (`LamaGame.returns`): minus its points (dense), or 1 for a winner at
     the game's end (shared wins count)."""
@@ -615,7 +616,7 @@ def run_row(decide, T, r, switches, first, budget):
     return status, act, steps
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def observe_row(T, r, seat, scoring, target, out, o):
     """`LamaEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit)."""
     n = T.hands.shape[1]
@@ -646,7 +647,7 @@ def observe_row(T, r, seat, scoring, target, out, o):
         out[o, j + 3 * n + 1 + k] = 1.0 if (k == rel and not T.over[r]) else 0.0
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def mask_row(T, r, switches, out, o):
     """`LamaGame.legal_mask` of table r's seat to act into `out[o]` (int8)."""
     lpc = switches[2]
@@ -712,7 +713,7 @@ def inputs_rows(T, rows, seats, switches, target, obs, mask):
         mask_row(T, rows[k], switches, mask, k)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def start_game(T, r, deal_seed):
     """Table r at the start of the game of deal seed `deal_seed`: no points yet, every chip in the stock, round 1
     dealt (`deal`), seat 0 to move; what the vector env's next episode and the compiled tournaments start from."""
@@ -730,7 +731,7 @@ def start_game(T, r, deal_seed):
     T.turns[r] = 0
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def deal_row(T, S, r, keep_seat):
     """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
     counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before the learner's first
@@ -902,7 +903,7 @@ def _step_all_seats(decide, T, B, S, actions):
         mask_row(T, r, S.switches, B.mask, r)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _no_decide(code, params, hands, seat, sizes, top, can_draw):
     return -1  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 

@@ -35,25 +35,26 @@ import numpy as np
 from numba import njit
 
 from envs.core import kernels
+from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A.
 from envs.primi_composti.rules import MAX_CARD, VALID, VALUE
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def is_stolen(mover, s):
     """`rules.is_stolen`: whether version 2's `mover` takes an operand lying on stack s (another seat's)."""
     return s // 2 != mover
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def operand_value(version, mover, s, card, value):
     """`rules.operand_value`: what operand `card` on stack s adds to `mover`'s bonus (VALUE in version 1; in
     version 2 VALUE where it is stolen, else 0)."""
     return value[card] if version == 1 or is_stolen(mover, s) else 0
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def top_pairs_bonus(version, c, mover, stacks, heights, value, valid, ns, revealed):
     """`best_pair` over the first `ns` stacks (the loop, with its bound as an argument)."""
     best = 0
@@ -110,7 +111,7 @@ def best_pair(version, c, mover, stacks, heights, value, valid, revealed=False):
     return top_pairs_bonus(version, c, mover, stacks, heights, value, valid, heights.shape[0], revealed)
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def pair_stacks(q, ns):
     """The stacks (i, j) of operand pair q (`PrimiCompostiGame.operand_pairs[q]` of `ns` stacks): the pairs of
     tops i < j in index order, then i = j (a stack's top and the card below it: the revealed operand)."""
@@ -121,7 +122,7 @@ def pair_stacks(q, ns):
     return q, q
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def pair_cards(q, stacks, heights):
     """(i, j, a, b): the stacks of operand pair q (`pair_stacks`) and its two cards, the tops of i and j or (i = j)
     the top of i and the card below it; card 0 (which combines with nothing) where a position is empty."""
@@ -152,7 +153,7 @@ def pair_bonus(version, c, q, mover, stacks, heights, value, valid):
         i * heights.shape[0] + j
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def immediate_score(version, c, mover, stacks, heights, value, valid, revealed):
     """`PrimiCompostiGame.immediate_score` compiled: the seed's pair's bonus for card c (`best_pair`) + VALUE(c),
     what the greedy players maximise. Their kernels and `observe_row`'s hints add VALUE(c) to `best_pair` themselves:
@@ -198,7 +199,7 @@ def do_move(version, c, mover, stacks, heights, scores, value, valid, revealed=F
     return undo, bonus
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def give_back(mover, s, stacks, heights, scores, value):
     """Move the top of the mover's own stack of stack s's kind back onto stack s (a taken card, undone)."""
     o = 2 * mover + (s % 2)
@@ -468,7 +469,7 @@ class VectorKernels(NamedTuple):
 # Speed: the helpers below take the arrays they use, never the `Tables` tuple. Binding a tuple of arrays to an
 # inlined function's argument increfs and decrefs every array in it (measured: ~90 ns a call with 17 arrays, more
 # than the rule it serves); a few separate arrays cost a few ns.
-@njit(inline="always")
+@njit(inline=INLINE)
 def seat_return(turn, scores, r, s, m, score_scores, score_result):
     """`PrimiCompostiGame.returns(state)[s]` of table r (`m` cards in all), float for float: x(s) − mean of the
     others' x, x the score and/or the result (+1 for each seat of the highest score unless all are equal)."""
@@ -496,7 +497,7 @@ def seat_return(turn, scores, r, s, m, score_scores, score_result):
     return xs - (tot - xs) / (n - 1)
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def play_position(hands, alive, stacks, heights, scores, turn, r, mover, i, version, value, valid, revealed, choice):
     """Seat `mover` of table r plays the card at position i of its dealt hand with operand choice `choice` (-1: the
     seed's pair; `do_move`)."""
@@ -508,14 +509,14 @@ def play_position(hands, alive, stacks, heights, scores, turn, r, mover, i, vers
     turn[r] += 1
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def choice_of(a, choices):
     """The operand choice of action `a` as `do_move` takes it: -1 (the seed's pair) when a card has one choice
     (`steal_choice="max"`), else `a mod choices` (0: no operation, q + 1: operand pair q)."""
     return -1 if choices == 1 else a % choices
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def random_position(hands, alive, rng, r, mover, k):
     """A uniformly random legal card of seat `mover` from the stream `rng[r]`: the j-th smallest card in hand,
     j = draw mod the number of cards (as the vector env's `RANDOM` opponent is documented)."""
@@ -596,7 +597,7 @@ def advance(decide, hands, alive, stacks, heights, scores, turn, first, codes, r
     return STOP_OVER, -1
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def observe_row(hands, alive, stacks, heights, scores, turn, r, seat, k, version, max_score, hints, value, valid,
                 revealed, out, o):
     """`PrimiCompostiEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit): the
@@ -683,7 +684,7 @@ def choice_mask(hands, alive, stacks, heights, r, cur, k, revealed, choices, val
                         out[o, q] = 1
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def mask_row(hands, alive, stacks, heights, turn, first, r, k, revealed, choices, valid, out, o):
     """`PrimiCompostiGame.legal_mask` of table r's seat to move into `out[o]` (int8): action c − 2 plays card c, or
     with K = `choices` > 1 a card (`steal_choice="player"`) action (c − 2)·K plays it alone and (c − 2)·K + q + 1
@@ -703,7 +704,7 @@ def mask_row(hands, alive, stacks, heights, turn, first, r, k, revealed, choices
         choice_mask(hands, alive, stacks, heights, r, cur, k, revealed, choices, valid, out, o)
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def _observe(T, S, r, seat, out, o):
     observe_row(T.hands, T.alive, T.stacks, T.heights, T.scores, T.turn, r, seat, S.k, S.version, S.max_score,
                 S.hints, S.value, S.valid, S.revealed, out, o)
@@ -716,7 +717,7 @@ def observe_rows(T, rows, seats, S, out):
         _observe(T, S, rows[j], seats[j], out, j)
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def position_of(hands, alive, stacks, heights, turn, r, seat, a, k, choices, valid):
     """The hand position of seat `seat` at table r that holds the card of action `a` (`choices` operand choices a
     card, as `mask_row`; -1: no such card, an operand pair that does not combine to it, or the game is over)."""
@@ -757,7 +758,7 @@ def mask_rows(T, rows, S, out):
                  out, j)
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def deal_row(T, S, r):
     """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and episode
     counter, the line-up seated (under `all_seats` the seat to move is the learner). The opening (`open_row`)
@@ -929,7 +930,7 @@ def vec_step(decide, T, B, S, actions, revealed, choices):
         mask_row(hands, alive, stacks, heights, turn, first, r, k, revealed, choices, valid, mask, r)
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def _no_decide(code, version, hands, alive, stacks, heights, scores, first, mover, value, valid, revealed=False):
     return -1  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 

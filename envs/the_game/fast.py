@@ -54,6 +54,7 @@ import numpy as np
 
 from envs.core import kernels
 from envs.core.game import IllegalActionError
+from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.the_game.rules import Config, State, View
@@ -503,7 +504,7 @@ def head_move(T, r, a, slot, hs):
     return END_TURN if a == 392 else INVALID
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def observe_row(T, r, seat, min_cards, out, o):
     """`TheGameEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit;
     `communication="none"`: the flag fields stay 0)."""
@@ -539,7 +540,7 @@ def observe_row(T, r, seat, min_cards, out, o):
         out[o, 594 + 2 * n] = min(1.0, max(0, required - played) / hs)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def mask_row(T, r, slot, hs, min_cards, out, o):
     """`TheGame.legal_mask` (official rules, no flags) of table r's seat to act into `out[o]` (int8), in the
     card head's ids or (`slot`) the slot head's."""
@@ -722,7 +723,7 @@ def vec_step(decide, T, B, S, actions):
             mask_row(T, r, S.slot, hs, S.min_cards, B.mask, r)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _no_decide(params, hands, seat, sizes, tops, placed, played, required):
     return END_TURN  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 

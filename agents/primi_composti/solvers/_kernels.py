@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from envs.core.jit import INLINE
 from envs.primi_composti.fast import do_move, legal_choices
 from envs.primi_composti.rules import VALID, VALUE
 
@@ -25,20 +26,20 @@ for _i in range(64):
 del _i
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def lowbit(x):
     """Index of the lowest set bit of the card mask x (x > 0)."""
     return _DB_INDEX[np.int64((np.uint64(x & -x) * _DEBRUIJN) >> np.uint64(58))]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def pop_low(x):
     """The lowest card of the card mask x (x > 0) and the mask without it: `while x: c, x = pop_low(x)` visits
     every card, lowest first."""
     return lowbit(x), x & (x - 1)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def popcount(x):
     """Number of cards in the card mask x."""
     x = np.uint64(x)
@@ -48,7 +49,7 @@ def popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def bound_window(lb, ub, alpha, beta):
     """Narrow the window (alpha, beta) to the value's bounds lb ≤ v ≤ ub.
 
@@ -67,7 +68,7 @@ def bound_window(lb, ub, alpha, beta):
     return False, 0, alpha, beta
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def keep_best(v, c, best, best_c, alpha, beta):
     """Fold one child's value v (card c) into a fail-soft node's running best.
     Returns (best, best card, alpha, cutoff): cutoff when alpha ≥ beta."""

@@ -58,6 +58,7 @@ from numba import njit
 
 from agents.primi_composti.solvers import _kernels
 from agents.primi_composti.solvers._kernels import INF, bound_window, keep_best, lowbit, pop_low, popcount
+from envs.core.jit import INLINE
 from envs.primi_composti.rules import VALID, VALUE
 
 _NC = 32  # card slots; the 2-player deck is at most 2..25
@@ -95,7 +96,7 @@ def _tables(maxcard: int) -> tuple[np.ndarray, int]:
     return tab, prime
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _gain(c, m4, m3, m2, tab):
     """Immediate gain of card c (VALUE + bonus) given the bonus masks of the tops."""
     if (m4 >> c) & 1:
@@ -107,7 +108,7 @@ def _gain(c, m4, m3, m2, tab):
     return tab[_VAL + c]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _or_rel(ma, mb, tab):
     """OR of REL[a, b] over a in ma, b in mb."""
     u = np.int64(0)
@@ -121,7 +122,7 @@ def _or_rel(ma, mb, tab):
     return u
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _bonus_masks(t0, t1, t2, t3, tab):
     """The cards that score a bonus of 4, 3 and 2 on the tops t0..t3 (seat 0's prime and
     composite, seat 1's): formed by both prime tops, a prime and a composite, both composites."""
@@ -131,7 +132,7 @@ def _bonus_masks(t0, t1, t2, t3, tab):
     return m4, m3, m2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _last2(st, mover, hm, ho, m4, m3, m2, tab, prime):
     """Exact value of the last plies: the mover plays its one card, the opponent its
     reply (its lowest card, if any) on the tops that leaves."""
@@ -191,7 +192,7 @@ def _endgame(st, mover, alpha, beta, tab, prime):
     return best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _tt_key(st, mover, t0, t1, t2, t3, tt, tab):
     """The position's exact key w0 (both hands, cards 2..25 as 24 bits each, and the four tops, 4 bits each), its
     bucket in `tt` and the 31 more bits of the mixed key its entries are checked by."""
@@ -204,7 +205,7 @@ def _tt_key(st, mover, t0, t1, t2, t3, tt, tab):
     return w0, np.int64(u & np.uint64(tt.shape[0] - 2)), np.int64(u >> np.uint64(33))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _holds(tt, i, w0, chk, mover):
     """Whether entry i of `tt` is the position's. Entries are written without locks by two threads: word 0 holds
     key ^ word 1, so a torn entry (words of two different writes) fails this check."""
@@ -212,7 +213,7 @@ def _holds(tt, i, w0, chk, mover):
     return (tt[i, 0] ^ w) == w0 and (w >> 32) == chk and (w & 1) == mover
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _probe(tt, idx, w0, chk, mover, alpha, beta):
     """Look the position up in its two-slot bucket. Returns (done, value, lower, upper, hint, alpha, beta): done
     when the stored bounds decide the window, else the bounds (±INF: none), the stored best card (-1: none) and the
@@ -232,7 +233,7 @@ def _probe(tt, idx, w0, chk, mover, alpha, beta):
     return False, 0, -INF, INF, -1, alpha, beta
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _store(tt, idx, w0, chk, mover, lower, upper, best, alpha0, beta0, best_c, depth):
     """Store the node's result (fail-soft `best` of the window (alpha0, beta0), within the probed bounds): slot 0
     of the bucket keeps the deepest entry, slot 1 the latest."""
@@ -253,7 +254,7 @@ def _store(tt, idx, w0, chk, mover, lower, upper, best, alpha0, beta0, best_c, d
     tt[i, 0] = w0 ^ w
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _score_bounds(st, mover, hm, ho, t0, t1, t2, t3, m4, m3, m2, tab, prime):
     """Bounds (lb, ub) on the mover's value: every card left scores its VALUE plus at most the best bonus of a pair
     of cards able to be visible together (a stack's top or its owner's hand cards of that type, two different
@@ -302,7 +303,7 @@ def _score_bounds(st, mover, hm, ho, t0, t1, t2, t3, m4, m3, m2, tab, prime):
     return lb, ub
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _order(mover, hm, ho, t0, t1, t2, t3, m4, m3, m2, hint, ply, tab, cand, prime, tid):
     """Fill `cand[ply]` with the mover's cards as packed keys, best first: the table's best card, then 2·gain − the
     opponent's best bonus right after the card + 1 if the mover's own two tops will still combine into one of its

@@ -70,6 +70,7 @@ from numba import njit
 
 from agents.primi_composti.solvers import _kernels
 from agents.primi_composti.solvers._kernels import INF, bound_window, keep_best, lowbit, pop_low, popcount
+from envs.core.jit import INLINE
 from envs.primi_composti.rules import VALID, VALUE
 
 _MAXC = 32  # cards 2..31
@@ -191,7 +192,7 @@ def _key(hands, mover, stacks, heights, cmask, z, pt):
     return k0, k1, k2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _tops(stacks, heights, mover):
     """The four visible cards: the mover's prime and composite tops, then the
     opponent's (0 for an empty stack)."""
@@ -204,7 +205,7 @@ def _tops(stacks, heights, mover):
     return pm, cm, po, co
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _classes(h, pm, cm, po, co):
     """The cards of hand h split by what they would steal (the max-steal rule's
     priority), with (pm, cm) the holder's own tops and (po, co) the other side's:
@@ -216,7 +217,7 @@ def _classes(h, pm, cm, po, co):
     return m3, m2, m1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _steal(c, m3, m2, m1):
     """What card c steals (3, 2, 1 or 0), from the classes of `_classes`."""
     if (m3 >> c) & 1:
@@ -228,7 +229,7 @@ def _steal(c, m3, m2, m1):
     return 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _best_gain(h, pm, cm, po, co):
     """The best immediate gain VALUE(c) + 2·stolen of hand h (0 when empty), with
     (pm, cm) the holder's own tops and (po, co) the other side's."""
@@ -246,7 +247,7 @@ def _best_gain(h, pm, cm, po, co):
     return 2 if (h & _PRIME) else 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _after(stacks, heights, mover, c, st, pm, cm, po, co):
     """The four tops, in `_tops`' order for the same mover, after it plays c stealing st."""
     so = 2 - 2 * mover
@@ -265,7 +266,7 @@ def _after(stacks, heights, mover, c, st, pm, cm, po, co):
     return pm, cm, po, co
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _play(hands, stacks, heights, mover, hm, c, st, po, co):
     """The mover (hand hm) plays c, stealing st of the opponent's tops po, co.
     Returns the stack c went on, for `_unplay`."""
@@ -286,7 +287,7 @@ def _play(hands, stacks, heights, mover, hm, c, st, po, co):
     return own
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _unplay(hands, stacks, heights, mover, hm, own, st, po, co):
     """Undo `_play` (same arguments; own: what it returned)."""
     sp = 2 * mover
@@ -303,7 +304,7 @@ def _unplay(hands, stacks, heights, mover, hm, own, st, po, co):
     hands[mover] = hm
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _last2(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1):
     """Exact value of the last two plies: the mover holds one card, the opponent at
     most one (its reply is forced)."""
@@ -316,7 +317,7 @@ def _last2(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1):
     return d - _best_gain(ho, po, co, pm, cm)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _head(hands, mover, stacks, heights):
     """The mover's hand, the four tops (`_tops`) and the hand's classes (`_classes`)."""
     hm = hands[mover]
@@ -325,7 +326,7 @@ def _head(hands, mover, stacks, heights):
     return hm, pm, cm, po, co, m3, m2, m1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _gain(c, m3, m2, m1):
     """The immediate gain of card c: VALUE(c) + 2·stolen."""
     return _VAL[c] + 2 * _steal(c, m3, m2, m1)
@@ -338,7 +339,7 @@ def _leaf2(hands, mover, stacks, heights, alpha, beta):
     return _last2(stacks, heights, mover, hm, hands[1 - mover], pm, cm, po, co, m3, m2, m1)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _by_gain2(hm, m3, m2, m1):
     """The mover's two cards with their immediate gains, the larger gain first (ties: the lower card)."""
     c1 = lowbit(hm)
@@ -350,7 +351,7 @@ def _by_gain2(hm, m3, m2, m1):
     return c1, g1, c2, g2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _tried_in_order(hands, mover, stacks, heights, alpha, beta, hm, po, co, k, c1, g1, c2, g2, c3, g3, child):
     """Fail-soft value within (alpha, beta) over the mover's k (2 or 3) cards tried in the order c1, c2, c3 (g: their
     immediate gains), each child valued by `child(hands, opponent, stacks, heights, alpha, beta)`. (A compiled
@@ -408,7 +409,7 @@ def _end5(hands, mover, stacks, heights, alpha, beta):
     return _tried_in_order(hands, mover, stacks, heights, alpha, beta, hm, po, co, 3, c1, g1, c2, g2, c3, g3, _end4)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _probe(tt, idx, uk0, k1, chk, alpha, beta):
     """Look the position up in its two-slot bucket. Returns (done, value, hint): done
     when the stored bound decides the window; hint is the stored best card (−1: none)."""
@@ -426,7 +427,7 @@ def _probe(tt, idx, uk0, k1, chk, alpha, beta):
     return False, 0, -1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _store(tt, idx, uk0, k1, chk, best, flag, best_c, depth):
     """Store a result: slot 0 of the bucket keeps the deepest entry, slot 1 the latest."""
     dq = min(depth, 63)
@@ -441,7 +442,7 @@ def _store(tt, idx, uk0, k1, chk, best, flag, best_c, depth):
         flag | (best_c << 2) | (dq << 8))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _static_bounds(hm, ho, m3, m2, m1, sb):
     """Score bounds (lb, ub) from each card's static range, plus the sums the sharper
     bounds reuse (dv, sbo, sbp). Every card gains its mover between VALUE(c) and
@@ -471,13 +472,13 @@ def _static_bounds(hm, ho, m3, m2, m1, sb):
     return dv + 2 * now - 2 * sbp, dv + 2 * sbo - 2 * slack, dv, sbo, sbp
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _can_decide(lb, ub, alpha, beta):
     """Whether sharpening the bounds by a later reply (at most 6) can still decide the window."""
     return ub - 6 <= alpha < ub or lb < beta <= lb + 6
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _bounds_2ply(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1, sb, dv, sbo, sbp):
     """Bounds (lb, ub) exact over the next two plies: after own card c the opponent's
     next card e steals exactly st(e | c), so its gain is at least VALUE(e) + 2·min_e st(e | c)
@@ -510,7 +511,7 @@ def _bounds_2ply(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1, sb,
     return lb2, ub2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _bounds_3ply(hands, stacks, heights, mover, hm, ho, po, co, m3, m2, m1, sb, dv, sbo, sbp):
     """Bounds (lb, ub) exact over the next three plies (own card c, the opponent's e,
     own f: max-min-max of the exact gains plus the static ranges of the other cards).
@@ -559,7 +560,7 @@ def _bounds_3ply(hands, stacks, heights, mover, hm, ho, po, co, m3, m2, m1, sb, 
     return lb3, ub3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _order(stacks, heights, mover, hm, ho, depth, hint, pm, cm, po, co, m3, m2, m1, mvk, mvc, tid):
     """Fill the move list of `depth` (mvc: cards, mvk: keys), best first: the table's
     card, then immediate gain minus the opponent's best immediate reply (near the end,

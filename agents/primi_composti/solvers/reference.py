@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from agents.primi_composti.solvers._kernels import INF, ChildValues, bound_window, keep_best, mtdf, popcount
+from envs.core.jit import INLINE
 from envs.primi_composti.fast import best_pair, do_move, pair_bonus, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
@@ -112,7 +113,7 @@ def _move_delta(version, c, choice, mover, stacks, heights, value, valid, reveal
     return -1 if bonus < 0 else 2 * bonus + value[c]
 
 
-@njit(inline="always")
+@njit(inline=INLINE)
 def _choices(npairs):
     """The range of a card's move choices: -1 alone (the seed's pair), or 0..npairs (the player names it)."""
     return (0, npairs + 1) if npairs > 0 else (-1, 0)

@@ -43,6 +43,7 @@ from numba import njit, prange
 
 from agents.primi_composti.solvers._kernels import check_threads
 from agents.primi_composti.solvers.alphabeta_v1 import AlphaBetaV1
+from envs.core.jit import INLINE
 from envs.primi_composti.rules import VALID, VALUE
 
 _NEG = -128
@@ -248,7 +249,7 @@ def _layer_parallel(out, nrows, w, nxt, x_lo, n, g, code, bounds):
         _row(out[x], w, nxt[x_lo + x], n, g, code[x_lo + x], bounds)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _block8(aw, tw, i0, bj, bi):
     """Transpose one 8x8 block of bytes held in 8 words (three rounds of swaps: 4, 2, 1 bytes)."""
     m1 = np.uint64(0x00000000FFFFFFFF)
@@ -281,7 +282,7 @@ def _block8(aw, tw, i0, bj, bi):
 _BAND = 32  # 8x8 blocks a tile side: 32x32 blocks at a time
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline=INLINE)
 def _transpose_band(aw, tw, band, nbi, nbj):
     """Transpose block rows band·32 .. band·32 + 31, a tile of 32x32 blocks at a time."""
     ti = band * _BAND
