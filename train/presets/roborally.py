@@ -7,23 +7,19 @@
     python -m train roborally --method distill --seed 1
     python -m evaluate roborally --agents roborally/learned,roborally/greedy --games 400 --option rules=seed --seed 2026
 
-`PRESET`: one MaskablePPO robot against the `roborally/greedy` flag seeker, shaped reward (`reward="progress"`:
+`PRESET`: one PPO robot against the `roborally/greedy` flag seeker, shaped reward (`reward="progress"`:
 potential-based on flags and the BFS distance to the next flag, so the best policy is the win-maximising one), races
 cut at 40 turns.
 
     python -m train roborally --timesteps 150000
     python -m train roborally --opponents roborally/random          # the easier opponent
 
-The greedy robot finishes `race_easy` in about 5 turns, so the learner must race from the first turn. MaskablePPO
-over the flat 5,276-float observation has not won a race against greedy at the budgets run; what learns is an
-action scorer over per-card features on the batched env (the one-file learner, `--features roborally`): the
-shipped `roborally/ppo` (from the environment alone, 18.9M steps) wins 0.535 against greedy on race_easy and
-race_medium, and `roborally/learned` (the distilled robot fine-tuned with PPO) 0.590 on race_easy:
-
-    python -m train.cleanrl_ppo roborally --features roborally --opponents roborally/random --timesteps 2000000 \
-        --n-envs 256 --n-steps 32 --minibatch 2048 --epochs 4 --hidden 128,128 --lr 0.001 --out runs/rr-scorer
-
-(docs/roborally.md, "Training"; docs/training.md, "Action scorers").
+The greedy robot finishes `race_easy` in about 5 turns, so the learner must race from the first turn. PPO over
+the flat 5,276-float observation has not won a race against greedy at the budgets run; what learns is an action
+scorer over per-card features (`--features roborally`): the shipped `roborally/ppo` (from the environment alone,
+18.9M steps) wins 0.535 against greedy on race_easy and race_medium, and `roborally/learned` (the distilled robot
+fine-tuned with PPO) 0.590 on race_easy (docs/roborally.md, "Training"; docs/training.md, "Action scorers";
+`python -m train reproduce roborally/ppo` runs its chain again).
 
 A program scorer (one decision a turn: which of the hand's reduced programs to run, scored from each program's
 solo outcome; `envs/roborally/choice.py`, `agents/roborally/program.py`): the feature set `roborally_program`

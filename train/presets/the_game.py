@@ -6,8 +6,8 @@ whichever seat is to move (`control="all_seats"`) and every seat shares the team
     python -m train the_game --option num_players=3            # 3 seats, one shared policy
     python -m train the_game --option num_players=2 --option communication=pile_flags
 
-The curve reports `mean_cards_left` (lower is better) via `team_metrics`; compare with the
-baselines in docs/the_game.md (e.g. the_game/bestplays leaves ~17 cards solo).
+With `--learner sb3` the curve also reports `mean_cards_left` (lower is better) via `team_metrics`; compare
+with the baselines in docs/the_game.md (e.g. the_game/bestplays leaves ~17 cards solo).
 """
 
 from __future__ import annotations
