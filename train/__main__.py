@@ -57,7 +57,7 @@ RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "eval_baselines", "o
 EXAMPLES = (
     "python -m train GAME                                        # PPO with the game's preset (GAME --help shows it)",
     "python -m train GAME --opponents ID,ID --timesteps 100000   # against fixed opponents (agent ids)",
-    "python -m train GAME --self-play --option KEY=VALUE         # self-play, in a variant of the game",
+    "python -m train GAME --self-play --option KEY=VALUE         # self-play (two players), in a variant",
     "python -m train distill GAME --teacher ID                   # a student from a teacher (DAgger)",
     "python -m train finetune GAME --init-from GAME/learned --critic-warmup 50000 --learning-rate 1e-5",
     "python -m train --resume runs/RUN                           # continue a stopped run",

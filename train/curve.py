@@ -213,12 +213,12 @@ def baseline_levels(game: Any, game_name: str, baselines: list[str], opponents: 
     return {b: measure_on(game, game_name, b, opponents, games, seq) for b in baselines}
 
 
-def summary_line(game_name: str, options: dict[str, Any], row: dict[str, float], eval_games: int, steps_word: str = "steps",
+def summary_line(game_name: str, options: dict[str, Any], row: dict[str, float], eval_games: int,
                  team: bool = False) -> str:
     """The run's last curve point in plain words, for the console."""
     from envs.core.spec import Variant
 
-    parts = [f"{Variant(game_name, options).label()} after {int(row['timesteps']):,} {steps_word}:"]
+    parts = [f"{Variant(game_name, options).label()} after {int(row['timesteps']):,} steps:"]
     if "exploitability" in row:
         parts.append(f"exploitability {row['exploitability']:.4f} antes a game (0 is the equilibrium);")
     if "eval_win_rate" in row and eval_games:
