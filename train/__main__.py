@@ -48,9 +48,8 @@ def setting_flags() -> dict[str, tuple[dataclasses.Field, tuple[str, ...]]]:
 
 
 #: Flags that define a run: given with --resume they would contradict the checkpoint's settings.
-RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "eval_baselines", "option", "also", "overwrite", "init_from",
-             "hidden",
-             *setting_flags())
+RUN_FLAGS = ("game", "opponents", "self_play", "baselines", "eval_baselines", "option", "also", "overwrite",
+             "init_from", "hidden", *setting_flags())
 
 
 #: Shown by `python -m train --help` (each runs as written; tests/test_docs_commands.py runs the README's).
@@ -107,7 +106,8 @@ def game_epilog(game: str, ppo: dict, distill: dict) -> str:
     lines.append(f"  ppo:     learner {_learner(game, ppo)}, "
                  + ", ".join(f"{k} {_opts(ppo[k]) if k == 'options' else _number(ppo[k])}" for k in keys))
     if "teacher" in distill:
-        dkeys = ("teacher", "options", "rounds", "games_per_round", "workers", "net_arch", "eval_games", "final_eval_games")
+        dkeys = ("teacher", "options", "rounds", "games_per_round", "workers", "net_arch", "eval_games",
+                 "final_eval_games")
         lines.append("  distill: " + ", ".join(f"{k} {_opts(distill[k]) if k == 'options' else _number(distill[k])}"
                                               for k in dkeys if k in distill))
     else:
@@ -139,19 +139,23 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     if values is not None:
         epilog = game_epilog(game, *values) + "\n\n" + epilog
     p = Parser(prog="python -m train", usage="python -m train [ppo|distill|finetune] GAME [options]",
-               description="Train a policy on a tabletop-rl game: ppo (the default method: a one-file PPO on the game's "
-                           "compiled vector env, or MaskablePPO with --learner sb3), distill "
+               description="Train a policy on a tabletop-rl game: ppo (the default method: a one-file PPO on the "
+                           "game's compiled vector env, or MaskablePPO with --learner sb3), distill "
                            "(DAgger from a teacher) or finetune (PPO from a distilled student, --init-from). "
                            "'python -m train GAME --help' shows the game's options and its preset's numbers.",
                epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", nargs="?", default=None, help=f"one of: {', '.join(envs.available_games())}")
-    p.add_argument("--opponents", type=str, default=None, help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
-    p.add_argument("--self-play", action="store_true", help="opponents drawn from snapshots of the learner, its live policy and --baselines")
-    p.add_argument("--baselines", type=str, default=None, help="with --self-play: baseline agent ids added to the pool; "
-                   "with --league-every: league members besides the snapshots (agents with kernels)")
+    p.add_argument("--opponents", type=str, default=None,
+                   help="comma-separated opponent agent ids (one, repeated, or one per other seat; NAME*K repeats)")
+    p.add_argument("--self-play", action="store_true",
+                   help="opponents drawn from snapshots of the learner, its live policy and --baselines")
+    p.add_argument("--baselines", type=str, default=None,
+                   help="with --self-play: baseline agent ids added to the pool; with --league-every: league members "
+                        "besides the snapshots (agents with kernels)")
     p.add_argument("--eval-baselines", type=str, default=None, metavar="IDS",
                    help="comma-separated agent ids measured once in the policy's place against its evaluation "
-                        "opponents, drawn as lines on the curve (e.g. the opponents' own strategy and a distilled student)")
+                        "opponents, drawn as lines on the curve (e.g. the opponents' own strategy and a distilled "
+                        "student)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="env option, repeatable")
     p.add_argument("--also", action="append", default=[], metavar="'KEY=VALUE [KEY=VALUE]'",
                    help="cleanrl: more tables (as many again) under these option changes, stepped with the rest (e.g. "
@@ -174,16 +178,19 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
                    help="start from a run of the default learner (continued with its settings unless a flag changes "
                         "them), or a saved policy (its folder, or a shipped id such as GAME/learned: the run takes its "
                         "options and network)")
-    p.add_argument("--out", type=str, default="", help="run folder (default runs/<game>-<time>); an existing run is refused")
+    p.add_argument("--out", type=str, default="",
+                   help="run folder (default runs/<game>-<time>); an existing run is refused")
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (its files are removed)")
-    p.add_argument("--resume", type=str, default=None, metavar="RUN", help="continue the stopped run in folder RUN to its planned timesteps")
+    p.add_argument("--resume", type=str, default=None, metavar="RUN",
+                   help="continue the stopped run in folder RUN to its planned timesteps")
     p.add_argument("--export", type=str, default=None, metavar="RUN",
-                   help="write the policy of RUN's latest checkpoint as RUN/policy-<step> (or --out), the one saved-policy "
-                        "format, without training: a stopped or running run measured as it stands")
+                   help="write the policy of RUN's latest checkpoint as RUN/policy-<step> (or --out), the one "
+                        "saved-policy format, without training: a stopped or running run measured as it stands")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--method", choices=METHODS, default=None, help="the same as the METHOD word before GAME")
     p.add_argument("--hidden", type=layer_sizes, default=None, metavar="N,N,...",
-                   help="hidden layer sizes of the network (distill: the student's; ppo: net_arch); default: the preset's")
+                   help="hidden layer sizes of the network (distill: the student's; ppo: net_arch); default: the "
+                        "preset's")
     backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
     if values is not None:
         for action in p._actions:
@@ -342,9 +349,10 @@ def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tupl
     `--resume RUN`."""
     from train.checkpoint import read_checkpoint
 
-    given = [f"--{k.replace('_', '-')}" if k != "game" else "GAME" for k in RUN_FLAGS if getattr(args, k) not in (None, False, [])]
-    if given or args.out:
-        p.error(f"--resume takes the run's settings from its checkpoint; drop {', '.join(given + (['--out'] if args.out else []))}")
+    given = [f"--{k.replace('_', '-')}" if k != "game" else "GAME" for k in RUN_FLAGS
+             if getattr(args, k) not in (None, False, [])] + (["--out"] if args.out else [])
+    if given:
+        p.error(f"--resume takes the run's settings from its checkpoint; drop {', '.join(given)}")
     state, tensors = read_checkpoint(args.resume)
     if state.get("method") == "distill":
         from train.distill import DistillConfig
@@ -450,7 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     except TrainingStoppedError as e:
         return fail(str(e), p.prog, 128 + e.signum)
     except KeyboardInterrupt:
-        where = f"; the last checkpoint (if any) resumes with `python -m train --resume {cfg.out}`" if cfg and cfg.out else ""
+        where = (f"; the last checkpoint (if any) resumes with `python -m train --resume {cfg.out}`"
+                 if cfg and cfg.out else "")
         return fail(f"interrupted{where}", p.prog, 130)
     return 0
 

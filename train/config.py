@@ -41,14 +41,14 @@ class TrainConfig(RunConfig):
     #: Agents measured once in the learner's place against its evaluation opponents, drawn as lines on the curve.
     eval_baselines: list[str] = field(default_factory=list)
     control: str = setting("one_seat", choices=("one_seat", "all_seats"),
-                           help="all_seats: one policy in every seat (self-play: sign-flipped advantages in a two-player "
-                                "zero-sum game, per-seat trajectories otherwise, one team in The Game)")
+                           help="all_seats: one policy in every seat (self-play: sign-flipped advantages in a "
+                                "two-player zero-sum game, per-seat trajectories otherwise, one team in The Game)")
     timesteps: int = setting(50_000, help="learner steps (default: the game's preset)", high=MAX_TIMESTEPS)
     n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)
     learner: str = setting("auto", choices=LEARNERS,
                            help="cleanrl: the one-file PPO on the game's compiled vector env (train.cleanrl_ppo); "
-                                "sb3: sb3-contrib's MaskablePPO on the same env (self-play pools run there); auto (default): "
-                                "sb3 with --self-play, else cleanrl")
+                                "sb3: sb3-contrib's MaskablePPO on the same env (self-play pools run there); auto "
+                                "(default): sb3 with --self-play, else cleanrl")
     n_steps: int = setting(256, help="steps per table per rollout (default: the preset's)", high=65536)
     batch_size: int = setting(256, help="samples per gradient step, the minibatch (default: the preset's)", high=10**7)
     n_epochs: int = setting(4, help="passes over each rollout (default: the preset's)", high=1000)
@@ -75,7 +75,7 @@ class TrainConfig(RunConfig):
     pool_size: int = 50
     meta_solver: str = "uniform"
     meta_games: int = 200
-    checkpoint_every: int = setting(0, help="steps between checkpoints (default: a tenth of the run)", low=0)
+    checkpoint_every: int = setting(0, help="steps between checkpoints (default: a tenth of the run)")
     activation: str = "tanh"
     init_from: str = ""
     critic_warmup: int = setting(0, help="with --init-from: steps that train the value network alone before the policy "

@@ -19,7 +19,8 @@ from train.checkpoint import atomic_path
 EVAL_MAX_TURNS = 100_000
 
 
-def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: int, rng: np.random.Generator) -> dict[str, float]:
+def evaluate_policy_agent(game: Any, learner: Any, opponents: list[Any], games: int,
+                          rng: np.random.Generator) -> dict[str, float]:
     """Win rate and mean score of `learner` over `games` games at random seats (a game cut at `EVAL_MAX_TURNS`
     moves has no winner)."""
     n = game.num_players

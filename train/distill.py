@@ -216,8 +216,8 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
             targets.append(target)
             s = game.apply(s, a)
     return {"inputs": tuple(_stack([x[i] for x in inputs], 0.0) for i in range(len(inputs[0]))),
-            "values": _stack(values, np.nan), "targets": _stack(targets, np.nan), "chosen": np.array(chosen), "seconds": label_s,
-            "decisions": len(values), "dims": dict(student.dims)}
+            "values": _stack(values, np.nan), "targets": _stack(targets, np.nan), "chosen": np.array(chosen),
+            "seconds": label_s, "decisions": len(values), "dims": dict(student.dims)}
 
 
 def compact(x: tuple[np.ndarray, ...], values: np.ndarray,
@@ -313,7 +313,8 @@ def agreement(student: Any, data: dict[str, Any]) -> tuple[float, float]:
 
 def fit(student: Any, data: dict[str, Any], cfg: DistillConfig, value_scale: float | None, rng: np.random.Generator,
         optimizer: Any) -> float:
-    """`cfg.epochs` passes of minibatch Adam over `data` (fitted to its `targets`); returns the last epoch's mean loss."""
+    """`cfg.epochs` passes of minibatch Adam over `data` (fitted to its `targets`); returns the last epoch's mean
+    loss."""
     import torch
     import torch.nn.functional as nnf
 
@@ -387,7 +388,8 @@ def checkpoint_contents(cfg: DistillConfig, done: int, student: Any, optimizer: 
     tensors = {"student": _clone(student.net.state_dict()), "optimizer": optimizer.state_dict(), "best": best[2],
                "torch_rng": torch.get_rng_state(),
                "data": {"inputs": [torch.from_numpy(np.ascontiguousarray(x)) for x in data["inputs"]],
-                        **{k: torch.from_numpy(np.ascontiguousarray(data[k])) for k in ("values", "targets", "chosen")}}}
+                        **{k: torch.from_numpy(np.ascontiguousarray(data[k]))
+                           for k in ("values", "targets", "chosen")}}}
     return state, tensors
 
 
@@ -405,8 +407,8 @@ def restore(cfg: DistillConfig, student: Any, state: dict[str, Any], tensors: di
 
     try:
         d = tensors["data"]
-        data = {"inputs": tuple(x.numpy() for x in d["inputs"]), **{k: d[k].numpy() for k in ("values", "targets", "chosen")},
-                **state["data"]}
+        data = {"inputs": tuple(x.numpy() for x in d["inputs"]),
+                **{k: d[k].numpy() for k in ("values", "targets", "chosen")}, **state["data"]}
         if student.net is None:
             student._build(int(data["dims"]["context_dim"]), int(data["dims"]["feature_dim"]))
         student.net.load_state_dict(tensors["student"])
@@ -480,8 +482,8 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
                 t = time.time()
                 state = None if r == 0 or student.net is None else {
                     "weights": _clone(student.net.state_dict()), "dims": dict(student.dims)}
-                batch = _label_round(cfg, kind, features, state, beta, children(child(train_seq, r), cfg.games_per_round),
-                                     pool, backend)
+                seeds = children(child(train_seq, r), cfg.games_per_round)
+                batch = _label_round(cfg, kind, features, state, beta, seeds, pool, backend)
                 label_wall = time.time() - t
                 if student.net is None:
                     student._build(int(batch["dims"]["context_dim"]), int(batch["dims"]["feature_dim"]))
@@ -505,7 +507,8 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
                 if best is None or row["eval_mean_score"] > best[0]:
                     best = (row["eval_mean_score"], r, _clone(student.net.state_dict()))
                     # The best student so far is on disk after every round, so that a cut-short run still ships one.
-                    save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, r, data, command))
+                    save_student(student, os.path.join(cfg.out, "student"),
+                                 provenance=_provenance(cfg, r, data, command))
                 if verbose:
                     print(f"round {r}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "timesteps"),
                           flush=True)
@@ -535,7 +538,8 @@ def _finish(cfg: DistillConfig, student: Any, best: tuple[float, int, dict[str, 
     from train.curve import EVAL_MAX_TURNS, write_curve
 
     student.net.load_state_dict(best[2])
-    folder = save_student(student, os.path.join(cfg.out, "student"), provenance=_provenance(cfg, best[1], data, command))
+    folder = save_student(student, os.path.join(cfg.out, "student"),
+                          provenance=_provenance(cfg, best[1], data, command))
     write_curve(rows, cfg.out, f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: "
                 f"student distilled from {cfg.teacher}", xlabel="DAgger round")
     results = []
@@ -599,7 +603,8 @@ def distill_main(parser: Any, args: Any, settings: dict[str, Any]) -> int:
     if args.opponents:
         values["eval_opponents"] = args.opponents.split(",")
     if not values.get("teacher"):
-        parser.error(f"--method distill needs --teacher ID (the game's preset names none); agents: {', '.join(_ids(args.game))}")
+        parser.error("--method distill needs --teacher ID (the game's preset names none); agents: "
+                     + ", ".join(_ids(args.game)))
     try:
         command = " ".join(["python -m train", *(shlex.quote(a) for a in sys.argv[1:])])
         cfg = DistillConfig(game=args.game, seed=args.seed, out=args.out, **values)

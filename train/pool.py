@@ -102,8 +102,8 @@ class VectorPool:
     game's one opponent seat), drawn per table at each episode's start with the pool's meta-strategy weights;
     snapshots and the live policy play as batch policies (one forward a turn over every table where they move),
     or a snapshot as its exact compiled twin where the game has one (`kernel_of(agent)`, e.g. simple poker's
-    behaviour strategy), baselines as their compiled kernels. `sync()` after each snapshot reseats the pool: tables take the new
-    line-ups at their next episode, never mid-episode.
+    behaviour strategy), baselines as their compiled kernels. `sync()` after each snapshot reseats the pool: tables
+    take the new line-ups at their next episode, never mid-episode.
 
     Args:
         pool: the run's `OpponentPool`.
@@ -168,8 +168,9 @@ class League:
 
     Half of the draws seat the target line-up (`--opponents`), the other half one member, uniformly (a baseline or a
     snapshot), in every opponent seat; with no member yet, every draw seats the target. A snapshot plays by
-    sampling, as the learner does, through `agents.vector.batch_policy` (one forward over the tables where it is to move),
-    bound to each group's game (RoboRally's features read the group's board). The `size` newest snapshots are kept.
+    sampling, as the learner does, through `agents.vector.batch_policy` (one forward over the tables where it is to
+    move), bound to each group's game (RoboRally's features read the group's board). The `size` newest snapshots are
+    kept.
 
     Args:
         game: the game id.

@@ -97,7 +97,8 @@ def build_opponents(run: Run) -> Opponents:
     if cfg.control == "all_seats" and envs.spec(cfg.game).zero_sum:
         # SB3 would credit each seat with the other's moves: zero-sum self-play needs sign-flipped advantages
         raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games; {cfg.game} is zero-sum: "
-                         f"use --self-play, or the default learner: `python -m train {cfg.game} --learner cleanrl --control all_seats`")
+                         f"use --self-play, or the default learner: `python -m train {cfg.game} --learner cleanrl "
+                         "--control all_seats`")
     if cfg.control == "all_seats" and not envs.spec(cfg.game).cooperative:
         # each seat has its own return: one SB3 trajectory through every seat's moves would mix them
         raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games (one team return); "
@@ -210,7 +211,8 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
         raise ValueError(f"{what} adds an action table to its logits, which SB3's MlpPolicy has no place for; continue "
                          "it with the default learner (python -m train GAME --learner cleanrl --init-from FOLDER)")
     obs_dim = int(np.prod(run.encoder.observation_space.shape))
-    if student.game_name != run.cfg.game or student.dims["obs_dim"] != obs_dim or student.num_actions != run.game.num_actions:
+    if (student.game_name, student.dims["obs_dim"], student.num_actions) != (run.cfg.game, obs_dim,
+                                                                              run.game.num_actions):
         raise ValueError(f"{what} plays {student.game_name} with options {student.options} (observation "
                          f"{student.dims['obs_dim']}, {student.num_actions} actions); this run plays {run.cfg.game} "
                          f"(observation {obs_dim}, {run.game.num_actions} actions)")
@@ -270,7 +272,8 @@ def export_checkpoint(cfg: TrainConfig, state: dict[str, Any], tensors: dict[str
     try:
         policy.load_state_dict(tensors["policy"])
     except (KeyError, RuntimeError) as e:
-        raise ValueError(f"the checkpoint in {cfg.out!r} holds no policy of the run's network ({str(e)[:200]})") from None
+        raise ValueError(f"the checkpoint in {cfg.out!r} holds no policy of the run's network "
+                         f"({str(e)[:200]})") from None
     step = int(state["step"])
     folder = folder or os.path.join(cfg.out, f"{POLICY_DIR}-{step}")
     prov = provenance("finetune" if cfg.init_from else "ppo")
@@ -303,7 +306,8 @@ class Curve:
     def measure(self, step: int) -> None:
         """Append one curve point at `step`."""
         cfg, game, pool = self.run.cfg, self.run.game, self.opponents.pool
-        learner: Any = TorchPolicyAgent(self.model.policy, self.run.encoder, np.random.default_rng(self.rng.integers(2**32)))
+        learner: Any = TorchPolicyAgent(self.model.policy, self.run.encoder,
+                                        np.random.default_rng(self.rng.integers(2**32)))
         if pool is not None and pool.snapshots:
             # Measure what the run ships: the pool's meta-strategy over snapshots.
             learner = pool.mixture(np.random.default_rng(self.rng.integers(2**32)))
@@ -327,7 +331,8 @@ def schedule(cfg: TrainConfig) -> dict[str, int]:
     """Steps between curve points, snapshots and checkpoints, and the first of each (a fresh run's callback state)."""
     # Tiny runs still get a curve and a pool: at least ~10 points of each, but at most a curve point a rollout (the
     # policy changes only between rollouts; a run shorter than ten rollouts of 128 tables measured at every step).
-    every = {"eval": max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1), min(cfg.eval_every, cfg.n_envs * cfg.n_steps)),
+    every = {"eval": max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1),
+                         min(cfg.eval_every, cfg.n_envs * cfg.n_steps)),
              "snap": max(1, min(cfg.snapshot_every, cfg.timesteps // 10 or 1)),
              "ckpt": cfg.checkpoint_every or max(1, cfg.timesteps // 10)}
     return {"eval_every": every["eval"], "snapshot_every": every["snap"], "checkpoint_every": every["ckpt"],
@@ -341,7 +346,8 @@ def checkpoint_contents(run: Run, model: Any, opponents: Opponents, curve: Curve
 
     pool = opponents.pool
     state: dict[str, Any] = {
-        "config": dataclasses.asdict(run.cfg), "schedule": dict(sched), "curve": curve.rows, "recent": list(curve.recent),
+        "config": dataclasses.asdict(run.cfg), "schedule": dict(sched), "curve": curve.rows,
+        "recent": list(curve.recent),
         "rng": {"curve": rng_state(curve.rng), "numpy": legacy_numpy_state(),
                 "eval_agents": [rng_state(getattr(a, "rng", None)) for a in opponents.eval_agents]},
     }
@@ -350,8 +356,8 @@ def checkpoint_contents(run: Run, model: Any, opponents: Opponents, curve: Curve
     if pool is not None:
         state["pool"] = {"names": [a.name for a in pool.snapshots], "rngs": [rng_state(a.rng) for a in pool.snapshots],
                          "baseline_rngs": [rng_state(getattr(a, "rng", None)) for a in pool.baselines],
-                         "live_rng": rng_state(pool.live.rng), "payoff": pool.payoff, "payoff_shape": list(pool.payoff.shape),
-                         "weights": pool.weights}
+                         "live_rng": rng_state(pool.live.rng), "payoff": pool.payoff,
+                         "payoff_shape": list(pool.payoff.shape), "weights": pool.weights}
         tensors["snapshots"] = [a.policy.state_dict() for a in pool.snapshots]
     if curve.best["exploitability"] is not None:
         state["best"] = {"exploitability": curve.best["exploitability"], "timesteps": curve.best["timesteps"],

@@ -55,7 +55,8 @@ class RLlibEnv(MultiAgentEnv):
         if unknown or "game" not in config:
             raise ValueError(f"env_config needs 'game' and may have 'options', 'max_turns'; got {sorted(config)}")
         self.game_id = config["game"]
-        self._aec = envs.load(self.game_id).raw_env(max_turns=config.get("max_turns"), **dict(config.get("options") or {}))
+        self._aec = envs.load(self.game_id).raw_env(max_turns=config.get("max_turns"),
+                                                    **dict(config.get("options") or {}))
         self.possible_agents = list(self._aec.possible_agents)
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self._space(a) for a in self.possible_agents}
@@ -69,7 +70,8 @@ class RLlibEnv(MultiAgentEnv):
         inner = self._aec.observation_space(agent)["observation"]
         n = self._aec.action_space(agent).n
         return gymnasium.spaces.Dict({
-            "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32), dtype=np.float32),
+            "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32),
+                                                 dtype=np.float32),
             "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
         })
 
@@ -111,7 +113,8 @@ class RLlibEnv(MultiAgentEnv):
         if self._closing:
             missing = set(self._closing) - set(action_dict)
             if missing:
-                raise ValueError(f"closing turn: expected actions of {sorted(self._closing)}, got {sorted(action_dict)}")
+                raise ValueError(f"closing turn: expected actions of {sorted(self._closing)}, "
+                                 f"got {sorted(action_dict)}")
             return self._finish()
         actor = self._aec.agent_selection
         if set(action_dict) != {actor}:
@@ -137,7 +140,8 @@ class RLlibEnv(MultiAgentEnv):
 
     def _finish(self):
         """Every seat's last observation and outstanding reward; the episode is over."""
-        truncated = not self._illegal and any(self._aec.truncations.values()) and not any(self._aec.terminations.values())
+        truncated = (not self._illegal and any(self._aec.truncations.values())
+                     and not any(self._aec.terminations.values()))
         agents = self.possible_agents
         obs = {a: self._obs(a) for a in agents}
         rewards = {a: self._take(a) for a in agents}
@@ -175,7 +179,8 @@ def ppo_config(game: Any, options: dict[str, Any] | None = None, *, max_turns: i
         .multi_agent(policies=set(seats), policy_mapping_fn=_seat_policy)
         .rl_module(rl_module_spec=spec)
         .env_runners(num_env_runners=num_env_runners)
-        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr)
+        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs,
+                  lr=lr)
         .debugging(seed=seed)
     )
 

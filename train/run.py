@@ -301,7 +301,8 @@ def student_folder(spec: str) -> str:
     shipped = checkpoints()
     if spec in shipped:
         return shipped[spec]
-    raise ValueError(f"--init-from {spec!r} is no student folder and no shipped student; shipped: {', '.join(sorted(shipped))}")
+    raise ValueError(f"--init-from {spec!r} is no student folder and no shipped student; shipped: "
+                     + ", ".join(sorted(shipped)))
 
 
 def trained_env_options(folder: str) -> dict[str, Any] | None:

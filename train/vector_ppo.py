@@ -265,11 +265,12 @@ def learner_for(cfg: TrainConfig, venv: Any, start: tuple[Any, Any] | None = Non
         start = start_policy(cfg)
         implied_by_start(cfg, start[0])
     init, scale = start
-    return PPO(venv, total_steps=cfg.timesteps, reward_scale=cfg.reward_scale or scale, n_steps=cfg.n_steps, minibatch=cfg.batch_size, epochs=cfg.n_epochs,
-               lr=cfg.learning_rate, ent_coef=cfg.ent_coef, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
-               clip=cfg.clip_range, hidden=list(cfg.net_arch), seed=cfg.seed, vf_clip=cfg.vf_clip or None,
-               device=cfg.device, max_seconds=60.0 * cfg.max_minutes if cfg.max_minutes else None,
-               init=init, critic_warmup=cfg.critic_warmup, privileged_critic=cfg.privileged_critic,
+    return PPO(venv, total_steps=cfg.timesteps, reward_scale=cfg.reward_scale or scale, n_steps=cfg.n_steps,
+               minibatch=cfg.batch_size, epochs=cfg.n_epochs, lr=cfg.learning_rate, ent_coef=cfg.ent_coef,
+               gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip=cfg.clip_range, hidden=list(cfg.net_arch),
+               seed=cfg.seed, vf_clip=cfg.vf_clip or None, device=cfg.device,
+               max_seconds=60.0 * cfg.max_minutes if cfg.max_minutes else None, init=init,
+               critic_warmup=cfg.critic_warmup, privileged_critic=cfg.privileged_critic,
                action_table=cfg.action_table, precision=cfg.precision)
 
 
@@ -479,9 +480,9 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
 
     folder = save(cfg, ppo, ppo.steps, stages)
     write_history(history, os.path.join(cfg.out, "history.csv"))
+    players = envs.make_game(cfg.game, **cfg.options).num_players
     against = (" (one policy in every seat)" if cfg.control == "all_seats" else
-               f" against {lineup_label(list(cfg.opponents))}" if envs.make_game(cfg.game, **cfg.options).num_players > 1
-               else "")
+               f" against {lineup_label(list(cfg.opponents))}" if players > 1 else "")
     title = f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: PPO{against}"
     earlier = stages.get("earlier") or []
     before = (sum(int(s.get("steps") or 0) for s in earlier), sum(float(s.get("wall_s") or 0.0) for s in earlier))

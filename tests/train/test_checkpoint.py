@@ -23,7 +23,8 @@ RUN = ["simple_poker", "--option", "n=3", "--self-play", "--timesteps", "4096", 
 
 def _stop_after_checkpoint(out, sig) -> subprocess.CompletedProcess:
     """Start a run, send `sig` once its first checkpoint exists, and wait for it."""
-    proc = subprocess.Popen(TRAIN + RUN + ["--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(TRAIN + RUN + ["--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
     deadline = time.time() + 240
     while not (out / "checkpoint.json").exists():
         assert proc.poll() is None, proc.communicate()
@@ -54,7 +55,8 @@ def test_stopped_run_resumes_to_the_end(tmp_path, sig):
     # the folder holds a run: a new run there is refused
     again = subprocess.run(TRAIN + RUN + ["--out", str(out)], capture_output=True, text=True)
     assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1 and "--resume" in again.stderr
-    resumed = subprocess.run(TRAIN + ["--resume", str(out), "--no-progress"], capture_output=True, text=True, timeout=600)
+    resumed = subprocess.run(TRAIN + ["--resume", str(out), "--no-progress"], capture_output=True, text=True,
+                             timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     steps = _steps(out)
     assert steps[0] == 0 and steps[-1] >= 4096
@@ -86,7 +88,8 @@ def test_overwrite_clears_the_old_run(tmp_path):
 
 def test_run_failing_validation_leaves_no_folder(tmp_path):
     out = tmp_path / "run"
-    bad = subprocess.run(TRAIN + ["simple_poker", "--opponents", "nobody", "--out", str(out)], capture_output=True, text=True)
+    bad = subprocess.run(TRAIN + ["simple_poker", "--opponents", "nobody", "--out", str(out)], capture_output=True,
+                         text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert not out.exists()
 

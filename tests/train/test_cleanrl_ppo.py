@@ -769,7 +769,8 @@ def test_earlier_stages_of_a_folder_without_provenance_or_policy(tmp_path):
     from train.run import chained, earlier_stages
 
     assert earlier_stages(str(tmp_path)) == []  # no policy.json: nothing to record
-    (tmp_path / "policy.json").write_text(json.dumps({"game": "lama", "architecture": {}, "provenance": {}}), encoding="utf-8")
+    (tmp_path / "policy.json").write_text(json.dumps({"game": "lama", "architecture": {}, "provenance": {}}),
+                                          encoding="utf-8")
     assert earlier_stages(str(tmp_path)) == []
     (tmp_path / "policy.json").write_text("[1, 2]", encoding="utf-8")  # malformed: one clear line, as load_policy's
     with pytest.raises(ValueError, match="policy.json"):

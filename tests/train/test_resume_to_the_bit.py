@@ -115,7 +115,8 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_left_alone(game, tmp_path, mo
         snaps = sorted(os.listdir(os.path.join(alone, "snapshots")))
         assert snaps == sorted(os.listdir(os.path.join(stopped, "snapshots"))) == ["000000000256", "000000000512"]
         for snap in snaps:
-            assert _weights(os.path.join(alone, "snapshots", snap)) == _weights(os.path.join(stopped, "snapshots", snap))
+            snaps = [os.path.join(run, "snapshots", snap) for run in (alone, stopped)]
+            assert _weights(snaps[0]) == _weights(snaps[1])
     if game == "lama-league":
         league = state["league"]
         assert league["added"] == 3 and league["pool"] == [3]

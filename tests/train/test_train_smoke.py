@@ -40,8 +40,9 @@ def test_train_self_play_then_evaluate(tmp_path):
     e = exploitability(game, behaviour_of(agent, game)).total
     assert 0 <= e < 1.0
     # the saved agent plays a tournament through the CLI
-    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--agents", f"ppo:{out},simple_poker/nash", "--option", "n=3",
-                           "--games", "100", "--no-progress"], check=True, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "evaluate", "simple_poker", "--agents", f"ppo:{out},simple_poker/nash",
+                           "--option", "n=3", "--games", "100", "--no-progress"], check=True, capture_output=True,
+                          text=True)
     assert "ppo:" in proc.stdout
     # a model for another game shape is refused clearly
     with pytest.raises(ValueError, match="trained on simple_poker"):
@@ -53,10 +54,12 @@ def test_self_play_final_evaluation_faces_each_baseline(tmp_path):
     from train.config import TrainConfig
     from train.ppo import train
 
-    cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, baselines=["simple_poker/threshold?t=1", "random"],
-                      timesteps=512, n_envs=1, n_steps=128, batch_size=64, eval_games=0, final_eval_games=20, seed=1, out=str(tmp_path / "r"))
+    cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True,
+                      baselines=["simple_poker/threshold?t=1", "random"], timesteps=512, n_envs=1, n_steps=128,
+                      batch_size=64, eval_games=0, final_eval_games=20, seed=1, out=str(tmp_path / "r"))
     summary = train(cfg, progress=False, verbose=False)
-    assert [[a["id"] for a in t["agents"]][1:] for t in summary["evaluation"]] == [["simple_poker/threshold?t=1"], ["random"]]
+    opponents = [[a["id"] for a in t["agents"]][1:] for t in summary["evaluation"]]
+    assert opponents == [["simple_poker/threshold?t=1"], ["random"]]
 
 
 @pytest.mark.slow
@@ -66,9 +69,9 @@ def test_same_seed_same_training_run(tmp_path):
 
     curves = []
     for name in ("a", "b"):
-        cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, meta_solver="nash", timesteps=1024, n_envs=2,
-                          n_steps=128, batch_size=128, eval_every=512, eval_games=0, snapshot_every=256, final_eval_games=0,
-                          seed=7, out=str(tmp_path / name))
+        cfg = TrainConfig(game="simple_poker", options={"n": 3}, self_play=True, meta_solver="nash", timesteps=1024,
+                          n_envs=2, n_steps=128, batch_size=128, eval_every=512, eval_games=0, snapshot_every=256,
+                          final_eval_games=0, seed=7, out=str(tmp_path / name))
         train(cfg, progress=False, verbose=False)
         with open(tmp_path / name / "curve.csv", encoding="utf-8") as f:  # all but the wall-clock column
             curves.append([{k: v for k, v in row.items() if k != "wall_s"} for row in csv.DictReader(f)])
@@ -104,7 +107,8 @@ def test_eval_baselines_are_measured_on_one_set_of_games_and_refused_by_distill(
 
 
 def test_train_cli_rejects_bad_input():
-    bad = subprocess.run([sys.executable, "-m", "train", "simple_poker", "--option", "n=0"], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "train", "simple_poker", "--option", "n=0"], capture_output=True,
+                         text=True)
     assert bad.returncode == 2 and "n must be an integer >= 2" in bad.stderr
     bad = subprocess.run([sys.executable, "-m", "train", "chess"], capture_output=True, text=True)
     assert bad.returncode == 2 and "available" in bad.stderr
