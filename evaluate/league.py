@@ -180,11 +180,6 @@ def league_entrants(
     return playable, left_out
 
 
-def default_agents(game_name: str, game: Any = None) -> list[str]:
-    """The agents a default league enters (`league_entrants`)."""
-    return league_entrants(game_name, game)[0]
-
-
 def _cmp(x: float, y: float) -> float:
     return 1.0 if x > y else (0.5 if x == y else 0.0)
 
@@ -399,7 +394,7 @@ def run_league(game_name: str, agent_ids: list[str] | None = None, settings: Lea
 
     Args:
         game_name: a game id.
-        agent_ids: the entrants (default `default_agents(game_name)`); at least two.
+        agent_ids: the entrants (default: those `league_entrants` enters); at least two.
         settings: how the league is played (`LeagueSettings`; default: its defaults).
         options: the game's options.
         **changes: fields of `LeagueSettings` that replace those of `settings`

@@ -49,18 +49,6 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def half_width(samples: Sequence[float] | np.ndarray, z: float = Z95) -> float:
-    """Half-width of the 95% normal interval of the mean."""
-    m, lo, hi = mean_interval(samples, z)
-    return (hi - lo) / 2
-
-
-def proportion_tolerance(p: float, n: int, z: float = Z95) -> float:
-    """Half-width `z·sqrt(p(1-p)/n)`: the tolerance for comparing an observed
-    proportion over `n` games with a published value `p`."""
-    return z * math.sqrt(max(p * (1 - p), 1e-12) / n)
-
-
 def two_sample_tolerance(p: float, n_ours: int, n_paper: int, z: float = Z95) -> float:
     """Tolerance for the difference of two independent proportion estimates
     (ours over `n_ours` games, the paper's over `n_paper`)."""

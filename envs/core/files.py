@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import math
 import os
 import stat
 import tempfile
@@ -246,15 +245,6 @@ def check_tensor_archive(data: bytes, name: str, limit: int = MAX_TENSOR_BYTES, 
         raise InputFileError(f"{what} {name!r} is not a plain tensor file in torch's zip format (what torch.save "
                              "writes); refused to load it")
     open_zip(data, name, limit, what).close()
-
-
-def check_count(value: Any, field: str, name: str, low: int, high: int) -> int:
-    """`value` as an int if it is an integer (not a bool) in `low..high`, else one `InputFileError` line naming the
-    file `name` and the `field`."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        shown = value if not isinstance(value, float) or math.isfinite(value) else str(value)
-        raise InputFileError(f"{name!r}: {field} must be an integer in {low}..{high:,}, got {shown!r}")
-    return value
 
 
 # --------------------------------------------------------------------------------------------------- writing

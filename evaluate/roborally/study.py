@@ -37,7 +37,6 @@ from evaluate.tournament import run_tournament
 
 GAME = "roborally"
 BOARDS = ("race_easy", "race_medium", "race_hard")
-AGENTS = ("roborally/mc", "roborally/greedy", "roborally/random")
 PAIRINGS = (("roborally/mc", "roborally/greedy"), ("roborally/mc", "roborally/random"),
             ("roborally/greedy", "roborally/random"))
 #: Race settings of the study: the seed's decision problem (no power down, which none of these robots uses; flags
