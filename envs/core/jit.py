@@ -5,7 +5,7 @@ there: the fastest code, and the slowest to compile, since the helper is typed a
 environment variable `TABLETOP_RL_FAST_COMPILE=1` set before the first import, helpers are compiled once each and
 called (`"never"`): measured on this 2-core machine, compiling every kernel the test suite uses took 393 CPU-s
 against about 890, while L.A.M.A.'s vector env ran 15-20% fewer steps a second. CI sets it (`.ci/run`); leave it
-unset for training and benchmarks. Helpers that take a `decide` kernel as an argument stay inlined either way
+unset for training and benchmarks. Helpers that take a kernel as an argument (`decide`, `child`) stay inlined either way
 (numba cannot cache a kernel that passes a first-class function on).
 
 Numba's cache does not know which way a kernel was compiled: after changing the variable in a checkout whose

@@ -351,7 +351,7 @@ def _by_gain2(hm, m3, m2, m1):
     return c1, g1, c2, g2
 
 
-@njit(cache=True, nogil=True, inline=INLINE)
+@njit(cache=True, nogil=True, inline="always")  # takes `child`, a kernel: inlined either way, or numba cannot cache
 def _tried_in_order(hands, mover, stacks, heights, alpha, beta, hm, po, co, k, c1, g1, c2, g2, c3, g3, child):
     """Fail-soft value within (alpha, beta) over the mover's k (2 or 3) cards tried in the order c1, c2, c3 (g: their
     immediate gains), each child valued by `child(hands, opponent, stacks, heights, alpha, beta)`. (A compiled
