@@ -25,8 +25,6 @@ are accepted for one release, with a one-line note naming the new one
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -34,6 +32,8 @@ from typing import Any, Protocol, runtime_checkable
 from urllib.parse import parse_qsl
 
 import numpy as np
+
+from envs.core.spec import entry_point
 
 AgentFactory = Callable[..., "Agent"]
 
@@ -189,10 +189,7 @@ def parse_id(agent_id: str) -> tuple[str, dict[str, Any]]:
 
 
 def _resolve(factory: AgentFactory | str) -> AgentFactory:
-    if isinstance(factory, str):
-        module, _, name = factory.partition(":")
-        return getattr(importlib.import_module(module), name)
-    return factory
+    return entry_point(factory) if isinstance(factory, str) else factory
 
 
 def _load_game_module(agent_id: str) -> None:

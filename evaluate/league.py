@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
-import importlib
 import itertools
 import json
 import math
@@ -56,6 +55,7 @@ import agents as agent_registry
 import envs
 from envs.core.options import make_config
 from envs.core.play import play_game, reseed_agent
+from envs.core.spec import entry_point
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
 from evaluate.cli import Parser, check_outputs
@@ -197,24 +197,11 @@ def fit_bradley_terry(wins: np.ndarray, alpha: float | None = None) -> np.ndarra
     return r - r.mean()
 
 
-def _exact_values(
-    game_name: str, game: Any, ids: list[str], built: dict[str, Any]
-) -> dict[str, dict[str, float]] | None:
-    """The exact head-to-head table where the game's agents name a function for it (`exact_values`)."""
-    where = agent_registry.part(game_name).exact_values
-    if where is None:
-        return None
-    module, _, name = where.partition(":")
-    return getattr(importlib.import_module(module), name)(game, ids, built)
-
-
-def _exploitability(game_name: str, game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, float | None] | None:
-    """Each agent's exact exploitability where the game's agents name a function for it (`exploitability`)."""
-    where = agent_registry.part(game_name).exploitability
-    if where is None:
-        return None
-    module, _, name = where.partition(":")
-    return getattr(importlib.import_module(module), name)(game, ids, built)
+def _exact(hook: str, game_name: str, game: Any, ids: list[str], built: dict[str, Any]) -> dict[str, Any] | None:
+    """What the function the game's agents name for `hook` (`exact_values`: the exact head-to-head table,
+    `exploitability`: each agent's exact exploitability) returns for the entrants, None where they name none."""
+    where = getattr(agent_registry.part(game_name), hook)
+    return None if where is None else entry_point(where)(game, ids, built)
 
 
 def resolved_options(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -451,8 +438,8 @@ def run_league(game_name: str, agent_ids: list[str] | None = None, settings: Lea
             for r, nxt, a, b in zip(ratings, ratings[1:], order, order[1:])]
     h2h = {ids[a]: {ids[b]: float(total[a, b] / played[a, b]) for b in range(k) if b != a} for a in range(k)}
     built = {i: c[0] for i, c in copies.items()}
-    exact = _exact_values(game_name, game, ids, built)
-    exploit = _exploitability(game_name, game, ids, built)
+    exact = _exact("exact_values", game_name, game, ids, built)
+    exploit = _exact("exploitability", game_name, game, ids, built)
     forget(_SLOT)
     lineups = "teams of n copies, compared on the same deal" if cooperative else (
         "each pair, both seatings" if n == 2 else "each agent alone against copies of each other, at every seat")

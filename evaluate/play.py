@@ -24,7 +24,6 @@ by one (you take the next seat, every agent moves along with you).
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from agents import expand_agent_ids
 from envs.core.game import winners
 from envs.core.options import parse_options
 from envs.core.play import play_out
+from envs.core.spec import entry_point
 from evaluate import games
 from evaluate.cli import Parser, check_outputs
 
@@ -59,14 +59,6 @@ def write_picture(game_name: str, game: Any, view: Any, path: str, labels: list[
     if folder:
         os.makedirs(folder, exist_ok=True)
     games.part(game_name).write_picture(game, view, path, labels)
-
-
-def _hook(where: str | None) -> Callable[..., Any] | None:
-    """The function a game's part names as "module:function" (None when it names none)."""
-    if where is None:
-        return None
-    module, _, name = where.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 class QuitRequestError(Exception):
@@ -117,7 +109,7 @@ def ask_move(game_name: str, game: Any, state: Any, ask: Callable[[str], str], s
     legal = list(game.legal_actions(state))
     names = [game.action_to_string(state, a) for a in legal]
     part = games.part(game_name)
-    read_move = _hook(part.read_move)
+    read_move = None if part.read_move is None else entry_point(part.read_move)
     order, lines = menu(names, part.move_group)
     legal, names = [legal[i] for i in order], [names[i] for i in order]
     say("\n".join(lines))

@@ -59,7 +59,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
-import importlib
 import inspect
 import math
 import time
@@ -75,6 +74,7 @@ import envs
 from agents import expand_agent_ids, labels_for
 from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
+from envs.core.spec import entry_point
 from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval, plural, wilson_interval
@@ -416,8 +416,7 @@ def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "au
             raise ValueError(f"--engine compiled: {game_name} has no compiled tournament runner; games with one: "
                              f"{', '.join(with_one)}")
         return None
-    module, _, attr = where.partition(":")
-    runner = getattr(importlib.import_module(module), attr)
+    runner = entry_point(where)
     policies = _seat_policies(ids, built) if "policies" in inspect.signature(runner).parameters else None
     try:
         play = runner(game, ids, max_turns, policies=policies) if policies else runner(game, ids, max_turns)

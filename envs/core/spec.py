@@ -138,6 +138,19 @@ _REGISTRY: dict[str, GameSpec | str] = {}
 _HOMES: dict[str, str] = {}
 
 
+def entry_point(where: str) -> Any:
+    """The object a `"module:attribute"` string names (a registered spec, an agent factory, a game part's hook),
+    its module imported on first use.
+
+    Raises:
+        ValueError: `where` is not of that form.
+    """
+    module, _, attr = where.strip().partition(":")
+    if not module or not attr:
+        raise ValueError(f"an entry point is named 'module:attribute', got {where!r}")
+    return getattr(importlib.import_module(module), attr)
+
+
 def register(spec: GameSpec | str, where: str | None = None, *, home: str | None = None) -> None:
     """Register a game: `register(SPEC)`, or `register("id", "package.spec:SPEC")` to import it on first use.
     `home` is the package holding the game's parts of the layers above (`home(game_id)`): by default the package
@@ -188,10 +201,9 @@ def spec(game_id: str) -> GameSpec:
     if entry is None:
         raise ValueError(f"unknown game {game_id!r}; games are: {', '.join(_REGISTRY)}")
     if isinstance(entry, str):
-        module, _, attr = entry.partition(":")
-        entry = getattr(importlib.import_module(module), attr)
+        where, entry = entry, entry_point(entry)
         if not isinstance(entry, GameSpec) or entry.id != game_id:
-            raise TypeError(f"{module}:{attr} is not the GameSpec of {game_id!r}")
+            raise TypeError(f"{where} is not the GameSpec of {game_id!r}")
         _REGISTRY[game_id] = entry
     return entry
 
