@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -396,6 +397,18 @@ def tabular_policy(game: Any, action_probs: Any) -> Any:
     from open_spiel.python import policy as os_policy
 
     table = os_policy.TabularPolicy(game)
+    for state in decision_states(game):
+        player = state.current_player()
+        mask = np.zeros(game.num_distinct_actions(), dtype=np.int8)
+        mask[state.legal_actions()] = 1
+        probs = np.asarray(action_probs(state.view(player), mask), dtype=float)
+        table.policy_for_key(state.information_state_string(player))[:] = probs
+    return table
+
+
+def decision_states(game: Any) -> Iterator[Any]:
+    """Every state of an OpenSpiel `game` where a player is to move, depth first over the whole tree (every chance
+    outcome expanded: small games only)."""
     stack = [game.new_initial_state()]
     while stack:
         state = stack.pop()
@@ -404,13 +417,8 @@ def tabular_policy(game: Any, action_probs: Any) -> Any:
         if state.is_chance_node():
             stack.extend(state.child(a) for a, _ in state.chance_outcomes())
             continue
-        player = state.current_player()
-        mask = np.zeros(game.num_distinct_actions(), dtype=np.int8)
-        mask[state.legal_actions()] = 1
-        probs = np.asarray(action_probs(state.view(player), mask), dtype=float)
-        table.policy_for_key(state.information_state_string(player))[:] = probs
+        yield state
         stack.extend(state.child(a) for a in state.legal_actions())
-    return table
 
 
 def load(name: str) -> Any:

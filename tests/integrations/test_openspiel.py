@@ -427,7 +427,7 @@ def test_policy_table_converts_mccfrs_average_policy(solver_name):
     assert not hasattr(average, "state_lookup")
     table = export.policy_table(average)
     checked = 0
-    for state in _all_decision_states(game):
+    for state in export.decision_states(game):
         probs = average.action_probabilities(state)
         row = table[state.information_state_string()]
         assert row[list(probs)] == pytest.approx(list(probs.values())) and row.sum() == pytest.approx(1.0)
@@ -439,19 +439,6 @@ def test_policy_table_converts_mccfrs_average_policy(solver_name):
               engine.initial_state(np.random.default_rng(2)))
     with pytest.raises(ValueError, match="policy_table needs an OpenSpiel policy"):
         export.policy_table({"not": "a policy"})
-
-
-def _all_decision_states(game):
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if state.is_chance_node():
-            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        yield state
-        stack.extend(state.child(a) for a in state.legal_actions())
 
 
 def test_the_player_count_is_openspiels_players():
