@@ -157,7 +157,7 @@ def _row(game="lama", rule="scoring: hand points", readable="`envs.lama.rules:ha
 
 def test_a_correct_row_passes():
     assert problems(_row(), ()) == []
-    assert problems(_row(compiled='`envs.roborally.fast:turn_kernel` block "Lasers"'), ()) == []
+    assert problems(_row(compiled='`envs.roborally.fast:_convey` block "Among unique-target movers"'), ()) == []
     inherited = ("`tests/envs/lama/test_lama_vector.py::TestVectorContract"
                  "::test_random_opponents_replay_in_the_plain_engine`")
     assert problems(_row(test=inherited), ()) == []

@@ -57,7 +57,7 @@ from envs.roborally.fast import (
     hand_multiplicities,
     mask_rows,
     new_tables,
-    next_class,
+    next_node,
     observe_rows,
     rng_below,
     rng_seed,
@@ -159,45 +159,42 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     seen = np.zeros(SEEN_SIZE, np.int64)
     have = False
     b0, b1, b2 = 0, 0, 0
-    depth = 0
+    depth = next_node(seq, mults, m, 0)
     while depth >= 0:
-        if not next_class(seq, mults, m, depth):
-            depth -= 1
-            continue
         c = seq[depth]
         x, y, f, nf, alive = solo_register(bd, sx[depth], sy[depth], sf[depth], sn[depth],
                                            ccards[c, used0[c] - mults[c] - 1], depth, True)
-        leaf = not alive or nf >= nflags or depth == k - 1
-        if not leaf:
-            if depth > 0 and nflags < 16 and seen_before(seen, depth, x, y, f, nf, mults, m):
-                continue
-            sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
-            depth += 1
-            continue
-        if alive and nf < nflags and depth == k - 1:
-            for j in range(k, REGISTERS):
-                x, y, f, nf, alive = solo_register(bd, x, y, f, nf, tail[j], j, True)
-                if not alive or nf >= nflags:
-                    break
-        if not alive:
-            k0, k1, k2 = 1, 0, 0
-        elif nf >= nflags:
-            k0, k1, k2 = 0, -nf, 0
+        if alive and nf < nflags and depth < k - 1:
+            if depth == 0 or nflags >= 16 or not seen_before(seen, depth, x, y, f, nf, mults, m):
+                sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
+                depth += 1
+                seq[depth] = -1
         else:
-            k0, k1, k2 = 0, -nf, dist[nf, y, x]
-        if not have or k0 < b0 or (k0 == b0 and (k1 < b1 or (k1 == b1 and k2 < b2))):
-            have = True
-            b0, b1, b2 = k0, k1, k2
-            for j in range(depth + 1):
-                best[j] = seq[j]
-            # The lowest-rank completion of a prefix stopped early: the lowest classes left, in order.
-            left = mults.copy()
-            for j in range(depth + 1, k):
-                q = 0
-                while left[q] == 0:
-                    q += 1
-                best[j] = q
-                left[q] -= 1
+            if alive and nf < nflags and depth == k - 1:
+                for j in range(k, REGISTERS):
+                    x, y, f, nf, alive = solo_register(bd, x, y, f, nf, tail[j], j, True)
+                    if not alive or nf >= nflags:
+                        break
+            if not alive:
+                k0, k1, k2 = 1, 0, 0
+            elif nf >= nflags:
+                k0, k1, k2 = 0, -nf, 0
+            else:
+                k0, k1, k2 = 0, -nf, dist[nf, y, x]
+            if not have or k0 < b0 or (k0 == b0 and (k1 < b1 or (k1 == b1 and k2 < b2))):
+                have = True
+                b0, b1, b2 = k0, k1, k2
+                for j in range(depth + 1):
+                    best[j] = seq[j]
+                # The lowest-rank completion of a prefix stopped early: the lowest classes left, in order.
+                left = mults.copy()
+                for j in range(depth + 1, k):
+                    q = 0
+                    while left[q] == 0:
+                        q += 1
+                    best[j] = q
+                    left[q] -= 1
+        depth = next_node(seq, mults, m, depth)
     classes_to_cards(hand, n, cls, best, k, out)
 
 

@@ -21,8 +21,8 @@ legal hand slot (one row per action; zero rows for illegal actions):
   * the registers still to fill after this one / 5.
 NOOP / POWER_DOWN rows: one flag column.
 Context: the round / 5, registers to fill this turn / 5, `s0`'s steps to the next flag / (width +
-height), `s0`'s expected turns to finish / 10, flags claimed / flags, the hand's kinds still unplaced (counts / 9, 7), the other robots'
-best progress (most flags claimed / flags, fewest steps / (width + height)), the turn / 100.
+height), `s0`'s expected turns to finish / 10, flags claimed / flags, the hand's kinds still unplaced (counts / 9,
+7), the other robots' best progress (most flags claimed / flags, fewest steps / (width + height)), the turn / 100.
 """
 
 from __future__ import annotations

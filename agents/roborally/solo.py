@@ -3,8 +3,8 @@
 `SoloSimulator` runs the register phases of the rules engine for one robot without other robots and
 lasers, one register at a time, through the compiled lone-robot register (`envs.roborally.fast.solo_register`:
 the register physics has one readable home, `rules.RoboRallyGame._execute`, and one compiled home, `fast.py`;
-no Python copy here); `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`); `ProgramPlanner`
-chooses a whole program at a robot's first decision of a turn and plays it one register per sub-step.
+no Python copy here); `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`);
+`ProgramPlanner` chooses a whole program at a robot's first decision of a turn and plays it one register per sub-step.
 Shared by `agents.roborally.strategies` and `agents.roborally.mc`.
 """
 
@@ -74,8 +74,7 @@ class SoloSimulator:
             return s
         # A cache of the compiled register, a pure function of the square, facing, next flag, the card's kind and
         # the register: a call from Python costs about four dictionary look-ups, and the searches walk the same
-        # squares again and again (against the former Python copy of the physics, `roborally/greedy-plain` took 1.3x
-        # its time without the cache and 0.6x with it; benchmarks/bench_roborally_solo.py).
+        # squares again and again (benchmarks/bench_roborally_solo.py times the searches).
         key = (x, y, f, nf, self._kinds[card], ri)
         out = self._memo.get(key)
         if out is None:

@@ -102,7 +102,8 @@ register("roborally/greedy", GreedyProgram)
 register("roborally/greedy-plain", lambda game, rng: GreedyProgram(game, rng, engine="plain"),
          doc="roborally/greedy on the readable engine (a check of the compiled one; slower).")
 register("roborally/mc", mc_factory, params=MC_PARAMS,
-         doc="The seed's Monte-Carlo robot (playouts of candidate programs; ?budget=&depth=&policy=&eval=&top=&engine=).")
+         doc="The seed's Monte-Carlo robot (playouts of candidate programs; "
+             "?budget=&depth=&policy=&eval=&top=&engine=).")
 register("roborally/greedy-teacher", "agents.roborally.teacher:GreedyTeacher")
 
 __all__ = ["GreedyProgram", "MonteCarloProgram", "ProgramPlanner", "RandomProgram", "Solo", "SoloSimulator",

@@ -324,7 +324,8 @@ def parse_board(text: str, source: str = "<string>", race: bool = False) -> Boar
         starts=tuple(starts[k][0] for k in sorted(starts)), lives=lives,
     )
     if race:
-        _check_race(board, source, grid_line, {k: v[2:] for k, v in flags.items()}, {k: v[1:] for k, v in starts.items()})
+        _check_race(board, source, grid_line, {k: v[2:] for k, v in flags.items()},
+                    {k: v[1:] for k, v in starts.items()})
     return board
 
 
@@ -343,16 +344,17 @@ def _check_race(board: Board, source: str, grid_line: int, flag_at: dict, start_
     cut = unreachable(board)
     if cut is not None:
         k, j = cut
-        raise RaceBoardError(f"{source}:{flag_at[k][0]}:{flag_at[k][1]}: expected every flag reachable from every start: "
-                         f"flag {k} cannot be reached from start {j} (line {start_at[j][0]}, column {start_at[j][1]}); "
-                         "walls and pits close it off")
+        raise RaceBoardError(f"{source}:{flag_at[k][0]}:{flag_at[k][1]}: expected every flag reachable from every "
+                             f"start: flag {k} cannot be reached from start {j} (line {start_at[j][0]}, column "
+                             f"{start_at[j][1]}); walls and pits close it off")
 
 
 def _reach(board: Board, start: tuple[int, int]) -> np.ndarray:
     """Every square a robot from `start` could ever stand on (bool [h, w]), over-approximated so that a square
     outside it is surely out of reach: a robot moves, is pushed or carried one square at a time into an on-board
     square that is not a pit and not behind a wall; a destroyed robot re-enters on its archive (a square it stood
-    on: its start, a flag or a wrench) or on any of the archive's eight neighbours. Robots, belt directions and gears are ignored."""
+    on: its start, a flag or a wrench) or on any of the archive's eight neighbours. Robots, belt directions and gears
+    are ignored."""
     archive = np.isin(board.floor, (REPAIR, REPAIR2))
     for x, y in board.flags:
         archive[y, x] = True
@@ -474,7 +476,8 @@ def load_board(spec: str) -> Board:
 
 __all__ = [
     "BELT", "BOARDS_DIR", "DIRECTION_LETTERS", "DX", "DY", "E", "EXPRESS", "FLOOR", "GEAR_CCW", "GEAR_CW", "N", "PIT",
-    "REPAIR", "REPAIR2", "S", "W", "WALL_E", "WALL_N", "WALL_S", "WALL_W", "Board", "BoardError", "Crusher", "RaceBoardError", "check_race", "Laser",
+    "REPAIR", "REPAIR2", "S", "W", "WALL_E", "WALL_N", "WALL_S", "WALL_W", "Board", "BoardError", "Crusher",
+    "RaceBoardError", "check_race", "Laser",
     "Pusher", "Start", "board_to_text", "load_board", "parse_board", "same_board", "shipped_boards",
     "unreachable",
 ]

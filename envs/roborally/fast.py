@@ -17,9 +17,10 @@ API (what search and training code calls):
 
 Kernels (njit, arrays in, modified in place; for other kernels' loops): `turn_kernel(bd, robots, regs, deck, meta,
 trace)` runs a turn on registers already filled, `set_programs(robots, regs, programs)` fills the unlocked
-registers, `deal_kernel(robots, regs, deck, meta, hands, hand_len, rng)` deals, `solo_register` / `solo_kernel(bd, x, y,
-facing, next_flag, cards, crushers)` run one register / one program of a robot alone (no other robots, no lasers)
-for the flag seeker and the Python agents' `SoloSimulator` (a separate loop for speed: see the comment there) and `solo_many` scores many programs so (BFS distance to the next flag at the end, death),
+registers, `deal_kernel(robots, regs, deck, meta, hands, hand_len, rng)` deals, `solo_register` /
+`solo_kernel(bd, x, y, facing, next_flag, cards, crushers)` run one register / one program of a robot alone (no
+other robots, no lasers) for the flag seeker and the Python agents' `SoloSimulator` (a separate loop for speed: see
+the comment there) and `solo_many` scores many programs so (BFS distance to the next flag at the end, death),
 `hand_classes(hand, n, kinds, cls)` gives the seed's equivalence classes (§1.1) of a sorted hand,
 `count_programs_k`/`unrank_k` rank reduced programs exactly as `envs.roborally.programs`, and `enumerate_programs`
 lists every reduced program of a hand as cards; `random_turns` plays whole random races (the benchmark's loop).
@@ -296,130 +297,135 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
                 meta[M_DECK] = m - 1
 
 
-@numba.njit(cache=True)
-def turn_kernel(bd, R, regs, deck, meta, trace):
-    """Execute one turn on filled registers (see `rules.RoboRallyGame._execute`), in place.
+# The turn's phases, one kernel each, twins of the methods of `rules._Turn` (rulebook §4.4, §4.5). They share the
+# turn's scratch arrays: `occ` [H, W] (square -> robot, -1 free), `dorder` (count, then the robots destroyed this
+# turn in order), `chain` (a push chain), `order` (robots in card order) and `hits` (laser damage per robot).
 
-    `trace` is int32 [0 or 5, n, NFIELDS]: with 5 rows the robots after each executed register phase are written
-    there (rows of phases not reached keep their contents). Returns the number of register phases executed.
-    """
-    (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
-     _dist) = bd
+@numba.njit(inline="always")
+def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
+    """Robots move (twin of `rules._Turn.move_robots`): register `ri`'s cards in descending order, pushing."""
+    floor, walls, kinds = bd[2], bd[5], bd[14]
     n = R.shape[0]
-    occ = np.full((H, W), -1, np.int64)
+    m = 0
     for i in range(n):
-        if R[i, RON]:
-            occ[R[i, RY], R[i, RX]] = i
-    dorder = np.zeros(2 * n + 2, np.int64)  # [count, robots in destruction order...]
-    chain = np.empty(n + 1, np.int64)
-    order = np.empty(n, np.int64)
-    hits = np.zeros(n, np.int64)
-    winner = meta[M_WINNER]
-    executed = 0
-    for ri in range(REGISTERS):
-        # Robots move in descending card order (cards are distinct).
-        m = 0
-        for i in range(n):
-            if R[i, RON] and not R[i, RPD] and regs[i, ri] > 0:
-                c = regs[i, ri]
-                k = m
-                while k > 0 and regs[order[k - 1], ri] < c:
-                    order[k] = order[k - 1]
-                    k -= 1
-                order[k] = i
-                m += 1
-        for k in range(m):
-            i = order[k]
-            if R[i, RON] == 0:
-                continue
-            kind = kinds[regs[i, ri]]
-            steps = _STEPS[kind]
-            if steps == 0:
-                R[i, RF] = (R[i, RF] + _TURN[kind]) % 4
-                continue
-            d = R[i, RF] if steps > 0 else (R[i, RF] + 2) % 4
-            for _ in range(abs(steps)):
-                if not _push_step(i, d, floor, walls, R, regs, occ, dorder, chain) or R[i, RON] == 0:
-                    break
-        # Board elements.
-        _convey(True, floor, belt, rot, walls, R, regs, occ, dorder)
-        _convey(False, floor, belt, rot, walls, R, regs, occ, dorder)
-        for p in range(pushers.shape[0]):
-            if (pushers[p, 3] >> ri) & 1:
-                i = occ[pushers[p, 1], pushers[p, 0]]
-                if i >= 0:
-                    _push_step(i, pushers[p, 2], floor, walls, R, regs, occ, dorder, chain)
-        for g in range(gears.shape[0]):
-            i = occ[gears[g, 1], gears[g, 0]]
+        if R[i, RON] and not R[i, RPD] and regs[i, ri] > 0:
+            c = regs[i, ri]
+            k = m
+            while k > 0 and regs[order[k - 1], ri] < c:  # cards are distinct
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = i
+            m += 1
+    for k in range(m):
+        i = order[k]
+        if R[i, RON] == 0:
+            continue
+        kind = kinds[regs[i, ri]]
+        steps = _STEPS[kind]
+        if steps == 0:
+            R[i, RF] = (R[i, RF] + _TURN[kind]) % 4
+            continue
+        d = R[i, RF] if steps > 0 else (R[i, RF] + 2) % 4
+        for _ in range(abs(steps)):
+            if not _push_step(i, d, floor, walls, R, regs, occ, dorder, chain) or R[i, RON] == 0:
+                break
+
+
+@numba.njit(inline="always")
+def _board_elements(bd, ri, R, regs, occ, dorder, chain):
+    """Board elements (twin of `rules._Turn.board_elements`): express belts, all belts, pushers, gears, crushers."""
+    floor, belt, rot, walls, pushers, crushers, gears = bd[2], bd[3], bd[4], bd[5], bd[11], bd[12], bd[13]
+    _convey(True, floor, belt, rot, walls, R, regs, occ, dorder)
+    _convey(False, floor, belt, rot, walls, R, regs, occ, dorder)
+    for p in range(pushers.shape[0]):
+        if (pushers[p, 3] >> ri) & 1:
+            i = occ[pushers[p, 1], pushers[p, 0]]
             if i >= 0:
-                R[i, RF] = (R[i, RF] + gears[g, 2]) % 4
-        for p in range(crushers.shape[0]):
-            if (crushers[p, 2] >> ri) & 1:
-                i = occ[crushers[p, 1], crushers[p, 0]]
-                if i >= 0:
-                    _destroy(i, R, regs, occ, dorder)
-        # Lasers from the positions after the board elements.
-        for i in range(n):
-            hits[i] = 0
-        for q in range(lasers.shape[0]):
-            x, y, d = lasers[q, 0], lasers[q, 1], lasers[q, 2]
-            while True:
-                j = occ[y, x]
-                if j >= 0:
-                    hits[j] += lasers[q, 3]
-                    break
-                if (walls[y, x] >> d) & 1:
-                    break
-                nx, ny = x + _DX[d], y + _DY[d]
-                if not (0 <= nx < W and 0 <= ny < H):
-                    break
-                x, y = nx, ny
-        for i in range(n):
-            if R[i, RON] == 0 or R[i, RPD]:
-                continue
-            x, y, d = R[i, RX], R[i, RY], R[i, RF]
-            while not (walls[y, x] >> d) & 1:
-                nx, ny = x + _DX[d], y + _DY[d]
-                if not (0 <= nx < W and 0 <= ny < H):
-                    break
-                x, y = nx, ny
-                j = occ[y, x]
-                if j >= 0:
-                    hits[j] += 1
-                    break
-        for i in range(n):
-            if hits[i]:
-                _damage(i, hits[i], R, regs, deck, meta, occ, dorder)
-        # Checkpoints: archives, flags, the win.
-        for i in range(n):
-            if R[i, RON] == 0:
-                continue
-            x, y = R[i, RX], R[i, RY]
-            if archive[y, x]:
-                R[i, RAX] = x
-                R[i, RAY] = y
-                R[i, RAF] = R[i, RF]
-            f = flag_at[y, x]
-            if f >= 0 and f == R[i, RNF]:
-                R[i, RNF] += 1
-                if R[i, RNF] == nflags and winner < 0:
-                    winner = i
-        executed += 1
-        if trace.shape[0] > 0:
-            trace[ri, :, :] = R
-        if winner >= 0:
-            break
-    meta[M_TURN] += 1
-    if winner >= 0:
-        meta[M_WINNER] = winner
-        return executed
-    # Cleanup: repairs, then power-down bookkeeping.
+                _push_step(i, pushers[p, 2], floor, walls, R, regs, occ, dorder, chain)
+    for g in range(gears.shape[0]):
+        i = occ[gears[g, 1], gears[g, 0]]
+        if i >= 0:
+            R[i, RF] = (R[i, RF] + gears[g, 2]) % 4
+    for p in range(crushers.shape[0]):
+        if (crushers[p, 2] >> ri) & 1:
+            i = occ[crushers[p, 1], crushers[p, 0]]
+            if i >= 0:
+                _destroy(i, R, regs, occ, dorder)
+
+
+@numba.njit(inline="always")
+def _fire_lasers(bd, R, regs, deck, meta, occ, dorder, hits):
+    """Lasers (twin of `rules._Turn.fire_lasers`): board and robot beams traced, then the damage dealt."""
+    W, H, walls, lasers = bd[0], bd[1], bd[5], bd[10]
+    n = R.shape[0]
     for i in range(n):
+        hits[i] = 0
+    for q in range(lasers.shape[0]):
+        x, y, d = lasers[q, 0], lasers[q, 1], lasers[q, 2]
+        while True:
+            j = occ[y, x]
+            if j >= 0:
+                hits[j] += lasers[q, 3]
+                break
+            if (walls[y, x] >> d) & 1:
+                break
+            nx, ny = x + _DX[d], y + _DY[d]
+            if not (0 <= nx < W and 0 <= ny < H):
+                break
+            x, y = nx, ny
+    for i in range(n):
+        if R[i, RON] == 0 or R[i, RPD]:
+            continue
+        x, y, d = R[i, RX], R[i, RY], R[i, RF]
+        while not (walls[y, x] >> d) & 1:
+            nx, ny = x + _DX[d], y + _DY[d]
+            if not (0 <= nx < W and 0 <= ny < H):
+                break
+            x, y = nx, ny
+            j = occ[y, x]
+            if j >= 0:
+                hits[j] += 1
+                break
+    for i in range(n):
+        if hits[i]:
+            _damage(i, hits[i], R, regs, deck, meta, occ, dorder)
+
+
+@numba.njit(inline="always")
+def _touch_checkpoints(bd, R, winner):
+    """Checkpoints (twin of `rules._Turn.touch_checkpoints`): archives, flags; returns the winner (-1: none)."""
+    archive, flag_at, nflags = bd[7], bd[8], bd[9]
+    for i in range(R.shape[0]):
+        if R[i, RON] == 0:
+            continue
+        x, y = R[i, RX], R[i, RY]
+        if archive[y, x]:
+            R[i, RAX] = x
+            R[i, RAY] = y
+            R[i, RAF] = R[i, RF]
+        f = flag_at[y, x]
+        if f >= 0 and f == R[i, RNF]:
+            R[i, RNF] += 1
+            if R[i, RNF] == nflags and winner < 0:
+                winner = i
+    return winner
+
+
+@numba.njit(inline="always")
+def _repair(bd, R):
+    """Repairs (twin of `rules._Turn.repair`): a robot on a repair site removes its damage."""
+    repair = bd[6]
+    for i in range(R.shape[0]):
         if R[i, RON]:
             heal = repair[R[i, RY], R[i, RX]]
             if heal:
                 R[i, RDMG] = max(0, R[i, RDMG] - heal)
-    for i in range(n):
+
+
+@numba.njit(inline="always")
+def _power_down_bookkeeping(R):
+    """Power-down bookkeeping (twin of `rules._Turn.power_down_bookkeeping`): stay down or not, announced downs."""
+    for i in range(R.shape[0]):
         if R[i, RON] == 0:
             continue
         if R[i, RPD]:
@@ -428,7 +434,13 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
         if R[i, RANN]:
             R[i, RPD] = 1
             R[i, RANN] = 0
-    # Re-entry: robots still waiting from an earlier turn, then this turn's in destruction order.
+
+
+@numba.njit(inline="always")
+def _reenter(bd, R, occ, dorder):
+    """Re-entry (twin of `rules._Turn.reenter`): robots waiting from earlier turns, then this turn's destroyed."""
+    W, H, floor = bd[0], bd[1], bd[2]
+    n = R.shape[0]
     nd = dorder[0]
     queue = np.empty(n + nd, np.int64)
     q = 0
@@ -467,39 +479,83 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
         R[i, RON] = 1
         R[i, RDMG] = REENTRY_DAMAGE
         occ[sy, sx] = i
-    # The deterministic start of the next turn: powered-down robots discard their damage; unlocked registers clear.
-    for i in range(n):
+
+
+@numba.njit(inline="always")
+def _start_next_turn(R, regs):
+    """The next turn's deterministic start (twin of `rules.RoboRallyGame._deal`'s first loop): powered-down robots
+    discard their damage, unlocked registers clear."""
+    for i in range(R.shape[0]):
         if R[i, RPD] and R[i, RDMG]:
             R[i, RDMG] = 0
         nl = _locked(R[i, RDMG]) if R[i, RON] else 0
         for j in range(REGISTERS - nl):
             regs[i, j] = 0
+
+
+@numba.njit(cache=True)
+def turn_kernel(bd, R, regs, deck, meta, trace):
+    """Execute one turn on filled registers (twin of `rules.RoboRallyGame._execute`), in place: each register
+    phase `_move_robots`, `_board_elements`, `_fire_lasers`, `_touch_checkpoints`; then, unless a robot won,
+    `_repair`, `_power_down_bookkeeping`, `_reenter` and `_start_next_turn`.
+
+    `trace` is int32 [0 or 5, n, NFIELDS]: with 5 rows the robots after each executed register phase are written
+    there (rows of phases not reached keep their contents). Returns the number of register phases executed.
+    """
+    W, H = bd[0], bd[1]
+    n = R.shape[0]
+    occ = np.full((H, W), -1, np.int64)
+    for i in range(n):
+        if R[i, RON]:
+            occ[R[i, RY], R[i, RX]] = i
+    dorder = np.zeros(2 * n + 2, np.int64)
+    chain = np.empty(n + 1, np.int64)
+    order = np.empty(n, np.int64)
+    hits = np.zeros(n, np.int64)
+    winner = meta[M_WINNER]
+    executed = 0
+    for ri in range(REGISTERS):
+        _move_robots(bd, ri, R, regs, occ, dorder, chain, order)
+        _board_elements(bd, ri, R, regs, occ, dorder, chain)
+        _fire_lasers(bd, R, regs, deck, meta, occ, dorder, hits)
+        winner = _touch_checkpoints(bd, R, winner)
+        executed += 1
+        if trace.shape[0] > 0:
+            trace[ri, :, :] = R
+        if winner >= 0:
+            break
+    meta[M_TURN] += 1
+    if winner >= 0:
+        meta[M_WINNER] = winner
+        return executed
+    _repair(bd, R)
+    _power_down_bookkeeping(R)
+    _reenter(bd, R, occ, dorder)
+    _start_next_turn(R, regs)
     return executed
 
 
 @numba.njit(cache=True)
 def solo_laser_map(bd):
     """The board-laser beams a lone robot takes on each square (int64 [H, W]): what a register ending there costs it
-    in damage. `turn_kernel` on a copy of the board without belts, pushers, gears and crushers, a powered-down robot
-    (it neither moves nor fires) on each square in turn: the damage after its first register phase."""
-    (W, H, floor, belt, rot, walls, repair, archive, flag_at, nflags, lasers, pushers, crushers, gears, kinds,
-     dist) = bd
-    still = (W, H, floor, np.full((H, W), -1, np.int64), rot, walls, repair, archive, flag_at, nflags, lasers,
-             pushers[:0], crushers[:0], gears[:0], kinds, dist)
+    in damage. `_fire_lasers` with a powered-down robot (it does not fire) alone on each square in turn."""
+    W, H = bd[0], bd[1]
     out = np.zeros((H, W), np.int64)
     R = np.zeros((1, NFIELDS), np.int32)
     regs = np.zeros((1, REGISTERS), np.int32)
     deck = np.zeros(NUM_CARDS, np.int32)
     meta = np.zeros(3, np.int32)
-    trace = np.zeros((REGISTERS, 1, NFIELDS), np.int32)
+    occ = np.full((H, W), -1, np.int64)
+    dorder = np.zeros(4, np.int64)
+    hits = np.zeros(1, np.int64)
     for y in range(H):
         for x in range(W):
             R[0, :] = 0
-            R[0, RX], R[0, RY], R[0, RON], R[0, RPD], R[0, RLIVES], R[0, RNF] = x, y, 1, 1, 1, nflags
-            R[0, RSTAY] = 1
-            meta[M_WINNER], meta[M_TURN], meta[M_DECK] = -1, 0, 0
-            turn_kernel(still, R, regs, deck, meta, trace)
-            out[y, x] = trace[0, 0, RDMG]
+            R[0, RX], R[0, RY], R[0, RON], R[0, RPD], R[0, RLIVES] = x, y, 1, 1, 1
+            occ[y, x] = 0
+            _fire_lasers(bd, R, regs, deck, meta, occ, dorder, hits)
+            occ[y, x] = -1
+            out[y, x] = hits[0]
     return out
 
 
@@ -728,17 +784,17 @@ def np_shuffle(deck, m, seed, turn):
 
 
 # --------------------------------------------------------------------------------------------------- one robot alone
-# The register phase for one robot alone is the one loop beside `turn_kernel` that stays, for speed (issue 28 asked
-# for it as a mode of the turn). Its callers step a lone robot register by register: the flag seeker's search over
-# shared program prefixes (thousands of single registers a decision, for every robot in every turn of a greedy
-# playout), the mc screening, the turns table and `agents.roborally.solo.SoloSimulator` (the Python agents' solo
-# simulation, a thin wrapper over `solo_register`). `turn_kernel` runs a whole turn of a table (occupancy grid,
-# atomic belts, lasers, damage, checkpoints, cleanup, re-entry, scratch arrays allocated per call): with one robot
-# and no lasers it ends every program where `solo_kernel` does but runs 4.5-4.7x fewer programs a second
-# (benchmarks/bench_roborally.py, "one robot alone", two runs: 2.7-2.8 M against 0.59-0.60 M on race_easy). Greedy playouts spend about
-# 95% of their time in this search (depth 2: 5.5 k playouts/s against 106 k with random programs), so the fold would
-# cost them roughly 4x, far over the 20% a benchmark may lose. The physics here is differential-tested against
-# `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py, tests/envs/roborally/test_fast.py).
+# The register phase for one robot alone is the one loop beside `turn_kernel` that stays, for speed. Its callers
+# step a lone robot register by register: the flag seeker's search over shared program prefixes (thousands of single
+# registers a decision, for every robot in every turn of a greedy playout), the mc screening, the turns table and
+# `agents.roborally.solo.SoloSimulator` (the Python agents' solo simulation, a thin wrapper over `solo_register`).
+# `turn_kernel` runs a whole turn of a table (occupancy grid, atomic belts, lasers, damage, checkpoints, cleanup,
+# re-entry, scratch arrays allocated per call): with one robot and no lasers it ends every program where
+# `solo_kernel` does but runs 4.5-4.7x fewer programs a second (benchmarks/bench_roborally.py, "one robot alone":
+# 2.7-2.8 M against 0.59-0.60 M on race_easy). Greedy playouts spend about 95% of their time in this search (depth
+# 2: 5.5 k playouts/s against 106 k with random programs), so the fold would cost them roughly 4x, far over the 20%
+# a benchmark may lose. The physics here is differential-tested against `RoboRallyGame.execute_turn` with one robot
+# (tests/agents/test_roborally_agents.py, tests/envs/roborally/test_fast.py).
 
 @numba.njit(inline="always")
 def solo_phase(bd, x, y, f, nf, c, ri, crushers_on):
@@ -902,6 +958,17 @@ def next_class(seq, mults, m, depth):
 
 
 @numba.njit(cache=True)
+def next_node(seq, mults, m, depth):
+    """The depth-first walk over class sequences in rank order, taken to its next node: `next_class` at `depth`,
+    backing up a depth while none is left there. Returns the node's depth (its class at `seq[depth]`), -1 when the
+    walk is over. Start it at depth 0 with `seq` all -1; to go deeper, set `seq[depth + 1] = -1` and pass depth + 1.
+    """
+    while depth >= 0 and not next_class(seq, mults, m, depth):
+        depth -= 1
+    return depth
+
+
+@numba.njit(cache=True)
 def _comb(a, b):
     r = 1
     for i in range(b):
@@ -981,17 +1048,15 @@ def enumerate_programs(hand, n, k, kinds):
         return out
     # Depth-first in lexicographic order of class sequences (= rank order).
     p = 0
-    depth = 0
+    depth = next_node(seq, mults, m, 0)
     while depth >= 0:
-        if not next_class(seq, mults, m, depth):
-            depth -= 1
-            continue
         if depth == k - 1:
             classes_to_cards(hand, n, cls, seq, k, out[p])
             p += 1
         else:
             depth += 1
             seq[depth] = -1
+        depth = next_node(seq, mults, m, depth)
     return out
 
 
@@ -1622,22 +1687,20 @@ def program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats):
         for j in range(REGISTERS):
             seq[j] = -1
         p = 0
-        depth = 0
+        depth = next_node(seq, mults, m, 0)
         while depth >= 0:
-            if not next_class(seq, mults, m, depth):
-                depth -= 1
-                continue
             c = seq[depth]
             _solo_program_step(bd, lmap, depth, ccards[c, used0[c] - mults[c] - 1], st, depth)
             if depth < k - 1:
                 depth += 1
                 seq[depth] = -1
-                continue
-            for j in range(k, REGISTERS):  # the locked registers (empty ones past a short hand)
-                _solo_program_step(bd, lmap, j, T.regs[r, seat, j], st, j)
-            classes_to_cards(hand, hl, cls, seq, k, cards[q, p])
-            _program_features(bd, st[REGISTERS], R[seat, RNF], turns, worst, feats[q, p])
-            p += 1
+            else:
+                for j in range(k, REGISTERS):  # the locked registers (empty ones past a short hand)
+                    _solo_program_step(bd, lmap, j, T.regs[r, seat, j], st, j)
+                classes_to_cards(hand, hl, cls, seq, k, cards[q, p])
+                _program_features(bd, st[REGISTERS], R[seat, RNF], turns, worst, feats[q, p])
+                p += 1
+            depth = next_node(seq, mults, m, depth)
 
 
 @numba.njit(inline="always")

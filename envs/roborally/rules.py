@@ -412,7 +412,8 @@ class RoboRallyGame:
         return self._deal(seed, turn, fixed, regs, ())
 
     def _deal(self, seed, turn, robots, registers, frames) -> State:
-        """Start a turn: powered-down robots discard their damage, all unlocked cards are shuffled, hands dealt."""
+        """Start a turn: powered-down robots discard their damage, all unlocked cards are shuffled, hands dealt.
+        Twins: `envs.roborally.fast._start_next_turn` (the damage and the registers), `fast.deal_seeded`."""
         robots = list(robots)
         registers = [list(r) for r in registers]
         for i, r in enumerate(robots):
@@ -768,7 +769,7 @@ class _Turn:
     on the board, `pd` powered down, `elim`, `ax`/`ay`/`af` archive, `ann` announced, `stay` stays down), `occ`
     (square -> the robot on it), the registers as lists, the deck in draw order, the discard pile, the robots
     destroyed this turn in order and the `winner` (-1: none yet). Each docstring names its rulebook step and its
-    compiled twin in `envs.roborally.fast`: a helper kernel of the same name or a commented block of `turn_kernel`.
+    compiled twin in `envs.roborally.fast`, the kernel of the same name (with a leading underscore).
     """
 
     __slots__ = ("game", "n", "px", "py", "fc", "dmg", "lives", "nf", "on", "pd", "elim", "ax", "ay", "af", "ann",
@@ -885,7 +886,7 @@ class _Turn:
         """Register phase, steps 1-2, "reveal" and "robots move" (rulebook §4.4.1-2, §5): every robot on the
         board and not powered down runs the card in register `ri` (0-based), in descending card order, each
         finishing its card (step by step, `push_step`) before the next starts; rotations turn in place.
-        Returns the card each robot ran (0: none). Twin: `fast.turn_kernel`'s block "Robots move"."""
+        Returns the card each robot ran (0: none). Twin: `fast._move_robots`."""
         on, pd, fc, regs = self.on, self.pd, self.fc, self.regs
         kinds = self.game._kinds
         order = sorted((regs[i][ri], i) for i in range(self.n) if on[i] and not pd[i] and regs[i][ri])
@@ -910,7 +911,7 @@ class _Turn:
     def board_elements(self, ri: int) -> None:
         """Register phase, step 3, "board elements move" (rulebook §4.4.3), in order: a. express belts, b. express
         and normal belts (`convey`), c. the pushers active in register `ri` push, d. gears rotate, e. the crushers
-        active in `ri` crush (option `crushers`). Twin: `fast.turn_kernel`'s block "Board elements"."""
+        active in `ri` crush (option `crushers`). Twin: `fast._board_elements`."""
         g, occ, fc = self.game, self.occ, self.fc
         self.convey(True)
         self.convey(False)
@@ -997,7 +998,7 @@ class _Turn:
         """Register phase, step 4, "lasers fire" (rulebook §4.4.4): every board laser and every robot on the board
         and not powered down fire from the positions after the board elements; a beam stops at a wall and at the
         first robot, which takes one damage per beam once all beams are traced (`damage`). Returns the traced
-        beams. Twin: `fast.turn_kernel`'s block "Lasers"."""
+        beams. Twin: `fast._fire_lasers`."""
         g = self.game
         W, H, walls = g._w, g._h, g._walls
         px, py, fc, on, pd, occ = self.px, self.py, self.fc, self.on, self.pd, self.occ
@@ -1041,7 +1042,7 @@ class _Turn:
     def touch_checkpoints(self) -> None:
         """Register phase, step 5, "touch checkpoints" (rulebook §4.4.5): a robot on a repair site or flag sets its
         archive there (facing its way); a robot on its next flag claims it, and the first to claim the last flag
-        is the `winner`. Twin: `fast.turn_kernel`'s block "Checkpoints"."""
+        is the `winner`. Twin: `fast._touch_checkpoints`."""
         g = self.game
         archives, flag_at, nflags = g._archives, g._flag_at, len(g._flags)
         px, py, fc, on, nf = self.px, self.py, self.fc, self.on, self.nf
@@ -1061,8 +1062,7 @@ class _Turn:
     # ------------------------------------------------------------------ the end of the turn (rulebook §4.5)
     def repair(self) -> None:
         """End of turn, step 1, "repairs" (rulebook §4.5.1): a robot on a wrench (or a flag, option `flags_repair`)
-        removes 1 damage, on a double wrench `double_repair_heals`. Twin: `fast.turn_kernel`'s block "Cleanup",
-        first loop."""
+        removes 1 damage, on a double wrench `double_repair_heals`. Twin: `fast._repair`."""
         repairs, px, py, on, dmg = self.game._repair, self.px, self.py, self.on, self.dmg
         for i in range(self.n):
             if on[i]:
@@ -1072,8 +1072,7 @@ class _Turn:
 
     def power_down_bookkeeping(self) -> None:
         """End of turn, step 3, "power-down bookkeeping" (rulebook §4.5.3, §7): a powered-down robot stays down only
-        if it said so; an announced power down takes effect. Twin: `fast.turn_kernel`'s block "Cleanup", second
-        loop."""
+        if it said so; an announced power down takes effect. Twin: `fast._power_down_bookkeeping`."""
         on, pd, ann, stay = self.on, self.pd, self.ann, self.stay
         for i in range(self.n):
             if not on[i]:
@@ -1089,7 +1088,7 @@ class _Turn:
         """End of turn, step 4, "re-entry" (rulebook §4.5.4, §6): robots still waiting from an earlier turn (no free
         square then), then this turn's destroyed robots in destruction order, re-enter with 2 damage on their
         archive facing its way, or on its first free on-board non-pit neighbour (`REENTRY_OFFSETS`); with every
-        square taken a robot waits for the next turn. Twin: `fast.turn_kernel`'s block "Re-entry"."""
+        square taken a robot waits for the next turn. Twin: `fast._reenter`."""
         g = self.game
         W, H, floor = g._w, g._h, g._floor
         px, py, fc, dmg, on, elim, ax, ay, af = (self.px, self.py, self.fc, self.dmg, self.on, self.elim, self.ax,

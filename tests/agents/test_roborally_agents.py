@@ -222,7 +222,8 @@ def test_turns_search_finds_the_least_value_over_every_program():
     seen = np.zeros(SEEN_SIZE, np.int64)
     checked = alive_somewhere = 0
     while checked < 12:
-        x, y, f, nf = int(rng.integers(bd[0])), int(rng.integers(bd[1])), int(rng.integers(4)), int(rng.integers(nflags))
+        x, y = int(rng.integers(bd[0])), int(rng.integers(bd[1]))
+        f, nf = int(rng.integers(4)), int(rng.integers(nflags))
         if bd[2][y, x] == PIT:  # a robot never stands on a pit
             continue
         hand = np.sort(rng.choice(np.arange(1, 85), 9, replace=False)).astype(np.int64)

@@ -274,7 +274,8 @@ def test_a_program_equals_its_registers_in_register_mode(opponents, num_robots):
             done = term_p | trunc_p
             assert np.array_equal(info_p["final_info"]["deal_seed"][done], info_r["final_info"]["deal_seed"][done])
             np.testing.assert_allclose(info_p["tabletop_episode"]["r"], info_r["tabletop_episode"]["r"], atol=1e-5)
-            assert (info_p["tabletop_episode"]["l"][done] * subs.shape[1] == info_r["tabletop_episode"]["l"][done]).all()
+            lengths_p, lengths_r = info_p["tabletop_episode"]["l"][done], info_r["tabletop_episode"]["l"][done]
+            assert (lengths_p * subs.shape[1] == lengths_r).all()
     assert ended >= 6
 
 
