@@ -36,7 +36,7 @@ import envs
 from agents import expand_agent_ids
 from envs.core.game import winners
 from envs.core.options import parse_options
-from envs.core.play import play_out
+from envs.core.play import play_out, reset_agent
 from envs.core.spec import entry_point
 from evaluate import games
 from evaluate.cli import Parser, check_outputs
@@ -161,9 +161,7 @@ class _Recorder:
         self.last: int | None = None
 
     def reset(self) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if reset is not None:
-            reset()
+        reset_agent(self.agent)
 
     def act(self, view: Any, mask: np.ndarray) -> int:
         self.last = int(self.agent.act(view, mask))

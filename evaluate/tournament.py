@@ -73,7 +73,7 @@ import agents as agent_registry
 import envs
 from agents import expand_agent_ids, labels_for
 from envs.core.game import at_move_limit, default_max_turns
-from envs.core.play import play_game, reseed_agent
+from envs.core.play import play_game, reseed_agent, reset_agent
 from envs.core.spec import entry_point
 from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
 from evaluate.jsonio import write_json as _write_json
@@ -231,9 +231,7 @@ class Clocked:
         self.agent, self.clock, self.e = agent, clock, e
 
     def reset(self) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if reset is not None:
-            reset()
+        reset_agent(self.agent)
 
     def act(self, view: Any, mask: Any) -> int:
         t = time.perf_counter()
@@ -277,9 +275,7 @@ class Watched:
         self.agent, self.watch = agent, watch
 
     def reset(self) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if reset is not None:
-            reset()
+        reset_agent(self.agent)
 
     def act(self, view: Any, mask: Any) -> int:
         self.watch.moved()

@@ -34,6 +34,13 @@ def reseed_agent(agent: Any, rng: np.random.Generator) -> bool:
     return False
 
 
+def reset_agent(agent: Any) -> None:
+    """Call `agent.reset()` where it has one (an agent that keeps state between moves forgets the last game)."""
+    reset = getattr(agent, "reset", None)
+    if callable(reset):
+        reset()
+
+
 def play_out(
     game: Game,
     seated: Sequence[Any],
@@ -70,9 +77,7 @@ def play_game(
     cut at `max_turns` counts as having no winner.
     """
     for agent in seated:
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
+        reset_agent(agent)
     state, turns = play_out(game, seated, state, max_turns)
     if not game.is_terminal(state):
         return tuple(game.returns(state)), (), turns

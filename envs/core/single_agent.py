@@ -36,7 +36,7 @@ import numpy as np
 
 from envs.core.actions import action_id
 from envs.core.game import Game, IllegalActionError, default_max_turns, legal_mask
-from envs.core.play import play_out, reseed_agent
+from envs.core.play import play_out, reseed_agent, reset_agent
 
 OpponentSource = Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]]
 
@@ -173,9 +173,7 @@ class OpponentEnv(gymnasium.Env):
             others = [s for s in range(n) if s != self.learner_seat]
             for s, agent in zip(others, opps):
                 self._seated[s] = agent
-                reset_agent = getattr(agent, "reset", None)
-                if callable(reset_agent):
-                    reset_agent()
+                reset_agent(agent)
         self._reseed_opponents = False
         # A deal in which the learner never gets to decide (poker: player 1 passes
         # while the learner sits second) teaches nothing: deal again.

@@ -25,7 +25,7 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents import expand_agent_ids
-from envs.core.play import play_out
+from envs.core.play import play_out, reset_agent
 from envs.roborally.board import (
     BELT,
     EXPRESS,
@@ -120,9 +120,7 @@ def _record(game, agent_ids, path, seed, turns, scale, ms_per_frame, bar) -> dic
     seated = [agent_registry.make(a, game, np.random.default_rng(s), game_name=GAME)
               for a, s in zip(agent_ids, agent_seqs)]
     for agent in seated:
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
+        reset_agent(agent)
     board = game.board
     state = game.initial_state(np.random.default_rng(deal_seq))
     labels = list(agent_ids)  # every frame says which agent drives each colour
