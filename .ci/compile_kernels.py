@@ -14,7 +14,7 @@ with its own kernels and with its opponents' (`agents.part(game).kernels`), its 
 each under every option set of `kernel_variants`, then its `warm_up` command lines (search players). Each job plays a
 tiny piece of the public API (a vector env's reset and step, a two-game tournament, one search game) and so compiles the
 signatures the package's own calls use. A job's failure fails the script (exit 1) with the job named: the suite would
-fail on it too. Prints each job's wall and CPU time and the total.
+fail on it too; so does a kernel numba cannot cache. Prints each job's wall and CPU time and the total.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import os
 import shlex
 import sys
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,10 +116,17 @@ def _on_path() -> None:
 def _run(job: Job) -> tuple[str, float, float]:
     """Run `job`: its name, wall time and CPU time (the CPU time says what a job costs on a busy machine)."""
     t0, c0 = time.perf_counter(), time.process_time()
-    try:
-        job.run(*job.args, **job.kwargs)
-    except SystemExit as e:  # a job's exit would end the pool's worker without a word
-        raise RuntimeError(f"exit {e.code}") from None
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            job.run(*job.args, **job.kwargs)
+        except SystemExit as e:  # a job's exit would end the pool's worker without a word
+            raise RuntimeError(f"exit {e.code}") from None
+    # A kernel numba cannot cache would be compiled again in every test process.
+    said = [str(w.message) for w in seen]
+    uncached = sorted({m.split('"')[1] for m in said if m.startswith("Cannot cache compiled function")})
+    if uncached:
+        raise RuntimeError(f"numba cannot cache {', '.join(uncached)} (it says: uses dynamic globals)")
     return job.name, time.perf_counter() - t0, time.process_time() - c0
 
 
