@@ -507,8 +507,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
                 if best is None or row["eval_mean_score"] > best[0]:
                     best = (row["eval_mean_score"], r, _clone(student.net.state_dict()))
                     # The best student so far is on disk after every round, so that a cut-short run still ships one.
-                    save_student(student, os.path.join(cfg.out, "student"),
-                                 provenance=_provenance(cfg, r, data, command))
+                    save_student(student, os.path.join(cfg.out, "student"), _provenance(cfg, r, data, command))
                 if verbose:
                     print(f"round {r}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "timesteps"),
                           flush=True)
