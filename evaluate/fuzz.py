@@ -41,7 +41,6 @@ failure is printed with the command that replays it alone.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import time
@@ -56,6 +55,7 @@ import envs
 from envs.core.game import IllegalActionError
 from envs.core.options import parse_options
 from envs.core.spec import FUZZ_FORMS
+from evaluate.cli import Parser, positive_int
 
 #: An episode longer than this many moves counts as one that does not end.
 MAX_STEPS = 20_000
@@ -454,26 +454,12 @@ def fuzz(
     return report
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> typing.NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m evaluate.fuzz GAME --episodes N [--seed S] [--option k=v ...]`; exit 1 on failures."""
-    p = _Parser(prog="python -m evaluate.fuzz", description="Fuzz a game's environment with random legal episodes.")
+    p = Parser(prog="python -m evaluate.fuzz", description="Fuzz a game's environment with random legal episodes.")
     p.add_argument("game", help=f"one of: {', '.join(envs.available_games())}")
-    p.add_argument("--episodes", type=_positive, default=1000, help="episodes to play (default 1000)")
+    p.add_argument("--episodes", type=positive_int(), default=1000, help="episodes to play (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="episode i is dealt from seed + i (default 0)")
     p.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="one variant instead of all (repeatable)"
@@ -481,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--form", choices=FUZZ_FORMS, default=None,
                    help="one env form: aec (raw_env) or parallel (raw_parallel_env); default: each of the game's")
     p.add_argument("--no-replays", action="store_true", help="skip the same-seed strict and PettingZoo-form replays")
-    p.add_argument("--max-failures", type=_positive, default=20, help="failures printed (default 20)")
+    p.add_argument("--max-failures", type=positive_int(), default=20, help="failures printed (default 20)")
     args = p.parse_args(argv)
     if args.game not in envs.available_games():
         p.error(f"unknown game {args.game!r}; games: {', '.join(envs.available_games())}")

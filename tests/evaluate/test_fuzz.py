@@ -150,8 +150,8 @@ def test_cli_clean_run_exits_0(capsys):
     "argv, message",
     [
         (["chess"], "unknown game 'chess'"),
-        (["lama", "--episodes", "0"], "must be a positive integer"),
-        (["lama", "--episodes", "many"], "must be a positive integer"),
+        (["lama", "--episodes", "0"], "--episodes: must be an integer >= 1, got 0"),
+        (["lama", "--episodes", "many"], "--episodes: expected an integer, got 'many'"),
         (["lama", "--option", "colour=red"], "unknown option 'colour'"),
         (["lama", "--option", "num_players=99"], "num_players must be an integer in 2..6"),
         (["lama", "--option", "rules"], "not of the form key=value"),
