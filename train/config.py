@@ -47,8 +47,9 @@ class TrainConfig(RunConfig):
     n_envs: int = setting(4, help=f"parallel tables per update, 1..{MAX_ENVS} (default: preset)", high=MAX_ENVS)
     learner: str = setting("auto", choices=LEARNERS,
                            help="cleanrl: the one-file PPO on the game's compiled vector env (train.cleanrl_ppo); "
-                                "sb3: sb3-contrib's MaskablePPO on the same env (self-play pools run there); auto "
-                                "(default): sb3 with --self-play, else cleanrl")
+                                "sb3: sb3-contrib's MaskablePPO on the same env (self-play pools run there; Python "
+                                "tables where the game has no compiled vector env); auto (default): sb3 with "
+                                "--self-play or without a compiled vector env, else cleanrl")
     n_steps: int = setting(256, help="steps per table per rollout (default: the preset's)", high=65536)
     batch_size: int = setting(256, help="samples per gradient step, the minibatch (default: the preset's)", high=10**7)
     n_epochs: int = setting(4, help="passes over each rollout (default: the preset's)", high=1000)
@@ -100,10 +101,12 @@ class TrainConfig(RunConfig):
 
     def resolved_learner(self) -> str:
         """The learner that runs: `learner`, with "auto" read as sb3 where the run keeps a self-play pool (and no
-        league), else cleanrl."""
+        league) or the game has no compiled vector env (SB3 then plays Python tables), else cleanrl."""
+        from agents.vector import has_vector_env
+
         if self.learner != "auto":
             return self.learner
-        return "sb3" if self.self_play and not self.league_every else "cleanrl"
+        return "sb3" if (self.self_play and not self.league_every) or not has_vector_env(self.game) else "cleanrl"
 
     def _check_features(self) -> None:
         """`features` must be one of the game's own feature sets (or one registered from outside the suite)."""

@@ -131,6 +131,8 @@ def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
     and kernels (baselines), `opponents.vector` keeping it seated. The first line printed says which. A resumed run
     plays fresh tables: the env's seed is drawn from the resumed streams (`RunSeeds.resumed`).
 
+    A game with no compiled vector env plays Python tables instead (`python_tables`).
+
     Raises:
         ValueError: the run cannot have a compiled vector env (one line saying why).
     """
@@ -146,7 +148,7 @@ def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
         raise ValueError(f"n_envs x n_steps = {cfg.n_envs} x {cfg.n_steps} needs a rollout buffer of "
                          f"{need / 2**30:.1f} GiB (at most {MAX_BUFFER_BYTES / 2**30:.0f}): lower --n-envs or n_steps")
     if not has_vector_env(cfg.game):
-        raise ValueError(f"{cfg.game} has no compiled vector env, which every learner plays")
+        return python_tables(run, opponents, resumed_at)
     if opponents.pool is not None and run.game.num_players != 2:
         raise ValueError(f"a self-play pool plays on the compiled vector env in two-player games; {cfg.game} seats "
                          f"{run.game.num_players} here: use --control all_seats (one policy in every seat) or "
@@ -168,6 +170,32 @@ def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
                "no opponents (one seat)")
     print(f"train {cfg.game}: vector env ({cfg.n_envs} compiled tables): {why}", flush=True)
     return VecMonitor(to_sb3(venv))
+
+
+def python_tables(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
+    """A game with no compiled vector env (one added by its files alone, say): `n_envs` `OpponentEnv`s in a
+    `DummyVecEnv`, table i's opponents drawing from child 0 of its stream (a fixed line-up, or none under
+    `control="all_seats"`). Slow (Python tables), but the same frame: run folder, curve, checkpoints, evaluation.
+
+    Raises:
+        ValueError: a self-play pool (it plays on a compiled vector env only).
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    from envs.core.single_agent import OpponentEnv
+
+    cfg = run.cfg
+    if opponents.pool is not None:
+        raise ValueError(f"a self-play pool plays on a compiled vector env, which {cfg.game} has not: use --opponents")
+    seeds = run.seeds.resumed(resumed_at) if resumed_at else run.seeds
+    print(f"train {cfg.game}: OpponentEnv ({cfg.n_envs} Python tables): {cfg.game} has no compiled vector env",
+          flush=True)
+
+    def table(i: int) -> Any:
+        opps = () if cfg.control == "all_seats" else run.build(opponents.ids, child(seeds.envs[i], 0))
+        return lambda: OpponentEnv(run.game, run.encoder, opps, control=cfg.control, seed=seeds.env_seed(i))
+
+    return VecMonitor(DummyVecEnv([table(i) for i in range(cfg.n_envs)]))
 
 
 def build_learner(run: Run, vec: Any) -> Any:
