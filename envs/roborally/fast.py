@@ -957,7 +957,7 @@ def next_class(seq, mults, m, depth):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always")
 def next_node(seq, mults, m, depth):
     """The depth-first walk over class sequences in rank order, taken to its next node: `next_class` at `depth`,
     backing up a depth while none is left there. Returns the node's depth (its class at `seq[depth]`), -1 when the
