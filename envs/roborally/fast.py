@@ -300,6 +300,10 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
 # The turn's phases, one kernel each, twins of the methods of `rules._Turn` (rulebook §4.4, §4.5). They share the
 # turn's scratch arrays: `occ` [H, W] (square -> robot, -1 free), `dorder` (count, then the robots destroyed this
 # turn in order), `chain` (a push chain), `order` (robots in card order) and `hits` (laser damage per robot).
+# Their cost, measured against the same turn written as one loop (benchmarks/bench_roborally.py, two alternating
+# runs of each): 7-8% fewer random turns a second with 2 and 8 robots, 5-10% fewer depth-1 playouts, 15% fewer
+# one-robot turns; inlined at numba IR level (as here) or called, with the board's arrays passed one by one or as
+# the `bd` tuple, the split costs the same within the noise, and even one phase alone split off costs 3-4%.
 
 @numba.njit(inline="always")
 def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
@@ -790,11 +794,12 @@ def np_shuffle(deck, m, seed, turn):
 # `agents.roborally.solo.SoloSimulator` (the Python agents' solo simulation, a thin wrapper over `solo_register`).
 # `turn_kernel` runs a whole turn of a table (occupancy grid, atomic belts, lasers, damage, checkpoints, cleanup,
 # re-entry, scratch arrays allocated per call): with one robot and no lasers it ends every program where
-# `solo_kernel` does but runs 4.5-4.7x fewer programs a second (benchmarks/bench_roborally.py, "one robot alone":
-# 2.7-2.8 M against 0.59-0.60 M on race_easy). Greedy playouts spend about 95% of their time in this search (depth
-# 2: 5.5 k playouts/s against 106 k with random programs), so the fold would cost them roughly 4x, far over the 20%
-# a benchmark may lose. The physics here is differential-tested against `RoboRallyGame.execute_turn` with one robot
-# (tests/agents/test_roborally_agents.py, tests/envs/roborally/test_fast.py).
+# `solo_kernel` does but runs 5.6-5.7x fewer programs a second (benchmarks/bench_roborally.py, "one robot alone":
+# 2.2 M against 0.39-0.40 M on race_easy, a loaded 2-core machine). Greedy playouts spend about 95% of their time
+# in this search (depth 2: 5.5 k playouts/s against 106 k with random programs), so the fold would cost them
+# roughly 4x, far over the 20% a benchmark may lose. The physics here is differential-tested against
+# `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py,
+# tests/envs/roborally/test_fast.py).
 
 @numba.njit(inline="always")
 def solo_phase(bd, x, y, f, nf, c, ri, crushers_on):
