@@ -29,6 +29,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from envs.core.jit import INLINE
 from envs.roborally.fast import (
     ADV_FAIL,
     ADV_PAUSE,
@@ -387,7 +388,7 @@ GREEDY = 0  # the decide code of `roborally/greedy`
 RANDOM_PROGRAM = 1  # the decide code of `roborally/random`
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
     """The program (cards into out[:5]) of robot `seat` holding the sorted `hand[:n]` under decide code `code`:
     `GREEDY` the flag seeker (`greedy_program`, what `roborally/greedy` plays), `RANDOM_PROGRAM` a uniform reduced

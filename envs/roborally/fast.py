@@ -52,6 +52,7 @@ import numba
 import numpy as np
 
 from envs.core import kernels
+from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A., Primi
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
@@ -305,7 +306,7 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
 # one-robot turns; inlined at numba IR level (as here) or called, with the board's arrays passed one by one or as
 # the `bd` tuple, the split costs the same within the noise, and even one phase alone split off costs 3-4%.
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
     """Robots move (twin of `rules._Turn.move_robots`): register `ri`'s cards in descending order, pushing."""
     floor, walls, kinds = bd[2], bd[5], bd[14]
@@ -335,7 +336,7 @@ def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
                 break
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _board_elements(bd, ri, R, regs, occ, dorder, chain):
     """Board elements (twin of `rules._Turn.board_elements`): express belts, all belts, pushers, gears, crushers."""
     floor, belt, rot, walls, pushers, crushers, gears = bd[2], bd[3], bd[4], bd[5], bd[11], bd[12], bd[13]
@@ -357,7 +358,7 @@ def _board_elements(bd, ri, R, regs, occ, dorder, chain):
                 _destroy(i, R, regs, occ, dorder)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _fire_lasers(bd, R, regs, deck, meta, occ, dorder, hits):
     """Lasers (twin of `rules._Turn.fire_lasers`): board and robot beams traced, then the damage dealt."""
     W, H, walls, lasers = bd[0], bd[1], bd[5], bd[10]
@@ -395,7 +396,7 @@ def _fire_lasers(bd, R, regs, deck, meta, occ, dorder, hits):
             _damage(i, hits[i], R, regs, deck, meta, occ, dorder)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _touch_checkpoints(bd, R, winner):
     """Checkpoints (twin of `rules._Turn.touch_checkpoints`): archives, flags; returns the winner (-1: none)."""
     archive, flag_at, nflags = bd[7], bd[8], bd[9]
@@ -415,7 +416,7 @@ def _touch_checkpoints(bd, R, winner):
     return winner
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _repair(bd, R):
     """Repairs (twin of `rules._Turn.repair`): a robot on a repair site removes its damage."""
     repair = bd[6]
@@ -426,7 +427,7 @@ def _repair(bd, R):
                 R[i, RDMG] = max(0, R[i, RDMG] - heal)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _power_down_bookkeeping(R):
     """Power-down bookkeeping (twin of `rules._Turn.power_down_bookkeeping`): stay down or not, announced downs."""
     for i in range(R.shape[0]):
@@ -440,7 +441,7 @@ def _power_down_bookkeeping(R):
             R[i, RANN] = 0
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _reenter(bd, R, occ, dorder):
     """Re-entry (twin of `rules._Turn.reenter`): robots waiting from earlier turns, then this turn's destroyed."""
     W, H, floor = bd[0], bd[1], bd[2]
@@ -485,7 +486,7 @@ def _reenter(bd, R, occ, dorder):
         occ[sy, sx] = i
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _start_next_turn(R, regs):
     """The next turn's deterministic start (twin of `rules.RoboRallyGame._deal`'s first loop): powered-down robots
     discard their damage, unlocked registers clear."""
@@ -660,7 +661,7 @@ _PCG_MULT_HI = _U(0x2360ED051FC65DA4)
 _PCG_MULT_LO = _U(0x4385DF649FCCF645)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _hashmix(value, hc):
     value = value ^ hc[0]
     hc[0] = (hc[0] * _SS_MULT_A) & _M32
@@ -668,13 +669,13 @@ def _hashmix(value, hc):
     return value ^ (value >> _U(16))
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _ss_mix(x, y):
     r = ((_SS_MIX_L * x) - (_SS_MIX_R * y)) & _M32
     return r ^ (r >> _U(16))
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _mul64(a, b):
     """The 128-bit product of two uint64, as (high, low)."""
     a0 = a & _M32
@@ -691,7 +692,7 @@ def _mul64(a, b):
     return hi, lo
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _pcg_step(st):
     """st = [state_hi, state_lo, inc_hi, inc_lo]: state = state * MULT + inc (mod 2**128)."""
     hi, lo = _mul64(st[1], _PCG_MULT_LO)
@@ -702,7 +703,7 @@ def _pcg_step(st):
     st[1] = lo2
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _pcg_next64(st):
     _pcg_step(st)
     x = st[0] ^ st[1]
@@ -801,7 +802,7 @@ def np_shuffle(deck, m, seed, turn):
 # `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py,
 # tests/envs/roborally/test_fast.py).
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def solo_phase(bd, x, y, f, nf, c, ri, crushers_on):
     """Register phase ri (0-based) for one robot alone playing card c (0 = none): its move (walls, pits, the
     edge), belts, pushers, gears, crushers (when `crushers_on` and packed) and its flag; no other robot, no laser.
@@ -962,7 +963,7 @@ def next_class(seq, mults, m, depth):
     return True
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def next_node(seq, mults, m, depth):
     """The depth-first walk over class sequences in rank order, taken to its next node: `next_class` at `depth`,
     backing up a depth while none is left there. Returns the node's depth (its class at `seq[depth]`), -1 when the
@@ -1378,7 +1379,7 @@ class VectorKernels(NamedTuple):
     step: Any
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def potential_of(bd, R, i):
     """`rules.potential` of robot i of the robots `R` (the same float arithmetic)."""
     W, H, nflags, dist = bd[0], bd[1], bd[9], bd[15]
@@ -1396,13 +1397,13 @@ def potential_of(bd, R, i):
     return (nf + 1 - min(d, big) / big) / nflags
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def learner_return(bd, T, r, S):
     """`RoboRallyGame.returns(state)[learner]` of table r."""
     return seat_return(bd, T, r, S, T.learner[r])
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def seat_return(bd, T, r, S, L):
     """`RoboRallyGame.returns(state)[L]` of table r."""
     R = T.R[r]
@@ -1419,7 +1420,7 @@ def seat_return(bd, T, r, S, L):
     return w + pot - S.phi0[L]
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _may_power(R, i):
     if R[i, RON] == 0 or R[i, RELIM]:
         return False
@@ -1428,7 +1429,7 @@ def _may_power(R, i):
     return R[i, RDMG] >= 1 and R[i, RANN] == 0
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def mask_row(T, r, S, seat, out, o):
     """`RoboRallyGame.seat_mask` (register mode) of `seat` at table r into `out[o]` (int8); returns the count."""
     for a in range(HAND + 1 + S.rounds - REGISTERS):
@@ -1562,7 +1563,7 @@ def choose_program(T, r, S, seat, a):
     return T.plan[r, seat, 0]
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def planned_action(T, r, S, seat):
     """The register-mode sub-step of `seat`'s program (`choose_program`) at table r's sub-step now: the slot of
     this round's register, NOOP past the program, the power choice in the power round."""
@@ -1574,7 +1575,7 @@ def planned_action(T, r, S, seat):
     return HAND
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def decision_mask_row(T, r, S, seat, out, o):
     """The mask of `seat`'s decision at table r into `out[o]`: `program_mask_row` in program mode, else
     `mask_row`."""
@@ -1597,7 +1598,7 @@ PROGRAM_FEATURES = ("alive", "flags", "finished", "fell", "walls", "damage", "di
 _SX, _SY, _SF, _SN, _SALIVE, _SWALLS, _SDMG, _SDIED = range(8)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _solo_program_step(bd, lmap, ri, card, st, i):
     """st[i + 1] = the lone robot of st[i] (x, y, facing, next flag, alive, walls, damage, died at) after register
     ri with `card`: `solo_phase` (`solo_register`'s), plus the beams taken; a dead robot or one past the
@@ -1616,7 +1617,7 @@ def _solo_program_step(bd, lmap, ri, card, st, i):
     st[i + 1, _SDMG] += lmap[y, x]  # the lasers fire where the board elements left it (touching moves nobody)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _program_features(bd, st, nf0, turns, worst, out):
     """The `PROGRAM_FEATURES` of a program's end `st` (a row of `_solo_program_step`) into `out`."""
     W, H, floor, repair, nflags, dist = bd[0], bd[1], bd[2], bd[6], bd[9], bd[15]
@@ -1708,13 +1709,13 @@ def program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats):
             depth = next_node(seq, mults, m, depth)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _card_code(out, o, at, card, kinds):
     out[o, at + kinds[card]] = 1.0
     out[o, at + 7] = card / NUM_CARDS
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def observe_row(bd, T, r, seat, S, out, o):
     """`RoboRallyEncoder.encode(game.view(state, seat))` of table r into `out[o]` (float32, bit for bit)."""
     W, H, kinds = bd[0], bd[1], bd[14]
@@ -1783,7 +1784,7 @@ def mask_rows(T, rows, seats, S, out):
         decision_mask_row(T, rows[k], S, seats[k], out, k)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _new_hands(bd, T, r):
     """Deal table r's turn (the plain engine's shuffle) and class every hand's slots."""
     deal_seeded(T.R[r], T.regs[r], T.deck[r], T.meta[r], T.hands[r], T.hand_len[r], T.seed[r])
@@ -1791,7 +1792,7 @@ def _new_hands(bd, T, r):
         hand_classes(T.hands[r, i], T.hand_len[r, i], bd[14], T.cls[r, i])
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _check_over(T, r, S):
     """`RoboRallyGame.over_reason`: a win, every robot eliminated, or `max_turns` (capped)."""
     if T.meta[r, M_WINNER] >= 0:
@@ -1808,7 +1809,7 @@ def _check_over(T, r, S):
         T.capped[r] = True
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def apply_row(bd, T, r, S, seat, a):
     """`RoboRallyGame.apply` (register mode) of `seat`'s legal action `a` at table r: place the card or the power
     choice; after the turn's last sub-step the turn runs (`turn_kernel`) and the next one is dealt."""
@@ -1838,7 +1839,7 @@ def apply_row(bd, T, r, S, seat, a):
     _check_over(T, r, S)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _nth_legal(row, k):
     for a in range(row.shape[0]):
         if row[a]:
@@ -1990,7 +1991,7 @@ def vec_reset(decide, bd, T, B, S, fresh):
             _observe_learner(bd, T, B, S, r)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def finish_step(bd, T, B, S, r, refused, a):
     """Table r's learner step has ended (the learner's next decision, the game's end, or its action `a` refused):
     write its reward and flags; an ended episode is observed into `final_obs` and the table dealt anew (returns
@@ -2062,7 +2063,7 @@ def vec_step(decide, bd, T, B, S, actions):
             _observe_learner(bd, T, B, S, r)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _legal(T, r, S, seat, a):
     """Whether `a` is one of `seat`'s legal decisions at table r (`program_legal` in program mode; else its mask
     written to `T.scratch[0]`)."""
@@ -2074,14 +2075,14 @@ def _legal(T, r, S, seat, a):
     return T.scratch[0, a] != 0
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _observe_learner(bd, T, B, S, r):
     """Write table r's observation and mask from its learner's seat (the robot to move) to `B.obs`, `B.mask`."""
     observe_row(bd, T, r, T.learner[r], S, B.obs, r)
     decision_mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _step_all_seats(bd, T, B, S, actions):
     """`vec_step` under `control="all_seats"`: `actions[r]` is the sub-step of table r's robot to move (its
     `learner`); `B.rewards[r, s]` is the change of robot s's return in the step, the reward the mover's, `ep_ret`
@@ -2123,7 +2124,7 @@ def _step_all_seats(bd, T, B, S, actions):
         _observe_learner(bd, T, B, S, r)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline=INLINE)
 def _no_decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
     for j in range(out.shape[0]):
         out[j] = 0  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
