@@ -31,17 +31,8 @@ import envs  # noqa: E402
 from benchmarks.common import benchmark_vector_env  # noqa: E402
 from envs.core.options import parse_options  # noqa: E402
 from train.cleanrl_ppo import train  # noqa: E402
+from train.networks import bf16_flags  # noqa: E402
 from train.presets import preset  # noqa: E402
-
-
-def cpu_flags() -> str:
-    """The CPU's bfloat16 instruction sets, from /proc/cpuinfo (empty where it cannot be read)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
-    except OSError:
-        return ""
-    return " ".join(sorted(f for f in flags if f in ("amx_bf16", "avx512_bf16")))
 
 
 def main() -> None:
@@ -82,7 +73,7 @@ def main() -> None:
     ratios = [b["rate"] / a["rate"] for a, b in zip(rows[0::2], rows[1::2])]
     print(f"\n{args.game} {options}, {args.n_envs} tables x {args.n_steps}, minibatch {args.minibatch}, "
           f"{args.epochs} epochs, hidden {hidden}, action table {args.action_table}; torch {torch.__version__}, "
-          f"CPU bf16 flags: {cpu_flags() or 'none'}")
+          f"CPU bf16 flags: {bf16_flags() or 'none'}")
     print(f"bf16 / fp32 learner steps per CPU second: median {statistics.median(ratios):.2f} "
           f"(rounds: {', '.join(f'{x:.2f}' for x in ratios)})")
 

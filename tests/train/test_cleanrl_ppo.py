@@ -784,3 +784,22 @@ def test_a_reward_scale_that_is_no_finite_number_is_refused():
 
     with pytest.raises(ValueError, match="reward_scale must be a finite number"):
         learner.PPO(BanditVectorEnv(8, seed=0), total_steps=64, n_steps=4, hidden=(8,), reward_scale=float("nan"))
+
+
+@pytest.mark.parametrize("flags, warned", [("", True), ("avx512_bf16", False), ("amx_bf16 avx512_bf16", False),
+                                           (None, False)])
+def test_bf16_on_a_cpu_without_native_bfloat16_warns(monkeypatch, flags, warned):
+    """Emulated bfloat16 runs several times slower than fp32: bf16 on such a CPU says so (and says nothing where the
+    CPU has it, where /proc/cpuinfo cannot be read, or for fp32)."""
+    import warnings
+
+    import train.networks as networks
+
+    monkeypatch.setattr(networks, "bf16_flags", lambda: flags)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        networks.autocast(torch.device("cpu"), "bf16")
+        networks.autocast(torch.device("cpu"), "fp32")
+    said = [str(w.message) for w in seen if "native bfloat16" in str(w.message)]
+    assert len(said) == int(warned)
+    assert not said or "--precision fp32" in said[0]
