@@ -367,7 +367,7 @@ def resumed_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> tupl
 
 def export_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """`python -m train --export RUN [--out FOLDER]`: the policy of RUN's checkpoint, written and named."""
-    from train.ppo import export_checkpoint
+    import shutil
 
     if args.resume is not None:
         p.error("--export and --resume are two commands; give one")
@@ -376,13 +376,11 @@ def export_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         cfg, (state, tensors) = resumed_config(p, args)
         if state.get("method") == "distill":
             p.error(f"{args.export!r} is a distillation run: its best student so far is in {args.export}/student")
-        if cfg.resolved_learner() == "cleanrl":  # its checkpoints write the policy as it stands beside them
-            import shutil
-
-            folder = out or os.path.join(args.export, f"policy-{state['step']}")
-            shutil.copytree(os.path.join(args.export, "policy"), folder, dirs_exist_ok=bool(out))
-        else:
-            folder = export_checkpoint(cfg, state, tensors, out)
+        if not os.path.isfile(os.path.join(args.export, "policy", "policy.json")):
+            raise ValueError(f"{args.export!r} has no policy/ beside its checkpoint (a run of an older version)")
+        # every learner's checkpoint writes the policy as it stands beside it
+        folder = out or os.path.join(args.export, f"policy-{state['step']}")
+        shutil.copytree(os.path.join(args.export, "policy"), folder, dirs_exist_ok=bool(out))
     except ValueError as e:
         p.error(str(e))
     print(f"wrote {folder} (step {state['step']:,}); play it with learned:{folder}")
@@ -391,7 +389,8 @@ def export_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
-    from train.ppo import TrainingStoppedError, train
+    from train.ppo import train
+    from train.run import TrainingStoppedError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["reproduce"]:

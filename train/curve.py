@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import os
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -247,17 +248,21 @@ def write_history(history: list[dict[str, Any]], path: str) -> None:
 
 
 def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points: int = 400,
-                    references: dict[str, Any] | None = None, before: tuple[int, float] = (0, 0.0)) -> None:
+                    references: dict[str, Any] | None = None, before: tuple[int, float] = (0, 0.0),
+                    metrics: Sequence[str] = ()) -> None:
     """`curve.csv` and `curve.png` in `out` as every training run draws them (`train.curve.write_curve`): the
     training return against learner steps, smoothed with its band, the evaluation points (`Evaluator`: win rate
     and mean score, with `references`' levels as lines) and wall-clock minutes on a second axis; at most `points`
     updates (evenly spaced, the last one and every evaluated one kept). `before`: the steps and wall seconds of the
-    stages this run continued, so a stage's curve goes on where the last one ended (steps and time in all)."""
+    stages this run continued, so a stage's curve goes on where the last one ended (steps and time in all).
+    `metrics`: more measured columns drawn where an entry has them (a game's `GameHooks.metrics`)."""
     if not history:
         return
     step = max(1, -(-len(history) // points))
-    keep = [h for i, h in enumerate(history) if i % step == 0 or i == len(history) - 1 or EVAL_KEYS[0] in h]
+    measured = (*EVAL_KEYS, *metrics)
+    keep = [h for i, h in enumerate(history)
+            if i % step == 0 or i == len(history) - 1 or any(k in h for k in measured)]
     steps0, wall0 = before
     write_curve([{"timesteps": float(steps0 + h["steps"]), "mean_return": float(h["mean_return"]),
                   WALL: float(wall0 + h["wall_s"]),
-                  **{k: float(h[k]) for k in EVAL_KEYS if k in h}} for h in keep], out, title, references=references)
+                  **{k: float(h[k]) for k in measured if k in h}} for h in keep], out, title, references=references)

@@ -1,22 +1,22 @@
-"""`--learner sb3`: sb3-contrib's MaskablePPO on the game's compiled vector env (`envs.core.to_sb3`).
+"""`--learner sb3`: sb3-contrib's MaskablePPO on the game's compiled vector env (`envs.core.to_sb3`), inside the
+run frame of the default learner (`train.vector_ppo`: `learn`, the progress bar, checkpoints, `--resume`, `finish`).
 
-The learner holds one seat against opponent agents given by id (compiled kernels), or, with self-play, against a
-pool of frozen snapshots of itself, its live policy and baseline agents (`train.pool`: meta-strategy uniform or
-meta-Nash); with `control="all_seats"` one policy acts for every seat of a cooperative game. A run writes the
-frame's files (`policy/`, `config.json`, `curve.csv`/`curve.png`, `eval.json`) plus `model.zip` (SB3's format) and,
-for self-play, `snapshots.pt` (the shipped mixture's members, with a game's exact exploitability the least
-exploitable one measured). Checkpoints every `checkpoint_every` steps and at SIGTERM or Ctrl-C; `train(cfg,
-resume=...)` (`python -m train --resume RUN`) continues it to the planned timesteps.
+`SB3Learner` gives MaskablePPO the interface the frame drives (`update()`, `state()` / `load_state()`, the saved
+student), so an SB3 run writes the same run folder as the default learner (`policy/`, `config.json`,
+`history.csv`, `curve.csv`/`curve.png`, `eval.json`) plus SB3's `model.zip`. The learner holds one seat against
+opponent agents given by id (compiled kernels), or, with self-play, against a pool of frozen snapshots of itself,
+its live policy and baseline agents (`train.pool`: meta-strategy uniform or meta-Nash; the run also writes
+`snapshots.pt`, the shipped mixture's members, with a game's exact exploitability the least exploitable one
+measured); with `control="all_seats"` one policy acts for every seat of a cooperative game. A game with no
+compiled vector env trains on Python tables (`python_tables`).
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,38 +28,20 @@ from train.checkpoint import (
     atomic_path,
     legacy_numpy_state,
     misfit,
-    remove_checkpoint,
     rng_state,
     set_legacy_numpy_state,
     set_rng_state,
-    write_checkpoint,
 )
 from train.config import TrainConfig
-from train.curve import (
-    WALL,
-    baseline_levels,
-    evaluate_policy_agent,
-    evaluate_team,
-    lineup_label,
-    references_for,
-    summary_line,
-    write_curve,
-)
 from train.pool import OpponentPool, VectorPool, simulated_match_value
 from train.presets import GameHooks, hooks
 from train.run import (
-    StopSignals,
-    TrainingStoppedError,
     check_out,
     expand_opponents,
     make_out,
-    provenance,
     student_folder,
 )
 from train.seeds import RunSeeds, child, children
-
-#: The run's policy in the one saved-policy format (`agents.learned`), beside SB3's `model.zip`.
-POLICY_DIR = "policy"
 
 
 @dataclass
@@ -82,16 +64,15 @@ class Run:
 
 @dataclass
 class Opponents:
-    """Who the learner plays: fixed ids, or a self-play pool; and whom the curve measures it against."""
+    """Who the learner plays: fixed ids, or a self-play pool."""
 
     ids: list[str]
     pool: OpponentPool | None
-    eval_agents: list[Any] = field(default_factory=list)
     vector: Any = None  # the pool seated in the vector env (`VectorPool`), where self-play runs there
 
 
 def build_opponents(run: Run) -> Opponents:
-    """The opponents' ids, the self-play pool (baselines from the agents stream) and the evaluation line-up."""
+    """The opponents' ids and the self-play pool (baselines from the agents stream)."""
     cfg, n = run.cfg, run.game.num_players
     pool = None
     if cfg.control == "all_seats" and envs.spec(cfg.game).zero_sum:
@@ -117,8 +98,7 @@ def build_opponents(run: Run) -> Opponents:
         pool = OpponentPool(run.game, run.build(ids, run.seeds.agents), cfg.pool_size, cfg.meta_solver, match_value)
     else:
         ids = expand_opponents(cfg.opponents, n)
-    eval_agents = run.build(ids or ["random"], child(run.seeds.eval, 0)) if cfg.control == "one_seat" else []
-    return Opponents(ids, pool, eval_agents)
+    return Opponents(ids, pool)
 
 
 #: Bytes a rollout buffer may take (observations, masks, values...): a larger n_envs x n_steps is refused.
@@ -269,8 +249,9 @@ def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
     import torch
 
     from agents.learned import Student
+    from train.vector_ppo import rules_of
 
-    student = Student(cfg.game, cfg.options, "masked_policy", list(cfg.net_arch), game=game,
+    student = Student(cfg.game, rules_of(cfg.options), "masked_policy", list(cfg.net_arch), game=game,
                       activation=cfg.activation, play="sample")
     src = policy.state_dict()
     state = {k.replace("mlp_extractor.policy_net.", "body."): v for k, v in src.items()
@@ -283,33 +264,6 @@ def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
     return student
 
 
-def export_checkpoint(cfg: TrainConfig, state: dict[str, Any], tensors: dict[str, Any], folder: str = "") -> str:
-    """Write the live policy of a run's checkpoint (`train.checkpoint.read_checkpoint`) in the one saved-policy
-    format, to `folder` (default `<run>/policy-<step>`), so a stopped or still-running run can be played and
-    measured (`learned:<folder>`); returns the folder. A self-play run's checkpoint gives its live policy, not
-    the pool's mixture.
-
-    Raises:
-        ValueError: a checkpoint whose policy does not fit the run's network.
-    """
-    from agents.learned import save_student
-    from agents.policy import build_policy
-
-    game = envs.make_game(cfg.game, **cfg.options)
-    policy = build_policy(envs.make_encoder(cfg.game, game), game.num_actions, list(cfg.net_arch), cfg.activation)
-    try:
-        policy.load_state_dict(tensors["policy"])
-    except (KeyError, RuntimeError) as e:
-        raise ValueError(f"the checkpoint in {cfg.out!r} holds no policy of the run's network "
-                         f"({str(e)[:200]})") from None
-    step = int(state["step"])
-    folder = folder or os.path.join(cfg.out, f"{POLICY_DIR}-{step}")
-    prov = provenance("finetune" if cfg.init_from else "ppo")
-    return save_student(to_student(policy, cfg, game), folder,
-                        provenance=prov | {"seed": cfg.seed, "options": cfg.options, "opponents": cfg.opponents,
-                                           "timesteps": step, "exported_from": f"{cfg.out} checkpoint, step {step}"})
-
-
 def set_actor_frozen(policy: Any, frozen: bool) -> None:
     """Freeze (or unfreeze) the actor's parameters: while frozen, PPO's updates train the critic alone."""
     for module in (policy.mlp_extractor.policy_net, policy.action_net):
@@ -317,283 +271,315 @@ def set_actor_frozen(policy: Any, frozen: bool) -> None:
             p.requires_grad_(not frozen)
 
 
-class Curve:
-    """Measures the learner for the learning curve and keeps the least exploitable self-play mixture."""
+class Episodes:
+    """The SB3 callback of a rollout: the returns and lengths of the episodes that ended (`infos[i]["episode"]`)."""
 
-    def __init__(self, run: Run, model: Any, opponents: Opponents):
-        self.run = run
-        self.model = model
-        self.opponents = opponents
-        self.rng = np.random.default_rng(run.seeds.eval)
-        self.rows: list[dict[str, float]] = []
-        self.recent: deque[float] = deque(maxlen=200)
-        self.started = time.perf_counter()  # wall-clock of the curve points: since this process began training,
-        self.wall_before = 0.0  # plus the seconds of the run before a resume
-        self.best: dict[str, Any] = {"exploitability": None}
+    def __new__(cls, ended: list[tuple[float, int]]) -> Any:
+        from stable_baselines3.common.callbacks import BaseCallback
 
-    def measure(self, step: int) -> None:
-        """Append one curve point at `step`."""
-        cfg, game, pool = self.run.cfg, self.run.game, self.opponents.pool
-        learner: Any = TorchPolicyAgent(self.model.policy, self.run.encoder,
-                                        np.random.default_rng(self.rng.integers(2**32)))
-        if pool is not None and pool.snapshots:
-            # Measure what the run ships: the pool's meta-strategy over snapshots.
-            learner = pool.mixture(np.random.default_rng(self.rng.integers(2**32)))
-        row = {"timesteps": float(step), "mean_return": float(np.mean(self.recent)) if self.recent else float("nan"),
-               WALL: self.wall_before + time.perf_counter() - self.started}
-        if cfg.control == "one_seat" and cfg.eval_games > 0:
-            row.update(evaluate_policy_agent(game, learner, self.opponents.eval_agents, cfg.eval_games, self.rng))
-        elif cfg.control == "all_seats" and cfg.eval_games > 0:
-            row.update(evaluate_team(game, learner, cfg.eval_games, self.rng))
-        if self.run.hooks.metrics is not None:
-            row.update(self.run.hooks.metrics(game, learner))
-        if pool is not None and pool.snapshots and "exploitability" in row:
-            # An exact exploitability is a true score of the mixture: keep the best one.
-            if self.best["exploitability"] is None or row["exploitability"] < self.best["exploitability"]:
-                self.best.update(exploitability=row["exploitability"], timesteps=step, members=list(learner.members),
-                                 weights=learner.weights.copy())
-        self.rows.append(row)
+        class _Episodes(BaseCallback):
+            def _on_step(self) -> bool:
+                for info in self.locals.get("infos", []):
+                    ep = info.get("episode")
+                    if ep is not None:
+                        ended.append((float(ep["r"]), int(ep["l"])))
+                return True
+
+        return _Episodes()
 
 
-def schedule(cfg: TrainConfig) -> dict[str, int]:
-    """Steps between curve points, snapshots and checkpoints, and the first of each (a fresh run's callback state)."""
-    # Tiny runs still get a curve and a pool: at least ~10 points of each, but at most a curve point a rollout (the
-    # policy changes only between rollouts; a run shorter than ten rollouts of 128 tables measured at every step).
-    every = {"eval": max(1, min(cfg.eval_every, cfg.timesteps // 10 or 1),
-                         min(cfg.eval_every, cfg.n_envs * cfg.n_steps)),
-             "snap": max(1, min(cfg.snapshot_every, cfg.timesteps // 10 or 1)),
-             "ckpt": cfg.checkpoint_every or max(1, cfg.timesteps // 10)}
-    return {"eval_every": every["eval"], "snapshot_every": every["snap"], "checkpoint_every": every["ckpt"],
-            "next_eval": every["eval"], "next_snap": every["snap"], "next_ckpt": every["ckpt"], "snapshots_taken": 0}
+#: The SB3 logger's figures of an update, under the history's names (the default learner's).
+SB3_FIGURES = {"pg_loss": "train/policy_gradient_loss", "v_loss": "train/value_loss", "approx_kl": "train/approx_kl",
+               "clipfrac": "train/clip_fraction", "explained_variance": "train/explained_variance"}
 
 
-def checkpoint_contents(run: Run, model: Any, opponents: Opponents, curve: Curve,
-                        sched: dict[str, int]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """What a checkpoint holds: JSON-able state and a dict of tensors (`train.checkpoint`)."""
-    import torch
+class SB3Learner:
+    """MaskablePPO driven an update at a time by the run frame (`train.vector_ppo.learn`), as the default learner is.
 
-    pool = opponents.pool
-    state: dict[str, Any] = {
-        "config": dataclasses.asdict(run.cfg), "schedule": dict(sched), "curve": curve.rows,
-        "recent": list(curve.recent),
-        "rng": {"curve": rng_state(curve.rng), "numpy": legacy_numpy_state(),
-                "eval_agents": [rng_state(getattr(a, "rng", None)) for a in opponents.eval_agents]},
-    }
-    tensors: dict[str, Any] = {"policy": model.policy.state_dict(), "optimizer": model.policy.optimizer.state_dict(),
-                               "torch_rng": torch.get_rng_state()}
-    if pool is not None:
-        state["pool"] = {"names": [a.name for a in pool.snapshots], "rngs": [rng_state(a.rng) for a in pool.snapshots],
-                         "baseline_rngs": [rng_state(getattr(a, "rng", None)) for a in pool.baselines],
-                         "live_rng": rng_state(pool.live.rng), "payoff": pool.payoff,
-                         "payoff_shape": list(pool.payoff.shape), "weights": pool.weights}
-        tensors["snapshots"] = [a.policy.state_dict() for a in pool.snapshots]
-    if curve.best["exploitability"] is not None:
-        state["best"] = {"exploitability": curve.best["exploitability"], "timesteps": curve.best["timesteps"],
-                         "weights": curve.best["weights"], "names": [m.name for m in curve.best["members"]]}
-        tensors["best"] = [m.policy.state_dict() for m in curve.best["members"]]
-    return state, tensors
-
-
-def restore(run: Run, model: Any, opponents: Opponents, curve: Curve, sched: dict[str, int],
-            state: dict[str, Any], tensors: dict[str, Any]) -> None:
-    """Put a checkpoint's contents back into a freshly built run.
-
-    Raises:
-        ValueError: one line, if the checkpoint does not fit this run.
+    `update()` collects one rollout (`collect_rollouts`) and runs SB3's `train()` on it, then adds a self-play
+    snapshot where one is due; it returns the update's history entry. SB3 draws actions from torch's global generator
+    and shuffles minibatches with NumPy's: the learner keeps both generators' states between its updates (restored
+    before each, saved after), so that nothing the frame does between updates (evaluation games, saving the policy)
+    changes what it learns, and `state()` holds them. `state()` / `load_state()` also hold the weights, the
+    optimiser, the step count, the last observations, the monitor's running episodes and every compiled table's
+    game (`envs.core.vector_state`): a run with a fixed line-up on the compiled vector env resumes to the bit. Python
+    tables and a self-play pool's tables are dealt afresh on resume (the pool's batch policies are not data a
+    checkpoint holds), so those runs resume, but not to the bit.
     """
-    import torch
 
-    from agents.policy import build_policy
+    title = "MaskablePPO"
 
-    def frozen(sd: Any, name: str, rs: Any) -> TorchPolicyAgent:
-        policy = build_policy(run.encoder, int(model.action_space.n), list(run.cfg.net_arch), run.cfg.activation)
-        policy.load_state_dict(sd)
-        agent = TorchPolicyAgent(policy, run.encoder, np.random.default_rng(), name=name)
-        set_rng_state(agent.rng, rs)
-        return agent
+    def __init__(self, run: Run, model: Any, opponents: Opponents, restorable: bool):
+        import torch
 
-    pool = opponents.pool
-    try:
-        model.policy.load_state_dict(tensors["policy"])
-        model.policy.optimizer.load_state_dict(tensors["optimizer"])
-        torch.set_rng_state(tensors["torch_rng"])
-        set_legacy_numpy_state(state["rng"]["numpy"])
-        model.num_timesteps = int(state["step"])
-        sched.update({k: int(v) for k, v in state["schedule"].items()})
-        # JSON keeps an undefined figure as null: back to NaN, as the run had it.
-        curve.rows = [{k: float("nan") if v is None else float(v) for k, v in r.items()} for r in state["curve"]]
-        curve.wall_before = curve.rows[-1].get(WALL, 0.0) if curve.rows else 0.0
-        curve.recent.extend(float(x) for x in state["recent"])
-        set_rng_state(curve.rng, state["rng"]["curve"])
-        for a, rs in zip(opponents.eval_agents, state["rng"]["eval_agents"]):
-            set_rng_state(getattr(a, "rng", None), rs)
-        if pool is not None:
-            ps = state["pool"]
-            pool.snapshots = [frozen(sd, n, rs) for sd, n, rs in zip(tensors["snapshots"], ps["names"], ps["rngs"])]
-            for a, rs in zip(pool.baselines, ps["baseline_rngs"]):
-                set_rng_state(getattr(a, "rng", None), rs)
-            set_rng_state(pool.live.rng, ps["live_rng"])
-            pool.payoff = np.array(ps["payoff"], dtype=float).reshape(ps["payoff_shape"])
-            pool.weights = np.array(ps["weights"], dtype=float)
-        if "best" in state:
-            b = state["best"]
-            members = [frozen(sd, n, None) for sd, n in zip(tensors["best"], b["names"])]
-            curve.best.update(exploitability=float(b["exploitability"]), timesteps=int(b["timesteps"]), members=members,
-                              weights=np.array(b["weights"], dtype=float))
-    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as e:
-        raise misfit(e, run.cfg.out) from None
+        cfg = run.cfg
+        self.run, self.model, self.opponents, self.restorable = run, model, opponents, restorable
+        self.max_seconds = 60.0 * cfg.max_minutes if cfg.max_minutes else None
+        self.snapshot_every = max(1, min(cfg.snapshot_every, cfg.timesteps // 10 or 1))
+        self.snapshots_taken = 0
+        self.ended: list[tuple[float, int]] = []
+        self.evaluator: PoolEvaluator | None = None
+        self.total, self.callback = model._setup_learn(cfg.timesteps, Episodes(self.ended), reset_num_timesteps=True)
+        self.callback.on_training_start(locals(), globals())
+        self.rngs = (torch.get_rng_state(), legacy_numpy_state())
+        self.wall_before, self.start = 0.0, time.perf_counter()
 
+    @property
+    def policy(self) -> Any:
+        """SB3's `MaskableActorCriticPolicy`."""
+        return self.model.policy
 
-def curve_callback(run: Run, model: Any, opponents: Opponents, curve: Curve, progress: bool,
-                   sched: dict[str, int], stop: StopSignals) -> Any:
-    """The SB3 callback: episode returns, self-play snapshots and curve points on
-    schedule (`sched`, updated in place), checkpoints at rollout starts, a progress bar."""
-    from stable_baselines3.common.callbacks import BaseCallback
+    @property
+    def steps(self) -> int:
+        """Learner steps so far."""
+        return int(self.model.num_timesteps)
 
-    cfg = run.cfg
-    pool = opponents.pool
-    first_snapshot_child = len(pool.baselines) + 1 if pool is not None else 0  # after the baselines and the live policy
+    @property
+    def done(self) -> bool:
+        """Whether the planned steps are made."""
+        return self.steps >= self.run.cfg.timesteps
 
-    class CurveCallback(BaseCallback):
-        def __init__(self):
-            super().__init__()
-            self.bar = None
+    def wall(self) -> float:
+        """Seconds of learning in all (this process's and a resumed run's before)."""
+        return self.wall_before + time.perf_counter() - self.start
 
-        def _on_training_start(self) -> None:
-            if progress:
-                from tqdm import tqdm
+    def update(self) -> dict[str, Any]:
+        """Collect one rollout and learn from it; returns the update's history entry."""
+        import torch
 
-                self.bar = tqdm(total=cfg.timesteps, initial=model.num_timesteps, desc=f"train {cfg.game}", unit="step",
-                                leave=False)
-            if not curve.rows:
-                curve.measure(0)
+        model, cfg = self.model, self.run.cfg
+        torch.set_rng_state(self.rngs[0])
+        set_legacy_numpy_state(self.rngs[1])
+        before = self.steps
+        set_actor_frozen(model.policy, before < cfg.critic_warmup)
+        self.ended.clear()
+        t = time.perf_counter()
+        model.collect_rollouts(model.env, self.callback, model.rollout_buffer, model.n_steps, use_masking=True)
+        collect_s = time.perf_counter() - t
+        model._update_current_progress_remaining(model.num_timesteps, self.total)
+        t = time.perf_counter()
+        model.train()
+        learn_s = time.perf_counter() - t
+        self.rngs = (torch.get_rng_state(), legacy_numpy_state())
+        if self.opponents.pool is not None and before // self.snapshot_every < self.steps // self.snapshot_every:
+            self._snapshot()
+        figures = model.logger.name_to_value
+        wall = self.wall()
+        returns = [r for r, _ in self.ended]
+        return {"update": model._n_updates // model.n_epochs, "steps": self.steps, "wall_s": wall,
+                "steps_per_s": self.steps / wall, "collect_s": collect_s, "learn_s": learn_s,
+                "episodes": len(returns), "mean_return": float(np.mean(returns)) if returns else float("nan"),
+                "mean_length": float(np.mean([n for _, n in self.ended])) if self.ended else float("nan"),
+                **{k: float(figures.get(v, float("nan"))) for k, v in SB3_FIGURES.items()},
+                "entropy": -float(figures.get("train/entropy_loss", float("nan"))), "lr": float(model.learning_rate)
+                if isinstance(model.learning_rate, float) else float("nan")}
 
-        def _on_rollout_start(self) -> None:
-            # Between rollouts nothing is half done but the episodes under way: the place to checkpoint.
-            t = model.num_timesteps
-            set_actor_frozen(model.policy, t < cfg.critic_warmup)
-            if stop.signum is None and t < sched["next_ckpt"]:
-                return
-            if t >= sched["next_ckpt"]:
-                sched["next_ckpt"] = (t // sched["checkpoint_every"] + 1) * sched["checkpoint_every"]
-            write_checkpoint(cfg.out, t, *checkpoint_contents(run, model, opponents, curve, sched))
-            if stop.signum is not None:
-                if self.bar is not None:
-                    self.bar.close()
-                raise TrainingStoppedError(cfg.out, t, cfg.timesteps, stop.signum)
+    def _snapshot(self) -> None:
+        """Freeze the live policy into the self-play pool and seat the pool anew."""
+        pool, t = self.opponents.pool, self.steps
+        frozen = copy.deepcopy(self.model.policy)
+        frozen.set_training_mode(False)
+        first = len(pool.baselines) + 1  # the agents stream's children: the baselines, the live policy, snapshots
+        seq = child(self.run.seeds.agents, first + self.snapshots_taken)
+        pool.add(TorchPolicyAgent(frozen, self.run.encoder, np.random.default_rng(seq), name=f"snapshot@{t}"))
+        if self.opponents.vector is not None:
+            self.opponents.vector.sync()
+        self.snapshots_taken += 1
 
-        def _on_step(self) -> bool:
-            for info in self.locals.get("infos", []):
-                ep = info.get("episode")
-                if ep is not None:
-                    curve.recent.append(float(ep["r"]))
-            t = self.num_timesteps
-            if self.bar is not None:
-                self.bar.update(min(t, cfg.timesteps) - self.bar.n)  # a last rollout may pass the planned steps
-            if pool is not None and t >= sched["next_snap"]:
-                frozen = copy.deepcopy(model.policy)
-                frozen.set_training_mode(False)
-                seq = child(run.seeds.agents, first_snapshot_child + sched["snapshots_taken"])
-                pool.add(TorchPolicyAgent(frozen, run.encoder, np.random.default_rng(seq), name=f"snapshot@{t}"))
-                if opponents.vector is not None:
-                    opponents.vector.sync()
-                sched["snapshots_taken"] += 1
-                sched["next_snap"] += sched["snapshot_every"]
-            if t >= sched["next_eval"]:
-                curve.measure(t)
-                sched["next_eval"] += sched["eval_every"]
-            return True
+    def student(self) -> Any:
+        """The actor as it is saved (`to_student`)."""
+        return to_student(self.model.policy, self.run.cfg, self.run.game)
 
-        def _on_training_end(self) -> None:
-            if self.bar is not None:
-                self.bar.close()
+    def write_policy(self, folder: str, prov: dict[str, Any]) -> str:
+        """Write the actor in the one saved-policy format (`learned:<folder>` plays it)."""
+        from agents.learned import save_student
 
-    return CurveCallback()
+        return save_student(self.student(), folder, provenance=prov | {"options": self.run.cfg.options,
+                                                                        "opponents": self.opponents.ids})
 
+    def final_files(self, out: str) -> dict[str, Any]:
+        """SB3's own files of a finished run: `model.zip` and, for self-play, the shipped mixture (`snapshots.pt`:
+        the pool's meta-strategy, or the least exploitable one measured); returns what `config.json` adds."""
+        import torch
 
-def save(run: Run, model: Any, opponents: Opponents, curve: Curve, t0: float, verbose: bool) -> dict[str, Any]:
-    """Write the model, what the run ships, `config.json`, the curve and the final tournaments; return a summary."""
-    import torch
-
-    from evaluate.jsonio import write_json
-    from evaluate.tournament import format_table, run_tournament
-
-    cfg, pool, n = run.cfg, opponents.pool, run.game.num_players
-    with atomic_path(os.path.join(cfg.out, "model.zip")) as tmp:
-        model.save(tmp)
-    extra: dict[str, Any] = {"play": "last"}
-    if pool is not None and pool.snapshots:
-        # Self-play ships the pool's meta-strategy (a mixture: each game is played
-        # by one snapshot drawn by weight) — with an exact exploitability, the
-        # least exploitable one measured during the run.
+        with atomic_path(os.path.join(out, "model.zip")) as tmp:
+            self.model.save(tmp)
+        pool = self.opponents.pool
+        if pool is None or not pool.snapshots:
+            return {"play": "last"}
         final = pool.mixture(np.random.default_rng(0))
-        members, weights = final.members, final.weights
-        best = curve.best
+        members, weights, extra = final.members, final.weights, {"play": "average"}
+        best = self.evaluator.best if self.evaluator is not None else {"exploitability": None}
         if best["exploitability"] is not None:
             members, weights = best["members"], best["weights"]
             extra["selected"] = {"by": "exact exploitability (lowest measured)", "timesteps": best["timesteps"],
-                                 "exploitability": best["exploitability"],
-                                 "final_exploitability": curve.rows[-1].get("exploitability")}
-        with atomic_path(os.path.join(cfg.out, "snapshots.pt")) as tmp:
+                                 "exploitability": best["exploitability"]}
+        with atomic_path(os.path.join(out, "snapshots.pt")) as tmp:
             torch.save([a.policy.state_dict() for a in members], tmp)
-        extra["play"] = "average"
-        extra["mixture_weights"] = [float(w) for w in weights]
-    prov = provenance("finetune" if cfg.init_from else "ppo", commit=run.commit)
-    extra["versions"] = prov["versions"]
-    extra["provenance"] = {k: v for k, v in prov.items() if k != "versions"}
-    extra["train_seconds"] = time.time() - t0
-    if extra["play"] == "last":
-        # The one saved-policy format (what `learned:` and the shipped ids load); model.zip stays for SB3 users.
-        from agents.learned import save_student
+        return extra | {"mixture_weights": [float(w) for w in weights]}
 
-        save_student(to_student(model.policy, cfg, run.game), os.path.join(cfg.out, POLICY_DIR),
-                     provenance=prov | {"seed": cfg.seed, "options": cfg.options, "opponents": opponents.ids,
-                                        "timesteps": int(model.num_timesteps)})
-    # the baselines' levels: each in the learner's place against its evaluation opponents, on one set of games
-    levels = (baseline_levels(run.game, cfg.game, list(cfg.eval_baselines), opponents.ids or ["random"],
-                              cfg.eval_games, child(run.seeds.eval, 1))
-              if cfg.eval_baselines and cfg.control == "one_seat" and cfg.eval_games > 0 else {})
-    if levels:
-        extra["eval_baseline_levels"] = levels
-    config = cfg.write_config(extra)
-    spec = envs.spec(cfg.game)
-    against = (" self-play" if cfg.self_play else " (one policy in every seat)" if cfg.control == "all_seats"
-               else " against " + lineup_label(opponents.ids))
-    write_curve(curve.rows, cfg.out, title=f"{spec.title}, {cfg.variant.label()}: MaskablePPO{against}",
-                references=references_for(run.game, spec, cfg.control, levels))
-    summary: dict[str, Any] = {"out": cfg.out, "train_seconds": config["train_seconds"], "final": curve.rows[-1]}
-    if cfg.final_eval_games > 0:
-        me = f"ppo:{cfg.out}"
-        if cfg.control == "all_seats":
-            lineups = [[me] * n]
-        elif pool is not None:
-            # Self-play: the shipped policy against each baseline (or random) in every other seat.
-            lineups = [[me] + [b] * (n - 1) for b in dict.fromkeys(cfg.baselines or ["random"])]
-        else:
-            lineups = [[me] + opponents.ids]
-        results = [run_tournament(cfg.game, ids, games=cfg.final_eval_games, seed=cfg.seed + 1, options=cfg.options,
-                                  progress=False) for ids in lineups]  # fresh deals (seed + 1)
-        if verbose:
-            print("\n".join(format_table(r) for r in results))
-        summary["evaluation"] = [r.to_dict() for r in results]
-        write_json(os.path.join(cfg.out, "eval.json"), {"tournaments": summary["evaluation"]})
-    if verbose:
-        saved = "policy/, model.zip" if extra["play"] == "last" else "model.zip, snapshots.pt"
-        print(f"saved {cfg.out}/{saved}, config.json, curve.csv, curve.png ({config['train_seconds']:.0f} s)")
-        print(summary_line(cfg.game, cfg.options, curve.rows[-1], cfg.eval_games, team=cfg.control == "all_seats"))
-        if "selected" in config:
-            sel = config["selected"]
-            print(f"shipped the mixture of step {sel['timesteps']} ({sel['by']}: {sel['exploitability']:.4f})")
+    def state(self) -> dict[str, Any]:
+        """Everything the run is after its last update: `{"numbers", "tensors", "arrays"}` (`train.checkpoint`)."""
+        from envs.core.vector_state import vector_state
+
+        model, pool, monitor = self.model, self.opponents.pool, self.model.env
+        numbers: dict[str, Any] = {"steps": self.steps, "updates": model._n_updates, "wall_s": self.wall(),
+                                   "numpy_rng": self.rngs[1], "snapshots_taken": self.snapshots_taken}
+        tensors: dict[str, Any] = {"policy": model.policy.state_dict(), "torch_rng": self.rngs[0],
+                                   "optimizer": model.policy.optimizer.state_dict()}
+        arrays = {"monitor/returns": np.asarray(monitor.episode_returns, np.float64),
+                  "monitor/lengths": np.asarray(monitor.episode_lengths, np.int64)}
+        if self.restorable:
+            arrays |= {f"venv/{k}": v for k, v in vector_state(model.env.venv.venv).items()}
+            arrays |= {"last_obs": np.asarray(model._last_obs), "last_starts": np.asarray(model._last_episode_starts)}
+        if pool is not None:
+            numbers["pool"] = {"names": [a.name for a in pool.snapshots],
+                               "rngs": [rng_state(a.rng) for a in pool.snapshots],
+                               "baseline_rngs": [rng_state(getattr(a, "rng", None)) for a in pool.baselines],
+                               "live_rng": rng_state(pool.live.rng), "payoff": np.asarray(pool.payoff).tolist(),
+                               "weights": np.asarray(pool.weights).tolist()}
+            tensors["snapshots"] = [a.policy.state_dict() for a in pool.snapshots]
+        best = self.evaluator.best if self.evaluator is not None else {"exploitability": None}
+        if best["exploitability"] is not None:
+            numbers["best"] = {"exploitability": best["exploitability"], "timesteps": best["timesteps"],
+                               "weights": np.asarray(best["weights"]).tolist(),
+                               "names": [m.name for m in best["members"]]}
+            tensors["best"] = [m.policy.state_dict() for m in best["members"]]
+        return {"numbers": numbers, "tensors": tensors, "arrays": arrays}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Put `state()`'s output back into a learner built alike (a ValueError of one line where it does not fit)."""
+        from envs.core.vector_state import load_vector_state
+
+        numbers, tensors, arrays = state["numbers"], state["tensors"], state["arrays"]
+        model, monitor = self.model, self.model.env
+        try:
+            model.policy.load_state_dict(tensors["policy"])
+            model.policy.optimizer.load_state_dict(tensors["optimizer"])
+            self.rngs = (tensors["torch_rng"], numbers["numpy_rng"])
+            model.num_timesteps, model._n_updates = int(numbers["steps"]), int(numbers["updates"])
+            self.snapshots_taken = int(numbers["snapshots_taken"])
+            monitor.episode_returns[:] = arrays["monitor/returns"]
+            monitor.episode_lengths[:] = arrays["monitor/lengths"]
+            if self.restorable:
+                load_vector_state(model.env.venv.venv, {k[5:]: v for k, v in arrays.items() if k.startswith("venv/")})
+                model._last_obs = np.array(arrays["last_obs"])
+                model._last_episode_starts = np.array(arrays["last_starts"])
+            if "pool" in numbers:
+                self._load_pool(numbers["pool"], tensors["snapshots"])
+            if "best" in numbers and self.evaluator is not None:
+                b = numbers["best"]
+                self.evaluator.best.update(exploitability=float(b["exploitability"]), timesteps=int(b["timesteps"]),
+                                           weights=np.array(b["weights"], dtype=float),
+                                           members=[self._frozen(sd, n, None) for sd, n in zip(tensors["best"],
+                                                                                               b["names"])])
+        except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as e:
+            raise misfit(e, self.run.cfg.out) from None
+        self.wall_before, self.start = float(numbers["wall_s"]), time.perf_counter()
+
+    def _frozen(self, weights: Any, name: str, rng: Any) -> TorchPolicyAgent:
+        """A frozen snapshot of the learner's network with `weights`, its generator in state `rng`."""
+        from agents.policy import build_policy
+
+        cfg = self.run.cfg
+        policy = build_policy(self.run.encoder, self.run.game.num_actions, list(cfg.net_arch), cfg.activation)
+        policy.load_state_dict(weights)
+        agent = TorchPolicyAgent(policy, self.run.encoder, np.random.default_rng(), name=name)
+        set_rng_state(agent.rng, rng)
+        return agent
+
+    def _load_pool(self, ps: dict[str, Any], snapshots: list[Any]) -> None:
+        pool = self.opponents.pool
+        pool.snapshots = [self._frozen(sd, n, rs) for sd, n, rs in zip(snapshots, ps["names"], ps["rngs"])]
+        for a, rs in zip(pool.baselines, ps["baseline_rngs"]):
+            set_rng_state(getattr(a, "rng", None), rs)
+        set_rng_state(pool.live.rng, ps["live_rng"])
+        pool.payoff = np.array(ps["payoff"], dtype=float).reshape(np.shape(ps["payoff"]))
+        pool.weights = np.array(ps["weights"], dtype=float)
+        if self.opponents.vector is not None:
+            self.opponents.vector.sync()
+
+
+class PoolEvaluator:
+    """The curve's evaluation of an SB3 run: the frame's games (`base`: `train.vector_ppo.Evaluator` or
+    `TeamEvaluator`, None without evaluation games), with a self-play pool's meta-strategy measured in the policy's
+    place once it has snapshots, the game's metrics (`GameHooks.metrics`, e.g. simple poker's exact
+    exploitability), and the least exploitable mixture kept (`best`) where the game has an exact one."""
+
+    def __init__(self, run: Run, opponents: Opponents, base: Any):
+        self.run, self.pool, self.base = run, opponents.pool, base
+        self.levels = getattr(base, "levels", None)
+        self.metrics: tuple[str, ...] = ()
+        self.best: dict[str, Any] = {"exploitability": None}
+        self.learner: Any = None  # the run's `SB3Learner` (the step of the best mixture)
+
+    def measure(self, student: Any) -> dict[str, float]:
+        """The figures of the policy (`student`: as it is saved) or of the pool's meta-strategy."""
+        from agents.learned import LearnedAgent
+
+        rng = np.random.default_rng(child(self.run.seeds.eval, 0))  # the same generator at every point
+        pool = self.pool
+        mixture = pool is not None and bool(pool.snapshots)
+        agent = (pool.mixture(rng) if mixture else self.base.as_agent(student) if self.base is not None
+                 else LearnedAgent(student, rng, sample=True, name="learner"))
+        row = self.base.measure_agent(agent) if self.base is not None else {}
+        if self.run.hooks.metrics is not None:
+            found = self.run.hooks.metrics(self.run.game, agent)
+            self.metrics = tuple(dict.fromkeys((*self.metrics, *found)))
+            row.update(found)
+        if mixture and "exploitability" in row and (self.best["exploitability"] is None
+                                                     or row["exploitability"] < self.best["exploitability"]):
+            self.best.update(exploitability=row["exploitability"], timesteps=self.learner.steps,
+                             members=list(agent.members), weights=agent.weights.copy())
+        return row
+
+    def references(self) -> Any:
+        """The base evaluator's reference lines (zero exploitability for self-play)."""
+        refs = dict(self.base.references() or {}) if self.base is not None else {}
+        if "exploitability" in self.metrics:
+            refs["exploitability"] = [(0.0, "Nash equilibrium (0)")]
+        return refs or None
+
+
+def evaluator_of(run: Run, opponents: Opponents) -> PoolEvaluator:
+    """The curve's evaluation of an SB3 run: a self-play run plays its baselines (or random)."""
+    from train.vector_ppo import Evaluator, evaluator_for
+
+    cfg = run.cfg
+    base = evaluator_for(cfg)
+    if cfg.self_play and cfg.eval_games > 0:
+        base = Evaluator(cfg.game, cfg.options, list(cfg.baselines) or ["random"], cfg.eval_games, cfg.seed,
+                         list(cfg.eval_baselines))
+    return PoolEvaluator(run, opponents, base)
+
+
+def save(cfg: TrainConfig, learner: SB3Learner, history: list[dict[str, Any]], stages: dict[str, Any], t0: float,
+         evaluator: Any, verbose: bool) -> dict[str, Any]:
+    """Write what a finished run leaves (`train.vector_ppo.finish`, with SB3's `model.zip`)."""
+    from train.vector_ppo import finish
+
+    summary = finish(cfg, learner, history, stages, t0, evaluator, verbose)
+    if "selected" in json_config(cfg.out) and verbose:
+        sel = json_config(cfg.out)["selected"]
+        print(f"shipped the mixture of step {sel['timesteps']} ({sel['by']}: {sel['exploitability']:.4f})")
     return summary
+
+
+def json_config(out: str) -> dict[str, Any]:
+    """A run's `config.json`."""
+    import json
+
+    with open(os.path.join(out, "config.json"), encoding="utf-8") as f:
+        return json.load(f)
 
 
 def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume: Any = None,
           overwrite: bool = False) -> dict[str, Any]:
-    """Run one training job; returns a summary (also written under `cfg.out`).
+    """Run one MaskablePPO job inside the run frame; returns a summary (also written under `cfg.out`).
 
     Args:
         cfg: the run's settings.
-        progress: show a progress bar.
+        progress: show a progress bar (on a terminal).
         verbose: print the final figures.
         resume: `train.checkpoint.read_checkpoint(cfg.out)`'s output, to continue that run.
         overwrite: replace the run files already in `cfg.out`.
@@ -606,40 +592,34 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
+    from agents.vector import has_vector_env
+    from train.run import git_commit
+    from train.vector_ppo import checkpoint, learn, lineage, restore
+
     t0 = time.time()
     cfg.out = cfg.out or cfg.default_out()
     check_out(cfg.out, resume is not None, overwrite)
     set_random_seed(cfg.seed)
     torch.set_num_threads(1)
     game = envs.make_game(cfg.game, **cfg.options)
-    from train.run import git_commit
-
     run = Run(cfg, game, envs.make_encoder(cfg.game, game), RunSeeds.from_seed(cfg.seed, cfg.n_envs), hooks(cfg.game),
               commit=git_commit())
     opponents = build_opponents(run)
-    start = int(resume[0]["step"]) if resume is not None else 0
+    restorable = has_vector_env(cfg.game) and opponents.pool is None
+    start = int(resume[0]["step"]) if resume is not None and not restorable else 0
     model = build_learner(run, build_envs(run, opponents, start))
     if opponents.pool is not None:
         live_seq = child(run.seeds.agents, len(opponents.pool.baselines))  # after the baselines
         opponents.pool.live = TorchPolicyAgent(model.policy, run.encoder, np.random.default_rng(live_seq), name="live")
         if opponents.vector is not None:
             opponents.vector.attach_live(model.policy)
-    curve = Curve(run, model, opponents)
-    sched = schedule(cfg)
-    if resume is not None:
-        restore(run, model, opponents, curve, sched, *resume)
-        if opponents.vector is not None:
-            opponents.vector.sync()
+    learner = SB3Learner(run, model, opponents, restorable)
+    learner.evaluator = evaluator = evaluator_of(run, opponents)
+    evaluator.learner = learner
+    stages = (resume[0].get("stages") if resume is not None else None) or lineage(cfg)
+    history = restore(cfg, learner, resume) if resume is not None else []
     make_out(cfg.out, overwrite)
-    with StopSignals() as stop:
-        model.learn(total_timesteps=max(0, cfg.timesteps - model.num_timesteps), reset_num_timesteps=resume is None,
-                    callback=curve_callback(run, model, opponents, curve, progress, sched, stop))
-        if curve.rows[-1]["timesteps"] < model.num_timesteps:
-            curve.measure(model.num_timesteps)
-        # The final files take a while (the final tournaments): a stop during them resumes from here.
-        write_checkpoint(cfg.out, model.num_timesteps, *checkpoint_contents(run, model, opponents, curve, sched))
-        if stop.signum is not None:
-            raise TrainingStoppedError(cfg.out, model.num_timesteps, cfg.timesteps, stop.signum)
-    summary = save(run, model, opponents, curve, t0, verbose)
-    remove_checkpoint(cfg.out)
-    return summary
+    history = learn(cfg, learner, history, progress, stages, evaluator)
+    # the final files take a while (the final tournaments): a stop during them resumes from here
+    checkpoint(cfg, learner, history, stages)
+    return save(cfg, learner, history, stages, t0, evaluator, verbose)

@@ -139,14 +139,17 @@ class Evaluator:
 
         return measure_on(self.game, self.game_name, agent, self.opponent_ids, self.games, self.seq)
 
-    def measure(self, policy: Any, rules: dict[str, Any]) -> dict[str, float]:
-        """The policy's win rate and mean score on the evaluation games."""
+    def as_agent(self, student: Any) -> Any:
+        """The saved student as the evaluation games play it (its own way: argmax, or a sample)."""
         from agents.learned import LearnedAgent
         from train.curve import eval_rngs
 
-        student = to_student(policy, self.game_name, rules)
         rng = eval_rngs(self.seq, len(self.opponent_ids))[1]
-        return self.measure_agent(LearnedAgent(student, rng, sample=student.play == "sample", name="learner"))
+        return LearnedAgent(student, rng, sample=student.play == "sample", name="learner")
+
+    def measure(self, student: Any) -> dict[str, float]:
+        """The policy's win rate and mean score on the evaluation games (`student`: as it is saved)."""
+        return self.measure_agent(self.as_agent(student))
 
     def references(self) -> dict[str, list[tuple[float, str]]]:
         """The curve's lines: an equal share where the learner holds one seat of n, and each baseline's level."""
@@ -230,7 +233,8 @@ def lineage(cfg: TrainConfig) -> dict[str, Any]:
     """What this run records of itself and of the runs its start came from: `{"own": ..., "earlier": [...]}`."""
 
     earlier = earlier_stages(student_folder(cfg.init_from)) if cfg.init_from else []
-    own = provenance("finetune" if cfg.init_from else "ppo") | {"learner": "cleanrl", "init_from": cfg.init_from,
+    own = provenance("finetune" if cfg.init_from else "ppo") | {"learner": cfg.resolved_learner(),
+                                                                "init_from": cfg.init_from,
                                                                 "opponents": list(cfg.opponents),
                                                                 "env_options": cfg.options}
     return {"own": own, "earlier": earlier}
@@ -318,8 +322,8 @@ def checkpoint(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages
     """Write the run's checkpoint (`PPO.state`, the league's, the history) and its policy so far (`policy/`)."""
     state = ppo.state()
     layout, arrays = pack_arrays(state["arrays"])
-    numbers = {"method": "ppo", "learner": "cleanrl", "config": dataclasses.asdict(cfg), "numbers": state["numbers"],
-               "history": history, "arrays": layout, "stages": stages}
+    numbers = {"method": "ppo", "learner": cfg.resolved_learner(), "config": dataclasses.asdict(cfg),
+               "numbers": state["numbers"], "history": history, "arrays": layout, "stages": stages}
     tensors = {**state["tensors"], "arrays": arrays}
     if league is not None:
         numbers["league"], tensors["league"] = league.state()
@@ -350,8 +354,18 @@ def save(cfg: TrainConfig, ppo: Any, steps: int, stages: dict[str, Any], where: 
     folder = os.path.join(cfg.out, where)
     os.makedirs(folder, exist_ok=True)
     prov = provenance_now(stages, steps, ppo.wall()) | {"seed": cfg.seed, "timesteps": int(steps)}
-    save_policy(ppo.policy, folder, cfg.game, rules_of(cfg.options), prov)
+    own = getattr(ppo, "write_policy", None)  # a learner with a network of its own (`train.ppo.SB3Learner`)
+    if own is not None:
+        own(folder, prov)
+    else:
+        save_policy(ppo.policy, folder, cfg.game, rules_of(cfg.options), prov)
     return folder
+
+
+def student_of(cfg: TrainConfig, ppo: Any) -> Any:
+    """The learner's policy as it is saved (an `agents.learned` student): what the curve's evaluation plays."""
+    own = getattr(ppo, "student", None)
+    return own() if own is not None else to_student(ppo.policy, cfg.game, rules_of(cfg.options))
 
 
 class TeamEvaluator:
@@ -364,15 +378,22 @@ class TeamEvaluator:
         self.game = envs.make_game(cfg.game, **cfg.options)
         self.seq = np.random.SeedSequence(int(cfg.seed), spawn_key=(0xE7A2,))
 
-    def measure(self, policy: Any, rules: dict[str, Any]) -> dict[str, float]:
-        """The team's win rate and mean score on the evaluation games."""
+    def as_agent(self, student: Any) -> Any:
+        """The saved student as the evaluation games play it (argmax, or a sample)."""
         from agents.learned import LearnedAgent
+        from train.curve import eval_rngs
+
+        return LearnedAgent(student, eval_rngs(self.seq, 0)[1], sample=student.play == "sample", name="learner")
+
+    def measure_agent(self, agent: Any) -> dict[str, float]:
+        """The team's win rate and mean score of `agent` in every seat, on the evaluation games."""
         from train.curve import eval_rngs, evaluate_team
 
-        games_rng, agent_rng, _ = eval_rngs(self.seq, 0)
-        student = to_student(policy, self.game_name, rules)
-        agent = LearnedAgent(student, agent_rng, sample=student.play == "sample", name="learner")
-        return evaluate_team(self.game, agent, self.games, games_rng)
+        return evaluate_team(self.game, agent, self.games, eval_rngs(self.seq, 0)[0])
+
+    def measure(self, student: Any) -> dict[str, float]:
+        """The team's win rate and mean score on the evaluation games (`student`: the policy as it is saved)."""
+        return self.measure_agent(self.as_agent(student))
 
     def references(self) -> None:
         """No reference lines."""
@@ -422,7 +443,7 @@ def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: b
                 before = ppo.steps
                 entry = ppo.update()
                 if evaluator is not None and (_due(before, ppo.steps, cfg.eval_every) or ppo.done):
-                    entry.update(evaluator.measure(ppo.policy, rules))
+                    entry.update(evaluator.measure(student_of(cfg, ppo)))
                 history.append(entry)
                 if league is not None and _due(before, ppo.steps, cfg.league_every) and not ppo.done:
                     league.add(ppo.policy, rules)
@@ -441,22 +462,26 @@ def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: b
     finally:
         watch.close()
     if evaluator is not None and history and "eval_win_rate" not in history[-1]:
-        history[-1].update(evaluator.measure(ppo.policy, rules))
+        history[-1].update(evaluator.measure(student_of(cfg, ppo)))
     return history
 
 
 def final_evaluation(cfg: TrainConfig, folder: str) -> dict[str, Any]:
     """The saved policy on deals never used to train or evaluate (seed 1,000,000 + the run's seed): paired against
-    each `eval_baselines` agent in its seat, against the run's opponents (one seat), or a team tournament of the
-    policy and of each baseline in every seat (`control="all_seats"`)."""
+    each `eval_baselines` agent in its seat, against the run's opponents (one seat), a team tournament of the
+    policy and of each baseline in every seat (`control="all_seats"`), or a self-play run's shipped policy in a
+    tournament against each of its baselines."""
     from evaluate.paired import format_paired, run_paired
     from evaluate.tournament import format_table, run_tournament
 
     seed, n = 1_000_000 + cfg.seed, envs.make_game(cfg.game, **cfg.options).num_players
     me = f"learned:{folder}"
-    if cfg.control == "all_seats" or n == 1:
+    if cfg.control == "all_seats" or n == 1 or cfg.self_play:
         out = []
-        for ids in [[me] * n, *[[b] * n for b in cfg.eval_baselines]]:
+        lineups = [[me] * n, *[[b] * n for b in cfg.eval_baselines]]
+        if cfg.self_play:  # what the run ships (`ppo:`: the pool's mixture) against each baseline in the other seats
+            lineups = [[f"ppo:{cfg.out}"] + [b] * (n - 1) for b in dict.fromkeys(cfg.baselines or ["random"])]
+        for ids in lineups:
             result = run_tournament(cfg.game, ids, games=cfg.final_eval_games, seed=seed, options=cfg.options,
                                     progress=False)
             print(format_table(result), flush=True)
@@ -483,19 +508,21 @@ def finish(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], stages: di
     players = envs.make_game(cfg.game, **cfg.options).num_players
     against = (" (one policy in every seat)" if cfg.control == "all_seats" else
                f" against {lineup_label(list(cfg.opponents))}" if players > 1 else "")
-    title = f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: PPO{against}"
+    against = " self-play" if cfg.self_play else against
+    title = f"{envs.spec(cfg.game).title}, {cfg.variant.label()}: {getattr(ppo, 'title', 'PPO')}{against}"
     earlier = stages.get("earlier") or []
     before = (sum(int(s.get("steps") or 0) for s in earlier), sum(float(s.get("wall_s") or 0.0) for s in earlier))
     write_run_curve(history, cfg.out, title, references=evaluator.references() if evaluator is not None else None,
-                    before=before)
+                    before=before, metrics=getattr(evaluator, "metrics", ()))
     if verbose and history:
         from train.curve import summary_line
 
         last = {"timesteps": ppo.steps, **history[-1]}
         print(summary_line(cfg.game, cfg.options, last, cfg.eval_games, team=cfg.control == "all_seats"), flush=True)
     levels = getattr(evaluator, "levels", None)
+    extra = ppo.final_files(cfg.out) if hasattr(ppo, "final_files") else {}  # SB3: model.zip, a pool's mixture
     cfg.write_config({"provenance": provenance_now(stages, ppo.steps, ppo.wall()), "train_seconds": time.time() - t0,
-                       "steps": ppo.steps, **({"eval_baseline_levels": levels} if levels else {})})
+                      "steps": ppo.steps, **({"eval_baseline_levels": levels} if levels else {}), **extra})
     summary: dict[str, Any] = {"out": cfg.out, "steps": ppo.steps, "final": history[-1] if history else {}}
     if cfg.final_eval_games > 0:
         summary["evaluation"] = final_evaluation(cfg, folder)
