@@ -30,6 +30,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import gymnasium as gym
+import numba
 import numpy as np
 
 from envs.roborally import fast
@@ -55,7 +56,8 @@ def seeker_order(feats: np.ndarray, ranks: np.ndarray) -> np.ndarray:
 def preselect(feats: np.ndarray, count: int, k: int, per_end: int) -> np.ndarray:
     """The ranks (int64, at most `k`) a decision offers of its `count` programs with features `feats` [>= count,
     F]: all in rank order where count <= k; else the flag seeker's order (alive, more flags, fewer steps, lower
-    rank) with at most `per_end` a distinct end (x, y, facing, alive) first, then the rest of that order."""
+    rank) with at most `per_end` a distinct end (x, y, facing, alive) first, then the rest of that order.
+    The readable twin of the compiled `_preselect` (which `ProgramChoiceEnv` runs)."""
     if count <= k:
         return np.arange(count, dtype=np.int64)
     f = feats[:count]
@@ -71,6 +73,149 @@ def preselect(feats: np.ndarray, count: int, k: int, per_end: int) -> np.ndarray
     within[by_end] = np.arange(count) - np.repeat(starts, np.diff(np.r_[starts, count]))
     kept = np.concatenate([order[within < per_end], order[within >= per_end]])
     return kept[:k].astype(np.int64)
+
+
+# --- the compiled candidates: `ProgramChoiceEnv._observe` runs these over every table at once ---------------------
+_ALIVE, _FLAGS, _FIN, _DIST, _DIED, _X, _Y, _FN = (_F[k] for k in ("alive", "flags", "finished", "distance",
+                                                                  "died_at", "x", "y", "facing_n"))
+_NS = len(fast.PROGRAM_FEATURES)
+_ENDS = 256 * 256 * 4 * 2  # the distinct end keys of `_end_key`
+
+
+@numba.njit(cache=True)
+def _ordered_bits(v):
+    """float32 `v` as a uint32 that sorts as the float does (-0.0 as 0.0)."""
+    b = np.int64(np.array([v + np.float32(0.0)], np.float32).view(np.uint32)[0])
+    return (b ^ 0xFFFFFFFF) if b >= 0x80000000 else (b | 0x80000000)
+
+
+@numba.njit(cache=True)
+def _seeker_keys(f, ranks):
+    """Keys that sort as `seeker_order`: (not alive, flags not claimed, distance's bits, rank) packed in that order
+    of significance, so ties fall to the rank as in `np.lexsort` (ranks below 2^15, flags below 32)."""
+    keys = np.empty(ranks.shape[0], np.int64)
+    for i in range(ranks.shape[0]):
+        alive = 0 if f[i, _ALIVE] > 0 else 1
+        keys[i] = (((alive << 5 | (31 - np.int64(f[i, _FLAGS]))) << 32 | _ordered_bits(f[i, _DIST])) << 15) | ranks[i]
+    return keys
+
+
+@numba.njit(cache=True)
+def _end_key(row):
+    """The end (square, facing, alive) of a program's features `row`, as one number below `_ENDS`."""
+    x = np.int64(np.rint(row[_X] * np.float32(255)))
+    y = np.int64(np.rint(row[_Y] * np.float32(255)))
+    facing = 0
+    for d in range(1, 4):
+        if row[_FN + d] > row[_FN + facing]:
+            facing = d
+    return ((x * 256 + y) * 4 + facing) * 2 + (1 if row[_ALIVE] > 0 else 0)
+
+
+@numba.njit(cache=True)
+def _preselect(f, count, k, per_end, seen, out):
+    """`preselect` compiled: the kept ranks into `out[:n]`, returns n. `seen` (int64 [_ENDS], zeros) is scratch,
+    left zero."""
+    if count <= k:
+        for p in range(count):
+            out[p] = p
+        return count
+    order = np.sort(_seeker_keys(f[:count], np.arange(count))) & 0x7FFF  # the flag seeker's order of ranks
+    within = np.empty(count, np.int64)
+    for i in range(count):
+        e = _end_key(f[order[i]])
+        within[i] = seen[e]
+        seen[e] += 1
+    n = 0
+    for first in (True, False):
+        for i in range(count):
+            if n < k and (within[i] < per_end) == first:
+                out[n] = order[i]
+                n += 1
+    for i in range(count):
+        seen[_end_key(f[order[i]])] = 0
+    return n
+
+
+@numba.njit(cache=True)
+def _steps(R, i, nflags, dist, big):
+    """Robot i's BFS steps to its next flag / `big` (0 when it has claimed every flag, 1 when off the board)."""
+    nf = R[i, fast.RNF]
+    if nf >= nflags:
+        return 0.0
+    x, y = R[i, fast.RX], R[i, fast.RY]
+    if R[i, fast.RON] == 0 or not (0 <= x < dist.shape[2] and 0 <= y < dist.shape[1]) or dist[nf, y, x] < 0:
+        return 1.0
+    return min(float(dist[nf, y, x]), big) / big
+
+
+@numba.njit(cache=True)
+def _context(R, me, count, cut, turn, cap, lives, nflags, dist, big, out):
+    """The context row (see the module docstring) of seat `me` on robots `R` into `out` (float32 [CONTEXT_DIM])."""
+    most, fewest = 0, 1.0
+    for i in range(R.shape[0]):
+        if i != me:
+            most = max(most, R[i, fast.RNF])
+            fewest = min(fewest, _steps(R, i, nflags, dist, big))
+    out[0] = min(R[me, fast.RDMG], 10) / 10
+    out[1] = R[me, fast.RLIVES] / lives
+    out[2] = (nflags - R[me, fast.RNF]) / nflags
+    out[3] = _steps(R, me, nflags, dist, big)
+    out[4] = 0.0 if cap <= 0 else min(turn / cap, 1.0)
+    out[5] = count / NUM_PROGRAMS
+    out[6] = R.shape[0] / MAX_ROBOTS
+    out[7] = most / nflags
+    out[8] = fewest
+    out[9] = 1.0 if cut else 0.0
+
+
+@numba.njit(cache=True)
+def _candidate_rows(feats, kept, n, K, scale, row):
+    """Candidates `kept[:n]`'s rows into `row` (an observation: candidate j at CONTEXT_DIM + j * FEATURE_DIM):
+    scaled features, place in the flag seeker's order / K, finishes first, 1."""
+    f = feats[kept[:n]]
+    at = CONTEXT_DIM + np.arange(n) * FEATURE_DIM
+    for j in range(n):
+        for c in range(_NS):
+            row[at[j] + c] = f[j, c] / scale[c]
+        row[at[j] + _NS + 2] = 1.0
+    o = np.argsort(_seeker_keys(f, kept[:n]))
+    for i in range(n):
+        row[at[o[i]] + _NS] = np.float32(i) / np.float32(K)
+    first = np.inf
+    for j in range(n):
+        if f[j, _FIN] > 0:
+            first = min(first, f[j, _DIED])
+    for j in range(n):
+        row[at[j] + _NS + 1] = 1.0 if f[j, _FIN] > 0 and f[j, _DIED] == first else 0.0
+
+
+@numba.njit(cache=True)
+def _observe_kernel(cards, feats, counts, R, learner, turns, cap, lives, nflags, dist, K, per_end, scale,
+                    obs, actions, mask, cands, cut):
+    """Every table's rows, candidate actions, mask, cards and cut (`ProgramChoiceEnv._observe`); the outputs are
+    written whole."""
+    seen = np.zeros(_ENDS, np.int64)
+    kept = np.empty(K, np.int64)
+    big = float(dist.shape[1] + dist.shape[2])
+    obs[:] = 0
+    actions[:] = PROGRAM_NOOP
+    mask[:] = False
+    cands[:] = 0
+    for r in range(obs.shape[0]):
+        c = counts[r]
+        n = 0
+        if c == 0:
+            mask[r, 0] = True
+        else:
+            n = _preselect(feats[r], c, K, per_end, seen, kept)
+            for j in range(n):
+                actions[r, j] = kept[j]
+                mask[r, j] = True
+                cands[r, j] = cards[r, kept[j]]
+            _candidate_rows(feats[r], kept, n, K, scale, obs[r])
+        cut[r] = c > K
+        _context(R[r], learner[r], c, c > K, turns[r], cap, lives, nflags, dist, big, obs[r, :CONTEXT_DIM])
 
 
 class ProgramChoiceEnv(gym.vector.VectorEnv):
@@ -118,64 +263,15 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
 
     # --- the candidates -------------------------------------------------------------------------
     def _observe(self) -> np.ndarray:
-        """Each table's rows, candidate actions and mask for its decision now."""
+        """Each table's rows, candidate actions and mask for its decision now (`_observe_kernel`)."""
         cards, feats, counts = self.venv.program_table()
-        K = self.candidates
-        obs = np.zeros((self.num_envs, CONTEXT_DIM + K * FEATURE_DIM), np.float32)
-        self._actions[:] = PROGRAM_NOOP
-        self._mask[:] = False
-        self._cards[:] = 0
-        for r in range(self.num_envs):
-            c = int(counts[r])
-            if c == 0:
-                self._mask[r, 0] = True
-                self.cut[r] = False
-                obs[r, :CONTEXT_DIM] = self._context(r, c, False)
-                continue
-            kept = preselect(feats[r], c, K, self.per_end)
-            self.cut[r] = c > K
-            n = kept.size
-            self._actions[r, :n] = kept
-            self._mask[r, :n] = True
-            self._cards[r, :n] = cards[r, kept]
-            per = obs[r, CONTEXT_DIM:].reshape(K, FEATURE_DIM)
-            per[:n, :len(_SCALE)] = feats[r, kept] / _SCALE
-            place = np.empty(n, np.float32)  # the candidate's place in the flag seeker's order
-            place[seeker_order(feats[r, kept], kept)] = np.arange(n)
-            per[:n, len(_SCALE)] = place / K
-            fin = feats[r, kept, _F["finished"]] > 0
-            if fin.any():
-                died = feats[r, kept, _F["died_at"]]  # a finished program stops where it claimed the last flag
-                per[:n, len(_SCALE) + 1] = fin & (died == died[fin].min())
-            per[:n, len(_SCALE) + 2] = 1.0
-            obs[r, :CONTEXT_DIM] = self._context(r, c, c > K)
-        return obs
-
-    def _context(self, r: int, count: int, cut: bool) -> np.ndarray:
-        """The context row of table r's learner (see the module docstring)."""
         T, b = self.venv._tables, self.game.board
-        R = T.R[r]
-        me = int(T.learner[r])
-        nflags, big = len(b.flags), float(b.width + b.height)
-        dist = self.venv.engine.board[15]
-
-        def steps(i: int) -> float:
-            nf = int(R[i, fast.RNF])
-            if nf >= nflags:
-                return 0.0
-            x, y = int(R[i, fast.RX]), int(R[i, fast.RY])
-            if not R[i, fast.RON] or not (0 <= x < b.width and 0 <= y < b.height) or dist[nf, y, x] < 0:
-                return 1.0
-            return min(float(dist[nf, y, x]), big) / big
-
-        others = [i for i in range(R.shape[0]) if i != me]
+        obs = np.empty((self.num_envs, CONTEXT_DIM + self.candidates * FEATURE_DIM), np.float32)
         cap = self.config.max_turns
-        return np.array([
-            min(int(R[me, fast.RDMG]), 10) / 10, int(R[me, fast.RLIVES]) / max(int(self.game.lives), 1),
-            (nflags - int(R[me, fast.RNF])) / nflags, steps(me),
-            0.0 if cap is None else min(int(T.meta[r, fast.M_TURN]) / cap, 1.0), count / NUM_PROGRAMS,
-            R.shape[0] / MAX_ROBOTS, max((int(R[i, fast.RNF]) for i in others), default=0) / nflags,
-            min((steps(i) for i in others), default=1.0), float(cut)], np.float32)
+        _observe_kernel(cards, feats, counts, T.R, T.learner, T.meta[:, fast.M_TURN], 0 if cap is None else cap,
+                        float(max(int(self.game.lives), 1)), len(b.flags), self.venv.engine.board[15],
+                        self.candidates, self.per_end, _SCALE, obs, self._actions, self._mask, self._cards, self.cut)
+        return obs
 
     def candidate_actions(self) -> np.ndarray:
         """int64 [N, K]: the wrapped env's program-mode action of each candidate now (PROGRAM_NOOP where none)."""

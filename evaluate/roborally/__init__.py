@@ -139,5 +139,7 @@ declare(
     league_skip={"roborally/greedy-plain": "the flag seeker on the plain engine: the same robot as roborally/greedy",
                  "roborally/greedy-teacher": "the flag seeker's register-by-register teacher: ties roborally/greedy, "
                                              "0.502 [0.454, 0.551] over 400 races"},
-    warm_up=("roborally --agents roborally/mc?budget=10,roborally/greedy --games 1",),
+    warm_up=("roborally --agents roborally/mc?budget=10,roborally/greedy --games 1",
+             "roborally --agents roborally/ppo-program,roborally/greedy --games 1 --option action_mode=program "
+             "--option rules=seed"),
 )

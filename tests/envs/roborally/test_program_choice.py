@@ -92,3 +92,72 @@ def test_bad_options():
         ProgramChoiceEnv(2, candidates=0, opponents=[RANDOM])
     with pytest.raises(ValueError, match="action_mode"):
         ProgramChoiceEnv(2, opponents=[RANDOM], action_mode="register")
+
+
+def _readable_observe(env):
+    """The rows, actions, mask and cards a decision offers, built from the readable `preselect`/`seeker_order`."""
+    from envs.roborally.choice import _SCALE, MAX_ROBOTS, seeker_order
+
+    cards, feats, counts = env.venv.program_table()
+    T, b, K = env.venv._tables, env.game.board, env.candidates
+    nflags, big, dist = len(b.flags), float(b.width + b.height), env.venv.engine.board[15]
+    obs = np.zeros((env.num_envs, CONTEXT_DIM + K * FEATURE_DIM), np.float32)
+    acts = np.full((env.num_envs, K), PROGRAM_NOOP, np.int64)
+    mask = np.zeros((env.num_envs, K), bool)
+    cands = np.zeros((env.num_envs, K, 5), np.int32)
+
+    def steps(R, i):
+        nf = int(R[i, fast.RNF])
+        if nf >= nflags:
+            return 0.0
+        x, y = int(R[i, fast.RX]), int(R[i, fast.RY])
+        if not R[i, fast.RON] or not (0 <= x < b.width and 0 <= y < b.height) or dist[nf, y, x] < 0:
+            return 1.0
+        return min(float(dist[nf, y, x]), big) / big
+
+    for r in range(env.num_envs):
+        c, R, me = int(counts[r]), T.R[r], int(T.learner[r])
+        others = [i for i in range(R.shape[0]) if i != me]
+        cap = env.config.max_turns
+        obs[r, :CONTEXT_DIM] = [
+            min(int(R[me, fast.RDMG]), 10) / 10, int(R[me, fast.RLIVES]) / max(int(env.game.lives), 1),
+            (nflags - int(R[me, fast.RNF])) / nflags, steps(R, me),
+            0.0 if cap is None else min(int(T.meta[r, fast.M_TURN]) / cap, 1.0), c / NUM_PROGRAMS,
+            R.shape[0] / MAX_ROBOTS, max((int(R[i, fast.RNF]) for i in others), default=0) / nflags,
+            min((steps(R, i) for i in others), default=1.0), float(c > K)]
+        if c == 0:
+            mask[r, 0] = True
+            continue
+        kept = preselect(feats[r], c, K, env.per_end)
+        n = kept.size
+        acts[r, :n], mask[r, :n], cands[r, :n] = kept, True, cards[r, kept]
+        per = obs[r, CONTEXT_DIM:].reshape(K, FEATURE_DIM)
+        per[:n, :len(_SCALE)] = feats[r, kept] / _SCALE
+        place = np.empty(n, np.float32)
+        place[seeker_order(feats[r, kept], kept)] = np.arange(n)
+        per[:n, len(_SCALE)] = place / K
+        fin = feats[r, kept, FEAT["finished"]] > 0
+        if fin.any():
+            died = feats[r, kept, FEAT["died_at"]]
+            per[:n, len(_SCALE) + 1] = fin & (died == died[fin].min())
+        per[:n, len(_SCALE) + 2] = 1.0
+    return obs, acts, mask, cands
+
+
+@pytest.mark.parametrize("board, robots, candidates", [("race_easy", 2, 8), ("race_hard", 4, 32),
+                                                       ("random:5", 3, 200)])
+def test_compiled_candidates_equal_the_readable_ones(board, robots, candidates):
+    opts = {**OPTS, "board": board, "num_robots": robots, "max_turns": 12}
+    env = ProgramChoiceEnv(8, candidates=candidates, per_end=2, opponents=[RANDOM] * (robots - 1), seed=21,
+                           **opts)
+    obs, _ = env.reset()
+    rng = np.random.default_rng(5)
+    cut = 0
+    for _ in range(30):
+        want = _readable_observe(env)
+        np.testing.assert_array_equal(obs, want[0])
+        for got, exp in zip((env.candidate_actions(), env.action_masks(), env.candidate_cards()), want[1:]):
+            np.testing.assert_array_equal(got, exp)
+        cut += int(env.cut.sum())
+        obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+    assert cut > 0 or candidates == 200
