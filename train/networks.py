@@ -178,6 +178,14 @@ def privileged_dim(venv: Any) -> int:
                      "(a game's vector env gives them where its encoder has privileged(state, seat))")
 
 
+def _shape(policy: Policy, hidden: Sequence[int]) -> tuple:
+    """What must match to copy weights: an action scorer's weights are shared over its candidates, so their number
+    is free (a scorer saved by a rules-engine agent holds the game's action count)."""
+    if isinstance(policy, ScorerPolicy):
+        return type(policy), policy.context_dim, policy.feature_dim, [int(h) for h in hidden]
+    return type(policy), policy.obs_dim, policy.num_actions, [int(h) for h in hidden]
+
+
 def start_from(policy: Policy, init: Policy, hidden: Sequence[int]) -> None:
     """Copy `init`'s weights into the fresh `policy` (a table added to a trained MLP starts at 0; a critic that
     reads other inputs starts fresh, with a warning).
@@ -187,8 +195,7 @@ def start_from(policy: Policy, init: Policy, hidden: Sequence[int]) -> None:
     if init.table is not None and policy.table is None:
         raise ValueError("init has an action table (its actor adds learned logits looked up by each action's "
                          "key); train it with action_table=True (--action-table)")
-    if (type(init), init.obs_dim, init.num_actions, init.hidden) != (type(policy), policy.obs_dim, policy.num_actions,
-                                                                      [int(h) for h in hidden]):
+    if _shape(init, init.hidden) != _shape(policy, hidden):
         raise ValueError(f"init is a {type(init).__name__} with observation {init.obs_dim}, {init.num_actions} "
                          f"actions and hidden {init.hidden}; this env and hidden need a {type(policy).__name__} "
                          f"with {policy.obs_dim}, {policy.num_actions} and {list(hidden)}")
