@@ -13,7 +13,6 @@ compiled vector env trains on Python tables (`python_tables`).
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 from dataclasses import dataclass
@@ -377,11 +376,11 @@ class SB3Learner:
     def _snapshot(self) -> None:
         """Freeze the live policy into the self-play pool and seat the pool anew."""
         pool, t = self.opponents.pool, self.steps
-        frozen = copy.deepcopy(self.model.policy)
-        frozen.set_training_mode(False)
         first = len(pool.baselines) + 1  # the agents stream's children: the baselines, the live policy, snapshots
         seq = child(self.run.seeds.agents, first + self.snapshots_taken)
-        pool.add(TorchPolicyAgent(frozen, self.run.encoder, np.random.default_rng(seq), name=f"snapshot@{t}"))
+        frozen = self._frozen(self.model.policy.state_dict(), f"snapshot@{t}", None)
+        frozen.rng = np.random.default_rng(seq)
+        pool.add(frozen)
         if self.opponents.vector is not None:
             self.opponents.vector.sync()
         self.snapshots_taken += 1
@@ -484,7 +483,7 @@ class SB3Learner:
         cfg = self.run.cfg
         policy = build_policy(self.run.encoder, self.run.game.num_actions, list(cfg.net_arch), cfg.activation)
         policy.load_state_dict(weights)
-        agent = TorchPolicyAgent(policy, self.run.encoder, np.random.default_rng(), name=name)
+        agent = TorchPolicyAgent(policy, self.run.encoder, np.random.default_rng(0), name=name)
         set_rng_state(agent.rng, rng)
         return agent
 

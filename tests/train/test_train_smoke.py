@@ -58,7 +58,7 @@ def test_self_play_final_evaluation_faces_each_baseline(tmp_path):
                       baselines=["simple_poker/threshold?t=1", "random"], timesteps=512, n_envs=1, n_steps=128,
                       batch_size=64, eval_games=0, final_eval_games=20, seed=1, out=str(tmp_path / "r"))
     summary = train(cfg, progress=False, verbose=False)
-    opponents = [[a["id"] for a in t["agents"]][1:] for t in summary["evaluation"]]
+    opponents = [[a["id"] for a in t["agents"]][1:] for t in summary["evaluation"]["tournaments"]]
     assert opponents == [["simple_poker/threshold?t=1"], ["random"]]
 
 
@@ -90,15 +90,15 @@ def test_train_against_fixed_opponent(tmp_path):
 def test_eval_baselines_are_measured_on_one_set_of_games_and_refused_by_distill(tmp_path):
     import envs
     from train.curve import baseline_levels
-    from train.seeds import RunSeeds, child
+    from train.vector_ppo import Evaluator
 
     cfg = _train_cli(tmp_path / "eb", "--learner", "sb3", "--opponents", "simple_poker/nash", "--timesteps", "512",
                      "--n-envs", "1",
                      "--eval-every", "512", "--eval-games", "30", "--eval-baselines", "random,simple_poker/nash",
                      "--final-eval-games", "0")
     game = envs.make_game("simple_poker", **cfg["options"])
-    again = baseline_levels(game, "simple_poker", ["random", "simple_poker/nash"], ["simple_poker/nash"], 30,
-                            child(RunSeeds.from_seed(cfg["seed"], 1).eval, 1))
+    seq = Evaluator("simple_poker", cfg["options"], ["simple_poker/nash"], 30, cfg["seed"]).seq  # the curve's games
+    again = baseline_levels(game, "simple_poker", ["random", "simple_poker/nash"], ["simple_poker/nash"], 30, seq)
     assert cfg["eval_baseline_levels"] == again and cfg["eval_baselines"] == ["random", "simple_poker/nash"]
     bad = subprocess.run([sys.executable, "-m", "train", "distill", "simple_poker", "--eval-baselines", "random"],
                          capture_output=True, text=True)
