@@ -5,11 +5,10 @@ METHOD is `ppo` (the default: `python -m train GAME` is `python -m train ppo GAM
 `python -m train reproduce ID` runs a shipped policy's chain of runs again. `EXAMPLES` (shown by `--help`) are
 commands that run as written.
 
-Every run saves `policy/` (the one saved-policy format), `config.json`, `curve.csv`/`curve.png` and
-`eval.json` in `--out` (default `runs/<game>-<time>`; the default learner also `history.csv`, `--learner sb3`
-`model.zip`); play the policy with `python -m evaluate GAME --agents learned:<out>/policy,...`. A run keeps a
-checkpoint while it learns; after a stop (SIGTERM, Ctrl-C, a crash) `python -m train --resume <out>` continues
-it. See docs/training.md.
+Every PPO run saves `policy/` (the one saved-policy format), `config.json`, `history.csv`, `curve.csv`/`curve.png`
+and `eval.json` in `--out` (default `runs/<game>-<time>`; `--learner sb3` also `model.zip`); play the policy with
+`python -m evaluate GAME --agents learned:<out>/policy,...`. A run keeps a checkpoint while it learns; after a stop
+(SIGTERM, Ctrl-C, a crash) `python -m train --resume <out>` continues it. See docs/training.md.
 """
 
 from __future__ import annotations

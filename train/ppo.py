@@ -108,7 +108,8 @@ def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
     """The run's batched compiled env as one monitored SB3 `VecEnv` (`envs.core.to_sb3`): the fixed line-up's
     compiled kernels inside its step, or a two-player self-play pool as batch policies (snapshots, the live policy)
     and kernels (baselines), `opponents.vector` keeping it seated. The first line printed says which. A resumed run
-    plays fresh tables: the env's seed is drawn from the resumed streams (`RunSeeds.resumed`).
+    whose tables a checkpoint cannot hold (`resumed_at`: its step) plays fresh tables, seeded from the resumed
+    streams (`RunSeeds.resumed`).
 
     A game with no compiled vector env plays Python tables instead (`python_tables`).
 
@@ -413,6 +414,8 @@ class SB3Learner:
             members, weights = best["members"], best["weights"]
             extra["selected"] = {"by": "exact exploitability (lowest measured)", "timesteps": best["timesteps"],
                                  "exploitability": best["exploitability"]}
+            print(f"train {self.run.cfg.game}: ships the mixture of step {best['timesteps']} (the lowest exact "
+                  f"exploitability measured: {best['exploitability']:.4f})", flush=True)
         with atomic_path(os.path.join(out, "snapshots.pt")) as tmp:
             torch.save([a.policy.state_dict() for a in members], tmp)
         return extra | {"mixture_weights": [float(w) for w in weights]}
@@ -554,22 +557,10 @@ def evaluator_of(run: Run, opponents: Opponents) -> PoolEvaluator:
 
 def save(cfg: TrainConfig, learner: SB3Learner, history: list[dict[str, Any]], stages: dict[str, Any], t0: float,
          evaluator: Any, verbose: bool) -> dict[str, Any]:
-    """Write what a finished run leaves (`train.vector_ppo.finish`, with SB3's `model.zip`)."""
+    """Write what a finished run leaves (`train.vector_ppo.finish`: the frame's files, SB3's `model.zip`)."""
     from train.vector_ppo import finish
 
-    summary = finish(cfg, learner, history, stages, t0, evaluator, verbose)
-    if "selected" in json_config(cfg.out) and verbose:
-        sel = json_config(cfg.out)["selected"]
-        print(f"shipped the mixture of step {sel['timesteps']} ({sel['by']}: {sel['exploitability']:.4f})")
-    return summary
-
-
-def json_config(out: str) -> dict[str, Any]:
-    """A run's `config.json`."""
-    import json
-
-    with open(os.path.join(out, "config.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return finish(cfg, learner, history, stages, t0, evaluator, verbose)
 
 
 def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume: Any = None,
