@@ -15,6 +15,12 @@ and checkpoints off), timed in this process's CPU seconds:
 
 A first round of each is played and not counted. Printed: each round's steps per CPU second and the median ratios
 frame / before and frame / cost-free.
+
+`--tables 4,256` instead sizes a preset: the frame alone at each number of tables, the steps a rollout scaled so
+that every update learns from the preset's samples (tables x steps) with its minibatch and epochs; printed, each
+one's median steps per CPU second over the first's.
+
+    OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_train_frame.py --game the_game --tables 4,256
 """
 
 from __future__ import annotations
@@ -108,6 +114,7 @@ def main() -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--updates", type=int, default=3)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--tables", default="", help="comma-separated table counts to compare (the frame alone)")
     args = p.parse_args()
     torch.set_num_threads(1)
     values = preset(args.game)
@@ -142,7 +149,20 @@ def main() -> None:
             ppo.update()
         return ppo.steps
 
+    def frame_at(n: int):
+        sized = dataclasses.replace(cfg, n_envs=n, n_steps=max(1, batch // n), timesteps=batch * args.updates)
+        print(f"  {n} tables x {sized.n_steps} steps an update")
+
+        def run() -> int:
+            ppo = vector_ppo.learner_for(sized, vector_ppo.build_venv(sized))
+            vector_ppo.learn(sized, ppo, [], False, vector_ppo.lineage(sized), None)
+            return ppo.steps
+
+        return run
+
     runs = {"frame": frame, "cost-free": free, **({"before": old} if before is not None else {})}
+    if args.tables:
+        runs = {f"{n} tables": frame_at(int(n)) for n in args.tables.split(",")}
     for fn in runs.values():  # a first round of each, not counted: torch's and the allocator's first calls
         fn()
     rates: dict[str, list[float]] = {k: [] for k in runs}
@@ -151,6 +171,10 @@ def main() -> None:
             rates[name].append(timed(fn))
         print(f"round {r + 1}: " + "  ".join(f"{k} {v[-1]:,.0f}" for k, v in rates.items()) + " steps per CPU second")
     med = {k: statistics.median(v) for k, v in rates.items()}
+    if args.tables:
+        first = next(iter(med))
+        print("  ".join(f"{k} / {first}: {v / med[first]:.2f}" for k, v in med.items()))
+        return
     if "before" in med:
         print(f"frame / before ({BEFORE}): {med['frame'] / med['before']:.3f}")
     print(f"frame / cost-free env of the same shapes: {med['frame'] / med['cost-free']:.3f}")

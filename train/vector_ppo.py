@@ -368,32 +368,20 @@ def student_of(cfg: TrainConfig, ppo: Any) -> Any:
     return own() if own is not None else to_student(ppo.policy, cfg.game, rules_of(cfg.options))
 
 
-class TeamEvaluator:
+class TeamEvaluator(Evaluator):
     """The curve's evaluation games of a policy in every seat (`control="all_seats"`, a one-player game): the share
     of games won and seat 0's mean score (`train.curve.evaluate_team`), on the same deals at every point (one
     stream of the run's seed), the policy played as it is saved (argmax)."""
 
     def __init__(self, cfg: TrainConfig):
-        self.game_name, self.games = cfg.game, int(cfg.eval_games)
-        self.game = envs.make_game(cfg.game, **cfg.options)
+        super().__init__(cfg.game, cfg.options, [], cfg.eval_games, cfg.seed)
         self.seq = np.random.SeedSequence(int(cfg.seed), spawn_key=(0xE7A2,))
-
-    def as_agent(self, student: Any) -> Any:
-        """The saved student as the evaluation games play it (argmax, or a sample)."""
-        from agents.learned import LearnedAgent
-        from train.curve import eval_rngs
-
-        return LearnedAgent(student, eval_rngs(self.seq, 0)[1], sample=student.play == "sample", name="learner")
 
     def measure_agent(self, agent: Any) -> dict[str, float]:
         """The team's win rate and mean score of `agent` in every seat, on the evaluation games."""
         from train.curve import eval_rngs, evaluate_team
 
         return evaluate_team(self.game, agent, self.games, eval_rngs(self.seq, 0)[0])
-
-    def measure(self, student: Any) -> dict[str, float]:
-        """The team's win rate and mean score on the evaluation games (`student`: the policy as it is saved)."""
-        return self.measure_agent(self.as_agent(student))
 
     def references(self) -> None:
         """No reference lines."""
