@@ -140,7 +140,7 @@ def _locked(damage):
     return min(REGISTERS, max(0, damage - 4))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _destroy(i, R, regs, occ, dorder):
     if R[i, RON] == 0:
         return
@@ -160,7 +160,7 @@ def _destroy(i, R, regs, occ, dorder):
     R[i, RSTAY] = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _place(i, x, y, floor, R, regs, occ, dorder):
     ox, oy = R[i, RX], R[i, RY]
     H, W = occ.shape
@@ -174,7 +174,7 @@ def _place(i, x, y, floor, R, regs, occ, dorder):
         occ[y, x] = i
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _push_step(i, d, floor, walls, R, regs, occ, dorder, chain):
     """Robot i steps toward d pushing a chain; False when a wall stops it (nobody moves)."""
     H, W = occ.shape
@@ -199,7 +199,7 @@ def _push_step(i, d, floor, walls, R, regs, occ, dorder, chain):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder):
     """One belt movement (atomic; converging, swapping, cycling and blocked robots stay)."""
     n = R.shape[0]
@@ -277,7 +277,7 @@ def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder):
                 R[i, RF] = (R[i, RF] + t) % 4
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _damage(i, amount, R, regs, deck, meta, occ, dorder):
     if R[i, RON] == 0 or amount <= 0:
         return
@@ -301,10 +301,12 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
 # The turn's phases, one kernel each, twins of the methods of `rules._Turn` (rulebook §4.4, §4.5). They share the
 # turn's scratch arrays: `occ` [H, W] (square -> robot, -1 free), `dorder` (count, then the robots destroyed this
 # turn in order), `chain` (a push chain), `order` (robots in card order) and `hits` (laser damage per robot).
-# Their cost, measured against the same turn written as one loop (benchmarks/bench_roborally.py, two alternating
-# runs of each): 7-8% fewer random turns a second with 2 and 8 robots, 5-10% fewer depth-1 playouts, 15% fewer
-# one-robot turns; inlined at numba IR level (as here) or called, with the board's arrays passed one by one or as
-# the `bd` tuple, the split costs the same within the noise, and even one phase alone split off costs 3-4%.
+# The phases run in `_turn_phases`, compiled without numba's reference counting: inlined into a
+# reference-counted loop, each phase's array parameters are new references, taken (an atomic NRT_incref) where the
+# phase starts and dropped (NRT_decref) after their last use, about 20 pairs a register phase that numba's pruning
+# pass cannot remove (the calls to `_push_step`, `_convey` and `_damage` give each phase error exits; one phase's
+# decrefs share a block with the next one's increfs). They cost the split turn 12% of its random turns a second
+# with 2 robots and 6% with 8, against the same turn written as one loop, whose arrays are taken once a turn.
 
 @numba.njit(inline=INLINE)
 def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
@@ -442,29 +444,25 @@ def _power_down_bookkeeping(R):
 
 
 @numba.njit(inline=INLINE)
+def _destroyed_this_turn(i, dorder):
+    """Whether robot `i` is in this turn's destruction order."""
+    for k in range(dorder[0]):
+        if dorder[k + 1] == i:
+            return True
+    return False
+
+
+@numba.njit(inline=INLINE)
 def _reenter(bd, R, occ, dorder):
     """Re-entry (twin of `rules._Turn.reenter`): robots waiting from earlier turns, then this turn's destroyed."""
     W, H, floor = bd[0], bd[1], bd[2]
     n = R.shape[0]
     nd = dorder[0]
-    queue = np.empty(n + nd, np.int64)
-    q = 0
-    for i in range(n):
-        if R[i, RON] == 0 and R[i, RELIM] == 0:
-            fresh = True
-            for k in range(nd):
-                if dorder[k + 1] == i:
-                    fresh = False
-                    break
-            if fresh:
-                queue[q] = i
-                q += 1
-    for k in range(nd):
-        queue[q] = dorder[k + 1]
-        q += 1
-    for k in range(q):
-        i = queue[k]
+    for k in range(n + nd):  # the robots in seat order (those destroyed this turn skipped), then dorder's
+        i = k if k < n else dorder[k - n + 1]
         if R[i, RELIM] or R[i, RON]:
+            continue
+        if k < n and _destroyed_this_turn(i, dorder):
             continue
         ax, ay = R[i, RAX], R[i, RAY]
         sx, sy = -1, -1
@@ -498,25 +496,12 @@ def _start_next_turn(R, regs):
             regs[i, j] = 0
 
 
-@numba.njit(cache=True)
-def turn_kernel(bd, R, regs, deck, meta, trace):
-    """Execute one turn on filled registers (twin of `rules.RoboRallyGame._execute`), in place: each register
-    phase `_move_robots`, `_board_elements`, `_fire_lasers`, `_touch_checkpoints`; then, unless a robot won,
-    `_repair`, `_power_down_bookkeeping`, `_reenter` and `_start_next_turn`.
-
-    `trace` is int32 [0 or 5, n, NFIELDS]: with 5 rows the robots after each executed register phase are written
-    there (rows of phases not reached keep their contents). Returns the number of register phases executed.
-    """
-    W, H = bd[0], bd[1]
-    n = R.shape[0]
-    occ = np.full((H, W), -1, np.int64)
-    for i in range(n):
-        if R[i, RON]:
-            occ[R[i, RY], R[i, RX]] = i
-    dorder = np.zeros(2 * n + 2, np.int64)
-    chain = np.empty(n + 1, np.int64)
-    order = np.empty(n, np.int64)
-    hits = np.zeros(n, np.int64)
+@numba.njit(cache=True, _nrt=False)
+def _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits):
+    """`turn_kernel`'s turn on its scratch arrays: each register phase `_move_robots`, `_board_elements`,
+    `_fire_lasers`, `_touch_checkpoints`; then, unless a robot won, `_repair`, `_power_down_bookkeeping`, `_reenter`
+    and `_start_next_turn`. Compiled without reference counting (`_nrt=False`; see above): it allocates nothing
+    (numba refuses to compile an allocation here), and the kernels it calls that do (`_convey`) say `_nrt=True`."""
     winner = meta[M_WINNER]
     executed = 0
     for ri in range(REGISTERS):
@@ -526,7 +511,9 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
         winner = _touch_checkpoints(bd, R, winner)
         executed += 1
         if trace.shape[0] > 0:
-            trace[ri, :, :] = R
+            for i in range(R.shape[0]):
+                for f in range(NFIELDS):
+                    trace[ri, i, f] = R[i, f]
         if winner >= 0:
             break
     meta[M_TURN] += 1
@@ -538,6 +525,26 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
     _reenter(bd, R, occ, dorder)
     _start_next_turn(R, regs)
     return executed
+
+
+@numba.njit(cache=True)
+def turn_kernel(bd, R, regs, deck, meta, trace):
+    """Execute one turn on filled registers (twin of `rules.RoboRallyGame._execute`), in place: the turn's scratch
+    arrays, then `_turn_phases`.
+
+    `trace` is int32 [0 or 5, n, NFIELDS]: with 5 rows the robots after each executed register phase are written
+    there (rows of phases not reached keep their contents). Returns the number of register phases executed.
+    """
+    n = R.shape[0]
+    occ = np.full((bd[1], bd[0]), -1, np.int64)
+    for i in range(n):
+        if R[i, RON]:
+            occ[R[i, RY], R[i, RX]] = i
+    dorder = np.zeros(2 * n + 2, np.int64)
+    chain = np.empty(n + 1, np.int64)
+    order = np.empty(n, np.int64)
+    hits = np.zeros(n, np.int64)
+    return _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits)
 
 
 @numba.njit(cache=True)

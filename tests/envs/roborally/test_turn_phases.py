@@ -26,14 +26,16 @@ def test_every_phase_names_its_rulebook_step_and_an_existing_twin():
 
 
 def test_turn_kernel_is_the_sequence_of_the_phase_twins():
-    """`turn_kernel` calls each phase's twin (the one its readable phase names), in the readable turn's order."""
-    source = inspect.getsource(fast.turn_kernel.py_func)
+    """`turn_kernel` runs `_turn_phases`, which calls each phase's twin (the one its readable phase names), in the
+    readable turn's order."""
+    assert "_turn_phases(" in inspect.getsource(fast.turn_kernel.py_func)
+    source = inspect.getsource(fast._turn_phases.py_func)
     at = []
     for name in REGISTER_PHASE + END_OF_TURN:
         (twin,) = re.findall(r"`fast\.(\w+)`", getattr(_Turn, name).__doc__)
-        assert f"{twin}(" in source, f"{name}: turn_kernel does not call fast.{twin}"
+        assert f"{twin}(" in source, f"{name}: _turn_phases does not call fast.{twin}"
         at.append(source.index(f"{twin}("))
-    assert at == sorted(at), "turn_kernel runs the phases out of the rulebook's order"
+    assert at == sorted(at), "_turn_phases runs the phases out of the rulebook's order"
 
 
 def _crowd(game, rng, n):
