@@ -271,26 +271,25 @@ def set_actor_frozen(policy: Any, frozen: bool) -> None:
             p.requires_grad_(not frozen)
 
 
-class Episodes:
-    """The SB3 callback of a rollout: the returns and lengths of the episodes that ended (`infos[i]["episode"]`)."""
+def episodes_callback(ended: list[tuple[float, int]]) -> Any:
+    """The SB3 callback of a rollout: appends the return and length of each episode that ends to `ended`."""
+    from stable_baselines3.common.callbacks import BaseCallback
 
-    def __new__(cls, ended: list[tuple[float, int]]) -> Any:
-        from stable_baselines3.common.callbacks import BaseCallback
+    class Episodes(BaseCallback):
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                ep = info.get("episode")
+                if ep is not None:
+                    ended.append((float(ep["r"]), int(ep["l"])))
+            return True
 
-        class _Episodes(BaseCallback):
-            def _on_step(self) -> bool:
-                for info in self.locals.get("infos", []):
-                    ep = info.get("episode")
-                    if ep is not None:
-                        ended.append((float(ep["r"]), int(ep["l"])))
-                return True
-
-        return _Episodes()
+    return Episodes()
 
 
 #: The SB3 logger's figures of an update, under the history's names (the default learner's).
 SB3_FIGURES = {"pg_loss": "train/policy_gradient_loss", "v_loss": "train/value_loss", "approx_kl": "train/approx_kl",
-               "clipfrac": "train/clip_fraction", "explained_variance": "train/explained_variance"}
+               "clipfrac": "train/clip_fraction", "explained_variance": "train/explained_variance",
+               "lr": "train/learning_rate"}
 
 
 class SB3Learner:
@@ -319,7 +318,8 @@ class SB3Learner:
         self.snapshots_taken = 0
         self.ended: list[tuple[float, int]] = []
         self.evaluator: PoolEvaluator | None = None
-        self.total, self.callback = model._setup_learn(cfg.timesteps, Episodes(self.ended), reset_num_timesteps=True)
+        self.total, self.callback = model._setup_learn(cfg.timesteps, episodes_callback(self.ended),
+                                                      reset_num_timesteps=True)
         self.callback.on_training_start(locals(), globals())
         self.rngs = (torch.get_rng_state(), legacy_numpy_state())
         self.wall_before, self.start = 0.0, time.perf_counter()
@@ -371,8 +371,7 @@ class SB3Learner:
                 "episodes": len(returns), "mean_return": float(np.mean(returns)) if returns else float("nan"),
                 "mean_length": float(np.mean([n for _, n in self.ended])) if self.ended else float("nan"),
                 **{k: float(figures.get(v, float("nan"))) for k, v in SB3_FIGURES.items()},
-                "entropy": -float(figures.get("train/entropy_loss", float("nan"))), "lr": float(model.learning_rate)
-                if isinstance(model.learning_rate, float) else float("nan")}
+                "entropy": -float(figures.get("train/entropy_loss", float("nan")))}
 
     def _snapshot(self) -> None:
         """Freeze the live policy into the self-play pool and seat the pool anew."""
@@ -565,20 +564,8 @@ def save(cfg: TrainConfig, learner: SB3Learner, history: list[dict[str, Any]], s
 
 def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume: Any = None,
           overwrite: bool = False) -> dict[str, Any]:
-    """Run one MaskablePPO job inside the run frame; returns a summary (also written under `cfg.out`).
-
-    Args:
-        cfg: the run's settings.
-        progress: show a progress bar (on a terminal).
-        verbose: print the final figures.
-        resume: `train.checkpoint.read_checkpoint(cfg.out)`'s output, to continue that run.
-        overwrite: replace the run files already in `cfg.out`.
-
-    Raises:
-        ValueError: bad settings, or `cfg.out` unusable (see `check_out`); the
-            folder is made only once everything is validated.
-        TrainingStoppedError: SIGTERM or Ctrl-C stopped the run (a checkpoint is saved).
-    """
+    """Run one MaskablePPO job inside the run frame; returns a summary (also written under `cfg.out`). The arguments
+    and errors are `train.vector_ppo.train`'s (but a self-play pool and Python tables run here)."""
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
