@@ -52,8 +52,6 @@ class Run:
     encoder: Any
     seeds: RunSeeds
     hooks: GameHooks
-    #: The commit of the code the run started with (a checkpointed run may resume under another).
-    commit: str = ""
 
     def build(self, ids: list[str], seq: np.random.SeedSequence) -> list[Any]:
         """Agents by id, agent j drawing from child j of `seq`."""
@@ -570,7 +568,6 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     from stable_baselines3.common.utils import set_random_seed
 
     from agents.vector import has_vector_env
-    from train.run import git_commit
     from train.vector_ppo import checkpoint, learn, lineage, restore
 
     t0 = time.time()
@@ -579,8 +576,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     set_random_seed(cfg.seed)
     torch.set_num_threads(1)
     game = envs.make_game(cfg.game, **cfg.options)
-    run = Run(cfg, game, envs.make_encoder(cfg.game, game), RunSeeds.from_seed(cfg.seed, cfg.n_envs), hooks(cfg.game),
-              commit=git_commit())
+    run = Run(cfg, game, envs.make_encoder(cfg.game, game), RunSeeds.from_seed(cfg.seed, cfg.n_envs), hooks(cfg.game))
     opponents = build_opponents(run)
     restorable = has_vector_env(cfg.game) and opponents.pool is None
     start = int(resume[0]["step"]) if resume is not None and not restorable else 0
