@@ -140,7 +140,7 @@ def _locked(damage):
     return min(REGISTERS, max(0, damage - 4))
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True, _nrt=False)
 def _destroy(i, R, regs, occ, dorder):
     if R[i, RON] == 0:
         return
@@ -160,7 +160,7 @@ def _destroy(i, R, regs, occ, dorder):
     R[i, RSTAY] = 0
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True, _nrt=False)
 def _place(i, x, y, floor, R, regs, occ, dorder):
     ox, oy = R[i, RX], R[i, RY]
     H, W = occ.shape
@@ -174,7 +174,7 @@ def _place(i, x, y, floor, R, regs, occ, dorder):
         occ[y, x] = i
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True, _nrt=False)
 def _push_step(i, d, floor, walls, R, regs, occ, dorder, chain):
     """Robot i steps toward d pushing a chain; False when a wall stops it (nobody moves)."""
     H, W = occ.shape
@@ -199,17 +199,17 @@ def _push_step(i, d, floor, walls, R, regs, occ, dorder, chain):
     return True
 
 
-@numba.njit(cache=True, _nrt=True)
-def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder):
-    """One belt movement (atomic; converging, swapping, cycling and blocked robots stay)."""
+@numba.njit(cache=True, _nrt=False)
+def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder, belts):
+    """One belt movement (atomic; converging, swapping, cycling and blocked robots stay). `belts` is int64 [6, n]
+    scratch: each robot's target x, y and direction, whether it is on a moving belt, alone heading to its target, and
+    moves."""
     n = R.shape[0]
     H, W = occ.shape
-    tx = np.empty(n, np.int64)
-    ty = np.empty(n, np.int64)
-    td = np.empty(n, np.int64)
-    cand = np.zeros(n, np.bool_)
+    tx, ty, td, cand, unique, moves = belts[0], belts[1], belts[2], belts[3], belts[4], belts[5]
     any_cand = False
     for i in range(n):
+        cand[i] = False
         if R[i, RON] == 0:
             continue
         x, y = R[i, RX], R[i, RY]
@@ -225,10 +225,9 @@ def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder):
         td[i] = d
     if not any_cand:
         return
-    unique = np.zeros(n, np.bool_)
     for i in range(n):
+        unique[i] = cand[i]
         if cand[i]:
-            unique[i] = True
             for j in range(n):
                 if j != i and cand[j] and tx[j] == tx[i] and ty[j] == ty[i]:
                     unique[i] = False
@@ -236,8 +235,8 @@ def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder):
     # Among unique-target movers each square has at most one mover heading into it, so following the occupant of
     # each target either reaches a free square (everyone on the path moves), a robot that does not move (nobody
     # on the path moves), or comes back (a cycle: nobody in it moves).
-    moves = np.zeros(n, np.bool_)
     for i in range(n):
+        moves[i] = False
         if not unique[i]:
             continue
         cur = i
@@ -277,7 +276,7 @@ def _convey(express_only, floor, belt, rot, walls, R, regs, occ, dorder):
                 R[i, RF] = (R[i, RF] + t) % 4
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True, _nrt=False)
 def _damage(i, amount, R, regs, deck, meta, occ, dorder):
     if R[i, RON] == 0 or amount <= 0:
         return
@@ -300,13 +299,16 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
 
 # The turn's phases, one kernel each, twins of the methods of `rules._Turn` (rulebook §4.4, §4.5). They share the
 # turn's scratch arrays: `occ` [H, W] (square -> robot, -1 free), `dorder` (count, then the robots destroyed this
-# turn in order), `chain` (a push chain), `order` (robots in card order) and `hits` (laser damage per robot).
-# The phases run in `_turn_phases`, compiled without numba's reference counting: inlined into a
-# reference-counted loop, each phase's array parameters are new references, taken (an atomic NRT_incref) where the
-# phase starts and dropped (NRT_decref) after their last use, about 20 pairs a register phase that numba's pruning
-# pass cannot remove (the calls to `_push_step`, `_convey` and `_damage` give each phase error exits; one phase's
-# decrefs share a block with the next one's increfs). They cost the split turn 12% of its random turns a second
-# with 2 robots and 6% with 8, against the same turn written as one loop, whose arrays are taken once a turn.
+# turn in order), `chain` (a push chain), `order` (robots in card order), `hits` (laser damage per robot) and `belts`
+# (`_convey`'s). They run in `_turn_phases`, which like the kernels it calls (`_convey`, `_push_step`, `_damage`,
+# `_place`, `_destroy`) is compiled without numba's reference counting (`_nrt=False`; numba refuses to compile an
+# allocation there, and compiles a kernel its caller compiles with the caller's setting unless the kernel states
+# one). Inlined into a reference-counted loop, each phase's array parameters are new references, taken (an atomic
+# NRT_incref) where the phase starts and dropped (NRT_decref) after their last use: about 21 pairs a register phase
+# that numba's pruning pass leaves (the calls to `_push_step`, `_convey` and `_damage` give each phase error exits,
+# and one phase's decrefs share a block with the next one's increfs). They cost the split turn 12% of its random
+# turns a second with 2 robots and 6% with 8, against the same turn written as one loop, whose arrays are taken once
+# a turn.
 
 @numba.njit(inline=INLINE)
 def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
@@ -339,11 +341,11 @@ def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
 
 
 @numba.njit(inline=INLINE)
-def _board_elements(bd, ri, R, regs, occ, dorder, chain):
+def _board_elements(bd, ri, R, regs, occ, dorder, chain, belts):
     """Board elements (twin of `rules._Turn.board_elements`): express belts, all belts, pushers, gears, crushers."""
     floor, belt, rot, walls, pushers, crushers, gears = bd[2], bd[3], bd[4], bd[5], bd[11], bd[12], bd[13]
-    _convey(True, floor, belt, rot, walls, R, regs, occ, dorder)
-    _convey(False, floor, belt, rot, walls, R, regs, occ, dorder)
+    _convey(True, floor, belt, rot, walls, R, regs, occ, dorder, belts)
+    _convey(False, floor, belt, rot, walls, R, regs, occ, dorder, belts)
     for p in range(pushers.shape[0]):
         if (pushers[p, 3] >> ri) & 1:
             i = occ[pushers[p, 1], pushers[p, 0]]
@@ -497,16 +499,15 @@ def _start_next_turn(R, regs):
 
 
 @numba.njit(cache=True, _nrt=False)
-def _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits):
+def _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits, belts):
     """`turn_kernel`'s turn on its scratch arrays: each register phase `_move_robots`, `_board_elements`,
     `_fire_lasers`, `_touch_checkpoints`; then, unless a robot won, `_repair`, `_power_down_bookkeeping`, `_reenter`
-    and `_start_next_turn`. Compiled without reference counting (`_nrt=False`; see above): it allocates nothing
-    (numba refuses to compile an allocation here), and the kernels it calls that do (`_convey`) say `_nrt=True`."""
+    and `_start_next_turn`. Compiled without reference counting (see above)."""
     winner = meta[M_WINNER]
     executed = 0
     for ri in range(REGISTERS):
         _move_robots(bd, ri, R, regs, occ, dorder, chain, order)
-        _board_elements(bd, ri, R, regs, occ, dorder, chain)
+        _board_elements(bd, ri, R, regs, occ, dorder, chain, belts)
         _fire_lasers(bd, R, regs, deck, meta, occ, dorder, hits)
         winner = _touch_checkpoints(bd, R, winner)
         executed += 1
@@ -544,7 +545,8 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
     chain = np.empty(n + 1, np.int64)
     order = np.empty(n, np.int64)
     hits = np.zeros(n, np.int64)
-    return _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits)
+    belts = np.empty((6, n), np.int64)
+    return _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits, belts)
 
 
 @numba.njit(cache=True)

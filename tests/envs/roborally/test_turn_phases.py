@@ -89,6 +89,7 @@ def test_convey_phase_equals_its_kernel(board, tmp_path):
     game = RoboRallyGame(Config(board=board, num_robots=n, max_turns=None))
     fe = fast.FastEngine(game)
     _, _, floor, belt, rot, walls = fe.board[:6]
+    junk = np.random.default_rng(1)  # the kernel's scratch starts with whatever a previous use left there
     for _ in range(200):
         state = game.setup(_crowd(game, rng, n))
         for express_only in (True, False):
@@ -99,7 +100,8 @@ def test_convey_phase_equals_its_kernel(board, tmp_path):
             for i, r in enumerate(state.robots):
                 occ[r.y, r.x] = i
             dorder = np.zeros(2 * n + 2, np.int64)
-            fast._convey(express_only, floor, belt, rot, walls, fs.robots, fs.registers, occ, dorder)
+            belts = junk.integers(-3, 12, (6, n))
+            fast._convey(express_only, floor, belt, rot, walls, fs.robots, fs.registers, occ, dorder, belts)
             assert turn.robots() == fe.robots_of(fs), (board, express_only, state.robots)
             assert turn.destroyed == dorder[1:1 + dorder[0]].tolist()
 
@@ -196,13 +198,14 @@ def test_each_phase_equals_its_kernel(board, tmp_path):
                 occ[r.y, r.x] = i
         dorder = np.zeros(2 * n + 2, np.int64)
         chain, order, hits = np.empty(n + 1, np.int64), np.empty(n, np.int64), np.zeros(n, np.int64)
+        belts = np.empty((6, n), np.int64)
         winner = -1
         for ri in range(5):
             turn.move_robots(ri)
             fast._move_robots(bd, ri, R, regs, occ, dorder, chain, order)
             _same(turn, fe, fs, occ, dorder, (t, ri, "move_robots"))
             turn.board_elements(ri)
-            fast._board_elements(bd, ri, R, regs, occ, dorder, chain)
+            fast._board_elements(bd, ri, R, regs, occ, dorder, chain, belts)
             _same(turn, fe, fs, occ, dorder, (t, ri, "board_elements"))
             turn.fire_lasers()
             fast._fire_lasers(bd, R, regs, fs.deck, fs.meta, occ, dorder, hits)
