@@ -180,12 +180,14 @@ class SeatPolicy(NamedTuple):
     gives float64 (k, A) masked logits of a batch (`masked_logits`), `sample` says whether it draws from them
     (Gumbel-max, with the noise of each table's seat stream) or takes their argmax (lowest id among ties). With
     `tables`, its features read the loop's table state rather than the observation (a feature set's `from_tables`):
-    `logits(obs, mask, at=(tables, rows, seats))` with the loop's `tables` (`play_paused`)."""
+    `logits(obs, mask, at=(tables, rows, seats))` with the loop's `tables` (`play_paused`). `features`: an action
+    scorer's feature set (None for a network over the observation), for runners whose inputs depend on it."""
 
     name: str
     logits: Any
     sample: bool
     tables: bool = False
+    features: str | None = None
 
 
 def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
@@ -211,9 +213,12 @@ def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
     else:
         return None
     logits_of, _ = _network(source)
+    features = getattr(source, "features", None) if isinstance(agent, LearnedAgent) else None
     if isinstance(agent, LearnedAgent) and getattr(source.net, "action_keys", None) is not None:
-        return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask, keys), sample)
-    return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask), sample)
+        return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask, keys), sample,
+                          features=features)
+    return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask), sample,
+                      features=features)
 
 
 def _table_policy(agent: Any, name: str) -> SeatPolicy:

@@ -449,13 +449,15 @@ def _advance_tables(bd, T, B, S, rows, firsts, status):
 @numba.njit(cache=True)
 def _results(bd, T, S, returns, winners, moves):
     """Each table's `RoboRallyGame.returns` per seat, its winner (bool per seat) and its moves (sub-steps: every
-    seat's in every round of every turn played)."""
+    seat's in every round of every turn played; in program mode a program a seat and turn, as the rules engine
+    counts them)."""
     n = T.R.shape[1]
+    per_turn = n if S.program else S.rounds * n
     for r in range(T.R.shape[0]):
         for s in range(n):
             returns[r, s] = seat_return(bd, T, r, S, s)
             winners[r, s] = T.meta[r, M_WINNER] == s
-        moves[r] = T.meta[r, M_TURN] * S.rounds * n
+        moves[r] = T.meta[r, M_TURN] * per_turn
 
 
 def _settings(game, engine):
@@ -470,12 +472,13 @@ def _settings(game, engine):
     encoder = RoboRallyEncoder(game)
     lay, ups = encoder.layout, compile_line_ups([], 0, 0)
     return encoder, Settings(
-        num_actions=game.num_actions, rounds=game.rounds, progress=c.reward == "progress",
+        num_actions=game.num_actions, rounds=REGISTERS + (1 if c.power_down else 0), progress=c.reward == "progress",
         max_turns=-1 if c.max_turns is None else int(c.max_turns), fixed_seat=-1, illegal_reward=0.0,
         line_codes=ups.codes, line_cum=ups.cum, R0=engine.pack(game.deal(0)).robots,
         phi0=np.array([potential(b, r) for r in game.initial_robots()], np.float64), lives=int(game.lives),
         static=encoder._static.astype(np.float32), off=np.array([lay[f].start for f in OBS_FIELDS], np.int64),
-        flags=np.array(b.flags, np.int64).reshape(-1, 2), card_classes=bool(c.card_classes))
+        flags=np.array(b.flags, np.int64).reshape(-1, 2), card_classes=bool(c.card_classes),
+        program=c.action_mode == "program")
 
 
 def _seat_tables(game, engine, starts, codes):
@@ -520,20 +523,26 @@ def tournament_games(game, ids, max_turns=None, policies=None):
 
     Raises:
         NoKernelError: an entrant without a deterministic kernel and no policy (`roborally/random` and `random`
-            draw from their own generators: played in Python), `action_mode` other than "register", or a move
-            limit (`max_turns`; the game's own `max_turns` option, in game turns, is played).
+            draw from their own generators: played in Python), under `action_mode="program"` a policy that is not a
+            program scorer (`--features roborally_program`), or a move limit (`max_turns`; the game's own
+            `max_turns` option, in game turns, is played).
+
+    Under `action_mode="program"` a program scorer (e.g. `roborally/ppo-program`) chooses among the candidates
+    `envs.roborally.choice.observe_tables` gives at its robot's first sub-step of a turn, as `ProgramChoiceEnv`
+    offered them in training (`agents.roborally.program.CANDIDATES`, `PER_END`).
     """
     from envs.core.spec import NoKernelError
     from envs.core.vector import BATCH_CODE
 
     if max_turns is not None:
         raise NoKernelError.move_limit()
-    if game.config.action_mode != "register":
-        raise NoKernelError(None, options_note="action_mode=register")
+    program = game.config.action_mode == "program"
     policies = list(policies) if policies is not None else [None] * len(ids)
     for agent_id, policy in zip(ids, policies):
         if policy is None and agent_id != "roborally/greedy":
             raise NoKernelError(agent_id, ("roborally/greedy",))
+        if program and policy is not None and policy.features != "roborally_program":
+            raise NoKernelError(agent_id, ("roborally/greedy", "program scorers (roborally/ppo-program)"))
     seated = np.array([p is not None for p in policies])
     engine = FastEngine(game)
     encoder, S = _settings(game, engine)
@@ -545,14 +554,65 @@ def tournament_games(game, ids, max_turns=None, policies=None):
         starts = [state for state in keys for _ in range(rot)]
         players = np.tile(np.where(seated[seatings], seatings, -1), (d, 1))
         T = _seat_tables(game, engine, starts, np.where(players >= 0, BATCH_CODE, GREEDY))
-        _play_tables(engine.board, T, S, encoder, players, policies,
-                     None if streams is None else np.asarray(streams, np.uint64).reshape(d * rot, n))
+        noise = None if streams is None else np.asarray(streams, np.uint64).reshape(d * rot, n)
+        if program:
+            _play_programs(game, engine, T, S, players, policies, noise)
+        else:
+            _play_tables(engine.board, T, S, encoder, players, policies, noise)
         returns, winners, moves = np.zeros((d * rot, n)), np.zeros((d * rot, n), np.bool_), np.zeros(d * rot, np.int64)
         _results(engine.board, T, S, returns, winners, moves)
         return returns.reshape(d, rot, n), winners.reshape(d, rot, n), moves.reshape(d, rot)
 
     play.kernels = (_advance_tables, observe_rows, mask_rows, _results)  # what a first run compiles (the bar says so)
     return play
+
+
+def _advancer(bd, T, S):
+    """`advance(rows, firsts) -> paused` of `play_paused` over tables `T`."""
+    from envs.core.game import IllegalActionError
+
+    B = _buffers(0, S.num_actions)
+
+    def advance(rows, firsts):
+        status = np.zeros(rows.size, np.int64)
+        _advance_tables(bd, T, B, S, rows, np.asarray(firsts, np.int64), status)
+        if (status == ADV_FAIL).any():
+            k = int(np.flatnonzero(status == ADV_FAIL)[0])
+            raise IllegalActionError(int(B.err[3]), int(B.err[2]), f"planned by roborally/greedy at table {rows[k]}")
+        return status == ADV_PAUSE
+
+    return advance
+
+
+def _play_programs(game, engine, T, S, players, policies, streams):
+    """`_play_tables` under `action_mode="program"`: the program scorers choose among their candidates
+    (`envs.roborally.choice.observe_tables`), each choice played as its program-mode action."""
+    from agents.roborally.program import CANDIDATES, PER_END
+    from agents.vector import play_paused
+    from envs.roborally.choice import observe_tables
+    from envs.roborally.fast import solo_laser_map
+    from envs.roborally.vector import default_turns, program_table
+
+    bd, n = engine.board, T.R.shape[1]
+    lmap, turns = solo_laser_map(bd), default_turns(game.board)
+    advance, offered = _advancer(bd, T, S), {}
+
+    def inputs(rows, seats):
+        table = program_table(bd, T, rows, seats, S, lmap, turns)
+        obs, offered["actions"], mask, _, _ = observe_tables(game, bd, T, rows, seats, table, CANDIDATES, PER_END)
+        return obs, mask
+
+    def play(rows, firsts):
+        firsts = np.asarray(firsts, np.int64)
+        chosen = firsts >= 0
+        if chosen.any():
+            firsts = np.where(chosen, offered["actions"][np.arange(rows.size), np.maximum(firsts, 0)], -1)
+        return advance(rows, firsts)
+
+    if (players >= 0).any():
+        play_paused(play, inputs, lambda rows: T.step[rows] % n, players, policies, streams)
+    else:
+        advance(np.arange(T.R.shape[0], dtype=np.int64), np.full(T.R.shape[0], -1, np.int64))
 
 
 def _play_tables(bd, T, S, encoder, players, policies, streams):
@@ -563,19 +623,10 @@ def _play_tables(bd, T, S, encoder, players, policies, streams):
         IllegalActionError: a flag seeker's plan that is not legal (a kernel failure, never expected).
     """
     from agents.vector import play_paused
-    from envs.core.game import IllegalActionError
 
     n = T.R.shape[1]
-    B = _buffers(encoder.observation_space.shape[0], S.num_actions)
     width = encoder.observation_space.shape[0]
-
-    def advance(rows, firsts):
-        status = np.zeros(rows.size, np.int64)
-        _advance_tables(bd, T, B, S, rows, np.asarray(firsts, np.int64), status)
-        if (status == ADV_FAIL).any():
-            k = int(np.flatnonzero(status == ADV_FAIL)[0])
-            raise IllegalActionError(int(B.err[3]), int(B.err[2]), f"planned by roborally/greedy at table {rows[k]}")
-        return status == ADV_PAUSE
+    advance = _advancer(bd, T, S)
 
     def inputs(rows, seats):
         obs = np.zeros((rows.size, width), np.float32)

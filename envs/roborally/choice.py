@@ -218,6 +218,24 @@ def _observe_kernel(cards, feats, counts, R, learner, turns, cap, lives, nflags,
         _context(R[r], learner[r], c, c > K, turns[r], cap, lives, nflags, dist, big, obs[r, :CONTEXT_DIM])
 
 
+def observe_tables(game: Any, bd: tuple, T: Any, rows: np.ndarray, seats: np.ndarray, table: tuple, candidates: int,
+                   per_end: int) -> tuple[np.ndarray, ...]:
+    """The decisions of seat `seats[q]` at compiled table `rows[q]` of `T` (a vector env's or a tournament
+    runner's `fast.Tables`; `bd` the packed board) as a program scorer sees them, given their programs `table`
+    (`envs.roborally.vector.program_table`'s (cards, features, counts)): (rows [R, C + K * F], candidate actions
+    [R, K], mask [R, K], cards [R, K, 5], cut [R]) with K = `candidates` (see the module docstring)."""
+    cards, feats, counts = table
+    R, K = rows.size, int(candidates)
+    obs = np.empty((R, CONTEXT_DIM + K * FEATURE_DIM), np.float32)
+    actions, mask = np.empty((R, K), np.int64), np.empty((R, K), bool)
+    cands, cut = np.empty((R, K, REGISTERS), np.int32), np.empty(R, bool)
+    cap = game.config.max_turns
+    _observe_kernel(cards, feats, counts, T.R[rows], np.asarray(seats, np.int64), T.meta[rows, fast.M_TURN],
+                    0 if cap is None else cap, float(max(int(game.lives), 1)), len(game.board.flags), bd[15], K,
+                    int(per_end), _SCALE, obs, actions, mask, cands, cut)
+    return obs, actions, mask, cands, cut
+
+
 class ProgramChoiceEnv(gym.vector.VectorEnv):
     """`num_envs` RoboRally races whose learner decisions choose among at most `candidates` programs (see the
     module docstring).
@@ -263,14 +281,11 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
 
     # --- the candidates -------------------------------------------------------------------------
     def _observe(self) -> np.ndarray:
-        """Each table's rows, candidate actions and mask for its decision now (`_observe_kernel`)."""
-        cards, feats, counts = self.venv.program_table()
-        T, b = self.venv._tables, self.game.board
-        obs = np.empty((self.num_envs, CONTEXT_DIM + self.candidates * FEATURE_DIM), np.float32)
-        cap = self.config.max_turns
-        _observe_kernel(cards, feats, counts, T.R, T.learner, T.meta[:, fast.M_TURN], 0 if cap is None else cap,
-                        float(max(int(self.game.lives), 1)), len(b.flags), self.venv.engine.board[15],
-                        self.candidates, self.per_end, _SCALE, obs, self._actions, self._mask, self._cards, self.cut)
+        """Each table's rows, candidate actions and mask for its decision now (`observe_tables`)."""
+        T = self.venv._tables
+        obs, self._actions, self._mask, self._cards, self.cut = observe_tables(
+            self.game, self.venv.engine.board, T, np.arange(self.num_envs), T.learner, self.venv.program_table(),
+            self.candidates, self.per_end)
         return obs
 
     def candidate_actions(self) -> np.ndarray:

@@ -165,14 +165,8 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         program mode (each observation is at a program decision); in register mode it lists the hand's programs
         whatever is placed already."""
         rows = self._rows(rows)
-        counts = self.program_counts(rows)
-        P = int(counts.max()) if counts.size else 0
-        cards = np.zeros((rows.size, P, REGISTERS), np.int32)
-        feats = np.zeros((rows.size, P, len(fast.PROGRAM_FEATURES)), np.float32)
-        if P:
-            fast.program_rows(self.engine.board, self._tables, rows, self._tables.learner[rows], self._settings,
-                              self._laser_map, self._turns, cards, feats)
-        return cards, feats, counts
+        return program_table(self.engine.board, self._tables, rows, self._tables.learner[rows], self._settings,
+                             self._laser_map, self._turns)
 
     def program_features(self, rows: Any = None) -> np.ndarray:
         """float32 [R, P, K]: `program_table`'s features (K = len(`envs.roborally.fast.PROGRAM_FEATURES`))."""
@@ -212,6 +206,20 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         who = "to move" if self.control == "all_seats" else "learner"
         return (f"table {row} ({who} robot {int(T.learner[row]) + 1}), turn {int(T.meta[row, fast.M_TURN]) + 1}, "
                 f"sub-step {int(T.step[row])}:\n" + render.ansi(self.game.board, self.robots(row)))
+
+
+def program_table(bd, T, rows, seats, S, lmap, turns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`RoboRallyVectorEnv.program_table` of any compiled tables `T` (a vector env's or a tournament runner's): the
+    reduced programs of seat `seats[q]` at table `rows[q]`, with the packed board `bd`, settings `S`, the solo laser
+    map `lmap` (`fast.solo_laser_map`) and the turns table `turns` (`default_turns`)."""
+    counts = np.zeros(rows.size, np.int64)
+    fast.program_counts_rows(T, rows, seats, S, counts)
+    P = int(counts.max()) if counts.size else 0
+    cards = np.zeros((rows.size, P, REGISTERS), np.int32)
+    feats = np.zeros((rows.size, P, len(fast.PROGRAM_FEATURES)), np.float32)
+    if P:
+        fast.program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats)
+    return cards, feats, counts
 
 
 def default_turns(board) -> np.ndarray:

@@ -284,6 +284,23 @@ def test_a_greedy_action_scorer_plays_the_python_races_on_the_compiled_engine(ca
     assert py["mean_turns"] > 20 and 0 < py["agents"][0]["win_rate"] < 1
 
 
+@pytest.mark.parametrize("case", [
+    dict(agent_ids=["learned:agents/pretrained/roborally-ppo-program?greedy", "roborally/greedy"], games=12, seed=3,
+         options={"rules": "seed", "action_mode": "program", "board": "race_medium"}),
+    # three robots, two of them program scorers, a turn cap inside some races
+    dict(agent_ids=["roborally/greedy", "learned:agents/pretrained/roborally-ppo-program?greedy",
+                    "learned:agents/pretrained/roborally-ppo-program?greedy"], games=6, seed=2,
+         options={"rules": "seed", "action_mode": "program", "board": "race_hard", "num_robots": 3, "max_turns": 8}),
+], ids=["program-scorer+greedy", "three-robots-capped"])
+def test_a_program_scorer_plays_the_python_races_on_the_compiled_engine(case):
+    """`roborally/ppo-program` (an action scorer over a hand's candidate programs, `action_mode="program"`) seated on
+    the compiled turn loop chooses among the candidates `ProgramChoiceEnv` offers: the Python engine's races, race
+    for race."""
+    py, cc = _both(game_name="roborally", **case)
+    assert cc == py
+    assert 0 < py["agents"][0]["win_rate"] < 1 or "max_turns" in case["options"]
+
+
 def test_a_sampled_action_scorer_replays_a_race_alone():
     """`?sample` on RoboRally's student samples on the compiled engine, from the deal's own streams."""
     ids = ["learned:agents/pretrained/roborally?sample", "roborally/greedy"]
