@@ -804,10 +804,10 @@ def np_shuffle(deck, m, seed, turn):
 # `agents.roborally.solo.SoloSimulator` (the Python agents' solo simulation, a thin wrapper over `solo_register`).
 # `turn_kernel` runs a whole turn of a table (occupancy grid, atomic belts, lasers, damage, checkpoints, cleanup,
 # re-entry, scratch arrays allocated per call): with one robot and no lasers it ends every program where
-# `solo_kernel` does but runs 5.6-5.7x fewer programs a second (benchmarks/bench_roborally.py, "one robot alone":
-# 2.2 M against 0.39-0.40 M on race_easy, a loaded 2-core machine). Greedy playouts spend about 95% of their time
-# in this search (depth 2: 5.5 k playouts/s against 106 k with random programs), so the fold would cost them
-# roughly 4x, far over the 20% a benchmark may lose. The physics here is differential-tested against
+# `solo_kernel` does but runs 3.3x fewer programs a second (benchmarks/bench_roborally.py, "one robot alone", five
+# runs: 2.0-2.2 M against 0.61-0.65 M on race_easy, a loaded 2-core machine). Greedy playouts spend about 95% of
+# their time in this search (depth 2: 5.5 k playouts/s against 106 k with random programs), so the fold would cost
+# them roughly 3x, far over the 20% a benchmark may lose. The physics here is differential-tested against
 # `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py,
 # tests/envs/roborally/test_fast.py).
 
