@@ -568,7 +568,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     from stable_baselines3.common.utils import set_random_seed
 
     from agents.vector import has_vector_env
-    from train.vector_ppo import checkpoint, learn, lineage, restore
+    from train.vector_ppo import checkpoint, learn, lineage, restore, warm_up
 
     t0 = time.time()
     cfg.out = cfg.out or cfg.default_out()
@@ -581,6 +581,8 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     restorable = has_vector_env(cfg.game) and opponents.pool is None
     start = int(resume[0]["step"]) if resume is not None and not restorable else 0
     model = build_learner(run, build_envs(run, opponents, start))
+    if restorable:  # the kernels compiled (timed and said) before learning: --max-minutes counts learning only
+        warm_up(cfg, lambda line: print(line, flush=True))
     if opponents.pool is not None:
         live_seq = child(run.seeds.agents, len(opponents.pool.baselines))  # after the baselines
         opponents.pool.live = TorchPolicyAgent(model.policy, run.encoder, np.random.default_rng(live_seq), name="live")
