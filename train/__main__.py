@@ -284,27 +284,38 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     return TrainConfig(game=args.game, seed=seed, out=args.out, **values)
 
 
-def continued_run(game: str, folder: str) -> dict | None:
-    """The settings of the run in `folder` (a run of the default learner: its `config.json` and `policy/`) for a
-    run that continues it (`--init-from RUN`), its policy as the start; None where `folder` is no such run.
+def continued_run(game: str, spec: str) -> dict | None:
+    """The settings of the run that made `spec` for a run that continues it (`--init-from`), its policy as the
+    start: a run folder of the default learner (`config.json` and `policy/`), or a saved policy with its run's
+    `config.json` beside it (a shipped id such as `roborally/ppo-program`, a folder of `train/checkpoints/`); None
+    where `spec` is neither (a distilled student: the preset's settings).
 
     Raises:
         ValueError: a run of another game.
     """
     import json
 
-    config, policy = os.path.join(folder, "config.json"), os.path.join(folder, "policy", "policy.json")
-    if not (os.path.isfile(config) and os.path.isfile(policy)):
+    from train.run import student_folder
+
+    try:
+        folder = spec if os.path.isdir(spec) else student_folder(spec)
+    except ValueError:
+        return None
+    config = os.path.join(folder, "config.json")
+    policy = next((d for d in (os.path.join(folder, "policy"), folder)
+                   if os.path.isfile(os.path.join(d, "policy.json"))), None)
+    if policy is None or not os.path.isfile(config):
         return None
     with open(config, encoding="utf-8") as f:
         saved = json.load(f)
     if not isinstance(saved, dict) or saved.get("learner") != "cleanrl":
         return None
     if saved.get("game") != game:
-        raise ValueError(f"--init-from {folder!r} is a run of {saved.get('game')}, not {game}")
+        raise ValueError(f"--init-from {spec!r} is a run of {saved.get('game')}, not {game}")
     values = {k: v for k, v in saved.items() if k in TrainConfig.preset_keys() or k == "seed"}
-    values["init_from"] = os.path.join(folder, "policy")
-    values["critic_warmup"] = 0
+    values["init_from"] = policy
+    if os.path.isfile(os.path.join(policy, "critic.pt")):
+        values["critic_warmup"] = 0  # its own critic goes on; a saved policy without one trains a fresh critic
     return values
 
 
