@@ -741,7 +741,8 @@ def test_the_committed_checkpoint_loads_and_continues(tmp_path):
     from train.run import trained_env_options
 
     root = os.path.join(os.path.dirname(__file__), "..", "..", "train", "checkpoints")
-    folders = sorted(os.path.join(root, d) for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+    folders = sorted(os.path.join(root, d) for d in os.listdir(root)
+                     if os.path.isfile(os.path.join(root, d, "policy.json")))  # a reproduce chain: the test below
     assert folders
     for folder in folders:
         # the one-file learner's run.json, or the frame's config.json (a `python -m train` run's policy folder)
@@ -761,6 +762,39 @@ def test_the_committed_checkpoint_loads_and_continues(tmp_path):
         args += ["--control", run.get("control") or "one_seat"]  # the old command's default
         assert main(args) == 0
         assert json.loads((out / "config.json").read_text())["init_from"] == folder
+
+
+def test_a_committed_reproduce_chain_goes_on_where_it_stopped():
+    """`train/checkpoints/reproduce-<id>`: a `python -m train reproduce <id>` chain stopped mid-way and kept in the
+    repository; the same command with `--out` there keeps its finished stages and resumes the stopped one from its
+    checkpoint (a tensors-only file) before running the rest."""
+    import os
+
+    import torch
+
+    from agents.pretrained import checkpoints
+    from train import reproduce
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "train", "checkpoints")
+    chains = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d, "stage-1")))
+    assert chains
+    for name in chains:
+        agent = next(a for a in checkpoints() if "reproduce-" + a.replace("/", "-") == name)
+        folder = os.path.join(root, name)
+        stages = reproduce.plan(agent, 1.0, folder)
+        outs = [argv[argv.index("--out") + 1] for argv in stages]
+        done = [os.path.isdir(os.path.join(o, "policy")) and not os.path.isfile(os.path.join(o, "checkpoint.json"))
+                for o in outs]
+        calls: list[list[str]] = []
+        assert reproduce.main([agent, "--out", folder], train_main=calls.append) == 0
+        assert len(calls) <= len(outs)
+        todo = [o for o, d in zip(outs, done) if not d]
+        assert [c[c.index("--out") + 1] if "--out" in c else c[1] for c in calls] == todo
+        if todo and os.path.isfile(os.path.join(todo[0], "checkpoint.json")):
+            assert calls[0][:2] == ["--resume", todo[0]]
+            saved = [f for f in os.listdir(todo[0]) if f.startswith("checkpoint-") and f.endswith(".pt")]
+            assert len(saved) == 1
+            torch.load(os.path.join(todo[0], saved[0]), weights_only=True)  # data only: never code
 
 
 def test_earlier_stages_of_a_folder_without_provenance_or_policy(tmp_path):
