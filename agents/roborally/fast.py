@@ -555,10 +555,8 @@ def tournament_games(game, ids, max_turns=None, policies=None):
         players = np.tile(np.where(seated[seatings], seatings, -1), (d, 1))
         T = _seat_tables(game, engine, starts, np.where(players >= 0, BATCH_CODE, GREEDY))
         noise = None if streams is None else np.asarray(streams, np.uint64).reshape(d * rot, n)
-        if program:
-            _play_programs(game, engine, T, S, players, policies, noise)
-        else:
-            _play_tables(engine.board, T, S, encoder, players, policies, noise)
+        moves = _program_moves(game, engine, T, S) if program else _register_moves(engine.board, T, S, encoder)
+        _play_tables(T, players, policies, noise, *moves)
         returns, winners, moves = np.zeros((d * rot, n)), np.zeros((d * rot, n), np.bool_), np.zeros(d * rot, np.int64)
         _results(engine.board, T, S, returns, winners, moves)
         return returns.reshape(d, rot, n), winners.reshape(d, rot, n), moves.reshape(d, rot)
@@ -584,16 +582,15 @@ def _advancer(bd, T, S):
     return advance
 
 
-def _play_programs(game, engine, T, S, players, policies, streams):
-    """`_play_tables` under `action_mode="program"`: the program scorers choose among their candidates
-    (`envs.roborally.choice.observe_tables`), each choice played as its program-mode action."""
+def _program_moves(game, engine, T, S):
+    """(inputs, advance) of `play_paused` under `action_mode="program"`: the program scorers choose among their
+    candidates (`envs.roborally.choice.observe_tables`), each choice played as its program-mode action."""
     from agents.roborally.program import CANDIDATES, PER_END
-    from agents.vector import play_paused
     from envs.roborally.choice import observe_tables
     from envs.roborally.fast import solo_laser_map
     from envs.roborally.vector import default_turns, program_table
 
-    bd, n = engine.board, T.R.shape[1]
+    bd = engine.board
     lmap, turns = solo_laser_map(bd), default_turns(game.board)
     advance, offered = _advancer(bd, T, S), {}
 
@@ -609,24 +606,12 @@ def _play_programs(game, engine, T, S, players, policies, streams):
             firsts = np.where(chosen, offered["actions"][np.arange(rows.size), np.maximum(firsts, 0)], -1)
         return advance(rows, firsts)
 
-    if (players >= 0).any():
-        play_paused(play, inputs, lambda rows: T.step[rows] % n, players, policies, streams)
-    else:
-        advance(np.arange(T.R.shape[0], dtype=np.int64), np.full(T.R.shape[0], -1, np.int64))
+    return inputs, play
 
 
-def _play_tables(bd, T, S, encoder, players, policies, streams):
-    """Every table of `T` to its race's end (`agents.vector.play_paused`: one forward of each saved policy over
-    the tables where it is to choose, then the kernels on at all of them).
-
-    Raises:
-        IllegalActionError: a flag seeker's plan that is not legal (a kernel failure, never expected).
-    """
-    from agents.vector import play_paused
-
-    n = T.R.shape[1]
+def _register_moves(bd, T, S, encoder):
+    """(inputs, advance) of `play_paused` under `action_mode="register"`: the encoder's observation and mask."""
     width = encoder.observation_space.shape[0]
-    advance = _advancer(bd, T, S)
 
     def inputs(rows, seats):
         obs = np.zeros((rows.size, width), np.float32)
@@ -635,6 +620,19 @@ def _play_tables(bd, T, S, encoder, players, policies, streams):
         mask_rows(T, rows, seats, S, mask)
         return obs, mask.view(np.bool_)
 
+    return inputs, _advancer(bd, T, S)
+
+
+def _play_tables(T, players, policies, streams, inputs, advance):
+    """Every table of `T` to its race's end (`agents.vector.play_paused`: one forward of each saved policy over
+    the tables where it is to choose, with `inputs`, then `advance` on at all of them).
+
+    Raises:
+        IllegalActionError: a flag seeker's plan that is not legal (a kernel failure, never expected).
+    """
+    from agents.vector import play_paused
+
+    n = T.R.shape[1]
     if (players >= 0).any():
         play_paused(advance, inputs, lambda rows: T.step[rows] % n, players, policies, streams)
     else:
