@@ -1,16 +1,7 @@
-"""Checkpoints of a training run, and atomic writes of every run file.
-
-A checkpoint is two files in the run folder:
-
-- `checkpoint-<step>.pt` — tensors only (`torch.save` of plain dicts, lists and tensors, read back with
-  `torch.load(weights_only=True)`, so a checkpoint a user hands us never runs code): weights, optimiser states,
-  torch generators, numpy arrays as bytes (`pack_arrays`: each table's game, the rollout's next observation);
-- `checkpoint.json` — everything else, as JSON: the config, the step, the curve or history so far, schedules,
-  numpy generator states, a self-play pool's payoffs and weights, and the name of its `.pt` file.
-
-`write_checkpoint` writes the `.pt` file first under a name of its own and replaces `checkpoint.json` last, so a
-kill at any moment leaves the previous checkpoint or the new one whole, never a mix; it then removes older `.pt`
-files. The default learner's whole state is `learner_state` / `load_learner_state` (`PPO.state`, `PPO.load_state`).
+"""Checkpoints of a training run: `checkpoint-<step>.pt` holds tensors only (numpy arrays as bytes, `pack_arrays`;
+read with `weights_only=True`, so a checkpoint never runs code), `checkpoint.json` the rest and the `.pt` file's
+name, written last: a kill leaves the previous checkpoint or the new one whole. The default learner's whole state is
+`learner_state` / `load_learner_state`.
 """
 
 from __future__ import annotations
@@ -87,6 +78,7 @@ def set_legacy_numpy_state(state: list[Any]) -> None:
 
 
 def _jsonable(obj: Any) -> Any:
+    """`obj` with numpy arrays and integers as JSON's lists and ints."""
     if isinstance(obj, dict):
         return {k: _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

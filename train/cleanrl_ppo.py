@@ -7,21 +7,10 @@ evaluation: `python -m train GAME`)::
     venv = agents.vector_env("lama", 1024, opponents=["lama/first"] * 3, seed=0, reward="dense", copy=False)
     policy, history = train(venv, total_steps=2_000_000, n_steps=64, minibatch=8192, epochs=2, seed=1)
 
-- **Policy** (`train.networks`: masks in the graph, the action table, the asymmetric critic, where it runs, the
-  saved-policy format); the settings are one frozen dataclass, `train.ppo_settings.Settings`.
-- **Rollout**: numpy buffers allocated once and shared with torch. Rewards are scaled once, after the first
-  rollout, so that its discounted returns have standard deviation 1 (measured: the critic's explained variance
-  stayed at 0 over 1M L.A.M.A. steps unscaled and reached 0.6 scaled).
-- **GAE** (`gae`) backwards over the rollout; a done step never bootstraps across the autoreset, a truncated one
-  from the critic's value of `info["final_obs"]`. Self-play (`control="all_seats"`, `train.seats`): sign-flipped
-  values in a two-player zero-sum game, each seat's own trajectory otherwise (`gae_seats`), one team policy in a
-  cooperative game.
-- **The update** (`PPO._learn`): clipped surrogate, clipped value loss, entropy bonus, advantages normalised per
-  minibatch, the gradient norm clipped per network, Adam (eps 1e-5), the learning rate decayed linearly to 0;
-  `precision="bf16"` runs the forward passes under bfloat16 autocast.
-- **The loop** (`train`), an update at a time (`PPO.update`); `PPO.state` / `load_state` (`train.checkpoint`) let
-  the frame stop a run and resume it to the bit. The opponents live in the vector env (kernels, batch policies, a
-  `Pool` drawn per episode: `train.pool.League` is the league plug-in).
+`Policy` is `train.networks`'; `Rollout` the buffers; `gae` the advantages (self-play's are `train.seats`');
+`PPO.update` a rollout and its update; the opponents live in the vector env (docs/training.md, "A custom PyTorch
+loop"). Rewards are scaled once, after the first rollout, to discounted returns of standard deviation 1 (the
+critic's explained variance stayed at 0 over 1M L.A.M.A. steps unscaled, and reached 0.6 scaled).
 """
 
 from __future__ import annotations
@@ -47,13 +36,8 @@ __all__ = ["PPO", "Policy", "Rollout", "Settings", "gae", "load_policy", "save_p
 
 # --- rollouts ------------------------------------------------------------------------------------------------
 class Rollout:
-    """The rollout buffers of `n_steps` x N decisions, allocated once, and the loop that fills them.
-
-    Numpy arrays `(T, N, ...)`; `obs_t`, `mask_t`, `act_t`, `logp_t` are torch tensors sharing their memory. After
-    `collect`: `rew[t]` the reward of decision t (to its seat), `done[t]` the episode ended with it, `boot[t]` the
-    critic's value of a truncated episode's last observation (0 elsewhere), `last_values` the value after the last
-    step, `player` the seat to move at each observation (`all_seats`).
-    """
+    """The rollout buffers of `n_steps` x N decisions (numpy `(T, N, ...)`, shared with torch), allocated once, and
+    the loop that fills them (`collect`): rewards, ends, a truncated episode's bootstrap value, seats to move."""
 
     def __init__(self, venv: Any, n_steps: int, zero_sum: bool | str, privileged: int = 0, keys: bool = False):
         T, n = int(n_steps), int(venv.num_envs)
@@ -90,10 +74,8 @@ class Rollout:
 
     def collect(self, policy: Policy, generator: torch.Generator,
                 device: torch.device | None = None) -> tuple[list[float], list[int]]:
-        """Play `n_steps` decisions at every table; returns the (returns, lengths) of the episodes that ended.
-
-        With a `device` other than the CPU, each step's observations and masks go to it and the actions,
-        log-probabilities and values come back: the buffers stay numpy arrays in host memory."""
+        """Play `n_steps` decisions at every table (the networks on `device`, the buffers on the host); returns the
+        (returns, lengths) of the episodes that ended."""
         venv, rows = self.venv, np.arange(self.n)
         device = device or torch.device("cpu")
         ep_returns: list[float] = []
@@ -196,23 +178,9 @@ class Rollout:
 # --- advantages ----------------------------------------------------------------------------------------------
 def gae(rewards: np.ndarray, values: np.ndarray, last_values: np.ndarray, dones: np.ndarray, bootstrap: np.ndarray,
         gamma: float, lam: float, signs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Generalised advantage estimates and returns of a rollout `(T, N)` with same-step autoreset.
-
-    Args:
-        rewards: `rewards[t]`, the reward of the decision at step t (to the seat that took it).
-        values: the critic's value of the observation each decision was taken at.
-        last_values: `(N,)`, the value of the observation after the last step.
-        dones: the episode ended with step t (terminated or truncated); the next observation is then a new
-            episode's, and nothing flows back across it.
-        bootstrap: the value of the ended episode's last observation where it was truncated (0 where it terminated
-            or did not end), from the seat of step t.
-        gamma, lam: discount and GAE lambda.
-        signs: +1 where a table's next decision is by the same seat as step t's, -1 where it is by the other seat
-            of a two-player zero-sum game (its value is minus ours); None: all +1 (one learner seat).
-
-    Returns:
-        (advantages, returns = advantages + values), float32 `(T, N)`.
-    """
+    """Generalised advantage estimates and returns (float32 `(T, N)`) of a rollout with same-step autoreset: nothing
+    flows back across `dones[t]`; `bootstrap[t]` values a truncated episode's last observation; `signs[t]` is -1
+    where the next decision is the other seat's of a two-player zero-sum game (None: all +1)."""
     T = rewards.shape[0]
     adv = np.zeros(rewards.shape, np.float32)
     next_adv = np.zeros(rewards.shape[1], np.float32)
@@ -230,11 +198,8 @@ def gae(rewards: np.ndarray, values: np.ndarray, last_values: np.ndarray, dones:
 
 # --- the update and the loop ----------------------------------------------------------------------------------
 class PPO:
-    """One PPO run on `venv`, an update at a time: `update()` collects a rollout of `n_steps` x N decisions and
-    learns from it; `state()` is everything the run is (weights, optimiser, generators, the step count, the reward
-    scale and every table's game), `load_state()` puts it back into a run built alike, so that a run stopped after
-    an update and resumed goes on exactly as it would have. `train()` runs one to its end; the arguments are
-    `Settings` (or its fields as keywords)."""
+    """One PPO run on `venv` (`Settings`, or its fields as keywords), an update at a time (`update()`); `state()` /
+    `load_state()` stop and resume it to the bit."""
 
     def __init__(self, venv: Any, settings: Settings | None = None, **given: Any):
         s = self.settings = Settings(**given) if settings is None else dataclasses.replace(settings, **given)
@@ -375,23 +340,9 @@ class PPO:
 def train(venv: Any, *, total_steps: int, log_every: int = 1,
           callback: Callable[[dict[str, Any], Policy], bool | None] | None = None,
           log: Callable[[str], None] | None = print, **settings: Any) -> tuple[Policy, list[dict[str, Any]]]:
-    """Train a PPO policy on `venv` for about `total_steps` learner steps (whole rollouts of `n_steps` x N).
-
-    Args:
-        venv: a Gymnasium `VectorEnv`, same-step autoreset, `Discrete` actions, a flat observation;
-            `venv.control == "all_seats"` selects self-play (`train.seats.self_play_mode`).
-        total_steps: learner decisions to collect (rounded up to whole rollouts).
-        log_every: print a line every this many updates (0: never).
-        callback: `callback(entry, policy)` after every update, with the history entry; returning False stops
-            training.
-        log: where the progress lines go.
-        **settings: `Settings`' fields but `total_steps`.
-
-    Returns:
-        (the trained `Policy`, the history: one dict per update: steps, wall seconds, steps/s, the mean return and
-        count of the episodes that ended, losses, entropy, approximate KL, clip fraction, explained variance, learning
-        rate).
-    """
+    """Train a PPO policy on `venv` (a same-step autoreset `VectorEnv`, `Discrete` actions, flat observations) for
+    about `total_steps` learner steps; returns (the `Policy`, one history dict per update). A line every `log_every`
+    updates goes to `log`; `callback(entry, policy)` returning False stops; `settings`: `Settings`' fields."""
     run = PPO(venv, Settings(total_steps=total_steps, **settings))
     history: list[dict[str, Any]] = []
     while not run.done:

@@ -1,31 +1,9 @@
-"""`python -m train GAME --method distill --teacher ID`: a student distilled from a teacher by DAgger.
-
-The loop (Ross, Gordon and Bagnell, "A Reduction of Imitation Learning and
-Structured Prediction to No-Regret Online Learning", §3):
-
-1. roll in `games_per_round` games; at every decision of every seat the teacher
-   acts with probability beta (1 in round 0, then `beta * beta_decay` a round),
-   the current student otherwise;
-2. label every decision with the teacher's action values (`agents.search.teacher`):
-   soft targets softmax(values / temperature) plus the teacher's argmax; with
-   `label_values="search"` the targets are a search teacher's raw estimates (e.g. the
-   rollout means before The Game teacher's significance gate), while agreement and
-   the value given up are still measured against the values it acts by;
-3. fit the student on all decisions labelled so far (cross-entropy to the soft
-   targets, `hard_weight` × cross-entropy to the argmax, and, when the teacher's
-   values are on the game's score scale, a value head on the best value);
-4. measure the student (agreement with the teacher on the next round's fresh
-   decisions, the value it gives up per decision, and games against
-   `eval_opponents` on deals of their own stream) and keep the best round's student.
-
-A teacher is any agent id: one with `action_values` (the Teacher protocol) is used
-as is; one with only `action_probs` gives log-probabilities (so that temperature 1
-reproduces its policy); one with only `act` gives 0 to its choice and -1 elsewhere.
-
-Artefacts in `--out`: config.json, labels/round log, curve.csv/curve.png (per round:
-fit loss, agreement, value lost, evaluation), eval.json (final tournaments of the
-selected student against each evaluation opponent) and `student/` (policy.json +
-weights.pt, playable as `learned:<out>/student`).
+"""`python -m train distill GAME --teacher ID`: a student distilled from a teacher by DAgger (Ross, Gordon and
+Bagnell, "A Reduction of Imitation Learning and Structured Prediction to No-Regret Online Learning", §3): each round
+rolls in games (the teacher acts with probability beta, the student otherwise), labels every decision with the
+teacher's action values, fits the student on all labels so far (soft targets at `temperature`, `hard_weight` x
+the argmax, a value head where the values are scores) and keeps the best round's student, measured against
+`eval_opponents` (docs/training.md, "Distillation from a teacher").
 """
 
 from __future__ import annotations
@@ -96,8 +74,8 @@ class DistillConfig(RunConfig):
 
 def teacher_labels(teacher: Any, view: Any, mask: np.ndarray, rng: np.random.Generator,
                    label_values: str) -> tuple[np.ndarray, np.ndarray]:
-    """(the values the teacher acts by, the values the student is fitted to) of one decision (see the module
-    docstring for agents that are no Teacher)."""
+    """(the values the teacher acts by, the values the student is fitted to) of one decision: a Teacher's values,
+    else the log-probabilities of `action_probs`, else 0 for its `act` and -1 elsewhere."""
     from agents.search.teacher import check_values
 
     legal = np.asarray(mask) > 0
@@ -163,14 +141,8 @@ def _worker_setup(cfg: DistillConfig, kind: str, features: str | None) -> dict[s
 
 def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict[str, Any] | None, beta: float,
                 seeds: list[np.random.SeedSequence]) -> dict[str, Any]:
-    """Roll in one game per seed and label every decision.
-
-    Returns the stacked student inputs, the teacher's values, the fit targets, the
-    seats' choices' values and timing: {"inputs": tuple of arrays, "values": [n, A],
-    "targets": [n, A], "chosen": [n], "seconds": label seconds, "decisions": n}.
-    An action scorer's decisions are stored compactly (`compact`): A is the most
-    legal actions of any decision, not the game's action count.
-    """
+    """Roll in one game per seed and label every decision: {"inputs", "values" [n, A], "targets" [n, A], "chosen"
+    [n], "seconds", "decisions", "dims"} (an action scorer's A: the most legal actions of a decision, `compact`)."""
     import torch
 
     from agents.search.teacher import best_action
@@ -222,11 +194,8 @@ def label_games(cfg: DistillConfig, kind: str, features: str | None, state: dict
 
 def compact(x: tuple[np.ndarray, ...], values: np.ndarray,
             targets: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
-    """An action scorer's decision restricted to its legal actions (context, their feature rows, a mask of ones).
-
-    The scorer gives each action a logit from its own row and the context alone, so the legal rows in any order
-    give the legal actions' logits: The Game's 405 actions shrink to at most a few dozen legal ones (its 1,000-game
-    label sets fit in memory this way)."""
+    """An action scorer's decision restricted to its legal actions (context, their feature rows, a mask of ones):
+    The Game's 405 actions shrink to a few dozen legal ones, so its label sets fit in memory."""
     ctx, per, mask = x
     legal = np.flatnonzero(mask > 0)
     return (ctx, per[legal], np.ones(len(legal), np.float32)), values[legal], targets[legal]
@@ -281,9 +250,8 @@ def _label_round(cfg, kind, features, state, beta, seeds, pool, backend=None) ->
 
 
 def _label_on(backend, cfg, kind, features, state, beta, parts) -> dict[str, Any]:
-    """The round's games labelled as tasks of `backend` (`evaluate.backends`, e.g. Ray): every worker
-    part is cut into consecutive chunks (about four per CPU in all) and the chunks' labels are joined in
-    the order the local run (the same `workers`) joins them, so the run's data are the same."""
+    """The round's games labelled as tasks of `backend` (e.g. Ray), in chunks of each worker's part (about four per
+    CPU), joined in the local run's order: the same data."""
     import functools
 
     per_part = -(-4 * backend.parallelism // len(parts))
@@ -424,22 +392,13 @@ def restore(cfg: DistillConfig, student: Any, state: dict[str, Any], tensors: di
 
 def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend: Any = None, resume: Any = None,
             overwrite: bool = False) -> dict[str, Any]:
-    """Run the DAgger loop of the module docstring; returns the run summary (also in config.json).
-
-    Args:
-        cfg: the run's settings.
-        verbose: print a line a round and the final tournaments.
-        command: the command line that started the run (the student's provenance).
-        backend: `evaluate.backends` (e.g. Ray) labels the games as its tasks instead of `workers` local
-            processes, with the same labels and so the same run.
-        resume: `train.checkpoint.read_checkpoint(cfg.out)`'s output, to continue that run; it ends as the
-            run would have ended uninterrupted.
-        overwrite: replace the run files already in `cfg.out`.
+    """Run the DAgger loop of the module docstring; returns the run summary (also in config.json). `command`: the
+    student's provenance; `backend`: `evaluate.backends` labelling (the same labels); `resume`:
+    `read_checkpoint(cfg.out)`'s output (it ends as the run left alone); `overwrite`: replace the run in `cfg.out`.
 
     Raises:
-        ValueError: bad settings or an unusable run folder (`train.run.check_out`), before any work.
-        TrainingStoppedError: SIGTERM or Ctrl-C ended the run after the round under way and its checkpoint
-            (written after every round; `python -m train --resume RUN` continues it).
+        ValueError: bad settings or an unusable run folder, before any work.
+        TrainingStoppedError: SIGTERM or Ctrl-C ended the run after a round and its checkpoint.
     """
     import multiprocessing
 
@@ -602,8 +561,10 @@ def distill_main(parser: Any, args: Any, settings: dict[str, Any]) -> int:
     if args.opponents:
         values["eval_opponents"] = args.opponents.split(",")
     if not values.get("teacher"):
+        import agents
+
         parser.error("--method distill needs --teacher ID (the game's preset names none); agents: "
-                     + ", ".join(_ids(args.game)))
+                     + ", ".join(agents.known_ids(args.game)))
     try:
         command = " ".join(["python -m train", *(shlex.quote(a) for a in sys.argv[1:])])
         cfg = DistillConfig(game=args.game, seed=args.seed, out=args.out, **values)
@@ -626,9 +587,3 @@ def run_distill(parser: Any, args: Any, cfg: DistillConfig, command: str, resume
     except TrainingStoppedError as e:
         return fail(str(e), parser.prog, 128 + e.signum)
     return 0
-
-
-def _ids(game: str) -> list[str]:
-    import agents
-
-    return agents.known_ids(game)

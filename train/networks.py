@@ -1,15 +1,6 @@
-"""The networks of the default learner (`train.cleanrl_ppo`), where they run, and how they are saved.
-
-- `Policy`: separate actor and critic ReLU MLPs, orthogonal init (gain sqrt(2), 0.01 for the policy head, 1 for
-  the value head). Illegal logits are `MASKED_LOGIT` (one `masked_fill`, in the rollout and the update); sampling
-  is Gumbel-max, so an illegal action is never drawn. Plug-ins: an **action table** (the encoder's `action_keys`:
-  a learned logit per key value, added to the MLP's) and an **asymmetric critic** (it also reads
-  `venv.privileged_observations()`, what a position hides; the saved policy is the actor alone).
-- `ScorerPolicy`: an action scorer over `agents.feature_vector_env`'s per-action features.
-- `resolve_device`, `autocast`: the networks' device and precision (`"bf16"`: forward passes under bfloat16
-  autocast; `benchmarks/bench_precision.py`).
-- `save_policy` / `load_policy`: the actor in the one saved-policy format (`agents.learned`'s `masked_policy` or
-  `action_scorer` student: `learned:<folder>` plays it), the critic beside it as `critic.pt`.
+"""The default learner's networks (`Policy`: masked actor and critic MLPs, with an action table or an asymmetric
+critic as plug-ins; `ScorerPolicy`: an action scorer), their device and precision (`resolve_device`, `autocast`),
+and the one saved-policy format (`save_policy` / `load_policy`: an `agents.learned` student, `critic.pt` beside it).
 """
 
 from __future__ import annotations
@@ -49,19 +40,11 @@ def _mlp(sizes: Sequence[int], head_gain: float, generator: torch.Generator) -> 
 
 
 class Policy(nn.Module):
-    """Separate actor (masked logits) and critic (value) MLPs over one observation vector.
+    """Separate actor (masked logits) and critic (value) ReLU MLPs over one observation vector, orthogonal init.
 
-    Args:
-        obs_dim: the observation's length.
-        num_actions: A.
-        hidden: hidden layer sizes, the same for both networks.
-        generator: the torch generator of the initial weights.
-        privileged_dim: an asymmetric critic's extra input (the env's `privileged_observations()`, what the
-            position hides from the learner), appended to the observation; 0: the critic sees what the actor sees.
-        action_keys: an action table (`--action-table`): the encoder's `(action_keys, num_action_keys)`; each
-            action's logit also gets `table[key]`, a learned entry (from 0) per value of the action's key in the
-            observation (what the key means is the encoder's docstring's), shared by all actions: what the MLP
-            would learn per action, learned once. None: the MLP alone.
+    `privileged_dim`: an asymmetric critic's extra input (the env's `privileged_observations()`), appended to the
+    observation. `action_keys`: an action table, the encoder's `(action_keys, num_action_keys)`: each action's
+    logit also gets a learned `table[key]` (from 0) for the value of its key in the observation.
     """
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int], generator: torch.Generator,
@@ -109,16 +92,8 @@ class Policy(nn.Module):
 
 
 class ScorerPolicy(Policy):
-    """An action scorer (`agents.learned`'s `action_scorer`): one shared actor MLP scores each action from its own
-    features and the context; the critic values the context. Observations are `FeatureVectorEnv`'s rows:
-    `[context (C), per_action (A x F)]`.
-
-    Args:
-        context_dim, feature_dim: C and F (`FeatureVectorEnv.feature_dims`).
-        num_actions: A.
-        hidden: hidden layer sizes, the same for both networks.
-        generator: the torch generator of the initial weights.
-    """
+    """An action scorer: one actor MLP scores each action from its features and the context; the critic values the
+    context. Observations are `FeatureVectorEnv`'s rows `[context (context_dim), per_action (A x feature_dim)]`."""
 
     def __init__(self, context_dim: int, feature_dim: int, num_actions: int, hidden: Sequence[int],
                  generator: torch.Generator):
@@ -261,12 +236,8 @@ def resolve_device(device: str | torch.device) -> torch.device:
 
 # --- saving: the project's saved-policy format ------------------------------------------------------------------
 def to_student(policy: Policy, game: str, options: dict[str, Any]) -> Any:
-    """The actor as an `agents.learned` `masked_policy` student of `game` (options: the game's rules only); a
-    `ScorerPolicy` as an `action_scorer` student (actor -> `score`, critic -> `value`), played by sampling.
-
-    The masked policy's MLP is `body` (Linear-ReLU-...-Linear), ReLU, `logits`: the
-    actor's layers one for one. Its value head is not used to act and is set to 0.
-    """
+    """The actor as an `agents.learned` `masked_policy` student of `game` (its value head 0), or a `ScorerPolicy`
+    as an `action_scorer` student played by sampling."""
     from agents.learned import Student
 
     if isinstance(policy, ScorerPolicy):
@@ -309,13 +280,8 @@ def save_policy(policy: Policy, folder: str, game: str, options: dict[str, Any],
 
 
 def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy, float | list[float] | None]:
-    """A saved run's `Policy` (actor from the student, critic from `critic.pt`) and its reward scale (a list:
-    one per variant).
-
-    Only tensors are read (`weights_only`). The reward scale is the last one in the folder's
-    `history.csv` (None where there is none); a folder without `critic.pt` (a snapshot) gets a fresh
-    critic: a warning says so.
-    """
+    """A saved run's `Policy` (actor from the student, critic from `critic.pt`, tensors only; fresh with a warning
+    where there is none) and its reward scale (the last in its run's `history.csv`, else None)."""
     import envs
     from agents.learned import load_student
 

@@ -1,14 +1,6 @@
-"""`--learner sb3`: sb3-contrib's MaskablePPO on the game's compiled vector env (`envs.core.to_sb3`), inside the
-run frame of the default learner (`train.vector_ppo`: `learn`, the progress bar, checkpoints, `--resume`, `finish`).
-
-`SB3Learner` gives MaskablePPO the interface the frame drives (`update()`, `state()` / `load_state()`, the saved
-student), so an SB3 run writes the same run folder as the default learner (`policy/`, `config.json`,
-`history.csv`, `curve.csv`/`curve.png`, `eval.json`) plus SB3's `model.zip`. The learner holds one seat against
-opponent agents given by id (compiled kernels), or, with self-play, against a pool of frozen snapshots of itself,
-its live policy and baseline agents (`train.pool`: meta-strategy uniform or meta-Nash; the run also writes
-`snapshots.pt`, the shipped mixture's members, with a game's exact exploitability the least exploitable one
-measured); with `control="all_seats"` one policy acts for every seat of a cooperative game. A game with no
-compiled vector env trains on Python tables (`python_tables`).
+"""`--learner sb3`: sb3-contrib's MaskablePPO on the game's compiled vector env (`envs.core.to_sb3`), driven by the
+default learner's frame (`train.vector_ppo`) through `SB3Learner`: the same run folder, plus `model.zip` and, with a
+self-play pool (`train.pool`), `snapshots.pt`. A game with no compiled vector env trains on Python tables.
 """
 
 from __future__ import annotations
@@ -103,13 +95,9 @@ MAX_BUFFER_BYTES = 8 * 2**30
 
 
 def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
-    """The run's batched compiled env as one monitored SB3 `VecEnv` (`envs.core.to_sb3`): the fixed line-up's
-    compiled kernels inside its step, or a two-player self-play pool as batch policies (snapshots, the live policy)
-    and kernels (baselines), `opponents.vector` keeping it seated. The first line printed says which. A resumed run
-    whose tables a checkpoint cannot hold (`resumed_at`: its step) plays fresh tables, seeded from the resumed
-    streams (`RunSeeds.resumed`).
-
-    A game with no compiled vector env plays Python tables instead (`python_tables`).
+    """The run's compiled env as one monitored SB3 `VecEnv`: the fixed line-up's kernels, or a two-player self-play
+    pool seated as batch policies and kernels (`opponents.vector`); Python tables without one (`python_tables`). A
+    resumed run whose tables a checkpoint cannot hold (`resumed_at`: its step) plays fresh, reseeded tables.
 
     Raises:
         ValueError: the run cannot have a compiled vector env (one line saying why).
@@ -151,9 +139,7 @@ def build_envs(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
 
 
 def python_tables(run: Run, opponents: Opponents, resumed_at: int = 0) -> Any:
-    """A game with no compiled vector env (one added by its files alone, say): `n_envs` `OpponentEnv`s in a
-    `DummyVecEnv`, table i's opponents drawing from child 0 of its stream (a fixed line-up, or none under
-    `control="all_seats"`). Slow (Python tables), but the same frame: run folder, curve, checkpoints, evaluation.
+    """`n_envs` `OpponentEnv`s in a `DummyVecEnv`, for a game with no compiled vector env (slow, the same frame).
 
     Raises:
         ValueError: a self-play pool (it plays on a compiled vector env only).
@@ -195,11 +181,8 @@ def build_learner(run: Run, vec: Any) -> Any:
 
 
 def init_from_student(policy: Any, folder: str, run: Run) -> None:
-    """Copy a `masked_policy` student's weights into an SB3 `MlpPolicy` built with its hidden sizes and activation.
-
-    The student's body and logits become the actor (`mlp_extractor.policy_net`, `action_net`), so the policy
-    starts out acting as the student; the critic (`mlp_extractor.value_net`, `value_net`) starts from the same body
-    and the student's value head.
+    """Copy a `masked_policy` student's weights into an SB3 `MlpPolicy` of its sizes: its body and logits are the
+    actor, its body and value head the critic.
 
     Raises:
         ValueError: a student of another kind, game, observation or action count, or a network that differs.
@@ -240,10 +223,8 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
 
 
 def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
-    """The actor of an SB3 `MlpPolicy` as a `masked_policy` student (`agents.learned`, the one saved-policy format):
-    its hidden layers and activation, `play="sample"` (a PPO policy acts by sampling). The student's value head is
-    zero: the critic has a body of its own, which the student format does not hold (`model.zip` keeps it).
-    """
+    """The actor of an SB3 `MlpPolicy` as a `masked_policy` student (`play="sample"`; its value head zero: the
+    critic's own body is in `model.zip` only)."""
     import torch
 
     from agents.learned import Student
@@ -293,16 +274,10 @@ SB3_FIGURES = {"pg_loss": "train/policy_gradient_loss", "v_loss": "train/value_l
 class SB3Learner:
     """MaskablePPO driven an update at a time by the run frame (`train.vector_ppo.learn`), as the default learner is.
 
-    `update()` collects one rollout (`collect_rollouts`) and runs SB3's `train()` on it, then adds a self-play
-    snapshot where one is due; it returns the update's history entry. SB3 draws actions from torch's global generator
-    and shuffles minibatches with NumPy's: the learner keeps both generators' states between its updates (restored
-    before each, saved after), so that nothing the frame does between updates (evaluation games, saving the policy)
-    changes what it learns, and `state()` holds them. `state()` / `load_state()` also hold the weights, the
-    optimiser, the step count, the last observations, the monitor's running episodes and every compiled table's
-    game (`envs.core.vector_state`): a run with a fixed line-up on the compiled vector env resumes to the bit. Python
-    tables and a self-play pool's tables are dealt afresh on resume (the pool's batch policies are not data a
-    checkpoint holds), so those runs resume, but not to the bit.
-    """
+    SB3 samples from torch's and NumPy's global generators: their states are kept between updates (so evaluation
+    games between them change nothing) and in `state()`, with the weights, optimiser, monitor and every compiled
+    table's game: a fixed line-up on the compiled env resumes to the bit (Python tables and a pool's tables are
+    dealt afresh)."""
 
     title = "MaskablePPO"
 
@@ -500,10 +475,9 @@ class SB3Learner:
 
 
 class PoolEvaluator:
-    """The curve's evaluation of an SB3 run: the frame's games (`base`: `train.vector_ppo.Evaluator` or
-    `TeamEvaluator`, None without evaluation games), with a self-play pool's meta-strategy measured in the policy's
-    place once it has snapshots, the game's metrics (`GameHooks.metrics`, e.g. simple poker's exact
-    exploitability), and the least exploitable mixture kept (`best`) where the game has an exact one."""
+    """The curve's evaluation of an SB3 run: the frame's games (`base`, or None), a self-play pool's meta-strategy
+    in the policy's place once it has snapshots, the game's `GameHooks.metrics`, and the least exploitable mixture
+    measured (`best`)."""
 
     def __init__(self, run: Run, opponents: Opponents, base: Any):
         self.run, self.pool, self.base = run, opponents.pool, base
@@ -552,14 +526,6 @@ def evaluator_of(run: Run, opponents: Opponents) -> PoolEvaluator:
     return PoolEvaluator(run, opponents, base)
 
 
-def save(cfg: TrainConfig, learner: SB3Learner, history: list[dict[str, Any]], stages: dict[str, Any], t0: float,
-         evaluator: Any, verbose: bool) -> dict[str, Any]:
-    """Write what a finished run leaves (`train.vector_ppo.finish`: the frame's files, SB3's `model.zip`)."""
-    from train.vector_ppo import finish
-
-    return finish(cfg, learner, history, stages, t0, evaluator, verbose)
-
-
 def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume: Any = None,
           overwrite: bool = False) -> dict[str, Any]:
     """Run one MaskablePPO job inside the run frame; returns a summary (also written under `cfg.out`). The arguments
@@ -568,7 +534,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     from stable_baselines3.common.utils import set_random_seed
 
     from agents.vector import has_vector_env
-    from train.vector_ppo import checkpoint, learn, lineage, restore, warm_up
+    from train.vector_ppo import checkpoint, finish, learn, lineage, restore, warm_up
 
     t0 = time.time()
     cfg.out = cfg.out or cfg.default_out()
@@ -597,4 +563,4 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     history = learn(cfg, learner, history, progress, stages, evaluator)
     # the final files take a while (the final tournaments): a stop during them resumes from here
     checkpoint(cfg, learner, history, stages)
-    return save(cfg, learner, history, stages, t0, evaluator, verbose)
+    return finish(cfg, learner, history, stages, t0, evaluator, verbose)

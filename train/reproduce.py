@@ -1,17 +1,9 @@
 """`python -m train reproduce AGENT_ID [--budget FRACTION] [--out DIR] [--dry-run]`: a shipped PPO policy's chain
 of runs again, through `python -m train`.
 
-A shipped policy's `policy.json` records the runs that made it (`provenance.stages`, oldest first, each with the
-command that ran, its own learner steps and, where a snapshot was picked on validation games, which). Each stage
-becomes one `python -m train` run (`stage_argv`): the same game options, opponents and learner settings, the
-stage's own steps (the picked snapshot's where one was picked) times `--budget`, on this machine's CPU (a stage
-that ran on a GPU runs here; its sampling differs, so the weights will too), started from the previous stage's
-run (`--init-from`), without the curve's evaluation games. Each stage is a resumable run in `DIR/stage-<k>`: a
-stopped chain goes on with the same command (a finished stage is kept, a stopped one resumed). The last stage ends
-with the comparison the README's table makes: the policy against the game's strongest baseline
-(`agents.default_lineup`) in its seat, paired on deals never used to train (`eval.json`).
-
-`--dry-run` prints the stages' commands and runs nothing.
+Each recorded stage of the policy's provenance becomes one resumable `python -m train` run in `DIR/stage-<k>`
+(`stage_argv`: its settings, its own steps times `--budget`, on this machine's CPU, started from the previous
+stage); the last ends with the README's paired comparison (`eval.json`). Docs: docs/training.md.
 """
 
 from __future__ import annotations
@@ -68,14 +60,9 @@ def _batch(pairs: list[tuple[str, str | None]]) -> int:
 
 
 def train_argv(words: list[str]) -> list[str]:
-    """`python -m train`'s arguments for the one-file learner's old command `words` (what follows
-    `python -m train.cleanrl_ppo`): the same run, with `--learner cleanrl`. Renamed flags take their new name
-    (`--minibatch` `--batch-size`, `--epochs` `--n-epochs`, `--lr` `--learning-rate`, `--clip` `--clip-range`,
-    `--league-baselines` `--baselines`, `--final-paired` `--eval-baselines`, `--final-games`
-    `--final-eval-games`); flags counted in updates (`--save-every`, `--eval-every`, `--league`) are counted in
-    learner steps (an update: `--n-steps` x `--n-envs` x (1 + the `--also` count), the preset's sizes where not
-    given); what the old command did not do unless asked stays off (`--control one_seat`, no evaluation games,
-    no final comparison).
+    """`python -m train`'s arguments for the old command `python -m train.cleanrl_ppo WORDS`: the same run with
+    `--learner cleanrl`, old flags renamed (`RENAMED`), flags counted in updates counted in learner steps
+    (`PER_UPDATE`), and what the old command did not do unless asked kept off.
 
     Raises:
         ValueError: a flag the frame has no word for, or `--final-paired` and `--eval-baselines` naming other agents.

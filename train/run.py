@@ -1,17 +1,6 @@
-"""The run frame every training method shares (PPO, distillation, fine-tuning).
-
-- `RunConfig`: the fields every run has (game, options, seed, output folder,
-  evaluation sizes) and the checks on them; each method's config is a subclass
-  (`train.config.TrainConfig` for PPO and fine-tuning, `train.distill.DistillConfig`).
-  A subclass's `preset_keys()` are what a game's preset section may set.
-- The run folder: `default_out` names a new one, `check_out` refuses one that is
-  unusable or already holds a run (unless resuming it or `overwrite`), before any
-  work starts; `make_out` creates it.
-- Stop signals: inside `StopSignals()`, SIGTERM and Ctrl-C only ask the run to stop;
-  it stops at its next safe point, after a checkpoint, with `TrainingStoppedError`
-  (which says how to resume). A second signal stops at once.
-- `provenance(method, command)`: the command, the commit and the library versions a
-  saved policy records.
+"""The run frame every training method shares: `RunConfig` (the fields every run has; `setting` fields are flags),
+the run folder (`check_out` before any work, `make_out`), stop signals (`StopSignals`, `TrainingStoppedError`) and
+provenance (the command, commit and versions a saved policy records, chained over the runs it continued).
 """
 
 from __future__ import annotations
@@ -37,25 +26,16 @@ IDENTITY = ("game", "seed", "out")
 def setting(default: Any = dataclasses.MISSING, *, help: str, low: int | None = None, high: int | None = None,
             choices: tuple[str, ...] | None = None, metavar: str | None = None,
             default_factory: Any = dataclasses.MISSING) -> Any:
-    """A config field that is also a command-line flag `--<name>` of `python -m train`: the CLI generates
-    the flag from the field (its name, type, `help`, range `low`..`high` or `choices`), so flags and
-    configs cannot drift apart. Fields without it are set by presets (and `--resume`) only."""
+    """A config field that is also a flag `--<name>` of `python -m train`, generated from its type, `help`, range
+    `low`..`high` or `choices`; fields without it are set by presets (and `--resume`) only."""
     return field(default=default, default_factory=default_factory,
                  metadata={"help": help, "low": low, "high": high, "choices": choices, "metavar": metavar})
 
 
 @dataclass(kw_only=True)
 class RunConfig:
-    """What every training run has (saved in its `config.json`).
-
-    Args:
-        game: the game's id.
-        options: the game's options.
-        seed: the root seed of every random stream of the run.
-        eval_games: games per learning-curve point.
-        final_eval_games: games of each final tournament (0: none).
-        out: the run folder ("" : `default_out`).
-    """
+    """What every training run has (saved in its `config.json`): the game and its options, the root seed, the
+    evaluation sizes and the run folder `out` ("": `default_out`)."""
 
     method: ClassVar[str] = ""
     game: str
@@ -72,9 +52,8 @@ class RunConfig:
         self.check_settings()
 
     def check_settings(self) -> None:
-        """Raise `ValueError` naming the field unless every `setting` field holds a value its flag would take: its
-        type (an integer, a finite number, a bool, a string), its range `low`..`high` and its `choices` — so a
-        config read back from a file (`--resume`) is held to what the command line allows."""
+        """Raise `ValueError` naming the field unless every `setting` field holds a value its flag would take (type,
+        range, choices): a config read back from a file is held to what the command line allows."""
         for f in dataclasses.fields(self):
             meta, v = f.metadata, getattr(self, f.name)
             if "help" not in meta or v is None:
@@ -164,8 +143,7 @@ class RunConfig:
 
 
 def check_out(out: str, resuming: bool, overwrite: bool) -> None:
-    """Refuse a run folder that is not a writable folder, or that holds another run
-    (unless resuming it or `overwrite`), before any work starts.
+    """Refuse a run folder that is not a writable folder, or holds another run (unless resuming it or `overwrite`).
 
     Raises:
         ValueError: one line naming the folder and what to do.
@@ -206,9 +184,8 @@ class TrainingStoppedError(Exception):
 
 
 class StopSignals:
-    """While active (main thread only), SIGTERM and SIGINT only ask training to
-    stop (`signum` is set); it stops at its next safe point, after a
-    checkpoint. A second signal stops at once (`KeyboardInterrupt`)."""
+    """While active (main thread only), SIGTERM and SIGINT only ask training to stop (`signum` is set) at its next
+    safe point, after a checkpoint; a second signal stops at once (`KeyboardInterrupt`)."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
@@ -263,11 +240,9 @@ def command_line() -> str:
 
 
 def provenance(method: str, command: str = "", commit: str | None = None) -> dict[str, Any]:
-    """What a saved policy records of the run that made it: the method, the command line, the commit
-    (`commit`, or the checkout's now) and the versions of the libraries it ran on."""
+    """What a saved policy records of the run that made it: method, command, commit and library versions."""
     return {"method": method, "command": command or command_line(), "git_commit": commit or git_commit(),
             "versions": library_versions()}
-
 
 
 def expand_opponents(ids: list[str], n: int) -> list[str]:
@@ -325,9 +300,8 @@ _CHAIN_KEYS = ("stages", "steps_in_all", "wall_s_in_all")
 
 
 def earlier_stages(folder: str) -> list[dict[str, Any]]:
-    """The runs a policy folder's weights came from, oldest first: its provenance's `stages` where it has them (a
-    policy continued before; what its provenance says beyond them, such as how it was picked, goes with the last),
-    else its provenance as one stage; [] where the folder records none."""
+    """The runs a policy folder's weights came from, oldest first: its provenance's `stages` (what it says beyond
+    them goes with the last), else its provenance as one stage; [] where it records none."""
     from agents.learned import read_meta
 
     prov = read_meta(folder).get("provenance") if os.path.exists(os.path.join(folder, "policy.json")) else None

@@ -1,15 +1,6 @@
-"""The random streams of a training run, all derived from its one seed.
-
-`SeedSequence(seed).spawn(n_envs + 5)` once, then named streams:
-
-- `envs[0]`: the vector env's seed (`env_seed(0)`; the other `envs[i]` keep the layout);
-- `agents`: self-play baselines (children 0..k-1), the live policy (child k)
-  and snapshot j (child k + 1 + j);
-- `eval`: the learning-curve evaluation (its own generator, and its child 0 for
-  the evaluation opponents).
-
-A run resumed at step t draws its env seed from child `t + 1` of `envs[0]`
-(`RunSeeds.resumed`). Every index here is part of a seeded run's identity: changing one changes the run's results.
+"""The random streams of an SB3 run, all from its one seed: `SeedSequence(seed).spawn(n_envs + 5)` once, then
+`envs[i]` (table i; `envs[0]` the vector env's seed), `agents` (self-play baselines, then the live policy, then the
+snapshots) and `eval`. Every index is part of a seeded run's identity: changing one changes its results.
 """
 
 from __future__ import annotations

@@ -1,24 +1,7 @@
-"""Method "ppo" with the default learner: the one-file PPO (`train.cleanrl_ppo.PPO`) on the game's compiled vector
-env, inside the run frame (`train.run`).
-
-`train(cfg)` builds the vector env from the run's config (the game's options, the opponents as compiled kernels,
-`control`, `n_envs` tables seeded from the run's seed), compiles its kernels first (timed and said, and not
-counted in `max_minutes`), then learns update by update with a progress bar. It writes to the run folder:
-
-- `policy/` — the policy in the one saved-policy format (`learned:<out>/policy` and `ppo:<out>` play it), with
-  `critic.pt` beside it; also written at every checkpoint, so a running or stopped run can be played;
-- `history.csv` — one row per update (steps, wall seconds, return, losses, evaluation points);
-- `curve.csv` / `curve.png` — the learning curve (training return, evaluation win rate and score against the
-  run's opponents, the baselines' levels drawn as lines, wall-clock minutes on a second axis);
-- `config.json` — the run's settings, versions and provenance;
-- `eval.json` — the final comparison on deals never used to train or evaluate: the policy paired against each
-  `eval_baselines` agent in its seat (one seat), or each line-up's team tournament (`control="all_seats"`).
-
-Checkpoints (`train.checkpoint`: tensors and arrays only, written atomically) hold the learner's whole state
-(`PPO.state`: weights, optimiser, every generator, each table's game) and the history, every `checkpoint_every`
-steps and at a stop signal; `python -m train --resume RUN` goes on from the last one and ends with the same
-weights, history and figures as the run left alone (same machine, a steps budget: a `max_minutes` budget depends
-on the clock).
+"""Method "ppo" with the default learner: `train.cleanrl_ppo.PPO` on the game's compiled vector env, inside the run
+frame (`train.run`). `train(cfg)` builds the env, compiles its kernels (not counted in `max_minutes`), learns with a
+progress bar and checkpoints (`--resume` ends as the run left alone would), and leaves `policy/`, `history.csv`,
+`curve.csv`/`curve.png`, `config.json` and `eval.json` in the run folder (docs/training.md, "The command").
 """
 
 from __future__ import annotations
@@ -69,18 +52,16 @@ def variant_options(game: str, options: dict[str, Any], also: Sequence[str]) -> 
 
 def variant_envs(game: str, variants: list[dict[str, Any]], n_envs: int, line_up: Callable[[int], list[str]],
                  seed: int, control: str, features: str | None) -> list[Any]:
-    """One compiled vector env of `n_envs` tables per variant, each with its own line-up (`line_up(seats)`: a
-    variant's seats may differ), the first seeded by `seed` and variant i by `variant_seed(seed, i)`; an action
-    scorer's inputs as observations with `features`; a feature set with `make_vector_env(game, n_envs, opponents=,
-    seed=, control=, copy=, **options)` builds its own env (one whose actions are its candidates)."""
+    """One compiled vector env of `n_envs` tables per variant, with its line-up (`line_up(seats)`), seeded by
+    `variant_seed`; with `features`, the feature set's inputs (or its own `make_vector_env`, if it has one)."""
     import agents
     from agents.learned import feature_set
 
     own = getattr(feature_set(features), "make_vector_env", None) if features else None
     out = []
     for i, opts in enumerate(variants):
-        kw = dict(opponents=line_up(envs.make_game(game, **opts).num_players),
-                  seed=seed if i == 0 else variant_seed(seed, i), control=control, copy=False, **opts)
+        kw = dict(opponents=line_up(envs.make_game(game, **opts).num_players), seed=variant_seed(seed, i),
+                  control=control, copy=False, **opts)
         if own is not None:
             out.append(own(game, n_envs, **kw))
             continue
@@ -90,9 +71,11 @@ def variant_envs(game: str, variants: list[dict[str, Any]], n_envs: int, line_up
 
 
 def variant_seed(seed: int, i: int) -> int:
-    """The vector env seed of the run's `--also` variant i >= 1: hashed from (seed, i), child i of the run's seed."""
+    """The vector env seed of table group i: `seed` for the first, else child i of the run's seed."""
     from train.seeds import child
 
+    if i == 0:
+        return int(seed)
     return int(child(np.random.SeedSequence(int(seed)), i).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
@@ -109,19 +92,9 @@ _EVAL_STREAM = 0xE7A1  # the spawn key of the evaluation games' stream (not the 
 
 
 class Evaluator:
-    """The learner's evaluation games (`--eval-every`), as the SB3 runs play them (`train.curve.evaluate_policy_agent`:
-    seats drawn at random, a game cut at `EVAL_MAX_TURNS` has no winner): the policy, exported as the student it is
-    saved as and played its way (argmax, or a sample for an action scorer), in Python against the run's opponents.
-    Every point plays the same games (deals, seats, the opponents' generators: one stream of the run's seed), so
-    the points differ by the policy alone; `baselines` are measured once on those games, as reference lines.
-
-    Args:
-        game: the game id; options: the game's options (the run's first variant).
-        opponents: the opponents' agent ids (each seat draws one of them, as the SB3 runs do).
-        games: evaluation games a point.
-        seed: the run's seed.
-        baselines: agent ids measured in the learner's place.
-    """
+    """The curve's evaluation games (`--eval-every`): the policy as it is saved, in one random seat against the
+    run's `opponents` (ids), on the same `games` deals at every point (one stream of the run's `seed`);
+    `baselines` (ids) are measured once on those games, as reference lines."""
 
     def __init__(self, game: str, options: dict[str, Any], opponents: Sequence[str], games: int, seed: int,
                  baselines: Sequence[str] = ()):
@@ -166,14 +139,11 @@ def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
 
 
 def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
-    """The run's compiled vector env and its table groups: `n_envs` (default `cfg.n_envs`) tables of each variant
-    (`variant_options`), the opponents' kernels in the other seats (none in a one-player game or under
-    `control="all_seats"`), the first group seeded by the run's seed and group i by `variant_seed(seed, i)`; an
-    action scorer's inputs as observations with `features`; several groups stepped as one (`MultiVectorEnv`).
+    """The run's compiled vector env and its table groups (env, options): `n_envs` (default `cfg.n_envs`) tables of
+    each variant (`variant_envs`), several groups stepped as one (`MultiVectorEnv`).
 
     Raises:
-        ValueError: the game, opponents or control have no compiled vector env (one line saying why; `--learner
-            sb3` also runs on Python tables), or variants whose spaces differ.
+        ValueError: the run can have no compiled vector env (one line saying why), or variants' spaces differ.
     """
     import functools
 
@@ -208,13 +178,11 @@ def warm_up(cfg: TrainConfig, say: Any) -> float:
 
 
 def start_policy(cfg: TrainConfig) -> tuple[Any, float | None]:
-    """The `init_from` policy (a saved run of this learner, or a shipped ReLU policy: `load_policy`) and the reward
-    scale it learned with where its run says and played the same reward options (else None, with a warning: this run
-    measures its own); (None, None) without `init_from`."""
+    """The `init_from` policy (`load_policy`) and its reward scale where its run played the same reward options
+    (else None, with a warning); (None, None) without `init_from`."""
     if not cfg.init_from:
         return None, None
     import warnings
-
 
     folder = student_folder(cfg.init_from)
     policy, scale = load_policy(folder, cfg.game, rules_of(cfg.options))
@@ -231,7 +199,6 @@ def start_policy(cfg: TrainConfig) -> tuple[Any, float | None]:
 
 def lineage(cfg: TrainConfig) -> dict[str, Any]:
     """What this run records of itself and of the runs its start came from: `{"own": ..., "earlier": [...]}`."""
-
     earlier = earlier_stages(student_folder(cfg.init_from)) if cfg.init_from else []
     own = provenance("finetune" if cfg.init_from else "ppo") | {"learner": cfg.resolved_learner(),
                                                                 "init_from": cfg.init_from,
@@ -246,11 +213,10 @@ def provenance_now(line: dict[str, Any], steps: int, wall_s: float) -> dict[str,
 
 
 def implied_by_start(cfg: TrainConfig, init: Any) -> None:
-    """What the `init_from` policy brings to the run's settings: its action table, its feature set.
+    """Take the `init_from` policy's action table and feature set into `cfg`.
 
     Raises:
-        ValueError: a `features` flag that differs from the start's, or an action table with an action scorer
-            or several variants."""
+        ValueError: `features` that differ from the start's, or an action table with features or variants."""
     if init is not None and getattr(init, "table", None) is not None and not cfg.action_table:
         cfg.action_table = True  # a start with an action table keeps it (recorded in config.json)
         print(f"train {cfg.game}: --init-from {cfg.init_from} has an action table: --action-table", flush=True)
@@ -370,8 +336,7 @@ def student_of(cfg: TrainConfig, ppo: Any) -> Any:
 
 class TeamEvaluator(Evaluator):
     """The curve's evaluation games of a policy in every seat (`control="all_seats"`, a one-player game): the share
-    of games won and seat 0's mean score (`train.curve.evaluate_team`), on the same deals at every point (one
-    stream of the run's seed), the policy played as it is saved (argmax)."""
+    of games won and seat 0's mean score (`train.curve.evaluate_team`), the same deals at every point."""
 
     def __init__(self, cfg: TrainConfig):
         super().__init__(cfg.game, cfg.options, [], cfg.eval_games, cfg.seed)
@@ -389,8 +354,7 @@ class TeamEvaluator(Evaluator):
 
 
 def league_for(cfg: TrainConfig, groups: list[tuple[Any, dict[str, Any]]]) -> Any:
-    """The run's league of opponents (`train.pool.League`: the line-up, `--baselines` and the learner's
-    snapshots, drawn per table at each episode's start), or None without `--league-every`.
+    """The run's league of opponents (`train.pool.League`), or None without `--league-every`.
 
     Raises:
         ValueError: a league without opponent seats."""
@@ -409,8 +373,7 @@ def league_for(cfg: TrainConfig, groups: list[tuple[Any, dict[str, Any]]]) -> An
 
 
 def evaluator_for(cfg: TrainConfig) -> Any:
-    """The curve's evaluation games: one seat against the run's opponents (`Evaluator`), or the policy in every
-    seat (`TeamEvaluator`); None where none are asked for."""
+    """The curve's evaluation games (`Evaluator`, or `TeamEvaluator` for a policy in every seat); None without."""
     if cfg.eval_games <= 0:
         return None
     if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
@@ -455,10 +418,9 @@ def learn(cfg: TrainConfig, ppo: Any, history: list[dict[str, Any]], progress: b
 
 
 def final_evaluation(cfg: TrainConfig, folder: str) -> dict[str, Any]:
-    """The saved policy on deals never used to train or evaluate (seed 1,000,000 + the run's seed): paired against
-    each `eval_baselines` agent in its seat, against the run's opponents (one seat), a team tournament of the
-    policy and of each baseline in every seat (`control="all_seats"`), or a self-play run's shipped policy in a
-    tournament against each of its baselines."""
+    """The saved policy on held-out deals (seed 1,000,000 + the run's seed): paired against each `eval_baselines`
+    agent in its seat, or tournaments (every seat: the policy's and each baseline's team; self-play: the shipped
+    policy against each baseline)."""
     from evaluate.paired import format_paired, run_paired
     from evaluate.tournament import format_table, run_tournament
 
@@ -525,16 +487,10 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
           overwrite: bool = False) -> dict[str, Any]:
     """Run one PPO job with the default learner; returns a summary (also written under `cfg.out`).
 
-    Args:
-        cfg: the run's settings (`cfg.learner == "cleanrl"`).
-        progress: show a progress bar (on a terminal).
-        verbose: print the final figures.
-        resume: `train.checkpoint.read_checkpoint(cfg.out)`'s output, to continue that run.
-        overwrite: replace the run files already in `cfg.out`.
+    `resume`: `train.checkpoint.read_checkpoint(cfg.out)`'s output; `overwrite`: replace the run in `cfg.out`.
 
     Raises:
-        ValueError: bad settings, a game or line-up without a compiled vector env, or `cfg.out` unusable; the
-            folder is made only once everything is validated.
+        ValueError: bad settings, no compiled vector env, or `cfg.out` unusable (before the folder is made).
         TrainingStoppedError: SIGTERM or Ctrl-C stopped the run (a checkpoint is saved).
     """
     import torch

@@ -128,6 +128,7 @@ def test_atomic_path_leaves_the_old_file_on_failure(tmp_path):
 @pytest.mark.slow
 def test_stop_during_the_final_files_resumes_without_learning(tmp_path, monkeypatch):
     import train.ppo as ppo
+    import train.vector_ppo as frame
     from train.checkpoint import read_checkpoint
     from train.config import TrainConfig
 
@@ -136,17 +137,17 @@ def test_stop_during_the_final_files_resumes_without_learning(tmp_path, monkeypa
                            n_envs=1, n_steps=128, batch_size=64, eval_games=20, final_eval_games=0,
                            out=str(tmp_path / "r"))
 
-    real_save = ppo.save
+    real_finish = frame.finish
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(ppo, "save", killed)
+    monkeypatch.setattr(frame, "finish", killed)
     with pytest.raises(KeyboardInterrupt):
         ppo.train(cfg(), progress=False, verbose=False)
     state, tensors = read_checkpoint(str(tmp_path / "r"))
     assert state["step"] == 512 and [r["steps"] for r in state["history"]][-1] == 512
-    monkeypatch.setattr(ppo, "save", real_save)
+    monkeypatch.setattr(frame, "finish", real_finish)
     ppo.train(cfg(), progress=False, verbose=False, resume=(state, tensors))
     assert _steps(tmp_path / "r") == [r["steps"] for r in state["history"]]
     assert (tmp_path / "r" / "model.zip").exists() and not (tmp_path / "r" / "checkpoint.json").exists()
