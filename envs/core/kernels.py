@@ -1,9 +1,9 @@
 """The compiled helpers every game's kernels share: the deal's shuffle and the bookkeeping of a vector step.
 
 A game's compiled twin (`envs/<game>/fast.py`) calls them as `kernels.<name>` from its own kernels. They take the
-game's own `Tables` (a NamedTuple of arrays with at least `codes`, `key`, `episode`, `seed`, `rng`, `learner`,
-`line`, `phase`, `carry`, `ep_ret`, `ep_len`), the shared `envs.core.vector.Buffers` and its `Settings` (with
-`fixed_seat`, `line_cum`, `line_codes`); numba compiles each for the types it is called with.
+game's own `Tables` (`envs.core.tables.tables_type`: its position, then the bookkeeping every game keeps), the
+shared `envs.core.vector.Buffers` and its `Settings` (with `fixed_seat`, `line_cum`, `line_codes`); numba compiles
+each for the types it is called with.
 
 The step helpers are inlined at numba IR level (`inline=INLINE`, "always" unless `envs.core.jit` says otherwise): a
 game's step kernel runs the same code as when they were written out in every game's step (measured with

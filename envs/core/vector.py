@@ -895,8 +895,8 @@ class KernelTablesEnv(CompiledVectorEnv):
     opponent; kernel opponents bring their own), `num_params` (float parameters per opponent seat), `seat_word`
     (what a message calls another seat) and `seat_rewards` (True: the kernels fill `SeatBuffers`, each seat's
     reward and the seat a final observation is for; False: `Buffers`, and under `all_seats` every seat is paid the
-    step's reward, as a team is). What it implements: `_new_tables` (its `Tables`, with at least `codes` (N, seats),
-    `key`, `learner`, `seed` and `phase` (N,): nonzero where the table waits on a batch policy), `_new_settings(ups)`
+    step's reward, as a team is). What it implements: `_new_tables` (its `Tables`: `envs.core.tables.tables_type`, its
+    position and the shared bookkeeping; `phase` nonzero where a table waits on a batch policy), `_new_settings(ups)`
     (its kernels' fixed settings for the line-ups `ups`), `_to_move`, `_masks_to_move` (or `_inputs_to_move`),
     `_observe_rows`, and where it needs them `_prepare_game` (refuse the options its kernels do not play, build what
     they need from the game), `_kernel_head` (arguments its kernels take before the tables: a board), `_error_text`

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from envs.core import kernels
+from envs.core import kernels, tables
 from envs.core.game import IllegalActionError
 from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
@@ -490,64 +490,25 @@ def pack_state(state: State) -> Packed:
 
 
 # --- the vector env's kernels: many tables, one row each ------------------------------------------------------
-class Tables(NamedTuple):
-    """Every table of a vector env as arrays, one row a table (N tables, n seats, P opponent parameters).
+Tables = tables.tables_type(__name__, """Every table of a vector env as arrays, one row a table (N tables, n seats,
+P opponent parameters).
 
-    The game position is `advance`'s (`hands` (N, n, 7), `sizes`, `active`,
-    `draw`/`ndraw`, `disc`/`nd`, `stock`, `rnd`, `resh`, `cur`, `totals`,
-    `won`, `over`) with the episode's deal seed `seed`; then the learner's seat
-    `learner`, each seat's policy code `codes` (N, n) and parameters `params`
-    (N, n, P), the table's key `key` and episode counter `episode`, its
-    random-opponent stream `rng`, moves played `turns`, the reward owed to the
-    learner's next step `carry` (opponents' moves before its first decision),
-    and the episode's return `ep_ret` and learner decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at
-    the learner's decision, 1 paused at a batch policy's turn inside the learner's step, 2 paused inside a new
-    episode's opening, with `before` the learner's return when that step or opening began; `cards` is scratch
-    (64,).
-    """
-
-    hands: np.ndarray
-    sizes: np.ndarray
-    active: np.ndarray
-    draw: np.ndarray
-    ndraw: np.ndarray
-    disc: np.ndarray
-    nd: np.ndarray
-    stock: np.ndarray
-    rnd: np.ndarray
-    resh: np.ndarray
-    cur: np.ndarray
-    totals: np.ndarray
-    won: np.ndarray
-    over: np.ndarray
-    seed: np.ndarray
-    learner: np.ndarray
-    codes: np.ndarray
-    params: np.ndarray
-    key: np.ndarray
-    episode: np.ndarray
-    rng: np.ndarray
-    turns: np.ndarray
-    carry: np.ndarray
-    ep_ret: np.ndarray
-    ep_len: np.ndarray
-    line: np.ndarray
-    phase: np.ndarray
-    before: np.ndarray
-    cards: np.ndarray
+The game position is `advance`'s: `hands` (N, n, 7), `sizes`, `active`, `draw`/`ndraw`, `disc`/`nd`, `stock`,
+`rnd`, `resh`, `cur`, `totals`, `won`, `over`; `cards` (64,) is scratch.""", (
+    "hands", "sizes", "active", "draw", "ndraw", "disc", "nd", "stock", "rnd", "resh", "cur", "totals", "won", "over",
+    "cards"), optional=("params", "turns", "before"))
 
 
 def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
     """Zeroed `Tables` for `num_envs` tables."""
     N, n = num_envs, num_players
     i64 = np.int64
-    return Tables(
-        np.zeros((N, n, 7), i64), np.zeros((N, n), i64), np.zeros((N, n), np.bool_), np.zeros((N, 64), i64),
-        np.zeros(N, i64), np.zeros((N, 64), i64), np.zeros(N, i64), np.zeros((N, 7), i64), np.zeros(N, i64),
-        np.zeros(N, i64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n), i64), np.zeros(N, np.bool_),
-        np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n, num_params)),
-        np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N),
-        np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N), np.zeros(64, i64),
+    return tables.new_tables(
+        Tables, N, n, num_params, hands=np.zeros((N, n, 7), i64), sizes=np.zeros((N, n), i64),
+        active=np.zeros((N, n), np.bool_), draw=np.zeros((N, 64), i64), ndraw=np.zeros(N, i64),
+        disc=np.zeros((N, 64), i64), nd=np.zeros(N, i64), stock=np.zeros((N, 7), i64), rnd=np.zeros(N, i64),
+        resh=np.zeros(N, i64), cur=np.zeros(N, i64), totals=np.zeros((N, n), i64), won=np.zeros((N, n), i64),
+        over=np.zeros(N, np.bool_), cards=np.zeros(64, i64),
     )
 
 

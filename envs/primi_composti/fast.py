@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from envs.core import kernels
+from envs.core import kernels, tables
 from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A.
@@ -362,47 +362,16 @@ STOP_BATCH = 3  # a batch policy's seat is to move (the table pauses)
 STOP_ILLEGAL = -2  # the decide kernel chose a position that holds no card (nothing was changed)
 
 
-class Tables(NamedTuple):
-    """Every table of a vector env as arrays, one row a table (N tables, k cards a hand).
+Tables = tables.tables_type(__name__, """Every table of a vector env as arrays, one row a table (N tables, k cards
+a hand).
 
-    The position of n seats in the layout above (`hands` (N, n, k), `alive` (N, n),
-    `stacks` (N, 2n, n·k), `heights` (N, 2n), `scores` (N, n)), cards played
-    `turn` and the first mover `first`; the episode's deal seed `seed`; the
-    learner's seat `learner` (under `all_seats`: the seat to move); each seat's
-    policy code `codes` (N, n); the table's key `key`, episode counter `episode`
-    and random-opponent stream `rng`; `carry`, the learner's reward so far in the
-    step under way (summed as `OpponentEnv` sums it: the opponents' opening before
-    its first decision, then its own move's change of its return) and `mark`, its
-    return at its decision or, inside a step, after its card; the episode's return
-    `ep_ret` and decisions `ep_len`; the line-up drawn `line`; `phase`: 0 at the
-    learner's decision, 1 paused at a batch policy's turn inside the learner's
-    step, 2 paused inside a new episode's opening; `order` (n·k,), `before`
-    (n,: every seat's return before an `all_seats` move) and `legal` (1, actions: a random seat's legal actions
-    under `steal_choice="player"`) are scratch.
-    """
-
-    hands: np.ndarray
-    alive: np.ndarray
-    stacks: np.ndarray
-    heights: np.ndarray
-    scores: np.ndarray
-    turn: np.ndarray
-    first: np.ndarray
-    seed: np.ndarray
-    learner: np.ndarray
-    codes: np.ndarray
-    key: np.ndarray
-    episode: np.ndarray
-    rng: np.ndarray
-    carry: np.ndarray
-    mark: np.ndarray
-    ep_ret: np.ndarray
-    ep_len: np.ndarray
-    line: np.ndarray
-    phase: np.ndarray
-    order: np.ndarray
-    before: np.ndarray
-    legal: np.ndarray
+The position of n seats in the layout above (`hands` (N, n, k), `alive` (N, n), `stacks` (N, 2n, n·k), `heights`
+(N, 2n), `scores` (N, n)), cards played `turn` and the first mover `first`; `mark` the learner's return at its
+decision or, inside a step, after its card (its `carry` is summed as `OpponentEnv` sums it: the opponents' opening
+before its first decision, then its own move's change of its return); `order` (n·k,), `before` (n,: every seat's
+return before an `all_seats` move) and `legal` (1, actions: a random seat's legal actions under
+`steal_choice="player"`) are scratch.""", (
+    "hands", "alive", "stacks", "heights", "scores", "turn", "first", "mark", "order", "before", "legal"))
 
 
 def new_tables(num_envs: int, num_players: int, k: int, choices: int = 1) -> Tables:
@@ -410,12 +379,11 @@ def new_tables(num_envs: int, num_players: int, k: int, choices: int = 1) -> Tab
     a card (`PrimiCompostiGame.num_choices`)."""
     N, n = num_envs, num_players
     i64 = np.int64
-    return Tables(
-        np.zeros((N, n, k), i64), np.zeros((N, n), i64), np.zeros((N, 2 * n, n * k), i64), np.zeros((N, 2 * n), i64),
-        np.zeros((N, n), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N, i64),
-        np.zeros((N, n), i64), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64), np.zeros(N),
-        np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(n * k, i64),
-        np.zeros(n), np.zeros((1, n * k * choices), np.int8),
+    return tables.new_tables(
+        Tables, N, n, hands=np.zeros((N, n, k), i64), alive=np.zeros((N, n), i64),
+        stacks=np.zeros((N, 2 * n, n * k), i64), heights=np.zeros((N, 2 * n), i64), scores=np.zeros((N, n), i64),
+        turn=np.zeros(N, i64), first=np.zeros(N, i64), mark=np.zeros(N), order=np.zeros(n * k, i64),
+        before=np.zeros(n), legal=np.zeros((1, n * k * choices), np.int8),
     )
 
 

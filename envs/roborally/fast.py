@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from envs.core import kernels
+from envs.core import kernels, tables
 from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A., Primi
@@ -1286,71 +1286,33 @@ OBS_FIELDS = ("own_robot", "other_robots", "facing", "own_next_flag", "own_archi
               "robots", "round", "turn")
 
 
-class Tables(NamedTuple):
-    """Every table of a vector env as arrays, one row a table (N tables, n robots).
+Tables = tables.tables_type(__name__, """Every table of a vector env as arrays, one row a table (N tables, n robots).
 
-    The position: robots `R` (N, n, NFIELDS) int32, `regs` (N, n, 5) int32, `deck` (N, 84) int32 and `meta`
-    (N, 3) int32 (a `FastState` per row), the hands as dealt `hands` (N, n, 9) int32 with `hand_len`, the
-    placed slots `used` (bit masks), each slot's card class `cls` (N, n, 9), the programming sub-step `step`
-    (seat = step mod n, round = step div n), `over` and `capped` (over by `max_turns`); the episode's deal seed
-    `seed`. Then the learner's seat `learner`, each seat's policy code `codes` (N, n), the planning opponents'
-    slots `plan` (N, n, 5) with the turn they were planned `plan_turn` (-1: none) and their length `plan_len`
-    (in program mode also the learner's and the batch policies' programs, with their power choice `plan_power`),
-    the table's key `key` and episode counter `episode`, its random-opponent stream `rng`, the reward owed to the
-    learner's next step `carry`, the episode's return `ep_ret` and learner decisions `ep_len`; the line-up drawn
-    `line`; `phase`: 0 at the learner's decision, 1 paused at a batch policy's choice inside the learner's step,
-    2 paused inside an episode's opening; `mid` the learner's return where the opponents' moves began (after its
-    move, or at the deal) and `acc` the step's reward up to there; `scratch` (1, A) int8, `cards` (5,) int64 and
-    `trace` (0, n, NFIELDS) are scratch.
-    """
-
-    R: np.ndarray
-    regs: np.ndarray
-    deck: np.ndarray
-    meta: np.ndarray
-    hands: np.ndarray
-    hand_len: np.ndarray
-    used: np.ndarray
-    cls: np.ndarray
-    step: np.ndarray
-    over: np.ndarray
-    capped: np.ndarray
-    seed: np.ndarray
-    learner: np.ndarray
-    codes: np.ndarray
-    plan: np.ndarray
-    plan_turn: np.ndarray
-    plan_len: np.ndarray
-    plan_power: np.ndarray
-    key: np.ndarray
-    episode: np.ndarray
-    rng: np.ndarray
-    carry: np.ndarray
-    ep_ret: np.ndarray
-    ep_len: np.ndarray
-    line: np.ndarray
-    phase: np.ndarray
-    mid: np.ndarray
-    acc: np.ndarray
-    scratch: np.ndarray
-    cards: np.ndarray
-    trace: np.ndarray
+The position: robots `R` (N, n, NFIELDS) int32, `regs` (N, n, 5) int32, `deck` (N, 84) int32 and `meta` (N, 3)
+int32 (a `FastState` per row), the hands as dealt `hands` (N, n, 9) int32 with `hand_len`, the placed slots `used`
+(bit masks), each slot's card class `cls` (N, n, 9), the programming sub-step `step` (seat = step mod n, round =
+step div n), `over` and `capped` (over by `max_turns`). The planning opponents' slots `plan` (N, n, 5) with the turn
+they were planned `plan_turn` (-1: none) and their length `plan_len` (in program mode also the learner's and the
+batch policies' programs, with their power choice `plan_power`); `mid` the learner's return where the opponents'
+moves began (after its move, or at the deal) and `acc` the step's reward up to there; `scratch` (1, A) int8,
+`cards` (5,) int64 and `trace` (0, n, NFIELDS) are scratch.""", (
+    "R", "regs", "deck", "meta", "hands", "hand_len", "used", "cls", "step", "over", "capped", "plan", "plan_turn",
+    "plan_len", "plan_power", "mid", "acc", "scratch", "cards", "trace"))
 
 
 def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:
-    """Zeroed `Tables` for `num_envs` tables of `num_robots` robots."""
+    """Zeroed `Tables` for `num_envs` tables of `num_robots` robots (no plan: `plan_turn` -1)."""
     N, n = num_envs, num_robots
     i64, i32 = np.int64, np.int32
-    return Tables(
-        np.zeros((N, n, NFIELDS), i32), np.zeros((N, n, REGISTERS), i32), np.zeros((N, NUM_CARDS), i32),
-        np.zeros((N, 3), i32), np.zeros((N, n, HAND), i32), np.zeros((N, n), i64), np.zeros((N, n), i64),
-        np.zeros((N, n, HAND), i64), np.zeros(N, i64), np.zeros(N, np.bool_), np.zeros(N, np.bool_),
-        np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64), np.zeros((N, n, REGISTERS), i64),
-        np.full((N, n), -1, i64), np.zeros((N, n), i64), np.zeros((N, n), np.bool_), np.zeros(N, np.uint64),
-        np.zeros(N, i64),
-        np.zeros(N, np.uint64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64),
-        np.zeros(N), np.zeros(N), np.zeros((1, min(num_actions, HAND + 2)), np.int8),
-        np.zeros(REGISTERS, i64), np.zeros((0, n, NFIELDS), i32),
+    return tables.new_tables(
+        Tables, N, n, R=np.zeros((N, n, NFIELDS), i32), regs=np.zeros((N, n, REGISTERS), i32),
+        deck=np.zeros((N, NUM_CARDS), i32), meta=np.zeros((N, 3), i32), hands=np.zeros((N, n, HAND), i32),
+        hand_len=np.zeros((N, n), i64), used=np.zeros((N, n), i64), cls=np.zeros((N, n, HAND), i64),
+        step=np.zeros(N, i64), over=np.zeros(N, np.bool_), capped=np.zeros(N, np.bool_),
+        plan=np.zeros((N, n, REGISTERS), i64), plan_turn=np.full((N, n), -1, i64), plan_len=np.zeros((N, n), i64),
+        plan_power=np.zeros((N, n), np.bool_), mid=np.zeros(N), acc=np.zeros(N),
+        scratch=np.zeros((1, min(num_actions, HAND + 2)), np.int8), cards=np.zeros(REGISTERS, i64),
+        trace=np.zeros((0, n, NFIELDS), i32),
     )
 
 

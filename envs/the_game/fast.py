@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from envs.core import kernels
+from envs.core import kernels, tables
 from envs.core.game import IllegalActionError
 from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
@@ -356,61 +356,25 @@ def deal_order(seed, out):
 
 
 # --- the vector env's kernels: many tables, one row each ------------------------------------------------------
-class Tables(NamedTuple):
-    """Every table of a vector env as arrays, one row a table (N tables, n seats, hand size h, P parameters).
+Tables = tables.tables_type(__name__, """Every table of a vector env as arrays, one row a table (N tables, n seats,
+hand size h, P parameters).
 
-    The position is `advance`'s: `hands` (N, n, h) in draw order, `sizes`,
-    `deck` (N, 98) / `dn`, `tops` (N, 4), `placed` (N, 102), `total`,
-    `player`, `played`, `over`; then the episode's deal seed `seed`, the
-    learner's seat `learner`, each seat's code `codes` (N, n: `LEARNER_CODE`,
-    `RANDOM_CODE`, a kernel's, or a batch policy's `BATCH_CODE - j`) and decide
-    parameters `params` (N, n, P: the opponent's code, then its float
-    parameters), the table's key `key` and episode counter `episode`, its
-    random-seat stream `rng`, moves played `turns`, the reward owed to the
-    learner's next step `carry` (teammates' moves before its first decision),
-    the episode's return `ep_ret` and learner decisions `ep_len`; the line-up
-    drawn `line`; `phase`: 0 at the learner's decision, 1 paused at a batch
-    policy's turn inside the learner's step, 2 paused inside a new episode's
-    opening, with `before` the team's return when that step or opening began.
-    """
-
-    hands: np.ndarray
-    sizes: np.ndarray
-    deck: np.ndarray
-    dn: np.ndarray
-    tops: np.ndarray
-    placed: np.ndarray
-    total: np.ndarray
-    player: np.ndarray
-    played: np.ndarray
-    over: np.ndarray
-    seed: np.ndarray
-    learner: np.ndarray
-    codes: np.ndarray
-    params: np.ndarray
-    key: np.ndarray
-    episode: np.ndarray
-    rng: np.ndarray
-    turns: np.ndarray
-    carry: np.ndarray
-    ep_ret: np.ndarray
-    ep_len: np.ndarray
-    line: np.ndarray
-    phase: np.ndarray
-    before: np.ndarray
+The position is `advance`'s: `hands` (N, n, h) in draw order, `sizes`, `deck` (N, 98) / `dn`, `tops` (N, 4),
+`placed` (N, 102), `total`, `player`, `played`, `over`. A seat's `params` are its decide kernel's (the opponent's
+code, then its float parameters); `carry` and `before` are the team's, as the learner's reward is.""", (
+    "hands", "sizes", "deck", "dn", "tops", "placed", "total", "player", "played", "over"),
+    optional=("params", "turns", "before"))
 
 
 def new_tables(num_envs: int, num_players: int, hand_size: int, num_params: int) -> Tables:
-    """Zeroed `Tables` for `num_envs` tables."""
+    """Zeroed `Tables` for `num_envs` tables (empty hands)."""
     N, n = num_envs, num_players
     i64 = np.int64
-    return Tables(
-        np.full((N, n, hand_size), _EMPTY, i64), np.zeros((N, n), i64), np.zeros((N, 98), i64), np.zeros(N, i64),
-        np.zeros((N, 4), i64), np.zeros((N, 102), i64), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64),
-        np.zeros(N, np.bool_), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros((N, n), i64),
-        np.zeros((N, n, num_params)), np.zeros(N, np.uint64), np.zeros(N, i64), np.zeros(N, np.uint64),
-        np.zeros(N, i64), np.zeros(N), np.zeros(N), np.zeros(N, i64), np.zeros(N, i64), np.zeros(N, i64),
-        np.zeros(N),
+    return tables.new_tables(
+        Tables, N, n, num_params, hands=np.full((N, n, hand_size), _EMPTY, i64), sizes=np.zeros((N, n), i64),
+        deck=np.zeros((N, 98), i64), dn=np.zeros(N, i64), tops=np.zeros((N, 4), i64),
+        placed=np.zeros((N, 102), i64), total=np.zeros(N, i64), player=np.zeros(N, i64), played=np.zeros(N, i64),
+        over=np.zeros(N, np.bool_),
     )
 
 
