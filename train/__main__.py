@@ -1,14 +1,6 @@
-"""`python -m train [METHOD] GAME`: train a policy for any game, with per-game presets.
-
-METHOD is `ppo` (the default: `python -m train GAME` is `python -m train ppo GAME`), `distill`
-(DAgger from a teacher's labels) or `finetune` (PPO started from a distilled student: `--init-from`);
-`python -m train reproduce ID` runs a shipped policy's chain of runs again. `EXAMPLES` (shown by `--help`) are
-commands that run as written.
-
-Every PPO run saves `policy/` (the one saved-policy format), `config.json`, `history.csv`, `curve.csv`/`curve.png`
-and `eval.json` in `--out` (default `runs/<game>-<time>`; `--learner sb3` also `model.zip`); play the policy with
-`python -m evaluate GAME --agents learned:<out>/policy,...`. A run keeps a checkpoint while it learns; after a stop
-(SIGTERM, Ctrl-C, a crash) `python -m train --resume <out>` continues it. See docs/training.md.
+"""`python -m train [ppo|distill|finetune] GAME`: train a policy for any game, with per-game presets;
+`python -m train reproduce ID` runs a shipped policy's chain of runs again; `--resume RUN` continues a stopped run.
+See docs/training.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""`TrainConfig`: everything that defines a PPO (or fine-tuning) run, with the one set of defaults.
-
-It is `train.run.RunConfig` (what every method's run has) plus PPO's own fields;
-distillation's config is `train.distill.DistillConfig`, the other subclass.
-"""
+"""`TrainConfig`: everything that defines a PPO (or fine-tuning) run, with the one set of defaults: `RunConfig`
+plus PPO's own fields (distillation's is `train.distill.DistillConfig`)."""
 
 from __future__ import annotations
 
@@ -23,16 +20,8 @@ MAX_TIMESTEPS = 10**10
 
 @dataclass(kw_only=True)
 class TrainConfig(RunConfig):
-    """Everything that defines a training run (saved as `config.json`).
-
-    The defaults here are the only defaults; a game's preset
-    (`train.presets`) overrides some of them and the command line overrides both.
-    `checkpoint_every` 0 means every tenth of the run. `init_from` names a distilled
-    student (`python -m train GAME --method distill`) whose weights start the policy;
-    `critic_warmup` steps then train the value network alone (the student's value head
-    is not fitted to this reward), before the policy learns too. Every learner plays the
-    game's batched compiled env (`agents.vector_env`: the opponents as compiled kernels).
-    """
+    """Everything that defines a PPO run (saved as `config.json`): the only defaults; a game's preset overrides some
+    and the command line both. `checkpoint_every` 0: every tenth of the run."""
 
     method: ClassVar[str] = "ppo"
     opponents: list[str] = field(default_factory=lambda: ["random"])

@@ -94,18 +94,9 @@ def _short_count(v: float, _pos: object = None) -> str:
 
 def write_curve(rows: list[dict[str, float]], out: str, title: str, references: dict[str, Any] | None = None,
                 xlabel: str = "learner steps") -> None:
-    """Write the learning curve as CSV and PNG (each file atomically).
-
-    Args:
-        rows: one dict per curve point, with "timesteps" (the x value) and the measured columns; "wall_s" (the
-            run's wall-clock seconds at the point, where kept) goes to the CSV and to a second x axis over the
-            plot in minutes, not to a panel of its own.
-        out: the run folder.
-        title: the plot's title (the game, its options and the method).
-        references: column -> (level, label), a labelled horizontal line (the equilibrium's 0, an equal share), or a
-            list of such (a baseline's measured level beside the equal share).
-        xlabel: what "timesteps" counts (learner steps; a DAgger round).
-    """
+    """Write the learning curve as `curve.csv` and `curve.png` in `out` (each atomically): a panel per column of
+    `rows` against "timesteps" (counted in `xlabel`), "wall_s" as a second x axis in minutes, `references`
+    (column -> (level, label) or a list of such) as labelled horizontal lines."""
     columns = sorted({k for r in rows for k in r if k != "timesteps"})
     keys = [k for k in columns if k != WALL]
     with atomic_path(os.path.join(out, "curve.csv")) as tmp, open(tmp, "w", newline="", encoding="utf-8") as f:
@@ -250,12 +241,9 @@ def write_history(history: list[dict[str, Any]], path: str) -> None:
 def write_run_curve(history: list[dict[str, Any]], out: str, title: str, points: int = 400,
                     references: dict[str, Any] | None = None, before: tuple[int, float] = (0, 0.0),
                     metrics: Sequence[str] = ()) -> None:
-    """`curve.csv` and `curve.png` in `out` as every training run draws them (`train.curve.write_curve`): the
-    training return against learner steps, smoothed with its band, the evaluation points (`Evaluator`: win rate
-    and mean score, with `references`' levels as lines) and wall-clock minutes on a second axis; at most `points`
-    updates (evenly spaced, the last one and every evaluated one kept). `before`: the steps and wall seconds of the
-    stages this run continued, so a stage's curve goes on where the last one ended (steps and time in all).
-    `metrics`: more measured columns drawn where an entry has them (a game's `GameHooks.metrics`)."""
+    """A training run's `write_curve` of its `history`: at most `points` updates (the last and every evaluated one
+    kept), the evaluation columns and `metrics` where measured, steps and wall seconds counted after `before`
+    (the stages this run continued)."""
     if not history:
         return
     step = max(1, -(-len(history) // points))

@@ -14,17 +14,10 @@ from train.networks import to_student
 
 
 class OpponentPool:
-    """Opponents for self-play: frozen snapshots of the learner and baseline
-    agents, drawn for each opponent seat by the pool's meta-strategy.
-
-    `meta_solver="uniform"` weighs every member equally (fictitious play: the
-    learner trains against, and the run ships, the average of its past
-    policies). `"nash"` (two-player zero-sum games) keeps the payoff matrix
-    between members and weighs them by its Nash equilibrium, solved exactly by
-    LP (PSRO's meta-solver). The live policy plays only until the first
-    snapshot exists: training against one's own last iterate cycles in games
-    whose equilibria are mixed.
-    """
+    """Opponents for self-play: frozen snapshots of the learner and baseline agents, weighed by the meta-strategy:
+    `"uniform"` (fictitious play) or `"nash"` (PSRO's: the exact Nash of the members' payoff matrix, two-player
+    zero-sum games). The live policy plays only until the first snapshot exists (against one's own last iterate,
+    play cycles in games whose equilibria are mixed)."""
 
     def __init__(self, game: Any, baselines: list[Any], pool_size: int, meta_solver: str = "uniform",
                  match_value: Any = None):
@@ -98,19 +91,9 @@ def simulated_match_value(game: Any, games: int, seed: int):
 
 
 class VectorPool:
-    """A self-play pool seated in a batched compiled env: every member is a line-up of its own (a two-player
-    game's one opponent seat), drawn per table at each episode's start with the pool's meta-strategy weights;
-    snapshots and the live policy play as batch policies (one forward a turn over every table where they move),
-    or a snapshot as its exact compiled twin where the game has one (`kernel_of(agent)`, e.g. simple poker's
-    behaviour strategy), baselines as their compiled kernels. `sync()` after each snapshot reseats the pool: tables
-    take the new line-ups at their next episode, never mid-episode.
-
-    Args:
-        pool: the run's `OpponentPool`.
-        venv: the vector env (its `set_opponents` takes the pool).
-        baseline_kernels: the `OpponentKernel` of each of `pool.baselines`, in order.
-        kernel_of: `kernel_of(agent) -> OpponentKernel | None`, a frozen snapshot's compiled twin.
-    """
+    """An `OpponentPool` seated in a two-player compiled vector env, each member drawn per table at each episode's
+    start by the meta-strategy: snapshots and the live policy as batch policies (or a snapshot's compiled twin,
+    `kernel_of(agent)`), baselines as their `baseline_kernels`. `sync()` reseats it after each snapshot."""
 
     def __init__(self, pool: OpponentPool, venv: Any, baseline_kernels: list[Any], kernel_of: Any = None):
         from envs.core.vector import BatchPolicy
@@ -162,23 +145,9 @@ class VectorPool:
 
 
 class League:
-    """The opponents of a league run (`--league`): the target line-up, baseline members and frozen snapshots of the
-    learner, installed in every table group (`--also` variant) as a `Pool` that each table draws from at its next
-    reset, never mid-episode.
-
-    Half of the draws seat the target line-up (`--opponents`), the other half one member, uniformly (a baseline or a
-    snapshot), in every opponent seat; with no member yet, every draw seats the target. A snapshot plays by
-    sampling, as the learner does, through `agents.vector.batch_policy` (one forward over the tables where it is to
-    move), bound to each group's game (RoboRally's features read the group's board). The `size` newest snapshots are
-    kept.
-
-    Args:
-        game: the game id.
-        groups: (vector env, its game options) per table group; each env takes `set_opponents`.
-        target: the target line-up for a number of players (agent ids).
-        baselines: member agent ids (each with a kernel in the game's vector env).
-        size: the snapshots kept (0: none; the league is then a fixed mix of the target and the baselines).
-    """
+    """The opponents of a league run (`--league-every`), a `Pool` in every table group (env, options) drawn per
+    table at its next reset: half the draws the `target(players)` line-up, half one member (a `baselines` id or one
+    of the `size` newest snapshots, sampling as batch policies) in every opponent seat."""
 
     def __init__(self, game: str, groups: list[tuple[Any, dict[str, Any]]], target: Callable[[int], list[str]],
                  baselines: Sequence[str], size: int):
@@ -195,7 +164,6 @@ class League:
 
     def add(self, policy: Any, rules: dict[str, Any]) -> None:
         """Freeze `policy` (its present weights) as the newest snapshot and seat the new pool."""
-
         if self.size == 0:
             return
         self.added += 1

@@ -1,6 +1,4 @@
-"""`Settings`: the default learner's (`train.cleanrl_ppo.PPO`) settings, one frozen dataclass checked once, whose
-defaults are `TrainConfig`'s fields of the same meanings (the one place they are written).
-"""
+"""`Settings`: the default learner's (`train.cleanrl_ppo.PPO`) keywords, with `TrainConfig`'s defaults."""
 
 from __future__ import annotations
 
@@ -19,15 +17,10 @@ _D = TrainConfig.defaults()
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Settings:
-    """The learner's settings (`train`'s keywords), checked once: total_steps (learner decisions, rounded up to whole
-    rollouts), n_steps (steps per table a rollout), minibatch, epochs, lr (decayed linearly to 0 with `anneal_lr`,
-    by whichever of the steps and `max_seconds` budgets is further spent), ent_coef, gamma, gae_lambda, clip,
-    hidden, seed (weights, sampling, minibatch order; the env has its own), vf_coef, vf_clip (in scaled return
-    units; None: none), max_grad_norm (per network), reward_scale (None: 1 / the std of the first rollout's
-    discounted returns), device ("cpu", "cuda", "cuda:N", "auto": the networks; env and buffers stay on the host),
-    init (a `Policy` to start from, `load_policy`), critic_warmup (first steps that train the critic alone),
-    privileged_critic, action_table, precision ("fp32", "bf16": forward passes under bfloat16 autocast;
-    `benchmarks/bench_precision.py`). Defaults: `TrainConfig`'s fields of those meanings.
+    """The learner's settings (`train`'s keywords, CleanRL's names), checked once; each default is `TrainConfig`'s
+    field of the same meaning. `lr` decays linearly to 0 (`anneal_lr`) by the further spent of the steps and
+    `max_seconds`; `vf_clip` None: none; `reward_scale` None: measured on the first rollout; `init`: a `Policy`
+    to start from; `seed`: weights, sampling and minibatch order (the env has its own).
 
     Raises:
         ValueError: a count below 1, a `max_seconds` not above 0, a `reward_scale` that is no finite number > 0.

@@ -10,23 +10,9 @@ PPO on the compiled vector env (many tables per env runner, opponents in kernels
 Needs `pip install -e ".[rllib]"`. RLlib pins an older gymnasium than the rest of the
 project installs, so it lives in its own virtual environment (`.ci/setup-rllib`).
 
-`RLlibEnv` wraps the game's PettingZoo `raw_env`:
-
-- Observations are `{"observations": Box(float32), "action_mask": Box(0, 1, (N,), float32)}`,
-  the keys RLlib's `ActionMaskingTorchRLModule` reads; only the seat to act observes.
-- Each seat's reward arrives with its next observation: everything its return changed
-  by since its previous one (since the start, for its second), so a seat's rewards add
-  up to its final return. None comes with a seat's first observation, where RLlib would
-  set it aside.
-- At the end every seat observes once more, `terminated` (or `truncated`), with its
-  outstanding reward. A seat that never acted has no transition for RLlib to attach a
-  reward to (RLlib drops an agent whose first observation is already terminal), so it
-  first gets one closing turn whose mask allows only action 0 (the action is ignored;
-  `infos[seat]["closing_turn"]` is True); then the episode ends as above. Per-seat
-  returns are therefore exact: a zero-sum game's seats sum to 0 in every episode.
-- An unmasked illegal action (RLlib's env checker sends random ones; a masked policy
-  never does) gets the handling of PettingZoo's `env()`: the game ends, −1 for that seat
-  (`ILLEGAL_REWARD`), the others keep what they had.
+`RLlibEnv` wraps the game's PettingZoo `raw_env` (observations in the keys RLlib's `ActionMaskingTorchRLModule`
+reads; each seat's rewards add up to its return, a seat that never acted getting one closing turn; an unmasked
+illegal action ends the game at `ILLEGAL_REWARD`): docs/integrations.md, "RLlib".
 """
 
 from __future__ import annotations

@@ -7,26 +7,10 @@ Ray cluster has CPUs.
     algo = vector_ppo_config("lama", ["lama/first"] * 3, num_envs=64, num_env_runners=2).build_algo()
     algo.train()["env_runners"]["episode_return_mean"]
 
-Each RLlib env runner builds, through RLlib's own vector-env hook (`gym_env_vectorize_mode="vector_entry_point"`:
-RLlib calls the env creator with `num_envs`), one `agents.vector_env(game, num_envs, opponents=...)`: `num_envs`
-tables stepped in one compiled call, the opponents moving inside the step. `MaskedVectorEnv` gives it the
-observation RLlib's `ActionMaskingTorchRLModule` reads, `{"observations": Box, "action_mask": Box(0, 1, (A,))}`,
-so the sampled actions and the PPO update both see the masked distribution (masked logits are RLlib's
-`FLOAT_MIN`: a masked action has probability 0).
-
-Autoreset. RLlib's single-agent env runner expects Gymnasium's next-step autoreset (an extra step whose action
-is ignored after an episode ends); the compiled env deals the next episode inside the ending step, as Pgx's
-auto-reset does (same-step autoreset), and has no step that skips a table. `SameStepAutoreset`, an RLlib callback,
-keeps each episode whole with RLlib's own episode API: at an episode's end it puts the real last observation
-(`info["final_obs"]`) in place of the next episode's first one, which it hands to the next episode as that
-episode's reset observation. So every decision is in its own episode with the action the runner sampled for it
-(the runner picks the action from the observation before the callback swaps it), and a truncated episode
-(`max_turns`) bootstraps from its real last observation. RLlib's `on_episode_start` callback is not called for
-these episodes (RLlib calls it where it adds a reset itself).
-
-Where the turn-based `train.rllib.RLlibEnv` gives every seat its own policy over the Python engine, this path
-trains one seat's policy against opponents that have compiled kernels (or batch policies, or a `Pool` of line-ups
-drawn per table), at the compiled engine's speed.
+Each env runner builds one `agents.vector_env` of `num_envs` tables through RLlib's vector-env hook;
+`MaskedVectorEnv` puts the masks in the observation RLlib's `ActionMaskingTorchRLModule` reads, and
+`SameStepAutoreset` (a callback) keeps each episode whole under the compiled env's same-step autoreset
+(docs/integrations.md, "RLlib").
 """
 
 from __future__ import annotations

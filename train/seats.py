@@ -1,7 +1,5 @@
-"""How the default learner (`train.cleanrl_ppo`) sees a vector env's seats: one learner seat against opponents
-that live in the env (kernels, batch policies, a `Pool` drawn per episode: `train.pool.League` is the league
-plug-in), one team policy in a cooperative game, or every seat (`control="all_seats"`, self-play), whose
-per-seat advantages (`gae_seats`) are here too.
+"""How the default learner sees a vector env's seats: one learner seat (opponents live in the env), one team
+policy in a cooperative game, or every seat (`control="all_seats"` self-play, with per-seat `gae_seats`).
 """
 
 from __future__ import annotations
@@ -13,25 +11,10 @@ import numpy as np
 
 def gae_seats(rewards: np.ndarray, players: np.ndarray, values: np.ndarray, last_values: np.ndarray,
               dones: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per-seat GAE of an `all_seats` rollout `(T, N)` in which every seat has its own return (more than two seats,
-    or a game whose returns do not sum to zero): each seat's decisions form their own trajectory.
-
-    The reward of seat p's decision at step t is everything seat p receives from that step up to its next decision
-    in the same episode (the other seats' moves included), and its next value the critic's value at that decision;
-    an episode's end closes every seat's trajectory (a truncated one is valued 0: the turn cap is the game's end).
-    The discount applies once per own decision.
-
-    Args:
-        rewards: `(T, N, P)`, every seat's reward of each step (`info["rewards"]`).
-        players: `(T, N)`, the seat that decided at each step.
-        values: `(T, N)`, the critic's value of each decision, for its seat.
-        last_values: `(N, P)`, each seat's value of the position after the last step, from its own view.
-        dones: `(T, N)`, the episode ended with step t.
-        gamma, lam: discount and GAE lambda.
-
-    Returns:
-        (advantages, returns = advantages + values), float32 `(T, N)`.
-    """
+    """Per-seat GAE (float32 `(T, N)` advantages and returns) of an `all_seats` rollout in which every seat has its
+    own return: seat p's decision at step t earns all seat p receives (`rewards` `(T, N, P)`) up to its next
+    decision, valued there (`last_values` `(N, P)` after the last step); an episode's end closes every seat's
+    trajectory (a truncated one valued 0), and the discount applies once per own decision."""
     T, N, P = rewards.shape
     rows = np.arange(N)
     adv = np.zeros((T, N), np.float32)
@@ -131,7 +114,6 @@ def variant_sizes(venv: Any) -> list[int]:
     return [int(venv.num_envs)]
 
 
-
 def seat_rewards(venv: Any, info: dict[str, Any]) -> np.ndarray:
     """`all_seats`: every seat's reward of a step, float32 `(N, P)`, from the step's `info`.
 
@@ -147,10 +129,9 @@ def seat_rewards(venv: Any, info: dict[str, Any]) -> np.ndarray:
 
 def truncated_values(values: np.ndarray, info: dict[str, Any], cut: np.ndarray, players: np.ndarray,
                      mode: str) -> np.ndarray:
-    """The bootstrap of the tables `cut` whose episodes a step truncated, from the critic's `values` of their last
-    observations, for the seats `players` (`(N,)`) that took the step: as they are with one learner seat ("one"),
-    0 in per-seat self-play ("seats": `gae_seats` values a truncated episode at 0), negated where the seat to move
-    at the last observation is the other one ("flip").
+    """The bootstrap of the tables `cut` a step truncated, from the critic's `values` of their last observations
+    for the seats `players` that took the step: as they are ("one"), 0 ("seats"), negated where the other seat is
+    to move ("flip").
 
     Raises:
         NotImplementedError: "flip" with no `info["final_info"]["current_player"]`."""

@@ -1,10 +1,5 @@
-"""Per-game training presets and hooks, each game's in its own module of this package.
-
-A game's module (`train/presets/<game>.py`; for a game from outside the suite, `<home>.presets` beside its spec,
-`envs.home`) defines `PRESET`, a dict of
-`TrainConfig` fields that differ from the defaults, optionally `DISTILL` (the
-distillation preset) and `HOOKS`, a `GameHooks` with the game's own
-learning-curve metric and exact match value.
+"""Per-game training presets: `train/presets/<game>.py` (`<home>.presets` for a game from outside the suite)
+defines `PRESET` (`TrainConfig` fields that differ from the defaults), optionally `DISTILL` and `HOOKS`.
 """
 
 from __future__ import annotations
@@ -28,19 +23,9 @@ def preset_module(game: str) -> ModuleType | None:
 
 @dataclass(frozen=True)
 class GameHooks:
-    """A game's additions to training.
-
-    Attributes:
-        metrics: `metrics(game, learner) -> {name: value}`, added to every
-            learning-curve point (an `"exploitability"` entry also selects the
-            shipped self-play mixture).
-        match_value: `match_value(game, a, b) -> float`, agent a's exact mean
-            result against b, for the self-play meta-solver (else simulated).
-        opponent_kernel: `opponent_kernel(game, agent) -> OpponentKernel`, a frozen
-            policy as the vector env's compiled opponent playing exactly its
-            distribution (a self-play snapshot then costs no Python call per turn);
-            else snapshots play as batch policies.
-    """
+    """A game's additions to training: `metrics(game, learner) -> {name: value}` on every curve point (an
+    "exploitability" also picks the shipped self-play mixture), `match_value(game, a, b)` a's exact mean result
+    against b (the meta-Nash), `opponent_kernel(game, agent)` a frozen policy's exact compiled twin."""
 
     metrics: Callable[[Any, Any], dict[str, float]] | None = None
     match_value: Callable[[Any, Any, Any], float] | None = None
