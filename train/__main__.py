@@ -55,19 +55,6 @@ EXAMPLES = (
     "python -m train reproduce GAME/ppo --budget 0.1             # a shipped PPO policy's chain of runs again",
 )
 
-#: Flags whose default comes from the game's preset: flag dest -> (preset section, key).
-PRESET_FLAGS = {
-    "timesteps": ("ppo", "timesteps"), "n_envs": ("ppo", "n_envs"), "eval_every": ("ppo", "eval_every"),
-    "eval_games": ("both", "eval_games"), "final_eval_games": ("both", "final_eval_games"),
-    "learning_rate": ("ppo", "learning_rate"), "ent_coef": ("ppo", "ent_coef"), "opponents": ("ppo", "opponents"),
-    "hidden": ("both", "net_arch"), "teacher": ("distill", "teacher"), "rounds": ("distill", "rounds"),
-    "games_per_round": ("distill", "games_per_round"), "workers": ("distill", "workers"),
-    "features": ("distill", "features"), "n_steps": ("ppo", "n_steps"), "batch_size": ("ppo", "batch_size"),
-    "n_epochs": ("ppo", "n_epochs"), "gamma": ("ppo", "gamma"), "precision": ("ppo", "precision"),
-    "learner": ("ppo", "learner"), "action_table": ("ppo", "action_table"), "control": ("ppo", "control"),
-}
-
-
 def _number(v: object) -> str:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
@@ -184,16 +171,22 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
                         "preset's")
     backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
     if values is not None:
-        for action in p._actions:
-            where = PRESET_FLAGS.get(action.dest)
-            if where is None:
-                continue
-            section, key = where
-            shown = [f"{name} {_number(v[key])}" for name, v in (("ppo", values[0]), ("distill", values[1]))
-                     if section in (name, "both") and key in v and v[key] is not None]
-            if shown:
-                action.help = f"{action.help} [{game}: {'; '.join(shown)}]"
+        _show_presets(p, game)
     return p
+
+
+def _show_presets(p: argparse.ArgumentParser, game: str) -> None:
+    """Add to each flag's help the values the game's preset sections give it (`[lama: ppo 40,000,000]`)."""
+    from train.distill import distill_preset
+
+    sections = (("ppo", preset(game), "net_arch"), ("distill", distill_preset(game), "hidden"))
+    generated = setting_flags()
+    for action in p._actions:
+        methods = generated[action.dest][1] if action.dest in generated else ("ppo", "distill")
+        shown = [f"{name} {_number(v[key])}" for name, v, hidden in sections if name in methods
+                 for key in [hidden if action.dest == "hidden" else action.dest] if v.get(key) is not None]
+        if shown and action.dest != "help":
+            action.help = f"{action.help} [{game}: {'; '.join(shown)}]"
 
 
 def given_settings(p: argparse.ArgumentParser, args: argparse.Namespace, method: str) -> dict[str, Any]:
@@ -245,9 +238,14 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
 
         values["eval_baselines"] = expand_agent_ids(args.eval_baselines)
     if args.opponents or args.baselines:
-        # opponents trained on a variant bring its options (the user's own --option and the preset's checked)
-        options = apply_opponent_options(args.game, values.get("opponents", []) + values.get("baselines", []), options,
-                                         parse_options(envs.config_class(args.game), args.option))
+        # opponents trained on a variant bring its options; one that contradicts a user's --option is refused
+        from agents import expand_agent_ids, resolve_options
+
+        ids = expand_agent_ids(values.get("opponents", []) + values.get("baselines", []))
+        resolved, notes = resolve_options(args.game, ids, parse_options(envs.config_class(args.game), args.option))
+        for note in notes:
+            print(note, file=sys.stderr)
+        options = {**options, **resolved}
     envs.make_game(args.game, **options)
     values["options"] = options
     if args.critic_warmup is not None and not args.init_from:
@@ -309,23 +307,6 @@ def continued_run(game: str, spec: str) -> dict | None:
     if os.path.isfile(os.path.join(policy, "critic.pt")):
         values["critic_warmup"] = 0  # its own critic goes on; a saved policy without one trains a fresh critic
     return values
-
-
-def apply_opponent_options(game: str, ids: list[str], options: dict, given: dict) -> dict:
-    """`options` plus what the agents `ids` were trained on and `options` leaves out, each said in one line
-    on stderr. `given` are the user's own `--option`s: a contradiction with one of them names the flag to
-    change; the preset's options give way to the agents' (a student's options define its game).
-
-    Raises:
-        ValueError: the user's options contradict an agent's, or two agents need different values.
-    """
-    from agents import expand_agent_ids, resolve_options
-
-    ids = expand_agent_ids(ids)
-    resolved, notes = resolve_options(game, ids, given)
-    for note in notes:
-        print(note, file=sys.stderr)
-    return {**options, **resolved}
 
 
 def student_options(game: str, spec: str, values: dict) -> dict:

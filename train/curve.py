@@ -163,7 +163,7 @@ def references_for(game: Any, spec: Any, control: str, levels: dict[str, dict[st
                    ) -> dict[str, list[tuple[float, str]]]:
     """The reference lines of a run's curve: exploitability's equilibrium (0), the win rate of a player
     no better than its opponents (an equal share, 1/n) where the learner holds one seat of a competitive game,
-    and each baseline's measured level (`baseline_levels`) in its win rate and score panels."""
+    and each baseline's measured level (`Evaluator.levels`) in its win rate and score panels."""
     refs: dict[str, list[tuple[float, str]]] = {"exploitability": [(0.0, "equilibrium (0)")]}
     n = game.num_players
     if control == "one_seat" and not spec.cooperative and n > 1:
@@ -185,25 +185,70 @@ def eval_rngs(seq: np.random.SeedSequence, opponents: int) -> tuple[np.random.Ge
     return kids[0], kids[1], kids[2:]
 
 
-def measure_on(game: Any, game_name: str, agent: Any, opponents: list[str], games: int,
-               seq: np.random.SeedSequence) -> dict[str, float]:
-    """`evaluate_policy_agent` of `agent` (an agent, or an agent id built with its generator of `eval_rngs`)
-    against `opponents` (agent ids) on the `games` evaluation games of `seq`: whatever is measured on the same
-    `seq` meets the same deals, seats and opponents' generators, so two figures differ by the agent alone."""
-    import agents
-
-    game_rng, agent_rng, opponent_rngs = eval_rngs(seq, len(opponents))
-    if isinstance(agent, str):
-        agent = agents.make(agent, game, rng=agent_rng, game_name=game_name)
-    opps = [agents.make(i, game, rng=r, game_name=game_name) for i, r in zip(opponents, opponent_rngs)]
-    return evaluate_policy_agent(game, agent, opps, games, game_rng)
+#: The spawn keys of the evaluation games' streams of a run's seed (not the vector env's tables').
+EVAL_STREAM, TEAM_STREAM = 0xE7A1, 0xE7A2
 
 
-def baseline_levels(game: Any, game_name: str, baselines: list[str], opponents: list[str], games: int,
-                    seq: np.random.SeedSequence) -> dict[str, dict[str, float]]:
-    """Each baseline's evaluation figures (win rate and mean score) in the learner's place against the run's
-    `opponents`, all on the same games (`measure_on`): the levels a curve draws as lines."""
-    return {b: measure_on(game, game_name, b, opponents, games, seq) for b in baselines}
+class Evaluator:
+    """The curve's evaluation games (`--eval-every`): an agent in one random seat against the run's `opponents`
+    (ids), on the same `games` deals, seats and opponents' generators at every point (one stream of the run's
+    `seed`), so two figures differ by the agent alone; `baselines` (ids) are measured once, as reference lines."""
+
+    def __init__(self, game: str, options: dict[str, Any], opponents: Sequence[str], games: int, seed: int,
+                 baselines: Sequence[str] = ()):
+        import envs
+
+        self.game_name, self.options, self.games = game, dict(options), int(games)
+        self.game = envs.make_game(game, **self.options)
+        self.opponent_ids = list(dict.fromkeys(opponents))
+        self.seq = np.random.SeedSequence(int(seed), spawn_key=(EVAL_STREAM,))
+        self.levels = {b: self.measure_agent(b) for b in baselines}
+
+    def measure_agent(self, agent: Any) -> dict[str, float]:
+        """Win rate and mean score of `agent` (an agent, or an id built with its generator) on the games."""
+        import agents
+
+        game_rng, agent_rng, opponent_rngs = eval_rngs(self.seq, len(self.opponent_ids))
+        if isinstance(agent, str):
+            agent = agents.make(agent, self.game, rng=agent_rng, game_name=self.game_name)
+        opps = [agents.make(i, self.game, rng=r, game_name=self.game_name)
+                for i, r in zip(self.opponent_ids, opponent_rngs)]
+        return evaluate_policy_agent(self.game, agent, opps, self.games, game_rng)
+
+    def as_agent(self, student: Any) -> Any:
+        """The saved student as the evaluation games play it (its own way: argmax, or a sample)."""
+        from agents.learned import LearnedAgent
+
+        rng = eval_rngs(self.seq, len(self.opponent_ids))[1]
+        return LearnedAgent(student, rng, sample=student.play == "sample", name="learner")
+
+    def measure(self, student: Any) -> dict[str, float]:
+        """The policy's win rate and mean score on the evaluation games (`student`: as it is saved)."""
+        return self.measure_agent(self.as_agent(student))
+
+    def references(self) -> dict[str, list[tuple[float, str]]] | None:
+        """The curve's lines: an equal share where the learner holds one seat of n, and each baseline's level."""
+        from envs.core.spec import spec
+
+        refs = references_for(self.game, spec(self.game_name), "one_seat", self.levels)
+        return {k: v for k, v in refs.items() if k in EVAL_KEYS}
+
+
+class TeamEvaluator(Evaluator):
+    """The curve's evaluation games of a policy in every seat (`control="all_seats"`, a one-player game): the share
+    of games won and seat 0's mean score (`evaluate_team`), the same deals at every point."""
+
+    def __init__(self, game: str, options: dict[str, Any], games: int, seed: int):
+        super().__init__(game, options, [], games, seed)
+        self.seq = np.random.SeedSequence(int(seed), spawn_key=(TEAM_STREAM,))
+
+    def measure_agent(self, agent: Any) -> dict[str, float]:
+        """The team's win rate and mean score of `agent` in every seat, on the evaluation games."""
+        return evaluate_team(self.game, agent, self.games, eval_rngs(self.seq, 0)[0])
+
+    def references(self) -> None:
+        """No reference lines."""
+        return None
 
 
 def summary_line(game_name: str, options: dict[str, Any], row: dict[str, float], eval_games: int,

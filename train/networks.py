@@ -248,23 +248,39 @@ def to_student(policy: Policy, game: str, options: dict[str, Any]) -> Any:
         student.net.load_state_dict({k: v.detach().cpu().clone() for k, v in state.items()})
         student.net.eval()
         return student
-    table = 0 if policy.table is None else int(policy.table.numel())
-    student = Student(game, options, "masked_policy", list(policy.hidden), action_table=table)
-    if student.dims["obs_dim"] != policy.obs_dim or student.num_actions != policy.num_actions:
-        raise ValueError(f"the policy has observation {policy.obs_dim} and {policy.num_actions} actions; {game} with "
-                         f"options {options} has {student.dims['obs_dim']} and {student.num_actions}")
-    linears = [m for m in policy.actor if isinstance(m, nn.Linear)]
-    state = {}
-    for i, layer in enumerate(linears[:-1]):
-        state[f"body.{2 * i}.weight"], state[f"body.{2 * i}.bias"] = layer.weight, layer.bias
-    state["logits.weight"], state["logits.bias"] = linears[-1].weight, linears[-1].bias
-    state["value.weight"] = torch.zeros_like(student.net.value.weight)
-    state["value.bias"] = torch.zeros_like(student.net.value.bias)
-    if policy.table is not None:
-        state["table"] = policy.table
+    return masked_student([m for m in policy.actor if isinstance(m, nn.Linear)], game, options, table=policy.table)
+
+
+def masked_student(linears: Sequence[nn.Linear], game: str, options: dict[str, Any], *, table: Any = None,
+                   game_obj: Any = None, activation: str = "relu", play: str = "argmax") -> Any:
+    """A `masked_policy` student of `game` whose body and logits are the actor's `linears` (the last gives the
+    logits), with an action `table` where given; its value head is 0 (a student does not act by it).
+
+    Raises:
+        ValueError: the layers do not fit the game's observation and actions."""
+    from agents.learned import Student
+
+    student = Student(game, options, "masked_policy", [int(m.out_features) for m in linears[:-1]], game=game_obj,
+                      activation=activation, play=play, action_table=0 if table is None else int(table.numel()))
+    shape = (int(linears[0].in_features), int(linears[-1].out_features))
+    if shape != (student.dims["obs_dim"], student.num_actions):
+        raise ValueError(f"the policy has observation {shape[0]} and {shape[1]} actions; {game} with options "
+                         f"{options} has {student.dims['obs_dim']} and {student.num_actions}")
+    state = {"value.weight": torch.zeros_like(student.net.value.weight),
+             "value.bias": torch.zeros_like(student.net.value.bias), **({} if table is None else {"table": table})}
+    for name, layer in (*((f"body.{2 * i}", m) for i, m in enumerate(linears[:-1])), ("logits", linears[-1])):
+        state[f"{name}.weight"], state[f"{name}.bias"] = layer.weight, layer.bias
     student.net.load_state_dict({k: v.detach().cpu().clone() for k, v in state.items()})
     student.net.eval()
     return student
+
+
+@torch.no_grad()
+def copy_actor(net: dict[str, torch.Tensor], linears: Sequence[nn.Linear]) -> None:
+    """Copy a `masked_policy` student's body and logits (its state dict `net`) into the actor's `linears`."""
+    for name, layer in (*((f"body.{2 * i}", m) for i, m in enumerate(linears[:-1])), ("logits", linears[-1])):
+        layer.weight.copy_(net[f"{name}.weight"])
+        layer.bias.copy_(net[f"{name}.bias"])
 
 
 def save_policy(policy: Policy, folder: str, game: str, options: dict[str, Any],
@@ -299,15 +315,9 @@ def load_policy(folder: str, game: str, options: dict[str, Any]) -> tuple[Policy
         keys = (student.net.action_keys, student.action_table) if student.action_table else None
         policy = Policy(student.dims["obs_dim"], student.num_actions, student.hidden, torch.Generator().manual_seed(0),
                         action_keys=keys)
-        linears = [m for m in policy.actor if isinstance(m, nn.Linear)]
-        with torch.no_grad():
-            if keys is not None:
-                policy.table.copy_(net["table"])
-            for i, layer in enumerate(linears[:-1]):
-                layer.weight.copy_(net[f"body.{2 * i}.weight"])
-                layer.bias.copy_(net[f"body.{2 * i}.bias"])
-            linears[-1].weight.copy_(net["logits.weight"])
-            linears[-1].bias.copy_(net["logits.bias"])
+        copy_actor(net, [m for m in policy.actor if isinstance(m, nn.Linear)])
+        if keys is not None:
+            policy.table.data.copy_(net["table"])
     critic = os.path.join(folder, "critic.pt")
     if os.path.exists(critic):
         state = torch.load(critic, map_location="cpu", weights_only=True)

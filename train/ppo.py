@@ -190,6 +190,7 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
     import torch
 
     from agents.learned import load_student
+    from train.networks import copy_actor
 
     student = load_student(folder)
     what = f"--init-from {folder!r}"
@@ -209,17 +210,10 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
         raise ValueError(f"{what} has hidden layers {student.hidden} with {student.activation}; the run's network is "
                          f"{list(run.cfg.net_arch)} with {run.cfg.activation}")
     src = student.net.state_dict()
-    body = [k.split(".")[1] for k in src if k.startswith("body.") and k.endswith(".weight")]
-    state = policy.state_dict()
-    with torch.no_grad():
-        for i in body:
-            for part in ("weight", "bias"):
-                state[f"mlp_extractor.policy_net.{i}.{part}"].copy_(src[f"body.{i}.{part}"])
-                state[f"mlp_extractor.value_net.{i}.{part}"].copy_(src[f"body.{i}.{part}"])
-        for part in ("weight", "bias"):
-            state[f"action_net.{part}"].copy_(src[f"logits.{part}"])
-            state[f"value_net.{part}"].copy_(src[f"value.{part}"])
-    policy.load_state_dict(state)
+    extractor = policy.mlp_extractor
+    copy_actor(src, [*(m for m in extractor.policy_net if isinstance(m, torch.nn.Linear)), policy.action_net])
+    critic = {**src, "logits.weight": src["value.weight"], "logits.bias": src["value.bias"]}
+    copy_actor(critic, [*(m for m in extractor.value_net if isinstance(m, torch.nn.Linear)), policy.value_net])
 
 
 def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
@@ -227,20 +221,12 @@ def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
     critic's own body is in `model.zip` only)."""
     import torch
 
-    from agents.learned import Student
+    from train.networks import masked_student
     from train.vector_ppo import rules_of
 
-    student = Student(cfg.game, rules_of(cfg.options), "masked_policy", list(cfg.net_arch), game=game,
-                      activation=cfg.activation, play="sample")
-    src = policy.state_dict()
-    state = {k.replace("mlp_extractor.policy_net.", "body."): v for k, v in src.items()
-             if k.startswith("mlp_extractor.policy_net.")}
-    state["logits.weight"], state["logits.bias"] = src["action_net.weight"], src["action_net.bias"]
-    state["value.weight"] = torch.zeros_like(student.net.value.weight)
-    state["value.bias"] = torch.zeros_like(student.net.value.bias)
-    student.net.load_state_dict({k: v.detach().cpu().clone() for k, v in state.items()})
-    student.net.eval()
-    return student
+    linears = [*(m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)), policy.action_net]
+    return masked_student(linears, cfg.game, rules_of(cfg.options), game_obj=game, activation=cfg.activation,
+                          play="sample")
 
 
 def set_actor_frozen(policy: Any, frozen: bool) -> None:
@@ -516,7 +502,8 @@ class PoolEvaluator:
 
 def evaluator_of(run: Run, opponents: Opponents) -> PoolEvaluator:
     """The curve's evaluation of an SB3 run: a self-play run plays its baselines (or random)."""
-    from train.vector_ppo import Evaluator, evaluator_for
+    from train.curve import Evaluator
+    from train.vector_ppo import evaluator_for
 
     cfg = run.cfg
     base = evaluator_for(cfg)

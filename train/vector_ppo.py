@@ -11,7 +11,6 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import envs
 from train.checkpoint import misfit, pack_arrays, remove_checkpoint, unpack_arrays, write_checkpoint
 from train.cleanrl_ppo import PPO
 from train.config import TrainConfig
-from train.curve import EVAL_KEYS, write_history, write_run_curve
+from train.curve import Evaluator, TeamEvaluator, write_history, write_run_curve
 from train.networks import load_policy, save_policy, to_student
 from train.run import (
     StopSignals,
@@ -41,35 +40,6 @@ POLICY_DIR = "policy"
 LINE_EVERY_S = 30.0
 
 
-def variant_options(game: str, options: dict[str, Any], also: Sequence[str]) -> list[dict[str, Any]]:
-    """The options of each table group: `options`, then each `also` change ("KEY=VALUE [KEY=VALUE]", spaces or
-    ";" between) on top of them."""
-    from envs.core.options import parse_options
-
-    return [dict(options)] + [{**options, **parse_options(envs.config_class(game), re.split(r"[;\s]+", a.strip()))}
-                              for a in also]
-
-
-def variant_envs(game: str, variants: list[dict[str, Any]], n_envs: int, line_up: Callable[[int], list[str]],
-                 seed: int, control: str, features: str | None) -> list[Any]:
-    """One compiled vector env of `n_envs` tables per variant, with its line-up (`line_up(seats)`), seeded by
-    `variant_seed`; with `features`, the feature set's inputs (or its own `make_vector_env`, if it has one)."""
-    import agents
-    from agents.learned import feature_set
-
-    own = getattr(feature_set(features), "make_vector_env", None) if features else None
-    out = []
-    for i, opts in enumerate(variants):
-        kw = dict(opponents=line_up(envs.make_game(game, **opts).num_players), seed=variant_seed(seed, i),
-                  control=control, copy=False, **opts)
-        if own is not None:
-            out.append(own(game, n_envs, **kw))
-            continue
-        v = agents.vector_env(game, n_envs, **kw)
-        out.append(agents.feature_vector_env(v, features) if features else v)
-    return out
-
-
 def variant_seed(seed: int, i: int) -> int:
     """The vector env seed of table group i: `seed` for the first, else child i of the run's seed."""
     from train.seeds import child
@@ -88,77 +58,43 @@ def rules_of(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k not in ENV_ONLY}
 
 
-_EVAL_STREAM = 0xE7A1  # the spawn key of the evaluation games' stream (not the vector env's tables')
-
-
-class Evaluator:
-    """The curve's evaluation games (`--eval-every`): the policy as it is saved, in one random seat against the
-    run's `opponents` (ids), on the same `games` deals at every point (one stream of the run's `seed`);
-    `baselines` (ids) are measured once on those games, as reference lines."""
-
-    def __init__(self, game: str, options: dict[str, Any], opponents: Sequence[str], games: int, seed: int,
-                 baselines: Sequence[str] = ()):
-        from train.curve import baseline_levels
-
-        self.game_name, self.options, self.games = game, dict(options), int(games)
-        self.game = envs.make_game(game, **self.options)
-        self.opponent_ids = list(dict.fromkeys(opponents))
-        self.seq = np.random.SeedSequence(int(seed), spawn_key=(_EVAL_STREAM,))  # the evaluation games' stream
-        self.levels = baseline_levels(self.game, game, list(baselines), self.opponent_ids, self.games, self.seq)
-
-    def measure_agent(self, agent: Any) -> dict[str, float]:
-        """Win rate and mean score of `agent` (an agent or an agent id) on the evaluation games."""
-        from train.curve import measure_on
-
-        return measure_on(self.game, self.game_name, agent, self.opponent_ids, self.games, self.seq)
-
-    def as_agent(self, student: Any) -> Any:
-        """The saved student as the evaluation games play it (its own way: argmax, or a sample)."""
-        from agents.learned import LearnedAgent
-        from train.curve import eval_rngs
-
-        rng = eval_rngs(self.seq, len(self.opponent_ids))[1]
-        return LearnedAgent(student, rng, sample=student.play == "sample", name="learner")
-
-    def measure(self, student: Any) -> dict[str, float]:
-        """The policy's win rate and mean score on the evaluation games (`student`: as it is saved)."""
-        return self.measure_agent(self.as_agent(student))
-
-    def references(self) -> dict[str, list[tuple[float, str]]]:
-        """The curve's lines: an equal share where the learner holds one seat of n, and each baseline's level."""
-        from envs.core.spec import spec
-        from train.curve import references_for
-
-        refs = references_for(self.game, spec(self.game_name), "one_seat", self.levels)
-        return {k: v for k, v in refs.items() if k in EVAL_KEYS}
-
-
 def build_venv(cfg: TrainConfig, n_envs: int | None = None) -> Any:
-    """The run's compiled vector env (`build_groups`)."""
-    return build_groups(cfg, n_envs)[0]
+    """The run's compiled vector env (`variant_envs`)."""
+    return variant_envs(cfg, n_envs)[0]
 
 
-def build_groups(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
+def variant_envs(cfg: TrainConfig, n_envs: int | None = None) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
     """The run's compiled vector env and its table groups (env, options): `n_envs` (default `cfg.n_envs`) tables of
-    each variant (`variant_envs`), several groups stepped as one (`MultiVectorEnv`).
+    the run's options and of each `also` change ("KEY=VALUE [KEY=VALUE]") on top of them, each seeded by
+    `variant_seed` with its own line-up; with `features`, the feature set's inputs (or its own `make_vector_env`,
+    if it has one); several groups stepped as one (`MultiVectorEnv`).
 
     Raises:
         ValueError: the run can have no compiled vector env (one line saying why), or variants' spaces differ.
     """
-    import functools
-
     import agents
+    from agents.learned import feature_set
+    from envs.core.options import parse_options
 
-    variants = variant_options(cfg.game, cfg.options, cfg.also)
-    line_up = functools.partial(seat_line_up, list(cfg.opponents), control=cfg.control)
+    config = envs.config_class(cfg.game)
+    variants = [dict(cfg.options)] + [{**cfg.options, **parse_options(config, re.split(r"[;\s]+", a.strip()))}
+                                      for a in cfg.also]
+    venvs = []
     try:
-        venvs = variant_envs(cfg.game, variants, n_envs or cfg.n_envs, line_up, cfg.seed, cfg.control, cfg.features)
+        own = getattr(feature_set(cfg.features), "make_vector_env", None) if cfg.features else None
+        for i, opts in enumerate(variants):
+            line_up = seat_line_up(list(cfg.opponents), envs.make_game(cfg.game, **opts).num_players, cfg.control)
+            kw = dict(opponents=line_up, seed=variant_seed(cfg.seed, i), control=cfg.control, copy=False, **opts)
+            if own is not None:
+                venvs.append(own(cfg.game, n_envs or cfg.n_envs, **kw))
+                continue
+            v = agents.vector_env(cfg.game, n_envs or cfg.n_envs, **kw)
+            venvs.append(agents.feature_vector_env(v, cfg.features) if cfg.features else v)
     except ValueError as e:
         raise ValueError(f"the default learner runs on {cfg.game}'s compiled vector env, which this run cannot "
                          f"have: {e}") from None
     groups = list(zip(venvs, variants))
-    venv = groups[0][0] if len(groups) == 1 else agents.MultiVectorEnv([v for v, _ in groups])
-    return venv, groups
+    return (groups[0][0] if len(groups) == 1 else agents.MultiVectorEnv(venvs)), groups
 
 
 def warm_up(cfg: TrainConfig, say: Any) -> float:
@@ -334,25 +270,6 @@ def student_of(cfg: TrainConfig, ppo: Any) -> Any:
     return own() if own is not None else to_student(ppo.policy, cfg.game, rules_of(cfg.options))
 
 
-class TeamEvaluator(Evaluator):
-    """The curve's evaluation games of a policy in every seat (`control="all_seats"`, a one-player game): the share
-    of games won and seat 0's mean score (`train.curve.evaluate_team`), the same deals at every point."""
-
-    def __init__(self, cfg: TrainConfig):
-        super().__init__(cfg.game, cfg.options, [], cfg.eval_games, cfg.seed)
-        self.seq = np.random.SeedSequence(int(cfg.seed), spawn_key=(0xE7A2,))
-
-    def measure_agent(self, agent: Any) -> dict[str, float]:
-        """The team's win rate and mean score of `agent` in every seat, on the evaluation games."""
-        from train.curve import eval_rngs, evaluate_team
-
-        return evaluate_team(self.game, agent, self.games, eval_rngs(self.seq, 0)[0])
-
-    def references(self) -> None:
-        """No reference lines."""
-        return None
-
-
 def league_for(cfg: TrainConfig, groups: list[tuple[Any, dict[str, Any]]]) -> Any:
     """The run's league of opponents (`train.pool.League`), or None without `--league-every`.
 
@@ -377,7 +294,7 @@ def evaluator_for(cfg: TrainConfig) -> Any:
     if cfg.eval_games <= 0:
         return None
     if cfg.control != "one_seat" or envs.make_game(cfg.game, **cfg.options).num_players < 2:
-        return TeamEvaluator(cfg)
+        return TeamEvaluator(cfg.game, cfg.options, cfg.eval_games, cfg.seed)
     return Evaluator(cfg.game, cfg.options, list(cfg.opponents), cfg.eval_games, cfg.seed, list(cfg.eval_baselines))
 
 
@@ -505,7 +422,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     start = start_policy(cfg)
     implied_by_start(cfg, start[0])
     warm_up(cfg, lambda line: print(line, flush=True))
-    venv, groups = build_groups(cfg)
+    venv, groups = variant_envs(cfg)
     if cfg.also:
         print(f"train {cfg.game}: {len(groups)} variants of {cfg.n_envs} tables each: "
               + "; ".join(envs.spec(cfg.game).title + " " + str(opts) for _, opts in groups), flush=True)

@@ -550,8 +550,7 @@ def test_evaluation_points_baseline_lines_and_a_final_paired_comparison(tmp_path
 
     import envs
     from agents.learned import load_learned_agent
-    from train.curve import eval_rngs
-    from train.vector_ppo import Evaluator
+    from train.curve import Evaluator, eval_rngs
 
     out = str(tmp_path / "e")
     assert main(["lama", "--timesteps", "256", "--n-envs", "8", "--n-steps", "8", "--batch-size", "64", "--n-epochs",

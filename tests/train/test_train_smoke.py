@@ -88,17 +88,14 @@ def test_train_against_fixed_opponent(tmp_path):
 
 
 def test_eval_baselines_are_measured_on_one_set_of_games_and_refused_by_distill(tmp_path):
-    import envs
-    from train.curve import baseline_levels
-    from train.vector_ppo import Evaluator
+    from train.curve import Evaluator
 
     cfg = _train_cli(tmp_path / "eb", "--learner", "sb3", "--opponents", "simple_poker/nash", "--timesteps", "512",
                      "--n-envs", "1",
                      "--eval-every", "512", "--eval-games", "30", "--eval-baselines", "random,simple_poker/nash",
                      "--final-eval-games", "0")
-    game = envs.make_game("simple_poker", **cfg["options"])
-    seq = Evaluator("simple_poker", cfg["options"], ["simple_poker/nash"], 30, cfg["seed"]).seq  # the curve's games
-    again = baseline_levels(game, "simple_poker", ["random", "simple_poker/nash"], ["simple_poker/nash"], 30, seq)
+    ev = Evaluator("simple_poker", cfg["options"], ["simple_poker/nash"], 30, cfg["seed"])  # the curve's games
+    again = {b: ev.measure_agent(b) for b in ("random", "simple_poker/nash")}
     assert cfg["eval_baseline_levels"] == again and cfg["eval_baselines"] == ["random", "simple_poker/nash"]
     bad = subprocess.run([sys.executable, "-m", "train", "distill", "simple_poker", "--eval-baselines", "random"],
                          capture_output=True, text=True)

@@ -13,7 +13,6 @@ still counts wins (`LamaGame.winners`).
 PRESET = {
     "timesteps": 40_000_000,
     "opponents": ["lama/first", "lama/first", "lama/first"],
-    "control": "one_seat",
     "options": {"num_players": 4, "rules": "official", "reward": "dense"},
     # The batched compiled env (agents.vector_env). Gradient steps per sample matter more than batch size
     # here: 1,024 tables x 64 steps with minibatches of 8,192 and 2 epochs (0.00024 gradient steps a sample)
@@ -23,14 +22,10 @@ PRESET = {
     "n_envs": 128,
     "n_steps": 128,
     "batch_size": 1024,
-    "n_epochs": 4,
-    "learning_rate": 3e-4,
     "net_arch": [128, 128],
-    "ent_coef": 0.01,
     "gamma": 0.995,
     "eval_every": 2_500_000,
     "eval_games": 1000,
-    "final_eval_games": 2000,
 }
 
 #: `python -m train distill lama` (train/distill.py): the PIMC teacher's values are win shares, which
@@ -46,7 +41,6 @@ DISTILL = {
     "teacher": "lama/pimc",
     "options": {"num_players": 4, "rules": "official"},
     "kind": "masked_policy",
-    "hidden": [64, 64],
     "label_values": "search",
     "temperature": 0.02,
     "hard_weight": 0.0,

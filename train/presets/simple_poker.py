@@ -17,12 +17,9 @@ PRESET = {
     # follows): the snapshots play as exact behaviour-strategy kernels, 300k steps in about 25 s on 2 cores
     "timesteps": 300_000,
     "self_play": True,
-    "baselines": [],
     "n_envs": 128,
     "n_steps": 16,
     "batch_size": 512,
-    "n_epochs": 4,
-    "learning_rate": 3e-4,
     "net_arch": [32, 32],
     "ent_coef": 0.0,
     "gamma": 1.0,
@@ -31,7 +28,6 @@ PRESET = {
     "snapshot_every": 5_000,
     "pool_size": 100,
     "meta_solver": "nash",
-    "final_eval_games": 2000,
 }
 
 

@@ -32,11 +32,7 @@ PRESET = {
     "n_envs": 64,
     "n_steps": 32,
     "batch_size": 512,
-    "n_epochs": 4,
-    "learning_rate": 3e-4,
     "net_arch": [256, 256],
-    "ent_coef": 0.01,
-    "gamma": 0.99,
     "eval_every": 25_000,
     "eval_games": 50,
     "final_eval_games": 300,
@@ -76,6 +72,5 @@ DISTILL = {
     "games_per_round": 400,
     "batch_size": 512,
     "eval_opponents": [],
-    "eval_games": 100,
     "final_eval_games": 0,
 }
