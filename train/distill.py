@@ -201,29 +201,24 @@ def compact(x: tuple[np.ndarray, ...], values: np.ndarray,
     return (ctx, per[legal], np.ones(len(legal), np.float32)), values[legal], targets[legal]
 
 
+def _padded(a: np.ndarray, n: int, axis: int, fill: float) -> np.ndarray:
+    """`a` padded with `fill` along `axis` to length n."""
+    widths = [(0, 0)] * a.ndim
+    widths[axis] = (0, n - a.shape[axis])
+    return np.pad(a, widths, constant_values=fill)
+
+
 def _stack(rows: list[np.ndarray], fill: float) -> np.ndarray:
     """Stack rows whose first axis may differ in length, padded with `fill` to the longest."""
-    if all(r.shape == rows[0].shape for r in rows):
-        return np.stack(rows)
-    longest = max(r.shape[0] for r in rows)
-    return np.stack([_pad(r, longest, fill) for r in rows])
-
-
-def _pad(a: np.ndarray, n: int, fill: float) -> np.ndarray:
-    """`a` padded with `fill` along its first axis to length n."""
-    if a.shape[0] == n:
-        return a
-    out = np.full((n, *a.shape[1:]), fill, dtype=a.dtype)
-    out[:a.shape[0]] = a
-    return out
+    longest = max(r.shape[0] for r in rows) if rows[0].ndim else 0
+    return np.stack([_padded(r, longest, 0, fill) if r.ndim else r for r in rows])
 
 
 def _concat(parts: list[np.ndarray], fill: float) -> np.ndarray:
     """Concatenate batches along decisions, padding the action axis (axis 1) with `fill` to the widest batch."""
-    if parts[0].ndim < 2 or all(p.shape[1:] == parts[0].shape[1:] for p in parts):
+    if parts[0].ndim < 2:
         return np.concatenate(parts)
-    n = max(p.shape[1] for p in parts)
-    return np.concatenate([np.stack([_pad(r, n, fill) for r in p]) for p in parts])
+    return np.concatenate([_padded(p, max(q.shape[1] for q in parts), 1, fill) for p in parts])
 
 
 def merge(batches: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """docs/architecture.md's map of `train/` names every module the package has, so a module added or split off
-(as `train/ppo_settings.py` was) cannot stay out of the map unnoticed."""
+(or one removed) cannot stay out of the map unnoticed."""
 
 from __future__ import annotations
 
