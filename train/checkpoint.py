@@ -90,10 +90,6 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
-class CheckpointError(ValueError):
-    """A checkpoint could not be written (a full disk, a folder gone); the previous one is untouched."""
-
-
 def pack_arrays(arrays: dict[str, np.ndarray]) -> tuple[dict[str, Any], dict[str, Any]]:
     """NumPy arrays of any numeric dtype as a checkpoint holds them: `(layout, tensors)`, each array's bytes as a
     uint8 tensor (torch's `weights_only` loader reads those whatever the dtype) and its dtype and shape as JSON."""
@@ -139,8 +135,8 @@ def write_checkpoint(out: str, step: int, state: dict[str, Any], tensors: dict[s
         write_json(path, {"format": FORMAT, "step": step, "tensors": name} | state)
     except (OSError, RuntimeError) as e:  # a full disk: torch reports it as a RuntimeError
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise CheckpointError(f"cannot write the checkpoint of step {step} in {out!r} ({first}); the last checkpoint "
-                              "written stays whole") from None
+        raise ValueError(f"cannot write the checkpoint of step {step} in {out!r} ({first}); the last checkpoint "
+                         "written stays whole") from None
     for old in glob.glob(os.path.join(out, "checkpoint-*.pt")):
         if os.path.basename(old) != name:
             os.remove(old)

@@ -64,15 +64,11 @@ def build_opponents(run: Run) -> Opponents:
     """The opponents' ids and the self-play pool (baselines from the agents stream)."""
     cfg, n = run.cfg, run.game.num_players
     pool = None
-    if cfg.control == "all_seats" and envs.spec(cfg.game).zero_sum:
-        # SB3 would credit each seat with the other's moves: zero-sum self-play needs sign-flipped advantages
-        raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games; {cfg.game} is zero-sum: "
-                         f"use --self-play, or the default learner: `python -m train {cfg.game} --learner cleanrl "
-                         "--control all_seats`")
     if cfg.control == "all_seats" and not envs.spec(cfg.game).cooperative:
-        # each seat has its own return: one SB3 trajectory through every seat's moves would mix them
+        # one SB3 trajectory through every seat's moves would credit each seat with the others' returns
         raise ValueError(f"control='all_seats' with MaskablePPO is for cooperative games (one team return); "
-                         f"{cfg.game}'s seats each have their own: use --self-play or --opponents")
+                         f"{cfg.game}'s seats each have their own: use --self-play, --opponents, or the default "
+                         f"learner: `python -m train {cfg.game} --learner cleanrl --control all_seats`")
     if cfg.control == "all_seats":
         ids: list[str] = []
     elif cfg.self_play:
