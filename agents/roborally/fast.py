@@ -541,9 +541,10 @@ def tournament_games(game, ids, max_turns=None, policies=None):
     for agent_id, policy in zip(ids, policies):
         if policy is None and agent_id != "roborally/greedy":
             raise NoKernelError(agent_id, ("roborally/greedy",))
-        if program and policy is not None and policy.features != "roborally_program":
+        if program and policy is not None and policy.features not in PROGRAM_SCORERS:
             raise NoKernelError(agent_id, ("roborally/greedy", "program scorers (roborally/ppo-program)"))
     seated = np.array([p is not None for p in policies])
+    joint, seat_policies = _program_rows_of(policies) if program else (None, policies)
     engine = FastEngine(game)
     encoder, S = _settings(game, engine)
 
@@ -555,8 +556,8 @@ def tournament_games(game, ids, max_turns=None, policies=None):
         players = np.tile(np.where(seated[seatings], seatings, -1), (d, 1))
         T = _seat_tables(game, engine, starts, np.where(players >= 0, BATCH_CODE, GREEDY))
         noise = None if streams is None else np.asarray(streams, np.uint64).reshape(d * rot, n)
-        moves = _program_moves(game, engine, T, S) if program else _register_moves(engine.board, T, S, encoder)
-        _play_tables(T, players, policies, noise, *moves)
+        moves = _program_moves(game, engine, T, S, joint) if program else _register_moves(engine.board, T, S, encoder)
+        _play_tables(T, players, seat_policies, noise, *moves)
         returns, winners, moves = np.zeros((d * rot, n)), np.zeros((d * rot, n), np.bool_), np.zeros(d * rot, np.int64)
         _results(engine.board, T, S, returns, winners, moves)
         return returns.reshape(d, rot, n), winners.reshape(d, rot, n), moves.reshape(d, rot)
@@ -582,9 +583,35 @@ def _advancer(bd, T, S):
     return advance
 
 
-def _program_moves(game, engine, T, S):
+#: The feature sets of program scorers the compiled runner seats.
+PROGRAM_SCORERS = ("roborally_program", "roborally_program_joint")
+
+
+def _program_rows_of(policies):
+    """(joint, policies) for program scorers `policies`: the `JointTurn` the runner's rows carry (None where no
+    policy reads joint columns), and the policies, those of the solo rows reading the first FEATURE_DIM columns of
+    each candidate where the rows carry joint ones."""
+    from agents.learned import FEATURES
+    from agents.roborally.program import CANDIDATES
+    from envs.roborally.choice import CONTEXT_DIM, FEATURE_DIM
+
+    joint = next((FEATURES[p.features].joint() for p in policies if p is not None and p.features != PROGRAM_SCORERS[0]),
+                 None)
+    if joint is None:
+        return None, policies
+    keep = np.r_[np.arange(CONTEXT_DIM), (CONTEXT_DIM + np.arange(CANDIDATES)[:, None] * (FEATURE_DIM + joint.dim)
+                                          + np.arange(FEATURE_DIM)[None, :]).reshape(-1)]
+
+    def solo(policy):
+        return policy._replace(logits=lambda obs, mask, keys=None: policy.logits(obs[:, keep], mask, keys))
+
+    return joint, [solo(p) if p is not None and p.features == PROGRAM_SCORERS[0] else p for p in policies]
+
+
+def _program_moves(game, engine, T, S, joint=None):
     """(inputs, advance) of `play_paused` under `action_mode="program"`: the program scorers choose among their
-    candidates (`envs.roborally.choice.observe_tables`), each choice played as its program-mode action."""
+    candidates (`envs.roborally.choice.observe_tables`, with `joint`'s columns where given), each choice played as
+    its program-mode action."""
     from agents.roborally.program import CANDIDATES, PER_END
     from envs.roborally.choice import observe_tables
     from envs.roborally.fast import solo_laser_map
@@ -596,7 +623,8 @@ def _program_moves(game, engine, T, S):
 
     def inputs(rows, seats):
         table = program_table(bd, T, rows, seats, S, lmap, turns)
-        obs, offered["actions"], mask, _, _ = observe_tables(game, bd, T, rows, seats, table, CANDIDATES, PER_END)
+        obs, offered["actions"], mask, _, _ = observe_tables(game, bd, T, rows, seats, table, CANDIDATES, PER_END,
+                                                             joint, turns)
         return obs, mask
 
     def play(rows, firsts):

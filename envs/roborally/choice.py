@@ -219,11 +219,14 @@ def _observe_kernel(cards, feats, counts, R, learner, turns, cap, lives, nflags,
 
 
 def observe_tables(game: Any, bd: tuple, T: Any, rows: np.ndarray, seats: np.ndarray, table: tuple, candidates: int,
-                   per_end: int) -> tuple[np.ndarray, ...]:
+                   per_end: int, joint: Any = None, turns: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """The decisions of seat `seats[q]` at compiled table `rows[q]` of `T` (a vector env's or a tournament
     runner's `fast.Tables`; `bd` the packed board) as a program scorer sees them, given their programs `table`
     (`envs.roborally.vector.program_table`'s (cards, features, counts)): (rows [R, C + K * F], candidate actions
-    [R, K], mask [R, K], cards [R, K, 5], cut [R]) with K = `candidates` (see the module docstring)."""
+    [R, K], mask [R, K], cards [R, K, 5], cut [R]) with K = `candidates` (see the module docstring).
+
+    With `joint` (a `JointTurn`), each candidate's row goes on with `joint.dim` columns of its joint turn
+    (`joint(bd, T, rows, seats, cards, solo, mask, turns)`, `turns` the turns table): F = FEATURE_DIM + joint.dim."""
     cards, feats, counts = table
     R, K = rows.size, int(candidates)
     obs = np.empty((R, CONTEXT_DIM + K * FEATURE_DIM), np.float32)
@@ -233,7 +236,37 @@ def observe_tables(game: Any, bd: tuple, T: Any, rows: np.ndarray, seats: np.nda
     _observe_kernel(cards, feats, counts, T.R[rows], np.asarray(seats, np.int64), T.meta[rows, fast.M_TURN],
                     0 if cap is None else cap, float(max(int(game.lives), 1)), len(game.board.flags), bd[15], K,
                     int(per_end), _SCALE, obs, actions, mask, cands, cut)
+    if joint is not None:
+        solo = np.zeros((R, K, feats.shape[2]), np.float32)
+        if feats.shape[1]:
+            solo = np.take_along_axis(feats, np.minimum(actions, feats.shape[1] - 1)[:, :, None], axis=1)
+        extra = joint(bd, T, rows, seats, cands, solo, mask, turns)
+        per = np.concatenate([obs[:, CONTEXT_DIM:].reshape(R, K, FEATURE_DIM), extra], axis=2)
+        obs = np.concatenate([obs[:, :CONTEXT_DIM], per.reshape(R, -1)], axis=1)
     return obs, actions, mask, cands, cut
+
+
+class JointTurn:
+    """What `observe_tables` adds to each candidate's row: `dim` columns of the candidate's joint turn (see
+    `envs.roborally.joint`), computed by `kernel(bd, T, rows, seats, cards, solo, mask, worlds, turns, out)` (the
+    other robots programmed by the caller's kernel: `agents.roborally.joint` binds the flag seeker), over `worlds`
+    deals of the unseen cards; `name` is the feature set the rows make.
+
+    Raises:
+        ValueError: worlds below 1."""
+
+    def __init__(self, name: str, dim: int, kernel: Any, worlds: int):
+        if int(worlds) < 1:
+            raise ValueError(f"worlds must be >= 1, got {worlds}")
+        self.name, self.dim, self.kernel, self.worlds = name, int(dim), kernel, int(worlds)
+
+    def __call__(self, bd: tuple, T: Any, rows: np.ndarray, seats: np.ndarray, cards: np.ndarray, solo: np.ndarray,
+                 mask: np.ndarray, turns: np.ndarray) -> np.ndarray:
+        """float32 [R, K, dim]: the joint columns of every candidate (zeros where `mask` is False)."""
+        out = np.zeros((*mask.shape, self.dim), np.float32)
+        self.kernel(bd, T, np.asarray(rows, np.int64), np.asarray(seats, np.int64), cards, solo, mask, self.worlds,
+                    turns, out)
+        return out
 
 
 class ProgramChoiceEnv(gym.vector.VectorEnv):
@@ -244,6 +277,7 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         num_envs: tables.
         candidates: K, the candidates a decision offers (>= 1).
         per_end: where a hand has more than K programs, at most this many of one end first (>= 1).
+        joint: a `JointTurn` whose columns each candidate's row goes on with (None: the solo features alone).
         **kwargs: `RoboRallyVectorEnv`'s (opponents, seed, control "one_seat", seat, copy, game options);
             `action_mode` is "program".
 
@@ -251,7 +285,8 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         ValueError: K or per_end below 1, another action_mode, or control="all_seats".
     """
 
-    def __init__(self, num_envs: int, candidates: int = 64, per_end: int = 4, **kwargs: Any):
+    def __init__(self, num_envs: int, candidates: int = 64, per_end: int = 4, joint: JointTurn | None = None,
+                 **kwargs: Any):
         if int(candidates) < 1 or int(per_end) < 1:
             raise ValueError(f"candidates and per_end must be >= 1, got {candidates} and {per_end}")
         if kwargs.setdefault("action_mode", "program") != "program":
@@ -262,10 +297,12 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         self.venv = RoboRallyVectorEnv(num_envs, **kwargs)
         self.game, self.config = self.venv.game, self.venv.config
         self.num_envs, self.candidates, self.per_end = int(num_envs), int(candidates), int(per_end)
-        self.features, self.feature_dims = FEATURES, (CONTEXT_DIM, FEATURE_DIM)
+        self.joint = joint
+        per = FEATURE_DIM + (joint.dim if joint is not None else 0)
+        self.features, self.feature_dims = (joint.name if joint is not None else FEATURES), (CONTEXT_DIM, per)
         self.single_action_space = gym.spaces.Discrete(self.candidates)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
-        width = CONTEXT_DIM + self.candidates * FEATURE_DIM
+        width = CONTEXT_DIM + self.candidates * per
         self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
@@ -285,7 +322,7 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         T = self.venv._tables
         obs, self._actions, self._mask, self._cards, self.cut = observe_tables(
             self.game, self.venv.engine.board, T, np.arange(self.num_envs), T.learner, self.venv.program_table(),
-            self.candidates, self.per_end)
+            self.candidates, self.per_end, self.joint, self.venv._turns)
         return obs
 
     def candidate_actions(self) -> np.ndarray:
@@ -306,13 +343,14 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         overwritten with what the view shows (robots, the turn, its hand and registers) and observed. A program
         scorer trained here plays the rules engine with it (`agents.roborally.program`)."""
         T, seat = self.venv._tables, int(view.seat)
-        regs = [(0,) * REGISTERS] * len(view.robots)
+        regs = [tuple(locked) for locked in view.locked]  # the others' locked registers (0 where free)
         regs[seat] = tuple(view.registers)
         fs = self.venv.engine.pack(SimpleNamespace(robots=view.robots, registers=regs, deck=(),
                                                    winner=view.winner, turn=view.turn))
         T.R[0], T.regs[0], T.meta[0] = fs.robots, fs.registers, fs.meta
         T.hands[0], T.hand_len[0], T.cls[0], T.used[0] = 0, 0, 0, 0
         T.hands[0, seat, :len(view.hand)] = view.hand
+        T.hand_len[0] = view.hand_sizes  # public; the others' hands stay unknown (zeros)
         T.hand_len[0, seat] = len(view.hand)
         fast.hand_classes(T.hands[0, seat], len(view.hand), self.venv.engine.board[14], T.cls[0, seat])
         T.learner[0], T.step[0] = seat, view.step

@@ -8,28 +8,35 @@ import numpy as np
 import pytest
 
 import agents
-from agents.roborally.program import CANDIDATES, ProgramFeatures, rules_action, split_row
+from agents.roborally.program import CANDIDATES, JointProgramFeatures, ProgramFeatures, rules_action, split_row
 from envs.core.options import make_config
 from envs.roborally.rules import Config, RoboRallyGame
 
 OPTS = dict(board="race_easy", num_robots=2, rules="seed", reward="progress", max_turns=12, action_mode="program")
 
 
-@pytest.mark.parametrize("seat", [0, 1])
-def test_view_rows_equal_the_env_rows(seat):
+@pytest.mark.parametrize("seat, features, board", [(0, ProgramFeatures, "race_easy"),
+                                                   (1, ProgramFeatures, "race_easy"),
+                                                   (1, JointProgramFeatures, "race_easy"),
+                                                   (0, JointProgramFeatures, "race_hard")])
+def test_view_rows_equal_the_env_rows(seat, features, board):
     """Same deals, the same greedy opponent (its kernel in the env, its agent in the rules engine), the learner
     playing the same random candidate in both: at every decision the view's context and candidate rows are the
-    env's, each at the rules-engine action of that candidate's program, and the races end alike."""
+    env's, each at the rules-engine action of that candidate's program, and the races end alike. The joint
+    columns (`roborally_program_joint`) come from the view alone (the other hands unseen) and equal their readable
+    twin's (`readable_joint`: the Python flag seeker, the rules engine's turn)."""
     n = 3
-    env = ProgramFeatures().make_vector_env("roborally", n, opponents=["roborally/greedy"], seed=5,
-                                            control="one_seat", seat=seat, **OPTS)
+    opts = {**OPTS, "board": board}
+    env = features().make_vector_env("roborally", n, opponents=["roborally/greedy"], seed=5,
+                                     control="one_seat", seat=seat, **opts)
     obs, info = env.reset()
-    game = RoboRallyGame(make_config(Config, OPTS))
-    bound = ProgramFeatures().for_game(game)
+    game = RoboRallyGame(make_config(Config, opts))
+    bound = features().for_game(game)
+    per_dim = env.feature_dims[1]
     rng = np.random.default_rng(0)
     states = [game.deal(int(info["deal_seed"][r])) for r in range(n)]
     greedy = agents.make("roborally/greedy", game, np.random.default_rng(1))
-    live_tables, decisions, cut = set(range(n)), 0, False
+    live_tables, decisions, cut, joint_seen = set(range(n)), 0, False, 0
     while live_tables:
         a = env.action_masks().argmax(axis=1)  # a table whose race is over plays its first candidate
         chosen = {}
@@ -40,12 +47,14 @@ def test_view_rows_equal_the_env_rows(seat):
             assert not game.is_terminal(states[r])
             mask, view = game.legal_mask(states[r]), game.view(states[r], seat)
             ctx, per, offered = bound(view, mask)
-            env_ctx, env_per = split_row(obs[r], CANDIDATES)
+            env_ctx, env_per = split_row(obs[r], CANDIDATES, per_dim, bound.name)
             np.testing.assert_array_equal(ctx, env_ctx)
             cards, live = env.candidate_cards()[r], np.flatnonzero(env.action_masks()[r])
             actions = [rules_action(view.hand, cards[j]) for j in live]
             assert sorted(actions) == np.flatnonzero(offered).tolist() and all(mask[actions])
             np.testing.assert_array_equal(per[actions], env_per[live])
+            if features is JointProgramFeatures:
+                joint_seen = np.maximum(joint_seen, _assert_joint_twin(game, view, env, r, live, env_per[live]))
             cut |= bool(env.cut[r])  # K of the hand's programs offered
             k = int(rng.integers(len(live)))
             a[r], chosen[r] = live[k], actions[k]
@@ -61,6 +70,24 @@ def test_view_rows_equal_the_env_rows(seat):
                                                                  game.legal_mask(states[r])))
                 live_tables.discard(r)
     assert decisions > n and cut
+    if features is JointProgramFeatures:  # flags, distance, turns, damage, displaced, the rivals' distance and a win
+        seen = np.asarray(joint_seen)  # (race_easy) or a robot destroyed (race_hard) at some decision
+        assert (seen[[2, 3, 4, 5, 7, 8]] > 0).all() and seen[0 if board == "race_easy" else 6] > 0
+
+
+def _assert_joint_twin(game, view, env, r, live, rows):
+    """The joint columns of table r's candidates `live` (`rows`: their env rows) equal `readable_joint`'s."""
+    from agents.roborally.joint import readable_joint
+    from envs.roborally.choice import FEATURE_DIM
+
+    if not view.hand:  # no cards (destroyed): one NOOP candidate, no joint turn of its own to run
+        assert live.tolist() == [0] and not rows[:, FEATURE_DIM:].any()
+        return 0
+    cards = env.candidate_cards()[r][live]
+    solo = env.venv.program_table()[1][r][env.candidate_actions()[r][live]]
+    want = readable_joint(game, view, cards, solo, env.venv._turns, env.joint.worlds)
+    np.testing.assert_allclose(rows[:, FEATURE_DIM:], want, rtol=1e-5, atol=1e-6)
+    return np.abs(want).max(axis=0)
 
 
 def test_a_tiny_runs_policy_plays_paired_races_the_same_under_a_seed(tmp_path, capsys):
