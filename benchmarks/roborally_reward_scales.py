@@ -22,7 +22,7 @@ import torch  # noqa: E402
 import agents  # noqa: E402
 import envs  # noqa: E402
 from agents.pretrained import checkpoints  # noqa: E402
-from train.cleanrl_ppo import Rollout, load_policy, variant_sizes  # noqa: E402
+from train.cleanrl_ppo import Rollout, load_policy  # noqa: E402
 
 BASE = {"rules": "seed", "max_turns": 60, "reward": "progress", "action_mode": "register"}
 VARIANTS = ({}, {"board": "race_medium"}, {"board": "race_hard"}, {"num_robots": 4},
@@ -52,7 +52,7 @@ def main() -> None:
         buf = Rollout(venv, T, False)
         buf.collect(policy, torch.Generator().manual_seed(0))
         rtg, start = buf.returns_to_go(args.gamma), 0
-        for name, k in zip(names, variant_sizes(venv)):
+        for name, k in zip(names, getattr(venv, "sizes", [venv.num_envs])):  # tables of each variant
             part = rtg[:, start:start + k]
             print(f"{T:>4} decisions  {name:<32} returns-to-go std {part.std():.3f}  "
                   f"episodes ended {int(buf.done[:, start:start + k].sum())}")

@@ -29,9 +29,8 @@ from train.checkpoint import learner_state, load_learner_state
 from train.config import Settings
 from train.networks import Policy, autocast, load_policy, new_policy, resolve_device, save_policy, start_from
 from train.seats import check_all_seats, check_venv, gae_seats, masks, seat_rewards, self_play_mode, truncated_values
-from train.seats import variant_sizes as variant_sizes  # re-exported: the tables of each variant
 
-__all__ = ["PPO", "Policy", "Rollout", "Settings", "gae", "load_policy", "save_policy", "train", "variant_sizes"]
+__all__ = ["PPO", "Policy", "Rollout", "Settings", "gae", "load_policy", "save_policy", "train"]
 
 
 # --- rollouts ------------------------------------------------------------------------------------------------

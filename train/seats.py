@@ -106,14 +106,6 @@ def check_venv(venv: Any) -> None:
                          f"got autoreset_mode={mode!r}")
 
 
-def variant_sizes(venv: Any) -> list[int]:
-    """The tables of each variant: a `MultiVectorEnv`'s `sizes`, else one variant of all tables."""
-    sizes = getattr(venv, "sizes", None)
-    if isinstance(sizes, (list, tuple)) and sum(sizes) == int(venv.num_envs):
-        return [int(k) for k in sizes]
-    return [int(venv.num_envs)]
-
-
 def seat_rewards(venv: Any, info: dict[str, Any]) -> np.ndarray:
     """`all_seats`: every seat's reward of a step, float32 `(N, P)`, from the step's `info`.
 
