@@ -123,3 +123,25 @@ def test_refusals():
         ProgramFeatures()(None, np.ones(3))
     with pytest.raises(ValueError, match="values, got 5"):
         ProgramFeatures().from_observation(np.zeros(5), np.ones(CANDIDATES))
+
+
+def test_a_joint_scorer_beside_a_solo_one_plays_the_python_races_on_the_compiled_engine(tmp_path):
+    """A `roborally_program_joint` scorer (a tiny run's, argmax) and the shipped `roborally/ppo-program` (solo rows)
+    at one table with the flag seeker: the compiled runner (joint rows for one, their solo columns for the other)
+    plays the Python engine's races (each scorer's rows from its view), race for race."""
+    from evaluate.tournament import run_tournament
+    from train.config import TrainConfig
+    from train.vector_ppo import train
+
+    cfg = TrainConfig(game="roborally", options={**OPTS, "board": "race_medium"}, opponents=["roborally/greedy"],
+                      features="roborally_program_joint", timesteps=128, n_envs=4, n_steps=16, batch_size=32,
+                      n_epochs=1, net_arch=[16], eval_games=0, final_eval_games=0, out=str(tmp_path / "run"))
+    train(cfg, progress=False, verbose=False)
+    ids = [f"learned:{tmp_path / 'run' / 'policy'}?greedy", "learned:agents/pretrained/roborally-ppo-program?greedy",
+           "roborally/greedy"]
+    case = dict(games=3, seed=2, options={"rules": "seed", "action_mode": "program", "board": "race_easy",
+                                          "num_robots": 3}, progress=False)
+    py = run_tournament("roborally", ids, engine="python", **case).to_dict()
+    cc = run_tournament("roborally", ids, engine="compiled", **case).to_dict()
+    assert (py.pop("engine"), cc.pop("engine")) == ("python", "compiled")
+    assert cc == py and py["mean_turns"] > 2

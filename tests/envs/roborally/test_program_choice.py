@@ -161,3 +161,38 @@ def test_compiled_candidates_equal_the_readable_ones(board, robots, candidates):
         cut += int(env.cut.sum())
         obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
     assert cut > 0 or candidates == 200
+
+
+def test_joint_columns_read_no_hidden_card():
+    """`roborally_program_joint`'s rows (the flag seeker's programs for hands dealt from the unseen cards) are the
+    same whatever the other robots hold: their hands and their placed, unlocked registers changed, the rows stay;
+    the learner's own hand changed, they change. The same seed gives the same rows."""
+    from agents.roborally.fast import opponent_kernel
+    from agents.roborally.joint import joint_turn
+
+    opts = {**OPTS, "board": "race_hard", "num_robots": 3}
+    greedy = opponent_kernel("roborally/greedy")
+
+    def make():
+        env = ProgramChoiceEnv(6, candidates=16, joint=joint_turn(2), opponents=[greedy] * 2, seed=3, **opts)
+        env.reset()
+        return env
+
+    env, twin = make(), make()
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        pick = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        obs, *_ = env.step(pick)
+        np.testing.assert_array_equal(obs, twin.step(pick)[0])
+    assert obs[:, CONTEXT_DIM:].reshape(6, 16, -1)[:, :, FEATURE_DIM:].any()
+    T = env.venv._tables
+    others = np.arange(3)[None, :] != T.learner[:, None]
+    T.hands[others] = np.sort(rng.integers(1, 85, size=T.hands[others].shape), axis=1)
+    free = np.arange(5)[None, :] < 5 - np.maximum(T.R[..., fast.RDMG] - 4, 0)[others][:, None]
+    T.regs[others] = np.where(free, rng.integers(1, 85, size=T.regs[others].shape), T.regs[others])
+    np.testing.assert_array_equal(env._observe(), obs)
+    mine = np.flatnonzero(T.hand_len[np.arange(6), T.learner] > 1)
+    assert mine.size
+    T.hands[mine, T.learner[mine], 0] = 85 - T.hands[mine, T.learner[mine], 0]
+    joint = env._observe()[mine, CONTEXT_DIM:].reshape(mine.size, 16, -1)[:, :, FEATURE_DIM:]
+    assert not np.array_equal(joint, obs[mine, CONTEXT_DIM:].reshape(mine.size, 16, -1)[:, :, FEATURE_DIM:])
