@@ -29,7 +29,6 @@ from train.presets import GameHooks, hooks
 from train.run import (
     check_out,
     expand_opponents,
-    make_out,
     student_folder,
 )
 from train.seeds import RunSeeds, child, children
@@ -517,7 +516,7 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     from stable_baselines3.common.utils import set_random_seed
 
     from agents.vector import has_vector_env
-    from train.vector_ppo import checkpoint, finish, learn, lineage, restore, warm_up
+    from train.vector_ppo import run_learner, warm_up
 
     t0 = time.time()
     cfg.out = cfg.out or cfg.default_out()
@@ -540,10 +539,4 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
     learner = SB3Learner(run, model, opponents, restorable)
     learner.evaluator = evaluator = evaluator_of(run, opponents)
     evaluator.learner = learner
-    stages = (resume[0].get("stages") if resume is not None else None) or lineage(cfg)
-    history = restore(cfg, learner, resume) if resume is not None else []
-    make_out(cfg.out, overwrite)
-    history = learn(cfg, learner, history, progress, stages, evaluator)
-    # the final files take a while (the final tournaments): a stop during them resumes from here
-    checkpoint(cfg, learner, history, stages)
-    return finish(cfg, learner, history, stages, t0, evaluator, verbose)
+    return run_learner(cfg, learner, resume, overwrite, t0, evaluator, progress, verbose)

@@ -430,13 +430,18 @@ def train(cfg: TrainConfig, progress: bool = True, verbose: bool = True, resume:
           f"{cfg.batch_size}, {cfg.n_epochs} epochs, {cfg.precision}"
           + (f", an action scorer over the {cfg.features} features" if cfg.features else ""), flush=True)
     ppo = learner_for(cfg, venv, start)
-    league = league_for(cfg, groups)
-    stages = resume[0].get("stages") if resume is not None else None
-    stages = stages or lineage(cfg)
+    return run_learner(cfg, ppo, resume, overwrite, t0, evaluator_for(cfg), progress, verbose, league_for(cfg, groups))
+
+
+def run_learner(cfg: TrainConfig, learner: Any, resume: Any, overwrite: bool, t0: float, evaluator: Any,
+                progress: bool = True, verbose: bool = True, league: Any = None) -> dict[str, Any]:
+    """The frame around a built learner (`PPO`, or `train.ppo.SB3Learner`): a checkpoint's history and lineage put
+    back, the run folder made, `learn`, a last checkpoint (a stop during the final files resumes there), `finish`."""
+    stages = (resume[0].get("stages") if resume is not None else None) or lineage(cfg)
     if league is not None:
         stages["own"]["league"] = {"every": cfg.league_every, "baselines": league.baselines, "size": league.size}
-    history = restore(cfg, ppo, resume, league) if resume is not None else []
+    history = restore(cfg, learner, resume, league) if resume is not None else []
     make_out(cfg.out, overwrite)
-    evaluator = evaluator_for(cfg)
-    history = learn(cfg, ppo, history, progress, stages, evaluator, league)
-    return finish(cfg, ppo, history, stages, t0, evaluator, verbose)
+    history = learn(cfg, learner, history, progress, stages, evaluator, league)
+    checkpoint(cfg, learner, history, stages, league)
+    return finish(cfg, learner, history, stages, t0, evaluator, verbose)
