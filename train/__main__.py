@@ -171,20 +171,19 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
                         "preset's")
     backends.add_arguments(p)  # distill: --backend ray [--address HOST:6379] labels as Ray tasks
     if values is not None:
-        _show_presets(p, game)
+        _show_presets(p, game, values)
     return p
 
 
-def _show_presets(p: argparse.ArgumentParser, game: str) -> None:
-    """Add to each flag's help the values the game's preset sections give it (`[lama: ppo 40,000,000]`)."""
-    from train.distill import distill_preset
-
-    sections = (("ppo", preset(game), "net_arch"), ("distill", distill_preset(game), "hidden"))
+def _show_presets(p: argparse.ArgumentParser, game: str, values: tuple[dict, dict]) -> None:
+    """Add to each flag's help what a run of `game` takes for it unless given (`preset_values`: `[lama: ppo
+    40,000,000]`); unset values (None, false, empty) are not shown."""
     generated = setting_flags()
     for action in p._actions:
         methods = generated[action.dest][1] if action.dest in generated else ("ppo", "distill")
-        shown = [f"{name} {_number(v[key])}" for name, v, hidden in sections if name in methods
-                 for key in [hidden if action.dest == "hidden" else action.dest] if v.get(key) is not None]
+        key = "net_arch" if action.dest == "hidden" else action.dest
+        shown = [f"{name} {_number(v[key])}" for name, v in zip(("ppo", "distill"), values)
+                 if name in methods and key in v and not (v[key] is None or v[key] is False or v[key] in ([], {}))]
         if shown and action.dest != "help":
             action.help = f"{action.help} [{game}: {'; '.join(shown)}]"
 
