@@ -326,14 +326,8 @@ class PPO:
         means = torch.stack([torch.stack(v).mean() for v in zip(*stats)]).cpu().tolist()
         return {k: float(v) for k, v in zip(("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac"), means)}
 
-    def state(self) -> dict[str, Any]:
-        """Everything the run is after its last update (`train.checkpoint.learner_state`)."""
-        return learner_state(self)
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        """Put `state()`'s output back, into a run built with the same env, settings and seed
-        (`train.checkpoint.load_learner_state`: a ValueError of one line if it does not fit)."""
-        load_learner_state(self, state)
+    state = learner_state  # everything the run is after its last update (`train.checkpoint`)
+    load_state = load_learner_state  # `state()`'s output put back into a run built alike
 
 
 def train(venv: Any, *, total_steps: int, log_every: int = 1,
