@@ -15,8 +15,8 @@ import envs
 from envs.core.options import parse_options
 from evaluate import backends
 from evaluate.cli import Parser, check_outputs, fail, nonnegative_float, positive_int
-from train.config import TrainConfig, check_keys
-from train.presets import PRESETS, preset, preset_module
+from train.config import TrainConfig
+from train.presets import PRESETS, preset
 from train.run import IDENTITY
 
 #: The training methods, named as the first word: `python -m train METHOD GAME`.
@@ -75,7 +75,7 @@ def preset_values(game: str) -> tuple[dict, dict]:
 def game_epilog(game: str, ppo: dict, distill: dict) -> str:
     """`python -m train GAME --help`'s epilog: the game's options and its presets' numbers."""
     lines = envs.spec(game).options_help()
-    module = PRESETS.module_of(game) if preset_module(game) is not None else None
+    module = PRESETS.module_of(game) if PRESETS.module(game) is not None else None
     where = f" ({module.replace('.', '/')}.py)" if module else ""
     lines += ["", f"{game} preset{where}, what a run uses unless a flag says otherwise:"]
     keys = ("timesteps", "opponents", "self_play", "control", "options", "n_envs", "n_steps", "batch_size",
@@ -264,7 +264,7 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         values["opponents"] = []  # a self-play run's opponents are its pool (config.json said ["random"])
     seed = args.seed if args.seed is not None else (continued or {}).get("seed", 0)
     values.pop("seed", None)
-    check_keys(values, "training settings")
+    TrainConfig.check_keys(values, "training settings")
     if continued is not None:
         changed = [f"{k} {continued.get(k)!r} -> {v!r}" for k, v in values.items() if v != continued.get(k)
                    and k != "init_from"]

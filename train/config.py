@@ -140,9 +140,6 @@ class TrainConfig(RunConfig):
             raise ValueError(f"meta_solver must be 'uniform' or 'nash', got {self.meta_solver!r}")
 
 
-#: Raise `ValueError` naming the allowed keys if a dict of settings holds any other.
-check_keys = TrainConfig.check_keys
-
 
 #: The learner's defaults: `TrainConfig`'s (the one place they are written), by field name.
 _D = TrainConfig.defaults()

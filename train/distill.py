@@ -525,9 +525,9 @@ def distill_preset(game: str) -> dict[str, Any]:
     Raises:
         ValueError: a key that is not a `DistillConfig` field (the allowed ones are listed).
     """
-    from train.presets import preset_module
+    from train.presets import PRESETS
 
-    mod = preset_module(game)
+    mod = PRESETS.module(game)
     values = dict(getattr(mod, "DISTILL", {})) if mod is not None else {}
     DistillConfig.check_keys(values, f"DISTILL preset of {game}")
     return values

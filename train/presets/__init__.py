@@ -6,19 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 from agents.games import Parts
-from train.config import check_keys
+from train.config import TrainConfig
 
 #: Where each game's presets are: `train.presets.<game>`, or `<home>.presets` for a game from outside the suite.
 PRESETS = Parts("train.presets", "presets", lambda game, **values: None)
-
-
-def preset_module(game: str) -> ModuleType | None:
-    """The game's preset module (imported only when that game is trained), or None without one."""
-    return PRESETS.module(game)
 
 
 @dataclass(frozen=True)
@@ -38,15 +32,15 @@ def preset(game: str) -> dict[str, Any]:
     Raises:
         ValueError: a preset key that is not a `TrainConfig` field (the allowed ones are listed).
     """
-    mod = preset_module(game)
+    mod = PRESETS.module(game)
     if mod is None:
         return {}
     values = dict(mod.PRESET)
-    check_keys(values, f"preset {PRESETS.module_of(game)}")
+    TrainConfig.check_keys(values, f"preset {PRESETS.module_of(game)}")
     return values
 
 
 def hooks(game: str) -> GameHooks:
     """The game's hooks (none for a game without them)."""
-    mod = preset_module(game)
+    mod = PRESETS.module(game)
     return GameHooks() if mod is None else getattr(mod, "HOOKS", GameHooks())
