@@ -28,7 +28,7 @@ from train.pool import OpponentPool, VectorPool, simulated_match_value
 from train.presets import GameHooks, hooks
 from train.run import (
     check_out,
-    expand_opponents,
+    seat_line_up,
     student_folder,
 )
 from train.seeds import RunSeeds, child, children
@@ -81,7 +81,7 @@ def build_opponents(run: Run) -> Opponents:
                            else simulated_match_value(run.game, cfg.meta_games, cfg.seed))
         pool = OpponentPool(run.game, run.build(ids, run.seeds.agents), cfg.pool_size, cfg.meta_solver, match_value)
     else:
-        ids = expand_opponents(cfg.opponents, n)
+        ids = seat_line_up(cfg.opponents, n)
     return Opponents(ids, pool)
 
 

@@ -245,22 +245,22 @@ def provenance(method: str, command: str = "", commit: str | None = None) -> dic
             "versions": library_versions()}
 
 
-def expand_opponents(ids: list[str], n: int) -> list[str]:
-    """Opponent ids for the n - 1 other seats: one id (repeated) or one per seat; `NAME*K` repeats."""
+def seat_line_up(ids: list[str], n: int, control: str = "one_seat") -> list[str]:
+    """The opponent ids for the n - 1 other seats (one id, repeated, or one per seat; `NAME*K` repeats); none in a
+    one-player game or under `control="all_seats"` (the policy plays every seat).
+
+    Raises:
+        ValueError: neither 1 nor n - 1 ids."""
     from agents import expand_agent_ids
 
+    if n == 1 or control == "all_seats":
+        return []
     ids = expand_agent_ids(ids)
     if len(ids) == 1 and n - 1 > 1:
         ids = ids * (n - 1)
     if len(ids) != n - 1:
         raise ValueError(f"this game seats {n} players: give 1 or {n - 1} opponent ids, got {len(ids)}: {ids}")
     return ids
-
-
-def seat_line_up(ids: list[str], n: int, control: str = "one_seat") -> list[str]:
-    """The opponent ids a vector env of `n` seats takes: none in a one-player game or under
-    `control="all_seats"` (the policy plays every seat), else `expand_opponents(ids, n)`."""
-    return [] if n == 1 or control == "all_seats" else expand_opponents(ids, n)
 
 
 def student_folder(spec: str) -> str:
