@@ -180,8 +180,9 @@ def eval_rngs(seq: np.random.SeedSequence, opponents: int) -> tuple[np.random.Ge
                                                                      list[np.random.Generator]]:
     """Fresh generators of one set of evaluation games, the same at every call: the games' (deals and seats),
     the measured agent's and each opponent's (children 0, 1, 2, ... of `seq`)."""
-    kids = [np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, k)))
-            for k in range(opponents + 2)]
+    from train.seeds import child
+
+    kids = [np.random.default_rng(child(seq, k)) for k in range(opponents + 2)]
     return kids[0], kids[1], kids[2:]
 
 
