@@ -1,12 +1,12 @@
 """The bookkeeping every compiled vector env keeps beside a game's position, declared once for every game.
 
 A game's compiled twin holds its vector env's tables as a named tuple of arrays, one row a table (`Tables` in
-`envs/<game>/fast.py`): its own position and scratch, and the fields below, which the shared step helpers
+`envs/<game>/fast.py`): its own position first, then the fields below, which the shared step helpers
 (`envs.core.kernels`), the base env (`envs.core.vector.KernelTablesEnv`) and the checkpoint copy
-(`envs.core.vector_state`) read by name. `tables_type` makes a game's `Tables` from its layout (the order of its
-fields, the shared ones placed by name) and the optional shared fields it keeps; `new_tables` allocates the shared
-arrays (zeroed) beside the game's. Shapes are in N tables, n seats and P float parameters a seat; every kernel
-reaches a field as an attribute (`T.seed[r]`), so numba compiles the game's kernels for the named tuple it is given.
+(`envs.core.vector_state`) read by name. `tables_type` makes a game's `Tables` from its own field names and the
+optional shared fields it keeps; `new_tables` allocates the shared arrays (zeroed) beside the game's. Shapes are in
+N tables, n seats and P float parameters a seat; every kernel reaches a field as an attribute (`T.seed[r]`), so
+numba compiles the game's kernels for the named tuple it is given.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Field(NamedTuple):
     doc: str
 
 
-#: The fields every game's tables keep.
+#: The fields every game's tables keep, in their order in `Tables` after the game's own.
 SHARED: dict[str, Field] = {
     "seed": Field(np.uint64, ("N",), "the episode's deal seed (`Game.deal`'s)"),
     "learner": Field(np.int64, ("N",), "the learner's seat (under `all_seats`: the seat to move)"),
@@ -61,31 +61,27 @@ def _describe(names: Sequence[str]) -> str:
     return "The bookkeeping (`envs.core.tables`):\n" + "\n".join(lines)
 
 
-def tables_type(module: str, doc: str, layout: Sequence[str], optional: Sequence[str] = ()) -> type:
-    """A game's `Tables`: a named tuple of the fields `layout` in that order, the game's own and the shared ones
-    (every `SHARED` field, and the `OPTIONAL` ones named in `optional`) placed among them by name; documented by
-    `doc` and the shared fields' descriptions, with `game_fields` naming the game's own (a name of `OPTIONAL` not in
-    `optional` is the game's). `module` is the module that holds it as `Tables` (so pickles and numba's cache find
-    it by name).
-
-    The layout keeps each game's field order, the one its kernels were measured with: numba compiles a kernel for
-    the named tuple's field order, and one order for every game (the shared fields behind the game's) moved Primi
-    Composti's vector env between 4% fewer steps a second (version 1, 1,024 tables) and 7% more (version 2 with the
-    revealed operand) in `bench_vector`: code-layout chance, which a kept order avoids.
+def tables_type(module: str, doc: str, game: Sequence[str], optional: Sequence[str] = ()) -> type:
+    """A game's `Tables`: a named tuple of its own fields `game` (in that order), then the shared fields
+    (`SHARED`, and of `OPTIONAL` those named in `optional`, in `OPTIONAL`'s order), documented by `doc` and the
+    shared fields' descriptions, with `game_fields` naming the game's own (a name of `OPTIONAL` not in `optional`
+    is the game's). `module` is the module that holds it as `Tables` (so pickles and numba's cache find it by name).
+    One order for every game costs nothing: Primi Composti's vector env, compiled afresh with its fields in this
+    order and in its own (the shared fields among the game's), stepped alike in `bench_vector`'s rows (within 3%).
 
     Raises:
-        ValueError: an unknown optional field, or a shared field the layout does not place.
+        ValueError: an unknown optional field, or a game field named as a shared one it keeps.
     """
     unknown = [name for name in optional if name not in OPTIONAL]
     if unknown:
         raise ValueError(f"unknown optional table fields {unknown}; allowed: {sorted(OPTIONAL)}")
     shared = [*SHARED, *(name for name in OPTIONAL if name in optional)]
-    missing = [name for name in shared if name not in layout]
-    if missing:
-        raise ValueError(f"the table layout does not place the shared fields {missing} (envs.core.tables)")
-    cls = collections.namedtuple("Tables", layout, module=module)
+    clash = sorted(set(game) & set(shared))
+    if clash:
+        raise ValueError(f"game table fields {clash} are shared bookkeeping fields (envs.core.tables)")
+    cls = collections.namedtuple("Tables", [*game, *shared], module=module)
     cls.__doc__ = f"{doc.rstrip()}\n\n{_describe(shared)}\n"
-    cls.game_fields = tuple(name for name in layout if name not in shared)
+    cls.game_fields = tuple(game)
     return cls
 
 
@@ -102,7 +98,7 @@ def new_tables(tables: type, num_envs: int, num_players: int, num_params: int = 
     sizes = {"N": num_envs, "n": num_players, "P": num_params}
     fields = {**SHARED, **OPTIONAL}
     shared = {name: np.zeros(tuple(sizes[s] for s in fields[name].shape), fields[name].dtype)
-              for name in tables._fields if name not in tables.game_fields}
+              for name in tables._fields[len(tables.game_fields):]}
     return tables(**game, **shared)
 
 

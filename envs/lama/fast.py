@@ -496,8 +496,7 @@ P opponent parameters).
 The game position is `advance`'s: `hands` (N, n, 7), `sizes`, `active`, `draw`/`ndraw`, `disc`/`nd`, `stock`,
 `rnd`, `resh`, `cur`, `totals`, `won`, `over`; `cards` (64,) is scratch.""", (
     "hands", "sizes", "active", "draw", "ndraw", "disc", "nd", "stock", "rnd", "resh", "cur", "totals", "won", "over",
-    "seed", "learner", "codes", "params", "key", "episode", "rng", "turns", "carry", "ep_ret", "ep_len", "line",
-    "phase", "before", "cards"), optional=("params", "turns", "before"))
+    "cards"), optional=("params", "turns", "before"))
 
 
 def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:

@@ -371,8 +371,7 @@ decision or, inside a step, after its card (its `carry` is summed as `OpponentEn
 before its first decision, then its own move's change of its return); `order` (n·k,), `before` (n,: every seat's
 return before an `all_seats` move) and `legal` (1, actions: a random seat's legal actions under
 `steal_choice="player"`) are scratch.""", (
-    "hands", "alive", "stacks", "heights", "scores", "turn", "first", "seed", "learner", "codes", "key", "episode",
-    "rng", "carry", "mark", "ep_ret", "ep_len", "line", "phase", "order", "before", "legal"))
+    "hands", "alive", "stacks", "heights", "scores", "turn", "first", "mark", "order", "before", "legal"))
 
 
 def new_tables(num_envs: int, num_players: int, k: int, choices: int = 1) -> Tables:

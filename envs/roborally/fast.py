@@ -1296,9 +1296,8 @@ they were planned `plan_turn` (-1: none) and their length `plan_len` (in program
 batch policies' programs, with their power choice `plan_power`); `mid` the learner's return where the opponents'
 moves began (after its move, or at the deal) and `acc` the step's reward up to there; `scratch` (1, A) int8,
 `cards` (5,) int64 and `trace` (0, n, NFIELDS) are scratch.""", (
-    "R", "regs", "deck", "meta", "hands", "hand_len", "used", "cls", "step", "over", "capped", "seed", "learner",
-    "codes", "plan", "plan_turn", "plan_len", "plan_power", "key", "episode", "rng", "carry", "ep_ret", "ep_len",
-    "line", "phase", "mid", "acc", "scratch", "cards", "trace"))
+    "R", "regs", "deck", "meta", "hands", "hand_len", "used", "cls", "step", "over", "capped", "plan", "plan_turn",
+    "plan_len", "plan_power", "mid", "acc", "scratch", "cards", "trace"))
 
 
 def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:

@@ -362,8 +362,7 @@ hand size h, P parameters).
 The position is `advance`'s: `hands` (N, n, h) in draw order, `sizes`, `deck` (N, 98) / `dn`, `tops` (N, 4),
 `placed` (N, 102), `total`, `player`, `played`, `over`. A seat's `params` are its decide kernel's (the opponent's
 code, then its float parameters); `carry` and `before` are the team's, as the learner's reward is.""", (
-    "hands", "sizes", "deck", "dn", "tops", "placed", "total", "player", "played", "over", "seed", "learner", "codes",
-    "params", "key", "episode", "rng", "turns", "carry", "ep_ret", "ep_len", "line", "phase", "before"),
+    "hands", "sizes", "deck", "dn", "tops", "placed", "total", "player", "played", "over"),
     optional=("params", "turns", "before"))
 
 
