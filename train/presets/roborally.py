@@ -30,7 +30,10 @@ policy then plays (`learned:RUN/policy` on the rules engine):
         --also board=race_medium --also board=race_hard --also board=random:101 --also board=random:102 \\
         --n-envs 32 --n-steps 32 --batch-size 1024 --n-epochs 4 --hidden 128,128 --learning-rate 0.0005
 
-(docs/roborally.md, "The program scorer").
+(docs/roborally.md, "The program scorer"). `--features roborally_program_joint` adds to each candidate the columns of
+its joint turn, the other robots playing the flag seeker's programs for hands dealt from the unseen cards
+(`agents/roborally/joint.py`): the shipped `roborally/ppo-program-joint`, ahead of greedy on race_easy too
+(docs/roborally.md, "The joint turn as features").
 """
 
 PRESET = {
