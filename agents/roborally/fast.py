@@ -529,7 +529,7 @@ def tournament_games(game, ids, max_turns=None, policies=None):
 
     Under `action_mode="program"` a program scorer (e.g. `roborally/ppo-program`) chooses among the candidates
     `envs.roborally.choice.observe_tables` gives at its robot's first sub-step of a turn, as `ProgramChoiceEnv`
-    offered them in training (`agents.roborally.program.CANDIDATES`, `PER_END`).
+    offered them in training (`envs.roborally.choice.CANDIDATES`, `PER_END`).
     """
     from envs.core.spec import NoKernelError
     from envs.core.vector import BATCH_CODE
@@ -592,8 +592,7 @@ def _program_rows_of(policies):
     policy reads joint columns), and the policies, those of the solo rows reading the first FEATURE_DIM columns of
     each candidate where the rows carry joint ones."""
     from agents.learned import FEATURES
-    from agents.roborally.program import CANDIDATES
-    from envs.roborally.choice import CONTEXT_DIM, FEATURE_DIM
+    from envs.roborally.choice import CANDIDATES, CONTEXT_DIM, FEATURE_DIM
 
     joint = next((FEATURES[p.features].joint() for p in policies if p is not None and p.features != PROGRAM_SCORERS[0]),
                  None)
@@ -612,8 +611,7 @@ def _program_moves(game, engine, T, S, joint=None):
     """(inputs, advance) of `play_paused` under `action_mode="program"`: the program scorers choose among their
     candidates (`envs.roborally.choice.observe_tables`, with `joint`'s columns where given), each choice played as
     its program-mode action."""
-    from agents.roborally.program import CANDIDATES, PER_END
-    from envs.roborally.choice import observe_tables
+    from envs.roborally.choice import CANDIDATES, PER_END, observe_tables
     from envs.roborally.fast import solo_laser_map
     from envs.roborally.vector import default_turns, program_table
 

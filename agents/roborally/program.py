@@ -19,15 +19,9 @@ from typing import Any
 import numpy as np
 
 from agents.learned import FEATURES
-from envs.roborally.choice import CONTEXT_DIM, FEATURE_DIM, ProgramChoiceEnv
+from envs.roborally.choice import CANDIDATES, CONTEXT_DIM, FEATURE_DIM, PER_END, ProgramChoiceEnv
 from envs.roborally.choice import FEATURES as NAME
 from envs.roborally.rules import HAND, PROGRAM_INDEX, PROGRAM_NOOP, REGISTERS
-
-#: K: the candidate programs a decision offers (of the hand's reduced programs: all of them in 93% of decisions
-#: against greedy on race_easy, measured with `ProgramChoiceEnv`).
-CANDIDATES = 32
-#: Where a hand has more than K programs, at most this many with one end (square, facing, alive) come first.
-PER_END = 4
 
 
 def split_row(obs: np.ndarray, k: int, per: int = FEATURE_DIM, name: str = NAME) -> tuple[np.ndarray, np.ndarray]:

@@ -45,6 +45,11 @@ _SCALE[[_F["walls"], _F["damage"], _F["turns"]]] = (5.0, 10.0, 10.0)
 FEATURE_DIM = len(fast.PROGRAM_FEATURES) + 3
 CONTEXT_DIM = 10
 MAX_ROBOTS = 8
+#: K: the candidate programs a decision offers the shipped program scorers (of the hand's reduced programs: all of
+#: them in 93% of decisions against greedy on race_easy).
+CANDIDATES = 32
+#: Where a hand has more than K programs, at most this many with one end (square, facing, alive) come first.
+PER_END = 4
 
 
 def seeker_order(feats: np.ndarray, ranks: np.ndarray) -> np.ndarray:
