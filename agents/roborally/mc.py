@@ -222,6 +222,7 @@ class MonteCarloProgram(ProgramPlanner):
         else:
             self.backend = EngineSimulator(game, self.sim, self.options["policy"], self.value)
         self.last_stats: dict = {}
+        self._candidates: Any = None  # a program scorer's features, bound to the game (`scorer_candidates`)
 
     def screen(self, view: View) -> list[tuple[int, ...]]:
         """The candidate programs (cards in register order), best screen score first."""
@@ -255,6 +256,35 @@ class MonteCarloProgram(ProgramPlanner):
                 if len(out) == self.options["top"]:
                     break
         return out
+
+    def scorer_candidates(self, view: View) -> tuple[list[int], list[tuple[int, ...]]]:
+        """(rules-engine actions, programs as cards for the free registers) of the candidates a program scorer
+        offers at `view` (`envs.roborally.choice.ProgramChoiceEnv`'s K, as `agents.roborally.program` maps them to
+        the rules engine's program-mode actions). Needs `action_mode="program"`."""
+        from agents.roborally.program import ProgramViewFeatures, rules_action
+
+        if self._candidates is None:
+            self._candidates = ProgramViewFeatures(self.game)
+        _, offered, cards = self._candidates.env().observe_view(view)
+        picked = np.flatnonzero(offered)
+        return ([rules_action(view.hand, cards[j]) for j in picked],
+                [tuple(int(c) for c in cards[j] if c) for j in picked])
+
+    def action_values(self, view: View, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The `agents.search.teacher.Teacher` values of a program decision (`action_mode="program"`): at each
+        candidate a program scorer offers (`scorer_candidates`), its mean v̂ over `budget // candidates` sampled
+        worlds shared by all candidates (`means` of the backend, common random numbers); every other legal action
+        1 below the least of them; NaN where the mask is 0. A lone candidate (NOOP, or one program) is worth 0,
+        with no playouts."""
+        legal = np.asarray(action_mask) > 0
+        actions, cands = self.scorer_candidates(view)
+        means = np.zeros(len(cands))
+        if len(cands) > 1:
+            worlds = max(1, self.options["budget"] // len(cands))
+            means = self.backend.means(view, cands, worlds, self.options["depth"], rng)
+        values = np.where(legal, means.min() - 1.0 if len(means) else 0.0, np.nan)
+        values[actions] = means
+        return values
 
     def _solo_ends(self, start: Solo, hand: tuple[int, ...], k: int, tail: tuple[int, ...]):
         """(ends [P, 5] as `Solo` rows, programs [P, 5] cards) of every reduced program, in rank order."""
