@@ -1,15 +1,8 @@
-"""Compiled kernels of the seed's Primi Composti players (numba, `cache=True`).
+"""Compiled kernels of the seed's Primi Composti players (numba), differential-tested against
+`agents.primi_composti.strategies`, and the whole-game loop of tournaments and reproductions.
 
-The greedy and minimax players of `agents.primi_composti.strategies` on the engine's fast
-path (`envs.primi_composti.fast`: same configuration, same array layout), and a
-whole-game loop that plays many deals at once for tournaments and the paper
-reproductions. Differential-tested against the plain players: same deals, same
-moves, same scores. The simple and greedy players and the whole-game loop play any
-number of seats (as the engine's kernels: the seats are the arrays'); minimax is the
-seed's 2-player search (`opponent_kernel` and `tournament_games` refuse it at more seats).
-
-Policy codes: 0 asc, 1 desc, 2 rand (dealt order), 3 greedy_asc, 4 greedy_desc,
-5 greedy_rand, 10 + d = minimax_d.
+Policy codes: 0 asc, 1 desc, 2 rand (dealt order), 3 greedy_asc, 4 greedy_desc, 5 greedy_rand, 10 + d = minimax_d
+(2 players only).
 """
 
 from __future__ import annotations
@@ -275,12 +268,11 @@ KERNEL_IDS = ("random", *(f"primi_composti/{p}" for p in POLICY_CODES), "primi_c
 
 
 def opponent_kernel(agent_id: str, options: dict | None = None):
-    """The `OpponentKernel` of `agent_id` for `envs.primi_composti_v0.vector_env` (any game `options`), or None when
-    the agent has no kernel (the kernels play the seed's players exactly as `SeedPlayer`: same cards).
+    """The `OpponentKernel` of `agent_id` for `envs.primi_composti_v0.vector_env`, or None when
+    the agent has no kernel.
 
     Raises:
-        ValueError: a minimax id without its depth, or under `num_players` other than 2 (the seed's minimax
-            searches a 2-player game of complete information).
+        ValueError: a minimax id without its depth, or under `num_players` other than 2.
     """
     from agents.base import parse_id
     from envs.core.vector import RANDOM, OpponentKernel
@@ -306,18 +298,12 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 
 # --- tournaments: `agents.part(game).compiled_games` ---------------------------------------------------------
 def tournament_games(game, ids, max_turns=None, policies=None):
-    """The compiled whole-game runner of a tournament between the entrants `ids` (`agents.part(game).compiled_games`): a
-    function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deck order
-    of `keys` (`PrimiCompostiGame.deal_key`) once per row of `seatings` (rows, num_players: the entrant at each
-    seat) with `play_games`, game for game what the entrants' Python agents play. The returns are the engine's own
-    (`returns` of the final scores). An entrant with `policies[e]` (an `agents.vector.SeatPolicy`: a saved
-    network) is played on the vector env's compiled game loop paused at its seats (`play_seated`; a distilled student
-    computes its features from the loop's tables, `PrimiFeatures.from_tables`); a sampling one draws from `streams`
-    (uint64 (deals, rows, n)).
+    """The compiled runner `play(keys, seatings, streams=None) -> (returns, winners, turns)` of a
+    tournament between `ids` (`agents.part(game).compiled_games`); `policies[e]` seats a saved network (`play_seated`).
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel and no policy (`random` is played in Python;
-            minimax beyond 2 players), or a move limit (`max_turns`): `play_games` does not cut games.
+        NoKernelError: an entrant without a deterministic kernel and no policy (minimax beyond 2 players), or a move
+            limit (`max_turns`).
     """
     from envs.core.spec import NoKernelError
 
@@ -431,10 +417,8 @@ def seated_tables(game, decks, codes):
 
 
 def play_seated(game, decks, codes, players, policies, streams=None):
-    """The final scores (games, n) of the game of each deck order of `decks`, seat s of game g played by
-    `policies[players[g, s]]` where that is >= 0 (its code `engine.BATCH_CODE`), else by the seed player of code
-    `codes[g, s]` (`agents.vector.play_paused`; the vector env's observations and masks, bit for bit the encoder's
-    and `legal_mask`).
+    """The final scores (games, n) of the game of each deck order of `decks`, seat s of game g played
+    by `policies[players[g, s]]` where that is >= 0, else by the seed player of code `codes[g, s]`.
 
     Raises:
         IllegalActionError: a move the rules forbid (by a player's kernel or a policy).

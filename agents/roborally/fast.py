@@ -1,27 +1,10 @@
 """Compiled RoboRally playout policies and the playout kernel of the seed's Algorithm 1 (numba).
 
-Source: the seed report on a Monte-Carlo strategy for RoboRally, Algorithm 1 (sampled playouts to depth d scored
-by an evaluation function) and §1.1 (reduced programs). The engine kernels (turn, deal, lone robot, reduced
-programs) are `envs.roborally.fast`; this module holds what is policy:
-
-* `random_program`: uniform over the *reduced* programs of a hand (a uniform contiguous rank, unranked as
-  `envs.roborally.programs.unrank`), the seed's playout policy and `roborally/random`'s rule.
-* `greedy_program`: the flag seeker of `agents.roborally.strategies` (each reduced program simulated alone, locked
-  registers after the free ones; best by alive, more flags, fewer BFS steps to the next flag; lowest rank on ties).
-* `playouts_kernel` / `FastPlayouts.playouts`: for each candidate program of robot `me`, `n_per_candidate`
-  playouts of `depth` turns. Playout t deals the opponents' hands from the cards `me` cannot see (never the true
-  hands), programs them with the policy, plays the candidate in the first turn and the policy for everyone after,
-  re-dealing every turn (the rules' full reshuffle of the cards not in locked registers), and scores the end
-  with v̂. Common random numbers: playout t uses the same world, the same opponent programs and the same random
-  stream after the first turn for every candidate, so a candidate's results do not depend on the others.
-
-v̂ (`EVAL_DEFAULT`, the spec's heuristic as `agents.roborally.mc.DefaultValue`): 100·flags claimed − BFS steps
-to the next flag (from the archive while destroyed) − 2·damage − 50·lives lost; +10,000 for a win, −10,000 when
-another robot wins or `me` is eliminated. `EVAL_TURNS` (as `TurnsValue`): −(expected turns to finish) from a
-table [flags, H, W, 4] (+1 turn while destroyed) − damage/3 − 3·lives lost, ±10,000 at the end.
-
-Tournaments: `tournament_games` plays races between the flag seeker and saved networks on the vector env's
-compiled turn loop (`envs.roborally.fast.advance_row`), the networks as batch policies (`agents.vector.play_paused`).
+`random_program` is uniform over a hand's reduced programs (the playout policy, `roborally/random`);
+`greedy_program` is the flag seeker (`roborally/greedy`); `playouts_kernel` scores each candidate program of
+robot `me` by playouts of `depth` turns, the opponents' hands dealt from the cards `me` cannot see, with common
+random numbers across candidates. v̂ is `EVAL_DEFAULT` (`agents.roborally.mc.DefaultValue`) or `EVAL_TURNS`
+(`TurnsValue`). `tournament_games` plays races on the vector env's compiled turn loop.
 """
 
 from __future__ import annotations
@@ -122,14 +105,9 @@ def seen_before(seen, depth, x, y, f, nf, mults, m):
 
 @numba.njit(cache=True)
 def greedy_program(bd, R, regs, i, hand, n, kinds, out):
-    """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5] (free
-    registers; the locked ones are simulated after them).
-
-    A depth-first search over reduced programs in rank order that simulates each register once per prefix, stops
-    a prefix at death or at the last flag (every completion ends the same; the first, lowest-rank one stands for
-    them), and skips a prefix that reaches a node met before: the same registers done, the same lone-robot
-    state and the same classes left (cards of one class move a lone robot alike) have the same completions, and
-    the earlier, lower-rank prefix already won any tie."""
+    """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5]
+    (free registers; the locked ones are simulated after them): a depth-first search over reduced programs in rank
+    order that skips a prefix reaching a node met before (`seen_before`)."""
     nflags = bd[9]
     dist = bd[15]
     cls = np.empty(HAND, np.int64)
@@ -275,11 +253,8 @@ def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, p
 @numba.njit(cache=True)
 def playouts_kernel(bd, R0, regs0, meta0, me, candidates, unseen, hand_sizes, depth, n_per, policy, seed,
                     eval_code, table):
-    """(mean [P], variance [P]) of v̂ over `n_per` playouts of each candidate program (see the module docstring).
-
-    R0, regs0, meta0: the turn start as `FastState` arrays (the deck is rebuilt from `unseen`); candidates
-    [P, 5] cards for me's free registers; hand_sizes [n] of the other robots' hands. Variance is the population
-    variance of the playouts of one candidate."""
+    """(mean [P], population variance [P]) of v̂ over `n_per` playouts of each candidate program
+    [P, 5] from the turn start R0, regs0, meta0 (`FastState` arrays; the deck rebuilt from `unseen`)."""
     n = R0.shape[0]
     P = candidates.shape[0]
     kinds = bd[14]
@@ -511,25 +486,14 @@ def _buffers(num_obs: int, num_actions: int):
 
 
 def tournament_games(game, ids, max_turns=None, policies=None):
-    """The compiled whole-game runner of a RoboRally tournament between the entrants `ids` (a game's compiled
-    runner, as `evaluate.tournament` describes): a function `play(keys, seatings, streams=None) -> (returns,
-    winners, turns)` that plays the race of each initial state of `keys` (the plain engine's, `RoboRallyGame.deal`;
-    turn t's cards are dealt from its seed as the plain engine deals them) once per row of `seatings` (rows, n: the
-    entrant at each robot) on the vector env's compiled turn loop (`envs.roborally.fast.advance_row`): the flag
-    seeker (`roborally/greedy`) by its kernel, move for move as its Python agent, and an entrant with `policies[e]`
-    (an `agents.vector.SeatPolicy`: a saved network, e.g. `roborally/learned`'s action scorer over its
-    observation features) as a batch policy paused at its robots' sub-steps (`agents.vector.play_paused`; a forced
-    sub-step is played without asking it, as any legal answer is that one); a sampling one draws from `streams`.
+    """The compiled runner `play(keys, seatings, streams=None) -> (returns, winners, turns)` of a
+    RoboRally tournament between `ids`: the flag seeker by its kernel, `policies[e]` (a saved network) as a batch
+    policy paused at its robots' sub-steps; under `action_mode="program"` a program scorer chooses among
+    `envs.roborally.choice.observe_tables`'s candidates.
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel and no policy (`roborally/random` and `random`
-            draw from their own generators: played in Python), under `action_mode="program"` a policy that is not a
-            program scorer (`--features roborally_program`), or a move limit (`max_turns`; the game's own
-            `max_turns` option, in game turns, is played).
-
-    Under `action_mode="program"` a program scorer (e.g. `roborally/ppo-program`) chooses among the candidates
-    `envs.roborally.choice.observe_tables` gives at its robot's first sub-step of a turn, as `ProgramChoiceEnv`
-    offered them in training (`envs.roborally.choice.CANDIDATES`, `PER_END`).
+        NoKernelError: an entrant without a deterministic kernel and no policy, under `action_mode="program"` a
+            policy that is not a program scorer, or a move limit (`max_turns`).
     """
     from envs.core.spec import NoKernelError
     from envs.core.vector import BATCH_CODE
@@ -650,8 +614,7 @@ def _register_moves(bd, T, S, encoder):
 
 
 def _play_tables(T, players, policies, streams, inputs, advance):
-    """Every table of `T` to its race's end (`agents.vector.play_paused`: one forward of each saved policy over
-    the tables where it is to choose, with `inputs`, then `advance` on at all of them).
+    """Every table of `T` to its race's end (`agents.vector.play_paused` with `inputs` and `advance`).
 
     Raises:
         IllegalActionError: a flag seeker's plan that is not legal (a kernel failure, never expected).

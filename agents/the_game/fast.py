@@ -1,13 +1,7 @@
-"""`the_game/bestplays` and `the_game/simplest` as numba decide kernels, for large official-rules studies.
+"""The Game's strategies (`the_game/bestplays`, `the_game/simplest`) as numba decide kernels.
 
-Same decisions as `agents.the_game.strategies.BestPlaysStrategy` (default parameters) and
-`SimplestStrategy` (no communication), on the engine's compiled game loop
-(`envs.the_game.fast`), so every game is identical to the plain engine's —
-`tests/agents/test_the_game_fast.py` compares them game by game::
-
-    from agents.the_game.fast import bestplays_cards_left, cards_left
-    left = bestplays_cards_left(num_players=3, games=100_000, seed=0)
-    left = cards_left("the_game/simplest", Config(num_players=4, empty_hand="ends_game"), 10_000, seed=0)
+They decide as their Python agents (`agents.the_game.strategies`) on the compiled game loop
+(`envs.the_game.fast`): `tests/agents/test_the_game_fast.py` compares them game by game.
 """
 
 from __future__ import annotations
@@ -143,11 +137,8 @@ def kernel_move(hand: tuple[int, ...], action: int) -> int:
 
 def bestplays_rollouts(config: Config, state: State, firsts: list[int], orders: np.ndarray | None = None,
                        params: np.ndarray = BESTPLAYS_PARAMS) -> np.ndarray:
-    """Cards left `[len(firsts), K]` when `the_game/bestplays` plays every seat on from `state` (official rules,
-    no communication), the acting seat's first decision being `firsts[c]` (a `kernel_move`, or
-    `engine.NO_MOVE`). With `orders` (`engine.unseen_orders` of the acting seat's view) rollout k first deals
-    the cards that seat cannot see in `orders[k]` (common random numbers across the first decisions);
-    without, one rollout on the true state.
+    """Cards left `[len(firsts), K]` when `the_game/bestplays` plays every seat on from `state`, the
+    acting seat's first decision being `firsts[c]`; with `orders` rollout k first deals the unseen cards in `orders[k]`.
 
     Raises:
         IllegalActionError: a first decision the rules forbid.
@@ -235,9 +226,8 @@ KERNELS = {
 
 def cards_left(agent_id: str, config: Config, games: int, seed: int = 0,
                orders: np.ndarray | None = None) -> np.ndarray:
-    """Cards left in each of `games` games of `agent_id` (a key of `KERNELS`) in every seat, on the compiled
-    game loop: the same games as `evaluate.the_game.simulate(TheGame(config), agent_id, games, seed)`
-    (`rules="official"`, `communication="none"`, either `empty_hand`).
+    """Cards left in each of `games` games of `agent_id` (a key of `KERNELS`) in every seat, the same
+    games as `evaluate.the_game.simulate`.
 
     Raises:
         ValueError: an agent without a compiled twin, or options the kernel does not play.
@@ -289,10 +279,8 @@ KERNEL_IDS = ("random", *_VECTOR_CODES)
 
 
 def opponent_kernel(agent_id: str, options: dict | None = None):
-    """The `OpponentKernel` of `agent_id` for `envs.the_game_v0.vector_env`, or None when the agent has no kernel.
-
-    `random` is the uniformly random legal move (`envs.the_game.fast.random_move`), not `the_game/random` (the
-    seed's strategy: plays until the minimum is met, then ends the turn), which has no kernel."""
+    """The `OpponentKernel` of `agent_id` for `envs.the_game_v0.vector_env`, or None when the agent
+    has no kernel (`random` is the uniformly random legal move, not `the_game/random`)."""
     from envs.core.vector import RANDOM, OpponentKernel
 
     if agent_id == "random":
@@ -312,17 +300,12 @@ def _batch_seated(orders, n, hand_size, min_cards, skip_empty, params, info):
 
 def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None,
                      policies: list | None = None):
-    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameAgents.compiled_games`): a
-    function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deck
-    order of `keys` (`TheGame.deal_key`) once per row of `seatings` (rows, n: the entrant at each seat), every seat
-    deciding by its strategy's kernel (`vector_decide`), game for game what the entrants' Python agents play. An
-    entrant with `policies[e]` (an `agents.vector.SeatPolicy`: a saved network) is played on the same compiled loop
-    paused at its seats (`play_seated`); a sampling one draws from `streams` (uint64 (deals, rows, n)).
+    """The compiled runner `play(keys, seatings, streams=None) -> (returns, winners, turns)` of a
+    tournament between `ids` (`GameAgents.compiled_games`); `policies[e]` seats a saved network (`play_seated`).
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel and no policy (`random` is played in Python),
-            options the compiled game loop does not play (`envs.the_game.fast.play_games`), or a move limit
-            (`max_turns`): the loop does not cut games.
+        NoKernelError: an entrant without a deterministic kernel and no policy, options the compiled loop does not
+            play, or a move limit (`max_turns`).
     """
     from envs.core.spec import NoKernelError
 
@@ -411,12 +394,8 @@ def _advance_tables(T, S, rows, actions, status, bad):
 
 def play_seated(game: Any, orders: np.ndarray, params: np.ndarray, players: np.ndarray, policies: list,
                 streams: np.ndarray | None = None, steps: np.ndarray | None = None) -> np.ndarray:
-    """Cards left in the game of each deck order of `orders` (official rules, no communication) with some seats
-    played by saved policies (`agents.vector.play_paused`): game g's seat s is played by `policies[players[g, s]]`
-    where that is >= 0 (its `params` row's code `engine.PAUSE_CODE`), else by `vector_decide` with its `params`
-    row. Each game starts from the plain engine's `deal_from` (`engine.pack_state`); the compiled game loop
-    (`envs.the_game.fast.advance`) and observations (`observe_row`, the encoder's bit for bit) are the vector
-    env's. `steps` (where given) receives each game's moves.
+    """Cards left in the game of each deck order of `orders`, game g's seat s played by
+    `policies[players[g, s]]` where that is >= 0, else by `vector_decide` with its `params` row.
 
     Raises:
         IllegalActionError: a move the rules forbid (by a strategy kernel or a policy).
