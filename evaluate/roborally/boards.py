@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 
 import numpy as np
 
@@ -167,7 +168,8 @@ def add_arguments(g: argparse._ActionsContainer) -> None:
                    "with 2 and 4 robots (resumable; results written to JSON after every chunk of deals)")
     g.add_argument("--study-budget", metavar="JSON", default=None, help="race mc at several playout budgets and "
                    "depths against greedy (race_medium, 2 robots)")
-    g.add_argument("--study-boards", default=None, help="--study: comma-separated boards (default the three races)")
+    g.add_argument("--study-boards", default=None, help="--study: comma-separated boards, shipped or random:<seed> "
+                   "(default the three races)")
     g.add_argument("--study-sizes", default="2,4", help="--study: robot counts (default 2,4)")
     g.add_argument("--study-pairing", default=None, metavar="A,B", help="--study: race only this pairing of two "
                    "agent ids (e.g. 'roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy') instead of "
@@ -233,11 +235,13 @@ def _run_study(args: argparse.Namespace, study: str | None, budget: str | None) 
             if path and os.path.exists(path):
                 print(rs.markdown_table(path))
         return True
+    options = {k: v for k, v in (getattr(args, "options", None) or {}).items() if k not in ("board", "num_robots")}
     if study:
         boards = args.study_boards.split(",") if args.study_boards else list(rs.BOARDS)
         for b in boards:
-            if b not in shipped_boards():
-                raise ValueError(f"--study-boards: unknown board {b!r}; shipped: {', '.join(shipped_boards())}")
+            if b not in shipped_boards() and not re.fullmatch(r"random:[0-9]+", b):
+                raise ValueError(f"--study-boards: unknown board {b!r}; shipped: {', '.join(shipped_boards())}, "
+                                 "or random:<seed> (a generated board)")
         sizes = [int(x) for x in args.study_sizes.split(",") if x.strip()]
         if any(n not in (2, 4) for n in sizes):
             raise ValueError(f"--study-sizes must list 2 and/or 4, got {args.study_sizes!r}")
@@ -246,11 +250,11 @@ def _run_study(args: argparse.Namespace, study: str | None, budget: str | None) 
             pair = tuple(x.strip() for x in args.study_pairing.split(","))
             if len(pair) != 2 or not all(pair):
                 raise ValueError(f"--study-pairing takes two agent ids A,B, got {args.study_pairing!r}")
-            game = envs.make_game(GAME, **rs.RACE_OPTIONS, board=boards[0], num_robots=2)
+            game = envs.make_game(GAME, **{**rs.RACE_OPTIONS, **options, "board": boards[0], "num_robots": 2})
             for x in pair:  # an unknown id or option fails here, before any race or file
                 agent_registry.make(x, game, np.random.default_rng(0), game_name=GAME)
             pairings = (pair,)
-        rs.run_cells(study, rs.study_cells(boards, sizes, pairings), args.races, seed=args.seed)
+        rs.run_cells(study, rs.study_cells(boards, sizes, pairings), args.races, seed=args.seed, options=options)
     if budget:
         rs.run_cells(budget, rs.budget_cells(), args.races, seed=args.seed)
     return True

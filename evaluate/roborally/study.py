@@ -116,14 +116,20 @@ def load(path: str) -> dict:
 
 
 def run_cells(path: str, cells: list[tuple[str, int, str, str]], races: int, chunk: int = 5, seed: int = 0,
-              log=print) -> dict:
-    """Play every cell up to `races` races (whole deals), appending to and rewriting `path` after every chunk."""
+              log=print, options: dict | None = None) -> dict:
+    """Play every cell up to `races` races (whole deals), appending to and rewriting `path` after every chunk.
+    `options`: game options over `RACE_OPTIONS` (e.g. `action_mode="program"` for program scorers), kept in the
+    file's settings: a file is played on with its own options only."""
     data = load(path)
     if data and data.get("settings", {}).get("deals") != DEALS:
         raise ValueError(f"{path} holds races of the study's former loop (other deals); write to a new file")
     if data and data["settings"].get("seed") != seed:
         raise ValueError(f"{path} holds deals of seed {data['settings'].get('seed')}, not {seed}")
-    data.setdefault("settings", {"race_options": RACE_OPTIONS, "seed": seed, "deals": DEALS})
+    options = dict(options or {})
+    if data and data["settings"].get("options", {}) != options:
+        raise ValueError(f"{path} holds races with options {data['settings'].get('options', {})}, not {options}")
+    data.setdefault("settings", {"race_options": RACE_OPTIONS, "seed": seed, "deals": DEALS}
+                    | ({"options": options} if options else {}))
     data.setdefault("cells", {})
     for board, n, a, b in cells:
         key = cell_key(board, n, a, b)
@@ -133,7 +139,7 @@ def run_cells(path: str, cells: list[tuple[str, int, str, str]], races: int, chu
         todo = [d for d in range(target) if d not in done]
         for i in range(0, len(todo), chunk):
             for first, last in _spans(todo[i:i + chunk]):
-                part = play_cell(board, n, a, b, range(first, last + 1), seed)
+                part = play_cell(board, n, a, b, range(first, last + 1), seed, options)
                 raw["races"] += part["races"]
                 for e, (s, k) in part["timing"].items():
                     s0, k0 = raw["timing"].get(e, (0.0, 0))
@@ -174,7 +180,7 @@ def _order(key: str) -> tuple:
     """Sort cells by robots, board (easy to hard), then pairing (as `PAIRINGS`, other agents after)."""
     board, n, a, b = key.split("|")
     pair = PAIRINGS.index((a, b)) if (a, b) in PAIRINGS else len(PAIRINGS)
-    return (int(n), BOARDS.index(board) if board in BOARDS else len(BOARDS), pair, a)
+    return (int(n), BOARDS.index(board) if board in BOARDS else len(BOARDS), board, pair, a)
 
 
 def _short(agent: str) -> str:

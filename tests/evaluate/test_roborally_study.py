@@ -72,3 +72,18 @@ def test_a_file_of_the_former_loop_is_refused(tmp_path):
     with pytest.raises(ValueError, match="deals of seed 0, not 1"):
         run_cells(str(tmp_path / "new.json"), [("race_easy", 2, "roborally/greedy", "roborally/random")], races=2,
                   seed=1)
+
+
+def test_options_are_the_files_and_program_mode_plays_the_same_races(tmp_path):
+    """A file keeps its game options; the flag seeker plays the same races choosing whole programs (program mode)
+    as register by register, so cells of both modes compare race for race."""
+    cells = [("race_medium", 2, "roborally/greedy", "roborally/random")]
+    path = str(tmp_path / "program.json")
+    run_cells(path, cells, races=2, options={"action_mode": "program"}, log=lambda _: None)
+    assert json.loads(open(path).read())["settings"]["options"] == {"action_mode": "program"}
+    with pytest.raises(ValueError, match="options"):
+        run_cells(path, cells, races=4, log=lambda _: None)
+    greedy = ("roborally/greedy", "roborally/greedy")
+    register = play_cell("random:7", 2, *greedy, range(3), seed=5)
+    program = play_cell("random:7", 2, *greedy, range(3), seed=5, options={"action_mode": "program"})
+    assert program["races"] == register["races"]
