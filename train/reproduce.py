@@ -117,6 +117,11 @@ def _trained_by_ppo(stage: dict[str, Any]) -> bool:
                                                and stage.get("learner") == "cleanrl")
 
 
+def _distilled(stage: dict[str, Any]) -> bool:
+    """Whether a recorded stage is a distillation run (`python -m train distill`)."""
+    return stage.get("method") == "distill"
+
+
 def shipped_stages(agent_id: str) -> tuple[str, list[dict[str, Any]]]:
     """The game and the recorded stages (oldest first) of shipped policy `agent_id`.
 
@@ -132,7 +137,9 @@ def shipped_stages(agent_id: str) -> tuple[str, list[dict[str, Any]]]:
         raise ValueError(f"unknown shipped policy {agent_id!r}; shipped: {', '.join(sorted(shipped))}")
     game = read_meta(shipped[agent_id])["game"]
     stages = earlier_stages(shipped[agent_id])
-    if not stages or not all(_trained_by_ppo(s) for s in stages):
+    # A chain may start from a distilled student (python -m train distill), then goes on by PPO.
+    if not stages or not _trained_by_ppo(stages[-1]) \
+            or not all(_trained_by_ppo(s) or _distilled(s) for s in stages):
         raise ValueError(f"{agent_id} was not trained by PPO from the environment (its provenance records "
                          f"{[str(s.get('command', ''))[:40] for s in stages]}); reproduce takes the ppo policies")
     return game, stages
@@ -146,8 +153,11 @@ def _own_steps(stage: dict[str, Any]) -> int:
 
 def stage_argv(stage: dict[str, Any], budget: float, out: str, start: str | None) -> list[str]:
     """The `python -m train` arguments of one recorded stage (see the module docstring), into run folder `out`,
-    started from `start` (a run folder or a shipped id; None: fresh)."""
+    started from `start` (a run folder or a shipped id; None: fresh). A distillation stage keeps its rounds and
+    selection games and labels `--budget` of its games a round."""
     words, argv = recorded_argv(stage["command"]), []
+    if _distilled(stage):
+        return _distill_argv(words, budget, out)
     i = 0
     while i < len(words):
         w = words[i]
@@ -158,6 +168,20 @@ def stage_argv(stage: dict[str, Any], budget: float, out: str, start: str | None
     argv += ["--timesteps", str(max(1, int(_own_steps(stage) * budget))), "--out", out,
              "--eval-games", "0", "--final-eval-games", "0", "--no-progress"]
     return argv + (["--init-from", start] if start else [])
+
+
+def _distill_argv(words: list[str], budget: float, out: str) -> list[str]:
+    """A recorded distillation command's arguments into run folder `out`, `--budget` of its games a round."""
+    argv, i = [], 0
+    while i < len(words):
+        w = words[i]
+        takes = i + 1 < len(words) and w.startswith("--") and not words[i + 1].startswith("--")
+        if w == "--games-per-round" and takes:
+            argv += [w, str(max(1, int(int(words[i + 1]) * budget)))]
+        elif w not in ("--out", "--overwrite", "--final-eval-games", "--no-progress"):
+            argv += words[i:i + 1 + takes]
+        i += 1 + takes
+    return argv + ["--out", out, "--final-eval-games", "0", "--no-progress"]
 
 
 def final_argv(game: str, argv: list[str], budget: float) -> list[str]:
@@ -200,7 +224,8 @@ def run_stage(argv: list[str], train_main: Callable[[list[str]], int]) -> int:
     out = argv[argv.index("--out") + 1]
     if os.path.isfile(os.path.join(out, "checkpoint.json")):
         return train_main(["--resume", out, "--no-progress"])
-    if os.path.isfile(os.path.join(out, "config.json")) and os.path.isdir(os.path.join(out, "policy")):
+    done = any(os.path.isdir(os.path.join(out, d)) for d in ("policy", "student"))  # a PPO run's, a distilled
+    if os.path.isfile(os.path.join(out, "config.json")) and done:
         print(f"train reproduce: {out} is done; kept", flush=True)
         return 0
     return train_main(argv)

@@ -264,7 +264,8 @@ def seat_line_up(ids: list[str], n: int, control: str = "one_seat") -> list[str]
 
 
 def student_folder(spec: str) -> str:
-    """The folder of a distilled student: a folder path, or a shipped id (`lama/learned-seed2022`).
+    """The folder of a distilled student: a folder path (a distillation run's: its `student/`), or a shipped id
+    (`lama/learned-seed2022`).
 
     Raises:
         ValueError: naming the shipped ids when `spec` is neither.
@@ -272,7 +273,8 @@ def student_folder(spec: str) -> str:
     from agents.pretrained import checkpoints
 
     if os.path.isdir(spec):
-        return spec
+        inside = os.path.join(spec, "student")
+        return inside if not os.path.isfile(os.path.join(spec, "policy.json")) and os.path.isdir(inside) else spec
     shipped = checkpoints()
     if spec in shipped:
         return shipped[spec]
