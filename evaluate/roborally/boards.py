@@ -175,6 +175,9 @@ def add_arguments(g: argparse._ActionsContainer) -> None:
                    "agent ids (e.g. 'roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy') instead of "
                    "mc/greedy/random")
     g.add_argument("--races", type=int, default=400, help="--study/--study-budget: races per cell (default 400)")
+    g.add_argument("--study-curve", metavar="RUN", default=None, help="a training run's snapshots and end against "
+                   "greedy on --study-boards (2 robots, --races races of --seed a point), greedy's and mc's levels "
+                   "drawn: curve.png/.csv/.json to --out")
     g.add_argument("--study-plot", action="store_true", help="plot the --study / --study-budget JSON files to --out "
                    "and print them as Markdown tables")
 
@@ -185,6 +188,15 @@ def run(args: argparse.Namespace) -> bool:
     A bad combination raises ValueError, which `python -m evaluate` reports as one usage error (exit 2)."""
     boards_flag, record = getattr(args, "boards", False), getattr(args, "record", None)
     study, budget = getattr(args, "study", None), getattr(args, "study_budget", None)
+    if getattr(args, "study_curve", None):
+        from evaluate.roborally import study as rs
+
+        boards = args.study_boards.split(",") if args.study_boards else list(rs.BOARDS)
+        default = args.out in (None, os.path.join("results", GAME))
+        out = os.path.join(args.study_curve, "held_apart") if default else args.out
+        for path in rs.run_curve(args.study_curve, boards, args.races, args.seed, out):
+            print(f"wrote {path}")
+        return True
     if study or budget or getattr(args, "study_plot", False):
         return _run_study(args, study, budget)
     if not boards_flag and record is None:

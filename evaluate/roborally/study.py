@@ -286,4 +286,51 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
         plt.close(fig)
         written.append(path)
     return written
-__all__ = ["budget_cells", "load", "markdown_table", "play_cell", "plot", "run_cells", "study_cells", "summarise"]
+def _seat_rate(board: str, ids: list[str], races: int, seed: int, options: dict) -> tuple[float, list[float]]:
+    """Win rate (95% CI) of `ids[0]` against `ids[1]`, 2 robots on `board`, seats rotated, `races` races."""
+    opts = {**RACE_OPTIONS, **options, "board": board, "num_robots": 2}
+    res = run_tournament(GAME, ids, games=races, seed=seed, options=opts, progress=False)
+    return res.agents[0].win_rate, list(res.agents[0].ci95)
+
+
+def run_curve(run: str, boards: list[str], races: int, seed: int, out: str, log=print) -> list[str]:
+    """A training run's learning curve on held-apart races: every snapshot (`RUN/snapshots/<steps>/`) and the run's
+    end (`RUN/policy`) against greedy, 2 robots a board, seats rotated, `races` races of `seed`, with greedy's and
+    mc's levels on the same races drawn; writes `curve.csv`, `curve.png` and `curve.json` to `out`."""
+    from train.curve import write_curve
+
+    if not any(os.path.isdir(os.path.join(run, d)) for d in ("snapshots", "policy")):
+        raise ValueError(f"{run} holds no snapshots/ and no policy/: not a training run's folder")
+    with open(os.path.join(run, "config.json"), encoding="utf-8") as f:
+        options = {k: v for k, v in json.load(f)["options"].items() if k not in ("board", "num_robots", "reward")}
+    with open(os.path.join(run, "history.csv"), encoding="utf-8") as f:
+        rows = [line.split(",") for line in f.read().splitlines()]
+    col = {k: i for i, k in enumerate(rows[0])}
+    wall = {int(r[col["steps"]]): float(r[col["wall_s"]]) for r in rows[1:]}
+    snaps = sorted(os.listdir(os.path.join(run, "snapshots"))) if os.path.isdir(os.path.join(run, "snapshots")) else []
+    points = [(int(s), os.path.join(run, "snapshots", s)) for s in snaps if s.isdigit()]
+    if os.path.isdir(os.path.join(run, "policy")) and (not points or max(wall) > points[-1][0]):
+        points.append((max(wall), os.path.join(run, "policy")))
+    levels = {b: {name: _seat_rate(b, [agent, "roborally/greedy"], races, seed, options)
+                  for name, agent in (("greedy", "roborally/greedy"), ("mc", "roborally/mc"))} for b in boards}
+    curve, table = [], []
+    for steps, path in points:
+        row = {"timesteps": float(steps), "wall_s": wall.get(steps, float("nan"))}
+        for b in boards:
+            rate, ci = _seat_rate(b, [f"learned:{path}", "roborally/greedy"], races, seed, options)
+            row[f"win_rate_{b}"] = rate
+            table.append({"steps": steps, "board": b, "win_rate": rate, "ci95": ci})
+            log(f"{steps} steps, {b}: {rate:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]")
+        curve.append(row)
+    refs = {f"win_rate_{b}": [(lv[name][0], f"{name} in the seat ({lv[name][0]:.3f})") for name in ("greedy", "mc")]
+            for b, lv in levels.items()}
+    os.makedirs(out, exist_ok=True)
+    write_curve(curve, out, f"{os.path.basename(os.path.normpath(run))} against greedy, 2 robots, "
+                f"{races} races of seed {seed} a point", references=refs)
+    write_json(os.path.join(out, "curve.json"), {"run": run, "seed": seed, "races": races, "options": options,
+                                                 "levels": levels, "points": table})
+    return [os.path.join(out, name) for name in ("curve.csv", "curve.png", "curve.json")]
+
+
+__all__ = ["budget_cells", "load", "markdown_table", "play_cell", "plot", "run_cells", "run_curve", "study_cells",
+           "summarise"]

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from evaluate.roborally.study import budget_cells, play_cell, plot, run_cells, study_cells, summarise
+from evaluate.roborally.study import budget_cells, play_cell, plot, run_cells, run_curve, study_cells, summarise
 from evaluate.tournament import run_tournament
 
 
@@ -87,3 +87,23 @@ def test_options_are_the_files_and_program_mode_plays_the_same_races(tmp_path):
     register = play_cell("random:7", 2, *greedy, range(3), seed=5)
     program = play_cell("random:7", 2, *greedy, range(3), seed=5, options={"action_mode": "program"})
     assert program["races"] == register["races"]
+
+
+def test_a_runs_curve_has_a_point_per_snapshot_and_the_baselines_levels(tmp_path):
+    import shutil
+
+    shipped = "agents/pretrained/roborally-ppo-program-joint"
+    run = tmp_path / "run"
+    for where in ("snapshots/000000000064", "policy"):
+        shutil.copytree(shipped, run / where)
+    (run / "config.json").write_text(json.dumps({"options": json.loads(open(f"{shipped}/config.json").read())
+                                                 .get("options", {"rules": "seed", "action_mode": "program"})}))
+    (run / "history.csv").write_text("update,steps,wall_s\n1,64,2.0\n2,128,4.0\n")
+    written = run_curve(str(run), ["race_easy"], races=2, seed=31, out=str(tmp_path / "out"), log=lambda _: None)
+    assert [p.rsplit("/", 1)[1] for p in written] == ["curve.csv", "curve.png", "curve.json"]
+    data = json.loads(open(written[2]).read())
+    assert [p["steps"] for p in data["points"]] == [64, 128]
+    assert data["points"][0]["win_rate"] == data["points"][1]["win_rate"]  # the same policy on the same races
+    assert set(data["levels"]["race_easy"]) == {"greedy", "mc"}
+    with pytest.raises(ValueError, match="not a training run"):
+        run_curve(str(tmp_path), ["race_easy"], races=2, seed=31, out=str(tmp_path / "x"))
