@@ -5,23 +5,10 @@
     for r in backend.imap(solve_one, items): ...              # the same, each result as soon as it is in
     backend.close()
 
-`map` and `imap` give the results in the order of `items`, whatever order the workers
-finish in, so a job whose items carry their own seeds gives the same results on every
-backend. `imap` lets a caller keep what finished when it is interrupted (Ctrl-C): it stops
-collecting, and the items not yet done are left to finish (see `RayBackend.imap`). `parallelism` is how many
-items run at once (1 locally, the cluster's CPUs on Ray) and `remote` whether an item is a task with a round trip
-(Ray), for callers that group small items into blocks (`blocks`). An item that raises stops the map with
-`TaskError`, which names the item's index and value and chains the original exception. On Ray a task whose
-worker dies (killed, out of memory, its node lost) is run again, up to `RAY_RETRIES` times: every item carries its
-own seeds, so a rerun gives the same result; after the last it stops the map with `WorkerLostError`, which a
-tournament treats like Ctrl-C (it keeps the finished deals, `evaluate.tournament`).
-
-On a cluster (`ray start --head` on one machine, `ray start --address HEAD:6379` on the
-others), pass `address="HEAD:6379"` (or `"auto"` on a cluster node); every node needs the
-project installed. Without an address a private local Ray instance is started with
-`num_cpus` workers (default: every core) and shut down by `close()`. A `HOST:PORT` address is
-tried first with a plain TCP connection (`CONNECT_TIMEOUT_S`): Ray's own connect retries for
-minutes against a closed port, so nothing answering there is one `ValueError` line instead.
+Results come in the order of `items` on every backend. An item that raises stops the map with `TaskError` (naming
+the item); on Ray a task whose worker dies is run again up to `RAY_RETRIES` times, then `WorkerLostError`.
+Without an address a private local Ray instance is started; a `HOST:PORT` address is first tried with a plain TCP
+connection (`CONNECT_TIMEOUT_S`) so a closed port is one `ValueError` line.
 """
 
 from __future__ import annotations
@@ -144,13 +131,9 @@ class LocalBackend:
 
 
 class RayBackend:
-    """Each item a Ray task (one CPU each), on a local Ray instance or a cluster.
-
-    `address=None` starts a private local instance with `num_cpus` CPUs (default all)
-    and no dashboard; `close()` shuts it down. With an address (`"HOST:6379"`, `"auto"`)
-    it connects to a running cluster and `close()` only disconnects. If Ray is already
-    initialised in this process (a caller's own `ray.init`), that instance is used and
-    left running."""
+    """Each item a Ray task (one CPU each): `address=None` starts a private local instance with
+    `num_cpus` CPUs (shut down by `close()`); with an address it connects to a running cluster (`close()`
+    disconnects); a Ray already initialised in this process is used and left running."""
 
     name = "ray"
     remote = True
@@ -191,12 +174,8 @@ class RayBackend:
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         """Every item submitted as a task at once; results yielded in item order as they come in.
-
-        Leaving early (an error, Ctrl-C, the caller closing the generator) stops collecting; the tasks
-        already submitted are not cancelled but left to finish (a local instance this backend started
-        stops them when it is shut down). `ray.cancel` is not used: a cancellation racing a task that
-        is completing aborts the driver process in Ray's task manager ("Tried to complete task that
-        was not pending"), which happened here in 2 of 3 full test runs on Ray 2.60."""
+        Leaving early stops collecting; submitted tasks are left to finish (`ray.cancel` racing a finishing task aborts
+        the driver)."""
         ray = self._ray
         items = list(items)
         self.lost = None
@@ -233,12 +212,8 @@ _PER_PROCESS: dict[str, tuple[Any, Any]] = {}
 
 
 def per_process(slot: str, key: Any, build: Callable[[], Any]) -> Any:
-    """`build()`, made once per process for `key` and kept in `slot` until another key asks for that slot (one
-    value a slot: a tournament's game and entrants, a league's copies, a labelling worker's teacher, a solver of
-    one setting). A backend's tasks call it so that the expensive part of a job (a search agent, a network, a
-    400 MB table) is built once per worker process, not once per block of deals; `key` holds everything the
-    value depends on (a run id where a file may change between runs), so a reused value is the one `build()`
-    would make now."""
+    """`build()`, made once per process for `key` and kept in `slot` until another key asks for that
+    slot, so a job's expensive part is built once per worker process; `key` holds everything the value depends on."""
     held = _PER_PROCESS.get(slot)
     if held is None or held[0] != key:
         _PER_PROCESS.pop(slot, None)  # the old value goes before the new one is built
@@ -252,10 +227,8 @@ def forget(slot: str) -> None:
 
 
 def blocks(count: int, backend: Backend, max_size: int = 1000) -> list[range]:
-    """Item numbers 0..count-1 in blocks of consecutive numbers, one task each: one number per block in
-    this process (progress and Ctrl-C item by item), else about four blocks per worker (at most
-    `max_size` numbers each, which bounds what an interruption loses) so that the workers stay busy
-    while each task's round trip is spread over many items."""
+    """Item numbers 0..count-1 in blocks of consecutive numbers, one task each: one number per block in this
+    process, else about four blocks per worker (at most `max_size` numbers each)."""
     size = 1 if not backend.remote else min(max_size, max(1, -(-count // (4 * backend.parallelism))))
     return [range(i, min(i + size, count)) for i in range(0, count, size)]
 

@@ -5,38 +5,8 @@
     python -m evaluate.fuzz simple_poker --episodes 1 --seed 1234 --option n=10   # a reproducer
     python -m evaluate.fuzz roborally --episodes 200 --form parallel               # one env form only
 
-Every episode plays uniformly random legal actions from a deal seeded by the
-episode's seed. The forms played are the game's `GameSpec.fuzz_forms` (or
-`--form`), each for `--episodes` episodes.
-
-AEC form (`raw_env`), at every step: the action mask equals the rules'
-`legal_actions`; only the seat to act has a non-zero mask; the observation lies
-in its space; a legal action never raises; an illegal action (or one outside the
-action space) raises `IllegalActionError` and changes nothing.
-
-Parallel form (`raw_parallel_env`, a game of simultaneous rounds), at every
-round: every live agent has an observation in its space, the same int8 mask in
-its observation and its info, and at least one legal action; every live agent
-acts; playing the round's actions one by one on the rules engine, in the order
-the game asks for them, each seat's mask equals the rules' `legal_actions` when
-its turn comes, and the env ends the round in exactly the state the engine
-reaches; one masked (or out-of-space) action raises `IllegalActionError` and a
-round with a live agent left out raises `ValueError`, both changing nothing;
-rewards come for every agent, terminations and truncations for exactly the
-live ones, all alike (the game ends for everybody at once, as truncation iff
-the game stopped at its turn cap), and the agents leave exactly when the game
-is over; each agent's rewards add up to the change of its return over the
-episode; `state()` lies in `state_space`.
-
-At the end of either form: the episode ended (a terminal state within
-`MAX_STEPS` moves or rounds), a zero-sum game's returns sum to 0, and the same
-seed replays the same episode both on the strict env and on PettingZoo's form
-(`env()`, `parallel_env()`: they agree with the strict env on legal play).
-
-Without `--option` the episodes go round robin over `variants(game)`: the
-default options, every value of each option with a finite domain (each rules
-preset combined with each of them), every player count, and a few sizes. Each
-failure is printed with the command that replays it alone.
+The invariants of each form are listed in docs/integrations.md ("Fuzzing"). Without `--option` the episodes go
+round robin over `variants(game)`; each failure is printed with the command that replays it alone.
 """
 
 from __future__ import annotations
@@ -404,16 +374,13 @@ def fuzz(
     replays: bool = True,
     form: str = "aec",
 ) -> FuzzReport:
-    """Play `episodes` random legal episodes of `game` in one env form and check the invariants.
+    """Play `episodes` random legal episodes of `game` (an id, or an `envs.Variant`) in one env form and check
+    the invariants; episode `i` is dealt from seed `seed + i`, round robin over `variants(game)` unless `options`
+    names one variant.
 
     Args:
-        game: a game id, or an `envs.Variant`: that one variant (its options, updated by `options`).
-        episodes: how many episodes (round robin over `variants(game)` unless
-            `options` names one variant).
-        seed: episode `i` is dealt from seed `seed + i` (its reproducer seed).
-        options: one variant's options instead of every variant.
-        replays: also replay each episode on the strict env and on PettingZoo's form (`env()` or
-            `parallel_env()`) with the same seed and compare (triples the cost).
+        replays: also replay each episode on the strict env and on PettingZoo's form with the same seed (triples
+            the cost).
         form: "aec" (`raw_env`) or "parallel" (`raw_parallel_env`), one of the game's `fuzz_forms`.
 
     Returns:

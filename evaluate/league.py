@@ -1,35 +1,11 @@
-"""A league: round robin of a game's agents on duplicate deals, with ratings and 95% intervals.
+"""A league: round robin of a game's agents on duplicate deals, with Bradley–Terry ratings and 95% intervals.
 
     python -m evaluate primi_composti --league --games 100 --json league.json --out results/primi_composti
     python -m evaluate.league --docs docs/leaderboard.md     # regenerate the leaderboard of every game
 
-Line-ups. For every pair of agents (i, j) and every deal (one seeded initial
-state) the deal is replayed with i at each seat in turn and copies of j at every
-other seat; with more than two seats the roles are then swapped (j alone against
-copies of i), so both line-ups meet the same cards from every seat. Scoring is
-duplicate scoring: a line-up on a deal is one comparison, won by i when its
-return summed over its n seats beats the copies' mean return summed the same
-way (equal sums: a draw, half each). With two seats that is i's net over both
-seatings of the deal, so in simple poker a rating follows chips, not the count
-of pots won. The cooperative The Game has no opponents: every agent plays each
-deal as a whole team (n copies), and two teams are compared on the same deal
-(the higher return wins).
-
-Ratings. A Bradley–Terry model, P(i beats j) = 1 / (1 + exp(r_j − r_i)), is
-fitted to the pooled outcomes by maximum likelihood with choix (`choix.ilsr_pairwise_dense`,
-regularised by `FIT_ALPHA` so that an agent that wins every comparison keeps a finite
-rating; such clean sweeps are listed in the notes), and shown on the Elo scale
-(400 / ln 10 per unit, mean 0). A rating measures results within this pool of
-agents, not strength against a best response. Its 95% intervals are percentiles
-of refits on deals resampled with replacement (the deal is the unit, as in every
-report of this project), and so is each rating's lead over the next one down.
-Everything is seeded by `seed`: the same command gives the same table.
-`benchmarks/league_fit.py` measures the fit against the hand-written ridge fit it replaced.
-
-Beside the ratings: the exact head-to-head values and exact exploitability where the game's
-agents name functions for them (`agents.part(game)`: `exact_values`, `exploitability`); every
-registered agent a default league left out, with the reason (`league_entrants`); and notes
-computed from the games that explain agents sharing a figure (`_notes`).
+The line-ups, duplicate scoring and the fit are described in docs/leaderboard.md. Ratings are on the Elo scale
+(400 / ln 10 per unit, mean 0); intervals are percentiles of refits on deals resampled with replacement, seeded by
+`seed`.
 """
 
 from __future__ import annotations
@@ -139,14 +115,9 @@ class LeagueResult:
 def league_entrants(
     game_name: str, game: Any = None, options: dict[str, Any] | None = None
 ) -> tuple[list[str], dict[str, str]]:
-    """The agents a default league enters, and every registered agent it leaves out with the reason.
-
-    Entered: every registered agent of the game (trained ones included) plus the chosen members of
-    parametric families (the evaluate part's `league_members`). Left out: patterns (a family or a file, not one
-    agent), its `league_skip` (searches, copies), agents trained on other options than the league's
-    `options` (`agents.options`: they declare the options they need), and, with the engine `game`, agents
-    that cannot be built for its configuration, with the agent's own reason.
-    """
+    """The agents a default league enters (every registered agent plus the evaluate part's
+    `league_members`), and every registered agent it leaves out with the reason (a pattern, `league_skip`, trained on
+    other options, or not buildable for `game`)."""
     from agents.options import resolve_options  # the options a trained agent declares
 
     part = evaluation_part(game_name)  # what a default league leaves out (searches, copies) and adds (family members)
@@ -185,13 +156,9 @@ def _cmp(x: float, y: float) -> float:
 
 
 def fit_bradley_terry(wins: np.ndarray, alpha: float | None = None) -> np.ndarray:
-    """Bradley–Terry strengths (natural units, mean 0) from `wins[i, j]`, i's wins over j (draws as halves).
-
-    The fit is choix's iterative Luce spectral ranking (`choix.ilsr_pairwise_dense`), the maximum-likelihood
-    estimate; `alpha` (default `FIT_ALPHA`) is its regularisation, which keeps the rating of an agent that
-    won every comparison finite (its gap then says only "better": the league marks such pairs).
-    `benchmarks/league_fit.py` measures it against the hand-written ridge fit it replaced.
-    """
+    """Bradley–Terry strengths (natural units, mean 0) from `wins[i, j]`, i's wins over j (draws
+    as halves): choix's `ilsr_pairwise_dense`, regularised by `alpha` (default `FIT_ALPHA`) so a clean sweep stays
+    finite."""
     r = choix.ilsr_pairwise_dense(np.asarray(wins, dtype=float), alpha=FIT_ALPHA if alpha is None else alpha,
                                   max_iter=10_000, tol=1e-10)
     return r - r.mean()
@@ -285,10 +252,8 @@ def _league_deal(spec: LeagueSpec, d: int) -> tuple[np.ndarray, list[tuple[list[
 
 
 def line_ups(game: Any, k: int, cooperative: bool) -> list[tuple[list[int], tuple[int, ...]]]:
-    """Every line-up of one deal of a league of `k` entrants, in play order, with its generator tag (seat s of
-    deal d plays with the generator of spawn key (1, d, *tag, s)): in a cooperative game each entrant's team;
-    else, for each pair, the focal entrant at each seat among copies of the other (both ways round beyond two
-    players)."""
+    """Every line-up of one deal of a league of `k` entrants, in play order, with its generator tag (seat
+    s of deal d plays with the generator of spawn key (1, d, *tag, s))."""
     n = game.num_players
     if cooperative:
         return [([e] * n, (e,)) for e in range(k)]
@@ -326,9 +291,8 @@ def deal_wins(n: int, k: int, cooperative: bool, played: list[tuple[list[int], t
 
 def play_league_compiled_deals(spec: LeagueSpec, deals: range
                                ) -> list[tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]]:
-    """`play_league_deals` on the game's compiled runner (`evaluate.tournament.compiled_runner`: every entrant a
-    deterministic kernel or a seated network): the same deals, line-ups and, for deterministic entrants, games; a
-    sampling network draws from the streams of its Python generator's spawn key."""
+    """`play_league_deals` on the game's compiled runner
+    (`evaluate.tournament.compiled_runner`): the same deals, line-ups and, for deterministic entrants, games."""
     game, copies = _built_for(spec)
     ids, n, k = list(spec.ids), game.num_players, len(spec.ids)
     cooperative = envs.spec(spec.game_name).cooperative
@@ -349,20 +313,17 @@ def play_league_compiled_deals(spec: LeagueSpec, deals: range
 
 @dataclass(frozen=True)
 class LeagueSettings:
-    """How a league is played: what `run_league` takes besides the game, the entrants and the game's options.
+    """How a league is played: what `run_league` takes besides the game, the entrants and the options.
 
     Attributes:
-        games: deals per pair of agents (each replayed over the seats, see the module docstring).
+        games: deals per pair of agents (each replayed over the seats).
         seed: root seed of deals, agents and bootstrap.
         max_turns: cut games longer than this.
         bootstrap: resamples of the deals for the intervals.
-        backend: where the deals are played (`evaluate.backends`; default this process): the same
-            result on every backend.
-        engine: `"auto"` (the game's compiled runner where every entrant has a deterministic kernel or is a
-            saved network it seats: `evaluate.tournament.compiled_runner`), `"python"` or `"compiled"`.
-        stop_on_interrupt: on Ctrl-C (or SIGTERM raised as it) or a Ray worker lost on every retry, fit the
-            finished deals (`extra["partial"]`: how many of how many; with none finished, the exception propagates).
-        progress: a tqdm bar of the deals played (`None`: only on a terminal), naming a first run's compilation.
+        backend: where the deals are played (`evaluate.backends`; default this process).
+        engine: `"auto"`, `"python"` or `"compiled"` (`evaluate.tournament.compiled_runner`).
+        stop_on_interrupt: on Ctrl-C, SIGTERM or a lost Ray worker, fit the finished deals (`extra["partial"]`).
+        progress: a tqdm bar of the deals played (`None`: only on a terminal).
     """
 
     games: int = 200
@@ -377,15 +338,8 @@ class LeagueSettings:
 
 def run_league(game_name: str, agent_ids: list[str] | None = None, settings: LeagueSettings | None = None, *,
                options: dict[str, Any] | None = None, **changes: Any) -> LeagueResult:
-    """Play the round robin and fit the ratings.
-
-    Args:
-        game_name: a game id.
-        agent_ids: the entrants (default: those `league_entrants` enters); at least two.
-        settings: how the league is played (`LeagueSettings`; default: its defaults).
-        options: the game's options.
-        **changes: fields of `LeagueSettings` that replace those of `settings`
-            (`run_league("lama", ids, games=100, seed=1)`).
+    """Play the round robin of `agent_ids` (default: `league_entrants`; at least two) and fit the
+    ratings; `**changes` replace fields of `settings`.
 
     Raises:
         TypeError: a keyword that names no field of `LeagueSettings`.
@@ -464,9 +418,8 @@ def _league_ids(game_name: str, game: Any, options: dict[str, Any], agent_ids: l
 
 def _league_blocks(spec: LeagueSpec, game: Any, copies: dict[str, Any], games: int, engine: str,
                    backend: Backend) -> tuple[Any, Any]:
-    """The played blocks of the league's `games` deals, in order, and the compiled runner (None: the Python engine):
-    one deal a task in this process on the Python engine (the bar moves deal by deal), `compiled_blocks` on the
-    compiled runner, a backend's blocks on a remote backend (each task building the compiled runner)."""
+    """The played blocks of the league's `games` deals, in order, and the compiled runner (None: the
+    Python engine)."""
     ids = list(spec.ids)
     play = compiled_runner(spec.game_name, game, ids, engine, spec.max_turns, backend, [copies[i][0] for i in ids])
     if play is None:
@@ -478,10 +431,8 @@ def _league_blocks(spec: LeagueSpec, game: Any, copies: dict[str, Any], games: i
 
 def _collect(results: Any, wins: np.ndarray, sums: tuple[np.ndarray, np.ndarray, np.ndarray], prints: Any,
              stop_on_interrupt: bool, bar: Any = None) -> int:
-    """Take the played blocks into `wins` (deal by deal), the returns' sums and counts and the games per agent (`sums`),
-    and the fingerprints, moving `bar` a block at a time; returns the deals taken. A stop (Ctrl-C, SIGTERM raised as it,
-    a Ray worker lost on every retry) keeps the finished deals with `stop_on_interrupt` (else, or with none, it
-    propagates)."""
+    """Take the played blocks into `wins`, `sums` and the fingerprints, moving `bar` a block at a time;
+    returns the deals taken (a stop keeps the finished ones with `stop_on_interrupt`)."""
     returns_sum, returns_n, games_n = sums
     d = 0
     try:
@@ -506,9 +457,8 @@ def _collect(results: Any, wins: np.ndarray, sums: tuple[np.ndarray, np.ndarray,
 
 
 class _Fingerprints:
-    """One order-free hash per (agent, the other entrants at its table) of every game's deal, seating and
-    returns, with the agent's own index blanked: two agents with equal hashes against every third one met the
-    same results, game for game (a sum of per-game digests, so the order the games were played in is irrelevant)."""
+    """One order-free hash per (agent, the other entrants at its table) of every game's deal, seating
+    and returns, the agent's own index blanked: equal hashes mean the same results, game for game."""
 
     def __init__(self) -> None:
         self.h: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -805,11 +755,8 @@ def _page_intro(docs: str, seed: int, games_flag: str, deals_flag: str) -> list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game.
-
-    Beside the page it writes each game's plot (`img/league_GAME.png`) and result (`data/league_GAME.json`,
-    with the comparison matrix the ratings were fitted to) in the page's folder.
-    """
+    """`python -m evaluate.league --docs PATH`: regenerate the leaderboard of every available game, with each
+    game's plot (`img/league_GAME.png`) and result (`data/league_GAME.json`) beside the page."""
     p = Parser(prog="python -m evaluate.league", description="Write the leaderboard of every game.")
     p.add_argument("--docs", default="docs/leaderboard.md", help="Markdown file to write (default docs/leaderboard.md)")
     p.add_argument("--games", nargs="*", default=None, help="play only these games (default: every available one); the "

@@ -4,37 +4,12 @@
     python -m evaluate lama --paired lama/first,lama/second,lama/third --against 'lama/first*3'   # A - B and A - C
     python -m evaluate the_game --option num_players=2 --paired the_game/bestplays,the_game/simplest --against self
 
-Each *deal* (one seeded initial state) is played k·n times for k focal agents
-A, B, C, ...: for every focal seat f, agent A sits at f with the opponents
-(teammates in The Game) at the other seats, then B, C, ... replace A on the same
-deal. Every opponent draws its random choices from a generator seeded by (root
-seed, deal, focal seat, its seat), and the focal agent from one seeded by (root
-seed, deal, focal seat), so the only thing that differs between the replays of
-a deal is the focal agent: the difference of their results is the difference the
-agents make, with the deal's luck cancelled (the paired protocol of "Learning
-from teachers", section 6). A's games do not depend on who else is compared, so
-`--paired A,B,C` gives the figures of `--paired A,B` and of `--paired A,C`.
-
-`against="self"` (`--against self`) is the self-team protocol of a cooperative
-game: every seat holds a copy of the focal agent (each with its own generator,
-seeded by (root seed, deal, seat)), so each deal is played k times, once per
-agent's team, and seat s's figures are that seat's return in its team's game.
-
-The unit is the deal: per seat, the difference of a deal is A's minus the other
-agent's score from that seat; pooled, it is the mean of that over the seats.
-Intervals are the normal 95% interval of the mean over deals
-(`evaluate.stats.mean_interval`). `--games N` is the number of deals.
-
-Engines, as for tournaments (`evaluate.tournament.compiled_runner`): with `engine="auto"` the deals are
-played on the game's compiled whole-game runner when every focal agent and opponent has a deterministic
-kernel or is a saved network the runner seats (and it plays the options and move limit), else in Python;
-the same deals and, for deterministic agents, the same games and figures either way. A sampling network
-draws from streams of its Python generator's spawn key (`_spawn_key`): another sample of the same
-distribution, the same on every backend. `random` is always played in Python. `engine="python"` or
-`"compiled"` forces a path.
-
-`decks=` plays given deck orders instead of the seed's deals, in the games whose deal is one (as for
-tournaments: `evaluate.tournament.check_decks`).
+Each deal is played k·n times for k focal agents: for every focal seat f, each focal agent in turn sits at f with
+the same opponents, every generator seeded by (seed, deal, focal seat, seat), so only the focal agent differs
+between the replays ("Learning from teachers", section 6); A's games do not depend on who else is compared.
+`against="self"` seats a copy of the focal agent everywhere (a cooperative game's team). The unit is the deal
+(the difference of A's and the other's score, pooled over seats; normal 95% interval). Engines and `decks` as for
+tournaments (`evaluate.tournament`).
 """
 
 from __future__ import annotations
@@ -185,10 +160,8 @@ def _agents_for(spec: PairedSpec) -> tuple[Any, list[list[Any]], list[Any]]:
 
 
 def paired_seatings(n: int, k: int = 2, team: bool = False) -> np.ndarray:
-    """The line-ups of one deal over the entrants (focal agents 0..k−1, A first, then the opponents), as
-    `play_paired_deals` plays them. Self-team (`team`): (k, n), row i every seat focal agent i. Otherwise
-    (k·n, n): row k·f + i seats focal agent i at seat f and opponent j (entrant k + j) at the j-th other seat
-    in seat order."""
+    """The line-ups of one deal over the entrants (focal agents 0..k−1, then the opponents): (k, n)
+    under self-team (`team`), else (k·n, n) with row k·f + i seating focal agent i at seat f."""
     if team:
         return np.repeat(np.arange(k, dtype=np.int64)[:, None], n, axis=1)
     rows = []
@@ -204,9 +177,7 @@ def paired_seatings(n: int, k: int = 2, team: bool = False) -> np.ndarray:
 
 
 def _spawn_key(deal: int, row: np.ndarray, seat: int, k: int) -> tuple[int, ...]:
-    """The spawn key of the generator `play_paired_deals` gives the agent at `seat` of line-up `row` (entrants:
-    the k focal agents, then the opponents) in deal `deal`: a focal agent's by its seat, an opponent's by the
-    focal seat and its own."""
+    """The spawn key of the generator of the agent at `seat` of line-up `row` in deal `deal`."""
     if row[seat] < k:
         return (_FOCAL, deal, seat)
     return (_OPPONENT, deal, int(np.flatnonzero(row < k)[0]), seat)
@@ -215,9 +186,8 @@ def _spawn_key(deal: int, row: np.ndarray, seat: int, k: int) -> tuple[int, ...]
 def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int = 2, team: bool = False,
                          decks: tuple[tuple[int, ...], ...] | None = None, max_turns: int | None = None
                          ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """`play_paired_deals`' figures for the deals `deals`, played on the compiled runner `play` (entrants: the k
-    focal agents, then the opponents, games cut at `max_turns` moves) from the same deals
-    (`evaluate.tournament.deal_keys`)."""
+    """`play_paired_deals`' figures for `deals`, played on the compiled runner `play` from
+    the same deals."""
     n = game.num_players
     seatings = paired_seatings(n, k, team)
     streams = None
@@ -250,10 +220,8 @@ def play_paired_compiled_deals(spec: PairedSpec, deals: range) -> list[tuple[np.
 
 def play_paired_deals(spec: PairedSpec, deals: range, watch: Watch | None = None
                       ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Deals number `deals`, each played k·n times, or k times under the self-team protocol (see the module
-    docstring). Per deal: scores[focal agent, seat], wins[focal agent, seat] and cut[focal agent] (its games
-    that reached the move limit); every figure follows from (seed, deal) alone. `watch` (the progress bar's, in
-    this process) is told of every decision and game."""
+    """Deals number `deals`, each played k·n times (k under self-team). Per deal:
+    scores[focal agent, seat], wins[focal agent, seat] and cut[focal agent] (games at the move limit)."""
     game, focal, opponents = _agents_for(spec)
     n, seed = game.num_players, spec.seed
 
@@ -330,22 +298,17 @@ def _opponents(game_name: str, n: int, against: Sequence[str] | str) -> list[str
 
 @dataclass(frozen=True)
 class PairedSettings:
-    """How a paired comparison is played: what `run_paired_many` takes besides the game and the agents.
+    """How a paired comparison is played: what `run_paired_many` takes besides the game and agents.
 
     Attributes:
-        games: number of deals (each is played k·n times, or k times under the self-team protocol).
+        games: number of deals.
         seed: root seed of the deals and every generator.
-        max_turns: cut games longer than this (no winner); None: the game's `max_game_length` (for rules that let a
-            game go on for ever), if it declares one.
-        backend: where the deals are played (`evaluate.backends`; default this process): the same
-            result on every backend.
-        engine: `"auto"`, `"python"` or `"compiled"` (the module docstring); a forced `"compiled"` that cannot
-            run raises `ValueError` naming why.
-        decks: explicit deck orders, deal d dealt from `decks[d]` (`evaluate.tournament.check_decks`: the games
-            whose deal is a deck order; at least `games` of them); None (default): the deals of `seed`.
+        max_turns: cut games longer than this (no winner); None: the game's `max_game_length`, if any.
+        backend: where the deals are played (`evaluate.backends`; default this process).
+        engine: `"auto"`, `"python"` or `"compiled"`.
+        decks: explicit deck orders, deal d dealt from `decks[d]`; None: the deals of `seed`.
         progress: show a progress bar of the games (None: only on a terminal; default none).
-        stop_on_interrupt: on Ctrl-C (or SIGTERM raised as it) or a Ray worker lost on every retry, return the
-            finished deals' figures, marked `partial` (with none finished, the exception propagates).
+        stop_on_interrupt: on Ctrl-C, SIGTERM or a lost Ray worker, return the finished deals, marked `partial`.
     """
 
     games: int = 1000
@@ -361,21 +324,8 @@ class PairedSettings:
 def run_paired_many(game_name: str | envs.Variant, ids: Sequence[str], against: Sequence[str] | str,
                     settings: PairedSettings | None = None, *, options: dict[str, Any] | None = None,
                     **changes: Any) -> list[PairedResult]:
-    """Compare the first of `ids` (A) with each of the others on `settings.games` deals against the same opponents.
-
-    Every agent plays the same games (the module docstring); A's games are played once, whatever the
-    number of agents, and each comparison is the one `run_paired` of A and that agent gives.
-
-    Args:
-        game_name: a game id, or an `envs.Variant` (its options, updated by `options`).
-        ids: the focal agents, A first (at least two).
-        against: the n − 1 opponents (teammates), seated in seat order around the focal seat; a single id
-            is repeated for every other seat; `"self"`: a copy of the focal agent in every seat (the
-            self-team protocol of a cooperative game).
-        settings: how the comparison is played (`PairedSettings`; default: its defaults).
-        options: the game's options.
-        **changes: fields of `PairedSettings` that replace those of `settings`
-            (`run_paired_many("lama", ids, "lama/first", games=400, seed=1)`).
+    """Compare the first of `ids` (A) with each of the others on `settings.games` deals against
+    the opponents `against` (n − 1 ids, one id repeated, or `"self"`); `**changes` replace fields of `settings`.
 
     Returns:
         One `PairedResult` per agent after the first: A minus that agent.

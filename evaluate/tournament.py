@@ -1,57 +1,15 @@
 """Tournaments for every game: seat rotation, duplicate deals, 95% intervals.
 
-Each *deal* is one seeded initial state. With `seating="rotate"` (default) every
-deal is replayed once per rotation of the agents around the table (entrant i
-sits at seat (i + r) mod n in rotation r), so every agent meets the same cards
-from every seat — duplicate play, which removes most of the luck of the deal
-from comparisons. With `seating="fixed"` entrant i always sits at seat i.
+With `seating="rotate"` (default) every deal is replayed once per rotation of the entrants around the table
+(entrant i at seat (i + r) mod n in rotation r); with `"fixed"` entrant i always sits at seat i. The independent
+unit is the deal (rotate) or the game (fixed): win rates take the normal interval over deals, never narrower than
+Wilson's over all games; mean scores the normal interval.
 
-Intervals: with rotation the independent unit is the deal (each agent's results
-averaged over the rotations of one deal); with fixed seating it is the game.
-Win rates use the normal interval over deals, never narrower than Wilson's
-interval over all games (rotate), or Wilson's (fixed); mean scores the normal
-interval.
-
-Seeding: everything random in deal d follows from the root seed and d alone
-(the initial state, and every agent's generator, re-seeded before each game of
-the deal: `play_deal`), so any deal can be replayed by itself and the deals can
-be played anywhere, in any grouping. They go through a backend
-(`evaluate.backends`): this process by default, or Ray tasks on one machine or
-a cluster, each task playing a block of consecutive deals with agents built
-once per process; the result is the same JSON on every backend. An agent's
-random choices must come from its `rng` attribute or a `reseed(rng)` hook
-(`envs.core.play.reseed_agent`), as the registry's agents do; a generator kept
-elsewhere would carry its state from game to game and make the figures depend
-on how deals are grouped. Ctrl-C (with `stop_on_interrupt`) keeps the finished
-deals: the result is then marked `partial`.
-
-Engines: a game's agents may declare a compiled whole-game runner (`agents.part(game).compiled_games`). With
-`engine="auto"` (default) a tournament plays on it when every entrant has a deterministic compiled
-kernel or is a saved network the runner seats (`learned:`, `ppo:`, shipped ids such as `lama/ppo`:
-`agents.vector.seat_policy`) and the runner plays the options and move limit (on a remote backend every
-task builds the runner in its own process); otherwise in Python, one move at a time through the agents'
-`act`. A network is played on the same compiled game loop, paused where it is to move: one forward for
-every table where it is to move (`agents.vector.play_paused`), greedy or sampled as the agent plays. A
-sampling network draws, at seat s of rotation r of deal d, from a stream keyed by its Python generator's
-own spawn key there (`seat_streams`): its games follow from the deal alone, another sample of the same
-distribution as the Python engine's (a paired test in `tests/evaluate/test_learned_engines.py`). Both
-engines play the same deals (deal d's generator comes from (seed, d) as above: the Python engine starts
-from `game.initial_state` of it, the kernel replays the deal from `game.deal_key` of it, what
-`initial_state` draws) and, for deterministic entrants, the same games, so the result is the same apart
-from its `engine` field. The uniformly random agent (`random`) is always played in Python.
-`engine="python"` or `"compiled"` forces a path (`"compiled"` with an entrant lacking a kernel raises
-`ValueError` naming it).
-
-Records and timing: `records=True` keeps every game's deal, rotation, winning entrants and moves
-(`TournamentResult.records`, on either engine); `timing=True` times every entrant's `act` calls
-(`TournamentResult.decision_time`: seconds and calls; the Python engine, whose moves are the agents' own).
-`start_deal` plays deals `start_deal`, `start_deal + 1`, ... instead of 0, 1, ...: a study played in chunks
-plays the same deals and games as one played at once.
-
-Explicit deals: `decks` replaces the seeded deals by given deck orders in the games whose deal is one
-(Primi Composti, The Game): deal d starts from `game.deal_from(decks[d])` in Python and from the same
-order on the compiled runner; the agents' generators still follow from (seed, d). Studies whose figures
-were measured on a fixed set of deck orders (the exact-regret table of `evaluate.primi_composti.check`) play them so.
+Everything random in deal d follows from (seed, d) alone (`play_deal`), so deals replay alone and give the same
+result on every backend (`evaluate.backends`). An agent's random choices must come from its `rng` attribute or a
+`reseed(rng)` hook. With `engine="auto"` a line-up plays on the game's compiled runner when every entrant has a
+deterministic kernel or is a saved network the runner seats (`compiled_runner`), else in Python; for
+deterministic entrants both engines give the same games.
 """
 
 from __future__ import annotations
@@ -195,9 +153,8 @@ FIRST_BLOCK = 2
 
 
 def seated_for(spec: TournamentSpec) -> tuple[Any, list[Any]]:
-    """The game and the entrants of `spec`, built once per process and run, and reused for every block
-    of deals of that run (an agent may be expensive to build: a search, a network). Reuse is safe
-    because every game re-seeds every agent (`play_deal`) and `play_game` resets them."""
+    """The game and the entrants of `spec`, built once per process and run and reused for every block
+    of its deals (every game re-seeds and resets them)."""
     def build() -> tuple[Any, list[Any]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
         built = [agent_registry.make(a, game, np.random.default_rng(np.random.SeedSequence(spec.seed,
@@ -243,9 +200,8 @@ class Clocked:
 
 
 class Watch:
-    """The progress bar's view of the games played in this process: each finished game moves it by one, and the game
-    in play shows its decisions so far (the bar's postfix, at most twice a second), so that a slow entrant (a
-    Monte-Carlo search, a move a second) is seen moving before its first deal is done."""
+    """The progress bar's view of the games played in this process: a tick a finished game, and the game in
+    play's decisions so far as the postfix (at most twice a second)."""
 
     #: Seconds between two showings of the game in play.
     every = 0.5
@@ -290,17 +246,12 @@ DealFigures = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None, seed: int,
               deal: int, decks: tuple[tuple[int, ...], ...] | None = None, timing: bool = False,
               watch: Watch | None = None) -> DealFigures:
-    """Deal number `deal` of the tournament seeded `seed`, played once per rotation (`watch`: told of every decision
-    and game, for the progress bar).
-
-    Everything random in it follows from (`seed`, `deal`): the initial state, and, before each
-    rotation, every entrant's generator (`reseed_agent`), so a deal gives the same games whichever
-    process plays it and whatever was played before: any deal can be replayed alone. With `decks`,
-    the initial state is dealt from `decks[deal]` instead (`deal_start`).
+    """Deal number `deal` of the tournament seeded `seed`, played once per rotation, everything random
+    following from (`seed`, `deal`) (with `decks`, dealt from `decks[deal]`).
 
     Returns:
         wins[rotation, entrant] (1 or 0), scores[rotation, entrant], the moves of each rotation's game and, with
-        `timing`, each entrant's [seconds, calls] of `act` (`Clocked`; else None).
+        `timing`, each entrant's [seconds, calls] of `act` (else None).
     """
     n = game.num_players
     wins = np.zeros((rotations, n))
@@ -332,8 +283,7 @@ def deal_rng(seed: int, deal: int) -> np.random.Generator:
 
 
 def check_decks(game_name: str, game: Any, decks: Any, deals: int) -> tuple[tuple[int, ...], ...] | None:
-    """`decks` as a tuple of deck orders (None stays None), checked: the game deals from a deck order,
-    there are at least `deals` of them, and each is a deal of this game.
+    """`decks` as a tuple of deck orders (None stays None), checked against the game and `deals`.
 
     Raises:
         ValueError: one line naming what is wrong (the games that take decks, the count, the bad deck).
@@ -374,9 +324,8 @@ def deal_start(game: Any, seed: int, deal: int, decks: tuple[tuple[int, ...], ..
 
 
 def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], ...] | None = None) -> list[Any]:
-    """What a compiled runner replays deals number `deals` from: `game.deal_key` of their generators (a game
-    without `deal_key`: the initial states themselves, `deal_start`), or the explicit deck orders (the same deals
-    as `deal_start`)."""
+    """What a compiled runner replays deals `deals` from: `game.deal_key` of their generators, the
+    initial states themselves (a game without `deal_key`), or the explicit deck orders."""
     if decks is None:
         if not hasattr(game, "deal_key"):
             return [deal_start(game, seed, d) for d in deals]
@@ -386,17 +335,12 @@ def deal_keys(game: Any, seed: int, deals: range, decks: tuple[tuple[int, ...], 
 
 def compiled_runner(game_name: str, game: Any, ids: list[str], engine: str = "auto", max_turns: int | None = None,
                     backend: Backend | None = None, built: list[Any] | None = None) -> Any:
-    """The game's compiled `play(keys, seatings[, streams])` for the entrants `ids` (its agents' `compiled_games`), or
-    None where the tournament plays in Python: `engine="python"`, or `"auto"` when the game has no compiled runner,
-    an entrant has neither a deterministic kernel nor a network the runner seats (`built`, the entrants' agents:
-    `agents.vector.seat_policy`), or the runner does not play these options (or cannot cut games at `max_turns`: it
-    raises `NoKernelError`). On a remote `backend` each task builds the runner again in its process
-    (`play_compiled_deals`): its blocks give the figures this process would. `play.sampled` says whether a seated
-    network samples its moves (then `play` takes `streams`, `seat_streams`).
+    """The game's compiled `play(keys, seatings[, streams])` for the entrants `ids`, or None where
+    the tournament plays in Python (`engine="python"`, or `"auto"` when the game, an entrant, the options or
+    `max_turns` has no compiled path). `play.sampled`: a seated network samples its moves (`play` takes `streams`).
 
     Raises:
-        ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why: the entrant without
-            a kernel, the options, the game or `max_turns`).
+        ValueError: an unknown `engine`; `engine="compiled"` where it cannot run (naming why).
     """
     from envs.core.spec import NoKernelError
 
@@ -447,19 +391,16 @@ def _seat_policies(ids: list[str], built: list[Any] | None) -> list[Any] | None:
 
 
 def seat_streams(seed: int, tags: list[tuple[int, ...]]) -> np.ndarray:
-    """uint64 keys of the SplitMix64 streams a seated network samples from (`agents.vector.gumbel_noise`), one per
-    spawn key of `tags` under the root `seed`: the Python engine's agent generator of the same game and seat has
-    the same spawn key, so both engines' draws follow from the deal alone (another sample of the same
-    distribution)."""
+    """uint64 keys of the SplitMix64 streams a seated network samples from, one per spawn key of
+    `tags` under `seed` (the spawn key of the Python engine's generator of the same game and seat)."""
     return np.array([np.random.SeedSequence(seed, spawn_key=t).generate_state(1, np.uint64)[0] for t in tags],
                     np.uint64)
 
 
 def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
                   decks: tuple[tuple[int, ...], ...] | None = None) -> list[DealFigures]:
-    """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play` (`CompiledPlay`):
-    the same deals (`deal_keys`) and the same seating (entrant e at seat (e + r) mod n in rotation r); a sampling
-    network's moves at seat s of rotation r follow from the spawn key of its entrant's Python generator there."""
+    """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play`
+    with the same deals and seating as the Python engine."""
     n = game.num_players
     seatings = np.array([[(seat - r) % n for seat in range(n)] for r in range(rotations)], np.int64)
     streams = None
@@ -475,13 +416,9 @@ def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
 
 
 def compiled_blocks(deals: int, play_block: Any, start: int = 0, target: float = 1.0) -> Any:
-    """`play_block(range)` of consecutive blocks covering deals `start` .. `start + deals - 1`, yielded in turn: a
-    first block of `FIRST_BLOCK` deals, then each block as many deals as the last one's rate plays in `target`
-    seconds (wall; 1 to `COMPILED_BLOCK`), so that a bar moves about every second whether the runner plays 100,000
-    games a second (kernels) or 20 (a student whose features run searches). Against one block of all the deals
-    (median of 3 in one process): 2.08 against 1.94 CPU-s for 200 deals of roborally/learned vs greedy, 0.38 against
-    0.39 for 500 of lama/ppo + 3 x lama/first (doubling from 8 deals cost 11-17%: smaller forwards). The figures do
-    not depend on the blocks: a deal's games and streams follow from the deal alone (as on a remote backend)."""
+    """`play_block(range)` of consecutive blocks covering deals `start` .. `start + deals - 1`: a
+    first block of `FIRST_BLOCK` deals, then blocks sized to take about `target` seconds (1 to `COMPILED_BLOCK`
+    deals), so the bar moves about every second."""
     a, size = 0, FIRST_BLOCK
     while a < deals:
         part = range(start + a, start + min(a + size, deals))
@@ -514,23 +451,17 @@ class TournamentSettings:
 
     Attributes:
         games: total games; with rotation they are grouped in deals of n games.
-        seed: root seed of the deals and of every agent's generator (see `play_deal`).
+        seed: root seed of the deals and of every agent's generator.
         seating: `"rotate"` or `"fixed"`.
-        max_turns: stop a game after this many turns (no winner); None: the game's `max_game_length` (for rules
-            that let a game go on for ever), if it declares one.
+        max_turns: cut a game after this many turns (no winner); None: the game's `max_game_length`, if any.
         progress: show a progress bar (`None`: only on a terminal).
-        backend: where the deals are played (`evaluate.backends`; default this process). The
-            result is the same on every backend.
-        stop_on_interrupt: on Ctrl-C (or a Ray worker lost on every retry: `backends.WorkerLostError`) return the
-            finished deals' figures, marked `partial` (with none finished, the exception propagates).
-        engine: `"auto"`, `"python"` or `"compiled"` (see the module docstring; `compiled_runner`). For
-            deterministic entrants both engines give the same figures.
-        decks: explicit deck orders, one a deal (the module docstring; `check_decks`): at least as many as
-            the deals played; None (default): the deals of `seed`.
-        start_deal: the first deal's number (deals `start_deal` .. `start_deal` + deals - 1 are played).
+        backend: where the deals are played (`evaluate.backends`; default this process).
+        stop_on_interrupt: on Ctrl-C (or a lost Ray worker) return the finished deals' figures, marked `partial`.
+        engine: `"auto"`, `"python"` or `"compiled"` (`compiled_runner`).
+        decks: explicit deck orders, one a deal (`check_decks`); None: the deals of `seed`.
+        start_deal: the first deal's number.
         records: keep every game (`TournamentResult.records`).
-        timing: time every entrant's `act` (`TournamentResult.decision_time`); plays in Python (`engine="auto"`),
-            refused with `engine="compiled"`.
+        timing: time every entrant's `act` (`TournamentResult.decision_time`; Python engine only).
     """
 
     games: int = 1000
@@ -550,15 +481,8 @@ class TournamentSettings:
 def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
                    settings: TournamentSettings | None = None, *, options: dict[str, Any] | None = None,
                    **changes: Any) -> TournamentResult:
-    """Play `settings.games` games of `game_name` between the given agents.
-
-    Args:
-        game_name: a game id (`envs.GAMES`), or an `envs.Variant` (its options, updated by `options`).
-        agent_ids: one agent id per seat (`"id*k"` repeats an id).
-        settings: how the tournament is played (`TournamentSettings`; default: its defaults).
-        options: the game's options (as for its env).
-        **changes: fields of `TournamentSettings` that replace those of `settings`
-            (`run_tournament("lama", ids, games=400, seed=1)`).
+    """Play `settings.games` games of `game_name` (an id or an `envs.Variant`) between `agent_ids`
+    (one a seat, `"id*k"` repeats), `**changes` replacing fields of `settings`.
 
     Raises:
         TypeError: a keyword that names no field of `TournamentSettings`.
@@ -714,9 +638,8 @@ def uncompiled(kernels: Any) -> bool:
 
 
 def compiling_first(blocks_of: Any, play: Any, game_name: str, bar: Any) -> Any:
-    """`blocks_of`, with the bar saying "compiling <game> kernels, first run only, ~N s" (N: the game's
-    `agents.games.GameAgents.compile_seconds`) until its first block is in,
-    where the compiled runner `play` is about to compile its kernels (a runner's `play` lists them in `kernels`)."""
+    """`blocks_of`, the bar saying "compiling <game> kernels, first run only, ~N s" until its
+    first block is in, where the runner `play` is about to compile its `kernels`."""
     if bar.disable:
         yield from blocks_of
         return
@@ -738,11 +661,9 @@ def compiling_text(game_name: str, seconds: float | None = None) -> str:
 
 @contextlib.contextmanager
 def compiling_note(bar: Any, game_name: str, seconds: float | None = None) -> Iterator[None]:
-    """Within the block, while numba compiles a kernel in this process (a cache miss: numba's "numba:compile"
-    event; a kernel loaded from the cache sends none), `bar` says `compiling_text(game_name, seconds)`, then its own
-    description again: the compile of a kernel called from plain Python (a Monte-Carlo agent's first decision, a
-    study's first batch), which `compiling_first` cannot see coming. A bar that already says it is compiling
-    (`compiling_first`) is left alone; nothing is installed for a disabled bar."""
+    """Within the block, while numba compiles a kernel in this process (a cache miss), `bar` says
+    `compiling_text(game_name, seconds)`, then its own description again; a bar already saying so, or disabled, is
+    left alone."""
     if bar.disable:
         yield
         return

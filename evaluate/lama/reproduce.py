@@ -1,19 +1,11 @@
 """L.A.M.A.: the seed's tables and figures reproduced, and strategy 3 re-tuned.
 
-Seed: P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven, 2022); the
-figures to match are restated in the "L.A.M.A. — rules specification" §6.
-Everything here runs on the numba tournament path `agents.lama.fast`
-(differential-tested against the plain engine), so a full 10,000-game table
-takes well under a second.
+Seed: P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven, 2022); the figures to match and the statistics
+("P(win game)", "P(win round)", "P(>30)") are those of the rules specification §6. Everything runs on the
+compiled tournament path `agents.lama.fast`.
 
     python -m evaluate lama --reproduce [--games 10000] [--seed 0] [--out results/lama]
     python -m evaluate lama --tune-third [--candidates 1000] [--seed 0]
-
-Statistics follow the seed (rules doc §6): "P(win game)" counts a shared win
-for every tied seat; "P(win round)" is the share of all rounds a seat ended
-(pooled over games); "P(>30)" the share of games ending above 30 points.
-Intervals are 95 %: Wilson for proportions, normal for means
-(`evaluate.stats`).
 """
 
 from __future__ import annotations
@@ -160,13 +152,8 @@ def format_comparison(title: str, ours: SeatStats, paper: list | None) -> str:
 
 
 def compare_to_paper(ours: SeatStats, paper: list, family_error: float = 0.01) -> list[str]:
-    """Figures that differ from the seed's by more than sampling noise allows.
-
-    Each of the 4·n comparisons uses a two-sample z-test with a Bonferroni
-    level (family-wise error `family_error`). The seed's standard errors come
-    from its printed intervals (half-width / 1.96), ours from our samples.
-    Returns descriptions of the failures (empty: consistent).
-    """
+    """Descriptions of the figures that differ from the seed's by more than sampling noise allows
+    (two-sample z-tests at a Bonferroni level of `family_error`); empty: consistent."""
     n = len(ours.win)
     m = 4 * n
     from scipy import stats as _stats
@@ -262,20 +249,9 @@ def tune_third(
     progress: bool | None = None,
     **options: Any,
 ) -> TuneReport:
-    """The seed's Monte-Carlo search for (A, B, C, D), then done right.
-
-    Seed style (report §VI): each candidate drawn uniformly from `BOX` plays
-    `games_per_candidate` fresh games against three strategy-1 players (random
-    seating); the best estimate wins — and is biased upwards (winner's curse).
-
-    Done right: the same candidates all play the *same* deals and seatings
-    (common random numbers, so differences are not deal luck), pruned by
-    successive halving (keep the best 1/`eta`, give survivors `eta` times more
-    common games, until one is left); the winner and both published sets are
-    then re-tested on `retest_games` fresh deals never used in the search.
-    The total search budget equals the seed style's (candidates × games). `progress`: a bar of the games
-    (`None`: only on a terminal), naming a first run's compilation.
-    """
+    """The seed's Monte-Carlo search for (A, B, C, D), then done right: the same candidates on common
+    deals, pruned by successive halving (`eta`) within the seed's budget, the winner and both published sets re-tested
+    on `retest_games` fresh deals."""
     options.setdefault("rules", "seed2022")
     n = options.pop("num_players", 4)
     cfg = Config(num_players=n, **options)
@@ -442,12 +418,8 @@ def reproduce(
     games: int = 10_000, seed: int = 0, out: str | None = "results/lama", fig_games: int | None = None,
     progress: bool | None = None,
 ) -> dict[str, Any]:
-    """Tables I–IV, Figs. 1–8, the strategy-3 matchups and the official-rules table.
-
-    Returns a dict with `text` (the printed report), `tables` (our statistics),
-    `figures` (PNG paths written under `out`; none if `out` is None). `progress`: a bar of the games
-    (`reproduce_games` of them; `None`: only on a terminal), naming a first run's compilation.
-    """
+    """Tables I–IV, Figs. 1–8, the strategy-3 matchups and the official-rules table: a dict with `text`,
+    `tables` and `figures` (PNG paths under `out`)."""
     fig_games = fig_games or games
     text: list[str] = []
     bar = progress_bar(reproduce_games(games, fig_games), "L.A.M.A., the seed's tables and figures", progress)

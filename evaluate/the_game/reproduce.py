@@ -3,28 +3,12 @@
     python -m evaluate the_game --reproduce                 # both studies, 1000 games per cell
     python -m evaluate the_game --reproduce --games 200 --reproduce-part berger
 
-* `berger2024`: the seed's experiment (L. Berger, "Playing 'The game' with Monte
-  Carlo simulations", 2024; rules doc §4.2–4.3): 1–7 players × random / minimal /
-  trick, every seat the same strategy, mean cards played with 95% intervals next
-  to the published means (computed from the seed's `simulation.tsv`), and the
-  seed's line plot (`the_game_berger2024.png` in `--out`).
-* `official`: 1–5 players under the published rules: mean cards left, share of
-  games with fewer than 10 left ("excellent") and win rate, each with a 95%
-  interval, for every baseline; where R. Weinmeister's simulation (rules doc §6,
-  10 000 games per cell) has a matching ruleset its figures are shown beside ours.
-
-* `weinmeister`: R. Weinmeister's table under both readings of the end rule
-  (`Config.empty_hand`: `"skip"`, the rulebook as the rules doc reads it, and
-  `"ends_game"`, his simulation's): `simplest` and `bestplays` on the compiled
-  path (`agents.the_game.fast`, 10 000 games per cell by default, his sample
-  size) and the shipped students (`the_game/learned`, `-2p` … `-5p`) on the plain
-  engine (`--learned-games`, 300 by default), each cell beside his row with a
-  verdict: is ours within the 95% tolerance of his rounded figure at his sample
-  size (`OfficialCell.agreement`)?
-
-Everything else is computed with the plain engine (`envs.the_game.rules`) and the
-registered agents; each game gets its own seeded generator (spawned from
-`--seed`), so results are reproducible.
+* `berger2024`: the seed's experiment (L. Berger, 2024; rules doc §4.2–4.3): 1–7 players × random / minimal /
+  trick, mean cards played with 95% intervals beside the published means, and the seed's line plot.
+* `official`: 1–5 players under the published rules: mean cards left, share under 10 left and win rate for
+  every baseline, beside R. Weinmeister's simulation (rules doc §6) where a ruleset matches.
+* `weinmeister`: his table under both readings of the end rule (`Config.empty_hand`), the compiled strategies
+  and the shipped students each beside his row with a verdict (`OfficialCell.agreement`).
 """
 
 from __future__ import annotations
@@ -85,12 +69,8 @@ OFFICIAL_BASELINES: tuple[tuple[str, str, str, str | None], ...] = (
 
 
 def play_with(game: TheGame, agent_id: str, rng: np.random.Generator, agent_game: TheGame | None = None) -> State:
-    """One game with `agent_id` in every seat; returns the final state.
-
-    The deal uses `rng` first; each seat's agent gets its own child generator.
-    `agent_game` (default `game`) is the engine the agents are built for: a student
-    trained under one reading of the end rule plays `game` under the other.
-    """
+    """One game with `agent_id` in every seat (each its own child generator of `rng`); returns the final
+    state. `agent_game` (default `game`) is the engine the agents are built for."""
     state = game.initial_state(rng)
     built_for = agent_game if agent_game is not None else game
     seats = [agent_registry.make(agent_id, built_for, r, game_name="the_game") for r in rng.spawn(game.num_players)]
@@ -113,14 +93,8 @@ def simulate(game: TheGame, agent_id: str, games: int, seed: int,
 
 
 class _EndsGameWatch:
-    """The `empty_hand="skip"` engine, noting where the `"ends_game"` engine would have ended the same game.
-
-    The two readings differ only in where `END_TURN` passes the turn: to the next seat even when its hand
-    is empty (`"ends_game"`, which then ends the game) or to the next seat holding cards. Until the first
-    `END_TURN` after which the `"ends_game"` engine's own `apply` ends the game, both engines reach the same
-    states, and the agents (who see only views) make the same moves; so that engine's state there is the
-    `"ends_game"` game's final state, or the skip game's own end if it comes first.
-    """
+    """The `empty_hand="skip"` engine, noting where the `"ends_game"` engine would have ended the same
+    game: both reach the same states until the first `END_TURN` after which `"ends_game"` ends it."""
 
     def __init__(self, skip: TheGame, ends: TheGame):
         self.skip, self.ends = skip, ends
@@ -382,15 +356,9 @@ def reproduce_weinmeister(
     learned_games: int = 300, agents: tuple[tuple[str, str, str], ...] = WEINMEISTER_AGENTS,
     readings: tuple[str, ...] = EMPTY_HAND_RULES, progress: bool | None = None,
 ) -> list[OfficialCell]:
-    """Weinmeister's no-communication rows against ours under each reading of the end rule (`empty_hand`).
-
-    Strategies with a compiled twin (`agents.the_game.fast.KERNELS`) play `games` games per cell on it;
-    the others (the students) `learned_games` games on the plain engine, each deal played once for both
-    readings (`simulate_both_readings`), with the agent built for the rulebook's reading it was trained on.
-    Cell (agent, n) uses the deals of seed `seed * 1000 + n * 10 + k` (k: the agent's place in
-    `WEINMEISTER_AGENTS`) under every reading, so the readings are compared on the same deals. `progress`: a bar of
-    the (agent, players) cells (`None`: only on a terminal).
-    """
+    """Weinmeister's no-communication rows against ours under each reading of the end rule:
+    compiled strategies play `games` games per cell, the students `learned_games` on the plain engine; cell (agent,
+    n) uses the deals of seed `seed * 1000 + n * 10 + k` under every reading."""
     from agents.the_game.fast import KERNELS, cards_left
 
     labels = [a[0] for a in WEINMEISTER_AGENTS]
