@@ -26,7 +26,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from bench_vector import _clock, random_legal_actions  # noqa: E402
+from bench_vector import random_legal_actions  # noqa: E402
+
+from benchmarks.common import per_cpu_second  # noqa: E402
 
 
 def rate(venv, seconds: float) -> float:
@@ -37,13 +39,14 @@ def rate(venv, seconds: float) -> float:
     acts = np.zeros(n, np.int64)
     random_legal_actions(venv.action_masks(), state, acts)
     venv.step(acts)
-    steps, t0 = 0, _clock()
-    while _clock() - t0 < seconds:
+
+    def five_steps() -> int:
         for _ in range(5):
             random_legal_actions(venv.action_masks(), state, acts)
             venv.step(acts)
-        steps += 5 * n
-    return steps / (_clock() - t0)
+        return 5 * n
+
+    return per_cpu_second(five_steps, seconds)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,13 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import random_play_steps_per_sec, tictactoe_env  # noqa: E402
-
-
-def _clock() -> float:
-    # CPU time of this process: on a shared, busy machine wall time mostly
-    # measures the neighbours; the ratio against the peer is what is reported.
-    return time.process_time()
+from common import per_cpu_second, random_play_steps_per_sec, tictactoe_env  # noqa: E402
 
 
 def engine_steps_per_sec(seconds: float) -> float:
@@ -43,16 +37,17 @@ def engine_steps_per_sec(seconds: float) -> float:
     game = LamaGame(Config(num_players=4))
     enc = LamaEncoder(game)
     rng = np.random.default_rng(0)
-    steps = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds:
-        s = game.initial_state(rng)
+
+    def one_game() -> int:
+        steps, s = 0, game.initial_state(rng)
         while not s.game_over:
             enc.encode(game.view(s, s.current))
             legal = np.flatnonzero(game.legal_mask(s))
             s = game.apply(s, int(legal[rng.integers(len(legal))]))
             steps += 1
-    return steps / (_clock() - t0)
+        return steps
+
+    return per_cpu_second(one_game, seconds)
 
 
 def plain_tournament_games_per_sec(seconds: float) -> float:
@@ -64,12 +59,12 @@ def plain_tournament_games_per_sec(seconds: float) -> float:
     game = LamaGame(Config(rules="seed2022"))
     agents = [FirstStrategy() for _ in range(4)]
     rng = np.random.default_rng(0)
-    games = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds:
+
+    def one_game() -> int:
         play_out(game, agents, game.initial_state(rng))
-        games += 1
-    return games / (_clock() - t0)
+        return 1
+
+    return per_cpu_second(one_game, seconds)
 
 
 def fast_tournament_games_per_sec(games: int) -> tuple[float, float, float]:
@@ -79,14 +74,14 @@ def fast_tournament_games_per_sec(games: int) -> tuple[float, float, float]:
     from envs.lama.rules import Config
 
     cfg = Config(rules="seed2022")
-    t0 = _clock()
+    t0 = time.process_time()
     play_games(cfg, np.arange(10, dtype=np.uint64), [FIRST] * 4)
-    warm = _clock() - t0
+    warm = time.process_time() - t0
     seeds = np.random.default_rng(1).integers(0, 2**63, size=games).astype(np.uint64)
-    t0 = _clock()
+    t0 = time.process_time()
     w0 = time.perf_counter()
     play_games(cfg, seeds, [FIRST] * 4)
-    return games / (_clock() - t0), games / (time.perf_counter() - w0), warm
+    return games / (time.process_time() - t0), games / (time.perf_counter() - w0), warm
 
 
 def main() -> None:

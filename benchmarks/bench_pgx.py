@@ -66,10 +66,6 @@ SCAN = 100  # steps inside one jitted call in Pgx's scanned variant
 PGX_GAMES = ("kuhn_poker", "leduc_holdem")
 
 
-def _cpu() -> float:
-    return time.process_time()
-
-
 class PgxRunner:
     """Pgx's `game` at `tables` tables: a jitted random-legal all-seats step (`steps` of them per call), autoreset."""
 
@@ -96,9 +92,9 @@ class PgxRunner:
         key, k0 = jax.random.split(key)
         self.state = jax.jit(jax.vmap(env.init))(jax.random.split(k0, tables))
         self.key = key
-        t0, w0 = _cpu(), time.perf_counter()
+        t0, w0 = time.process_time(), time.perf_counter()
         self.fn = jax.jit(one if steps == 1 else many).lower(self.state, self.key).compile()
-        self.compile_cpu, self.compile_wall = _cpu() - t0, time.perf_counter() - w0
+        self.compile_cpu, self.compile_wall = time.process_time() - t0, time.perf_counter() - w0
         self.decisions = tables * steps
         self.state_bytes = sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(self.state)) / tables
         self.obs_shape = tuple(env.observation_shape)
@@ -108,14 +104,14 @@ class PgxRunner:
         """(decisions per CPU-second, CPU-s per wall-s) over about `seconds` (dispatch is asynchronous: wait for
         the last result). A CPU share above 1 would mean more than one busy thread."""
         n = 0
-        t0, w0 = _cpu(), time.perf_counter()
+        t0, w0 = time.process_time(), time.perf_counter()
         while True:
             for _ in range(max(1, 64 // (self.decisions // 1024 or 1))):
                 self.state, self.key = self.fn(self.state, self.key)
                 n += self.decisions
             self.jax.block_until_ready(self.state)
-            if _cpu() - t0 >= seconds:
-                return n / (_cpu() - t0), (_cpu() - t0) / (time.perf_counter() - w0)
+            if time.process_time() - t0 >= seconds:
+                return n / (time.process_time() - t0), (time.process_time() - t0) / (time.perf_counter() - w0)
 
 
 class OursRunner:
@@ -139,13 +135,13 @@ class OursRunner:
             raise AssertionError("simple poker's mask is no longer all ones: draw from the mask instead")
         env, rng, N = self.env, self.rng, self.tables
         n = 0
-        t0, w0 = _cpu(), time.perf_counter()
+        t0, w0 = time.process_time(), time.perf_counter()
         while True:
             for _ in range(64):
                 env.step(rng.integers(0, 2, N))
                 n += N
-            if _cpu() - t0 >= seconds:
-                return n / (_cpu() - t0), (_cpu() - t0) / (time.perf_counter() - w0)
+            if time.process_time() - t0 >= seconds:
+                return n / (time.process_time() - t0), (time.process_time() - t0) / (time.perf_counter() - w0)
 
 
 def _spread(xs: list[float]) -> str:

@@ -47,10 +47,6 @@ LIVES = 10**6
 PEER_TURNS = {2: 1075, 4: 710, 8: 464}  # the pure-Python peer engine (peer study §6), turns/s
 
 
-def _clock() -> float:
-    return time.process_time()
-
-
 def _game(n: int):
     from envs.roborally.rules import Config, RoboRallyGame
 
@@ -120,9 +116,9 @@ def fast_loop_turns_per_sec(n: int, seconds: float, seed: int = 0) -> float:
     random_turns(fe.board, fs.robots, fs.registers, fs.meta, 10, 100, seed)  # compile / load the cache
     turns = 2000
     while True:
-        t0 = _clock()
+        t0 = time.process_time()
         random_turns(fe.board, fs.robots, fs.registers, fs.meta, turns, 100, seed)
-        dt = _clock() - t0
+        dt = time.process_time() - t0
         if dt >= seconds:
             return turns / dt
         turns = int(turns * min(10.0, 1.5 * seconds / max(dt, 1e-3)))
@@ -146,9 +142,9 @@ def playouts_per_sec(n: int, depth: int, seconds: float, seed: int = 0, policy: 
     fp.playouts(fs, 0, cands[:2], unseen, sizes, depth, 1, policy)  # compile / load the cache
     per = 1
     while True:
-        t0 = _clock()
+        t0 = time.process_time()
         fp.playouts(fs, 0, cands, unseen, sizes, depth, per, policy, seed=seed)
-        dt = _clock() - t0
+        dt = time.process_time() - t0
         if dt >= seconds or per > 10_000:
             return len(cands) * per / dt, len(cands)
         per = max(per + 1, int(per * min(10.0, 1.5 * seconds / max(dt, 1e-3))))
@@ -213,11 +209,11 @@ def lone_robot_programs_per_sec(seconds: float, seed: int = 0) -> tuple[float, f
     rates = []
     for mode in (0, 1):
         reps = 0
-        t0 = _clock()
-        while _clock() - t0 < seconds or reps == 0:
+        t0 = time.process_time()
+        while time.process_time() - t0 < seconds or reps == 0:
             _lone_robot_ends(bd, starts, programs, mode, outs[mode])
             reps += 1
-        rates.append(reps * len(starts) * len(programs) / (_clock() - t0))
+        rates.append(reps * len(starts) * len(programs) / (time.process_time() - t0))
     a, t = outs
     alive = a[..., 4] == 1
     differ = (a[..., 4] != t[..., 4]) | (a[..., 3] != t[..., 3]) | (alive & (a[..., :3] != t[..., :3]).any(-1))
@@ -243,11 +239,11 @@ def vector_turns_per_sec(mode: str, seconds: float, seed: int = 0, num_envs: int
 
     env.step(act())  # compile / load the cache
     steps = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds or steps == 0:
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds or steps == 0:
         env.step(act())
         steps += 1
-    return steps * num_envs / per_turn / (_clock() - t0)
+    return steps * num_envs / per_turn / (time.process_time() - t0)
 
 
 def program_table_rates(seconds: float, seed: int = 0, num_envs: int = 64) -> tuple[float, float]:
@@ -260,13 +256,13 @@ def program_table_rates(seconds: float, seed: int = 0, num_envs: int = 64) -> tu
     env.reset()
     env.program_table()  # compile / load the cache
     tables = programs = 0
-    t0 = _clock()
-    while _clock() - t0 < seconds or tables == 0:
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds or tables == 0:
         _, _, counts = env.program_table()
         tables += num_envs
         programs += int(counts.sum())
         env.step(np.zeros(num_envs, np.int64) + np.where(counts > 0, 0, env.game.noop))
-    dt = _clock() - t0
+    dt = time.process_time() - t0
     return tables / dt, programs / dt
 
 
@@ -281,9 +277,9 @@ def mc_decision_seconds(agent_id: str, n: int, decisions: int, seed: int = 0) ->
     times = []
     for _ in range(decisions):
         view = game.view(game.initial_state(rng), 0)
-        t0 = _clock()
+        t0 = time.process_time()
         agent.program(view)
-        times.append(_clock() - t0)
+        times.append(time.process_time() - t0)
     return statistics.median(times)
 
 
@@ -294,9 +290,9 @@ def parallel_random_steps_per_sec(seconds: float, seed: int = 0) -> float:
     env = roborally_v0.parallel_env()
     rng = np.random.default_rng(seed)
     steps = 0
-    t0 = _clock()
+    t0 = time.process_time()
     first = True
-    while _clock() - t0 < seconds:
+    while time.process_time() - t0 < seconds:
         obs, _ = env.reset(seed=seed if first else None)
         first = False
         while env.agents:
@@ -306,7 +302,7 @@ def parallel_random_steps_per_sec(seconds: float, seed: int = 0) -> float:
                 actions[a] = int(legal[rng.integers(len(legal))])
             obs, *_ = env.step(actions)
             steps += 1
-    return steps / (_clock() - t0)
+    return steps / (time.process_time() - t0)
 
 
 def _ttt_steps_per_sec(seconds: float) -> float:

@@ -58,10 +58,6 @@ THE_GAME_CASES = (("solo", {"num_players": 1, "actions": "slot"}, []),
 SIZES = ((1, True), (64, True), (1024, True), (1024, False))
 
 
-def _clock() -> float:
-    return time.process_time()
-
-
 @numba.njit(cache=True)
 def random_legal_actions(mask, state, out):
     """One uniformly random legal action per row of the int8/bool `mask` (SplitMix64 stream `state[0]`)."""
@@ -217,9 +213,9 @@ def ppo_steps_per_sec(make_env, total: int, num_envs: int) -> float:
     model = MaskablePPO("MlpPolicy", to_sb3(make_env()), n_steps=64, batch_size=8192, n_epochs=2, seed=0,
                         device="cpu", verbose=0)
     model.learn(64 * num_envs)  # warm-up: one rollout and update
-    t0 = _clock()
+    t0 = time.process_time()
     model.learn(total, reset_num_timesteps=False)
-    return total / (_clock() - t0)
+    return total / (time.process_time() - t0)
 
 
 def ppo_rows(game: str, opponents: list[str], options: dict, total: int, num_envs: int = 1024) -> None:
