@@ -1,42 +1,12 @@
 """Our batched simple poker against Pgx's kuhn_poker and leduc_holdem: all seats' decisions per CPU-second.
 
-Comparing like with like: every step is one decision at every table by
-whoever is to move there (`control="all_seats"` here, Pgx's only shape), finished games start again
-at once, random legal actions, 1,024 tables, one CPU thread, in ONE process, in alternating rounds.
-
-(a) Pgx (JAX): `jax.jit` of a function that draws a random legal action per table from its
-    `legal_action_mask` (`jax.random.categorical`) and calls `jax.vmap` of
-    `pgx.experimental.auto_reset(env.step, env.init)` (the docs' way to restart finished games): one
-    jitted call per step, as our env is called, and beside it the same step run 100 times inside
-    one jitted call (`jax.lax.scan`: no Python between steps, Pgx's best case). XLA is forced to
-    one thread (`XLA_FLAGS=--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1`, set
-    before jax is imported). Compile time is excluded from the rates and printed apart.
-(b) Ours: `envs.simple_poker.vector.SimplePokerVectorEnv(1024, control="all_seats", n=3)` (numpy
-    over arrays; numba on one thread), with `copy=False` (the env's own buffers) and `copy=True`
-    (fresh arrays each step, as `SyncVectorEnv`), the actions drawn with
-    `rng.integers(0, 2, 1024)`: both actions are legal at every decision of simple poker (the
-    env's mask is all ones, checked each round), so this is a uniform random legal action.
-
-Rates are decisions per CPU-second of this process (`time.process_time`: on a shared machine wall
-time mostly measures the neighbours); the ratios ours/Pgx are the medians of the per-round ratios.
-CPU/wall is each runner's CPU-seconds per wall-second (median): below 1 the neighbours had the core part
-of the time; above 1 more than one thread was busy.
-
-What differs between the games (like for like in shape, not identical):
-- Simple poker with n = 3 (Grothmann's "Most Simple Poker Game") is Kuhn-shaped: three cards, one
-  each, an ante (1), one bet (2). Player 1 bets or passes (a pass ends the hand at showdown for
-  the antes); after a bet player 2 folds or calls. At most 2 decisions a hand (mean 1.5 under
-  random play).
-- Pgx's Kuhn poker: three cards, ante 1, bet 1, and a check-bet-call sequence in which player 1 may
-  act twice (check, bet, then call or fold): at most 3 decisions a hand; the first mover is drawn.
-- Pgx's Leduc hold'em: six cards, a public card dealt after the first round, two rounds of up to two
-  raises each, 3 actions (call, raise, fold): a longer hand and a bigger state.
-- Observation: ours is float32 (a one-hot of the card and the bet seen, `single_observation_space`);
-  Pgx's are bool vectors. Both compute the next mover's observation at every step. The bytes of
-  state per table are printed (Pgx: every leaf of the batched `State`; ours: every per-table array
-  the env holds, buffers included).
-- Pgx returns all seats' rewards in its state; ours returns the mover's reward plus
-  `info["rewards"]` (both seats), `info["final_obs"]`, episode statistics, seats and deal seeds.
+Like for like (docs/training.md, "Against Pgx"): every step is one decision at every one of 1,024 tables by whoever
+is to move there (`control="all_seats"`), finished games restart at once, random legal actions, one CPU thread,
+one process, alternating rounds. Pgx runs one `jax.jit(jax.vmap(auto_reset(step)))` call a step and, beside it, 100
+steps in one `lax.scan` call (XLA forced to one thread before jax is imported; compile time printed apart). Ours
+is `SimplePokerVectorEnv(1024, control="all_seats", n=3)` with `copy=False` and `copy=True`, actions from
+`rng.integers(0, 2, 1024)` (both actions are legal at every decision; checked each round). Rates are per CPU-second
+of this process; ratios are medians of the per-round ratios; CPU/wall is printed for each runner.
 
     .ci/setup-pgx    # once: .venv-pgx with pgx and CPU jax (never the main venv)
     .venv-pgx/bin/python benchmarks/bench_pgx.py [--rounds 5] [--seconds 1.0] [--tables 1024]

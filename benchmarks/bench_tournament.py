@@ -2,27 +2,12 @@
 and on the game's compiled whole-game runner (`agents.part(game).compiled_games`), timed in the same process.
 
 Line-ups (default options, seating rotate): L.A.M.A. 4 x lama/first, and lama/third-retuned + 3 x lama/first
-(`--deals` deals each, 4 games a deal); The Game 2 x the_game/bestplays (`--deals` / 4 deals, 2 games a deal:
-its Python strategy is slower); Primi Composti greedy_rand against greedy_asc (`--deals` deals, 2 games a
-deal). Both engines start from the same deals and, these agents being deterministic, must give the same
-figures: the script checks that before it prints a ratio. Times are CPU
-seconds of this process (`time.process_time`: on a shared machine wall time mostly measures the neighbours);
-the compiled engine's first call (compile or cache load) is timed apart and left out of its rate.
-
-Saved networks (`--learned`, on by default; `--no-learned` skips them): 2,000 L.A.M.A. games of `lama/ppo` + 3 x
-`lama/first` (500 deals, seating rotate) and 1,000 deals of The Game's `the_game/ppo-3p` at all three seats
-(seating fixed: rotating one network round its own seats replays the same game), 2,000 Primi Composti games of
-`primi_composti/ppo` against `primi_composti/minimax?depth=4` (1,000 deals; the search, compiled on both engines,
-is most of either's time), 400 RoboRally races of `roborally/learned` (an action scorer: its features, computed in
-Python from each observation, are most of either's time) against the flag seeker `roborally/greedy` (200 deals,
-`rules=seed`), 40 deals of The Game's distilled student `the_game/learned-3p` at all three seats (an action scorer:
-its features from each observation by their numba twin, `agents.the_game.features_fast`; seating fixed), 200 Primi
-Composti games of the distilled student `primi_composti/learned` against `primi_composti/minimax?depth=4` (100
-deals; an action scorer whose features, its depth-1..6 minimax gains of every card, are computed from the compiled
-tables' state, `PrimiFeatures.from_tables`, on the same compiled search as in Python). `--lineup
-ID` times only the line-ups whose first entrant is ID. The compiled engine seats the
-network as a batch policy on the game's compiled loop (`agents.vector.play_paused`), the Python engine asks it
-one decision at a time; both are greedy policies, so both engines must give the same figures here too.
+(`--deals` deals each); The Game 2 x the_game/bestplays (`--deals` / 4 deals); Primi Composti greedy_rand against
+greedy_asc. With `--learned` (default) also the saved networks: `lama/ppo`, `the_game/ppo-3p`, `primi_composti/ppo`
+and the students `roborally/learned`, `the_game/learned-3p`, `primi_composti/learned` against the baselines
+`LEARNED` lists (`--lineup ID` times only the line-ups whose first entrant is ID). Every entrant is deterministic,
+so both engines must give the same figures: the script checks that before it prints a ratio. Times are CPU
+seconds of this process; the compiled engine's first call (compile or cache load) is timed apart.
 
     python benchmarks/bench_tournament.py [--deals 2000] [--no-learned | --only-learned] [--lineup ID]
 """
