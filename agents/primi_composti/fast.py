@@ -408,10 +408,13 @@ def seated_tables(game, decks, codes):
     g, n = codes.shape
     T = engine.new_tables(g, n, cfg.cards_per_player, int(game.num_choices))
     T.codes[:] = codes
-    S = engine.Settings(int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
-                        cfg.reward != "score", bool(cfg.observation_hints), float(PrimiCompostiEncoder(game).max_score),
-                        -1, -1, 0.0, False, np.zeros((1, 1), np.int64), np.ones(1), VALUE, VALID,
-                        bool(cfg.allow_revealed_operand), int(game.num_choices))
+    S = engine.Settings(version=int(cfg.version), k=int(cfg.cards_per_player),
+                        seat0_holds_two=bool(cfg.seat0_holds_two), score_scores=cfg.reward != "result",
+                        score_result=cfg.reward != "score",
+                        hints=bool(cfg.observation_hints), max_score=float(PrimiCompostiEncoder(game).max_score),
+                        fixed_seat=-1, max_turns=-1, illegal_reward=0.0, all_seats=False,
+                        line_codes=np.zeros((1, 1), np.int64), line_cum=np.ones(1), value=VALUE, valid=VALID,
+                        revealed=bool(cfg.allow_revealed_operand), choices=int(game.num_choices))
     _deal_tables(T, S, np.ascontiguousarray(decks, np.int64))
     return T, S
 

@@ -440,20 +440,10 @@ def _settings(game, engine):
     env's, as `envs.roborally.vector` fills them for a race)."""
     from envs.core.vector import compile_line_ups
     from envs.roborally.encoding import RoboRallyEncoder
-    from envs.roborally.fast import OBS_FIELDS, Settings
-    from envs.roborally.rules import potential
+    from envs.roborally.vector import kernel_settings
 
-    c, b = game.config, game.board
     encoder = RoboRallyEncoder(game)
-    lay, ups = encoder.layout, compile_line_ups([], 0, 0)
-    return encoder, Settings(
-        num_actions=game.num_actions, rounds=REGISTERS + (1 if c.power_down else 0), progress=c.reward == "progress",
-        max_turns=-1 if c.max_turns is None else int(c.max_turns), fixed_seat=-1, illegal_reward=0.0,
-        line_codes=ups.codes, line_cum=ups.cum, R0=engine.pack(game.deal(0)).robots,
-        phi0=np.array([potential(b, r) for r in game.initial_robots()], np.float64), lives=int(game.lives),
-        static=encoder._static.astype(np.float32), off=np.array([lay[f].start for f in OBS_FIELDS], np.int64),
-        flags=np.array(b.flags, np.int64).reshape(-1, 2), card_classes=bool(c.card_classes),
-        program=c.action_mode == "program")
+    return encoder, kernel_settings(game, engine, encoder, compile_line_ups([], 0, 0))
 
 
 def _seat_tables(game, engine, starts, codes):

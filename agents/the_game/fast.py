@@ -416,8 +416,10 @@ def play_seated(game: Any, orders: np.ndarray, params: np.ndarray, players: np.n
                                 start):
             getattr(T, field)[r] = value
     line = np.zeros((1, 1), np.int64)
-    S = engine.Settings(c.resolved_min_cards, engine.skip_empty(c), 0, bool(game.slot_head), 0.0, 0.0, -1, -1, 0.0,
-                        False, line, np.zeros((1, 1, params.shape[2])), np.ones(1))
+    S = engine.Settings(min_cards=c.resolved_min_cards, skip_empty=engine.skip_empty(c), starter=0,
+                        slot=bool(game.slot_head), win_bonus=0.0, card_reward=0.0, fixed_seat=-1, max_turns=-1,
+                        illegal_reward=0.0, all_seats=False, line_codes=line,
+                        line_params=np.zeros((1, 1, params.shape[2])), line_cum=np.ones(1))
     encoder = TheGameEncoder(game)
     width = encoder.observation_space.shape[0]
     at = (encoder._gaps, encoder._hand, encoder.hand_size, bool(encoder.slot_head), encoder.num_action_keys)

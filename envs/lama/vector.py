@@ -41,10 +41,9 @@ class LamaVectorEnv(KernelTablesEnv):
 
     def _new_settings(self, ups) -> fast.Settings:
         return fast.Settings(
-            fast.config_codes(self.config), self.config.reward == "dense", self.fixed_seat, self._max_turns,
-            self.illegal_reward, float(self.config.target_points), ups.codes, ups.params, ups.cum,
-            self.control == "all_seats",
-        )
+            switches=fast.config_codes(self.config), dense=self.config.reward == "dense", fixed_seat=self.fixed_seat,
+            max_turns=self._max_turns, illegal_reward=self.illegal_reward, target=float(self.config.target_points),
+            line_codes=ups.codes, line_params=ups.params, line_cum=ups.cum, all_seats=self.control == "all_seats")
 
     def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
         if status == ERR_ILLEGAL:

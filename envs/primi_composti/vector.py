@@ -76,11 +76,12 @@ class PrimiVectorEnv(KernelTablesEnv):
     def _new_settings(self, ups) -> fast.Settings:
         cfg = self.config
         return fast.Settings(
-            int(cfg.version), int(cfg.cards_per_player), bool(cfg.seat0_holds_two), cfg.reward != "result",
-            cfg.reward != "score", bool(cfg.observation_hints), float(self.encoder.max_score), self.fixed_seat,
-            self._max_turns, self.illegal_reward, self.control == "all_seats", ups.codes, ups.cum, VALUE, VALID,
-            bool(cfg.allow_revealed_operand), int(self.game.num_choices),
-        )
+            version=int(cfg.version), k=int(cfg.cards_per_player), seat0_holds_two=bool(cfg.seat0_holds_two),
+            score_scores=cfg.reward != "result", score_result=cfg.reward != "score", hints=bool(cfg.observation_hints),
+            max_score=float(self.encoder.max_score), fixed_seat=self.fixed_seat, max_turns=self._max_turns,
+            illegal_reward=self.illegal_reward, all_seats=self.control == "all_seats", line_codes=ups.codes,
+            line_cum=ups.cum, value=VALUE, valid=VALID, revealed=bool(cfg.allow_revealed_operand),
+            choices=int(self.game.num_choices))
 
     def _check_layout(self) -> None:
         """The kernels write the encoder's layout at offsets computed from n seats and M cards (`fast.observe_row`):

@@ -43,6 +43,21 @@ from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.rules import NUM_PROGRAMS, REGISTERS, Config, RoboRallyGame, potential
 
 
+def kernel_settings(game: RoboRallyGame, engine: Any, encoder: RoboRallyEncoder, ups: Any, *, fixed_seat: int = -1,
+                    illegal_reward: float = 0.0, all_seats: bool = False) -> fast.Settings:
+    """The kernels' `fast.Settings` for tables of `game` (`engine`: its `fast.FastEngine`) seating the line-ups `ups`
+    (`compile_line_ups`)."""
+    c, b, lay = game.config, game.board, encoder.layout
+    return fast.Settings(
+        num_actions=game.num_actions, rounds=REGISTERS + (1 if c.power_down else 0), progress=c.reward == "progress",
+        max_turns=-1 if c.max_turns is None else int(c.max_turns), fixed_seat=fixed_seat,
+        illegal_reward=illegal_reward, line_codes=ups.codes, line_cum=ups.cum, R0=engine.pack(game.deal(0)).robots,
+        phi0=np.array([potential(b, r) for r in game.initial_robots()], np.float64), lives=int(game.lives),
+        static=encoder._static.astype(np.float32), off=np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
+        flags=np.array(b.flags, np.int64).reshape(-1, 2), card_classes=bool(c.card_classes), all_seats=all_seats,
+        program=c.action_mode == "program")
+
+
 class RoboRallyVectorEnv(KernelTablesEnv):
     """`num_envs` RoboRally races against compiled opponents (see `envs.core.vector` for the contract).
 
@@ -112,18 +127,8 @@ class RoboRallyVectorEnv(KernelTablesEnv):
     def _install(self, ups) -> None:
         """Seat the compiled line-ups `ups` (`compile_line_ups`) for the tables' next episodes."""
         self._seat_line_ups(ups, fast.RANDOM_KERNELS)
-        lay = self.encoder.layout
-        b = self.game.board
-        r0 = self.engine.pack(self.game.deal(0)).robots
-        self._settings = fast.Settings(
-            self.game.num_actions, REGISTERS + (1 if self.config.power_down else 0), self.config.reward == "progress",
-            -1 if self.config.max_turns is None else int(self.config.max_turns), self.fixed_seat,
-            self.illegal_reward, ups.codes, ups.cum, r0,
-            np.array([potential(b, r) for r in self.game.initial_robots()], np.float64), int(self.game.lives),
-            self.encoder._static.astype(np.float32), np.array([lay[f].start for f in fast.OBS_FIELDS], np.int64),
-            np.array(b.flags, np.int64).reshape(-1, 2), bool(self.config.card_classes), self.control == "all_seats",
-            self.program_mode,
-        )
+        self._settings = kernel_settings(self.game, self.engine, self.encoder, ups, fixed_seat=self.fixed_seat,
+                                         illegal_reward=self.illegal_reward, all_seats=self.control == "all_seats")
 
     def _compile_opponents(self, opponents: Any):
         return compile_line_ups(opponents, self.num_players - 1, 0)

@@ -64,10 +64,10 @@ class TheGameVectorEnv(KernelTablesEnv):
         c = self.config
         # under all_seats every seat is the learner's (`next_episode` seats LEARNER_CODE; `advance` pauses at each)
         return fast.Settings(
-            c.resolved_min_cards, fast.skip_empty(c), int(c.starter), self.game.slot_head, float(c.win_bonus),
-            float(c.card_reward), self.fixed_seat, self._max_turns, self.illegal_reward, self.control == "all_seats",
-            ups.codes, ups.params, ups.cum,
-        )
+            min_cards=c.resolved_min_cards, skip_empty=fast.skip_empty(c), starter=int(c.starter),
+            slot=self.game.slot_head, win_bonus=float(c.win_bonus), card_reward=float(c.card_reward),
+            fixed_seat=self.fixed_seat, max_turns=self._max_turns, illegal_reward=self.illegal_reward,
+            all_seats=self.control == "all_seats", line_codes=ups.codes, line_params=ups.params, line_cum=ups.cum)
 
     def _to_move(self, rows: np.ndarray) -> np.ndarray:
         return self._tables.player[rows]
