@@ -1,26 +1,14 @@
 """The agent protocol, the uniform-random agent, and the agent registry.
 
-An agent acts on a seat's *view* (the engine's typed information set) and its
-int8 action mask::
+An agent acts on a seat's view and its int8 action mask::
 
     agent = agents.make("simple_poker/nash", game, rng=np.random.default_rng(0))
     action = agent.act(view, mask)
 
-Ids are `"<game>/<name>"` for a game's own strategies, `"random"` for every
-game, `"ppo:<path>"` for a trained model and `"learned:<folder>"` for a
-distilled student (`agents.learned`); a line-up is written with
-`NAME*K` for K seats of one id (`expand_agent_ids`).
-
-One grammar for parameters: `<game>/<name>?key=value&key=value`
-(`primi_composti/minimax?depth=4`, `roborally/mc?budget=300&depth=2`). The registry
-parses the query once, checks each key against the parameters the agent declared
-(`register(..., params={"depth": positive_int})`) and passes them to its factory as
-typed keyword arguments; an unknown key or a bad value is one `ValueError` naming
-the allowed ones. The old spellings (`minimax_4`, `threshold-2`, `pimc-k300`, ...)
-are accepted for one release, with a one-line note naming the new one
-(`old_spelling`). A game's agents live in
-`agents/<game>/`, whose import registers them; the registry imports the game's agents package
-(`agents.games.PARTS.module(game)`) on first use, so adding a game touches no shared file.
+Ids: `"<game>/<name>"`, `"random"`, `"ppo:<path>"`, `"learned:<folder>"`; `NAME*K` for K seats of one id
+(`expand_agent_ids`); parameters as `<game>/<name>?key=value&key=value`, checked against those the agent
+declared (`register(..., params=...)`) and passed to its factory typed. Old spellings are rewritten with a
+one-line note (`old_spelling`). The registry imports a game's agents package on first use.
 """
 
 from __future__ import annotations
@@ -102,18 +90,10 @@ def choice(*allowed: Any) -> Callable[[str], Any]:
 
 def register(agent_id: str, factory: AgentFactory | str, options: dict[str, Any] | None = None,
              doc: str | None = None, params: Mapping[str, Callable[[str], Any]] | None = None) -> None:
-    """Register `factory(game, rng)` under an exact id such as `"lama/first"`.
-
-    `factory` may also be a `"module:function"` string, imported when the agent is
-    first built: a search agent that builds on a game's strategies is registered
-    next to them without the strategies' module importing the search module.
-    `options` are the game options the agent needs (a policy trained on a variant):
-    the command lines apply them when the user gave none (`agents.options`). `doc` is
-    its one-line description in listings (default: the factory's docstring's first line).
-    `params` are the query parameters it takes (`agent_id?key=value&...`): key -> a converter
-    from text (`int`, `float`, `positive_int`, `choice(...)`), each passed to the factory as
-    a keyword argument.
-    """
+    """Register `factory(game, rng)` (or a `"module:function"` string, imported when first built) under an
+    exact id such as `"lama/first"`. `options`: the game options the agent needs (`agents.options`); `doc`: its
+    one-line description (default the factory's docstring's first line); `params`: the query parameters it takes,
+    key -> a converter from text, each passed to the factory as a keyword argument."""
     _EXACT[agent_id] = factory
     if params:
         _PARAMS[agent_id] = dict(params)
@@ -246,17 +226,11 @@ def known_ids(game: str | None = None) -> list[str]:
 
 
 def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | None = None) -> Agent:
-    """Build the agent `agent_id` for the engine `game`.
-
-    Args:
-        agent_id: `"random"`, `"<game>/<name>"` or `"ppo:<path>"`.
-        game: the rules engine the agent will play.
-        rng: the agent's own generator (every random choice it makes uses it).
-        game_name: the game's id, checked against the id's prefix when given.
+    """Build the agent `agent_id` for the engine `game` with its own generator `rng`; `game_name`, when given,
+    is checked against the id's prefix.
 
     Raises:
-        ValueError: for an unknown id (the message lists the known ones) or an
-            agent of another game.
+        ValueError: for an unknown id (the message lists the known ones) or an agent of another game.
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("agents need an explicit np.random.Generator as rng")

@@ -1,39 +1,16 @@
 """Learned students: small torch policies trained from a teacher, saved and loaded as data.
 
-Two architectures, both with a value head:
+`MaskedPolicy` is an MLP over the encoder observation, one logit per action (optionally plus a learned action
+table looked up by the encoder's `action_keys`); `ActionScorer` scores every action from its own feature vector
+and a context vector with one shared MLP. A game's feature set `features(view, mask) -> (context [C],
+per_action [A, F][, offered mask])` is registered in `FEATURES` (from `agents.<game>.features`, imported on first
+use); it may have `for_game(game)`, `portable_options` and `from_observation(obs, mask)`.
 
-* `MaskedPolicy`: an MLP over the game's encoder observation, one logit per action (with
-  `action_table`, plus a learned logit per value of each action's key in the observation, the
-  encoder's `action_keys`: The Game's gap of a card on a pile).
-* `ActionScorer`: one shared MLP scores every action from its own feature vector and
-  a context vector (games whose actions have structure: a card onto a pile, a card
-  with its gains); the value head reads the context.
-
-A game plugs its per-action features in with a function `features(view, mask) ->
-(context [C], per_action [num_actions, F])` (or a third value, the mask of the legal actions it
-offers the scorer, where it scores some of them only) registered in `FEATURES` under a feature
-set name (the module `agents.<game>.features` is imported on first use when the name
-is not registered yet). A feature object with a `for_game(game)` method is bound to the
-student's game first (features that read the board rather than the view alone); its
-`portable_options` name the game options a student of it plays under any value of (RoboRally's
-board, robot count and turn cap: the features read them from the game), and `from_observation(obs,
-mask)`, where it has one, computes the features from the encoder's observation (batched envs).
-
-A student is saved as a folder: `policy.json` (game, options, architecture, feature
-set, provenance) and `weights.pt` (a plain state_dict). Loading reads tensors only,
-with `torch.load(weights_only=True)`; it never un-pickles objects or runs code from
-the folder. Both files are read through `envs.core.files` (regular files only, size caps, strict JSON,
-`weights.pt` only in torch's zip format), and the architecture's sizes are checked against `MAX_WIDTH`,
-`MAX_LAYERS` and `MAX_PARAMETERS` before any network is allocated; every refusal is one `ValueError` line
-(an `InputFileError` where the file itself is refused) naming the file and the field. Every training method
-writes this format (`python -m train distill` and `ppo` alike: a PPO run's actor is exported as a `masked_policy`
-with its
-tanh and `play: sample`). Agent ids: `learned:<folder>` (the student's own way
-to play: argmax for a distilled student, a sample for an RL policy),
-`learned:<folder>?sample` (samples the policy with the agent's generator) and
-`?greedy` (argmax); the shipped checkpoints are
-registered as `<game>/learned...` by `agents.pretrained`. torch is imported only
-when a student is built.
+A student is a folder: `policy.json` (game, options, architecture, feature set, provenance) and `weights.pt` (a
+plain state_dict, loaded with `weights_only=True`), read through `envs.core.files` and size-checked
+(`MAX_WIDTH`, `MAX_LAYERS`, `MAX_PARAMETERS`) before any network is built; a refusal is one `ValueError` line.
+Agent ids: `learned:<folder>` (the student's own way to play), `?sample`, `?greedy`. torch is imported only when
+a student is built.
 """
 
 from __future__ import annotations
@@ -96,8 +73,7 @@ def check_parameters(count: int, what: str) -> None:
 
 
 def feature_set(name: str) -> FeatureFn:
-    """The registered feature function `name`, importing `agents.<name>.features` (or that of the
-    longest prefix of `name` up to an underscore that is a game's agents package) if needed.
+    """The registered feature function `name`, importing its game's `agents.<game>.features` if needed.
 
     Raises:
         ValueError: naming the known feature sets when there is none called `name`.
@@ -309,19 +285,13 @@ class Student:
     """A student policy for one game: its network and how views become its inputs.
 
     Args:
-        game_name: the game's id.
-        options: the game's options (as `envs.make_game` takes them).
-        kind: "masked_policy" or "action_scorer".
-        hidden: hidden layer sizes.
-        features: the feature set name (action_scorer only).
-        game: the engine (built from `game_name` and `options` when None).
-        activation: the hidden layers' activation (`ACTIVATIONS`; masked_policy only: a PPO
-            policy's tanh, a distilled student's ReLU).
-        play: how its agent acts by default: "argmax" (a distilled student) or "sample" (a policy learned by
-            RL, whose figures are measured sampling it); `learned:<folder>?sample` / `?greedy` choose.
-        action_table: masked_policy only: the number of entries of a learned table of logits looked up by each
-            action's key in the observation (the encoder's `action_keys`, e.g. The Game's gap of a card on a
-            pile) and added to the MLP's; it must equal the encoder's `num_action_keys`. 0: none.
+        game_name, options: the game and its options (as `envs.make_game` takes them); `game`: the engine if built.
+        kind: "masked_policy" or "action_scorer"; `hidden`: hidden layer sizes; `features`: an action scorer's
+            feature set.
+        activation: the hidden layers' activation (`ACTIVATIONS`; masked_policy only).
+        play: how its agent acts by default: "argmax" (a distilled student) or "sample" (a policy learned by RL).
+        action_table: masked_policy only: entries of a learned logit table looked up by the encoder's `action_keys`
+            (must equal its `num_action_keys`); 0: none.
     """
 
     def __init__(self, game_name: str, options: dict[str, Any], kind: str, hidden: list[int],
@@ -484,15 +454,12 @@ def read_meta(folder: str) -> dict[str, Any]:
 
 
 def load_student(folder: str, game: Any = None) -> Student:
-    """Rebuild a saved student from its folder (tensors only; nothing in the folder is executed).
-
-    Args:
-        folder: the student folder.
-        game: the engine it will play; checked against the saved game and options.
+    """Rebuild a saved student from `folder` (tensors only; nothing in it is executed), checked
+    against the engine `game` it will play.
 
     Raises:
-        ValueError: for a missing or malformed folder, weights that are not a plain
-            tensor file, or a student of another game or action count.
+        ValueError: a missing or malformed folder, weights that are not a plain tensor file, or a student of another
+            game or action count.
     """
     import torch
 

@@ -1,20 +1,10 @@
 """A trained MaskablePPO model as an agent (`ppo:<path>`), loaded as data.
 
-A run folder with a `policy/` (the one saved-policy format, which `python -m train`
-writes for every single-policy run) is read by `agents.learned`'s loader; what
-follows is the path for SB3's `model.zip` alone (self-play mixtures, older runs).
-The model is saved by `python -m train` as `<run>/model.zip` with
-`<run>/config.json` beside it, which names the game, the options and the
-network (`net_arch`) the policy was trained with. Loading never un-pickles: the
-policy network is rebuilt from `config.json` and the game's encoder spaces, and
-only its tensors are read, from the zip's `policy.pth` entry with
-`torch.load(..., weights_only=True)` (the zip's `data` entry, whose serialized
-objects SB3's own `load` would un-pickle, is never read). Self-play mixtures'
-`snapshots.pt` are read the same way. Every unreadable or mismatched file raises
-a one-line `ValueError`. Every file is read through `envs.core.files` (regular files only, size caps; the zip's
-members capped by their declared sizes before any is decompressed; tensors only in torch's zip format), and
-`net_arch` is checked against `agents.learned`'s `MAX_WIDTH`, `MAX_LAYERS` and `MAX_PARAMETERS` before a network
-is built. torch and sb3-contrib are imported only when a policy agent is built.
+A run folder with a `policy/` is read by `agents.learned`'s loader; this module reads SB3's `model.zip` alone
+(self-play mixtures, older runs) without un-pickling, as docs/integrations.md ("Trained models are data")
+describes: the network rebuilt from `config.json` and the game's encoder, tensors read through `envs.core.files`
+and sizes checked against `agents.learned`'s limits. torch and sb3-contrib are imported only when a policy agent
+is built.
 """
 
 from __future__ import annotations
@@ -222,17 +212,13 @@ class MixtureAgent:
 
 
 def load_policy_agent(path: str, game: Any, rng: np.random.Generator, deterministic: bool = False) -> Any:
-    """A saved MaskablePPO run (`ppo:<run folder or model.zip>[?greedy]`) as an agent.
-
-    A self-play run (config `play: average`) gives the mixture of its snapshots;
-    any other run its final model. The agent samples its policy with its own
-    generator; `?greedy` (or `deterministic`) takes the most likely action instead.
-    Only tensors are read (see the module doc).
+    """A saved MaskablePPO run (`ppo:<run folder or model.zip>[?greedy]`) as an agent: a
+    self-play run (config `play: average`) gives the mixture of its snapshots, any other run its final model; it
+    samples with its own generator unless `?greedy` (or `deterministic`).
 
     Raises:
-        ValueError: if the model is missing, unreadable or not plain tensors, its
-            config.json is not a JSON object, or it was trained for another game
-            or observation shape.
+        ValueError: the model missing, unreadable or not plain tensors, its config.json not a JSON object, or trained
+            for another game or observation shape.
     """
     import envs
 

@@ -1,10 +1,5 @@
-"""`agents.vector_env`: a game's batched compiled environment with opponents given as agent ids.
-
-The env layer takes compiled opponent objects (`envs.core.vector.OpponentKernel`)
-and never imports `agents`; this module maps agent ids to those kernels through the
-module the game's agents declare (`agents.part(game).kernels`: `opponent_kernel(id)` and
-`KERNEL_IDS`), and builds the env with its PettingZoo module's `vector_env`.
-"""
+"""`agents.vector_env`: a game's batched compiled environment with opponents given as agent ids, mapped to
+kernels through `agents.part(game).kernels` (the env layer never imports `agents`)."""
 
 from __future__ import annotations
 
@@ -80,15 +75,11 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
     """A `BatchPolicy` that plays a policy network over many tables at once (one forward per call).
 
     Args:
-        source: a saved policy folder (`learned:` / `ppo:` runs' `policy/`: the one saved-policy format) or a
-            shipped one's id (`"lama/ppo"`), an `agents.learned.Student`, or an SB3 maskable policy object (a live
-            or frozen `model.policy`, e.g. a self-play snapshot). An `action_scorer` student needs a feature set
-            that reads observations (`from_observation`, e.g. RoboRally's); its features are computed per table.
-        game: the engine of the env it will play in (default the student's own): an action scorer's features
-            are bound to it (RoboRally's read the board, which may differ from the one the student trained on).
-        play: "sample" (draw from the masked distribution with the env's generator: Gumbel-max) or "greedy"
-            (the most likely legal action, lowest id among ties); default the saved policy's own
-            (`Student.play`; "sample" for an SB3 policy).
+        source: a saved policy folder or a shipped one's id (`"lama/ppo"`), an `agents.learned.Student`, or an SB3
+            maskable policy object; an `action_scorer` needs a feature set with `from_observation`.
+        game: the engine of the env it will play in (default the student's own).
+        play: "sample" (Gumbel-max with the env's generator) or "greedy" (lowest id among ties); default the saved
+            policy's own ("sample" for an SB3 policy).
         name: the policy's name in messages (default: the folder, or "policy").
     """
     import numpy as np
@@ -161,10 +152,8 @@ def _network(source: Any, game: Any = None) -> tuple[Any, str]:
 
 
 def masked_logits(logits_of: Any, obs: Any, mask: Any, keys: Any = None) -> Any:
-    """float64 (k, A) logits of `logits_of` (`_network`) over observations `obs` (k, D) with bool masks `mask`
-    (k, A), -inf on illegal actions: their argmax is the most likely legal action, lowest id among ties. `keys`:
-    the observations' action keys (k, A) where a compiled loop gives them (a network with an action table reads
-    them instead of computing them from `obs`; other networks ignore them)."""
+    """float64 (k, A) logits of `logits_of` over observations `obs` (k, D), -inf where `mask` (k, A)
+    is False; `keys`: the observations' action keys where a compiled loop gives them (read by an action table)."""
     import numpy as np
     import torch
 
@@ -176,12 +165,10 @@ def masked_logits(logits_of: Any, obs: Any, mask: Any, keys: Any = None) -> Any:
 
 
 class SeatPolicy(NamedTuple):
-    """A saved policy as the player of some seats of a compiled game loop (`play_paused`): `logits(obs, mask[, keys])`
-    gives float64 (k, A) masked logits of a batch (`masked_logits`), `sample` says whether it draws from them
-    (Gumbel-max, with the noise of each table's seat stream) or takes their argmax (lowest id among ties). With
-    `tables`, its features read the loop's table state rather than the observation (a feature set's `from_tables`):
-    `logits(obs, mask, at=(tables, rows, seats))` with the loop's `tables` (`play_paused`). `features`: an action
-    scorer's feature set (None for a network over the observation), for runners whose inputs depend on it."""
+    """A saved policy as the player of some seats of a compiled game loop (`play_paused`):
+    `logits(obs, mask[, keys])` gives float64 (k, A) masked logits, `sample` whether it draws from them (Gumbel-max)
+    or takes their argmax; with `tables`, `logits(obs, mask, at=(tables, rows, seats))` reads the loop's table state
+    (`from_tables`); `features`: an action scorer's feature set (None for a network over the observation)."""
 
     name: str
     logits: Any
@@ -191,13 +178,9 @@ class SeatPolicy(NamedTuple):
 
 
 def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
-    """The network of a built agent as a `SeatPolicy`, playing as the agent does (greedy or sampled): a learned
-    student's agent (`learned:`, `ppo:` runs of the default learner, shipped ids such as `lama/ppo`; an action
-    scorer where its feature set reads observations, e.g. `roborally/learned`: its features are computed per table
-    from the compiled loop's observations, or the compiled tables' state, `from_tables`: a `tables` policy, whose
-    game's runner hands its tables to `play_paused`) or an SB3 policy's (`ppo:` with a model.zip); None for any
-    other agent (a heuristic, a search, a mixture, an action scorer over views only: those play on their kernels or
-    in Python)."""
+    """The network of a built agent as a `SeatPolicy`, playing as the agent does (greedy or sampled):
+    a learned student's or an SB3 policy's; None for any other agent (heuristics, searches, mixtures, an action
+    scorer over views only)."""
     from agents.learned import LearnedAgent, feature_set
     from agents.policy import TorchPolicyAgent
 
@@ -327,17 +310,10 @@ def _play_rounds(advance: Any, inputs: Any, to_move: Any, players: Any, policies
 
 
 class FeatureVectorEnv:
-    """A vector env whose observations are an `ActionScorer`'s inputs: each table's context and per-action features
-    (`agents.learned` feature sets with `from_observation(obs, mask)`, computed from the wrapped env's encoder
-    observation and the table's mask), flattened as `[context (C), per_action (A x F) row-major]`.
-
-    Everything else is the wrapped env's (masks, rewards, `info`, seats, `record`, `render`); `info["final_obs"]`
-    of finished tables is converted too, with an empty mask (the context alone, what a critic reads).
-    `feature_dims` is `(C, F)`: a learner builds an action scorer from it (`train.cleanrl_ppo`).
-
-    Args:
-        venv: a compiled vector env (`vector_env`).
-        features: a registered feature set name (`agents.learned.FEATURES`).
+    """A vector env whose observations are an `ActionScorer`'s inputs, flattened as
+    `[context (C), per_action (A x F) row-major]` from the wrapped env's observation and mask (`features`, a
+    registered set with `from_observation`); `feature_dims` is `(C, F)`. Everything else is the wrapped env's;
+    `info["final_obs"]` is converted too, with an empty mask.
 
     Raises:
         ValueError: an unknown feature set, or one that cannot read observations.
@@ -401,11 +377,9 @@ def feature_vector_env(venv: Any, features: str) -> FeatureVectorEnv:
 
 
 class MultiVectorEnv:
-    """Several vector envs of one observation and action space stepped as one: the tables of `venvs[0]`, then of
-    `venvs[1]`, ... (e.g. one game on several boards and robot counts, each as `FeatureVectorEnv`: features that
-    read the board have the same size on every board). `info` is merged key by key (arrays concatenated along the
-    tables, nested dicts merged the same way; a key that only some envs give is filled with zeros/False/None for
-    the others' tables). Attributes other than the spaces and `num_envs` are the first env's.
+    """Several vector envs of one observation and action space stepped as one (the tables of
+    `venvs[0]`, then `venvs[1]`, ...); `info` merged key by key (a key some envs lack filled with zeros/False/None).
+    Attributes other than the spaces and `num_envs` are the first env's.
 
     Raises:
         ValueError: fewer than one env, or envs whose single observation or action spaces differ.

@@ -1,10 +1,6 @@
-"""The seed's L.A.M.A. strategies as a numba decide kernel, for whole-game tournaments.
-
-`play_games` plays many games of strategies 1/2/3 (`agents.lama.strategies`) on the
-engine's compiled game loop (`envs.lama.fast`), game for game identical to the
-plain engine with the agents of `agents.lama.strategies`: same deals, same decisions
-(differential tests in `tests/agents/test_lama_fast.py`). It is the hot loop
-behind the seed-table reproductions and the parameter search.
+"""The seed's L.A.M.A. strategies as a numba decide kernel on the engine's compiled game loop
+(`envs.lama.fast`), game for game what the plain engine plays with `agents.lama.strategies`
+(`tests/agents/test_lama_fast.py`): the hot loop of the seed-table reproductions and the parameter search.
 """
 
 from __future__ import annotations
@@ -273,18 +269,12 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
 # --- tournaments: `GameAgents.compiled_games` ------------------------------------------------------------------
 def tournament_games(game: Any, ids: list[str] | tuple[str, ...], max_turns: int | None = None,
                      policies: list | None = None):
-    """The compiled whole-game runner of a tournament between the entrants `ids` (`GameAgents.compiled_games`): a
-    function `play(keys, seatings, streams=None) -> (returns, winners, turns)` that plays the game of each deal seed
-    of `keys` (`LamaGame.deal_key`: the game `LamaGame.deal(key)`) once per row of `seatings` (rows, n: the entrant
-    at each seat), each cut after `max_turns` moves where given, game for game what the entrants' Python agents
-    play. Strategy entrants decide by their kernel (`play_games`); an entrant with `policies[e]` (an
-    `agents.vector.SeatPolicy`: a saved network) is played on the same compiled loop paused at its seats
-    (`play_seated`), one forward for every table where it is to move; a sampling one draws from `streams`
-    (uint64 (deals, rows, n): a key per game and seat).
+    """The compiled runner `play(keys, seatings, streams=None) -> (returns, winners, turns)` of a
+    tournament between `ids` (`GameAgents.compiled_games`), each game cut after `max_turns` moves where given;
+    `policies[e]` seats a saved network (`play_seated`).
 
     Raises:
-        NoKernelError: an entrant without a deterministic kernel and no policy (`random` has one, but it draws from
-            another stream than the Python agent: the tournament plays it in Python).
+        NoKernelError: an entrant without a deterministic kernel and no policy (`random` is played in Python).
     """
     from envs.core.spec import NoKernelError
 
@@ -351,10 +341,8 @@ def _advance_tables(T, rows, firsts, switches, max_turns, status, bad):
 
 def play_seated(config: Config, seeds: np.ndarray, codes: np.ndarray, params: np.ndarray, players: np.ndarray,
                 policies: list, streams: np.ndarray | None = None, max_turns: int | None = None) -> Results:
-    """`play_games` with some seats played by saved policies (`agents.vector.play_paused`): game g's seat s is
-    played by `policies[players[g, s]]` where that is >= 0 (its code `engine.PAUSE_CODE`), else by its
-    strategy code. The same compiled game loop (`envs.lama.fast.advance`) and observations (`observe_row`, the
-    encoder's bit for bit) as the vector env.
+    """`play_games` with game g's seat s played by `policies[players[g, s]]` where that is >= 0, else
+    by its strategy code, on the vector env's compiled loop and observations.
 
     Raises:
         IllegalActionError: a move the rules forbid (by a strategy kernel or a policy).

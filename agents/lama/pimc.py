@@ -1,25 +1,13 @@
-"""`lama/pimc`: perfect-information Monte Carlo over strategy-1 rollouts, a teacher for L.A.M.A.'s students.
+"""`lama/pimc`: perfect-information Monte Carlo over blueprint rollouts, a teacher for L.A.M.A.'s students.
 
-At each decision with a choice, the searcher deals the cards the acting seat
-cannot see (the opponents' hands of known sizes and the draw pile) uniformly at
-random, as `LamaGame.sample_state` does, plays each legal action and then every
-seat with the blueprint (strategy 1 by default) to the end of the game, later
-rounds dealt from a fresh seed, and scores the seat's win share (a win shared by
-k seats counts 1/k). Rollout j uses one deal and one future seed for every
-action (common random numbers), so actions are compared on the same games. PIMC
-in the sense of Long, Sturtevant, Buro and Furtak, "Understanding the Success of
-Perfect Information Monte Carlo Sampling in Game Tree Search"; with the
-blueprint in the rollouts it is a one-step policy improvement (Tesauro and
-Galperin, "On-line Policy Improvement using Monte-Carlo Search").
+Each decision with a choice deals the unseen cards as `LamaGame.sample_state` does, plays each legal action and
+then every seat with the blueprint to the end of the game, and scores the seat's win share (a win shared by k
+seats counts 1/k); rollout j is the same deal for every action (common random numbers). PIMC (Long et al.) with a
+blueprint, a one-step policy improvement (Tesauro and Galperin). It deviates from the blueprint only when
+another action's paired gain exceeds `gate` standard errors.
 
-The gate: the searcher deviates from the blueprint's action only when another
-action's paired gain (win share, rollout by rollout) exceeds `gate` standard
-errors; an argmax of noisy estimates without it is a winner's curse.
-
-Values (the `Teacher` protocol): the mean win share of each legal action; an
-action better than the blueprint's but not significantly so is set just below
-it, so the argmax is the gated choice. `action_estimates` (the `SearchTeacher`
-protocol) returns those values and the ungated means from one search.
+Values (the `Teacher` protocol): the mean win share of each legal action, one not significantly better than the
+blueprint's set just below it; `action_estimates` also returns the ungated means.
 """
 
 from __future__ import annotations

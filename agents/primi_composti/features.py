@@ -1,25 +1,12 @@
 """Primi Composti's student features (`FEATURES["primi_composti"]` for version 1, `["primi_composti_v2"]`).
 
-Per card (action `card − 2`), for the cards in the mover's hand (zeros elsewhere):
-in-hand flag, card / 25, prime flag, position in the dealt hand / 12, and for every
-depth d in `DEPTHS` the card's depth-d minimax gain (`card_values_depth`: the
-score-difference gain over the next d plies, both sides playing minimax), as
-value / 10, its gap to the best card's value at that depth / 10, and whether it
-is the best. Context: turn / cards, the mover's hand size / 12, the mover's score
-difference / 20, version 2 flag. 2 players.
-
-Bound to a game (`for_game`, what `Student` does), the features play its official
-options of version 2: under `allow_revealed_operand` the minimax gains count the
-revealed operand's pairs; under `steal_choice="player"` each legal action (a card
-and the operand pair it names, or none) gets the card's features and that move's
-own gains (the move, then the seed's minimax to depth d: the teacher's fallback,
-`choice_depth_values`). Unbound, they are the seed's rules' and refuse a
-player-choice action space.
-
-The encoder's observation holds a hand as a set, not the positions these features
-read: the compiled tournament runner seats a student with the same features computed
-from its tables' state (`PrimiFeatures.from_tables`, `table_features`), not from
-observations.
+Per card (action `card − 2`) in the mover's hand (zeros elsewhere): in-hand flag, card / 25, prime flag, position
+in the dealt hand / 12, and for every depth d in `DEPTHS` the card's depth-d minimax gain / 10, its gap to the
+best card's / 10, and whether it is the best. Context: turn / cards, hand size / 12, score difference / 20,
+version 2 flag. 2 players. Bound to a game (`for_game`) they play version 2's official options (each legal action
+gets its card's features and its own gains); unbound they refuse a player-choice action space. The compiled
+runner computes them from its tables (`PrimiFeatures.from_tables`), which keep the hand positions the encoder's
+observation lacks.
 """
 
 from __future__ import annotations
@@ -127,15 +114,9 @@ class PrimiFeatures:
 
 def table_features(version: int, T: Any, rows: np.ndarray, seats: np.ndarray, masks: np.ndarray, revealed: bool,
                    choices: int) -> tuple[np.ndarray, np.ndarray]:
-    """`features_for` of the seat `seats[j]` to move at table `rows[j]` of 2-player compiled tables `T`
-    (`envs.primi_composti.fast.Tables`), each legal action of `masks[j]` a move (its card; its operand choice where
-    `choices` > 1). The tables hold the dealt hands with their live positions, which the encoder's observation does
-    not keep (it holds a hand as a set): a card's position in the hand is its rank among the live positions. The
-    gains are the teacher's (`move_gain`) on the tables' own rows, searched in place and left as they were.
-
-    Plain Python around the compiled kernels, as the teacher's `card_values_depth`: a compiled loop over the rows
-    that calls the cached recursive `search` fails to link when that is loaded from numba's cache (numba 0.68.1);
-    the searches are most of the time either way."""
+    """`features_for` of the seat `seats[j]` to move at table `rows[j]` of 2-player compiled tables
+    `T`, each legal action of `masks[j]` a move; the gains are the teacher's (`move_gain`) searched in place on the
+    tables' rows. Plain Python around the kernels, as `card_values_depth`."""
     k = T.hands.shape[2]
     ctx = np.zeros((len(rows), 4), np.float32)
     per = np.zeros((len(rows), masks.shape[1], 4 + 3 * len(DEPTHS)), np.float32)

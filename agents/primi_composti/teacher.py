@@ -1,30 +1,10 @@
-"""Primi Composti's teacher: per-card values for distillation (`primi_composti/teacher`).
+"""Primi Composti's teacher: per-action values for distillation (`primi_composti/teacher`), 2 players.
 
-* Version 1: the exact value of every card (`RetrogradeV1`: one retrograde pass
-  per deal, about 0.4 s at 12 cards, after which every position of that deal is a
-  lookup).
-* Version 2: exact values (`AlphaBetaV2`) once at most `exact_cards` cards are left
-  in both hands together; earlier, where an exact search costs seconds to minutes,
-  the fallback is the depth-`fallback_depth` minimax value of every card (the
-  score-difference gain over the next `fallback_depth` plies, both sides playing
-  the seed's minimax; `card_values_depth`).
-
-A card's value is the mover's gain (its score now minus the opponent's, from here
-to the end, or to the horizon for the fallback) when it plays that card and both
-play on perfectly (or by depth-limited minimax). 2 players.
-
-Version 2's official options are played too: with `allow_revealed_operand` the
-moves are the cards (the max-steal pair counts the revealed operand's pairs);
-with `steal_choice="player"` every legal action (a card and the operand pair it
-names, or none) gets its value (`action_values`; `card_values` gives a card its
-best choice's). Exact values come from the reference solver with those options
-(`solvers.solver_for`; the fast solvers play the seed's rules), once at most
-`exact_cards` cards are left (default `EXACT_CARDS_OFFICIAL` under
-`steal_choice="player"`, whose wider tree the reference solver searches more
-slowly); the fallback plays the action, then both sides the seed's minimax
-(max-steal pairs, revealed ones counted under the footnote) to the horizon.
-Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies: Game Theoretic
-Insights into Primi Composti", §IV (alpha-beta).
+A value is the mover's score-difference gain to the end when it plays that action and both play on perfectly:
+version 1 exact (`RetrogradeV1`); version 2 exact (`AlphaBetaV2`, or the reference solver under the official
+options, `solvers.solver_for`) once at most `exact_cards` cards are left, else the depth-`fallback_depth` minimax
+gain (`card_values_depth`). Under `steal_choice="player"` every legal action (a card and its operand pair) gets
+its value (`action_values`). Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies", §IV.
 """
 
 from __future__ import annotations
@@ -80,12 +60,9 @@ def move_gain(version, pos: Position, mover, i, depth, value, valid, revealed, c
 
 
 def card_values_depth(version, pos: Position, mover, depth, value, valid, out, revealed=False):
-    """out[i] = the mover's score-difference gain over the next `depth` plies after
-    playing its hand position i (alpha-beta with a full window per card, so each
-    value is exact at that depth; the seed's minimax leaf), -10^6 for dead positions.
-
-    Plain Python around the fast path's compiled kernels (a new compiled caller of
-    those cached kernels fails to link when they were loaded from numba's cache)."""
+    """out[i] = the mover's score-difference gain over the next `depth` plies after playing its
+    hand position i (exact at that depth; the seed's minimax leaf), -10^6 for dead positions. Plain Python around the
+    compiled kernels: a new compiled caller of those cached kernels fails to link when loaded from numba's cache."""
     for i in range(pos.hands.shape[1]):
         out[i] = -1000000
         if (pos.alive[mover] >> i) & 1:
@@ -122,8 +99,8 @@ def choice_depth_values(view: Any, depth: int, npairs: int, revealed: bool) -> d
 
 
 class PrimiTeacher(TeacherAgent):
-    """Per-action values of Primi Composti (see the module docstring); also an agent
-    (the first best action in action order).
+    """Per-action values of Primi Composti (the module docstring); also an agent (the first best
+    action in action order).
 
     Args:
         game: the engine (2 players; the seed's rules or version 2's official options).

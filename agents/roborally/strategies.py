@@ -1,32 +1,13 @@
 """RoboRally agents: `roborally/random`, `roborally/greedy` (and the shared program planner).
 
-`roborally/random`: uniform over the seed's *reduced* programs — the seed report
-on a Monte-Carlo strategy for RoboRally, §1.1, argues that sampling uniformly
-from the reduced action space (card equivalence classes) is closer to sampling
-uniformly from the outcomes than sampling card sequences, and uses it as the
-playout policy. At the turn's first decision it draws one reduced program
-(a contiguous rank, `envs.roborally.programs.unrank`, uniform over 0..|A|−1)
-from its own hand, then plays that program's card in each register round. It
-never powers down (the seed's action space has no power down).
+`roborally/random` draws one of its hand's reduced programs uniformly (the seed report's playout policy, §1.1) at
+the turn's first decision. The generic `random` agent (uniform over each sub-step's mask) is not uniform over
+programs. `roborally/greedy` is a flag seeker: it simulates its own program alone (`SoloSimulator`: board
+elements and flags; other robots and lasers ignored) and plays the reduced program whose end is best by alive,
+more flags, fewer BFS steps to the next flag, ties to the lowest rank (a pure function of the view).
 
-The generic `random` agent (uniform over each sub-step's mask) also plays
-RoboRally; over a register-mode turn it is *not* uniform over programs.
-
-`roborally/greedy`: a flag seeker, the computer player of the strongest public
-RoboRally engine. It simulates its own program alone (`SoloSimulator`: walls,
-pits, the board edge, belts, express belts, rotating belts, pushers, gears,
-crushers when enabled, flags; other robots and lasers ignored) and plays the
-reduced program whose end is best by, in order: alive, more flags claimed, fewer
-BFS steps (`Board.distances`) to the next flag. Ties go to the program of lowest
-contiguous rank (`envs.roborally.programs.rank`: the lexicographically smallest
-sequence of class indices, classes ordered by smallest card), so the choice is
-a pure function of the view. A robot with locked registers simulates their
-cards after its own.
-
-All three agents (with `roborally/mc` in `agents.roborally.mc`) choose a whole
-program at their first decision of a turn from the view alone and then play it
-one register per sub-step (`agents.roborally.solo.ProgramPlanner`); none ever powers down, as in the
-seed's action space.
+These agents (and `roborally/mc`) choose a whole program at their first decision of a turn from the view alone
+and play it one register per sub-step (`agents.roborally.solo.ProgramPlanner`); none powers down.
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
-"""`the_game/rollout`: rollout improvement of `the_game/bestplays`, a teacher for The Game's students.
+"""`the_game/rollout`: gated rollout improvement of `the_game/bestplays`, a teacher for The Game's students.
 
-At each decision the searcher compares a few candidate moves: bestplays' own
-move, the `extra` best plays by bestplays' waste score, and END_TURN when it is
-legal. Each candidate is followed by `k` rollouts in which bestplays plays every
-seat to the end of the game (the compiled `play_on` of `envs.the_game.fast`).
-Rollout j deals the cards the acting seat cannot see — the draw pile's order
-and, with teammates, their hands of known sizes — in one shuffle shared by every
-candidate (common random numbers), so candidates are compared on the same
-deals. This is the single-agent form of SPARTA (Lerer et al., "Improving
-Policies via Search in Cooperative Partially Observable Games", §3): only the
-acting seat searches; teammates are assumed to play the blueprint.
+Each decision compares bestplays' move, the `extra` best plays by its waste score and END_TURN (when legal), each
+followed by `k` rollouts of bestplays in every seat (`envs.the_game.fast`), the unseen cards dealt in one shuffle
+per rollout shared by every candidate (common random numbers): the single-agent form of SPARTA (Lerer et al.,
+§3). It deviates from bestplays only when a candidate's paired gain exceeds `gate` standard errors.
 
-The gate: the searcher deviates from bestplays only when a candidate's paired
-gain (fewer cards left, rollout by rollout) exceeds `gate` standard errors.
-Picking the minimum of noisy estimates without it is a winner's curse that
-makes the search worse than its blueprint ("Learning from teachers", §2a).
-
-Values (the `Teacher` protocol): minus the mean cards left of each candidate;
-a candidate that is better than bestplays' move but not significantly so is
-set just below it (so the argmax is the gated choice); legal moves that are not
-candidates get the worst candidate's value minus `other_gap`. `action_estimates`
-also returns the ungated means of the same rollouts, the labels a student learns
-best from (distillation's `label_values="search"`).
+Values (the `Teacher` protocol): minus the mean cards left of each candidate, one not significantly better than
+bestplays' move set just below it (so the argmax is the gated choice), other legal moves `other_gap` below the
+worst candidate; `action_estimates` also returns the ungated means.
 """
 
 from __future__ import annotations
@@ -90,12 +76,8 @@ class RolloutTeacher(TeacherAgent):
 
     def action_estimates(self, view: View, action_mask: np.ndarray,
                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """(the gated values the teacher acts by, the search's ungated estimates): the same rollouts.
-
-        The estimates are minus the mean cards left of every candidate as measured, the other legal
-        moves `other_gap` below the worst candidate. A student fitted to them averages the rollout
-        noise over many decisions, which the gate can only guard against one decision at a time
-        (docs/the_game.md, "Learned policies")."""
+        """(the gated values the teacher acts by, the search's ungated estimates) from
+        the same rollouts (docs/the_game.md, "Learned policies")."""
         mask = np.asarray(action_mask).astype(bool)
         values = np.full(NUM_ACTIONS, np.nan)
         cands, _ = self.candidates(view)

@@ -1,26 +1,9 @@
-"""The Game strategies: the seed's three, and two official-rules heuristics.
+"""The Game strategies: the seed's three (`the_game/random`, `minimal`, `trick`), R. Weinmeister's
+`the_game/simplest`, this project's `the_game/bestplays` and the rollout teacher `the_game/rollout?k=<k>`.
 
-Seed: L. Berger, "Playing 'The game' with Monte Carlo simulations" (2024); exact
-semantics restated in the "The Game — rules specification" §4.1. Under `rules="berger2024"` the seed
-strategies behave exactly as the seed's functions: they see the four piles' full
-histories and the hand in draw order, pick a (pile, hand index) and, like the
-seed, do not always check that the card fits (the engine then ends the game).
-
-Under `rules="official"` (more than one card per turn, the backwards trick, an
-explicit end of turn) they are adapted as documented in each class: they choose
-among *legal* plays only, play until the turn's minimum is met and then end the
-turn.
-
-Registered ids:
-
-* `the_game/random`, `the_game/minimal`, `the_game/trick` — the seed's strategies;
-* `the_game/simplest` — R. Weinmeister's "simplest ruleset" (rules doc §5/§6);
-  with `communication="pile_flags"` it announces backwards tricks (his 2.2);
-* `the_game/bestplays` — the strong official-rules baseline of this project
-  (plays ranked by the live cards they skip, two-card trick chains, an extra-play
-  threshold, and `please_hold` flags when `communication="pile_flags"`);
-* `the_game/rollout` (`the_game/rollout?k=<k>`) — gated rollout improvement of
-  bestplays, a teacher (`agents.the_game.rollout`).
+Seed: L. Berger (2024), semantics restated in the rules specification §4.1. Under `rules="berger2024"` the seed
+strategies behave exactly as the seed's functions (without always checking that a card fits); under
+`rules="official"` they choose among legal plays only, play until the turn's minimum is met and end the turn.
 """
 
 from __future__ import annotations
@@ -272,25 +255,16 @@ class SimplestStrategy(_TheGameAgent):
 
 
 class BestPlaysStrategy(_TheGameAgent):
-    """Strong official-rules baseline (this project's design; the "best plays" idea of
-    R. Weinmeister, rules doc §5, plus card counting).
+    """Strong official-rules baseline: Weinmeister's "best plays" idea (rules doc §5) plus card
+    counting.
 
-    A play is scored by what it *wastes* (lower is better): the number of cards
-    not yet on any pile that lie strictly between the pile's top and the card (they
-    can no longer go on that pile), plus `gap_weight` × the pile's move
-    dir·(card − top). A backwards trick scores minus the live cards it re-opens,
-    minus 1 (a card placed for free). A *chain* — card c, then its partner
-    c − 10·dir from the hand on the same pile — is scored by where the pile ends up.
-    On a pile another player flagged `please_hold` a wasteful play's score is
-    multiplied by 1 + `hold_penalty` (plus 0.5; tricks are not penalised). The best
-    play is made while the turn's minimum is not met, and beyond it while it scores
-    at most `extra_limit` (`extra_limit_last` once the draw pile is empty). Then the
-    turn ends; with `communication="pile_flags"` the player first flags
-    `please_hold` on each pile where its own best play scores at most `hold_gap`.
-    Deterministic. Defaults were chosen by small sweeps (200–300 games × 1/2/3/5
-    players, mean cards left): counting live cards instead of the raw gap saved
-    about 2 cards per game; the multiplicative flag penalty gained about 0.4 card
-    at 2/3/5 players over no flags (same deals), fixed penalties did not.
+    A play is scored by what it wastes (lower is better): the live cards strictly between the pile's top and the card,
+    plus `gap_weight` × the pile's move; a backwards trick scores minus the live cards it re-opens, minus 1; a chain
+    (card, then its partner 10 back on the same pile) is scored by where the pile ends. On a pile flagged
+    `please_hold` a wasteful play's score is multiplied by 1 + `hold_penalty` (plus 0.5). The best play is made
+    while the minimum is not met, and beyond it while it scores at most `extra_limit` (`extra_limit_last` once the
+    draw pile is empty); with `communication="pile_flags"` it first flags `please_hold` on each pile where its own
+    best play scores at most `hold_gap`. Deterministic.
     """
 
     name = "the_game/bestplays"

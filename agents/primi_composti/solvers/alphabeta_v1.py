@@ -1,43 +1,11 @@
 """Alpha-beta exact solver of 2-player Primi Composti, version 1 (bit boards, numba).
 
-In version 1 nothing below a stack's top can ever matter, so a position is
-(both hands, the four tops, the mover). Cards are bits of an int64 mask, and the
-relation table REL[a, b] holds the bit mask of the cards c with a # b = c. The
-bonus classes of every hand card then come from six table loads per position:
-both prime tops (one per seat) give 4, a prime and a composite top give 3, both
-composite tops give 2.
-
-The search is negamax alpha-beta (principal-variation search, fail-soft) over the
-rest of the game: the value for the mover of its future score-difference gain,
-driven by MTD(f). Each measured on the same deals against the reference solver
-(`reference.ReferenceSolver`):
-
-* positions are stored in a transposition table under an *exact* 64-bit key (both
-  hands as 24 bits each, the four tops as 4-bit codes), so no hash collision can
-  change a value; each entry keeps a lower and an upper bound (−12% nodes);
-* move order: the table's best card, then 2·gain − the opponent's best bonus
-  right after the card + 1 if the mover's own two tops will still combine into
-  one of its cards (a one-ply look-ahead: −30% nodes against ordering by gain);
-* score bounds: every remaining card scores its VALUE plus at most the best bonus
-  that two cards able to be visible together (a stack's top or its owner's hand
-  cards of that type, on two different stacks) can give it; the card played now
-  scores exactly its current bonus; and the opponent's own two tops survive this
-  move, so if they combine into one of its cards it scores ≥ 3 next turn;
-* the last six cards (three plies each side) are searched by plain alpha-beta
-  without the table or the bounds, cards with a bonus first: 3x the nodes at
-  4x the node rate (no table misses), −20% time; the last two plies directly;
-* optionally two threads ("lazy SMP"): both solve the same position sharing the
-  table, breaking move-order ties the opposite way; the first to finish answers.
-  Entries are written without locks, so word 0 stores key XOR word 1 and word 1
-  carries 31 more bits of the mixed key: an entry torn between two writes fails
-  the check and is ignored.
-
-Measured no faster here, so not used: keying dead tops and interchangeable inert
-hand cards canonically (−3% nodes, −35% node rate), enhanced transposition
-cutoffs, a separate cache-sized table for the last plies, a 3-ply search for move
-ordering (more nodes than the one-ply look-ahead), score bounds from the next three
-plies' exact bonuses as in `alphabeta_v2` (−28% nodes but +40% time at 10 cards:
-this solver's nodes are too cheap for it).
+In version 1 nothing below a stack's top matters, so a position is (both hands, the four tops, the mover). The
+search is fail-soft PVS driven by MTD(f) over the mover's future score-difference gain, with a transposition table
+under an exact 64-bit key (two bounds an entry), one-ply look-ahead move ordering, score bounds, plain alpha-beta
+for the last six cards, and optionally two threads sharing the table (lazy SMP; word 0 stores key XOR word 1, so a
+torn entry fails the check). The retrograde solver (`retrograde_v1`) is faster on whole deals; this search answers
+the positions off the alternating sequence of play. docs/primi_composti.md gives the measurements.
 
 The bonus rule here is a third form of the engine's (`envs.primi_composti.rules.best_pair`, compiled
 `envs.primi_composti.fast.best_pair`): bit masks of the cards each pair of tops forms (`_tables`, from
@@ -45,10 +13,6 @@ The bonus rule here is a third form of the engine's (`envs.primi_composti.rules.
 here is four tops, not stacks, and the masks give a 12-card hand's gains in about 35 ns against 520 ns for
 `fast.best_pair` card by card (15x; mean over positions of 50 random version-1 games, one process); a test checks
 `_gain` against the readable rule on every position of 40 random games.
-
-For version 1 the retrograde solver (`retrograde_v1`) is faster on whole deals;
-this search answers the positions it does not cover (off the alternating sequence
-of play). Tested against the reference solver and plain full-tree minimax.
 """
 
 from __future__ import annotations
@@ -412,9 +376,7 @@ class AlphaBetaV1(_kernels.ChildValues):
     Args:
         tt_bits: log2 of the number of table entries (16 bytes each; 2^24 ≈ 268 MB).
         guess: MTD(f)'s first guess (the typical deal value).
-        threads: 1, or 2 to search with two threads sharing the table ("lazy SMP":
-            both solve the same position, ordering ties differently; the first to
-            finish answers). The value is the same either way.
+        threads: 1, or 2 to search with two threads sharing the table (lazy SMP); the value is the same either way.
     """
 
     version = 1

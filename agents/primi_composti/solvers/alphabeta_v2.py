@@ -1,51 +1,11 @@
 """Alpha-beta exact solver of 2-player Primi Composti, version 2 (numba, bit boards).
 
-Same meaning as `ReferenceSolver(2).value` (`reference`): the exact value for
-the mover of the rest of the game (change of mover score − opponent score under
-perfect play by both sides). Configuration covered: 2 players, version 2,
-`steal_choice="max"`, no revealed operand, cards up to 31 (≤ 15 per player).
-
-What makes it fast (every item keeps the values exact; see the tests):
-
-* bitboard move generation: REL[a, b] is the bit mask of the cards c with
-  a # b = c; from the four stack tops a few mask operations split the mover's
-  hand into the cards that steal 3 (opponent's prime and composite tops), 2
-  (opponent's prime top), 1 (opponent's composite top) or nothing;
-* move ordering: the table's best card, then immediate gain minus the
-  opponent's best immediate reply (halves the nodes against ordering by gain
-  alone; 97% of the cutoffs then come from the first card);
-* the last five plies (3 against 2 cards and below) by non-recursive code, and the
-  table only with 12 or more cards left in the hands (probing below that cost more
-  than it saved once the bounds below were in: 1.1-1.2x at 9-11 cards);
-* canonical transposition keys: a stack can only lose cards on the moves of its
-  owner's opponent, so cards deeper than that opponent's remaining hand size can
-  never become a top again; and a stack card X is *dead* when no card c left in
-  either hand has a partner t, among the cards that can still be a top (the
-  hands and the reachable stack cards), with X # t = c (iterated to a fixpoint):
-  X can never again be an operand, so it never leaves its stack and everything at
-  and below it is frozen forever (the stack behaves like the part above it on an
-  empty stack). The key is both hands exactly (plus the mover) and a 96-bit
-  Zobrist hash of the un-frozen reachable parts of the four stacks; a stored
-  value is a fact about every position with that key, so the table stays valid
-  across deals;
-* score bounds: each remaining card gains its mover at least VALUE(c) and at most
-  VALUE(c) + 2·s(c), where s(c) is the most a pair of the deal's cards a # b = c
-  could steal (3 for a prime and a composite, 2 for two primes, 1 for two
-  composites: one seat's two tops are one prime and one composite); the card
-  played now steals exactly what the tops allow (−13% nodes), and where that can
-  still decide the test, the opponent's next card too: captures are forced, so
-  after each own card every opponent card's steal is known (−10% nodes more),
-  and the mover's next card after that (−25% more): the bound is the 3-ply
-  max-min-max of the exact gains plus the static bounds of the other cards
-  (with the table threshold above: 1.8x faster on 10-card deals, 2.2x on full
-  12-card deals, 2.25x fewer nodes);
-* fail-soft alpha-beta with null windows after the first card (PVS); at the root
-  an aspiration window (guess ± 3), then MTD(f).
-* optionally two threads ("lazy SMP", `threads=2`): both solve the same position
-  sharing the table, the second breaking move-order ties the other way; the first
-  to finish answers (1.45-1.5x at 10 and 11 cards, 1.3x at 12 on two cores: the table
-  is shared only with 12 or more cards left, so less is shared than in
-  `alphabeta_v1`).
+Same meaning as `ReferenceSolver(2).value`: the exact value for the mover of the rest of the game (change of mover
+score − opponent score under perfect play). Covered: 2 players, version 2, `steal_choice="max"`, no revealed
+operand, cards up to 31 (≤ 15 per player). Bitboard move generation (`REL`), gain-minus-best-reply ordering,
+non-recursive code for the last five plies, a transposition table keyed by both hands and a 96-bit Zobrist hash
+of the stacks' un-frozen reachable parts (`_key`), score bounds sharpened over the next three plies, fail-soft
+PVS with MTD(f) at the root, optionally two threads (lazy SMP); docs/primi_composti.md gives the measurements.
 
 The steal rule here is a third form of the engine's (`envs.primi_composti.rules.best_pair`, compiled
 `envs.primi_composti.fast.best_pair`): `_classes` splits a hand by what each card steals with a few mask operations
@@ -54,13 +14,6 @@ rule: the classes give a 12-card hand's steals in about 21 ns against 580 ns for
 (27x; mean over positions of 50 random version-2 games, one process), and the bounds and move ordering evaluate
 them at every node; a test checks `_steal` and `_best_gain` against the readable rule on every position of 40
 random games.
-
-Measured no faster, so not used (all exact): a dynamic bound over the cards
-still reachable plus prime/composite supply limits (−1% nodes, slower); ordering
-far from the end by a 2-ply search (no fewer nodes); deadness over all the deal's
-cards instead of the reachable ones; the table in the last plies. Transpositions are rare in this game even with
-the canonical keys (switching the table off entirely costs only ~20% more nodes), so the search is
-close to the minimal alpha-beta tree and still grows ~7-11x per extra card.
 """
 
 from __future__ import annotations
@@ -444,11 +397,8 @@ def _store(tt, idx, uk0, k1, chk, best, flag, best_c, depth):
 
 @njit(cache=True, nogil=True, inline=INLINE)
 def _static_bounds(hm, ho, m3, m2, m1, sb):
-    """Score bounds (lb, ub) from each card's static range, plus the sums the sharper
-    bounds reuse (dv, sbo, sbp). Every card gains its mover between VALUE(c) and
-    VALUE(c) + 2·sb[c], except that the card played now steals exactly st(c): the
-    mover picks the card, so ub = Σ(VALUE ± 2·sb) − 2·min over own c of (sb[c] − st(c))
-    and lb gains 2·max st(c)."""
+    """Score bounds (lb, ub) from each card's static range (VALUE(c) to VALUE(c) + 2·sb[c], the card
+    played now stealing exactly st(c)), plus the sums the sharper bounds reuse (dv, sbo, sbp)."""
     dv = 0
     sbo = 0
     sbp = 0
@@ -480,10 +430,8 @@ def _can_decide(lb, ub, alpha, beta):
 
 @njit(cache=True, nogil=True, inline=INLINE)
 def _bounds_2ply(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1, sb, dv, sbo, sbp):
-    """Bounds (lb, ub) exact over the next two plies: after own card c the opponent's
-    next card e steals exactly st(e | c), so its gain is at least VALUE(e) + 2·min_e st(e | c)
-    and at most VALUE(e) + 2·sb[e] − 2·min_e (sb[e] − st(e | c)). Never looser than the
-    static pair (min st ≥ 0 and min slack ≥ 0), so they replace it."""
+    """Bounds (lb, ub) exact over the next two plies (the opponent's reply's steal is known after own
+    card c); never looser than the static pair, so they replace it."""
     ub2 = -INF
     lb2 = -INF
     x = hm
@@ -513,10 +461,8 @@ def _bounds_2ply(stacks, heights, mover, hm, ho, pm, cm, po, co, m3, m2, m1, sb,
 
 @njit(cache=True, nogil=True, inline=INLINE)
 def _bounds_3ply(hands, stacks, heights, mover, hm, ho, po, co, m3, m2, m1, sb, dv, sbo, sbp):
-    """Bounds (lb, ub) exact over the next three plies (own card c, the opponent's e,
-    own f: max-min-max of the exact gains plus the static ranges of the other cards).
-    Never looser than the 2-ply pair (0 ≤ st(f) ≤ sb[f]), so they replace it. A wider
-    trigger than `_can_decide`'s 6 measured no fewer nodes."""
+    """Bounds (lb, ub) exact over the next three plies (max-min-max of the exact gains plus the static
+    ranges of the other cards); never looser than the 2-ply pair, so they replace it."""
     opp = 1 - mover
     ub3 = -INF
     lb3 = -INF
@@ -682,21 +628,12 @@ class AlphaBetaV2(_kernels.ChildValues):
 
     Args:
         tt_bits: log2 of the table size (24 bytes an entry: 2^22 ≈ 100 MB, 2^25 ≈ 805 MB).
-        threads: 1, or 2 to search with two threads sharing the table ("lazy SMP":
-            both solve the same position, the second breaking move-order ties the
-            other way; the first to finish answers). The value is the same either way.
-        tt_min: use the table only with at least this many cards left in the hands
-            (12 measured fastest on 9-12 card deals; smaller values exercise the
-            table on small deals).
+        threads: 1, or 2 to search with two threads sharing the table (lazy SMP); the value is the same either way.
+        tt_min: use the table only with at least this many cards left in the hands.
 
-    `nodes` counts the `_search` calls, all threads together (the non-recursive
-    endgame code is not counted).
-
-    Two threads write table entries without locks. An entry is three words (both
-    hands, the stack hash, then 32 more hash bits with the value), and a read
-    checks all three against the position's key, so an entry torn between two
-    writes is taken only if the two keys agree in all 160 bits (the same
-    position: then both writes are true of it) or collide in 32 bits.
+    `nodes` counts the `_search` calls, all threads together. Table entries are written without locks; a read checks
+    all three words against the position's key, so a torn entry is taken only if both keys agree in all 160 bits or
+    collide in 32.
     """
 
     version = 2

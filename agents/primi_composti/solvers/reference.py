@@ -1,43 +1,15 @@
 """The reference exact solver of 2-player Primi Composti positions (numba).
 
-The 2-player game has complete information, so every position has an exact
-minimax value. It is computed with negamax alpha-beta over the *rest* of the
-game: v(position) = max over cards c of [δ(c) − v(child)], where δ is the change
-of the mover's score difference (v1: points scored; v2: VALUE(c) + 2·stolen
-value), 0 at the end. The final score difference (first player − second) of a
-deal under perfect play is v(deal) from the first player's side.
+Negamax alpha-beta over the rest of the game: v(position) = max over cards c of [δ(c) − v(child)], δ the change of
+the mover's score difference (v1: points scored; v2: VALUE(c) + 2·stolen value). General (any deck, both versions,
+the engine's own move code `envs.primi_composti.fast.do_move`) and the reference the faster solvers are tested
+against. A transposition table under a 128-bit Zobrist hash of what determines the future (tops in v1, the full
+stacks in v2), PVS driven by MTD(f), and score bounds (each card gains its mover between VALUE(c) and
+VALUE(c) + f·b(c)) keep it usable; the values stay exact.
 
-This solver is general (any deck size, both versions, the engine's own move
-code) and is the reference the faster solvers are tested against; it is tested
-against plain full-tree minimax. What keeps it usable (each keeps the values exact):
-
-* transposition table keyed by a 128-bit Zobrist hash of what determines the
-  future — both hands, the mover, and the stack tops (v1: nothing below a top can
-  matter) or the full stacks with their order (v2: captures uncover cards) —
-  updated incrementally move by move; entries packed in 16 bytes (64-bit key, 32
-  more key bits, value, bound type, best card, depth), two slots a bucket (one
-  keeps the deepest entry, one the latest);
-* move ordering: the table's best card first, then by δ (greedy order);
-* principal-variation search (null windows after the first card), driven by
-  MTD(f) from a first guess near the typical deal value (−1 in v1, −3 in v2);
-* score bounds: every remaining card gains its mover at least VALUE(c) and at
-  most VALUE(c) + f·b(c), where b(c) is the best VALUE(a)+VALUE(b) over pairs
-  a # b = c of cards that can still be visible (v1: tops and hand cards; v2: all
-  cards) and f = 1 (v1) or 2 (v2, stolen value counts twice); a node whose bound
-  falls outside the window is cut (≈ 20% fewer nodes);
-* the last two plies are computed directly, without the table.
-Measured slower here, so not used: the history heuristic as a tie-break among
-equal δ (+25% nodes in v1 at 9 cards) and enhanced transposition cutoffs (fewer
-nodes, no faster). Iterative deepening is not used: the tree is only 2k plies deep
-and the table's best-card hints already give the ordering it would provide.
-
-Configuration covered: 2 players, any `cards_per_player` (cards up to 62), versions 1 and 2, and version 2's
-official options (the only exact solver that plays them): `revealed` (`allow_revealed_operand`: a stack's top
-and the card below it are an operand pair too) and `player_choice` (`steal_choice="player"`: a move is a card and
-its operand pair, or none; the search branches on both). Its move code is `envs.primi_composti.fast.do_move`, the
-engine's compiled move, with those options as arguments. Under the official options the value has the same
-meaning (the mover's score-difference gain to the end, perfect play) and the same bounds hold: a move still gains
-its mover at least VALUE(c) and at most VALUE(c) + 2·b(c), whatever pair it names.
+Covered: 2 players, any `cards_per_player` (cards up to 62), versions 1 and 2, and version 2's official options
+(the only exact solver that plays them): `revealed` (`allow_revealed_operand`) and `player_choice`
+(`steal_choice="player"`: a move is a card and its operand pair, or none; the search branches on both).
 """
 
 from __future__ import annotations

@@ -1,32 +1,14 @@
 """Exact version-1 values by retrograde analysis over the whole state space (numba).
 
-In version 1 nothing below a stack's top ever matters, and every card in a hand
-is played exactly once. So from a position, a player's future is fixed by three
-things: the set S of its hand cards already played, its prime top (its last
-prime played, or the top it had) and its composite top. With both players'
-hands at 12 cards that is at most ~9,000 states a player per count of cards
-played, and ~4 × 10⁸ joint states in all: as many as the alpha-beta search
-(`alphabeta_v1`) visits nodes, but each costs one byte operation here instead of a
-search node.
-
-The value v(x, y) for the mover of the rest of the game (its future score-
-difference gain) is computed backwards, one ply at a time (layer t = positions
-after t more cards). A layer is an int8 matrix with the **mover's** state as the
-row and the opponent's as the column; with the next layer transposed (its
-opponent is this layer's mover),
+In version 1 a player's future is fixed by the set of its hand cards already played and its two tops, so the
+value v(x, y) for the mover is computed backwards one ply at a time, a layer an int8 matrix (mover's state ×
+opponent's state) with the next layer transposed:
 
     v[x, :] = max over cards c of x's remaining hand of  gain(c, tops(x), tops(:)) − w[next(x, c), :]
 
-is a contiguous byte loop. The opponent's states of a layer are sorted by their
-pair of tops, so the gain — VALUE(c) plus the best VALUE(a)+VALUE(b) of two
-visible tops with a # b = c — is constant over each block of columns, and the
-inner loop vectorises. A layer is at most ~7 × 10⁷ bytes; all of them are kept
-(≈ 0.4 GB at a full deal, plus two transpose buffers) so that later positions of
-the same deal are lookups, and the memory is reused by the next pass.
-
-This needs no table, no move ordering and no bounds, and its time hardly varies
-between deals: it visits every state once. `threads=2` splits each layer's rows,
-and each transpose's bands, between two threads.
+The opponent's states are sorted by their tops, so the gain is constant over blocks of columns and the inner loop
+vectorises; every layer is kept (≈ 0.4 GB at a full deal) so later positions of the deal are lookups.
+`threads=2` splits each layer's rows and each transpose's bands between two threads.
 
 The gain (`_gain`: VALUE(c) plus the version-1 bonus of four tops) is a third form of
 the engine's rule (`envs.primi_composti.rules.best_pair`, compiled
@@ -318,18 +300,11 @@ def _pad8(x: int) -> int:
 
 
 class RetrogradeV1:
-    """Exact values of 2-player version-1 positions by retrograde analysis.
+    """Exact values of 2-player version-1 positions by retrograde analysis (a `Solver`; `nodes` counts
+    the positions evaluated).
 
-    A `Solver` (`agents.search.base`); `nodes` counts the positions evaluated.
-    One pass covers the positions of alternating play: the mover holds as many
-    cards as the opponent or one more (the search `AlphaBetaV1` answers any other).
-
-    One pass values every position that can follow the one asked about. The
-    solver keeps the last pass, so every later position of the same game — the
-    rest of a game played by the `solver` player, a regret game, the other seat —
-    is a lookup. It holds ≈ 0.5 GB after a full 12-card deal and reuses that
-    memory for the next pass (first-touch page faults cost as much as the
-    transposes); `clear()` forgets the pass, dropping the solver frees the memory.
+    One pass values every position of alternating play that can follow the one asked about (`AlphaBetaV1` answers
+    any other) and is kept, so later positions of the same game are lookups; `clear()` forgets it.
 
     Args:
         threads: 1, or 2 to split each layer's rows between two threads.
