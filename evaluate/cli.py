@@ -61,14 +61,9 @@ OUTPUT_FLAGS: dict[str, str] = {"json": "file", "csv": "file", "record": "file",
 
 
 def output_problem(path: str, kind: str = "file") -> str | None:
-    """Why `path` cannot be written as a `kind` ("file" or "folder"), or None if it can.
-
-    Tried, not guessed from permission bits (which say yes to root everywhere, /proc included): an existing
-    file is opened for appending (its content untouched), an existing folder and otherwise the nearest
-    existing folder above the path get a probe file made and removed. Nothing else is created. A file path
-    must be absent or a regular file (links resolved): a device, FIFO or socket is refused from `os.stat`
-    alone, never opened (a FIFO's open would block), since results are written by renaming a new file
-    over the path (`evaluate.jsonio.atomic_path`)."""
+    """Why `path` cannot be written as a `kind` ("file" or "folder"), or None if it can: tried, not
+    guessed from permission bits (an existing file opened for appending, else a probe file made and removed in the
+    nearest existing folder); a device, FIFO or socket is refused from `os.stat` alone, never opened."""
     if not isinstance(path, str) or not path.strip():
         return "an empty path"
     if os.path.isdir(path) and kind == "file":
@@ -102,10 +97,9 @@ def output_problem(path: str, kind: str = "file") -> str | None:
 
 
 def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> None:
-    """Check every output path `args` holds (the dests in `OUTPUT_FLAGS`) before any work starts: each can be
-    written (`output_problem`), and no two file flags name the same file (links resolved), which would silently
-    overwrite one result with another. With `parser`, an empty value (`--json=`) is refused unless "" is that
-    flag's default (a command's "not given"); without it an empty value counts as not given.
+    """Check every output path `args` holds (the dests in `OUTPUT_FLAGS`) before any work starts:
+    each can be written (`output_problem`) and no two file flags name the same file. With `parser`, an empty value
+    (`--json=`) is refused unless "" is that flag's default.
 
     Raises:
         ValueError: one line naming the flag, the path and the reason (the commands print it and exit 2).

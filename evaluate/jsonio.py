@@ -1,17 +1,9 @@
-"""Reports as strict JSON.
+"""Reports as strict JSON, written atomically into regular files.
 
-Python's `json` writes an undefined figure (the interval of a mean over one
-sample, a NaN) as `Infinity` / `NaN`, which other JSON readers (jq, JavaScript,
-most dataframe loaders) reject. Every report this project writes goes through
-`write_json`: non-finite floats become `null`, NumPy scalars and arrays become
-plain numbers and lists, tuples become lists.
-
-Every result file (`write_json`, and CSV or text through `atomic_path`) is written into a
-regular file only: a temporary file beside the target, then one rename, so a reader or a
-kill never sees half a file. A path that names a device, a FIFO or a socket is refused
-(`OutputPathError`) rather than replaced by the rename (as root, `--json /dev/null` would
-otherwise turn /dev/null into a file); a path that is a link to a regular file updates the
-file it points to and keeps the link; an existing file keeps its permissions.
+`write_json` writes non-finite floats as `null` (Python's `NaN` / `Infinity` are rejected by other JSON readers),
+NumPy scalars and arrays as plain numbers and lists. Every result file (`write_json`, and CSV or text through
+`atomic_path`) is a temporary file beside the target and one rename; a device, FIFO or socket path is refused
+(`OutputPathError`), a link to a regular file updates its target, and an existing file keeps its permissions.
 """
 
 from __future__ import annotations
@@ -50,9 +42,8 @@ def write_text(path: str, text: str) -> None:
 
 
 def write_json(path: str, obj: Any, indent: int = 2, default: Any = None) -> None:
-    """Write `obj` to `path` as strict JSON (see the module docstring), atomically, into a regular file only,
-    making the folder if needed. `default` converts other objects, as in `json.dumps`; without it such an object
-    raises TypeError.
+    """Write `obj` to `path` as strict JSON, atomically, into a regular file only, making the folder if
+    needed; `default` converts other objects, as in `json.dumps`.
 
     Raises:
         OutputPathError: `path` names a folder, device, FIFO or socket.

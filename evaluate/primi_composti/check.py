@@ -1,20 +1,15 @@
 """Paired head-to-head and regret of a Primi Composti agent on held-out deals.
 
-    python -m evaluate.primi_composti.check --agent primi_composti/learned --against primi_composti/minimax?depth=6 \\
+    python -m evaluate.primi_composti.check --agent primi_composti/learned --against primi_composti/minimax?depth=6 \
         --deals 200
-    python -m evaluate.primi_composti.check --agent primi_composti/learned-v2 \\
+    python -m evaluate.primi_composti.check --agent primi_composti/learned-v2 \
         --against primi_composti/minimax?depth=4 --version 2 --no-regret
     python -m evaluate.primi_composti.check --agent learned:runs/primi-ppo --option observation_hints=True --deals 200
 
-Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0,
-deals 0..199: the deals of the regret table in docs/primi_composti.md; distillation draws its deals from
-`SeedSequence` streams of its own seed, never these). Every deal is played twice, the agent holding each
-of the two hands in turn against the same opponent; the per-deal figure is the mean of the agent's score
-difference in its two games, with a normal 95% interval (`evaluate.stats.mean_interval`): a tournament with seat
-rotation on these decks (`evaluate.tournament.run_tournament(..., decks=)`, on the compiled runner where both
-agents have kernels). Regret (version 1):
-the deal's exact value for the agent's seat minus its final score difference against perfect play, as in
-`evaluate.primi_composti.solve`, both seats.
+Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0, deals
+0..199: the regret table's in docs/primi_composti.md), each played with the agent holding either hand against the
+same opponent (`run_tournament(..., decks=)`); the figure is the mean score difference over the two games with a
+normal 95% interval. Regret (version 1) as in `evaluate.primi_composti.solve`.
 """
 
 from __future__ import annotations
