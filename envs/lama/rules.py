@@ -1,35 +1,10 @@
 """L.A.M.A. (Reiner Knizia, Amigo 2019): the rules engine.
 
-Spec: the project's "L.A.M.A. — rules specification" (the *rules doc*); seed:
-P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven report, 2022), whose
-public code pins down the variant behind the seed's tables (rules doc §3).
-
-56 cards: eight each of 1..6 and eight llamas (value 0 here, as in the seed).
-Each round: one card starts the discard pile, six cards go to every player,
-the rest is the draw pile. On a turn a player plays a card equal to the top
-card or one step higher in the cycle 1→2→…→6→llama→1, draws a card, or quits
-the round. The round ends when somebody empties their hand (or, per the
-variant, when all have quit / only one is left). Cards left in hand are
-penalty points; the game ends after a round in which somebody reached
-`target_points`; the fewest points win (ties shared).
-
-Two presets, every switch an option (explicit options override the preset):
-
-| option | `rules="official"` | `rules="seed2022"` |
-|---|---|---|
-| `num_players` range | 2–6 | 2–8 |
-| `scoring` | `"distinct"` | `"sum_all"` |
-| `return_chip` | True | False |
-| `last_player_continues` | True | False |
-| `empty_deck` | `"no_draw"` | `"reshuffle_seed"` |
-| `round_starter` | `"ender"` | `"player0"` |
-| `target_points` | 40 | 40 |
-
-Chance after the deal (each round's shuffle, reshuffles of the discard pile)
-comes from a 64-bit seed drawn once by `initial_state` and kept in the state,
-through a small counter-based generator (SplitMix64 + Fisher–Yates) that the
-compiled game loop (`envs.lama.fast`) reproduces bit for bit — which is what lets
-the two engines be differential-tested game for game.
+Spec: the project's "L.A.M.A. — rules specification" (the *rules doc*); seed: P. Romero Marimon, "The L.A.M.A card
+game" (TU Eindhoven report, 2022), whose public code pins down the variant behind the seed's tables (rules doc §3).
+The rules, the two presets (`rules="official"`, `"seed2022"`) and their switches are described in docs/lama.md.
+Chance after the deal comes from a 64-bit seed kept in the state (SplitMix64 + Fisher–Yates), which the compiled
+game loop (`envs.lama.fast`) reproduces bit for bit.
 """
 
 from __future__ import annotations
@@ -126,12 +101,8 @@ def _shuffled_fast(cards: list[int] | tuple[int, ...], key: int) -> list[int]:
 
 
 def hand_points(counts: tuple[int, ...] | list[int], scoring: str) -> int:
-    """Penalty of a hand given as counts per value (index 0 = llamas).
-
-    `"distinct"` (published): each distinct number value once, 10 for any
-    llamas (0..31). `"sum_all"` (seed code): every card's value, 10 per llama.
-    Compiled twin: `envs.lama.fast.hand_points`.
-    """
+    """Penalty of a hand given as counts per value (index 0 = llamas): `"distinct"` each distinct number once,
+    10 for any llamas; `"sum_all"` every card, 10 per llama. Compiled twin: `envs.lama.fast.hand_points`."""
     if scoring == "distinct":
         return sum(v for v in range(1, VALUES) if counts[v]) + (10 if counts[LLAMA] else 0)
     return sum(v * counts[v] for v in range(1, VALUES)) + 10 * counts[LLAMA]
@@ -139,14 +110,9 @@ def hand_points(counts: tuple[int, ...] | list[int], scoring: str) -> int:
 
 def may_draw(last_player_continues: bool, reshuffles: bool, players_in: int, draw_size: int,
              discard_size: int) -> bool:
-    """Whether the player to act may draw (rules doc §2.2 / §3), with `players_in` players still in the round.
-
-    Never as the last player in under `last_player_continues`; else from a
-    non-empty draw pile, or from an empty one where the variant `reshuffles`
-    the discard pile and it holds more than its top card (the seed's code
-    aborts the program there; here drawing is simply not possible).
-    Compiled twin: `envs.lama.fast.may_draw`.
-    """
+    """Whether the player to act may draw (rules doc §2.2 / §3), with `players_in` players still in: never
+    as the last player in under `last_player_continues`; else from a non-empty draw pile, or an empty one the
+    variant reshuffles from a discard pile holding more than its top card. Compiled twin: `envs.lama.fast.may_draw`."""
     if last_player_continues and players_in == 1:
         return False
     return draw_size > 0 or (reshuffles and discard_size > 1)
@@ -165,25 +131,20 @@ def legal_actions(hand: tuple[int, ...] | list[int], top: int, can_draw: bool) -
 
 @dataclass(frozen=True)
 class Config:
-    """Options of L.A.M.A. (see the module docstring's table).
+    """Options of L.A.M.A. (the table in docs/lama.md).
 
     Attributes:
         num_players: 2–6 with `rules="official"`, 2–8 with `rules="seed2022"`.
         rules: the preset filling every option left as None.
         scoring: `"distinct"` (published) or `"sum_all"` (seed: every card counts).
         return_chip: a player who empties their hand gives back a 10 chip, else a 1 chip.
-        last_player_continues: when all others have quit, the last player keeps
-            playing (without drawing); False: the round ends at once (seed).
-        empty_deck: `"no_draw"` (no drawing from an empty pile), `"reshuffle"`
-            (the discard pile except its top becomes the draw pile) or
-            `"reshuffle_seed"` (the seed's quirk: as "reshuffle" but the discard
-            pile restarts from a llama and the old top card leaves the round).
-        round_starter: `"ender"` (the seat that took the round's last turn) or
-            `"player0"` (seed: seat 0 starts every round).
+        last_player_continues: when all others have quit, the last player plays on without drawing.
+        empty_deck: `"no_draw"`, `"reshuffle"` (the discard pile below its top becomes the draw pile) or
+            `"reshuffle_seed"` (the seed's quirk: the discard pile restarts from a llama, the old top leaves).
+        round_starter: `"ender"` (the seat that took the round's last turn) or `"player0"`.
         target_points: the game ends after a round in which a total reached this.
-        reward: `"win"` (+1 for each winner at the game's end, shared wins
-            count for every tied seat) or `"dense"` (returns are minus the
-            penalty points: −round score at each round end, + a returned chip).
+        reward: `"win"` (+1 for each winner at the game's end, shared wins count) or `"dense"` (minus the penalty
+            points).
     """
 
     num_players: int = 4
@@ -228,15 +189,9 @@ class Config:
 
 
 class State(NamedTuple):
-    """The whole truth of a game in progress.
-
-    Hands are counts per value (index 0 = llamas). Piles are tuples whose last
-    element is the top card. `stock` is the composition of every card in the
-    round (hands + piles); it is always 8 of each value except after the seed's
-    quirky reshuffle, which drops a top card and brings in a llama.
-    (A NamedTuple rather than a frozen dataclass: immutable and hashable as
-    well, and several times cheaper to build, which the env's step rate needs.)
-    """
+    """The whole truth of a game in progress: hands as counts per value (index 0 = llamas), piles as tuples
+    (top last), `stock` the composition of every card in the round (8 of each value except after the seed's reshuffle).
+    A NamedTuple: immutable, hashable and cheaper to build than a dataclass."""
 
     seed: int
     round: int
@@ -256,11 +211,8 @@ class State(NamedTuple):
 
 @dataclass(frozen=True)
 class View:
-    """What one seat may know: its own hand and everything public.
-
-    `unseen` counts the cards the seat cannot see (opponents' hands + draw
-    pile) by value; it follows from the public history, so it leaks nothing.
-    """
+    """What one seat may know: its own hand and everything public (`unseen`: the opponents' hands and the draw
+    pile by value, which follows from the public history)."""
 
     seat: int
     hand: tuple[int, ...]
@@ -309,19 +261,11 @@ _set_attr = object.__setattr__
 
 
 class LamaGame:
-    """The rules of L.A.M.A. over immutable `State`s (see the module docstring).
+    """The rules of L.A.M.A. over immutable `State`s. Actions: 0 = play a llama, 1..6 = play a card of that
+    value, 7 = draw, 8 = quit (fold) the round.
 
-    Actions: 0 = play a llama, 1..6 = play a card of that value, 7 = draw,
-    8 = quit (fold) the round.
-
-    Speed: the game object is not stateless. It keeps a one-entry cache of
-    derived facts of the last state it looked at or produced (hand sizes, cards
-    off the discard pile, legal actions), keyed by that state's identity (the
-    entry holds the state, so the identity cannot be reused), so an env step
-    computes each only once and `apply` updates them incrementally. It is a
-    pure cache: every fact is a function of the state alone, a miss just
-    recomputes, and no result depends on what was cached before (threads
-    sharing a game at worst recompute).
+    It keeps a one-entry cache of derived facts (hand sizes, legal actions) of the last state it saw, keyed by that
+    state's identity: a pure cache (a miss recomputes), so no result depends on it.
     """
 
     num_actions = NUM_ACTIONS
@@ -670,15 +614,9 @@ class LamaGame:
         return v
 
     def sample_state(self, view: View, rng: np.random.Generator) -> State:
-        """A state consistent with `view`: the unseen cards dealt at random to the
-        opponents' hands (their known sizes) and the draw pile, and a fresh seed
-        for future shuffles.
-
-        Uniform over those allocations: it ignores what the course of play
-        reveals (an opponent who drew did not hold a playable card; after a
-        reshuffle the new draw pile's make-up was public), which the view does
-        not record.
-        """
+        """A state consistent with `view`: the unseen cards dealt uniformly at random to the opponents' hands
+        (their known sizes) and the draw pile, with a fresh seed for future shuffles (what the course of play
+        revealed beyond the view is ignored)."""
         pool = np.array([v for v in range(VALUES) for _ in range(view.unseen[v])], dtype=np.int64)
         rng.shuffle(pool)
         pool = pool.tolist()

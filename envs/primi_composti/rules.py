@@ -1,29 +1,10 @@
 """Primi Composti (versions 1 and 2): the pure rules engine.
 
-Source: `shared/seeds/004_19ef9a3f4d32780d.txt` (Giacomin, Meneghetti,
-Roncolato, "Prime Strategies: Game Theoretic Insights into Primi Composti");
-restated in `shared/rules/primi_composti.md` (cited as "rules §n").
-
-Cards 2..(N·k + 1) are dealt k per player (k = `cards_per_player`, 12 in the
-official game). Every seat owns a prime stack and a composite stack; only the
-stack tops are operands. Playing card C with a *valid operation* on two
-visible cards A, B (C = A+B, |A−B|, A·B, A/B or B/A):
-
-* version 1 scores VALUE(A)+VALUE(B)+VALUE(C) (VALUE: prime 2, composite 1),
-  or VALUE(C) alone; C goes on the mover's own stack (rules §2);
-* version 2 takes the operands lying on other players' stacks onto the mover's
-  own stacks, then places C (rules §3); the score is the value of one's stacks.
-
-The seed's behaviour is the default: v1 scores the best pair, v2 captures the
-pair that steals the most value (`steal_choice="max"`), operands are the tops of
-two different stacks as they are before the move. The official choices are
-options: `steal_choice="player"` (v2: the action also names the operand pair, or
-none) and `allow_revealed_operand=True` (v2: the second operand may be the card
-uncovered by taking the first, i.e. the top two cards of one stack).
-
-Stacks are numbered `2·seat` (primes) and `2·seat + 1` (composites). Hands are
-kept in the dealt order (the seed's `rand`/`greedy_rand`/`minimax` players use
-it as their tie-break order, rules §4–5); `legal_actions` is sorted.
+Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies: Game Theoretic Insights into Primi Composti"; restated
+in the project's Primi Composti rules specification (cited as "rules §n"). The rules, options and actions are
+described in docs/primi_composti.md; the seed's behaviour is the default (`steal_choice="max"`, operands the tops of
+two different stacks as before the move). Stacks are numbered `2·seat` (primes) and `2·seat + 1` (composites);
+hands keep the dealt order (the seed's players' tie-break order, rules §4–5); `legal_actions` is sorted.
 """
 
 from __future__ import annotations
@@ -111,28 +92,21 @@ def shuffled_cards(cards: tuple[int, ...] | list[int], seed: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Config:
-    """Options of Primi Composti.
+    """Options of Primi Composti (the table in docs/primi_composti.md).
 
     Attributes:
         version: 1 (scoreboard race, rules §2) or 2 (captures, rules §3).
         num_players: 2..6; cards 2..(num_players·cards_per_player + 1) are used.
         cards_per_player: 1..12 (12 official; the seed's reduced game uses 6).
-        steal_choice: "max" (seed: v2 captures the pair stealing the most value)
-            or "player" (official: the action also names the operand pair or none;
-            version 2 only — in version 1 the best pair is always at least as good).
-        allow_revealed_operand: official footnote of version 2: the second operand
-            may be the card uncovered by taking the first (version 2 only).
-        seat0_holds_two: the seed's deal: the hand holding card 2 (whose owner
-            starts) is given to seat 0. False: seats get uniform hands and the
-            holder of 2, wherever it sits, starts.
-        reward: "score_and_result" (zero-sum score difference plus the zero-sum
-            win/tie/loss at the end), "score" (score difference only) or
-            "result" (win/tie/loss only). The zero-sum form of x is
-            x(me) − mean of x(others), i.e. x(me) − x(opponent) with 2 players.
-        observation_hints: add the observation field `hand_gain` (each hand card's
-            immediate gain, as the greedy players compute it, from public
-            information and the own hand only) — a feature that speeds up learning
-            at some cost in env speed.
+        steal_choice: "max" (seed: v2 captures the pair stealing the most value) or "player" (official, version 2
+            only: the action also names the operand pair or none).
+        allow_revealed_operand: official footnote of version 2: the second operand may be the card uncovered by
+            taking the first.
+        seat0_holds_two: the seed's deal: the hand holding card 2 (whose owner starts) goes to seat 0. False:
+            uniform hands, the holder of 2 starts.
+        reward: "score_and_result", "score" or "result", each zero-sum: x(me) − mean of x(others).
+        observation_hints: add the observation field `hand_gain` (each hand card's immediate gain from public
+            information and the own hand).
     """
 
     version: Literal[1, 2] = 1
@@ -193,13 +167,9 @@ _state = unchecked_constructor(State)
 
 @dataclass(frozen=True)
 class View:
-    """What one seat knows.
-
-    `hands[s]` is seat s's remaining hand (dealt order) when the seat may know it
-    — its own, and with 2 players the opponent's (the game then has complete
-    information) — else None; `hand_sizes` are public. Stack contents are public
-    (every card was played face up), as are scores and turn.
-    """
+    """What one seat knows: `hands[s]` seat s's remaining hand (dealt order) where the seat may know it (its
+    own, and with 2 players the opponent's: complete information), else None; sizes, stacks, scores and turn are
+    public."""
 
     seat: int
     hands: tuple[tuple[int, ...] | None, ...]
@@ -211,13 +181,9 @@ class View:
 
 
 class PrimiCompostiGame:
-    """The rules of Primi Composti over immutable `State`s (see module docstring).
-
-    Actions: with `steal_choice="max"`, action `c − 2` plays card c (`num_actions`
-    = number of cards). With `steal_choice="player"`, action
-    `(c − 2)·num_choices + k` plays c with operand choice k: 0 = no operation,
-    k >= 1 = `operand_pairs[k − 1]`.
-    """
+    """The rules of Primi Composti over immutable `State`s. With `steal_choice="max"` action
+    `c − 2` plays card c; with `"player"` action `(c − 2)·num_choices + k` plays c with operand choice k (0 = no
+    operation, k >= 1 = `operand_pairs[k − 1]`)."""
 
     def __init__(self, config: Config | None = None):
         self.config = config or Config()
@@ -316,13 +282,9 @@ class PrimiCompostiGame:
         return ov[sa][ops[0]] + ov[sb][ops[1]]
 
     def best_pair(self, stacks: tuple[tuple[int, ...], ...], seat: int, card: int) -> tuple[int | None, int]:
-        """The seed's choice for `card` and its bonus: (pair index or None, points).
-
-        v1: the pair of highest VALUE(A)+VALUE(B) (rules §2, `best_score_1`); v2:
-        the pair stealing the most value (rules §3, `best_score_2`); the first
-        such pair in `operand_pairs` order on ties; None with 0 when nothing
-        combines (v2: or when the best steals nothing, so nothing moves).
-        """
+        """The seed's choice for `card` and its bonus: (pair index or None, points). v1: the
+        pair of highest VALUE(A)+VALUE(B) (rules §2); v2: the pair stealing the most value (rules §3); the first in
+        `operand_pairs` order on ties; None with 0 when nothing combines (v2: or the best steals nothing)."""
         if self._tops_only:
             return self._best_top_pair(stacks, seat, card)
         vc = _VALID[card]
@@ -377,13 +339,8 @@ class PrimiCompostiGame:
         return rng.permutation(self._deck).tolist()
 
     def deal(self, seed: int | np.integer | np.ndarray | list[int] | tuple[int, ...]) -> State:
-        """The game of deal seed `seed` (0 <= seed < 2**64): `deal_from` of the cards shuffled by
-        `shuffled_cards(seed)` (a vector env's `info["deal_seed"]` replays here; `envs.primi_composti.fast`
-        deals the same cards).
-
-        A deck order (a sequence of cards, not an integer) is still taken, as `deal_from(order)`: the
-        meaning of `deal` before it took seeds.
-        """
+        """The game of deal seed `seed` (0 <= seed < 2**64): `deal_from(shuffled_cards(cards, seed))` (a vector
+        env's `info["deal_seed"]` replays here); a deck order (a sequence) is dealt as `deal_from(order)`."""
         if isinstance(seed, (bool, np.bool_)):
             raise ValueError(f"a deal seed must be an integer in 0..2**64-1, got {seed!r}")
         if isinstance(seed, (int, np.integer)):

@@ -1,65 +1,9 @@
 """RoboRally (classic priority-card edition): the pure rules engine.
 
-Rules: the 2005 Avalon Hill rulebook as summarised in the project's RoboRally
-specification (its section on the 2005 review decides every point where older
-summaries differed); the action space follows the seed report on a
-Monte-Carlo strategy for RoboRally, §1.1.
-
-A game turn:
-
-1. **Deal** (at the start of a turn): every card not held in a locked register
-   is shuffled into the deck; each robot on the board and not powered down gets
-   9 − damage cards. Robots destroyed last turn re-enter first (below).
-2. **Program**: each robot fills its free registers (registers 10 − d .. 5 are
-   locked at damage d ≥ 5 and keep their card) and, with `power_down`, may
-   announce a power down for the next turn (only when damaged) — see "Actions".
-3. **Five register phases**, each: robots move in descending card order
-   (pushing chains of robots; a wall anywhere in the chain stops everybody; a
-   robot pushed into a pit or off the board is destroyed and the mover keeps
-   stepping into the emptied square); express belts move; express and normal
-   belts move (atomically: robots converging on one square, swapping or in a
-   cycle stay, a robot blocked by one that does not move stays, carried robots
-   never push; a robot carried onto a rotating belt square turns with the
-   belt); pushers active in this register push; gears turn; crushers active in
-   this register destroy (option); board and robot lasers fire from a snapshot
-   (a beam stops at a wall and at the first robot; powered-down robots do not
-   fire); robots on a flag or wrench set their archive there and a robot on its
-   next flag claims it. The first robot to claim the last flag wins at once.
-4. **Cleanup**: robots on a wrench repair 1 damage (double wrench:
-   `double_repair_heals`; flags only with `flags_repair`); cards outside locked
-   registers are discarded (repairs unlock registers from the lowest locked one
-   upward, their cards discarded); power-down bookkeeping.
-5. **Re-entry** (start of the next turn), in destruction order: a destroyed
-   robot with lives left re-enters on its archive with 2 damage, facing the way
-   it faced when the archive was set; if the archive is taken, on the first free
-   on-board non-pit neighbour in the order N, E, S, W, NE, SE, SW, NW (a
-   simplification of the 2005 rule, which also excludes squares in a robot's
-   line of fire within 3 squares). A robot out of lives is eliminated.
-
-Power down: a powered-down robot discards all its damage at the start of that
-turn, gets no cards, executes no registers and does not fire, but is moved,
-pushed and damaged; damage that locks one of its registers puts the deck's top
-card there. It decides during that turn's programming (the power round, before
-the turn executes) whether it stays down for the next turn. Destruction
-cancels power down and any announcement (the robot re-enters active).
-
-Actions (`action_mode="register"`, the default): the turn's programming is
-rounds of sub-steps in which every robot, in seat order, acts once: round r
-(1..5) places one hand card into register r (`Discrete`: slot i = the i-th
-lowest card of the hand as dealt, then NOOP, then POWER_DOWN); the mask offers
-only the lowest-numbered unused card of each equivalence class of the turn's
-hand, so finished programs are exactly the seed's reduced programs
-(`card_classes=False` offers every unused card: programs are then every
-ordered choice of cards, as on the table). With
-`power_down` a last round offers NOOP or POWER_DOWN (announce, or stay down).
-A robot that cannot act (powered down, register locked, destroyed,
-eliminated) gets exactly NOOP. The turn executes after the last sub-step.
-`action_mode="program"`: one sub-step per robot per turn choosing a whole
-program (see `PROGRAM_ACTIONS`). Eliminated robots stay seats until the game
-ends and only play NOOP.
-
-Randomness: every shuffle comes from `State.seed` and the turn number, so
-`apply` is a pure function.
+Rules: the 2005 Avalon Hill rulebook (the project's RoboRally specification, its 2005 review deciding where older
+summaries differ); the action space follows the seed report on a Monte-Carlo strategy for RoboRally, §1.1. The turn,
+the actions and every simplification are described in docs/roborally.md ("Rules as implemented", "Actions").
+Every shuffle comes from `State.seed` and the turn number, so `apply` is a pure function.
 """
 
 from __future__ import annotations
@@ -190,12 +134,9 @@ class Config:
 
 @dataclass(frozen=True, slots=True)
 class Robot:
-    """One robot. `next_flag` is the 0-based index of the flag to touch next
-    (== number of flags after the last); `on_board` is False while destroyed
-    (until re-entry) and once eliminated; `archive_x/y/facing`: where and
-    facing which way it re-enters (-1: unset, `RoboRallyGame.setup` puts it on
-    the robot's square); `announced`: powers down next turn; `stay_down`: a
-    powered-down robot that stays down next turn."""
+    """One robot: `next_flag` the 0-based flag to touch next (the flag count after the last), `on_board` False
+    while destroyed and once eliminated, `archive_x/y/facing` where it re-enters (-1: unset), `announced` powers down
+    next turn, `stay_down` a powered-down robot staying down."""
 
     x: int
     y: int
@@ -237,14 +178,9 @@ class Frame(NamedTuple):
 
 
 class State(NamedTuple):
-    """The whole truth.
-
-    `step` counts the programming sub-steps of the current turn (seat = step mod
-    num_robots, round = step div num_robots). `hands[i]` is robot i's hand as
-    dealt (sorted), `used[i]` a bit mask of the slots already placed;
-    `registers[i]` holds 5 cards (0 = empty). The deck is in draw order.
-    `winner` is -1 while nobody has won; `turn` counts executed turns.
-    """
+    """The whole truth: `step` the programming sub-step of the turn (seat = step mod n, round = step div n),
+    `hands[i]` robot i's hand as dealt (sorted), `used[i]` a bit mask of its placed slots, `registers[i]` 5 cards
+    (0 = empty), the deck in draw order, `winner` (-1: none yet), `turn` the executed turns."""
 
     seed: int
     turn: int
@@ -295,12 +231,8 @@ def _slot_classes(hand: tuple[int, ...], numbering: str, card_classes: bool = Tr
 
 @lru_cache(maxsize=4096)
 def canonical_programs(hand: tuple[int, ...], k: int, numbering: str, card_classes: bool = True) -> tuple[int, ...]:
-    """Program-mode indices (into PROGRAM_TUPLES) of the reduced programs of `hand` with k free registers
-    (`card_classes=False`: of every program).
-
-    Each class's cards go to its registers in ascending order; positions k..4 of
-    the tuple hold the smallest unused slots in ascending order (a canonical filler).
-    """
+    """Program-mode indices (into PROGRAM_TUPLES) of the reduced programs of `hand` with k free
+    registers (`card_classes=False`: of every program); positions k..4 hold the smallest unused slots (a filler)."""
     classes = equivalence_classes(hand, numbering, card_classes)
     slot_of = {c: i for i, c in enumerate(hand)}
     out = []
@@ -316,13 +248,9 @@ def canonical_programs(hand: tuple[int, ...], k: int, numbering: str, card_class
 
 
 def potential(board: Board, robot: Robot) -> float:
-    """The shaping potential Φ of one robot (reward="progress").
-
-    Φ = (f + 1 − min(d, D)/D) / K, with f = flags claimed, K = number of flags,
-    d = BFS steps from the robot (its archive while off the board) to its next
-    flag, D = width + height. Φ = 0 for an eliminated robot and after the last
-    flag. Φ rises by at least 1/(K·D) with every step closer and every flag.
-    """
+    """The shaping potential Φ of one robot (reward="progress"): (f + 1 − min(d, D)/D) / K with f flags
+    claimed, K flags, d BFS steps from the robot (its archive while off the board) to its next flag, D = width + height;
+    0 for an eliminated robot and after the last flag."""
     k = len(board.flags)
     if robot.eliminated or robot.next_flag >= k:
         return 0.0
@@ -335,12 +263,8 @@ def potential(board: Board, robot: Robot) -> float:
 
 
 class RoboRallyGame:
-    """RoboRally over immutable `State`s (see the module docstring).
-
-    Programming is rounds in which every seat acts once and no seat's legal
-    moves depend on the others' in the round (`simultaneous_rounds`,
-    `seat_mask`): the Parallel adapter plays a round per step.
-    """
+    """RoboRally over immutable `State`s; programming rounds are simultaneous (`simultaneous_rounds`,
+    `seat_mask`): the Parallel adapter plays a round per step."""
 
     simultaneous_rounds = True
 
@@ -399,11 +323,8 @@ class RoboRallyGame:
         return self._deal(seed, 0, self.initial_robots(), ((0,) * REGISTERS,) * self.num_players, ())
 
     def setup(self, robots: list[Robot], seed: int = 0, registers=None, turn: int = 0) -> State:
-        """A state at the start of a turn with the given robots (test and tool helper).
-
-        Robots whose archive is unset (-1) get their position as archive. Locked
-        registers may be given in `registers` (5 cards per robot, 0 = empty).
-        """
+        """A state at the start of a turn with the given robots (unset archives: their squares;
+        locked registers may be given in `registers`, 5 cards a robot)."""
         if len(robots) != self.num_players:
             raise ValueError(f"expected {self.num_players} robots, got {len(robots)}")
         fixed = tuple(r if r.archive_x >= 0 else replace(r, archive_x=r.x, archive_y=r.y, archive_facing=r.facing)
@@ -594,12 +515,8 @@ class RoboRallyGame:
 
     # ------------------------------------------------------------------ the turn
     def execute_turn(self, state: State, programs) -> State:
-        """Run one turn with the given programs (test and tool helper).
-
-        `programs[i]` lists robot i's cards for registers 1.. (0 = empty); locked
-        registers keep their card whatever is given. The cards are taken from
-        wherever they are (hands, deck; the deck keeps its order) and the rest of the hands is discarded.
-        """
+        """Run one turn with the given programs (`programs[i]`: robot i's cards for
+        registers 1.., 0 = empty; locked registers keep theirs; the cards are taken from wherever they are)."""
         regs = []
         for i, prog in enumerate(programs):
             r = state.robots[i]
@@ -620,14 +537,8 @@ class RoboRallyGame:
         return self._execute(st)
 
     def _execute(self, state: State) -> State:
-        """Execute the programmed turn: five register phases (rulebook §4.4), then the end of turn (§4.5).
-
-        Each register phase runs the rulebook's steps in order, each a method of `_Turn`: `move_robots`,
-        `board_elements`, `fire_lasers`, `touch_checkpoints`. The first robot to claim the last flag wins at the
-        end of its register; otherwise the turn ends with `repair`, `power_down_bookkeeping` and `reenter`, and
-        the next turn is dealt (`_deal`, which also clears the unlocked registers: end of turn, step 2).
-        The compiled twin is `envs.roborally.fast.turn_kernel`.
-        """
+        """Execute the programmed turn: five register phases (§4.4: `move_robots`,
+        `board_elements`, `fire_lasers`, `touch_checkpoints`), then the end of turn (§4.5). Twin: `fast.turn_kernel`."""
         turn = _Turn(self, state)
         move_robots, board_elements, fire_lasers, touch_checkpoints, freeze = (
             turn.move_robots, turn.board_elements, turn.fire_lasers, turn.touch_checkpoints, turn.robots)
@@ -762,15 +673,9 @@ class RoboRallyGame:
 
 
 class _Turn:
-    """One executing turn of a `RoboRallyGame`: a mutable working copy of the robots and cards, and the rulebook's
-    steps of a register phase (§4.4) and of the end of turn (§4.5) over it, one method each.
-
-    The copy holds one list per `Robot` field (`px`, `py`, `fc` facing, `dmg`, `lives`, `nf` next flag, `on`
-    on the board, `pd` powered down, `elim`, `ax`/`ay`/`af` archive, `ann` announced, `stay` stays down), `occ`
-    (square -> the robot on it), the registers as lists, the deck in draw order, the discard pile, the robots
-    destroyed this turn in order and the `winner` (-1: none yet). Each docstring names its rulebook step and its
-    compiled twin in `envs.roborally.fast`, the kernel of the same name (with a leading underscore).
-    """
+    """One executing turn: a mutable working copy of the robots (one list per `Robot` field) and cards, with
+    the rulebook's steps of a register phase (§4.4) and of the end of turn (§4.5) as methods, each paired with the
+    kernel of the same name (leading underscore) in `envs.roborally.fast`."""
 
     __slots__ = ("game", "n", "px", "py", "fc", "dmg", "lives", "nf", "on", "pd", "elim", "ax", "ay", "af", "ann",
                  "stay", "regs", "deck", "discard", "occ", "destroyed", "winner")

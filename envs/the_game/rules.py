@@ -1,46 +1,10 @@
 """The Game (Steffen Benndorf, NSV 2015): the pure rules engine.
 
-Rules: the project's "The Game — rules specification" (the *rules doc*). Seed:
-L. Berger, "Playing 'The game' with Monte Carlo simulations" (blog post, 2024).
-
-Two rule sets live in one engine (option `rules`):
-
-* `"official"` (rules doc §2): 98 cards 2..99 on two ascending piles (start 1)
-  and two descending piles (start 100); a card goes on an ascending pile if it is
-  higher than the top or exactly 10 lower (the *backwards trick*), mirrored on the
-  descending piles. The active player plays at least `min_cards_per_turn` cards
-  (default 2; 1 once the draw pile is empty), one action per card, then ends the
-  turn (`END_TURN`) and refills the hand. The game ends when all 98 cards are
-  placed (a win) or when the active player has placed fewer cards than the
-  minimum this turn and holds no playable card (cards placed stay placed).
-  Option `empty_hand`: once the draw pile is empty, a seat whose hand is empty
-  is passed over (`"skip"`, the rulebook as the rules doc reads it) or its turn
-  still comes and, owing one card it does not have, ends the game
-  (`"ends_game"`, R. Weinmeister's simulation, "The Game Simulation", C#).
-* `"berger2024"` (rules doc §4, the seed's simulation engine exactly): 1–7
-  players, exactly one card per turn followed by one draw, no backwards trick, a
-  strategy may choose a card that does not fit (the card is lost and the game ends
-  at once), and the game stops after the pass of turns in which the draw pile
-  became empty. It can never be won.
-
-The Game is cooperative: every seat has the same return, +1 per card placed plus
-`win_bonus` when all 98 cards are placed; `winners` is every seat after a win and
-nobody otherwise.
-
-Actions (the default `actions="card"` head: 405, the same for every other option):
-
-* `play(card, pile) = (card - 2) * 4 + pile` for card 2..99 and pile 0..3
-  (piles 0, 1 ascending; 2, 3 descending) — ids 0..391;
-* `END_TURN = 392` (official rules, legal once the minimum is met);
-* `flag(pile, value) = 393 + 3 * pile + value` with value 0 = none,
-  1 = please_hold, 2 = ok (only with `communication="pile_flags"`, rules doc
-  §2.5): the active player's public flag on that pile, each pile at most once per
-  turn and only to a new value. A player's flags are cleared when its next turn
-  starts.
-
-Under `berger2024` every (hand card, pile) pair is legal in the action-space sense
-(as in the seed, where the strategy returns an unchecked (pile, card)); a card
-that does not fit ends the game.
+Rules: the project's "The Game — rules specification" (the *rules doc*). Seed: L. Berger, "Playing 'The game' with
+Monte Carlo simulations" (blog post, 2024). Two rule sets (option `rules`): `"official"` (rules doc §2) and
+`"berger2024"` (§4, the seed's simulation engine exactly, which can never be won). Cooperative: every seat has the
+same return. The rules, options and action ids (`play(card, pile)`, `END_TURN`, `flag(pile, value)`) are described
+in docs/the_game.md.
 """
 
 from __future__ import annotations
@@ -112,27 +76,22 @@ def fits(card: int, pile: int, top: int, backwards_trick: bool) -> bool:
 
 @dataclass(frozen=True)
 class Config:
-    """Options of The Game.
+    """Options of The Game (the table in docs/the_game.md).
 
     Attributes:
         num_players: 1..5 under `"official"`, 1..7 under `"berger2024"`.
         rules: `"official"` (published rules) or `"berger2024"` (the seed's engine).
         communication: `"none"` or `"pile_flags"` (official rules only, §2.5).
-        min_cards_per_turn: cards to play per turn while the draw pile lasts
-            (official default 2; 3 = expert variant; the seed's engine plays
-            exactly 1, so only None/1 are accepted there).
+        min_cards_per_turn: cards to play per turn while the draw pile lasts (official default 2; 3 = expert
+            variant; the seed's engine plays exactly 1, so only None/1 are accepted there).
         hand_size: cards per hand (default 8 / 7 / 6 for 1 / 2 / 3+ players).
         win_bonus: extra return of every seat when all 98 cards are placed (>= 0).
-        card_reward: return of every seat per card placed (>= 0; 1 by default). `card_reward=0` with
-            `win_bonus=1` makes the return the won game alone (1 for a win, else 0).
+        card_reward: return of every seat per card placed (>= 0; 1 by default).
         starter: the seat that plays first (official rules; the seed starts with 0).
-        empty_hand: what the turn of a seat with an empty hand does once the draw pile is empty
-            (official rules): `"skip"` (the rulebook as the rules doc reads it: the seat is passed
-            over and the others play on) or `"ends_game"` (R. Weinmeister's simulation: that seat
-            cannot play its one card, so the game ends with the other hands' cards left).
-        actions: the action head: `"card"` (405 ids, card x pile; the default) or `"slot"`
-            (`4 * hand_size + 13` ids, 45 for a hand of 8: the k-th lowest hand card x pile, then
-            end turn and the flags; see the module docstring).
+        empty_hand: once the draw pile is empty, a seat with an empty hand is passed over (`"skip"`) or its turn
+            ends the game (`"ends_game"`, R. Weinmeister's simulation); official rules.
+        actions: `"card"` (405 ids, card x pile) or `"slot"` (`4 * hand_size + 13` ids: the k-th lowest hand card x
+            pile, then end turn and the flags).
     """
 
     num_players: int = 2
@@ -676,11 +635,8 @@ class TheGame:
         )
 
     def sample_state(self, view: View, rng: np.random.Generator) -> State:
-        """A state consistent with `view`: unseen cards dealt at random to the other hands and the draw pile.
-
-        Under berger2024 a lost (misfit) card is one of the unseen cards too; it
-        is left out at random, which does not matter because the game is over.
-        """
+        """A state consistent with `view`: unseen cards dealt at random to the other hands and the
+        draw pile (under berger2024 a lost misfit card is left out at random: the game is over)."""
         seen = set(view.hand)
         for p in view.piles:
             seen.update(p)
