@@ -1,34 +1,14 @@
 """Beyond the paper: exact values of random 2-player deals, and how far the seed's players are from perfect play.
 
     python -m evaluate primi_composti --solve-deals 200 --option version=1 --option cards_per_player=8
-
-A long study can be split across processes (`--solve-from K` solves deals K,
-K+1, … of the same seeded sequence) and the parts joined afterwards:
-
-    python -m evaluate primi_composti --solve-deals 100 --json a.json --regret-players "" --option cards_per_player=12
-    python -m evaluate primi_composti --solve-deals 100 --solve-from 100 --json b.json --regret-players ""
-        --option cards_per_player=12
-    python -m evaluate primi_composti --merge-solves a.json b.json
-
-or handed to Ray, one task a deal, on this machine or a cluster (`--address HEAD:6379`),
-with the same figures (timings aside):
-
     python -m evaluate primi_composti --solve-deals 200 --backend ray --option version=2 --option cards_per_player=12
 
-Version 2's official options are solved too (on the reference solver, which alone
-plays them; practical to about 8 cards a hand):
-
-    python -m evaluate primi_composti --solve-deals 50 --option version=2 --option cards_per_player=6
-        --option steal_choice=player --option allow_revealed_operand=true
-
-For each random deal (the seed's deal: P1 holds card 2 and starts) the exact
-value is the final score difference P1 − P2 under perfect play by both sides
-(`agents.primi_composti.solvers`). Reported: its mean with a 95% interval, how
-often perfect play wins for P1 / ties / wins for P2 (Wilson intervals), the
-median and worst solve time, and, for each listed player X, its mean regret per
-game: X plays a deal against the perfect solver, once in each seat, and the
-regret is the deal's exact value for X's seat minus X's actual final score
-difference (≥ 0, since the solver answers optimally; 0 = perfect play).
+For each random deal (P1 holds card 2 and starts) the exact value is the final score difference P1 − P2 under
+perfect play (`agents.primi_composti.solvers`). Reported: its mean with a 95% interval, P1 win / tie / P2 win
+shares (Wilson), the median and worst solve time, and each listed player's mean regret per game (the deal's
+exact value for its seat minus its final score difference against the perfect solver, both seats). A study can be
+split with `--solve-from K` and joined with `--merge-solves` (docs/primi_composti.md); version 2's official
+options are solved on the reference solver.
 """
 
 from __future__ import annotations
@@ -66,10 +46,8 @@ def regret_game(game: PrimiCompostiGame, state, player: str, seat: int, solver: 
 
 
 def tt_bits_for(cards_per_player: int, version: int = 2) -> int:
-    """Transposition table size for a deal size (v1: 16 bytes an entry, v2: 24). Version 1 keeps
-    the last six cards out of its table: 2^24 (256 MB) at 11–12 cards measured
-    faster than 2^26 (fewer TLB misses); version 2 (table only with 12+ cards left): 2^20
-    at 8 cards, 2^24 ≈ 400 MB at 10+ (11 cards: 2^22 to 2^26 within 6%)."""
+    """Transposition table size (log2 entries) for a deal size (v1: 16 bytes an entry, v2: 24), the
+    fastest measured at each size."""
     if version == 1:
         return min(24, max(16, 2 * cards_per_player + 2))
     return min(24, max(16, 2 * cards_per_player + 4))
@@ -128,14 +106,11 @@ def _rules_note(rules: dict[str, Any]) -> str:
 
 
 def solve_study(version: int, cards_per_player: int, deals: int, seed: int, players: list[str], start: int = 0,
-                threads: int = 1, fast_solver: bool = True, backend: Backend | None = None,
+                threads: int = 1, backend: Backend | None = None,
                 rules: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Solve deals start .. start+deals−1 of the seed's deal sequence exactly and
-    measure the regret of `players` (splitting a study by `start` across processes
-    gives the same deals as one run; `merge_studies` joins the parts). Each deal is
-    one job of `backend` (default: this process; `evaluate.backends.get_backend("ray", ...)`
-    spreads them over Ray workers): every figure but the timings is the same on any backend.
-    `rules`: version 2's official options (`RULES`; `study_rules` checks a CLI's options)."""
+    """Solve deals start .. start+deals−1 of the seed's deal sequence exactly and measure the regret of
+    `players`, one deal a job of `backend` (every figure but the timings the same on any backend; `merge_studies`
+    joins split studies). `rules`: version 2's official options (`RULES`)."""
     if deals < 1 or start < 0:
         raise ValueError(f"need deals >= 1 and start >= 0, got deals={deals}, start={start}")
     rules = study_rules(rules or {})
@@ -150,7 +125,6 @@ def solve_study(version: int, cards_per_player: int, deals: int, seed: int, play
             [int(c) for c in d],
             tuple(players),
             threads,
-            fast_solver,
             len(decks),
             tuple(rules.items()),
         )
@@ -179,7 +153,6 @@ class _DealJob:
     deck: list[int]
     players: tuple[str, ...]
     threads: int
-    fast_solver: bool
     of: int
     rules: tuple[tuple[str, Any], ...] = ()
 
@@ -193,11 +166,11 @@ class _DealJob:
 def _solve_one(job: _DealJob) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, float]]:
     """Solve one deal exactly, then play each player against the solver in both seats:
     (the deal's record, the player's two regrets, the regret games' seconds)."""
-    key = (job.version, tt_bits_for(job.cards_per_player, job.version), job.threads, job.fast_solver, job.rules)
+    key = (job.version, tt_bits_for(job.cards_per_player, job.version), job.threads, job.rules)
     game = job.game()
 
     def build() -> Solver:
-        solver = solver_for(game, tt_bits=key[1], threads=job.threads, fast=job.fast_solver)
+        solver = solver_for(game, tt_bits=key[1], threads=job.threads)
         _warm_up(job.game(4), solver)
         return solver
 
