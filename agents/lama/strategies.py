@@ -1,20 +1,12 @@
 """The seed's three L.A.M.A. strategies as agents.
 
-Seed: P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven, 2022), §V
-(strategies 1 and 2) and §VI (strategy 3, the folding rule f(x, y, z));
-exact decision rules as pinned down by the seed's public code in the
-"L.A.M.A. — rules specification" §5.
+Seed: P. Romero Marimon, "The L.A.M.A card game" (TU Eindhoven, 2022), §V-VI; exact decision rules in the rules
+specification §5. Ids: `lama/first`, `lama/second`, `lama/third` (the report's tuned parameters),
+`lama/third-default` (the code's defaults), `lama/third-retuned` (`RETUNED`), the family
+`lama/third?a=A&b=B&c=C&d=D`, and the PIMC searchers `lama/pimc[?k=<k>]`, `lama/pimc-retuned`.
 
-Registered ids: `lama/first`, `lama/second`, `lama/third` (the report's
-tuned parameters), `lama/third-default` (the code's defaults (10, 5, 4.4, 1)),
-`lama/third-retuned` (this repository's re-tuned set, see `RETUNED`), and the
-family `lama/third?a=A&b=B&c=C&d=D`; the PIMC searchers `lama/pimc` (`lama/pimc?k=<k>`,
-`lama/pimc-retuned`) of `agents.lama.pimc`.
-
-Deviation (all three): the seed's code always allows drawing. Where the rules
-forbid it (official rules: empty draw pile, or the last player still in; or an
-empty draw pile that cannot be rebuilt, where the seed's program aborts) and no
-card can be played, the strategies quit — the only legal action left.
+Deviation: where the rules forbid drawing and no card can be played, the strategies quit (the seed's code always
+allows drawing).
 """
 
 from __future__ import annotations

@@ -1,28 +1,18 @@
 """Primi Composti players: the seed's simple, greedy and minimax players, and an exact solver.
 
-Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies: Game Theoretic
-Insights into Primi Composti", §III (policies) and §IV (alpha-beta); exact
-semantics in this project's Primi Composti rules specification, §4–5.
+Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies: Game Theoretic Insights into Primi Composti", §III-IV;
+exact semantics in the rules specification, §4–5.
 
 * `asc` / `desc`: lowest / highest card, ignoring the board.
-* `rand`: the first remaining card in dealt order (hands keep the dealt random
-  order, so this is the seed's "random" player; it needs no generator).
-* `greedy_asc` / `greedy_desc` / `greedy_rand`: a card of highest immediate
-  score (v1 points scored; v2 stolen value + VALUE(card)); ties to the lowest,
-  highest, or first in dealt order.
-* `minimax_<d>`: alpha-beta over the next d plies, leaf value
-  score(first player) − score(second); children in the mover's dealt order; the
-  first child with the strictly best value is played. 2 players only (the seed's
-  setting: complete information).
-* `solver`: perfect play (exact value of the rest of the game, see
-  `agents.primi_composti.solvers`); 2 players, the seed's rules or the official options.
+* `rand`: the first remaining card in dealt order (hands keep the dealt random order; no generator needed).
+* `greedy_asc` / `greedy_desc` / `greedy_rand`: a card of highest immediate score (v1 points scored; v2 stolen
+  value + VALUE(card)); ties to the lowest, highest, or first in dealt order.
+* `minimax_<d>`: alpha-beta over the next d plies, leaf value score(first player) − score(second), children in
+  the mover's dealt order, the first child with the strictly best value played; 2 players only.
+* `solver`: perfect play (`agents.primi_composti.solvers`); 2 players.
 
-Every player works with any option set through the plain engine; the greedy/minimax
-players run on their compiled kernels (`agents.primi_composti.fast`, on the engine's
-fast path; greedy players at any player count, minimax with its 2 players) under every
-option, differential-tested to make the same choices. With `steal_choice="player"` the
-players use the seed's max-steal operand choice for the card they pick. The solver
-plays the game's rules: under `steal_choice="player"` it names the operand pair too.
+The greedy and minimax players run on their compiled kernels (`agents.primi_composti.fast`) under every option,
+tested to make the same choices; with `steal_choice="player"` they use the seed's max-steal operand pair.
 """
 
 from __future__ import annotations

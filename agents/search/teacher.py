@@ -1,12 +1,8 @@
 """The Teacher protocol: per-action values that label a student's decisions.
 
-A teacher is a strong non-learned decision maker (an exact solver, a rollout or a
-PIMC search). Distillation (`python -m train GAME --method distill`) rolls games in
-with a student, asks the teacher for the value of every legal action at each
-decision the student met, and fits the student to those values (soft targets plus
-the teacher's argmax), in the DAgger scheme of Ross, Gordon and Bagnell, "A
-Reduction of Imitation Learning and Structured Prediction to No-Regret Online
-Learning".
+A teacher is a strong non-learned decision maker (an exact solver, a rollout or a PIMC search); distillation
+(`python -m train distill GAME`) fits a student to its values at the decisions the student met (DAgger: Ross,
+Gordon and Bagnell).
 """
 
 from __future__ import annotations

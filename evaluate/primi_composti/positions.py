@@ -2,17 +2,9 @@
 
     python -m evaluate.primi_composti.positions --cards 6 --deals 3
 
-Walks the whole game graph of random deals of the seed's kind (every line of
-play, each distinct position once) and counts positions under two keys:
-
-* full — what determines the rest of the game exactly: both hands and, in
-  version 1, the four tops (nothing below a top ever matters), in version 2
-  the four stacks in order (captures uncover cards);
-* reduced (version 2) — each stack cut to the part its owner's opponent can
-  still uncover (one card a turn: the top r + 1 cards when the opponent holds r).
-
-Version 1's count is what the retrograde solver (`agents.primi_composti.solvers.retrograde_v1`)
-evaluates, which is why it can visit them all; version 2's grows far faster.
+Walks the whole game graph of random deals and counts positions under two keys: full (both hands and, in
+version 1, the four tops; in version 2 the four stacks in order) and, in version 2, reduced (each stack cut to the
+part its owner's opponent can still uncover). Version 1's count is what `retrograde_v1` evaluates.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Exact analysis of 2-player Primi Composti (the seed's rules and the official options): the public API.
 
-Four exact solvers implement the `agents.search.base.Solver` protocol; they give
-the same values and differ in speed:
-
-* `ReferenceSolver` (`reference`): general alpha-beta on the engine's move code,
-  both versions, any deck; the reference every other solver is tested against.
-* `AlphaBetaV1` (`alphabeta_v1`): bit-board alpha-beta search for version 1.
-* `AlphaBetaV2` (`alphabeta_v2`): bit-board alpha-beta search for version 2
-  (what `make_solver(2)` gives).
-* `RetrogradeV1` (`retrograde_v1`): version 1 by retrograde analysis, every
-  state once (what `make_solver(1)` gives: a full 12-card deal in about 0.4 s).
-
-The fast solvers play the seed's rules; version 2's official options
-(`steal_choice="player"`, `allow_revealed_operand`) are played by the reference
-solver alone (`ReferenceSolver(2, revealed=..., player_choice=...)`, what
-`solver_for(game)` gives for such a game). The functions below take a
-plain-engine `game` and `state` and a solver of the game's rules (`solver_for`).
+Four exact solvers of the `agents.search.base.Solver` protocol give the same values at different speeds:
+`ReferenceSolver` (general, both versions, the official options; the reference the others are tested against),
+`AlphaBetaV1`, `AlphaBetaV2` (`make_solver(2)`) and `RetrogradeV1` (`make_solver(1)`). `solver_for(game)` picks
+one for a plain-engine game; the functions below take a game, a state and such a solver.
 """
 
 from __future__ import annotations
