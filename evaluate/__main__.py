@@ -38,11 +38,6 @@ from evaluate.jsonio import atomic_path
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
 
-def _game_module(game: str) -> ModuleType | None:
-    """The game's own evaluation jobs, declared by its evaluate package (imported only when that game is asked
-    for)."""
-    return games.jobs(game)
-
 
 def game_epilog(game: str) -> str:
     """The game's options (from its `Config` declarations) and runnable examples, for `--help`."""
@@ -125,7 +120,7 @@ def build_parser(game: str | None) -> argparse.ArgumentParser:
     backends.add_arguments(p)  # --backend ray [--address HOST:6379]: the deals as Ray tasks
     p.set_defaults(game_flags=())
     if known:
-        mod = _game_module(game)
+        mod = games.jobs(game)
         if mod is not None and hasattr(mod, "add_arguments"):
             before = {a.dest for a in p._actions}
             # one heading for every game's own flags, under the common ones
@@ -234,7 +229,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)
-    mod = _game_module(args.game)
+    mod = games.jobs(args.game)
     _check_backend(parser, args, mod)
     _check_engine(parser, args)
     if args.paired or args.against or args.league:
