@@ -1,26 +1,16 @@
 """tabletop-rl environments: five games from published studies, as PettingZoo envs.
 
-Each game declares what the engine layer knows of it once, in a `GameSpec` (`envs/<game>/spec.py`); the suite
-registers the built-in games below, one line each, and every shared tool reads the specs. The layers above declare
-their own parts of a game in their own packages (`agents/<game>/`, `evaluate/<game>/`, `train/presets/<game>.py`).
-Importing `envs` also registers every game with PettingZoo's registry as `tabletop/<game>-v0` (when PettingZoo is
-installed; no game module is imported until an env is made), so both of these work::
-
-    from envs import simple_poker_v0
-    env = simple_poker_v0.env(n=10, ante=1, bet=2)
+Each game declares what the engine layer knows of it in a `GameSpec` (`envs/<game>/spec.py`), registered below, one
+line each. Importing `envs` also registers every game with PettingZoo as `tabletop/<game>-v0` (no game module is
+imported until an env is made) and with Gymnasium (`envs.gymnasium_registry`)::
 
     import envs, pettingzoo
+    from envs import simple_poker_v0
+    env = simple_poker_v0.env(n=10, ante=1, bet=2)
     env = pettingzoo.make("aec", "tabletop/simple_poker-v0", n=10, ante=1, bet=2)
 
-Adding a game = its package with a `spec.py` declaring a `GameSpec`, and the spec registered: a line
-below for a built-in game; `envs.register("mygame", "package.spec:SPEC")` in your own code; or, for the command
-lines, `TABLETOP_RL_GAMES=package.spec:SPEC[,...]` in the environment (`docs/architecture.md`, "Add a game"). The
-package so named is the game's `home`: the layers above find their parts of the game beside its spec there.
-
-Gymnasium gets the single-agent view of each game under the same id (agent ids and the default line-up are
-resolved once `agents` is imported; `gymnasium.make("agents:tabletop/lama-v0")` imports it)::
-
-    env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
+A game from outside the suite: `envs.register("mygame", "package.spec:SPEC")`, or `TABLETOP_RL_GAMES=package.spec:SPEC`
+for the command lines; that package is the game's `home` (docs/architecture.md, "Add a game").
 """
 
 from __future__ import annotations

@@ -1,32 +1,15 @@
 """Gymnasium ids for the single-agent view of every game: `tabletop/<game>-v0`.
 
     import gymnasium, agents                  # `import envs` registers the ids, `import agents` resolves agent ids
-    env = gymnasium.make("tabletop/lama-v0")  # the default variant against the default line-up
-    env = gymnasium.make("agents:tabletop/lama-v0")  # the same, Gymnasium importing `agents` first
     env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
     vec = gymnasium.make_vec("tabletop/lama-v0", num_envs=8, max_episode_steps=500)
 
-`gymnasium.make` builds `envs.core.OpponentEnv`: the learner among `opponents`
-(agent ids, or agent objects), game options as further keywords. Without `opponents`
-(the registered `opponents="default"`, which `env.spec.kwargs` shows) the game's
-default line-up sits in the other seats: the strongest baseline its agents package
-declares (`agents.games.GameAgents.default_lineup[0]`) in each; `env.metadata["opponents"]`
-names the ids seated and `env.metadata["default_line_up"]` says whether they were the default.
-
-`envs` never imports `agents` (it sits below it): agent ids and the default line-up are
-resolved by the functions `agents` hands to `set_agent_resolver` when it is imported;
-before that, an id or the default line-up raises a `ValueError` that says to `import agents`
-(agent objects need neither).
-
-`gymnasium.make_vec` uses this module's `vector_env`: the game's batched compiled
-env (`agents.vector_env`: same-step autoreset, declared in `metadata["autoreset_mode"]`)
-where the game has one and every opponent id has a compiled kernel, else a Gymnasium
-`SyncVectorEnv` of single-agent envs (each with its own opponents built from the ids;
-next-step autoreset); `compiled=True` / `False` asks for one of the two. Either way
-`info["action_mask"]` comes batched as int8 `(num_envs, num_actions)`, and Gymnasium's
-`max_episode_steps=N` is the env's move limit `max_turns=N` (all seats' moves; a game whose
-compiled env takes none gets the single-agent envs, which all do).
-Pass ids, not agent objects, to `make_vec`: objects would be shared by every copy.
+`gymnasium.make` builds `envs.core.OpponentEnv` (the learner among `opponents`, agent ids or objects; by default the
+game's default line-up, named in `env.metadata["opponents"]`). `envs` never imports `agents`: ids are resolved by
+the functions `agents` hands to `set_agent_resolver` on import (before that an id raises `ValueError` saying to
+`import agents`). `gymnasium.make_vec` builds the game's compiled vector env where every opponent id has a kernel,
+else a `SyncVectorEnv` (`compiled=True` / `False` asks for one); `max_episode_steps=N` is `max_turns=N`. Pass ids,
+not agent objects, to `make_vec`. Described in docs/integrations.md.
 """
 
 from __future__ import annotations

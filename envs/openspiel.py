@@ -1,43 +1,14 @@
 """OpenSpiel export: our rules engines as OpenSpiel Python games (optional extra `openspiel`).
 
     import pyspiel
-    import envs.openspiel                      # registers the games below
+    import envs.openspiel                      # registers tabletop_<game> for every game with a chance model
     game = pyspiel.load_game("tabletop_simple_poker(n=3)")
-    lama = pyspiel.load_game("tabletop_lama(players=3)")
 
-Each exported game is registered as `tabletop_<game>` with the game's `Config`
-fields as parameters (their defaults are OpenSpiel's; an option whose default is
-None, filled by the game's preset, takes "preset" if it is a string and -1 if it is
-an integer, a boolean one -1 / 0 / 1, and `load` reads True / False for those). The
-OpenSpiel state wraps the engine's own state: chance nodes deal the cards one draw
-at a time (each game's `ChanceModel` says which draws and builds the engine's start
-from them through the engine's deal from an explicit order, so every deal OpenSpiel
-can reach is one our engine plays), then every move is `Game.apply`, and `returns()`
-are `Game.returns` (`rewards()`: their change since before the last move, the chance
-after it included). Strings and tensors come from the seat's view: the observation
-string is `repr(view)` and the tensor the env's encoding of that view.
-
-Exported:
-- simple poker (`tabletop_simple_poker`): two card draws; the views keep the seat's whole
-  history (perfect recall), so they are the information states too, for CFR and exploitability.
-- The Game (`tabletop_the_game`) and Primi Composti (`tabletop_primi_composti`): the shuffled
-  deck as card-by-card draws, then the engine's deal from that order; observations only.
-- L.A.M.A. (`tabletop_lama`): chance inside the game, every round's deal and every reshuffle of
-  the discard pile a chance phase drawn by value (`Phase`), through `LamaGame.deal_from` and
-  `reshuffle_from`; the information state is the seat's own history as a string (`LamaChance`).
-- RoboRally (`tabletop_roborally`): a simultaneous-move game, one node per programming round,
-  each turn's deal re-ordered by chance (`RoboRallyChance`); observations only.
-
-`load(name)` is `pyspiel.load_game` that first says, in one line, which names
-exist when `name` is not ours; `policy_table(policy)` reads an OpenSpiel policy (tabular, or any
-solver's through OpenSpiel's `to_tabular`, MCCFR's `AveragePolicy` included) into a
-`{information-state string: probabilities}` table that `agents.openspiel.PolicyTableAgent`
-plays in our tournaments.
-
-OpenSpiel's conventions hold: the player count is the parameter `players` (where it is an option;
-`options_of` gives it back under the game's own name), `state.history()` is pyspiel's action
-history, and games and states pickle (each game's class is defined here by name, `SimplePokerGame`
-...), so OpenSpiel's own game checks (`games_sim_test`, the api test, `generate_playthrough`) run on them.
+Parameters are the game's `Config` fields (`players` for the player count; an option left to the preset is
+"preset" or -1). Chance nodes deal the cards one draw at a time (the game's `ChanceModel`), every move is
+`Game.apply`, `returns()` are `Game.returns`; strings and tensors come from the seat's view. `load(name)` names the
+games on a miss; `policy_table(policy)` reads an OpenSpiel policy into the table `agents.openspiel.PolicyTableAgent`
+plays. Described in docs/integrations.md ("OpenSpiel").
 """
 
 from __future__ import annotations

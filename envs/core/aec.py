@@ -62,32 +62,16 @@ def check_max_turns(max_turns: Any, max_cycles: Any, name: str = "max_turns") ->
 class GameAECEnv(AECEnv, EzPickle):
     """A strict PettingZoo AEC environment over a rules engine.
 
-    Subclasses set `metadata` and implement `make_game(**options)` and
-    `make_encoder(game)`; every keyword argument except `render_mode` and
-    `max_turns` is a game option.
+    Subclasses set `metadata`, `config_class`, `game_class` and `encoder_class`; every keyword argument except
+    `render_mode`, `max_turns` (PettingZoo's `max_cycles` too; default: the game's `max_game_length`, if any) and
+    `mask_in` is a game option.
 
-    Observations are `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}`;
-    the mask is all zeros for a seat that is not to act. The same int8 mask is in
-    `infos[agent]["action_mask"]` (where AgileRL and other clients look for it);
-    `mask_in="obs"` leaves it out of `infos`, `mask_in="info"` out of the
-    observation, which is then the plain `Box`. Illegal actions raise
-    `IllegalActionError` (use the module's `env()` for PettingZoo's standard
-    illegal-move handling); so does an action that is not a Python `int`, a
-    NumPy integer or a 0-d integer array (a bool, a float, a string: `envs.core.actions`). `max_turns` (default:
-    none, or the game's `max_game_length` where its rules let a game go on for ever) truncates an episode after
-    that many steps
-    (moves of any seat); `max_cycles`
-    is accepted as PettingZoo's name for it. The seat's information set is
-    `env.view(agent)`; `state()` is every seat's encoded view in one float array
-    (PettingZoo's global state, `state_space`); `game_state` is the engine state.
-
-    Misuse gets a clear error: stepping, observing or rendering before
-    `reset()` or after every agent has left raises `RuntimeError` saying to call
-    `reset()`; an unknown agent name raises `UnknownAgentError` naming the agents.
-    A seat that has left the episode observes its last view with an all-zero mask.
-
-    `copy.deepcopy` and `pickle` keep the episode: a copy made mid-episode
-    continues exactly as the original would (same deal, same generator state).
+    Observations are `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}` (all zeros for a seat not to act);
+    the same mask is in `infos[agent]["action_mask"]`; `mask_in="obs"` / `"info"` keeps it in one place only. An
+    illegal action, or one that is not an integer action id (`envs.core.actions`), raises `IllegalActionError` (the
+    module's `env()` has PettingZoo's illegal-move handling). `view(agent)` is the seat's information set, `state()`
+    every seat's encoded view, `game_state` the engine state. Stepping before `reset()` raises `RuntimeError`; an
+    unknown agent `UnknownAgentError`. `copy.deepcopy` and `pickle` keep the episode (same deal, same generator state).
     """
 
     metadata: ClassVar[dict[str, Any]] = {

@@ -1,27 +1,12 @@
-"""Reading a file a user hands us: what it may be, how much of it is read, and how a refusal reads; and writing
-every file the project writes (results, run files, saved policies) atomically into regular files only.
+"""Reading a file a user hands us, and writing every file the project writes, under one discipline.
 
-Every loader of the project (boards, saved policies, SB3 model zips, run configs, policy tables) reads through
-these helpers, so that one discipline holds everywhere:
-
-* the path is resolved through its links and must name a regular file: a directory, a FIFO, a socket or a
-  device (`/dev/zero`, a terminal) is refused from `os.stat` alone, before any `open` that could block;
-* the file is opened with `O_NONBLOCK` (a path swapped for a FIFO between the check and the open cannot hang
-  us) and checked again on the open descriptor;
-* no more than a cap is read (the size is checked before reading, and the read stops one byte past the cap in
-  case the file grows); a zip's members are capped by their declared uncompressed sizes before any is
-  decompressed, and a member is never read past its declared size;
-* JSON is strict: `NaN` and `Infinity`, which no file of ours contains, are refused, and so is nesting too deep
-  to parse;
-* every refusal is one `InputFileError` line naming the file (and the field, where a caller checks one).
-
-Caps are per kind of file (`MAX_JSON_BYTES`, `MAX_TENSOR_BYTES`, ...), each far above what the project writes
-(the largest shipped `weights.pt` is 1.3 MB, the largest board 2 KB) and far below what hurts a machine.
-
-Writing (`atomic_path`): a temporary file beside the target, fsynced, then one rename, so that a reader or a kill
-never sees half a file; a path that names a device, a FIFO or a socket is refused (`OutputPathError`) rather than
-replaced by the rename (as root, `--json /dev/null` would otherwise turn /dev/null into a file); a link to a
-regular file updates the file it points to and keeps the link; an existing file keeps its permissions.
+Every loader (boards, saved policies, SB3 zips, run configs, policy tables) reads through these helpers: only a
+regular file (checked from `os.stat`, then again on the descriptor opened with `O_NONBLOCK`), at most a cap per kind
+(`MAX_JSON_BYTES`, `MAX_TENSOR_BYTES`, ...; zip members capped by their declared sizes), strict JSON (no NaN,
+Infinity or too-deep nesting); every refusal one `InputFileError` line naming the file. Writing (`atomic_path`): a
+temporary file beside the target, fsynced, then one rename; a device, FIFO or socket target is refused
+(`OutputPathError`); a link updates its target, an existing file keeps its permissions. docs/reliability.md lists
+what each refusal covers.
 """
 
 from __future__ import annotations

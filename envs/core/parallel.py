@@ -1,16 +1,9 @@
 """The one PettingZoo Parallel adapter: binds a round-based `Game` + `Encoder` to `ParallelEnv`.
 
-For games whose moves come in *rounds* in which every seat moves once, in seat
-order, and no seat's legal moves depend on the others' moves of the same round
-(simultaneous programming, sealed bids). Such a game declares
-`simultaneous_rounds = True` and `seat_mask(state, seat)` (the seat's int8 mask
-in the current round). One `step(actions)` plays one round: each seat's action
-is applied through `Game.apply` in the order the game asks for them, so the
-engine stays the single source of rules.
-
-Optional on the game: `truncated(state)` — the game stopped at a cap (a turn
-limit) rather than by its rules; such an end shows as truncation, not
-termination.
+For games whose moves come in rounds in which every seat moves once and no seat's legal moves depend on the others'
+in the round: such a game declares `simultaneous_rounds = True` and `seat_mask(state, seat)`. One `step(actions)`
+plays a round through `Game.apply`, in the order the game asks. Optional on the game: `truncated(state)` (stopped at
+a cap: shown as truncation, not termination).
 """
 
 from __future__ import annotations
@@ -30,24 +23,12 @@ from envs.core.game import Game, IllegalActionError
 class GameParallelEnv(ParallelEnv, EzPickle):
     """A strict PettingZoo Parallel environment over a round-based rules engine.
 
-    Subclasses set `metadata`, `config_class`, `game_class` and `encoder_class`
-    (or override `make_game` / `make_encoder`); every keyword argument except
-    `render_mode`, `mask_in` and `illegal_reward` is a game option. Observations are
-    `{"observation": Box, "action_mask": Box(0, 1, (N,), int8)}` for every
-    seat, the same int8 mask in `infos[agent]["action_mask"]` (`mask_in` as in
-    the AEC env: "obs", "info" — the observation is the plain `Box` — or "both");
-    rewards are the change of `Game.returns`; agents stay until the game ends
-    (then all leave at once). `state()` / `state_space`: every seat's encoded
-    view in one float array; `game_state`: the engine state.
-
-    Illegal actions: an action that is not an action id (an int, a NumPy integer or a
-    0-d integer array: `envs.core.actions`), or outside the action space, raises
-    `IllegalActionError` naming the seat. A masked action raises
-    it too when `illegal_reward` is None (strict, the default of this class),
-    before anything changes; otherwise (the module's `parallel_env()`, as
-    PettingZoo's `env()` treats an AEC game) the round is not played, each
-    offender gets `illegal_reward`, every agent is terminated and truncated and
-    leaves, and `infos[offender]["illegal_action"]` is the refused action.
+    Subclasses set `metadata`, `config_class`, `game_class` and `encoder_class`; every keyword argument except
+    `render_mode`, `mask_in` and `illegal_reward` is a game option. Observations, masks and `mask_in` are the AEC env's;
+    rewards are the change of `Game.returns`; agents leave together when the game ends. An action that is not an action
+    id or outside the space raises `IllegalActionError` naming the seat; so does a masked one when `illegal_reward` is
+    None (the default), before anything changes; otherwise (`parallel_env()`) the round is not played, each offender
+    gets `illegal_reward`, every agent leaves and `infos[offender]["illegal_action"]` is the refused action.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"name": "game_parallel_v0", "render_modes": ["ansi", "human"],

@@ -1,21 +1,10 @@
 """`to_sb3(venv)`: a batched compiled environment as a Stable-Baselines3 `VecEnv` (MaskablePPO-ready).
 
-SB3's contract differs from Gymnasium's vector one in small ways this adapter
-bridges without per-step deep copies: `step_wait` returns `(obs, rewards,
-dones, infos)` with `dones = terminated | truncated`, `infos` a list of one
-dict per table where a finished table's holds `terminal_observation`,
-`TimeLimit.truncated` (truncated and not terminated) and `episode` (`r`, `l`:
-what SB3's logger reads from `Monitor`); the env resets finished tables in the
-same call (the vector env's same-step autoreset). The arrays handed out are
-fresh every step: SB3 keeps the previous step's observation and writes it to its
-buffer only after the next step.
-
-Masks: sb3-contrib's MaskablePPO asks `env_method("action_masks")` and stacks
-the result. By default the adapter answers with one element, the whole
-`(N, A)` bool array (`np.stack` of it is `(1, N, A)`, which MaskablePPO's
-distribution and rollout buffer reshape to `(N, A)`; tested), instead of N rows
-that cost ~0.6 ms a step to stack at N = 1,024; `stacked_masks=False` answers
-with N rows, as a `DummyVecEnv` of N envs would.
+`step_wait` returns `(obs, rewards, dones, infos)` with `dones = terminated | truncated` and one info dict per table
+(a finished table's holds `terminal_observation`, `TimeLimit.truncated` and `episode`); finished tables reset in the
+same call; the arrays are fresh every step (SB3 keeps the previous observation). `env_method("action_masks")`
+answers with one element, the whole `(N, A)` bool array (which MaskablePPO reshapes; N rows cost ~0.6 ms a step to
+stack at N = 1,024); `stacked_masks=False` answers with N rows, as a `DummyVecEnv` would.
 """
 
 from __future__ import annotations

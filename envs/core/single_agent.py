@@ -1,29 +1,11 @@
 """A Gymnasium single-agent view of a multi-agent game, for training.
 
-`OpponentEnv` seats one learner among opponent agents (a fresh random seat each
-episode), plays the opponents' turns internally, returns only the learner's
-observations, and pays the learner the change of its return since its previous
-decision — including what the opponents' moves and the game's end brought.
-`action_masks()` lets sb3-contrib's MaskablePPO mask illegal actions, also under
-`SubprocVecEnv` (it is called through `env_method`); `info["action_mask"]` is the
-same mask as int8, so `env.action_space.sample(mask=info["action_mask"])` works.
-
-An unmasked action the rules refuse (what Gymnasium's and SB3's `check_env`, or
-any learner that ignores `action_masks()`, will send) ends the episode with
-reward `illegal_reward` (-1, as PettingZoo's `env()` punishes an illegal move)
-and `info["illegal_action"]`; `strict=True` raises `IllegalActionError` instead.
-An action outside the action space or not an action id (`envs.core.actions`: an int, a NumPy
-integer or a 0-d integer array) always raises.
-
-Reproducibility: `reset(seed=s)` (or the constructor's `seed`) fixes the deals,
-the learner's seats and the opponents' choices. Opponents given as a list are
-re-seeded from the env's generator (through `envs.core.play.reseed_agent`: their
-`reseed(rng)` hook or their `rng` attribute); a callable opponent source gets the
-env's generator and must build its agents from it.
-
-For cooperative games (The Game) `control="all_seats"` lets the single policy act
-for whichever seat is to move: every seat shares the team reward, so crediting
-it to the one policy is exact.
+`OpponentEnv` seats one learner among opponent agents (a fresh random seat each episode), plays the opponents' turns
+internally and pays the learner the change of its return since its previous decision. `action_masks()` serves
+sb3-contrib's MaskablePPO (also under `SubprocVecEnv`); `info["action_mask"]` is the same mask as int8. A refused
+action ends the episode with `illegal_reward` and `info["illegal_action"]` (`strict=True`: `IllegalActionError`);
+one outside the action space or not an action id (`envs.core.actions`) always raises. `reset(seed=s)` fixes the
+deals, seats and the opponents' choices (listed opponents are re-seeded through `envs.core.play.reseed_agent`).
 """
 
 from __future__ import annotations
@@ -47,24 +29,18 @@ class OpponentEnv(gymnasium.Env):
     Args:
         game: the rules engine.
         encoder: the game's observation encoder.
-        opponents: `num_players - 1` agents (objects with `act(view, mask)`), or a
-            callable `rng -> agents` drawn anew each episode (self-play pools).
-            Ignored with `control="all_seats"`. Agents with a `reset()` method
-            have it called at the start of each episode.
-        control: `"one_seat"` (default) or `"all_seats"` (cooperative games only).
+        opponents: `num_players - 1` agents (objects with `act(view, mask)`; `reset()` called each episode), or a
+            callable `rng -> agents` drawn anew each episode (self-play pools). Ignored with `control="all_seats"`.
+        control: `"one_seat"` (default) or `"all_seats"` (cooperative games only: the policy acts for whoever is to
+            move, every seat sharing the team reward).
         seat: fix the learner's seat instead of drawing it each episode.
-        max_turns: truncate an episode after this many engine steps (default: none, or the game's
-            `max_game_length` where its rules let a game go on for ever).
-        seed: seed of the env's own generator (deals, seats, opponents' choices
-            come from it; listed opponents are re-seeded from it at the next reset).
-        strict: raise `IllegalActionError` on an action the rules refuse instead
-            of ending the episode with `illegal_reward`.
+        max_turns: truncate an episode after this many engine steps (default: the game's `max_game_length`, if any).
+        seed: seed of the env's own generator (deals, seats, opponents' choices).
+        strict: raise `IllegalActionError` on an action the rules refuse instead of ending the episode.
         illegal_reward: the learner's reward for a refused action (non-strict).
 
-    Rewards: each step pays the change of the learner's return since its previous
-    decision, the first step included (it also carries what the opponents' moves
-    before the learner's first decision brought), so an episode's rewards sum to
-    the learner's final return minus its return at the deal.
+    An episode's rewards sum to the learner's final return minus its return at the deal (the first step carries what
+    the opponents' moves before its first decision brought).
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -194,12 +170,8 @@ class OpponentEnv(gymnasium.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any):
-        """Play the learner's `action`, then the opponents up to its next decision.
-
-        An action the rules refuse ends the episode with `illegal_reward` (or
-        raises `IllegalActionError` with `strict=True`); an action that is not an action id
-        (`envs.core.actions`) or is out of the space raises `IllegalActionError`.
-        """
+        """Play the learner's `action`, then the opponents up to its next decision (a refused action: see
+        the module docstring)."""
         if self._over:
             raise RuntimeError("OpponentEnv: the episode is over (or was never started); call reset()")
         game = self.game

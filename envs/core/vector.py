@@ -1,50 +1,26 @@
 """The shared base of a batched compiled environment: many tables stepped as one Gymnasium `VectorEnv`.
 
-A game's compiled twin (`envs/<game>/fast.py`) holds its tables as arrays, one
-row a table, and steps them all in one call; this module gives every such game
-the same Gymnasium face:
+A game's compiled twin (`envs/<game>/fast.py`) holds its tables as arrays, one row a table; this module gives every
+such game the same Gymnasium face:
 
-- `single_observation_space`, `single_action_space` (`Discrete(A)`) and their
-  batched forms; `metadata["autoreset_mode"]` is `AutoresetMode.SAME_STEP`: a
-  table whose episode ends is dealt anew inside the same `step`, the ended
-  episode's last observation is in `info["final_obs"]` (an object array, `None`
-  for tables still playing) with its `_final_obs` flags, and its seat and deal
-  seed in `info["final_info"]`.
-- `info["tabletop_episode"]` (`r` return, `l` learner decisions) with `_tabletop_episode` for the
-  tables that finished: a key of its own, so Gymnasium's `RecordEpisodeStatistics` (which refuses to
-  overwrite `info["episode"]`) wraps the env unchanged and writes `episode` (`r`, `l`, `t`) itself;
-  in `control="one_seat"` its `r` and `l` equal ours;
-- `control="all_seats"` (where a game offers it): the policy acts for whoever is to
-  move; `info["current_player"]` (N,) says who, `info["rewards"]` (N, seats) each
-  seat's reward of the step (the step's `reward` is the actor's), `info["seat"]` is the
-  seat to move, `info["tabletop_episode"]["r"]` seat 0's return, and `info["final_info"]
-  ["current_player"]` the seat that was to move at a finished episode's last
-  observation; `info["seat"]` (the learner's seat) and
-  `info["deal_seed"]` (the current episode's deal, `Game.deal`'s seed) for every
-  table; `info["action_mask"]` int8 `(N, A)` and `action_masks()` bool `(N, A)`.
-  A mask row is never all False (a table is always at one of the learner's
-  decisions).
-- Bad input: an action out of range or illegal (and every action of a
-  non-integer array) ends that table's episode with `illegal_reward` and
-  `info["illegal_action"]`, as `OpponentEnv` does; with `strict=True` it raises
-  `IllegalActionError` naming the table, the seat and the legal actions, before
-  any table moves. An action array of the wrong shape names no table: it raises
-  `ValueError`. Nothing a table does touches another table's row.
+- `metadata["autoreset_mode"]` is `AutoresetMode.SAME_STEP`: an ended table is dealt anew inside the same `step`;
+  its last observation is in `info["final_obs"]` (object array, `None` elsewhere; `_final_obs` flags), its seat and
+  deal seed in `info["final_info"]`.
+- `info["tabletop_episode"]` (`r` return, `l` learner decisions; `_tabletop_episode` flags), a key of its own so
+  Gymnasium's `RecordEpisodeStatistics` wraps the env unchanged; `info["seat"]`, `info["deal_seed"]` and
+  `info["action_mask"]` int8 (N, A) for every table; `action_masks()` bool (N, A), never an all-False row.
+- `control="all_seats"` (where a game offers it): the policy acts for whoever is to move (`info["current_player"]`),
+  `info["rewards"]` (N, seats) each seat's reward of the step, `tabletop_episode["r"]` seat 0's return.
+- Bad input: an out-of-range or illegal action ends that table's episode with `illegal_reward` and
+  `info["illegal_action"]` (`strict=True`: `IllegalActionError` naming table, seat and legal actions, before any
+  table moves); an action array of the wrong shape raises `ValueError`.
 
-Seeds. Every table has its own random stream (SplitMix64, `uint64`): table `i`
-of seed `s` has the key `table_key(s, i)`, and its episode `e` the key
-`episode_key(table_key, e)`, from which the episode's deal seed, the learner's
-seat (unless fixed) and the stream of the table's random opponents are drawn
-(`episode_seeds`). So a table's episodes do not depend on `num_envs` or on any
-other table, never `seed + i`, and episode `e` of table `i` replays alone in the
-plain engine from `Game.deal(deal_seed)` (`new_game` in L.A.M.A.).
+Seeds: table `i` of seed `s` has the key `table_key(s, i)` and its episode `e` the key `episode_key(key, e)`, from
+which the deal seed, the learner's seat and the random opponents' stream are drawn (`episode_seeds`, SplitMix64):
+no table depends on `num_envs` or another table, and every episode replays alone from `Game.deal(deal_seed)`.
 
-A game subclasses `CompiledVectorEnv` (simple poker: numpy steps) or `KernelTablesEnv` (the four numba games:
-their tables, kernels, batch-policy pauses and error reports handled once).
-
-Kernels are numba, not JAX: they run on the CPU, serially, and fill
-preallocated numpy buffers (`copy=False` hands those buffers out; a torch user
-wraps them with `torch.from_numpy` without a copy).
+A game subclasses `CompiledVectorEnv` (numpy steps) or `KernelTablesEnv` (numba tables and kernels). Kernels run on
+the CPU and fill preallocated buffers (`copy=False` hands them out).
 """
 
 from __future__ import annotations
@@ -96,13 +72,9 @@ def episode_key(key: int, episode: int) -> int:
 
 
 def episode_seeds(seed: int, table: int, episode: int, num_players: int) -> tuple[int, int, int]:
-    """(deal seed, drawn learner seat, random-opponent stream state) of episode `episode` of table `table`.
-
-    The deal seed is below 2**63 (what `Game.deal` takes). An episode that had
-    to be dealt again (it ended before the learner's first decision) takes its
-    deal seed and stream from the table's next episode index and keeps the
-    seat drawn at the first, as `OpponentEnv` keeps its seat.
-    """
+    """(deal seed < 2**63, drawn learner seat, random-opponent stream state) of episode `episode` of table
+    `table`. A deal dealt again (it ended before the learner's first decision) takes the next episode index's deal seed
+    and stream and keeps the seat."""
     k = episode_key(table_key(seed, table), episode)
     return mix64(k ^ _DEAL_SALT) >> 1, mix64(k ^ _SEAT_SALT) % num_players, mix64(k ^ _RNG_SALT)
 
@@ -176,16 +148,11 @@ def table_keys(seed, first, out):
 
 # --- the buffers a compiled step fills ------------------------------------------------------------
 class Buffers(NamedTuple):
-    """What a game's compiled vector step hands back (filled in place), one class for every game: observations
-    `obs` (N, D) float32 and masks `mask` (N, A) int8 of the learner's next decision, `reward`, `term`, `trunc`;
-    for tables whose episode ended (`done`): `final_obs`, `final_seat`, `final_deal`, `final_ret`, `final_len`;
-    `refused` whether the learner's action was refused and `illegal` which it was; `err` (row, status, seat,
-    action) of the first opponent kernel failure (row -1: none).
-
-    One shared class, not one per game: numba keys its fast argument typing on the arrays' dtypes and shapes,
-    not on the named tuple's class, so two games' look-alike `Buffers` classes in one process made the second
-    one's every kernel call take numba's slow Python typing path (measured: 15 us -> 650 us a call).
-    """
+    """What a game's compiled vector step fills in place: `obs` (N, D) float32 and `mask` (N, A) int8 of the
+    learner's next decision, `reward`, `term`, `trunc`; for ended tables (`done`) `final_obs`, `final_seat`,
+    `final_deal`, `final_ret`, `final_len`; `refused` / `illegal` the learner's refused action; `err` (row, status,
+    seat, action) of the first kernel failure (row -1: none). One class for every game: numba types look-alike named
+    tuples of two classes in one process by the slow Python path (measured 15 us -> 650 us a call)."""
 
     obs: np.ndarray
     mask: np.ndarray
@@ -212,17 +179,9 @@ compiled kernels (L.A.M.A., Primi Composti): `final_player` (the seat a final ob
 # --- opponents ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class OpponentKernel:
-    """A compiled opponent for a vector env (what `agents.vector_env` resolves an agent id to).
-
-    Attributes:
-        name: the agent id (for messages).
-        code: -1 = a uniformly random legal move drawn from the table's stream;
-            any other value is passed to the game's decide kernel that `kernels`
-            was compiled around (its meaning is the agents' business).
-        params: the opponent's float parameters (e.g. a folding rule's).
-        kernels: the game's batch kernels compiled around that decide kernel
-            (a game-specific object); None for `code` -1 (the env's own kernels).
-    """
+    """A compiled opponent for a vector env (what `agents.vector_env` resolves an agent id to):
+    `name` (the agent id), `code` (-1: a uniformly random legal move; else passed to the decide kernel `kernels` was
+    compiled around), `params` (its float parameters) and `kernels` (the game's batch kernels; None for code -1)."""
 
     name: str
     code: int
@@ -240,15 +199,12 @@ SKIP = -2
 
 @dataclass(frozen=True, eq=False)
 class BatchPolicy:
-    """An opponent played by a function over many tables at once (a network's forward: one call, not one per table).
+    """An opponent played by one function over many tables at once (a network's forward).
 
-    `fn(obs, mask, rows, rng) -> actions` is called once per opponent turn over every table where this policy is
-    to move: `obs` (k, D) float32 encoded from that opponent's own seat (the learner's encoding), `mask` (k, A)
-    bool its legal actions, `rows` (k,) the tables, `rng` the env's `numpy.random.Generator` (seeded from the env's
-    seed, so the same seed gives the same episodes); it returns k action ids. An illegal one stops the step with
-    an error naming the policy, the table and the seat.
-
-    `BatchPolicy.from_model(model)` makes one from a saved or live policy (see `agents.vector.batch_policy`).
+    `fn(obs, mask, rows, rng) -> actions` is called once per opponent turn over the tables where it is to move: `obs`
+    (k, D) float32 from that seat, `mask` (k, A) bool, `rows` (k,), `rng` the env's generator (seeded from its seed);
+    an illegal answer stops the step with an error naming the policy, table and seat.
+    `BatchPolicy.from_model(model)` makes one from a saved or live policy (`agents.vector.batch_policy`).
     """
 
     fn: Any
@@ -456,13 +412,10 @@ class Recording:
 
 # --- the Gymnasium base -------------------------------------------------------------------------
 class CompiledVectorEnv(VectorEnv):
-    """The Gymnasium face shared by every game's batched compiled environment (see the module docstring).
+    """The Gymnasium face shared by every game's batched compiled environment (module docstring).
 
-    A game subclasses it and implements `_start_all(fresh)` (deal every table
-    from `self._keys`, its episode counter at 0 when `fresh`, and fill the
-    observation and mask buffers) and `_step_kernel(actions)` (one learner decision per table, the
-    opponents up to its next one, same-step resets), both writing the buffers
-    allocated here. The subclass calls `_setup` from its constructor.
+    A game implements `_start_all(fresh)` (deal every table from `self._keys` and fill the buffers) and
+    `_step_kernel(actions)` (one learner decision per table, same-step resets), and calls `_setup` from its constructor.
 
     Args (of `_setup`):
         num_envs: tables (>= 1).
@@ -472,8 +425,7 @@ class CompiledVectorEnv(VectorEnv):
         seed: the vector env's seed (None: a fresh one from the OS).
         seat: fix the learner's seat (None: drawn per episode from the table's stream).
         strict: raise `IllegalActionError` on a refused action instead of ending the episode.
-        copy: return fresh arrays from `reset`/`step` (True) or the env's own buffers,
-            overwritten by the next call (False; as `SyncVectorEnv`'s flag).
+        copy: return fresh arrays (True) or the env's own buffers, overwritten by the next call (False).
         illegal_reward: the learner's reward for a refused action (non-strict).
     """
 
@@ -870,38 +822,27 @@ ERR_ILLEGAL, ERR_REDEALS = -2, -3
 
 
 class KernelTablesEnv(CompiledVectorEnv):
-    """A `CompiledVectorEnv` whose tables are numba arrays stepped by one pair of compiled kernels (L.A.M.A., The Game,
-    Primi Composti, RoboRally): the constructor, the tables' bookkeeping, the batch-policy pauses and the error
-    reports written once; a game supplies its kernels and shapes.
+    """A `CompiledVectorEnv` whose tables are numba arrays stepped by one pair of compiled kernels: the
+    constructor, the tables' bookkeeping, the batch-policy pauses and the error reports written once.
 
     Args:
         num_envs: tables (>= 1).
         opponents: a line-up of `num_players - 1` opponents (`OpponentKernel`s and `BatchPolicy`s; `opponents[k]`
             sits k + 1 seats after the learner), or a `Pool` of line-ups drawn per table at each episode's start.
-            Kernels other than `RANDOM` must share one `kernels` object (they were compiled around one decide
-            kernel). None under `control="all_seats"`. `set_opponents` replaces them.
+            Kernels other than `RANDOM` must share one `kernels` object. None under `control="all_seats"`.
         seed: the vector env's seed (None: fresh); table i's episodes follow from `table_key(seed, i)` alone.
         control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy moves for every seat).
-        seat: fix the learner's seat (None: drawn per episode from the table's stream; one seat only).
+        seat: fix the learner's seat (None: drawn per episode; one seat only).
         strict: raise `IllegalActionError` on a refused action.
         copy: return fresh arrays (True) or the env's own buffers (False).
         illegal_reward: the reward of a refused action (non-strict).
-        max_turns: truncate an episode after this many moves (all seats'), as `OpponentEnv` (None: the game's own
-            `max_game_length`, if it has one).
+        max_turns: truncate an episode after this many moves, all seats' (None: the game's `max_game_length`).
         **options: the game's options (its `Config`).
 
-    What a game declares: `config_type`, `game_type` and `encoder_type` (its `Config`, plain engine and encoder),
-    `random_kernels` (its `reset(*head, T, B, S, fresh)` and `step(*head, T, B, S, actions)` around the random
-    opponent; kernel opponents bring their own), `num_params` (float parameters per opponent seat), `seat_word`
-    (what a message calls another seat) and `seat_rewards` (True: the kernels fill `SeatBuffers`, each seat's
-    reward and the seat a final observation is for; False: `Buffers`, and under `all_seats` every seat is paid the
-    step's reward, as a team is). What it implements: `_new_tables` (its `Tables`: `envs.core.tables.tables_type`, its
-    position and the shared bookkeeping; `phase` nonzero where a table waits on a batch policy), `_new_settings(ups)`
-    (its kernels' fixed settings for the line-ups `ups`), `_to_move`, `_masks_to_move` (or `_inputs_to_move`),
-    `_observe_rows`, and where it needs them `_prepare_game` (refuse the options its kernels do not play, build what
-    they need from the game), `_kernel_head` (arguments its kernels take before the tables: a board), `_error_text`
-    and `_privileged_rows`. A game may write its own constructor and `_install` instead (RoboRally's): it sets
-    `config`, `game` and `encoder`, calls `_setup` and `_install`, and sets `_tables` and `_buffers`.
+    A game declares `config_type`, `game_type`, `encoder_type`, `random_kernels`, `num_params`, `seat_word` and
+    `seat_rewards` (True: its kernels fill `SeatBuffers`), and implements `_new_tables`, `_new_settings(ups)`,
+    `_to_move`, `_masks_to_move` (or `_inputs_to_move`), `_observe_rows`, and where needed `_prepare_game`,
+    `_kernel_head`, `_error_text` and `_privileged_rows` (the hooks below say what each returns).
     """
 
     config_type: Any = None

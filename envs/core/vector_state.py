@@ -1,17 +1,10 @@
 """A compiled vector env's whole state as plain arrays, and back: what a training checkpoint keeps of its tables.
 
-`vector_state(venv)` copies every table's game (the game's `Tables` rows), the buffers the kernels fill
-(observations, masks, the episode counters and returns), each table's deal key and the env's own generator of its
-batch policies, as a flat `{name: numpy array}`; `load_vector_state(venv, state)` writes them back in place into a
-vector env built the same way (same game, options, opponents and number of tables), so that its next `step`
-gives what the original's would have. Nothing but numbers is stored: a checkpoint holding it is data, never code.
-
-Wrappers are followed: an env with `venvs` (several envs stepped as one) keeps each under `<i>/`, one with `venv`
-(observations computed from a wrapped env's) its wrapped env's under `env/`.
-
-The state is found generically, from the env's attributes (numeric arrays, named tuples of arrays, plain numbers
-and NumPy generators), so a game's vector env needs no code of its own for it; what is not a number (the compiled
-kernels, the game's config, the spaces) is what the env is built with, the same in the copy.
+`vector_state(venv)` copies every table's game, the buffers the kernels fill, each table's deal key and the env's
+generator of its batch policies as a flat `{name: numpy array}` (wrapped envs under `<i>/` or `env/`);
+`load_vector_state(venv, state)` writes them back into a vector env built the same way, so that its next `step` gives
+what the original's would have. The state is found from the env's attributes (numeric arrays, named tuples of
+arrays, numbers, generators): a game needs no code of its own for it, and a checkpoint is data, never code.
 """
 
 from __future__ import annotations

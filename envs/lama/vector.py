@@ -1,18 +1,10 @@
 """L.A.M.A. as a batched compiled environment: `num_envs` tables, one learner seat each, stepped in one call.
 
-Built on `envs.core.vector.KernelTablesEnv` (the Gymnasium contract, seeds,
-bad input, the constructor) and the compiled engine's vector kernels (`envs.lama.fast`: the same
-`advance` loop the whole-game tournaments run). The observation is exactly
-`OpponentEnv`'s (`LamaEncoder` of the learner's view), the reward the change of
-the learner's `LamaGame.returns` since its previous decision (`reward="win"` or
-`"dense"`), so a policy trained here plays in `OpponentEnv` and `env()` unchanged.
-
-`control="all_seats"` (self-play, Pgx's shape): the policy moves for whichever seat is to move;
-`info["current_player"]` (also `info["seat"]`) says who, the observation is that seat's, `info["rewards"]`
-`(N, num_players)` is each seat's reward of the step (the change of its `LamaGame.returns`) and `reward` the
-mover's; `info["tabletop_episode"]["r"]` is player_0's return and `info["final_info"]["current_player"]` the seat
-whose view a final observation is. Episode e of a table replays alone from `LamaGame.deal(info["deal_seed"])`,
-every seat's move the policy's.
+Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.lama.fast`: the `advance` loop
+the whole-game tournaments run). Observation and reward are `OpponentEnv`'s (`LamaEncoder` of the learner's view;
+the change of `LamaGame.returns`), so a policy trained here plays in `env()` unchanged. `control="all_seats"`: the
+policy moves for whoever is to move, `info["rewards"]` (N, num_players) each seat's reward, `tabletop_episode["r"]`
+player_0's return.
 """
 
 from __future__ import annotations

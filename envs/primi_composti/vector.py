@@ -1,40 +1,11 @@
 """Primi Composti as a batched compiled environment: `num_envs` tables stepped in one call.
 
-Built on `envs.core.vector.KernelTablesEnv` (the Gymnasium contract, seeds,
-bad input, the constructor) and the compiled engine's vector kernels (`envs.primi_composti.fast`:
-`do_move`, the rule's one compiled home, as the players' kernels and the solvers
-use it). The observation is exactly `OpponentEnv`'s (`PrimiCompostiEncoder` of
-the learner's view), the reward the change of the learner's
-`PrimiCompostiGame.returns` since its previous decision, so a policy trained here
-plays in `OpponentEnv` and `env()` unchanged. Episode `e` of a table replays
-alone in the plain engine from `PrimiCompostiGame.deal(info["deal_seed"])`.
-
-The compiled engine plays every option of the plain engine for 2 to 6 players
-(versions 1 and 2, any `num_players` and `cards_per_player`, either
-`seat0_holds_two`, every `reward`, `observation_hints`, and version 2's official
-`steal_choice="player"` and `allow_revealed_operand`); with more than 2 players
-the other hands are hidden, as in `View`, so the observation shows them unseen.
-Under `steal_choice="player"` the action is `OpponentEnv`'s (`(c − 2)·num_choices
-+ k`: card c alone, k = 0, or with operand pair k − 1); a pair that does not
-combine to the card is refused as any illegal action. The env's `random` opponent
-draws the j-th legal action in id order (j = its stream's draw mod their number:
-uniform over the legal actions, as the plain engine's `random` agent), and the seed
-players' kernels pick a card and play it with the seed's max-steal pair, as
-`SeedPlayer` does.
-
-The opponent seats (`num_players - 1`: `opponents[k]` sits k + 1 seats after the
-learner) each take an `OpponentKernel` (compiled inside the step) or a
-`BatchPolicy`, called once per opponent turn over every table where it is to move
-(the opening before the learner's first card, the answers to each learner move)
-with observations of the opponent's own seat; a `Pool` of such line-ups is drawn
-per table at each episode's start, and `set_opponents` takes effect at each
-table's next episode (`envs.core.vector`).
-
-`control="all_seats"` (self-play): the policy moves for whichever seat is to
-move; `info["current_player"]` (also `info["seat"]`) says who, the observation is
-that seat's, `info["rewards"]` `(N, num_players)` is each seat's reward of the
-step and `reward` the mover's; `info["tabletop_episode"]["r"]` is player_0's return and
-`info["final_info"]["current_player"]` the seat whose view a final observation is.
+Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.primi_composti.fast`: `do_move`,
+the rule's one compiled home). Observation, reward and actions are `OpponentEnv`'s (`PrimiCompostiEncoder` of the
+learner's view; the change of `PrimiCompostiGame.returns`), so a policy trained here plays in `env()` unchanged, and
+every option of the plain engine is played (2 to 6 players). The `random` opponent draws the j-th legal action in id
+order (j = its stream's draw mod their number). Under `control="all_seats"` `info["rewards"]` (N, num_players) is
+each seat's reward and `tabletop_episode["r"]` player_0's return. Described in docs/primi_composti.md.
 """
 
 from __future__ import annotations

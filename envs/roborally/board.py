@@ -1,33 +1,9 @@
 """RoboRally boards: the immutable `Board`, the `.rrb` text format (parser and writer) and the shipped boards.
 
-Coordinates: x grows east (0..W-1), y grows south (0..H-1), row 0 is north. Directions N=0, E=1, S=2, W=3
-(clockwise), so turning right is +1 mod 4.
-
-The `.rrb` format (one token per square, whitespace separated, ``base[:modifier...]``)::
-
-    # comments start with '#'
-    name: tiny
-    size: 6 5            # width height
-    lives: 3             # optional
-    grid:
-    S1N   .     cE    cE    cS:T  .
-    ...
-
-Bases: ``.`` floor, ``X`` pit, ``c{D}`` belt toward D, ``e{D}`` express belt, ``gL``/``gR`` gear counter-clockwise /
-clockwise, ``r1``/``r2`` wrench / double wrench, ``F{k}`` flag k, ``S{k}{D}`` start k facing D.
-Modifiers: ``w{sides}`` walls, ``L{D}{n}`` laser firing toward D with n beams (the beam includes this square),
-``P{D}{regs}`` pusher pushing toward D in registers regs, ``K{regs}`` crusher, ``T`` rotating belt, ``F{k}`` flag on a
-non-floor base.
-
-Choices the loader enforces (each violation is a `BoardError` "<file>:<line>:<col>: <what was expected>"):
-a belt may run off the board (a hazard like a pit) but not into a wall (it could never move anything); a laser may
-not fire into a wall on its own square; flags are numbered 1..K and starts 1..M without gaps or repeats; a flag,
-laser, pusher or crusher never sits on a pit; ``T`` only marks belt squares; a board has at least one flag, and
-every flag can be reached from every start square (`unreachable`), so that a race can always end (both checked
-for every board a game plays: `load_board`, `parse_board(..., race=True)`).
-
-`load_board` reads a file through `envs.core.files`: a regular file only (a FIFO or device is refused without
-blocking), at most `envs.core.files.MAX_TEXT_BYTES`, UTF-8 text; every refusal names the file.
+Coordinates: x grows east (0..W-1), y grows south (0..H-1), row 0 is north; directions N=0, E=1, S=2, W=3
+(clockwise). The format, its tokens and what the loader rejects (each a `BoardError`
+"<file>:<line>:<col>: <what was expected>") are described in docs/roborally.md ("Boards"); every board a game plays
+has a flag reachable from every start (`unreachable`). `load_board` reads through `envs.core.files`.
 """
 
 from __future__ import annotations

@@ -1,33 +1,15 @@
 """RoboRally as a batched compiled environment: `num_envs` races, one learner robot each, stepped in one call.
 
-Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds, bad input) and the compiled
-engine's vector kernels (`envs.roborally.fast`: `turn_kernel` runs every turn, `deal_seeded` deals as the plain
-engine does). One learner decision is what it is in `OpponentEnv` and `env()`: one programming sub-step of
-`action_mode="register"` (a card for the round's register, NOOP, or POWER_DOWN in the power round), forced
-NOOPs included; the observation is `RoboRallyEncoder`'s of the learner's view and the reward the change of its
-`RoboRallyGame.returns` (`reward="win"` or `"progress"`), so a policy trained here plays in `OpponentEnv` and
-`env()` unchanged. A race stopped by the game's `max_turns` (game turns, the game's option as in `env()`) is a
-truncation, every other end a termination.
+Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.roborally.fast`: `turn_kernel`
+runs every turn, `deal_seeded` deals as the plain engine does). A learner decision, observation and reward are
+`OpponentEnv`'s (one programming sub-step in `action_mode="register"`, forced NOOPs included; `RoboRallyEncoder`;
+the change of `RoboRallyGame.returns`), so a policy trained here plays in `env()` unchanged; a race stopped by
+`max_turns` is a truncation. A batch policy decides at its own sub-steps from its own seat's observation (the
+kernels pause a table there); a forced sub-step is played in the kernel.
 
-Opponents: a line-up of `OpponentKernel`s (compiled, played inside the kernels) and `BatchPolicy`s (a function
-over many tables at once, e.g. a snapshot of a learned policy), or a `Pool` of line-ups drawn per table at each
-episode's start (`nb_pick_line_up`, from the episode key); `set_opponents` takes effect at each table's next
-episode. A batch policy plays exactly as the learner does: `action_mode="register"` is already sequential, one
-programming sub-step per seat in seat order (round 0 for robots 0..n-1, then round 1, ...; the power round last
-in the classic rules), every robot seeing only the locked registers of the others, so a batch opponent decides at
-its own sub-steps, from its own seat's observation (`RoboRallyEncoder` of its view) and with its own mask, the
-decisions a learned policy was trained on. The kernels pause a table at a batch seat's sub-step
-(its `phase`), the env calls each batch policy once over every table waiting on it and the step kernel goes on
-there; a forced sub-step (one legal action, e.g. NOOP with every register locked) is played in the kernel without
-asking, as for every opponent, since any legal answer is that action.
-
-`action_mode="program"`: one learner decision a turn, at its first sub-step (round 0): a whole program over the
-hand's reduced programs numbered by rank (`envs.roborally.programs.rank`; the rules engine's action layout with
-its slot tuples replaced by ranks: rank, rank + NUM_PROGRAMS with a power down, PROGRAM_NOOP, PROGRAM_POWER_DOWN),
-its registers then played as the learner's register-mode sub-steps inside the kernels, so deals, opponents,
-rewards and autoreset are register mode's (a batch policy decides in program mode too, `all_seats` asks each robot
-once a turn). `program_table` gives every program's cards and features (`fast.PROGRAM_FEATURES`, the lone-robot
-register phase `fast.solo_phase` run over each program) for a program scorer.
+`action_mode="program"`: one learner decision a turn, a whole program numbered by rank (`envs.roborally.programs`),
+its registers then played as register-mode sub-steps inside the kernels; `program_table` gives every program's cards
+and features for a program scorer. Described in docs/roborally.md ("Batched compiled env").
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
 """Simple poker as a batched environment: `num_envs` hands, one learner seat each (or, with
-`control="all_seats"`, one policy for both seats: self-play), stepped in one numpy call.
+`control="all_seats"`, one policy for both seats), stepped in one numpy call.
 
-Built on `envs.core.vector.CompiledVectorEnv` (the Gymnasium contract, seeds,
-bad input) and `envs.simple_poker.fast` (the rules over arrays). Observations
-and rewards are `OpponentEnv`'s; every hand ends after the learner's one
-decision, so every step autoresets every table (`info["final_obs"]` each step).
-A hand where the learner sits second and the opponent passes first is dealt
-again (from the table's next episode index, the learner keeping its seat), as
-`OpponentEnv` does.
-
-Opponents: `OpponentKernel`s of code -1 (`RANDOM`: pass or bet, each with
-probability 1/2) or code 1 with `params` = player 1's bet probabilities then
-player 2's call probabilities per card (2n floats: a behaviour strategy, what
-`agents.vector_env` makes of `simple_poker/nash`, thresholds and tactics). A
-mixed choice bets when `u < p`, u = (draw >> 11) / 2**53 from the table's stream.
-A `BatchPolicy` is called once per opponent turn over every table where it is to
-move (the hand's opening where the learner sits second, the answer to a bet), with
-the observations of the opponent's seat. A `Pool` of line-ups is drawn per table at
-each hand's deal; `set_opponents` takes effect at each table's next hand.
+Built on `envs.core.vector.CompiledVectorEnv` and `envs.simple_poker.fast`. Observations and rewards are
+`OpponentEnv`'s; every hand ends after the learner's one decision, so every step autoresets every table. A hand where
+the learner sits second and the opponent passes first is dealt again (the learner keeping its seat), as
+`OpponentEnv` does. Opponents: `OpponentKernel`s of code -1 (`RANDOM`: pass or bet, 1/2 each) or code 1 with
+`params` = player 1's bet then player 2's call probabilities per card (2n floats; a mixed choice bets when `u < p`,
+u = (draw >> 11) / 2**53 from the table's stream), `BatchPolicy`s, or a `Pool` of line-ups.
 """
 
 from __future__ import annotations

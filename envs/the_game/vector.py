@@ -1,30 +1,11 @@
 """The Game as a batched compiled environment: `num_envs` tables, one learner seat each, stepped in one call.
 
-Built on `envs.core.vector.KernelTablesEnv` (the Gymnasium contract, seeds,
-bad input, the constructor) and the compiled engine's vector kernels (`envs.the_game.fast`: the
-same `advance` loop the whole-game studies and rollouts run). The observation is
-exactly `OpponentEnv`'s (`TheGameEncoder` of the learner's view), the reward the
-team's (`TheGame.returns`: cards placed, + `win_bonus` on a win) since the
-learner's previous decision, so a policy trained here plays in `OpponentEnv` and
-`env()` unchanged. Episode `e` of table `i` replays alone in the plain engine from
-`TheGame.deal(info["deal_seed"][i])`.
-
-Options: official rules without communication (the compiled engine's), any
-`num_players`, `hand_size`, `min_cards_per_turn`, `win_bonus`, `starter`,
-`empty_hand`, and `actions="card"` (405 ids) or `"slot"` (`4 * hand_size + 13`).
-
-Control: `"one_seat"` (the learner plays one seat; `opponents[k]`, its
-teammates, sit k + 1 seats after it; solo: `num_players=1` and no opponents), or
-`"all_seats"`: the policy plays whoever is to move (no opponents),
-`info["current_player"]` says who (also `info["seat"]`), and `info["rewards"]`
-(N, n) pays every seat the team reward.
-
-Teammates: an `OpponentKernel` (compiled inside the step) or a `BatchPolicy`,
-called once per teammate turn over every table where it is to move, with
-observations encoded from the teammate's own seat (the compiled step pauses those
-tables at that seat and goes on with its moves: no rule runs in Python); a `Pool`
-of such line-ups is drawn per table at each episode's start, and `set_opponents`
-takes effect at each table's next episode (`envs.core.vector`).
+Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.the_game.fast`: the `advance`
+loop the whole-game studies run). Observation and reward are `OpponentEnv`'s (`TheGameEncoder` of the learner's view;
+the team's `TheGame.returns`), so a policy trained here plays in `env()` unchanged. Plays official rules without
+communication, any other option. `control="one_seat"`: `opponents[k]`, the learner's teammates, sit k + 1 seats after
+it (solo: `num_players=1`, no opponents); `"all_seats"`: the policy plays whoever is to move, `info["rewards"]`
+(N, n) pays every seat the team reward. Described in docs/the_game.md ("Batched compiled env").
 """
 
 from __future__ import annotations
