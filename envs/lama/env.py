@@ -2,19 +2,12 @@
 
 - agents: `player_0` … `player_{n-1}` (player_0 starts the first round)
 - actions: `Discrete(9)`: 0 = play a llama, 1–6 = play that number, 7 = draw, 8 = quit (fold) the round
-- observation: `Box(float32)` of `envs.lama.encoding.LamaEncoder` (own hand, top card, pile sizes, opponents' hand sizes
-  and in/out flags, totals)
-- action_mask: `Box(0, 1, (9,), int8)`; zeros when not to act
-- reward: `reward="win"`: +1 for each seat tied at the fewest points at the game's end (a shared win counts for every
-  winner), 0 otherwise; `reward="dense"`: −points at each round end (+ a returned chip)
+- observation: `Box(float32)` of `envs.lama.encoding.LamaEncoder`; action_mask: `Box(0, 1, (9,), int8)`
+- reward: `reward="win"`: +1 for each seat tied at the fewest points at the game's end; `reward="dense"`: −points at
+  each round end (+ a returned chip)
 
-Options: `num_players`, `rules` ("official" | "seed2022"), `scoring`,
-`return_chip`, `last_player_continues`, `empty_deck`, `round_starter`,
-`target_points`, `reward`; see `envs.lama.rules.Config`. Illegal actions raise
-`IllegalActionError` on `raw_env`; `env()` ends the game with reward −1 for the
-offender (PettingZoo's `TerminateIllegalWrapper`).
-
-Version history: v0 — first release.
+Options: `envs.lama.rules.Config`. Illegal actions raise `IllegalActionError` on `raw_env`; `env()` ends the game
+with reward −1 for the offender (PettingZoo's `TerminateIllegalWrapper`).
 """
 
 from __future__ import annotations

@@ -3,19 +3,11 @@
 - agents: `player_0` .. `player_{N-1}`; `player_0` holds card 2 and starts (seed's deal)
 - actions: `Discrete(M)`: action c−2 plays card c (M = N·cards_per_player); with `steal_choice="player"`
   `Discrete(M·K)`: (c−2)·K + k, k = 0 no operation, k ≥ 1 operand pair k−1
-- observation: `Box(0, 1)`: own hand, other hands where known (2 players), unseen cards, stack membership/tops/heights,
-  scores, hand sizes, turn (see `envs.primi_composti.encoding`)
-- action_mask: `Box(0, 1, (num_actions,), int8)`; zeros when not to act
-- reward: change of the zero-sum score (own − mean of others), plus the zero-sum result (+1/0/−1 with 2 players) at the
-  end (`reward` option)
+- observation: `Box(0, 1)` of `envs.primi_composti.encoding`; action_mask: `Box(0, 1, (A,), int8)`
+- reward: change of the zero-sum score (own − mean of others), plus the zero-sum result at the end (`reward`)
 
-Options (see `envs.primi_composti.rules.Config`): `version` (1, 2),
-`num_players` (2..6), `cards_per_player` (1..12), `steal_choice` ("max",
-"player"), `allow_revealed_operand`, `seat0_holds_two`, `reward`.
-Illegal actions raise `IllegalActionError` on `raw_env`; `env()` ends the game
-with reward −1 for the offender (PettingZoo's `TerminateIllegalWrapper`).
-
-Version history: v0 — first release.
+Options: `envs.primi_composti.rules.Config`. Illegal actions raise `IllegalActionError` on `raw_env`; `env()` ends
+the game with reward −1 for the offender (PettingZoo's `TerminateIllegalWrapper`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 #: Card kinds.
 U_TURN, RIGHT, LEFT, BACK_UP, MOVE_1, MOVE_2, MOVE_3 = range(7)
-KIND_NAMES = ("U-turn", "right", "left", "back up", "move 1", "move 2", "move 3")
 SHORT_NAMES = ("U", "R", "L", "B", "M1", "M2", "M3")
 #: Quarter turns clockwise of each kind (0 for translations).
 TURN = (2, 1, 3, 0, 0, 0, 0)

@@ -4,26 +4,14 @@
   eliminated robots included (they only play NOOP).
 - actions: register mode `Discrete(11)` = hand slots 0..8 (cards ascending), NOOP 9, POWER_DOWN 10
   (`Discrete(10)` without power down); program mode `Discrete(30242)` (see `envs.roborally.rules`).
-- observation: `Box` (see `envs.roborally.encoding`): board layers, robots, own hand and registers, locked
-  registers, robot status, round, turn.
-- action_mask: `Box(0, 1, (num_actions,), int8)`; a robot that cannot act gets exactly NOOP.
-- reward: change of the returns: +1 to the winner (`reward="win"`), plus potential-based shaping with
-  `reward="progress"`.
-- end: termination when a robot claims the last flag or every robot is eliminated; truncation after `max_turns`
-  game turns.
+- observation: `Box` (see `envs.roborally.encoding`); action_mask: `Box(0, 1, (num_actions,), int8)`.
+- reward: change of the returns: +1 to the winner, plus potential-based shaping with `reward="progress"`.
+- end: termination when a robot claims the last flag or every robot is eliminated; truncation after `max_turns`.
 
-AEC: a turn is rounds of sub-steps (each robot places one card per round, then a
-power round), applied as hidden commits: nothing moves before the last seat of
-the last round, so the AEC env converts to Parallel (`is_parallelizable`).
-Parallel: one `step` is one round (every robot places its card for register r).
-Options: every field of `envs.roborally.rules.Config` (`max_cycles` is PettingZoo's
-name for `max_turns`, in game turns), plus `render_mode` ("ansi", "human",
-"rgb_array") and `mask_in`. Illegal actions raise `IllegalActionError` on `raw_env`
-and `raw_parallel_env`; `env()` and `parallel_env()` end the game with reward −1
-for the offender (PettingZoo's `TerminateIllegalWrapper`; the Parallel env's own
-equivalent).
-
-Version history: v0 — first release.
+AEC: a turn's rounds of sub-steps are hidden commits (nothing moves before the last seat of the last round), so the
+AEC env converts to Parallel; a Parallel `step` is one round. Options: `envs.roborally.rules.Config`, `render_mode`
+("ansi", "human", "rgb_array") and `mask_in`. `env()` and `parallel_env()` end the game with reward −1 for an
+illegal action's offender; `raw_env` and `raw_parallel_env` raise `IllegalActionError`.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from envs.core.options import make_config
 from envs.core.vector import CONTROLS, KernelTablesEnv, Pool, compile_line_ups
 from envs.roborally import fast
 from envs.roborally.encoding import RoboRallyEncoder
-from envs.roborally.rules import NUM_PROGRAMS, REGISTERS, Config, RoboRallyGame, potential
+from envs.roborally.rules import REGISTERS, Config, RoboRallyGame, potential
 
 
 def kernel_settings(game: RoboRallyGame, engine: Any, encoder: RoboRallyEncoder, ups: Any, *, fixed_seat: int = -1,
@@ -155,10 +155,6 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         return program_table(self.engine.board, self._tables, rows, self._tables.learner[rows], self._settings,
                              self._laser_map, self._turns)
 
-    def program_features(self, rows: Any = None) -> np.ndarray:
-        """float32 [R, P, K]: `program_table`'s features (K = len(`envs.roborally.fast.PROGRAM_FEATURES`))."""
-        return self.program_table(rows)[1]
-
     def set_turns_table(self, table: np.ndarray) -> None:
         """Use `table` (expected turns to finish from each next flag, square and facing: [flags, H, W, 4], or
         [flags + 1, H, W, 4] with the finished row, the shape of `agents.roborally.mc.turns_table`) for the `turns`
@@ -171,10 +167,6 @@ class RoboRallyVectorEnv(KernelTablesEnv):
         if t.shape != (k + 1, *shape):
             raise ValueError(f"table must have shape {(k, *shape)} or {(k + 1, *shape)}, got {t.shape}")
         self._turns = np.ascontiguousarray(t)
-
-    def action_of_rank(self, rank: int, power_down: bool = False) -> int:
-        """The program-mode action of the program of rank `rank` (announcing a power down if `power_down`)."""
-        return int(rank) + (NUM_PROGRAMS if power_down else 0)
 
     def _rows(self, rows: Any) -> np.ndarray:
         return np.arange(self.num_envs) if rows is None else np.asarray(rows, np.int64).reshape(-1)
