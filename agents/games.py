@@ -1,14 +1,6 @@
-"""Each game's part of the agents layer: its default line-up, the module of its compiled opponent kernels, its
-compiled whole-game runner and its exact analyses, declared by the game's own agents package.
-
-A game's agents package (`agents/<game>/__init__.py`; for a game from outside the suite, `<home>.agents` beside its
-spec, `envs.home`) registers its agent ids on import and declares its part here::
-
-    from agents.games import declare
-    declare("mygame", default_lineup=("mygame/best", "random"), kernels="mypackage.agents.fast")
-
-`part(game)` imports that package the first time the game is asked for (the way the engine layer imports a
-registered spec), so the shared tools name no game.
+"""Each game's part of the agents layer (default line-up, compiled opponent kernels, compiled whole-game runner,
+exact analyses), declared by the game's own agents package with `declare` (docs/architecture.md, "agents: who plays");
+`part(game)` imports that package the first time the game is asked for, so the shared tools name no game.
 """
 
 from __future__ import annotations

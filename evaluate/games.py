@@ -1,13 +1,6 @@
-"""Each game's part of the evaluate layer: its own evaluation jobs, how to describe it to a person (terminal play)
-and its league and command-line examples, declared by the game's own evaluate package.
-
-A game's evaluate package (`evaluate/<game>/__init__.py`; for a game from outside the suite, `<home>.evaluate`
-beside its spec, `envs.home`) declares its part here when it is imported::
-
-    from evaluate.games import declare
-    declare("mygame", jobs="mypackage.evaluate.study", describe_view=describe_view, examples=("mygame --games 10",))
-
-`part(game)` imports that package the first time the game is asked for, so the shared tools name no game.
+"""Each game's part of the evaluate layer (its own jobs, how to describe it to a person, its league and
+command-line examples), declared by the game's own evaluate package with `declare` (docs/architecture.md,
+"evaluate: measuring"); `part(game)` imports that package the first time the game is asked for.
 """
 
 from __future__ import annotations
