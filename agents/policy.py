@@ -15,14 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.learned import (  # ACTIVATIONS and check_activation re-exported: their home is the networks'
-    ACTIVATIONS,  # noqa: F401
-    activation_fn,
-    check_activation,  # noqa: F401
-    check_parameters,
-    check_widths,
-    mlp_parameters,
-)
+from agents.learned import activation_fn, check_parameters, check_widths, mlp_parameters
 from envs.core.files import (
     MAX_JSON_BYTES,
     MAX_TENSOR_BYTES,

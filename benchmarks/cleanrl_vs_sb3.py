@@ -66,7 +66,7 @@ def run_sb3(cfg: TrainConfig, timesteps: int, seed: int, out: str) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from agents.policy import activation_fn
+    from agents.learned import activation_fn
     from envs.core.sb3 import to_sb3
 
     vec = VecMonitor(to_sb3(make_venv(cfg, copy=True)))
