@@ -1,23 +1,14 @@
 """`python -m evaluate GAME ...`: tournaments for every game, plus game-specific jobs.
 
-Examples::
-
-    python -m evaluate simple_poker --agents simple_poker/nash,random --games 2000 --option n=10
-    python -m evaluate simple_poker --exact --agents simple_poker/nash,simple_poker/threshold?t=1
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
-    python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --engine python   # not the compiled kernels
     python -m evaluate list                    # games and their agents
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
     python -m evaluate primi_composti --league --games 100                    # ratings of every agent
     python -m evaluate simple_poker --paired simple_poker/nash,random --against simple_poker/nash
-    python -m evaluate the_game --option num_players=2 --paired the_game/bestplays,the_game/simplest --against self
-    python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray            # deals as Ray tasks
-    python -m evaluate lama --agents lama/third,random*3 --games 40000 --backend ray --address HEAD:6379  # a cluster
 
-Game-specific flags (`--reproduce`, `--exact`, ...) come from the module its
-evaluate package declares (`evaluate.games.part(game).jobs`: `add_arguments(group)`, given the argument group
-they are listed under in `--help`, and `run(args) -> bool`); `python -m evaluate GAME --help` lists them, with
-the game's options and examples.
+Game-specific flags (`--reproduce`, `--exact`, ...) come from the module its evaluate package declares
+(`evaluate.games.part(game).jobs`: `add_arguments(group)` and `run(args) -> bool`); `python -m evaluate GAME
+--help` lists them, with the game's options and examples.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Simple-poker strategies: the seed's tactics, thresholds, and the exact equilibrium.
 
-Source: R. Grothmann, "Most Simple Poker Game" (Euler Math Toolbox tutorial);
-"Simple poker — rules specification" §3–4.
+Source: R. Grothmann, "Most Simple Poker Game"; rules specification §3–4. A behaviour strategy is a pair of
+vectors `(bet, call)` of length n: the probability that player 1 bets holding card c, and that player 2 calls a
+bet holding card c; the seed's pure tactics are 0/1 vectors, its threshold tactic t bets/calls iff card >= t. The
+equilibrium comes from two linear programs of size O(n) in behaviour strategies (SciPy's HiGHS).
 
-A *behaviour strategy* is a pair of vectors `(bet, call)` of length n: the
-probability that player 1 bets holding card c, and that player 2 calls a bet
-holding card c. The seed's pure tactics are 0/1 vectors (its `[0,1]` = bet only
-with 2) used in both roles; its threshold tactic t bets/calls iff card >= t.
-
-The equilibrium is computed in behaviour strategies with two linear programs of
-size O(n) (each player's infosets are just its n cards, so the sequence form is
-the behaviour form), solved by SciPy's HiGHS: n = 100 takes milliseconds,
-where the seed's matrix over 2^n pure tactics is exponential.
-
-Registered ids: `simple_poker/nash`, `simple_poker/threshold?t=<t>`,
-`simple_poker/tactic?bet=<bits>` (e.g. `?bet=011`: same vector in both roles) and
-`simple_poker/tactic?bet=<p1 bits>&call=<p2 bits>`.
+Ids: `simple_poker/nash`, `simple_poker/threshold?t=<t>`, `simple_poker/tactic?bet=<bits>` (one vector in both
+roles) and `simple_poker/tactic?bet=<p1 bits>&call=<p2 bits>`.
 """
 
 from __future__ import annotations
