@@ -1,30 +1,22 @@
 """The L.A.M.A. engine's compiled kernels: whole games in numba, decisions from outside.
 
-`play_game` deals, shuffles, checks legality, applies actions and scores one
-whole game under any `Config`, game for game identical to the plain engine
-(`envs.lama.rules`): same shuffle seeds, same SplitMix64 shuffles. Every
-decision is made by a *decide kernel* the caller passes in, a numba function::
+`play_game` plays one whole game under any `Config`, game for game identical to the plain engine (`envs.lama.rules`:
+same shuffle seeds, same SplitMix64 shuffles). Every decision is made by a *decide kernel* the caller passes in::
 
     decide(code, params, hands, seat, sizes, top, can_draw) -> action
 
-where `code` is the deciding seat's policy code and `params` every seat's
-float parameters (both opaque to the engine), `hands[seat]` counts the seat's
-cards per value, `sizes` holds every seat's hand size, and the action is a
-card value (0 = llama, 1..6), `DRAW` or `QUIT`. Rows are passed whole rather
-than sliced: a slice per decision costs reference counting in the hot loop.
-
-The caller compiles its batch kernel around `play_game` with its own decide
-kernel as a global (`play_game` is inlined, so the decisions are direct calls
-and the batch kernel is cached)::
+(`code` / `params` the deciding seat's policy code and every seat's float parameters, opaque to the engine;
+`hands[seat]` the seat's counts per value; the action a card value 0..6, `DRAW` or `QUIT`; rows are passed whole: a
+slice per decision costs reference counting). The caller compiles its batch kernel around the inlined `play_game`
+with its decide kernel as a global, so the kernel is cached::
 
     @numba.njit(cache=True, parallel=True)
     def batch(seeds, codes, params, switches, totals, won, info, budget):
         for k in numba.prange(seeds.shape[0]):
             play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k], budget)
 
-and `play_games(config, seeds, batch, codes, params, max_turns)` prepares the arrays,
-runs it and checks the outcome. The strategies' kernels live with the agents
-(`agents.lama.fast`); the engine knows no agent.
+and `play_games(config, seeds, batch, codes, params, max_turns)` runs it. The strategies' kernels live with the
+agents (`agents.lama.fast`).
 """
 
 from __future__ import annotations
@@ -145,18 +137,10 @@ def deal(seed, rnd, cards, disc, hands, sizes, active, draw):
 @numba.njit(inline="always")
 def play_game(decide, seed, codes, params, switches, totals, won, info, budget):
     """One game of shuffle seed `seed`, seat i deciding by `decide(codes[i], params, hands, i, ...)`, cut after
-    `budget` moves (-1: no limit; as `envs.core.play.play_game`'s `max_turns`).
-
-    `switches` are `config_codes(config)`. Fills `totals` and `won` (length n:
-    final points, rounds won; at a cut, those of the rounds ended) and `info` =
-    (rounds, steps, seat, action): steps is -1 past `MAX_STEPS`, -2 when
-    `decide` chose an illegal action (that seat and action are given);
-    otherwise seat and action are -1, or seat is `CUT` for a game cut at `budget`.
-
-    Inlined into each caller's batch kernel at numba IR level: `decide` then
-    becomes a direct call there (as fast as a hand-written loop) and the batch
-    kernel can be cached; a plain call with a function argument can be neither.
-    """
+    `budget` moves (-1: no limit). `switches` are `config_codes(config)`. Fills `totals` and `won` (final points, rounds
+    won) and `info` = (rounds, steps, seat, action): steps -1 past `MAX_STEPS`, -2 when `decide` chose an illegal action
+    (that seat and action given); else seat and action -1, or seat `CUT` for a game cut at `budget`. Inlined into the
+    caller's batch kernel (a plain call with a function argument could not be cached)."""
     n = codes.shape[0]
     hands = np.zeros((n, 7), np.int64)
     sizes = np.zeros(n, np.int64)
@@ -175,17 +159,12 @@ def play_game(decide, seed, codes, params, switches, totals, won, info, budget):
 @numba.njit(inline="always")
 def play_on(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, cards, rnd,
             reshuffles, cur, first_action, totals, won, info, budget):
-    """Play on from a mid-round position to the end of the game (what `play_game` runs after its first deal).
+    """Play on from a mid-round position to the end of the game (`advance` with no seat to stop at).
 
-    The position: `hands` (n, 7) counts, `sizes` (n,), `active` (n,), the draw
-    pile `draw[:ndraw]` (top last), the discard pile `disc[:nd]` (top last),
-    round `rnd` after `reshuffles` reshuffles, seat `cur` to act, and `totals`
-    / `won` so far (updated in place). `cards` is scratch (64). Later shuffles
-    come from `seed` as in the plain engine, so a `State` packed here plays on
-    exactly as `LamaGame` does. `first_action` >= 0 is taken as the first
-    decision instead of asking `decide` (a forced move, checked like any other).
-    Every array is modified in place; `info` as in `play_game`, steps counted
-    from this position, cut after `budget` moves (-1: no limit). It is `advance` with no seat to stop at.
+    The position: `hands` (n, 7) counts, `sizes`, `active`, the draw pile `draw[:ndraw]` and discard pile `disc[:nd]`
+    (tops last), round `rnd` after `reshuffles` reshuffles, seat `cur` to act, `totals` / `won` so far; `cards` is
+    scratch (64); later shuffles come from `seed` as in the plain engine. `first_action` >= 0 is the first decision
+    (checked like any other). Arrays change in place; `info` as in `play_game`, steps counted from here.
     """
     stock = np.empty(7, np.int64)  # the round's cards per value: observations only, not the rules
     for v in range(7):
@@ -214,22 +193,15 @@ STOP_ILLEGAL = -2  # an illegal decision (seat `cur`, action `act`): nothing was
 @numba.njit(inline="always")
 def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, stock, cards, rnd,
             reshuffles, cur, first_action, budget, totals, won, rng, rrow):
-    """The compiled game loop: play from a position until a seat of code <= `PAUSE_CODE` is to act (the vector
-    env's learner, -2, or one of its batch policies, <= `BATCH_CODE`), the game ends, or `budget` moves were played
-    (-1: no limit) — the whole-game loops (every code >= -1: no pause) and the vector env's steps alike. One code
-    compare a move, not a seat compare and a code compare (measured: the second compare cost the vector step ~5%).
+    """The compiled game loop: play from a position until a seat of code <= `PAUSE_CODE` is to act (the vector env's
+    learner or a batch policy), the game ends, or `budget` moves were played (-1: no limit). One code compare a move,
+    not a seat and a code compare (measured: the second cost the vector step ~5%).
 
-    The position and arrays as in `play_on`, plus `stock` (7,): the round's cards
-    per value (8 each after a deal; only the seed's reshuffle quirk changes it).
-    A seat decides by `decide(codes[seat], params, hands, seat, sizes, top,
-    can_draw)`, except that a seat of code `RANDOM_CODE` (-1) plays a uniformly random legal move
-    drawn from the SplitMix64 stream `rng[rrow]` (the k-th legal action in
-    increasing order, k = draw mod the number of legal actions).
-    `first_action` >= 0 is the first move (no pause before it), checked like any
-    other. Returns `(ndraw, nd, rnd, reshuffles, cur, steps, status, act)`:
-    the new position's scalars, the moves played, why it stopped (`STOP_*`) and
-    the refused action when status is `STOP_ILLEGAL`. When the game ends, the
-    arrays hold its final hands (not dealt anew).
+    The position as in `play_on`, plus `stock` (7,), the round's cards per value. A seat decides by `decide(...)`,
+    except that a seat of code `RANDOM_CODE` plays the k-th legal action in increasing order, k = a draw of the
+    SplitMix64 stream `rng[rrow]` mod their number. `first_action` >= 0 is the first move (no pause before it). Returns
+    `(ndraw, nd, rnd, reshuffles, cur, steps, status, act)`: the new scalars, the moves played, why it stopped
+    (`STOP_*`) and the refused action at `STOP_ILLEGAL`. An ended game's arrays hold its final hands.
     """
     scoring, return_chip, lpc, empty_deck, player0, target = switches
     n = codes.shape[0]
@@ -513,11 +485,9 @@ def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
 
 
 class Settings(NamedTuple):
-    """A vector env's fixed settings as the kernels take them: `switches` (`config_codes`), `dense` (reward),
-    `fixed_seat` (-1: drawn), `max_turns` (-1: none), `illegal_reward`, `target` (float, for observations),
-    the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` / `line_params[i, k]` of the opponent
-    k + 1 seats after the learner in line-up i, drawn per episode by the cumulative weights `line_cum`, and
-    `all_seats` (the policy moves for every seat; no line-up is drawn)."""
+    """A vector env's fixed settings as the kernels take them: `switches` (`config_codes`), `dense` (reward), `target`
+    (for observations), and the line-up fields every game's `Settings` has (`fixed_seat`, `max_turns`, `illegal_reward`,
+    `all_seats`, and `line_codes`, `line_params`, `line_cum` from `envs.core.vector.compile_line_ups`)."""
 
     switches: tuple
     dense: bool
@@ -754,21 +724,15 @@ def vec_reset(decide, T, B, S, fresh):
 
 @numba.njit(inline="always")
 def vec_step(decide, T, B, S, actions):
-    """One learner decision per table (`actions[r]`), the opponents up to its next one; an ended episode is
-    observed into `final_obs` and the table dealt anew in the same call (same-step autoreset).
+    """One learner decision per table (`actions[r]`), the opponents up to its next one; an ended episode is observed
+    into `final_obs` and the table dealt anew in the same call (same-step autoreset).
 
-    A refused action (out of range or illegal) changes nothing at the table and ends its episode with
-    `illegal_reward`. Rewards: the change of the learner's return since its previous decision, plus the `carry`
-    of the opponents' moves before its first one.
-
-    Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
-    an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
-    the paused tables and `SKIP` at the others, until no table is paused. (The layout of the plain path is the
-    fastest measured: a version with the step's end in a called helper ran the kernel 20-35% slower; the shared
-    bookkeeping of `envs.core.kernels` is inlined at IR level and measured no slower.)
-
-    `control="all_seats"` is `_step_all_seats`, which only the env's own kernels call (an env playing every seat
-    takes no opponents): left out of the opponents' kernels, it does not double their compile time.
+    A refused action changes nothing at the table and ends its episode with `illegal_reward`. The reward is the change
+    of the learner's return since its previous decision, plus the `carry` of the opponents' moves before its first one.
+    A table reaching a batch policy's turn pauses (`phase` 1, or 2 in an episode's opening) with its outputs unwritten;
+    the env calls this kernel again with that policy's move at the paused tables and `SKIP` at the others. The step's
+    end is written out here: in a called helper the kernel ran 20-35% slower. `control="all_seats"` is
+    `_step_all_seats`, which only the env's own kernels call (it would double the opponents' kernels' compile time).
     """
     scoring = S.switches[0]
     B.err[0] = -1

@@ -1,30 +1,15 @@
 """The engine's compiled kernels (numba, `cache=True`): Primi Composti for 2 to 6 players, every option.
 
-Covers every `Config` (`SUPPORTED`, `supports`): versions 1 and 2, any `num_players`
-(2..6) and `cards_per_player`, either `seat0_holds_two`, and version 2's official
-options: `steal_choice="player"` (the action names the operand pair: `do_move`'s
-`choice`) and `allow_revealed_operand` (a stack's top and the card below it are a
-pair too: `revealed`). Both are arguments with the seed's rules as defaults, so the
-callers that play the seed's max-steal game (the players' kernels, the fast solvers)
-compile the kernels without them (`seed_rules`; the reference solver passes them for
-the official options). Everything here is differential-tested
-against the plain engine (`envs.primi_composti.rules`): same deals, same moves,
-same stacks and scores. The number of seats is the arrays' (`hands.shape[0]`), so
-one compiled kernel serves every player count; the 2-player paths on these kernels
-(minimax and the reference solver, which live with the players:
-`agents.primi_composti.fast` and `agents.primi_composti.solvers`; the 2-player vector
-env) pay nothing measurable for it (`best_pair`).
+Covers every `Config` (`SUPPORTED`): version 2's official options are arguments (`choice` of `do_move`, `revealed`)
+with the seed's rules as defaults, so the seed's max-steal callers (the players' kernels, the fast solvers) compile
+without them (`seed_rules`). Differential-tested against `envs.primi_composti.rules`. The number of seats is the
+arrays' (`hands.shape[0]`): one compiled kernel serves every player count.
 
-Layout: `hands[p, i]` is seat p's i-th dealt card, `alive[p]` a bit mask of the
-positions not yet played; `stacks[s, h]` with heights `heights[s]` (s = 2·seat
-primes, 2·seat+1 composites); `scores[p]`. Operand pairs are those of the plain
-engine's `operand_pairs`, in its order: the stack-top pairs (i < j) in index order,
-then (revealed operand) each stack's top with the card below it (`pair_stacks`). `value` and `valid` are
-`rules.VALUE` and `rules.VALID` (passed in, so one compiled kernel serves all callers).
-
-Also here: the deal of a seed (`shuffle_cards`, `deal_seed`: `PrimiCompostiGame.deal(seed)` compiled) and
-the vector env's kernels (`vec_reset` / `vec_step`, many tables one row each, on the same `do_move`;
-`envs.primi_composti.vector`).
+Layout: `hands[p, i]` seat p's i-th dealt card, `alive[p]` a bit mask of the positions not yet played; `stacks[s, h]`
+with heights `heights[s]` (s = 2·seat primes, 2·seat+1 composites); `scores[p]`. Operand pairs are the plain
+engine's `operand_pairs`, in its order. `value` and `valid` are `rules.VALUE` and `rules.VALID`. Also here: the deal
+of a seed (`shuffle_cards`, `deal_seed`) and the vector env's kernels (`vec_reset` / `vec_step` on the same
+`do_move`).
 """
 
 from __future__ import annotations
@@ -155,10 +140,9 @@ def pair_bonus(version, c, q, mover, stacks, heights, value, valid):
 
 @njit(inline=INLINE)
 def immediate_score(version, c, mover, stacks, heights, value, valid, revealed):
-    """`PrimiCompostiGame.immediate_score` compiled: the seed's pair's bonus for card c (`best_pair`) + VALUE(c),
-    what the greedy players maximise. Their kernels and `observe_row`'s hints add VALUE(c) to `best_pair` themselves:
-    through this function (inlined or not) the greedy players' games ran at 0.60-0.67x the speed (numba 0.68.1,
-    20,000 games in one process)."""
+    """`PrimiCompostiGame.immediate_score` compiled: the seed's pair's bonus for card c (`best_pair`) +
+    VALUE(c), what the greedy players maximise (their kernels add VALUE(c) themselves: through this function their games
+    ran at 0.60-0.67x the speed)."""
     bonus, _ = best_pair(version, c, mover, stacks, heights, value, valid, revealed)
     return bonus + value[c]
 
@@ -291,8 +275,6 @@ def position_arrays(hands_in, stacks_in, scores_in, k: int):
 #: What the compiled engine plays, for the messages of those that refuse other options.
 SUPPORTED = ("versions 1 and 2, steal_choice='max' or 'player', allow_revealed_operand False or True, any "
              "num_players 2..6 and cards_per_player")
-#: The seed's rules: what the fast exact solvers play (the reference solver plays the official options too).
-SEED_RULES = "steal_choice='max' and allow_revealed_operand=False"
 
 
 def supports(game) -> bool:
@@ -301,7 +283,8 @@ def supports(game) -> bool:
 
 
 def seed_rules(game) -> bool:
-    """Whether `game` plays the seed's rules (`SEED_RULES`): the max-steal choice among the tops of two stacks."""
+    """Whether `game` plays the seed's rules (what the fast exact solvers play): the max-steal choice among the tops of
+    two stacks, no revealed operand."""
     cfg = game.config
     return cfg.steal_choice == "max" and not cfg.allow_revealed_operand and supports(game)
 
@@ -389,13 +372,10 @@ def new_tables(num_envs: int, num_players: int, k: int, choices: int = 1) -> Tab
 
 class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: the game (`version`, `k` cards a hand,
-    `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`
-    (`observation_hints`), `max_score` (the encoder's score scale), `fixed_seat` (-1: drawn), `max_turns`
-    (-1: none), `illegal_reward`, `all_seats`, the line-ups (`envs.core.vector.compile_line_ups`): `line_codes[i, j]`
-    the code of line-up i's opponent j (j + 1 seats after the learner), drawn per episode by the cumulative weights
-    `line_cum`, `value` / `valid` (`rules.VALUE`, `rules.VALID`), `revealed` (`allow_revealed_operand`) and `choices`
-    (`PrimiCompostiGame.num_choices`: 1 under `steal_choice="max"`, where action c − 2 plays card c with the seed's
-    pair; more under `"player"`, where action (c − 2)·choices + q plays it with operand choice q)."""
+    `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`, `max_score` (the
+    encoder's score scale), `value` / `valid`, `revealed`, `choices` (`PrimiCompostiGame.num_choices`), and the line-up
+    fields every game's `Settings` has (`fixed_seat`, `max_turns`, `illegal_reward`, `all_seats`, and `line_codes`,
+    `line_cum` from `envs.core.vector.compile_line_ups`)."""
 
     version: int
     k: int
@@ -508,10 +488,8 @@ def random_position(hands, alive, rng, r, mover, k):
 
 @njit(cache=True)
 def random_action(hands, alive, stacks, heights, turn, first, rng, r, k, revealed, choices, valid, legal):
-    """A uniformly random legal action of table r's seat to move when a card has several operand choices
-    (`steal_choice="player"`), from the stream `rng[r]`: the j-th legal action in id order, j = draw mod the number
-    of legal actions (`random_position`'s rule over the actions: the plain engine's `random` agent draws uniformly
-    among the same legal actions); `legal` (1, actions) is scratch for the mask."""
+    """A uniformly random legal action of table r's seat to move when a card has several operand choices, from the
+    stream `rng[r]`: the j-th legal action in id order, j = draw mod their number; `legal` (1, actions) is scratch."""
     mask_row(hands, alive, stacks, heights, turn, first, r, k, revealed, choices, valid, legal, 0)
     count = 0
     for a in range(legal.shape[1]):
@@ -786,19 +764,15 @@ def vec_reset(decide, T, B, S, fresh, revealed, choices):
 
 @njit(inline="always")
 def vec_step(decide, T, B, S, actions, revealed, choices):
-    """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move), then (one
-    seat) the opponents up to the learner's next one; an ended episode is observed into `final_obs` and the
-    table dealt anew in the same call (same-step autoreset).
+    """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move's), then the opponents
+    up to the learner's next one; an ended episode is observed into `final_obs` and the table dealt anew in the same
+    call (same-step autoreset).
 
-    A refused action (out of range, a card not in the hand, or an operand pair that does not combine to the card)
-    changes nothing at the table and ends its
-    episode with `illegal_reward`. Rewards: the change of the learner's return since its previous decision (the
-    deal, for its first: the opponents' opening moves count), through `carry`; under `all_seats`
-    `B.rewards[r, s]` is the change of seat s's return in the step, the reward the mover's and `ep_ret` player_0's.
-
-    Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
-    an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's move at
-    the paused tables and `SKIP` at the others, until no table is paused.
+    A refused action (out of range, a card not in the hand, a pair that does not combine to the card) changes nothing
+    and ends the episode with `illegal_reward`. The reward is the change of the learner's return since its previous
+    decision (through `carry`); under `all_seats` `B.rewards[r, s]` each seat's. A table reaching a batch policy's turn
+    pauses (`phase` 1, or 2 in an episode's opening); the env calls this kernel again with that policy's move at the
+    paused tables and `SKIP` at the others.
     """
     # the arrays and settings as locals, once (see the note on speed above)
     hands, alive, stacks, heights, scores = T.hands, T.alive, T.stacks, T.heights, T.scores

@@ -1,48 +1,25 @@
 """The Game engine's compiled kernels: whole official-rules games in numba, decisions from outside.
 
-`play_game` deals from a shuffled deck, checks and applies plays, refills hands
-and passes the turn under the official rules (`communication="none"`), game for
-game identical to the plain engine (`envs.the_game.rules`) given the same deck
-(`deal_orders`: the engine's own `rng.permutation`). Every play is chosen by a
-*decide kernel* the caller passes in, a numba function::
+`play_game` plays one game under the official rules (`communication="none"`), game for game identical to the plain
+engine (`envs.the_game.rules`) given the same deck (`deal_orders`). Every play is chosen by a *decide kernel* the
+caller passes in::
 
     decide(params, hands, seat, sizes, tops, placed, played, required) -> move
 
-where `hands[seat, :sizes[seat]]` is the seat's hand (in draw order), `tops`
-the four piles' top cards (two ascending, then two descending), `placed[c]` is
-1 for every card already on a pile, and `played`/`required` count the turn's
-plays and its minimum. The move is `pile * MAX_HAND + index` of a card that
-fits, or `END_TURN`. The engine ends the game when the seat to play holds no
-card that fits while it still owes a play.
-
-The caller compiles its batch kernel around `play_game` with its decide kernel
-as a global (`play_game` is inlined, so the decisions are direct calls and the
-batch kernel is cached)::
+(`hands[seat, :sizes[seat]]` the seat's hand in draw order, `tops` the four piles' tops, two ascending then two
+descending, `placed[c]` 1 for every card on a pile, `played` / `required` the turn's plays and its minimum; the move
+is `pile * MAX_HAND + index` of a card that fits, or `END_TURN`). The caller compiles its batch kernel around the
+inlined `play_game` with its decide kernel as a global, so the kernel is cached::
 
     @numba.njit(cache=True)
     def batch(orders, n, hand_size, min_cards, skip_empty, params, info):
         for g in range(orders.shape[0]):
             play_game(decide, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
 
-and `play_games(config, orders, batch, params)` runs it and checks the outcome.
-`skip_empty` is `Config.empty_hand == "skip"` (`skip_empty(config)`): whether the turn
-passes over a seat with an empty hand (the rulebook) or comes to it and ends the game
-(`"ends_game"`, R. Weinmeister's simulation).
-`play_on` plays on from any position (a mid-turn one included; `pack_state`
-turns an engine `State` into its arrays, `redeal` deals the cards a seat cannot
-see in a given order, `unseen_orders` draws such orders): the rollouts of
-search agents.
-
-All of them run one compiled game loop, `advance`: it plays from a position until a
-seat of code `PAUSE_CODE` or below is to decide (the vector env's learner, or one of
-its batch policies), the game ends or a move budget is spent, and a seat of
-code `RANDOM_CODE` plays uniformly random legal moves from a per-table SplitMix64
-stream. `play_on` is `advance` with no seat to pause at; the vector env's kernels
-(`vec_reset` / `vec_step` over `Tables`, one row a table, for
-`envs.the_game.vector`) call it to play the teammates up to the learner's next
-decision, pausing a table at a batch policy's turn until the env brings its move. `deal_order(seed)` is
-`rules.deal_order`'s twin (`TheGame.deal(seed)`).
-The strategies' kernels live with the agents (`agents.the_game.fast`).
+and `play_games(config, orders, batch, params)` runs it. `play_on` plays on from any position (`pack_state`,
+`redeal`, `unseen_orders`: the search agents' rollouts). All of them, and the vector env's kernels (`vec_reset` /
+`vec_step` over `Tables`), run one game loop, `advance`. `deal_order(seed)` is `rules.deal_order`'s twin. The
+strategies' kernels live with the agents (`agents.the_game.fast`).
 """
 
 from __future__ import annotations
@@ -85,13 +62,9 @@ def any_fits(hands: np.ndarray, seat: int, sizes: np.ndarray, tops: np.ndarray) 
 
 @numba.njit(inline="always")
 def play_game(decide, order, n, hs, min_cards, skip_empty, params, info):
-    """One game from the shuffled deck `order` (as `rng.permutation(arange(2, 100))`).
-
-    Fills `info` = (cards left, seat, move[, moves]): cards left 0 to 98, or -1 when
-    `decide` chose a move the rules forbid (that seat and move are given;
-    otherwise both are -1); a fourth entry, where `info` has one, gets the moves
-    played. Inlined into the caller's batch kernel (see the module docstring).
-    """
+    """One game from the shuffled deck `order` (as `rng.permutation(arange(2, 100))`). Fills `info` = (cards left, seat,
+    move[, moves]): cards left 0 to 98, or -1 when `decide` chose a move the rules forbid (that seat and move given;
+    else both -1); a fourth entry, where `info` has one, gets the moves played."""
     deck = np.empty(98, np.int64)
     for k in range(98):
         deck[k] = order[k]
@@ -111,18 +84,13 @@ def play_game(decide, order, n, hs, min_cards, skip_empty, params, info):
 @numba.njit(inline="always")
 def play_on(decide, hands, sizes, deck, dn, tops, placed, total, player, played, first, min_cards, skip_empty, params,
             info):
-    """Play a game on to its end from any official-rules position, a mid-turn one included.
+    """Play a game on to its end from any official-rules position, a mid-turn one included (`advance` with no
+    seat to pause at).
 
-    The position is given as arrays, changed in place: `hands[s, :sizes[s]]`
-    (each seat's hand in draw order; `hands.shape[1]` is the hand size),
-    `deck[:dn]` the draw pile (drawn from `deck[dn - 1]`), `tops`, `placed`
-    (as for a decide kernel), `total` cards on the piles, the seat `player` to
-    act having placed `played` cards this turn. `first` is the first decision
-    (a move, or `END_TURN`) or `NO_MOVE` to let `decide` make it. `skip_empty`:
-    the turn passes over seats with empty hands (`empty_hand="skip"`), else it
-    comes to them and the game ends there (`"ends_game"`). Fills `info`
-    as `play_game` does. It is `advance` with no seat to pause at. Inlined into the caller's kernel
-    (module docstring).
+    The position, changed in place: `hands[s, :sizes[s]]` (hand size `hands.shape[1]`), the draw pile `deck[:dn]` (drawn
+    from its end), `tops`, `placed`, `total` cards on the piles, the seat `player` to act having placed `played` cards
+    this turn. `first` is the first decision or `NO_MOVE`. `skip_empty`: the turn passes over seats with empty hands
+    (`empty_hand="skip"`), else the game ends there. Fills `info` as `play_game` does.
     """
     codes = np.zeros(hands.shape[0], np.int64)  # every seat decides by `decide`
     rng = np.zeros(1, np.uint64)
@@ -155,22 +123,15 @@ STOP_ILLEGAL = -2  # an illegal decision (seat `player`, move `act`): nothing wa
 @numba.njit(inline="always")
 def advance(decide, codes, params, hands, sizes, deck, dn, tops, placed, total, player, played, first, budget,
             min_cards, skip_empty, rng, rrow):
-    """The compiled game loop: play from a position until a seat of code <= `PAUSE_CODE` is to decide (the vector
-    env's learner or one of its batch policies), the game ends, or `budget` moves were played (-1: no limit) — the
-    whole-game loops (every code >= -1: no pause) and the vector env's steps alike. One code compare a move, as
-    L.A.M.A.'s `advance` (its second compare, a seat's, cost that vector step ~5%).
+    """The compiled game loop: play from a position until a seat of code <= `PAUSE_CODE` is to decide (the
+    vector env's learner or a batch policy), the game ends, or `budget` moves were played (-1: no limit). One code
+    compare a move, as L.A.M.A.'s `advance`.
 
-    The position as in `play_on` (arrays changed in place, scalars returned).
-    A seat decides by `decide(params, hands, seat, sizes, tops, placed, played,
-    required)` (`params` passed through as given), except that a seat of code
-    `RANDOM_CODE` in `codes` plays a uniformly random legal move drawn from the
-    SplitMix64 stream `rng[rrow]` (`random_move`), and a seat holding no card that
-    fits once its minimum is met ends its turn (its only legal move) without
-    asking `decide` — unless its code pauses: a paused seat is asked at every decision. A move
-    (a play or `END_TURN`) counts one step. `first` (not `NO_MOVE`) is the first
-    move, checked like any other. Returns `(dn, total, player, played, steps,
-    status, act)`: the new scalars, the moves played, why it stopped (`STOP_*`)
-    and the refused move when status is `STOP_ILLEGAL`.
+    The position as in `play_on`. A seat decides by `decide(...)`, except that a seat of code `RANDOM_CODE` plays a
+    uniformly random legal move from the SplitMix64 stream `rng[rrow]` (`random_move`), and a seat holding no card that
+    fits once its minimum is met ends its turn without asking, unless its code pauses. `first` (not `NO_MOVE`) is the
+    first move. Returns `(dn, total, player, played, steps, status, act)`: the new scalars, the moves played, why it
+    stopped (`STOP_*`) and the refused move at `STOP_ILLEGAL`.
     """
     n, hs = hands.shape[0], hands.shape[1]
     steps = 0
@@ -380,10 +341,9 @@ def new_tables(num_envs: int, num_players: int, hand_size: int, num_params: int)
 
 class Settings(NamedTuple):
     """A vector env's fixed settings as the kernels take them: `min_cards`, `skip_empty`, `starter`, `slot` (the
-    `actions="slot"` head), `win_bonus`, `card_reward`, `fixed_seat` (-1: drawn), `max_turns` (-1: none),
-    `illegal_reward`, `all_seats` (the policy acts for whoever is to move), and the line-ups
-    (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` / `line_params[i, k]` of the teammate k + 1 seats after
-    the learner in line-up i, drawn per episode by the cumulative weights `line_cum`."""
+    `actions="slot"` head), `win_bonus`, `card_reward`, and the line-up fields every game's `Settings` has
+    (`fixed_seat`, `max_turns`, `illegal_reward`, `all_seats`, and `line_codes`, `line_params`, `line_cum` from
+    `envs.core.vector.compile_line_ups`)."""
 
     min_cards: int
     skip_empty: bool
@@ -619,19 +579,14 @@ def vec_reset(decide, T, B, S, fresh):
 
 @numba.njit(inline="always")
 def vec_step(decide, T, B, S, actions):
-    """One learner decision per table (`actions[r]`, in the head in use), the teammates up to its next one; an
-    ended episode is observed into `final_obs` and the table dealt anew in the same call (same-step autoreset).
+    """One learner decision per table (`actions[r]`, in the head in use), the teammates up to its next one;
+    an ended episode is observed into `final_obs` and the table dealt anew in the same call (same-step autoreset).
 
-    A refused action (out of range, naming no move, or illegal) changes nothing at the table and ends its
-    episode with `illegal_reward`. Rewards: the team's cards placed (and the win bonus) since the learner's
-    previous decision, plus the `carry` of the teammates' moves before its first one. Under `all_seats` the
-    action is the move of whoever is to act (`T.learner` follows the turn; every seat pauses) and nobody else is
-    played.
-
-    Batch policies: a table reaching a batch policy's turn pauses (`phase` 1 inside the learner's step, 2 inside
-    an episode's opening) with its outputs unwritten; the env calls this kernel again with that policy's action at
-    the paused tables and `SKIP` at the others, until no table is paused. A batch policy's turn that comes once
-    `max_turns` moves were played is not asked for: the step ends truncated there, as `OpponentEnv` cuts.
+    A refused action changes nothing at the table and ends its episode with `illegal_reward`. The reward is the team's
+    since the learner's previous decision, plus the `carry` of the teammates' moves before its first one. Under
+    `all_seats` the action is the move of whoever is to act. A table reaching a batch policy's turn pauses (`phase` 1,
+    or 2 in an episode's opening); the env calls this kernel again with that policy's action at the paused tables and
+    `SKIP` at the others. A batch policy's turn after `max_turns` moves is not asked for: the step ends truncated.
     """
     hs = T.hands.shape[2]
     A = B.mask.shape[1]
