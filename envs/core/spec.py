@@ -1,21 +1,10 @@
 """A game as the engine layer knows it: `GameSpec` (its options, engine, encoder, env module, kind of game and
 chance model) and `Variant` (a game with its options: the value passed between layers and saved in run configs).
 
-Each game declares its spec in `envs/<game>/spec.py` (`SPEC`), and the suite registers the built-in games by one
-line each in `envs/__init__.py`. A new game registers its own spec explicitly::
-
-    import envs
-    envs.register(MY_SPEC)            # or envs.register("mygame", "mypackage.mygame.spec:SPEC"), imported lazily
-
-Each layer above declares its own part of a game in its own package and finds it there itself (the way Gymnasium
-and OpenSpiel registration work): the agents, their default line-up and kernels; the evaluation jobs and how to
-describe a view to a person; the training presets. A game registered from `"package.spec:SPEC"` has its
-`home(game_id)`, that package, where the layers above look for the parts of a game from outside the suite. A spec
-names no module of a layer above.
-
-Option declarations come from the game's `Config` dataclass: the field's type, its default, its
-allowed values (a `Literal` annotation), and the help text of the class docstring's `Attributes:`
-section, so a help screen generated from them cannot drift from the engine.
+Each game declares its spec in `envs/<game>/spec.py` (`SPEC`), registered by `envs.register`; the layers above find
+their own parts of a game in their own packages, or beside the spec of a game from outside the suite (`home`). A spec
+names no module of a layer above. Option declarations come from the game's `Config` dataclass (type, default,
+`Literal` values and the `Attributes:` help text), so a help screen cannot drift from the engine.
 """
 
 from __future__ import annotations

@@ -1,46 +1,25 @@
 """RoboRally's compiled fast path: the turn of `envs.roborally.rules` in numba, turn for turn identical.
 
-API (what search and training code calls):
+`FastEngine(game)` packs the board once (`engine.board`, a tuple of arrays); `engine.pack(state) -> FastState`,
+`engine.robots_of(fs)`, `engine.execute_turn(fs, programs)` (programs int [n, 5] of card numbers, 0 = none: the
+register phases, cleanup, re-entry and the next turn's start, as `RoboRallyGame.execute_turn` minus the deal) and
+`engine.deal(fs, seed)` (this module's SplitMix64 shuffle, not numpy's). `FastState` holds `robots` int32
+[n, NFIELDS] (columns `RX` .. `RSTAY`, the fields of `rules.Robot`), `registers` int32 [n, 5], `deck` int32 [84]
+(`deck[:meta[M_DECK]]` in draw order) and `meta` int32 [3] (`M_WINNER`, `M_TURN`, `M_DECK`).
 
-* `FastEngine(game)` packs the board of a `RoboRallyGame` into numba arrays once (`engine.board`, a tuple).
-* `engine.pack(state) -> FastState` and `engine.robots_of(fs)` / `engine.same(fs, state)` (compare helpers).
-* `engine.execute_turn(fs, programs) -> FastState`: `programs` is int [n_robots, 5] of card numbers (0 = none;
-  locked registers keep their card whatever is given); the five register phases, cleanup, re-entry and the
-  deterministic start of the next turn (a powered-down robot discards its damage, unlocked registers are cleared),
-  the same as `RoboRallyGame.execute_turn` minus the shuffle and deal. The input is not modified.
-* `engine.deal(fs, seed) -> (FastState, hands [n, 9], hand_len [n])`: the next deal with this module's SplitMix64
-  shuffle (not numpy's: the fast deal is a different, equally uniform shuffle of the same cards).
+Kernels (arrays in, modified in place): `turn_kernel` (a turn on filled registers), `set_programs`, `deal_kernel`,
+`deal_seeded` (the plain engine's deal: numpy's `default_rng((seed, turn)).shuffle` compiled bit for bit), the lone
+robot's `solo_phase` / `solo_register` / `solo_kernel` / `solo_many` (no other robots, no lasers), `hand_classes`
+(the seed's equivalence classes, §1.1), `count_programs_k` / `unrank_k` / `enumerate_programs` (reduced programs as
+`envs.roborally.programs` ranks them) and `random_turns` (whole random races). `rng` is a uint64 [1] SplitMix64
+state (`rng_seed`, `rng_next`, `rng_below`).
 
-`FastState` holds plain numpy arrays: `robots` int32 [n, NFIELDS] (columns `RX` .. `RSTAY`, the fields of
-`rules.Robot` in order), `registers` int32 [n, 5], `deck` int32 [84] (`deck[:meta[M_DECK]]` in draw order) and
-`meta` int32 [3] (`M_WINNER`, `M_TURN`, `M_DECK`).
-
-Kernels (njit, arrays in, modified in place; for other kernels' loops): `turn_kernel(bd, robots, regs, deck, meta,
-trace)` runs a turn on registers already filled, `set_programs(robots, regs, programs)` fills the unlocked
-registers, `deal_kernel(robots, regs, deck, meta, hands, hand_len, rng)` deals, `solo_register` /
-`solo_kernel(bd, x, y, facing, next_flag, cards, crushers)` run one register / one program of a robot alone (no
-other robots, no lasers) for the flag seeker and the Python agents' `SoloSimulator` (a separate loop for speed: see
-the comment there) and `solo_many` scores many programs so (BFS distance to the next flag at the end, death),
-`hand_classes(hand, n, kinds, cls)` gives the seed's equivalence classes (§1.1) of a sorted hand,
-`count_programs_k`/`unrank_k` rank reduced programs exactly as `envs.roborally.programs`, and `enumerate_programs`
-lists every reduced program of a hand as cards; `random_turns` plays whole random races (the benchmark's loop).
-`rng` is a uint64 [1] SplitMix64 state (`rng_seed`, `rng_next`, `rng_below`). `deal_seeded(..., seed)` deals
-as the plain engine does (`np_shuffle`: numpy's `default_rng((seed, turn)).shuffle`, compiled bit for bit), so
-from one deal seed both engines hold the same cards; the playouts keep the cheaper SplitMix64 deal.
-
-The vector env's kernels (`envs.roborally.vector`): `Tables` (one row a table), `Buffers`, `Settings`, and
-`vec_reset` / `vec_step` built around a decide kernel (`agents.roborally.fast.decide`; `RANDOM_KERNELS` for
-random opponents only): the programming sub-steps of `action_mode="register"` (`mask_row`, `apply_row`:
-`RoboRallyGame.seat_mask` / `apply`), the turn by `turn_kernel` and the next deal by `deal_seeded`, the
-observation by `observe_row` (`RoboRallyEncoder.encode`, bit for bit), returns by `learner_return`
-(`RoboRallyGame.returns`, `potential_of` = `rules.potential`). Opponent line-ups are drawn per table per episode
-(`deal_row`); a batch policy's seat (code <= `BATCH_CODE`) pauses its table at each sub-step where it has a choice
-(`Tables.phase`) and `vec_step` goes on there with the policy's move (`SKIP` elsewhere). Under `Settings.program`
-(`action_mode="program"`) the learner and the batch policies choose a whole program at their first sub-step of a
-turn (`program_mask_row`, `choose_program`, numbered by rank as `envs.roborally.programs`) and their later sub-steps
-are its registers (`planned_action`); `program_rows` lists every reduced program of a seat with its
-`PROGRAM_FEATURES`, run alone by the lone-robot register phase (`solo_phase`, what `solo_register` runs) and
-`solo_laser_map` (`turn_kernel`'s lasers with the robot alone on each square).
+The vector env's kernels (`envs.roborally.vector`): `Tables`, `Settings`, and `vec_reset` / `vec_step` built around
+a decide kernel (`RANDOM_KERNELS` for random opponents): the programming sub-steps (`mask_row`, `apply_row`), the
+turn by `turn_kernel`, the deal by `deal_seeded`, the observation by `observe_row` (`RoboRallyEncoder.encode`, bit for
+bit), returns by `learner_return`. Under `Settings.program` a seat chooses a whole program at its first sub-step of
+a turn (`program_mask_row`, `choose_program`); `program_rows` lists every reduced program with its
+`PROGRAM_FEATURES`.
 """
 
 from __future__ import annotations
@@ -1318,14 +1297,10 @@ def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:
 
 class Settings(NamedTuple):
     """A vector env's fixed settings: `num_actions`, `rounds` (5, or 6 with the power round), `progress` (the
-    shaped reward), `max_turns` (game turns, -1: none), `fixed_seat` (-1: drawn), `illegal_reward`, the line-ups
-    (`envs.core.vector.compile_line_ups`): `line_codes[i, k]` the code of the opponent k + 1 seats after the
-    learner in line-up i, drawn per episode by the cumulative weights `line_cum`; the start robots `R0`
-    (n, NFIELDS) and their potentials `phi0`; for observations `lives` (the encoder's), `static` (the board planes,
-    D float32), `off` (offsets of `OBS_FIELDS`) and the flags' squares `flags` (K, 2); `card_classes` (the env
-    option: False offers every unused card, not one per class); `all_seats` (the policy programs every robot; no
-    line-up is drawn); `program` (`action_mode="program"`: the learner, and each batch policy, chooses a whole
-    program at its first sub-step of a turn, its later sub-steps played from it: `choose_program`)."""
+    shaped reward), the start robots `R0` (n, NFIELDS) and their potentials `phi0`; for observations `lives`, `static`
+    (the board planes, D float32), `off` (offsets of `OBS_FIELDS`) and `flags` (K, 2); `card_classes`, `program`
+    (`action_mode="program"`), and the line-up fields every game's `Settings` has (`fixed_seat`, `max_turns` in game
+    turns, `illegal_reward`, `all_seats`, and `line_codes`, `line_cum` from `envs.core.vector.compile_line_ups`)."""
 
     num_actions: int
     rounds: int
@@ -1901,10 +1876,9 @@ def advance_row(decide, bd, T, B, r, S, first):
 # Not inlined: a call per episode costs nothing, and its four call sites would each compile a copy of the deal.
 @numba.njit(cache=True)
 def deal_row(bd, T, S, r, keep_seat):
-    """Deal table r's next episode: deal seed, learner's seat, line-up (`nb_pick_line_up`) and random stream from
-    its key and episode counter, the line-up seated. A deal dealt again (`keep_seat`: the last one ended before
-    the learner's first decision, never in RoboRally: the learner programs in the first turn) keeps the learner's
-    seat and line-up, as `OpponentEnv` keeps its seat. The table enters its opening (phase 2, `open_row`)."""
+    """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and
+    episode counter, the line-up seated; the table enters its opening (phase 2, `open_row`). `keep_seat` (a deal dealt
+    again) keeps the seat and line-up; RoboRally never needs it (the learner programs in the first turn)."""
     n = T.R.shape[1]
     deal_seed, _ = kernels.next_episode(T, S, r, keep_seat, LEARNER_CODE)  # all_seats: every robot, robot 0 to move
     for i in range(n):
@@ -1988,20 +1962,14 @@ def finish_step(bd, T, B, S, r, refused, a):
 
 @numba.njit(inline="always")
 def vec_step(decide, bd, T, B, S, actions):
-    """One learner decision per table (`actions[r]`), the opponents up to its next one; an ended episode is
-    observed into `final_obs` and the table dealt anew in the same call (same-step autoreset).
+    """One learner decision per table (`actions[r]`), the opponents up to its next one; an ended episode is observed
+    into `final_obs` and the table dealt anew in the same call (same-step autoreset).
 
-    A refused action (out of range or illegal) changes nothing at the table and ends its episode with
-    `illegal_reward`. Rewards as `OpponentEnv` adds them: (return after the learner's move − before) + the
-    `carry` of the opponents' moves before its first decision, + (return after the opponents' − after the move).
-    A game stopped by `max_turns` is a truncation (as `env()` shows it), every other end a termination.
-
-    Batch policies: a table where a batch policy has a choice to make pauses (`phase` 1 inside the learner's
-    step, 2 inside an episode's opening) with its outputs unwritten; the env calls this kernel again with that
-    policy's move at the paused tables and `SKIP` at the others, until no table is paused.
-
-    `control="all_seats"` is `_step_all_seats`, which only the env's own kernels call (an env playing every robot
-    takes no opponents): left out of the opponents' kernels, it no longer doubles their compile time.
+    A refused action changes nothing at the table and ends its episode with `illegal_reward`. Rewards as `OpponentEnv`
+    adds them, the `carry` of the opponents' opening included; a game stopped by `max_turns` is a truncation. A table
+    where a batch policy has a choice to make pauses (`phase` 1, or 2 in an episode's opening); the env calls this
+    kernel again with that policy's move at the paused tables and `SKIP` at the others. `control="all_seats"` is
+    `_step_all_seats`, which only the env's own kernels call (it would double the opponents' kernels' compile time).
     """
     B.err[0] = -1
     for r in range(T.seed.shape[0]):

@@ -1,18 +1,8 @@
 """Procedural RoboRally boards: `generate_board(seed, ...)`, also reached as `load_board("random:<seed>[:WxH]")`.
 
-A board is laid out in this order, all draws from one `np.random.default_rng(seed)`:
-1. a dock on the two southern rows (starts on the last row, facing north; nothing else there);
-2. belt lines as short random walks (some express), a turn marking a rotating belt square;
-3. pits, gears (both ways), wrenches and double wrenches on the remaining floor;
-4. lasers (1-3 beams) and pushers (registers 1-3-5 or 2-4), each mounted on a wall behind it, crushers if asked;
-5. loose wall segments, never across a belt's exit or a laser's line of fire from its own square;
-6. flags on floor squares, spread apart (the most distant of several candidate sets).
-
-Reachability is then guaranteed, not hoped for: the squares a robot can walk to from the dock (BFS over
-four-neighbours, walls block, pits forbidden: `Board.distances`) form one region; a flag outside it gets a
-corridor carved to the nearest square of the region along a shortest grid path (pits on the path become floor,
-walls crossed are removed, with any laser or pusher that was mounted on them). Every carve joins one more flag,
-so the loop ends, and as walls are symmetric every flag is then reachable from every start and every other flag.
+All draws come from one `np.random.default_rng(seed)`: a dock, belt lines, hazards, lasers and pushers, loose walls,
+then the flags; a flag the dock cannot reach gets a corridor carved to it, so every flag is reachable from every
+start. The layout, step by step, is described in docs/roborally.md ("Generated boards").
 """
 
 from __future__ import annotations
