@@ -49,19 +49,13 @@ class IllegalActionError(ValueError):
 class Game(Protocol[S, V]):
     """A turn-based game with explicit, non-mutated states.
 
-    Optional methods the adapters and tools use when present: `winners(state)`
-    (who won; default: the best return, nobody on a draw), `legal_mask(state)`
-    (a fast int8 mask), `public_info(state)` (a dict every seat may know, copied
-    into each seat's `infos` by the AEC adapter), `deal_key(rng)` (what `initial_state` draws
-    from `rng` before it deals, from which a compiled runner replays the same deal: a game whose
-    agents declare a compiled whole-game runner has it), and the attribute `max_game_length`: where the rules let a game
-    go on for ever (L.A.M.A.'s seed reshuffle), the move at which every env form truncates an episode and
-    tournaments cut a game when the user sets no `max_turns` (`default_max_turns`); far above any game that ends.
-
-    Implementations keep every option in a frozen `config` dataclass and all
-    randomness in explicit `np.random.Generator` arguments. Chance events after
-    the deal (a new round's shuffle, say) must come from the state itself (a deck
-    order or a seed drawn at `initial_state`) so that `apply` is a pure function.
+    Optional methods the adapters and tools use when present: `winners(state)` (default: the best return, nobody on a
+    draw), `legal_mask(state)` (a fast int8 mask), `public_info(state)` (copied into each seat's `infos`),
+    `deal_key(rng)` (what `initial_state` draws before it deals, from which a compiled runner replays the deal), and
+    `max_game_length` (where the rules let a game go on for ever: the move at which envs truncate and tournaments cut a
+    game unless `max_turns` is set). Options live in a frozen `config` dataclass, randomness in explicit
+    `np.random.Generator` arguments, and chance after the deal comes from the state itself, so `apply` is a pure
+    function.
     """
 
     config: Any
@@ -144,14 +138,9 @@ def legal_mask(game: Game, state: Any) -> np.ndarray:
 
 
 def unchecked_constructor(cls: type) -> Any:
-    """A positional constructor of the frozen dataclass `cls` that skips `__init__`.
-
-    A frozen dataclass sets each field through `object.__setattr__`; engines
-    build a state and a view at every step, where that costs about twice the
-    object. The returned function takes every field, in declaration order, and
-    writes the slots (or the instance dict) directly: the object is the same as
-    `cls(*fields)` (`__post_init__` and defaults are not applied).
-    """
+    """A positional constructor of the frozen dataclass `cls` that skips `__init__` (engines build a
+    state and a view every step, where `object.__setattr__` per field costs about twice the object): the object is
+    `cls(*fields)` without `__post_init__` or defaults."""
     import dataclasses
 
     names = [f.name for f in dataclasses.fields(cls)]
