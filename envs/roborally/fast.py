@@ -276,20 +276,13 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
                 meta[M_DECK] = m - 1
 
 
-# The turn's phases, one kernel each, twins of the methods of `rules._Turn` (rulebook §4.4, §4.5). They share the
-# turn's scratch arrays: `occ` [H, W] (square -> robot, -1 free), `dorder` (count, then the robots destroyed this
-# turn in order), `chain` (a push chain), `order` (robots in card order), `hits` (laser damage per robot) and `belts`
-# (`_convey`'s). They run in `_turn_phases`, which like the kernels it calls (`_convey`, `_push_step`, `_damage`,
-# `_place`, `_destroy`) is compiled without numba's reference counting (`_nrt=False`; numba refuses to compile an
-# allocation there, and compiles a kernel its caller compiles with the caller's setting unless the kernel states
-# one). Inlined into a reference-counted loop, each phase's array parameters are new references, taken (an atomic
-# NRT_incref) where the phase starts and dropped (NRT_decref) after their last use: about 21 pairs a register phase
-# that numba's pruning pass leaves (the calls to `_push_step`, `_convey` and `_damage` give each phase error exits,
-# and one phase's decrefs share a block with the next one's increfs). They cost the split turn 12% of its random
-# turns a second with 2 robots and 6% with 8, against the same turn written as one loop, whose arrays are taken once
-# a turn. Compiled so, against that loop with the same helpers (bench_roborally's functions, two processes, eight
-# alternating rounds, median): random turns -4.0% (2 robots) and -1.8% (8), one robot +9.5%, depth-1 playouts -2.3%
-# (2 robots) and -2.2% (4), vector env -1.8% (program mode) and -5.5% (register mode, quartiles -7.6% to -0.8%).
+# The turn's phases, one kernel each, twins of the methods of `rules._Turn` (rulebook §4.4, §4.5), sharing the turn's
+# scratch arrays (`occ` square -> robot, `dorder` the destroyed in order, `chain`, `order`, `hits`, `belts`). They run
+# in `_turn_phases`, compiled with its helpers without numba's reference counting (`_nrt=False`, stated by each: numba
+# otherwise compiles a kernel with its caller's setting): inlined into a counted loop, each phase took and dropped its
+# arrays (about 21 incref/decref pairs a register phase), 6-12% of the random turns a second against the same turn as
+# one loop; so compiled, the split turn runs 1.8-5.5% slower than that loop, one robot 9.5% faster (bench_roborally,
+# eight alternating rounds).
 
 @numba.njit(inline=INLINE)
 def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
@@ -781,18 +774,11 @@ def np_shuffle(deck, m, seed, turn):
 
 
 # --------------------------------------------------------------------------------------------------- one robot alone
-# The register phase for one robot alone is the one loop beside `turn_kernel` that stays, for speed. Its callers
-# step a lone robot register by register: the flag seeker's search over shared program prefixes (thousands of single
-# registers a decision, for every robot in every turn of a greedy playout), the mc screening, the turns table and
-# `agents.roborally.solo.SoloSimulator` (the Python agents' solo simulation, a thin wrapper over `solo_register`).
-# `turn_kernel` runs a whole turn of a table (occupancy grid, atomic belts, lasers, damage, checkpoints, cleanup,
-# re-entry, scratch arrays allocated per call): with one robot and no lasers it ends every program where
-# `solo_kernel` does but runs 3.3x fewer programs a second (benchmarks/bench_roborally.py, "one robot alone", five
-# runs: 2.0-2.2 M against 0.61-0.65 M on race_easy, a loaded 2-core machine). Greedy playouts spend about 95% of
-# their time in this search (depth 2: 5.5 k playouts/s against 106 k with random programs), so the fold would cost
-# them roughly 3x, far over the 20% a benchmark may lose. The physics here is differential-tested against
-# `RoboRallyGame.execute_turn` with one robot (tests/agents/test_roborally_agents.py,
-# tests/envs/roborally/test_fast.py).
+# The register phase for one robot alone is the one loop beside `turn_kernel` that stays, for speed: the flag seeker's
+# search, the mc screening, the turns table and `agents.roborally.solo.SoloSimulator` step a lone robot register by
+# register, and `turn_kernel` ends the same programs 3.3x slower (bench_roborally, "one robot alone"), which would cost
+# greedy playouts roughly 3x. Differential-tested against `RoboRallyGame.execute_turn` with one robot
+# (tests/envs/roborally/test_fast.py).
 
 @numba.njit(inline=INLINE)
 def solo_phase(bd, x, y, f, nf, c, ri, crushers_on):
