@@ -41,27 +41,11 @@ def kernel_settings(game: RoboRallyGame, engine: Any, encoder: RoboRallyEncoder,
 
 
 class RoboRallyVectorEnv(KernelTablesEnv):
-    """`num_envs` RoboRally races against compiled opponents (see `envs.core.vector` for the contract).
-
-    Args:
-        num_envs: tables (>= 1).
-        opponents: a line-up of `num_robots - 1` opponents (`OpponentKernel`s and `BatchPolicy`s; `opponents[k]`
-            drives the robot k + 1 seats after the learner's), or a `Pool` of line-ups drawn per table at each
-            episode's start. Kernels other than `RANDOM` must share one `kernels` object. `set_opponents`
-            replaces them.
-        seed: the vector env's seed (None: fresh); table i's episodes follow from `table_key(seed, i)` alone,
-            and each episode's `info["deal_seed"]` replays in `RoboRallyGame.deal`.
-        control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy programs every robot,
-            sub-step by sub-step: `info["current_player"]` the robot to move, `info["rewards"]` every robot's
-            reward of the step, `info["tabletop_episode"]["r"]` robot 0's return; give no opponents).
-        seat: fix the learner's robot (None: drawn per episode from the table's stream).
-        strict: raise `IllegalActionError` on a refused action.
-        copy: return fresh arrays (True) or the env's own buffers (False).
-        illegal_reward: the reward of a refused action (non-strict).
-        **options: game options (`envs.roborally.rules.Config`: board, num_robots, rules, reward, max_turns in
-            game turns, ...); `action_mode` "register" (one sub-step a decision) or "program" (a whole program a
-            turn, numbered by rank: see `program_table`).
-    """
+    """`num_envs` RoboRally races against compiled opponents: the arguments of `envs.core.vector.KernelTablesEnv`
+    (`opponents[k]` drives the robot k + 1 seats after the learner's; under `control="all_seats"` the policy programs
+    every robot, sub-step by sub-step, and robot 0's return is reported), with the game options of
+    `envs.roborally.rules.Config` (`max_turns` in game turns; `action_mode` "register", one sub-step a decision, or
+    "program", a whole program a turn numbered by rank: see `program_table`). It takes no `max_turns` of its own."""
 
     def __init__(
         self,
