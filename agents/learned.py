@@ -377,9 +377,14 @@ class Student:
 
         x = self.inputs(view, mask)
         self.net.eval()
-        with torch.no_grad():
-            logits, _ = self.net(*(torch.as_tensor(a[None]) for a in x))
-            p = torch.softmax(logits[0].double(), dim=-1).numpy()
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # one decision's forward: more threads only add their synchronisation
+        try:
+            with torch.no_grad():
+                logits, _ = self.net(*(torch.as_tensor(a[None]) for a in x))
+                p = torch.softmax(logits[0].double(), dim=-1).numpy()
+        finally:
+            torch.set_num_threads(threads)
         legal = np.asarray(mask) > 0
         p = np.where(legal, p, 0.0)
         return p / p.sum() if p.sum() > 0 else legal / legal.sum()
