@@ -231,12 +231,14 @@ def git_commit() -> str:
 
 
 def command_line() -> str:
-    """The command that started this process, as a user would type it (`python -m train ...`)."""
+    """The command that started this process, as a user would type it (`python -m train ...`), each word quoted
+    where the shell needs it (`--also 'board=race_easy num_robots=4'`), so `shlex.split` gives the words back."""
+    import shlex
     import sys
 
     if sys.argv and sys.argv[0].endswith(os.path.join("train", "__main__.py")):
-        return " ".join(["python -m train", *sys.argv[1:]])
-    return " ".join(["python", *sys.argv])
+        return " ".join(["python -m train", *map(shlex.quote, sys.argv[1:])])
+    return shlex.join(["python", *sys.argv])
 
 
 def provenance(method: str, command: str = "", commit: str | None = None) -> dict[str, Any]:

@@ -60,3 +60,12 @@ def test_a_distillation_run_folder_is_a_start(tmp_path):
     (tmp_path / "student" / "policy.json").write_text(json.dumps({}))
     assert train.run.student_folder(str(tmp_path)) == os.path.join(str(tmp_path), "student")
     assert train.run.student_folder(str(tmp_path / "student")) == str(tmp_path / "student")
+
+
+def test_the_shipped_distilled_program_scorer_plans_its_distillation_then_its_fine_tuning(tmp_path):
+    """`roborally/learned-program-joint`: distilled from roborally/mc, then fine-tuned by PPO from that run."""
+    first, second = plan("roborally/learned-program-joint", 1.0, str(tmp_path))
+    assert first[:2] == ["distill", "roborally"] and first[first.index("--teacher") + 1] == "roborally/mc"
+    assert second[second.index("--init-from") + 1] == str(tmp_path / "stage-1")
+    assert second[second.index("--features") + 1] == "roborally_program_joint"
+    assert "board=race_easy num_robots=4" in second  # one --also word, as typed

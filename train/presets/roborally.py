@@ -34,6 +34,15 @@ policy then plays (`learned:RUN/policy` on the rules engine):
 its joint turn, the other robots playing the flag seeker's programs for hands dealt from the unseen cards
 (`agents/roborally/joint.py`): the shipped `roborally/ppo-program-joint`, ahead of greedy on race_easy too
 (docs/roborally.md, "The joint turn as features").
+
+The same program scorer distilled from `roborally/mc` (DAgger: mc's playout means of the candidates the scorer
+offers, `MonteCarloProgram.action_values`), then fine-tuned by that PPO command with `--init-from RUN
+--critic-warmup 150000`, is the shipped `roborally/learned-program-joint`; `python -m train reproduce
+roborally/learned-program-joint` runs both stages:
+
+    python -m train distill roborally --teacher roborally/mc --features roborally_program_joint \
+        --option action_mode=program --option max_turns=60 --hidden 128,128 --rounds 1 --games-per-round 1300 \
+        --eval-games 100 --opponents roborally/greedy --seed 41 --out RUN
 """
 
 PRESET = {
