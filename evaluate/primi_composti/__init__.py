@@ -1,6 +1,7 @@
-"""Primi Composti's evaluation jobs: the seed's tables (`reproduce`), exact solves of deals (`solve`), position counts
-(`positions`) and terminal play (`play`). Importing the package declares the game's part of the evaluate layer
-(`evaluate.games`): its jobs, how to describe it to a person (terminal play), its league and examples."""
+"""Primi Composti's evaluation jobs: the seed's tables (`reproduce`), exact solves of deals (`solve`) and position
+counts (`positions`); terminal play is `python -m evaluate play primi_composti`. Importing the package declares the
+game's part of the evaluate layer (`evaluate.games`): its jobs, how to describe it to a person (terminal play), its
+league and examples."""
 
 from __future__ import annotations
 
