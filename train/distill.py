@@ -411,6 +411,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     check_out(cfg.out, resume is not None, overwrite)
     kind, features = resolve_kind(cfg)
     torch.manual_seed(cfg.seed)
+    torch.set_num_threads(1)  # as PPO: small fits on two threads ran 32x slower beside other jobs
     student = Student(cfg.game, cfg.options, kind, cfg.hidden, features)
     w = _worker_setup(cfg, kind, features)
     value_scale = getattr(w["teacher"], "value_scale", None)
