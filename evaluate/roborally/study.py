@@ -297,8 +297,6 @@ def run_curve(run: str, boards: list[str], races: int, seed: int, out: str, log=
     """A training run's learning curve on held-apart races: every snapshot (`RUN/snapshots/<steps>/`) and the run's
     end (`RUN/policy`) against greedy, 2 robots a board, seats rotated, `races` races of `seed`, with greedy's and
     mc's levels on the same races drawn; writes `curve.csv`, `curve.png` and `curve.json` to `out`."""
-    from train.curve import write_curve
-
     if not any(os.path.isdir(os.path.join(run, d)) for d in ("snapshots", "policy")):
         raise ValueError(f"{run} holds no snapshots/ and no policy/: not a training run's folder")
     with open(os.path.join(run, "config.json"), encoding="utf-8") as f:
@@ -313,24 +311,56 @@ def run_curve(run: str, boards: list[str], races: int, seed: int, out: str, log=
         points.append((max(wall), os.path.join(run, "policy")))
     levels = {b: {name: _seat_rate(b, [agent, "roborally/greedy"], races, seed, options)
                   for name, agent in (("greedy", "roborally/greedy"), ("mc", "roborally/mc"))} for b in boards}
-    curve, table = [], []
+    table = []
     for steps, path in points:
-        row = {"timesteps": float(steps), "wall_s": wall.get(steps, float("nan"))}
         for b in boards:
             rate, ci = _seat_rate(b, [f"learned:{path}", "roborally/greedy"], races, seed, options)
-            row[f"win_rate_{b}"] = rate
-            table.append({"steps": steps, "board": b, "win_rate": rate, "ci95": ci})
+            table.append({"steps": steps, "wall_s": wall.get(steps), "board": b, "win_rate": rate, "ci95": ci})
             log(f"{steps} steps, {b}: {rate:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]")
-        curve.append(row)
-    refs = {f"win_rate_{b}": [(lv[name][0], f"{name} in the seat ({lv[name][0]:.3f})") for name in ("greedy", "mc")]
-            for b, lv in levels.items()}
     os.makedirs(out, exist_ok=True)
-    write_curve(curve, out, f"{os.path.basename(os.path.normpath(run))} against greedy, 2 robots, "
-                f"{races} races of seed {seed} a point", references=refs)
-    write_json(os.path.join(out, "curve.json"), {"run": run, "seed": seed, "races": races, "options": options,
-                                                 "levels": levels, "points": table})
+    data = {"run": run, "seed": seed, "races": races, "options": options, "levels": levels, "points": table}
+    write_json(os.path.join(out, "curve.json"), data)
+    with open(os.path.join(out, "curve.csv"), "w", encoding="utf-8") as f:
+        f.write("steps,wall_s,board,win_rate,ci_low,ci_high\n" + "".join(
+            f"{p['steps']},{p['wall_s']},{p['board']},{p['win_rate']},{p['ci95'][0]},{p['ci95'][1]}\n" for p in table))
+    plot_curve(data, os.path.join(out, "curve.png"))
     return [os.path.join(out, name) for name in ("curve.csv", "curve.png", "curve.json")]
 
 
-__all__ = ["budget_cells", "load", "markdown_table", "play_cell", "plot", "run_cells", "run_curve", "study_cells",
-           "summarise"]
+def plot_curve(data: dict, path: str) -> None:
+    """`run_curve`'s points (a panel per board: win rate with its interval against learner steps, the run's
+    wall-clock minutes on top) with greedy's and mc's levels as lines; written to `path`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    boards = list(data["levels"])
+    fig, axes = plt.subplots(len(boards), 1, figsize=(7.5, 2.4 * len(boards) + 0.6), sharex=True, squeeze=False)
+    for ax, b in zip(axes[:, 0], boards):
+        pts = [p for p in data["points"] if p["board"] == b]
+        y = np.array([p["win_rate"] for p in pts])
+        err = np.array([[p["win_rate"] - p["ci95"][0], p["ci95"][1] - p["win_rate"]] for p in pts]).T
+        ax.errorbar([p["steps"] for p in pts], y, yerr=err, marker="o", ms=3, capsize=3, label="measured (95% CI)")
+        for j, name in enumerate(("greedy", "mc")):
+            level = data["levels"][b][name][0]
+            ax.axhline(level, color=f"C{3 + j}", ls="--", lw=1.2, label=f"{name} in the seat ({level:.3f})")
+        ax.set_ylabel(f"win rate, {b}", fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    axes[-1, 0].set_xlabel("learner steps")
+    walls = [(p["steps"], p["wall_s"]) for p in data["points"] if p["wall_s"] is not None and p["board"] == boards[0]]
+    if len(walls) >= 2:
+        x, minutes = np.array([w[0] for w in walls], float), np.array([w[1] for w in walls], float) / 60
+        top = axes[0, 0].secondary_xaxis("top", functions=(lambda v: np.interp(v, x, minutes),
+                                                           lambda m: np.interp(m, minutes, x)))
+        top.set_xlabel("wall-clock (minutes)", fontsize=8)
+    axes[0, 0].set_title(f"{os.path.basename(os.path.normpath(data['run']))} against greedy, 2 robots, "
+                         f"{data['races']} races of seed {data['seed']} a point", fontsize=10)
+    fig.tight_layout()
+    write_figure(fig, path, dpi=110)
+    plt.close(fig)
+
+
+__all__ = ["budget_cells", "load", "markdown_table", "play_cell", "plot", "plot_curve", "run_cells", "run_curve",
+           "study_cells", "summarise"]
