@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 #: Deals of the final comparison at the full budget (fewer with a smaller one; at least `MIN_FINAL_DEALS`).
@@ -151,6 +151,15 @@ def _own_steps(stage: dict[str, Any]) -> int:
     return int(m.group(1).replace(",", "")) if m else int(stage["steps"])
 
 
+def _groups(words: list[str]) -> Iterator[list[str]]:
+    """A recorded command's words in order, a flag together with its value where it takes one."""
+    i = 0
+    while i < len(words):
+        takes = i + 1 < len(words) and words[i].startswith("--") and not words[i + 1].startswith("--")
+        yield words[i:i + 1 + takes]
+        i += 1 + takes
+
+
 def stage_argv(stage: dict[str, Any], budget: float, out: str, start: str | None) -> list[str]:
     """The `python -m train` arguments of one recorded stage (see the module docstring), into run folder `out`,
     started from `start` (a run folder or a shipped id; None: fresh). A distillation stage keeps its rounds and
@@ -158,13 +167,9 @@ def stage_argv(stage: dict[str, Any], budget: float, out: str, start: str | None
     words, argv = recorded_argv(stage["command"]), []
     if _distilled(stage):
         return _distill_argv(words, budget, out)
-    i = 0
-    while i < len(words):
-        w = words[i]
-        takes = i + 1 < len(words) and w.startswith("--") and not words[i + 1].startswith("--")
-        if w not in DROPPED and not (w == "--hidden" and start):
-            argv += words[i:i + 1 + takes]
-        i += 1 + takes
+    for group in _groups(words):
+        if group[0] not in DROPPED and not (group[0] == "--hidden" and start):
+            argv += group
     argv += ["--timesteps", str(max(1, int(_own_steps(stage) * budget))), "--out", out,
              "--eval-games", "0", "--final-eval-games", "0", "--no-progress"]
     return argv + (["--init-from", start] if start else [])
@@ -172,15 +177,12 @@ def stage_argv(stage: dict[str, Any], budget: float, out: str, start: str | None
 
 def _distill_argv(words: list[str], budget: float, out: str) -> list[str]:
     """A recorded distillation command's arguments into run folder `out`, `--budget` of its games a round."""
-    argv, i = [], 0
-    while i < len(words):
-        w = words[i]
-        takes = i + 1 < len(words) and w.startswith("--") and not words[i + 1].startswith("--")
-        if w == "--games-per-round" and takes:
-            argv += [w, str(max(1, int(int(words[i + 1]) * budget)))]
-        elif w not in ("--out", "--overwrite", "--final-eval-games", "--no-progress"):
-            argv += words[i:i + 1 + takes]
-        i += 1 + takes
+    argv: list[str] = []
+    for group in _groups(words):
+        if group[0] == "--games-per-round" and len(group) == 2:
+            argv += [group[0], str(max(1, int(int(group[1]) * budget)))]
+        elif group[0] not in ("--out", "--overwrite", "--final-eval-games", "--no-progress"):
+            argv += group
     return argv + ["--out", out, "--final-eval-games", "0", "--no-progress"]
 
 
