@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -235,6 +236,11 @@ def merge(batches: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _ray_running() -> bool:
+    ray = sys.modules.get("ray")
+    return ray is not None and bool(ray.is_initialized())
+
+
 def _label_round(cfg, kind, features, state, beta, seeds, pool, backend=None) -> dict[str, Any]:
     parts = [seeds[i::cfg.workers] for i in range(cfg.workers)]
     if backend is not None:
@@ -407,6 +413,9 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     t0 = time.time()
     if cfg.game not in envs.available_games():
         raise ValueError(f"unknown or unavailable game {cfg.game!r}; available: {', '.join(envs.available_games())}")
+    if cfg.workers > 1 and backend is None and _ray_running():
+        raise ValueError(f"workers={cfg.workers} forks worker processes, and a fork beside Ray running in this "
+                         "process can hang; label on Ray instead (backend=get_backend('ray', ...)), or workers=1")
     cfg.out = cfg.out or cfg.default_out()
     check_out(cfg.out, resume is not None, overwrite)
     kind, features = resolve_kind(cfg)

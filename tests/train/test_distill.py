@@ -174,6 +174,46 @@ def test_an_endless_game_is_cut_in_roll_in_and_in_evaluation(monkeypatch, tmp_pa
     assert evaluate_policy_agent(game, first, [first], 20, np.random.default_rng(1))["eval_win_rate"] == 0
 
 
+class _OneProcess:
+    """A worker pool's `starmap` run in this process: the same parts and the same merge, no fork."""
+
+    @staticmethod
+    def starmap(fn, args):
+        return [fn(*a) for a in args]
+
+
+def _round_labels(workers: int, pool=None, backend=None) -> dict:
+    from train.distill import _label_round, resolve_kind
+    from train.seeds import children
+
+    cfg = DistillConfig(game="the_game", teacher="the_game/random", games_per_round=10, hidden=[8], workers=workers)
+    kind, features = resolve_kind(cfg)
+    seeds = children(np.random.SeedSequence(5), cfg.games_per_round)
+    return _label_round(cfg, kind, features, None, 1.0, seeds, pool, backend)
+
+
+def _assert_same_labels(a: dict, b: dict) -> None:
+    assert a["decisions"] == b["decisions"] > 100
+    for key in ("values", "chosen"):
+        np.testing.assert_array_equal(a[key], b[key])
+    for x, y in zip(a["inputs"], b["inputs"]):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_worker_processes_label_as_one_process_does():
+    """Two forked workers (`--workers 2`) give the labels of their two parts run here. This test comes before the
+    module's Ray tests: a fork beside Ray's threads in the same process can hang the child."""
+    import multiprocessing
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():  # left running by an earlier test file in this worker
+        ray.shutdown()
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        forked = _round_labels(2, pool)
+    _assert_same_labels(forked, _round_labels(2, _OneProcess()))
+
+
 @pytest.fixture(scope="module")
 def ray_backend():
     """One local Ray instance (2 CPUs, no dashboard) for the module's Ray tests, shut down after them."""
@@ -189,27 +229,12 @@ def ray_backend():
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_labels_are_the_same_on_ray(ray_backend, workers):
-    """A round's labels as Ray tasks equal the local labelling with the same `workers`, also for a teacher
-    that acts from its own generator (`the_game/random`, act only: its choice is labelled 0, the rest -1)."""
-    from train.distill import _label_round, resolve_kind
-    from train.seeds import children
-
-    cfg = DistillConfig(game="the_game", teacher="the_game/random", games_per_round=10, hidden=[8], workers=workers)
-    kind, features = resolve_kind(cfg)
-    seeds = children(np.random.SeedSequence(5), cfg.games_per_round)
-    if workers == 1:
-        local = _label_round(cfg, kind, features, None, 1.0, seeds, None)
-    else:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            local = _label_round(cfg, kind, features, None, 1.0, seeds, pool)
-    on_ray = _label_round(cfg, kind, features, None, 1.0, seeds, None, ray_backend)
-    assert on_ray["decisions"] == local["decisions"] > 100
-    for key in ("values", "chosen"):
-        np.testing.assert_array_equal(on_ray[key], local[key])
-    for a, b in zip(on_ray["inputs"], local["inputs"]):
-        np.testing.assert_array_equal(a, b)
+    """A round's labels as Ray tasks equal the local labelling with the same `workers` (their parts run in this
+    process), also for a teacher that acts from its own generator (`the_game/random`, act only: its choice is
+    labelled 0, the rest -1)."""
+    local = _round_labels(workers, None if workers == 1 else _OneProcess())
+    on_ray = _round_labels(workers, backend=ray_backend)
+    _assert_same_labels(on_ray, local)
     assert set(np.unique(local["values"][np.isfinite(local["values"])])) == {-1.0, 0.0}
 
 
@@ -328,3 +353,11 @@ def test_distillation_checks_its_config():
         DistillConfig(game="simple_poker", teacher="simple_poker/nash", seed=-1)
     with pytest.raises(ValueError, match="teacher must be an agent id"):
         DistillConfig(game="simple_poker", teacher="")
+
+
+def test_worker_processes_are_refused_beside_a_running_ray(ray_backend, tmp_path):
+    """`workers > 1` forks; beside Ray in the same process it is refused before any work, naming the way out."""
+    cfg = DistillConfig(game="simple_poker", teacher="simple_poker/nash", workers=2, out=str(tmp_path / "run"))
+    with pytest.raises(ValueError, match="label on Ray instead"):
+        distill(cfg, verbose=False)
+    assert not (tmp_path / "run").exists()
