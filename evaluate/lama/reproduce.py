@@ -11,8 +11,10 @@ compiled tournament path `agents.lama.fast`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -100,6 +102,11 @@ def play(cfg: Config, seeds: np.ndarray, strategies: Any, params: Any) -> Result
     return play_games(cfg, seeds, strategies, params, max_turns=move_limit(cfg))
 
 
+def _share(k: int, g: int) -> Interval:
+    """The share k / g with its Wilson 95 % interval."""
+    return (k / g, *wilson_interval(k, g))
+
+
 def seat_statistics(res: Results) -> SeatStats:
     """The seed's per-seat statistics of `res` with 95 % intervals."""
     g, n = res.totals.shape
@@ -107,21 +114,21 @@ def seat_statistics(res: Results) -> SeatStats:
     total_rounds = int(res.rounds.sum())
     win, win_round, over, pts = [], [], [], []
     for i in range(n):
-        k = int(wins[:, i].sum())
-        win.append((k / g, *wilson_interval(k, g)))
-        r = int(res.rounds_won[:, i].sum())
-        win_round.append((r / total_rounds, *wilson_interval(r, total_rounds)))
-        o = int((res.totals[:, i] > 30).sum())
-        over.append((o / g, *wilson_interval(o, g)))
+        win.append(_share(int(wins[:, i].sum()), g))
+        win_round.append(_share(int(res.rounds_won[:, i].sum()), total_rounds))
+        over.append(_share(int((res.totals[:, i] > 30).sum()), g))
         pts.append(mean_interval(res.totals[:, i]))
     return SeatStats(g, win, win_round, over, pts, mean_interval(res.rounds), total_rounds, int(res.cut.sum()))
 
 
+def _config(n: int, options: dict[str, Any]) -> Config:
+    """The engine's `Config` for `n` players under `options`, the seed's rules (`seed2022`) unless they say."""
+    return Config(num_players=n, **{"rules": "seed2022", **options})
+
+
 def seat_table(n: int, strategies: list[int], games: int, seed: int, **options: Any) -> SeatStats:
     """Fixed seating: seat i plays `strategies[i]` (default rules `seed2022`)."""
-    options.setdefault("rules", "seed2022")
-    cfg = Config(num_players=n, **options)
-    return seat_statistics(play(cfg, game_seeds(games, seed), strategies, TUNED))
+    return seat_statistics(play(_config(n, options), game_seeds(games, seed), strategies, TUNED))
 
 
 def _fmt(iv: Interval, digits: int = 3) -> str:
@@ -193,13 +200,11 @@ def matchup(
     **options: Any,
 ) -> Interval:
     """Win rate (Wilson 95 %) of one `hero` seat (random per game) against n−1 `others`."""
-    options.setdefault("rules", "seed2022")
-    cfg = Config(num_players=n, **options)
+    cfg = _config(n, options)
     seeds = game_seeds(games, seed) if seeds is None else seeds
     strats, seat = random_seating(len(seeds), n, hero, others, seed)
     res = play(cfg, seeds, strats, np.asarray(params, dtype=float))
-    k = int(res.wins[np.arange(len(seeds)), seat].sum())
-    return (k / len(seeds), *wilson_interval(k, len(seeds)))
+    return _share(int(res.wins[np.arange(len(seeds)), seat].sum()), len(seeds))
 
 
 def crn_wins(
@@ -252,9 +257,8 @@ def tune_third(
     """The seed's Monte-Carlo search for (A, B, C, D), then done right: the same candidates on common
     deals, pruned by successive halving (`eta`) within the seed's budget, the winner and both published sets re-tested
     on `retest_games` fresh deals."""
-    options.setdefault("rules", "seed2022")
     n = options.pop("num_players", 4)
-    cfg = Config(num_players=n, **options)
+    cfg = _config(n, options)
     rng = np.random.default_rng([seed, 3])
     cand = BOX[:, 0] + rng.random((candidates, 4)) * (BOX[:, 1] - BOX[:, 0])
     budget = candidates * games_per_candidate
@@ -297,9 +301,8 @@ def tune_third(
         w = crn_wins(cfg, fresh, strats, seat, np.array([best, crn_best, TUNED, DEFAULT]))
         bar.update(4 * retest_games)
 
-    def iv(row):
-        k = int(row.sum())
-        return (k / retest_games, *wilson_interval(k, retest_games))
+    def iv(row: np.ndarray) -> Interval:
+        return _share(int(row.sum()), retest_games)
 
     diff = mean_interval(w[1].astype(float) - w[2].astype(float))
     return TuneReport(
@@ -368,21 +371,17 @@ def sweep(strategy_of_seat, ns, games: int, seed: int, bar: Any = None, **option
     return out
 
 
-def plot_seats(data: dict[int, SeatStats], metric: str, ylabel: str, title: str, path: str) -> None:
-    """One line per player count over seat index (the seed's Figs. 1, 3, 5, 6, 8 style), with 95 % bars."""
+@contextlib.contextmanager
+def _axes(path: str, xlabel: str, ylabel: str, title: str) -> Iterator[Any]:
+    """A 6.4 x 4.2 inch figure's axes to draw on; labelled, with a legend, and written to `path` after the block."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for n, st in data.items():
-        vals = getattr(st, metric)
-        y = np.array([v[0] for v in vals])
-        err = np.array([[v[0] - v[1] for v in vals], [v[2] - v[0] for v in vals]])
-        ax.errorbar(np.arange(1, n + 1), y, yerr=err, marker="o", capsize=3, label=f"n = {n}")
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.set_xlabel("player index")
+    yield ax
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
@@ -391,27 +390,27 @@ def plot_seats(data: dict[int, SeatStats], metric: str, ylabel: str, title: str,
     plt.close(fig)
 
 
+def _errorbar(ax: Any, x: Any, ivs: list[Interval], label: str) -> None:
+    """`ivs`' estimates over `x` with their 95 % bars."""
+    err = [[v[0] - v[1] for v in ivs], [v[2] - v[0] for v in ivs]]
+    ax.errorbar(x, [v[0] for v in ivs], yerr=err, marker="o", capsize=3, label=label)
+
+
+def plot_seats(data: dict[int, SeatStats], metric: str, ylabel: str, title: str, path: str) -> None:
+    """One line per player count over seat index (the seed's Figs. 1, 3, 5, 6, 8 style), with 95 % bars."""
+    with _axes(path, "player index", ylabel, title) as ax:
+        for n, st in data.items():
+            _errorbar(ax, np.arange(1, n + 1), getattr(st, metric), f"n = {n}")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+
+
 def plot_rounds(data: dict[int, SeatStats], title: str, path: str) -> None:
     """Average rounds per game over the number of players (Figs. 4, 7), seed-code values marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ns = sorted(data)
-    y = [data[n].rounds[0] for n in ns]
-    err = [[data[n].rounds[0] - data[n].rounds[1] for n in ns], [data[n].rounds[2] - data[n].rounds[0] for n in ns]]
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    ax.errorbar(ns, y, yerr=err, marker="o", capsize=3, label="ours")
-    if "strategy 1" in title:
-        ax.plot(list(SEED_CODE_ROUNDS), list(SEED_CODE_ROUNDS.values()), "x", label="seed's code (rules doc §6.4)")
-    ax.set_xlabel("number of players")
-    ax.set_ylabel("rounds per game")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    write_figure(fig, path, dpi=120)
-    plt.close(fig)
+    with _axes(path, "number of players", "rounds per game", title) as ax:
+        ns = sorted(data)
+        _errorbar(ax, ns, [data[n].rounds for n in ns], "ours")
+        if "strategy 1" in title:
+            ax.plot(list(SEED_CODE_ROUNDS), list(SEED_CODE_ROUNDS.values()), "x", label="seed's code (rules doc §6.4)")
 
 
 def reproduce(
@@ -592,31 +591,10 @@ def _write_figures(
 
 
 def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for (n, target), st in f2.items():
-        y = [w[0] for w in st.win]
-        err = [[w[0] - w[1] for w in st.win], [w[2] - w[0] for w in st.win]]
-        ax.errorbar(
-            np.arange(1, n + 1),
-            y,
-            yerr=err,
-            marker="o",
-            capsize=3,
-            label=f"n = {n}, target {target} ({st.games} games)",
-        )
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.set_xlabel("player index")
-    ax.set_ylabel("P(win game)")
-    ax.set_title("Fig. 2: strategy 1, game to 40 vs 5000 points", fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    write_figure(fig, path, dpi=120)
-    plt.close(fig)
+    with _axes(path, "player index", "P(win game)", "Fig. 2: strategy 1, game to 40 vs 5000 points") as ax:
+        for (n, target), st in f2.items():
+            _errorbar(ax, np.arange(1, n + 1), st.win, f"n = {n}, target {target} ({st.games} games)")
+        ax.xaxis.get_major_locator().set_params(integer=True)
 
 
 # --- CLI hook (`python -m evaluate lama ...`) ------------------------------------------------
