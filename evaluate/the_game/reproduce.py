@@ -68,7 +68,7 @@ OFFICIAL_BASELINES: tuple[tuple[str, str, str, str | None], ...] = (
 )
 
 
-def play_with(game: TheGame, agent_id: str, rng: np.random.Generator, agent_game: TheGame | None = None) -> State:
+def play_with(game: Any, agent_id: str, rng: np.random.Generator, agent_game: TheGame | None = None) -> State:
     """One game with `agent_id` in every seat (each its own child generator of `rng`); returns the final
     state. `agent_game` (default `game`) is the engine the agents are built for."""
     state = game.initial_state(rng)
@@ -126,9 +126,7 @@ def simulate_both_readings(config: Config, agent_id: str, games: int, seed: int)
     finals: dict[str, list[State]] = {"skip": [], "ends_game": []}
     for r in np.random.default_rng(seed).spawn(games):
         watch = _EndsGameWatch(skip, ends)
-        state = skip.initial_state(r)
-        seats = [agent_registry.make(agent_id, built_for, g, game_name="the_game") for g in r.spawn(skip.num_players)]
-        final = play_out(watch, seats, state)[0]
+        final = play_with(watch, agent_id, r, built_for)
         finals["skip"].append(final)
         finals["ends_game"].append(watch.ended if watch.ended is not None else final)
     return {k: _results(v) for k, v in finals.items()}
@@ -250,6 +248,12 @@ class OfficialCell:
     empty_hand: str = "skip"
     sd: float = float("nan")
 
+    def paper_text(self) -> tuple[str, str, str]:
+        """The published cards left, <10-left % and win % as printed ("-" where none)."""
+        return (f"{self.paper_mean:.1f}" if self.paper_mean is not None else "-",
+                f"{100 * self.paper_excellent:.0f}" if self.paper_excellent is not None else "-",
+                f"{100 * self.paper_win:.0f}" if self.paper_win is not None else "-")
+
     def agreement(self, paper_games: int = WEINMEISTER_GAMES, z: float = Z95) -> dict[str, bool] | None:
         """Whether each of our figures is within the 95% tolerance (`z`) of the published one (None without one).
 
@@ -324,9 +328,7 @@ def format_official(cells: list[OfficialCell]) -> str:
             f" | {'win % (CI)':>16} {'RW':>4}")
     lines += [head, "-" * len(head)]
     for c in cells:
-        pm = f"{c.paper_mean:.1f}" if c.paper_mean is not None else "-"
-        pe = f"{100 * c.paper_excellent:.0f}" if c.paper_excellent is not None else "-"
-        pw = f"{100 * c.paper_win:.0f}" if c.paper_win is not None else "-"
+        pm, pe, pw = c.paper_text()
         lines.append(
             f"{c.label:<16}{c.players:>2} | {f'{c.mean_left:.1f} ({c.mean_low:.1f}-{c.mean_high:.1f})':>20} {pm:>5} | "
             f"{f'{100 * c.excellent:.0f} ({100 * c.excellent_low:.0f}-{100 * c.excellent_high:.0f})':>17} {pe:>4} | "
@@ -392,9 +394,7 @@ def format_weinmeister(cells: list[OfficialCell]) -> str:
     for c in cells:
         agr = c.agreement() or {}
         mark = {k: ("=" if agr[k] else "x") if k in agr else " " for k in ("mean", "excellent", "win")}
-        pm = f"{c.paper_mean:.1f}" if c.paper_mean is not None else "-"
-        pe = f"{100 * c.paper_excellent:.0f}" if c.paper_excellent is not None else "-"
-        pw = f"{100 * c.paper_win:.0f}" if c.paper_win is not None else "-"
+        pm, pe, pw = c.paper_text()
         lines.append(
             f"{c.agent:<20}{c.players:>2} {c.empty_hand:<10}{c.games:>6} | "
             f"{f'{c.mean_left:.2f} ({c.mean_low:.2f}-{c.mean_high:.2f})':>20} {pm:>5} {mark['mean']} | "
@@ -442,8 +442,7 @@ def run(args: argparse.Namespace) -> bool:
         print(f"\nwrote {png}\n")
         report["berger2024"] = [asdict(c) | {"z": c.z} for c in cells]
     if part in ("both", "official"):
-        opts = {k: v for k, v in (args.options or {}).items() if k in ("min_cards_per_turn", "win_bonus")}
-        opts |= {k: v for k, v in (args.options or {}).items() if k == "empty_hand"}
+        opts = {k: v for k, v in (args.options or {}).items() if k in ("min_cards_per_turn", "win_bonus", "empty_hand")}
         ocells = reproduce_official(games, seed, progress=progress, **opts)
         print(format_official(ocells))
         report["official"] = [asdict(c) for c in ocells]
