@@ -33,16 +33,15 @@ from envs.core.options import make_config
 from envs.core.play import play_game, reseed_agent
 from envs.core.spec import entry_point
 from evaluate import backends
-from evaluate.backends import Backend, LocalBackend, blocks, forget, per_process
+from evaluate.backends import Backend, LocalBackend, forget, per_process
 from evaluate.cli import Parser, check_outputs
 from evaluate.games import part as evaluation_part
 from evaluate.jsonio import write_figure
 from evaluate.jsonio import write_json as _write_json
 from evaluate.tournament import (
-    compiled_blocks,
+    collect_blocks,
     compiled_runner,
-    compiling_first,
-    compiling_note,
+    deal_blocks,
     deal_keys,
     progress_bar,
     seat_streams,
@@ -207,14 +206,9 @@ class LeagueSpec:
 _SLOT = "league"  # the per-process slot of a league's game and entrant copies (`evaluate.backends.per_process`)
 
 
-def _copies_for(spec: LeagueSpec) -> dict[str, list[Any]]:
-    """n copies of every entrant (a line-up may seat n − 1 copies of one), built once per process and
-    re-seeded before every game, so reusing them across deals changes nothing."""
-    return _built_for(spec)[1]
-
-
 def _built_for(spec: LeagueSpec) -> tuple[Any, dict[str, list[Any]]]:
-    """The league's game and entrant copies of this process (`_copies_for`)."""
+    """The league's game and n copies of every entrant (a line-up may seat n − 1 copies of one), built once per
+    process and re-seeded before every game, so reusing them across deals changes nothing."""
     def build() -> tuple[Any, dict[str, list[Any]]]:
         game = envs.make_game(spec.game_name, **dict(spec.options))
         return game, {i: [agent_registry.make(i, game, np.random.default_rng(spec.seed), game_name=spec.game_name)
@@ -357,21 +351,18 @@ def run_league(game_name: str, agent_ids: list[str] | None = None, settings: Lea
         n = game.num_players
         ids, left_out = _league_ids(game_name, game, options, agent_ids)
         spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns, uuid.uuid4().hex)
-        copies = _copies_for(spec)
+        _, copies = _built_for(spec)
         k = len(ids)
-        wins = np.zeros((games, k, k))
-        returns_sum = np.zeros(k)
-        returns_n = np.zeros(k, dtype=int)
-        games_n = np.zeros(k, dtype=int)
-        prints = _Fingerprints()
         cooperative = envs.spec(game_name).cooperative
-        played, play = _league_blocks(spec, game, copies, games, engine, backend or LocalBackend())
-        with compiling_note(bar, game_name):  # an entrant that compiles at its first decision (Python engine)
-            d = _collect(compiling_first(played, play, game_name, bar), wins, (returns_sum, returns_n, games_n),
-                         prints, stop_on_interrupt, bar)
+        play = compiled_runner(game_name, game, ids, engine, max_turns, backend, [copies[i][0] for i in ids])
+        task = functools.partial(play_league_compiled_deals, spec)
+        blocks_of = deal_blocks(games, backend or LocalBackend(), play, functools.partial(play_league_deals, spec),
+                                task, task, bar, watched=False)
+        done = collect_blocks(blocks_of, play, game_name, bar, 1, stop_on_interrupt)
     finally:
         bar.close()
-    planned, games, wins = games, d, wins[:d]
+    planned, games = games, len(done)
+    wins, (returns_sum, returns_n, games_n), prints = _tally(done, k)
 
     total = wins.sum(axis=0)
     strength = fit_bradley_terry(total)
@@ -416,44 +407,22 @@ def _league_ids(game_name: str, game: Any, options: dict[str, Any], agent_ids: l
     return ids, {} if agent_ids else left_out
 
 
-def _league_blocks(spec: LeagueSpec, game: Any, copies: dict[str, Any], games: int, engine: str,
-                   backend: Backend) -> tuple[Any, Any]:
-    """The played blocks of the league's `games` deals, in order, and the compiled runner (None: the
-    Python engine)."""
-    ids = list(spec.ids)
-    play = compiled_runner(spec.game_name, game, ids, engine, spec.max_turns, backend, [copies[i][0] for i in ids])
-    if play is None:
-        return backend.imap(functools.partial(play_league_deals, spec), blocks(games, backend)), None
-    if backend.remote:
-        return backend.imap(functools.partial(play_league_compiled_deals, spec), blocks(games, backend)), play
-    return compiled_blocks(games, functools.partial(play_league_compiled_deals, spec)), play
-
-
-def _collect(results: Any, wins: np.ndarray, sums: tuple[np.ndarray, np.ndarray, np.ndarray], prints: Any,
-             stop_on_interrupt: bool, bar: Any = None) -> int:
-    """Take the played blocks into `wins`, `sums` and the fingerprints, moving `bar` a block at a time;
-    returns the deals taken (a stop keeps the finished ones with `stop_on_interrupt`)."""
-    returns_sum, returns_n, games_n = sums
-    d = 0
-    try:
-        for block in results:
-            for deal_wins, played in block:
-                wins[d] = deal_wins
-                # summed game by game in play order, as one process would: the same floats on every backend
-                for lineup, ret in played:
-                    for s, e in enumerate(lineup):
-                        returns_sum[e] += ret[s]
-                        returns_n[e] += 1
-                    for e in set(lineup):
-                        games_n[e] += 1
-                    prints.add(d, lineup, ret)
-                d += 1
-            if bar is not None:
-                bar.update(len(block))
-    except (KeyboardInterrupt, backends.WorkerLostError):  # keep the finished deals, as a tournament does
-        if not (stop_on_interrupt and d):
-            raise
-    return d
+def _tally(done: list[Any], k: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray], Any]:
+    """wins[deal, i, j], each entrant's (sum of returns, seats held, games played) and the fingerprints of the
+    played deals `done`, summed game by game in play order, as one process would: the same floats on every
+    backend."""
+    wins = np.array([deal_wins for deal_wins, _ in done]).reshape(len(done), k, k)
+    returns_sum, returns_n, games_n = np.zeros(k), np.zeros(k, dtype=int), np.zeros(k, dtype=int)
+    prints = _Fingerprints()
+    for d, (_, played) in enumerate(done):
+        for lineup, ret in played:
+            for s, e in enumerate(lineup):
+                returns_sum[e] += ret[s]
+                returns_n[e] += 1
+            for e in set(lineup):
+                games_n[e] += 1
+            prints.add(d, lineup, ret)
+    return wins, (returns_sum, returns_n, games_n), prints
 
 
 class _Fingerprints:

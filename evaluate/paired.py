@@ -27,18 +27,17 @@ import envs
 from agents import expand_agent_ids
 from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
-from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
+from evaluate.backends import Backend, LocalBackend, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
     Watch,
     Watched,
     check_decks,
-    compiled_blocks,
+    collect_blocks,
     compiled_runner,
-    compiling_first,
-    compiling_note,
     cut_games_line,
+    deal_blocks,
     deal_keys,
     deal_start,
     progress_bar,
@@ -360,26 +359,10 @@ def run_paired_many(game_name: str | envs.Variant, ids: Sequence[str], against: 
         _, focal, opponents = _agents_for(spec)  # a bad agent id fails here, before any task starts
         play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend,
                                [copies[0] for copies in focal] + list(opponents))
-        backend = backend if backend is not None else LocalBackend()
-        if play is None or backend.remote:
-            # in this process the bar moves game by game, the game in play showing its decisions
-            watch = Watch(bar) if play is None and not backend.remote and not bar.disable else None
-            task = functools.partial(play_paired_deals, spec, watch=watch) if play is None else functools.partial(
-                play_paired_compiled_deals, spec)
-            parts = backend.imap(task, blocks(games, backend))
-        else:
-            parts = compiled_blocks(games, lambda part: play_paired_compiled(play, game, seed, part, k, team, decks,
-                                                                             max_turns))
-        per_deal = []
-        try:
-            with compiling_note(bar, game_name):  # an entrant that compiles at its first decision (Python engine)
-                for block in compiling_first(parts, play, game_name, bar):
-                    per_deal.extend(block)
-                    if per_game * len(per_deal) > bar.n:  # a watched block has moved it game by game already
-                        bar.update(per_game * len(per_deal) - bar.n)
-        except (KeyboardInterrupt, WorkerLostError):  # keep the finished deals, as a tournament does
-            if not (run.stop_on_interrupt and per_deal):
-                raise
+        parts = deal_blocks(games, backend or LocalBackend(), play, functools.partial(play_paired_deals, spec),
+                            functools.partial(play_paired_compiled_deals, spec),
+                            lambda part: play_paired_compiled(play, game, seed, part, k, team, decks, max_turns), bar)
+        per_deal = collect_blocks(parts, play, game_name, bar, per_game, run.stop_on_interrupt)
     finally:
         bar.close()
         forget(_SLOT)

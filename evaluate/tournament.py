@@ -430,6 +430,42 @@ def compiled_blocks(deals: int, play_block: Any, start: int = 0, target: float =
         yield out
 
 
+def deal_blocks(deals: int, backend: Backend, play: Any, python_task: Any, compiled_task: Any, local_task: Any,
+                bar: Any, start: int = 0, watched: bool = True) -> Any:
+    """The played blocks of deals `start` .. `start + deals - 1`, in order: `python_task(range)` on `backend` where
+    the runner `play` is None (in this process, a shown bar `watched`: `watch=Watch(bar)` moves it game by game),
+    else `compiled_task(range)` on a remote backend, or `local_task(range)` here (`compiled_blocks`, so that the bar
+    moves and Ctrl-C keeps the finished ones)."""
+    if play is not None and not backend.remote:
+        return compiled_blocks(deals, local_task, start)
+    parts = [range(b.start + start, b.stop + start) for b in blocks(deals, backend)]
+    if play is None and watched and not backend.remote and not bar.disable:
+        python_task = functools.partial(python_task, watch=Watch(bar))
+    return backend.imap(python_task if play is None else compiled_task, parts)
+
+
+def collect_blocks(results: Any, play: Any, game_name: str, bar: Any, games_a_deal: int,
+                   stop_on_interrupt: bool) -> list[Any]:
+    """The figures of every deal in the played blocks `results`, the bar at `games_a_deal` games a deal (a watched
+    block has moved it already) and saying so while a kernel compiles; on Ctrl-C or a Ray worker lost on every
+    retry, the finished deals where `stop_on_interrupt` (else, or with none, it raises)."""
+    done: list[Any] = []
+    try:  # on the Python engine an entrant compiles its own kernels at its first decision (a Monte-Carlo search)
+        with compiling_note(bar, game_name):
+            for block in compiling_first(results, play, game_name, bar):
+                done.extend(block)
+                if games_a_deal * len(done) > bar.n:
+                    bar.update(games_a_deal * len(done) - bar.n)
+    except (KeyboardInterrupt, WorkerLostError):
+        if not stop_on_interrupt or not done:
+            raise
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # stops collecting; a local Ray instance the run started is shut down after
+    return done
+
+
 def play_compiled_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
     """`play_compiled` of the deals `deals` (one task of a remote backend: the runner built in its process)."""
     game, built = seated_for(spec)
@@ -515,30 +551,12 @@ def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
     except BaseException:
         bar.close()
         raise
-    backend = backend if backend is not None else LocalBackend()
-    done: list[DealFigures] = []
-    if play is None or backend.remote:
-        parts = [range(b.start + start, b.stop + start) for b in blocks(planned, backend)]
-        # in this process the bar moves game by game, the game in play showing its decisions
-        watch = Watch(bar) if play is None and not backend.remote and not bar.disable else None
-        task = functools.partial(play_deals, spec, watch=watch) if play is None else functools.partial(
-            play_compiled_deals, spec)
-        results = backend.imap(task, parts)
-    else:  # blocks of deals, so that the bar moves and Ctrl-C keeps the finished ones
-        results = compiled_blocks(planned, lambda part: play_compiled(play, game, seed, rotations, part, decks), start)
-    try:  # on the Python engine an entrant compiles its own kernels at its first decision (a Monte-Carlo search)
-        with compiling_note(bar, game_name):
-            for block in compiling_first(results, play, game_name, bar):
-                done.extend(block)
-                if rotations * len(done) > bar.n:  # a watched block has moved it game by game already
-                    bar.update(rotations * len(done) - bar.n)
-    except (KeyboardInterrupt, WorkerLostError):  # a worker lost on every retry: keep what finished, as on Ctrl-C
-        if not run.stop_on_interrupt or not done:
-            raise
+    results = deal_blocks(planned, backend or LocalBackend(), play, functools.partial(play_deals, spec),
+                          functools.partial(play_compiled_deals, spec),
+                          lambda part: play_compiled(play, game, seed, rotations, part, decks), bar, start)
+    try:
+        done = collect_blocks(results, play, game_name, bar, rotations, run.stop_on_interrupt)
     finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()  # stops collecting; a local Ray instance the run started is shut down after
         bar.close()
         forget(_SLOT)
     return _tournament_result(spec, options, seating, done, planned, start, "python" if play is None else "compiled",
