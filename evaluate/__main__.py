@@ -23,7 +23,7 @@ from types import ModuleType
 import envs
 from envs.core.options import parse_options
 from evaluate import backends, games
-from evaluate.cli import STOP, Parser, check_outputs, fail, on_stop, positive_int, stop_status
+from evaluate.cli import STOP, Parser, check_outputs, fail, on_stop, positive_int, stop_status, stopped_exit
 from evaluate.jsonio import atomic_path
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
@@ -249,14 +249,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         with atomic_path(args.csv) as tmp:
             write_csv(result, tmp)
         print(f"wrote {args.csv}")
-    if result.partial:
-        word, status = stop_status()
-        lost = getattr(backend, "lost", None)
-        if lost is not None and not STOP:  # not a stop: a Ray worker died on every retry
-            word, status = f"stopped: {lost};", 1
-        kept = " and ".join(p for p in (args.json, args.csv) if p)
-        return fail(f"{word} after {result.deals} of {result.planned_deals} deals"
-                    + (f"; partial results in {kept}" if kept else ""), "python -m evaluate", status)
+    if result.partial:  # stopped, or a Ray worker died on every retry (`backend.lost`)
+        return stopped_exit(result.deals, result.planned_deals, [args.json, args.csv], getattr(backend, "lost", None))
     return 0
 
 

@@ -8,6 +8,7 @@ import signal
 import stat
 import sys
 import tempfile
+from collections.abc import Sequence
 from typing import NoReturn
 
 
@@ -141,3 +142,14 @@ def stop_status() -> tuple[str, int]:
     if STOP and STOP[-1] == signal.SIGTERM:
         return "stopped by SIGTERM", 128 + signal.SIGTERM
     return "interrupted", 130
+
+
+def stopped_exit(done: int, planned: int, paths: Sequence[str | None], lost: str | None = None) -> int:
+    """The last line and exit status of a job stopped after `done` of `planned` deals with partial results in
+    `paths` (those given): `stop_status`'s, or 1 naming `lost` where a Ray worker was lost and no signal came."""
+    word, status = stop_status()
+    if lost is not None and not STOP:
+        word, status = f"stopped: {lost};", 1
+    kept = " and ".join(p for p in paths if p)
+    return fail(f"{word} after {done} of {planned} deals" + (f"; partial results in {kept}" if kept else ""),
+                "python -m evaluate", status)

@@ -34,10 +34,9 @@ from envs.core.play import play_game, reseed_agent
 from envs.core.spec import entry_point
 from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, forget, per_process
-from evaluate.cli import Parser, check_outputs
+from evaluate.cli import Parser, check_outputs, stopped_exit
 from evaluate.games import part as evaluation_part
-from evaluate.jsonio import write_figure
-from evaluate.jsonio import write_json as _write_json
+from evaluate.jsonio import write_figure, write_json
 from evaluate.tournament import (
     collect_blocks,
     compiled_runner,
@@ -614,11 +613,6 @@ def plot_league(result: LeagueResult, path: str) -> None:
     plt.close(fig)
 
 
-def write_json(result: LeagueResult, path: str, timing: bool = False) -> None:
-    """Write the result as JSON (with its wall and CPU time when `timing`)."""
-    _write_json(path, result.to_dict(timing))
-
-
 def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """`python -m evaluate GAME --league` / `--paired A,B[,C...] --against ...` (parsed by evaluate.__main__)."""
     from evaluate import paired
@@ -645,11 +639,7 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             paired.write_json(results, args.json)
             print(f"wrote {args.json}")
         if results[0].partial:  # stopped: the finished deals are kept, and the last line says so
-            from evaluate.cli import fail, stop_status
-
-            word, status = stop_status()
-            return fail(f"{word} after {results[0].deals} of {results[0].planned_deals} deals"
-                        + (f"; partial results in {args.json}" if args.json else ""), "python -m evaluate", status)
+            return stopped_exit(results[0].deals, results[0].planned_deals, [args.json])
         return 0
     try:
         with backends.from_args(args) as backend:
@@ -660,19 +650,14 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(str(e))
     print(format_league(res))
     if args.json:
-        write_json(res, args.json)
+        write_json(args.json, res.to_dict())
         print(f"wrote {args.json}")
     png = os.path.join(args.out, f"league_{args.game}.png")
     plot_league(res, png)
     print(f"wrote {png}")
     partial = res.extra.get("partial")
     if partial:  # stopped: the finished deals are fitted, and the last line says so
-        from evaluate.cli import fail, stop_status
-
-        word, status = stop_status()
-        kept = " and ".join(p for p in (args.json, png) if p)
-        return fail(f"{word} after {partial['deals']} of {partial['planned_deals']} deals; partial results in {kept}",
-                    "python -m evaluate", status)
+        return stopped_exit(partial["deals"], partial["planned_deals"], [args.json, png])
     return 0
 
 
@@ -786,7 +771,7 @@ def main(argv: list[str] | None = None) -> int:
         png = os.path.join("img", f"league_{g}.png")
         plot_league(res, os.path.join(folder, png))
         if not args.render_only:
-            write_json(res, saved, timing=True)
+            write_json(saved, res.to_dict(timing=True))
         parts.append(
             leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png)
         )

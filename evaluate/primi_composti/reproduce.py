@@ -359,17 +359,9 @@ def run(args: argparse.Namespace) -> bool:
     progress = False if getattr(args, "no_progress", False) else None  # the bars of --reproduce and --claims
     if getattr(args, "reproduce", False):
         result = reproduce(reproduce_groups(args.tables), args.games, args.seed, progress=progress)
-        if args.json:
-            write_json(args.json, result, indent=1)
-            print(f"wrote {args.json}")
-        return True
-    if getattr(args, "claims", False):
-        result_c = claims(args.games or 1000, args.seed, progress=progress)
-        if args.json:
-            write_json(args.json, result_c, indent=1)
-            print(f"wrote {args.json}")
-        return True
-    if getattr(args, "merge_solves", None):
+    elif getattr(args, "claims", False):
+        result = claims(args.games or 1000, args.seed, progress=progress)
+    elif getattr(args, "merge_solves", None):
         from evaluate.primi_composti.solve import format_study, merge_studies
 
         parts = []
@@ -381,28 +373,25 @@ def run(args: argparse.Namespace) -> bool:
             if not isinstance(parts[-1], dict):
                 raise ValueError(f"--merge-solves: {path!r} is not a --solve-deals --json result (not a JSON object)")
         try:
-            study = merge_studies(parts)
+            result = merge_studies(parts)
         except (KeyError, TypeError) as e:
             raise ValueError(f"--merge-solves: a file is not a --solve-deals --json result (missing {e})") from None
-        print(format_study(study))
-        if args.json:
-            write_json(args.json, study, indent=1)
-            print(f"wrote {args.json}")
-        return True
-    if getattr(args, "solve_deals", 0):
+        print(format_study(result))
+    elif getattr(args, "solve_deals", 0):
         from evaluate.primi_composti.solve import format_study, solve_study, study_rules
 
         opts = dict(args.options)
         rules = study_rules(opts)  # before the backend starts: a bad option is one line
         with backends.from_args(args) as backend:
-            study = solve_study(
+            result = solve_study(
                 int(opts.get("version", 1)), int(opts.get("cards_per_player", 12)), args.solve_deals, args.seed,
                 [p for p in args.regret_players.split(",") if p], start=args.solve_from, threads=args.solve_threads,
                 backend=backend, rules=rules,
             )
-        print(format_study(study))
-        if args.json:
-            write_json(args.json, study, indent=1)
-            print(f"wrote {args.json}")
-        return True
-    return False
+        print(format_study(result))
+    else:
+        return False
+    if args.json:
+        write_json(args.json, result, indent=1)
+        print(f"wrote {args.json}")
+    return True
