@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import csv
 import os
 import textwrap
@@ -153,10 +154,7 @@ def write_curve(rows: list[dict[str, float]], out: str, title: str, references: 
 
 def lineup_label(ids: list[str]) -> str:
     """Agent ids as a curve title names them: repeats counted (`lama/first*3`), first-seen order."""
-    counts: dict[str, int] = {}
-    for i in ids:
-        counts[i] = counts.get(i, 0) + 1
-    return ", ".join(f"{i}*{c}" if c > 1 else i for i, c in counts.items())
+    return ", ".join(f"{i}*{c}" if c > 1 else i for i, c in collections.Counter(ids).items())
 
 
 def references_for(game: Any, spec: Any, control: str, levels: dict[str, dict[str, float]] | None = None

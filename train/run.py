@@ -24,12 +24,11 @@ IDENTITY = ("game", "seed", "out")
 
 
 def setting(default: Any = dataclasses.MISSING, *, help: str, low: int | None = None, high: int | None = None,
-            choices: tuple[str, ...] | None = None, metavar: str | None = None,
-            default_factory: Any = dataclasses.MISSING) -> Any:
+            choices: tuple[str, ...] | None = None, metavar: str | None = None) -> Any:
     """A config field that is also a flag `--<name>` of `python -m train`, generated from its type, `help`, range
     `low`..`high` or `choices`; fields without it are set by presets (and `--resume`) only."""
-    return field(default=default, default_factory=default_factory,
-                 metadata={"help": help, "low": low, "high": high, "choices": choices, "metavar": metavar})
+    return field(default=default, metadata={"help": help, "low": low, "high": high, "choices": choices,
+                                            "metavar": metavar})
 
 
 @dataclass(kw_only=True)
