@@ -189,22 +189,11 @@ def random_seating(games: int, n: int, hero: int, others: int, seed: int) -> tup
     return strats, seat
 
 
-def matchup(
-    hero: int,
-    others: int,
-    games: int,
-    seed: int,
-    params=TUNED,
-    n: int = 4,
-    seeds: np.ndarray | None = None,
-    **options: Any,
-) -> Interval:
+def matchup(hero: int, others: int, games: int, seed: int, params=TUNED, n: int = 4, **options: Any) -> Interval:
     """Win rate (Wilson 95 %) of one `hero` seat (random per game) against n−1 `others`."""
-    cfg = _config(n, options)
-    seeds = game_seeds(games, seed) if seeds is None else seeds
-    strats, seat = random_seating(len(seeds), n, hero, others, seed)
-    res = play(cfg, seeds, strats, np.asarray(params, dtype=float))
-    return _share(int(res.wins[np.arange(len(seeds)), seat].sum()), len(seeds))
+    strats, seat = random_seating(games, n, hero, others, seed)
+    res = play(_config(n, options), game_seeds(games, seed), strats, np.asarray(params, dtype=float))
+    return _share(int(res.wins[np.arange(games), seat].sum()), games)
 
 
 def crn_wins(
