@@ -28,6 +28,17 @@ from envs.core.game import IllegalActionError
 
 #: What a seat gets for an unmasked illegal action (PettingZoo's `env()` penalty); the game ends.
 ILLEGAL_REWARD = -1.0
+#: `ppo_config`'s defaults for `PPOConfig.training` (its keyword arguments replace them).
+TRAINING = {"train_batch_size_per_learner": 4000, "minibatch_size": 256, "num_epochs": 10, "lr": 3e-4}
+
+
+def masked_space(inner: gymnasium.spaces.Box, n: int) -> gymnasium.spaces.Dict:
+    """The observation space RLlib's `ActionMaskingTorchRLModule` reads: `inner` as float32 beside an (n,) mask."""
+    return gymnasium.spaces.Dict({
+        "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32),
+                                             dtype=np.float32),
+        "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
+    })
 
 
 class RLlibEnv(MultiAgentEnv):
@@ -45,21 +56,13 @@ class RLlibEnv(MultiAgentEnv):
                                                     **dict(config.get("options") or {}))
         self.possible_agents = list(self._aec.possible_agents)
         self.agents = list(self.possible_agents)
-        self.observation_spaces = {a: self._space(a) for a in self.possible_agents}
+        self.observation_spaces = {a: masked_space(self._aec.observation_space(a)["observation"],
+                                                   self._aec.action_space(a).n) for a in self.possible_agents}
         self.action_spaces = {a: self._aec.action_space(a) for a in self.possible_agents}
         self._pending: dict[str, float] = {}
         self._seen: set[str] = set()
         self._closing: list[str] = []
         self._illegal = False
-
-    def _space(self, agent: str) -> gymnasium.spaces.Dict:
-        inner = self._aec.observation_space(agent)["observation"]
-        n = self._aec.action_space(agent).n
-        return gymnasium.spaces.Dict({
-            "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32),
-                                                 dtype=np.float32),
-            "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
-        })
 
     def _obs(self, agent: str, only_first: bool = False) -> dict[str, np.ndarray]:
         """The seat's observation in RLlib's keys (`only_first`: a mask allowing action 0 only)."""
@@ -139,18 +142,15 @@ class RLlibEnv(MultiAgentEnv):
 
 
 def ppo_config(game: Any, options: dict[str, Any] | None = None, *, max_turns: int | None = None,
-               hidden: tuple[int, ...] = (64, 64), train_batch_size: int = 4000, minibatch_size: int = 256,
-               num_epochs: int = 10, lr: float = 3e-4, num_env_runners: int = 0, seed: int | None = 0):
+               hidden: tuple[int, ...] = (64, 64), num_env_runners: int = 0, seed: int | None = 0, **training: Any):
     """Multi-agent PPO on `game`: one action-masking policy per seat (`policy_mapping_fn`: the
     seat's name), so each seat's return is reported on its own. `num_env_runners` > 0 samples in
     Ray workers (on a cluster when Ray is started with an address). `game` is an id or an `envs.Variant` (whose
-    options `options` update)."""
+    options `options` update); `training`: `PPOConfig.training` keywords over `TRAINING`."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-
-    import envs
 
     game, options = envs.resolve(game, options)
     env_config = {"game": game, "options": options, "max_turns": max_turns}
@@ -165,8 +165,7 @@ def ppo_config(game: Any, options: dict[str, Any] | None = None, *, max_turns: i
         .multi_agent(policies=set(seats), policy_mapping_fn=_seat_policy)
         .rl_module(rl_module_spec=spec)
         .env_runners(num_env_runners=num_env_runners)
-        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs,
-                  lr=lr)
+        .training(**{**TRAINING, **training})
         .debugging(seed=seed)
     )
 
@@ -224,11 +223,11 @@ def main(argv: list[str] | None = None) -> int:
             from train.rllib_vector import vector_ppo_config
 
             config = vector_ppo_config(args.game, args.opponents, options, num_envs=args.num_envs,
-                                       num_env_runners=args.env_runners, train_batch_size=batch,
+                                       num_env_runners=args.env_runners, train_batch_size_per_learner=batch,
                                        minibatch_size=min(2048, batch), seed=args.seed)
         else:
-            config = ppo_config(args.game, options, train_batch_size=batch, minibatch_size=min(256, batch),
-                                num_env_runners=args.env_runners, seed=args.seed)
+            config = ppo_config(args.game, options, train_batch_size_per_learner=batch,
+                                minibatch_size=min(256, batch), num_env_runners=args.env_runners, seed=args.seed)
         config.validate()  # RLlib's own checks, as a usage error before Ray starts
     except ValueError as e:
         p.error(str(e))

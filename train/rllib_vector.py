@@ -23,10 +23,15 @@ from gymnasium.vector import VectorWrapper
 from gymnasium.vector.utils import batch_space
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
+from train.rllib import masked_space
+
 #: The name `vector_ppo_config` registers `make_vector_env` under (`ray.tune.registry.register_env`).
 ENV_ID = "tabletop_vector"
 #: The keys `make_vector_env` reads from RLlib's env config (`num_envs` is RLlib's, from `num_envs_per_env_runner`).
 ENV_CONFIG_KEYS = ("game", "opponents", "options", "num_envs", "max_turns", "strict")
+#: `vector_ppo_config`'s defaults for `PPOConfig.training` (its keyword arguments replace them).
+TRAINING = {"train_batch_size_per_learner": 8192, "minibatch_size": 2048, "num_epochs": 2, "lr": 3e-4,
+            "entropy_coeff": 0.01, "gamma": 1.0}
 
 
 class MaskedVectorEnv(VectorWrapper):
@@ -38,12 +43,7 @@ class MaskedVectorEnv(VectorWrapper):
 
     def __init__(self, env: gymnasium.vector.VectorEnv):
         super().__init__(env)
-        inner, n = env.single_observation_space, int(env.single_action_space.n)
-        self.single_observation_space = gymnasium.spaces.Dict({
-            "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32),
-                                                 dtype=np.float32),
-            "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
-        })
+        self.single_observation_space = masked_space(env.single_observation_space, int(env.single_action_space.n))
         self.observation_space = batch_space(self.single_observation_space, env.num_envs)
 
     def _dict_obs(self, obs: np.ndarray) -> dict[str, np.ndarray]:
@@ -127,14 +127,14 @@ class SameStepAutoreset(RLlibCallback):
 
 def vector_ppo_config(game: Any, opponents: Any = None, options: dict[str, Any] | None = None, *,
                       num_envs: int = 64, num_env_runners: int = 0, max_turns: int | None = None,
-                      strict: bool = False, hidden: tuple[int, ...] = (64, 64), train_batch_size: int = 8192,
-                      minibatch_size: int = 2048, num_epochs: int = 2, lr: float = 3e-4, entropy_coeff: float = 0.01,
-                      gamma: float = 1.0, seed: int | None = 0):
+                      strict: bool = False, hidden: tuple[int, ...] = (64, 64), seed: int | None = 0,
+                      **training: Any):
     """PPO (RLlib's new API stack) with RLlib's `ActionMaskingTorchRLModule` on `game`'s compiled vector env:
     `num_env_runners` Ray actors (0: sample in the driver), each stepping `num_envs` tables against `opponents`
-    (agent ids with kernels; None: the game's default line-up). A batch is `train_batch_size` learner decisions.
-    `strict=True` makes a masked action an error (`IllegalActionError`) instead of a lost episode. `game` is an id
-    or an `envs.Variant` (whose options `options` update)."""
+    (agent ids with kernels; None: the game's default line-up); `training`: `PPOConfig.training` keywords over
+    `TRAINING` (a batch is `train_batch_size_per_learner` learner decisions). `strict=True` makes a masked action
+    an error (`IllegalActionError`) instead of a lost episode. `game` is an id or an `envs.Variant` (whose options
+    `options` update)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
@@ -154,7 +154,6 @@ def vector_ppo_config(game: Any, opponents: Any = None, options: dict[str, Any] 
                      gym_env_vectorize_mode="vector_entry_point")
         .callbacks(SameStepAutoreset)
         .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model))
-        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs,
-                  lr=lr, entropy_coeff=entropy_coeff, gamma=gamma)
+        .training(**{**TRAINING, **training})
         .debugging(seed=seed)
     )

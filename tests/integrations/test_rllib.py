@@ -123,7 +123,7 @@ def test_one_ppo_iteration_per_game(local_ray, game):
     is updated and reports a return; a zero-sum game's mean seat returns sum to 0."""
     # RoboRally races run for hundreds of steps: a 3-turn cap lets episodes finish within one batch.
     max_turns = 3 if game == "roborally" else None
-    algo = ppo_config(game, max_turns=max_turns, train_batch_size=200, minibatch_size=100, num_epochs=1,
+    algo = ppo_config(game, max_turns=max_turns, train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1,
                       hidden=(32,)).build_algo()
     try:
         result = algo.train()
@@ -197,8 +197,8 @@ def _vector_algo(game="lama", **kw):
     from train.rllib_vector import vector_ppo_config
 
     opponents, options = ("lama/first", {"reward": "dense"}) if game == "lama" else (None, {})
-    return vector_ppo_config(game, opponents, options, num_envs=8, strict=True, hidden=(16,), train_batch_size=256,
-                             minibatch_size=128, num_epochs=1, **kw).build_algo()
+    return vector_ppo_config(game, opponents, options, num_envs=8, strict=True, hidden=(16,),
+                             train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1, **kw).build_algo()
 
 
 # RoboRally's races take minutes here on a shared machine; it ran once by hand (default line-up, max_turns 200)
