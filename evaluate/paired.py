@@ -31,8 +31,8 @@ from evaluate.backends import Backend, LocalBackend, forget, per_process
 from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
+    Seated,
     Watch,
-    Watched,
     check_decks,
     collect_blocks,
     compiled_runner,
@@ -230,7 +230,7 @@ def play_paired_deals(spec: PairedSpec, deals: range, watch: Watch | None = None
     def play(seated: list[Any], start: Any) -> tuple[Any, Any, int]:
         if watch is None:
             return play_game(game, seated, start, max_turns=spec.max_turns)
-        out = play_game(game, [Watched(agent, watch) for agent in seated], start, max_turns=spec.max_turns)
+        out = play_game(game, [Seated(agent, watch) for agent in seated], start, max_turns=spec.max_turns)
         watch.game_over()
         return out
 

@@ -141,7 +141,7 @@ class TournamentSpec:
     run: str = ""
     #: Explicit deck orders (deal d is `decks[d]`), or None: the seeded deals.
     decks: tuple[tuple[int, ...], ...] | None = None
-    #: Time every entrant's `act` (`Clocked`).
+    #: Time every entrant's `act` (`Seated`).
     timing: bool = False
 
 
@@ -178,27 +178,6 @@ def check_reseedable(agent: Any, agent_id: str) -> None:
                          "before each game: keep it in `rng` or give the agent a `reseed(rng)` method")
 
 
-class Clocked:
-    """An entrant seated for a game with its `act` calls timed into `clock[e]` (seconds, calls); `reset` is passed
-    on (`play_game` calls nothing else)."""
-
-    __slots__ = ("agent", "clock", "e")
-
-    def __init__(self, agent: Any, clock: np.ndarray, e: int):
-        self.agent, self.clock, self.e = agent, clock, e
-
-    def reset(self) -> None:
-        reset_agent(self.agent)
-
-    def act(self, view: Any, mask: Any) -> int:
-        t = time.perf_counter()
-        try:
-            return self.agent.act(view, mask)
-        finally:
-            self.clock[self.e, 0] += time.perf_counter() - t
-            self.clock[self.e, 1] += 1
-
-
 class Watch:
     """The progress bar's view of the games played in this process: a tick a finished game, and the game in
     play's decisions so far as the postfix (at most twice a second)."""
@@ -222,20 +201,29 @@ class Watch:
         self.bar.update(1)
 
 
-class Watched:
-    """An entrant seated for a game with its `act` calls counted by a `Watch`; `reset` is passed on."""
+class Seated:
+    """An entrant seated for a game with its `act` calls counted by a `Watch` and/or timed into `clock[e]` (seconds,
+    calls); `reset` is passed on (`play_game` calls nothing else)."""
 
-    __slots__ = ("agent", "watch")
+    __slots__ = ("agent", "watch", "clock", "e")
 
-    def __init__(self, agent: Any, watch: Watch):
-        self.agent, self.watch = agent, watch
+    def __init__(self, agent: Any, watch: Watch | None = None, clock: np.ndarray | None = None, e: int = 0):
+        self.agent, self.watch, self.clock, self.e = agent, watch, clock, e
 
     def reset(self) -> None:
         reset_agent(self.agent)
 
     def act(self, view: Any, mask: Any) -> int:
-        self.watch.moved()
-        return self.agent.act(view, mask)
+        if self.watch is not None:
+            self.watch.moved()
+        if self.clock is None:
+            return self.agent.act(view, mask)
+        t = time.perf_counter()
+        try:
+            return self.agent.act(view, mask)
+        finally:
+            self.clock[self.e, 0] += time.perf_counter() - t
+            self.clock[self.e, 1] += 1
 
 
 #: What a deal gives: wins[rotation, entrant], scores[rotation, entrant], moves[rotation] and, when timed, the
@@ -263,8 +251,7 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
         seated = [None] * n
         for e in range(n):
             reseed_agent(built[e], np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_AGENT, deal, r, e))))
-            agent = built[e] if clock is None else Clocked(built[e], clock, e)
-            seated[(e + r) % n] = agent if watch is None else Watched(agent, watch)
+            seated[(e + r) % n] = built[e] if clock is None and watch is None else Seated(built[e], watch, clock, e)
         ret, won, t = play_game(game, seated, start, max_turns)
         if watch is not None:
             watch.game_over()
