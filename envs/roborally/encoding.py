@@ -67,16 +67,11 @@ class RoboRallyEncoder:
         # The static part, built once.
         static = self.layout.zeros()
         lay = self.layout
-        floor = static[lay["floor"]].reshape(8, h, w)
-        for code in range(8):
-            floor[code] = b.floor == code
-        belt = static[lay["belt_dir"]].reshape(4, h, w)
-        for d in range(4):
-            belt[d] = b.belt_dir == d
+        codes = np.arange(8)[:, None, None]
+        static[lay["floor"]] = (b.floor == codes).reshape(-1)
+        static[lay["belt_dir"]] = (b.belt_dir == codes[:4]).reshape(-1)
         static[lay["rotating"]] = b.rotating.reshape(-1)
-        walls = static[lay["walls"]].reshape(4, h, w)
-        for d in range(4):
-            walls[d] = (b.walls >> d) & 1
+        static[lay["walls"]] = ((b.walls >> codes[:4]) & 1).reshape(-1)
         lasers = static[lay["lasers"]].reshape(4, h, w)
         for las in b.lasers:
             lasers[las.direction, las.y, las.x] = las.beams / 3
@@ -92,9 +87,7 @@ class RoboRallyEncoder:
         for i, (x, y) in enumerate(b.flags):
             flags[y, x] = (i + 1) / k
         self._static = static
-        self._s = {name: lay[name] for name in ("own_robot", "other_robots", "facing", "own_next_flag",
-                                                 "own_archive", "hand", "registers", "locked", "robots",
-                                                 "round", "turn")}
+        self._s = lay.slices
 
     def _card(self, out: np.ndarray, at: int, card: int) -> None:
         out[at + self._kinds[card]] = 1.0

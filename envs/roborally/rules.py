@@ -222,6 +222,13 @@ def free_registers(damage: int) -> int:
     return REGISTERS - locked_count(damage)
 
 
+def public_state(view: View) -> State:
+    """The turn start `view` shows: its robots, the seat's registers and the others' locked ones; no hands, no deck."""
+    n = len(view.robots)
+    registers = tuple(tuple(view.registers) if i == view.seat else view.locked[i] for i in range(n))
+    return State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, registers, (), (), view.winner, ())
+
+
 @lru_cache(maxsize=4096)
 def _slot_classes(hand: tuple[int, ...], numbering: str, card_classes: bool = True) -> tuple[int, ...]:
     """Class index of each slot of a sorted hand."""
@@ -634,13 +641,10 @@ class RoboRallyGame:
         return text + (" + POWER_DOWN" if action >= NUM_PROGRAMS else "")
 
     def render(self, state: State) -> str:
-        """The board with its coordinates and the robots (render.ansi when available), the turn and the winner."""
-        try:
-            from envs.roborally import render as _render
+        """The board with its coordinates and the robots (`render.ansi`), the turn and the winner."""
+        from envs.roborally.render import ansi
 
-            text = _render.ansi(self.board, state.robots, coords=True)
-        except ImportError:
-            text = self._plain_render(state)
+        text = ansi(self.board, state.robots, coords=True)
         head = f"RoboRally on {self.board.name!r}, turn {state.turn + 1}, sub-step {state.step}"
         reason = self.over_reason(state)
         if reason == "win":
@@ -648,28 +652,6 @@ class RoboRallyGame:
         elif reason:
             head += f"; over ({reason})"
         return head + "\n" + text
-
-    def _plain_render(self, state: State) -> str:
-        arrows = "^>v<"
-        at = {(r.x, r.y): (i, r) for i, r in enumerate(state.robots) if r.on_board}
-        lines = []
-        for y in range(self._h):
-            row = []
-            for x in range(self._w):
-                if (x, y) in at:
-                    i, r = at[(x, y)]
-                    row.append(f"{i + 1}{arrows[r.facing]}")
-                elif (x, y) in self._flag_at:
-                    row.append(f"F{self._flag_at[(x, y)] + 1}")
-                elif self._floor[y][x] == PIT:
-                    row.append("XX")
-                else:
-                    row.append(" .")
-            lines.append(" ".join(row))
-        for i, r in enumerate(state.robots):
-            lines.append(f"robot {i + 1}: damage {r.damage} lives {r.lives} next flag {r.next_flag + 1}"
-                         f"{' powered down' if r.powered_down else ''}{' out' if r.eliminated else ''}")
-        return "\n".join(lines)
 
 
 class _Turn:
