@@ -6,22 +6,12 @@
     python -m evaluate roborally --study-plot --study docs/data/roborally_results.json
         --study-budget docs/data/roborally_budget.json
 
-A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B). Every cell is
-a tournament of the one runner (`evaluate.tournament.run_tournament`, Python engine): races come in *deals*, one
-seeded start state replayed once per rotation of the seats (duplicate play), so A and B meet the same cards from
-every seat, and every robot's generator is re-seeded before each race from (seed, deal, rotation, entrant). Deal d
-of a seed is the same start in every pairing of a board and robot count, and a race is the same whichever chunk
-plays it. Per cell the report gives each agent's win rate (any of its robots wins) with the tournament's interval
-(normal over deals, never narrower than Wilson's over races), race length in turns (mean and median of won races,
-per winning agent), how races ended (win / max_turns / every robot eliminated) and the mean wall time of one
-decision per agent: its `act` time over a turn's register sub-steps (one program), turns its robots sat out
-included.
-
-The study writes its JSON after every `--chunk` deals, so a stopped study keeps what it finished, and a restarted one
-skips the deals already in the file (per cell, by deal index). Files written by the study's former loop (its own
-seeding, generators carried from race to race) are refused: they are other deals.
+A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B), played as a
+tournament of the one runner (`evaluate.tournament.run_tournament`: seeded deals replayed in every seat rotation);
+docs/roborally.md ("Results") describes the design and what the report gives. The JSON is written after every
+`chunk` of deals and a restarted study skips the deals a file holds; files of the study's former loop (other deals)
+are refused.
 """
-
 from __future__ import annotations
 
 import json
@@ -173,9 +163,6 @@ def budget_cells(board: str = "race_medium", budgets=BUDGETS, depths=DEPTHS) -> 
     return [(board, 2, f"roborally/mc?budget={bu}&depth={d}", "roborally/greedy") for bu in budgets for d in depths]
 
 
-
-
-
 def _order(key: str) -> tuple:
     """Sort cells by robots, board (easy to hard), then pairing (as `PAIRINGS`, other agents after)."""
     board, n, a, b = key.split("|")
@@ -225,11 +212,7 @@ def markdown_table(path: str) -> str:
 def plot(results_path: str | None, budget_path: str | None, out: str) -> list[str]:
     """Bar charts of the 2- and 4-robot win rates (`results_path`: one study JSON or several, comma-separated) and
     mc's budget/depth curve against greedy; the paths written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     os.makedirs(out, exist_ok=True)
     written = []
     paths = [p for p in (results_path or "").split(",") if p and os.path.exists(p)]
@@ -254,11 +237,7 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
             seats = "A, B" if n == 2 else "A, B, A, B"
             ax.set_title(f"{n} robots ({seats}): A's win rate (95% CI)")
             ax.set_ylim(0, 1)
-        fig.tight_layout()
-        path = os.path.join(out, "results_win_rates.png")
-        write_figure(fig, path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(_save(plt, fig, os.path.join(out, "results_win_rates.png")))
     if budget_path and os.path.exists(budget_path):
         cells = load(budget_path).get("cells", {})
         fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -280,12 +259,10 @@ def plot(results_path: str | None, budget_path: str | None, out: str) -> list[st
         ax.set_ylabel("mc win rate against greedy (95% CI)")
         ax.set_title("race_medium, 2 robots, playout policy random")
         ax.legend()
-        fig.tight_layout()
-        path = os.path.join(out, "results_budget.png")
-        write_figure(fig, path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(_save(plt, fig, os.path.join(out, "results_budget.png")))
     return written
+
+
 def _seat_rate(board: str, ids: list[str], races: int, seed: int, options: dict) -> tuple[float, list[float]]:
     """Win rate (95% CI) of `ids[0]` against `ids[1]`, 2 robots on `board`, seats rotated, `races` races."""
     opts = {**RACE_OPTIONS, **options, "board": board, "num_robots": 2}
@@ -330,11 +307,7 @@ def run_curve(run: str, boards: list[str], races: int, seed: int, out: str, log=
 def plot_curve(data: dict, path: str) -> None:
     """`run_curve`'s points (a panel per board: win rate with its interval against learner steps, the run's
     wall-clock minutes on top) with greedy's and mc's levels as lines; written to `path`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     boards = list(data["levels"])
     fig, axes = plt.subplots(len(boards), 1, figsize=(7.5, 2.4 * len(boards) + 0.6), sharex=True, squeeze=False)
     for ax, b in zip(axes[:, 0], boards):
@@ -357,9 +330,25 @@ def plot_curve(data: dict, path: str) -> None:
         top.set_xlabel("wall-clock (minutes)", fontsize=8)
     axes[0, 0].set_title(f"{os.path.basename(os.path.normpath(data['run']))} against greedy, 2 robots, "
                          f"{data['races']} races of seed {data['seed']} a point", fontsize=10)
+    _save(plt, fig, path)
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (files only)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(plt: Any, fig: Any, path: str) -> str:
+    """Lay out, write (`write_figure`, 110 dpi) and close `fig`; returns `path`."""
     fig.tight_layout()
     write_figure(fig, path, dpi=110)
     plt.close(fig)
+    return path
 
 
 __all__ = ["budget_cells", "load", "markdown_table", "play_cell", "plot", "plot_curve", "run_cells", "run_curve",
