@@ -367,10 +367,6 @@ class Student:
         self.dims = {"context_dim": context_dim, "feature_dim": feature_dim}
         self.net = _networks()[1](context_dim, feature_dim, self.hidden)
 
-    def forward(self, batch: tuple[Any, ...]) -> tuple[Any, Any]:
-        """(logits, value) of a batch of stacked `inputs` (torch tensors)."""
-        return self.net(*batch)
-
     def probs(self, view: Any, mask: np.ndarray) -> np.ndarray:
         """The policy's probabilities over actions (zero where the mask is 0)."""
         import torch
@@ -466,8 +462,6 @@ def load_student(folder: str, game: Any = None) -> Student:
         ValueError: a missing or malformed folder, weights that are not a plain tensor file, or a student of another
             game or action count.
     """
-    import torch
-
     import envs
 
     meta = read_meta(folder)
@@ -494,22 +488,46 @@ def load_student(folder: str, game: Any = None) -> Student:
         shown = repr(arch) if len(repr(arch)) <= 300 else repr(arch)[:297] + "..."
         raise ValueError(f"{folder!r}: policy.json's architecture {shown} does not build a student ({e})") from None
     wpath = os.path.join(folder, WEIGHTS_FILE)
-    data = read_bytes(wpath, MAX_TENSOR_BYTES, "weights file")
-    check_tensor_archive(data, wpath, MAX_TENSOR_BYTES, "weights file")
+    load_state(student.net, tensor_file(wpath, "weights file", repr(wpath)), repr(wpath),
+               f"{wpath!r} does not fit policy.json's architecture")
+    return student
+
+
+def load_tensors(data: bytes, what: str) -> Any:
+    """`torch.load(weights_only=True)` of `data`, any failure as one ValueError line naming `what`."""
+    import torch
+
     try:
-        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for a bad file; all mean the same here
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{wpath!r} is not a plain tensor file; refused to load it ({first[:200]})") from None
+        raise ValueError(f"{what} is not a plain tensor file; refused to load it ({first[:200]})") from None
+
+
+def tensor_file(path: str, what: str, label: str | None = None) -> Any:
+    """`load_tensors` of the regular file `path` (a `what`), read within the caps of `envs.core.files`; messages
+    name it as `label` (default: `what` and the path)."""
+    data = read_bytes(path, MAX_TENSOR_BYTES, what)
+    check_tensor_archive(data, path, MAX_TENSOR_BYTES, what)
+    return load_tensors(data, label or f"{what} {path!r}")
+
+
+def load_state(net: Any, state: Any, what: str, mismatch: str) -> None:
+    """Load the state_dict `state` (read from `what`) into the torch module `net`, then put it in eval mode.
+
+    Raises:
+        ValueError: `state` is no dict of tensors, or does not fit `net` (`mismatch` and torch's first two lines).
+    """
+    import torch
+
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise ValueError(f"{wpath!r} holds no state_dict of tensors")
+        raise ValueError(f"{what} holds no state_dict of tensors")
     try:
-        student.net.load_state_dict(state)
-    except (RuntimeError, KeyError) as e:
+        net.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError) as e:
         lines = [x.strip() for x in str(e).strip().splitlines() if x.strip()]
-        raise ValueError(f"{wpath!r} does not fit policy.json's architecture ({' '.join(lines[:2])[:300]})") from None
-    student.net.eval()
-    return student
+        raise ValueError(f"{mismatch} ({' '.join(lines[:2])[:300]})") from None
+    net.eval()
 
 
 def load_learned_agent(spec: str, game: Any, rng: np.random.Generator, name: str | None = None) -> LearnedAgent:

@@ -9,13 +9,21 @@ is built.
 
 from __future__ import annotations
 
-import io
 import os
 from typing import Any
 
 import numpy as np
 
-from agents.learned import activation_fn, check_parameters, check_widths, mlp_parameters
+from agents.learned import (
+    activation_fn,
+    check_parameters,
+    check_widths,
+    load_learned_agent,
+    load_state,
+    load_tensors,
+    mlp_parameters,
+    tensor_file,
+)
 from envs.core.files import (
     MAX_JSON_BYTES,
     MAX_TENSOR_BYTES,
@@ -43,24 +51,6 @@ def _resolve(path: str) -> tuple[str, dict[str, Any] | None]:
     return path, cfg
 
 
-def _load_tensors(data: bytes, what: str) -> Any:
-    """`torch.load(weights_only=True)` of `data`, any failure as one `ValueError` line."""
-    import torch
-
-    try:
-        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises many types for a bad file; all mean the same here
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{what} is not a plain tensor file; refused to load it ({first})") from None
-
-
-def _tensor_file(path: str, what: str) -> Any:
-    """`_load_tensors` of the regular file `path`, read within the caps of `envs.core.files`."""
-    data = read_bytes(path, MAX_TENSOR_BYTES, what)
-    check_tensor_archive(data, path, MAX_TENSOR_BYTES, what)
-    return _load_tensors(data, f"{what} {path!r}")
-
-
 def _policy_state(model_path: str) -> dict[str, Any]:
     """The policy's tensors from the `policy.pth` entry of an SB3 model zip (no other entry is read)."""
     raw = read_bytes(model_path, MAX_TENSOR_BYTES, "model zip")
@@ -69,7 +59,7 @@ def _policy_state(model_path: str) -> dict[str, Any]:
             raise ValueError(f"{model_path!r} has no policy.pth entry: not a model saved by `python -m train`")
         data = read_member(zf, "policy.pth", model_path, MAX_TENSOR_BYTES, "model zip")
     check_tensor_archive(data, f"{model_path} (policy.pth)", MAX_TENSOR_BYTES, "model zip entry")
-    state = _load_tensors(data, f"{model_path!r} (policy.pth)")
+    state = load_tensors(data, f"{model_path!r} (policy.pth)")
     if not isinstance(state, dict):
         raise ValueError(f"{model_path!r} (policy.pth) holds no policy parameters")
     return state
@@ -116,17 +106,6 @@ def build_policy(encoder: Any, num_actions: int, net_arch: Any, activation: str 
     )
     policy.set_training_mode(False)
     return policy
-
-
-def _load_into(policy: Any, state: Any, what: str, mismatch: str) -> None:
-    if not isinstance(state, dict):
-        raise ValueError(f"{what} holds no policy parameters")
-    try:
-        policy.load_state_dict(state)
-    except (RuntimeError, KeyError, TypeError) as e:
-        lines = [x.strip() for x in str(e).strip().splitlines() if x.strip()]
-        raise ValueError(f"{mismatch} ({' '.join(lines[:2])[:300]})") from None
-    policy.set_training_mode(False)
 
 
 class TorchPolicyAgent:
@@ -223,16 +202,12 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     if os.path.isdir(path) and not os.path.exists(os.path.join(path, "model.zip")) and \
             os.path.isfile(os.path.join(path, "policy", "policy.json")):
         # a run of the default learner (no SB3 model.zip): its policy in the one saved-policy format
-        from agents.learned import load_learned_agent
-
         return load_learned_agent(os.path.join(path, "policy") + ("?greedy" if deterministic else "?sample"), game, rng,
                                   name=f"ppo:{spec}")
     model_path, cfg = _resolve(path)
     exported = os.path.join(os.path.dirname(os.path.abspath(model_path)), "policy")
     if (cfg or {}).get("play") != "average" and os.path.isfile(os.path.join(exported, "policy.json")):
         # The run's policy in the one saved-policy format: read by the one loader (`agents.learned`).
-        from agents.learned import load_learned_agent
-
         return load_learned_agent(exported + ("?greedy" if deterministic else "?sample"), game, rng, name=f"ppo:{spec}")
     game_name = (cfg or {}).get("game")
     if not isinstance(game_name, str) or game_name not in envs.available_games():
@@ -248,10 +223,10 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     encoder = envs.make_encoder(game_name, game)
     net_arch = cfg.get("net_arch", DEFAULT_NET_ARCH)
     activation = cfg.get("activation", "tanh")
-    _check_net_arch(net_arch, int(np.prod(encoder.observation_space.shape)), game.num_actions, model_path)
+    have_obs = int(np.prod(encoder.observation_space.shape))
+    _check_net_arch(net_arch, have_obs, game.num_actions, model_path)
     state = _policy_state(model_path)
     want_obs, want_actions = _shapes(state)
-    have_obs = int(np.prod(encoder.observation_space.shape))
     mismatch = (
         f"model {model_path!r} was trained on {game_name} with options {options} "
         f"(observation ({want_obs},), {want_actions} actions); this game has observation "
@@ -264,21 +239,17 @@ def load_policy_agent(path: str, game: Any, rng: np.random.Generator, determinis
     except (TypeError, ValueError, AssertionError) as e:
         raise ValueError(f"{model_path!r}: config.json's net_arch {net_arch!r} and activation {activation!r} do not "
                          f"build a policy ({e})") from None
-    _load_into(
-        policy,
-        state,
-        f"{model_path!r} (policy.pth)",
-        f"{model_path!r} does not fit config.json's net_arch {net_arch!r}",
-    )
+    load_state(policy, state, f"{model_path!r} (policy.pth)",
+               f"{model_path!r} does not fit config.json's net_arch {net_arch!r}")
     snap_path = os.path.join(os.path.dirname(os.path.abspath(model_path)), "snapshots.pt")
     if cfg.get("play") == "average" and os.path.lexists(snap_path):
-        snapshots = _tensor_file(snap_path, "snapshots file")
+        snapshots = tensor_file(snap_path, "snapshots file")
         if not isinstance(snapshots, list) or not snapshots:
             raise ValueError(f"{snap_path!r} holds no list of policy snapshots")
         members = []
         for snapshot in snapshots:
             member = build_policy(encoder, game.num_actions, net_arch, activation)
-            _load_into(member, snapshot, f"{snap_path!r}", f"{snap_path!r} does not fit the run's policy network")
+            load_state(member, snapshot, f"{snap_path!r}", f"{snap_path!r} does not fit the run's policy network")
             members.append(TorchPolicyAgent(member, encoder, rng, deterministic))
         weights = cfg.get("mixture_weights")
         if weights is not None and (not isinstance(weights, list) or not all(
