@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.lama.fast import FIRST, THIRD, pimc_rollouts
 from agents.lama.strategies import RETUNED, TUNED, FirstStrategy, ThirdStrategy
-from agents.search.teacher import TeacherAgent
+from agents.search.teacher import TeacherAgent, gated_values
 from envs.lama import fast as engine
 from envs.lama.rules import NUM_ACTIONS, LamaGame, View
 
@@ -105,16 +105,9 @@ class PimcTeacher(TeacherAgent):
             values[legal] = -_BELOW
             values[base] = 0.0
             return values, values.copy()
-        v = wins.mean(axis=0)
+        v, means = gated_values(wins, self.gate, _BELOW)
         estimates = np.full(NUM_ACTIONS, np.nan)
-        estimates[actions] = v
-        diff = wins[:, 1:] - wins[:, :1]
-        se = diff.std(axis=0, ddof=1) / np.sqrt(len(wins))
-        significant = diff.mean(axis=0) > self.gate * se
-        v = v.copy()
-        for j in range(1, len(actions)):
-            if not significant[j - 1] and v[j] >= v[0]:
-                v[j] = v[0] - _BELOW
+        estimates[actions] = means
         values[actions] = v
         self.decisions += 1
         self.deviations += int(v.argmax() != 0)

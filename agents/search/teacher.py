@@ -60,6 +60,19 @@ def best_action(values: np.ndarray, action_mask: np.ndarray) -> int:
     return int(np.argmax(v))
 
 
+def gated_values(samples: np.ndarray, gate: float, below: float) -> tuple[np.ndarray, np.ndarray]:
+    """(gated values, means) of paired rollouts `samples` (rollouts, candidates; higher is better; the baseline's
+    column first): a candidate whose paired gain over the baseline is not above `gate` standard errors is set
+    `below` under the baseline's mean where it is not below it already, so the argmax is the gated choice."""
+    means = samples.mean(axis=0)
+    diff = samples[:, 1:] - samples[:, :1]
+    se = diff.std(axis=0, ddof=1) / np.sqrt(len(samples))
+    significant = diff.mean(axis=0) > gate * se
+    v = means.copy()
+    v[1:][~significant & (v[1:] >= v[0])] = v[0] - below
+    return v, means
+
+
 class TeacherAgent:
     """Mixin making a teacher an agent: `act` plays the argmax of `action_values`.
 

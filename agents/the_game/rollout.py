@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.search.teacher import TeacherAgent
+from agents.search.teacher import TeacherAgent, gated_values
 from agents.the_game.fast import BESTPLAYS_PARAMS, bestplays_rollouts, bestplays_view_scores, kernel_move
 from envs.the_game import fast as engine
 from envs.the_game.rules import END_TURN, NUM_ACTIONS, TheGame, View, play_action
@@ -90,21 +90,14 @@ class RolloutTeacher(TeacherAgent):
         hand = view.hand
         left = bestplays_rollouts(self.game.config, state, [kernel_move(hand, a) for a in cands], orders,
                                   BESTPLAYS_PARAMS).astype(np.float64)
-        means = left.mean(axis=1)
-        diff = left[1:] - left[0]  # paired: negative is better than bestplays
-        se = diff.std(axis=1, ddof=1) / np.sqrt(self.k)
-        significant = diff.mean(axis=1) < -self.gate * se
+        v, means = gated_values(-left.T, self.gate, _BELOW)  # minus the cards left: higher is better
         estimates = np.full(NUM_ACTIONS, np.nan)
-        estimates[mask] = -means.max() - self.other_gap
-        estimates[cands] = -means
-        v = -means
-        for j in range(1, len(cands)):
-            if not significant[j - 1] and v[j] >= v[0]:
-                v[j] = v[0] - _BELOW
+        estimates[mask] = means.min() - self.other_gap
+        estimates[cands] = means
         values[mask] = v.min() - self.other_gap
         values[cands] = v
         self.decisions += 1
-        self.deviations += int(significant.any() and v.argmax() != 0)
+        self.deviations += int(v.argmax() != 0)
         return values, estimates
 
 
