@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from typing import Any
-
-import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -47,7 +46,7 @@ def checkpoint_docs(root: str = HERE) -> dict[str, str]:
     out = {}
     metas = _metas(root)
     for agent_id, (_, meta) in metas.items():
-        prov = _provenance(meta)
+        prov = _dict(meta, "provenance")
         if prov.get("method") in _PPO_METHODS:
             if (meta.get("options") or {}).get("num_players") == 1:
                 how = "alone"  # a one-player game: no opponent, no self-play
@@ -76,16 +75,12 @@ def _dict(d: dict[str, Any], key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _provenance(meta: dict[str, Any]) -> dict[str, Any]:
-    return _dict(meta, "provenance")
-
-
 def _taught(agent_id: str, metas: dict[str, tuple[str, dict[str, Any]]], seen: frozenset[str] = frozenset()) -> bool:
     """Whether shipped `agent_id` learned from a teacher: a distilled student, or PPO started from one (a policy
     continued from its own earlier version, or from another PPO policy, is as taught as that start)."""
     if agent_id not in metas or agent_id in seen:
         return False
-    prov = _provenance(metas[agent_id][1])
+    prov = _dict(metas[agent_id][1], "provenance")
     if prov.get("method") not in _PPO_METHODS:
         return True
     start = prov.get("init_from")
@@ -110,16 +105,10 @@ def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def _factory(agent_id: str, folder: str):
-    def make(game: Any, rng: np.random.Generator) -> Any:
-        from agents.learned import load_learned_agent
-
-        return load_learned_agent(folder, game, rng, name=agent_id)
-
-    return make
-
-
 def factories() -> dict[str, Any]:
     """Agent id -> `factory(game, rng)` of every shipped checkpoint (the registry in
     `agents.base` adds them; this package does not import the registry)."""
-    return {agent_id: _factory(agent_id, folder) for agent_id, (folder, _) in _metas(HERE).items()}
+    from agents.learned import load_learned_agent
+
+    return {agent_id: partial(load_learned_agent, folder, name=agent_id)
+            for agent_id, (folder, _) in _metas(HERE).items()}

@@ -118,16 +118,6 @@ def _features(view: View, mask: np.ndarray, with_score: bool) -> tuple[np.ndarra
     return ctx, per
 
 
-def features(view: View, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The full feature set (module docstring)."""
-    return _features(view, mask, True)
-
-
-def features_noscore(view: View, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ablation: no bestplays-score columns."""
-    return _features(view, mask, False)
-
-
 class TheGameFeatures:
     """A feature set as registered: `(view, mask) -> (context, per_action)` (the Python features), and from encoder
     observations (`from_observation`, `from_observations`: the compiled twin, `agents.the_game.features_fast`), what
@@ -202,4 +192,4 @@ _WIDTH_0, _WIDTH_PER_PLAYER = 599, 10
 FEATURES["the_game"] = TheGameFeatures(True)
 FEATURES["the_game_noscore"] = TheGameFeatures(False)
 
-__all__ = ["TheGameFeatures", "features", "features_noscore"]
+__all__ = ["TheGameFeatures"]
