@@ -86,8 +86,8 @@ class Phase:
 
 class DeckChance(ChanceModel):
     """A shuffled deck as chance draws: the deck's order card after card, each uniform over the cards
-    left (outcome i is the i-th smallest card), then the engine's deal from that order. Subclasses say
-    which cards, which deal, and the game's bounds."""
+    left (outcome i is the i-th smallest card), then the engine's `deal_from` that order. Subclasses say
+    which cards and the game's bounds."""
 
     # perfect_recall stays False: a view is what the seat knows now, not its history (observations only)
 
@@ -107,6 +107,10 @@ class DeckChance(ChanceModel):
     def order(self, drawn: list[int]) -> list[int]:
         """The deck order the draws make."""
         return [self.cards[i] for i in drawn]
+
+    def deal(self, drawn: list[int]) -> Any:
+        """The engine's `deal_from` the drawn order."""
+        return self._game.deal_from(self.order(drawn))
 
     def outcome_string(self, index: int, outcome: int) -> str:
         """`Deck[<position>]=<card>`."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from envs.core.chance import ChanceModel, Phase
 from envs.core.spec import GameSpec
+from envs.lama import rules
 from envs.lama.encoding import LamaEncoder
 from envs.lama.rules import Config, LamaGame
 
@@ -24,8 +25,6 @@ class LamaChance(ChanceModel):
     players_option = "num_players"
 
     def __init__(self, game: Any):
-        from envs.lama import rules
-
         super().__init__(game)
         self._values, self._draw, self._names = rules.VALUES, rules.DRAW, rules.ACTION_NAMES
         self._deck = [v for v in range(rules.VALUES) for _ in range(rules.COPIES)]

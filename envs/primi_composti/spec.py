@@ -25,10 +25,6 @@ class PrimiCompostiChance(DeckChance):
         bound = float(game.total_value + 1)
         self.utility_bounds = (-bound, bound)
 
-    def deal(self, drawn: list[int]) -> Any:
-        """`PrimiCompostiGame.deal_from` the drawn order."""
-        return self._game.deal_from(self.order(drawn))
-
 
 SPEC = GameSpec(
     id="primi_composti",

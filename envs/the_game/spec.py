@@ -8,7 +8,7 @@ from typing import Any
 from envs.core.chance import DeckChance
 from envs.core.spec import GameSpec
 from envs.the_game.encoding import TheGameEncoder
-from envs.the_game.rules import Config, TheGame
+from envs.the_game.rules import HIGHEST, LOWEST, Config, TheGame
 
 
 class TheGameChance(DeckChance):
@@ -20,15 +20,9 @@ class TheGameChance(DeckChance):
     players_option = "num_players"
 
     def __init__(self, game: Any):
-        from envs.the_game.rules import HIGHEST, LOWEST
-
         super().__init__(game, list(range(LOWEST, HIGHEST + 1)))
         self.max_moves = 2 * len(self.cards) + 1
         self.utility_bounds = (0.0, len(self.cards) + game.win_bonus)
-
-    def deal(self, drawn: list[int]) -> Any:
-        """`TheGame.deal_from` the drawn order."""
-        return self._game.deal_from(self.order(drawn))
 
 
 SPEC = GameSpec(
