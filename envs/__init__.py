@@ -78,23 +78,26 @@ def _parallel_env(game: str, **kwargs: Any) -> Any:
 def _pettingzoo_has_registry() -> bool:
     try:
         import pettingzoo
-    except ImportError:
+    except ImportError:  # the engines and agents work without it
         return False
+    # PettingZoo before 1.27 has no registry; the modules' env() / raw_env work on every version
     return all(hasattr(pettingzoo, name) for name in ("register", "aec_registry", "parallel_registry"))
+
+
+#: Whether `pettingzoo.make("aec" | "parallel", "tabletop/<game>-v0")` works (PettingZoo 1.27 and later).
+PETTINGZOO_REGISTRY = _pettingzoo_has_registry()
 
 
 def register_with_pettingzoo(game: str) -> None:
     """Register `game` as `tabletop/<game>-v0` (AEC, and Parallel: the env's own where the game is
     simultaneous, else an entry that names the AEC -> Parallel conversion). Nothing is imported
-    until an env is made. Without PettingZoo installed, does nothing."""
+    until an env is made. Without PettingZoo's registry, does nothing."""
+    if not PETTINGZOO_REGISTRY:
+        return
     import functools
 
-    try:
-        import pettingzoo
-    except ImportError:  # the engines and agents work without it
-        return
-    if not all(hasattr(pettingzoo, name) for name in ("register", "aec_registry", "parallel_registry")):
-        return  # PettingZoo before 1.27 has no registry; the modules' env() / raw_env work on every version
+    import pettingzoo
+
     env_id = f"tabletop/{game}-v{VERSION}"
     if env_id not in pettingzoo.aec_registry:
         pettingzoo.register("aec", env_id, entry_point=functools.partial(_aec_env, game))
@@ -123,8 +126,6 @@ def register_from(where: str) -> GameSpec:
 
 for _game in GAMES:
     register_with_pettingzoo(_game)
-#: Whether `pettingzoo.make("aec" | "parallel", "tabletop/<game>-v0")` works (PettingZoo 1.27 and later).
-PETTINGZOO_REGISTRY = _pettingzoo_has_registry()
 # Gymnasium: the single-agent view, `gymnasium.make("tabletop/<game>-v0", opponents=[...])` (see the module).
 register_with_gymnasium(GAMES, VERSION)
 # Games from outside the package, named by the user (explicit: nothing is found by scanning).

@@ -17,7 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.core.actions import NOT_AN_ACTION, action_id, as_action
-from envs.core.game import Game, IllegalActionError, default_max_turns, legal_mask
+from envs.core.game import Game, IllegalActionError, check_move_limit, default_max_turns, legal_mask
 from envs.core.options import make_config
 
 
@@ -107,10 +107,7 @@ class GameAECEnv(AECEnv, EzPickle):
         max_turns = check_max_turns(max_turns, max_cycles)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if max_turns is not None and (
-            isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1
-        ):
-            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        check_move_limit(max_turns)
         self.render_mode = render_mode
         self.game: Game = self.make_game(**options)
         self.max_turns = default_max_turns(self.game, None if max_turns is None else int(max_turns))

@@ -102,6 +102,13 @@ def default_max_turns(game: Game, max_turns: int | None) -> int | None:
     return max_turns if max_turns is not None else getattr(game, "max_game_length", None)
 
 
+def check_move_limit(max_turns: Any) -> None:
+    """Raise `ValueError` unless `max_turns` is None or a positive integer."""
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                  or max_turns < 1):
+        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+
+
 def at_move_limit(moves: Any, max_turns: int | None) -> Any:
     """Whether a game of `moves` moves reached the move limit `max_turns` (None: no limit) and was cut: a bool,
     or a bool array for an array of move counts."""
