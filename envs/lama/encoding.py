@@ -54,7 +54,6 @@ class LamaEncoder:
         self._orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
         self._to_act = [[1.0 if i == k else 0.0 for i in range(n)] for k in range(n)]
         self._none = [0.0] * n
-        self._points: dict[tuple[int, ...], float] = {}  # hand -> scaled penalty (memo)
         # Float32 byte strings of the observation's pieces, memoised per key and
         # shared by every encoder of the same (n, target, scoring). Each is made
         # by `_encode_plain`'s formula for that key, so `encode` only joins them:
@@ -119,11 +118,6 @@ class LamaEncoder:
         to_act = self._to_act[(view.current - seat) % n] if not view.game_over else self._none
         target = self.target
         hand = view.hand
-        hp = self._points.get(hand)
-        if hp is None:
-            hp = hand_points(hand, self.scoring) / target
-            if len(self._points) < 100_000:
-                self._points[hand] = hp
         hs = view.hand_sizes
         act = view.active
         tot = view.totals
@@ -132,12 +126,12 @@ class LamaEncoder:
             + top
             + [view.draw_size / DECK_SIZE]
             # discard counts = round's cards − unseen − own hand (no recount)
-            + _eighths(tuple([st - un - h for st, un, h in zip(view.stock, view.unseen, hand)]))
+            + _eighths([st - un - h for st, un, h in zip(view.stock, view.unseen, hand)])
             + _eighths(view.unseen)
             + [hs[i] / DECK_SIZE for i in order]
             + [1.0 if act[i] else 0.0 for i in order]
             + [tot[i] / target for i in order]
-            + [hp]
+            + [hand_points(hand, self.scoring) / target]
             + to_act
         )
         return np.array(vals, dtype=np.float32)
@@ -161,17 +155,11 @@ class LamaEncoder:
 
 
 _ONE_HOT = [[1.0 if i == v else 0.0 for i in range(VALUES)] for v in range(VALUES)]
-_EIGHTHS: dict[tuple[int, ...], list[float]] = {}
 
 
-def _eighths(counts: tuple[int, ...]) -> list[float]:
-    """`counts / 8` as a list, memoised (a few thousand distinct count vectors occur)."""
-    out = _EIGHTHS.get(counts)
-    if out is None:
-        out = [c / 8.0 for c in counts]
-        if len(_EIGHTHS) < 200_000:
-            _EIGHTHS[counts] = out
-    return out
+def _eighths(counts) -> list[float]:
+    """`counts / 8` as a list."""
+    return [c / 8.0 for c in counts]
 
 
 def _f32(values: list[float]) -> bytes:
