@@ -48,12 +48,12 @@ from envs.roborally.fast import (
     seat_return,
     set_programs,
     solo_register,
-    take_sorted,
     turn_kernel,
     unrank_k,
     vec_reset,
     vec_step,
 )
+from envs.roborally.joint import deal_world
 from envs.roborally.rules import HAND, REGISTERS
 
 POLICY_RANDOM, POLICY_GREEDY = 0, 1
@@ -179,13 +179,7 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
 
 @numba.njit(cache=True)
 def _program(bd, R, regs, i, hand, n, kinds, policy, rng, out):
-    if n == 0:
-        for j in range(REGISTERS):
-            out[j] = 0
-    elif policy == POLICY_GREEDY:
-        greedy_program(bd, R, regs, i, hand, n, kinds, out)
-    else:
-        random_program(hand, n, _free(R, i), kinds, rng, out)
+    decide(GREEDY if policy == POLICY_GREEDY else RANDOM_PROGRAM, bd, R, regs, i, hand, n, kinds, rng, out)
 
 
 @numba.njit(cache=True)
@@ -221,32 +215,15 @@ def _over(R, meta):
 
 @numba.njit(cache=True)
 def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, programs):
-    """Deal the opponents' hands from `unseen` (shuffled) and program them with the policy into `programs`;
-    the rest of `unseen` becomes `deck[:meta[M_DECK]]`. Returns the dealt hands [n, 9]."""
+    """Deal the opponents' hands from `unseen` (`envs.roborally.joint.deal_world`) and program them with the policy
+    into `programs`; the rest of `unseen` becomes `deck[:meta[M_DECK]]`. Returns the dealt hands [n, 9]."""
     n = R.shape[0]
-    kinds = bd[14]
-    u = unseen.shape[0]
-    for s in range(u):
-        deck[s] = unseen[s]
-    for s in range(u - 1, 0, -1):
-        j = rng_below(rng, s + 1)
-        t = deck[s]
-        deck[s] = deck[j]
-        deck[j] = t
     hands = np.zeros((n, HAND), np.int64)
-    pos = 0
+    lens = np.zeros(n, np.int64)
+    meta[M_DECK] = deal_world(R, regs, me, hand_sizes, unseen, unseen.shape[0], rng, deck, hands, lens)
     for i in range(n):
-        if i == me:
-            continue
-        k = min(hand_sizes[i], u - pos)
-        take_sorted(deck, pos, k, hands[i])
-        pos += k
-        _program(bd, R, regs, i, hands[i], k, kinds, policy, rng, programs[i])
-    for s in range(u - pos):
-        deck[s] = deck[pos + s]
-    for s in range(u - pos, deck.shape[0]):
-        deck[s] = 0
-    meta[M_DECK] = u - pos
+        if i != me:
+            _program(bd, R, regs, i, hands[i], lens[i], bd[14], policy, rng, programs[i])
     return hands
 
 
@@ -339,23 +316,25 @@ class FastPlayouts:
 
     def greedy(self, fs: FastState, i: int, hand) -> np.ndarray:
         """The flag seeker's cards [5] for robot i holding `hand`."""
-        h = np.zeros(HAND, np.int64)
-        cards = np.sort(np.asarray(hand, np.int64))
-        h[:cards.size] = cards
-        out = np.zeros(REGISTERS, np.int64)
-        greedy_program(self.engine.board, fs.robots, fs.registers, int(i), h, cards.size, self.engine.kinds, out)
+        h, n, out = _hand_buffers(hand)
+        greedy_program(self.engine.board, fs.robots, fs.registers, int(i), h, n, self.engine.kinds, out)
         return out
 
     def random(self, fs: FastState, i: int, hand, seed: int) -> np.ndarray:
         """A uniform reduced program's cards [5] for robot i holding `hand`, drawn from `seed`."""
-        h = np.zeros(HAND, np.int64)
-        cards = np.sort(np.asarray(hand, np.int64))
-        h[:cards.size] = cards
-        out = np.zeros(REGISTERS, np.int64)
+        h, n, out = _hand_buffers(hand)
         rng = np.zeros(1, np.uint64)
         rng_seed(rng, int(seed), 0)
-        random_program(h, cards.size, _free(fs.robots, int(i)), self.engine.kinds, rng, out)
+        random_program(h, n, _free(fs.robots, int(i)), self.engine.kinds, rng, out)
         return out
+
+
+def _hand_buffers(hand) -> tuple[np.ndarray, int, np.ndarray]:
+    """(the sorted hand padded to 9 cards, its size, an empty program [5]) for the program kernels."""
+    cards = np.sort(np.asarray(hand, np.int64))
+    h = np.zeros(HAND, np.int64)
+    h[:cards.size] = cards
+    return h, cards.size, np.zeros(REGISTERS, np.int64)
 
 
 # --- the vector env's opponents: the flag seeker compiled into the engine's vector kernels ------------------------
