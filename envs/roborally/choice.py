@@ -1,32 +1,17 @@
 """RoboRally's program choice as an action scorer's env: each learner decision picks one of at most `candidates`
 programs of its hand, every candidate described by its own features.
 
-`ProgramChoiceEnv` wraps the program-mode vector env (`RoboRallyVectorEnv`, `action_mode="program"`: one decision
-per robot per turn over the hand's reduced programs). At each decision it takes `program_table()` (every reduced
-program's cards and `fast.PROGRAM_FEATURES`, the program run by the robot alone) and keeps K = `candidates` of them:
-
-* all of them, in rank order, where the hand has at most K;
-* else the flag seeker's order (`roborally/greedy`'s key: alive, then more flags claimed, then fewer BFS steps to
-  the next flag, then the lower rank), at most `per_end` programs per distinct end (square, facing, alive), the
-  rest of the K places filled from that order; so the first candidate is always the program the flag seeker plays.
-
-Observations are an action scorer's rows `[context (C), per_candidate (K x F)]` (`feature_dims = (C, F)`,
-`features = "roborally_program"`: `train.cleanrl_ppo.ScorerPolicy` reads them as they are); the mask is the
-candidates that exist; action j plays candidate j's program-mode action (`candidate_actions`). A robot without
-cards has one candidate, NOOP. The candidates never announce a power down (the study's rules have none).
-Rewards, terminations, `info` and autoreset are the wrapped env's.
-
-Per candidate (F = 19): the 16 `PROGRAM_FEATURES` with walls / 5, damage / 10, turns / 10 (the others are in
-0..1 or flags claimed), then its place in the flag seeker's order / K, whether it finishes the race first of all
-candidates' registers (`died_at` stays as given), and 1 (the row exists). Context (C = 10): own damage / 10, own
-lives / lives, flags left / flags, own BFS steps to the next flag / (W + H), the turn / max_turns (0 without a
-cap), the hand's program count / NUM_PROGRAMS, robots / 8, the other robots' most flags claimed / flags, their
-fewest BFS steps / (W + H), and whether the hand's programs were cut to K.
+`ProgramChoiceEnv` wraps the program-mode vector env (`RoboRallyVectorEnv`, `action_mode="program"`). At each
+decision it takes `program_table()` (every reduced program's cards and `fast.PROGRAM_FEATURES`, the program run by
+the robot alone) and keeps K = `candidates`: all of them in rank order where the hand has at most K, else the flag
+seeker's order (alive, more flags, fewer BFS steps, lower rank) with at most `per_end` programs of one end first, so
+the first candidate is the program `roborally/greedy` plays. Observations are rows `[context (C), per_candidate
+(K x F)]` (`feature_dims`; C = 10, F = 19: docs/roborally.md, "The program scorer"), the mask the candidates that
+exist; action j plays candidate j's program-mode action (`candidate_actions`). Rewards, terminations, `info` and
+autoreset are the wrapped env's.
 """
-
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import gymnasium as gym
@@ -34,7 +19,8 @@ import numba
 import numpy as np
 
 from envs.roborally import fast
-from envs.roborally.rules import NUM_PROGRAMS, PROGRAM_NOOP, REGISTERS, View
+from envs.roborally.joint import steps_to_flag
+from envs.roborally.rules import NUM_PROGRAMS, PROGRAM_NOOP, REGISTERS, View, public_state
 from envs.roborally.vector import RoboRallyVectorEnv
 
 FEATURES = "roborally_program"
@@ -143,29 +129,17 @@ def _preselect(f, count, k, per_end, seen, out):
 
 
 @numba.njit(cache=True)
-def _steps(R, i, nflags, dist, big):
-    """Robot i's BFS steps to its next flag / `big` (0 when it has claimed every flag, 1 when off the board)."""
-    nf = R[i, fast.RNF]
-    if nf >= nflags:
-        return 0.0
-    x, y = R[i, fast.RX], R[i, fast.RY]
-    if R[i, fast.RON] == 0 or not (0 <= x < dist.shape[2] and 0 <= y < dist.shape[1]) or dist[nf, y, x] < 0:
-        return 1.0
-    return min(float(dist[nf, y, x]), big) / big
-
-
-@numba.njit(cache=True)
 def _context(R, me, count, cut, turn, cap, lives, nflags, dist, big, out):
     """The context row (see the module docstring) of seat `me` on robots `R` into `out` (float32 [CONTEXT_DIM])."""
     most, fewest = 0, 1.0
     for i in range(R.shape[0]):
         if i != me:
             most = max(most, R[i, fast.RNF])
-            fewest = min(fewest, _steps(R, i, nflags, dist, big))
+            fewest = min(fewest, steps_to_flag(R, i, nflags, dist, big))
     out[0] = min(R[me, fast.RDMG], 10) / 10
     out[1] = R[me, fast.RLIVES] / lives
     out[2] = (nflags - R[me, fast.RNF]) / nflags
-    out[3] = _steps(R, me, nflags, dist, big)
+    out[3] = steps_to_flag(R, me, nflags, dist, big)
     out[4] = 0.0 if cap <= 0 else min(turn / cap, 1.0)
     out[5] = count / NUM_PROGRAMS
     out[6] = R.shape[0] / MAX_ROBOTS
@@ -348,10 +322,7 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
         overwritten with what the view shows (robots, the turn, its hand and registers) and observed. A program
         scorer trained here plays the rules engine with it (`agents.roborally.program`)."""
         T, seat = self.venv._tables, int(view.seat)
-        regs = [tuple(locked) for locked in view.locked]  # the others' locked registers (0 where free)
-        regs[seat] = tuple(view.registers)
-        fs = self.venv.engine.pack(SimpleNamespace(robots=view.robots, registers=regs, deck=(),
-                                                   winner=view.winner, turn=view.turn))
+        fs = self.venv.engine.pack(public_state(view))
         T.R[0], T.regs[0], T.meta[0] = fs.robots, fs.registers, fs.meta
         T.hands[0], T.hand_len[0], T.cls[0], T.used[0] = 0, 0, 0, 0
         T.hands[0, seat, :len(view.hand)] = view.hand
@@ -385,9 +356,3 @@ class ProgramChoiceEnv(gym.vector.VectorEnv):
 
     def close(self, **kwargs: Any) -> None:
         self.venv.close(**kwargs)
-
-
-def program_choice_env(num_envs: int, **kwargs: Any) -> ProgramChoiceEnv:
-    """`ProgramChoiceEnv(num_envs, **kwargs)`; opponents as `RoboRallyVectorEnv` takes them (kernels, batch
-    policies: `agents.roborally.program.choice_env` resolves agent ids)."""
-    return ProgramChoiceEnv(num_envs, **kwargs)

@@ -1,23 +1,12 @@
 """RoboRally's joint turn of each candidate program: the learner's program run with the other robots' likely
 programs through the compiled turn (`fast.turn_kernel`), for a program scorer's per-candidate features.
 
-What the learner cannot see stays unseen: the other robots' hands are dealt from the cards it cannot see (every
-card but its own hand, its own registers and everyone's locked registers), as `roborally/mc` deals its worlds,
-with the public hand sizes; the generator is seeded from what the learner's view shows (its hand, the turn, the
-robots' squares, facings, damage and flags), so the same decision gives the same features in the vector env, the
-tournament runner and a view. Each other robot is then programmed by a `decide` kernel (the caller's: the flag
-seeker, `agents.roborally.fast.decide` with its `GREEDY` code), its locked registers kept, and for every candidate
-the whole turn is run with those programs on copies of the table. `worlds` such deals are averaged.
-
-The columns (`JOINT_FEATURES`, each the mean over the worlds): `won` (the learner wins the race in this turn),
-`lost` (another robot does), `flags` (flags it claims), `distance` (BFS steps from its end to its next flag over
-W + H, 0 finished, 1 off the board or no path, minus the solo run's `distance`), `turns` (the turns table at its end
-/ 10: 0 finished, the table's largest value + 1 when off the board), `damage` (its damage after the turn minus
-before, / 10), `destroyed` (it lost a life or is off the board), `displaced` (its end square, facing or survival
-differs from the solo run's: pushed, blocked or shot), `rival_distance` (the other robots' fewest BFS steps to
-their next flags after the turn, over W + H) and `rival_flags` (the most flags one other robot claims in the turn).
+The other robots' hands are dealt from the cards the learner cannot see (with the public hand sizes), from a
+generator seeded by what its view shows (`view_key`), so one decision gives the same features in the vector env, the
+tournament runner and a view; each other robot is programmed by the caller's `decide` kernel, its locked registers
+kept. The columns (`JOINT_FEATURES`, each the mean over `worlds` deals) are described in docs/roborally.md ("The
+joint turn as features").
 """
-
 from __future__ import annotations
 
 import numba
@@ -97,16 +86,16 @@ def deal_world(R, regs, me, sizes, unseen, u, rng, deck, hands, lens):
 
 
 @numba.njit(cache=True)
-def _steps_of(bd, R, i):
-    """Robot i's BFS steps to its next flag / (W + H): 0 with every flag claimed, 1 off the board or no path."""
-    W, H, nflags, dist = bd[0], bd[1], bd[9], bd[15]
+def steps_to_flag(R, i, nflags, dist, big):
+    """Robot i's BFS steps to its next flag / `big` (0 when it has claimed every flag, 1 off the board or no
+    path); `dist` the packed board's distances [flags, H, W]."""
     nf = R[i, fast.RNF]
     if nf >= nflags:
         return 0.0
     x, y = R[i, fast.RX], R[i, fast.RY]
-    if R[i, fast.RON] == 0 or not (0 <= x < W and 0 <= y < H) or dist[nf, y, x] < 0:
+    if R[i, fast.RON] == 0 or not (0 <= x < dist.shape[2] and 0 <= y < dist.shape[1]) or dist[nf, y, x] < 0:
         return 1.0
-    return min(float(dist[nf, y, x]), float(W + H)) / (W + H)
+    return min(float(dist[nf, y, x]), big) / big
 
 
 @numba.njit(cache=True)
@@ -119,7 +108,8 @@ def joint_columns(bd, R0, R, meta, me, solo, turns, worst, out):
     out[1] += 1.0 if w >= 0 and w != me else 0.0
     nf = R[me, fast.RNF]
     out[2] += nf - R0[me, fast.RNF]
-    out[3] += _steps_of(bd, R, me) - solo[_SDIST]
+    big = float(W + H)
+    out[3] += steps_to_flag(R, me, nflags, bd[15], big) - solo[_SDIST]
     on = R[me, fast.RON] == 1
     x, y, f = R[me, fast.RX], R[me, fast.RY], R[me, fast.RF]
     if nf >= nflags:
@@ -147,7 +137,7 @@ def joint_columns(bd, R0, R, meta, me, solo, turns, worst, out):
     fewest, most = 1.0, 0
     for i in range(R.shape[0]):
         if i != me:
-            fewest = min(fewest, _steps_of(bd, R, i))
+            fewest = min(fewest, steps_to_flag(R, i, nflags, bd[15], big))
             most = max(most, R[i, fast.RNF] - R0[i, fast.RNF])
     out[8] += fewest if R.shape[0] > 1 else 1.0
     out[9] += most
