@@ -18,21 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from envs.core.aec import GameAECEnv, check_max_turns
 from envs.core.parallel import GameParallelEnv
 from envs.roborally.encoding import RoboRallyEncoder
 from envs.roborally.rules import Config, RoboRallyGame
 
 METADATA = {"name": "roborally_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": True}
-
-
-def _rgb(game: RoboRallyGame, state: Any) -> np.ndarray:
-    from envs.roborally import render
-
-    shots = state.frames[-1].shots if state.frames else ()
-    return render.rgb_array(game.board, state.robots, shots)
 
 
 def game_turn_limit(options: dict[str, Any]) -> dict[str, Any]:
@@ -46,13 +37,27 @@ def game_turn_limit(options: dict[str, Any]) -> dict[str, Any]:
     return rest
 
 
-class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
-    """Strict RoboRally AEC env (game options including `max_turns` in game turns, plus render_mode)."""
+class _RoboRallyEnv:
+    """What the AEC and the Parallel env share: the game's classes and the `rgb_array` picture."""
 
     metadata = METADATA
     config_class = Config
     game_class = RoboRallyGame
     encoder_class = RoboRallyEncoder
+
+    def render(self) -> Any:
+        """`ansi`/`human`: text; `rgb_array`: the board with robots and the last register's shots."""
+        if self.render_mode != "rgb_array":
+            return super().render()
+        from envs.roborally import render
+
+        state = self._state
+        shots = state.frames[-1].shots if state.frames else ()
+        return render.rgb_array(self.game.board, state.robots, shots)
+
+
+class raw_env(_RoboRallyEnv, GameAECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Strict RoboRally AEC env (game options including `max_turns` in game turns, plus render_mode)."""
 
     def __init__(self, render_mode: str | None = None, mask_in: str = "both", **options: Any):
         # `max_turns` (or PettingZoo's `max_cycles`) is a game option here (game turns), not the AEC base's
@@ -75,29 +80,12 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
             self.truncations = dict.fromkeys(self.agents, True)
             self.terminations = dict.fromkeys(self.agents, False)
 
-    def render(self) -> Any:
-        """`ansi`/`human`: text; `rgb_array`: the board with robots and the last register's shots."""
-        if self.render_mode == "rgb_array":
-            return _rgb(self.game, self._state)
-        return super().render()
 
-
-class RoboRallyParallelEnv(GameParallelEnv):
+class RoboRallyParallelEnv(_RoboRallyEnv, GameParallelEnv):
     """RoboRally Parallel env: one step = one programming round of every robot."""
-
-    metadata = METADATA
-    config_class = Config
-    game_class = RoboRallyGame
-    encoder_class = RoboRallyEncoder
 
     def __init__(self, render_mode: str | None = None, mask_in: str = "both", illegal_reward: float | None = None,
                  **options: Any):
         super().__init__(render_mode=render_mode, mask_in=mask_in, illegal_reward=illegal_reward,
                          **game_turn_limit(options))
-
-    def render(self) -> Any:
-        """`ansi`/`human`: text; `rgb_array`: the board with robots and the last register's shots."""
-        if self.render_mode == "rgb_array":
-            return _rgb(self.game, self._state)
-        return super().render()
 
