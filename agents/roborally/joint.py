@@ -9,7 +9,6 @@ so its program is the likeliest; `roborally/mc` programs the other robots with i
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import numba
@@ -21,7 +20,7 @@ from envs.roborally import fast
 from envs.roborally.cards import NUM_CARDS
 from envs.roborally.choice import JointTurn
 from envs.roborally.joint import JOINT_DIM, deal_world, joint_rows, unseen_cards, view_key
-from envs.roborally.rules import HAND, State, View
+from envs.roborally.rules import HAND, State, View, public_state
 
 #: Deals of the unseen cards a decision averages its joint columns over.
 WORLDS = 4
@@ -48,10 +47,9 @@ def readable_joint(game: Any, view: View, cards: np.ndarray, solo: np.ndarray, t
     deals (`envs.roborally.joint.deal_world`, seeded by `view_key`: the same worlds), their programs the Python
     flag seeker's (`solo.greedy_program`), each turn the rules engine's (`RoboRallyGame.execute_turn`)."""
     engine, me, n = fast.FastEngine(game), int(view.seat), game.num_players
-    regs = [tuple(locked) for locked in view.locked]
-    regs[me] = tuple(view.registers)
-    R = engine.pack(SimpleNamespace(robots=view.robots, registers=regs, deck=(), winner=view.winner,
-                                    turn=view.turn)).robots
+    start = public_state(view)
+    regs = start.registers
+    R = engine.pack(start).robots
     regs0 = np.array(regs, np.int32)
     hand = np.array(view.hand, np.int64)
     unseen = np.zeros(NUM_CARDS, np.int64)
@@ -65,8 +63,7 @@ def readable_joint(game: Any, view: View, cards: np.ndarray, solo: np.ndarray, t
         left = deal_world(R, regs0, me, np.array(view.hand_sizes, np.int64), unseen, u, rng, deck, hands, lens)
         others = {i: greedy_program(sim, tuple(int(c) for c in hands[i, :lens[i]]), view.robots[i], regs[i],
                                     game.numbering) if lens[i] else () for i in range(n) if i != me}
-        state = State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, tuple(regs),
-                      tuple(int(c) for c in deck[:left]), (), -1, ())
+        state = start._replace(deck=tuple(int(c) for c in deck[:left]), winner=-1)
         for p, prog in enumerate(cards):
             programs = [tuple(int(c) for c in prog) if i == me else others[i] for i in range(n)]
             after = game.execute_turn(state, programs)

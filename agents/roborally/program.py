@@ -1,16 +1,11 @@
 """The feature set of a program scorer over `envs.roborally.choice`'s candidate programs.
 
-`FEATURES["roborally_program"]` reads `ProgramChoiceEnv`'s rows as they are (`from_observation`: the observation
-is already `[context, per_candidate]`, so `agents.feature_vector_env` and `agents.vector.batch_policy` take it
-unchanged) and builds that env for a training run (`make_vector_env`, which `train.vector_ppo.variant_envs` asks a
-feature set for): `CANDIDATES` candidates a decision, at most `PER_END` of one end first. Bound to a rules engine
-in program mode (`for_game`, as a saved student binds its feature set), it computes the same candidates and rows
-from a view (`ProgramViewFeatures`): a one-table `ProgramChoiceEnv` is set to what the view shows and observed,
-and each candidate is put at its rules-engine action (the program's hand slots in `PROGRAM_TUPLES`, filled as
-`rules.canonical_programs` fills them). It offers the candidates only (the third value it returns: the actions
-it scores), so `learned:RUN/policy` plays the rules engine exactly as the policy played the env it learned on.
+`FEATURES["roborally_program"]` reads `ProgramChoiceEnv`'s rows as they are (`from_observation`) and builds that env
+for a training run (`make_vector_env`). Bound to a rules engine in program mode (`for_game`), it computes the same
+candidates and rows from a view (`ProgramViewFeatures`: a one-table `ProgramChoiceEnv` set to what the view shows),
+each candidate at its rules-engine action (`rules_action`), so `learned:RUN/policy` plays the rules engine exactly
+as the policy played the env it learned on.
 """
-
 from __future__ import annotations
 
 import dataclasses

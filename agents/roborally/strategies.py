@@ -18,7 +18,7 @@ from agents.base import register
 from agents.roborally.mc import MC_PARAMS, MonteCarloProgram, mc_factory
 from agents.roborally.solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, unrank
-from envs.roborally.rules import REGISTERS, RoboRallyGame, State, View, free_registers
+from envs.roborally.rules import RoboRallyGame, View, free_registers, public_state
 
 
 class RandomProgram(ProgramPlanner):
@@ -67,15 +67,9 @@ class GreedyProgram(ProgramPlanner):
             cards = greedy_program(self.sim, hand, robot, view.registers, self.game.numbering)
         else:
             k = min(free_registers(robot.damage), len(hand))
-            cards = tuple(int(c) for c in self._fast.greedy(self._pack(view), view.seat, hand)[:k])
+            fs = self._fast.engine.pack(public_state(view))
+            cards = tuple(int(c) for c in self._fast.greedy(fs, view.seat, hand)[:k])
         return tuple(hand.index(c) for c in cards)
-
-    def _pack(self, view: View):
-        """A fast state holding the view's robots and the seat's registers (all the flag seeker reads)."""
-        n = self.game.num_players
-        regs = tuple(view.registers if i == view.seat else (0,) * REGISTERS for i in range(n))
-        return self._fast.engine.pack(State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, regs, (), (),
-                                            view.winner, ()))
 
 
 register("roborally/random", RandomProgram)
