@@ -198,6 +198,10 @@ def _add_pretrained() -> None:
         _PRETRAINED.append(True)
 
 
+#: The prefixes of saved-policy ids and the loader each names (`loader(rest of the id, game, rng)`).
+_SAVED_LOADERS = {"ppo:": "agents.policy:load_policy_agent", "learned:": "agents.learned:load_learned_agent",
+                  "openspiel:": "agents.openspiel:load_policy_table_agent"}
+SAVED_PREFIXES = tuple(_SAVED_LOADERS)
 #: The id forms of saved policies, each with what it names: the unknown-agent hint and `python -m evaluate list`
 #: show these same words.
 SAVED_POLICY_FORMS: tuple[tuple[str, str], ...] = (
@@ -234,18 +238,9 @@ def make(agent_id: str, game: Any, rng: np.random.Generator, game_name: str | No
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("agents need an explicit np.random.Generator as rng")
-    if agent_id.startswith("ppo:"):
-        from agents.policy import load_policy_agent
-
-        return load_policy_agent(agent_id[4:], game, rng)
-    if agent_id.startswith("learned:"):
-        from agents.learned import load_learned_agent
-
-        return load_learned_agent(agent_id[8:], game, rng)
-    if agent_id.startswith("openspiel:"):
-        from agents.openspiel import load_policy_table_agent
-
-        return load_policy_table_agent(agent_id[len("openspiel:"):], game, rng)
+    for prefix, loader in _SAVED_LOADERS.items():
+        if agent_id.startswith(prefix):
+            return entry_point(loader)(agent_id[len(prefix):], game, rng)
     if game_name is not None and "/" in agent_id and not agent_id.startswith(f"{game_name}/"):
         raise ValueError(
             f"agent {agent_id!r} does not play {game_name!r}; agents for it: {', '.join(known_ids(game_name))}"

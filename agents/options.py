@@ -37,7 +37,7 @@ def required_options(agent_id: str) -> dict[str, Any]:
         opts = meta.get("options")
         # JSON has lists where a Config holds tuples
         return {k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()} if isinstance(opts, dict) else {}
-    if agent_id.startswith(("learned:", "ppo:", "openspiel:")):
+    if agent_id.startswith(base.SAVED_PREFIXES):
         return {}
     base._load_game_module(agent_id)
     return dict(base._OPTIONS.get(agent_id, {}))
@@ -48,7 +48,7 @@ def portable_options(agent_id: str) -> tuple[str, ...]:
     from the game (`portable_options` of an `action_scorer` student's features, e.g. RoboRally's board and robot
     count); () for every other agent."""
     meta = _trained_meta(agent_id)
-    if meta is None and not agent_id.startswith(("learned:", "ppo:", "openspiel:")):
+    if meta is None and not agent_id.startswith(base.SAVED_PREFIXES):
         from agents.pretrained import checkpoints
 
         folder = checkpoints().get(agent_id.partition("?")[0])
@@ -211,7 +211,7 @@ def listing(game_name: str) -> list[str]:
     ids = base.known_ids(game_name)
     lines = []
     for aid in ids:
-        if aid.startswith(("ppo:", "learned:", "openspiel:")):
+        if aid.startswith(base.SAVED_PREFIXES):
             continue
         need = needed_options(game_name, aid)
         doc = describe_agent(aid)

@@ -81,8 +81,6 @@ class FirstStrategy(_PlayElseDraw):
     """Strategy 1 (seed §V): never fold; play the card equal to the top if held,
     else the next card; draw when nothing can be played."""
 
-    choose = staticmethod(play_equal_first)
-
 
 class SecondStrategy(_PlayElseDraw):
     """Strategy 2 (seed §V): never fold; play the next card (a llama on a 6) if
