@@ -428,9 +428,7 @@ class RoboRallyGame:
 
     def legal_mask(self, state: State) -> np.ndarray:
         """The int8 mask of the seat to act."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[self.legal_actions(state)] = 1
-        return mask
+        return self.seat_mask(state, self.current_player(state))
 
     def _legal(self, state: State, seat: int) -> list[int]:
         r = state.robots[seat]
