@@ -1,30 +1,11 @@
 """RoboRally's per-action features for the `ActionScorer` student (`agents.learned`), register mode.
 
-Registered as `FEATURES["roborally"]`; the features read the board, so the registered object is a
-`RoboRallyFeatures` that `Student` binds to the game it plays (`for_game`). Everything is computed from
-the robot's view and the board with the solo physics of `agents.roborally.solo.SoloSimulator`, one
-register phase at a time: no program is enumerated and nothing is played out (a student using these
-features decides with one forward pass).
-
-`s0`: the robot alone after the registers it already placed this turn (simulated in order). For each
-legal hand slot (one row per action; zero rows for illegal actions):
-  * the card's kind (one-hot, 7);
-  * `s1`, the robot after that one card in the current register (with belts, pushers, gears and flags
-    of that register phase): destroyed, claimed a flag, BFS steps to its next flag / (width + height),
-    the change of those steps from `s0`, and the board's expected turns to finish from `s1`'s square
-    *and facing* / 10 (`agents.roborally.mc.turns_table`: a per-board table computed once, offline
-    from play) and its change from `s0`;
-  * four probes of the board from `s1` — what a move 1, move 2, move 3 and back up card would do in the
-    next register (whether or not the hand holds one): destroyed, the BFS steps and the expected turns
-    from there — the distance field seen along the new facing — and whether the hand still holds a card
-    of that kind after this one;
-  * the registers still to fill after this one / 5.
-NOOP / POWER_DOWN rows: one flag column.
-Context: the round / 5, registers to fill this turn / 5, `s0`'s steps to the next flag / (width +
-height), `s0`'s expected turns to finish / 10, flags claimed / flags, the hand's kinds still unplaced (counts / 9,
-7), the other robots' best progress (most flags claimed / flags, fewest steps / (width + height)), the turn / 100.
+Registered as `FEATURES["roborally"]`, bound to the game it plays (`for_game`): read from the robot's view and the
+board with the solo physics of `agents.roborally.solo.SoloSimulator`, one register phase at a time, nothing
+enumerated or played out. Per legal card: its kind, the robot after it (destroyed, flag claimed, BFS steps, expected
+turns from `agents.roborally.mc.turns_table`, their changes), four probes of the next register and the registers left;
+NOOP / POWER_DOWN rows one flag column; a context row (docs/roborally.md, "Training", lists every column).
 """
-
 from __future__ import annotations
 
 from typing import Any
@@ -103,9 +84,7 @@ class RoboRallyFeatures:
         robot = view.robots[view.seat]
         rnd = view.step // game.num_players
         k = min(free_registers(robot.damage), len(view.hand))
-        s0 = solo_of(robot)
-        for i in range(min(rnd, k)):
-            s0 = sim.register(s0, view.registers[i], i)
+        s0 = sim.run(solo_of(robot), view.registers[:min(rnd, k)])
         d0, t0 = self._dist(s0), self._turns(s0)
         per = np.zeros((len(mask), FEATURE_DIM), np.float32)
         kinds_left = np.zeros(NUM_KINDS, np.float32)

@@ -1,39 +1,15 @@
 """`roborally/mc`: the Monte-Carlo robot of the seed report on a Monte-Carlo strategy for RoboRally (Algorithm 1).
 
-For each reduced program a0 of its hand the robot estimates the mean value of: a state sampled from its view
-(`RoboRallyGame.sample_state`: the other hands dealt from the cards it cannot see, never the true state), the
-opponents programmed by the playout policy π, `depth` turns played (the first with a0), the end scored by v̂. It
-plays the a0 of highest mean. Ids::
+For each reduced program of its hand the robot plays out `depth` turns from states sampled from its view
+(`RoboRallyGame.sample_state`, never the true state), the other robots and later turns programmed by the playout
+policy π, scores the end by v̂ and plays the program of highest mean. Ids: `roborally/mc?budget=400&depth=1&
+policy=random&eval=default&top=32&engine=fast` (`OPTIONS`; `engine=plain` plays out on the rules engine).
 
-    roborally/mc                                        # the defaults below
-    roborally/mc?budget=400&depth=1&policy=random&eval=default&top=32
-
-Options (`OPTIONS`): `budget` playouts per decision; `depth` turns per playout (1..3); `policy` π for the opponents
-and for every robot after the first turn (`random`: uniform over reduced programs, the seed's choice; `greedy`: the
-flag seeker); `eval` v̂ (`default`: the spec's heuristic, `turns`: minus the expected turns to finish, from
-`turns_table`); `top`: programs kept after screening; `engine`: `fast` (the compiled playout kernel of
-`agents.roborally.fast`) or `plain` (the rules engine's `execute_turn`, slow, the reference).
-
-What the seed does not specify, and the choices made here:
-
-* **Budget spread.** A 9-card hand has a median of ~2,900 reduced programs, more than a decision's playouts. So
-  every program is first *screened* without playouts: its own solo simulation (`SoloSimulator`, opponents and
-  lasers ignored) scored by v̂'s solo form; the best `top` programs go on, at most `PER_END` of them ending on one
-  solo square and facing (programs that differ only in timing against the other robots stay candidates, the
-  rest of the budget goes to different destinations; a program that finishes the race scores higher the earlier
-  its finishing register, which counts as its end). Then **successive halving**: ⌈log2 top⌉ rounds share the
-  budget equally; in each round every surviving program is played out on the same freshly sampled worlds
-  (common random numbers: one sampled state and one π seed per world) and the better half by mean over all its
-  playouts so far survives. The last survivor is played; ties go to the better screen rank.
-* **Sampling**: the plain engine uses `sample_state`, and later turns deal from the sampled state's fresh seed; the
-  fast kernel deals the other hands from the same unseen cards (the cards of the robot's hand, its registers and
-  everyone's locked registers excluded) and shares the world, the opponents' first programs and the later random
-  stream between candidates. Either way every candidate of one world meets the same future.
-* **v̂ default** (the spec's reading of the seed's missing evaluator): 100·flags claimed − BFS steps to the next
-  flag (from the archive while destroyed) − 2·damage − 50·lives lost; +10,000 for a win, −10,000 when another
-  robot wins or the robot is eliminated.
+What the seed leaves open is chosen as docs/roborally.md ("Agents") describes: every program is first
+screened by its own solo simulation (the best `top`, at most `PER_END` with one solo end), then successive halving
+shares the budget over worlds common to all candidates; v̂ `default` is 100·flags claimed − BFS steps to the next
+flag − 2·damage − 50·lives lost, ±10,000 for a win or a loss; `turns` is minus the expected turns (`turns_table`).
 """
-
 from __future__ import annotations
 
 import math
@@ -44,10 +20,10 @@ import numba
 import numpy as np
 
 from agents.roborally.fast import SEEN_SIZE, seen_before
-from agents.roborally.solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, solo_of
+from agents.roborally.solo import ProgramPlanner, Solo, SoloSimulator, greedy_program, program_tail, solo_of
 from envs.roborally.fast import hand_multiplicities, next_class, solo_kernel, solo_register
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, reduced_programs, unrank
-from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, State, View, free_registers, locked_count
+from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, State, View, free_registers, public_state
 
 #: Option name -> (allowed values or type, default).
 OPTIONS = {
@@ -69,16 +45,10 @@ def parse_options(query: str) -> dict:
     for key, text in parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)):
         if key not in OPTIONS:
             raise ValueError(f"roborally/mc: unknown option {key!r}; allowed: {', '.join(OPTIONS)}")
-        allowed = OPTIONS[key][0]
-        if allowed is int:
-            if not text.isdigit() or int(text) < 1:
-                raise ValueError(f"roborally/mc: {key} must be a positive integer, got {text!r}")
-            opts[key] = int(text)
-        else:
-            value = int(text) if text.isdigit() else text
-            if value not in allowed:
-                raise ValueError(f"roborally/mc: {key} must be one of {list(allowed)}, got {text!r}")
-            opts[key] = value
+        try:
+            opts[key] = MC_PARAMS[key](text)
+        except ValueError as e:
+            raise ValueError(f"roborally/mc: {key}: {e}") from None
     return opts
 
 
@@ -193,9 +163,7 @@ class FastSimulator:
         locked = [c for lk in view.locked for c in lk if c]
         seen = set(view.hand) | {c for c in view.registers if c} | set(locked)
         unseen = [c for c in range(1, 85) if c not in seen]
-        registers = tuple(view.registers if i == view.seat else view.locked[i] for i in range(n))
-        state = State(0, view.turn, 0, view.robots, ((),) * n, (0,) * n, registers, (), (), view.winner, ())
-        fs = self.engine.pack(state)
+        fs = self.engine.pack(public_state(view))
         progs = np.zeros((len(cands), REGISTERS), np.int64)
         for c, cards in enumerate(cands):
             progs[c, : len(cards)] = cards
@@ -229,8 +197,7 @@ class MonteCarloProgram(ProgramPlanner):
         hand = view.hand
         robot = view.robots[view.seat]
         k = min(free_registers(robot.damage), len(hand))
-        nl = locked_count(robot.damage)
-        tail = (0,) * (REGISTERS - k - nl) + (tuple(view.registers[REGISTERS - nl:]) if nl else ())
+        tail = program_tail(robot, k, view.registers)
         ends, progs = self._solo_ends(solo_of(robot), hand, k, tail)
         score = self.value.solo_many(ends)
         finish = np.flatnonzero(ends[:, 3] >= len(self.sim.flags))
@@ -403,6 +370,9 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
 
         _turns_sweeps(FastEngine(game).board, squares, hands, table, game.config.crushers)
     else:
+        def end_value(s: Solo) -> float:  # the table's value at the end of a program (`worst` for death)
+            return float(table[s[3], s[1], s[0], s[2]]) if s[4] else worst
+
         for sweep in range(sweeps):
             alpha = 1.0 if sweep == 0 else 0.5
             worst = float(table.max()) + 1.0
@@ -410,7 +380,9 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
                 for q, (x, y) in enumerate(squares.tolist()):
                     for face in range(4):
                         classes = equivalence_classes(tuple(hands[sweep, f, q, face].tolist()), game.numbering)
-                        target = 1.0 + _search_min(sim, (x, y, face, f, True), classes, table, worst)
+                        least, _ = sim.best_program((x, y, face, f, True), [len(c) for c in classes], REGISTERS, (),
+                                                    lambda j, u, cl=classes: cl[j][u], value=end_value)
+                        target = 1.0 + least
                         table[f, y, x, face] += alpha * (target - table[f, y, x, face])
     _TABLES[key] = table
     return table
@@ -478,33 +450,6 @@ def _turns_min(bd, x0, y0, f0, nf0, hand, table, worst, crushers_on, seen):
     return best
 
 
-def _search_min(sim: SoloSimulator, start: Solo, classes, table: np.ndarray, worst: float) -> float:
-    """The least table value (`worst` for death) at the end of a reduced 5-register program of `classes`."""
-    mults = [len(c) for c in classes]
-    left = list(mults)
-    seen: set = set()
-    best = [worst]
-
-    def rec(i: int, s: Solo) -> None:
-        if i == REGISTERS or not s[4] or s[3] >= len(sim.flags):
-            v = float(table[s[3], s[1], s[0], s[2]]) if s[4] else worst
-            if v < best[0]:
-                best[0] = v
-            return
-        node = (i, s, tuple(left))
-        if node in seen:
-            return
-        seen.add(node)
-        for j, m in enumerate(left):
-            if m:
-                left[j] -= 1
-                rec(i + 1, sim.register(s, classes[j][mults[j] - m], i))
-                left[j] += 1
-
-    rec(0, start)
-    return best[0]
-
-
 @numba.njit(cache=True)
 def _solo_many_ends(bd, x, y, f, nf, programs, crushers_on):
     """`solo_kernel`'s end (x, y, facing, next_flag, alive) of each program [P, 5]."""
@@ -517,7 +462,7 @@ def _solo_many_ends(bd, x, y, f, nf, programs, crushers_on):
 
 def mc_factory(game: RoboRallyGame, rng: np.random.Generator, **options: Any) -> MonteCarloProgram:
     """`roborally/mc` or `roborally/mc?budget=..&depth=..` (the registry parses the query by `MC_PARAMS`)."""
-    return MonteCarloProgram(game, rng, **{**{k: v for k, (_, v) in OPTIONS.items()}, **options})
+    return MonteCarloProgram(game, rng, **{**parse_options(""), **options})
 
 
 def _param(allowed: Any) -> Any:

@@ -10,6 +10,8 @@ Shared by `agents.roborally.strategies` and `agents.roborally.mc`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.roborally.board import PIT
@@ -83,9 +85,9 @@ class SoloSimulator:
             out = self._memo[key] = _solo_register(self.board, x, y, f, nf, card, ri, self.crushers)
         return out
 
-    def run(self, s: Solo, cards) -> Solo:
-        """The robot after registers 1..len(cards) with `cards` (0 = empty register)."""
-        for ri, c in enumerate(cards):
+    def run(self, s: Solo, cards, first: int = 0) -> Solo:
+        """The robot after registers `first`.. (0-based) with `cards` (0 = empty register)."""
+        for ri, c in enumerate(cards, first):
             s = self.register(s, c, ri)
         return s
 
@@ -98,21 +100,21 @@ class SoloSimulator:
             return (0, -nf, 0)
         return (0, -nf, self.dist[nf][y][x])
 
-    def best_program(self, start: Solo, mults: list[int], k: int, tail: tuple[int, ...],
-                     class_card) -> tuple[tuple[int, int, int], tuple[int, ...]]:
-        """(key, classes) of the best reduced program, lowest rank among equals.
+    def best_program(self, start: Solo, mults: list[int], k: int, tail: tuple[int, ...], class_card,
+                     first: int = 0, value: Any = None) -> tuple[Any, tuple[int, ...]]:
+        """(value, classes) of the reduced program of registers `first`..k-1 whose end has the least `value(end)`
+        (default `key`: the best), lowest rank among equals.
 
         `class_card(j, used)` is the card class j contributes when `used` of its cards went before;
         `tail` the locked registers' cards after the k free ones. A depth-first search over programs that
         merges equal (register, robot, remaining classes) nodes: their best suffix is the same.
         """
+        value = self.key if value is None else value
         left = list(mults)
         memo: dict = {}
 
-        def rec(i: int, s: Solo) -> tuple[tuple[int, int, int], tuple[int, ...]]:
+        def rec(i: int, s: Solo) -> tuple[Any, tuple[int, ...]]:
             if i == k or not s[4] or s[3] >= len(self.flags):
-                for j, c in enumerate(tail):
-                    s = self.register(s, c, k + j) if i == k else s
                 if i < k:
                     # Dead or finished early: the rest of the program does not matter; lowest classes first.
                     rest = []
@@ -122,8 +124,8 @@ class SoloSimulator:
                         rest.append(j)
                     for j in rest:
                         left[j] += 1
-                    return self.key(s), tuple(rest)
-                return self.key(s), ()
+                    return value(s), tuple(rest)
+                return value(self.run(s, tail, k)), ()
             node = (i, s, tuple(left))
             hit = memo.get(node)
             if hit is not None:
@@ -141,7 +143,7 @@ class SoloSimulator:
             memo[node] = best
             return best
 
-        return rec(0, start)
+        return rec(first, start)
 
 
 class ProgramPlanner:
@@ -192,13 +194,17 @@ def solo_of(robot) -> Solo:
     return (robot.x, robot.y, robot.facing, robot.next_flag, bool(robot.on_board))
 
 
+def program_tail(robot, k: int, registers: tuple[int, ...]) -> tuple[int, ...]:
+    """The cards after `robot`'s k free registers: empty registers, then its locked registers' cards."""
+    nl = locked_count(robot.damage)
+    return (0,) * (REGISTERS - k - nl) + tuple(registers[REGISTERS - nl:])
+
+
 def greedy_program(sim: SoloSimulator, hand: tuple[int, ...], robot, registers: tuple[int, ...],
                    numbering: str) -> tuple[int, ...]:
     """The greedy flag seeker's program for `robot` holding `hand` (cards in register order)."""
     k = min(free_registers(robot.damage), len(hand))
     classes = equivalence_classes(hand, numbering)
-    nl = locked_count(robot.damage)
-    tail = tuple(registers[REGISTERS - nl:]) if nl else ()
-    tail = (0,) * (REGISTERS - k - nl) + tail
+    tail = program_tail(robot, k, registers)
     _, prog = sim.best_program(solo_of(robot), [len(c) for c in classes], k, tail, lambda j, u: classes[j][u])
     return program_cards(classes, prog)

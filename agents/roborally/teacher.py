@@ -1,33 +1,22 @@
 """RoboRally's teacher for distillation: the flag seeker's criterion as per-register-action values
 (`roborally/greedy-teacher`).
 
-A student in register mode places one card per sub-step, so the teacher must value every legal card of
-any sub-step it meets, also mid-turn after the student already placed some registers. The value of
-playing hand slot i into register r is the best *solo* outcome (`agents.roborally.solo.SoloSimulator`:
-the robot alone on the board, other robots and lasers ignored) of the program that keeps the registers
-already placed, puts slot i into register r, completes registers r+1.. with the best choice of the cards
-left in the hand, and ends with the locked registers' cards. Outcomes are scored by the flag seeker's own
-order (`roborally/greedy`: alive, then more flags claimed, then fewer BFS steps to the next flag) as one
-number: `value = -DEAD` when the robot is destroyed, else `FLAG * flags claimed - BFS steps`.
-
-At a turn's first sub-step the best value is exactly the value of the program `roborally/greedy` plays,
-and always following the argmax plays one of the programs the flag seeker may choose (ties aside); the
-values of the other cards say how much each gives up, in BFS steps (the temperature's scale). NOOP and
-POWER_DOWN (forced, or the power round) get the value of the robot's current solo program with nothing
-more placed. In the solo simulation only a card's kind matters, so the search over completions is a
-depth-first search over card kinds with a memo on (register, robot, kinds left).
+The value of playing hand slot i into register r is the best *solo* outcome (`SoloSimulator`: the robot alone) of
+the program that keeps the registers already placed, puts slot i into r, completes the rest with the best of the
+cards left and ends with the locked registers: `-DEAD` when the robot is destroyed, else `FLAG * flags claimed - BFS
+steps`. NOOP and POWER_DOWN get the value of the program with nothing more placed. At a turn's first sub-step the
+argmax is the program `roborally/greedy` plays (ties aside).
 """
-
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from agents.roborally.solo import SoloSimulator, solo_of
+from agents.roborally.solo import SoloSimulator, program_tail, solo_of
 from agents.search.teacher import TeacherAgent
 from envs.roborally.cards import KINDS
-from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, View, free_registers, locked_count
+from envs.roborally.rules import HAND, RoboRallyGame, View, free_registers
 
 #: Value of a destroyed robot (below every alive outcome), and of one claimed flag (above any BFS distance).
 DEAD = 1000.0
@@ -56,16 +45,7 @@ class CompletionValues:
         robot = view.robots[view.seat]
         rnd = view.step // self.game.num_players
         k = min(free_registers(robot.damage), len(view.hand))
-        s = solo_of(robot)
-        for i in range(min(rnd, k)):
-            s = self.sim.register(s, view.registers[i], i)
-        return s, rnd, k
-
-    def tail(self, view: View, k: int) -> tuple[int, ...]:
-        """The cards of registers k..5: empty ones, then the locked registers' cards."""
-        nl = locked_count(view.robots[view.seat].damage)
-        locked = tuple(view.registers[REGISTERS - nl:]) if nl else ()
-        return (0,) * (REGISTERS - k - nl) + locked
+        return self.sim.run(solo_of(robot), view.registers[:min(rnd, k)]), rnd, k
 
     def best_completion(self, s, start: int, k: int, left: dict[int, list[int]], tail: tuple[int, ...]) -> float:
         """The best outcome value of registers start..k-1 filled from `left` (kind -> cards), then `tail`."""
@@ -76,10 +56,7 @@ class CompletionValues:
 
         def rec(i: int, st) -> float:
             if i == k or not st[4] or st[3] >= len(sim.flags):
-                if i == k:
-                    for j, c in enumerate(tail):
-                        st = sim.register(st, c, k + j)
-                return score(st)
+                return score(sim.run(st, tail, k) if i == k else st)
             node = (i, st, tuple(counts))
             hit = memo.get(node)
             if hit is not None:
@@ -100,7 +77,7 @@ class CompletionValues:
         mask = np.asarray(action_mask) > 0
         out = np.full(len(mask), np.nan)
         s, rnd, k = self.prefix(view)
-        tail = self.tail(view, k)
+        tail = program_tail(view.robots[view.seat], k, view.registers)
         hand = view.hand
         unused = [c for i, c in enumerate(hand) if not view.used >> i & 1]
         for a in np.flatnonzero(mask):
@@ -112,10 +89,7 @@ class CompletionValues:
                         left.setdefault(self.kinds[c], []).append(c)
                 out[a] = self.best_completion(self.sim.register(s, hand[a], rnd), rnd + 1, k, left, tail)
             else:
-                st = s
-                for j, c in enumerate(tail):
-                    st = self.sim.register(st, c, k + j)
-                out[a] = self.score(st)
+                out[a] = self.score(self.sim.run(s, tail, k))
         return out
 
 
