@@ -1,11 +1,8 @@
 """RoboRally: one robot alone on the board, and the base of the program-choosing agents.
 
-`SoloSimulator` runs the register phases of the rules engine for one robot without other robots and
-lasers, one register at a time, through the compiled lone-robot register (`envs.roborally.fast.solo_register`:
-the register physics has one readable home, `rules.RoboRallyGame._execute`, and one compiled home, `fast.py`;
-no Python copy here); `greedy_program` is the flag seeker's search over it (see `agents.roborally.strategies`);
+`SoloSimulator` steps one robot without other robots and lasers, register by register, through the compiled
+lone-robot register (`envs.roborally.fast.solo_register`); `greedy_program` is the flag seeker's search over it;
 `ProgramPlanner` chooses a whole program at a robot's first decision of a turn and plays it one register per sub-step.
-Shared by `agents.roborally.strategies` and `agents.roborally.mc`.
 """
 
 from __future__ import annotations
@@ -40,11 +37,8 @@ _MEMO_SIZE = 1 << 18
 class SoloSimulator:
     """One robot alone on the board: the register phases of the rules engine without other robots and lasers.
 
-    Damage is not tracked (without lasers only pits, the edge and crushers hurt, and they destroy), so a
-    robot's state is `Solo`. The physics is the compiled lone-robot register `envs.roborally.fast.solo_register`
-    (one compiled home of the rules; it is differential-tested against `RoboRallyGame.execute_turn` with one robot
-    on the board); this class keeps the Python interface the program searches of the agents walk one register at a
-    time, and the board's BFS distances as nested lists (cheap to index from Python).
+    Damage is not tracked (without lasers only pits, the edge and crushers hurt, and they destroy), so a robot's
+    state is `Solo`; the board's BFS distances are kept as nested lists (cheap to index from Python).
     """
 
     def __init__(self, game: RoboRallyGame):
