@@ -136,10 +136,16 @@ class ChildValues:
     `choice_values` the same for every move of a card and its operand pair (`steal_choice="player"`)."""
 
     version: int
+    counter: np.ndarray  # nodes searched (all threads) since the solver was made
     #: version 2's official options the solver plays (the fast solvers: the seed's rules, neither)
     revealed = False
     player_choice = False
     npairs = 0
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched (all threads) since the solver was made."""
+        return int(self.counter[0])
 
     def move_values(self, hands, stacks, mover: int) -> dict[int, int]:
         """Exact value for `mover` of playing each card of its hand (hand order) with the seed's operand pair

@@ -394,11 +394,6 @@ class AlphaBetaV1(_kernels.ChildValues):
         """Forget every stored position."""
         self.tt[:] = 0
 
-    @property
-    def nodes(self) -> int:
-        """Nodes searched (all threads) since the solver was made."""
-        return int(self.counter[0])
-
     def value(self, hands, stacks, mover: int) -> int:
         """Exact value for `mover` of the rest of the game (its future score-difference gain)."""
         maxcard = max([c for hand in hands for c in hand] + [c for s in stacks for c in s] + [3])

@@ -651,11 +651,6 @@ class AlphaBetaV2(_kernels.ChildValues):
         self._mvc = [np.zeros((64, 32), dtype=np.int64) for _ in range(self.threads)]
         self._counters = [np.zeros(1, dtype=np.int64) for _ in range(self.threads)]
 
-    @property
-    def nodes(self) -> int:
-        """Nodes searched (all threads) since the solver was made."""
-        return int(self.counter[0])
-
     def clear(self) -> None:
         """Forget every stored position."""
         self.tt[:] = 0

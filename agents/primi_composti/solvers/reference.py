@@ -22,7 +22,6 @@ from envs.core.jit import INLINE
 from envs.primi_composti.fast import best_pair, do_move, pair_bonus, undo_move
 from envs.primi_composti.rules import VALID, VALUE
 
-EXACT, LOWER, UPPER = 0, 1, 2
 TT_BITS = 22  # default table size: 2^22 entries of 16 bytes
 
 
@@ -363,11 +362,6 @@ class ReferenceSolver(ChildValues):
         self._scores = np.zeros(2, dtype=np.int64)  # scratch scores for the engine's move code
         self._pairs: dict[int, tuple] = {}
 
-    @property
-    def nodes(self) -> int:
-        """Nodes searched since the solver was made."""
-        return int(self.counter[0])
-
     def clear(self) -> None:
         """Forget every stored position."""
         self.tt[:] = 0
@@ -377,13 +371,7 @@ class ReferenceSolver(ChildValues):
         """Exact value for `mover` of the rest of the game (its future score
         difference gain under perfect play by both sides)."""
         h = np.array([sum(1 << c for c in hands[0]), sum(1 << c for c in hands[1])], dtype=np.int64)
-        cap = sum(len(x) for x in hands) + sum(len(s) for s in stacks) + 1
-        st = np.zeros((4, cap), dtype=np.int64)
-        heights = np.zeros(4, dtype=np.int64)
-        for s in range(4):
-            for i, c in enumerate(stacks[s]):
-                st[s, i] = c
-            heights[s] = len(stacks[s])
+        st, heights = self._stacks(hands, stacks)
         maxcard = int(max(max(hands[0], default=2), max(hands[1], default=2), *[max(x, default=2) for x in stacks]))
         if maxcard not in self._pairs:
             self._pairs[maxcard] = _pair_tables(maxcard)
