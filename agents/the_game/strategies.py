@@ -55,10 +55,11 @@ class _TheGameAgent:
         return items[int(self.rng.integers(len(items)))]
 
     @staticmethod
-    def _legal_plays(view: View) -> list[tuple[int, int]]:
-        """Legal (pile, hand index) pairs under the official rules, piles outer, hand order inner."""
+    def _legal_plays(view: View, trick: bool = True) -> list[tuple[int, int]]:
+        """(pile, hand index) pairs whose card fits (`trick`: the official rules' backwards trick too; without it,
+        the seed's strict fit), piles outer, hand order inner."""
         tops = view.tops
-        return [(p, i) for p in range(NUM_PILES) for i, c in enumerate(view.hand) if fits(c, p, tops[p], True)]
+        return [(p, i) for p in range(NUM_PILES) for i, c in enumerate(view.hand) if fits(c, p, tops[p], trick)]
 
     @staticmethod
     def _must_play(view: View) -> bool:
@@ -104,8 +105,7 @@ class RandomStrategy(_TheGameAgent):
     def act(self, view: View, action_mask: np.ndarray) -> int:
         """Uniform among fitting cards (see the class docstring)."""
         if self.berger:
-            tops = view.tops
-            valid = [(p, i) for p in range(NUM_PILES) for i, c in enumerate(view.hand) if fits(c, p, tops[p], False)]
+            valid = self._legal_plays(view, trick=False)
             if not valid:
                 return self._move(view, 0, 0)
             return self._move(view, *self._choice(valid))
@@ -187,7 +187,7 @@ class TrickStrategy(_TheGameAgent):
                         cands.extend((p, j) for p in range(3) if fits(c1, p, tops[p], False))
             if cands:
                 return self._move(view, *self._choice(cands))
-            valid = [(p, i) for p in range(NUM_PILES) for i, c in enumerate(hand) if fits(c, p, tops[p], False)]
+            valid = self._legal_plays(view, trick=False)
             return self._move(view, *self._choice(valid)) if valid else self._move(view, 0, 0)
         if not self._must_play(view):
             return END_TURN
@@ -309,9 +309,9 @@ class BestPlaysStrategy(_TheGameAgent):
         out = []
         for p in range(NUM_PILES):
             top = tops[p]
-            d = 1 if p < 2 else -1
+            d = _direction(p)
             for i, c in enumerate(hand):
-                if not (c > top or c == top - TRICK) if d == 1 else not (c < top or c == top + TRICK):
+                if not fits(c, p, top, True):
                     continue
                 score = waste(top, c, d)
                 partner = c - TRICK * d
