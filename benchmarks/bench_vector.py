@@ -44,6 +44,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.common import per_cpu_second  # noqa: E402
+from envs.core.vector import nb_next  # noqa: E402
 
 LAMA = ("lama", ["lama/first"] * 3, {"rules": "official", "reward": "dense"})
 POKER = ("simple_poker", ["simple_poker/nash"], {})
@@ -66,12 +67,7 @@ def random_legal_actions(mask, state, out):
         for a in range(mask.shape[1]):
             if mask[r, a]:
                 m += 1
-        state[0] += np.uint64(0x9E3779B97F4A7C15)
-        z = state[0]
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-        k = np.int64(z % np.uint64(m))
+        k = np.int64(nb_next(state, 0) % np.uint64(m))
         for a in range(mask.shape[1]):
             if mask[r, a]:
                 if k == 0:
