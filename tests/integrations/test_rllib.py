@@ -197,8 +197,10 @@ def _vector_algo(game="lama", **kw):
     from train.rllib_vector import vector_ppo_config
 
     opponents, options = ("lama/first", {"reward": "dense"}) if game == "lama" else (None, {})
-    return vector_ppo_config(game, opponents, options, num_envs=8, strict=True, hidden=(16,),
-                             train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1, **kw).build_algo()
+    cfg = vector_ppo_config(game, opponents, options, num_envs=8, strict=True, hidden=(16,),
+                            train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1, **kw)
+    # A remote env runner's first batch compiles the game's kernels: past RLlib's 60 s on a loaded 2-core machine.
+    return cfg.env_runners(sample_timeout_s=600).build_algo()
 
 
 # RoboRally's races take minutes here on a shared machine; it ran once by hand (default line-up, max_turns 200)
