@@ -199,7 +199,8 @@ def _vector_algo(game="lama", **kw):
     opponents, options = ("lama/first", {"reward": "dense"}) if game == "lama" else (None, {})
     cfg = vector_ppo_config(game, opponents, options, num_envs=8, strict=True, hidden=(16,),
                             train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1, **kw)
-    # A remote env runner's first batch compiles the game's kernels: past RLlib's 60 s on a loaded 2-core machine.
+    # A remote env runner's first batch (a new process loading torch and the kernels) took past RLlib's 60 s on a
+    # loaded 2-core machine.
     return cfg.env_runners(sample_timeout_s=600).build_algo()
 
 
