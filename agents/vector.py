@@ -6,13 +6,10 @@ from __future__ import annotations
 import importlib
 from typing import Any, NamedTuple
 
+import numpy as np
+
 import envs
 from agents.games import part
-
-
-def kernel_ids(game: str) -> tuple[str, ...]:
-    """The agent ids that have a compiled kernel for `game`'s vector env."""
-    return tuple(importlib.import_module(_hook(game)[1]).KERNEL_IDS)
 
 
 def has_vector_env(game: str) -> bool:
@@ -82,8 +79,6 @@ def batch_policy(source: Any, *, play: str | None = None, name: str | None = Non
             policy's own ("sample" for an SB3 policy).
         name: the policy's name in messages (default: the folder, or "policy").
     """
-    import numpy as np
-
     from agents.learned import load_student
     from envs.core.vector import BatchPolicy
 
@@ -154,7 +149,6 @@ def _network(source: Any, game: Any = None) -> tuple[Any, str]:
 def masked_logits(logits_of: Any, obs: Any, mask: Any, keys: Any = None) -> Any:
     """float64 (k, A) logits of `logits_of` over observations `obs` (k, D), -inf where `mask` (k, A)
     is False; `keys`: the observations' action keys where a compiled loop gives them (read by an action table)."""
-    import numpy as np
     import torch
 
     with torch.inference_mode():
@@ -197,11 +191,9 @@ def seat_policy(agent: Any, name: str = "policy") -> SeatPolicy | None:
         return None
     logits_of, _ = _network(source)
     features = getattr(source, "features", None) if isinstance(agent, LearnedAgent) else None
-    if isinstance(agent, LearnedAgent) and getattr(source.net, "action_keys", None) is not None:
-        return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask, keys), sample,
-                          features=features)
-    return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask), sample,
-                      features=features)
+    keyed = isinstance(agent, LearnedAgent) and getattr(source.net, "action_keys", None) is not None
+    return SeatPolicy(name, lambda obs, mask, keys=None: masked_logits(logits_of, obs, mask, keys if keyed else None),
+                      sample, features=features)
 
 
 def _table_policy(agent: Any, name: str) -> SeatPolicy:
@@ -227,8 +219,6 @@ def _table_policy(agent: Any, name: str) -> SeatPolicy:
 def gumbel_noise(keys: Any, counts: Any, num_actions: int) -> Any:
     """(k, A) standard Gumbel noise of draw `counts[i]` of the SplitMix64 streams `keys[i]` (uint64): A uniforms
     a draw, each from its own counter value, so draw t of a stream is the same whatever else was drawn."""
-    import numpy as np
-
     from envs.core.vector import np_mix64
 
     a = np.arange(num_actions, dtype=np.uint64)[None, :]
@@ -260,7 +250,6 @@ def play_paused(advance: Any, inputs: Any, to_move: Any, players: Any, policies:
     Raises:
         ValueError: a sampling policy without `streams`, a `tables` policy without `tables`.
     """
-    import numpy as np
     import torch
 
     counts = np.zeros(players.shape, np.uint64)
@@ -279,8 +268,6 @@ def play_paused(advance: Any, inputs: Any, to_move: Any, players: Any, policies:
 
 def _play_rounds(advance: Any, inputs: Any, to_move: Any, players: Any, policies: list[SeatPolicy | None],
                  streams: Any, counts: Any, tables: Any = None) -> None:
-    import numpy as np
-
     num = players.shape[0]
     # the first index of each policy object: seats of one policy (entrants of one id) share its forward
     same = np.array([next(i for i, q in enumerate(policies) if q is p) for p in policies], np.int64)
@@ -321,7 +308,6 @@ class FeatureVectorEnv:
 
     def __init__(self, venv: Any, features: str):
         import gymnasium as gym
-        import numpy as np
 
         from agents.learned import bound_features
 
@@ -344,16 +330,12 @@ class FeatureVectorEnv:
 
     def convert(self, obs: Any, masks: Any) -> Any:
         """Feature rows `(len(obs), C + A x F)` of encoder observations `obs` with bool masks `masks`."""
-        import numpy as np
-
         from agents.learned import observation_features
 
         ctx, per = observation_features(self._fn, np.asarray(obs), masks)
         return np.concatenate([ctx, per.reshape(len(ctx), -1)], axis=1)
 
     def _final(self, info: dict[str, Any]) -> dict[str, Any]:
-        import numpy as np
-
         if "final_obs" in info:
             final = np.array(info["final_obs"], dtype=object)
             empty = np.zeros((1, self._a), bool)
@@ -409,8 +391,6 @@ class MultiVectorEnv:
         return getattr(self.venvs[0], name)
 
     def _merge(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
-        import numpy as np
-
         out: dict[str, Any] = {}
         for key in dict.fromkeys(k for info in infos for k in info):
             parts = [info.get(key) for info in infos]
@@ -435,28 +415,20 @@ class MultiVectorEnv:
         return out
 
     def _split(self, actions: Any) -> list[Any]:
-        import numpy as np
-
         return np.split(np.asarray(actions), np.cumsum(self.sizes)[:-1])
 
     def action_masks(self) -> Any:
-        import numpy as np
-
         return np.concatenate([v.action_masks() for v in self.venvs])
 
     def reset(self, *, seed: Any = None, options: Any = None) -> tuple[Any, dict[str, Any]]:
-        import numpy as np
-
         outs = [v.reset(seed=None if seed is None else seed + i, options=options) for i, v in enumerate(self.venvs)]
         return np.concatenate([o for o, _ in outs]), self._merge([i for _, i in outs])
 
     def step(self, actions: Any) -> tuple[Any, ...]:
-        import numpy as np
-
         outs = [v.step(a) for v, a in zip(self.venvs, self._split(actions))]
         return (*(np.concatenate([o[k] for o in outs]) for k in range(4)), self._merge([o[4] for o in outs]))
 
 
 __all__ = ["FeatureVectorEnv", "MultiVectorEnv", "SeatPolicy", "batch_policy", "gumbel_noise", "masked_logits",
-           "play_paused", "seat_policy", "feature_vector_env", "kernel_ids", "resolve_opponents", "vector_env",
+           "play_paused", "seat_policy", "feature_vector_env", "resolve_opponents", "vector_env",
            "vector_games"]
