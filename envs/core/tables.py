@@ -85,6 +85,21 @@ def tables_type(module: str, doc: str, game: Sequence[str], optional: Sequence[s
     return cls
 
 
+#: The line-up fields every game's kernel `Settings` keeps after its own (`settings_type`), in this order: the
+#: learner's fixed seat (-1: drawn), the move cap (-1: none), the reward of a refused action, `control="all_seats"`,
+#: and `envs.core.vector.compile_line_ups`' codes, parameters and cumulative weights of the line-ups.
+SETTINGS = ("fixed_seat", "max_turns", "illegal_reward", "all_seats", "line_codes", "line_params", "line_cum")
+
+
+def settings_type(module: str, doc: str, game: Sequence[str], line_params: bool = True) -> type:
+    """A game's kernel `Settings`: a named tuple of its own fields `game`, then the line-up fields `SETTINGS`
+    (without `line_params` unless `line_params`), documented by `doc`; `module` as in `tables_type`."""
+    cls = collections.namedtuple("Settings", [*game, *(f for f in SETTINGS if line_params or f != "line_params")],
+                                 module=module)
+    cls.__doc__ = doc
+    return cls
+
+
 def new_tables(tables: type, num_envs: int, num_players: int, num_params: int = 0, **game: np.ndarray) -> Any:
     """A `tables` (a `tables_type`) for `num_envs` tables of `num_players` seats: the game's arrays `game` (every
     field of its own, by name) and the shared fields zeroed (`params` with `num_params` a seat).
@@ -102,4 +117,4 @@ def new_tables(tables: type, num_envs: int, num_players: int, num_params: int = 
     return tables(**game, **shared)
 
 
-__all__ = ["OPTIONAL", "SHARED", "Field", "new_tables", "tables_type"]
+__all__ = ["OPTIONAL", "SETTINGS", "SHARED", "Field", "new_tables", "settings_type", "tables_type"]

@@ -34,8 +34,10 @@ import numba
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from envs.core.game import IllegalActionError
+from envs.core.actions import action_ids
+from envs.core.game import IllegalActionError, check_move_limit, default_max_turns
 from envs.core.jit import INLINE
+from envs.core.options import make_config
 
 _M64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -234,6 +236,14 @@ class Pool:
         object.__setattr__(self, "weights", w)
 
 
+class VectorKernels(NamedTuple):
+    """The compiled `reset(..., T, B, S, fresh)` and `step(..., T, B, S, actions)` of a game's vector env, built around
+    one decide kernel (the game's `vec_reset` / `vec_step` inlined with it as a global)."""
+
+    reset: Any
+    step: Any
+
+
 class LineUps(NamedTuple):
     """A vector env's opponents compiled for its kernels: `codes` (L, k) and `params` (L, k, P) of the k opponent
     seats of each of L line-ups (a batch policy's seat has code `BATCH_CODE - j`), `cum` (L,) the cumulative
@@ -358,12 +368,6 @@ def shared_kernels(opponents: Any, max_params: int | None = None) -> Any:
         kernels = opp.kernels
     return kernels
 
-
-def check_max_turns(max_turns: Any) -> None:
-    """Raise `ValueError` unless `max_turns` is None or a positive integer."""
-    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
-                                  or max_turns < 1):
-        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
 
 #: Who the policy acts for: "one_seat" (the learner's seat, opponents' kernels for the others) or "all_seats"
 #: (whoever is to move: `info["current_player"]`, each seat's reward in `info["rewards"]`; Pgx's shape, the form of
@@ -570,24 +574,28 @@ class CompiledVectorEnv(VectorEnv):
                 sel = codes == BATCH_CODE - j
                 if policy is None or not sel.any():
                     continue
-                r, s = rows[sel], seats[sel]
-                mask = masks[sel]
-                a = np.asarray(policy.fn(obs[sel], mask, r, self._batch_rng))
-                if a.shape != r.shape or a.dtype.kind not in "iu":
-                    raise ValueError(f"batch policy {policy.name!r} must return {r.size} integer actions (one per "
-                                     f"table given), got shape {a.shape} dtype {a.dtype}")
-                a = a.astype(np.int64)
-                bad = (a < 0) | (a >= self.num_actions)
-                bad[~bad] = ~mask[~bad, a[~bad]]
-                if bad.any():
-                    k = int(np.flatnonzero(bad)[0])
-                    raise IllegalActionError(int(a[k]), int(s[k]), f"by batch policy {policy.name!r} at table "
-                                             f"{int(r[k])}", legal=np.flatnonzero(mask[k]).tolist())
-                acts[r] = a
+                acts[rows[sel]] = self._ask(policy, obs[sel], masks[sel], rows[sel], seats[sel])
             if (acts[rows] == SKIP).any():
                 raise RuntimeError(f"tables {rows[acts[rows] == SKIP][:5].tolist()} wait on a seat of no batch policy")
             self._resume_kernel(acts)
         raise RuntimeError("batch policies played 1,000,000 turns in one step")  # pragma: no cover
+
+    def _ask(self, policy: BatchPolicy, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray,
+             seats: np.ndarray) -> np.ndarray:
+        """`policy`'s int64 actions at the tables `rows` (its seats `seats`, bool `mask`); `ValueError` unless it
+        returns an integer a table, `IllegalActionError` naming the first illegal one."""
+        a = np.asarray(policy.fn(obs, mask, rows, self._batch_rng))
+        if a.shape != rows.shape or a.dtype.kind not in "iu":
+            raise ValueError(f"batch policy {policy.name!r} must return {rows.size} integer actions (one per "
+                             f"table given), got shape {a.shape} dtype {a.dtype}")
+        a = a.astype(np.int64)
+        bad = (a < 0) | (a >= mask.shape[1])
+        bad[~bad] = ~mask[~bad, a[~bad]]
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise IllegalActionError(int(a[k]), int(seats[k]), f"by batch policy {policy.name!r} at table "
+                                     f"{int(rows[k])}", legal=np.flatnonzero(mask[k]).tolist())
+        return a
 
     def _compile_opponents(self, opponents: Any) -> LineUps:
         """The game's check and layout of `opponents` (`compile_line_ups` with its seats and parameters)."""
@@ -798,8 +806,6 @@ class CompiledVectorEnv(VectorEnv):
     def _check_actions(self, actions: Any) -> np.ndarray:
         """The actions as a fresh int64 (N,) array (`envs.core.actions.action_ids`): -1 where a table's action is
         not an action id."""
-        from envs.core.actions import action_ids
-
         out = action_ids(actions, self.num_envs)
         if self.strict:
             ok = (out >= 0) & (out < self.num_actions)
@@ -862,9 +868,6 @@ class KernelTablesEnv(CompiledVectorEnv):
     def __init__(self, num_envs: int, *, opponents: Any = (), seed: int | None = None, control: str = "one_seat",
                  seat: int | None = None, strict: bool = False, copy: bool = True, illegal_reward: float = -1.0,
                  max_turns: int | None = None, **options: Any):
-        from envs.core.game import default_max_turns
-        from envs.core.options import make_config
-
         check_control(control)
         self.config = make_config(self.config_type, options)
         self.game = self.game_type(self.config)
@@ -876,7 +879,7 @@ class KernelTablesEnv(CompiledVectorEnv):
             ups = compile_line_ups([], 0, self.num_params)  # no opponent seat: one empty line-up, never drawn from
         else:
             ups = self._compile_opponents(opponents)
-        check_max_turns(max_turns)
+        check_move_limit(max_turns)
         self._setup(num_envs, self.encoder.observation_space, self.game.num_actions, self.game.num_players, seed=seed,
                     seat=seat, strict=strict, copy=copy, illegal_reward=illegal_reward, control=control)
         if not self.seat_rewards:
@@ -1038,6 +1041,6 @@ def _check_seed(seed: Any) -> int:
 
 __all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers",
            "SeatBuffers", "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Recording", "Pool",
-           "check_control", "check_max_turns", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
+           "check_control", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
            "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up",
-           "pick_line_up", "shared_kernels", "table_key"]
+           "pick_line_up", "shared_kernels", "table_key", "VectorKernels"]

@@ -22,7 +22,7 @@ agents (`agents.lama.fast`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numba
 import numpy as np
@@ -30,7 +30,7 @@ import numpy as np
 from envs.core import kernels, tables
 from envs.core.game import IllegalActionError
 from envs.core.jit import INLINE
-from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, VectorKernels, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with Primi Composti
 from envs.lama.rules import DRAW, NUM_ACTIONS, QUIT, Config, State
 
@@ -484,29 +484,9 @@ def new_tables(num_envs: int, num_players: int, num_params: int) -> Tables:
     )
 
 
-class Settings(NamedTuple):
-    """A vector env's fixed settings as the kernels take them: `switches` (`config_codes`), `dense` (reward), `target`
-    (for observations), and the line-up fields every game's `Settings` has (`fixed_seat`, `max_turns`, `illegal_reward`,
-    `all_seats`, and `line_codes`, `line_params`, `line_cum` from `envs.core.vector.compile_line_ups`)."""
-
-    switches: tuple
-    dense: bool
-    fixed_seat: int
-    max_turns: int
-    illegal_reward: float
-    target: float
-    line_codes: np.ndarray
-    line_params: np.ndarray
-    line_cum: np.ndarray
-    all_seats: bool = False
-
-
-class VectorKernels(NamedTuple):
-    """The compiled `reset(T, B, S, fresh)` and `step(T, B, S, actions)` of a vector env, built around one
-    decide kernel (`vec_reset` / `vec_step` inlined with it as a global)."""
-
-    reset: Any
-    step: Any
+Settings = tables.settings_type(__name__, """A vector env's fixed settings as the kernels take them: `switches`
+(`config_codes`), `dense` (reward), `target` (for observations), then the line-up fields (`envs.core.tables.SETTINGS`).
+""", ("switches", "dense", "target"))
 
 
 @numba.njit(inline=INLINE)

@@ -370,30 +370,12 @@ def new_tables(num_envs: int, num_players: int, k: int, choices: int = 1) -> Tab
     )
 
 
-class Settings(NamedTuple):
-    """A vector env's fixed settings as the kernels take them: the game (`version`, `k` cards a hand,
-    `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts), `hints`, `max_score` (the
-    encoder's score scale), `value` / `valid`, `revealed`, `choices` (`PrimiCompostiGame.num_choices`), and the line-up
-    fields every game's `Settings` has (`fixed_seat`, `max_turns`, `illegal_reward`, `all_seats`, and `line_codes`,
-    `line_cum` from `envs.core.vector.compile_line_ups`)."""
-
-    version: int
-    k: int
-    seat0_holds_two: bool
-    score_scores: bool
-    score_result: bool
-    hints: bool
-    max_score: float
-    fixed_seat: int
-    max_turns: int
-    illegal_reward: float
-    all_seats: bool
-    line_codes: np.ndarray
-    line_cum: np.ndarray
-    value: np.ndarray
-    valid: np.ndarray
-    revealed: bool
-    choices: int
+Settings = tables.settings_type(__name__, """A vector env's fixed settings as the kernels take them: the game
+(`version`, `k` cards a hand, `seat0_holds_two`), the reward (`score_scores`, `score_result`: `Config.reward`'s parts),
+`hints`, `max_score` (the encoder's score scale), `value` / `valid`, `revealed`, `choices`
+(`PrimiCompostiGame.num_choices`), then the line-up fields but `line_params` (`envs.core.tables.SETTINGS`).""",
+                                ("version", "k", "seat0_holds_two", "score_scores", "score_result", "hints",
+                                 "max_score", "value", "valid", "revealed", "choices"), line_params=False)
 
 
 class VectorKernels(NamedTuple):

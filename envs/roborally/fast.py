@@ -25,14 +25,13 @@ a turn (`program_mask_row`, `choose_program`); `program_rows` lists every reduce
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from envs.core import kernels, tables
 from envs.core.jit import INLINE
-from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, VectorKernels, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with L.A.M.A., Primi
 from envs.roborally.board import EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2
 from envs.roborally.cards import KINDS, LAST_ROTATION, NUM_CARDS
@@ -1281,38 +1280,13 @@ def new_tables(num_envs: int, num_robots: int, num_actions: int) -> Tables:
     )
 
 
-class Settings(NamedTuple):
-    """A vector env's fixed settings: `num_actions`, `rounds` (5, or 6 with the power round), `progress` (the
-    shaped reward), the start robots `R0` (n, NFIELDS) and their potentials `phi0`; for observations `lives`, `static`
-    (the board planes, D float32), `off` (offsets of `OBS_FIELDS`) and `flags` (K, 2); `card_classes`, `program`
-    (`action_mode="program"`), and the line-up fields every game's `Settings` has (`fixed_seat`, `max_turns` in game
-    turns, `illegal_reward`, `all_seats`, and `line_codes`, `line_cum` from `envs.core.vector.compile_line_ups`)."""
-
-    num_actions: int
-    rounds: int
-    progress: bool
-    max_turns: int
-    fixed_seat: int
-    illegal_reward: float
-    line_codes: np.ndarray
-    line_cum: np.ndarray
-    R0: np.ndarray
-    phi0: np.ndarray
-    lives: int
-    static: np.ndarray
-    off: np.ndarray
-    flags: np.ndarray
-    card_classes: bool
-    all_seats: bool = False
-    program: bool = False
-
-
-class VectorKernels(NamedTuple):
-    """The compiled `reset(bd, T, B, S, fresh)` and `step(bd, T, B, S, actions)` of a vector env, built around one
-    decide kernel (`vec_reset` / `vec_step` inlined with it)."""
-
-    reset: Any
-    step: Any
+Settings = tables.settings_type(__name__, """A vector env's fixed settings: `num_actions`, `rounds` (5, or 6 with the
+power round), `progress` (the shaped reward), the start robots `R0` (n, NFIELDS) and their potentials `phi0`; for
+observations `lives`, `static` (the board planes, D float32), `off` (offsets of `OBS_FIELDS`) and `flags` (K, 2);
+`card_classes`, `program` (`action_mode="program"`), then the line-up fields but `line_params`
+(`envs.core.tables.SETTINGS`; `max_turns` in game turns).""",
+                                ("num_actions", "rounds", "progress", "R0", "phi0", "lives", "static", "off", "flags",
+                                 "card_classes", "program"), line_params=False)
 
 
 @numba.njit(inline=INLINE)

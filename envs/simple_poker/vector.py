@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import IllegalActionError
 from envs.core.options import make_config
 from envs.core.vector import (
     BATCH_CODE,
@@ -29,7 +28,7 @@ from envs.core.vector import (
 )
 from envs.simple_poker import fast
 from envs.simple_poker.encoding import SimplePokerEncoder
-from envs.simple_poker.rules import BET, NUM_ACTIONS, PASS, Config, SimplePokerGame
+from envs.simple_poker.rules import BET, NUM_ACTIONS, PASS, Config, SimplePokerGame, State
 
 BEHAVIOUR = 1  # the code of a behaviour-strategy opponent
 
@@ -111,19 +110,9 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
             obs = np.zeros((r.size, self._obs.shape[1]), np.float32)
             seat = np.full(r.size, 1 if bet_seen else 0, np.int64)
             fast.observe(cards[sel], seat, np.full(r.size, bet_seen), n, obs)
-            mask = np.ones((r.size, NUM_ACTIONS), np.bool_)
-            a = np.asarray(policy.fn(obs, mask, r, self._batch_rng))
-            if a.shape != r.shape or a.dtype.kind not in "iu":
-                self._paused_by_error = True  # the hand is half played: `step` refuses until `reset`
-                raise ValueError(f"batch policy {policy.name!r} must return {r.size} integer actions (one per "
-                                 f"table given), got shape {a.shape} dtype {a.dtype}")
-            bad = np.flatnonzero((a != PASS) & (a != BET))
-            if bad.size:
-                self._paused_by_error = True
-                k = int(bad[0])
-                raise IllegalActionError(int(a[k]), int(seat[k]), f"by batch policy {policy.name!r} at table "
-                                         f"{int(r[k])}", legal=[PASS, BET])
-            out[sel] = a
+            self._paused_by_error = True  # until it answers: the hand is half played, `step` refuses until `reset`
+            out[sel] = self._ask(policy, obs, np.ones((r.size, NUM_ACTIONS), np.bool_), r, seat)
+            self._paused_by_error = False
         return out
 
     def _start(self, rows: np.ndarray) -> None:
@@ -240,8 +229,6 @@ class SimplePokerVectorEnv(CompiledVectorEnv):
 
     def render(self, row: int = 0) -> str:
         """Text picture of table `row`'s hand (the plain engine's `render` of its position)."""
-        from envs.simple_poker.rules import State
-
         history: tuple[int, ...] = ()
         if self.control == "all_seats":
             history = (BET,) if self._player[row] == 1 else ()

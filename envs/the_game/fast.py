@@ -24,7 +24,7 @@ strategies' kernels live with the agents (`agents.the_game.fast`).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numba
 import numpy as np
@@ -32,7 +32,7 @@ import numpy as np
 from envs.core import kernels, tables
 from envs.core.game import IllegalActionError
 from envs.core.jit import INLINE
-from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, nb_next
+from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, VectorKernels, nb_next
 from envs.core.vector import Buffers as Buffers  # one class for every game (see its docstring)
 from envs.the_game.rules import Config, State, View
 
@@ -339,33 +339,9 @@ def new_tables(num_envs: int, num_players: int, hand_size: int, num_params: int)
     )
 
 
-class Settings(NamedTuple):
-    """A vector env's fixed settings as the kernels take them: `min_cards`, `skip_empty`, `starter`, `slot` (the
-    `actions="slot"` head), `win_bonus`, `card_reward`, and the line-up fields every game's `Settings` has
-    (`fixed_seat`, `max_turns`, `illegal_reward`, `all_seats`, and `line_codes`, `line_params`, `line_cum` from
-    `envs.core.vector.compile_line_ups`)."""
-
-    min_cards: int
-    skip_empty: bool
-    starter: int
-    slot: bool
-    win_bonus: float
-    card_reward: float
-    fixed_seat: int
-    max_turns: int
-    illegal_reward: float
-    all_seats: bool
-    line_codes: np.ndarray
-    line_params: np.ndarray
-    line_cum: np.ndarray
-
-
-class VectorKernels(NamedTuple):
-    """The compiled `reset(T, B, S, fresh)` and `step(T, B, S, actions)` of a vector env, built around one
-    decide kernel (`vec_reset` / `vec_step` inlined with it as a global)."""
-
-    reset: Any
-    step: Any
+Settings = tables.settings_type(__name__, """A vector env's fixed settings as the kernels take them: `min_cards`,
+`skip_empty`, `starter`, `slot` (the `actions="slot"` head), `win_bonus`, `card_reward`, then the line-up fields
+(`envs.core.tables.SETTINGS`).""", ("min_cards", "skip_empty", "starter", "slot", "win_bonus", "card_reward"))
 
 
 @numba.njit(cache=True)

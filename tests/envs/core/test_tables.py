@@ -66,3 +66,17 @@ def test_new_tables_needs_exactly_the_games_own_fields():
         tables.new_tables(Tables, 2, 3, hands=np.ones((2, 3), np.int64))
     with pytest.raises(ValueError, match=r"got \['before', 'hands', 'seed'\]"):
         tables.new_tables(Tables, 2, 3, hands=np.ones((2, 3)), before=np.zeros(3), seed=np.zeros(2))
+
+
+@pytest.mark.parametrize("module", [lama_fast, the_game_fast, primi_fast, roborally_fast])
+def test_every_game_settings_end_with_the_line_up_fields(module):
+    """A game's kernel `Settings` keeps the line-up fields after its own, `line_params` where its kernels read
+    opponent parameters (the games whose `Tables` keep `params`), and pickles by name."""
+    import pickle
+
+    S = module.Settings
+    has_params = "params" in module.Tables._fields
+    shared = [f for f in tables.SETTINGS if has_params or f != "line_params"]
+    assert list(S._fields[-len(shared):]) == shared
+    assert not set(S._fields[:-len(shared)]) & set(tables.SETTINGS)
+    assert S.__module__ == module.__name__ and pickle.loads(pickle.dumps(S)) is S
