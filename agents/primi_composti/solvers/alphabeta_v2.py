@@ -685,12 +685,7 @@ class AlphaBetaV2(_kernels.ChildValues):
             self._deck = deck
             _deal_tables(np.int64(deck), _REL, _VAL, self.cmask, self.sb)
         h = np.array([sum(1 << int(c) for c in hands[0]), sum(1 << int(c) for c in hands[1])], dtype=np.int64)
-        st = np.zeros((4, len(cards) + 2), dtype=np.int64)
-        heights = np.zeros(4, dtype=np.int64)
-        for s in range(4):
-            for i, c in enumerate(stacks[s]):
-                st[s, i] = int(c)
-            heights[s] = len(stacks[s])
+        st, heights = self._stacks(hands, stacks)
         # each thread plays moves on its own copy of the position
         args = [(h.copy(), st.copy(), heights.copy()) for _ in range(self.threads)]
         for c in self._counters:
