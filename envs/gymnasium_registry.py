@@ -14,6 +14,7 @@ not agent objects, to `make_vec`. Described in docs/integrations.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -156,14 +157,6 @@ def vector_env(game: str, num_envs: int = 1, compiled: bool | None = None, **kwa
     return _with_line_up(sync, listed, default)
 
 
-def _entry(game: str, make: Callable[..., Any]) -> Callable[..., Any]:
-    def entry(**kwargs: Any) -> Any:
-        return make(game, **kwargs)
-
-    entry.__doc__ = f"`{make.__name__}` of {game!r} (a Gymnasium entry point)."
-    return entry
-
-
 def register_with_gymnasium(games: Sequence[str], version: int) -> None:
     """Register `tabletop/<game>-v<version>` with Gymnasium for each game (once)."""
     import gymnasium
@@ -171,5 +164,5 @@ def register_with_gymnasium(games: Sequence[str], version: int) -> None:
     for game in games:
         env_id = f"tabletop/{game}-v{version}"
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=_entry(game, single_agent_env),
-                               vector_entry_point=_entry(game, vector_env), kwargs={"opponents": DEFAULT})
+            gymnasium.register(env_id, entry_point=functools.partial(single_agent_env, game),
+                               vector_entry_point=functools.partial(vector_env, game), kwargs={"opponents": DEFAULT})
