@@ -19,26 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 import envs
 from envs.core.game import IllegalActionError
+from train.rllib_vector import masked_space
 
 #: What a seat gets for an unmasked illegal action (PettingZoo's `env()` penalty); the game ends.
 ILLEGAL_REWARD = -1.0
 #: `ppo_config`'s defaults for `PPOConfig.training` (its keyword arguments replace them).
 TRAINING = {"train_batch_size_per_learner": 4000, "minibatch_size": 256, "num_epochs": 10, "lr": 3e-4}
-
-
-def masked_space(inner: gymnasium.spaces.Box, n: int) -> gymnasium.spaces.Dict:
-    """The observation space RLlib's `ActionMaskingTorchRLModule` reads: `inner` as float32 beside an (n,) mask."""
-    return gymnasium.spaces.Dict({
-        "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32),
-                                             dtype=np.float32),
-        "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
-    })
 
 
 class RLlibEnv(MultiAgentEnv):

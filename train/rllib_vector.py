@@ -23,8 +23,6 @@ from gymnasium.vector import VectorWrapper
 from gymnasium.vector.utils import batch_space
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
-from train.rllib import masked_space
-
 #: The name `vector_ppo_config` registers `make_vector_env` under (`ray.tune.registry.register_env`).
 ENV_ID = "tabletop_vector"
 #: The keys `make_vector_env` reads from RLlib's env config (`num_envs` is RLlib's, from `num_envs_per_env_runner`).
@@ -32,6 +30,15 @@ ENV_CONFIG_KEYS = ("game", "opponents", "options", "num_envs", "max_turns", "str
 #: `vector_ppo_config`'s defaults for `PPOConfig.training` (its keyword arguments replace them).
 TRAINING = {"train_batch_size_per_learner": 8192, "minibatch_size": 2048, "num_epochs": 2, "lr": 3e-4,
             "entropy_coeff": 0.01, "gamma": 1.0}
+
+
+def masked_space(inner: gymnasium.spaces.Box, n: int) -> gymnasium.spaces.Dict:
+    """The observation space RLlib's `ActionMaskingTorchRLModule` reads: `inner` as float32 beside an (n,) mask."""
+    return gymnasium.spaces.Dict({
+        "observations": gymnasium.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32),
+                                             dtype=np.float32),
+        "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
+    })
 
 
 class MaskedVectorEnv(VectorWrapper):
