@@ -191,6 +191,38 @@ STOP_ILLEGAL = -2  # an illegal decision (seat `cur`, action `act`): nothing was
 
 
 @numba.njit(inline="always")
+def end_round_scores(hands, sizes, active, n_active, totals, won, scoring, return_chip):
+    """A round's end (`LamaGame._end_round`): the winner (the first seat with an empty hand, else the last one
+    still in, else none) counted in `won`, every hand's points added to `totals`, a chip given back by each seat
+    that emptied its hand (`return_chip`); returns the highest total."""
+    n = sizes.shape[0]
+    winner = -1
+    for i in range(n):
+        if sizes[i] == 0:
+            winner = i
+            break
+    if winner < 0 and n_active == 1:
+        for i in range(n):
+            if active[i]:
+                winner = i
+    for i in range(n):
+        totals[i] += hand_points(hands[i], scoring)
+    if return_chip:
+        for i in range(n):
+            if sizes[i] == 0:
+                if totals[i] >= 10:
+                    totals[i] -= 10
+                elif totals[i] >= 1:
+                    totals[i] -= 1
+    if winner >= 0:
+        won[winner] += 1
+    mx = totals[0]
+    for i in range(1, n):
+        mx = max(mx, totals[i])
+    return mx
+
+
+@numba.njit(inline="always")
 def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, ndraw, disc, nd, stock, cards, rnd,
             reshuffles, cur, first_action, budget, totals, won, rng, rrow):
     """The compiled game loop: play from a position until a seat of code <= `PAUSE_CODE` is to act (the vector env's
@@ -262,31 +294,7 @@ def advance(decide, seed, codes, params, switches, hands, sizes, active, draw, n
             if sizes[cur] == 0:
                 end_round = True
         if end_round:
-            winner = -1
-            for i in range(n):
-                if sizes[i] == 0:
-                    winner = i
-                    break
-            if winner < 0 and n_active == 1:
-                for i in range(n):
-                    if active[i]:
-                        winner = i
-            for i in range(n):
-                totals[i] += hand_points(hands[i], scoring)
-            if return_chip:
-                for i in range(n):
-                    if sizes[i] == 0:
-                        if totals[i] >= 10:
-                            totals[i] -= 10
-                        elif totals[i] >= 1:
-                            totals[i] -= 1
-            if winner >= 0:
-                won[winner] += 1
-            mx = totals[0]
-            for i in range(1, n):
-                if totals[i] > mx:
-                    mx = totals[i]
-            if mx >= target:
+            if end_round_scores(hands, sizes, active, n_active, totals, won, scoring, return_chip) >= target:
                 return ndraw, nd, rnd, reshuffles, cur, steps, STOP_OVER, -1
             cur = 0 if player0 else cur
             rnd += 1
