@@ -76,6 +76,20 @@ def _ranks(scores, fit, n, ranks):
             ranks[p, i] = r
 
 
+@numba.njit(inline="always")
+def _hand_summary(hands, n, held, hs, x):
+    """The context's hand columns of a hand of n > 0 sorted cards: its mean, lowest and highest card (/ 100), and
+    its pairs a trick (10) apart (/ the hand size `hs`)."""
+    total, pairs = 0, 0
+    for i in range(n):
+        total += hands[0, i]
+        pairs += int(hands[0, i] + TRICK < 102 and held[hands[0, i] + TRICK])
+    x[16] = total / n / 100.0
+    x[17] = hands[0, 0] / 100.0
+    x[18] = hands[0, n - 1] / 100.0
+    x[19] = pairs / hs
+
+
 @numba.njit(cache=True)
 def feature_rows(obs, masks, at, dims, params, with_score, ctx, per):
     """The features of observations `obs` (B, D) with legal masks `masks` (B, A) into `ctx` (B, C) and `per`
@@ -169,14 +183,7 @@ def feature_rows(obs, masks, at, dims, params, with_score, ctx, per):
             live = _live_between(prefix, tops[p], 100) if p < 2 else _live_between(prefix, 0, tops[p])
             x[12 + p] = live / NUM_CARDS
         if n:
-            total, pairs = 0, 0
-            for i in range(n):
-                total += hands[0, i]
-                pairs += int(hands[0, i] + TRICK < 102 and held[hands[0, i] + TRICK])
-            x[16] = total / n / 100.0
-            x[17] = hands[0, 0] / 100.0
-            x[18] = hands[0, n - 1] / 100.0
-            x[19] = pairs / hs
+            _hand_summary(hands, n, held, hs, x)
         x[20] = plays / (4.0 * hs)
         x[21] = free / hs
         if with_score:
