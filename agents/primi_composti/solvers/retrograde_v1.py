@@ -32,20 +32,10 @@ _NEG = -128
 
 
 @njit(cache=True)
-def _player_states(cards, is_prime, tp0, tc0):
-    """All (played set, prime top, composite top) of one player, layer by layer.
-
-    cards: the hand (n cards); tp0 / tc0: its current tops (0 = empty stack).
-    Returns, for the states of every layer k = 0..n (k cards played) in one flat
-    order sorted by (k, prime top, composite top, set):
-      start[k]           first flat index of layer k (start[n + 1] = total),
-      mask[i], tp[i], tc[i],
-      code[i]            index of (tp, tc) among the pairs that occur in its layer,
-      nxt[i, j]          rank within layer k + 1 of the state after playing card j
-                         (−1 if card j was already played),
-      look, slot         rank within its layer of (set, prime top, composite top):
-                         look[(set·(n+1) + slot[tp])·(n+1) + slot[tc]] (−1: no such state).
-    """
+def _enumerate_states(cards, is_prime, tp0, tc0):
+    """Every (played set, prime top, composite top) of one player with its layer (cards played), unsorted: a top is
+    the current one (`tp0` / `tc0`, 0 = empty) while no card of its kind was played, else a played card of its kind.
+    Returns (mask, tp, tc, layer)."""
     n = cards.shape[0]
     # Candidate tops: index 0 = the current top (or empty), 1 + j = hand card j.
     tot = 0
@@ -99,6 +89,27 @@ def _player_states(cards, is_prime, tp0, tc0):
                 tc[i] = cb
                 layer[i] = k
                 i += 1
+    return mask, tp, tc, layer
+
+
+@njit(cache=True)
+def _player_states(cards, is_prime, tp0, tc0):
+    """All (played set, prime top, composite top) of one player, layer by layer.
+
+    cards: the hand (n cards); tp0 / tc0: its current tops (0 = empty stack).
+    Returns, for the states of every layer k = 0..n (k cards played) in one flat
+    order sorted by (k, prime top, composite top, set):
+      start[k]           first flat index of layer k (start[n + 1] = total),
+      mask[i], tp[i], tc[i],
+      code[i]            index of (tp, tc) among the pairs that occur in its layer,
+      nxt[i, j]          rank within layer k + 1 of the state after playing card j
+                         (−1 if card j was already played),
+      look, slot         rank within its layer of (set, prime top, composite top):
+                         look[(set·(n+1) + slot[tp])·(n+1) + slot[tc]] (−1: no such state).
+    """
+    n = cards.shape[0]
+    mask, tp, tc, layer = _enumerate_states(cards, is_prime, tp0, tc0)
+    tot = mask.shape[0]
     # Sort by (layer, prime top, composite top, set).
     keyv = ((layer * 128 + tp) * 128 + tc) * (1 << n) + mask
     order = np.argsort(keyv, kind="mergesort")
