@@ -744,6 +744,8 @@ def vec_reset(decide, T, B, S, fresh, revealed, choices):
                      B.mask, r)
 
 
+# One kernel of 107 lines: split into inlined parts (92 lines) it ran the all-seats vector env at 0.96x the speed
+# (4 alternating rounds, numba 0.68.1).
 @njit(inline="always")
 def vec_step(decide, T, B, S, actions, revealed, choices):
     """One decision per table (`actions[r]`: the learner's, or under `all_seats` the seat to move's), then the opponents
