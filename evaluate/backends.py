@@ -84,7 +84,7 @@ class Backend(Protocol):
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         """`fn` applied to every item, results in item order; `TaskError` names a failing item."""
-        ...
+        return list(self.imap(fn, items))
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         """Like `map`, yielding each result (in item order) as soon as it is in."""
@@ -94,22 +94,24 @@ class Backend(Protocol):
         """Release what the backend started (a no-op for a backend that started nothing)."""
         ...
 
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
 
 def _call(fn: Callable[[Any], Any], item: Any) -> Any:
     """A Ray task's body: `fn(item)` (Ray's decorator takes plain functions only, not partials)."""
     return fn(item)
 
 
-class LocalBackend:
+class LocalBackend(Backend):
     """Every item in this process, one after the other."""
 
     name = "local"
     parallelism = 1
     remote = False
-
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """`[fn(x) for x in items]`; an exception becomes `TaskError` naming the item."""
-        return list(self.imap(fn, items))
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         """`fn(x)` for each item in turn, yielded as it is computed."""
@@ -123,14 +125,8 @@ class LocalBackend:
     def close(self) -> None:
         """Nothing to release."""
 
-    def __enter__(self) -> LocalBackend:
-        return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-class RayBackend:
+class RayBackend(Backend):
     """Each item a Ray task (one CPU each): `address=None` starts a private local instance with
     `num_cpus` CPUs (shut down by `close()`); with an address it connects to a running cluster (`close()`
     disconnects); a Ray already initialised in this process is used and left running."""
@@ -167,13 +163,9 @@ class RayBackend:
         """The CPUs of the Ray instance (or cluster): how many one-CPU tasks run at once."""
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """One task per item; results gathered in item order. A failing task raises `TaskError`
-        naming the item, with the task's own exception as the cause."""
-        return list(self.imap(fn, items))
-
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Every item submitted as a task at once; results yielded in item order as they come in.
+        """Every item submitted as a task at once (one task per item); results yielded in item order as they come in,
+        a failing task raising `TaskError` naming the item, with the task's own exception as the cause.
         Leaving early stops collecting; submitted tasks are left to finish (`ray.cancel` racing a finishing task aborts
         the driver)."""
         ray = self._ray
@@ -199,12 +191,6 @@ class RayBackend:
         if self._owned and self._ray.is_initialized():
             self._ray.shutdown()
         self._owned = False
-
-    def __enter__(self) -> RayBackend:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 #: slot -> (key, value): what `per_process` built in this process.

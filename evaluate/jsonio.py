@@ -8,8 +8,10 @@ NumPy scalars and arrays as plain numbers and lists. Every result file (`write_j
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -56,3 +58,18 @@ def write_figure(fig: Any, path: str, dpi: int = 110) -> None:
     """Save a matplotlib figure to `path` (its format from the extension) atomically, into a regular file only."""
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=dpi)
+
+
+@contextlib.contextmanager
+def figure(path: str, figsize: tuple[float, float], dpi: int = 110) -> Iterator[tuple[Any, Any]]:
+    """A matplotlib figure and its axes to draw on in the block; then laid out, written (`write_figure`) and closed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize)
+    yield fig, ax
+    fig.tight_layout()
+    write_figure(fig, path, dpi=dpi)
+    plt.close(fig)

@@ -36,7 +36,8 @@ from evaluate import backends
 from evaluate.backends import Backend, LocalBackend, forget, per_process
 from evaluate.cli import Parser, check_outputs, stopped_exit
 from evaluate.games import part as evaluation_part
-from evaluate.jsonio import write_figure, write_json
+from evaluate.jsonio import figure, write_json, write_text
+from evaluate.stats import fixed
 from evaluate.tournament import (
     collect_blocks,
     compiled_runner,
@@ -491,12 +492,6 @@ def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fi
     return notes
 
 
-def _f1(v: float) -> str:
-    """One decimal, without a "-0.0" for a tiny negative."""
-    text = f"{v:.1f}"
-    return "0.0" if text == "-0.0" else text
-
-
 def _exploit_cell(result: LeagueResult, agent: str) -> str:
     v = (result.exploitability or {}).get(agent)
     return "—" if v is None else f"{v:.4f}"
@@ -516,7 +511,7 @@ def format_league(result: LeagueResult) -> str:
     ]
     for rank, r in enumerate(result.ratings, 1):
         gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
-        gap_text = f"{_f1(gap[0])} [{_f1(gap[1])}, {_f1(gap[2])}]" if gap else ""
+        gap_text = f"{fixed(gap[0], 1)} [{fixed(gap[1], 1)}, {fixed(gap[2], 1)}]" if gap else ""
         lines.append(
             f"{rank:>3}  {r.id:<{w}}{r.rating:>9.1f}{f'[{r.ci95[0]:.1f}, {r.ci95[1]:.1f}]':>20}{gap_text:>28}"
             f"{r.score:>8.3f}{r.mean_return:>13.3f}{r.games:>8}" + (f"{_exploit_cell(result, r.id):>16}" if ex else "")
@@ -563,7 +558,7 @@ def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = 
     ]
     for rank, r in enumerate(result.ratings, 1):
         gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
-        gap_text = f"{_f1(gap[0])} [{_f1(gap[1])}, {_f1(gap[2])}]" if gap else ""
+        gap_text = f"{fixed(gap[0], 1)} [{fixed(gap[1], 1)}, {fixed(gap[2], 1)}]" if gap else ""
         lines.append(f"| {rank} | `{r.id}` | {r.rating:.1f} | [{r.ci95[0]:.1f}, {r.ci95[1]:.1f}] | {gap_text} | "
                      f"{r.score:.3f} | {r.mean_return:.3f} |" + (f" {_exploit_cell(result, r.id)} |" if ex else ""))
     if ex:
@@ -588,29 +583,18 @@ def plot_league(result: LeagueResult, path: str) -> None:
     """Ratings with their 95% intervals as a PNG, the game's options in the title."""
     import textwrap
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rs = result.ratings[::-1]  # best on top
     y = np.arange(len(rs))
     x = np.array([r.rating for r in rs])
     err = np.array([[r.rating - r.ci95[0] for r in rs], [r.ci95[1] - r.rating for r in rs]])
     title = [f"{result.game} league: {result.deals} deals per pair, seed {result.seed}"]
     title += textwrap.wrap(f"options: {options_line(result)}", 90)
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rs) + 1.4 + 0.25 * len(title)))
-    ax.errorbar(x, y, xerr=err, fmt="o", capsize=4)
-    ax.set_yticks(y, [r.id for r in rs])
-    ax.axvline(0, color="grey", lw=0.5)
-    ax.set_xlabel("Bradley–Terry rating (Elo scale, mean 0) within this pool, 95% bootstrap interval")
-    ax.set_title("\n".join(title), fontsize=9)
-    fig.tight_layout()
-    folder = os.path.dirname(path)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    write_figure(fig, path, dpi=100)
-    plt.close(fig)
+    with figure(path, (8, 0.45 * len(rs) + 1.4 + 0.25 * len(title)), dpi=100) as (_, ax):
+        ax.errorbar(x, y, xerr=err, fmt="o", capsize=4)
+        ax.set_yticks(y, [r.id for r in rs])
+        ax.axvline(0, color="grey", lw=0.5)
+        ax.set_xlabel("Bradley–Terry rating (Elo scale, mean 0) within this pool, 95% bootstrap interval")
+        ax.set_title("\n".join(title), fontsize=9)
 
 
 def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -775,10 +759,7 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(
             leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png)
         )
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    with open(args.docs, "w", encoding="utf-8") as f:
-        f.write("\n".join(parts))
+    write_text(args.docs, "\n".join(parts))
     print(f"wrote {args.docs}")
     return 0
 

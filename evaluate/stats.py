@@ -44,6 +44,13 @@ def interval_text(low: float, high: float, digits: int = 3) -> str:
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def fixed(x: float, digits: int) -> str:
+    """`x` with `digits` decimals, a value that rounds to zero printed without a sign (`0.0000`, never
+    `-0.0000`: a payoff of -1e-17 from floating-point sums is an even game, not a loss)."""
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def plural(count: int, word: str) -> str:
     """`count` and `word`, with an s unless the count is one ("1 game", "2,000 games")."""
     return f"{count:,} {word}{'' if count == 1 else 's'}"

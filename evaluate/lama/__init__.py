@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaluate.games import declare
+from evaluate.stats import plural
 
 
 def _cards(counts: tuple[int, ...]) -> str:
@@ -14,19 +15,15 @@ def _cards(counts: tuple[int, ...]) -> str:
     return " ".join(names) or "-"
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def describe_view(game: Any, view: Any) -> str:
     """What the seat of `view` may know, as text for a person (only the view's contents)."""
     me = view.seat
     top = "llama" if view.top == 0 else str(view.top)
-    lines = [f"round {view.round + 1}: top of the discard pile {top}, draw pile {_count(view.draw_size, 'card')}"]
+    lines = [f"round {view.round + 1}: top of the discard pile {top}, draw pile {plural(view.draw_size, 'card')}"]
     for s in range(len(view.hand_sizes)):
         who = "you" if s == me else f"player_{s}"
         state = "in the round" if view.active[s] else "out of the round"
-        lines.append(f"  {who:>8}: {_count(view.hand_sizes[s], 'card')}, {state}, total {view.totals[s]}")
+        lines.append(f"  {who:>8}: {plural(view.hand_sizes[s], 'card')}, {state}, total {view.totals[s]}")
     lines.append(f"  your hand: {_cards(view.hand)}")
     return "\n".join(lines)
 

@@ -25,7 +25,7 @@ from agents.lama.fast import FIRST, SECOND, THIRD, Results, play_games
 from agents.lama.strategies import DEFAULT, TUNED
 from envs.lama.rules import Config, LamaGame
 from evaluate.cli import positive_int
-from evaluate.jsonio import write_figure, write_json
+from evaluate.jsonio import figure, write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
 from evaluate.tournament import compiling_note, progress_bar
 
@@ -363,20 +363,12 @@ def sweep(strategy_of_seat, ns, games: int, seed: int, bar: Any = None, **option
 @contextlib.contextmanager
 def _axes(path: str, xlabel: str, ylabel: str, title: str) -> Iterator[Any]:
     """A 6.4 x 4.2 inch figure's axes to draw on; labelled, with a legend, and written to `path` after the block."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    yield ax
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    write_figure(fig, path, dpi=120)
-    plt.close(fig)
+    with figure(path, (6.4, 4.2), dpi=120) as (_, ax):
+        yield ax
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=8)
 
 
 def _errorbar(ax: Any, x: Any, ivs: list[Interval], label: str) -> None:
@@ -385,11 +377,12 @@ def _errorbar(ax: Any, x: Any, ivs: list[Interval], label: str) -> None:
     ax.errorbar(x, [v[0] for v in ivs], yerr=err, marker="o", capsize=3, label=label)
 
 
-def plot_seats(data: dict[int, SeatStats], metric: str, ylabel: str, title: str, path: str) -> None:
-    """One line per player count over seat index (the seed's Figs. 1, 3, 5, 6, 8 style), with 95 % bars."""
+def plot_seats(lines: dict[str, list[Interval]], ylabel: str, title: str, path: str) -> None:
+    """One line per entry (its label: its per-seat intervals) over seat index (the seed's Figs. 1, 2, 3, 5, 6, 8
+    style), with 95 % bars."""
     with _axes(path, "player index", ylabel, title) as ax:
-        for n, st in data.items():
-            _errorbar(ax, np.arange(1, n + 1), getattr(st, metric), f"n = {n}")
+        for label, ivs in lines.items():
+            _errorbar(ax, np.arange(1, len(ivs) + 1), ivs, label)
         ax.xaxis.get_major_locator().set_params(integer=True)
 
 
@@ -553,37 +546,30 @@ def _write_figures(
     f2: dict[tuple[int, int], SeatStats],
 ) -> list[str]:
     """Figs. 1–8 as PNG files under `out`; returns their paths."""
-    os.makedirs(out, exist_ok=True)
-    figures: list[str] = []
-    specs = [
-        ("fig1_strategy1_win.png", s1, "win", "P(win game)", "Fig. 1: strategy 1 for all"),
-        ("fig3_strategy1_points.png", s1, "points", "average points", "Fig. 3: strategy 1 for all"),
-        ("fig5_strategy2_win.png", s2, "win", "P(win game)", "Fig. 5: strategy 2 for all"),
-        ("fig6_strategy2_points.png", s2, "points", "average points", "Fig. 6: strategy 2 for all"),
-        ("fig8_s2_vs_last_s1_win.png", s8, "win", "P(win game)", "Fig. 8: n−1 × strategy 2, last seat strategy 1"),
+    def seats(sw: dict[int, SeatStats], metric: str) -> dict[str, list[Interval]]:
+        return {f"n = {n}": getattr(st, metric) for n, st in sw.items()}
+
+    fig2 = {f"n = {n}, target {t} ({st.games} games)": st.win for (n, t), st in f2.items()}
+    seat_figures = [
+        ("fig1_strategy1_win.png", seats(s1, "win"), "P(win game)", "Fig. 1: strategy 1 for all"),
+        ("fig3_strategy1_points.png", seats(s1, "points"), "average points", "Fig. 3: strategy 1 for all"),
+        ("fig5_strategy2_win.png", seats(s2, "win"), "P(win game)", "Fig. 5: strategy 2 for all"),
+        ("fig6_strategy2_points.png", seats(s2, "points"), "average points", "Fig. 6: strategy 2 for all"),
+        ("fig8_s2_vs_last_s1_win.png", seats(s8, "win"), "P(win game)",
+         "Fig. 8: n−1 × strategy 2, last seat strategy 1"),
+        ("fig2_target_40_vs_5000.png", fig2, "P(win game)", "Fig. 2: strategy 1, game to 40 vs 5000 points"),
     ]
-    for fname, data, metric, ylabel, title in specs:
-        path = os.path.join(out, fname)
-        plot_seats(data, metric, ylabel, title, path)
-        figures.append(path)
-    path = os.path.join(out, "fig2_target_40_vs_5000.png")
-    _plot_fig2(f2, path)
-    figures.append(path)
+    figures: list[str] = []
+    for fname, lines, ylabel, title in seat_figures:
+        figures.append(os.path.join(out, fname))
+        plot_seats(lines, ylabel, title, figures[-1])
     for fname, data, title in (
         ("fig4_strategy1_rounds.png", s1, "Fig. 4: strategy 1 for all"),
         ("fig7_strategy2_rounds.png", s2, "Fig. 7: strategy 2 for all"),
     ):
-        path = os.path.join(out, fname)
-        plot_rounds(data, title, path)
-        figures.append(path)
+        figures.append(os.path.join(out, fname))
+        plot_rounds(data, title, figures[-1])
     return figures
-
-
-def _plot_fig2(f2: dict[tuple[int, int], SeatStats], path: str) -> None:
-    with _axes(path, "player index", "P(win game)", "Fig. 2: strategy 1, game to 40 vs 5000 points") as ax:
-        for (n, target), st in f2.items():
-            _errorbar(ax, np.arange(1, n + 1), st.win, f"n = {n}, target {target} ({st.games} games)")
-        ax.xaxis.get_major_locator().set_params(integer=True)
 
 
 # --- CLI hook (`python -m evaluate lama ...`) ------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 from agents.simple_poker.strategies import behaviour_of, expected_payoff, exploitability, game_value, match_value
 from envs.simple_poker.rules import SimplePokerGame
 from evaluate.jsonio import write_json
+from evaluate.stats import fixed
 
 
 def exact_report(game: SimplePokerGame, agents: dict[str, Any]) -> dict[str, Any]:
@@ -37,13 +38,6 @@ def exact_report(game: SimplePokerGame, agents: dict[str, Any]) -> dict[str, Any
                 "mean_over_seats": match_value(game, sa, sb),
             }
     return report
-
-
-def fixed(x: float, digits: int) -> str:
-    """`x` with `digits` decimals, a value that rounds to zero printed without a sign (`0.0000`, never
-    `-0.0000`: a payoff of -1e-17 from floating-point sums is an even game, not a loss)."""
-    text = f"{x:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -91,5 +85,3 @@ def run(args: argparse.Namespace) -> bool:
         print(f"\nwrote {args.json}")
     return True
 
-
-__all__ = ["exact_report", "format_report", "run"]

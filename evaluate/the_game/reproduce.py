@@ -25,7 +25,7 @@ import agents as agent_registry
 from envs.core.play import play_out
 from envs.the_game.rules import EMPTY_HAND_RULES, END_TURN, Config, State, TheGame
 from evaluate.cli import positive_int
-from evaluate.jsonio import write_figure, write_json
+from evaluate.jsonio import figure, write_json
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
 from evaluate.tournament import progress_bar
 
@@ -199,27 +199,18 @@ def format_berger2024(cells: list[BergerCell]) -> str:
 
 def plot_berger2024(cells: list[BergerCell], path: str) -> str:
     """The seed's line plot (mean cards played vs players, one line per strategy, 95% bands) plus the seed's means."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for k, s in enumerate(dict.fromkeys(c.strategy for c in cells)):
-        cs = sorted((c for c in cells if c.strategy == s), key=lambda c: c.players)
-        x = [c.players for c in cs]
-        color = f"C{k}"
-        ax.plot(x, [c.mean for c in cs], "-o", color=color, label=f"{s} (ours)")
-        ax.fill_between(x, [c.low for c in cs], [c.high for c in cs], color=color, alpha=0.2)
-        ax.plot(x, [c.paper_mean for c in cs], "x--", color=color, alpha=0.7, label=f"{s} (seed)")
-    ax.set_xlabel("num_players")
-    ax.set_ylabel("cards_played")
-    ax.set_title("The Game, berger2024 rules: mean cards played (95% band)")
-    ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    write_figure(fig, path, dpi=120)
-    plt.close(fig)
+    with figure(path, (8, 4), dpi=120) as (_, ax):
+        for k, s in enumerate(dict.fromkeys(c.strategy for c in cells)):
+            cs = sorted((c for c in cells if c.strategy == s), key=lambda c: c.players)
+            x = [c.players for c in cs]
+            color = f"C{k}"
+            ax.plot(x, [c.mean for c in cs], "-o", color=color, label=f"{s} (ours)")
+            ax.fill_between(x, [c.low for c in cs], [c.high for c in cs], color=color, alpha=0.2)
+            ax.plot(x, [c.paper_mean for c in cs], "x--", color=color, alpha=0.7, label=f"{s} (seed)")
+        ax.set_xlabel("num_players")
+        ax.set_ylabel("cards_played")
+        ax.set_title("The Game, berger2024 rules: mean cards played (95% band)")
+        ax.legend(fontsize=8, ncol=2)
     return path
 
 
@@ -451,10 +442,3 @@ def run(args: argparse.Namespace) -> bool:
         print(f"\nwrote {args.json}")
     return True
 
-
-__all__ = [
-    "BERGER2024_TABLE", "OFFICIAL_BASELINES", "WEINMEISTER_AGENTS", "WEINMEISTER_TABLE", "BergerCell", "OfficialCell",
-    "add_arguments", "format_berger2024", "format_official", "format_weinmeister", "learned_id", "official_cell",
-    "play_with", "plot_berger2024", "reproduce_berger2024", "reproduce_official", "reproduce_weinmeister", "run",
-    "simulate", "simulate_both_readings",
-]
