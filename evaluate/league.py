@@ -497,6 +497,12 @@ def _exploit_cell(result: LeagueResult, agent: str) -> str:
     return "—" if v is None else f"{v:.4f}"
 
 
+def _gap(result: LeagueResult, rank: int) -> str:
+    """The lead of rank `rank` (1-based) over the next one down with its 95% interval ("" for the last)."""
+    gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
+    return f"{fixed(gap[0], 1)} [{fixed(gap[1], 1)}, {fixed(gap[2], 1)}]" if gap else ""
+
+
 def format_league(result: LeagueResult) -> str:
     """The terminal table of a league: ratings, the lead over the next agent, notes and agents left out."""
     w = max(12, max(len(r.id) for r in result.ratings) + 2)
@@ -510,10 +516,8 @@ def format_league(result: LeagueResult) -> str:
         f"{'mean return':>13}{'games':>8}" + (f"{'exploitability':>16}" if ex else ""),
     ]
     for rank, r in enumerate(result.ratings, 1):
-        gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
-        gap_text = f"{fixed(gap[0], 1)} [{fixed(gap[1], 1)}, {fixed(gap[2], 1)}]" if gap else ""
         lines.append(
-            f"{rank:>3}  {r.id:<{w}}{r.rating:>9.1f}{f'[{r.ci95[0]:.1f}, {r.ci95[1]:.1f}]':>20}{gap_text:>28}"
+            f"{rank:>3}  {r.id:<{w}}{r.rating:>9.1f}{f'[{r.ci95[0]:.1f}, {r.ci95[1]:.1f}]':>20}{_gap(result, rank):>28}"
             f"{r.score:>8.3f}{r.mean_return:>13.3f}{r.games:>8}" + (f"{_exploit_cell(result, r.id):>16}" if ex else "")
         )
     if result.exact_head_to_head:
@@ -557,10 +561,9 @@ def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = 
         "|---|---|---|---|---|---|---|" + ("---|" if ex else ""),
     ]
     for rank, r in enumerate(result.ratings, 1):
-        gap = result.gaps[rank - 1] if rank - 1 < len(result.gaps) else None
-        gap_text = f"{fixed(gap[0], 1)} [{fixed(gap[1], 1)}, {fixed(gap[2], 1)}]" if gap else ""
-        lines.append(f"| {rank} | `{r.id}` | {r.rating:.1f} | [{r.ci95[0]:.1f}, {r.ci95[1]:.1f}] | {gap_text} | "
-                     f"{r.score:.3f} | {r.mean_return:.3f} |" + (f" {_exploit_cell(result, r.id)} |" if ex else ""))
+        lines.append(f"| {rank} | `{r.id}` | {r.rating:.1f} | [{r.ci95[0]:.1f}, {r.ci95[1]:.1f}] | "
+                     f"{_gap(result, rank)} | {r.score:.3f} | {r.mean_return:.3f} |"
+                     + (f" {_exploit_cell(result, r.id)} |" if ex else ""))
     if ex:
         lines += ["", "Exploitability: what a best response wins against the agent per hand, over the game's value "
                   "(exact, both seats averaged; 0 for an equilibrium). The rating measures results against this pool; "
@@ -609,15 +612,12 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error("--paired needs two or more agent ids A,B[,C...] (A compared with each) and --against "
                          f"ID,... (the opponents or teammates; {paired.SELF!r}: copies of the focal agent; none in "
                          "a one-player game)")
-        try:
-            with backends.from_args(args) as backend:
-                results = paired.run_paired_many(args.game, ids, args.against or [], games=args.games or 1000,
-                                                 seed=args.seed, options=args.options, max_turns=args.max_turns,
-                                                 backend=backend, engine=args.engine,
-                                                 progress=False if args.no_progress else None,
-                                                 stop_on_interrupt=True)
-        except ValueError as e:
-            parser.error(str(e))
+        with backends.from_args(args) as backend:  # a ValueError is a usage error (`evaluate.__main__`)
+            results = paired.run_paired_many(args.game, ids, args.against or [], games=args.games or 1000,
+                                             seed=args.seed, options=args.options, max_turns=args.max_turns,
+                                             backend=backend, engine=args.engine,
+                                             progress=False if args.no_progress else None,
+                                             stop_on_interrupt=True)
         print("\n\n".join(paired.format_paired(r) for r in results))
         if args.json:
             paired.write_json(results, args.json)
@@ -625,13 +625,10 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if results[0].partial:  # stopped: the finished deals are kept, and the last line says so
             return stopped_exit(results[0].deals, results[0].planned_deals, [args.json])
         return 0
-    try:
-        with backends.from_args(args) as backend:
-            res = run_league(args.game, args.agents, games=args.games or 200, seed=args.seed, options=args.options,
-                             max_turns=args.max_turns, backend=backend, stop_on_interrupt=True,
-                             progress=False if args.no_progress else None)
-    except ValueError as e:
-        parser.error(str(e))
+    with backends.from_args(args) as backend:
+        res = run_league(args.game, args.agents, games=args.games or 200, seed=args.seed, options=args.options,
+                         max_turns=args.max_turns, backend=backend, stop_on_interrupt=True,
+                         progress=False if args.no_progress else None)
     print(format_league(res))
     if args.json:
         write_json(args.json, res.to_dict())
@@ -645,14 +642,14 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def _saved_result(path: str, seed: int) -> LeagueResult | None:
-    """A game's league result saved beside the page, if there is one played with `seed`."""
+def _saved_result(path: str, seed: int) -> tuple[LeagueResult | None, str]:
+    """A game's league result saved beside the page, if there is one played with `seed`; else None and why not."""
     try:
         with open(path, encoding="utf-8") as f:
             res = LeagueResult.from_dict(json.load(f))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return res if res.seed == seed else None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return None, f"--render-only needs the saved result {path}: {e}"
+    return (res, "") if res.seed == seed else (None, f"{path} was played with --seed {res.seed}, not {seed}")
 
 
 def _page_intro(docs: str, seed: int, games_flag: str, deals_flag: str) -> list[str]:
@@ -724,41 +721,29 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--deals must be a positive integer, got {args.deals}")
     folder = os.path.dirname(args.docs)
     kept = {g: res for g in envs.available_games() if g not in chosen
-            and (res := _saved_result(os.path.join(folder, "data", f"league_{g}.json"), args.seed)) is not None}
+            and (res := _saved_result(os.path.join(folder, "data", f"league_{g}.json"), args.seed)[0]) is not None}
     # The page is every game's when the games not played keep their saved sections: the command is then the whole one.
     games_flag = f" --games {' '.join(chosen)}" if len(chosen) + len(kept) < len(envs.available_games()) else ""
     deals_flag = f" --deals {args.deals}" if args.deals else ""
     parts = _page_intro(args.docs, args.seed, games_flag, deals_flag)
     for g in envs.available_games():
-        saved = os.path.join(folder, "data", f"league_{g}.json")
-        if g not in chosen:
-            # A game not asked for keeps its section, rendered from its saved result (none saved: none shown).
-            if g in kept:
-                res = kept[g]
-                parts.append(leaderboard_markdown(
-                    res, f"python -m evaluate {g} --league --games {res.deals} --seed {res.seed}",
-                    os.path.join("img", f"league_{g}.png")))
-            continue
-        if args.render_only:
-            try:
-                with open(saved, encoding="utf-8") as f:
-                    res = LeagueResult.from_dict(json.load(f))
-            except (OSError, ValueError, KeyError, TypeError) as e:
-                p.error(f"--render-only needs the saved result {saved}: {e}")
-            if res.seed != args.seed:
-                p.error(f"{saved} was played with --seed {res.seed}, not {args.seed}")
-            deals = res.deals
+        saved, png = os.path.join(folder, "data", f"league_{g}.json"), os.path.join("img", f"league_{g}.png")
+        if g not in chosen:  # a game not asked for keeps its section, rendered from its saved result (if any)
+            res = kept.get(g)
+        elif args.render_only:
+            res, why = _saved_result(saved, args.seed)
+            if res is None:
+                p.error(why)
         else:
-            deals = args.deals or evaluation_part(g).league_deals
-            res = run_league(g, games=deals, seed=args.seed, options={})
-        print(format_league(res), flush=True)
-        png = os.path.join("img", f"league_{g}.png")
-        plot_league(res, os.path.join(folder, png))
-        if not args.render_only:
+            res = run_league(g, games=args.deals or evaluation_part(g).league_deals, seed=args.seed, options={})
             write_json(saved, res.to_dict(timing=True))
-        parts.append(
-            leaderboard_markdown(res, f"python -m evaluate {g} --league --games {deals} --seed {args.seed}", png)
-        )
+        if res is None:
+            continue
+        if g in chosen:
+            print(format_league(res), flush=True)
+            plot_league(res, os.path.join(folder, png))
+        parts.append(leaderboard_markdown(res, f"python -m evaluate {g} --league --games {res.deals} --seed {res.seed}",
+                                          png))
     write_text(args.docs, "\n".join(parts))
     print(f"wrote {args.docs}")
     return 0
