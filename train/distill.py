@@ -546,11 +546,9 @@ def distill_preset(game: str) -> dict[str, Any]:
 def distill_main(parser: Any, args: Any, settings: dict[str, Any]) -> int:
     """`python -m train GAME --method distill ...` (the parsed arguments of `train.__main__`; `settings`: the
     config fields its generated flags gave)."""
-    import shlex
-    import sys
-
     import envs
     from envs.core.options import parse_options
+    from train.run import command_line
 
     try:
         values = distill_preset(args.game)
@@ -571,9 +569,8 @@ def distill_main(parser: Any, args: Any, settings: dict[str, Any]) -> int:
         parser.error("--method distill needs --teacher ID (the game's preset names none); agents: "
                      + ", ".join(agents.known_ids(args.game)))
     try:
-        command = " ".join(["python -m train", *(shlex.quote(a) for a in sys.argv[1:])])
         cfg = DistillConfig(game=args.game, seed=args.seed, out=args.out, **values)
-        return run_distill(parser, args, cfg, command)
+        return run_distill(parser, args, cfg, command_line())
     except ValueError as e:
         parser.error(str(e))
     return 0

@@ -45,9 +45,7 @@ class RunConfig:
     out: str = ""
 
     def __post_init__(self) -> None:
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
-        self.check_counts({"eval_games": 0, "final_eval_games": 0})
+        self.check_counts({"seed": 0, "eval_games": 0, "final_eval_games": 0})
         self.check_settings()
 
     def check_settings(self) -> None:
