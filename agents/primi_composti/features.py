@@ -1,12 +1,8 @@
-"""Primi Composti's student features (`FEATURES["primi_composti"]` for version 1, `["primi_composti_v2"]`).
-
-Per card (action `card − 2`) in the mover's hand (zeros elsewhere): in-hand flag, card / 25, prime flag, position
-in the dealt hand / 12, and for every depth d in `DEPTHS` the card's depth-d minimax gain / 10, its gap to the
-best card's / 10, and whether it is the best. Context: turn / cards, hand size / 12, score difference / 20,
-version 2 flag. 2 players. Bound to a game (`for_game`) they play version 2's official options (each legal action
-gets its card's features and its own gains); unbound they refuse a player-choice action space. The compiled
-runner computes them from its tables (`PrimiFeatures.from_tables`), which keep the hand positions the encoder's
-observation lacks.
+"""Primi Composti's student features (`FEATURES["primi_composti"]` for version 1, `["primi_composti_v2"]`), 2
+players: per card in the mover's hand its flags, value, dealt position and minimax gains at the depths `DEPTHS`
+(`_move_features`), and a context (`_context`); docs/primi_composti.md describes them. Bound to a game (`for_game`)
+they play version 2's official options; the compiled runner computes them from its tables (`from_tables`), which
+keep the hand positions the encoder's observation lacks.
 """
 
 from __future__ import annotations

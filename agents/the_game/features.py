@@ -1,21 +1,6 @@
-"""The Game's per-action features for the `ActionScorer` student (`agents.learned`).
-
-`features(view, mask) -> (context [C], per_action [405, F])`, registered as
-`FEATURES["the_game"]`; `FEATURES["the_game_noscore"]` is the ablation without
-bestplays' waste score (its columns are left out, nothing else changes).
-
-Per play (card c onto pile p; zero rows for illegal actions): the pile (one-hot),
-its move dir·(c − top) / 10, backwards-trick flag, live cards skipped (cards not on
-a pile strictly between the top and c) / 10, whether c's ±10 partner is in the hand
-and whether playing c sets up a chain (the partner then goes back on the same pile),
-the card / 100, whether the pile is the lower-topped of its direction, and — score
-set only — bestplays' waste score / 10, its rank among the plays and whether it is
-bestplays' choice. END_TURN's row has its own flag; what decides it (cards still
-owed, the draw pile, the cheapest play's score) is in the context: draw pile / 98,
-played and still required this turn, cards placed / 98, hand size, cards in other
-hands, the four tops, live cards still playable per pile, hand statistics (mean,
-lowest, highest, ±10 pairs, number of legal plays, plays with no live card skipped)
-and — score set only — the cheapest play's score.
+"""The Game's per-action features for the `ActionScorer` student (`agents.learned`): `FEATURES["the_game"]`, and
+`FEATURES["the_game_noscore"]`, the ablation without bestplays' three waste-score columns and the context's cheapest
+score. docs/the_game.md ("Student") lists the columns; `_features` computes them, zero rows for illegal actions.
 """
 
 from __future__ import annotations
