@@ -1,13 +1,9 @@
-"""Primi Composti: one learner seat against the seed's greedy_rand player (version 1,
-2 players); reward = change of the score difference, plus ±1 for the result.
+"""Primi Composti: one learner seat against the seed's greedy_rand player (version 1, 2 players), on the batched env
+(greedy_rand has a compiled kernel); reward = change of the score difference, plus ±1 for the result. What this preset
+reached: docs/primi_composti.md ("Training").
 
     python -m train primi_composti --option version=1 --opponents primi_composti/greedy_rand
     python -m train primi_composti --self-play --baselines primi_composti/greedy_rand
-
-greedy_rand has a compiled kernel, so the run takes the batched env (`agents.vector_env`).
-Measured with this preset (seed 1, one busy core, nice 5, load ~7; docs/primi_composti.md): 2.59M
-steps in 21 min; 0.646 [0.625, 0.667] wins vs greedy_rand on 2,000 held-out games (seed 991001),
-still rising (0.52 at 1M, 0.62 at 2M), and below minimax?depth=4 (paired: -0.228 [-0.245, -0.211]).
 """
 
 from __future__ import annotations

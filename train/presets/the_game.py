@@ -24,11 +24,8 @@ PRESET = {
     "timesteps": 300_000,
     "control": "all_seats",
     "options": {"num_players": 1, "rules": "official"},
-    # The batched compiled env: 64 tables x 32 steps, the same 2,048 samples an update as the 4 x 512 before it.
-    # Measured on the loaded 2-core machine (benchmarks/bench_train_frame.py --tables 4,64,256, CPU time, 4
-    # alternating rounds): 1.52x the learner steps per CPU second of 4 tables (256 x 8: 1.61x, with 8-step
-    # rollouts); the whole 300k-step run took 103 s against 178 s, its training return over the last 20 updates
-    # 37.1 against 36.2 (one seed each).
+    # The batched compiled env: 64 tables x 32 steps, the same 2,048 samples an update as the 4 x 512 before it, at
+    # 1.52x its learner steps per CPU second (docs/training.md, "Presets").
     "n_envs": 64,
     "n_steps": 32,
     "batch_size": 512,
@@ -54,12 +51,9 @@ def team_metrics(game: TheGame, learner: Any, games: int = 50, seed: int = 0) ->
 HOOKS = GameHooks(metrics=team_metrics)
 
 #: `python -m train the_game --method distill` (train/distill.py): the rollout teacher's values are minus the mean
-#: cards left, so the temperature is in cards; the student plays every seat (evaluated as a team, no opponents).
-#: The student is fitted to the teacher's ungated rollout means (`label_values="search"`, soft targets only): the
-#: gate decides one decision at a time, while a student fitted to the means averages their noise over thousands of
-#: decisions and learns where deviating from bestplays pays. One round of 400 games rolled in by the teacher (the
-#: shipped `the_game/learned`); a wider scorer than the other games' (256, 256) was measured best on held-out
-#: decisions. Student roll-in rounds (DAgger, `--rounds 2` and more) have not been measured with these labels.
+#: cards left, so the temperature is in cards; the student plays every seat (evaluated as a team, no opponents) and
+#: is fitted to the teacher's ungated rollout means (`label_values="search"`, soft targets only) of one round of 400
+#: games, a (256, 256) scorer: the shipped `the_game/learned` (docs/the_game.md, "Learned policies", says why).
 DISTILL = {
     "teacher": "the_game/rollout",
     "options": {"num_players": 1, "rules": "official"},
