@@ -32,26 +32,15 @@ def regrets(game: Any, a: Any, decks: Any) -> Any:
     """Per deal and seat: the exact value for the agent's seat minus its final score difference against the solver."""
     import numpy as np
 
-    from agents.primi_composti.solvers import best_action, solver_for, state_value
-    from envs.core.game import legal_mask
+    from agents.primi_composti.solvers import solver_for
+    from evaluate.primi_composti.solve import regret_game
 
     solver = solver_for(game)
     out = []
     for d in decks:
         s0 = game.deal(d)
         solver.clear()
-        v = state_value(game, s0, solver)
-        for seat in (0, 1):
-            s = s0
-            while not game.is_terminal(s):
-                mover = game.current_player(s)
-                if mover == seat:
-                    act = a.act(game.view(s, mover), legal_mask(game, s))
-                else:
-                    act = best_action(game, s, solver)
-                s = game.apply(s, int(act))
-            value_for_seat = v if seat == s0.first else -v
-            out.append(value_for_seat - (s.scores[seat] - s.scores[1 - seat]))
+        out += [regret_game(game, s0, a, seat, solver) for seat in (0, 1)]
     return np.array(out)
 
 

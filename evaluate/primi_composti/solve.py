@@ -23,26 +23,28 @@ import numpy as np
 from agents.primi_composti import fast as strategies
 from agents.primi_composti.solvers import Solver, best_action, solve_deal, solver_for, state_value
 from agents.primi_composti.strategies import seed_action
+from envs.core.game import legal_mask
 from envs.primi_composti import fast
 from envs.primi_composti.rules import Config, PrimiCompostiGame
 from evaluate.backends import Backend, LocalBackend, per_process
 from evaluate.stats import mean_interval, wilson_interval
 
 
-def regret_game(game: PrimiCompostiGame, state, player: str, seat: int, solver: Solver) -> int:
-    """Exact value of `state` for `seat` minus what `player` in `seat` gets against perfect play."""
+def regret_game(game: PrimiCompostiGame, state, player: Any, seat: int, solver: Solver) -> int:
+    """Exact value of `state` for `seat` minus what `player` in `seat` gets against perfect play: one of the seed's
+    players by name (its card with the seed's max-steal pair), or an agent (`act(view, mask)`)."""
     v = state_value(game, state, solver)
     value_for_seat = v if seat == state.first else -v
     s = state
     while not game.is_terminal(s):
-        mover = game.current_player(s)
-        if mover == seat:  # the seed's player: its card with the seed's max-steal pair
+        if game.current_player(s) != seat:
+            a = best_action(game, s, solver)
+        elif isinstance(player, str):
             a = seed_action(game, s, strategies.choose_card(game, s, player))
         else:
-            a = best_action(game, s, solver)
+            a = int(player.act(game.view(s, seat), legal_mask(game, s)))
         s = game.apply(s, a)
-    d = s.scores[seat] - s.scores[1 - seat]
-    return value_for_seat - d
+    return value_for_seat - (s.scores[seat] - s.scores[1 - seat])
 
 
 def tt_bits_for(cards_per_player: int, version: int = 2) -> int:
