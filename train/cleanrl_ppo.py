@@ -1,11 +1,6 @@
 """PPO in one file (CleanRL's style, plain torch) on a batched Gymnasium vector env with same-step autoreset and
 action masks (`agents.vector_env(...)`); `train.vector_ppo` is its frame (run folder, checkpoints, resume, progress,
-evaluation: `python -m train GAME`)::
-
-    import agents
-    from train.cleanrl_ppo import train
-    venv = agents.vector_env("lama", 1024, opponents=["lama/first"] * 3, seed=0, reward="dense", copy=False)
-    policy, history = train(venv, total_steps=2_000_000, n_steps=64, minibatch=8192, epochs=2, seed=1)
+evaluation: `python -m train GAME`), `train(venv, total_steps=..., **settings)` its loop alone.
 
 `Policy` is `train.networks`'; `Rollout` the buffers; `gae` the advantages (self-play's are `train.seats`');
 `PPO.update` a rollout and its update; the opponents live in the vector env (docs/training.md, "A custom PyTorch
