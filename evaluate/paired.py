@@ -165,13 +165,8 @@ def paired_seatings(n: int, k: int = 2, team: bool = False) -> np.ndarray:
         return np.repeat(np.arange(k, dtype=np.int64)[:, None], n, axis=1)
     rows = []
     for f in range(n):
-        others = [s for s in range(n) if s != f]
-        for i in range(k):
-            row = [0] * n
-            row[f] = i
-            for j, s in enumerate(others):
-                row[s] = k + j
-            rows.append(row)
+        seated = [k + s - (s > f) for s in range(n)]  # opponent j at the j-th seat other than f
+        rows += [seated[:f] + [i] + seated[f + 1:] for i in range(k)]
     return np.array(rows, np.int64).reshape(k * n, n)
 
 

@@ -277,9 +277,7 @@ def check_decks(game_name: str, game: Any, decks: Any, deals: int) -> tuple[tupl
     """
     if decks is None:
         return None
-    deal_key = getattr(game, "deal_key", None)
-    key = deal_key(np.random.default_rng(0)) if callable(deal_key) else None
-    if not (isinstance(key, list) and hasattr(game, "deal_from")):
+    if not _deals_decks(game):
         raise ValueError(f"decks: {game_name}'s deals are not deck orders (its deal is a seed); explicit decks are "
                          f"dealt in {', '.join(sorted(deck_games()))}")
     out = tuple(tuple(int(c) for c in d) for d in decks)
@@ -293,15 +291,15 @@ def check_decks(game_name: str, game: Any, decks: Any, deals: int) -> tuple[tupl
     return out[:deals]
 
 
+def _deals_decks(game: Any) -> bool:
+    """Whether the game's deal is a deck order (`deal_key` gives a list, `deal_from` deals it)."""
+    key = getattr(game, "deal_key", None)
+    return callable(key) and hasattr(game, "deal_from") and isinstance(key(np.random.default_rng(0)), list)
+
+
 def deck_games() -> list[str]:
-    """The registered games whose deal is a deck order (`deal_key` gives a list, `deal_from` deals it)."""
-    out = []
-    for g in envs.available_games():
-        game = envs.make_game(g)
-        key = getattr(game, "deal_key", None)
-        if callable(key) and hasattr(game, "deal_from") and isinstance(key(np.random.default_rng(0)), list):
-            out.append(g)
-    return out
+    """The registered games whose deal is a deck order."""
+    return [g for g in envs.available_games() if _deals_decks(envs.make_game(g))]
 
 
 def deal_start(game: Any, seed: int, deal: int, decks: tuple[tuple[int, ...], ...] | None = None) -> Any:
@@ -535,13 +533,9 @@ def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
     try:
         _, built = seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
         play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend, built)
-    except BaseException:
-        bar.close()
-        raise
-    results = deal_blocks(planned, backend or LocalBackend(), play, functools.partial(play_deals, spec),
-                          functools.partial(play_compiled_deals, spec),
-                          lambda part: play_compiled(play, game, seed, rotations, part, decks), bar, start)
-    try:
+        results = deal_blocks(planned, backend or LocalBackend(), play, functools.partial(play_deals, spec),
+                              functools.partial(play_compiled_deals, spec),
+                              lambda part: play_compiled(play, game, seed, rotations, part, decks), bar, start)
         done = collect_blocks(results, play, game_name, bar, rotations, run.stop_on_interrupt)
     finally:
         bar.close()
@@ -604,16 +598,9 @@ def entrant_figures(wins: np.ndarray, scores: np.ndarray, labels: list[str], ids
             wr = float(w.mean())
             wlo, whi = wilson_interval(float(w.sum()), count)
             sm, slo, shi = mean_interval(s.ravel())
-        per_seat = []
-        for seat in range(n):
-            r_idx = (seat - e) % n if rotations > 1 else None
-            if rotations > 1:
-                ws, ss = w[:, r_idx], s[:, r_idx]
-            elif seat == e:
-                ws, ss = w[:, 0], s[:, 0]
-            else:
-                continue
-            per_seat.append(SeatFigures(seat, int(len(ws)), float(ws.mean()), float(ss.mean())))
+        # (rotation, seat): entrant e sits at seat (e + r) mod n in rotation r; with fixed seating at seat e only
+        seats = [((seat - e) % n, seat) for seat in range(n)] if rotations > 1 else [(0, e)]
+        per_seat = [SeatFigures(seat, deals, float(w[:, r].mean()), float(s[:, r].mean())) for r, seat in seats]
         figures.append(AgentFigures(labels[e], ids[e], count, float(w.sum()), float(wr), (float(wlo), float(whi)),
                                     float(sm), (float(slo), float(shi)), per_seat))
     return figures
