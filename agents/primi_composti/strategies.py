@@ -17,6 +17,7 @@ tested to make the same choices; with `steal_choice="player"` they use the seed'
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -174,13 +175,6 @@ class SolverPlayer:
         return best_action(self.game, self.game.state_of_view(view), self.solver)
 
 
-def _seed(policy: str):
-    def make(game: Any, rng: np.random.Generator) -> SeedPlayer:
-        return SeedPlayer(game, rng, policy)
-
-    return make
-
-
 #: One line per seed player, for listings (`python -m evaluate list`).
 _DOCS = {"asc": "The seed's player that plays its lowest card.",
          "desc": "The seed's player that plays its highest card.",
@@ -189,7 +183,7 @@ _DOCS = {"asc": "The seed's player that plays its lowest card.",
          "greedy_desc": "The seed's greedy player: the best immediate score, ties to the highest card.",
          "greedy_rand": "The seed's greedy player: the best immediate score, ties to the first dealt card."}
 for _p in SIMPLE:
-    register(f"primi_composti/{_p}", _seed(_p), doc=_DOCS[_p])
+    register(f"primi_composti/{_p}", partial(SeedPlayer, policy=_p), doc=_DOCS[_p])
 def _minimax(game: Any, rng: np.random.Generator, depth: int | None = None) -> SeedPlayer:
     if depth is None:
         raise ValueError("primi_composti/minimax needs its search depth: primi_composti/minimax?depth=N (N >= 1)")
