@@ -11,11 +11,8 @@ round robin over `variants(game)`; each failure is printed with the command that
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
-import types
-import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,36 +77,21 @@ class FuzzReport:
                 f"{len(self.failures)} failures ({self.seconds:.1f} s, {rate:.0f} episodes/s)")
 
 
-def _finite_domain(hint: Any) -> list[Any] | None:
-    """The values of a Literal or bool option (also inside `X | None`), else None."""
-    if hint is bool:
-        return [False, True]
-    origin = typing.get_origin(hint)
-    if origin is typing.Literal:
-        return list(typing.get_args(hint))
-    if origin in (typing.Union, types.UnionType):
-        inner = [v for a in typing.get_args(hint) if a is not type(None) for v in (_finite_domain(a) or [])]
-        return inner or None
-    return None
-
-
 def variants(game: str) -> list[dict[str, Any]]:
     """Option sets covering the game's variants (each one valid and distinct)."""
-    config_class = envs.config_class(game)
-    hints = typing.get_type_hints(config_class)
-    fields = [f for f in dataclasses.fields(config_class) if f.init]
+    declared = {o.name: o for o in envs.spec(game).options()}
+
+    def domain(option: Any) -> list[Any]:  # the values of a Literal or bool option (also inside `X | None`)
+        return list(option.choices) if option.choices else [False, True] if option.type == "bool" else []
+
     singles: list[dict[str, Any]] = [{}]
-    for f in fields:
-        if f.name == "num_players":
-            singles += [{"num_players": k} for k in range(1, 9)]
-            continue
-        for value in _finite_domain(hints.get(f.name, str)) or []:
-            singles.append({f.name: value})
+    for name, option in declared.items():
+        singles += [{name: v} for v in (range(1, 9) if name == "num_players" else domain(option))]
     singles += [dict(v) for v in envs.spec(game).fuzz_variants]  # options with an open domain
     presets = [{}]
     for key in envs.spec(game).preset_keys:  # every other option is tried under each rules preset
-        if key in hints:
-            presets = [{key: v} for v in _finite_domain(hints[key]) or []]
+        if key in declared:
+            presets = [{key: v} for v in domain(declared[key])]
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for preset in presets:
@@ -158,15 +140,9 @@ def _trace_episode(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[in
                     raise InvariantError("mask", f"move {moves}: {other} has a non-zero mask while {agent} is to act")
             illegal = np.flatnonzero(obs["action_mask"] == 0)
             bad = int(illegal[probe.integers(len(illegal))]) if len(illegal) else num_actions
-            before = (state, raw.agent_selection, dict(raw._cumulative_rewards))
-            try:
-                raw.step(bad)
-            except IllegalActionError:
-                pass
-            else:
-                raise InvariantError("illegal", f"move {moves}: illegal action {bad} of {agent} was accepted")
-            if (raw.game_state, raw.agent_selection, dict(raw._cumulative_rewards)) != before:
-                raise InvariantError("illegal", f"move {moves}: refused action {bad} of {agent} changed the env")
+            _refused(raw, bad, IllegalActionError, "illegal",
+                     f"move {moves}: illegal action {bad} of {agent} was accepted",
+                     f"move {moves}: refused action {bad} of {agent} changed the env")
         if not len(mask_legal):
             raise InvariantError("mask", f"move {moves}: {agent} is to act with no legal action")
         action = int(mask_legal[pick.integers(len(mask_legal))])
@@ -298,16 +274,21 @@ def _probe_round(raw: Any, probe: np.random.Generator, rounds: int, live: list[s
              f"round {rounds}: a refused round without {victim} changed the env")
 
 
-def _refused(raw: Any, actions: dict, error: type[Exception], kind: str, accepted: str, changed: str) -> None:
-    """`raw.step(actions)` must raise `error` and leave the env as it was (else InvariantError `kind`)."""
-    before = (raw.game_state, list(raw.agents), raw.num_rounds)
+def _refused(raw: Any, actions: Any, error: type[Exception], kind: str, accepted: str, changed: str) -> None:
+    """`raw.step(actions)` must raise `error` and leave the env as it was (else InvariantError `kind`): its state,
+    live agents, and the AEC form's agent to act and rewards so far or the Parallel form's round."""
+    def snapshot() -> tuple:
+        return (raw.game_state, list(raw.agents), getattr(raw, "agent_selection", None),
+                dict(getattr(raw, "_cumulative_rewards", {})), getattr(raw, "num_rounds", None))
+
+    before = snapshot()
     try:
         raw.step(actions)
     except error:
         pass
     else:
         raise InvariantError(kind, accepted)
-    if (raw.game_state, list(raw.agents), raw.num_rounds) != before:
+    if snapshot() != before:
         raise InvariantError(kind, changed)
 
 
