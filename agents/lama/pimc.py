@@ -79,10 +79,6 @@ class PimcTeacher(TeacherAgent):
                       np.array(view.rounds_won, np.int64), np.asarray(actions, np.int64), out)
         return out
 
-    def action_values(self, view: View, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The mean win share of each legal action, gated (module docstring); NaN where illegal."""
-        return self.action_estimates(view, action_mask, rng)[0]
-
     def action_estimates(self, view: View, action_mask: np.ndarray,
                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(the gated values the teacher acts by, the ungated mean win shares): the same rollouts.

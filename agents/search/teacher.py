@@ -76,13 +76,14 @@ def gated_values(samples: np.ndarray, gate: float, below: float) -> tuple[np.nda
 class TeacherAgent:
     """Mixin making a teacher an agent: `act` plays the argmax of `action_values`.
 
-    The subclass sets `self.rng` (the generator its sampling uses)."""
+    The subclass sets `self.rng` (the generator its sampling uses) and defines `action_values` or, a search
+    teacher, `action_estimates`."""
 
     rng: np.random.Generator
 
     def action_values(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Per-action values (see `Teacher`)."""
-        raise NotImplementedError
+        """Per-action values (see `Teacher`): a `SearchTeacher`'s are the first of its `action_estimates`."""
+        return self.action_estimates(view, action_mask, rng)[0]
 
     def act(self, view: Any, action_mask: np.ndarray) -> int:
         """The teacher's best legal action."""

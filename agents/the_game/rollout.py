@@ -70,10 +70,6 @@ class RolloutTeacher(TeacherAgent):
             cands.append(END_TURN)
         return cands, 0
 
-    def action_values(self, view: View, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Minus the mean cards left after each candidate, gated (module docstring); NaN where illegal."""
-        return self.action_estimates(view, action_mask, rng)[0]
-
     def action_estimates(self, view: View, action_mask: np.ndarray,
                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(the gated values the teacher acts by, the search's ungated estimates) from
