@@ -37,11 +37,7 @@ def _features(view: View, mask: np.ndarray, with_score: bool) -> tuple[np.ndarra
     per = np.zeros((NUM_ACTIONS, fdim), np.float32)
     finite = np.isfinite(scores)
     ranks = np.zeros_like(scores)
-    if finite.any():
-        order = np.argsort(scores[finite], kind="stable")
-        r = np.empty(len(order))
-        r[order] = np.arange(len(order))
-        ranks[finite] = r
+    ranks[finite] = np.argsort(np.argsort(scores[finite], kind="stable"))  # each play's place in the stable order
     best_action = -1
     if move != engine.END_TURN:
         best_action = play_action(hand[move % engine.MAX_HAND], move // engine.MAX_HAND)
