@@ -15,7 +15,7 @@ such game the same Gymnasium face:
   `info["illegal_action"]` (`strict=True`: `IllegalActionError` naming table, seat and legal actions, before any
   table moves); an action array of the wrong shape raises `ValueError`.
 
-Seeds: table `i` of seed `s` has the key `table_key(s, i)` and its episode `e` the key `episode_key(key, e)`, from
+Seeds: table `i` of seed `s` has the key `table_key(s, i)`, and its episode `e` a key mixed from it and `e`, from
 which the deal seed, the learner's seat and the random opponents' stream are drawn (`episode_seeds`, SplitMix64):
 no table depends on `num_envs` or another table, and every episode replays alone from `Game.deal(deal_seed)`.
 
@@ -38,67 +38,61 @@ from envs.core.actions import action_ids
 from envs.core.game import IllegalActionError, check_move_limit, default_max_turns
 from envs.core.jit import INLINE
 from envs.core.options import make_config
+from envs.core.shuffle import np_mix64
 
 _M64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 _TABLE_DOMAIN = 0x5851F42D4C957F2D  # separates the table keys from the episode keys
 _DEAL_SALT = 0x2545F4914F6CDD1D
 _SEAT_SALT = 0x27BB2EE687B0B0FD
 _RNG_SALT = 0x94D049BB133111EB
 
 _U = np.uint64
-_U_GOLDEN = _U(_GOLDEN)
+_U_GOLDEN = _U(0x9E3779B97F4A7C15)
 _U_TABLE = _U(_TABLE_DOMAIN)
 _U_DEAL = _U(_DEAL_SALT)
 _U_SEAT = _U(_SEAT_SALT)
 _U_RNG = _U(_RNG_SALT)
 
 
-# --- SplitMix64, in Python (mirrors, for tools and tests) and in numba ---------------------
-def mix64(z: int) -> int:
-    """SplitMix64's output function of the 64-bit integer `z`."""
-    z &= _M64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return z ^ (z >> 31)
+# --- SplitMix64 streams, in numpy (`np_mix64`, for the Python side: tools, tests, numpy envs) and in numba ---------
+def _one(x: int) -> np.ndarray:
+    """`x` modulo 2**64 as a uint64 array of one element (numpy warns on a uint64 scalar's wrap, not an array's)."""
+    return np.array([int(x) & _M64], np.uint64)
 
 
 def table_key(seed: int, table: int) -> int:
     """The key of table `table` of a vector env seeded `seed` (the same whatever `num_envs`)."""
-    return mix64(mix64(seed ^ _TABLE_DOMAIN) + _GOLDEN * (table + 1))
+    return int(np_table_keys(seed, np.array([table]))[0])
 
 
-def episode_key(key: int, episode: int) -> int:
-    """The key of episode `episode` (0, 1, ...) of the table of key `key`."""
-    return mix64((key + _GOLDEN * (episode + 1)) & _M64)
+def np_table_keys(seed: int, tables: np.ndarray) -> np.ndarray:
+    """`table_key(seed, t)` of every table `t` of the array `tables` (uint64)."""
+    return np_mix64(np_mix64(_one(seed) ^ _U_TABLE) + _U_GOLDEN * (tables.astype(np.uint64) + _U(1)))
 
 
 def episode_seeds(seed: int, table: int, episode: int, num_players: int) -> tuple[int, int, int]:
     """(deal seed < 2**63, drawn learner seat, random-opponent stream state) of episode `episode` of table
     `table`. A deal dealt again (it ended before the learner's first decision) takes the next episode index's deal seed
     and stream and keeps the seat."""
-    k = episode_key(table_key(seed, table), episode)
-    return mix64(k ^ _DEAL_SALT) >> 1, mix64(k ^ _SEAT_SALT) % num_players, mix64(k ^ _RNG_SALT)
+    deal, seat, stream = np_episode_seeds(_one(table_key(seed, table)), np.array([episode]), num_players)
+    return int(deal[0]), int(seat[0]), int(stream[0])
 
 
 def next_random(state: int) -> tuple[int, int]:
     """(new state, 64-bit draw) of the SplitMix64 stream `state` (as `nb_next`)."""
-    state = (state + _GOLDEN) & _M64
-    return state, mix64(state)
+    rng = _one(state)
+    draw = np_next(rng)
+    return int(rng[0]), int(draw[0])
 
 
-def np_mix64(z: np.ndarray) -> np.ndarray:
-    """`mix64` of every element of the uint64 array `z` (numpy's uint64 arithmetic wraps, as SplitMix64 needs)."""
-    z = z ^ (z >> _U(30))
-    z = z * _U(0xBF58476D1CE4E5B9)
-    z = z ^ (z >> _U(27))
-    z = z * _U(0x94D049BB133111EB)
-    return z ^ (z >> _U(31))
+def _np_episode_keys(keys: np.ndarray, episodes: np.ndarray) -> np.ndarray:
+    """The keys of episodes `episodes` of the tables of keys `keys` (arrays)."""
+    return np_mix64(keys + _U_GOLDEN * (episodes.astype(np.uint64) + _U(1)))
 
 
 def np_episode_seeds(keys: np.ndarray, episodes: np.ndarray, num_players: int):
     """`episode_seeds` of tables of keys `keys` at episodes `episodes` (arrays): (deal seeds, seats, streams)."""
-    k = np_mix64(keys + _U_GOLDEN * (episodes.astype(np.uint64) + _U(1)))
+    k = _np_episode_keys(keys, episodes)
     return np_mix64(k ^ _U_DEAL) >> _U(1), (np_mix64(k ^ _U_SEAT) % _U(num_players)).astype(np.int64), \
         np_mix64(k ^ _U_RNG)
 
@@ -112,16 +106,10 @@ def np_next(rng: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarr
 
 @numba.njit(inline=INLINE)
 def nb_mix64(z):
-    """`mix64` compiled (uint64 in, uint64 out)."""
+    """`np_mix64` compiled (uint64 in, uint64 out)."""
     z = (z ^ (z >> _U(30))) * _U(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> _U(27))) * _U(0x94D049BB133111EB)
     return z ^ (z >> _U(31))
-
-
-@numba.njit(inline=INLINE)
-def nb_table_key(seed, table):
-    """`table_key` compiled."""
-    return nb_mix64(nb_mix64(seed ^ _U_TABLE) + _U_GOLDEN * _U(table + 1))
 
 
 @numba.njit(inline=INLINE)
@@ -139,13 +127,6 @@ def nb_next(rng, row):
     s = rng[row] + _U_GOLDEN
     rng[row] = s
     return nb_mix64(s)
-
-
-@numba.njit(cache=True)
-def table_keys(seed, first, out):
-    """`out[i] = table_key(seed, first + i)` (uint64)."""
-    for i in range(out.shape[0]):
-        out[i] = nb_table_key(seed, first + i)
 
 
 # --- the buffers a compiled step fills ------------------------------------------------------------
@@ -312,23 +293,20 @@ def compile_line_ups(opponents: Any, seats: int, num_params: int, *, batch: bool
     return LineUps(codes, params, cum, tuple(policies), shared, pool.line_ups)
 
 
-_POOL_SALT = 0xD6E8FEB86659FD93
-_U_POOL = _U(_POOL_SALT)
+_U_POOL = _U(0xD6E8FEB86659FD93)
 
 
 def pick_line_up(cum: np.ndarray, key: int, episode: int) -> int:
     """The line-up a table of key `key` draws at episode `episode` (as `nb_pick_line_up`): the first i with
     u < cum[i], u uniform in [0, 1) from the episode key."""
-    u = (mix64(episode_key(key, episode) ^ _POOL_SALT) >> 11) * 2.0**-53
-    return int(np.searchsorted(cum, u, side="right").clip(0, len(cum) - 1))
+    return int(np_pick_line_up(cum, _one(key), np.array([episode]))[0])
 
 
 def np_pick_line_up(cum: np.ndarray, keys: np.ndarray, episodes: np.ndarray) -> np.ndarray:
     """`pick_line_up` of tables of keys `keys` (uint64) at episodes `episodes` (arrays): their line-up indices."""
     if len(cum) == 1:
         return np.zeros(len(keys), np.int64)
-    k = np_mix64(keys + _U_GOLDEN * (episodes.astype(np.uint64) + _U(1)))
-    u = (np_mix64(k ^ _U_POOL) >> _U(11)).astype(np.float64) * 2.0**-53
+    u = (np_mix64(_np_episode_keys(keys, episodes) ^ _U_POOL) >> _U(11)).astype(np.float64) * 2.0**-53
     return np.searchsorted(cum, u, side="right").clip(0, len(cum) - 1).astype(np.int64)
 
 
@@ -677,7 +655,7 @@ class CompiledVectorEnv(VectorEnv):
             self._seed = _check_seed(seed)
             self._started = False
         if not self._started:
-            table_keys(np.uint64(self._seed), 0, self._keys)
+            self._keys[:] = np_table_keys(self._seed, np.arange(self.num_envs))
         self._start_all(fresh=not self._started)
         self._serve_batch()
         self._started = True
@@ -1041,6 +1019,6 @@ def _check_seed(seed: Any) -> int:
 
 __all__ = ["BATCH_CODE", "CONTROLS", "ERR_ILLEGAL", "ERR_REDEALS", "RANDOM", "SKIP", "BatchPolicy", "Buffers",
            "SeatBuffers", "CompiledVectorEnv", "KernelTablesEnv", "LineUps", "OpponentKernel", "Recording", "Pool",
-           "check_control", "compile_line_ups", "episode_key", "episode_seeds", "mix64",
-           "next_random", "nb_pick_line_up", "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up",
+           "check_control", "compile_line_ups", "episode_seeds", "next_random", "nb_pick_line_up",
+           "np_episode_seeds", "np_mix64", "np_next", "np_pick_line_up", "np_table_keys",
            "pick_line_up", "shared_kernels", "table_key", "VectorKernels"]

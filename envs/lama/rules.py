@@ -52,7 +52,6 @@ _VALUE_RANGE = range(VALUES)
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal-action tuple -> mask (states off the tables)
 _DECK = tuple(v for v in range(VALUES) for _ in range(COPIES))
 _M64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 _ROUND_MIX = 0xD1B54A32D192ED03
 _RESHUFFLE_MIX = 0x8CB92BA72F3D8DD7
 
@@ -66,38 +65,6 @@ def shuffle_key(seed: int, round_index: int, reshuffle_index: int) -> int:
     """The generator state for one shuffle: round `round_index`'s deal
     (`reshuffle_index` 0) or its k-th reshuffle of the discard pile (k >= 1)."""
     return (seed ^ (((round_index + 1) * _ROUND_MIX) & _M64) ^ ((reshuffle_index * _RESHUFFLE_MIX) & _M64)) & _M64
-
-
-_SPLITMIX_STEPS = np.arange(1, DECK_SIZE + 2, dtype=np.uint64) * np.uint64(_GOLDEN)  # t * golden (mod 2^64)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
-_DIVISORS: dict[int, np.ndarray] = {}
-
-
-def _shuffled_fast(cards: list[int] | tuple[int, ...], key: int) -> list[int]:
-    """`shuffled(cards, key)`, with the SplitMix64 draws computed as one numpy
-    uint64 vector (wrapping arithmetic, the same numbers); only the swaps stay
-    in Python. Equal to `shuffled` for every input (tested)."""
-    out = list(cards)
-    n = len(out)
-    if not 2 <= n <= len(_SPLITMIX_STEPS) + 1:
-        return shuffled(out, key)
-    s30, s27, s31 = _SHIFTS
-    z = _SPLITMIX_STEPS[: n - 1] + np.uint64(key & _M64)
-    z ^= z >> s30
-    z *= _MIX1
-    z ^= z >> s27
-    z *= _MIX2
-    z ^= z >> s31
-    div = _DIVISORS.get(n)
-    if div is None:
-        div = _DIVISORS[n] = np.arange(n, 1, -1, dtype=np.uint64)
-    i = n - 1
-    for j in (z % div).tolist():
-        out[i], out[j] = out[j], out[i]
-        i -= 1
-    return out
 
 
 def hand_points(counts: tuple[int, ...] | list[int], scoring: str) -> int:
@@ -331,7 +298,7 @@ class LamaGame:
                                 last_scores or zeros)
 
     def _deal(self, seed: int, rnd: int, starter: int, totals, rounds_won, last_scores) -> State:
-        return self._deal_order(_shuffled_fast(_DECK, shuffle_key(seed, rnd, 0)), seed, rnd, starter, totals,
+        return self._deal_order(shuffled(_DECK, shuffle_key(seed, rnd, 0)), seed, rnd, starter, totals,
                                 rounds_won, last_scores)
 
     def _deal_order(self, cards: list[int], seed: int, rnd: int, starter: int, totals, rounds_won,
@@ -525,7 +492,7 @@ class LamaGame:
 
     def _reshuffle(self, s: State) -> State:
         """Rebuild the empty draw pile from the discard pile below its top card."""
-        return self.reshuffle_from(s, _shuffled_fast(s.discard[:-1], shuffle_key(s.seed, s.round, s.reshuffles + 1)))
+        return self.reshuffle_from(s, shuffled(s.discard[:-1], shuffle_key(s.seed, s.round, s.reshuffles + 1)))
 
     def reshuffle_from(self, s: State, pile) -> State:
         """`s` with its draw pile rebuilt as `pile`, an order of the discard pile below its top card (drawn from

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import agents
-from envs.core import to_sb3
-from envs.core.vector import episode_seeds, nb_episode_seeds, table_key, table_keys
+from envs.core import kernels, to_sb3
+from envs.core.shuffle import shuffled
+from envs.core.vector import episode_seeds, nb_episode_seeds, nb_mix64, next_random, np_mix64, np_table_keys, table_key
 
 
 @numba.njit
@@ -18,13 +19,40 @@ def _episode_seeds(key, episode, n):
 
 def test_compiled_streams_equal_their_python_mirrors():
     for seed in (0, 1, 2**63 + 5, 2**64 - 1):
-        keys = np.zeros(50, np.uint64)
-        table_keys(np.uint64(seed), 0, keys)
+        keys = np_table_keys(seed, np.arange(50))
         assert keys.tolist() == [table_key(seed, i) for i in range(50)]
         for e in (0, 1, 17):
             d, s, r = _episode_seeds(keys[3], e, 5)
             assert (int(d), int(s), int(r)) == episode_seeds(seed, 3, e, 5)
             assert int(d) < 2**63
+
+
+@numba.njit
+def _nb_mix64_all(z):
+    out = np.empty_like(z)
+    for i in range(z.shape[0]):
+        out[i] = nb_mix64(z[i])
+    return out
+
+
+def test_splitmix64_numpy_and_numba_forms_agree():
+    z = np.random.default_rng(0).integers(0, 2**64, size=1000, dtype=np.uint64)
+    z[:3] = (0, 1, 2**64 - 1)
+    assert np_mix64(z).tolist() == _nb_mix64_all(z).tolist()
+    state, draws = 1234567, []  # SplitMix64's reference stream (Vigna's splitmix64.c seeded 1234567)
+    for _ in range(3):
+        state, draw = next_random(state)
+        draws.append(draw)
+    assert draws == [6457827717110365317, 3203168211198807973, 9817491932198370423]
+
+
+def test_shuffled_equals_the_compiled_shuffle():
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 2, 56, 98, 127, 128, 129, 200):
+        for key in (0, 1, 2**63, 2**64 - 1, int(rng.integers(0, 2**63))):
+            cards = np.arange(n, dtype=np.int64)
+            kernels.shuffle(cards, n, np.uint64(key))
+            assert shuffled(range(n), key) == cards.tolist()
 
 
 def test_keys_are_not_seed_plus_table():
