@@ -33,13 +33,13 @@ class InputFileError(ValueError):
     """A file a user handed us cannot be used; the message is one line naming the file (and the field)."""
 
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def _kind(mode: int) -> str:
-    """What a non-regular file is, in words."""
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+def _kind(mode: int, directory: str = "a directory") -> str:
+    """What a non-regular file is, in words (a directory as `directory`)."""
+    return next((name for test, name in ((stat.S_ISDIR, directory), *_KINDS) if test(mode)), "not a regular file")
 
 
 def _size(n: int) -> str:
@@ -237,16 +237,6 @@ class OutputPathError(ValueError):
     """A result path that cannot be written as a regular file; the message is one line naming it."""
 
 
-def _not_regular(mode: int) -> str | None:
-    """What a non-regular file is, in words (None for a regular file)."""
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return None if stat.S_ISREG(mode) else "not a regular file"
-
-
 def regular_target(path: str) -> str:
     """The file that writing `path` replaces: `path` with its links resolved, if it is absent or a regular file.
 
@@ -260,9 +250,8 @@ def regular_target(path: str) -> str:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
         return target
-    what = _not_regular(mode)
-    if what is not None:
-        raise OutputPathError(f"cannot write results to {path!r}: it is {what}, not a regular file")
+    if not stat.S_ISREG(mode):
+        raise OutputPathError(f"cannot write results to {path!r}: it is {_kind(mode, 'a folder')}, not a regular file")
     return target
 
 
