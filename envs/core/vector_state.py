@@ -60,35 +60,33 @@ def _own_state(env: Any, prefix: str, out: dict[str, np.ndarray]) -> None:
             out[key] = np.asarray(value)
 
 
+def _compiled(venv: Any, prefix: str = "") -> list[tuple[Any, str]]:
+    """The compiled envs under `venv` (wrappers followed: a `venvs` list, a `venv`), each with its keys' prefix."""
+    attrs = vars(venv)
+    if isinstance(attrs.get("venvs"), list):
+        return [found for i, v in enumerate(attrs["venvs"]) for found in _compiled(v, f"{prefix}{i}/")]
+    if "venv" in attrs:
+        return _compiled(attrs["venv"], prefix + "env/")
+    return [(venv, prefix)]
+
+
 def vector_state(venv: Any, prefix: str = "") -> dict[str, np.ndarray]:
     """Every number that makes up `venv`'s tables now, as `{name: array}` (copies; see the module docstring)."""
     out: dict[str, np.ndarray] = {}
-    inner = getattr(venv, "venvs", None) if "venvs" in vars(venv) else None
-    if isinstance(inner, list):
-        for i, v in enumerate(inner):
-            out.update(vector_state(v, f"{prefix}{i}/"))
-        return out
-    if "venv" in vars(venv):
-        return vector_state(vars(venv)["venv"], prefix + "env/")
-    _own_state(venv, prefix, out)
+    for env, at in _compiled(venv, prefix):
+        _own_state(env, at, out)
     return out
 
 
-def _targets(venv: Any, prefix: str = "") -> dict[str, tuple[Any, str, str | None]]:
+def _targets(venv: Any) -> dict[str, tuple[Any, str, str | None]]:
     """Where each key of `vector_state(venv)` goes back: (owner object, attribute, named-tuple field or None)."""
     out: dict[str, tuple[Any, str, str | None]] = {}
-    if isinstance(vars(venv).get("venvs"), list):
-        for i, v in enumerate(vars(venv)["venvs"]):
-            out.update(_targets(v, f"{prefix}{i}/"))
-        return out
-    if "venv" in vars(venv):
-        return _targets(vars(venv)["venv"], prefix + "env/")
-    own: dict[str, np.ndarray] = {}
-    _own_state(venv, prefix, own)
-    for key in own:
-        name = key[len(prefix):]
-        attr, _, field = name.partition(".")
-        out[key] = (venv, attr.removesuffix("#rng"), field or None)
+    for env, prefix in _compiled(venv):
+        own: dict[str, np.ndarray] = {}
+        _own_state(env, prefix, own)
+        for key in own:
+            attr, _, field = key[len(prefix):].partition(".")
+            out[key] = (env, attr.removesuffix("#rng"), field or None)
     return out
 
 
@@ -127,11 +125,7 @@ def batch_registry(venv: Any) -> list[tuple]:
     """The batch policies each compiled env under `venv` (wrappers followed, in `vector_state`'s order) has
     seated, slot by slot (None: a free slot): a table's seat code names its policy by slot, so a resumed run puts
     the same policies back in the same slots (`set_batch_registry`) before its tables' state."""
-    if isinstance(vars(venv).get("venvs"), list):
-        return [r for v in vars(venv)["venvs"] for r in batch_registry(v)]
-    if "venv" in vars(venv):
-        return batch_registry(vars(venv)["venv"])
-    return [tuple(getattr(venv, "_batch", ()))]
+    return [tuple(getattr(env, "_batch", ())) for env, _ in _compiled(venv)]
 
 
 def set_batch_registry(venv: Any, registries: list[tuple]) -> None:
@@ -139,21 +133,13 @@ def set_batch_registry(venv: Any, registries: list[tuple]) -> None:
 
     Raises:
         ValueError: another number of compiled envs."""
-    envs_ = _compiled(venv)
+    envs_ = [env for env, _ in _compiled(venv)]
     if len(envs_) != len(registries):
         raise ValueError(f"{len(registries)} batch registries for {len(envs_)} compiled envs")
     for env, reg in zip(envs_, registries):
         env._batch = tuple(reg)
         if getattr(env, "_line_ups", None) is not None:
             env._line_ups = env._line_ups._replace(batch=tuple(reg))
-
-
-def _compiled(venv: Any) -> list[Any]:
-    if isinstance(vars(venv).get("venvs"), list):
-        return [e for v in vars(venv)["venvs"] for e in _compiled(v)]
-    if "venv" in vars(venv):
-        return _compiled(vars(venv)["venv"])
-    return [venv]
 
 
 __all__ = ["batch_registry", "load_vector_state", "set_batch_registry", "vector_state"]
