@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from envs.core import kernels, tables
-from envs.core.game import IllegalActionError
+from envs.core.game import IllegalActionError, check_move_limit
 from envs.core.jit import INLINE
 from envs.core.vector import BATCH_CODE, ERR_REDEALS, SKIP, VectorKernels, nb_next
 from envs.core.vector import SeatBuffers as Buffers  # noqa: F401 - the vector env's; shared with Primi Composti
@@ -402,9 +402,7 @@ def play_games(
         ValueError: codes or params of the wrong shape, a `max_turns` below 1.
         RuntimeError: a game past `MAX_STEPS` moves with no `max_turns`.
     """
-    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
-                                  or max_turns < 1):
-        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+    check_move_limit(max_turns)
     n = config.num_players
     # fresh writable C arrays: the kernels are compiled for exactly these types
     seeds = np.array(seeds, dtype=np.uint64, order="C")
