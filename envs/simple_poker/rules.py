@@ -87,9 +87,7 @@ class SimplePokerGame:
     # --- dynamics ---------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Deal two independent uniform cards from 1..n."""
-        # One scalar draw for the ordered pair (a sized draw costs ~13x more).
-        k = int(rng.integers(self.n * self.n))
-        return State((k // self.n + 1, k % self.n + 1))
+        return self.deal(int(rng.integers(self.n * self.n)))  # one scalar draw for the ordered pair
 
     def deal(self, seed: int) -> State:
         """The hand of deal seed `seed` (0 <= seed < 2**63): the ordered pair number `seed mod n²` (a vector env's
