@@ -22,7 +22,7 @@ from types import ModuleType
 
 import envs
 from envs.core.options import parse_options
-from evaluate import backends, games
+from evaluate import backends, cli, games
 from evaluate.cli import STOP, Parser, check_outputs, fail, on_stop, positive_int, stop_status, stopped_exit
 from evaluate.jsonio import atomic_path
 
@@ -193,17 +193,6 @@ def named_agents(args: argparse.Namespace) -> list[str]:
     return [i for flag in (args.agents, args.paired, args.against) if flag for i in expand_agent_ids(flag) if i != SELF]
 
 
-def apply_agent_options(game: str, ids: list[str], options: dict) -> dict:
-    """`options` plus the game options that the agents `ids` were trained on and the user left out, each
-    said in one line on stderr; a contradiction raises `ValueError` naming the `--option` to change."""
-    from agents import resolve_options
-
-    options, notes = resolve_options(game, ids, options)
-    for note in notes:
-        print(note, file=sys.stderr)
-    return options
-
-
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.game == "list":
         from agents.options import listing
@@ -216,7 +205,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
     check_outputs(args, parser)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
-    args.options = apply_agent_options(args.game, named_agents(args), args.options)
+    args.options = cli.apply_agent_options(args.game, named_agents(args), args.options)
     envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)

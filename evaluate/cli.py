@@ -11,6 +11,8 @@ import tempfile
 from collections.abc import Sequence
 from typing import NoReturn
 
+from envs.core.files import _kind  # what a path that is not a regular file is, in words
+
 
 class Parser(argparse.ArgumentParser):
     """An `ArgumentParser` whose errors are one line on stderr (`prog: error: ...`)
@@ -74,10 +76,7 @@ def output_problem(path: str, kind: str = "file") -> str | None:
             return "it exists and is not a folder"
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
-            what = next((name for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character "
-                         "device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")) if test(mode)),
-                        "not a regular file")
-            return f"it is {what}; results go to regular files only"
+            return f"it is {_kind(mode)}; results go to regular files only"
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
         except OSError as e:
@@ -95,6 +94,17 @@ def output_problem(path: str, kind: str = "file") -> str | None:
     os.close(fd)
     os.remove(probe)
     return None
+
+
+def apply_agent_options(game: str, ids: list[str], options: dict) -> dict:
+    """`options` plus the game options that the agents `ids` were trained on and the user left out, each
+    said in one line on stderr; a contradiction raises `ValueError` naming the `--option` to change."""
+    from agents import resolve_options
+
+    options, notes = resolve_options(game, ids, options)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return options
 
 
 def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> None:

@@ -39,7 +39,7 @@ from envs.core.options import parse_options
 from envs.core.play import play_out, reset_agent
 from envs.core.spec import entry_point
 from evaluate import games
-from evaluate.cli import Parser, check_outputs
+from evaluate.cli import Parser, apply_agent_options, check_outputs
 
 #: The word that leaves terminal play (asked to confirm). No game's move starts with ":", so it never collides
 #: with a move name (L.A.M.A.'s "quit" is a move: it leaves the round, not the program).
@@ -317,9 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_outputs(args)
         options = parse_options(envs.config_class(args.game), args.option)
-        options, notes = agent_registry.resolve_options(args.game, expand_agent_ids(named), options)
-        for note in notes:
-            print(note, file=sys.stderr)
+        options = apply_agent_options(args.game, expand_agent_ids(named), options)
         game = envs.make_game(args.game, **options)
         opponents = named if args.opponents is not None or game.num_players == 1 else ["random"]
         seat_opponents(args.game, game.num_players, args.seat, opponents)

@@ -141,17 +141,13 @@ def format_comparison(title: str, ours: SeatStats, paper: list | None) -> str:
     lines = [f"{title} — {ours.games} games{cut}; rounds/game {_fmt(ours.rounds, 2)}"]
     head = f"{'seat':>4} | {'P(win game)':^44} | {'P(win round)':^44} | {'P(>30 points)':^44} | {'average points':^50}"
     lines.append(head)
-    lines.append(
-        f"{'':>4} | {'ours':^21}  {'seed':^21} | " * 1
-        + " | ".join([f"{'ours':^21}  {'seed':^21}"] * 2)
-        + f" | {'ours':^24}  {'seed':^24}"
-    )
+    lines.append(f"{'':>4} | " + " | ".join([f"{'ours':^21}  {'seed':^21}"] * 3 + [f"{'ours':^24}  {'seed':^24}"]))
     for i in range(len(ours.win)):
         row = [f"{i + 1:>4}"]
         for m, (mine, digits) in enumerate(
             ((ours.win[i], 3), (ours.win_round[i], 3), (ours.over_30[i], 3), (ours.points[i], 2))
         ):
-            theirs = _fmt(paper[i][m], digits if m < 3 else 2) if paper else "—"
+            theirs = _fmt(paper[i][m], digits) if paper else "—"
             width = 21 if m < 3 else 24
             row.append(f"{_fmt(mine, digits):^{width}}  {theirs:^{width}}")
         lines.append(" | ".join(row))
