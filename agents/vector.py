@@ -353,9 +353,8 @@ class FeatureVectorEnv:
         return self.convert(obs, self.venv.action_masks()), reward, term, trunc, self._final(info)
 
 
-def feature_vector_env(venv: Any, features: str) -> FeatureVectorEnv:
-    """`venv` with action-scorer inputs as observations (`FeatureVectorEnv`); its sizes are known after `reset`."""
-    return FeatureVectorEnv(venv, features)
+#: `agents.feature_vector_env(venv, features)`: `venv` with action-scorer inputs as observations.
+feature_vector_env = FeatureVectorEnv
 
 
 class MultiVectorEnv:
