@@ -18,10 +18,7 @@ from envs.lama.rules import DRAW, LLAMA, QUIT, VALUES, View, hand_points, next_c
 
 TUNED = (17.576, 12.24196, 3.920, 1.222)  # report §VI.A, after the Monte-Carlo search
 DEFAULT = (10.0, 5.0, 4.4, 1.0)  # the code's hard-coded values (also the report's "trial set")
-# Our re-tuned set: `python -m evaluate lama --tune-third --seed 0` (common random
-# numbers + successive halving over the report's box, 10^6 games); 0.299
-# (0.292, 0.305) against three strategy-1 players on 20,000 fresh games, where
-# TUNED scores 0.283 (seed2022 rules, random seating). Not from the seed.
+# This project's re-tuned set, not the seed's: `python -m evaluate lama --tune-third --seed 0` (docs/lama.md).
 RETUNED = (6.8665352898260155, 12.30655886815076, 2.463769450899156, 0.4537189453643723)
 
 
