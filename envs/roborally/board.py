@@ -370,17 +370,14 @@ def _square_token(board: Board, x: int, y: int, flag_at: dict, start_at: dict) -
     if (x, y) in start_at:
         k, start = start_at[(x, y)]
         base = f"S{k}{DIRECTION_LETTERS[start.facing]}"
-        if (x, y) in flag_at:
-            mods.append(f"F{flag_at[(x, y)]}")
     elif code == FLOOR and (x, y) in flag_at:
         base = f"F{flag_at[(x, y)]}"
+    elif code in (BELT, EXPRESS):
+        base = ("c" if code == BELT else "e") + DIRECTION_LETTERS[int(board.belt_dir[y, x])]
     else:
-        if code in (BELT, EXPRESS):
-            base = ("c" if code == BELT else "e") + DIRECTION_LETTERS[int(board.belt_dir[y, x])]
-        else:
-            base = {FLOOR: ".", PIT: "X", GEAR_CCW: "gL", GEAR_CW: "gR", REPAIR: "r1", REPAIR2: "r2"}[code]
-        if (x, y) in flag_at:
-            mods.append(f"F{flag_at[(x, y)]}")
+        base = next(token for token, c in _SIMPLE_BASES.items() if c == code)
+    if (x, y) in flag_at and not base.startswith("F"):
+        mods.append(f"F{flag_at[(x, y)]}")
     bits = int(board.walls[y, x])
     if bits:
         mods.append("w" + "".join(DIRECTION_LETTERS[d] for d in range(4) if bits & (1 << d)))

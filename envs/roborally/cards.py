@@ -61,24 +61,22 @@ def _kind(k: int, numbering: str) -> int:
 KINDS: dict[str, tuple[int, ...]] = {n: (-1,) + tuple(_kind(k, n) for k in DECK) for n in NUMBERINGS}
 
 
-def _check_numbering(numbering: str) -> None:
+def _check(card: int, numbering: str) -> None:
     if numbering not in KINDS:
         raise ValueError(f"card_numbering must be one of {list(NUMBERINGS)}, got {numbering!r}")
+    if not 1 <= card <= NUM_CARDS:
+        raise ValueError(f"a card is an integer in 1..{NUM_CARDS}, got {card!r}")
 
 
 def card_kind(card: int, numbering: str = "classic") -> int:
     """The kind (U_TURN .. MOVE_3) of `card` (1..84) under `numbering`."""
-    _check_numbering(numbering)
-    if not 1 <= card <= NUM_CARDS:
-        raise ValueError(f"a card is an integer in 1..{NUM_CARDS}, got {card!r}")
+    _check(card, numbering)
     return KINDS[numbering][card]
 
 
 def priority(card: int, numbering: str = "classic") -> int:
     """The printed priority of `card`: 10·k (classic) or k (RoboRace)."""
-    _check_numbering(numbering)
-    if not 1 <= card <= NUM_CARDS:
-        raise ValueError(f"a card is an integer in 1..{NUM_CARDS}, got {card!r}")
+    _check(card, numbering)
     return 10 * card if numbering == "classic" else card
 
 

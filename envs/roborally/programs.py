@@ -13,22 +13,10 @@ becomes a multiset of classes; a *reduced program* assigns a class to each free
 register (class j at most |c_j| times). Classes are ordered by their smallest
 card; the cards of a class go to its registers in ascending card order.
 
-Three numberings of the reduced programs of a multiset (multiplicities m_j):
-
-* `printed_number`: Algorithm 2 exactly as printed (register 1 the most
-  significant digit). Kept because it is the seed's; it is **not injective**:
-  the smallest counterexample is classes {A×2, B×1}, k = 2, where (A, B) and
-  (B, A) both get 1.
-* `lsb_number` / `lsb_unnumber`: the form the algorithm's comment intends
-  ("the least-significant radix is m"): N = d0 + r0·(d1 + r1·(d2 + …)).
-  Injective, but not contiguous: codes lie in [0, m^k) with gaps.
-* `rank` / `unrank`: a contiguous bijection onto 0..|A|−1, the lexicographic
-  rank of the program among all reduced programs, counting the completions of
-  each prefix from the remaining multiset.
-
-Where the equivalence is not exact: across turns, when a translation card ends
-a turn in a locked register, which of two equivalent cards stayed (and so its
-exact priority next turn) can matter. The seed ignores this; so do we.
+Its numberings of the reduced programs (docs/roborally.md, "Actions", gives the counterexample and where the
+equivalence is not exact): Algorithm 2 as printed (`printed_number`, not injective), the form its comment intends
+(`lsb_number` / `lsb_unnumber`: injective, codes with gaps) and the contiguous lexicographic rank (`rank` /
+`unrank`).
 """
 
 from __future__ import annotations
