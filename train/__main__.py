@@ -56,6 +56,8 @@ EXAMPLES = (
 )
 
 def _number(v: object) -> str:
+    if isinstance(v, dict):  # a preset's game options
+        return ",".join(f"{k}={x}" for k, x in v.items()) or "(defaults)"
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
     return f"{v:,}" if isinstance(v, int) else f"{v:g}"
@@ -81,13 +83,11 @@ def game_epilog(game: str, ppo: dict, distill: dict) -> str:
     keys = ("timesteps", "opponents", "self_play", "control", "options", "n_envs", "n_steps", "batch_size",
             "n_epochs", "precision", "learning_rate", "ent_coef", "net_arch", "eval_every", "eval_games",
             "final_eval_games")
-    lines.append(f"  ppo:     learner {_learner(game, ppo)}, "
-                 + ", ".join(f"{k} {_opts(ppo[k]) if k == 'options' else _number(ppo[k])}" for k in keys))
+    lines.append(f"  ppo:     learner {_learner(game, ppo)}, " + ", ".join(f"{k} {_number(ppo[k])}" for k in keys))
     if "teacher" in distill:
         dkeys = ("teacher", "options", "rounds", "games_per_round", "workers", "net_arch", "eval_games",
                  "final_eval_games")
-        lines.append("  distill: " + ", ".join(f"{k} {_opts(distill[k]) if k == 'options' else _number(distill[k])}"
-                                              for k in dkeys if k in distill))
+        lines.append("  distill: " + ", ".join(f"{k} {_number(distill[k])}" for k in dkeys if k in distill))
     else:
         lines.append("  distill: no preset teacher (give --teacher ID)")
     return "\n".join(lines)
@@ -100,10 +100,6 @@ def _learner(game: str, ppo: dict) -> str:
         return TrainConfig(game=game, seed=0, out="", **ppo).resolved_learner()
     except (TypeError, ValueError):
         return str(ppo.get("learner"))
-
-
-def _opts(options: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
 
 
 def build_parser(game: str | None = None) -> argparse.ArgumentParser:
