@@ -14,7 +14,7 @@ from typing import Any
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, check_outputs, fail, nonnegative_float, positive_int
+from evaluate.cli import Parser, apply_agent_options, check_outputs, fail, nonnegative_float, positive_int
 from train.config import TrainConfig
 from train.presets import PRESETS, preset
 from train.run import IDENTITY
@@ -215,13 +215,16 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
         p.error("give a game (or --resume RUN)")
     if args.game not in envs.available_games():
         p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    from agents import expand_agent_ids
+
     continued = continued_run(args.game, args.init_from) if args.init_from else None
     values = dict(continued) if continued is not None else preset(args.game)
     options = dict(values.get("options", {}))
     if args.init_from and continued is None:
         # A student plays the options it was distilled on (a preset's other reward or rules would be a new game).
         options = student_options(args.game, args.init_from, values)
-    options.update(parse_options(envs.config_class(args.game), args.option))
+    given = parse_options(envs.config_class(args.game), args.option)
+    options.update(given)
     if args.opponents:
         values["opponents"] = args.opponents.split(",")
     if args.baselines is not None:
@@ -229,18 +232,11 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     if args.also:
         values["also"] = list(args.also)
     if args.eval_baselines is not None:
-        from agents import expand_agent_ids
-
         values["eval_baselines"] = expand_agent_ids(args.eval_baselines)
     if args.opponents or args.baselines:
         # opponents trained on a variant bring its options; one that contradicts a user's --option is refused
-        from agents import expand_agent_ids, resolve_options
-
         ids = expand_agent_ids(values.get("opponents", []) + values.get("baselines", []))
-        resolved, notes = resolve_options(args.game, ids, parse_options(envs.config_class(args.game), args.option))
-        for note in notes:
-            print(note, file=sys.stderr)
-        options = {**options, **resolved}
+        options = {**options, **apply_agent_options(args.game, ids, given)}
     envs.make_game(args.game, **options)
     values["options"] = options
     if args.critic_warmup is not None and not args.init_from:
