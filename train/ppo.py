@@ -211,26 +211,6 @@ def init_from_student(policy: Any, folder: str, run: Run) -> None:
     copy_actor(critic, [*(m for m in extractor.value_net if isinstance(m, torch.nn.Linear)), policy.value_net])
 
 
-def to_student(policy: Any, cfg: TrainConfig, game: Any) -> Any:
-    """The actor of an SB3 `MlpPolicy` as a `masked_policy` student (`play="sample"`; its value head zero: the
-    critic's own body is in `model.zip` only)."""
-    import torch
-
-    from train.networks import masked_student
-    from train.vector_ppo import rules_of
-
-    linears = [*(m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)), policy.action_net]
-    return masked_student(linears, cfg.game, rules_of(cfg.options), game_obj=game, activation=cfg.activation,
-                          play="sample")
-
-
-def set_actor_frozen(policy: Any, frozen: bool) -> None:
-    """Freeze (or unfreeze) the actor's parameters: while frozen, PPO's updates train the critic alone."""
-    for module in (policy.mlp_extractor.policy_net, policy.action_net):
-        for p in module.parameters():
-            p.requires_grad_(not frozen)
-
-
 def episodes_callback(ended: list[tuple[float, int]]) -> Any:
     """The SB3 callback of a rollout: appends the return and length of each episode that ends to `ended`."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -305,7 +285,9 @@ class SB3Learner:
         torch.set_rng_state(self.rngs[0])
         set_legacy_numpy_state(self.rngs[1])
         before = self.steps
-        set_actor_frozen(model.policy, before < cfg.critic_warmup)
+        for module in (model.policy.mlp_extractor.policy_net, model.policy.action_net):  # frozen: the critic alone
+            for p in module.parameters():
+                p.requires_grad_(before >= cfg.critic_warmup)
         self.ended.clear()
         t = time.perf_counter()
         model.collect_rollouts(model.env, self.callback, model.rollout_buffer, model.n_steps, use_masking=True)
@@ -340,8 +322,17 @@ class SB3Learner:
         self.snapshots_taken += 1
 
     def student(self) -> Any:
-        """The actor as it is saved (`to_student`)."""
-        return to_student(self.model.policy, self.run.cfg, self.run.game)
+        """The actor as it is saved: a `masked_policy` student (`play="sample"`; its value head zero: the critic's
+        own body is in `model.zip` only)."""
+        import torch
+
+        from train.networks import masked_student
+        from train.vector_ppo import rules_of
+
+        cfg, policy = self.run.cfg, self.model.policy
+        linears = [*(m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)), policy.action_net]
+        return masked_student(linears, cfg.game, rules_of(cfg.options), game_obj=self.run.game,
+                              activation=cfg.activation, play="sample")
 
     def write_policy(self, folder: str, prov: dict[str, Any]) -> str:
         """Write the actor in the one saved-policy format (`learned:<folder>` plays it)."""
