@@ -1,18 +1,8 @@
-"""RLlib: every game as a turn-based `MultiAgentEnv`, and multi-agent PPO with action masking.
-
-    from train.rllib import ppo_config
-    algo = ppo_config("simple_poker", {"n": 3}).build_algo()
-    result = algo.train()       # result["env_runners"]["agent_episode_returns_mean"]: per-seat returns
-
-PPO on the compiled vector env (many tables per env runner, opponents in kernels) is `train.rllib_vector`;
-`python -m train.rllib GAME --vector` runs it.
-
-Needs `pip install -e ".[rllib]"`. RLlib pins an older gymnasium than the rest of the
-project installs, so it lives in its own virtual environment (`.ci/setup-rllib`).
-
-`RLlibEnv` wraps the game's PettingZoo `raw_env` (observations in the keys RLlib's `ActionMaskingTorchRLModule`
-reads; each seat's rewards add up to its return, a seat that never acted getting one closing turn; an unmasked
-illegal action ends the game at `ILLEGAL_REWARD`): docs/integrations.md, "RLlib".
+"""RLlib: every game as a turn-based `MultiAgentEnv` (`RLlibEnv`, over the game's PettingZoo `raw_env`), and
+multi-agent PPO with action masking (`ppo_config`); PPO on the compiled vector env is `train.rllib_vector`
+(`python -m train.rllib GAME --vector`). Needs `pip install -e ".[rllib]"` in a virtual environment of its own
+(`.ci/setup-rllib`: RLlib pins an older gymnasium). docs/integrations.md, "RLlib", gives an example, the
+observations RLlib's `ActionMaskingTorchRLModule` reads, and how each seat's rewards add up to its return.
 """
 
 from __future__ import annotations

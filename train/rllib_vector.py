@@ -1,16 +1,8 @@
-"""RLlib on the compiled vector env: PPO with action masking, many tables per env runner, as many runners as a
-Ray cluster has CPUs.
-
-    import ray
-    from train.rllib_vector import vector_ppo_config
-    ray.init()                                     # or ray.init(address="auto") on a cluster (`ray start --head`)
-    algo = vector_ppo_config("lama", ["lama/first"] * 3, num_envs=64, num_env_runners=2).build_algo()
-    algo.train()["env_runners"]["episode_return_mean"]
-
-Each env runner builds one `agents.vector_env` of `num_envs` tables through RLlib's vector-env hook;
-`MaskedVectorEnv` puts the masks in the observation RLlib's `ActionMaskingTorchRLModule` reads, and
-`SameStepAutoreset` (a callback) keeps each episode whole under the compiled env's same-step autoreset
-(docs/integrations.md, "RLlib").
+"""RLlib on the compiled vector env: PPO with action masking (`vector_ppo_config`), many tables per env runner, as
+many runners as a Ray cluster has CPUs. Each env runner builds one `agents.vector_env` of `num_envs` tables through
+RLlib's vector-env hook; `MaskedVectorEnv` puts the masks in the observation RLlib's `ActionMaskingTorchRLModule`
+reads, and `SameStepAutoreset` (a callback) keeps each episode whole under the compiled env's same-step autoreset
+(docs/integrations.md, "RLlib", gives an example).
 """
 
 from __future__ import annotations
