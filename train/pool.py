@@ -40,18 +40,10 @@ class OpponentPool:
 
     def add(self, agent: Any) -> None:
         """Add a snapshot (dropping the oldest past `pool_size`) and re-solve the meta-game."""
-        if self.meta_solver == "nash":
-            members = list(self.snapshots) + self.baselines
-            row = np.array([self.match_value(agent, m) for m in members])
-            k = len(members)
-            grown = np.zeros((k + 1, k + 1))
-            grown[:k, :k] = self.payoff
-            grown[k, :k] = row
-            grown[:k, k] = -row
-            # keep snapshots first, baselines last
+        if self.meta_solver == "nash":  # its row and column go after the snapshots, before the baselines
+            row = np.array([self.match_value(agent, m) for m in list(self.snapshots) + self.baselines])
             ns = len(self.snapshots)
-            order = list(range(ns)) + [k] + list(range(ns, k))
-            self.payoff = grown[np.ix_(order, order)]
+            self.payoff = np.insert(np.insert(self.payoff, ns, -row, axis=1), ns, np.insert(row, ns, 0.0), axis=0)
         self.snapshots.append(agent)
         if len(self.snapshots) > self.pool_size:
             self.snapshots.pop(0)
