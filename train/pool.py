@@ -56,8 +56,7 @@ class OpponentPool:
         if self.meta_solver == "uniform" or k == 0:
             self.weights = np.full(k, 1.0 / max(k, 1))
             return
-        _, p = solve_matrix_game(self.payoff.T)  # column player = the mixture, rows = its opponents
-        self.weights = p
+        _, self.weights = solve_matrix_game(self.payoff.T)  # column player = the mixture, rows = its opponents
 
     def mixture(self, rng: np.random.Generator) -> Any:
         """The pool's meta-strategy as one agent (what a self-play run ships)."""

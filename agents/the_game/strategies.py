@@ -323,14 +323,9 @@ class BestPlaysStrategy(_TheGameAgent):
     def best_move(self, view: View) -> tuple[float, int, int] | None:
         """`(score, pile, hand index)` of the best play, flag penalties included; None if nothing fits."""
         blocked = _held_by_others(view) if self.talk else ()
-        best = None
-        for score, p, i in self.scored_plays(view):
-            if p in blocked and score > 0:  # a partner asked to hold this pile: wasting there costs more
-                score = score * (1 + self.hold_penalty) + 0.5
-            cand = (score, p, i)
-            if best is None or cand < best:
-                best = cand
-        return best
+        # a partner asked to hold pile p: wasting there costs more
+        return min(((s * (1 + self.hold_penalty) + 0.5 if p in blocked and s > 0 else s, p, i)
+                    for s, p, i in self.scored_plays(view)), default=None)
 
     def act(self, view: View, action_mask: np.ndarray) -> int:
         """Play the best move while owed or cheap enough; else flag and end the turn."""
