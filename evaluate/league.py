@@ -355,9 +355,8 @@ def run_league(game_name: str, agent_ids: list[str] | None = None, settings: Lea
         k = len(ids)
         cooperative = envs.spec(game_name).cooperative
         play = compiled_runner(game_name, game, ids, engine, max_turns, backend, [copies[i][0] for i in ids])
-        task = functools.partial(play_league_compiled_deals, spec)
         blocks_of = deal_blocks(games, backend or LocalBackend(), play, functools.partial(play_league_deals, spec),
-                                task, task, bar, watched=False)
+                                functools.partial(play_league_compiled_deals, spec), bar, watched=False)
         done = collect_blocks(blocks_of, play, game_name, bar, 1, stop_on_interrupt)
     finally:
         bar.close()

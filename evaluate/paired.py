@@ -177,19 +177,20 @@ def _spawn_key(deal: int, row: np.ndarray, seat: int, k: int) -> tuple[int, ...]
     return (_OPPONENT, deal, int(np.flatnonzero(row < k)[0]), seat)
 
 
-def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int = 2, team: bool = False,
-                         decks: tuple[tuple[int, ...], ...] | None = None, max_turns: int | None = None
-                         ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """`play_paired_deals`' figures for `deals`, played on the compiled runner `play` from
-    the same deals."""
-    n = game.num_players
+def play_paired_compiled_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """`play_paired_deals`' figures for `deals`, played on the game's compiled runner (built in this process,
+    `compiled_runner`) from the same deals."""
+    game, focal, opponents = _agents_for(spec)
+    play = compiled_runner(spec.game_name, game, [*spec.focal, *spec.against], "compiled", spec.max_turns, None,
+                           [copies[0] for copies in focal] + list(opponents))
+    n, k, team, seed = game.num_players, len(spec.focal), spec.team, spec.seed
     seatings = paired_seatings(n, k, team)
     streams = None
-    if getattr(play, "sampled", False):  # a sampling network's moves follow from its Python generator's spawn key
+    if play.sampled:  # a sampling network's moves follow from its Python generator's spawn key
         tags = [_spawn_key(d, row, s, k) for d in deals for row in seatings for s in range(n)]
         streams = seat_streams(seed, tags).reshape(len(deals), len(seatings), n)
-    returns, winners, turns = play(deal_keys(game, seed, deals, decks), seatings, streams)
-    limited = at_move_limit(turns, max_turns)
+    returns, winners, turns = play(deal_keys(game, seed, deals, spec.decks), seatings, streams)
+    limited = at_move_limit(turns, spec.max_turns)
     seats = np.arange(n)
     out = []
     for g in range(len(deals)):
@@ -202,14 +203,6 @@ def play_paired_compiled(play: Any, game: Any, seed: int, deals: range, k: int =
             cut = np.array([limited[g, k * seats + i].sum() for i in range(k)], np.int64)
         out.append((scores, wins, cut))
     return out
-
-
-def play_paired_compiled_deals(spec: PairedSpec, deals: range) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """`play_paired_compiled` of the deals `deals` (one task of a remote backend: the runner built in its process)."""
-    game, focal, opponents = _agents_for(spec)
-    play = compiled_runner(spec.game_name, game, [*spec.focal, *spec.against], "compiled", spec.max_turns, None,
-                           [copies[0] for copies in focal] + list(opponents))
-    return play_paired_compiled(play, game, spec.seed, deals, len(spec.focal), spec.team, spec.decks, spec.max_turns)
 
 
 def play_paired_deals(spec: PairedSpec, deals: range, watch: Watch | None = None
@@ -355,8 +348,7 @@ def run_paired_many(game_name: str | envs.Variant, ids: Sequence[str], against: 
         play = compiled_runner(game_name, game, [*ids, *opp_ids], engine, max_turns, backend,
                                [copies[0] for copies in focal] + list(opponents))
         parts = deal_blocks(games, backend or LocalBackend(), play, functools.partial(play_paired_deals, spec),
-                            functools.partial(play_paired_compiled_deals, spec),
-                            lambda part: play_paired_compiled(play, game, seed, part, k, team, decks, max_turns), bar)
+                            functools.partial(play_paired_compiled_deals, spec), bar)
         per_deal = collect_blocks(parts, play, game_name, bar, per_game, run.stop_on_interrupt)
     finally:
         bar.close()

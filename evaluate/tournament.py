@@ -382,17 +382,18 @@ def seat_streams(seed: int, tags: list[tuple[int, ...]]) -> np.ndarray:
                     np.uint64)
 
 
-def play_compiled(play: Any, game: Any, seed: int, rotations: int, deals: range,
-                  decks: tuple[tuple[int, ...], ...] | None = None) -> list[DealFigures]:
-    """`play_deal`'s figures for each deal number in `deals`, played on the compiled runner `play`
-    with the same deals and seating as the Python engine."""
-    n = game.num_players
+def play_compiled_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
+    """`play_deal`'s figures for each deal number in `deals`, played on the game's compiled runner (built in this
+    process, `compiled_runner`) with the same deals and seating as the Python engine."""
+    game, built = seated_for(spec)
+    play = compiled_runner(spec.game_name, game, list(spec.ids), "compiled", spec.max_turns, None, built)
+    n, rotations, seed = game.num_players, spec.rotations, spec.seed
     seatings = np.array([[(seat - r) % n for seat in range(n)] for r in range(rotations)], np.int64)
     streams = None
-    if getattr(play, "sampled", False):
+    if play.sampled:
         tags = [(_AGENT, d, r, int(seatings[r, s])) for d in deals for r in range(rotations) for s in range(n)]
         streams = seat_streams(seed, tags).reshape(len(deals), rotations, n)
-    returns, winners, turns = play(deal_keys(game, seed, deals, decks), seatings, streams)
+    returns, winners, turns = play(deal_keys(game, seed, deals, spec.decks), seatings, streams)
     # by seat -> by entrant: entrant e sat at seat (e + r) mod n in rotation r
     by_entrant = (np.arange(rotations)[:, None] + np.arange(n)[None, :]) % n
     rows = np.arange(rotations)[:, None]
@@ -415,14 +416,14 @@ def compiled_blocks(deals: int, play_block: Any, start: int = 0, target: float =
         yield out
 
 
-def deal_blocks(deals: int, backend: Backend, play: Any, python_task: Any, compiled_task: Any, local_task: Any,
-                bar: Any, start: int = 0, watched: bool = True) -> Any:
+def deal_blocks(deals: int, backend: Backend, play: Any, python_task: Any, compiled_task: Any, bar: Any,
+                start: int = 0, watched: bool = True) -> Any:
     """The played blocks of deals `start` .. `start + deals - 1`, in order: `python_task(range)` on `backend` where
     the runner `play` is None (in this process, a shown bar `watched`: `watch=Watch(bar)` moves it game by game),
-    else `compiled_task(range)` on a remote backend, or `local_task(range)` here (`compiled_blocks`, so that the bar
-    moves and Ctrl-C keeps the finished ones)."""
+    else `compiled_task(range)` on `backend` (in this process in `compiled_blocks`, so that the bar moves and Ctrl-C
+    keeps the finished ones)."""
     if play is not None and not backend.remote:
-        return compiled_blocks(deals, local_task, start)
+        return compiled_blocks(deals, compiled_task, start)
     parts = [range(b.start + start, b.stop + start) for b in blocks(deals, backend)]
     if play is None and watched and not backend.remote and not bar.disable:
         python_task = functools.partial(python_task, watch=Watch(bar))
@@ -449,13 +450,6 @@ def collect_blocks(results: Any, play: Any, game_name: str, bar: Any, games_a_de
         if close is not None:
             close()  # stops collecting; a local Ray instance the run started is shut down after
     return done
-
-
-def play_compiled_deals(spec: TournamentSpec, deals: range) -> list[DealFigures]:
-    """`play_compiled` of the deals `deals` (one task of a remote backend: the runner built in its process)."""
-    game, built = seated_for(spec)
-    play = compiled_runner(spec.game_name, game, list(spec.ids), "compiled", spec.max_turns, None, built)
-    return play_compiled(play, game, spec.seed, spec.rotations, deals, spec.decks)
 
 
 def play_deals(spec: TournamentSpec, deals: range, watch: Watch | None = None) -> list[DealFigures]:
@@ -534,8 +528,7 @@ def run_tournament(game_name: str | envs.Variant, agent_ids: list[str] | str,
         _, built = seated_for(spec)  # a bad agent id fails here, as a ValueError, before any task starts
         play = compiled_runner(game_name, game, ids, "python" if timing else engine, max_turns, backend, built)
         results = deal_blocks(planned, backend or LocalBackend(), play, functools.partial(play_deals, spec),
-                              functools.partial(play_compiled_deals, spec),
-                              lambda part: play_compiled(play, game, seed, rotations, part, decks), bar, start)
+                              functools.partial(play_compiled_deals, spec), bar, start)
         done = collect_blocks(results, play, game_name, bar, rotations, run.stop_on_interrupt)
     finally:
         bar.close()
