@@ -16,6 +16,7 @@ a student is built.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import importlib.util
 import io
@@ -189,11 +190,9 @@ def _mlp(sizes: list[int], activation: str = "relu") -> Any:
     return nn.Sequential(*layers[:-1])
 
 
+@functools.cache
 def _networks() -> tuple[type, type]:
     """The two torch modules (defined on first use so that importing this module needs no torch)."""
-    global _NETS
-    if _NETS is not None:
-        return _NETS
     import torch
     import torch.nn as nn
 
@@ -249,11 +248,9 @@ def _networks() -> tuple[type, type]:
             logits = per_action.new_full(mask.shape, -1e9).index_put((legal.nonzero(as_tuple=True)), scores)
             return logits, self.value(context).squeeze(-1)
 
-    _NETS = (MaskedPolicy, ActionScorer)
-    return _NETS
+    return MaskedPolicy, ActionScorer
 
 
-_NETS: tuple[type, type] | None = None
 #: The rows an `ActionScorer` scores in one call (see its `forward`).
 SCORE_BLOCK = 64
 
