@@ -14,10 +14,11 @@ its agent is built.
 
 from __future__ import annotations
 
-import json
 import os
 from functools import partial
 from typing import Any
+
+from envs.core.files import InputFileError, read_json_object
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -96,11 +97,10 @@ def _metas(root: str) -> dict[str, tuple[str, dict[str, Any]]]:
         if not os.path.isfile(path):
             continue
         try:
-            with open(path, encoding="utf-8") as f:
-                meta = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            meta = read_json_object(path)
+        except InputFileError:
             continue  # an unreadable checkpoint is reported when it is asked for by folder (learned:<folder>)
-        if isinstance(meta, dict) and isinstance(meta.get("game"), str):
+        if isinstance(meta.get("game"), str):
             out[checkpoint_id(folder, meta)] = (folder, meta)
     return out
 
