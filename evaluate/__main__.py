@@ -24,7 +24,7 @@ import envs
 from envs.core.options import parse_options
 from evaluate import backends, cli, games
 from evaluate.cli import STOP, Parser, check_outputs, fail, on_stop, positive_int, stop_status, stopped_exit
-from evaluate.jsonio import atomic_path
+from evaluate.jsonio import atomic_path, write_json
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
@@ -220,7 +220,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if mod is not None and hasattr(mod, "run") and mod.run(args):
         return 0
     from agents import part as agent_part
-    from evaluate.tournament import format_table, run_tournament, write_csv, write_json
+    from evaluate.tournament import format_table, run_tournament, write_csv
 
     n = envs.make_game(args.game, **args.options).num_players
     ids = args.agents or agent_part(args.game).lineup(n)
@@ -232,7 +232,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         )
     print(format_table(result))
     if args.json:
-        write_json(result, args.json)  # atomically, into a regular file only (evaluate.jsonio)
+        write_json(args.json, result.to_dict())  # atomically, into a regular file only
         print(f"wrote {args.json}")
     if args.csv:
         with atomic_path(args.csv) as tmp:

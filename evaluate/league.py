@@ -619,7 +619,7 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                                              stop_on_interrupt=True)
         print("\n\n".join(paired.format_paired(r) for r in results))
         if args.json:
-            paired.write_json(results, args.json)
+            write_json(args.json, {"comparisons": [r.to_dict() for r in results]})
             print(f"wrote {args.json}")
         if results[0].partial:  # stopped: the finished deals are kept, and the last line says so
             return stopped_exit(results[0].deals, results[0].planned_deals, [args.json])

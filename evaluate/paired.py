@@ -28,7 +28,6 @@ from agents import expand_agent_ids
 from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
 from evaluate.backends import Backend, LocalBackend, forget, per_process
-from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
     Seated,
@@ -404,8 +403,3 @@ def format_paired(result: PairedResult) -> str:
                                     f"{result.at_move_limit[1]} of B's", result.max_turns))
     return "\n".join(lines)
 
-
-def write_json(results: Sequence[PairedResult], path: str) -> None:
-    """Write the comparisons (A with each other agent, `run_paired_many`) as JSON: `{"comparisons": [...]}`,
-    one `PairedResult.to_dict` each."""
-    _write_json(path, {"comparisons": [r.to_dict() for r in results]})

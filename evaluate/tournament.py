@@ -34,7 +34,6 @@ from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent, reset_agent
 from envs.core.spec import entry_point
 from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
-from evaluate.jsonio import write_json as _write_json
 from evaluate.stats import interval_text, mean_interval, plural, wilson_interval
 
 
@@ -696,11 +695,6 @@ def cut_games_line(counted: str, max_turns: int | None) -> str:
     """The line under a results table that says how many games (`counted`, e.g. "3 of 200 games") were cut."""
     return (f"{counted} reached the move limit ({max_turns:,} moves) and were cut, with no winner "
             "(--max-turns sets the limit)")
-
-
-def write_json(result: TournamentResult, path: str) -> None:
-    """Write the result as JSON."""
-    _write_json(path, result.to_dict())
 
 
 def write_csv(result: TournamentResult, path: str) -> None:
