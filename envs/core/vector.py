@@ -396,19 +396,22 @@ class Recording:
 class CompiledVectorEnv(VectorEnv):
     """The Gymnasium face shared by every game's batched compiled environment (module docstring).
 
-    A game implements `_start_all(fresh)` (deal every table from `self._keys` and fill the buffers) and
-    `_step_kernel(actions)` (one learner decision per table, same-step resets), and calls `_setup` from its constructor.
+    A game calls `_setup` from its constructor and implements `_start_all(fresh)` (deal every table, from episode 0 of
+    its key in `self._keys` when `fresh`, else its next episode, and observe it), `_step_kernel(actions)` (one learner
+    decision per table, int64 `actions` -1 where refused, same-step resets), `_seats()` and `_deal_seeds()` (the
+    learner's seat and the episode's deal seed per table: the env's own arrays), `_seated_codes()` (the policy codes
+    the tables are seated with now: a batch policy keeps its index while they play) and `_install(ups)` (seat the
+    line-ups `ups` for the tables' next episodes). A game whose kernels pause at a batch policy's turn also implements
+    `_paused_rows()`, `_to_move(rows)` (the seat to move at the tables `rows`), `_seat_codes(rows, seats)` (their
+    policy codes) and `_masks_to_move(rows)` ((len(rows), A) bool: the legal actions of the seat to move; or
+    `_inputs_to_move`); its `_step_kernel` then goes on at the paused tables with the batch policies' actions.
 
     Args (of `_setup`):
         num_envs: tables (>= 1).
         single_observation_space: one table's observation space (a float32 `Box`).
         num_actions: A, the size of the `Discrete` action space.
         num_players: seats at a table.
-        seed: the vector env's seed (None: a fresh one from the OS).
-        seat: fix the learner's seat (None: drawn per episode from the table's stream).
-        strict: raise `IllegalActionError` on a refused action instead of ending the episode.
-        copy: return fresh arrays (True) or the env's own buffers, overwritten by the next call (False).
-        illegal_reward: the learner's reward for a refused action (non-strict).
+        seed, seat, strict, copy, illegal_reward: as `KernelTablesEnv`'s.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -484,23 +487,6 @@ class CompiledVectorEnv(VectorEnv):
         self._recordings: dict[int, Recording] = {}  # by table: `record`
         self._at_start = np.ones(n, np.bool_)  # the table's episode has not had a learner decision yet
 
-    # --- what a game implements -------------------------------------------------------------
-    def _start_all(self, fresh: bool) -> None:  # pragma: no cover - abstract
-        """Deal every table (from episode 0 of its key when `fresh`, else its next episode) and observe it."""
-        raise NotImplementedError
-
-    def _step_kernel(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
-        """Step every table with `actions` (int64, -1 where refused) and fill the buffers."""
-        raise NotImplementedError
-
-    def _seats(self) -> np.ndarray:  # pragma: no cover - abstract
-        """The learner's seat per table (the env's own array)."""
-        raise NotImplementedError
-
-    def _deal_seeds(self) -> np.ndarray:  # pragma: no cover - abstract
-        """The current episode's deal seed per table (the env's own array)."""
-        raise NotImplementedError
-
     def legal_actions(self, row: int) -> list[int]:
         """The legal actions of table `row`'s learner now."""
         return np.flatnonzero(self._mask[row]).tolist()
@@ -510,26 +496,10 @@ class CompiledVectorEnv(VectorEnv):
         """The tables paused at a batch policy's turn (none in a game whose kernels never pause)."""
         return np.zeros(0, np.int64)
 
-    def _to_move(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """The seat to move at each of the tables `rows`."""
-        raise NotImplementedError
-
-    def _seat_codes(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """The policy code of seat `seats[k]` at table `rows[k]`."""
-        raise NotImplementedError
-
-    def _masks_to_move(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """(len(rows), A) bool: the legal actions of the seat to move at the tables `rows`."""
-        raise NotImplementedError
-
     def _inputs_to_move(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(observations from `seats`, bool masks of the seat to move) at the tables `rows`: what the batch policies
         are given (a game may fuse the two into one kernel call: a call per round of every step)."""
         return self.observe(rows, seats), self._masks_to_move(rows)
-
-    def _resume_kernel(self, actions: np.ndarray) -> None:  # pragma: no cover - abstract
-        """Go on at the paused tables with the batch policies' `actions` (`SKIP` at every other table)."""
-        raise NotImplementedError
 
     def _serve_batch(self) -> None:
         """Play the batch policies' turns until every table is at a learner decision: one call of each policy over
@@ -555,7 +525,7 @@ class CompiledVectorEnv(VectorEnv):
                 acts[rows[sel]] = self._ask(policy, obs[sel], masks[sel], rows[sel], seats[sel])
             if (acts[rows] == SKIP).any():
                 raise RuntimeError(f"tables {rows[acts[rows] == SKIP][:5].tolist()} wait on a seat of no batch policy")
-            self._resume_kernel(acts)
+            self._step_kernel(acts)  # the kernels go on at the paused tables (`SKIP` at every other)
         raise RuntimeError("batch policies played 1,000,000 turns in one step")  # pragma: no cover
 
     def _ask(self, policy: BatchPolicy, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray,
@@ -594,14 +564,6 @@ class CompiledVectorEnv(VectorEnv):
         self.opponents = ups.line_ups[0] if len(ups.line_ups) == 1 else ups.line_ups
         self._line_ups = ups
         self._batch = ups.batch
-
-    def _seated_codes(self) -> np.ndarray:  # pragma: no cover - abstract
-        """The policy codes the tables are seated with now (a batch policy keeps its index while they play)."""
-        raise NotImplementedError
-
-    def _install(self, ups: LineUps) -> None:  # pragma: no cover - abstract
-        """Seat the line-ups `ups` for the tables' next episodes."""
-        raise NotImplementedError
 
     def set_opponents(self, opponents: Any) -> None:
         """New opponents (a line-up or a `Pool`): each table seats them at its next episode, never mid-episode.
@@ -814,19 +776,23 @@ class KernelTablesEnv(CompiledVectorEnv):
         opponents: a line-up of `num_players - 1` opponents (`OpponentKernel`s and `BatchPolicy`s; `opponents[k]`
             sits k + 1 seats after the learner), or a `Pool` of line-ups drawn per table at each episode's start.
             Kernels other than `RANDOM` must share one `kernels` object. None under `control="all_seats"`.
-        seed: the vector env's seed (None: fresh); table i's episodes follow from `table_key(seed, i)` alone.
+        seed: the vector env's seed (None: a fresh one from the OS); table i's episodes follow from
+            `table_key(seed, i)` alone.
         control: `"one_seat"` (a learner against the opponents) or `"all_seats"` (the policy moves for every seat).
-        seat: fix the learner's seat (None: drawn per episode; one seat only).
-        strict: raise `IllegalActionError` on a refused action.
-        copy: return fresh arrays (True) or the env's own buffers (False).
-        illegal_reward: the reward of a refused action (non-strict).
+        seat: fix the learner's seat (None: drawn per episode from the table's stream; one seat only).
+        strict: raise `IllegalActionError` on a refused action instead of ending the episode.
+        copy: return fresh arrays (True) or the env's own buffers, overwritten by the next call (False).
+        illegal_reward: the learner's reward for a refused action (non-strict).
         max_turns: truncate an episode after this many moves, all seats' (None: the game's `max_game_length`).
         **options: the game's options (its `Config`).
 
     A game declares `config_type`, `game_type`, `encoder_type`, `random_kernels`, `num_params`, `seat_word` and
-    `seat_rewards` (True: its kernels fill `SeatBuffers`), and implements `_new_tables`, `_new_settings(ups)`,
-    `_to_move`, `_masks_to_move` (or `_inputs_to_move`), `_observe_rows`, and where needed `_prepare_game`,
-    `_kernel_head`, `_error_text` and `_privileged_rows` (the hooks below say what each returns).
+    `seat_rewards` (True: its kernels fill `SeatBuffers`), and implements `_new_tables()` (its zeroed `Tables` for
+    `num_envs` tables: its `fast.new_tables`), `_new_settings(ups)` (its kernel `Settings` for the line-ups `ups` and
+    the env's `fixed_seat`, `_max_turns`, `illegal_reward` and `control`), `_to_move`, `_masks_to_move` (or
+    `_inputs_to_move`), `_observe_rows(rows, seats, out)` (`out[k]`: the observation of table `rows[k]` from seat
+    `seats[k]`: its compiled `observe_rows`), and where needed `_prepare_game`, `_kernel_head`, `_error_text` and
+    `_privileged_rows` (the hooks below say what each returns).
     """
 
     config_type: Any = None
@@ -873,19 +839,6 @@ class KernelTablesEnv(CompiledVectorEnv):
     def _prepare_game(self) -> None:
         """After `config`, `game` and `encoder`: raise `ValueError` naming the options the game's kernels do not play,
         and build what they need from the game (nothing here)."""
-
-    def _new_tables(self) -> Any:  # pragma: no cover - abstract
-        """The game's zeroed `Tables` for `num_envs` tables of `self.game` (its `fast.new_tables`)."""
-        raise NotImplementedError
-
-    def _new_settings(self, ups: LineUps) -> Any:  # pragma: no cover - abstract
-        """The game's kernel `Settings` for the line-ups `ups` (and the env's `fixed_seat`, `_max_turns`,
-        `illegal_reward`, `control`)."""
-        raise NotImplementedError
-
-    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-        """`out[k]` = the observation of table `rows[k]` from seat `seats[k]` (the game's compiled `observe_rows`)."""
-        raise NotImplementedError
 
     def _error_text(self, status: int, seat: int, act: int, who: str) -> str:
         """What went wrong at a table, after "table ROW: " (`status` other than `ERR_REDEALS`)."""
@@ -936,9 +889,6 @@ class KernelTablesEnv(CompiledVectorEnv):
         self._check_err()
         if not self.seat_rewards and self.control == "all_seats":
             self._seat_rewards[:] = self._reward[:, None]  # a team: every seat is paid the step's reward
-
-    def _resume_kernel(self, actions: np.ndarray) -> None:
-        self._step_kernel(actions)  # the step kernel goes on at the paused tables (`SKIP` elsewhere)
 
     def _seats(self) -> np.ndarray:
         return self._tables.learner
