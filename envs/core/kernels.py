@@ -8,9 +8,6 @@ each for the types it is called with.
 The step helpers are inlined at numba IR level (`inline=INLINE`, "always" unless `envs.core.jit` says otherwise): a
 game's step kernel runs the same code as when they were written out in every game's step (measured with
 `benchmarks/bench_vector.py`).
-
-Numba's cache (`cache=True`) checks only the source file of the kernel it loads, not these helpers': after an edit
-here, delete the games' `__pycache__/*.nb*` files.
 """
 
 from __future__ import annotations

@@ -66,8 +66,6 @@ def tables_type(module: str, doc: str, game: Sequence[str], optional: Sequence[s
     (`SHARED`, and of `OPTIONAL` those named in `optional`, in `OPTIONAL`'s order), documented by `doc` and the
     shared fields' descriptions, with `game_fields` naming the game's own (a name of `OPTIONAL` not in `optional`
     is the game's). `module` is the module that holds it as `Tables` (so pickles and numba's cache find it by name).
-    One order for every game costs nothing: Primi Composti's vector env, compiled afresh with its fields in this
-    order and in its own (the shared fields among the game's), stepped alike in `bench_vector`'s rows (within 3%).
 
     Raises:
         ValueError: an unknown optional field, or a game field named as a shared one it keeps.
