@@ -58,16 +58,11 @@ def _convert(text: str, hint: Any) -> Any:
         if low in ("0", "false", "no", "off"):
             return False
         raise ValueError(f"{text!r} is not a boolean (true/false)")
-    if hint is int:
+    if hint in (int, float):
         try:
-            return int(text)
+            return hint(text)
         except ValueError:
-            raise ValueError(f"{text!r} is not an integer") from None
-    if hint is float:
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"{text!r} is not a number") from None
+            raise ValueError(f"{text!r} is not {'an integer' if hint is int else 'a number'}") from None
     if hint is str:
         return text
     if origin in (tuple, list) or hint in (tuple, list):
