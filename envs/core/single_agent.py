@@ -99,11 +99,11 @@ class OpponentEnv(gymnasium.Env):
         return game.returns(self._state)[self.learner_seat] - before
 
     def _obs(self) -> np.ndarray:
-        seat = self.learner_seat if self.control == "one_seat" else self._acting_seat()
-        return self.encoder.encode(self.game.view(self._state, seat))
+        return self.encoder.encode(self.view())
 
     def _acting_seat(self) -> int:
-        if self.game.is_terminal(self._state):
+        """The learner's seat, or under `all_seats` the seat to move (the learner's once the game is over)."""
+        if self.control == "one_seat" or self.game.is_terminal(self._state):
             return self.learner_seat
         return self.game.current_player(self._state)
 
@@ -175,8 +175,7 @@ class OpponentEnv(gymnasium.Env):
         if self._over:
             raise RuntimeError("OpponentEnv: the episode is over (or was never started); call reset()")
         game = self.game
-        seat = self.learner_seat if self.control == "one_seat" else game.current_player(self._state)
-        a = action_id(action, seat, game.num_actions)
+        a = action_id(action, self._acting_seat(), game.num_actions)
         before = game.returns(self._state)[self.learner_seat]
         try:
             self._state = game.apply(self._state, a)
@@ -211,8 +210,7 @@ class OpponentEnv(gymnasium.Env):
 
     def view(self) -> Any:
         """The learner's (or, under `all_seats`, the acting seat's) information set."""
-        seat = self.learner_seat if self.control == "one_seat" else self._acting_seat()
-        return self.game.view(self._state, seat)
+        return self.game.view(self._state, self._acting_seat())
 
     @property
     def game_state(self) -> Any:
