@@ -274,8 +274,7 @@ def continued_run(game: str, spec: str) -> dict | None:
     Raises:
         ValueError: a run of another game.
     """
-    import json
-
+    from envs.core.files import read_json
     from train.run import student_folder
 
     try:
@@ -287,8 +286,7 @@ def continued_run(game: str, spec: str) -> dict | None:
                    if os.path.isfile(os.path.join(d, "policy.json"))), None)
     if policy is None or not os.path.isfile(config):
         return None
-    with open(config, encoding="utf-8") as f:
-        saved = json.load(f)
+    saved = read_json(config)
     if not isinstance(saved, dict) or saved.get("learner") != "cleanrl":
         return None
     if saved.get("game") != game:

@@ -6,7 +6,6 @@ provenance (the command, commit and versions a saved policy records, chained ove
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import platform
 import signal
@@ -17,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from envs.core.files import read_json
 from train.checkpoint import clear_run, run_files
 
 #: The fields that say which run this is: never set by a preset.
@@ -288,8 +288,7 @@ def trained_env_options(folder: str) -> dict[str, Any] | None:
         path = os.path.join(folder, name)
         if not os.path.exists(path):
             continue
-        with open(path, encoding="utf-8") as f:
-            d = json.load(f)
+        d = read_json(path)
         prov = d.get("provenance", d) if name == "policy.json" else d
         if isinstance(prov, dict) and isinstance(prov.get("env_options"), dict):
             return prov["env_options"]
