@@ -179,12 +179,9 @@ class TrickStrategy(_TheGameAgent):
             ]
             if cands:
                 return self._move(view, *self._choice(cands))
-            tops = view.tops
-            for j in range(len(hand)):
-                for k in range(j + 1, len(hand)):
-                    c1 = hand[j]
-                    if abs(c1 - hand[k]) == TRICK:
-                        cands.extend((p, j) for p in range(3) if fits(c1, p, tops[p], False))
+            # (2): each pair 10 apart in hand order, its first card c1 onto piles 0..2 where it fits strictly
+            cands = [(p, j) for j, c1 in enumerate(hand) for c2 in hand[j + 1:] if abs(c1 - c2) == TRICK
+                     for p in range(3) if fits(c1, p, view.tops[p], False)]
             if cands:
                 return self._move(view, *self._choice(cands))
             valid = self._legal_plays(view, trick=False)
