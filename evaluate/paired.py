@@ -206,45 +206,30 @@ def play_paired_compiled_deals(spec: PairedSpec, deals: range) -> list[tuple[np.
 
 def play_paired_deals(spec: PairedSpec, deals: range, watch: Watch | None = None
                       ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Deals number `deals`, each played k·n times (k under self-team). Per deal:
-    scores[focal agent, seat], wins[focal agent, seat] and cut[focal agent] (games at the move limit)."""
+    """Deals number `deals`, each played k·n times (k under self-team): the line-ups of `paired_seatings`, focal
+    agent by focal agent. Per deal: scores[focal agent, seat], wins[focal agent, seat] and cut[focal agent] (games at
+    the move limit)."""
     game, focal, opponents = _agents_for(spec)
-    n, seed = game.num_players, spec.seed
-
-    def rng(*key: int) -> np.random.Generator:
-        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
-
-    def play(seated: list[Any], start: Any) -> tuple[Any, Any, int]:
-        if watch is None:
-            return play_game(game, seated, start, max_turns=spec.max_turns)
-        out = play_game(game, [Seated(agent, watch) for agent in seated], start, max_turns=spec.max_turns)
-        watch.game_over()
-        return out
-
+    n, k = game.num_players, len(focal)
+    rows = sorted(paired_seatings(n, k, spec.team), key=min)  # focal agent i's rows together, seat by seat
     out = []
     for d in deals:
-        scores, wins = np.zeros((len(focal), n)), np.zeros((len(focal), n))
-        cut = np.zeros(len(focal), np.int64)
-        start = deal_start(game, seed, d, spec.decks)
-        for i, copies in enumerate(focal):
-            if spec.team:
-                for s, agent in enumerate(copies):
-                    reseed_agent(agent, rng(_FOCAL, d, s))
-                ret, won, moves = play(copies, start)
-                scores[i], cut[i] = ret, at_move_limit(moves, spec.max_turns)
-                wins[i] = [1.0 if s in won else 0.0 for s in range(n)]
-                continue
-            for f in range(n):
-                seated: list[Any] = [None] * n
-                seated[f] = copies[0]
-                reseed_agent(copies[0], rng(_FOCAL, d, f))
-                for opp, s in zip(opponents, [s for s in range(n) if s != f]):
-                    seated[s] = opp
-                    reseed_agent(opp, rng(_OPPONENT, d, f, s))
-                ret, won, moves = play(seated, start)
-                scores[i, f] = ret[f]
-                wins[i, f] = 1.0 if f in won else 0.0
-                cut[i] += at_move_limit(moves, spec.max_turns)
+        scores, wins, cut = np.zeros((k, n)), np.zeros((k, n)), np.zeros(k, np.int64)
+        start = deal_start(game, spec.seed, d, spec.decks)
+        for row in rows:
+            seated = [focal[e][s if spec.team else 0] if e < k else opponents[e - k] for s, e in enumerate(row)]
+            for s, agent in enumerate(seated):
+                key = _spawn_key(d, row, s, k)
+                reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(spec.seed, spawn_key=key)))
+            ret, won, moves = play_game(game, seated if watch is None else [Seated(a, watch) for a in seated], start,
+                                        max_turns=spec.max_turns)
+            if watch is not None:
+                watch.game_over()
+            mine = [s for s in range(n) if row[s] < k]  # the focal agent's seats: one, or every seat of its team
+            i = row[mine[0]]
+            scores[i, mine] = [ret[s] for s in mine]
+            wins[i, mine] = [1.0 if s in won else 0.0 for s in mine]
+            cut[i] += at_move_limit(moves, spec.max_turns)
         out.append((scores, wins, cut))
     return out
 
