@@ -304,17 +304,13 @@ class BestPlaysStrategy(_TheGameAgent):
 
         held = set(hand)
         out = []
-        for p in range(NUM_PILES):
-            top = tops[p]
-            d = _direction(p)
-            for i, c in enumerate(hand):
-                if not fits(c, p, top, True):
-                    continue
-                score = waste(top, c, d)
-                partner = c - TRICK * d
-                if d * (c - top) > 0 and partner in held:
-                    score = min(score, waste(top, partner, d) - 1)  # chain: two cards, pile ends at partner
-                out.append((score, p, i))
+        for p, i in self._legal_plays(view):
+            c, top, d = hand[i], tops[p], _direction(p)
+            score = waste(top, c, d)
+            partner = c - TRICK * d
+            if d * (c - top) > 0 and partner in held:
+                score = min(score, waste(top, partner, d) - 1)  # chain: two cards, pile ends at partner
+            out.append((score, p, i))
         return out
 
     def best_move(self, view: View) -> tuple[float, int, int] | None:
