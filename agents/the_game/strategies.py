@@ -242,12 +242,9 @@ class SimplestStrategy(_TheGameAgent):
         if self._must_play(view):
             _, p, i = min(plays)
             return self._move(view, p, i)
-        if self.talk:
-            want = [FLAG_HOLD if any(_cost(c, p, tops[p]) == -TRICK for c in hand) else FLAG_NONE
-                    for p in range(NUM_PILES)]
-            flag = _next_flag(view, want)
-            if flag is not None:
-                return flag
+        if self.talk:  # please_hold where it holds a backwards trick
+            return _flag_or_end(view, {p for p in range(NUM_PILES) if any(_cost(c, p, tops[p]) == -TRICK
+                                                                          for c in hand)})
         return END_TURN
 
 
@@ -328,10 +325,7 @@ class BestPlaysStrategy(_TheGameAgent):
             if self._must_play(view) or best[0] <= limit:
                 return self._move(view, best[1], best[2])
         if self.talk:
-            good = {p for score, p, _ in self.scored_plays(view) if score <= self.hold_gap}
-            flag = _next_flag(view, [FLAG_HOLD if p in good else FLAG_NONE for p in range(NUM_PILES)])
-            if flag is not None:
-                return flag
+            return _flag_or_end(view, {p for score, p, _ in self.scored_plays(view) if score <= self.hold_gap})
         return END_TURN
 
 
@@ -340,13 +334,15 @@ def _held_by_others(view: View) -> set[int]:
     return {p for s, fl in enumerate(view.flags) if s != view.seat for p in range(NUM_PILES) if fl[p] == FLAG_HOLD}
 
 
-def _next_flag(view: View, want: list[int]) -> int | None:
-    """The next flag action that moves the own flags towards `want` (each pile once a turn)."""
+def _flag_or_end(view: View, hold: set[int]) -> int:
+    """The next flag action that moves the own flags towards `please_hold` on the piles `hold` and none elsewhere
+    (each pile once a turn); END_TURN when there is none."""
     mine = view.flags[view.seat]
     for p in range(NUM_PILES):
-        if mine[p] != want[p] and not view.flags_set >> p & 1:
-            return flag_action(p, want[p])
-    return None
+        want = FLAG_HOLD if p in hold else FLAG_NONE
+        if mine[p] != want and not view.flags_set >> p & 1:
+            return flag_action(p, want)
+    return END_TURN
 
 
 register("the_game/random", RandomStrategy)
