@@ -340,13 +340,6 @@ def _check_round(raw: Any, game: Any, rounds: int, live: list[str], expected: An
 _TRACERS = {"aec": _trace_episode, "parallel": _trace_parallel}
 
 
-def _envs(mod: Any, form: str, options: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """(checked, strict replay, PettingZoo form replay) envs of one variant in one form."""
-    if form == "parallel":
-        return mod.raw_parallel_env(**options), mod.raw_parallel_env(**options), mod.parallel_env(**options)
-    return mod.raw_env(**options), mod.raw_env(**options), mod.env(**options)
-
-
 def fuzz(
     game: str | envs.Variant,
     episodes: int,
@@ -377,7 +370,8 @@ def fuzz(
     mod = envs.load(game)
     todo = [dict(options)] if options is not None else variants(game)
     report = FuzzReport(game, form, variants=todo)
-    envs_of = [_envs(mod, form, o) for o in todo]
+    raw, wrapped = (mod.raw_parallel_env, mod.parallel_env) if form == "parallel" else (mod.raw_env, mod.env)
+    envs_of = [(raw(**o), raw(**o), wrapped(**o)) for o in todo]  # checked, strict replay, PettingZoo form replay
     trace_episode = _TRACERS[form]
     zero_sum = envs.spec(game).zero_sum
     t0 = time.perf_counter()

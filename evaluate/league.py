@@ -349,7 +349,10 @@ def run_league(game_name: str, agent_ids: list[str] | None = None, settings: Lea
     try:
         game = envs.make_game(game_name, **options)
         n = game.num_players
-        ids, left_out = _league_ids(game_name, game, options, agent_ids)
+        # the chosen entrants, or the game's default pool and the agents it leaves out
+        ids, left_out = (list(dict.fromkeys(agent_ids)), {}) if agent_ids else league_entrants(game_name, game, options)
+        if len(ids) < 2:
+            raise ValueError(f"a league needs at least two distinct agents, got {ids}")
         spec = LeagueSpec(game_name, tuple(options.items()), tuple(ids), seed, max_turns, uuid.uuid4().hex)
         _, copies = _built_for(spec)
         k = len(ids)
@@ -393,17 +396,6 @@ def run_league(game_name: str, agent_ids: list[str] | None = None, settings: Lea
     timing = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     return LeagueResult(game_name, options, seed, games, lineups, ratings, h2h, exact, bootstrap, extra,
                         resolved_options(game_name, options), left_out, exploit, gaps, notes, timing)
-
-
-def _league_ids(game_name: str, game: Any, options: dict[str, Any], agent_ids: list[str] | None
-                ) -> tuple[list[str], dict[str, str]]:
-    """The league's entrants (`agent_ids`, or the game's default pool) and the pool's left-out agents (none where
-    the user chose the entrants)."""
-    entrants, left_out = league_entrants(game_name, game, options)
-    ids = list(dict.fromkeys(agent_ids or entrants))
-    if len(ids) < 2:
-        raise ValueError(f"a league needs at least two distinct agents, got {ids}")
-    return ids, {} if agent_ids else left_out
 
 
 def _tally(done: list[Any], k: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray], Any]:
