@@ -1,13 +1,8 @@
-"""`lama/pimc`: perfect-information Monte Carlo over blueprint rollouts, a teacher for L.A.M.A.'s students.
-
-Each decision with a choice deals the unseen cards as `LamaGame.sample_state` does, plays each legal action and
-then every seat with the blueprint to the end of the game, and scores the seat's win share (a win shared by k
-seats counts 1/k); rollout j is the same deal for every action (common random numbers). PIMC (Long et al.) with a
-blueprint, a one-step policy improvement (Tesauro and Galperin). It deviates from the blueprint only when
-another action's paired gain exceeds `gate` standard errors.
-
-Values (the `Teacher` protocol): the mean win share of each legal action, one not significantly better than the
-blueprint's set just below it; `action_estimates` also returns the ungated means.
+"""`lama/pimc`: perfect-information Monte Carlo over blueprint rollouts (PIMC, Long et al., a one-step policy
+improvement, Tesauro and Galperin), a teacher for L.A.M.A.'s students: it leaves the blueprint's action only for one
+whose paired gain over `k` shared deals exceeds `gate` standard errors (docs/lama.md, "Learned policies"). Values (the
+`Teacher` protocol): the mean win share of each legal action (a win shared by k seats counts 1/k), one not
+significantly better than the blueprint's set just below it; `action_estimates` also returns the ungated means.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""`the_game/rollout`: gated rollout improvement of `the_game/bestplays`, a teacher for The Game's students.
-
-Each decision compares bestplays' move, the `extra` best plays by its waste score and END_TURN (when legal), each
-followed by `k` rollouts of bestplays in every seat (`envs.the_game.fast`), the unseen cards dealt in one shuffle
-per rollout shared by every candidate (common random numbers): the single-agent form of SPARTA (Lerer et al.,
-§3). It deviates from bestplays only when a candidate's paired gain exceeds `gate` standard errors.
-
-Values (the `Teacher` protocol): minus the mean cards left of each candidate, one not significantly better than
-bestplays' move set just below it (so the argmax is the gated choice), other legal moves `other_gap` below the
-worst candidate; `action_estimates` also returns the ungated means.
+"""`the_game/rollout`: gated rollout improvement of `the_game/bestplays`, a teacher for The Game's students: it
+leaves bestplays' move only for a candidate whose paired gain over `k` rollouts (bestplays in every seat, one redeal
+of the unseen cards per rollout shared by every candidate) exceeds `gate` standard errors (docs/the_game.md, "Learned
+policies"). Values (the `Teacher` protocol): minus the mean cards left of each candidate, one not significantly better
+than bestplays' move set just below it, other legal moves `other_gap` below the worst candidate;
+`action_estimates` also returns the ungated means.
 """
 
 from __future__ import annotations
