@@ -1,10 +1,7 @@
-"""Primi Composti's teacher: per-action values for distillation (`primi_composti/teacher`), 2 players.
-
-A value is the mover's score-difference gain to the end when it plays that action and both play on perfectly:
-version 1 exact (`RetrogradeV1`); version 2 exact (`AlphaBetaV2`, or the reference solver under the official
-options, `solvers.solver_for`) once at most `exact_cards` cards are left, else the depth-`fallback_depth` minimax
-gain (`card_values_depth`). Under `steal_choice="player"` every legal action (a card and its operand pair) gets
-its value (`action_values`). Source: Giacomin, Meneghetti, Roncolato, "Prime Strategies", §IV.
+"""Primi Composti's teacher (`primi_composti/teacher`), 2 players: each legal action's value is the mover's
+score-difference gain to the end under perfect play, exact in version 1 and in version 2 once at most `exact_cards`
+cards are left, else the depth-`fallback_depth` minimax gain (docs/primi_composti.md, "Learned policies"; source:
+Giacomin, Meneghetti, Roncolato, "Prime Strategies", §IV).
 """
 
 from __future__ import annotations
