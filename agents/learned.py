@@ -86,8 +86,7 @@ def feature_set(name: str) -> FeatureFn:
         package = f"agents.{'_'.join(parts[:cut])}"
         if importlib.util.find_spec(package) is not None \
                 and importlib.util.find_spec(package + ".features") is not None:
-            module = package + ".features"
-            importlib.import_module(module)
+            importlib.import_module(package + ".features")
     if name not in FEATURES:
         raise ValueError(f"unknown feature set {name!r}; known: {', '.join(sorted(FEATURES)) or 'none'}")
     return FEATURES[name]

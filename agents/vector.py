@@ -131,9 +131,7 @@ def _network(source: Any, game: Any = None) -> tuple[Any, str]:
         def logits_of(obs: Any, mask: Any) -> Any:
             ctx, per = observation_features(feats, obs.numpy(), mask.numpy())
             return net(torch.from_numpy(ctx), torch.from_numpy(per), mask.float())[0]
-    elif isinstance(source, Student):
-        if source.kind != "masked_policy":
-            raise ValueError(f"batch_policy takes a masked_policy or action_scorer student, got {source.kind!r}")
+    elif isinstance(source, Student):  # a masked_policy student (`KINDS`: the other is the action scorer above)
         net = source.net
 
         def logits_of(obs: Any, mask: Any, keys: Any = None) -> Any:
