@@ -223,26 +223,21 @@ def play_league_deals(
     """Deals number `deals` of the league (every line-up of the module docstring). Per deal: wins[i, j]
     (i's comparisons won against j on it) and the games played, as (line-up, returns) in play order.
     Everything follows from (seed, deal) alone."""
-    return [_league_deal(spec, d) for d in deals]
-
-
-def _league_deal(spec: LeagueSpec, d: int) -> tuple[np.ndarray, list[tuple[list[int], tuple[float, ...]]]]:
     game, copies = _built_for(spec)
-    ids, seed = spec.ids, spec.seed
-    k = len(ids)
-    start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, d))))
-    played: list[tuple[list[int], tuple[float, ...]]] = []
-    for lineup, tag in line_ups(game, k, envs.spec(spec.game_name).cooperative):
-        seated = []
-        used = dict.fromkeys(range(k), 0)
-        for s, e in enumerate(lineup):
-            agent = copies[ids[e]][used[e]]
-            used[e] += 1
-            reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, d, *tag, s))))
-            seated.append(agent)
-        ret, _, _ = play_game(game, seated, start, spec.max_turns)
-        played.append((list(lineup), tuple(ret)))
-    return deal_wins(game.num_players, k, envs.spec(spec.game_name).cooperative, played), played
+    ids, seed, k = spec.ids, spec.seed, len(spec.ids)
+    cooperative = envs.spec(spec.game_name).cooperative
+    out = []
+    for d in deals:
+        start = game.initial_state(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, d))))
+        played: list[tuple[list[int], tuple[float, ...]]] = []
+        for lineup, tag in line_ups(game, k, cooperative):
+            seated = [copies[ids[e]][lineup[:s].count(e)] for s, e in enumerate(lineup)]  # an entrant's copies in turn
+            for s, agent in enumerate(seated):
+                reseed_agent(agent, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, d, *tag, s))))
+            ret, _, _ = play_game(game, seated, start, spec.max_turns)
+            played.append((list(lineup), tuple(ret)))
+        out.append((deal_wins(game.num_players, k, cooperative, played), played))
+    return out
 
 
 def line_ups(game: Any, k: int, cooperative: bool) -> list[tuple[list[int], tuple[int, ...]]]:

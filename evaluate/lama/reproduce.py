@@ -110,14 +110,11 @@ def _share(k: int, g: int) -> Interval:
 def seat_statistics(res: Results) -> SeatStats:
     """The seed's per-seat statistics of `res` with 95 % intervals."""
     g, n = res.totals.shape
-    wins = res.wins
     total_rounds = int(res.rounds.sum())
-    win, win_round, over, pts = [], [], [], []
-    for i in range(n):
-        win.append(_share(int(wins[:, i].sum()), g))
-        win_round.append(_share(int(res.rounds_won[:, i].sum()), total_rounds))
-        over.append(_share(int((res.totals[:, i] > 30).sum()), g))
-        pts.append(mean_interval(res.totals[:, i]))
+    win = [_share(int(k), g) for k in res.wins.sum(axis=0)]
+    win_round = [_share(int(k), total_rounds) for k in res.rounds_won.sum(axis=0)]
+    over = [_share(int(k), g) for k in (res.totals > 30).sum(axis=0)]
+    pts = [mean_interval(res.totals[:, i]) for i in range(n)]
     return SeatStats(g, win, win_round, over, pts, mean_interval(res.rounds), total_rounds, int(res.cut.sum()))
 
 
