@@ -356,9 +356,6 @@ def fuzz(
         replays: also replay each episode on the strict env and on PettingZoo's form with the same seed (triples
             the cost).
         form: "aec" (`raw_env`) or "parallel" (`raw_parallel_env`), one of the game's `fuzz_forms`.
-
-    Returns:
-        A `FuzzReport` (episodes, steps, failures with reproducer seeds).
     """
     if episodes < 1:
         raise ValueError(f"episodes must be a positive integer, got {episodes!r}")

@@ -1,10 +1,5 @@
-"""Reports as strict JSON, written atomically into regular files.
-
-`write_json` writes non-finite floats as `null` (Python's `NaN` / `Infinity` are rejected by other JSON readers),
-NumPy scalars and arrays as plain numbers and lists. Every result file (`write_json`, and CSV or text through
-`atomic_path`) is a temporary file beside the target and one rename; a device, FIFO or socket path is refused
-(`OutputPathError`), a link to a regular file updates its target, and an existing file keeps its permissions.
-"""
+"""Reports as strict JSON (non-finite floats as `null`: Python's `NaN` is rejected by other JSON readers), text
+and figures, each written atomically into a regular file (`envs.core.files.atomic_path`)."""
 
 from __future__ import annotations
 

@@ -255,10 +255,8 @@ def play_deal(game: Any, built: list[Any], rotations: int, max_turns: int | None
         if watch is not None:
             watch.game_over()
         turns[r] = t
-        for e in range(n):
-            seat = (e + r) % n
-            scores[r, e] = ret[seat]
-            wins[r, e] = 1.0 if seat in won else 0.0
+        seats = (np.arange(n) + r) % n  # entrant e's seat in this rotation
+        scores[r], wins[r] = np.asarray(ret, np.float64)[seats], np.isin(seats, list(won))
     return wins, scores, turns, clock
 
 
