@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from envs.core.game import IllegalActionError
+from envs.core.game import IllegalActionError, unchecked_constructor
 from envs.core.shuffle import shuffled  # the deal's Fisher–Yates (one home for every card game)
 
 LLAMA = 0
@@ -204,6 +204,9 @@ class View:
         return self.discard[-1]
 
 
+_view = unchecked_constructor(View)  # `View(...)` without the frozen dataclass's per-field setattr
+
+
 # Per-top-card tables of `legal_actions`: `_LEGAL[top][k]` is the (legal
 # tuple, int8 mask) pair for k = bit 0: holds the lower of {top, next}, bit 1:
 # holds the higher one, bit 2: may draw.
@@ -223,8 +226,6 @@ def _legal_table(top: int) -> tuple[int, int, list[tuple[tuple[int, ...], np.nda
 _LEGAL = [_legal_table(v) for v in range(VALUES)]
 _NO_ACTIONS = ((), np.zeros(NUM_ACTIONS, dtype=np.int8))
 _new_tuple = tuple.__new__
-_new_object = object.__new__
-_set_attr = object.__setattr__
 
 
 class LamaGame:
@@ -551,34 +552,9 @@ class LamaGame:
         if off is None:
             off = rec[2] = tuple([stock[v] - discard.count(v) for v in _VALUE_RANGE])
         hand = hands[seat]
-        # Built without the frozen dataclass's __init__ (per-field
-        # object.__setattr__): the same instance dict, several times cheaper.
-        v = _new_object(View)
-        _set_attr(
-            v,
-            "__dict__",
-            {
-                "seat": seat,
-                "hand": hand,
-                "discard": discard,
-                "draw_size": len(draw_pile),
-                "unseen": tuple(map(sub, off, hand))
-                if len(hand) >= VALUES
-                else tuple([off[i] - hand[i] for i in _VALUE_RANGE]),
-                "hand_sizes": sizes,
-                "active": active,
-                "current": current,
-                "starter": starter,
-                "totals": totals,
-                "rounds_won": won,
-                "last_scores": last,
-                "round": rnd,
-                "reshuffles": resh,
-                "stock": stock,
-                "game_over": over,
-            },
-        )
-        return v
+        unseen = tuple(map(sub, off, hand)) if len(hand) >= VALUES else tuple([off[i] - hand[i] for i in _VALUE_RANGE])
+        return _view(seat, hand, discard, len(draw_pile), unseen, sizes, active, current, starter, totals, won, last,
+                     rnd, resh, stock, over)
 
     def sample_state(self, view: View, rng: np.random.Generator) -> State:
         """A state consistent with `view`: the unseen cards dealt uniformly at random to the opponents' hands
