@@ -61,7 +61,6 @@ _VALUE = [int(v) for v in VALUE]
 _IS_PRIME = [bool(v) for v in IS_PRIME]
 #: _VALID[c][a][b] = VALID[c, a, b]; card 0 stands for an empty stack (never valid).
 _VALID = VALID.tolist()
-_new = object.__new__
 #: _PAIR_VALUE[c][a][b] = VALUE[a] + VALUE[b] where a, b combine to c, else 0 (never a gain).
 _PAIR_VALUE = ((VALUE[None, :, None] + VALUE[None, None, :]) * VALID).tolist()
 
@@ -178,6 +177,9 @@ class View:
     scores: tuple[int, ...]
     turn: int
     first: int
+
+
+_view = unchecked_constructor(View)
 
 
 class PrimiCompostiGame:
@@ -482,10 +484,6 @@ class PrimiCompostiGame:
         scores = tuple([2 * len(new_stacks[2 * s]) + len(new_stacks[2 * s + 1]) for s in range(self.num_players)])
         return _state(tuple(hands), tuple(new_stacks), scores, turn + 1, state.first, (seat, card, tuple(taken)))
 
-    def scores(self, state: State) -> tuple[int, ...]:
-        """Every seat's current score."""
-        return state.scores
-
     def winners(self, state: State) -> tuple[int, ...]:
         """The seats with the highest final score; () when all are equal (a draw)."""
         s = state.scores
@@ -526,20 +524,11 @@ class PrimiCompostiGame:
     def view(self, state: State, seat: int) -> View:
         """Own hand, the opponent's with 2 players, public stacks and scores."""
         all_hands = state.hands
-        v = _new(View)  # View(...) without the frozen dataclass's per-field setattr (speed)
-        d = v.__dict__
-        d["seat"] = seat
         if self.num_players == 2:
-            d["hands"] = all_hands
-            d["hand_sizes"] = (len(all_hands[0]), len(all_hands[1]))
-        else:
-            d["hands"] = tuple([h if s == seat else None for s, h in enumerate(all_hands)])
-            d["hand_sizes"] = tuple(map(len, all_hands))
-        d["stacks"] = state.stacks
-        d["scores"] = state.scores
-        d["turn"] = state.turn
-        d["first"] = state.first
-        return v
+            return _view(seat, all_hands, (len(all_hands[0]), len(all_hands[1])), state.stacks, state.scores,
+                         state.turn, state.first)
+        return _view(seat, tuple([h if s == seat else None for s, h in enumerate(all_hands)]),
+                     tuple(map(len, all_hands)), state.stacks, state.scores, state.turn, state.first)
 
     def sample_state(self, view: View, rng: np.random.Generator) -> State:
         """A state consistent with `view`: unknown hands dealt from the unseen cards."""
