@@ -614,10 +614,6 @@ class TheGame:
         """Cooperative: every seat wins iff all 98 cards are placed; otherwise nobody (the game wins)."""
         return tuple(range(self.num_players)) if state.over and state.won else ()
 
-    def cards_left(self, state: State) -> int:
-        """Cards not on the piles (the official score; lower is better)."""
-        return state.cards_left
-
     def public_info(self, state: State) -> dict:
         """The team's score, public and the same for every seat (the env copies it into each seat's info)."""
         p = state.placed
