@@ -97,10 +97,6 @@ class GameSpec:
         """The help block of the game's options, a line each (the CLIs' `GAME --help`)."""
         return [f"{self.title} options (--option KEY=VALUE):"] + [f"  {o.describe()}" for o in self.options()]
 
-    def variant(self, **options: Any) -> Variant:
-        """This game with `options` (validated now)."""
-        return Variant(self.id, dict(options)).checked()
-
 
 class NoKernelError(ValueError):
     """What a game's compiled whole-game runner (its agents' `compiled_games`) cannot play: an entrant without a
@@ -209,11 +205,6 @@ class Variant:
     def spec(self) -> GameSpec:
         """The game's spec."""
         return spec(self.game)
-
-    def checked(self) -> Variant:
-        """This variant, after building its engine once (a bad option raises `ValueError`)."""
-        self.make_game()
-        return self
 
     def make_game(self) -> Any:
         """The rules engine of this variant."""
