@@ -196,16 +196,15 @@ def compare(group: TableGroup, cell: CellResult) -> dict[str, Any]:
     (ours over `cell.games`, the paper's over `group.paper_games`)."""
     paper = dict(zip(group.fields, group.paper[(cell.p1, cell.p2)]))
     out: dict[str, Any] = {"paper": paper, "ours": asdict(cell), "consistent": {}}
-    for f in ("w1", "tie", "w2"):
-        if f in paper:
-            p = paper[f] / 100.0
-            tol = 100.0 * two_sample_tolerance(max(p, 0.5 / group.paper_games), cell.games, group.paper_games)
-            out["consistent"][f] = abs(getattr(cell, f) - paper[f]) <= tol
-            out.setdefault("tolerance", {})[f] = tol
+    fields = [f for f in ("w1", "tie", "w2") if f in paper]
+    for f in fields:
+        tol = 100.0 * two_sample_tolerance(max(paper[f] / 100.0, 0.5 / group.paper_games), cell.games,
+                                           group.paper_games)
+        out["consistent"][f] = abs(getattr(cell, f) - paper[f]) <= tol
+        out.setdefault("tolerance", {})[f] = tol
     # One test per cell: are our (W1, T, W2) counts and the paper's drawn from the
     # same outcome distribution? (chi-square on the 2 x outcomes table; 5% of
     # cells are flagged by chance alone.)
-    fields = [f for f in ("w1", "tie", "w2") if f in paper]
     ours_counts = [round(getattr(cell, f) * cell.games / 100) for f in fields]
     paper_counts = [round(paper[f] * group.paper_games / 100) for f in fields]
     table = np.array([ours_counts, paper_counts], dtype=float)

@@ -22,22 +22,16 @@ def exact_report(game: SimplePokerGame, agents: dict[str, Any]) -> dict[str, Any
     """Game value, each agent's exploitability and the exact pairwise payoffs."""
     strategies = {name: behaviour_of(agent, game) for name, agent in agents.items()}
     value = game_value(game.n, game.ante, game.bet)
-    report: dict[str, Any] = {
+    return {
         "game": "simple_poker",
         "options": {"n": game.n, "ante": game.ante, "bet": game.bet},
         "game_value_player1": value,
-        "agents": {},
-        "pairwise": {},
+        "agents": {name: {"exploitability": asdict(exploitability(game, s))} for name, s in strategies.items()},
+        "pairwise": {f"{a} vs {b}": {
+            "as_player1": expected_payoff(game.n, game.ante, game.bet, np.array(sa.bet), np.array(sb.call)),
+            "mean_over_seats": match_value(game, sa, sb),
+        } for a, sa in strategies.items() for b, sb in strategies.items()},
     }
-    for name, s in strategies.items():
-        report["agents"][name] = {"exploitability": asdict(exploitability(game, s))}
-    for a, sa in strategies.items():
-        for b, sb in strategies.items():
-            report["pairwise"][f"{a} vs {b}"] = {
-                "as_player1": expected_payoff(game.n, game.ante, game.bet, np.array(sa.bet), np.array(sb.call)),
-                "mean_over_seats": match_value(game, sa, sb),
-            }
-    return report
 
 
 def format_report(report: dict[str, Any]) -> str:

@@ -168,10 +168,9 @@ def reproduce_berger2024(
         for k, strat in enumerate(strategies):
             placed = simulate(game, f"the_game/{strat}", games, seed * 1000 + n * 10 + k)["placed"]
             bar.update(1)
-            m, lo, hi = mean_interval(placed)
-            pm, psd, pmax = BERGER2024_TABLE[n][strat]
-            cells.append(BergerCell(n, strat, games, m, lo, hi, float(placed.std(ddof=1)) if games > 1 else 0.0,
-                                    int(placed.max()), pm, psd, pmax))
+            cells.append(BergerCell(n, strat, games, *mean_interval(placed),
+                                    float(placed.std(ddof=1)) if games > 1 else 0.0, int(placed.max()),
+                                    *BERGER2024_TABLE[n][strat]))
     bar.close()
     return cells
 
@@ -275,15 +274,13 @@ def official_cell(label: str, agent: str, communication: str, players: int, left
                   ruleset: str | None, empty_hand: str = "skip") -> OfficialCell:
     """The statistics of one cell from its games' cards left (a win is 0 left), beside `ruleset`'s figures."""
     games = len(left)
-    m, lo, hi = mean_interval(left)
     exc = int((left < 10).sum())
     wins = int((left == 0).sum())
-    e_lo, e_hi = wilson_interval(exc, games)
-    w_lo, w_hi = wilson_interval(wins, games)
     pub = WEINMEISTER_TABLE.get(ruleset) if ruleset else None
     return OfficialCell(
-        label, agent, communication, players, games, m, lo, hi, exc / games, e_lo, e_hi, wins / games, w_lo, w_hi,
-        ruleset, pub["mean"][players - 1] if pub else None, pub["excellent"][players - 1] / 100 if pub else None,
+        label, agent, communication, players, games, *mean_interval(left), exc / games, *wilson_interval(exc, games),
+        wins / games, *wilson_interval(wins, games), ruleset,
+        pub["mean"][players - 1] if pub else None, pub["excellent"][players - 1] / 100 if pub else None,
         pub["perfect"][players - 1] / 100 if pub else None, empty_hand,
         float(np.std(left, ddof=1)) if games > 1 else float("nan"),
     )
