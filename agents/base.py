@@ -13,6 +13,7 @@ one-line note (`old_spelling`). The registry imports a game's agents package on 
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -62,7 +63,6 @@ _PARAMS: dict[str, dict[str, Callable[[str], Any]]] = {}
 #: Old spellings: (pattern, its groups -> the id in today's grammar).
 _OLD: list[tuple[re.Pattern[str], Callable[..., str]]] = []
 _NOTED: set[str] = set()
-_PRETRAINED: list[bool] = []
 #: Agent id (or a pattern's example) -> the game options it needs / its one-line description, where declared.
 _OPTIONS: dict[str, dict[str, Any]] = {}
 _DOCS: dict[str, str] = {}
@@ -186,16 +186,15 @@ def _load_game_module(agent_id: str) -> None:
     _add_pretrained()
 
 
+@functools.cache
 def _add_pretrained() -> None:
     """Register the shipped `<game>/learned...` checkpoints (once)."""
-    if not _PRETRAINED:
-        from agents.pretrained import checkpoint_docs, checkpoint_options, factories
+    from agents.pretrained import checkpoint_docs, checkpoint_options, factories
 
-        options, docs = checkpoint_options(), checkpoint_docs()
-        for agent_id, factory in factories().items():
-            if agent_id not in _EXACT:
-                register(agent_id, factory, options.get(agent_id), docs.get(agent_id))
-        _PRETRAINED.append(True)
+    options, docs = checkpoint_options(), checkpoint_docs()
+    for agent_id, factory in factories().items():
+        if agent_id not in _EXACT:
+            register(agent_id, factory, options.get(agent_id), docs.get(agent_id))
 
 
 #: The prefixes of saved-policy ids and the loader each names (`loader(rest of the id, game, rng)`).
