@@ -198,9 +198,7 @@ class LeagueSpec:
     ids: tuple[str, ...]
     seed: int
     max_turns: int | None
-    #: One per run: a process reuses its built agents within a run, never across runs (a learned
-    #: agent's file may have changed in between).
-    run: str = ""
+    run: str = ""  # as `evaluate.tournament.TournamentSpec.run`
 
 
 _SLOT = "league"  # the per-process slot of a league's game and entrant copies (`evaluate.backends.per_process`)

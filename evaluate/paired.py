@@ -132,10 +132,7 @@ class PairedSpec:
     team: bool
     seed: int
     max_turns: int | None
-    #: One per run: a process reuses its built agents within a run, never across runs (a learned
-    #: agent's file may have changed in between).
-    run: str = ""
-    #: Explicit deck orders (deal d is `decks[d]`), or None: the seeded deals.
+    run: str = ""  # run and decks: as in `evaluate.tournament.TournamentSpec`
     decks: tuple[tuple[int, ...], ...] | None = None
 
 

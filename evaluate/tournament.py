@@ -576,18 +576,16 @@ def entrant_figures(wins: np.ndarray, scores: np.ndarray, labels: list[str], ids
     for e in range(n):
         w = wins[:, :, e]
         s = scores[:, :, e]
+        plo, phi = wilson_interval(float(w.sum()), count)
         if rotations > 1:
             wr, wlo, whi = mean_interval(w.mean(axis=1))
             # The deal-level normal interval collapses when every deal gives the
             # same share (0 wins in 9 games is not "exactly 0"): never report
             # narrower than Wilson's interval over all games.
-            plo, phi = wilson_interval(float(w.sum()), count)
             wlo, whi = max(0.0, min(wlo, plo)), min(1.0, max(whi, phi))
-            sm, slo, shi = mean_interval(s.mean(axis=1))
         else:
-            wr = float(w.mean())
-            wlo, whi = wilson_interval(float(w.sum()), count)
-            sm, slo, shi = mean_interval(s.ravel())
+            wr, wlo, whi = float(w.mean()), plo, phi
+        sm, slo, shi = mean_interval(s.mean(axis=1))  # one rotation: each game's own score
         # (rotation, seat): entrant e sits at seat (e + r) mod n in rotation r; with fixed seating at seat e only
         seats = [((seat - e) % n, seat) for seat in range(n)] if rotations > 1 else [(0, e)]
         per_seat = [SeatFigures(seat, deals, float(w[:, r].mean()), float(s[:, r].mean())) for r, seat in seats]

@@ -1,6 +1,3 @@
-"""Tic-tac-toe, added to tabletop-rl through its public extension points only (docs/architecture.md,
-"Add a game"): a rules engine (`rules`), an encoder (`encoding`), the PettingZoo binding (`env`), an
-agent and its default line-up (`agents`), how to describe it to a person (`evaluate`) and the `GameSpec` of what
-the engine layer knows (`spec`). Nothing in `envs/`, `agents/`, `evaluate/` or `train/` names it;
-`envs.register("tictactoe", "examples.tictactoe.spec:SPEC")` (or `TABLETOP_RL_GAMES=examples.tictactoe.spec:SPEC`
-for the command lines) makes every shared tool play it, each layer finding its part in this package."""
+"""Tic-tac-toe, added to tabletop-rl by files alone, through its public extension points (docs/architecture.md,
+"Add a game", walks through these files): nothing in `envs/`, `agents/`, `evaluate/` or `train/` names it, and
+`envs.register("tictactoe", "examples.tictactoe.spec:SPEC")` makes every shared tool play it."""
