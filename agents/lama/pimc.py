@@ -61,8 +61,7 @@ class PimcTeacher(TeacherAgent):
         seat = view.seat
         codes = np.full(n, self._others, np.int64)
         codes[seat] = self._code
-        params = np.zeros((n, 4))
-        params[:] = TUNED if self._others == THIRD else 0.0
+        params = np.full((n, 4), TUNED if self._others == THIRD else 0.0)
         params[seat] = self._params
         disc = np.zeros(64, np.int64)
         disc[: len(view.discard)] = view.discard
