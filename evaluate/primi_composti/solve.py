@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -119,19 +119,8 @@ def solve_study(version: int, cards_per_player: int, deals: int, seed: int, play
     Config(version=version, cards_per_player=cards_per_player, **rules)  # a bad value: ValueError naming the allowed
     rng = np.random.default_rng(seed)
     decks = fast.random_decks(rng, start + deals, cards_per_player)[start:]
-    jobs = [
-        _DealJob(
-            version,
-            cards_per_player,
-            start + i,
-            [int(c) for c in d],
-            tuple(players),
-            threads,
-            len(decks),
-            tuple(rules.items()),
-        )
-        for i, d in enumerate(decks)
-    ]
+    study = _DealJob(version, cards_per_player, start, [], tuple(players), threads, len(decks), tuple(rules.items()))
+    jobs = [replace(study, index=start + i, deck=[int(c) for c in d]) for i, d in enumerate(decks)]
     results = (backend or LocalBackend()).map(_solve_one, jobs)
     per_deal = [r[0] for r in results]
     out = summarize(version, cards_per_player, per_deal)
