@@ -132,12 +132,8 @@ class SeedPlayer:
         p = self.policy
         if self._fast:
             return kernels.choose_card(self.game, state, p)
-        if p == "asc":
-            return min(hand)
-        if p == "desc":
-            return max(hand)
-        if p == "rand":
-            return hand[0]
+        if p in ("asc", "desc", "rand"):  # the first card of its scan order
+            return order_cards(hand, p)[0]
         if p.startswith("greedy_"):
             return greedy_card(self.game, state, p[7:])
         return minimax_card(self.game, state, int(p[8:]))
