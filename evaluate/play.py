@@ -78,23 +78,17 @@ def menu(names: list[str], group: Callable[[str], tuple[str, str] | None] | None
     lines. With `group` (the game's `move_group`), the moves of one group share a line under its heading, numbered
     along it (The Game's `on up0: 1. 19  2. 31 ...`, a pile a line, instead of a line per card and pile); a move
     of no group keeps a line of its own, in its place."""
-    rows: list[tuple[str | None, list[int], list[str]]] = []  # (heading, indices, labels); None: a line of its own
-    where: dict[str, int] = {}
+    # a line per heading, at its first move, and per move of no group (keyed by its index): (heading, indices, labels)
+    rows: dict[Any, tuple[str | None, list[int], list[str]]] = {}
     for i, name in enumerate(names):
-        found = group(name) if group is not None else None
-        if found is None:
-            rows.append((None, [i], [name]))
-            continue
-        heading, label = found
-        if heading not in where:
-            where[heading] = len(rows)
-            rows.append((heading, [], []))
-        rows[where[heading]][1].append(i)
-        rows[where[heading]][2].append(label)
-    width = max((len(h) for h, _, _ in rows if h is not None), default=0)
+        heading, label = (group(name) if group is not None else None) or (None, name)
+        row = rows.setdefault(i if heading is None else heading, (heading, [], []))
+        row[1].append(i)
+        row[2].append(label)
+    width = max((len(h) for h, _, _ in rows.values() if h is not None), default=0)
     order: list[int] = []
     lines = []
-    for heading, indices, labels in rows:
+    for heading, indices, labels in rows.values():
         numbered = [f"{len(order) + k}. {label}" for k, label in enumerate(labels, 1)]
         order += indices
         lines.append(

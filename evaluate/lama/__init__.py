@@ -38,10 +38,8 @@ def round_summary(game: Any, before: Any, after: Any, names: list[str]) -> str |
     how = (f"{' and '.join(out)} emptied {whose}" if out
            else "nobody emptied their hand (every player left the round)")
     delta = [a - b for a, b in zip(after.totals, before.totals)]
-    parts = []
-    for i in range(n):
-        chip = f" (cards {after.last_scores[i]}, a chip returned)" if delta[i] < after.last_scores[i] else ""
-        parts.append(f"{names[i]} {delta[i]:+d}{chip} = {after.totals[i]}")
+    chips = [f" (cards {s}, a chip returned)" if d < s else "" for d, s in zip(delta, after.last_scores)]
+    parts = [f"{names[i]} {delta[i]:+d}{chips[i]} = {after.totals[i]}" for i in range(n)]
     return f"round {before.round + 1} over: {how}. Penalty points this round and totals: " + ", ".join(parts)
 
 

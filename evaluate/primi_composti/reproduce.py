@@ -40,11 +40,8 @@ MM56 = ("minimax_5", "minimax_6")
 
 def _rows(text: str, names: tuple[str, ...], width: int) -> dict[tuple[str, str], tuple[float, ...]]:
     vals = [float(x) for x in text.split()]
-    out = {}
-    for i, a in enumerate(names):
-        for j, b in enumerate(names):
-            out[(a, b)] = tuple(vals[(i * len(names) + j) * width : (i * len(names) + j + 1) * width])
-    return out
+    cells = [tuple(vals[c : c + width]) for c in range(0, len(vals), width)]  # row by row
+    return dict(zip([(a, b) for a in names for b in names], cells))
 
 
 # The paper's tables as whitespace-separated numbers, a row of cells a line (a long row goes on in an indented line).
