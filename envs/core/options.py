@@ -100,14 +100,9 @@ def parse_options(config_cls: type, pairs: Iterable[str]) -> dict[str, Any]:
         try:
             out[key] = _convert(text.strip(), hints.get(key, str))
         except ValueError as e:
-            raise ValueError(f"option {key}={text!r}: {e}; {_declaration(config_cls, key)}") from None
+            declared = next((o.describe() for o in declared_options(config_cls) if o.name == key), key)
+            raise ValueError(f"option {key}={text!r}: {e}; {declared}") from None
     return out
-
-
-def _declaration(config_cls: type, key: str) -> str:
-    """`key`'s declaration for an error message: its type or allowed values, default and help."""
-
-    return next((o.describe() for o in declared_options(config_cls) if o.name == key), key)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ the CPU and fill preallocated buffers (`copy=False` hands them out).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -441,7 +442,10 @@ class CompiledVectorEnv(VectorEnv):
         # Observations (twice: the final ones too), masks and a game's rows (~2 KiB for the card games): refuse a
         # batch that cannot fit in this machine's memory before allocating anything.
         per_table = 2 * 4 * d + 2 * num_actions + 2048
-        limit = _physical_memory()
+        try:
+            limit = int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))  # bytes of physical memory
+        except (AttributeError, ValueError, OSError):  # the OS does not say
+            limit = 2**40
         if n * per_table > limit:
             raise ValueError(f"num_envs={n} needs about {n * per_table / 2**30:.1f} GiB of buffers, more than this "
                              f"machine's {limit / 2**30:.1f} GiB; allowed: at most {limit // per_table} tables")
@@ -949,16 +953,6 @@ class KernelTablesEnv(CompiledVectorEnv):
         out = np.zeros((rows.shape[0], self.single_observation_space.shape[0]), np.float32)
         self._observe_rows(rows, seats, out)
         return out
-
-
-def _physical_memory() -> int:
-    """Bytes of physical memory (2**40 where the OS does not say)."""
-    try:
-        import os
-
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):
-        return 2**40
 
 
 def _check_seed(seed: Any) -> int:

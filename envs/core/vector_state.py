@@ -17,10 +17,6 @@ import numpy as np
 _SKIP = frozenset({"_recordings", "_final_views", "metadata"})
 
 
-def _is_named_tuple(x: Any) -> bool:
-    return isinstance(x, tuple) and hasattr(x, "_fields")
-
-
 def _generator_array(rng: np.random.Generator) -> np.ndarray:
     state = rng.bit_generator.state
     if state.get("bit_generator") != "PCG64":
@@ -49,7 +45,7 @@ def _own_state(env: Any, prefix: str, out: dict[str, np.ndarray]) -> None:
         if isinstance(value, np.ndarray):
             if value.dtype != object:
                 out[key] = value.copy()
-        elif _is_named_tuple(value):
+        elif isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple of arrays
             for field in value._fields:
                 part = getattr(value, field)
                 if isinstance(part, np.ndarray) and part.dtype != object:
