@@ -16,14 +16,8 @@ from envs.the_game.rules import ASCENDING, DESCENDING, LOWEST, NUM_CARDS, NUM_PI
 _F32 = np.dtype(np.float32)
 
 
-def _pile_slice(piles: tuple[int, ...]) -> slice:
-    """The rules' pile numbers as a slice (basic indexing: a view, where a list of them would copy)."""
-    if tuple(range(piles[0], piles[-1] + 1)) != tuple(piles):
-        raise ValueError(f"piles {piles} are not numbered contiguously")
-    return slice(piles[0], piles[-1] + 1)
-
-
-_UP, _DOWN = _pile_slice(ASCENDING), _pile_slice(DESCENDING)
+# the rules' pile numbers (0, 1 and 2, 3) as slices: basic indexing gives a view, where a list of them would copy
+_UP, _DOWN = slice(ASCENDING[0], ASCENDING[-1] + 1), slice(DESCENDING[0], DESCENDING[-1] + 1)
 
 
 class TheGameEncoder:
