@@ -259,15 +259,12 @@ def position_arrays(hands_in, stacks_in, scores_in, k: int):
     hands = np.zeros((n, k), dtype=np.int64)
     alive = np.zeros(n, dtype=np.int64)
     for p in range(n):
-        h = hands_in[p]
-        for i, c in enumerate(h):
-            hands[p, i] = c
-        alive[p] = (1 << len(h)) - 1
+        hands[p, :len(hands_in[p])] = hands_in[p]
+        alive[p] = (1 << len(hands_in[p])) - 1
     stacks = np.zeros((2 * n, n * k), dtype=np.int64)
     heights = np.zeros(2 * n, dtype=np.int64)
     for s in range(2 * n):
-        for h, c in enumerate(stacks_in[s]):
-            stacks[s, h] = c
+        stacks[s, :len(stacks_in[s])] = stacks_in[s]
         heights[s] = len(stacks_in[s])
     return hands, alive, stacks, heights, np.array(scores_in, dtype=np.int64)
 
