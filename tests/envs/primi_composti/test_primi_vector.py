@@ -14,6 +14,7 @@ import agents
 from agents.primi_composti.strategies import SeedPlayer
 from envs.core.game import IllegalActionError
 from envs.primi_composti import fast
+from envs.primi_composti.encoding import PrimiCompostiEncoder
 from envs.primi_composti.rules import Config, PrimiCompostiGame, shuffled_cards
 
 sys.path.append(str(Path(__file__).parents[1]))  # tests/envs (after the installed packages), for the shared contract
@@ -203,6 +204,21 @@ def test_all_seats_replays_in_the_plain_engine():
         episodes = CASE.replay(venv, game, 5, None, 20 * 2 * game.cards_per_player, np.random.default_rng(2),
                            all_seats=True)
         assert episodes >= 8 * 19
+
+
+@pytest.mark.parametrize("opts", [{}, dict(num_players=3, cards_per_player=4, observation_hints=True),
+                                  dict(num_players=6, version=2, steal_choice="player")])
+def test_the_encoders_layout_is_the_one_the_kernels_write(opts):
+    """`fast.observe_row` writes the observation at offsets computed from n seats and M cards."""
+    game = PrimiCompostiGame(Config(**opts))
+    n, m = game.num_players, game.num_cards
+    score_at = (5 * n + 2) * m
+    want = {"own_hand": 0, "other_hands": m, "unseen": n * m, "stack_member": (n + 1) * m,
+            "stack_top": (3 * n + 1) * m, "stack_height": (5 * n + 1) * m, "scores": score_at,
+            "hand_sizes": score_at + n, "turn": score_at + 2 * n}
+    if game.config.observation_hints:
+        want["hand_gain"] = score_at + 2 * n + 1
+    assert {name: s.start for name, s in PrimiCompostiEncoder(game).layout.slices.items()} == want
 
 
 def test_fixed_seat():
