@@ -74,7 +74,6 @@ class LamaVectorEnv(KernelTablesEnv):
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> LamaVectorEnv:
-    """`num_envs` L.A.M.A. tables against compiled opponents, as a Gymnasium `VectorEnv`: `LamaVectorEnv`'s
-    arguments (`opponents` are `OpponentKernel`s: `envs.core.vector.RANDOM`, or what `agents.vector_env`
-    resolves agent ids to; the game's options as further keywords)."""
+    """`num_envs` L.A.M.A. tables against compiled opponents or batch policies, as a Gymnasium `VectorEnv` (the
+    arguments of `LamaVectorEnv`: `envs.core.vector.KernelTablesEnv`'s, the game's options as further keywords)."""
     return LamaVectorEnv(num_envs, **kwargs)

@@ -80,8 +80,6 @@ class PrimiVectorEnv(KernelTablesEnv):
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> PrimiVectorEnv:
-    """`num_envs` Primi Composti tables against compiled opponents or batch policies, as a Gymnasium `VectorEnv`:
-    `PrimiVectorEnv`'s arguments (`opponents`: a line-up of `num_players - 1` `OpponentKernel`s
-    (`envs.core.vector.RANDOM`, or what `agents.vector_env` resolves agent ids to) or `BatchPolicy`s, or a `Pool`;
-    the game's options as further keywords)."""
+    """`num_envs` Primi Composti tables against compiled opponents or batch policies, as a Gymnasium `VectorEnv` (the
+    arguments of `PrimiVectorEnv`: `envs.core.vector.KernelTablesEnv`'s, the game's options as further keywords)."""
     return PrimiVectorEnv(num_envs, **kwargs)

@@ -80,8 +80,6 @@ class TheGameVectorEnv(KernelTablesEnv):
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> TheGameVectorEnv:
-    """`num_envs` tables of The Game with compiled teammates or batch policies, as a Gymnasium `VectorEnv`:
-    `TheGameVectorEnv`'s arguments (`opponents`: a line-up of `OpponentKernel`s (`envs.core.vector.RANDOM`, or what
-    `agents.vector_env` resolves agent ids to) and `BatchPolicy`s, or a `Pool` of line-ups; the game's options as
-    further keywords)."""
+    """`num_envs` tables of The Game with compiled teammates or batch policies, as a Gymnasium `VectorEnv` (the
+    arguments of `TheGameVectorEnv`: `envs.core.vector.KernelTablesEnv`'s, the game's options as further keywords)."""
     return TheGameVectorEnv(num_envs, **kwargs)
