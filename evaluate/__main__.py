@@ -206,7 +206,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     check_outputs(args, parser)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
     args.options = cli.apply_agent_options(args.game, named_agents(args), args.options)
-    envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
+    game = envs.make_game(args.game, **args.options)  # validate options early, with the Config's message
     args.agents = args.agents.split(",") if args.agents else None
     args.out = args.out or os.path.join("results", args.game)
     mod = games.jobs(args.game)
@@ -222,8 +222,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from agents import part as agent_part
     from evaluate.tournament import format_table, run_tournament, write_csv
 
-    n = envs.make_game(args.game, **args.options).num_players
-    ids = args.agents or agent_part(args.game).lineup(n)
+    ids = args.agents or agent_part(args.game).lineup(game.num_players)
     with backends.from_args(args) as backend:
         result = run_tournament(
             args.game, ids, games=args.games or 1000, seed=args.seed, options=args.options,

@@ -33,12 +33,13 @@ from envs.core.options import make_config
 from envs.core.play import play_game, reseed_agent
 from envs.core.spec import entry_point
 from evaluate import backends
-from evaluate.backends import Backend, LocalBackend, forget, per_process
+from evaluate.backends import LocalBackend, forget, per_process
 from evaluate.cli import Parser, check_outputs, stopped_exit
 from evaluate.games import part as evaluation_part
 from evaluate.jsonio import figure, write_json, write_text
 from evaluate.stats import fixed
 from evaluate.tournament import (
+    DealSettings,
     collect_blocks,
     compiled_runner,
     deal_blocks,
@@ -299,28 +300,16 @@ def play_league_compiled_deals(spec: LeagueSpec, deals: range
 
 
 @dataclass(frozen=True)
-class LeagueSettings:
-    """How a league is played: what `run_league` takes besides the game, the entrants and the options.
+class LeagueSettings(DealSettings):
+    """How a league is played (`run_league`): the `DealSettings` (`games` deals per pair of agents, each replayed
+    over the seats; a stopped league fits the finished deals, `extra["partial"]`) and
 
     Attributes:
-        games: deals per pair of agents (each replayed over the seats).
-        seed: root seed of deals, agents and bootstrap.
-        max_turns: cut games longer than this.
         bootstrap: resamples of the deals for the intervals.
-        backend: where the deals are played (`evaluate.backends`; default this process).
-        engine: `"auto"`, `"python"` or `"compiled"` (`evaluate.tournament.compiled_runner`).
-        stop_on_interrupt: on Ctrl-C, SIGTERM or a lost Ray worker, fit the finished deals (`extra["partial"]`).
-        progress: a tqdm bar of the deals played (`None`: only on a terminal).
     """
 
     games: int = 200
-    seed: int = 0
-    max_turns: int | None = None
     bootstrap: int = 200
-    backend: Backend | None = None
-    engine: str = "auto"
-    stop_on_interrupt: bool = False
-    progress: bool | None = None
 
 
 def run_league(game_name: str, agent_ids: list[str] | None = None, settings: LeagueSettings | None = None, *,

@@ -27,9 +27,10 @@ import envs
 from agents import expand_agent_ids
 from envs.core.game import at_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent
-from evaluate.backends import Backend, LocalBackend, forget, per_process
+from evaluate.backends import LocalBackend, forget, per_process
 from evaluate.stats import interval_text, mean_interval
 from evaluate.tournament import (
+    DealSettings,
     Seated,
     Watch,
     check_decks,
@@ -265,28 +266,16 @@ def _opponents(game_name: str, n: int, against: Sequence[str] | str) -> list[str
 
 
 @dataclass(frozen=True)
-class PairedSettings:
-    """How a paired comparison is played: what `run_paired_many` takes besides the game and agents.
+class PairedSettings(DealSettings):
+    """How a paired comparison is played (`run_paired_many`): the `DealSettings` (no progress bar unless asked; a
+    stopped comparison is marked `partial`) and
 
     Attributes:
-        games: number of deals.
-        seed: root seed of the deals and every generator.
-        max_turns: cut games longer than this (no winner); None: the game's `max_game_length`, if any.
-        backend: where the deals are played (`evaluate.backends`; default this process).
-        engine: `"auto"`, `"python"` or `"compiled"`.
         decks: explicit deck orders, deal d dealt from `decks[d]`; None: the deals of `seed`.
-        progress: show a progress bar of the games (None: only on a terminal; default none).
-        stop_on_interrupt: on Ctrl-C, SIGTERM or a lost Ray worker, return the finished deals, marked `partial`.
     """
 
-    games: int = 1000
-    seed: int = 0
-    max_turns: int | None = None
-    backend: Backend | None = None
-    engine: str = "auto"
-    decks: Any = None
     progress: bool | None = False
-    stop_on_interrupt: bool = False
+    decks: Any = None
 
 
 def run_paired_many(game_name: str | envs.Variant, ids: Sequence[str], against: Sequence[str] | str,

@@ -458,32 +458,44 @@ def play_deals(spec: TournamentSpec, deals: range, watch: Watch | None = None) -
 
 
 @dataclass(frozen=True)
-class TournamentSettings:
-    """How a tournament is played: what `run_tournament` takes besides the game and the entrants.
+class DealSettings:
+    """What every job played on deals takes besides the game and the entrants (`TournamentSettings`,
+    `evaluate.paired.PairedSettings` and `evaluate.league.LeagueSettings` add their own).
 
     Attributes:
-        games: total games; with rotation they are grouped in deals of n games.
+        games: how many games (tournament), deals (paired comparison) or deals per pair of agents (league).
         seed: root seed of the deals and of every agent's generator.
-        seating: `"rotate"` or `"fixed"`.
-        max_turns: cut a game after this many turns (no winner); None: the game's `max_game_length`, if any.
+        max_turns: cut a game after this many turns (no winner); None: in a tournament and a paired comparison the
+            game's `max_game_length`, if any.
         progress: show a progress bar (`None`: only on a terminal).
         backend: where the deals are played (`evaluate.backends`; default this process).
-        stop_on_interrupt: on Ctrl-C (or a lost Ray worker) return the finished deals' figures, marked `partial`.
+        stop_on_interrupt: on Ctrl-C, SIGTERM or a lost Ray worker, keep the finished deals (the result says so).
         engine: `"auto"`, `"python"` or `"compiled"` (`compiled_runner`).
+    """
+
+    games: int = 1000
+    seed: int = 0
+    max_turns: int | None = None
+    progress: bool | None = None
+    backend: Backend | None = None
+    stop_on_interrupt: bool = False
+    engine: str = "auto"
+
+
+@dataclass(frozen=True)
+class TournamentSettings(DealSettings):
+    """How a tournament is played (`run_tournament`): the `DealSettings` (with rotation the games are grouped in
+    deals of n games; a stopped tournament is marked `partial`) and
+
+    Attributes:
+        seating: `"rotate"` or `"fixed"`.
         decks: explicit deck orders, one a deal (`check_decks`); None: the deals of `seed`.
         start_deal: the first deal's number.
         records: keep every game (`TournamentResult.records`).
         timing: time every entrant's `act` (`TournamentResult.decision_time`; Python engine only).
     """
 
-    games: int = 1000
-    seed: int = 0
     seating: str = "rotate"
-    max_turns: int | None = None
-    progress: bool | None = None
-    backend: Backend | None = None
-    stop_on_interrupt: bool = False
-    engine: str = "auto"
     decks: Any = None
     start_deal: int = 0
     records: bool = False

@@ -80,15 +80,15 @@ def main(argv: list[str] | None = None) -> int:
     decks = fast.random_decks(np.random.default_rng(args.seed), args.start + args.deals, args.cards)[args.start:]
     try:
         agent = agents.make(args.agent, game, rng=np.random.default_rng(1), game_name="primi_composti")
-        for o in args.against.split(","):
-            if o:
-                agents.make(o, game, rng=np.random.default_rng(2), game_name="primi_composti")
+        against = list(dict.fromkeys(o for o in args.against.split(",") if o))
+        for o in against:
+            agents.make(o, game, rng=np.random.default_rng(2), game_name="primi_composti")
     except ValueError as e:
         p.error(str(e))
     result: dict[str, Any] = {"agent": args.agent, "version": args.version, "cards_per_player": args.cards,
                               "options": {k: v for k, v in options.items() if k not in ("version", "cards_per_player")},
                               "deals": args.deals, "start": args.start, "seed": args.seed, "head_to_head": {}}
-    for name in dict.fromkeys(o for o in args.against.split(",") if o):
+    for name in against:
         t = time.time()
         fig = head_to_head(options, args.agent, name, decks, seed=args.seed)
         m, (lo, hi) = fig.mean_score, fig.score_ci95

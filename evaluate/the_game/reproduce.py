@@ -162,16 +162,15 @@ def reproduce_berger2024(
     """The seed's experiment (rules doc §4.2): cards played per (players, strategy) under `berger2024`; `progress`:
     a bar of the cells (`None`: only on a terminal)."""
     cells = []
-    bar = progress_bar(len(players) * len(strategies), "The Game, berger2024 table", progress, unit="cell")
-    for n in players:
-        game = TheGame(Config(num_players=n, rules="berger2024"))
-        for k, strat in enumerate(strategies):
-            placed = simulate(game, f"the_game/{strat}", games, seed * 1000 + n * 10 + k)["placed"]
-            bar.update(1)
-            cells.append(BergerCell(n, strat, games, *mean_interval(placed),
-                                    float(placed.std(ddof=1)) if games > 1 else 0.0, int(placed.max()),
-                                    *BERGER2024_TABLE[n][strat]))
-    bar.close()
+    with progress_bar(len(players) * len(strategies), "The Game, berger2024 table", progress, unit="cell") as bar:
+        for n in players:
+            game = TheGame(Config(num_players=n, rules="berger2024"))
+            for k, strat in enumerate(strategies):
+                placed = simulate(game, f"the_game/{strat}", games, seed * 1000 + n * 10 + k)["placed"]
+                bar.update(1)
+                cells.append(BergerCell(n, strat, games, *mean_interval(placed),
+                                        float(placed.std(ddof=1)) if games > 1 else 0.0, int(placed.max()),
+                                        *BERGER2024_TABLE[n][strat]))
     return cells
 
 
