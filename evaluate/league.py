@@ -434,15 +434,13 @@ def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fi
             notes.append(f"`{x.id}` is rated above `{y.id}`, yet exactly it nets "
                          f"{round(exact[x.id][y.id], 9) + 0.0:+.4f} a game "
                          f"against it: its lead comes from its results against the rest of the pool.{others}")
-    k = len(ids)
-    idx = {i: n for n, i in enumerate(ids)}
     # agents that share a figure: explained from the games themselves
     for x, y in itertools.combinations(ratings, 2):
         same_rating = round(x.rating, 1) == round(y.rating, 1)
         same_interval = [round(v, 1) for v in x.ci95] == [round(v, 1) for v in y.ci95]
         if not (same_rating or same_interval):
             continue
-        a, b = idx[x.id], idx[y.id]
+        a, b = ids.index(x.id), ids.index(y.id)
         what = "the same rating and interval" if same_rating and same_interval else (
             "the same rating" if same_rating else "the same 95% interval")
         if prints.same_results(a, b) and total[a, b] == total[b, a]:
@@ -457,8 +455,8 @@ def _notes(ids: list[str], total: np.ndarray, ratings: list[Rating], prints: _Fi
                    "bootstrap moves only the difference between them: the gap column says whether they differ")
         notes.append(f"`{x.id}` and `{y.id}` share {what}: {why}.")
     # clean sweeps: the fit's regularisation, not the data, sets the size of those gaps
-    for e in range(k):
-        swept = [ids[o] for o in range(k) if o != e and total[e, o] > 0 and total[o, e] == 0]
+    for e in range(len(ids)):
+        swept = [ids[o] for o in range(len(ids)) if o != e and total[e, o] > 0 and total[o, e] == 0]
         if swept:
             notes.append(f"`{ids[e]}` won every comparison against {', '.join(f'`{i}`' for i in swept)}: those "
                          "gaps say only 'better', their size is set by the fit's regularisation.")

@@ -543,25 +543,21 @@ def _write_figures(
         return {f"n = {n}": getattr(st, metric) for n, st in sw.items()}
 
     fig2 = {f"n = {n}, target {t} ({st.games} games)": st.win for (n, t), st in f2.items()}
-    seat_figures = [
-        ("fig1_strategy1_win.png", seats(s1, "win"), "P(win game)", "Fig. 1: strategy 1 for all"),
-        ("fig3_strategy1_points.png", seats(s1, "points"), "average points", "Fig. 3: strategy 1 for all"),
-        ("fig5_strategy2_win.png", seats(s2, "win"), "P(win game)", "Fig. 5: strategy 2 for all"),
-        ("fig6_strategy2_points.png", seats(s2, "points"), "average points", "Fig. 6: strategy 2 for all"),
-        ("fig8_s2_vs_last_s1_win.png", seats(s8, "win"), "P(win game)",
+    draw = [  # (file, plot, its arguments before the path)
+        ("fig1_strategy1_win.png", plot_seats, seats(s1, "win"), "P(win game)", "Fig. 1: strategy 1 for all"),
+        ("fig3_strategy1_points.png", plot_seats, seats(s1, "points"), "average points", "Fig. 3: strategy 1 for all"),
+        ("fig5_strategy2_win.png", plot_seats, seats(s2, "win"), "P(win game)", "Fig. 5: strategy 2 for all"),
+        ("fig6_strategy2_points.png", plot_seats, seats(s2, "points"), "average points", "Fig. 6: strategy 2 for all"),
+        ("fig8_s2_vs_last_s1_win.png", plot_seats, seats(s8, "win"), "P(win game)",
          "Fig. 8: n−1 × strategy 2, last seat strategy 1"),
-        ("fig2_target_40_vs_5000.png", fig2, "P(win game)", "Fig. 2: strategy 1, game to 40 vs 5000 points"),
+        ("fig2_target_40_vs_5000.png", plot_seats, fig2, "P(win game)",
+         "Fig. 2: strategy 1, game to 40 vs 5000 points"),
+        ("fig4_strategy1_rounds.png", plot_rounds, s1, "Fig. 4: strategy 1 for all"),
+        ("fig7_strategy2_rounds.png", plot_rounds, s2, "Fig. 7: strategy 2 for all"),
     ]
-    figures: list[str] = []
-    for fname, lines, ylabel, title in seat_figures:
-        figures.append(os.path.join(out, fname))
-        plot_seats(lines, ylabel, title, figures[-1])
-    for fname, data, title in (
-        ("fig4_strategy1_rounds.png", s1, "Fig. 4: strategy 1 for all"),
-        ("fig7_strategy2_rounds.png", s2, "Fig. 7: strategy 2 for all"),
-    ):
-        figures.append(os.path.join(out, fname))
-        plot_rounds(data, title, figures[-1])
+    figures = [os.path.join(out, fname) for fname, *_ in draw]
+    for (_, plot, *args), path in zip(draw, figures):
+        plot(*args, path)
     return figures
 
 

@@ -327,17 +327,12 @@ def format_official(cells: list[OfficialCell]) -> str:
 
 
 #: Strategies set beside Weinmeister's rows under both readings: (label, agent id, his ruleset). The id
-#: `learned` stands for the shipped student of the player count (`learned_id`).
+#: `learned` stands for the shipped student of the player count (`the_game/learned` solo, else `learned-<n>p`).
 WEINMEISTER_AGENTS: tuple[tuple[str, str, str], ...] = (
     ("simplest", "the_game/simplest", "simplest, no communication"),
     ("bestplays", "the_game/bestplays", "best plays, no communication"),
     ("learned", "learned", "best plays, no communication"),
 )
-
-
-def learned_id(players: int) -> str:
-    """The shipped student for `players` (`the_game/learned` solo, `the_game/learned-<n>p` with teammates)."""
-    return "the_game/learned" if players == 1 else f"the_game/learned-{players}p"
 
 
 def reproduce_weinmeister(
@@ -356,7 +351,7 @@ def reproduce_weinmeister(
     for pos, (label, aid, ruleset) in enumerate(agents):
         k = labels.index(label) if label in labels else len(labels) + pos
         for n in players:
-            agent = learned_id(n) if aid == "learned" else aid
+            agent = aid if aid != "learned" else "the_game/learned" if n == 1 else f"the_game/learned-{n}p"
             cell_seed = seed * 1000 + n * 10 + k
             if agent in KERNELS:
                 lefts = {r: cards_left(agent, Config(num_players=n, empty_hand=r), games, cell_seed) for r in readings}

@@ -1,5 +1,4 @@
-"""Tic-tac-toe's one strategy: win if you can, else block, else the centre, a corner, a side; and the game's part
-of the agents layer (its default line-up)."""
+"""Tic-tac-toe's one strategy (`LineStrategy`) and the game's part of the agents layer (its default line-up)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Tic-tac-toe as the engine layer knows it: the one file that tells `envs` about the game. The layers above find
-their parts beside it: its agents and default line-up (`agents`), how to describe it to a person and its examples
-(`evaluate`)."""
+"""Tic-tac-toe as the engine layer knows it: the one file that tells `envs` about the game."""
 
 from __future__ import annotations
 
