@@ -497,26 +497,20 @@ class PrimiCompostiGame:
         n = self.num_players
         terminal = state.turn >= self.num_cards
         if self._score_scores:
-            if n == 2 and not terminal:
-                # The general formula below with n − 1 = 1 (sum of two floats from 0).
-                a, b = state.scores
-                a = float(a)
-                b = float(b)
-                tot = a + b
-                return (a - (tot - a), b - (tot - b))
-            x = [float(v) for v in state.scores]
+            x = state.scores
         elif not terminal:
             return self._zero_returns  # every x is 0.0
         else:
-            x = [0.0] * n
+            x = (0,) * n
         if terminal and self._score_result:
             w = self.winners(state)
             x = [x[i] + (1.0 if i in w else 0.0) for i in range(n)]
         if n == 2:
             # The general formula below with n − 1 = 1 (sum of two floats from 0).
-            a, b = x
+            a, b = float(x[0]), float(x[1])
             tot = a + b
             return (a - (tot - a), b - (tot - b))
+        x = [float(v) for v in x]
         tot = sum(x)
         return tuple([x[i] - (tot - x[i]) / (n - 1) for i in range(n)])
 
