@@ -402,11 +402,9 @@ def reproduce(
         sweeps = _figure_sweeps(fig_games, seed, text, bar)
         s3 = _strategy3(games, seed, text, bar)
         off = _official(games, seed, text, bar)
-    figures: list[str] = []
-    if out:
-        figures = _write_figures(out, *sweeps)
-        text.append("")
-        text.append("Figures: " + ", ".join(figures))
+    figures = _write_figures(out, *sweeps) if out else []
+    if figures:
+        text += ["", "Figures: " + ", ".join(figures)]
     return {"text": "\n".join(text), "tables": tables, "strategy3": s3, "official": off, "figures": figures}
 
 
