@@ -2,7 +2,6 @@
 
     python -m evaluate lama --agents lama/third,lama/first*3 --games 4000 --json results.json
     python -m evaluate list                    # games and their agents
-    python -m evaluate play lama --seat 0 --opponents lama/third,lama/first   # play in the terminal
     python -m evaluate primi_composti --league --games 100                    # ratings of every agent
     python -m evaluate simple_poker --paired simple_poker/nash,random --against simple_poker/nash
 

@@ -1,7 +1,6 @@
 """Fuzzing the environments: random legal episodes of `raw_env` (and `raw_parallel_env`) with invariants checked.
 
     python -m evaluate.fuzz lama --episodes 10000                 # every variant, round robin
-    python -m evaluate.fuzz the_game --episodes 500 --option num_players=3
     python -m evaluate.fuzz simple_poker --episodes 1 --seed 1234 --option n=10   # a reproducer
     python -m evaluate.fuzz roborally --episodes 200 --form parallel               # one env form only
 

@@ -3,7 +3,6 @@
     python -m evaluate play simple_poker --seat 1 --opponents simple_poker/nash
     python -m evaluate play lama --seat 0 --opponents lama/third,lama/first,random
     python -m evaluate play the_game --seat 0 --opponents the_game/trick --option num_players=2
-    python -m evaluate play primi_composti --seat 0 --opponents primi_composti/minimax?depth=4
     python -m evaluate play roborally --seat 0 --opponents roborally/random --png board.png
 
 Seats are 0-based (seat 0 is `player_0`). Each of your turns shows what your

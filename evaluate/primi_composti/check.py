@@ -2,9 +2,7 @@
 
     python -m evaluate.primi_composti.check --agent primi_composti/learned --against primi_composti/minimax?depth=6 \
         --deals 200
-    python -m evaluate.primi_composti.check --agent primi_composti/learned-v2 \
-        --against primi_composti/minimax?depth=4 --version 2 --no-regret
-    python -m evaluate.primi_composti.check --agent learned:runs/primi-ppo --option observation_hints=True --deals 200
+    python -m evaluate.primi_composti.check --agent learned:runs/primi-ppo --option observation_hints=True --no-regret
 
 Deals are `envs.primi_composti.fast.random_decks(default_rng(seed), start + deals, k)[start:]` (seed 0, deals
 0..199: the regret table's in docs/primi_composti.md), each played with the agent holding either hand against the

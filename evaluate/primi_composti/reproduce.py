@@ -1,8 +1,7 @@
 """Primi Composti: the seed's tables (IV–XV) reproduced side by side, and exact solves.
 
     python -m evaluate primi_composti --reproduce                 # paper sample sizes
-    python -m evaluate primi_composti --reproduce --games 20000   # at most 20,000 games per cell
-    python -m evaluate primi_composti --reproduce --tables VIII-IX,X-XI
+    python -m evaluate primi_composti --reproduce --games 20000 --tables VIII-IX,X-XI   # at most 20,000 games a cell
     python -m evaluate primi_composti --claims --games 1000               # first/second-player edges
     python -m evaluate primi_composti --solve-deals 200 --option version=2 --option cards_per_player=8
 
