@@ -143,9 +143,9 @@ class RayBackend(Backend):
         self._owned = False
         #: The `WorkerLostError` that stopped the last map, if one did (a caller that kept the finished items says so).
         self.lost: WorkerLostError | None = None
-        if address is not None and not ray.is_initialized():
-            check_address(address)
         if not ray.is_initialized():
+            if address is not None:
+                check_address(address)
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
             if address is None:
                 kwargs["num_cpus"] = num_cpus

@@ -495,11 +495,8 @@ def format_league(result: LeagueResult) -> str:
         lines.append("exact mean net per hand, row against column (both seatings):")
         order = [r.id for r in result.ratings]
         lines.append(" " * w + "".join(f"{c[-12:]:>14}" for c in order))
-        for a in order:
-            lines.append(
-                f"{a:<{w}}"
-                + "".join(f"{'':>14}" if a == b else f"{result.exact_head_to_head[a][b]:>14.4f}" for b in order)
-            )
+        lines += [f"{a:<{w}}" + "".join(f"{'':>14}" if a == b else f"{result.exact_head_to_head[a][b]:>14.4f}"
+                                        for b in order) for a in order]
     lines += [f"note: {n}".replace("`", "") for n in result.notes]
     lines += [f"left out: {i}: {why}" for i, why in result.left_out.items()]
     return "\n".join(lines)

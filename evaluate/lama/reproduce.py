@@ -155,10 +155,9 @@ def compare_to_paper(ours: SeatStats, paper: list, family_error: float = 0.01) -
     """Descriptions of the figures that differ from the seed's by more than sampling noise allows
     (two-sample z-tests at a Bonferroni level of `family_error`); empty: consistent."""
     n = len(ours.win)
-    m = 4 * n
     from scipy import stats as _stats
 
-    z = float(_stats.norm.ppf(1 - family_error / (2 * m)))
+    z = float(_stats.norm.ppf(1 - family_error / (2 * 4 * n)))  # 4 figures a seat
     bad = []
     names = ("P(win game)", "P(win round)", "P(>30)", "average points")
     for i in range(n):
@@ -197,12 +196,9 @@ def crn_wins(
     n = cfg.num_players
     c = len(candidates)
     # one big batch: candidate j plays games j*g .. (j+1)*g-1, the same deals for all
-    all_seeds = np.tile(seeds, c)
-    all_strats = np.tile(strats, (c, 1))
     params = np.repeat(candidates, g, axis=0)[:, None, :].repeat(n, axis=1)
-    res = play(cfg, all_seeds, all_strats, params)
-    wins = res.wins[np.arange(c * g), np.tile(seat, c)]
-    return wins.reshape(c, g)
+    res = play(cfg, np.tile(seeds, c), np.tile(strats, (c, 1)), params)
+    return res.wins[np.arange(c * g), np.tile(seat, c)].reshape(c, g)
 
 
 BOX = np.array([[5.0, 20.0], [1.0, 15.0], [2.0, 7.0], [0.2, 2.0]])  # report eq. (3)

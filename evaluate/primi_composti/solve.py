@@ -50,9 +50,7 @@ def regret_game(game: PrimiCompostiGame, state, player: Any, seat: int, solver: 
 def tt_bits_for(cards_per_player: int, version: int = 2) -> int:
     """Transposition table size (log2 entries) for a deal size (v1: 16 bytes an entry, v2: 24), the
     fastest measured at each size."""
-    if version == 1:
-        return min(24, max(16, 2 * cards_per_player + 2))
-    return min(24, max(16, 2 * cards_per_player + 4))
+    return min(24, max(16, 2 * cards_per_player + (2 if version == 1 else 4)))
 
 
 def summarize(version: int, cards_per_player: int, per_deal: list[dict[str, Any]]) -> dict[str, Any]:
