@@ -116,10 +116,8 @@ class PairedResult:
 def _figures(seat: int | None, sa: np.ndarray, sb: np.ndarray, wa: np.ndarray, wb: np.ndarray) -> PairedFigures:
     d, lo, hi = mean_interval(sa - sb)
     wd, wlo, whi = mean_interval(wa - wb)
-    return PairedFigures(
-        seat, len(sa), float(sa.mean()), float(sb.mean()), float(wa.mean()), float(wb.mean()),
-        float(d), (float(lo), float(hi)), float(wd), (float(wlo), float(whi)),
-    )
+    return PairedFigures(seat, len(sa), float(sa.mean()), float(sb.mean()), float(wa.mean()), float(wb.mean()),
+                         d, (lo, hi), wd, (wlo, whi))  # mean_interval's figures are floats already
 
 
 @dataclass(frozen=True)

@@ -476,9 +476,8 @@ def _strategy3(games: int, seed: int, text: list[str], bar: Any) -> dict[int, In
     text.append(f"Strategy 3 (tuned {TUNED}) in one of 4 seats, random seating, {games} games (seed2022):")
     s3 = {}
     for opp in (FIRST, SECOND):
-        iv = matchup(THIRD, opp, games, seed + 600 + opp)
+        s3[opp] = iv = matchup(THIRD, opp, games, seed + 600 + opp)
         bar.update(games)
-        s3[opp] = iv
         code, hw = SEED_CODE_S3[opp]
         rep = PAPER_S3[opp]
         text.append(
@@ -517,8 +516,7 @@ def _official(games: int, seed: int, text: list[str], bar: Any) -> dict[str, Any
         bar.update(games)
         off[f"strategy 3 vs 3x {STRATEGY_NAMES[opp]}"] = iv
         text.append(f"  strategy 3 (tuned) vs 3x {STRATEGY_NAMES[opp]}, random seating: {_fmt(iv)}")
-    iv = matchup(FIRST, SECOND, games, seed + 900, rules="official")
-    off["strategy 1 vs 3x strategy 2"] = iv
+    off["strategy 1 vs 3x strategy 2"] = iv = matchup(FIRST, SECOND, games, seed + 900, rules="official")
     seed_rules = matchup(FIRST, SECOND, games, seed + 900)
     bar.update(2 * games)
     text.append(f"  strategy 1 vs 3x strategy 2, random seating: {_fmt(iv)} (seed2022: {_fmt(seed_rules)})")
