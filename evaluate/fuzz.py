@@ -176,8 +176,11 @@ def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[i
     totals = dict.fromkeys(agents, 0.0)
     trace: list[tuple] = []
     moves = rounds = 0
-    if check:
-        _check_parallel_reset(env, obs, infos, agents)
+    if check and (list(env.agents) != agents or set(obs) != set(agents) or set(infos) != set(agents)):
+        raise InvariantError("agents", f"reset: agents {env.agents}, observations of {sorted(obs)}, "
+                             f"infos of {sorted(infos)}; expected every one of {agents}")
+    if check and not raw.state_space.contains(raw.state()):
+        raise InvariantError("space", "reset: state() is outside state_space")
     while env.agents:
         live = list(env.agents)
         masks = {a: _mask_of(obs[a], infos[a]) for a in live}
@@ -210,16 +213,6 @@ def _trace_parallel(env: Any, seed: int, check: bool, zero_sum: bool) -> tuple[i
     if check:
         _check_end(raw, game, f"{rounds} rounds", zero_sum, np.array([totals[a] for a in agents]), start_returns)
     return moves, trace
-
-
-def _check_parallel_reset(env: Any, obs: dict, infos: dict, agents: list[str]) -> None:
-    """After a Parallel env's reset: every agent live, observed and informed; the state inside its space."""
-    raw = env.unwrapped
-    if list(env.agents) != agents or set(obs) != set(agents) or set(infos) != set(agents):
-        raise InvariantError("agents", f"reset: agents {env.agents}, observations of {sorted(obs)}, "
-                             f"infos of {sorted(infos)}; expected every one of {agents}")
-    if not raw.state_space.contains(raw.state()):
-        raise InvariantError("space", "reset: state() is outside state_space")
 
 
 def _check_shown(raw: Any, rounds: int, live: list[str], obs: dict, infos: dict, masks: dict, legal: dict) -> None:

@@ -54,9 +54,7 @@ def describe(game_name: str, game: Any, view: Any) -> str:
 def write_picture(game_name: str, game: Any, view: Any, path: str, labels: list[str] | None = None) -> None:
     """A PNG of what `view` sees, where the game draws one (its evaluate part's `write_picture`); `labels[s]` names who
     plays seat s ("you", an agent id)."""
-    folder = os.path.dirname(path)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     games.part(game_name).write_picture(game, view, path, labels)
 
 

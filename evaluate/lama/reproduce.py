@@ -595,9 +595,8 @@ def run(args: argparse.Namespace) -> bool:
         print(rep["text"])
         out["reproduce"] = {k: v for k, v in rep.items() if k != "text"}
     if args.tune_third:
-        opts = dict(args.options)
         t = tune_third(args.candidates, args.search_games, args.retest_games, seed=args.seed, progress=progress,
-                       **opts)
+                       **args.options)
         print(format_tune(t))
         out["tune_third"] = asdict(t)
     if args.json:

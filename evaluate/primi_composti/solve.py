@@ -4,10 +4,9 @@
     python -m evaluate primi_composti --solve-deals 200 --backend ray --option version=2 --option cards_per_player=12
 
 For each random deal (P1 holds card 2 and starts) the exact value is the final score difference P1 − P2 under
-perfect play (`agents.primi_composti.solvers`). Reported: its mean with a 95% interval, P1 win / tie / P2 win
-shares (Wilson), the median and worst solve time, and each listed player's mean regret per game (the deal's
-exact value for its seat minus its final score difference against the perfect solver, both seats). A study can be
-split with `--solve-from K` and joined with `--merge-solves` (docs/primi_composti.md); version 2's official
+perfect play (`agents.primi_composti.solvers`); a listed player's regret is that value for its seat minus its
+final score difference against the perfect solver, both seats (`summarize` lists the rest of the report). A study
+can be split with `--solve-from K` and joined with `--merge-solves` (docs/primi_composti.md); version 2's official
 options are solved on the reference solver.
 """
 

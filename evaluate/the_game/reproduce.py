@@ -1,14 +1,11 @@
 """The Game: the seed's Monte Carlo table and the official-rules baselines.
 
     python -m evaluate the_game --reproduce                 # both studies, 1000 games per cell
-    python -m evaluate the_game --reproduce --games 200 --reproduce-part berger
+    python -m evaluate the_game --reproduce --games 200 --reproduce-part berger2024
 
-* `berger2024`: the seed's experiment (L. Berger, 2024; rules doc §4.2–4.3): 1–7 players × random / minimal /
-  trick, mean cards played with 95% intervals beside the published means, and the seed's line plot.
-* `official`: 1–5 players under the published rules: mean cards left, share under 10 left and win rate for
-  every baseline, beside R. Weinmeister's simulation (rules doc §6) where a ruleset matches.
-* `weinmeister`: his table under both readings of the end rule (`Config.empty_hand`), the compiled strategies
-  and the shipped students each beside his row with a verdict (`OfficialCell.agreement`).
+The parts: `berger2024`, the seed's experiment (L. Berger, 2024; rules doc §4.2–4.3) and its line plot;
+`official`, every baseline under the published rules beside R. Weinmeister's simulation (rules doc §6); and
+`weinmeister`, his table under both readings of the end rule (`Config.empty_hand`) with a verdict a cell.
 """
 
 from __future__ import annotations
