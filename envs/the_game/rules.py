@@ -382,17 +382,6 @@ class TheGame:
         """Cards the active player must place this turn (1 once the draw pile is empty)."""
         return self.min_cards if state.deck else 1
 
-    def playable(self, state: State) -> list[tuple[int, int]]:
-        """`(card, pile)` pairs of the active hand that fit their pile (the trick included where allowed)."""
-        tops = [p[-1] for p in state.piles]
-        bt = self.backwards_trick
-        out = []
-        for c in state.hands[state.player]:
-            for p in range(NUM_PILES):
-                if fits(c, p, tops[p], bt):
-                    out.append((c, p))
-        return out
-
     def legal_actions(self, state: State) -> tuple[int, ...]:
         """Sorted legal action ids of the configured head (see the module docstring)."""
         if not self.slot_head:
@@ -400,29 +389,20 @@ class TheGame:
         return self._to_head(state.hands[state.player], self._card_legal(state)) if not state.over else ()
 
     def _card_legal(self, state: State) -> tuple[int, ...]:
-        """Sorted legal card-head ids."""
-        if state.over:
-            return ()
-        hand = state.hands[state.player]
-        if self.berger:
-            return tuple(sorted(play_action(c, p) for c in hand for p in range(NUM_PILES)))
-        acts = sorted(play_action(c, p) for c, p in self.playable(state))
-        if state.played_this_turn >= self.required(state):
-            acts.append(END_TURN)
-        if self.pile_flags:
-            mine = state.flags[state.player]
-            for p in range(NUM_PILES):
-                if not state.flags_set >> p & 1:
-                    acts.extend(flag_action(p, v) for v in range(3) if v != mine[p])
-        return tuple(acts)
+        """Sorted legal card-head ids: those of `_card_mask`."""
+        return tuple(np.flatnonzero(self._card_mask(state)).tolist())
 
     def legal_mask(self, state: State) -> np.ndarray:
-        """int8 mask of `legal_actions`, built directly (the env calls it every step): filled in a
-        `bytearray` (cheaper per entry than numpy item assignment), then copied into a new array."""
+        """int8 mask of `legal_actions` (a new array)."""
         if self.slot_head:
             mask = np.zeros(self.num_actions, dtype=np.int8)
             mask[list(self.legal_actions(state))] = 1
             return mask
+        return self._card_mask(state)
+
+    def _card_mask(self, state: State) -> np.ndarray:
+        """The int8 mask of the card head's legal ids, built directly (the env calls it every step): filled in a
+        `bytearray` (cheaper per entry than numpy item assignment), then copied into a new array."""
         if state.over:
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask = bytearray(NUM_ACTIONS)
