@@ -19,6 +19,7 @@ import math
 import os
 import re
 import sys
+import textwrap
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
@@ -552,8 +553,6 @@ def leaderboard_markdown(result: LeagueResult, command: str, plot: str | None = 
 
 def plot_league(result: LeagueResult, path: str) -> None:
     """Ratings with their 95% intervals as a PNG, the game's options in the title."""
-    import textwrap
-
     rs = result.ratings[::-1]  # best on top
     y = np.arange(len(rs))
     x = np.array([r.rating for r in rs])

@@ -12,7 +12,10 @@ normal 95% interval. Regret (version 1) as in `evaluate.primi_composti.solve`.
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+import numpy as np
 
 
 def head_to_head(options: dict[str, Any], a_id: str, b_id: str, decks: Any, seed: int = 0) -> Any:
@@ -28,8 +31,6 @@ def head_to_head(options: dict[str, Any], a_id: str, b_id: str, decks: Any, seed
 
 def regrets(game: Any, a: Any, decks: Any) -> Any:
     """Per deal and seat: the exact value for the agent's seat minus its final score difference against the solver."""
-    import numpy as np
-
     from agents.primi_composti.solvers import solver_for
     from evaluate.primi_composti.solve import regret_game
 
@@ -44,10 +45,6 @@ def regrets(game: Any, a: Any, decks: Any) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m evaluate.primi_composti.check --agent ID ...`: head-to-head and regret on held-out deals."""
-    import time
-
-    import numpy as np
-
     import agents
     from envs.core.options import make_config, parse_options
     from envs.primi_composti import fast
