@@ -478,18 +478,7 @@ class TheGame:
             if not (card > top or card == top - TRICK if pile < 2 else card < top or card == top + TRICK):
                 raise self._illegal(state, a, f"card {card} does not fit pile {PILE_NAMES[pile]} (top {top})")
             # place the card (no draw: the official rules refill at the end of the turn), then settle
-            i = hand.index(card)
-            h = hand[:i] + hand[i + 1:]
-            hands = list(state.hands)
-            hands[player] = h
-            pl = list(piles)
-            pl[pile] = piles[pile] + (card,)
-            pl = tuple(pl)
-            placed = state.placed + 1
-            played = state.played_this_turn + 1
-            deck = state.deck
-            over = placed == NUM_CARDS or (played < (self.min_cards if deck else 1) and _stuck(h, pl))
-            return _state(pl, tuple(hands), deck, player, played, placed, over, False, state.flags, state.flags_set)
+            return self._settle(self._place(state, card, pile, draw=False))
         if self.berger:
             raise self._illegal(state, a, "under rules='berger2024' a turn is exactly one card")
         if a == END_TURN:
