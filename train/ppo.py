@@ -440,7 +440,7 @@ class SB3Learner:
         for a, rs in zip(pool.baselines, ps["baseline_rngs"]):
             set_rng_state(getattr(a, "rng", None), rs)
         set_rng_state(pool.live.rng, ps["live_rng"])
-        pool.payoff = np.array(ps["payoff"], dtype=float).reshape(np.shape(ps["payoff"]))
+        pool.payoff = np.array(ps["payoff"], dtype=float).reshape(len(ps["payoff"]), len(ps["payoff"]))
         pool.weights = np.array(ps["weights"], dtype=float)
         if self.opponents.vector is not None:
             self.opponents.vector.sync()
