@@ -453,16 +453,8 @@ class LamaGame:
             self._memo = [child, sizes, rec[2], None]
             return child
         if action == DRAW:
-            if not draw_pile:
-                s = self._reshuffle(state)
-                card = s.draw_pile[-1]
-                h = list(hands[seat])
-                h[card] += 1
-                return s._replace(
-                    hands=hands[:seat] + (tuple(h),) + hands[seat + 1 :],
-                    draw_pile=s.draw_pile[:-1],
-                    current=self._next_active(active, seat),
-                )
+            if not draw_pile:  # the pile is rebuilt from the discard pile, then drawn from
+                return self.apply(self._reshuffle(state), DRAW)
             card = draw_pile[-1]
             h = list(hands[seat])
             h[card] += 1
