@@ -525,11 +525,8 @@ class TheGame:
             return _state(state.piles, tuple(hands), state.deck, state.player, 0, state.placed, True, True,
                            state.flags, 0)
         s = self._place(state, card, pile, draw=True)
-        nxt = state.player + 1
-        if nxt == self.num_players:
-            # End of a pass: the seed's loop continues only while the draw pile is not empty.
-            return _state(s.piles, s.hands, s.deck, 0, 0, s.placed, not s.deck, False, s.flags, 0)
-        return _state(s.piles, s.hands, s.deck, nxt, 0, s.placed, False, False, s.flags, 0)
+        nxt = (state.player + 1) % self.num_players  # at a pass's end the seed's loop goes on while the pile lasts
+        return _state(s.piles, s.hands, s.deck, nxt, 0, s.placed, nxt == 0 and not s.deck, False, s.flags, 0)
 
     def _end_turn(self, state: State) -> State:
         """Refill the active hand, pass to the next seat (holding cards, under `empty_hand="skip"`), clear its flags."""
