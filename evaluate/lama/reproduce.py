@@ -389,7 +389,7 @@ def reproduce(
     progress: bool | None = None,
 ) -> dict[str, Any]:
     """Tables I–IV, Figs. 1–8, the strategy-3 matchups and the official-rules table: a dict with `text`,
-    `tables` and `figures` (PNG paths under `out`)."""
+    `tables` and `figures` (PNG paths under `out`). Each part appends its report lines to `text` and moves `bar`."""
     fig_games = fig_games or games
     text: list[str] = []
     bar = progress_bar(reproduce_games(games, fig_games), "L.A.M.A., the seed's tables and figures", progress)
@@ -412,8 +412,7 @@ def reproduce_games(games: int, fig_games: int) -> int:
 
 
 def _paper_tables(games: int, seed: int, text: list[str], bar: Any) -> dict[str, Any]:
-    """Tables I–IV: each strategy for all seats, compared to the seed's figures; report lines go to `text`, the
-    games to `bar`."""
+    """Tables I–IV: each strategy for all seats, compared to the seed's figures."""
     tables: dict[str, Any] = {}
     for (strat, n), paper in PAPER_TABLES.items():
         st = seat_table(n, [strat] * n, games, seed + 10 * strat + n)
@@ -436,7 +435,7 @@ def _figure_sweeps(
     fig_games: int, seed: int, text: list[str], bar: Any
 ) -> tuple[dict[int, SeatStats], dict[int, SeatStats], dict[int, SeatStats], dict[tuple[int, int], SeatStats]]:
     """The games behind Figs. 1–8 (strategy 1, strategy 2, n−1 × strategy 2 with strategy 1 last, Fig. 2's
-    targets); their summary lines go to `text`, the games to `bar`. Returns (s1, s2, s8, f2)."""
+    targets): (s1, s2, s8, f2)."""
     ns = list(range(2, 9))
     s1 = sweep(lambda n: [FIRST] * n, ns, fig_games, seed + 100, bar)
     s2 = sweep(lambda n: [SECOND] * n, ns, fig_games, seed + 200, bar)
@@ -471,8 +470,7 @@ def _figure_sweeps(
 
 def _strategy3(games: int, seed: int, text: list[str], bar: Any) -> dict[int, Interval]:
     """Strategy 3 (tuned) in one of four seats against strategy 1 and strategy 2, compared to the seed's code
-    and its report; report lines go to `text`, the games to `bar`. Returns the win intervals keyed by the
-    opponents' strategy."""
+    and its report: the win intervals keyed by the opponents' strategy."""
     text.append(f"Strategy 3 (tuned {TUNED}) in one of 4 seats, random seating, {games} games (seed2022):")
     s3 = {}
     for opp in (FIRST, SECOND):
@@ -502,8 +500,7 @@ def _strategy3(games: int, seed: int, text: list[str], bar: Any) -> dict[int, In
 
 
 def _official(games: int, seed: int, text: list[str], bar: Any) -> dict[str, Any]:
-    """The same strategies under rules='official' (no paper figures); report lines go to `text`, the games to
-    `bar`."""
+    """The same strategies under rules='official' (no paper figures)."""
     text.append(f"The same strategies under rules='official' (n = 4, {games} games; no paper figures):")
     off: dict[str, Any] = {}
     for strat in (FIRST, SECOND):
