@@ -1,9 +1,8 @@
 """RoboRally boards: the immutable `Board`, the `.rrb` text format (parser and writer) and the shipped boards.
 
-Coordinates: x grows east (0..W-1), y grows south (0..H-1), row 0 is north; directions N=0, E=1, S=2, W=3
-(clockwise). The format, its tokens and what the loader rejects (each a `BoardError`
-"<file>:<line>:<col>: <what was expected>") are described in docs/roborally.md ("Boards"); every board a game plays
-has a flag reachable from every start (`unreachable`). `load_board` reads through `envs.core.files`.
+Coordinates and directions as in `envs.roborally.elements`; the format, its tokens and what the loader rejects (a
+`BoardError` "<file>:<line>:<col>: <what was expected>") in docs/roborally.md ("Boards"). Every board a game plays
+has a flag reachable from every start (`unreachable`).
 """
 
 from __future__ import annotations
@@ -59,8 +58,7 @@ class RaceBoardError(BoardError):
 # --------------------------------------------------------------------------------------------------- parsing
 
 _BASE_RE = {
-    "belt": re.compile(r"c([NESW])"),
-    "express": re.compile(r"e([NESW])"),
+    "belt": re.compile(r"([ce])([NESW])"),
     "flag": re.compile(r"F([0-9]+)"),
     "start": re.compile(r"S([0-9]+)([NESW])"),
 }
@@ -194,12 +192,9 @@ class _Grid:
         """Read a square's base; the flag number if it is a flag."""
         if base in _SIMPLE_BASES:
             self.floor[y, x] = _SIMPLE_BASES[base]
-        elif m := _BASE_RE["belt"].fullmatch(base):
-            self.floor[y, x] = BELT
-            self.belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
-        elif m := _BASE_RE["express"].fullmatch(base):
-            self.floor[y, x] = EXPRESS
-            self.belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(1))
+        elif m := _BASE_RE["belt"].fullmatch(base):  # c: belt, e: express belt
+            self.floor[y, x] = BELT if m.group(1) == "c" else EXPRESS
+            self.belt_dir[y, x] = DIRECTION_LETTERS.index(m.group(2))
         elif m := _BASE_RE["flag"].fullmatch(base):
             return int(m.group(1))
         elif m := _BASE_RE["start"].fullmatch(base):

@@ -1,14 +1,8 @@
 """RoboRally's program choice as an action scorer's env: each learner decision picks one of at most `candidates`
-programs of its hand, every candidate described by its own features.
-
-`ProgramChoiceEnv` wraps the program-mode vector env (`RoboRallyVectorEnv`, `action_mode="program"`). At each
-decision it takes `program_table()` (every reduced program's cards and `fast.PROGRAM_FEATURES`, the program run by
-the robot alone) and keeps K = `candidates`: all of them in rank order where the hand has at most K, else the flag
-seeker's order (alive, more flags, fewer BFS steps, lower rank) with at most `per_end` programs of one end first, so
-the first candidate is the program `roborally/greedy` plays. Observations are rows `[context (C), per_candidate
-(K x F)]` (`feature_dims`; C = 10, F = 19: docs/roborally.md, "The program scorer"), the mask the candidates that
-exist; action j plays candidate j's program-mode action (`candidate_actions`). Rewards, terminations, `info` and
-autoreset are the wrapped env's.
+programs of its hand (`ProgramChoiceEnv`, over the program-mode vector env), every candidate described by its own
+features. Observations are rows `[context (C), per_candidate (K x F)]` (`feature_dims`; C = 10, F = 19), the mask
+the candidates that exist; action j plays candidate j's program-mode action (`candidate_actions`). The candidates,
+their order and their features are described in docs/roborally.md ("The program scorer").
 """
 from __future__ import annotations
 

@@ -259,11 +259,8 @@ def generate_board(seed: int, width: int = 12, height: int = 12, flags: int = 3,
         return int(rng.poisson(per_square * area * density))
 
     _belt_lines(lay, rng, amount(1 / 30))
-    _scatter(lay, rng, PIT, amount(1 / 18))
-    _scatter(lay, rng, GEAR_CW, amount(1 / 60))
-    _scatter(lay, rng, GEAR_CCW, amount(1 / 60))
-    _scatter(lay, rng, REPAIR, amount(1 / 60))
-    _scatter(lay, rng, REPAIR2, amount(1 / 140))
+    for code, per in ((PIT, 1 / 18), (GEAR_CW, 1 / 60), (GEAR_CCW, 1 / 60), (REPAIR, 1 / 60), (REPAIR2, 1 / 140)):
+        _scatter(lay, rng, code, amount(per))
     _mounted(lay, rng, amount(1 / 50), "laser")
     _mounted(lay, rng, amount(1 / 70), "pusher")
     if crushers:

@@ -1,15 +1,7 @@
-"""RoboRally as a batched compiled environment: `num_envs` races, one learner robot each, stepped in one call.
-
-Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.roborally.fast`: `turn_kernel`
-runs every turn, `deal_seeded` deals as the plain engine does). A learner decision, observation and reward are
-`OpponentEnv`'s (one programming sub-step in `action_mode="register"`, forced NOOPs included; `RoboRallyEncoder`;
-the change of `RoboRallyGame.returns`), so a policy trained here plays in `env()` unchanged; a race stopped by
-`max_turns` is a truncation. A batch policy decides at its own sub-steps from its own seat's observation (the
-kernels pause a table there); a forced sub-step is played in the kernel.
-
-`action_mode="program"`: one learner decision a turn, a whole program numbered by rank (`envs.roborally.programs`),
-its registers then played as register-mode sub-steps inside the kernels; `program_table` gives every program's cards
-and features for a program scorer. Described in docs/roborally.md ("Batched compiled env").
+"""RoboRally as a batched compiled environment: `num_envs` races, one learner robot each, stepped in one call
+(`envs.core.vector.KernelTablesEnv` over the kernels of `envs.roborally.fast`). A learner decision, observation and
+reward are `OpponentEnv`'s, so a policy trained here plays in `env()` unchanged; register and program mode
+(`program_table`) are described in docs/roborally.md ("Batched compiled env").
 """
 
 from __future__ import annotations

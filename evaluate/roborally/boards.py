@@ -4,12 +4,7 @@
     python -m evaluate roborally --boards --option board=random:7         # one board (any spec) instead
     python -m evaluate roborally --agents random*4 --option board=race_easy --record race.gif [--turns 30]
 
-    python -m evaluate roborally --study docs/data/roborally_results.json [--races 400] [--study-boards race_easy]
-        [--study-sizes 2] [--study-pairing "roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy"]
-    python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
-    python -m evaluate roborally --study-plot [--study ...] [--study-budget ...] [--out docs/img/roborally]
-
-`--study` / `--study-budget` run the races of `evaluate.roborally.study` (resumable, written incrementally).
+`--study`, `--study-budget`, `--study-plot` and `--study-curve` run `evaluate.roborally.study` (its commands there).
 `--record` plays one race through the one game loop (`envs.core.play.play_out`) and draws a frame for the start
 and one after every register phase of every turn (the engine's `State.frames`: robots after lasers and checkpoints,
 with that phase's laser shots). Without `--option num_robots=...` the race seats one robot per agent.

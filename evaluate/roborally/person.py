@@ -1,14 +1,9 @@
 """RoboRally moves typed by a person: any card of the hand by its name (`M1/560`, `m1/560` or `/560`).
 
-By default every rules preset and action mode offers one card of each *card class* (the seed's
-reduction, see `envs.roborally.programs`): rotation cards of one kind, and moves of one kind with
-consecutive numbers, have the same effect within a turn, so the action mask lists only the lowest
-unused card of each class; the env option `card_classes=False` lists every card. A person may name
-any card of the hand either way: with the classes, a card behind an interchangeable one goes in as
-that one, and terminal play says so. In `action_mode="program"`
-a whole program is typed as its cards in register order (`U/10 R/190 M1/530 M1/560 M2/720`, with
-`POWER_DOWN` at the end to announce a power down where that is legal).
-
+The mask offers the lowest unused card of each card class (`envs.roborally.programs`; every card with
+`card_classes=False`); a person may name any card of the hand, and a card behind an interchangeable one goes in as
+that one (terminal play says so). In `action_mode="program"` a whole program is typed as its cards in register order
+(`U/10 R/190 M1/530 M1/560 M2/720`, with `POWER_DOWN` at the end to announce a power down where that is legal).
 Used by terminal play through its evaluate part's `read_move` (`python -m evaluate play roborally`).
 """
 

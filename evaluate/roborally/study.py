@@ -197,15 +197,13 @@ def markdown_table(path: str) -> str:
         def rate(x):
             return f"{x['win_rate']:.3f} [{x['ci95'][0]:.3f}, {x['ci95'][1]:.3f}]"
 
-        def med(x):
-            return "–" if x["turns_to_win_median"] is None else f"{x['turns_to_win_median']:.0f}"
+        def opt(x, key, spec):
+            return "–" if x[key] is None else format(x[key], spec)
 
-        def sec(x):
-            return "–" if x["seconds_per_decision"] is None else f"{x['seconds_per_decision']:.3f}"
-
+        med, sec = "turns_to_win_median", "seconds_per_decision"
         lines.append(f"| {board} | {n} | {_short(a)} vs {_short(b)} | {sm['races']} | {rate(sa)} | {rate(sb)} | "
-                     f"{med(sa)} / {med(sb)} | {sm['endings']['max_turns']} / {sm['endings']['eliminated']} | "
-                     f"{sec(sa)} / {sec(sb)} |")
+                     f"{opt(sa, med, '.0f')} / {opt(sb, med, '.0f')} | {sm['endings']['max_turns']} / "
+                     f"{sm['endings']['eliminated']} | {opt(sa, sec, '.3f')} / {opt(sb, sec, '.3f')} |")
     return "\n".join(lines)
 
 
