@@ -1,10 +1,7 @@
-"""RoboRally's per-action features for the `ActionScorer` student (`agents.learned`), register mode.
-
-Registered as `FEATURES["roborally"]`, bound to the game it plays (`for_game`): read from the robot's view and the
-board with the solo physics of `agents.roborally.solo.SoloSimulator`, one register phase at a time, nothing
-enumerated or played out. Per legal card: its kind, the robot after it (destroyed, flag claimed, BFS steps, expected
-turns from `agents.roborally.mc.turns_table`, their changes), four probes of the next register and the registers left;
-NOOP / POWER_DOWN rows one flag column; a context row (docs/roborally.md, "Training", lists every column).
+"""RoboRally's per-action features for the `ActionScorer` student (`agents.learned`), register mode, registered as
+`FEATURES["roborally"]` and bound to the game it plays (`for_game`): read from the robot's view and the board with
+the solo physics of `agents.roborally.solo.SoloSimulator`, one register phase at a time, nothing enumerated or played
+out (docs/roborally.md, "Training", lists every column).
 """
 from __future__ import annotations
 
@@ -13,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from agents.learned import FEATURES
-from agents.roborally.solo import SoloSimulator, solo_of
+from agents.roborally.solo import SoloSimulator, placed_prefix, solo_of
 from envs.roborally.cards import BACK_UP, KINDS, MOVE_1, MOVE_2, MOVE_3
-from envs.roborally.rules import HAND, REGISTERS, free_registers
+from envs.roborally.rules import HAND, REGISTERS
 
 NUM_KINDS = 7
 PROBES = (MOVE_1, MOVE_2, MOVE_3, BACK_UP)
@@ -79,12 +76,9 @@ class RoboRallyFeatures:
     def __call__(self, view: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.game is None:
             raise ValueError("the roborally features read the board: bind them to a game with for_game(game)")
-        sim, game = self.sim, self.game
+        sim = self.sim
         nflags = len(sim.flags)
-        robot = view.robots[view.seat]
-        rnd = view.step // game.num_players
-        k = min(free_registers(robot.damage), len(view.hand))
-        s0 = sim.run(solo_of(robot), view.registers[:min(rnd, k)])
+        s0, rnd, k = placed_prefix(sim, view)
         d0, t0 = self._dist(s0), self._turns(s0)
         per = np.zeros((len(mask), FEATURE_DIM), np.float32)
         kinds_left = np.zeros(NUM_KINDS, np.float32)

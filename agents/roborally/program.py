@@ -1,10 +1,7 @@
-"""The feature set of a program scorer over `envs.roborally.choice`'s candidate programs.
-
-`FEATURES["roborally_program"]` reads `ProgramChoiceEnv`'s rows as they are (`from_observation`) and builds that env
-for a training run (`make_vector_env`). Bound to a rules engine in program mode (`for_game`), it computes the same
-candidates and rows from a view (`ProgramViewFeatures`: a one-table `ProgramChoiceEnv` set to what the view shows),
-each candidate at its rules-engine action (`rules_action`), so `learned:RUN/policy` plays the rules engine exactly
-as the policy played the env it learned on.
+"""The feature set of a program scorer over `envs.roborally.choice`'s candidate programs: `ProgramChoiceEnv`'s rows
+as they are (`from_observation`), that env for a training run (`make_vector_env`) and, bound to a rules engine in
+program mode (`ProgramViewFeatures`: a one-table `ProgramChoiceEnv` set to what a view shows), the same rows from a
+view, each candidate at its rules-engine action (`rules_action`); docs/roborally.md ("The program scorer").
 """
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ import numpy as np
 from agents.learned import FEATURES
 from envs.roborally.choice import CANDIDATES, CONTEXT_DIM, FEATURE_DIM, PER_END, ProgramChoiceEnv
 from envs.roborally.choice import FEATURES as NAME
-from envs.roborally.rules import HAND, PROGRAM_INDEX, PROGRAM_NOOP, REGISTERS
+from envs.roborally.rules import PROGRAM_NOOP, program_action
 
 
 def split_row(obs: np.ndarray, k: int, per: int = FEATURE_DIM, name: str = NAME) -> tuple[np.ndarray, np.ndarray]:
@@ -137,9 +134,7 @@ def rules_action(hand: tuple[int, ...], cards: np.ndarray) -> int:
     chosen = [int(c) for c in cards if c]
     if not chosen:
         return PROGRAM_NOOP
-    slots = [hand.index(c) for c in chosen]
-    rest = [s for s in range(HAND) if s not in slots]
-    return PROGRAM_INDEX[tuple(slots + rest[:REGISTERS - len(slots)])]
+    return program_action([hand.index(c) for c in chosen])
 
 
 class JointProgramFeatures(ProgramFeatures):

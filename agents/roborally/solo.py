@@ -16,15 +16,7 @@ from envs.roborally.cards import KINDS
 from envs.roborally.fast import FastEngine
 from envs.roborally.fast import solo_register as _solo_register
 from envs.roborally.programs import equivalence_classes, program_cards
-from envs.roborally.rules import (
-    HAND,
-    PROGRAM_INDEX,
-    REGISTERS,
-    RoboRallyGame,
-    View,
-    free_registers,
-    locked_count,
-)
+from envs.roborally.rules import REGISTERS, RoboRallyGame, View, free_registers, locked_count, program_action
 
 #: A robot alone: (x, y, facing, next_flag, alive). `next_flag == len(flags)`: finished.
 Solo = tuple[int, int, int, int, bool]
@@ -108,18 +100,8 @@ class SoloSimulator:
         memo: dict = {}
 
         def rec(i: int, s: Solo) -> tuple[Any, tuple[int, ...]]:
-            if i == k or not s[4] or s[3] >= len(self.flags):
-                if i < k:
-                    # Dead or finished early: the rest of the program does not matter; lowest classes first.
-                    rest = []
-                    for _ in range(k - i):
-                        j = next(c for c, m in enumerate(left) if m)
-                        left[j] -= 1
-                        rest.append(j)
-                    for j in rest:
-                        left[j] += 1
-                    return value(s), tuple(rest)
-                return value(self.run(s, tail, k)), ()
+            if i == k or not s[4] or s[3] >= len(self.flags):  # dead or finished early: the rest does not matter
+                return value(s if i < k else self.run(s, tail, k)), ()
             node = (i, s, tuple(left))
             hit = memo.get(node)
             if hit is not None:
@@ -137,7 +119,10 @@ class SoloSimulator:
             memo[node] = best
             return best
 
-        return rec(first, start)
+        least, prog = rec(first, start)
+        for j in prog:
+            left[j] -= 1
+        return least, prog + tuple([c for c, m in enumerate(left) for _ in range(m)][:k - first - len(prog)])
 
 
 class ProgramPlanner:
@@ -167,9 +152,7 @@ class ProgramPlanner:
             return int(legal[0])
         game = self.game
         if game.config.action_mode == "program":
-            slots = self.program(view)
-            rest = [s for s in range(HAND) if s not in slots]
-            action = PROGRAM_INDEX[slots + tuple(rest[: REGISTERS - len(slots)])]
+            action = program_action(self.program(view))
             return action if action_mask[action] else int(legal[self.rng.integers(len(legal))])
         rnd = view.step // game.num_players
         if rnd >= REGISTERS:
@@ -186,6 +169,14 @@ class ProgramPlanner:
 def solo_of(robot) -> Solo:
     """A robot's `Solo` state."""
     return (robot.x, robot.y, robot.facing, robot.next_flag, bool(robot.on_board))
+
+
+def placed_prefix(sim: SoloSimulator, view: View) -> tuple[Solo, int, int]:
+    """(the robot alone after the registers its seat placed this turn, the round, its free registers) at `view`."""
+    robot = view.robots[view.seat]
+    rnd = view.step // len(view.robots)
+    k = min(free_registers(robot.damage), len(view.hand))
+    return sim.run(solo_of(robot), view.registers[:min(rnd, k)]), rnd, k
 
 
 def program_tail(robot, k: int, registers: tuple[int, ...]) -> tuple[int, ...]:

@@ -1,13 +1,7 @@
-"""RoboRally agents: `roborally/random`, `roborally/greedy` (and the shared program planner).
-
-`roborally/random` draws one of its hand's reduced programs uniformly (the seed report's playout policy, §1.1) at
-the turn's first decision. The generic `random` agent (uniform over each sub-step's mask) is not uniform over
-programs. `roborally/greedy` is a flag seeker: it simulates its own program alone (`SoloSimulator`: board
-elements and flags; other robots and lasers ignored) and plays the reduced program whose end is best by alive,
-more flags, fewer BFS steps to the next flag, ties to the lowest rank (a pure function of the view).
-
-These agents (and `roborally/mc`) choose a whole program at their first decision of a turn from the view alone
-and play it one register per sub-step (`agents.roborally.solo.ProgramPlanner`); none powers down.
+"""RoboRally agents: `roborally/random` (one uniform reduced program a turn, the seed report's playout policy, §1.1)
+and `roborally/greedy` (the flag seeker: the reduced program whose lone-robot end is best, a pure function of the
+view). Both choose a whole program at their first decision of a turn (`agents.roborally.solo.ProgramPlanner`) and
+never power down; docs/roborally.md ("Agents") describes them.
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.roborally.solo import SoloSimulator, program_tail, solo_of
+from agents.roborally.solo import SoloSimulator, placed_prefix, program_tail
 from agents.search.teacher import TeacherAgent
 from envs.roborally.cards import KINDS
-from envs.roborally.rules import HAND, RoboRallyGame, View, free_registers
+from envs.roborally.rules import HAND, RoboRallyGame, View
 
 #: Value of a destroyed robot (below every alive outcome), and of one claimed flag (above any BFS distance).
 DEAD = 1000.0
@@ -39,44 +39,13 @@ class CompletionValues:
         self.sim = SoloSimulator(game)
         self.kinds = KINDS[game.numbering]
         self.score = lambda s: outcome_value(self.sim, s)
-
-    def prefix(self, view: View):
-        """(solo state after the registers this seat already placed this turn, round, free registers)."""
-        robot = view.robots[view.seat]
-        rnd = view.step // self.game.num_players
-        k = min(free_registers(robot.damage), len(view.hand))
-        return self.sim.run(solo_of(robot), view.registers[:min(rnd, k)]), rnd, k
-
-    def best_completion(self, s, start: int, k: int, left: dict[int, list[int]], tail: tuple[int, ...]) -> float:
-        """The best outcome value of registers start..k-1 filled from `left` (kind -> cards), then `tail`."""
-        sim, score = self.sim, self.score
-        memo: dict = {}
-        kinds = sorted(left)
-        counts = [len(left[kd]) for kd in kinds]
-
-        def rec(i: int, st) -> float:
-            if i == k or not st[4] or st[3] >= len(sim.flags):
-                return score(sim.run(st, tail, k) if i == k else st)
-            node = (i, st, tuple(counts))
-            hit = memo.get(node)
-            if hit is not None:
-                return hit
-            best = -np.inf
-            for j, kd in enumerate(kinds):
-                if counts[j]:
-                    counts[j] -= 1
-                    best = max(best, rec(i + 1, sim.register(st, left[kd][0], i)))
-                    counts[j] += 1
-            memo[node] = best
-            return best
-
-        return rec(start, s)
+        self.cost = lambda s: -outcome_value(self.sim, s)  # the completions' best value: `best_program` minimises
 
     def values(self, view: View, action_mask: np.ndarray) -> np.ndarray:
         """float64 [num_actions]: each legal action's value, NaN elsewhere."""
         mask = np.asarray(action_mask) > 0
         out = np.full(len(mask), np.nan)
-        s, rnd, k = self.prefix(view)
+        s, rnd, k = placed_prefix(self.sim, view)
         tail = program_tail(view.robots[view.seat], k, view.registers)
         hand = view.hand
         unused = [c for i, c in enumerate(hand) if not view.used >> i & 1]
@@ -87,7 +56,10 @@ class CompletionValues:
                 for c in unused:
                     if c != hand[a]:
                         left.setdefault(self.kinds[c], []).append(c)
-                out[a] = self.best_completion(self.sim.register(s, hand[a], rnd), rnd + 1, k, left, tail)
+                first = [cards[0] for cards in left.values()]  # a card of each kind: they move a lone robot alike
+                least, _ = self.sim.best_program(self.sim.register(s, hand[a], rnd), [len(v) for v in left.values()],
+                                                 k, tail, lambda j, u, first=first: first[j], rnd + 1, self.cost)
+                out[a] = -least
             else:
                 out[a] = self.score(self.sim.run(s, tail, k))
         return out

@@ -8,17 +8,19 @@ Every shuffle comes from `State.seed` and the turn number, so `apply` is a pure 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import permutations
+from operator import attrgetter
 from typing import Literal, NamedTuple
 
 import numpy as np
 
-from envs.core.game import IllegalActionError, unchecked_constructor
+from envs.core.game import IllegalActionError, check_move_limit, unchecked_constructor
 from envs.roborally.board import DX, DY, EXPRESS, GEAR_CCW, GEAR_CW, PIT, REPAIR, REPAIR2, Board, check_race, load_board
 from envs.roborally.cards import KINDS, NUM_CARDS, STEPS, TURN, card_name
-from envs.roborally.programs import equivalence_classes, reduced_programs
+from envs.roborally.programs import equivalence_classes, program_cards, reduced_programs
 
 REGISTERS = 5
 HAND = 9
@@ -122,9 +124,7 @@ class Config:
         lives = self.lives
         if lives is not None and (isinstance(lives, bool) or not isinstance(lives, (int, np.integer)) or lives < 1):
             raise ValueError(f"lives must be a positive integer or None (the board's, else 3), got {lives!r}")
-        t = self.max_turns
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1):
-            raise ValueError(f"max_turns must be a positive integer or None, got {t!r}")
+        check_move_limit(self.max_turns)
 
     @property
     def board_obj(self) -> Board:
@@ -242,16 +242,15 @@ def canonical_programs(hand: tuple[int, ...], k: int, numbering: str, card_class
     registers (`card_classes=False`: of every program); positions k..4 hold the smallest unused slots (a filler)."""
     classes = equivalence_classes(hand, numbering, card_classes)
     slot_of = {c: i for i, c in enumerate(hand)}
-    out = []
-    for prog in reduced_programs([len(c) for c in classes], k):
-        taken = [0] * len(classes)
-        slots = []
-        for j in prog:
-            slots.append(slot_of[classes[j][taken[j]]])
-            taken[j] += 1
-        rest = [s for s in range(HAND) if s not in slots]
-        out.append(PROGRAM_INDEX[tuple(slots + rest[: REGISTERS - k])])
-    return tuple(sorted(out))
+    return tuple(sorted(program_action([slot_of[c] for c in program_cards(classes, prog)])
+                        for prog in reduced_programs([len(c) for c in classes], k)))
+
+
+def program_action(slots: Sequence[int]) -> int:
+    """The program-mode action (into PROGRAM_TUPLES) playing hand `slots` in register order, then the smallest
+    unused slots (the filler)."""
+    rest = [s for s in range(HAND) if s not in slots]
+    return PROGRAM_INDEX[tuple(slots) + tuple(rest[:REGISTERS - len(slots)])]
 
 
 def potential(board: Board, robot: Robot) -> float:
@@ -620,19 +619,15 @@ class RoboRallyGame:
         """E.g. "register 2: M2/700", "NOOP", "POWER_DOWN", or a whole program."""
         seat = self.current_player(state)
         hand = state.hands[seat]
+        if action == self.noop:
+            return "NOOP"
+        if action == self.noop + 1:  # POWER_DOWN or PROGRAM_POWER_DOWN
+            return "POWER_DOWN"
         if self.config.action_mode == "register":
-            if action == NOOP:
-                return "NOOP"
-            if action == POWER_DOWN:
-                return "POWER_DOWN"
             rnd = state.step // self.num_players
             if 0 <= action < len(hand):
                 return f"register {rnd + 1}: {card_name(hand[action], self.numbering)}"
             return f"slot {action}"
-        if action == PROGRAM_NOOP:
-            return "NOOP"
-        if action == PROGRAM_POWER_DOWN:
-            return "POWER_DOWN"
         slots = PROGRAM_TUPLES[action % NUM_PROGRAMS]
         k = min(free_registers(state.robots[seat].damage), len(hand))
         text = " ".join(card_name(hand[s], self.numbering) for s in slots[:k] if s < len(hand))
@@ -652,32 +647,25 @@ class RoboRallyGame:
         return head + "\n" + text
 
 
+#: `_Turn`'s working lists, one per `Robot` field, in field order (read and written at C speed by `attrgetter`).
+_COLUMNS = ("px", "py", "fc", "dmg", "lives", "nf", "on", "pd", "elim", "ax", "ay", "af", "ann", "stay")
+_FIELDS_OF, _COLUMNS_OF = attrgetter(*Robot.__slots__), attrgetter(*_COLUMNS)
+
+
 class _Turn:
     """One executing turn: a mutable working copy of the robots (one list per `Robot` field) and cards, with
     the rulebook's steps of a register phase (§4.4) and of the end of turn (§4.5) as methods, each paired with the
     kernel of the same name (leading underscore) in `envs.roborally.fast`."""
 
-    __slots__ = ("game", "n", "px", "py", "fc", "dmg", "lives", "nf", "on", "pd", "elim", "ax", "ay", "af", "ann",
-                 "stay", "regs", "deck", "discard", "occ", "destroyed", "winner")
+    __slots__ = ("game", "n", *_COLUMNS, "regs", "deck", "discard", "occ", "destroyed", "winner")
 
     def __init__(self, game: RoboRallyGame, state: State):
         self.game = game
         rb = state.robots
         n = self.n = len(rb)
-        px = self.px = [r.x for r in rb]
-        py = self.py = [r.y for r in rb]
-        self.fc = [r.facing for r in rb]
-        self.dmg = [r.damage for r in rb]
-        self.lives = [r.lives for r in rb]
-        self.nf = [r.next_flag for r in rb]
-        on = self.on = [r.on_board for r in rb]
-        self.pd = [r.powered_down for r in rb]
-        self.elim = [r.eliminated for r in rb]
-        self.ax = [r.archive_x for r in rb]
-        self.ay = [r.archive_y for r in rb]
-        self.af = [r.archive_facing for r in rb]
-        self.ann = [r.announced for r in rb]
-        self.stay = [r.stay_down for r in rb]
+        for column, values in zip(_COLUMNS, zip(*map(_FIELDS_OF, rb))):
+            setattr(self, column, list(values))
+        px, py, on = self.px, self.py, self.on
         self.regs = [list(r) for r in state.registers]
         self.deck = list(state.deck)
         discard = self.discard = list(state.discard)
@@ -691,8 +679,7 @@ class _Turn:
 
     def robots(self) -> tuple[Robot, ...]:
         """The robots of the working copy, frozen."""
-        return tuple(map(_robot, self.px, self.py, self.fc, self.dmg, self.lives, self.nf, self.on, self.pd, self.elim,
-                         self.ax, self.ay, self.af, self.ann, self.stay))
+        return tuple(map(_robot, *_COLUMNS_OF(self)))
 
     # ------------------------------------------------------------------ what any step may do to a robot
     def destroy(self, i: int) -> None:
