@@ -16,7 +16,7 @@ numba = pytest.importorskip("numba")
 
 KERNEL_MODULES = [
     "envs.lama.fast", "envs.the_game.fast", "envs.primi_composti.fast", "envs.roborally.fast",
-    "envs.roborally.choice", "envs.roborally.joint", "envs.core.kernels", "envs.core.vector",
+    "envs.roborally.choice", "envs.roborally.joint", "envs.core.kernels",
     "agents.lama.fast", "agents.the_game.fast", "agents.the_game.features_fast", "agents.primi_composti.fast",
     "agents.primi_composti.solvers._kernels", "agents.primi_composti.solvers.reference",
     "agents.primi_composti.solvers.alphabeta_v1", "agents.primi_composti.solvers.alphabeta_v2",
