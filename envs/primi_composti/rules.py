@@ -343,10 +343,8 @@ class PrimiCompostiGame:
     def deal(self, seed: int | np.integer | np.ndarray | list[int] | tuple[int, ...]) -> State:
         """The game of deal seed `seed` (0 <= seed < 2**64): `deal_from(shuffled_cards(cards, seed))` (a vector
         env's `info["deal_seed"]` replays here); a deck order (a sequence) is dealt as `deal_from(order)`."""
-        if isinstance(seed, (bool, np.bool_)):
-            raise ValueError(f"a deal seed must be an integer in 0..2**64-1, got {seed!r}")
-        if isinstance(seed, (int, np.integer)):
-            if not 0 <= int(seed) < 2**64:
+        if isinstance(seed, (bool, np.bool_, int, np.integer)):  # a bool is refused with the out-of-range seeds
+            if isinstance(seed, (bool, np.bool_)) or not 0 <= int(seed) < 2**64:
                 raise ValueError(f"a deal seed must be an integer in 0..2**64-1, got {seed!r}")
             return self._deal(shuffled_cards(self.cards, int(seed)))
         return self.deal_from(seed)

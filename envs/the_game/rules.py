@@ -559,11 +559,8 @@ class TheGame:
         """Mark the official-rules ends: all cards placed, or the active player stuck below the minimum."""
         if self.berger or state.over:
             return state
-        if state.placed == NUM_CARDS:
-            return _with_over(state)
-        if state.played_this_turn < (self.min_cards if state.deck else 1) and _stuck(
-            state.hands[state.player], state.piles
-        ):
+        if state.placed == NUM_CARDS or (state.played_this_turn < (self.min_cards if state.deck else 1)
+                                         and _stuck(state.hands[state.player], state.piles)):
             return _with_over(state)
         return state
 
