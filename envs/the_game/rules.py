@@ -327,12 +327,6 @@ class TheGame:
             return NUM_PILES * sum(1 for c in hand if c < card) + pile
         return NUM_PILES * self.hand_size + a - END_TURN
 
-    def _to_head(self, hand: tuple[int, ...], acts: list[int] | tuple[int, ...]) -> tuple[int, ...]:
-        """Sorted card-head ids as this head's ids (the order is kept: card then pile is slot then pile)."""
-        if not self.slot_head:
-            return tuple(acts)
-        return tuple(self.from_card_action(hand, a) for a in acts)
-
     # --- set-up ------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> State:
         """Shuffle 2..99 and deal `hand_size` rounds, each seat taking the last card (as the seed)."""
@@ -386,7 +380,8 @@ class TheGame:
         """Sorted legal action ids of the configured head (see the module docstring)."""
         if not self.slot_head:
             return self._card_legal(state)
-        return self._to_head(state.hands[state.player], self._card_legal(state)) if not state.over else ()
+        hand = state.hands[state.player]  # sorted card-head ids stay sorted as slot ids (card, pile: slot, pile)
+        return tuple(self.from_card_action(hand, a) for a in self._card_legal(state))
 
     def _card_legal(self, state: State) -> tuple[int, ...]:
         """Sorted legal card-head ids: those of `_card_mask`."""
