@@ -37,12 +37,14 @@ from envs.roborally.fast import (
     classes_to_cards,
     count_programs_k,
     deal_kernel,
+    free_regs,
     hand_classes,
     hand_multiplicities,
     mask_rows,
     new_tables,
     next_node,
     observe_rows,
+    race_over,
     rng_below,
     rng_seed,
     seat_return,
@@ -56,25 +58,19 @@ from envs.roborally.fast import (
 from envs.roborally.joint import deal_world
 from envs.roborally.rules import HAND, REGISTERS
 
-POLICY_RANDOM, POLICY_GREEDY = 0, 1
-POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+GREEDY = 0  # the decide code of `roborally/greedy`
+RANDOM_PROGRAM = 1  # the decide code of `roborally/random`
+#: The playout policies: their decide codes.
+POLICIES = {"random": RANDOM_PROGRAM, "greedy": GREEDY}
 EVAL_DEFAULT, EVAL_TURNS = 0, 1
 EVALS = {"default": EVAL_DEFAULT, "turns": EVAL_TURNS}
 WIN, LOSS = 10_000.0, -10_000.0
 
 
 @numba.njit(cache=True)
-def _free(R, i):
-    nl = min(REGISTERS, max(0, R[i, RDMG] - 4)) if R[i, RON] else 0
-    return REGISTERS - nl
-
-
-@numba.njit(cache=True)
 def random_program(hand, n, k, kinds, rng, out):
     """A uniform reduced program of the sorted `hand[:n]` with k free registers, as cards into out[:5]."""
-    cls = np.empty(HAND, np.int64)
-    mults = np.zeros(HAND, np.int64)
-    m = hand_multiplicities(hand, n, kinds, cls, mults)
+    m, cls, mults = hand_multiplicities(hand, n, kinds)
     k = min(k, n)
     seq = np.zeros(REGISTERS, np.int64)
     if k > 0:
@@ -105,81 +101,60 @@ def seen_before(seen, depth, x, y, f, nf, mults, m):
 
 @numba.njit(cache=True)
 def greedy_program(bd, R, regs, i, hand, n, kinds, out):
-    """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5]
-    (free registers; the locked ones are simulated after them): a depth-first search over reduced programs in rank
-    order that skips a prefix reaching a node met before (`seen_before`)."""
-    nflags = bd[9]
-    dist = bd[15]
-    cls = np.empty(HAND, np.int64)
-    mults = np.zeros(HAND, np.int64)
-    m = hand_multiplicities(hand, n, kinds, cls, mults)
-    free = _free(R, i)
+    """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5] (free registers;
+    the locked ones are simulated after them): a depth-first search over reduced programs in rank order, each
+    register simulated once per prefix (`solo_register`), a prefix stopped at death or at the last flag (its
+    completions end there) and a node met before skipped (`seen_before`); the end best by alive, then more flags,
+    then fewer BFS steps, the lowest rank among equals (a prefix stopped early completed by the lowest classes
+    left)."""
+    nflags, dist = bd[9], bd[15]
+    m, cls, mults = hand_multiplicities(hand, n, kinds)
+    free = free_regs(R, i)
     k = min(free, n)
     for j in range(REGISTERS):
         out[j] = 0
     if k == 0:
         return
-    ccards = np.zeros((HAND, HAND), np.int64)  # class -> its cards ascending
-    used0 = np.zeros(HAND, np.int64)
+    card = np.zeros(HAND, np.int64)  # a card of each class (they move a lone robot alike)
     for s in range(n):
-        c = cls[s]
-        ccards[c, used0[c]] = hand[s]
-        used0[c] += 1
-    tail = np.zeros(REGISTERS, np.int64)
-    for j in range(free, REGISTERS):
-        tail[j] = regs[i, j]
-    sx = np.empty(REGISTERS + 1, np.int64)
-    sy = np.empty(REGISTERS + 1, np.int64)
-    sf = np.empty(REGISTERS + 1, np.int64)
-    sn = np.empty(REGISTERS + 1, np.int64)
-    sx[0], sy[0], sf[0], sn[0] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
+        card[cls[s]] = hand[s]
+    st = np.empty((REGISTERS + 1, 4), np.int64)  # the robot before each register: x, y, facing, next flag
+    st[0, 0], st[0, 1], st[0, 2], st[0, 3] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
     seq = np.full(REGISTERS, -1, np.int64)
     best = np.zeros(REGISTERS, np.int64)
     seen = np.zeros(SEEN_SIZE, np.int64)
-    have = False
-    b0, b1, b2 = 0, 0, 0
+    least, blen = np.inf, 0
     depth = next_node(seq, mults, m, 0)
     while depth >= 0:
-        c = seq[depth]
-        x, y, f, nf, alive = solo_register(bd, sx[depth], sy[depth], sf[depth], sn[depth],
-                                           ccards[c, used0[c] - mults[c] - 1], depth, True)
+        x, y, f, nf, alive = solo_register(bd, st[depth, 0], st[depth, 1], st[depth, 2], st[depth, 3],
+                                           card[seq[depth]], depth, True)
         if alive and nf < nflags and depth < k - 1:
             if depth == 0 or nflags >= 16 or not seen_before(seen, depth, x, y, f, nf, mults, m):
-                sx[depth + 1], sy[depth + 1], sf[depth + 1], sn[depth + 1] = x, y, f, nf
+                st[depth + 1, 0], st[depth + 1, 1], st[depth + 1, 2], st[depth + 1, 3] = x, y, f, nf
                 depth += 1
                 seq[depth] = -1
         else:
-            if alive and nf < nflags and depth == k - 1:
+            if alive and nf < nflags:  # the last free register: the empty ones, then the locked ones follow
                 for j in range(k, REGISTERS):
-                    x, y, f, nf, alive = solo_register(bd, x, y, f, nf, tail[j], j, True)
+                    x, y, f, nf, alive = solo_register(bd, x, y, f, nf, regs[i, j] if j >= free else 0, j, True)
                     if not alive or nf >= nflags:
                         break
-            if not alive:
-                k0, k1, k2 = 1, 0, 0
-            elif nf >= nflags:
-                k0, k1, k2 = 0, -nf, 0
-            else:
-                k0, k1, k2 = 0, -nf, dist[nf, y, x]
-            if not have or k0 < b0 or (k0 == b0 and (k1 < b1 or (k1 == b1 and k2 < b2))):
-                have = True
-                b0, b1, b2 = k0, k1, k2
-                for j in range(depth + 1):
+            # (dead, -flags, steps) as one number: steps < 1e6, flags < 16
+            v = 1e12 if not alive else -1e6 * nf + (dist[nf, y, x] if nf < nflags else 0)
+            if v < least:
+                least, blen = v, depth + 1
+                for j in range(blen):
                     best[j] = seq[j]
-                # The lowest-rank completion of a prefix stopped early: the lowest classes left, in order.
-                left = mults.copy()
-                for j in range(depth + 1, k):
-                    q = 0
-                    while left[q] == 0:
-                        q += 1
-                    best[j] = q
-                    left[q] -= 1
         depth = next_node(seq, mults, m, depth)
+    for j in range(blen):  # the walk gave every class back: take the best prefix's, then the lowest left, in order
+        mults[best[j]] -= 1
+    for j in range(blen, k):
+        q = 0
+        while mults[q] == 0:
+            q += 1
+        best[j] = q
+        mults[q] -= 1
     classes_to_cards(hand, n, cls, best, k, out)
-
-
-@numba.njit(cache=True)
-def _program(bd, R, regs, i, hand, n, kinds, policy, rng, out):
-    decide(GREEDY if policy == POLICY_GREEDY else RANDOM_PROGRAM, bd, R, regs, i, hand, n, kinds, rng, out)
 
 
 @numba.njit(cache=True)
@@ -204,16 +179,6 @@ def value(bd, R, meta, me, lives0, eval_code, table):
 
 
 @numba.njit(cache=True)
-def _over(R, meta):
-    if meta[M_WINNER] >= 0:
-        return True
-    for i in range(R.shape[0]):
-        if not R[i, RELIM]:
-            return False
-    return True
-
-
-@numba.njit(cache=True)
 def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, programs):
     """Deal the opponents' hands from `unseen` (`envs.roborally.joint.deal_world`) and program them with the policy
     into `programs`; the rest of `unseen` becomes `deck[:meta[M_DECK]]`. Returns the dealt hands [n, 9]."""
@@ -223,7 +188,7 @@ def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, p
     meta[M_DECK] = deal_world(R, regs, me, hand_sizes, unseen, unseen.shape[0], rng, deck, hands, lens)
     for i in range(n):
         if i != me:
-            _program(bd, R, regs, i, hands[i], lens[i], bd[14], policy, rng, programs[i])
+            decide(policy, bd, R, regs, i, hands[i], lens[i], bd[14], rng, programs[i])
     return hands
 
 
@@ -270,11 +235,11 @@ def playouts_kernel(bd, R0, regs0, meta0, me, candidates, unseen, hand_sizes, de
             turn_kernel(bd, R, regs, deck, meta, trace)
             rng[0] = after_world
             for _ in range(depth - 1):
-                if _over(R, meta):
+                if race_over(R, meta):
                     break
                 deal_kernel(R, regs, deck, meta, hands, hand_len, rng)
                 for i in range(n):
-                    _program(bd, R, regs, i, hands[i], hand_len[i], kinds, policy, rng, one)
+                    decide(policy, bd, R, regs, i, hands[i], hand_len[i], kinds, rng, one)
                     for j in range(REGISTERS):
                         programs[i, j] = one[j]
                 set_programs(R, regs, programs)
@@ -325,7 +290,7 @@ class FastPlayouts:
         h, n, out = _hand_buffers(hand)
         rng = np.zeros(1, np.uint64)
         rng_seed(rng, int(seed), 0)
-        random_program(h, n, _free(fs.robots, int(i)), self.engine.kinds, rng, out)
+        random_program(h, n, free_regs(fs.robots, int(i)), self.engine.kinds, rng, out)
         return out
 
 
@@ -338,8 +303,6 @@ def _hand_buffers(hand) -> tuple[np.ndarray, int, np.ndarray]:
 
 
 # --- the vector env's opponents: the flag seeker compiled into the engine's vector kernels ------------------------
-GREEDY = 0  # the decide code of `roborally/greedy`
-RANDOM_PROGRAM = 1  # the decide code of `roborally/random`
 
 
 @numba.njit(inline=INLINE)
@@ -350,7 +313,7 @@ def decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
     if code == GREEDY:
         greedy_program(bd, R, regs, seat, hand, n, kinds, out)
     else:
-        random_program(hand, n, _free(R, seat), kinds, rng, out)
+        random_program(hand, n, free_regs(R, seat), kinds, rng, out)
 
 
 @numba.njit(cache=True)
@@ -376,13 +339,10 @@ def opponent_kernel(agent_id: str, options: dict | None = None):
     the agent has no kernel."""
     from envs.core.vector import RANDOM, OpponentKernel
 
+    codes = {"roborally/greedy": GREEDY, "roborally/random": RANDOM_PROGRAM}
     if agent_id == "random":
         return RANDOM
-    if agent_id == "roborally/greedy":
-        return OpponentKernel(agent_id, GREEDY, (), VECTOR_KERNELS)
-    if agent_id == "roborally/random":
-        return OpponentKernel(agent_id, RANDOM_PROGRAM, (), VECTOR_KERNELS)
-    return None
+    return OpponentKernel(agent_id, codes[agent_id], (), VECTOR_KERNELS) if agent_id in codes else None
 
 
 __all__ = ["EVALS", "GREEDY", "KERNEL_IDS", "POLICIES", "RANDOM_PROGRAM", "VECTOR_KERNELS", "FastPlayouts", "decide",

@@ -1,20 +1,14 @@
 """`roborally/mc`: the Monte-Carlo robot of the seed report on a Monte-Carlo strategy for RoboRally (Algorithm 1).
 
-For each reduced program of its hand the robot plays out `depth` turns from states sampled from its view
-(`RoboRallyGame.sample_state`, never the true state), the other robots and later turns programmed by the playout
-policy π, scores the end by v̂ and plays the program of highest mean. Ids: `roborally/mc?budget=400&depth=1&
-policy=random&eval=default&top=32&engine=fast` (`OPTIONS`; `engine=plain` plays out on the rules engine).
-
-What the seed leaves open is chosen as docs/roborally.md ("Agents") describes: every program is first
-screened by its own solo simulation (the best `top`, at most `PER_END` with one solo end), then successive halving
-shares the budget over worlds common to all candidates; v̂ `default` is 100·flags claimed − BFS steps to the next
-flag − 2·damage − 50·lives lost, ±10,000 for a win or a loss; `turns` is minus the expected turns (`turns_table`).
+For each reduced program of its hand the robot plays out `depth` turns from states sampled from its view, the other
+robots and later turns programmed by the playout policy π, scores the end by v̂ and plays the program of highest
+mean. Its options (`OPTIONS`), the screening, successive halving and the two v̂ are described in docs/roborally.md
+("Agents").
 """
 from __future__ import annotations
 
 import math
 from typing import Any
-from urllib.parse import parse_qsl
 
 import numba
 import numpy as np
@@ -25,7 +19,7 @@ from envs.roborally.fast import hand_multiplicities, next_class, solo_kernel, so
 from envs.roborally.programs import count_programs, equivalence_classes, program_cards, reduced_programs, unrank
 from envs.roborally.rules import HAND, REGISTERS, RoboRallyGame, State, View, free_registers, public_state
 
-#: Option name -> (allowed values or type, default).
+#: Option name -> (allowed values or type, default); the agent registry parses an id's query (`MC_PARAMS`).
 OPTIONS = {
     "budget": (int, 2000),
     "depth": ((1, 2, 3), 1),
@@ -34,34 +28,18 @@ OPTIONS = {
     "top": (int, 32),
     "engine": (("fast", "plain"), "fast"),
 }
+DEFAULTS = {k: v for k, (_, v) in OPTIONS.items()}
 #: At most this many screened programs per distinct solo end state.
 PER_END = 4
 WIN, LOSS = 10_000.0, -10_000.0
 
 
-def parse_options(query: str) -> dict:
-    """`"budget=400&depth=2"` -> the full option dict (ValueError naming the allowed keys and values)."""
-    opts = {k: v for k, (_, v) in OPTIONS.items()}
-    for key, text in parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)):
-        if key not in OPTIONS:
-            raise ValueError(f"roborally/mc: unknown option {key!r}; allowed: {', '.join(OPTIONS)}")
-        try:
-            opts[key] = MC_PARAMS[key](text)
-        except ValueError as e:
-            raise ValueError(f"roborally/mc: {key}: {e}") from None
-    return opts
-
-
 class _Value:
-    """What both evaluations share: scoring many solo ends, and the race's outcome."""
+    """What both evaluations share: the race's outcome."""
 
     def solo(self, s: Solo) -> float:
         """v̂ of a robot alone at the solo end state `s`."""
         raise NotImplementedError
-
-    def solo_many(self, ends: np.ndarray) -> np.ndarray:
-        """`solo` of each row of `ends` [P, 5]."""
-        return np.array([self.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
 
     @staticmethod
     def outcome(state: State, seat: int) -> float | None:
@@ -160,8 +138,7 @@ class FastSimulator:
               rng: np.random.Generator) -> np.ndarray:
         """Mean v̂ of each candidate over `worlds` worlds shared by all candidates (one kernel call)."""
         n = self.game.num_players
-        locked = [c for lk in view.locked for c in lk if c]
-        seen = set(view.hand) | {c for c in view.registers if c} | set(locked)
+        seen = set(view.hand) | set(view.registers) | {c for lk in view.locked for c in lk}  # and 0, no card
         unseen = [c for c in range(1, 85) if c not in seen]
         fs = self.engine.pack(public_state(view))
         progs = np.zeros((len(cands), REGISTERS), np.int64)
@@ -180,7 +157,7 @@ class MonteCarloProgram(ProgramPlanner):
 
     def __init__(self, game: RoboRallyGame, rng: np.random.Generator | None = None, **options):
         super().__init__(game, rng)
-        self.options = dict(options) if options else parse_options("")
+        self.options = dict(options) if options else dict(DEFAULTS)
         self.sim = SoloSimulator(game)
         turns = self.options["eval"] == "turns"
         self.value = TurnsValue(self.sim) if turns else DefaultValue(self.sim)
@@ -199,7 +176,7 @@ class MonteCarloProgram(ProgramPlanner):
         k = min(free_registers(robot.damage), len(hand))
         tail = program_tail(robot, k, view.registers)
         ends, progs = self._solo_ends(solo_of(robot), hand, k, tail)
-        score = self.value.solo_many(ends)
+        score = np.array([self.value.solo(tuple(e)) for e in ends.tolist()]) if len(ends) else np.zeros(0)
         finish = np.flatnonzero(ends[:, 3] >= len(self.sim.flags))
         if len(finish):
             # Programs that finish the race: the earlier the register, the likelier the win against a robot that
@@ -262,19 +239,8 @@ class MonteCarloProgram(ProgramPlanner):
             return _solo_many_ends(eng.board, *start[:4], progs, self.game.config.crushers), progs
         classes = equivalence_classes(hand, self.game.numbering)
         mults = [len(c) for c in classes]
-        sim = self.sim
-        prefix_state: dict[tuple[int, ...], Solo] = {(): start}
-        ends, progs = [], []
-        for prog in reduced_programs(mults, k):
-            cards = program_cards(classes, prog)
-            for i in range(k):
-                if prog[: i + 1] not in prefix_state:
-                    prefix_state[prog[: i + 1]] = sim.register(prefix_state[prog[:i]], cards[i], i)
-            s = prefix_state[prog]
-            for j, c in enumerate(tail):
-                s = sim.register(s, c, k + j)
-            ends.append(s)
-            progs.append(cards + tail)
+        progs = [program_cards(classes, prog) + tail for prog in reduced_programs(mults, k)]
+        ends = [self.sim.run(start, cards) for cards in progs]  # the register phases are cached (`SoloSimulator`)
         return np.array(ends, np.int64).reshape(-1, 5), np.array(progs, np.int64).reshape(-1, REGISTERS)
 
     def program(self, view: View) -> tuple[int, ...]:
@@ -342,11 +308,11 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
 
     The freiesMagazin RoboRally contest winner's idea: value iteration over board states with sampled hands,
     E(s) <- (1 − α)·E(s) + α·(1 + min over the sampled hand's reduced programs of E(end)); finishing is 0 and a
-    death costs the largest table value + 1 (a stand-in for the restart on the archive). It starts from BFS steps
-    / 3 (a robot covers about 3 squares a turn) plus 3 turns per later flag, draws one hand per state and sweep
-    (all hands drawn first from `seed`), and uses α = 1 in the first sweep and 1/2 after. `engine="fast"` runs
-    the sweeps compiled (1-3 s a board on one core: `_turns_min` searches each hand depth first), `"plain"` in
-    Python (the reference: the same hands give the same table).
+    death costs the largest table value + 1 (a stand-in for the restart on the archive). It starts from
+    `default_turns` (BFS steps / 3, a robot covering about 3 squares a turn, plus 3 turns per later flag), draws one
+    hand per state and sweep (all hands drawn first from `seed`), and uses α = 1 in the first sweep and 1/2 after.
+    `engine="fast"` runs the sweeps compiled (1-3 s a board on one core: `_turns_min` searches each hand depth
+    first), `"plain"` in Python (the reference: the same hands give the same table).
     Cached per (board, numbering, crushers, sweeps, seed) in memory.
     """
     game = sim.game
@@ -354,12 +320,11 @@ def turns_table(sim: SoloSimulator, sweeps: int = 6, seed: int = 0, engine: str 
     cached = _TABLES.get(key)
     if cached is not None:
         return cached
+    from envs.roborally.vector import default_turns
+
     k_flags = len(sim.flags)
     w, h = sim.w, sim.h
-    table = np.zeros((k_flags + 1, h, w, 4))
-    for f in range(k_flags):
-        d = np.array(sim.dist[f], dtype=float)
-        table[f] = (d / 3.0 + 3.0 * (k_flags - f - 1))[:, :, None]
+    table = default_turns(game.board)
     rng = np.random.default_rng(seed)
     squares = np.array([(x, y) for y in range(h) for x in range(w) if not sim._off(x, y)], np.int64).reshape(-1, 2)
     # One sorted 9-card hand per (sweep, flag, square, facing).
@@ -416,9 +381,7 @@ def _turns_min(bd, x0, y0, f0, nf0, hand, table, worst, crushers_on, seen):
     nflags = bd[9]
     kinds = bd[14]
     n = hand.shape[0]
-    cls = np.empty(HAND, np.int64)
-    mults = np.zeros(HAND, np.int64)
-    m = hand_multiplicities(hand, n, kinds, cls, mults)
+    m, cls, mults = hand_multiplicities(hand, n, kinds)
     k = min(REGISTERS, n)
     card = np.zeros(HAND, np.int64)  # a card of each class (they move a lone robot alike)
     for s in range(n):
@@ -462,7 +425,7 @@ def _solo_many_ends(bd, x, y, f, nf, programs, crushers_on):
 
 def mc_factory(game: RoboRallyGame, rng: np.random.Generator, **options: Any) -> MonteCarloProgram:
     """`roborally/mc` or `roborally/mc?budget=..&depth=..` (the registry parses the query by `MC_PARAMS`)."""
-    return MonteCarloProgram(game, rng, **{**parse_options(""), **options})
+    return MonteCarloProgram(game, rng, **{**DEFAULTS, **options})
 
 
 def _param(allowed: Any) -> Any:

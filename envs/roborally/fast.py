@@ -7,19 +7,9 @@ register phases, cleanup, re-entry and the next turn's start, as `RoboRallyGame.
 [n, NFIELDS] (columns `RX` .. `RSTAY`, the fields of `rules.Robot`), `registers` int32 [n, 5], `deck` int32 [84]
 (`deck[:meta[M_DECK]]` in draw order) and `meta` int32 [3] (`M_WINNER`, `M_TURN`, `M_DECK`).
 
-Kernels (arrays in, modified in place): `turn_kernel` (a turn on filled registers), `set_programs`, `deal_kernel`,
-`deal_seeded` (the plain engine's deal: numpy's `default_rng((seed, turn)).shuffle` compiled bit for bit), the lone
-robot's `solo_phase` / `solo_register` / `solo_kernel` / `solo_many` (no other robots, no lasers), `hand_classes`
-(the seed's equivalence classes, §1.1), `count_programs_k` / `unrank_k` / `enumerate_programs` (reduced programs as
-`envs.roborally.programs` ranks them) and `random_turns` (whole random races). `rng` is a uint64 [1] SplitMix64
-state (`rng_seed`, `rng_next`, `rng_below`).
-
-The vector env's kernels (`envs.roborally.vector`): `Tables`, `Settings`, and `vec_reset` / `vec_step` built around
-a decide kernel (`RANDOM_KERNELS` for random opponents): the programming sub-steps (`mask_row`, `apply_row`), the
-turn by `turn_kernel`, the deal by `deal_seeded`, the observation by `observe_row` (`RoboRallyEncoder.encode`, bit for
-bit), returns by `learner_return`. Under `Settings.program` a seat chooses a whole program at its first sub-step of
-a turn (`program_mask_row`, `choose_program`); `program_rows` lists every reduced program with its
-`PROGRAM_FEATURES`.
+Kernels take arrays and modify them in place; `rng` is a uint64 [1] SplitMix64 state (`rng_seed`). The vector
+env's kernels (`vec_reset` / `vec_step` around a decide kernel; `RANDOM_KERNELS` for random opponents) are
+described in docs/roborally.md ("Batched compiled env").
 """
 
 from __future__ import annotations
@@ -111,11 +101,37 @@ def rng_seed(rng, a, b):
     rng_next(rng)
 
 
+@numba.njit(cache=True)
+def rng_shuffle(cards, m, rng):
+    """Fisher–Yates of `cards[:m]` drawing from `rng` (`envs.core.kernels.shuffle` of its state, the stream then
+    advanced past the m − 1 draws, as m − 1 `rng_below` calls)."""
+    kernels.shuffle(cards, m, rng[0])
+    if m > 1:
+        rng[0] += _GOLDEN * _U(m - 1)
+
+
 # --------------------------------------------------------------------------------------------------- the turn
 
 @numba.njit(cache=True)
 def _locked(damage):
     return min(REGISTERS, max(0, damage - 4))
+
+
+@numba.njit(inline=INLINE)
+def free_regs(R, i):
+    """Registers robot i fills this turn (`rules.free_registers`; all 5 while off the board)."""
+    return REGISTERS - (_locked(R[i, RDMG]) if R[i, RON] else 0)
+
+
+@numba.njit(inline=INLINE)
+def race_over(R, meta):
+    """A robot won or every robot is eliminated (`RoboRallyGame.over_reason` but its move cap)."""
+    if meta[M_WINNER] >= 0:
+        return True
+    for i in range(R.shape[0]):
+        if not R[i, RELIM]:
+            return False
+    return True
 
 
 @numba.njit(cache=True, _nrt=False)
@@ -278,10 +294,7 @@ def _damage(i, amount, R, regs, deck, meta, occ, dorder):
 # The turn's phases, one kernel each, twins of the methods of `rules._Turn` (rulebook §4.4, §4.5), sharing the turn's
 # scratch arrays (`occ` square -> robot, `dorder` the destroyed in order, `chain`, `order`, `hits`, `belts`). They run
 # in `_turn_phases`, compiled with its helpers without numba's reference counting (`_nrt=False`, stated by each: numba
-# otherwise compiles a kernel with its caller's setting): inlined into a counted loop, each phase took and dropped its
-# arrays (about 21 incref/decref pairs a register phase), 6-12% of the random turns a second against the same turn as
-# one loop; so compiled, the split turn runs 1.8-5.5% slower than that loop, one robot 9.5% faster (bench_roborally,
-# eight alternating rounds).
+# otherwise compiles a kernel with its caller's setting; counted, the phases' arrays cost 6-12% of a turn).
 
 @numba.njit(inline=INLINE)
 def _move_robots(bd, ri, R, regs, occ, dorder, chain, order):
@@ -466,8 +479,7 @@ def _start_next_turn(R, regs):
     for i in range(R.shape[0]):
         if R[i, RPD] and R[i, RDMG]:
             R[i, RDMG] = 0
-        nl = _locked(R[i, RDMG]) if R[i, RON] else 0
-        for j in range(REGISTERS - nl):
+        for j in range(free_regs(R, i)):
             regs[i, j] = 0
 
 
@@ -587,36 +599,38 @@ def _free_cards(regs, deck):
 
 
 @numba.njit(cache=True)
-def _deal_hands(R, deck, m, meta, hands, hand_len):
-    """Deal the shuffled `deck[:m]`: 9 − damage cards (sorted) to each robot on the board and not powered down, in
-    seat order; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
-    n = R.shape[0]
+def deal_sizes(deck, m, sizes, hands, lens):
+    """Deal the shuffled `deck[:m]` in seat order: `sizes[i]` cards (fewer where the deck runs out), sorted, into
+    `hands[i]` and their count into `lens[i]` (`lens` may be `sizes`); the rest moves to the front of `deck` in draw
+    order, zeros after. Returns how many are left."""
     pos = 0
-    for i in range(n):
-        hand_len[i] = 0
-        if R[i, RON] and not R[i, RPD]:
-            k = max(0, min(HAND - R[i, RDMG], m - pos))
-            take_sorted(deck, pos, k, hands[i])
-            hand_len[i] = k
-            pos += k
+    for i in range(sizes.shape[0]):
+        k = min(sizes[i], m - pos)
+        take_sorted(deck, pos, k, hands[i])
+        lens[i] = k
+        pos += k
     for s in range(m - pos):
         deck[s] = deck[pos + s]
-    for s in range(m - pos, NUM_CARDS):
+    for s in range(m - pos, deck.shape[0]):
         deck[s] = 0
-    meta[M_DECK] = m - pos
+    return m - pos
+
+
+@numba.njit(cache=True)
+def _deal_hands(R, deck, m, meta, hands, hand_len):
+    """Deal the shuffled `deck[:m]` (`deal_sizes`): 9 − damage cards to each robot on the board and not powered
+    down; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
+    for i in range(R.shape[0]):
+        hand_len[i] = HAND - R[i, RDMG] if R[i, RON] and not R[i, RPD] else 0
+    meta[M_DECK] = deal_sizes(deck, m, hand_len, hands, hand_len)
 
 
 @numba.njit(cache=True)
 def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
-    """Shuffle every card not held in a register into the deck (Fisher–Yates on the SplitMix64 stream `rng`) and
-    deal 9 − damage cards (sorted) to each robot on the board and not powered down; the rest stays in
-    `deck[:meta[M_DECK]]` in draw order."""
+    """Shuffle every card not held in a register into the deck (`rng_shuffle`) and deal 9 − damage cards (sorted)
+    to each robot on the board and not powered down; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
     m = _free_cards(regs, deck)
-    for i in range(m - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
+    rng_shuffle(deck, m, rng)
     _deal_hands(R, deck, m, meta, hands, hand_len)
 
 
@@ -856,33 +870,6 @@ def solo_kernel(bd, x, y, f, nf, cards, crushers_on):
     return x, y, f, nf, True
 
 
-@numba.njit(cache=True)
-def solo_many(bd, x, y, f, nf, programs):
-    """`solo_kernel` for each program [P, 5] (crushers as packed): (dist [P], next_flag [P], alive [P]).
-
-    dist = BFS steps from the end square to the robot's next flag then (0 once every flag is claimed; W + H when
-    unreachable or dead)."""
-    W, H = bd[0], bd[1]
-    dist = bd[15]
-    nflags = bd[9]
-    P = programs.shape[0]
-    out_d = np.empty(P, np.int64)
-    out_f = np.empty(P, np.int64)
-    out_a = np.empty(P, np.bool_)
-    for p in range(P):
-        ex, ey, _ef, enf, alive = solo_kernel(bd, x, y, f, nf, programs[p], True)
-        out_f[p] = enf
-        out_a[p] = alive
-        if not alive:
-            out_d[p] = W + H
-        elif enf >= nflags:
-            out_d[p] = 0
-        else:
-            dd = dist[enf, ey, ex]
-            out_d[p] = dd if dd >= 0 else W + H
-    return out_d, out_f, out_a
-
-
 # --------------------------------------------------------------------------------------------------- reduced programs
 
 @numba.njit(cache=True)
@@ -913,14 +900,15 @@ def hand_classes(hand, n, kinds, cls):
 
 
 @numba.njit(cache=True)
-def hand_multiplicities(hand, n, kinds, cls, mults):
-    """`hand_classes` into `cls` plus each class's size into `mults` (length >= 9); returns the class count."""
+def hand_multiplicities(hand, n, kinds):
+    """(m, cls, mults) of the sorted `hand[:n]`: its class count, each slot's class (`hand_classes`) and each class's
+    size (int64 [9] each)."""
+    cls = np.empty(HAND, np.int64)
+    mults = np.zeros(HAND, np.int64)
     m = hand_classes(hand, n, kinds, cls)
-    for c in range(mults.shape[0]):
-        mults[c] = 0
     for s in range(n):
         mults[cls[s]] += 1
-    return m
+    return m, cls, mults
 
 
 @numba.njit(cache=True)
@@ -1020,9 +1008,7 @@ def classes_to_cards(hand, n, cls, seq, k, out):
 @numba.njit(cache=True)
 def enumerate_programs(hand, n, k, kinds):
     """Every reduced program of the sorted `hand[:n]` with k free registers, as cards [P, 5], in rank order."""
-    cls = np.empty(HAND, np.int64)
-    mults = np.zeros(HAND, np.int64)
-    m = hand_multiplicities(hand, n, kinds, cls, mults)
+    m, cls, mults = hand_multiplicities(hand, n, kinds)
     k = min(k, n)
     total = count_programs_k(mults, m, k)
     out = np.zeros((total, REGISTERS), np.int32)
@@ -1046,7 +1032,7 @@ def enumerate_programs(hand, n, k, kinds):
 @numba.njit(cache=True)
 def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
     """Play `turns` full turns from the start position (R0, regs0, meta0): deal, a uniformly random card program
-    for every robot (the first free-register count of a random permutation of its hand), execute; a race that
+    for every robot (the first free-register count of a `rng_shuffle` of its hand), execute; a race that
     ends (a win, everyone out, or `max_turns` turns) starts again. The benchmark's and smoke tests' loop; returns
     the races finished."""
     n = R0.shape[0]
@@ -1064,25 +1050,13 @@ def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
     for _ in range(turns):
         deal_kernel(R, regs, deck, meta, hands, hand_len, rng)
         for i in range(n):
-            m = hand_len[i]
-            k = min(m, REGISTERS - (_locked(R[i, RDMG]) if R[i, RON] else 0))
-            for j in range(k):
-                s = j + rng_below(rng, m - j)
-                t = hands[i, j]
-                hands[i, j] = hands[i, s]
-                hands[i, s] = t
-                programs[i, j] = hands[i, j]
-            for j in range(k, REGISTERS):
-                programs[i, j] = 0
+            k = min(hand_len[i], free_regs(R, i))
+            rng_shuffle(hands[i], hand_len[i], rng)
+            programs[i, :k] = hands[i, :k]
+            programs[i, k:] = 0
         set_programs(R, regs, programs)
         turn_kernel(bd, R, regs, deck, meta, trace)
-        over = meta[M_WINNER] >= 0 or meta[M_TURN] >= max_turns
-        if not over:
-            over = True
-            for i in range(n):
-                if not R[i, RELIM]:
-                    over = False
-        if over:
+        if race_over(R, meta) or meta[M_TURN] >= max_turns:
             races += 1
             R[:, :] = R0
             regs[:, :] = regs0
@@ -1193,10 +1167,6 @@ class FastEngine:
         if fs.turn != state.turn:
             out.append(f"turn: fast {fs.turn} != plain {state.turn}")
         return out
-
-    def same(self, fs: FastState, state: State) -> bool:
-        """Whether `differences` is empty."""
-        return not self.differences(fs, state)
 
     def execute_turn(self, fs: FastState, programs, trace: np.ndarray | None = None) -> FastState:
         """The state after one turn with `programs` int [n, 5] (see the module docstring); `fs` is unchanged.
@@ -1320,13 +1290,7 @@ def seat_return(bd, T, r, S, L):
     w = 1.0 if T.meta[r, M_WINNER] == L else 0.0
     if not S.progress:
         return w
-    ended = T.meta[r, M_WINNER] >= 0
-    if not ended:
-        ended = True
-        for i in range(R.shape[0]):
-            if not R[i, RELIM]:
-                ended = False
-    pot = 0.0 if ended else potential_of(bd, R, L)
+    pot = 0.0 if race_over(R, T.meta[r]) else potential_of(bd, R, L)
     return w + pot - S.phi0[L]
 
 
@@ -1370,23 +1334,20 @@ def mask_row(T, r, S, seat, out, o):
     return 1
 
 
-# Program mode (`action_mode="program"` in the vector env): one decision per robot per turn at its first sub-step
-# (round 0), the rules engine's layout with its slot tuples replaced by the seed's bijective numbering: action
-# a < NUM_PROGRAMS runs the reduced program of rank a (`programs.rank` over the hand's card classes, `unrank_k`),
-# a + NUM_PROGRAMS runs it and announces a power down (or stays down), PROGRAM_NOOP / PROGRAM_POWER_DOWN are the
-# choices of a robot without cards. The program's registers are then played as register mode's sub-steps
-# (`planned_action`), so the turn, the deals and the opponents are register mode's. The kernels run once a decision
-# are called, not inlined: a call a turn costs nothing, and inlined at each site of the step kernels they multiply
-# the step kernels' compile time.
+# Program mode (`action_mode="program"`, docs/roborally.md): one decision per robot per turn at its first sub-step,
+# action a < NUM_PROGRAMS the reduced program of rank a (`unrank_k`), its registers then played as register mode's
+# sub-steps (`planned_action`). The kernels run once a decision are called, not inlined: inlined at each site of the
+# step kernels they would multiply the step kernels' compile time.
 @numba.njit(cache=True)
-def seat_programs(T, r, S, seat, cls, mults):
-    """(k, m, count, power) of `seat`'s program choice at table r: k registers to fill (0: no cards, NOOP only),
-    m card classes (each card its own class without `card_classes`) written into `cls` / `mults`, the number of
-    reduced programs, and whether the seat may also power down (`RoboRallyGame._legal_program`)."""
+def seat_programs(T, r, S, seat):
+    """(k, m, count, power, cls, mults) of `seat`'s program choice at table r: k registers to fill (0: no cards,
+    NOOP only), m card classes (each card its own class without `card_classes`), the number of reduced programs,
+    whether the seat may also power down (`RoboRallyGame._legal_program`), each slot's class and each class's
+    size."""
     hl = T.hand_len[r, seat]
     k = min(REGISTERS - _locked(T.R[r, seat, RDMG]), hl)
-    for c in range(mults.shape[0]):
-        mults[c] = 0
+    cls = np.empty(HAND, np.int64)
+    mults = np.zeros(HAND, np.int64)
     m = 0
     for s in range(hl):
         c = T.cls[r, seat, s] if S.card_classes else s
@@ -1395,7 +1356,7 @@ def seat_programs(T, r, S, seat, cls, mults):
         m = max(m, c + 1)
     count = count_programs_k(mults, m, k) if k > 0 else 0
     power = S.rounds > REGISTERS and _may_power(T.R[r], seat)
-    return k, m, count, power
+    return k, m, count, power, cls, mults
 
 
 @numba.njit(cache=True)
@@ -1404,9 +1365,7 @@ def program_mask_row(T, r, S, seat, out, o):
     by rank; returns the count of legal actions."""
     for a in range(out.shape[1]):
         out[o, a] = 0
-    cls = np.empty(HAND, np.int64)
-    mults = np.empty(HAND, np.int64)
-    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    k, m, count, power, cls, mults = seat_programs(T, r, S, seat)
     if k == 0:
         out[o, PROGRAM_NOOP] = 1
         if power:
@@ -1424,9 +1383,7 @@ def program_legal(T, r, S, seat, a):
     """Whether program-mode action `a` is legal for `seat` at table r (`program_mask_row` without the row)."""
     if not 0 <= a < S.num_actions:
         return False
-    cls = np.empty(HAND, np.int64)
-    mults = np.empty(HAND, np.int64)
-    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    k, m, count, power, cls, mults = seat_programs(T, r, S, seat)
     if k == 0:
         return a == PROGRAM_NOOP or (power and a == PROGRAM_POWER_DOWN)
     if a >= NUM_PROGRAMS:
@@ -1439,9 +1396,7 @@ def program_legal(T, r, S, seat, a):
 @numba.njit(cache=True)
 def only_program(T, r, S, seat):
     """The one legal program-mode action of `seat` at table r, or -1 when it has a choice."""
-    cls = np.empty(HAND, np.int64)
-    mults = np.empty(HAND, np.int64)
-    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    k, m, count, power, cls, mults = seat_programs(T, r, S, seat)
     if power:
         return -1
     if k == 0:
@@ -1458,9 +1413,7 @@ def choose_program(T, r, S, seat, a):
     T.plan_len[r, seat] = 0
     if a >= PROGRAM_NOOP:
         return HAND
-    cls = np.empty(HAND, np.int64)
-    mults = np.empty(HAND, np.int64)
-    k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+    k, m, count, power, cls, mults = seat_programs(T, r, S, seat)
     seq = np.zeros(REGISTERS, np.int64)
     unrank_k(mults, m, k, a % NUM_PROGRAMS, seq)
     hl = T.hand_len[r, seat]
@@ -1563,11 +1516,8 @@ def _program_features(bd, st, nf0, turns, worst, out):
 @numba.njit(cache=True)
 def program_counts_rows(T, rows, seats, S, out):
     """`out[q]` = the number of reduced programs of seat `seats[q]` at table `rows[q]` (0: no cards)."""
-    cls = np.empty(HAND, np.int64)
-    mults = np.empty(HAND, np.int64)
     for q in range(rows.shape[0]):
-        k, m, count, power = seat_programs(T, rows[q], S, seats[q], cls, mults)
-        out[q] = count
+        out[q] = seat_programs(T, rows[q], S, seats[q])[2]
 
 
 @numba.njit(cache=True)
@@ -1578,25 +1528,18 @@ def program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats):
     each register simulated once per prefix. `lmap` is `solo_laser_map`, `turns` [flags + 1, H, W, 4] the turns to
     go (row `flags`: finished, zeros)."""
     worst = turns.max() + 1.0
-    cls = np.empty(HAND, np.int64)
-    mults = np.empty(HAND, np.int64)
-    ccards = np.zeros((HAND, HAND), np.int64)  # class -> its cards ascending
-    used0 = np.zeros(HAND, np.int64)
+    card = np.zeros(HAND, np.int64)  # a card of each class (they move a lone robot alike)
     seq = np.full(REGISTERS, -1, np.int64)
     st = np.zeros((REGISTERS + 1, 8), np.int64)
     for q in range(rows.shape[0]):
         r, seat = rows[q], seats[q]
-        k, m, count, power = seat_programs(T, r, S, seat, cls, mults)
+        k, m, count, power, cls, mults = seat_programs(T, r, S, seat)
         if k == 0:
             continue
         hl = T.hand_len[r, seat]
         hand = T.hands[r, seat]
-        for c in range(HAND):
-            used0[c] = 0
         for s in range(hl):
-            c = cls[s]
-            ccards[c, used0[c]] = hand[s]
-            used0[c] += 1
+            card[cls[s]] = hand[s]
         R = T.R[r]
         st[0, _SX], st[0, _SY], st[0, _SF], st[0, _SN] = R[seat, RX], R[seat, RY], R[seat, RF], R[seat, RNF]
         st[0, _SALIVE], st[0, _SWALLS], st[0, _SDMG], st[0, _SDIED] = 1, 0, 0, REGISTERS
@@ -1605,8 +1548,7 @@ def program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats):
         p = 0
         depth = next_node(seq, mults, m, 0)
         while depth >= 0:
-            c = seq[depth]
-            _solo_program_step(bd, lmap, depth, ccards[c, used0[c] - mults[c] - 1], st, depth)
+            _solo_program_step(bd, lmap, depth, card[seq[depth]], st, depth)
             if depth < k - 1:
                 depth += 1
                 seq[depth] = -1
@@ -1657,8 +1599,7 @@ def observe_row(bd, T, r, seat, S, out, o):
     lives = max(S.lives, 1)
     for rel in range(n):
         i = (seat + rel) % n
-        nl = _locked(R[i, RDMG]) if R[i, RON] else 0
-        for j in range(REGISTERS - nl, REGISTERS):
+        for j in range(free_regs(R, i), REGISTERS):
             c = T.regs[r, i, j]
             if c:
                 _card_code(out, o, off[7] + (rel * REGISTERS + j) * 8, c, kinds)
@@ -1705,14 +1646,7 @@ def _new_hands(bd, T, r):
 @numba.njit(inline=INLINE)
 def _check_over(T, r, S):
     """`RoboRallyGame.over_reason`: a win, every robot eliminated, or `max_turns` (capped)."""
-    if T.meta[r, M_WINNER] >= 0:
-        T.over[r] = True
-        return
-    alive = False
-    for i in range(T.R.shape[1]):
-        if not T.R[r, i, RELIM]:
-            alive = True
-    if not alive:
+    if race_over(T.R[r], T.meta[r]):
         T.over[r] = True
     elif S.max_turns > 0 and T.meta[r, M_TURN] >= S.max_turns:
         T.over[r] = True

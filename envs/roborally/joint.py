@@ -1,11 +1,8 @@
 """RoboRally's joint turn of each candidate program: the learner's program run with the other robots' likely
-programs through the compiled turn (`fast.turn_kernel`), for a program scorer's per-candidate features.
-
-The other robots' hands are dealt from the cards the learner cannot see (with the public hand sizes), from a
-generator seeded by what its view shows (`view_key`), so one decision gives the same features in the vector env, the
-tournament runner and a view; each other robot is programmed by the caller's `decide` kernel, its locked registers
-kept. The columns (`JOINT_FEATURES`, each the mean over `worlds` deals) are described in docs/roborally.md ("The
-joint turn as features").
+programs through the compiled turn (`fast.turn_kernel`), for a program scorer's per-candidate features. The other
+hands are dealt from the unseen cards by a generator seeded by the view (`view_key`), each other robot programmed by
+the caller's `decide` kernel; the columns (`JOINT_FEATURES`) are described in docs/roborally.md ("The joint turn as
+features").
 """
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ def unseen_cards(R, regs, me, hand, n, out):
     for s in range(n):
         seen[hand[s]] = True
     for i in range(R.shape[0]):
-        first = 0 if i == me else REGISTERS - (fast._locked(R[i, fast.RDMG]) if R[i, fast.RON] else 0)
-        for j in range(first, REGISTERS):
+        for j in range(0 if i == me else fast.free_regs(R, i), REGISTERS):
             seen[regs[i, j]] = True
     u = 0
     for c in range(1, NUM_CARDS + 1):
@@ -64,25 +60,10 @@ def deal_world(R, regs, me, sizes, unseen, u, rng, deck, hands, lens):
     cards left into `deck`; returns how many are left."""
     for s in range(u):
         deck[s] = unseen[s]
-    for s in range(u - 1, 0, -1):
-        j = fast.rng_below(rng, s + 1)
-        t = deck[s]
-        deck[s] = deck[j]
-        deck[j] = t
-    pos = 0
+    fast.rng_shuffle(deck, u, rng)
     for i in range(R.shape[0]):
-        lens[i] = 0
-        if i == me:
-            continue
-        k = min(sizes[i], u - pos)
-        fast.take_sorted(deck, pos, k, hands[i])
-        lens[i] = k
-        pos += k
-    for s in range(u - pos):
-        deck[s] = deck[pos + s]
-    for s in range(u - pos, deck.shape[0]):
-        deck[s] = 0
-    return u - pos
+        lens[i] = 0 if i == me else sizes[i]
+    return fast.deal_sizes(deck, u, lens, hands, lens)
 
 
 @numba.njit(cache=True)
@@ -164,8 +145,7 @@ def joint_rows(decide, code, bd, T, rows, seats, cands, solo, mask, worlds, turn
             continue
         regs0 = np.zeros((n, REGISTERS), np.int32)
         for i in range(n):
-            first = 0 if i == me else REGISTERS - (fast._locked(R0[i, fast.RDMG]) if R0[i, fast.RON] else 0)
-            for j in range(first, REGISTERS):
+            for j in range(0 if i == me else fast.free_regs(R0, i), REGISTERS):
                 regs0[i, j] = T.regs[r, i, j]
         hand = T.hands[r, me]
         u = unseen_cards(R0, regs0, me, hand, hl, unseen)

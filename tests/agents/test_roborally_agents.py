@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.roborally.mc import parse_options
+from agents.roborally.mc import DEFAULTS
 from agents.roborally.strategies import SoloSimulator, greedy_program, solo_of
 from envs.core.play import play_game
 from envs.roborally.board import board_to_text, load_board, shipped_boards
@@ -147,13 +147,12 @@ def test_mc_decides_from_the_view_only():
 
 
 def test_mc_options():
-    assert parse_options("") == {"budget": 2000, "depth": 1, "policy": "random", "eval": "default", "top": 32,
-                                 "engine": "fast"}
-    assert parse_options("depth=3&policy=greedy")["depth"] == 3
-    for bad, word in (("depth=4", "depth"), ("speed=1", "allowed"), ("budget=0", "budget"), ("eval=x", "eval")):
-        with pytest.raises(ValueError, match=word):
-            parse_options(bad)
+    assert DEFAULTS == {"budget": 2000, "depth": 1, "policy": "random", "eval": "default", "top": 32,
+                        "engine": "fast"}
     game = RoboRallyGame(Config())
+    for bad, word in (("depth=4", "depth"), ("speed=1", "speed"), ("budget=0", "budget"), ("eval=x", "eval")):
+        with pytest.raises(ValueError, match=word):
+            agents.make(f"roborally/mc?{bad}", game, np.random.default_rng(0))
     assert agents.make("roborally/mc?depth=2", game, np.random.default_rng(0)).options["depth"] == 2
 
 

@@ -185,24 +185,3 @@ def test_execute_turn_rejects_repeated_or_unknown_cards():
             fe.execute_turn(fs, bad)
         with pytest.raises(ValueError):
             game.execute_turn(game.setup(list(game.initial_robots())), bad)
-
-
-def test_solo_many_scores_each_program_by_its_end():
-    from envs.roborally.fast import solo_kernel, solo_many
-
-    game = RoboRallyGame(Config(board="race_hard", crushers=True))
-    fe = FastEngine(game)
-    board = game.board
-    state = game.initial_state(np.random.default_rng(5))
-    r = state.robots[0]
-    progs = fe.reduced_programs(state.hands[0], 5)
-    dist, flags, alive = solo_many(fe.board, r.x, r.y, r.facing, r.next_flag, progs)
-    assert len(dist) == len(progs)
-    for p in range(0, len(progs), 37):
-        x, y, _, nf, ok = solo_kernel(fe.board, r.x, r.y, r.facing, r.next_flag, progs[p], True)
-        assert (flags[p], alive[p]) == (nf, ok)
-        if ok:
-            d = board.distances(board.flags[nf])[y, x]
-            assert dist[p] == (d if d >= 0 else board.width + board.height)
-        else:
-            assert dist[p] == board.width + board.height
