@@ -5,44 +5,15 @@
 (`roborally/greedy-teacher`) into an ActionScorer over per-card features (`agents/roborally/features.py`).
 
     python -m train roborally --method distill --seed 1
-    python -m evaluate roborally --agents roborally/learned,roborally/greedy --games 400 --option rules=seed --seed 2026
 
 `PRESET`: one PPO robot against the `roborally/greedy` flag seeker, shaped reward (`reward="progress"`:
-potential-based on flags and the BFS distance to the next flag, so the best policy is the win-maximising one), races
-cut at 40 turns.
+potential-based on flags and the BFS distance to the next flag), races cut at 40 turns.
 
     python -m train roborally --timesteps 150000
-    python -m train roborally --opponents roborally/random          # the easier opponent
 
-The greedy robot finishes `race_easy` in about 5 turns, so the learner must race from the first turn. PPO over
-the flat 5,276-float observation has not won a race against greedy at the budgets run; what learns is an action
-scorer over per-card features (`--features roborally`): the shipped `roborally/ppo` (from the environment alone,
-18.9M steps) wins 0.535 against greedy on race_easy and race_medium, and `roborally/learned` (the distilled robot
-fine-tuned with PPO) 0.590 on race_easy (docs/roborally.md, "Training"; docs/training.md, "Action scorers";
-`python -m train reproduce roborally/ppo` runs its chain again).
-
-A program scorer (one decision a turn: which of the hand's reduced programs to run, scored from each program's
-solo outcome; `envs/roborally/choice.py`, `agents/roborally/program.py`): the feature set `roborally_program`
-builds its own vector env (`ProgramChoiceEnv`, 32 candidates a decision) and needs program mode, which the saved
-policy then plays (`learned:RUN/policy` on the rules engine):
-
-    python -m train roborally --features roborally_program --option action_mode=program --option max_turns=60 \\
-        --also board=race_medium --also board=race_hard --also board=random:101 --also board=random:102 \\
-        --n-envs 32 --n-steps 32 --batch-size 1024 --n-epochs 4 --hidden 128,128 --learning-rate 0.0005
-
-(docs/roborally.md, "The program scorer"). `--features roborally_program_joint` adds to each candidate the columns of
-its joint turn, the other robots playing the flag seeker's programs for hands dealt from the unseen cards
-(`agents/roborally/joint.py`): the shipped `roborally/ppo-program-joint`, ahead of greedy on race_easy too
-(docs/roborally.md, "The joint turn as features").
-
-The same program scorer distilled from `roborally/mc` (DAgger: mc's playout means of the candidates the scorer
-offers, `MonteCarloProgram.action_values`), then fine-tuned by that PPO command with `--init-from RUN
---critic-warmup 150000`, is the shipped `roborally/learned-program-joint`; `python -m train reproduce
-roborally/learned-program-joint` runs both stages:
-
-    python -m train distill roborally --teacher roborally/mc --features roborally_program_joint \
-        --option action_mode=program --option max_turns=60 --hidden 128,128 --rounds 1 --games-per-round 1300 \
-        --eval-games 100 --opponents roborally/greedy --seed 41 --out RUN
+What learns, and the shipped action and program scorers' commands and figures: docs/roborally.md ("Training",
+"The program scorer", "The joint turn as features", "Distilled from `mc`, then fine-tuned"); `python -m train
+reproduce RUN` runs a shipped student's chain again.
 """
 
 PRESET = {

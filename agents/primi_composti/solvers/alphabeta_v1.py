@@ -7,12 +7,10 @@ for the last six cards, and optionally two threads sharing the table (lazy SMP; 
 torn entry fails the check). The retrograde solver (`retrograde_v1`) is faster on whole deals; this search answers
 the positions off the alternating sequence of play. docs/primi_composti.md gives the measurements.
 
-The bonus rule here is a third form of the engine's (`envs.primi_composti.rules.best_pair`, compiled
-`envs.primi_composti.fast.best_pair`): bit masks of the cards each pair of tops forms (`_tables`, from
-`rules.VALID`), read per position by `_bonus_masks` and `_gain`. It does not call the compiled rule: a position
-here is four tops, not stacks, and the masks give a 12-card hand's gains in about 35 ns against 520 ns for
-`fast.best_pair` card by card (15x; mean over positions of 50 random version-1 games, one process); a test checks
-`_gain` against the readable rule on every position of 40 random games.
+The bonus rule here is a third form of the engine's (`envs.primi_composti.rules.best_pair`): bit masks of the cards
+each pair of tops forms (`_tables`, from `rules.VALID`), read per position by `_bonus_masks` and `_gain`; a test
+checks `_gain` against the readable rule, and docs/primi_composti.md ("Rule homes") says why the compiled rule is
+not called.
 """
 
 from __future__ import annotations

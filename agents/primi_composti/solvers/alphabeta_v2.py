@@ -7,13 +7,10 @@ non-recursive code for the last five plies, a transposition table keyed by both 
 of the stacks' un-frozen reachable parts (`_key`), score bounds sharpened over the next three plies, fail-soft
 PVS with MTD(f) at the root, optionally two threads (lazy SMP); docs/primi_composti.md gives the measurements.
 
-The steal rule here is a third form of the engine's (`envs.primi_composti.rules.best_pair`, compiled
-`envs.primi_composti.fast.best_pair`): `_classes` splits a hand by what each card steals with a few mask operations
-on `REL` (built from `rules.VALID`), and `_play` / `_unplay` move the stolen tops. It does not call the compiled
-rule: the classes give a 12-card hand's steals in about 21 ns against 580 ns for `fast.best_pair` card by card
-(27x; mean over positions of 50 random version-2 games, one process), and the bounds and move ordering evaluate
-them at every node; a test checks `_steal` and `_best_gain` against the readable rule on every position of 40
-random games.
+The steal rule here is a third form of the engine's (`envs.primi_composti.rules.best_pair`): `_classes` splits a
+hand by what each card steals with a few mask operations on `REL` (built from `rules.VALID`), and `_play` /
+`_unplay` move the stolen tops; a test checks `_steal` and `_best_gain` against the readable rule, and
+docs/primi_composti.md ("Rule homes") says why the compiled rule is not called.
 """
 
 from __future__ import annotations

@@ -10,12 +10,9 @@ The opponent's states are sorted by their tops, so the gain is constant over blo
 vectorises; every layer is kept (≈ 0.4 GB at a full deal) so later positions of the deal are lookups.
 `threads=2` splits each layer's rows and each transpose's bands between two threads.
 
-The gain (`_gain`: VALUE(c) plus the version-1 bonus of four tops) is a third form of
-the engine's rule (`envs.primi_composti.rules.best_pair`, compiled
-`envs.primi_composti.fast.best_pair`), tested against the readable one. Computed
-through `fast.best_pair` on four one-card stacks, and with `_player_states` (110
-lines) in two parts, 9-card deals were solved at 0.62x the speed (one process,
-alternating with this code).
+The gain (`_gain`: VALUE(c) plus the version-1 bonus of four tops) is a third form of the engine's rule
+(`envs.primi_composti.rules.best_pair`), tested against the readable one; why it is kept: docs/primi_composti.md,
+"Rule homes".
 """
 
 from __future__ import annotations
