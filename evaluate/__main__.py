@@ -200,8 +200,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print(f"{g}: {envs.spec(g).title}")
             print("\n".join(listing(g)))
         return 0
-    if args.game not in envs.available_games():
-        raise ValueError(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    cli.check_games(parser, args.game)
     check_outputs(args, parser)  # every output path, before any game is played
     args.options = parse_options(envs.config_class(args.game), args.option)
     args.options = cli.apply_agent_options(args.game, named_agents(args), args.options)

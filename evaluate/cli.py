@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import NoReturn
 
+import envs
 from envs.core.files import _kind  # what a path that is not a regular file is, in words
 
 
@@ -48,6 +49,13 @@ def nonnegative_float(text: str) -> float:
     if not v >= 0 or v == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
     return v
+
+
+def check_games(p: argparse.ArgumentParser, *games: str) -> None:
+    """Exit through `p.error` naming the first of `games` that is not an available game, and the ones that are."""
+    for g in games:
+        if g not in envs.available_games():
+            p.error(f"unknown or unavailable game {g!r}; available: {', '.join(envs.available_games())}")
 
 
 def fail(message: str, prog: str | None = None, status: int = 1) -> int:

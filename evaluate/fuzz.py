@@ -21,7 +21,7 @@ import envs
 from envs.core.game import IllegalActionError
 from envs.core.options import parse_options
 from envs.core.spec import FUZZ_FORMS
-from evaluate.cli import Parser, positive_int
+from evaluate.cli import Parser, check_games, positive_int
 
 #: An episode longer than this many moves counts as one that does not end.
 MAX_STEPS = 20_000
@@ -398,8 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-replays", action="store_true", help="skip the same-seed strict and PettingZoo-form replays")
     p.add_argument("--max-failures", type=positive_int(), default=20, help="failures printed (default 20)")
     args = p.parse_args(argv)
-    if args.game not in envs.available_games():
-        p.error(f"unknown game {args.game!r}; games: {', '.join(envs.available_games())}")
+    check_games(p, args.game)
     try:
         options = parse_options(envs.config_class(args.game), args.option) if args.option else None
         if options is not None:

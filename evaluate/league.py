@@ -35,7 +35,7 @@ from envs.core.play import play_game, reseed_agent
 from envs.core.spec import entry_point
 from evaluate import backends
 from evaluate.backends import LocalBackend, forget, per_process
-from evaluate.cli import Parser, check_outputs, stopped_exit
+from evaluate.cli import Parser, check_games, check_outputs, stopped_exit
 from evaluate.games import part as evaluation_part
 from evaluate.jsonio import figure, write_json, write_text
 from evaluate.stats import fixed
@@ -681,9 +681,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     chosen = args.games or list(envs.available_games())
-    bad = [g for g in chosen if g not in envs.available_games()]
-    if bad:
-        p.error(f"unknown games {bad}; games: {', '.join(envs.available_games())}")
+    check_games(p, *chosen)
     if args.deals is not None and args.deals < 1:
         p.error(f"--deals must be a positive integer, got {args.deals}")
     folder = os.path.dirname(args.docs)

@@ -38,7 +38,7 @@ from envs.core.options import parse_options
 from envs.core.play import play_out, reset_agent
 from envs.core.spec import entry_point
 from evaluate import games
-from evaluate.cli import Parser, apply_agent_options, check_outputs
+from evaluate.cli import Parser, apply_agent_options, check_games, check_outputs
 
 #: The word that leaves terminal play (asked to confirm). No game's move starts with ":", so it never collides
 #: with a move name (L.A.M.A.'s "quit" is a move: it leaves the round, not the program).
@@ -302,8 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         help="games that draw a picture (a board): where to write it (default results/GAME/play.png)",
     )
     args = p.parse_args(argv)
-    if args.game not in envs.available_games():
-        p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    check_games(p, args.game)
     named = args.opponents.split(",") if args.opponents is not None else []
     try:
         check_outputs(args)

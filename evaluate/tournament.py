@@ -30,7 +30,7 @@ import numpy as np
 import agents as agent_registry
 import envs
 from agents import expand_agent_ids, labels_for
-from envs.core.game import at_move_limit, default_max_turns
+from envs.core.game import at_move_limit, check_move_limit, default_max_turns
 from envs.core.play import play_game, reseed_agent, reset_agent
 from envs.core.spec import entry_point
 from evaluate.backends import Backend, LocalBackend, WorkerLostError, blocks, forget, per_process
@@ -570,8 +570,7 @@ def _check_arguments(seating: str, games: int, max_turns: int | None, start_deal
         raise ValueError(f"seating must be 'rotate' or 'fixed', got {seating!r}")
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
-    if max_turns is not None and max_turns < 1:
-        raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+    check_move_limit(max_turns)
     if isinstance(start_deal, bool) or not isinstance(start_deal, (int, np.integer)) or start_deal < 0:
         raise ValueError(f"start_deal must be an integer >= 0, got {start_deal!r}")
     if timing and engine == "compiled":

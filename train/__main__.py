@@ -14,7 +14,7 @@ from typing import Any
 import envs
 from envs.core.options import parse_options
 from evaluate import backends
-from evaluate.cli import Parser, apply_agent_options, check_outputs, fail, nonnegative_float, positive_int
+from evaluate.cli import Parser, apply_agent_options, check_games, check_outputs, fail, nonnegative_float, positive_int
 from train.config import TrainConfig
 from train.presets import PRESETS, preset
 from train.run import IDENTITY
@@ -213,8 +213,7 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> Tr
     """The run's `TrainConfig`: the game's preset, then the command line."""
     if args.game is None:
         p.error("give a game (or --resume RUN)")
-    if args.game not in envs.available_games():
-        p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+    check_games(p, args.game)
     from agents import expand_agent_ids
 
     continued = continued_run(args.game, args.init_from) if args.init_from else None
@@ -396,8 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         for flag in ("self_play", "baselines", "eval_baselines"):
             if getattr(args, flag) not in (None, False):
                 p.error(f"--{flag.replace('_', '-')} applies to ppo and finetune runs, not distill")
-        if args.game not in envs.available_games():
-            p.error(f"unknown or unavailable game {args.game!r}; available: {', '.join(envs.available_games())}")
+        check_games(p, args.game)
         from train.distill import distill_main
 
         args.seed = 0 if args.seed is None else args.seed

@@ -149,7 +149,7 @@ def test_cli_clean_run_exits_0(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["chess"], "unknown game 'chess'"),
+        (["chess"], "unknown or unavailable game 'chess'"),
         (["lama", "--episodes", "0"], "--episodes: must be an integer >= 1, got 0"),
         (["lama", "--episodes", "many"], "--episodes: expected an integer, got 'many'"),
         (["lama", "--option", "colour=red"], "unknown option 'colour'"),
