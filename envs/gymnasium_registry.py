@@ -1,15 +1,9 @@
 """Gymnasium ids for the single-agent view of every game: `tabletop/<game>-v0`.
 
-    import gymnasium, agents                  # `import envs` registers the ids, `import agents` resolves agent ids
-    env = gymnasium.make("tabletop/lama-v0", opponents=["lama/first"] * 3)
-    vec = gymnasium.make_vec("tabletop/lama-v0", num_envs=8, max_episode_steps=500)
-
-`gymnasium.make` builds `envs.core.OpponentEnv` (the learner among `opponents`, agent ids or objects; by default the
-game's default line-up, named in `env.metadata["opponents"]`). `envs` never imports `agents`: ids are resolved by
-the functions `agents` hands to `set_agent_resolver` on import (before that an id raises `ValueError` saying to
-`import agents`). `gymnasium.make_vec` builds the game's compiled vector env where every opponent id has a kernel,
-else a `SyncVectorEnv` (`compiled=True` / `False` asks for one); `max_episode_steps=N` is `max_turns=N`. Pass ids,
-not agent objects, to `make_vec`. Described in docs/integrations.md.
+`gymnasium.make` builds `envs.core.OpponentEnv` (the learner among `opponents`, by default the game's default
+line-up); `gymnasium.make_vec` the game's compiled vector env where every opponent id has a kernel, else a
+`SyncVectorEnv`. `envs` never imports `agents`: ids are resolved by the functions `agents` hands to
+`set_agent_resolver` on import. Described in docs/integrations.md ("Gymnasium and Stable-Baselines3").
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """OpenSpiel export: our rules engines as OpenSpiel Python games (optional extra `openspiel`).
 
-    import pyspiel
-    import envs.openspiel                      # registers tabletop_<game> for every game with a chance model
-    game = pyspiel.load_game("tabletop_simple_poker(n=3)")
-
-Parameters are the game's `Config` fields (`players` for the player count; an option left to the preset is
-"preset" or -1). Chance nodes deal the cards one draw at a time (the game's `ChanceModel`), every move is
-`Game.apply`, `returns()` are `Game.returns`; strings and tensors come from the seat's view. `load(name)` names the
-games on a miss; `policy_table(policy)` reads an OpenSpiel policy into the table `agents.openspiel.PolicyTableAgent`
-plays. Described in docs/integrations.md ("OpenSpiel").
+`import envs.openspiel` registers `tabletop_<game>` for every game with a chance model; parameters are the game's
+`Config` fields (`players` for the player count; an option left to the preset is "preset" or -1). Chance nodes,
+moves, returns, strings and tensors come from the engine, its `ChanceModel` and the seat's view; `policy_table`
+reads an OpenSpiel policy into the table `agents.openspiel.PolicyTableAgent` plays. Described in
+docs/integrations.md ("OpenSpiel").
 """
 
 from __future__ import annotations

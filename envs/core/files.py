@@ -1,12 +1,9 @@
 """Reading a file a user hands us, and writing every file the project writes, under one discipline.
 
 Every loader (boards, saved policies, SB3 zips, run configs, policy tables) reads through these helpers: only a
-regular file (checked from `os.stat`, then again on the descriptor opened with `O_NONBLOCK`), at most a cap per kind
-(`MAX_JSON_BYTES`, `MAX_TENSOR_BYTES`, ...; zip members capped by their declared sizes), strict JSON (no NaN,
-Infinity or too-deep nesting); every refusal one `InputFileError` line naming the file. Writing (`atomic_path`): a
-temporary file beside the target, fsynced, then one rename; a device, FIFO or socket target is refused
-(`OutputPathError`); a link updates its target, an existing file keeps its permissions. docs/reliability.md lists
-what each refusal covers.
+regular file, at most a cap per kind (`MAX_JSON_BYTES`, ...), strict JSON; every refusal one `InputFileError` line
+naming the file. Every writer goes through `atomic_path` (a temporary file, then one rename). docs/reliability.md
+lists what each refusal covers.
 """
 
 from __future__ import annotations
@@ -71,7 +68,7 @@ def check_regular(path: str | os.PathLike, what: str = "file") -> os.stat_result
 
 
 def read_bytes(path: str | os.PathLike, limit: int, what: str = "file") -> bytes:
-    """The content of the regular file `path`, at most `limit` bytes (see the module docstring).
+    """The content of the regular file `path`, at most `limit` bytes (docs/reliability.md).
 
     Raises:
         InputFileError: not a regular file, larger than `limit`, or unreadable; one line naming it.
@@ -258,7 +255,7 @@ def regular_target(path: str) -> str:
 @contextlib.contextmanager
 def atomic_path(path: str) -> Iterator[str]:
     """A temporary path to write the content of `path` to; when the block ends without an error the temporary
-    file replaces the target (the folder is made if needed; see the module docstring), else it is removed.
+    file replaces the target (the folder is made if needed; docs/reliability.md), else it is removed.
 
     Raises:
         OutputPathError: `path` is not absent or a regular file, before the block and again before the rename.

@@ -1,23 +1,10 @@
 """The shared base of a batched compiled environment: many tables stepped as one Gymnasium `VectorEnv`.
 
 A game's compiled twin (`envs/<game>/fast.py`) holds its tables as arrays, one row a table; this module gives every
-such game the same Gymnasium face:
-
-- `metadata["autoreset_mode"]` is `AutoresetMode.SAME_STEP`: an ended table is dealt anew inside the same `step`;
-  its last observation is in `info["final_obs"]` (object array, `None` elsewhere; `_final_obs` flags), its seat and
-  deal seed in `info["final_info"]`.
-- `info["tabletop_episode"]` (`r` return, `l` learner decisions; `_tabletop_episode` flags), a key of its own so
-  Gymnasium's `RecordEpisodeStatistics` wraps the env unchanged; `info["seat"]`, `info["deal_seed"]` and
-  `info["action_mask"]` int8 (N, A) for every table; `action_masks()` bool (N, A), never an all-False row.
-- `control="all_seats"` (where a game offers it): the policy acts for whoever is to move (`info["current_player"]`),
-  `info["rewards"]` (N, seats) each seat's reward of the step, `tabletop_episode["r"]` seat 0's return.
-- Bad input: an out-of-range or illegal action ends that table's episode with `illegal_reward` and
-  `info["illegal_action"]` (`strict=True`: `IllegalActionError` naming table, seat and legal actions, before any
-  table moves); an action array of the wrong shape raises `ValueError`.
-
-Seeds: table `i` of seed `s` has the key `table_key(s, i)`, and its episode `e` a key mixed from it and `e`, from
-which the deal seed, the learner's seat and the random opponents' stream are drawn (`episode_seeds`, SplitMix64):
-no table depends on `num_envs` or another table, and every episode replays alone from `Game.deal(deal_seed)`.
+such game the same Gymnasium face, which docs/training.md ('Fast training: batched compiled environments') describes:
+same-step autoreset (`info["final_obs"]`), `info["tabletop_episode"]`, the masks, `control="all_seats"`, refused
+actions (`illegal_reward`, `strict=True`) and the seeds. Table `i` of seed `s` has the key `table_key(s, i)`, and its
+episode `e` a key mixed from it and `e` (`episode_seeds`, SplitMix64): no table depends on `num_envs` or another.
 
 A game subclasses `CompiledVectorEnv` (numpy steps) or `KernelTablesEnv` (numba tables and kernels). Kernels run on
 the CPU and fill preallocated buffers (`copy=False` hands them out).
@@ -636,7 +623,7 @@ class CompiledVectorEnv(VectorEnv):
         """One decision of the learner at every table, the opponents' moves up to its next one.
 
         Returns `(obs, rewards, terminations, truncations, infos)`, leading
-        dimension `num_envs`; see the module docstring for the info keys.
+        dimension `num_envs`; docs/training.md lists the info keys.
         """
         if not self._started:
             raise RuntimeError("the vector env was never reset: call reset() first")

@@ -8,15 +8,8 @@ same shuffle seeds, same SplitMix64 shuffles). Every decision is made by a *deci
 (`code` / `params` the deciding seat's policy code and every seat's float parameters, opaque to the engine;
 `hands[seat]` the seat's counts per value; the action a card value 0..6, `DRAW` or `QUIT`; rows are passed whole: a
 slice per decision costs reference counting). The caller compiles its batch kernel around the inlined `play_game`
-with its decide kernel as a global, so the kernel is cached::
-
-    @numba.njit(cache=True, parallel=True)
-    def batch(seeds, codes, params, switches, totals, won, info, budget):
-        for k in numba.prange(seeds.shape[0]):
-            play_game(decide, seeds[k], codes[k], params[k], switches, totals[k], won[k], info[k], budget)
-
-and `play_games(config, seeds, batch, codes, params, max_turns)` runs it. The strategies' kernels live with the
-agents (`agents.lama.fast`).
+with its decide kernel as a global, so the kernel is cached (`agents.lama.fast._batch`, with the strategies'
+kernels), and `play_games(config, seeds, batch, codes, params, max_turns)` runs it.
 """
 
 from __future__ import annotations

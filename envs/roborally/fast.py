@@ -516,9 +516,8 @@ def _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits
 @numba.njit(cache=True, inline=INLINE)
 def turn_kernel(bd, R, regs, deck, meta, trace):
     """Execute one turn on filled registers (twin of `rules.RoboRallyGame._execute`), in place: the turn's scratch
-    arrays, then `_turn_phases`. Inlined into the kernels that call it (`inline=INLINE`): called, as loaded from
-    numba's cache, it ran a one-robot turn 45% slower than when its caller compiled it (about 0.6 M programs a second
-    against 1.1 M, bench_roborally's lone robot; the one-loop turn showed no such gap).
+    arrays, then `_turn_phases`. Inlined into the kernels that call it (`inline=INLINE`): called from numba's cache,
+    it ran bench_roborally's lone robot 45% slower.
 
     `trace` is int32 [0 or 5, n, NFIELDS]: with 5 rows the robots after each executed register phase are written
     there (rows of phases not reached keep their contents). Returns the number of register phases executed.

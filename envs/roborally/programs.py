@@ -13,10 +13,8 @@ becomes a multiset of classes; a *reduced program* assigns a class to each free
 register (class j at most |c_j| times). Classes are ordered by their smallest
 card; the cards of a class go to its registers in ascending card order.
 
-Its numberings of the reduced programs (docs/roborally.md, "Actions", gives the counterexample and where the
-equivalence is not exact): Algorithm 2 as printed (`printed_number`, not injective), the form its comment intends
-(`lsb_number` / `lsb_unnumber`: injective, codes with gaps) and the contiguous lexicographic rank (`rank` /
-`unrank`).
+Its numberings of the reduced programs (`printed_number`, `lsb_number` / `lsb_unnumber`, `rank` / `unrank`) are
+described in docs/roborally.md ("Actions").
 """
 
 from __future__ import annotations

@@ -9,17 +9,11 @@ caller passes in::
 (`hands[seat, :sizes[seat]]` the seat's hand in draw order, `tops` the four piles' tops, two ascending then two
 descending, `placed[c]` 1 for every card on a pile, `played` / `required` the turn's plays and its minimum; the move
 is `pile * MAX_HAND + index` of a card that fits, or `END_TURN`). The caller compiles its batch kernel around the
-inlined `play_game` with its decide kernel as a global, so the kernel is cached::
-
-    @numba.njit(cache=True)
-    def batch(orders, n, hand_size, min_cards, skip_empty, params, info):
-        for g in range(orders.shape[0]):
-            play_game(decide, orders[g], n, hand_size, min_cards, skip_empty, params, info[g])
-
-and `play_games(config, orders, batch, params)` runs it. `play_on` plays on from any position (`pack_state`,
-`redeal`, `unseen_orders`: the search agents' rollouts). All of them, and the vector env's kernels (`vec_reset` /
-`vec_step` over `Tables`), run one game loop, `advance`. `deal_order(seed)` is `rules.deal_order`'s twin. The
-strategies' kernels live with the agents (`agents.the_game.fast`).
+inlined `play_game` with its decide kernel as a global, so the kernel is cached (`agents.the_game.fast._batch`, with
+the strategies' kernels), and `play_games(config, orders, batch, params)` runs it. `play_on` plays on from any
+position (`pack_state`, `redeal`, `unseen_orders`: the search agents' rollouts). All of them, and the vector env's
+kernels (`vec_reset` / `vec_step` over `Tables`), run one game loop, `advance`. `deal_order(seed)` is
+`rules.deal_order`'s twin.
 """
 
 from __future__ import annotations
