@@ -2,9 +2,8 @@
 
 Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.lama.fast`: the `advance` loop
 the whole-game tournaments run). Observation and reward are `OpponentEnv`'s (`LamaEncoder` of the learner's view;
-the change of `LamaGame.returns`), so a policy trained here plays in `env()` unchanged. `control="all_seats"`: the
-policy moves for whoever is to move, `info["rewards"]` (N, num_players) each seat's reward, `tabletop_episode["r"]`
-player_0's return.
+the change of `LamaGame.returns`), so a policy trained here plays in `env()` unchanged; `control="all_seats"` as in
+docs/training.md ("Fast training").
 """
 
 from __future__ import annotations

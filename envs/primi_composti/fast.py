@@ -446,7 +446,7 @@ def choice_of(a, choices):
 @njit(inline=INLINE)
 def random_position(hands, alive, rng, r, mover, k):
     """A uniformly random legal card of seat `mover` from the stream `rng[r]`: the j-th smallest card in hand,
-    j = draw mod the number of cards (as the vector env's `RANDOM` opponent is documented)."""
+    j = draw mod the number of cards (the vector env's `RANDOM` opponent)."""
     live = alive[r, mover]
     count = 0
     for i in range(k):

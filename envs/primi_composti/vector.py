@@ -3,9 +3,8 @@
 Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.primi_composti.fast`: `do_move`,
 the rule's one compiled home). Observation, reward and actions are `OpponentEnv`'s (`PrimiCompostiEncoder` of the
 learner's view; the change of `PrimiCompostiGame.returns`), so a policy trained here plays in `env()` unchanged, and
-every option of the plain engine is played (2 to 6 players). The `random` opponent draws the j-th legal action in id
-order (j = its stream's draw mod their number). Under `control="all_seats"` `info["rewards"]` (N, num_players) is
-each seat's reward and `tabletop_episode["r"]` player_0's return. Described in docs/primi_composti.md.
+every option of the plain engine is played (2 to 6 players). Opponents and `control` are described in
+docs/primi_composti.md.
 """
 
 from __future__ import annotations

@@ -3,9 +3,7 @@
 Built on `envs.core.vector.KernelTablesEnv` and the compiled engine's kernels (`envs.the_game.fast`: the `advance`
 loop the whole-game studies run). Observation and reward are `OpponentEnv`'s (`TheGameEncoder` of the learner's view;
 the team's `TheGame.returns`), so a policy trained here plays in `env()` unchanged. Plays official rules without
-communication, any other option. `control="one_seat"`: `opponents[k]`, the learner's teammates, sit k + 1 seats after
-it (solo: `num_players=1`, no opponents); `"all_seats"`: the policy plays whoever is to move, `info["rewards"]`
-(N, n) pays every seat the team reward. Described in docs/the_game.md ("Batched compiled env").
+communication, any other option; the seats and `control` are described in docs/the_game.md ("Batched compiled env").
 """
 
 from __future__ import annotations
