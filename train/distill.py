@@ -9,6 +9,7 @@ the argmax, a value head where the values are scores) and keeps the best round's
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 import time
@@ -242,25 +243,17 @@ def _ray_running() -> bool:
 
 
 def _label_round(cfg, kind, features, state, beta, seeds, pool, backend=None) -> dict[str, Any]:
+    """The round's games labelled in this process, by `pool`'s workers, or as tasks of `backend` (e.g. Ray: in
+    chunks of each worker's part, about four per CPU), joined in the local run's order: the same data."""
     parts = [seeds[i::cfg.workers] for i in range(cfg.workers)]
     if backend is not None:
-        return _label_on(backend, cfg, kind, features, state, beta, parts)
+        per_part = -(-4 * backend.parallelism // len(parts))
+        sizes = [max(1, -(-len(part) // per_part)) for part in parts]
+        chunks = [part[i:i + size] for part, size in zip(parts, sizes) for i in range(0, len(part), size)]
+        return merge(backend.map(functools.partial(label_games, cfg, kind, features, state, beta), chunks))
     if pool is None:
         return label_games(cfg, kind, features, state, beta, seeds)
     return merge(pool.starmap(label_games, [(cfg, kind, features, state, beta, p) for p in parts if p]))
-
-
-def _label_on(backend, cfg, kind, features, state, beta, parts) -> dict[str, Any]:
-    """The round's games labelled as tasks of `backend` (e.g. Ray), in chunks of each worker's part (about four per
-    CPU), joined in the local run's order: the same data."""
-    import functools
-
-    per_part = -(-4 * backend.parallelism // len(parts))
-    chunks = []
-    for part in parts:
-        size = max(1, -(-len(part) // per_part))
-        chunks += [part[i:i + size] for i in range(0, len(part), size)]
-    return merge(backend.map(functools.partial(label_games, cfg, kind, features, state, beta), chunks))
 
 
 # --- fitting and measuring -------------------------------------------------------------------
@@ -411,8 +404,7 @@ def distill(cfg: DistillConfig, verbose: bool = True, command: str = "", backend
     from train.run import StopSignals, TrainingStoppedError, check_out, make_out
 
     t0 = time.time()
-    if cfg.game not in envs.available_games():
-        raise ValueError(f"unknown or unavailable game {cfg.game!r}; available: {', '.join(envs.available_games())}")
+    envs.spec(cfg.game)  # an unknown game: a ValueError naming the registered ones
     if cfg.workers > 1 and backend is None and _ray_running():
         raise ValueError(f"workers={cfg.workers} forks worker processes, and a fork beside Ray running in this "
                          "process can hang; label on Ray instead (backend=get_backend('ray', ...)), or workers=1")

@@ -1,16 +1,12 @@
 """RoboRally results: races between the robots (`roborally/mc`, `greedy`, `random`), and mc's budget and depth curve.
 
     python -m evaluate roborally --study docs/data/roborally_results.json [--races 400] [--study-boards race_easy]
-        [--study-sizes 2] [--study-pairing "roborally/mc?policy=greedy&depth=2&budget=300,roborally/greedy"]
-    python -m evaluate roborally --study-budget docs/data/roborally_budget.json [--races 100]
-    python -m evaluate roborally --study-plot --study docs/data/roborally_results.json
-        --study-budget docs/data/roborally_budget.json
 
 A *cell* is one board, one robot count and one pairing A vs B (2 robots: A, B; 4 robots: A, B, A, B), played as a
 tournament of the one runner (`evaluate.tournament.run_tournament`: seeded deals replayed in every seat rotation);
-docs/roborally.md ("Results") describes the design and what the report gives. The JSON is written after every
-`chunk` of deals and a restarted study skips the deals a file holds; files of the study's former loop (other deals)
-are refused.
+docs/roborally.md ("Results") gives the budget and plot commands, the design and what the report gives. The JSON is
+written after every `chunk` of deals and a restarted study skips the deals a file holds; files of the study's
+former loop (other deals) are refused.
 """
 from __future__ import annotations
 
