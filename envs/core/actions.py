@@ -1,14 +1,10 @@
 """What counts as an action id, written once for every env (AEC, Parallel, `OpponentEnv`, the vector env).
 
-An action for one seat is a Python `int`, a NumPy integer scalar (`np.int64(3)`) or a 0-d integer array
-(`np.array(3)`: what SB3's `model.predict` returns for one observation): the values Gymnasium's
-`Discrete.contains` accepts, except `bool` (`True` is an `int` to Python, never an
-action here). Anything else — a float, a bool, a string, `None`, a 1-d array even of one element —
-is not an action id: `action_id` raises `IllegalActionError` saying so.
-
-A batch (the vector env) is an integer array of shape `(N,)` or `(N, 1)`, or a list of N single actions;
-`action_ids` turns it into int64 with -1 where a table's action is not an action id, so the vector env can
-refuse that table alone.
+An action for one seat is a Python `int`, a NumPy integer scalar or a 0-d integer array: the values Gymnasium's
+`Discrete.contains` accepts, except `bool`; anything else is not an action id (`action_id` raises
+`IllegalActionError`). A batch (the vector env) is an integer array `(N,)` or `(N, 1)`, or a list of N actions;
+`action_ids` gives -1 where a table's action is not an action id, so the vector env can refuse that table alone.
+docs/integrations.md ("Actions") lists the cases.
 """
 
 from __future__ import annotations

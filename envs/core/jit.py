@@ -3,10 +3,10 @@
 By default (`"always"`) a helper is inlined at numba IR level into each kernel that calls it, as if written out
 there: the fastest code, and the slowest to compile, since the helper is typed again at every call site. With the
 environment variable `TABLETOP_RL_FAST_COMPILE=1` set before the first import, helpers are compiled once each and
-called (`"never"`): measured on this 2-core machine, compiling every kernel the test suite uses took 393 CPU-s
-against about 890, while L.A.M.A.'s vector env ran 15-20% fewer steps a second. CI sets it (`.ci/run`); leave it
-unset for training and benchmarks. Helpers that take a kernel as an argument (`decide`, `child`) stay inlined either way
-(numba cannot cache a kernel that passes a first-class function on).
+called (`"never"`): the test suite's kernels compile in under half the CPU time, L.A.M.A.'s vector env runs 15-20%
+fewer steps a second. CI sets it (`.ci/run`); leave it unset for training and benchmarks. Helpers that take a
+kernel as an argument (`decide`, `child`) stay inlined either way (numba cannot cache a kernel that passes a
+first-class function on).
 
 Numba's own cache checks only a kernel's source file; the locators installed below make a cached kernel stale
 also when `INLINE` or the code of any project module its file imports changes (`dependency_stamp`).

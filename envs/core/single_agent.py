@@ -1,11 +1,8 @@
 """A Gymnasium single-agent view of a multi-agent game, for training.
 
-`OpponentEnv` seats one learner among opponent agents (a fresh random seat each episode), plays the opponents' turns
-internally and pays the learner the change of its return since its previous decision. `action_masks()` serves
-sb3-contrib's MaskablePPO (also under `SubprocVecEnv`); `info["action_mask"]` is the same mask as int8. A refused
-action ends the episode with `illegal_reward` and `info["illegal_action"]` (`strict=True`: `IllegalActionError`);
-one outside the action space or not an action id (`envs.core.actions`) always raises. `reset(seed=s)` fixes the
-deals, seats and the opponents' choices (listed opponents are re-seeded through `envs.core.play.reseed_agent`).
+`OpponentEnv` seats one learner among opponent agents, plays the opponents' turns internally and pays the learner
+the change of its return since its previous decision. Its illegal actions, seeding and rewards are described in
+docs/integrations.md ("Gymnasium and Stable-Baselines3: `OpponentEnv`").
 """
 
 from __future__ import annotations
@@ -170,8 +167,8 @@ class OpponentEnv(gymnasium.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any):
-        """Play the learner's `action`, then the opponents up to its next decision (a refused action: see
-        the module docstring)."""
+        """Play the learner's `action`, then the opponents up to its next decision (a refused action ends the
+        episode with `illegal_reward`, or raises under `strict`)."""
         if self._over:
             raise RuntimeError("OpponentEnv: the episode is over (or was never started); call reset()")
         game = self.game

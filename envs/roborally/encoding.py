@@ -23,10 +23,7 @@ Fields (`RoboRallyEncoder.layout` names them; H×W planes are row-major, row 0 n
 | `turn` | 1 | turns played / max_turns (0 without a cap) |
 
 A robot's 14 `robots` values: damage / 10, lives / L, flags claimed / K, on board, powered down, announced,
-stay down, eliminated, x / W, y / H, facing one-hot (4).
-
-Every robot of a configuration sees the same space; relative seat order keeps
-"own robot first" meaningful for a shared policy.
+stay down, eliminated, x / W, y / H, facing one-hot (4). Every robot of a configuration sees the same space.
 """
 
 from __future__ import annotations

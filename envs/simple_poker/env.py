@@ -9,8 +9,6 @@
 Options: `n` (>= 2), `ante` (> 0), `bet` (>= 0); see `envs.simple_poker.rules`.
 Illegal actions raise `IllegalActionError` on `raw_env`; `env()` ends the game
 with reward −1 for the offender (PettingZoo's `TerminateIllegalWrapper`).
-
-Version history: v0 — first release.
 """
 
 from __future__ import annotations
