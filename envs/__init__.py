@@ -2,12 +2,7 @@
 
 Each game declares what the engine layer knows of it in a `GameSpec` (`envs/<game>/spec.py`), registered below, one
 line each. Importing `envs` also registers every game with PettingZoo as `tabletop/<game>-v0` (no game module is
-imported until an env is made) and with Gymnasium (`envs.gymnasium_registry`)::
-
-    import envs, pettingzoo
-    from envs import simple_poker_v0
-    env = simple_poker_v0.env(n=10, ante=1, bet=2)
-    env = pettingzoo.make("aec", "tabletop/simple_poker-v0", n=10, ante=1, bet=2)
+imported until an env is made: README.md shows both ways to make one) and with Gymnasium (`envs.gymnasium_registry`).
 
 A game from outside the suite: `envs.register("mygame", "package.spec:SPEC")`, or `TABLETOP_RL_GAMES=package.spec:SPEC`
 for the command lines; that package is the game's `home` (docs/architecture.md, "Add a game").
