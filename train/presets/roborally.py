@@ -22,9 +22,8 @@ PRESET = {
     "control": "one_seat",
     "options": {"board": "race_easy", "num_robots": 2, "rules": "seed", "action_mode": "register",
                 "reward": "progress", "max_turns": 40},
-    # The batched compiled env (the opponents have kernels): 64 tables x 32 steps, the same 2,048 samples an update
-    # as the 4 x 512 OpponentEnvs before it. PPO's update on the 5,276-float observation is the cost here: 1,040
-    # learner steps/s, 0.96 of a cost-free env's (716 with 4 x 512), measured on the loaded 2-core machine.
+    # The batched compiled env (the opponents have kernels), 2,048 samples an update: PPO's update on the
+    # 5,276-float observation is the cost here (docs/training.md, "Fast training: batched compiled environments").
     "n_envs": 64,
     "n_steps": 32,
     "batch_size": 512,

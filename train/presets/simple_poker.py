@@ -13,8 +13,7 @@ from envs.simple_poker.rules import SimplePokerGame
 from train.presets import GameHooks
 
 PRESET = {
-    # 128 compiled tables x 16 steps (the same 2,048-step rollouts as 8 x 256 on OpponentEnv, whose curve it
-    # follows): the snapshots play as exact behaviour-strategy kernels, 300k steps in about 25 s on 2 cores
+    # 128 compiled tables x 16 steps: the snapshots play as exact behaviour-strategy kernels (300k steps in ~25 s)
     "timesteps": 300_000,
     "self_play": True,
     "n_envs": 128,
@@ -44,11 +43,9 @@ def _behaviour(agent: Any, game: SimplePokerGame) -> Any:
         return Behaviour(tuple(w @ np.array([b.bet for b in bs])), tuple(w @ np.array([b.call for b in bs])))
     if not str(getattr(agent, "name", "")).startswith("snapshot@"):
         return behaviour_of(agent, game)
-    key = game.config
     cached = _FROZEN.get(agent)
-    if cached is None or cached[0] != key:
-        cached = (key, behaviour_of(agent, game))
-        _FROZEN[agent] = cached
+    if cached is None or cached[0] != game.config:
+        cached = _FROZEN[agent] = (game.config, behaviour_of(agent, game))
     return cached[1]
 
 

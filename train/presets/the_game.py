@@ -24,8 +24,7 @@ PRESET = {
     "timesteps": 300_000,
     "control": "all_seats",
     "options": {"num_players": 1, "rules": "official"},
-    # The batched compiled env: 64 tables x 32 steps, the same 2,048 samples an update as the 4 x 512 before it, at
-    # 1.52x its learner steps per CPU second (docs/training.md, "Presets").
+    # The batched compiled env, 2,048 samples an update (docs/training.md, "Presets", gives its speed).
     "n_envs": 64,
     "n_steps": 32,
     "batch_size": 512,
