@@ -40,8 +40,7 @@ def resolve_opponents(game: str, opponents: Any, options: dict[str, Any] | None 
         return Pool([resolve_opponents(game, up, options) for up in opponents.line_ups], opponents.weights)
     if isinstance(opponents, str):
         raise ValueError(f"opponents must be a list of agent ids, got the string {opponents!r}")
-    env_mod, agents_mod = _hook(game)
-    mod = importlib.import_module(agents_mod)
+    mod = importlib.import_module(_hook(game)[1])
     out = []
     for agent_id in opponents:
         if isinstance(agent_id, (OpponentKernel, BatchPolicy)):

@@ -247,7 +247,6 @@ class TeamEvaluator(Evaluator):
 
     def references(self) -> None:
         """No reference lines."""
-        return None
 
 
 def summary_line(game_name: str, options: dict[str, Any], row: dict[str, float], eval_games: int,

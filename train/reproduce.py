@@ -68,16 +68,15 @@ def train_argv(words: list[str]) -> list[str]:
         ValueError: a flag the frame has no word for, or `--final-paired` and `--eval-baselines` naming other agents.
     """
     pairs = _pairs(list(words))
-    flags = {w for w, _ in pairs}
+    given = dict(pairs)
     for flag, why in GONE.items():
-        if flag in flags:
+        if flag in given:
             raise ValueError(f"{flag} has no equivalent in python -m train ({why}): drop it")
-    given = {w: v for w, v in pairs}
     if "--final-paired" in given and given.get("--eval-baselines", given["--final-paired"]) != given["--final-paired"]:
         raise ValueError("--final-paired and --eval-baselines are one flag of python -m train (--eval-baselines: "
                          "the curve's lines and the final comparison): give the same agents")
     out = [w for w, v in pairs if v is None and not w.startswith("-")] + ["--learner", "cleanrl"]
-    batch = _batch(pairs) if flags & set(PER_UPDATE) else 0
+    batch = _batch(pairs) if given.keys() & PER_UPDATE.keys() else 0
     for w, v in pairs:
         if v is None and not w.startswith("-"):
             continue
@@ -87,8 +86,8 @@ def train_argv(words: list[str]) -> list[str]:
             out += [PER_UPDATE[w], str(int(v) * batch)]
         else:
             out += [RENAMED.get(w, w)] + ([] if v is None else [v])
-    defaults = {"--control": "one_seat", "--eval-games": "200" if "--eval-every" in flags else "0",
-                "--final-eval-games": "500" if "--final-paired" in flags else "0"}
+    defaults = {"--control": "one_seat", "--eval-games": "200" if "--eval-every" in given else "0",
+                "--final-eval-games": "500" if "--final-paired" in given else "0"}
     for flag, value in defaults.items():
         if flag not in out:
             out += [flag, value]
