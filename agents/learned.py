@@ -313,7 +313,6 @@ class Student:
         self.action_table = action_table
         self.game = game if game is not None else envs.make_game(game_name, **self.options)
         self.num_actions = int(self.game.num_actions)
-        masked_policy, action_scorer = _networks()
         if kind == "masked_policy":
             self.features = None
             self.encoder = envs.make_encoder(game_name, self.game)
@@ -326,8 +325,8 @@ class Student:
             sizes = [self.dims["obs_dim"], *self.hidden]
             check_parameters(mlp_parameters(sizes) + (self.hidden[-1] + 1) * (self.num_actions + 1) + action_table,
                              "the network")
-            self.net = masked_policy(self.dims["obs_dim"], self.num_actions, self.hidden, activation, keys,
-                                     action_table)
+            self.net = _networks()[0](self.dims["obs_dim"], self.num_actions, self.hidden, activation, keys,
+                                      action_table)
         else:
             if not features:
                 raise ValueError("an action_scorer needs a feature set (features=NAME)")
