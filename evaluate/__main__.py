@@ -23,7 +23,7 @@ import envs
 from envs.core.options import parse_options
 from evaluate import backends, cli, games
 from evaluate.cli import STOP, Parser, check_outputs, fail, on_stop, positive_int, stop_status, stopped_exit
-from evaluate.jsonio import atomic_path, write_json
+from evaluate.jsonio import atomic_path, write_report
 
 #: The most games one command may ask for (a typo such as 10**11 is refused, not started).
 MAX_GAMES = 10**8
@@ -228,9 +228,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             backend=backend, stop_on_interrupt=True, engine=args.engine,
         )
     print(format_table(result))
-    if args.json:
-        write_json(args.json, result.to_dict())  # atomically, into a regular file only
-        print(f"wrote {args.json}")
+    write_report(args.json, result.to_dict())
     if args.csv:
         with atomic_path(args.csv) as tmp:
             write_csv(result, tmp)

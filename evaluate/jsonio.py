@@ -49,6 +49,13 @@ def write_json(path: str, obj: Any, indent: int = 2, default: Any = None) -> Non
     write_text(path, text + "\n")
 
 
+def write_report(path: str | None, obj: Any, **how: Any) -> None:
+    """A `--json PATH` flag's report: `write_json(path, obj, **how)` and a line saying so; nothing without `path`."""
+    if path:
+        write_json(path, obj, **how)
+        print(f"wrote {path}")
+
+
 def write_figure(fig: Any, path: str, dpi: int = 110) -> None:
     """Save a matplotlib figure to `path` (its format from the extension) atomically, into a regular file only."""
     with atomic_path(path) as tmp:

@@ -37,7 +37,7 @@ from evaluate import backends
 from evaluate.backends import LocalBackend, forget, per_process
 from evaluate.cli import Parser, check_games, check_outputs, stopped_exit
 from evaluate.games import part as evaluation_part
-from evaluate.jsonio import figure, write_json, write_text
+from evaluate.jsonio import figure, write_json, write_report, write_text
 from evaluate.stats import fixed
 from evaluate.tournament import (
     DealSettings,
@@ -586,9 +586,7 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                                              progress=False if args.no_progress else None,
                                              stop_on_interrupt=True)
         print("\n\n".join(paired.format_paired(r) for r in results))
-        if args.json:
-            write_json(args.json, {"comparisons": [r.to_dict() for r in results]})
-            print(f"wrote {args.json}")
+        write_report(args.json, {"comparisons": [r.to_dict() for r in results]})
         if results[0].partial:  # stopped: the finished deals are kept, and the last line says so
             return stopped_exit(results[0].deals, results[0].planned_deals, [args.json])
         return 0
@@ -597,9 +595,7 @@ def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                          max_turns=args.max_turns, backend=backend, stop_on_interrupt=True,
                          progress=False if args.no_progress else None)
     print(format_league(res))
-    if args.json:
-        write_json(args.json, res.to_dict())
-        print(f"wrote {args.json}")
+    write_report(args.json, res.to_dict())
     png = os.path.join(args.out, f"league_{args.game}.png")
     plot_league(res, png)
     print(f"wrote {png}")

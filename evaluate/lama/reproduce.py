@@ -25,7 +25,7 @@ from agents.lama.fast import FIRST, SECOND, THIRD, Results, play_games
 from agents.lama.strategies import DEFAULT, TUNED
 from envs.lama.rules import Config, LamaGame
 from evaluate.cli import positive_int
-from evaluate.jsonio import figure, write_json
+from evaluate.jsonio import figure, write_report
 from evaluate.stats import Z95, mean_interval, two_sample_tolerance, wilson_interval
 from evaluate.tournament import compiling_note, progress_bar
 
@@ -596,7 +596,5 @@ def run(args: argparse.Namespace) -> bool:
                        **args.options)
         print(format_tune(t))
         out["tune_third"] = asdict(t)
-    if args.json:
-        write_json(args.json, out, indent=1, default=str)
-        print(f"wrote {args.json}")
+    write_report(args.json, out, indent=1, default=str)
     return True

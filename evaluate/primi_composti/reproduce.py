@@ -28,7 +28,7 @@ from envs.core.files import InputFileError, read_json
 from envs.primi_composti import fast
 from evaluate import backends
 from evaluate.cli import positive_int
-from evaluate.jsonio import write_json
+from evaluate.jsonio import write_report
 from evaluate.stats import mean_interval, two_sample_tolerance, wilson_interval
 from evaluate.tournament import compiling_note, progress_bar
 
@@ -386,7 +386,5 @@ def run(args: argparse.Namespace) -> bool:
         print(format_study(result))
     else:
         return False
-    if args.json:
-        write_json(args.json, result, indent=1)
-        print(f"wrote {args.json}")
+    write_report(args.json, result, indent=1)
     return True
