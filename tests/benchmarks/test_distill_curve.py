@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.paired import run_paired_many, write_json
+from evaluate.jsonio import write_json
+from evaluate.paired import run_paired_many
 
 _ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("distill_curve", _ROOT / "benchmarks" / "distill_curve.py")
@@ -20,7 +21,7 @@ def test_runner_json_is_plotted_as_student_minus_baseline(tmp_path, monkeypatch,
     results = run_paired_many("simple_poker", ["simple_poker/nash", "random", "simple_poker/threshold?t=2"],
                               "simple_poker/nash", games=20, seed=1)
     path = tmp_path / "curve.json"
-    write_json(results, str(path))
+    write_json(str(path), {"comparisons": [r.to_dict() for r in results]})  # what `--paired --json` writes
     diffs = curve.differences(json.loads(path.read_text()))
     for r in results:
         assert diffs[r.b] == (-r.pooled.diff, -r.pooled.diff_ci95[1], -r.pooled.diff_ci95[0])
