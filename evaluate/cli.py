@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 import envs
-from envs.core.files import _kind  # what a path that is not a regular file is, in words
+from envs.core.files import file_kind
 
 
 class Parser(argparse.ArgumentParser):
@@ -84,7 +84,7 @@ def output_problem(path: str, kind: str = "file") -> str | None:
             return "it exists and is not a folder"
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
-            return f"it is {_kind(mode)}; results go to regular files only"
+            return f"it is {file_kind(mode)}; results go to regular files only"
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
         except OSError as e:

@@ -34,7 +34,7 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def _kind(mode: int, directory: str = "a directory") -> str:
+def file_kind(mode: int, directory: str = "a directory") -> str:
     """What a non-regular file is, in words (a directory as `directory`)."""
     return next((name for test, name in ((stat.S_ISDIR, directory), *_KINDS) if test(mode)), "not a regular file")
 
@@ -63,7 +63,7 @@ def check_regular(path: str | os.PathLike, what: str = "file") -> os.stat_result
     if not stat.S_ISREG(st.st_mode):
         real = os.path.realpath(name)
         via = f" (a link to {real!r})" if real != os.path.abspath(name) else ""
-        raise InputFileError(f"{what} {name!r}{via} is {_kind(st.st_mode)}, not a regular file; refused")
+        raise InputFileError(f"{what} {name!r}{via} is {file_kind(st.st_mode)}, not a regular file; refused")
     return st
 
 
@@ -84,7 +84,7 @@ def read_bytes(path: str | os.PathLike, limit: int, what: str = "file") -> bytes
     with os.fdopen(fd, "rb") as f:
         again = os.fstat(f.fileno())
         if not stat.S_ISREG(again.st_mode):  # replaced between the check and the open
-            raise InputFileError(f"{what} {name!r} is {_kind(again.st_mode)}, not a regular file; refused")
+            raise InputFileError(f"{what} {name!r} is {file_kind(again.st_mode)}, not a regular file; refused")
         try:
             # its size and one byte more (a read of the whole cap at once would allocate the cap); more than its
             # size came: it grows, or reports no size (as /proc's files do): read on, to one byte past the cap
@@ -248,7 +248,8 @@ def regular_target(path: str) -> str:
     except FileNotFoundError:
         return target
     if not stat.S_ISREG(mode):
-        raise OutputPathError(f"cannot write results to {path!r}: it is {_kind(mode, 'a folder')}, not a regular file")
+        what = file_kind(mode, "a folder")
+        raise OutputPathError(f"cannot write results to {path!r}: it is {what}, not a regular file")
     return target
 
 
