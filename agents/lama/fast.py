@@ -228,12 +228,12 @@ __all__ = ["FIRST", "KERNEL_IDS", "SECOND", "STRATEGY_CODES", "THIRD", "VECTOR_K
 
 
 # --- the vector env's opponents: `decide` compiled into the engine's vector kernels ------------------------------
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _vector_reset(T, B, S, fresh):
     engine.vec_reset(decide, T, B, S, fresh)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _vector_step(T, B, S, actions):
     engine.vec_step(decide, T, B, S, actions)
 

@@ -116,7 +116,7 @@ def minimax_choice(version, hands, alive, stacks, heights, scores, first, mover,
     return best_i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def choose(policy, version, hands, alive, stacks, heights, scores, first, mover, value, valid, revealed=False):
     """Position (in the mover's dealt hand) of the card `policy` plays (rules §5; `revealed`: with the official
     footnote's operand pairs, `allow_revealed_operand`). The card is played with the seed's operand pair (`do_move`'s
@@ -240,22 +240,22 @@ def choose_card(game, state, policy: str) -> int:
 
 
 # --- the vector env's opponents: `choose` compiled into the engine's vector kernels ------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _vector_reset(T, B, S, fresh):
     engine.vec_reset(choose, T, B, S, fresh, False, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _vector_step(T, B, S, actions):
     engine.vec_step(choose, T, B, S, actions, False, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _vector_reset_official(T, B, S, fresh):
     engine.vec_reset(choose, T, B, S, fresh, S.revealed, S.choices)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _vector_step_official(T, B, S, actions):
     engine.vec_step(choose, T, B, S, actions, S.revealed, S.choices)
 

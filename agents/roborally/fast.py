@@ -81,7 +81,7 @@ def random_program(hand, n, k, kinds, rng, out):
 SEEN_SIZE = 4096  # > 4 × the at most 9 + 72 + 504 inner nodes of a 5-register search
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def seen_before(seen, depth, x, y, f, nf, mults, m):
     """Whether the search node (registers done, robot alone, classes left) was met before; records it if not.
 
@@ -99,15 +99,14 @@ def seen_before(seen, depth, x, y, f, nf, mults, m):
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     """The flag seeker's program for robot i holding the sorted `hand[:n]`, as cards into out[:5] (free registers;
     the locked ones are simulated after them): a depth-first search over reduced programs in rank order, each
     register simulated once per prefix (`solo_register`), a prefix stopped at death or at the last flag (its
     completions end there) and a node met before skipped (`seen_before`); the end best by alive, then more flags,
     then fewer BFS steps, the lowest rank among equals (a prefix stopped early completed by the lowest classes
-    left)."""
-    nflags, dist = bd[9], bd[15]
+    left). The search runs in `_greedy_search`, without reference counting (`envs.core.jit`)."""
     m, cls, mults = hand_multiplicities(hand, n, kinds)
     free = free_regs(R, i)
     k = min(free, n)
@@ -118,11 +117,18 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
     card = np.zeros(HAND, np.int64)  # a card of each class (they move a lone robot alike)
     for s in range(n):
         card[cls[s]] = hand[s]
-    st = np.empty((REGISTERS + 1, 4), np.int64)  # the robot before each register: x, y, facing, next flag
-    st[0, 0], st[0, 1], st[0, 2], st[0, 3] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
-    seq = np.full(REGISTERS, -1, np.int64)
     best = np.zeros(REGISTERS, np.int64)
-    seen = np.zeros(SEEN_SIZE, np.int64)
+    _greedy_search(bd, R, regs, i, k, free, card, mults, m, np.empty((REGISTERS + 1, 4), np.int64),
+                   np.full(REGISTERS, -1, np.int64), best, np.zeros(SEEN_SIZE, np.int64))
+    classes_to_cards(hand, n, cls, best, k, out)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _greedy_search(bd, R, regs, i, k, free, card, mults, m, st, seq, best, seen):
+    """`greedy_program`'s search over its k free registers, the best program's classes into `best[:k]`; `st` holds
+    the robot before each register (x, y, facing, next flag), `seq` the walk (all -1), `seen` the visited nodes."""
+    nflags, dist = bd[9], bd[15]
+    st[0, 0], st[0, 1], st[0, 2], st[0, 3] = R[i, RX], R[i, RY], R[i, RF], R[i, RNF]
     least, blen = np.inf, 0
     depth = next_node(seq, mults, m, 0)
     while depth >= 0:
@@ -154,7 +160,6 @@ def greedy_program(bd, R, regs, i, hand, n, kinds, out):
             q += 1
         best[j] = q
         mults[q] -= 1
-    classes_to_cards(hand, n, cls, best, k, out)
 
 
 @numba.njit(cache=True)

@@ -261,12 +261,12 @@ def vector_decide(params, hands, seat, sizes, tops, placed, played, required):
     return bestplays_decide(params[seat, 1:], hands, seat, sizes, tops, placed, played, required)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _vector_reset(T, B, S, fresh):
     engine.vec_reset(vector_decide, T, B, S, fresh)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _vector_step(T, B, S, actions):
     engine.vec_step(vector_decide, T, B, S, actions)
 

@@ -769,7 +769,6 @@ def _step_all_seats(decide, T, B, S, actions):
     B.err[0] = -1
     n = T.hands.shape[1]
     scoring = S.switches[0]
-    before = np.zeros(n)
     for r in range(T.seed.shape[0]):
         a = actions[r]
         L = T.learner[r]
@@ -779,7 +778,7 @@ def _step_all_seats(decide, T, B, S, actions):
         bad = -1
         if a >= 0:
             for s in range(n):
-                before[s] = seat_return(T, r, s, S.dense)
+                B.rewards[r, s] = seat_return(T, r, s, S.dense)  # the returns before the step
             budget = S.max_turns - T.turns[r] if S.max_turns > 0 else -1
             status, bad, steps = run_row(decide, T, r, S.switches, a, budget)
         if status == STOP_ILLEGAL and steps <= 1:
@@ -790,7 +789,7 @@ def _step_all_seats(decide, T, B, S, actions):
             if status < 0:
                 kernels.fail(B.err, r, status, T.cur[r], bad)
             for s in range(n):
-                B.rewards[r, s] = seat_return(T, r, s, S.dense) - before[s]
+                B.rewards[r, s] = seat_return(T, r, s, S.dense) - B.rewards[r, s]
             rew = B.rewards[r, L]
             term = T.over[r]
             trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
@@ -812,12 +811,12 @@ def _no_decide(code, params, hands, seat, sizes, top, can_draw):
     return -1  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _random_reset(T, B, S, fresh):
     vec_reset(_no_decide, T, B, S, fresh)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _random_step(T, B, S, actions):
     if S.all_seats:  # only the env's own kernels play every seat (an env under all_seats takes no opponents)
         _step_all_seats(_no_decide, T, B, S, actions)

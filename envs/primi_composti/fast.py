@@ -861,22 +861,22 @@ def _no_decide(code, version, hands, alive, stacks, heights, scores, first, move
 # Each decide kernel compiles twice: the seed's rules with the options as constants (their hot path as small as
 # before the options: measured, reading them from `Settings` made it ~5% slower), and the official options read
 # from `Settings` (compiled on first use).
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _random_reset(T, B, S, fresh):
     vec_reset(_no_decide, T, B, S, fresh, False, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _random_step(T, B, S, actions):
     vec_step(_no_decide, T, B, S, actions, False, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _random_reset_official(T, B, S, fresh):
     vec_reset(_no_decide, T, B, S, fresh, S.revealed, S.choices)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _random_step_official(T, B, S, actions):
     vec_step(_no_decide, T, B, S, actions, S.revealed, S.choices)
 

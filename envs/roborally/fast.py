@@ -849,7 +849,7 @@ def solo_phase(bd, x, y, f, nf, c, ri, crushers_on):
     return x, y, f, nf, True, wl
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def solo_register(bd, x, y, f, nf, c, ri, crushers_on):
     """Register phase ri (0-based) for one robot alone playing card c (0 = none): `solo_phase` (its move, the
     board elements, its flag; no other robot, no laser). Returns (x, y, facing, next_flag, alive)."""
@@ -910,7 +910,7 @@ def hand_multiplicities(hand, n, kinds):
     return m, cls, mults
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def next_class(seq, mults, m, depth):
     """Depth-first step over class sequences in rank order: give back the class at `seq[depth]` (-1: none yet)
     and take the next available one; False (seq[depth] = -1) when none is left at this depth."""

@@ -617,12 +617,12 @@ def _no_decide(params, hands, seat, sizes, tops, placed, played, required):
     return END_TURN  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _random_reset(T, B, S, fresh):
     vec_reset(_no_decide, T, B, S, fresh)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _random_step(T, B, S, actions):
     vec_step(_no_decide, T, B, S, actions)
 
