@@ -67,7 +67,7 @@ EVALS = {"default": EVAL_DEFAULT, "turns": EVAL_TURNS}
 WIN, LOSS = 10_000.0, -10_000.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def random_program(hand, n, k, kinds, rng, out):
     """A uniform reduced program of the sorted `hand[:n]` with k free registers, as cards into out[:5]."""
     m, cls, mults = hand_multiplicities(hand, n, kinds)
@@ -183,7 +183,7 @@ def value(bd, R, meta, me, lives0, eval_code, table):
     return 100.0 * nf - steps - 2.0 * R[me, RDMG] - 50.0 * (lives0 - R[me, RLIVES])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, programs):
     """Deal the opponents' hands from `unseen` (`envs.roborally.joint.deal_world`) and program them with the policy
     into `programs`; the rest of `unseen` becomes `deck[:meta[M_DECK]]`. Returns the dealt hands [n, 9]."""
@@ -197,7 +197,7 @@ def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, p
     return hands
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def playouts_kernel(bd, R0, regs0, meta0, me, candidates, unseen, hand_sizes, depth, n_per, policy, seed,
                     eval_code, table):
     """(mean [P], population variance [P]) of v̂ over `n_per` playouts of each candidate program
@@ -321,12 +321,12 @@ def decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
         random_program(hand, n, free_regs(R, seat), kinds, rng, out)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _vector_reset(bd, T, B, S, fresh):
     vec_reset(decide, bd, T, B, S, fresh)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _vector_step(bd, T, B, S, actions):
     vec_step(decide, bd, T, B, S, actions)
 

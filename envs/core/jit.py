@@ -13,7 +13,8 @@ without numba's reference counting: an atomic increment and decrement for each a
 numba's pruning leaves in loops with branches, and which took most of a step's time (counted with
 `NUMBA_DEBUG_NRT=1`, per learner step: L.A.M.A. ~140 pairs, RoboRally with flag seekers ~4,700). Such a kernel may not
 allocate (numba refuses to compile it). numba compiles a callee with its caller's setting, so a kernel it calls that
-allocates says `_nrt=True`, and no helper it calls returns an array.
+allocates says `_nrt=True` (RoboRally's turn, its deal, its flag seeker's scratch, the `control="all_seats"` steps
+of L.A.M.A. and RoboRally), and no helper it calls returns an array.
 
 Numba's own cache checks only a kernel's source file; the locators installed below make a cached kernel stale
 also when `INLINE` or the code of any project module its file imports changes (`dependency_stamp`).

@@ -769,6 +769,7 @@ def _step_all_seats(decide, T, B, S, actions):
     B.err[0] = -1
     n = T.hands.shape[1]
     scoring = S.switches[0]
+    before = np.zeros(n)
     for r in range(T.seed.shape[0]):
         a = actions[r]
         L = T.learner[r]
@@ -778,7 +779,7 @@ def _step_all_seats(decide, T, B, S, actions):
         bad = -1
         if a >= 0:
             for s in range(n):
-                B.rewards[r, s] = seat_return(T, r, s, S.dense)  # the returns before the step
+                before[s] = seat_return(T, r, s, S.dense)
             budget = S.max_turns - T.turns[r] if S.max_turns > 0 else -1
             status, bad, steps = run_row(decide, T, r, S.switches, a, budget)
         if status == STOP_ILLEGAL and steps <= 1:
@@ -789,7 +790,7 @@ def _step_all_seats(decide, T, B, S, actions):
             if status < 0:
                 kernels.fail(B.err, r, status, T.cur[r], bad)
             for s in range(n):
-                B.rewards[r, s] = seat_return(T, r, s, S.dense) - B.rewards[r, s]
+                B.rewards[r, s] = seat_return(T, r, s, S.dense) - before[s]
             rew = B.rewards[r, L]
             term = T.over[r]
             trunc = (not term) and (status < 0 or (S.max_turns > 0 and T.turns[r] >= S.max_turns))
@@ -816,10 +817,15 @@ def _random_reset(T, B, S, fresh):
     vec_reset(_no_decide, T, B, S, fresh)
 
 
+@numba.njit(cache=True, _nrt=True)
+def _all_seats_step(T, B, S, actions):
+    _step_all_seats(_no_decide, T, B, S, actions)  # it allocates: with reference counting
+
+
 @numba.njit(cache=True, _nrt=False)
 def _random_step(T, B, S, actions):
     if S.all_seats:  # only the env's own kernels play every seat (an env under all_seats takes no opponents)
-        _step_all_seats(_no_decide, T, B, S, actions)
+        _all_seats_step(T, B, S, actions)
     else:
         vec_step(_no_decide, T, B, S, actions)
 

@@ -535,7 +535,14 @@ def turn_kernel(bd, R, regs, deck, meta, trace):
     return _turn_phases(bd, R, regs, deck, meta, trace, occ, dorder, chain, order, hits, belts)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
+def run_turn(bd, R, regs, deck, meta, trace):
+    """`turn_kernel` called, not inlined: a kernel compiled without reference counting (the vector env's) runs the
+    turn here, since the turn allocates its scratch."""
+    return turn_kernel(bd, R, regs, deck, meta, trace)
+
+
+@numba.njit(cache=True, _nrt=True)
 def solo_laser_map(bd):
     """The board-laser beams a lone robot takes on each square (int64 [H, W]): what a register ending there costs it
     in damage. `_fire_lasers` with a powered-down robot (it does not fire) alone on each square in turn."""
@@ -581,7 +588,7 @@ def take_sorted(deck, pos, k, hand):
         hand[t] = c
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _free_cards(regs, deck):
     """Every card not held in a register, ascending, into `deck`; returns how many."""
     n = regs.shape[0]
@@ -624,7 +631,7 @@ def _deal_hands(R, deck, m, meta, hands, hand_len):
     meta[M_DECK] = deal_sizes(deck, m, hand_len, hands, hand_len)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
     """Shuffle every card not held in a register into the deck (`rng_shuffle`) and deal 9 − damage cards (sorted)
     to each robot on the board and not powered down; the rest stays in `deck[:meta[M_DECK]]` in draw order."""
@@ -633,7 +640,7 @@ def deal_kernel(R, regs, deck, meta, hands, hand_len, rng):
     _deal_hands(R, deck, m, meta, hands, hand_len)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def deal_seeded(R, regs, deck, meta, hands, hand_len, seed):
     """`deal_kernel` shuffled as the plain engine shuffles (`RoboRallyGame._deal`: numpy's
     `default_rng((seed, turn)).shuffle`, turn = `meta[M_TURN]`), so the hands and the deck equal the plain
@@ -708,7 +715,7 @@ def _pcg_next64(st):
     return (x >> rot) | (x << ((_U(64) - rot) & _U(63)))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def np_shuffle(deck, m, seed, turn):
     """Shuffle `deck[:m]` in place exactly as `np.random.default_rng((seed, turn)).shuffle` does (seed, turn >= 0,
     seed < 2**64)."""
@@ -871,7 +878,7 @@ def solo_kernel(bd, x, y, f, nf, cards, crushers_on):
 
 # --------------------------------------------------------------------------------------------------- reduced programs
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def hand_classes(hand, n, kinds, cls):
     """Class index (seed §1.1, as `programs.equivalence_classes`) of each card of the sorted `hand[:n]` into `cls`;
     classes are numbered by their smallest card. Returns the number of classes."""
@@ -898,7 +905,7 @@ def hand_classes(hand, n, kinds, cls):
     return m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def hand_multiplicities(hand, n, kinds):
     """(m, cls, mults) of the sorted `hand[:n]`: its class count, each slot's class (`hand_classes`) and each class's
     size (int64 [9] each)."""
@@ -946,7 +953,7 @@ def _comb(a, b):
     return r
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def count_programs_k(mults, m, k):
     """Reduced programs of length k over multiplicities `mults[:m]` (as `programs.count_programs`)."""
     ways = np.zeros(k + 1, np.int64)
@@ -986,7 +993,7 @@ def unrank_k(mults, m, k, number, out):
         mults[out[i]] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def classes_to_cards(hand, n, cls, seq, k, out):
     """Cards of a reduced program (class sequence `seq[:k]`): each class's cards in ascending order; out[k:5] = 0."""
     taken = np.zeros(HAND, np.int64)
@@ -1004,7 +1011,7 @@ def classes_to_cards(hand, n, cls, seq, k, out):
         out[i] = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def enumerate_programs(hand, n, k, kinds):
     """Every reduced program of the sorted `hand[:n]` with k free registers, as cards [P, 5], in rank order."""
     m, cls, mults = hand_multiplicities(hand, n, kinds)
@@ -1028,7 +1035,7 @@ def enumerate_programs(hand, n, k, kinds):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
     """Play `turns` full turns from the start position (R0, regs0, meta0): deal, a uniformly random card program
     for every robot (the first free-register count of a `rng_shuffle` of its hand), execute; a race that
@@ -1063,7 +1070,7 @@ def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
     return races
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _program_turn(bd, R, regs, deck, meta, programs, trace):
     """`FastEngine.execute_turn` in place: fill the registers, check the cards (False, nothing run, when a card
     is out of 1..84 or placed twice), take them out of the deck, run the turn."""
@@ -1337,7 +1344,7 @@ def mask_row(T, r, S, seat, out, o):
 # action a < NUM_PROGRAMS the reduced program of rank a (`unrank_k`), its registers then played as register mode's
 # sub-steps (`planned_action`). The kernels run once a decision are called, not inlined: inlined at each site of the
 # step kernels they would multiply the step kernels' compile time.
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def seat_programs(T, r, S, seat):
     """(k, m, count, power, cls, mults) of `seat`'s program choice at table r: k registers to fill (0: no cards,
     NOOP only), m card classes (each card its own class without `card_classes`), the number of reduced programs,
@@ -1358,7 +1365,7 @@ def seat_programs(T, r, S, seat):
     return k, m, count, power, cls, mults
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def program_mask_row(T, r, S, seat, out, o):
     """`RoboRallyGame.seat_mask` in program mode of `seat` at table r into `out[o]` (int8), the programs numbered
     by rank; returns the count of legal actions."""
@@ -1377,7 +1384,7 @@ def program_mask_row(T, r, S, seat, out, o):
     return 2 * count if power else count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def program_legal(T, r, S, seat, a):
     """Whether program-mode action `a` is legal for `seat` at table r (`program_mask_row` without the row)."""
     if not 0 <= a < S.num_actions:
@@ -1392,7 +1399,7 @@ def program_legal(T, r, S, seat, a):
     return a < count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def only_program(T, r, S, seat):
     """The one legal program-mode action of `seat` at table r, or -1 when it has a choice."""
     k, m, count, power, cls, mults = seat_programs(T, r, S, seat)
@@ -1403,7 +1410,7 @@ def only_program(T, r, S, seat):
     return 0 if count == 1 else -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def choose_program(T, r, S, seat, a):
     """`seat` at table r chooses the legal program-mode action `a`: its program's hand slots go to `T.plan` (its
     length to `plan_len`, the power choice to `plan_power`) for this turn. Returns its round-0 sub-step."""
@@ -1512,14 +1519,14 @@ def _program_features(bd, st, nf0, turns, worst, out):
     out[11 + f] = 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def program_counts_rows(T, rows, seats, S, out):
     """`out[q]` = the number of reduced programs of seat `seats[q]` at table `rows[q]` (0: no cards)."""
     for q in range(rows.shape[0]):
         out[q] = seat_programs(T, rows[q], S, seats[q])[2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats):
     """Every reduced program of seat `seats[q]` at table `rows[q]`, in rank order (program-mode action p = rank p):
     its cards into `cards[q, p]` (int32 [5], free registers; 0 after) and its `PROGRAM_FEATURES` into `feats[q, p]`
@@ -1573,7 +1580,8 @@ def observe_row(bd, T, r, seat, S, out, o):
     nflags = bd[9]
     off = S.off
     hw = H * W
-    out[o, :] = S.static
+    for j in range(S.static.shape[0]):  # a loop: the slice assignment allocates, which the vector kernels may not
+        out[o, j] = S.static[j]
     R = T.R[r]
     n = R.shape[0]
     for i in range(n):
@@ -1670,7 +1678,7 @@ def apply_row(bd, T, r, S, seat, a):
     T.step[r] += 1
     if T.step[r] < S.rounds * n:
         return
-    turn_kernel(bd, T.R[r], T.regs[r], T.deck[r], T.meta[r], T.trace)
+    run_turn(bd, T.R[r], T.regs[r], T.deck[r], T.meta[r], T.trace)
     T.step[r] = 0
     for i in range(n):
         T.used[r, i] = 0
@@ -1767,7 +1775,7 @@ def advance_row(decide, bd, T, B, r, S, first):
 
 
 # Not inlined: a call per episode costs nothing, and its four call sites would each compile a copy of the deal.
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def deal_row(bd, T, S, r, keep_seat):
     """Deal table r's next episode: deal seed, learner's seat, line-up and random stream from its key and
     episode counter, the line-up seated; the table enters its opening (phase 2, `open_row`). `keep_seat` (a deal dealt
@@ -1918,7 +1926,7 @@ def _observe_learner(bd, T, B, S, r):
     decision_mask_row(T, r, S, T.learner[r], B.mask, r)
 
 
-@numba.njit(inline=INLINE)
+@numba.njit(cache=True, _nrt=True)
 def _step_all_seats(bd, T, B, S, actions):
     """`vec_step` under `control="all_seats"`: `actions[r]` is the sub-step of table r's robot to move (its
     `learner`); `B.rewards[r, s]` is the change of robot s's return in the step, the reward the mover's, `ep_ret`
@@ -1966,12 +1974,12 @@ def _no_decide(code, bd, R, regs, seat, hand, n, kinds, rng, out):
         out[j] = 0  # only random seats (`RANDOM_CODE`) are played by the env's own kernels
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _random_reset(bd, T, B, S, fresh):
     vec_reset(_no_decide, bd, T, B, S, fresh)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _random_step(bd, T, B, S, actions):
     if S.all_seats:  # only the env's own kernels play every robot (an env under all_seats takes no opponents)
         _step_all_seats(bd, T, B, S, actions)
