@@ -183,7 +183,7 @@ def value(bd, R, meta, me, lives0, eval_code, table):
     return 100.0 * nf - steps - 2.0 * R[me, RDMG] - 50.0 * (lives0 - R[me, RLIVES])
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, programs):
     """Deal the opponents' hands from `unseen` (`envs.roborally.joint.deal_world`) and program them with the policy
     into `programs`; the rest of `unseen` becomes `deck[:meta[M_DECK]]`. Returns the dealt hands [n, 9]."""
@@ -197,7 +197,7 @@ def sample_world(bd, R, regs, me, unseen, hand_sizes, policy, rng, deck, meta, p
     return hands
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def playouts_kernel(bd, R0, regs0, meta0, me, candidates, unseen, hand_sizes, depth, n_per, policy, seed,
                     eval_code, table):
     """(mean [P], population variance [P]) of v̂ over `n_per` playouts of each candidate program

@@ -542,7 +542,7 @@ def run_turn(bd, R, regs, deck, meta, trace):
     return turn_kernel(bd, R, regs, deck, meta, trace)
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def solo_laser_map(bd):
     """The board-laser beams a lone robot takes on each square (int64 [H, W]): what a register ending there costs it
     in damage. `_fire_lasers` with a powered-down robot (it does not fire) alone on each square in turn."""
@@ -1011,7 +1011,7 @@ def classes_to_cards(hand, n, cls, seq, k, out):
         out[i] = 0
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def enumerate_programs(hand, n, k, kinds):
     """Every reduced program of the sorted `hand[:n]` with k free registers, as cards [P, 5], in rank order."""
     m, cls, mults = hand_multiplicities(hand, n, kinds)
@@ -1035,7 +1035,7 @@ def enumerate_programs(hand, n, k, kinds):
     return out
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
     """Play `turns` full turns from the start position (R0, regs0, meta0): deal, a uniformly random card program
     for every robot (the first free-register count of a `rng_shuffle` of its hand), execute; a race that
@@ -1070,7 +1070,7 @@ def random_turns(bd, R0, regs0, meta0, turns, max_turns, seed):
     return races
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def _program_turn(bd, R, regs, deck, meta, programs, trace):
     """`FastEngine.execute_turn` in place: fill the registers, check the cards (False, nothing run, when a card
     is out of 1..84 or placed twice), take them out of the deck, run the turn."""
@@ -1519,14 +1519,14 @@ def _program_features(bd, st, nf0, turns, worst, out):
     out[11 + f] = 1.0
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def program_counts_rows(T, rows, seats, S, out):
     """`out[q]` = the number of reduced programs of seat `seats[q]` at table `rows[q]` (0: no cards)."""
     for q in range(rows.shape[0]):
         out[q] = seat_programs(T, rows[q], S, seats[q])[2]
 
 
-@numba.njit(cache=True, _nrt=True)
+@numba.njit(cache=True)
 def program_rows(bd, T, rows, seats, S, lmap, turns, cards, feats):
     """Every reduced program of seat `seats[q]` at table `rows[q]`, in rank order (program-mode action p = rank p):
     its cards into `cards[q, p]` (int32 [5], free registers; 0 after) and its `PROGRAM_FEATURES` into `feats[q, p]`
